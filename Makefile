@@ -1,0 +1,78 @@
+# mpilens: one Makefile for the serial tool, the MPI benchmark and the tests.
+# Targets: all demo check bench asan clean regen-golden deps
+include config.mk
+
+CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP -I.
+LDFLAGS := $(SANFLAGS)
+LIBS    := $(PKG_LIBS)
+
+LIB_SRC   := $(sort $(wildcard common/*.c analysis/*.c render/*.c))
+CLI_SRC   := $(sort $(wildcard cli/*.c))
+TEST_SRC  := $(sort $(wildcard tests/test_*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+LIBMPILENS := $(BUILD)/lib/libmpilens.a
+MPILENS   := $(BUILD)/bin/mpilens
+CMD_TABLE := $(BUILD)/gen/commands.h
+
+.PHONY: all deps deps-test check test-only asan demo bench clean regen-golden
+all: $(MPILENS) $(TEST_BIN) bench-all
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBMPILENS): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# The subcommand table is the list of LENS_COMMAND(name, ...) lines in cli/cmd_*.c, so
+# adding a subcommand is adding a file.
+$(CMD_TABLE): $(CLI_SRC) Makefile
+	@mkdir -p $(dir $@)
+	@grep -h '^LENS_COMMAND(' $(CLI_SRC) | sed -E 's/^LENS_COMMAND\(([a-z_0-9]+),.*/X(\1)/' | sort > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/cli/main.o: $(CMD_TABLE)
+$(BUILD)/obj/cli/main.o: CFLAGS += -I$(BUILD)/gen
+
+$(MPILENS): $(CLI_OBJ) $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBMPILENS) $(LIBS)
+
+$(BUILD)/tests/%: tests/%.c $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBMPILENS) $(LIBS)
+
+# bench/ (MPI programs and the trace library) adds its own rules and appends to bench-all.
+bench-all:
+-include bench/bench.mk
+
+check: deps-test all
+	@tests/run.sh $(BUILD)
+
+deps-test:
+	@scripts/install-deps.sh --test
+
+# Runs the suite on a build made with AddressSanitizer and UndefinedBehaviorSanitizer.
+asan:
+	@scripts/install-deps.sh --test
+	$(MAKE) BUILD=build-asan SAN=1 OPT="-O1 -g" all
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build-asan
+
+demo: deps all
+	@scripts/demo.sh $(BUILD)
+
+bench: deps all
+	@scripts/bench.sh $(BUILD)
+
+regen-golden: all
+	@REGEN_GOLDEN=1 tests/run.sh $(BUILD)
+
+clean:
+	rm -rf build build-asan out
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d)

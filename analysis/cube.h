@@ -1,0 +1,102 @@
+/* The latency cube: P x P x L delays per statistic, as measured by network_test2 or
+ * mpilens-bench, with its metadata. Reading and writing the network_test2 NetCDF layout
+ * lives in cube_nc.c; statistics and defect repair live in cube.c.
+ * A cube owns every pointer inside it; lens_cube_free() releases them all. */
+#ifndef LENS_CUBE_H
+#define LENS_CUBE_H
+
+#include "../common/err.h"
+
+enum lens_stat {
+    LENS_STAT_AVERAGE = 0,
+    LENS_STAT_MEDIAN = 1,
+    LENS_STAT_DEVIATION = 2,
+    LENS_STAT_MIN = 3,
+    LENS_STAT_COUNT = 4
+};
+
+/* network_test2 test_type codes (1-based in the files); 0 means unknown. */
+enum lens_mode {
+    LENS_MODE_UNKNOWN = 0,
+    LENS_MODE_ONE_TO_ONE = 1,
+    LENS_MODE_ALL_TO_ALL = 2,
+    LENS_MODE_ASYNC_ONE_TO_ONE = 3,
+    LENS_MODE_SEND_RECV_AND_RECV_SEND = 4,
+    LENS_MODE_NOISE = 5,
+    LENS_MODE_NOISE_BLOCKING = 6,
+    LENS_MODE_BCAST = 7,
+    LENS_MODE_PUT = 8,
+    LENS_MODE_GET = 9,
+    LENS_MODE_P2P = 10, /* mpilens-bench only: point-to-point sweep */
+    LENS_MODE_LAST = 10
+};
+
+struct lens_cube {
+    int procs;             /* P: matrices are P x P */
+    int nlen;              /* L: number of message lengths */
+    int *lengths;          /* L message lengths in bytes: begin + k*step */
+    int begin, end, step;  /* as in the file; end is exclusive */
+    int mode;              /* enum lens_mode */
+    int repeats;           /* num_repeates */
+    int noise_len, noise_msgs, noise_procs; /* noise parameters (0 in the newer layout) */
+    double *data[LENS_STAT_COUNT]; /* seconds, data[s][(k*P + i)*P + j]; NULL if absent */
+    char **hosts;          /* P host names in rank order, NULL if no hosts file */
+    double *raw;           /* optional _all.nc: raw[((k*P + i)*P + j)*nraw + r], NaN = missing */
+    int nraw;              /* repeats stored per pair in raw, 0 if none */
+    double *amount;        /* optional _measurements_amount.nc: L*P*P counts, NULL if absent */
+    char **warnings;       /* nwarn messages about defects found and what was done */
+    int nwarn;
+    char *source;          /* prefix the cube was read from (for messages), may be NULL */
+    int new_layout;        /* 1 if test_type was a string (plugins branch) */
+};
+
+/* Element (k, i, j) of statistic s. */
+#define LENS_CUBE_AT(c, s, k, i, j) ((c)->data[(s)][((size_t)(k) * (c)->procs + (i)) * (c)->procs + (j)])
+
+/* Summary of one statistic over the off-diagonal elements of every length. */
+struct lens_summary {
+    double min, median, max; /* seconds; NaN when no finite value */
+    long count;              /* finite values used */
+};
+
+/* Lifecycle. lens_cube_new allocates P*P*L for each statistic flagged in stat_mask
+ * (bit s = statistic s), lengths from begin/step. */
+int lens_cube_new(struct lens_cube **out, int procs, int nlen, int begin, int step,
+                  unsigned stat_mask, struct lens_err *e);
+void lens_cube_free(struct lens_cube *c);
+
+/* Appends a warning (printf-style); returns LENS_ENOMEM on allocation failure. */
+int lens_cube_warn(struct lens_cube *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Names: "one_to_one", ... and "average", "median", "deviation", "min". */
+const char *lens_cube_mode_name(int mode);
+int lens_cube_mode_parse(const char *name); /* LENS_MODE_UNKNOWN if not a mode name */
+const char *lens_cube_stat_name(int stat);
+int lens_cube_stat_parse(const char *name); /* -1 if unknown */
+/* What one element means for a mode: "one-way delay, row = receiver, column = sender", ... */
+const char *lens_cube_mode_semantics(int mode);
+
+/* Off-diagonal min/median/max of statistic s over all lengths (or one length if k >= 0). */
+int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_summary *out,
+                      struct lens_err *e);
+/* Asymmetry |A - A^T| / (A + A^T) over off-diagonal pairs i<j of statistic s, all lengths. */
+int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, double *max,
+                        struct lens_err *e);
+/* Index of the length nearest to `bytes`, or -1. */
+int lens_cube_length_index(const struct lens_cube *c, int bytes);
+
+/* Detects and repairs network_test2 defects (garbage min diagonal, half/full round-trip mix,
+ * non-finite or negative delays) and records a warning for each. Called by the reader. */
+int lens_cube_repair(struct lens_cube *c, struct lens_err *e);
+
+/* Reading (cube_nc.c). input is a prefix ("dir/network"), a directory holding exactly one
+ * prefix, or one "<prefix>_<stat>.nc" file. Reads all statistics present (median required
+ * unless only one file is given), the hosts file, and _all.nc / _measurements_amount.nc. */
+int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e);
+/* Writes <prefix>_{average,median,deviation,min}.nc (those present) and <prefix>_hosts.txt
+ * in the network_test2 layout plus descriptive global attributes. Each file goes through a
+ * temporary name. extra_attrs: NULL-terminated list of name, value pairs (may be NULL). */
+int lens_cube_write(const struct lens_cube *c, const char *prefix, const char *const *extra_attrs,
+                    struct lens_err *e);
+
+#endif

@@ -1,0 +1,28 @@
+/* Shared by the cmd_*.c files of the mpilens command: the subcommand declaration macro and
+ * the only functions that print diagnostics. Each subcommand is
+ *   LENS_COMMAND(name, "one-line summary");
+ *   int cmd_name(int argc, char **argv);   returns the exit status (0 ok, 1 failure, 2 usage)
+ * and the Makefile collects the LENS_COMMAND lines into the command table. */
+#ifndef LENS_CLI_H
+#define LENS_CLI_H
+
+#include "../common/err.h"
+
+#define LENS_COMMAND(name, summary)                                              \
+    int cmd_##name(int argc, char **argv);                                       \
+    const char lens_cmd_summary_##name[] = summary
+
+enum { LENS_EXIT_OK = 0, LENS_EXIT_FAIL = 1, LENS_EXIT_USAGE = 2 };
+
+/* Prints "mpilens: <msg>" for e to stderr and returns the exit status for its code. */
+int lens_cli_fail(const struct lens_err *e);
+/* Prints "mpilens <cmd>: <msg>" and a hint to use --help; returns LENS_EXIT_USAGE. */
+int lens_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints a warning line "mpilens: warning: ..." to stderr. */
+void lens_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Closes stdout and reports a write error (full disk, closed pipe): the exit status to use. */
+int lens_cli_finish(int status);
+/* Whether progress lines should be drawn in place (stderr is a terminal). */
+int lens_cli_tty(void);
+
+#endif

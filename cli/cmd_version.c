@@ -1,0 +1,29 @@
+/* mpilens version: the tool's version and the versions of the libraries it was linked with,
+ * for bug reports and for the self-describing output files. */
+#include "cli.h"
+
+#include <cairo.h>
+#include <gsl/gsl_version.h>
+#include <hpdf.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <string.h>
+
+LENS_COMMAND(version, "print the version of mpilens and of its libraries");
+
+int cmd_version(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: mpilens version\n\nPrints the versions of mpilens, NetCDF, cairo, "
+               "libharu and GSL.\n\nexample:\n  mpilens version\n");
+        return LENS_EXIT_OK;
+    }
+    if (argc > 1)
+        return lens_cli_usage("version", "unexpected argument '%s'", argv[1]);
+    printf("mpilens %s\n", LENS_VERSION);
+    printf("netcdf %s\n", nc_inq_libvers());
+    printf("cairo %s\n", cairo_version_string());
+    printf("libharu %s\n", HPDF_GetVersion());
+    printf("gsl %s\n", gsl_version);
+    return LENS_EXIT_OK;
+}

@@ -1,0 +1,95 @@
+/* mpilens: the serial command-line tool. Dispatches to cmd_<name> through a table
+ * generated from the LENS_COMMAND lines of cli/cmd_*.c (see the Makefile), as git does. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define X(name) int cmd_##name(int argc, char **argv); extern const char lens_cmd_summary_##name[];
+#include "commands.h"
+#undef X
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+#define X(name) {#name, cmd_##name, lens_cmd_summary_##name},
+#include "commands.h"
+#undef X
+};
+
+int lens_cli_fail(const struct lens_err *e)
+{
+    fprintf(stderr, "mpilens: %s\n", e->msg[0] ? e->msg : "unknown error");
+    return e->code == LENS_EUSAGE ? LENS_EXIT_USAGE : LENS_EXIT_FAIL;
+}
+
+int lens_cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "mpilens %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'mpilens %s --help'.\n", cmd);
+    return LENS_EXIT_USAGE;
+}
+
+void lens_cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("mpilens: warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int lens_cli_finish(int status)
+{
+    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+        fprintf(stderr, "mpilens: error writing standard output: %s\n", strerror(errno));
+        return LENS_EXIT_FAIL;
+    }
+    return status;
+}
+
+int lens_cli_tty(void) { return isatty(STDERR_FILENO); }
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "usage: mpilens <command> [options] [args]\n\n"
+                "Static reports on how an MPI machine and MPI applications communicate.\n\n"
+                "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(fp, "\nRun 'mpilens <command> --help' for the options and an example of each.\n"
+                "mpilens %s\n", LENS_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return LENS_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return lens_cli_finish(LENS_EXIT_OK);
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("mpilens %s\n", LENS_VERSION);
+        return lens_cli_finish(LENS_EXIT_OK);
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return lens_cli_finish(commands[i].fn(argc - 1, argv + 1));
+    fprintf(stderr, "mpilens: '%s' is not a command; see 'mpilens --help'\n", argv[1]);
+    return LENS_EXIT_USAGE;
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages mpilens needs, only those missing, and says what it does.
+# Usage: scripts/install-deps.sh [--test]   (--test adds what only the test suite needs)
+set -eu
+build_pkgs="build-essential pkg-config libnetcdf-dev netcdf-bin libcairo2-dev libhpdf-dev
+  libopenmpi-dev openmpi-bin libgsl-dev poppler-utils fonts-dejavu-core
+  libopen-trace-format2-dev otf2-tools libdw-dev"
+# python3-scipy: reference linkage in tests only; python3 parses SVG with its XML parser.
+test_pkgs="python3 python3-scipy python3-numpy"
+pkgs=$build_pkgs
+[ "${1:-}" = "--test" ] && pkgs="$pkgs $test_pkgs"
+
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "mpilens: installing missing Debian packages:$missing" >&2
+if [ "$(id -u)" != 0 ]; then
+    echo "mpilens: not root; run as root or install them with: apt-get install$missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends $missing >&2
+echo "mpilens: packages installed" >&2
