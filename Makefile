@@ -12,12 +12,15 @@ TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# perf_*.c are timing drivers for `make bench`, built but never run by `make check`.
+PERF_SRC  := $(sort $(wildcard tests/perf_*.c))
+PERF_BIN  := $(PERF_SRC:tests/%.c=$(BUILD)/tests/%)
 LIBMPILENS := $(BUILD)/lib/libmpilens.a
 MPILENS   := $(BUILD)/bin/mpilens
 CMD_TABLE := $(BUILD)/gen/commands.h
 
 .PHONY: all deps deps-test check test-only asan demo bench clean regen-golden
-all: $(MPILENS) $(TEST_BIN) bench-all
+all: $(MPILENS) $(TEST_BIN) $(PERF_BIN) bench-all
 
 deps:
 	@scripts/install-deps.sh
@@ -47,9 +50,10 @@ $(BUILD)/tests/%: tests/%.c $(LIBMPILENS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIBMPILENS) $(LIBS)
 
-# bench/ (MPI programs and the trace library) adds its own rules and appends to bench-all.
+# bench/*.mk (MPI programs, the trace library, sample applications) add their own rules and
+# append their outputs to bench-all; they build with $(MPICC) and may link $(LIBMPILENS).
 bench-all:
--include bench/bench.mk
+-include $(sort $(wildcard bench/*.mk))
 
 check: deps-test all
 	@tests/run.sh $(BUILD)
@@ -75,4 +79,4 @@ regen-golden: all
 clean:
 	rm -rf build build-asan out
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(PERF_BIN:=.d)

@@ -17,6 +17,6 @@ else
 SANFLAGS :=
 endif
 
-PKGS        := netcdf cairo gsl
+PKGS        := netcdf cairo gsl otf2 libdw
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhpdf -lm -lpthread
