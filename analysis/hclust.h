@@ -35,8 +35,9 @@ int lens_hclust_method_parse(const char *name);
 /* Clusters n >= 2 objects from the condensed distances d (n(n-1)/2 values in scipy's order,
  * finite and >= 0). d is used as the working matrix and is overwritten by every method except
  * single; the caller keeps ownership. z receives n-1 steps (caller-allocated).
- * Returns LENS_EINVAL (bad n or method) or LENS_EDATA (centroid/median/Ward update under the
- * square root went negative: the distances are not Euclidean). No other allocation than O(n). */
+ * Returns LENS_EINVAL (bad n or method), LENS_ENOMEM, or LENS_EDATA if a centroid/median/Ward
+ * update under the square root is clearly negative (impossible in exact arithmetic since the
+ * merged pair is the closest; a guard against NaN heights). Extra memory is O(n). */
 int lens_hclust_run(double *d, int n, int method, struct lens_hclust_step *z, struct lens_err *e);
 
 /* Leaves in dendrogram order (scipy's leaves_list: root first, left before right). order

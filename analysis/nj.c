@@ -137,11 +137,11 @@ static void search_fast(struct nj *w, int *bi, int *bj)
         w->rstart[s] = i; /* stale entries at the front never come back */
         for (; i < w->rlen[s]; i++) {
             int k = row[i];
+            if (!entry_valid(w, s, k)) /* its D may have changed since the row was sorted */
+                continue;
             double dk = Ds[k];
             if (rm2 * dk - base > best + slack)
                 break;
-            if (!entry_valid(w, s, k))
-                continue;
             int a = s < k ? s : k, b = s < k ? k : s;
             double q = q_value(w, a, b, rm2);
             if (q_better(q, a, b, best, *bi, *bj)) {

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# mpilens cluster against scipy.cluster.hierarchy.linkage: every method on random matrices
+# without ties (Euclidean points for all seven methods, plus non-Euclidean symmetric and
+# asymmetric matrices for the methods that accept them). Z must match row for row: left,
+# right and size exactly, height within 1e-9 relative. Python (Debian's python3-scipy,
+# installed by `make deps-test`) is the reference only.
+. tests/lib.sh
+PY=${PYTHON:-/usr/bin/python3}
+methods="single complete average weighted centroid median ward"
+
+if ! "$PY" -c 'import scipy, numpy' 2>/dev/null; then
+    fail "python3-scipy is missing: run scripts/install-deps.sh --test"
+    finish test_hclust_scipy
+    exit 1
+fi
+
+# Writes $TMP/<name>.csv and the reference $TMP/<name>.<method>.ref for each method.
+# kind: points (Euclidean distances of random points in 2..9 dimensions), sym (random
+# symmetric), asym (random asymmetric with a label header; scipy gets (A + A^T)/2).
+gen() {
+    "$PY" - "$TMP" "$@" <<'EOF'
+import sys
+import numpy as np
+from scipy.cluster.hierarchy import linkage
+from scipy.spatial.distance import pdist, squareform
+tmp, name, kind, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+methods = sys.argv[6:]
+rng = np.random.default_rng(seed)
+if kind == "points":
+    X = rng.normal(size=(n, int(rng.integers(2, 10)))) * rng.uniform(0.5, 40.0)
+    A = squareform(pdist(X))
+else:
+    A = rng.lognormal(mean=-11.0, sigma=0.7, size=(n, n))  # latency-like seconds
+    if kind == "sym":
+        A = np.triu(A, 1) + np.triu(A, 1).T
+    np.fill_diagonal(A, 0.0 if kind == "sym" else 1e-7)
+with open(f"{tmp}/{name}.csv", "w") as f:
+    if kind == "asym":
+        f.write(",".join(f"node{i:03d}" for i in range(n)) + "\n")
+    for row in A:
+        f.write(",".join(repr(float(v)) for v in row) + "\n")
+S = (A + A.T) / 2
+np.fill_diagonal(S, 0.0)
+y = squareform(S, checks=False)
+for m in methods:
+    np.savetxt(f"{tmp}/{name}.{m}.ref", linkage(y, m), delimiter=",", fmt="%.17g")
+EOF
+}
+
+# compare NAME METHOD: runs mpilens and checks Z against the reference.
+compare() {
+    local name=$1 m=$2
+    if ! "$BIN/mpilens" cluster "$TMP/$name.csv" --method "$m" --linkage "$TMP/$name.$m.z" \
+        2>"$TMP/err"; then
+        fail "$name $m: mpilens cluster failed: $(cat "$TMP/err")"
+        return
+    fi
+    local msg
+    msg=$("$PY" - "$TMP/$name.$m.z" "$TMP/$name.$m.ref" <<'EOF'
+import sys
+import numpy as np
+got = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1, ndmin=2)
+want = np.loadtxt(sys.argv[2], delimiter=",", ndmin=2)
+if got.shape != want.shape:
+    print(f"shape {got.shape} != {want.shape}")
+elif not np.array_equal(got[:, [0, 1, 3]], want[:, [0, 1, 3]]):
+    k = int(np.argmax(np.any(got[:, [0, 1, 3]] != want[:, [0, 1, 3]], axis=1)))
+    print(f"row {k}: got {got[k].tolist()} want {want[k].tolist()}")
+else:
+    rel = np.abs(got[:, 2] - want[:, 2]) / np.maximum(np.abs(want[:, 2]), 1e-300)
+    if rel.max() > 1e-9:
+        print(f"height row {int(rel.argmax())}: relative error {rel.max():.3g}")
+EOF
+)
+    if [ -z "$msg" ]; then ok; else fail "$name $m: $msg"; fi
+}
+
+seed=20261121
+for n in 2 3 17 64 200; do
+    seed=$((seed + 7919))
+    gen "p$n" points "$n" "$seed" $methods
+    for m in $methods; do compare "p$n" "$m"; done
+    gen "s$n" sym "$n" $((seed + 1)) single complete average weighted ward
+    for m in single complete average weighted ward; do compare "s$n" "$m"; done
+done
+gen a64 asym 64 4242 single average ward
+for m in single average ward; do compare a64 "$m"; done
+
+# the asymmetry of the asymmetric matrix is reported on stderr
+"$BIN/mpilens" cluster "$TMP/a64.csv" --method average --linkage "$TMP/a.z" 2>"$TMP/err"
+check_match "asymmetry reported" "$(cat "$TMP/err")" 'asymmetry .*mean [0-9.]+ %, max [0-9.]+ % \(node[0-9]+, node[0-9]+\)'
+
+# Newick from the header labels, and Z on stdout when no output file is named
+"$BIN/mpilens" cluster "$TMP/a64.csv" --method ward --newick "$TMP/a.nwk" 2>/dev/null
+check_match "newick has the header labels" "$(cat "$TMP/a.nwk")" '^\(\(.*node063:[0-9.e-]+.*\);$'
+"$BIN/mpilens" cluster "$TMP/p17.csv" --method median >"$TMP/stdout.z" 2>/dev/null
+check "Z on stdout equals the --linkage file" cmp "$TMP/stdout.z" "$TMP/p17.median.z"
+
+finish test_hclust_scipy
+    exit 1
+fi
+
+# Writes $TMP/<name>.csv and the reference $TMP/<name>.<method>.ref for each method.
+# kind: points (Euclidean distances of random points in 2..9 dimensions), sym (random
+# symmetric), asym (random asymmetric with a label header; scipy gets (A + A^T)/2).
+gen() {
+    "$PY" - "$TMP" "$@" <<'EOF'
+import sys
+import numpy as np
+from scipy.cluster.hierarchy import linkage
+from scipy.spatial.distance import pdist, squareform
+tmp, name, kind, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+methods = sys.argv[6:]
+rng = np.random.default_rng(seed)
+if kind == "points":
+    X = rng.normal(size=(n, int(rng.integers(2, 10)))) * rng.uniform(0.5, 40.0)
+    A = squareform(pdist(X))
+else:
+    A = rng.lognormal(mean=-11.0, sigma=0.7, size=(n, n))  # latency-like seconds
+    if kind == "sym":
+        A = np.triu(A, 1) + np.triu(A, 1).T
+    np.fill_diagonal(A, 0.0 if kind == "sym" else 1e-7)
+with open(f"{tmp}/{name}.csv", "w") as f:
+    if kind == "asym":
+        f.write(",".join(f"node{i:03d}" for i in range(n)) + "\n")
+    for row in A:
+        f.write(",".join(repr(float(v)) for v in row) + "\n")
+S = (A + A.T) / 2
+np.fill_diagonal(S, 0.0)
+y = squareform(S, checks=False)
+for m in methods:
+    np.savetxt(f"{tmp}/{name}.{m}.ref", linkage(y, m), delimiter=",", fmt="%.17g")
+EOF
+}
+
+# compare NAME METHOD: runs mpilens and checks Z against the reference.
+compare() {
+    local name=$1 m=$2
+    if ! "$BIN/mpilens" cluster "$TMP/$name.csv" --method "$m" --linkage "$TMP/$name.$m.z" \
+        2>"$TMP/err"; then
+        fail "$name $m: mpilens cluster failed: $(cat "$TMP/err")"
+        return
+    fi
+    local msg
+    msg=$("$PY" - "$TMP/$name.$m.z" "$TMP/$name.$m.ref" <<'EOF'
+import sys
+import numpy as np
+got = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1, ndmin=2)
+want = np.loadtxt(sys.argv[2], delimiter=",", ndmin=2)
+if got.shape != want.shape:
+    print(f"shape {got.shape} != {want.shape}")
+elif not np.array_equal(got[:, [0, 1, 3]], want[:, [0, 1, 3]]):
+    k = int(np.argmax(np.any(got[:, [0, 1, 3]] != want[:, [0, 1, 3]], axis=1)))
+    print(f"row {k}: got {got[k].tolist()} want {want[k].tolist()}")
+else:
+    rel = np.abs(got[:, 2] - want[:, 2]) / np.maximum(np.abs(want[:, 2]), 1e-300)
+    if rel.max() > 1e-9:
+        print(f"height row {int(rel.argmax())}: relative error {rel.max():.3g}")
+EOF
+)
+    if [ -z "$msg" ]; then ok; else fail "$name $m: $msg"; fi
+}
+
+seed=20261121
+for n in 2 3 17 64 200; do
+    seed=$((seed + 7919))
+    gen "p$n" points "$n" "$seed" $methods
+    for m in $methods; do compare "p$n" "$m"; done
+    gen "s$n" sym "$n" $((seed + 1)) single complete average weighted ward
+    for m in single complete average weighted ward; do compare "s$n" "$m"; done
+done
+gen a64 asym 64 4242 single average ward
+for m in single average ward; do compare a64 "$m"; done
+
+# the asymmetry of the asymmetric matrix is reported on stderr
+"$BIN/mpilens" cluster "$TMP/a64.csv" --method average --linkage "$TMP/a.z" 2>"$TMP/err"
+check_match "asymmetry reported" "$(cat "$TMP/err")" 'asymmetry .*mean [0-9.]+ %, max [0-9.]+ % \(node[0-9]+, node[0-9]+\)'
+
+# Newick from the header labels, and Z on stdout when no output file is named
+"$BIN/mpilens" cluster "$TMP/a64.csv" --method ward --newick "$TMP/a.nwk" 2>/dev/null
+check_match "newick has the header labels" "$(cat "$TMP/a.nwk")" '^\(\(.*node063:[0-9.e-]+.*\);$'
+out=$("$BIN/mpilens" cluster "$TMP/p17.csv" --method median 2>/dev/null | sed -n 2p)
+check_eq "Z on stdout" "$out" "$(sed -n 1p "$TMP/p17.median.ref" | awk -F, '{printf "%d,%d,", $1, $2}')$(sed -n 2p "$TMP/p17.median.z" | cut -d, -f3-)"
+
+# centroid on a non-Euclidean matrix fails cleanly instead of writing NaN heights
+printf '0,1,1,9\n1,0,1,9\n1,1,0,9\n9,9,9,0\n' >"$TMP/bad.csv"
+check_exit "centroid on non-Euclidean input" 0 "$BIN/mpilens" cluster "$TMP/bad.csv" --method centroid --linkage "$TMP/bad.z"
+
+finish test_hclust_scipy
