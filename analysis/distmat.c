@@ -261,8 +261,8 @@ static int csv_read(FILE *fp, const char *path, struct lens_distmat **out, struc
         goto done;
     }
     if (i < n) {
-        rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: matrix is not square: %d rows of %d values",
-                          path, l.lineno, i, n);
+        rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: matrix is not square: the file ends after %d "
+                          "rows of %d values", path, l.lineno, i, n);
         goto done;
     }
     if (header && (rc = csv_labels(m, header, path, header_line, e)) < 0)

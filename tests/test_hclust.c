@@ -277,7 +277,7 @@ static void test_csv(void)
         const char *name, *text, *want;
         int code;
     } bad[] = {
-        {"short.csv", "0,1,2\n1,0,3\n", "short.csv:2: matrix is not square: 2 rows of 3", LENS_EFORMAT},
+        {"short.csv", "0,1,2\n1,0,3\n", "short.csv:2: matrix is not square: the file ends after 2 rows of 3", LENS_EFORMAT},
         {"ragged.csv", "0,1,2\n1,0\n2,3,0\n", "ragged.csv:2: matrix is not square: row 2 has 2 values", LENS_EFORMAT},
         {"long.csv", "0,1\n1,0\n5,5\n", "long.csv:3: matrix is not square: more than 2 rows", LENS_EFORMAT},
         {"cell.csv", "a,b,c\n0,1,2\n1,0,3\n2,3x,0\n", "cell.csv:4:3: cell 2 '3x' is not a number", LENS_EFORMAT},

@@ -8,6 +8,36 @@
 PY=${PYTHON:-/usr/bin/python3}
 methods="single complete average weighted centroid median ward"
 
+# ---- command-line errors: message names the file and place, exit status, nothing written
+printf '0,2.5,3.25\n2.5,0,1.75\n' >"$TMP/sq.csv"
+printf '0,2.5,3.25\n2.5,0,1.75\n3.25,1.7x,0\n' >"$TMP/cell.csv"
+printf '0,2.5\n-2.5,0\n' >"$TMP/neg.csv"
+printf '0,NaN\n2.5,0\n' >"$TMP/nan.csv"
+printf '0\n' >"$TMP/one.csv"
+mkdir -p "$TMP/outdir"
+for cmd in cluster nj; do
+    for f in sq:'sq.csv:2: matrix is not square: the file ends after 2 rows' cell:'cell.csv:3:6: cell 2 .1.7x. is not a number' \
+             neg:'neg.csv:2:1: distance -2.5' nan:'nan.csv:1:3: distance nan' \
+             one:'one.csv:1: need at least 2 processes'; do
+        name=${f%%:*} want=${f#*:}
+        if [ $cmd = cluster ]; then outopt="--linkage $TMP/outdir/$name.z"; else outopt="--newick $TMP/outdir/$name.nwk"; fi
+        check_exit "$cmd $name.csv" 1 "$BIN/mpilens" $cmd "$TMP/$name.csv" $outopt
+        check_match "$cmd $name.csv message" "$(cat "$TMP/err")" "^mpilens: .*$want"
+    done
+done
+check_eq "nothing written on errors" "$(ls -A "$TMP/outdir")" ""
+check_exit "unknown method" 2 "$BIN/mpilens" cluster "$TMP/sq.csv" --method upgma
+check_match "unknown method message" "$(cat "$TMP/err")" "unknown method 'upgma'"
+check_exit "unknown statistic" 2 "$BIN/mpilens" nj "$TMP/sq.csv" --stat mean
+check_exit "bad length" 2 "$BIN/mpilens" cluster "$TMP/sq.csv" --length 4k
+check_exit "missing input" 2 "$BIN/mpilens" cluster --method ward
+check_exit "two inputs" 2 "$BIN/mpilens" nj "$TMP/sq.csv" "$TMP/one.csv"
+check_exit "missing file" 1 "$BIN/mpilens" nj "$TMP/none.csv"
+check_match "missing file message" "$(cat "$TMP/err")" "none.csv"
+check_exit "cluster --help" 0 "$BIN/mpilens" cluster --help
+check_match "cluster --help has an example" "$(cat "$TMP/out")" 'example:'
+check_exit "nj --help" 0 "$BIN/mpilens" nj --help
+
 if ! "$PY" -c 'import scipy, numpy' 2>/dev/null; then
     fail "python3-scipy is missing: run scripts/install-deps.sh --test"
     finish test_hclust_scipy
