@@ -131,13 +131,45 @@ static inline double lw_update(struct work *w, int method, double dxi, double dy
 static void update_rows(struct work *w, double *d, int method, int x, int y, double dxy,
                         int nx, int ny)
 {
-    int n = w->n;
-    for (int i = w->head; i >= 0; i = w->next[i]) {
+    int n = w->n, lo = x < y ? x : y, hi = x < y ? y : x, i = w->head;
+    size_t bx = rowbase(n, x), by = rowbase(n, y);
+    /* three ranges so that the index arithmetic has no branch: column-wise below lo,
+     * mixed between lo and hi, row-wise above hi */
+    for (; i >= 0 && i < lo; i = w->next[i]) {
+        size_t bi = rowbase(n, i);
+        d[bi + y] = lw_update(w, method, d[bi + x], d[bi + y], dxy, nx, ny, w->size[i]);
+    }
+    for (; i >= 0 && i < hi; i = w->next[i]) {
         if (i == y)
             continue;
-        size_t ix = cidx(n, i, x), iy = cidx(n, i, y);
+        size_t bi = rowbase(n, i);
+        size_t ix = x < i ? bx + i : bi + x, iy = y < i ? by + i : bi + y;
         d[iy] = lw_update(w, method, d[ix], d[iy], dxy, nx, ny, w->size[i]);
     }
+    for (; i >= 0; i = w->next[i])
+        if (i != y)
+            d[by + i] = lw_update(w, method, d[bx + i], d[by + i], dxy, nx, ny, w->size[i]);
+}
+
+/* Nearest active neighbour of x (strict <, lowest index first among equals) starting from
+ * the bound cur and candidate *y, scanning column x below it and row x above it. */
+static inline double scan_row(const struct work *w, const double *d, int x, double cur, int *y)
+{
+    int n = w->n, i = w->head;
+    for (; i >= 0 && i < x; i = w->next[i]) {
+        double v = d[rowbase(n, i) + (size_t)x];
+        if (v < cur) {
+            cur = v;
+            *y = i;
+        }
+    }
+    const double *row = d + rowbase(n, x);
+    for (i = w->next[x]; i >= 0; i = w->next[i])
+        if (row[i] < cur) {
+            cur = row[i];
+            *y = i;
+        }
+    return cur;
 }
 
 /* ---- relabelling of unsorted merges (scipy's label()) ---- */
@@ -251,16 +283,7 @@ static int nn_chain(double *d, struct work *w, int method, struct lens_hclust_st
             } else {
                 cur = INFINITY;
             }
-            size_t bx = rowbase(n, x);
-            for (int i = w->head; i >= 0; i = w->next[i]) {
-                if (i == x)
-                    continue;
-                double dist = d[i < x ? rowbase(n, i) + (size_t)x : bx + (size_t)i];
-                if (dist < cur) {
-                    cur = dist;
-                    y = i;
-                }
-            }
+            cur = scan_row(w, d, x, cur, &y);
             if (len > 1 && y == chain[len - 2])
                 break;
             chain[len++] = y;
