@@ -15,6 +15,8 @@
 
 #include "distmat.h"
 
+struct entry;
+
 struct nj {
     int n;            /* leaves, also the number of slots */
     int r;            /* nodes still active */
@@ -23,9 +25,10 @@ struct nj {
     int *alive;       /* slot holds an active node */
     int *node;        /* tree node held by each slot */
     /* fast search only */
-    int32_t *row;     /* n rows of n slots: row s sorted by D[s][.] ascending */
+    struct entry *row; /* n rows of n entries: row s sorted by D[s][.] ascending */
     int *rlen;        /* entries in use in row s */
     int *rstart;      /* leading entries known to be stale */
+    float *first;     /* row[rstart].v: a lower bound of every live distance in the row */
     long *birth;      /* creation order of the node in each slot; a row lists older nodes */
     double dmax;      /* largest input distance, scales the rounding slack of the bound */
     int compact_at;   /* compact all rows when r falls to this */
@@ -33,33 +36,102 @@ struct nj {
 
 #define DD(w, i, j) ((w)->D[(size_t)(i) * (w)->n + (j)])
 
-/* Sorting a row: (distance, slot) pairs, ties by slot so the order is reproducible. */
+/* A row entry: the slot and its distance rounded down to float, so the bound can be checked
+ * while reading the row sequentially; Q itself is always computed from D. */
 struct entry {
-    double v;
+    float v;   /* <= D[s][k] */
     int32_t k;
 };
 
-static int cmp_entry(const void *a, const void *b)
+static inline float float_below(double d)
 {
-    const struct entry *x = a, *y = b;
-    if (x->v != y->v)
-        return x->v < y->v ? -1 : 1;
-    return (x->k > y->k) - (x->k < y->k);
+    if (d > FLT_MAX)
+        return FLT_MAX;
+    float f = (float)d;
+    if ((double)f > d) { /* step one float down; d is finite, so f is too (or -inf) */
+        uint32_t u;
+        memcpy(&u, &f, sizeof u);
+        u = f > 0 ? u - 1 : f == 0 ? 0x80000001u : u + 1;
+        memcpy(&f, &u, sizeof f);
+    }
+    return f;
+}
+
+/* Scratch for sorting one row by its float lower bounds: keys are the floats mapped to
+ * unsigned integers in the same order (sign bit flipped, or all bits for negatives), sorted by
+ * a stable LSD radix sort that skips the bytes all keys share. Only the order of the bounds
+ * matters to the search, so float keys are enough; equal keys keep slot order. */
+struct sorter {
+    uint32_t *key, *key2;
+    int32_t *idx, *idx2;
+};
+
+static inline uint32_t sort_key(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u >> 31 ? ~u : u | (1u << 31);
+}
+
+static inline float key_value(uint32_t u)
+{
+    u = u >> 31 ? u & ~(1u << 31) : ~u;
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static void radix_sort(struct sorter *t, int m)
+{
+    size_t count[4][256] = {{0}};
+    for (int i = 0; i < m; i++) {
+        uint32_t k = t->key[i];
+        count[0][k & 255]++;
+        count[1][(k >> 8) & 255]++;
+        count[2][(k >> 16) & 255]++;
+        count[3][k >> 24]++;
+    }
+    for (int b = 0; b < 4; b++) {
+        size_t *c = count[b], sum = 0;
+        if (c[(t->key[0] >> (8 * b)) & 255] == (size_t)m)
+            continue; /* every key has this byte: the pass would not move anything */
+        for (int v = 0; v < 256; v++) {
+            size_t k = c[v];
+            c[v] = sum;
+            sum += k;
+        }
+        for (int i = 0; i < m; i++) {
+            size_t at = c[(t->key[i] >> (8 * b)) & 255]++;
+            t->key2[at] = t->key[i];
+            t->idx2[at] = t->idx[i];
+        }
+        uint32_t *kt = t->key;
+        t->key = t->key2;
+        t->key2 = kt;
+        int32_t *it = t->idx;
+        t->idx = t->idx2;
+        t->idx2 = it;
+    }
 }
 
 /* Fills row s with the active slots older than s (those with smaller birth), sorted. */
-static void row_build(struct nj *w, int s, struct entry *tmp)
+static void row_build(struct nj *w, int s, struct sorter *t)
 {
     int m = 0;
+    const double *Ds = w->D + (size_t)s * w->n;
     for (int k = 0; k < w->n; k++)
-        if (w->alive[k] && k != s && w->birth[k] < w->birth[s])
-            tmp[m++] = (struct entry){DD(w, s, k), k};
-    qsort(tmp, (size_t)m, sizeof *tmp, cmp_entry);
-    int32_t *row = w->row + (size_t)s * w->n;
+        if (w->alive[k] && k != s && w->birth[k] < w->birth[s]) {
+            t->key[m] = sort_key(float_below(Ds[k]));
+            t->idx[m++] = k;
+        }
+    if (m > 0)
+        radix_sort(t, m);
+    struct entry *row = w->row + (size_t)s * w->n;
     for (int i = 0; i < m; i++)
-        row[i] = tmp[i].k;
+        row[i] = (struct entry){key_value(t->key[i]), t->idx[i]};
     w->rlen[s] = m;
     w->rstart[s] = 0;
+    w->first[s] = m > 0 ? row[0].v : INFINITY;
 }
 
 /* An entry k of row s still stands for the same pair if k is active and older than s. */
@@ -73,13 +145,14 @@ static void rows_compact(struct nj *w)
     for (int s = 0; s < w->n; s++) {
         if (!w->alive[s])
             continue;
-        int32_t *row = w->row + (size_t)s * w->n;
+        struct entry *row = w->row + (size_t)s * w->n;
         int m = 0;
         for (int i = w->rstart[s]; i < w->rlen[s]; i++)
-            if (entry_valid(w, s, row[i]))
+            if (entry_valid(w, s, row[i].k))
                 row[m++] = row[i];
         w->rlen[s] = m;
         w->rstart[s] = 0;
+        w->first[s] = m > 0 ? row[0].v : INFINITY;
     }
     w->compact_at = w->r / 2;
 }
@@ -116,41 +189,61 @@ static void search_canonical(const struct nj *w, int *bi, int *bj)
     }
 }
 
+/* Scans row s from its first live entry until the bound passes best + slack. */
+static void scan_row(struct nj *w, int s, double rm2, double smax, double slack, double *best,
+                     int *bi, int *bj)
+{
+    const struct entry *row = w->row + (size_t)s * w->n;
+    double base = w->S[s] + smax;
+    int i = w->rstart[s], len = w->rlen[s];
+    while (i < len && !entry_valid(w, s, row[i].k))
+        i++;
+    w->rstart[s] = i; /* stale entries at the front never come back */
+    w->first[s] = i < len ? row[i].v : INFINITY;
+    for (; i < len; i++) {
+        if (rm2 * row[i].v - base > *best + slack)
+            break; /* later entries are no closer: Q can only be larger */
+        int k = row[i].k;
+        if (!entry_valid(w, s, k))
+            continue;
+        int a = s < k ? s : k, b = s < k ? k : s;
+        double q = q_value(w, a, b, rm2);
+        if (q_better(q, a, b, *best, *bi, *bj)) {
+            *best = q;
+            *bi = a;
+            *bj = b;
+        }
+    }
+}
+
+/* The row whose first entry promises the smallest Q is scanned first, so that the best Q
+ * found early lets the other rows be skipped on first[] alone, without touching them. */
 static void search_fast(struct nj *w, int *bi, int *bj)
 {
-    double rm2 = w->r - 2, best = INFINITY, smax = -INFINITY;
+    double rm2 = w->r - 2, best = INFINITY, smax = -INFINITY, sabs = 0, lbmin = INFINITY;
+    int s0 = -1;
     *bi = *bj = INT32_MAX;
     for (int s = 0; s < w->n; s++)
-        if (w->alive[s] && w->S[s] > smax)
-            smax = w->S[s];
+        if (w->alive[s]) {
+            smax = w->S[s] > smax ? w->S[s] : smax;
+            sabs = fabs(w->S[s]) > sabs ? fabs(w->S[s]) : sabs;
+        }
+    /* the two evaluation orders of Q and its bound differ by a few ulps of these magnitudes */
+    double slack = 16 * DBL_EPSILON * (rm2 * w->dmax + 2 * sabs);
     for (int s = 0; s < w->n; s++) {
         if (!w->alive[s])
             continue;
-        const int32_t *row = w->row + (size_t)s * w->n;
-        const double *Ds = w->D + (size_t)s * w->n;
-        double base = w->S[s] + smax;
-        /* rounding of the two evaluation orders differs by a few ulps of these magnitudes */
-        double slack = 16 * DBL_EPSILON * (rm2 * w->dmax + fabs(w->S[s]) + fabs(smax));
-        int i = w->rstart[s];
-        while (i < w->rlen[s] && !entry_valid(w, s, row[i]))
-            i++;
-        w->rstart[s] = i; /* stale entries at the front never come back */
-        for (; i < w->rlen[s]; i++) {
-            int k = row[i];
-            if (!entry_valid(w, s, k)) /* its D may have changed since the row was sorted */
-                continue;
-            double dk = Ds[k];
-            if (rm2 * dk - base > best + slack)
-                break;
-            int a = s < k ? s : k, b = s < k ? k : s;
-            double q = q_value(w, a, b, rm2);
-            if (q_better(q, a, b, best, *bi, *bj)) {
-                best = q;
-                *bi = a;
-                *bj = b;
-            }
+        double lb = rm2 * w->first[s] - (w->S[s] + smax);
+        if (lb < lbmin) {
+            lbmin = lb;
+            s0 = s;
         }
     }
+    if (s0 >= 0)
+        scan_row(w, s0, rm2, smax, slack, &best, bi, bj);
+    for (int s = 0; s < w->n; s++)
+        if (w->alive[s] && s != s0 && rm2 * w->first[s] - (w->S[s] + smax) <= best + slack)
+            scan_row(w, s, rm2, smax, slack, &best, bi, bj);
 }
 
 /* Joins slots i < j into a new node kept in slot i; returns the new tree node. */
@@ -179,6 +272,14 @@ static void join(struct nj *w, struct lens_newick *t, int i, int j, int u)
     w->node[i] = u;
 }
 
+static void sorter_release(struct sorter *t)
+{
+    lens_free(t->key);
+    lens_free(t->key2);
+    lens_free(t->idx);
+    lens_free(t->idx2);
+}
+
 static void nj_release(struct nj *w)
 {
     lens_free(w->D);
@@ -188,6 +289,7 @@ static void nj_release(struct nj *w)
     lens_free(w->row);
     lens_free(w->rlen);
     lens_free(w->rstart);
+    lens_free(w->first);
     lens_free(w->birth);
 }
 
@@ -205,7 +307,8 @@ static int nj_init(struct nj *w, const double *d, int n, int fast, struct lens_e
         w->rlen = lens_calloc((size_t)n, sizeof *w->rlen);
         w->rstart = lens_calloc((size_t)n, sizeof *w->rstart);
         w->birth = lens_malloc((size_t)n * sizeof *w->birth);
-        ok = w->row && w->rlen && w->rstart && w->birth;
+        w->first = lens_malloc((size_t)n * sizeof *w->first);
+        ok = w->row && w->rlen && w->rstart && w->birth && w->first;
     }
     if (!ok) {
         nj_release(w);
@@ -252,10 +355,14 @@ int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, st
         lens_newick_free(t);
         return rc;
     }
-    struct entry *tmp = NULL;
+    struct sorter tmp = {0};
     if (fast) {
-        tmp = lens_malloc((size_t)n * sizeof *tmp);
-        if (!tmp) {
+        tmp.key = lens_malloc((size_t)n * sizeof *tmp.key);
+        tmp.key2 = lens_malloc((size_t)n * sizeof *tmp.key2);
+        tmp.idx = lens_malloc((size_t)n * sizeof *tmp.idx);
+        tmp.idx2 = lens_malloc((size_t)n * sizeof *tmp.idx2);
+        if (!tmp.key || !tmp.key2 || !tmp.idx || !tmp.idx2) {
+            sorter_release(&tmp);
             nj_release(&w);
             lens_newick_free(t);
             return lens_err_set(e, LENS_ENOMEM, "out of memory for neighbor joining");
@@ -263,7 +370,7 @@ int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, st
         for (int s = 0; s < n; s++)
             w.birth[s] = s;
         for (int s = 0; s < n; s++)
-            row_build(&w, s, tmp);
+            row_build(&w, s, &tmp);
         w.compact_at = n / 2;
     }
     int u = n;
@@ -276,7 +383,7 @@ int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, st
         join(&w, t, i, j, u);
         if (fast) {
             w.birth[i] = u; /* newer than every leaf (births 0..n-1) and earlier join */
-            row_build(&w, i, tmp);
+            row_build(&w, i, &tmp);
             if (w.r <= w.compact_at)
                 rows_compact(&w);
         }
@@ -293,7 +400,7 @@ int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, st
         t->child[3 * (u - n) + c] = w.node[s3[c]];
         t->len[w.node[s3[c]]] = len3[c];
     }
-    lens_free(tmp);
+    sorter_release(&tmp);
     nj_release(&w);
     *out = t;
     return LENS_OK;
