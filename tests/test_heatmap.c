@@ -21,6 +21,11 @@
 
 static char tmpdir[256];
 
+/* LeakSanitizer reads this when the test is built with ASan: fontconfig (behind cairo's
+ * "sans" fallback font) never frees the configuration it parses once per process. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) { return "leak:libfontconfig.so\n"; }
+
 /* 3 x 5 in seconds: min 1.29 µs at (0,2), max 9.74 µs at (1,2), NaN at (0,4) */
 static const double known[15] = {3.17e-6, 5.83e-6, 1.29e-6, 4.41e-6, NAN,
                                  7.06e-6, 2.52e-6, 9.74e-6, 6.38e-6, 3.95e-6,
@@ -486,6 +491,7 @@ int main(void)
     test_svg();
     test_errors();
     test_edge_cases();
+    cairo_debug_reset_static_data(); /* drops cairo's font caches so LeakSanitizer sees real leaks only */
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
