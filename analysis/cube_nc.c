@@ -69,7 +69,10 @@ static int prefix_from_dir(const char *dir, char **prefix, struct lens_err *e)
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", dir);
             break;
         }
-        snprintf(p, n, "%s/%.*s", dir, (int)m, de->d_name);
+        size_t dl = strlen(dir);
+        while (dl > 1 && dir[dl - 1] == '/')
+            dl--; /* "dir/" and "dir" name the same prefix */
+        snprintf(p, n, "%.*s/%.*s", (int)dl, dir, (int)m, de->d_name);
         if (!found) {
             found = p;
         } else if (strcmp(found, p)) {
@@ -529,6 +532,21 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
     struct lens_cube_writer *w = lens_calloc(1, sizeof *w);
     if (!w)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+    /* An output prefix in a new directory is the common case (-o out/run1/network). */
+    const char *slash = strrchr(prefix, '/');
+    if (slash && slash != prefix) {
+        char *dir = lens_strdup(prefix);
+        int rc = dir ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+        if (dir) {
+            dir[slash - prefix] = '\0';
+            rc = lens_mkdir_p(dir, e);
+            lens_free(dir);
+        }
+        if (rc != LENS_OK) {
+            lens_free(w);
+            return rc;
+        }
+    }
     w->procs = meta->procs;
     w->nraw = raw_repeats;
     w->direct = direct;
