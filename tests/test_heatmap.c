@@ -9,6 +9,7 @@
 
 #include <cairo.h>
 #include <dirent.h>
+#include <hpdf.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -384,6 +385,13 @@ static void test_svg(void)
         fclose(fp);
     LENS_TEST(got == len && !memcmp(fb, buf, len), "png_mem equals the file (%zu vs %zu bytes)", len, got);
     free(fb);
+    /* the report embeds this buffer with libharu: it must load as an image of the figure size */
+    HPDF_Doc pdf = HPDF_New(NULL, NULL);
+    HPDF_Image im = pdf ? HPDF_LoadPngImageFromMem(pdf, buf, (HPDF_UINT)len) : NULL;
+    LENS_TEST(im && HPDF_Image_GetWidth(im) == (HPDF_UINT)o.width && HPDF_Image_GetHeight(im) == (HPDF_UINT)o.height,
+              "libharu loads the png_mem image at %dx%d", o.width, o.height);
+    if (pdf)
+        HPDF_Free(pdf);
     lens_free(buf);
     free(m);
 }
