@@ -208,6 +208,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     f->nticks = lens_figure_ticks(f->lo, f->hi, o->log_scale, 10, f->ticks, &f->tstep);
     double tw;
     tick_label_width(f, cr, &tw);
+    if (f->L.missing > 0) /* the "missing" key under the colour bar needs the same column */
+        tw = fmax(tw, lens_figure_text_width(cr, "missing"));
 
     double top = pad + (o->title ? fs * 1.25 * 1.6 : 0) + fs * 1.6;
     double left = pad + (o->ylabel ? fs * 1.5 : 0) + f->row_w + tick + fs * 0.3;
@@ -414,6 +416,18 @@ static void draw_colour_bar(const struct fig *f, cairo_t *cr)
         double ty = L->cbar_y + L->cbar_h * (1.0 - scale_pos(f, f->ticks[i]));
         lens_figure_format_value(f->ticks[i], f->tstep, buf, sizeof buf);
         lens_figure_text(cr, L->cbar_x + L->cbar_w + tick + fs * 0.2, ty, buf, 0.0, 0.5, 0.0);
+    }
+    if (L->missing > 0) {
+        /* key for the missing-cell colour, under the bar */
+        unsigned char miss[3];
+        double sy = L->cbar_y + L->cbar_h + fs * 0.6;
+        lens_colormap_missing(f->o->cmap, miss);
+        cairo_rectangle(cr, L->cbar_x, sy, L->cbar_w, f->lab_fs);
+        cairo_set_source_rgb(cr, miss[0] / 255.0, miss[1] / 255.0, miss[2] / 255.0);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cairo_stroke(cr);
+        lens_figure_text(cr, L->cbar_x + L->cbar_w + fs * 0.3, sy + f->lab_fs / 2, "missing", 0.0, 0.5, 0.0);
     }
     lens_figure_set_font(cr, f->face, fs);
     snprintf(buf, sizeof buf, "%s%s", f->o->unit ? f->o->unit : "",
