@@ -20,6 +20,7 @@ struct fig {
     int rows, cols;
     const struct lens_heatmap_opts *o;
     const char *name;          /* output name for messages */
+    int hide_diag;             /* diagonal drawn as missing (square matrices only) */
     double lo, hi;             /* colour range, displayed units */
     double llo, inv;           /* colour position t = (x - lo) * inv, or (log10 x - llo) * inv */
     long long finite;          /* cells with a colour */
@@ -42,6 +43,7 @@ void lens_heatmap_opts_init(struct lens_heatmap_opts *o)
     o->xlabel = "column (rank)";
     o->ylabel = "row (rank)";
     o->histogram = 1;
+    o->hide_diagonal = 1;
     o->width = 1000;
     o->height = 760;
 }
@@ -77,15 +79,18 @@ static void find_range(struct fig *f)
     size_t n = (size_t)f->rows * f->cols;
     double mn = INFINITY, mx = -INFINITY;
     long long cnt = 0;
-    for (size_t k = 0; k < n; k++) {
-        double v = f->m[k];
-        if (!isfinite(v * o->scale) || (o->log_scale && !(v > 0.0)))
-            continue;
-        cnt++;
-        if (v < mn)
-            mn = v;
-        if (v > mx)
-            mx = v;
+    for (int i = 0; i < f->rows; i++) {
+        const double *row = f->m + (size_t)i * f->cols;
+        for (int j = 0; j < f->cols; j++) {
+            double v = row[j];
+            if (!isfinite(v * o->scale) || (o->log_scale && !(v > 0.0)) || (f->hide_diag && i == j))
+                continue;
+            cnt++;
+            if (v < mn)
+                mn = v;
+            if (v > mx)
+                mx = v;
+        }
     }
     f->finite = cnt;
     f->L.missing = (long long)n - cnt;
@@ -284,7 +289,7 @@ static int fill_raster(const struct fig *f, uint32_t *pix, int stride, int w, in
         for (int x = 0; x < w; x++) {
             if (colmap[x] != prev_j) {
                 prev_j = colmap[x];
-                c = cell_pixel(f, lut, missing, mrow[prev_j]);
+                c = f->hide_diag && prev_j == i ? missing : cell_pixel(f, lut, missing, mrow[prev_j]);
             }
             row[x] = c;
         }
@@ -333,7 +338,8 @@ static void draw_map_vector(const struct fig *f, cairo_t *cr)
     double cw = L->map_w / f->cols, ch = L->map_h / f->rows;
     for (int i = 0; i < f->rows; i++)
         for (int j = 0; j < f->cols; j++) {
-            uint32_t c = cell_pixel(f, lut, missing, f->m[(size_t)i * f->cols + j]);
+            uint32_t c = f->hide_diag && i == j ? missing
+                                                : cell_pixel(f, lut, missing, f->m[(size_t)i * f->cols + j]);
             cairo_set_source_rgb(cr, ((c >> 16) & 255) / 255.0, ((c >> 8) & 255) / 255.0, (c & 255) / 255.0);
             cairo_rectangle(cr, L->map_x + j * cw, L->map_y + i * ch, cw, ch);
             cairo_fill(cr);
@@ -446,13 +452,15 @@ static int fig_begin(struct fig *f, const double *m, int rows, int cols,
     f->cols = cols;
     f->o = o;
     f->name = name;
+    f->hide_diag = o->hide_diagonal && rows == cols;
     find_range(f);
     int rc = lens_figure_font_load(o->font_path, &f->face, e);
     if (rc == LENS_OK)
         rc = layout(f, cr, e);
     if (rc == LENS_OK && o->histogram && want_hist)
-        rc = lens_histogram_compute(&f->hist, m, (size_t)rows * cols, o->scale, f->lo, f->hi,
-                                    o->log_scale, lens_histogram_bins_for(f->finite), name, e);
+        rc = lens_histogram_compute(&f->hist, m, (size_t)rows * cols, f->hide_diag ? rows : 0,
+                                    o->scale, f->lo, f->hi, o->log_scale,
+                                    lens_histogram_bins_for(f->finite), name, e);
     return rc;
 }
 

@@ -22,12 +22,16 @@ struct lens_heatmap_opts {
                                    * entries or NULL array -> rank numbers */
     const char *xlabel, *ylabel;  /* axis titles, e.g. "sender rank", "receiver rank"; NULL -> none */
     int histogram;                /* 1: histogram of the finite values drawn beside the map */
+    int hide_diagonal;            /* 1: the diagonal of a square matrix (self-delays, often 0
+                                   * or garbage) is drawn as missing and left out of range and
+                                   * histogram; lens_heatmap_opts_init sets 1 */
     int width, height;            /* whole figure, pixels for PNG, points for SVG */
     const char *font_path;        /* TTF to use for text (fonts/DejaVuSans.ttf); NULL -> cairo's "sans" */
 };
 
 /* Defaults: no title, unit "µs", scale 1e6 (seconds in), linear, data range, viridis, rank
- * numbers, axis titles "column (rank)" / "row (rank)", histogram on, 1000 x 760, toy font. */
+ * numbers, axis titles "column (rank)" / "row (rank)", histogram on, diagonal hidden,
+ * 1000 x 760, toy font. */
 void lens_heatmap_opts_init(struct lens_heatmap_opts *o);
 
 /* m is rows x cols row-major in seconds (or any unit, see scale); NaN/Inf cells are

@@ -17,14 +17,58 @@ int lens_histogram_bins_for(long long n)
     return k < 4 ? 4 : k > 48 ? 48 : k;
 }
 
-int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, double scale,
-                           double lo, double hi, int log_scale, int nbins, const char *name,
-                           struct lens_err *e)
+/* Bin edges and scale of one counting run. */
+struct binner {
+    double lo, hi, inv, scale;
+    const double *edge; /* nbins + 1 edges in displayed units (log scale) */
+    int nbins, log_scale;
+};
+
+static void count_values(struct lens_histogram *h, const struct binner *b, const double *v,
+                         size_t n)
+{
+    long long *c = h->count;
+    int nb = b->nbins;
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i] * b->scale;
+        if (!isfinite(x) || (b->log_scale && x <= 0.0))
+            continue;
+        int k;
+        if (x < b->lo || x > b->hi) {
+            h->clipped++;
+            k = x < b->lo ? 0 : nb - 1;
+        } else if (b->log_scale) {
+            /* binary search of the edges: log10 per value would dominate at 8192^2 */
+            int lo = 0, hi = nb; /* edge[lo] <= x < edge[hi] */
+            while (hi - lo > 1) {
+                int mid = (lo + hi) / 2;
+                if (x >= b->edge[mid])
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            k = lo;
+        } else {
+            k = (int)((x - b->lo) * b->inv);
+            if (k >= nb)
+                k = nb - 1;
+        }
+        c[k]++;
+        h->total++;
+    }
+}
+
+int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, int diag_n,
+                           double scale, double lo, double hi, int log_scale, int nbins,
+                           const char *name, struct lens_err *e)
 {
     memset(h, 0, sizeof *h);
     if (nbins < 1 || !(hi > lo) || (log_scale && !(lo > 0.0)))
         return lens_err_set(e, LENS_EINVAL, "%s: bad histogram range [%g, %g] or %d bins",
                             name, lo, hi, nbins);
+    if (diag_n > 0 && (size_t)diag_n * (size_t)diag_n != n)
+        return lens_err_set(e, LENS_EINVAL, "%s: histogram of %zu values cannot skip the diagonal of %dx%d",
+                            name, n, diag_n, diag_n);
     h->count = lens_calloc((size_t)nbins, sizeof *h->count);
     double *edge = lens_malloc(((size_t)nbins + 1) * sizeof *edge);
     if (!h->count || !edge) {
@@ -39,38 +83,20 @@ int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, 
     double llo = log10(lo > 0 ? lo : 1), lhi = log10(hi > 0 ? hi : 1);
     for (int k = 0; k <= nbins; k++)
         edge[k] = pow(10.0, llo + (lhi - llo) * k / nbins);
-    double inv = nbins / (hi - lo);
-    long long *c = h->count;
-    for (size_t i = 0; i < n; i++) {
-        double x = v[i] * scale;
-        if (!isfinite(x) || (log_scale && x <= 0.0))
-            continue;
-        int k;
-        if (x < lo || x > hi) {
-            h->clipped++;
-            k = x < lo ? 0 : nbins - 1;
-        } else if (log_scale) {
-            /* binary search of the edges: log10 per value would dominate at 8192^2 */
-            int a = 0, b = nbins; /* edge[a] <= x < edge[b] */
-            while (b - a > 1) {
-                int mid = (a + b) / 2;
-                if (x >= edge[mid])
-                    a = mid;
-                else
-                    b = mid;
-            }
-            k = a;
-        } else {
-            k = (int)((x - lo) * inv);
-            if (k >= nbins)
-                k = nbins - 1;
+    struct binner b = {lo, hi, nbins / (hi - lo), scale, edge, nbins, log_scale};
+    if (diag_n > 0) {
+        /* each row in two runs, around its diagonal element */
+        size_t dn = (size_t)diag_n;
+        for (size_t i = 0; i < dn; i++) {
+            count_values(h, &b, v + i * dn, i);
+            count_values(h, &b, v + i * dn + i + 1, dn - i - 1);
         }
-        c[k]++;
-        h->total++;
+    } else {
+        count_values(h, &b, v, n);
     }
     for (int k = 0; k < nbins; k++)
-        if (c[k] > h->max)
-            h->max = c[k];
+        if (h->count[k] > h->max)
+            h->max = h->count[k];
     lens_free(edge);
     return LENS_OK;
 }
@@ -105,7 +131,8 @@ void lens_histogram_draw(cairo_t *cr, const struct lens_histogram *h, double x, 
             /* bins are equal in the colour scale, so bin k spans [k, k+1] / nbins of it */
             double y1 = y + ht * (1.0 - (double)k / h->nbins);
             double y0 = y + ht * (1.0 - (double)(k + 1) / h->nbins);
-            double len = w * (double)h->count[k] / (double)h->max;
+            /* a bin with anything in it stays visible: outliers are what people look for */
+            double len = fmax(w * (double)h->count[k] / (double)h->max, fs * 0.25);
             double rgb[3];
             lens_colormap_rgb(cmap, lens_colormap_index((k + 0.5) / h->nbins), rgb);
             cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);

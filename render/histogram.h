@@ -23,11 +23,12 @@ struct lens_histogram {
 int lens_histogram_bins_for(long long n);
 
 /* Counts v[k] * scale for k < n into nbins bins over [lo, hi] (lo < hi; lo > 0 when log).
- * NaN/Inf (and values <= 0 under log) are skipped. h is filled and owns count; release it
- * with lens_histogram_release. Errors: LENS_EINVAL, LENS_ENOMEM, naming name. */
-int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, double scale,
-                           double lo, double hi, int log_scale, int nbins, const char *name,
-                           struct lens_err *e);
+ * NaN/Inf (and values <= 0 under log) are skipped; so is the diagonal when diag_n > 0 (v is
+ * then diag_n x diag_n, n = diag_n^2). h is filled and owns count; release it with
+ * lens_histogram_release. Errors: LENS_EINVAL, LENS_ENOMEM, naming name. */
+int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, int diag_n,
+                           double scale, double lo, double hi, int log_scale, int nbins,
+                           const char *name, struct lens_err *e);
 void lens_histogram_release(struct lens_histogram *h);
 
 /* Draws h in the box (x, y, w, ht): value axis on the left edge (hi at the top), bars to

@@ -205,7 +205,7 @@ static void test_histogram(void)
     double v[12] = {0.3, 1.1, 2.5, 3.9, 4.0, 5.5, 7.7, 8.1, 9.99, 1.9, NAN, 14.0};
     struct lens_histogram h;
     struct lens_err e;
-    LENS_TEST(lens_histogram_compute(&h, v, 12, 1.0, 0.0, 10.0, 0, 5, "t", &e) == LENS_OK, "compute");
+    LENS_TEST(lens_histogram_compute(&h, v, 12, 0, 1.0, 0.0, 10.0, 0, 5, "t", &e) == LENS_OK, "compute");
     static const long long want[5] = {3, 2, 2, 1, 3};
     for (int k = 0; k < 5; k++)
         LENS_TEST(h.count[k] == want[k], "bin %d: %lld want %lld", k, h.count[k], want[k]);
@@ -214,11 +214,11 @@ static void test_histogram(void)
     lens_histogram_release(&h);
     /* log bins over [1, 1000): decades */
     double w[6] = {1.5, 9.9, 10.0, 99.0, 500.0, -3.0};
-    LENS_TEST(lens_histogram_compute(&h, w, 6, 1.0, 1.0, 1000.0, 1, 3, "t", &e) == LENS_OK, "log compute");
+    LENS_TEST(lens_histogram_compute(&h, w, 6, 0, 1.0, 1.0, 1000.0, 1, 3, "t", &e) == LENS_OK, "log compute");
     LENS_TEST(h.count[0] == 2 && h.count[1] == 2 && h.count[2] == 1 && h.total == 5,
               "log bins %lld %lld %lld", h.count[0], h.count[1], h.count[2]);
     lens_histogram_release(&h);
-    LENS_TEST(lens_histogram_compute(&h, w, 6, 1.0, 0.0, 10.0, 1, 3, "hist.png", &e) == LENS_EINVAL &&
+    LENS_TEST(lens_histogram_compute(&h, w, 6, 0, 1.0, 0.0, 10.0, 1, 3, "hist.png", &e) == LENS_EINVAL &&
               strstr(e.msg, "hist.png"), "log with lo = 0 refused: %s", e.msg);
     LENS_TEST(lens_histogram_bins_for(15) == 5 && lens_histogram_bins_for(1024) == 11 &&
               lens_histogram_bins_for(67108864) == 27 && lens_histogram_bins_for(1) == 4, "Sturges bins");
@@ -460,6 +460,61 @@ static void test_errors(void)
     LENS_TEST(leftovers() == 0, "no temporary files after allocation failures");
 }
 
+/* Diagonal hidden by default (self-delays are 0 in network_test2 files), shown on request;
+ * a one-value outlier bin stays visible in the histogram. */
+static void test_diagonal(void)
+{
+    enum { N = 40 };
+    static double m[N * N];
+    struct lens_heatmap_opts o;
+    struct lens_heatmap_layout L;
+    struct lens_err e;
+    unsigned s = 99u;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            s = s * 1664525u + 1013904223u;
+            m[i * N + j] = i == j ? 0.0 : (2.0 + (s >> 16) / 65536.0) * 1e-6; /* 2..3 µs */
+        }
+    m[3 * N + 17] = 40e-6; /* the bad link */
+    lens_heatmap_opts_init(&o);
+    o.font_path = FONT;
+    LENS_TEST(lens_heatmap_layout(m, N, N, &o, &L, &e) == LENS_OK, "layout: %s", e.msg);
+    LENS_TEST(L.missing == N && L.vmin >= 2.0 && fabs(L.vmax - 40.0) < 1e-9,
+              "diagonal hidden: missing %lld, range [%g, %g]", L.missing, L.vmin, L.vmax);
+    LENS_TEST(lens_heatmap_write_png(m, N, N, &o, tpath("diag.png"), &e) == LENS_OK, "png: %s", e.msg);
+    cairo_surface_t *img = cairo_image_surface_create_from_png(tpath("diag.png"));
+    unsigned char got[3], want[3];
+    pixel(img, L.map_x + 5.5 * L.map_w / N, L.map_y + 5.5 * L.map_h / N, got);
+    lens_colormap_missing(LENS_CMAP_VIRIDIS, want);
+    LENS_TEST(close_rgb(got, want, 0), "diagonal cell drawn as missing");
+    pixel(img, L.map_x + 17.5 * L.map_w / N, L.map_y + 3.5 * L.map_h / N, got);
+    lens_colormap_rgb8(LENS_CMAP_VIRIDIS, 255, want);
+    LENS_TEST(close_rgb(got, want, 0), "bad link is the top colour");
+    /* 1559 values, Sturges: 12 bins; the outlier alone in the top bin is 1/1500 of the
+     * longest bar but is still drawn */
+    int nb = 12;
+    lens_colormap_rgb8(LENS_CMAP_VIRIDIS, lens_colormap_index((nb - 0.5) / nb), want);
+    pixel(img, L.hist_x + 1.6, L.hist_y + L.hist_h / (2.0 * nb), got);
+    LENS_TEST(close_rgb(got, want, 1), "outlier bin visible: #%02x%02x%02x want #%02x%02x%02x",
+              got[0], got[1], got[2], want[0], want[1], want[2]);
+    pixel(img, L.hist_x + 1.6, L.hist_y + 3 * L.hist_h / (2.0 * nb), got);
+    LENS_TEST(got[0] == 255 && got[1] == 255 && got[2] == 255, "empty bin below it is background");
+    cairo_surface_destroy(img);
+
+    o.hide_diagonal = 0;
+    LENS_TEST(lens_heatmap_layout(m, N, N, &o, &L, &e) == LENS_OK && L.missing == 0 && L.vmin == 0.0,
+              "diagonal shown: missing %lld, vmin %g", L.missing, L.vmin);
+
+    struct lens_histogram h;
+    double v9[9] = {0, 1, 2, 3, 0, 5, 6, 7, 0};
+    LENS_TEST(lens_histogram_compute(&h, v9, 9, 3, 1.0, 0.5, 7.5, 0, 7, "t", &e) == LENS_OK &&
+              h.total == 6 && h.clipped == 0 && h.count[0] == 1 && h.count[6] == 1,
+              "histogram skips the diagonal: total %lld", h.total);
+    lens_histogram_release(&h);
+    LENS_TEST(lens_histogram_compute(&h, v9, 8, 3, 1.0, 0.5, 7.5, 0, 7, "x.png", &e) == LENS_EINVAL &&
+              strstr(e.msg, "x.png"), "diagonal of a non-square count refused: %s", e.msg);
+}
+
 static void test_edge_cases(void)
 {
     struct lens_heatmap_opts o;
@@ -474,6 +529,7 @@ static void test_edge_cases(void)
               "constant matrix widens the range [%g, %g]", L.vmin, L.vmax);
     double neg[4] = {-1e-6, 3e-6, 0.0, 7e-6};
     o.log_scale = 1;
+    o.hide_diagonal = 0;
     LENS_TEST(lens_heatmap_layout(neg, 2, 2, &o, &L, &e) == LENS_OK && L.missing == 2 &&
               fabs(L.vmin - 3.0) < 1e-9, "log: values <= 0 are missing");
     o.log_scale = 0;
@@ -498,6 +554,7 @@ int main(void)
     test_histogram();
     test_svg();
     test_errors();
+    test_diagonal();
     test_edge_cases();
     cairo_debug_reset_static_data(); /* drops cairo's font caches so LeakSanitizer sees real leaks only */
     char cmd[600];
