@@ -336,12 +336,16 @@ static void draw_map_vector(const struct fig *f, cairo_t *cr)
     lens_colormap_missing(f->o->cmap, miss);
     uint32_t missing = 0xff000000u | (uint32_t)miss[0] << 16 | (uint32_t)miss[1] << 8 | miss[2];
     double cw = L->map_w / f->cols, ch = L->map_h / f->rows;
+    /* each cell reaches a little under its right and lower neighbours, which are painted
+     * after it, so viewers that anti-alias each path show no hairlines between cells */
+    double ov = fmin(0.3, 0.25 * fmin(cw, ch));
     for (int i = 0; i < f->rows; i++)
         for (int j = 0; j < f->cols; j++) {
             uint32_t c = f->hide_diag && i == j ? missing
                                                 : cell_pixel(f, lut, missing, f->m[(size_t)i * f->cols + j]);
             cairo_set_source_rgb(cr, ((c >> 16) & 255) / 255.0, ((c >> 8) & 255) / 255.0, (c & 255) / 255.0);
-            cairo_rectangle(cr, L->map_x + j * cw, L->map_y + i * ch, cw, ch);
+            cairo_rectangle(cr, L->map_x + j * cw, L->map_y + i * ch, cw + (j < f->cols - 1 ? ov : 0),
+                            ch + (i < f->rows - 1 ? ov : 0));
             cairo_fill(cr);
         }
 }
