@@ -290,21 +290,6 @@ int lens_distmat_read_csv(const char *path, struct lens_distmat **out, struct le
 
 /* ---- cube ---- */
 
-static const char *const stat_names[LENS_STAT_COUNT] = {"average", "median", "deviation", "min"};
-
-const char *lens_distmat_stat_name(int stat)
-{
-    return stat >= 0 && stat < LENS_STAT_COUNT ? stat_names[stat] : "unknown";
-}
-
-int lens_distmat_stat_parse(const char *name)
-{
-    for (int s = 0; s < LENS_STAT_COUNT; s++)
-        if (!strcmp(name, stat_names[s]))
-            return s;
-    return -1;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -353,7 +338,7 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
     *out = NULL;
     if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat])
         return lens_err_set(e, LENS_EDATA, "%s: statistic '%s' is not in the cube", src,
-                            lens_distmat_stat_name(stat));
+                            lens_cube_stat_name(stat));
     if (k >= c->nlen)
         return lens_err_set(e, LENS_EINVAL, "%s: length index %d out of range", src, k);
     struct lens_distmat *m = NULL;
@@ -371,7 +356,7 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
             double a = cube_value(c, stat, k, i, j, tmp), b = cube_value(c, stat, k, j, i, tmp);
             if (!isfinite(a) && !isfinite(b)) {
                 rc = lens_err_set(e, LENS_EDATA, "%s: no finite %s delay between ranks %d "
-                                  "and %d", src, lens_distmat_stat_name(stat), i, j);
+                                  "and %d", src, lens_cube_stat_name(stat), i, j);
                 break;
             }
             if (!isfinite(a) || !isfinite(b)) {
@@ -383,7 +368,7 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
             }
             if (a < 0 || b < 0) {
                 rc = lens_err_set(e, LENS_EDATA, "%s: negative %s delay %g between ranks %d "
-                                  "and %d", src, lens_distmat_stat_name(stat), a < 0 ? a : b, i, j);
+                                  "and %d", src, lens_cube_stat_name(stat), a < 0 ? a : b, i, j);
                 break;
             }
             distmat_pair(m, i, j, a, b, &asum);
@@ -400,18 +385,9 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
     return LENS_OK;
 }
 
-/* The cube reader lives in cube_nc.c, written in parallel with this module: until it exists
- * the cube path reports that it is unavailable instead of breaking the link. */
-#if defined(__has_include)
-#if __has_include("cube_nc.c")
-#define LENS_DISTMAT_HAVE_CUBE 1
-#endif
-#endif
-
 static int read_cube(const char *input, int statistic, long length, struct lens_distmat **out,
                      struct lens_err *e)
 {
-#ifdef LENS_DISTMAT_HAVE_CUBE
     struct lens_cube *c = NULL;
     int rc = lens_cube_read(input, &c, e);
     if (rc < 0)
@@ -430,13 +406,6 @@ static int read_cube(const char *input, int statistic, long length, struct lens_
     rc = lens_distmat_from_cube(c, statistic, k, out, e);
     lens_cube_free(c);
     return rc;
-#else
-    (void)statistic;
-    (void)length;
-    *out = NULL;
-    return lens_err_set(e, LENS_EFORMAT, "%s: not a CSV matrix, and this build cannot read "
-                        "network_test2 cubes yet", input);
-#endif
 }
 
 int lens_distmat_read(const char *input, int statistic, long length, struct lens_distmat **out,

@@ -62,11 +62,6 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
 int lens_distmat_read(const char *input, int stat, long length, struct lens_distmat **out,
                       struct lens_err *e);
 
-/* Statistic names as lens_cube_stat_name/parse ("average", "median", "deviation", "min"),
- * usable in builds without the cube reader; parse returns -1 for an unknown name. */
-const char *lens_distmat_stat_name(int stat);
-int lens_distmat_stat_parse(const char *name);
-
 /* Label of object i: labels[i], or its decimal index written into buf. */
 const char *lens_distmat_label(const struct lens_distmat *m, int i, char *buf, size_t n);
 

@@ -63,7 +63,7 @@ int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *st
 int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length)
 {
     if (opt == 's') {
-        *stat = lens_distmat_stat_parse(arg);
+        *stat = lens_cube_stat_parse(arg);
         if (*stat < 0)
             return lens_cli_usage(cmd, "unknown statistic '%s' (average, median, deviation, min)",
                                   arg);

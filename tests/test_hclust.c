@@ -11,6 +11,7 @@
 #include "../analysis/distmat.h"
 #include "../analysis/hclust.h"
 #include "../analysis/newick.h"
+#include "../analysis/synth.h"
 #include "lens_test.h"
 
 static char tmpdir[] = "/tmp/test_hclust.XXXXXX";
@@ -338,6 +339,49 @@ static void test_cube(void)
               "missing statistic");
 }
 
+/* Ground truth from the synthetic machine: 48 processes on 4 nodes of 2 sockets. Cutting
+ * the tree into 4 clusters gives the hosts exactly (adjusted Rand index 1) and into 8 the
+ * sockets, for every method, from the median over lengths and from one length. */
+static void test_synthetic(void)
+{
+    struct lens_synth_opts o;
+    lens_synth_opts_init(&o);
+    o.procs = 48;
+    o.seed = 77031;
+    struct lens_cube *c = NULL;
+    struct lens_err e = {0};
+    LENS_TEST(lens_synth_cube(&o, &c, &e) == LENS_OK, "%s", e.msg);
+    if (!c)
+        return;
+    int n = o.procs, per_node = n / o.nodes, per_socket = per_node / o.sockets;
+    for (int k = -1; k < c->nlen; k += c->nlen) {
+        for (int m = 0; m < LENS_HCLUST_NMETHODS; m++) {
+            struct lens_distmat *dm = NULL;
+            LENS_TEST(lens_distmat_from_cube(c, LENS_STAT_MEDIAN, k, &dm, &e) == LENS_OK, "%s",
+                      e.msg);
+            if (!dm)
+                continue;
+            struct lens_hclust_step z[47];
+            int label[48], ok_node = 1, ok_socket = 1;
+            LENS_TEST(lens_hclust_run(dm->d, n, m, z, &e) == LENS_OK, "%s", e.msg);
+            lens_hclust_cut(z, n, o.nodes, label, &e);
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                    ok_node &= (label[i] == label[j]) == !strcmp(c->hosts[i], c->hosts[j]);
+            lens_hclust_cut(z, n, o.nodes * o.sockets, label, &e);
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < n; j++)
+                    ok_socket &= (label[i] == label[j]) == (i / per_socket == j / per_socket);
+            LENS_TEST(ok_node && ok_socket, "synthetic, length index %d, %s: nodes %d sockets %d",
+                      k, lens_hclust_method_name(m), ok_node, ok_socket);
+            LENS_TEST(!strcmp(dm->labels[per_node], "r12@node02"), "label %s",
+                      dm->labels[per_node]);
+            lens_distmat_free(dm);
+        }
+    }
+    lens_cube_free(c);
+}
+
 /* Every allocation of the reader, the clustering and the tree may fail: each failure must be
  * reported as LENS_ENOMEM and leave nothing allocated (ASan checks the leaks). */
 static void test_alloc_failures(void)
@@ -410,6 +454,7 @@ int main(void)
     test_planted_groups();
     test_csv();
     test_cube();
+    test_synthetic();
     test_errors();
     test_alloc_failures();
     char cmd[300];

@@ -116,6 +116,46 @@ done
 gen a64 asym 64 4242 single average ward
 for m in single average ward; do compare a64 "$m"; done
 
+# network_test2 cubes: scipy reads the NetCDF file itself, takes the median over lengths (or
+# one length) of each element, symmetrises and clusters
+NT=$DATA/network-tests2
+for spec in one_to_one_np4:median:-1 async_one_to_one_np4:average:-1 put_np4:median:4096 \
+            one_to_one_np4:min:512; do
+    IFS=: read -r d st len <<<"$spec"
+    lenopt=""; [ "$len" != -1 ] && lenopt="--length $len"
+    if ! "$BIN/mpilens" cluster "$NT/$d" --stat "$st" $lenopt --method weighted --linkage "$TMP/cube.z" 2>"$TMP/err"; then
+        fail "cube $spec: $(cat "$TMP/err")"; continue
+    fi
+    msg=$("$PY" - "$NT/$d/network_$st.nc" "$len" "$TMP/cube.z" <<'EOF'
+import sys
+import numpy as np
+from scipy.io import netcdf_file
+from scipy.cluster.hierarchy import linkage
+from scipy.spatial.distance import squareform
+f = netcdf_file(sys.argv[1], "r", mmap=False)
+A = np.array(f.variables["data"][:], dtype=float)
+length = int(sys.argv[2])
+if length < 0:
+    M = np.nanmedian(A, axis=0)
+else:
+    b, s = int(f.variables["begin_mes_length"].data), int(f.variables["step_length"].data)
+    M = A[(length - b) // s]
+S = (M + M.T) / 2
+np.fill_diagonal(S, 0)
+Z = linkage(squareform(S, checks=False), "weighted")
+got = np.loadtxt(sys.argv[3], delimiter=",", skiprows=1, ndmin=2)
+if not np.array_equal(got[:, [0, 1, 3]], Z[:, [0, 1, 3]]) or \
+        np.max(np.abs(got[:, 2] - Z[:, 2]) / Z[:, 2]) > 1e-9:
+    print(f"got {got.tolist()} want {Z.tolist()}")
+EOF
+)
+    if [ -z "$msg" ]; then ok; else fail "cube $spec: $msg"; fi
+done
+check_exit "cube length not measured" 1 "$BIN/mpilens" cluster "$NT/one_to_one_np4" --length 700
+check_match "cube length message" "$(cat "$TMP/err")" 'no message length 700 bytes in the cube'
+"$BIN/mpilens" nj "$NT/one_to_one_np4" >"$TMP/cube.nwk" 2>/dev/null
+check_match "nj on a cube: host labels" "$(cat "$TMP/cube.nwk")" '^\(.*r3@vm:.*\);$'
+
 # the asymmetry of the asymmetric matrix is reported on stderr
 "$BIN/mpilens" cluster "$TMP/a64.csv" --method average --linkage "$TMP/a.z" 2>"$TMP/err"
 check_match "asymmetry reported" "$(cat "$TMP/err")" 'asymmetry .*mean [0-9.]+ %, max [0-9.]+ % \(node[0-9]+, node[0-9]+\)'
@@ -201,6 +241,46 @@ for n in 2 3 17 64 200; do
 done
 gen a64 asym 64 4242 single average ward
 for m in single average ward; do compare a64 "$m"; done
+
+# network_test2 cubes: scipy reads the NetCDF file itself, takes the median over lengths (or
+# one length) of each element, symmetrises and clusters
+NT=$DATA/network-tests2
+for spec in one_to_one_np4:median:-1 async_one_to_one_np4:average:-1 put_np4:median:4096 \
+            one_to_one_np4:min:512; do
+    IFS=: read -r d st len <<<"$spec"
+    lenopt=""; [ "$len" != -1 ] && lenopt="--length $len"
+    if ! "$BIN/mpilens" cluster "$NT/$d" --stat "$st" $lenopt --method weighted --linkage "$TMP/cube.z" 2>"$TMP/err"; then
+        fail "cube $spec: $(cat "$TMP/err")"; continue
+    fi
+    msg=$("$PY" - "$NT/$d/network_$st.nc" "$len" "$TMP/cube.z" <<'EOF'
+import sys
+import numpy as np
+from scipy.io import netcdf_file
+from scipy.cluster.hierarchy import linkage
+from scipy.spatial.distance import squareform
+f = netcdf_file(sys.argv[1], "r", mmap=False)
+A = np.array(f.variables["data"][:], dtype=float)
+length = int(sys.argv[2])
+if length < 0:
+    M = np.nanmedian(A, axis=0)
+else:
+    b, s = int(f.variables["begin_mes_length"].data), int(f.variables["step_length"].data)
+    M = A[(length - b) // s]
+S = (M + M.T) / 2
+np.fill_diagonal(S, 0)
+Z = linkage(squareform(S, checks=False), "weighted")
+got = np.loadtxt(sys.argv[3], delimiter=",", skiprows=1, ndmin=2)
+if not np.array_equal(got[:, [0, 1, 3]], Z[:, [0, 1, 3]]) or \
+        np.max(np.abs(got[:, 2] - Z[:, 2]) / Z[:, 2]) > 1e-9:
+    print(f"got {got.tolist()} want {Z.tolist()}")
+EOF
+)
+    if [ -z "$msg" ]; then ok; else fail "cube $spec: $msg"; fi
+done
+check_exit "cube length not measured" 1 "$BIN/mpilens" cluster "$NT/one_to_one_np4" --length 700
+check_match "cube length message" "$(cat "$TMP/err")" 'no message length 700 bytes in the cube'
+"$BIN/mpilens" nj "$NT/one_to_one_np4" >"$TMP/cube.nwk" 2>/dev/null
+check_match "nj on a cube: host labels" "$(cat "$TMP/cube.nwk")" '^\(.*r3@vm:.*\);$'
 
 # the asymmetry of the asymmetric matrix is reported on stderr
 "$BIN/mpilens" cluster "$TMP/a64.csv" --method average --linkage "$TMP/a.z" 2>"$TMP/err"

@@ -9,6 +9,7 @@
 #include "../analysis/distmat.h"
 #include "../analysis/newick.h"
 #include "../analysis/nj.h"
+#include "../analysis/synth.h"
 #include "lens_test.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
@@ -276,6 +277,48 @@ static void test_fast_equals_canonical(void)
     }
 }
 
+/* On the synthetic machine (32 processes, 4 nodes of 2 sockets) every node and every socket
+ * is a clade of the NJ tree: its processes are one side of some edge. */
+static void test_synthetic(void)
+{
+    struct lens_synth_opts o;
+    lens_synth_opts_init(&o);
+    o.procs = 32;
+    o.seed = 5309;
+    struct lens_cube *c = NULL;
+    struct lens_distmat *dm = NULL;
+    struct lens_newick *t = NULL;
+    struct lens_err e = {0};
+    LENS_TEST(lens_synth_cube(&o, &c, &e) == LENS_OK, "%s", e.msg);
+    LENS_TEST(c && lens_distmat_from_cube(c, LENS_STAT_MEDIAN, -1, &dm, &e) == LENS_OK, "%s",
+              e.msg);
+    LENS_TEST(dm && lens_nj_run(dm->d, dm->n, LENS_NJ_FAST, &t, &e) == LENS_OK, "%s", e.msg);
+    if (t) {
+        uint64_t set[64] = {0}, all = (1ull << 32) - 1;
+        for (int i = 0; i < 32; i++)
+            set[i] = 1ull << i;
+        for (int u = 32; u < t->nnode; u++)
+            for (int k = 0; k < 3; k++)
+                if (t->child[3 * (u - 32) + k] >= 0)
+                    set[u] |= set[t->child[3 * (u - 32) + k]];
+        int groups[2] = {8, 4}, found[2] = {0, 0};
+        for (int g = 0; g < 2; g++)
+            for (int b = 0; b < 32 / groups[g]; b++) {
+                uint64_t want = ((1ull << groups[g]) - 1) << (b * groups[g]);
+                for (int u = 0; u < t->nnode; u++)
+                    if (set[u] == want || (set[u] ^ all) == want) {
+                        found[g]++;
+                        break;
+                    }
+            }
+        LENS_TEST(found[0] == 4 && found[1] == 8, "clades: %d of 4 nodes, %d of 8 sockets",
+                  found[0], found[1]);
+    }
+    lens_newick_free(t);
+    lens_distmat_free(dm);
+    lens_cube_free(c);
+}
+
 static void test_small(void)
 {
     struct lens_err e = {0};
@@ -326,6 +369,7 @@ int main(void)
     test_textbook();
     test_small();
     test_additive();
+    test_synthetic();
     test_fast_equals_canonical();
     test_alloc_failures();
     return LENS_TEST_DONE("test_nj");
