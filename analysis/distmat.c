@@ -412,10 +412,12 @@ int lens_distmat_read(const char *input, int statistic, long length, struct lens
                       struct lens_err *e)
 {
     struct stat st;
+    size_t len = strlen(input);
+    int csv = len >= 4 && !strcmp(input + len - 4, ".csv");
     *out = NULL;
+    if (csv && stat(input, &st) != 0)
+        return lens_err_set(e, LENS_EIO, "%s: %s", input, strerror(errno));
     if (stat(input, &st) == 0 && S_ISREG(st.st_mode)) {
-        size_t len = strlen(input);
-        int csv = len >= 4 && !strcmp(input + len - 4, ".csv");
         if (!csv) {
             /* NetCDF classic starts with "CDF", NetCDF-4 with the HDF5 signature */
             unsigned char magic[4] = {0};

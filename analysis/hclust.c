@@ -1,8 +1,8 @@
 /* Agglomerative clustering by Muellner's algorithms, written to reproduce scipy's linkage()
  * exactly: same scan orders and strict comparisons (so the same choice among equal distances),
  * the same Lance-Williams arithmetic, a stable sort by height and union-find relabelling for
- * the MST and NN-chain results. Active clusters sit in an index-ordered linked list so scans
- * skip merged ones. */
+ * the MST and NN-chain results. Active clusters sit in a sorted array, so scans skip merged
+ * ones without chasing pointers. */
 #include "hclust.h"
 
 #include <math.h>
@@ -39,49 +39,55 @@ static inline size_t cidx(int n, int i, int j)
 /* Working state shared by the three algorithms: O(n) arrays. */
 struct work {
     int n;
-    int *size;       /* leaves per cluster, 0 once merged away */
-    int *next, *prev; /* doubly linked list of active clusters in index order; -1 ends */
-    int head;
-    int bad;         /* set when a square root got a clearly negative argument */
+    int *size;  /* leaves per cluster, 0 once merged away */
+    int *act;   /* the nact active clusters in increasing order */
+    int nact;
+    int bad;    /* set when a square root got a clearly negative argument */
 };
 
 static int work_init(struct work *w, int n, struct lens_err *e)
 {
     memset(w, 0, sizeof *w);
-    w->n = n;
+    w->n = w->nact = n;
     w->size = lens_malloc((size_t)n * sizeof *w->size);
-    w->next = lens_malloc((size_t)n * sizeof *w->next);
-    w->prev = lens_malloc((size_t)n * sizeof *w->prev);
-    if (!w->size || !w->next || !w->prev) {
+    w->act = lens_malloc((size_t)n * sizeof *w->act);
+    if (!w->size || !w->act) {
         lens_free(w->size);
-        lens_free(w->next);
-        lens_free(w->prev);
+        lens_free(w->act);
         return lens_err_set(e, LENS_ENOMEM, "out of memory for clustering %d objects", n);
     }
     for (int i = 0; i < n; i++) {
         w->size[i] = 1;
-        w->next[i] = i + 1 < n ? i + 1 : -1;
-        w->prev[i] = i - 1;
+        w->act[i] = i;
     }
-    w->head = 0;
     return LENS_OK;
 }
 
 static void work_release(struct work *w)
 {
     lens_free(w->size);
-    lens_free(w->next);
-    lens_free(w->prev);
+    lens_free(w->act);
+}
+
+/* Position of the first active cluster >= x. */
+static int work_pos(const struct work *w, int x)
+{
+    int lo = 0, hi = w->nact;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (w->act[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 static void work_remove(struct work *w, int x)
 {
-    if (w->prev[x] >= 0)
-        w->next[w->prev[x]] = w->next[x];
-    else
-        w->head = w->next[x];
-    if (w->next[x] >= 0)
-        w->prev[w->next[x]] = w->prev[x];
+    int p = work_pos(w, x);
+    memmove(w->act + p, w->act + p + 1, (size_t)(w->nact - p - 1) * sizeof *w->act);
+    w->nact--;
     w->size[x] = 0;
 }
 
@@ -131,43 +137,49 @@ static inline double lw_update(struct work *w, int method, double dxi, double dy
 static void update_rows(struct work *w, double *d, int method, int x, int y, double dxy,
                         int nx, int ny)
 {
-    int n = w->n, lo = x < y ? x : y, hi = x < y ? y : x, i = w->head;
+    int n = w->n, lo = x < y ? x : y, hi = x < y ? y : x, p = 0, m = w->nact;
+    const int *act = w->act;
     size_t bx = rowbase(n, x), by = rowbase(n, y);
     /* three ranges so that the index arithmetic has no branch: column-wise below lo,
      * mixed between lo and hi, row-wise above hi */
-    for (; i >= 0 && i < lo; i = w->next[i]) {
+    for (; p < m && act[p] < lo; p++) {
+        int i = act[p];
         size_t bi = rowbase(n, i);
         d[bi + y] = lw_update(w, method, d[bi + x], d[bi + y], dxy, nx, ny, w->size[i]);
     }
-    for (; i >= 0 && i < hi; i = w->next[i]) {
+    for (; p < m && act[p] < hi; p++) {
+        int i = act[p];
         if (i == y)
             continue;
         size_t bi = rowbase(n, i);
         size_t ix = x < i ? bx + i : bi + x, iy = y < i ? by + i : bi + y;
         d[iy] = lw_update(w, method, d[ix], d[iy], dxy, nx, ny, w->size[i]);
     }
-    for (; i >= 0; i = w->next[i])
+    for (; p < m; p++) {
+        int i = act[p];
         if (i != y)
             d[by + i] = lw_update(w, method, d[bx + i], d[by + i], dxy, nx, ny, w->size[i]);
+    }
 }
 
 /* Nearest active neighbour of x (strict <, lowest index first among equals) starting from
  * the bound cur and candidate *y, scanning column x below it and row x above it. */
 static inline double scan_row(const struct work *w, const double *d, int x, double cur, int *y)
 {
-    int n = w->n, i = w->head;
-    for (; i >= 0 && i < x; i = w->next[i]) {
-        double v = d[rowbase(n, i) + (size_t)x];
+    int n = w->n, p = 0, m = w->nact;
+    const int *act = w->act;
+    for (; p < m && act[p] < x; p++) {
+        double v = d[rowbase(n, act[p]) + (size_t)x];
         if (v < cur) {
             cur = v;
-            *y = i;
+            *y = act[p];
         }
     }
     const double *row = d + rowbase(n, x);
-    for (i = w->next[x]; i >= 0; i = w->next[i])
-        if (row[i] < cur) {
-            cur = row[i];
-            *y = i;
+    for (p += p < m && act[p] == x; p < m; p++)
+        if (row[act[p]] < cur) {
+            cur = row[act[p]];
+            *y = act[p];
         }
     return cur;
 }
@@ -244,11 +256,23 @@ static int mst_single(const double *d, struct work *w, struct lens_hclust_step *
     for (int k = 0; k < n - 1; k++) {
         double cur = INFINITY;
         work_remove(w, x);
-        size_t bx = rowbase(n, x);
-        for (int i = w->head; i >= 0; i = w->next[i]) {
-            double dist = d[i < x ? rowbase(n, i) + (size_t)x : bx + (size_t)i];
+        int p = 0, m = w->nact;
+        const int *act = w->act;
+        for (; p < m && act[p] < x; p++) {
+            int i = act[p];
+            double dist = d[rowbase(n, i) + (size_t)x];
             if (key[i] > dist)
                 key[i] = dist;
+            if (key[i] < cur) {
+                y = i;
+                cur = key[i];
+            }
+        }
+        const double *row = d + rowbase(n, x);
+        for (; p < m; p++) {
+            int i = act[p];
+            if (key[i] > row[i])
+                key[i] = row[i];
             if (key[i] < cur) {
                 y = i;
                 cur = key[i];
@@ -272,7 +296,7 @@ static int nn_chain(double *d, struct work *w, int method, struct lens_hclust_st
         return lens_err_set(e, LENS_ENOMEM, "out of memory for clustering %d objects", n);
     for (int k = 0; k < n - 1; k++) {
         if (len == 0)
-            chain[len++] = w->head;
+            chain[len++] = w->act[0];
         double cur;
         for (;;) {
             x = chain[len - 1];
@@ -360,11 +384,11 @@ static int min_above(const double *d, const struct work *w, int x, double *dist)
 {
     int y = -1;
     double cur = INFINITY;
-    size_t bx = rowbase(w->n, x);
-    for (int i = w->next[x]; i >= 0; i = w->next[i])
-        if (d[bx + (size_t)i] < cur) {
-            cur = d[bx + (size_t)i];
-            y = i;
+    const double *row = d + rowbase(w->n, x);
+    for (int p = work_pos(w, x + 1); p < w->nact; p++)
+        if (row[w->act[p]] < cur) {
+            cur = row[w->act[p]];
+            y = w->act[p];
         }
     *dist = cur;
     return y;
@@ -424,10 +448,10 @@ static int generic(double *d, struct work *w, int method, struct lens_hclust_ste
         if (w->bad)
             break;
         /* candidates that pointed at x now point at the merged cluster y */
-        for (int c = w->head; c >= 0 && c < x; c = w->next[c])
-            if (nbr[c] == x)
-                nbr[c] = y;
-        for (int c = w->head; c >= 0 && c < y; c = w->next[c]) {
+        for (int p = 0; p < w->nact && w->act[p] < x; p++)
+            if (nbr[w->act[p]] == x)
+                nbr[w->act[p]] = y;
+        for (int p = 0, c; p < w->nact && (c = w->act[p]) < y; p++) {
             double v = d[rowbase(n, c) + (size_t)y];
             if (v < h.val[h.pos[c]]) {
                 nbr[c] = y;

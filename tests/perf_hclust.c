@@ -1,6 +1,6 @@
 /* Timing driver for scripts/bench.d/hclust.sh (not run by make check).
  *   perf_hclust hclust METHOD N SEED [DUMP]   linkage of N random points in 8 dimensions
- *   perf_hclust nj fast|canonical N SEED      neighbor joining of the same kind of matrix
+ *   perf_hclust nj fast|canonical N SEED [DUMP] neighbor joining of the same kind of matrix
  * DUMP receives the condensed matrix as raw float64 so that scipy can run on the very same
  * numbers. Prints one line: "seconds=<s> maxrss_kb=<kb> matrix_kb=<kb> check=<x>", where seconds
  * is the CPU time of the algorithm only and check is a checksum of the result. */
@@ -67,7 +67,7 @@ static long maxrss_kb(void)
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: perf_hclust hclust METHOD N SEED [DUMP] | nj fast|canonical N SEED\n");
+        fprintf(stderr, "usage: perf_hclust hclust METHOD N SEED [DUMP] | nj fast|canonical N SEED [DUMP]\n");
         return 2;
     }
     int n = atoi(argv[3]);
@@ -80,15 +80,15 @@ int main(int argc, char **argv)
     struct lens_err e = {0};
     double check = 0, t0, t1;
     int rc;
+    if (argc > 5) {
+        FILE *fp = fopen(argv[5], "wb");
+        if (!fp || fwrite(d, sizeof *d, np, fp) != np || fclose(fp) != 0) {
+            fprintf(stderr, "perf_hclust: cannot write %s\n", argv[5]);
+            return 1;
+        }
+    }
     if (!strcmp(argv[1], "hclust")) {
         int method = lens_hclust_method_parse(argv[2]);
-        if (argc > 5) {
-            FILE *fp = fopen(argv[5], "wb");
-            if (!fp || fwrite(d, sizeof *d, np, fp) != np || fclose(fp) != 0) {
-                fprintf(stderr, "perf_hclust: cannot write %s\n", argv[5]);
-                return 1;
-            }
-        }
         struct lens_hclust_step *z = malloc(sizeof *z * (size_t)n);
         t0 = cpu_now();
         rc = lens_hclust_run(d, n, method, z, &e);

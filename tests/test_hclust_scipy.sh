@@ -44,77 +44,89 @@ if ! "$PY" -c 'import scipy, numpy' 2>/dev/null; then
     exit 1
 fi
 
-# Writes $TMP/<name>.csv and the reference $TMP/<name>.<method>.ref for each method.
-# kind: points (Euclidean distances of random points in 2..9 dimensions), sym (random
-# symmetric), asym (random asymmetric with a label header; scipy gets (A + A^T)/2).
-gen() {
-    "$PY" - "$TMP" "$@" <<'EOF'
+# One Python run writes every matrix $TMP/<name>.csv and its references <name>.<method>.ref,
+# from a list of "name kind n seed methods..." lines. kind: points (Euclidean distances of
+# random points in 2..9 dimensions), sym (random symmetric), asym (random asymmetric with a
+# label header; scipy gets (A + A^T)/2).
+seed=20261121
+: >"$TMP/specs"
+for n in 2 3 17 64 200; do
+    seed=$((seed + 7919))
+    echo "p$n points $n $seed $methods" >>"$TMP/specs"
+    echo "s$n sym $n $((seed + 1)) single complete average weighted ward" >>"$TMP/specs"
+done
+echo "a64 asym 64 4242 single average ward" >>"$TMP/specs"
+cat >"$TMP/gen.py" <<'EOF'
+
 import sys
 import numpy as np
 from scipy.cluster.hierarchy import linkage
 from scipy.spatial.distance import pdist, squareform
-tmp, name, kind, n, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
-methods = sys.argv[6:]
-rng = np.random.default_rng(seed)
-if kind == "points":
-    X = rng.normal(size=(n, int(rng.integers(2, 10)))) * rng.uniform(0.5, 40.0)
-    A = squareform(pdist(X))
-else:
-    A = rng.lognormal(mean=-11.0, sigma=0.7, size=(n, n))  # latency-like seconds
-    if kind == "sym":
-        A = np.triu(A, 1) + np.triu(A, 1).T
-    np.fill_diagonal(A, 0.0 if kind == "sym" else 1e-7)
-with open(f"{tmp}/{name}.csv", "w") as f:
-    if kind == "asym":
-        f.write(",".join(f"node{i:03d}" for i in range(n)) + "\n")
-    for row in A:
-        f.write(",".join(repr(float(v)) for v in row) + "\n")
-S = (A + A.T) / 2
-np.fill_diagonal(S, 0.0)
-y = squareform(S, checks=False)
-for m in methods:
-    np.savetxt(f"{tmp}/{name}.{m}.ref", linkage(y, m), delimiter=",", fmt="%.17g")
+tmp = sys.argv[1]
+for line in sys.stdin:
+    name, kind, n, seed, *methods = line.split()
+    n, seed = int(n), int(seed)
+    rng = np.random.default_rng(seed)
+    if kind == "points":
+        X = rng.normal(size=(n, int(rng.integers(2, 10)))) * rng.uniform(0.5, 40.0)
+        A = squareform(pdist(X))
+    else:
+        A = rng.lognormal(mean=-11.0, sigma=0.7, size=(n, n))  # latency-like seconds
+        if kind == "sym":
+            A = np.triu(A, 1) + np.triu(A, 1).T
+        np.fill_diagonal(A, 0.0 if kind == "sym" else 1e-7)
+    with open(f"{tmp}/{name}.csv", "w") as f:
+        if kind == "asym":
+            f.write(",".join(f"node{i:03d}" for i in range(n)) + "\n")
+        for row in A:
+            f.write(",".join(repr(float(v)) for v in row) + "\n")
+    S = (A + A.T) / 2
+    np.fill_diagonal(S, 0.0)
+    y = squareform(S, checks=False)
+    for m in methods:
+        np.savetxt(f"{tmp}/{name}.{m}.ref", linkage(y, m), delimiter=",", fmt="%.17g")
 EOF
-}
+"$PY" "$TMP/gen.py" "$TMP" <"$TMP/specs" || fail "generating the matrices"
 
-# compare NAME METHOD: runs mpilens and checks Z against the reference.
-compare() {
-    local name=$1 m=$2
-    if ! "$BIN/mpilens" cluster "$TMP/$name.csv" --method "$m" --linkage "$TMP/$name.$m.z" \
-        2>"$TMP/err"; then
-        fail "$name $m: mpilens cluster failed: $(cat "$TMP/err")"
-        return
-    fi
-    local msg
-    msg=$("$PY" - "$TMP/$name.$m.z" "$TMP/$name.$m.ref" <<'EOF'
+# mpilens on each (matrix, method), then one Python run compares every Z with its reference:
+# left, right and size exactly, heights within 1e-9 relative. It prints one line per pair.
+: >"$TMP/pairs"
+while read -r name kind n s ms; do
+    for m in $ms; do
+        if "$BIN/mpilens" cluster "$TMP/$name.csv" --method "$m" --linkage "$TMP/$name.$m.z" \
+            2>"$TMP/err"; then
+            echo "$name $m" >>"$TMP/pairs"
+        else
+            fail "$name $m: mpilens cluster failed: $(cat "$TMP/err")"
+        fi
+    done
+done <"$TMP/specs"
+cat >"$TMP/cmp.py" <<'EOF'
 import sys
 import numpy as np
-got = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1, ndmin=2)
-want = np.loadtxt(sys.argv[2], delimiter=",", ndmin=2)
-if got.shape != want.shape:
-    print(f"shape {got.shape} != {want.shape}")
-elif not np.array_equal(got[:, [0, 1, 3]], want[:, [0, 1, 3]]):
-    k = int(np.argmax(np.any(got[:, [0, 1, 3]] != want[:, [0, 1, 3]], axis=1)))
-    print(f"row {k}: got {got[k].tolist()} want {want[k].tolist()}")
-else:
-    rel = np.abs(got[:, 2] - want[:, 2]) / np.maximum(np.abs(want[:, 2]), 1e-300)
-    if rel.max() > 1e-9:
-        print(f"height row {int(rel.argmax())}: relative error {rel.max():.3g}")
+tmp = sys.argv[1]
+for line in sys.stdin:
+    name, m = line.split()
+    got = np.loadtxt(f"{tmp}/{name}.{m}.z", delimiter=",", skiprows=1, ndmin=2)
+    want = np.loadtxt(f"{tmp}/{name}.{m}.ref", delimiter=",", ndmin=2)
+    msg = "ok"
+    if got.shape != want.shape:
+        msg = f"shape {got.shape} != {want.shape}"
+    elif not np.array_equal(got[:, [0, 1, 3]], want[:, [0, 1, 3]]):
+        k = int(np.argmax(np.any(got[:, [0, 1, 3]] != want[:, [0, 1, 3]], axis=1)))
+        msg = f"row {k}: got {got[k].tolist()} want {want[k].tolist()}"
+    else:
+        rel = np.abs(got[:, 2] - want[:, 2]) / np.maximum(np.abs(want[:, 2]), 1e-300)
+        if rel.max() > 1e-9:
+            msg = f"height row {int(rel.argmax())}: relative error {rel.max():.3g}"
+    print(name, m, msg)
 EOF
-)
-    if [ -z "$msg" ]; then ok; else fail "$name $m: $msg"; fi
-}
-
-seed=20261121
-for n in 2 3 17 64 200; do
-    seed=$((seed + 7919))
-    gen "p$n" points "$n" "$seed" $methods
-    for m in $methods; do compare "p$n" "$m"; done
-    gen "s$n" sym "$n" $((seed + 1)) single complete average weighted ward
-    for m in single complete average weighted ward; do compare "s$n" "$m"; done
-done
-gen a64 asym 64 4242 single average ward
-for m in single average ward; do compare a64 "$m"; done
+"$PY" "$TMP/cmp.py" "$TMP" <"$TMP/pairs" >"$TMP/verdicts"
+check_eq "every pair compared" "$(wc -l <"$TMP/verdicts")" "$(wc -l <"$TMP/pairs")"
+check_eq "pairs of matrix and method" "$(wc -l <"$TMP/pairs")" 63
+while read -r name m msg; do
+    if [ "$msg" = ok ]; then ok; else fail "$name $m: $msg"; fi
+done <"$TMP/verdicts"
 
 # network_test2 cubes: scipy reads the NetCDF file itself, takes the median over lengths (or
 # one length) of each element, symmetrises and clusters
