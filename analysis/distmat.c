@@ -37,6 +37,9 @@ void lens_distmat_free(struct lens_distmat *m)
         for (int i = 0; i < m->n; i++)
             lens_free(m->labels[i]);
     lens_free(m->labels);
+    for (int i = 0; i < m->nwarn; i++)
+        lens_free(m->warnings[i]);
+    lens_free(m->warnings);
     lens_free(m->d);
     lens_free(m);
 }
@@ -381,6 +384,7 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
         return rc;
     }
     m->asym_mean = asum / (double)lens_distmat_pairs(m->n);
+    m->from_cube = 1;
     *out = m;
     return LENS_OK;
 }
@@ -404,6 +408,13 @@ static int read_cube(const char *input, int statistic, long length, struct lens_
         }
     }
     rc = lens_distmat_from_cube(c, statistic, k, out, e);
+    if (rc == LENS_OK) {
+        /* the repairs the reader made are the user's business: hand them over */
+        (*out)->warnings = c->warnings;
+        (*out)->nwarn = c->nwarn;
+        c->warnings = NULL;
+        c->nwarn = 0;
+    }
     lens_cube_free(c);
     return rc;
 }

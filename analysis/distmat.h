@@ -21,6 +21,9 @@ struct lens_distmat {
     long asym_over;     /* pairs with asymmetry above LENS_DISTMAT_ASYM_NOTE */
     int diag_nonzero;   /* number of non-zero diagonal entries that were ignored */
     int one_sided;      /* pairs where one direction was missing and the other was used */
+    int from_cube;      /* 1 if read from a cube, 0 from CSV */
+    char **warnings;    /* nwarn messages (owned): the cube reader's repairs */
+    int nwarn;
 };
 
 #define LENS_DISTMAT_ASYM_NOTE 0.05 /* the paper's 5 % threshold */

@@ -44,6 +44,11 @@ int lens_cli_read_distances(const char *cmd, const char *input, int stat, long l
         return lens_cli_fail(&e);
     const struct lens_distmat *m = *out;
     char a[32], b[32];
+    for (int i = 0; i < m->nwarn; i++)
+        lens_cli_warn("%s", m->warnings[i]);
+    if (!m->from_cube && (stat != LENS_STAT_MEDIAN || length >= 0))
+        lens_cli_warn("%s: --stat and --length choose from a cube; ignored for a CSV matrix",
+                      input);
     fprintf(stderr, "mpilens %s: %s: %d processes; asymmetry |a-b|/(a+b) mean %.2f %%, max %.2f %% "
             "(%s, %s)\n", cmd, input, m->n, 100 * m->asym_mean, 100 * m->asym_max,
             lens_distmat_label(m, m->asym_i, a, sizeof a), lens_distmat_label(m, m->asym_j, b, sizeof b));

@@ -165,6 +165,10 @@ EOF
 done
 check_exit "cube length not measured" 1 "$BIN/mpilens" cluster "$NT/one_to_one_np4" --length 700
 check_match "cube length message" "$(cat "$TMP/err")" 'no message length 700 bytes in the cube'
+"$BIN/mpilens" cluster "$NT/send_recv_and_recv_send_np4" --linkage "$TMP/sr.z" 2>"$TMP/err"
+check_match "cube repairs are reported" "$(cat "$TMP/err")" 'warning: .*round trip.*halved'
+"$BIN/mpilens" nj "$TMP/p17.csv" --length 512 >/dev/null 2>"$TMP/err"
+check_match "--length on a CSV matrix is flagged" "$(cat "$TMP/err")" 'warning: .*ignored for a CSV matrix'
 "$BIN/mpilens" nj "$NT/one_to_one_np4" >"$TMP/cube.nwk" 2>/dev/null
 check_match "nj on a cube: host labels" "$(cat "$TMP/cube.nwk")" '^\(.*r3@vm:.*\);$'
 
