@@ -134,8 +134,14 @@ static inline double lw_update(struct work *w, int method, double dxi, double dy
 }
 
 /* Replaces row y by the merge of x and y (x is already removed from the active list). */
-static void update_rows(struct work *w, double *d, int method, int x, int y, double dxy,
-                        int nx, int ny)
+/* Column walks jump a whole row per step, which no hardware prefetcher follows: ask for the
+ * element PREFETCH steps ahead (prefetching never faults, even past the end). */
+#define PREFETCH 32
+#define PREFETCH_COLUMN(d, n, act, p, col)                                       \
+    __builtin_prefetch((d) + rowbase((n), (act)[(p) + PREFETCH]) + (size_t)(col))
+
+static inline __attribute__((always_inline)) void
+update_rows_as(struct work *w, double *d, int method, int x, int y, double dxy, int nx, int ny)
 {
     int n = w->n, lo = x < y ? x : y, hi = x < y ? y : x, p = 0, m = w->nact;
     const int *act = w->act;
@@ -145,6 +151,10 @@ static void update_rows(struct work *w, double *d, int method, int x, int y, dou
     for (; p < m && act[p] < lo; p++) {
         int i = act[p];
         size_t bi = rowbase(n, i);
+        if (p + PREFETCH < m) {
+            PREFETCH_COLUMN(d, n, act, p, x);
+            PREFETCH_COLUMN(d, n, act, p, y);
+        }
         d[bi + y] = lw_update(w, method, d[bi + x], d[bi + y], dxy, nx, ny, w->size[i]);
     }
     for (; p < m && act[p] < hi; p++) {
@@ -152,6 +162,8 @@ static void update_rows(struct work *w, double *d, int method, int x, int y, dou
         if (i == y)
             continue;
         size_t bi = rowbase(n, i);
+        if (p + PREFETCH < m)
+            PREFETCH_COLUMN(d, n, act, p, hi);
         size_t ix = x < i ? bx + i : bi + x, iy = y < i ? by + i : bi + y;
         d[iy] = lw_update(w, method, d[ix], d[iy], dxy, nx, ny, w->size[i]);
     }
@@ -162,6 +174,21 @@ static void update_rows(struct work *w, double *d, int method, int x, int y, dou
     }
 }
 
+/* One copy of the loop per method, so the Lance-Williams switch is decided outside it. */
+static void update_rows(struct work *w, double *d, int method, int x, int y, double dxy,
+                        int nx, int ny)
+{
+    switch (method) {
+    case LENS_HCLUST_SINGLE: update_rows_as(w, d, LENS_HCLUST_SINGLE, x, y, dxy, nx, ny); break;
+    case LENS_HCLUST_COMPLETE: update_rows_as(w, d, LENS_HCLUST_COMPLETE, x, y, dxy, nx, ny); break;
+    case LENS_HCLUST_AVERAGE: update_rows_as(w, d, LENS_HCLUST_AVERAGE, x, y, dxy, nx, ny); break;
+    case LENS_HCLUST_WEIGHTED: update_rows_as(w, d, LENS_HCLUST_WEIGHTED, x, y, dxy, nx, ny); break;
+    case LENS_HCLUST_CENTROID: update_rows_as(w, d, LENS_HCLUST_CENTROID, x, y, dxy, nx, ny); break;
+    case LENS_HCLUST_MEDIAN: update_rows_as(w, d, LENS_HCLUST_MEDIAN, x, y, dxy, nx, ny); break;
+    default: update_rows_as(w, d, LENS_HCLUST_WARD, x, y, dxy, nx, ny); break;
+    }
+}
+
 /* Nearest active neighbour of x (strict <, lowest index first among equals) starting from
  * the bound cur and candidate *y, scanning column x below it and row x above it. */
 static inline double scan_row(const struct work *w, const double *d, int x, double cur, int *y)
@@ -169,6 +196,8 @@ static inline double scan_row(const struct work *w, const double *d, int x, doub
     int n = w->n, p = 0, m = w->nact;
     const int *act = w->act;
     for (; p < m && act[p] < x; p++) {
+        if (p + PREFETCH < m)
+            PREFETCH_COLUMN(d, n, act, p, x);
         double v = d[rowbase(n, act[p]) + (size_t)x];
         if (v < cur) {
             cur = v;
@@ -260,6 +289,8 @@ static int mst_single(const double *d, struct work *w, struct lens_hclust_step *
         const int *act = w->act;
         for (; p < m && act[p] < x; p++) {
             int i = act[p];
+            if (p + PREFETCH < m)
+                PREFETCH_COLUMN(d, n, act, p, x);
             double dist = d[rowbase(n, i) + (size_t)x];
             if (key[i] > dist)
                 key[i] = dist;
