@@ -29,6 +29,7 @@ struct nj {
     int *rlen;        /* entries in use in row s */
     int *rstart;      /* leading entries known to be stale */
     float *first;     /* row[rstart].v: a lower bound of every live distance in the row */
+    int *cand;        /* rows to scan in one search */
     long *birth;      /* creation order of the node in each slot; a row lists older nodes */
     double dmax;      /* largest input distance, scales the rounding slack of the bound */
     int compact_at;   /* compact all rows when r falls to this */
@@ -194,6 +195,7 @@ static void scan_row(struct nj *w, int s, double rm2, double smax, double slack,
                      int *bi, int *bj)
 {
     const struct entry *row = w->row + (size_t)s * w->n;
+    const double *Ds = w->D + (size_t)s * w->n; /* D is symmetric: row s holds every pair */
     double base = w->S[s] + smax;
     int i = w->rstart[s], len = w->rlen[s];
     while (i < len && !entry_valid(w, s, row[i].k))
@@ -207,7 +209,7 @@ static void scan_row(struct nj *w, int s, double rm2, double smax, double slack,
         if (!entry_valid(w, s, k))
             continue;
         int a = s < k ? s : k, b = s < k ? k : s;
-        double q = q_value(w, a, b, rm2);
+        double q = rm2 * Ds[k] - w->S[a] - w->S[b]; /* = q_value(w, a, b, rm2), bit for bit */
         if (q_better(q, a, b, *best, *bi, *bj)) {
             *best = q;
             *bi = a;
@@ -241,9 +243,21 @@ static void search_fast(struct nj *w, int *bi, int *bj)
     }
     if (s0 >= 0)
         scan_row(w, s0, rm2, smax, slack, &best, bi, bj);
+    /* rows that may still hold a better pair; listing them first lets the scan prefetch
+     * the next rows, which sit a whole row of memory apart */
+    int m = 0;
     for (int s = 0; s < w->n; s++)
         if (w->alive[s] && s != s0 && rm2 * w->first[s] - (w->S[s] + smax) <= best + slack)
+            w->cand[m++] = s;
+    for (int c = 0; c < m; c++) {
+        if (c + 4 < m) {
+            int p = w->cand[c + 4];
+            __builtin_prefetch(w->row + (size_t)p * w->n + w->rstart[p]);
+        }
+        int s = w->cand[c];
+        if (rm2 * w->first[s] - (w->S[s] + smax) <= best + slack)
             scan_row(w, s, rm2, smax, slack, &best, bi, bj);
+    }
 }
 
 /* Joins slots i < j into a new node kept in slot i; returns the new tree node. */
@@ -290,6 +304,7 @@ static void nj_release(struct nj *w)
     lens_free(w->rlen);
     lens_free(w->rstart);
     lens_free(w->first);
+    lens_free(w->cand);
     lens_free(w->birth);
 }
 
@@ -308,7 +323,8 @@ static int nj_init(struct nj *w, const double *d, int n, int fast, struct lens_e
         w->rstart = lens_calloc((size_t)n, sizeof *w->rstart);
         w->birth = lens_malloc((size_t)n * sizeof *w->birth);
         w->first = lens_malloc((size_t)n * sizeof *w->first);
-        ok = w->row && w->rlen && w->rstart && w->birth && w->first;
+        w->cand = lens_malloc((size_t)n * sizeof *w->cand);
+        ok = w->row && w->rlen && w->rstart && w->birth && w->first && w->cand;
     }
     if (!ok) {
         nj_release(w);
