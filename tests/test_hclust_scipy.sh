@@ -47,7 +47,8 @@ fi
 # One Python run writes every matrix $TMP/<name>.csv and its references <name>.<method>.ref,
 # from a list of "name kind n seed methods..." lines. kind: points (Euclidean distances of
 # random points in 2..9 dimensions), sym (random symmetric), asym (random asymmetric with a
-# label header; scipy gets (A + A^T)/2).
+# label header; scipy gets (A + A^T)/2), ties (random integers 1..5), grid (city-block
+# distances between points of a 3 x 3 x 3 integer grid, so many points coincide).
 seed=20261121
 : >"$TMP/specs"
 for n in 2 3 17 64 200; do
@@ -56,6 +57,10 @@ for n in 2 3 17 64 200; do
     echo "s$n sym $n $((seed + 1)) single complete average weighted ward" >>"$TMP/specs"
 done
 echo "a64 asym 64 4242 single average ward" >>"$TMP/specs"
+# equal distances everywhere: the order among equal heights and the choice among equal
+# candidates must follow scipy's too
+echo "t41 ties 41 977 $methods" >>"$TMP/specs"
+echo "g53 grid 53 1213 $methods" >>"$TMP/specs"
 cat >"$TMP/gen.py" <<'EOF'
 
 import sys
@@ -70,6 +75,11 @@ for line in sys.stdin:
     if kind == "points":
         X = rng.normal(size=(n, int(rng.integers(2, 10)))) * rng.uniform(0.5, 40.0)
         A = squareform(pdist(X))
+    elif kind == "ties":
+        A = np.triu(rng.integers(1, 6, size=(n, n)).astype(float), 1)
+        A = A + A.T
+    elif kind == "grid":
+        A = squareform(pdist(rng.integers(0, 3, size=(n, 3)).astype(float), "cityblock"))
     else:
         A = rng.lognormal(mean=-11.0, sigma=0.7, size=(n, n))  # latency-like seconds
         if kind == "sym":
@@ -123,7 +133,7 @@ for line in sys.stdin:
 EOF
 "$PY" "$TMP/cmp.py" "$TMP" <"$TMP/pairs" >"$TMP/verdicts"
 check_eq "every pair compared" "$(wc -l <"$TMP/verdicts")" "$(wc -l <"$TMP/pairs")"
-check_eq "pairs of matrix and method" "$(wc -l <"$TMP/pairs")" 63
+check_eq "pairs of matrix and method" "$(wc -l <"$TMP/pairs")" 77
 while read -r name m msg; do
     if [ "$msg" = ok ]; then ok; else fail "$name $m: $msg"; fi
 done <"$TMP/verdicts"
