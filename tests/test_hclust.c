@@ -331,6 +331,20 @@ static void test_cube(void)
     if (m)
         LENS_TEST_REL(m->d[2], 1e-6 * (6 + 5) / 2 * 1.37, 1e-12, "length 1 d(1,2)");
     lens_distmat_free(m);
+    /* every allocation failure is reported and leaves nothing behind */
+    int seen = 0;
+    for (long nth = 1; nth < 100; nth++) {
+        lens_malloc_fail_after(nth);
+        int rc = lens_distmat_from_cube(&c, LENS_STAT_MEDIAN, 0, &m, &e);
+        lens_malloc_fail_after(0);
+        LENS_TEST(rc == LENS_OK || (rc == LENS_ENOMEM && !m), "failure %ld: %d", nth, rc);
+        lens_distmat_free(m);
+        m = NULL;
+        if (rc == LENS_OK)
+            break;
+        seen++;
+    }
+    LENS_TEST(seen >= 4, "%d allocation failures injected", seen);
     for (int k = 0; k < L; k++)
         data[(k * P + 1) * P + 2] = data[(k * P + 2) * P + 1] = NAN;
     LENS_TEST(lens_distmat_from_cube(&c, LENS_STAT_MEDIAN, -1, &m, &e) == LENS_EDATA &&
