@@ -513,6 +513,15 @@ int lens_hclust_run(double *d, int n, int method, struct lens_hclust_step *z, st
         return lens_err_set(e, LENS_EINVAL, "need at least 2 objects to cluster, got %d", n);
     if (method < 0 || method >= LENS_HCLUST_NMETHODS)
         return lens_err_set(e, LENS_EINVAL, "unknown linkage method %d", method);
+    size_t np = (size_t)n * (size_t)(n - 1) / 2;
+    for (size_t k = 0; k < np; k++)
+        if (!isfinite(d[k])) { /* as scipy: NaN or inf would poison every comparison */
+            int i = 0;
+            while (rowbase(n, i + 1) + (size_t)(i + 2) <= k)
+                i++;
+            return lens_err_set(e, LENS_EDATA, "distance between objects %d and %d is %g", i,
+                                (int)(k - rowbase(n, i)), d[k]);
+        }
     struct work w;
     int rc = work_init(&w, n, e);
     if (rc < 0)

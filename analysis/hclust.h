@@ -35,7 +35,8 @@ int lens_hclust_method_parse(const char *name);
 /* Clusters n >= 2 objects from the condensed distances d (n(n-1)/2 values in scipy's order,
  * finite and >= 0). d is used as the working matrix and is overwritten by every method except
  * single; the caller keeps ownership. z receives n-1 steps (caller-allocated).
- * Returns LENS_EINVAL (bad n or method), LENS_ENOMEM, or LENS_EDATA if a centroid/median/Ward
+ * Returns LENS_EINVAL (bad n or method), LENS_ENOMEM, LENS_EDATA for a NaN or infinite
+ * distance (naming the two objects), or LENS_EDATA if a centroid/median/Ward
  * update under the square root is clearly negative (impossible in exact arithmetic since the
  * merged pair is the closest; a guard against NaN heights). Extra memory is O(n). */
 int lens_hclust_run(double *d, int n, int method, struct lens_hclust_step *z, struct lens_err *e);

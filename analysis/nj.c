@@ -354,6 +354,10 @@ int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, st
     *out = NULL;
     if (n < 2)
         return lens_err_set(e, LENS_EINVAL, "need at least 2 objects to join, got %d", n);
+    for (size_t k = 0; k < lens_distmat_pairs(n); k++)
+        if (!isfinite(d[k]))
+            return lens_err_set(e, LENS_EDATA, "distance %zu of the condensed matrix is %g", k,
+                                d[k]);
     int fast = search != LENS_NJ_CANONICAL;
     struct lens_newick *t = NULL;
     int rc = lens_newick_new(&t, n, n == 2 ? 1 : n - 2, e);

@@ -19,7 +19,7 @@ enum lens_nj_search {
  * lens_newick_free) has leaves 0..n-1 and a root of degree 3 (degree 2 when n = 2, split in
  * the middle). Branch lengths are in the input's unit and may be negative, as NJ gives them.
  * Memory: an n x n matrix of doubles, plus n x n ints of sorted rows for LENS_NJ_FAST.
- * LENS_EINVAL, LENS_ENOMEM. */
+ * LENS_EINVAL (n < 2), LENS_EDATA (a NaN or infinite distance), LENS_ENOMEM. */
 int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, struct lens_err *e);
 
 #endif

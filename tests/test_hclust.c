@@ -441,6 +441,14 @@ static void test_errors(void)
     struct lens_hclust_step z[1];
     LENS_TEST(lens_hclust_run(d, 1, LENS_HCLUST_SINGLE, z, &e) == LENS_EINVAL, "n = 1");
     LENS_TEST(lens_hclust_run(d, 2, 7, z, &e) == LENS_EINVAL, "method 7");
+    double dn[6] = {1.5, 2.5, 3.5, 4.5, NAN, 6.5};
+    struct lens_hclust_step z4[3];
+    LENS_TEST(lens_hclust_run(dn, 4, LENS_HCLUST_AVERAGE, z4, &e) == LENS_EDATA &&
+                  strstr(e.msg, "objects 1 and 3 is nan"), "NaN: %s", e.msg);
+    dn[4] = 5.5;
+    dn[0] = INFINITY;
+    LENS_TEST(lens_hclust_run(dn, 4, LENS_HCLUST_SINGLE, z4, &e) == LENS_EDATA &&
+                  strstr(e.msg, "objects 0 and 1 is inf"), "inf: %s", e.msg);
     LENS_TEST(lens_hclust_method_parse("ward") == LENS_HCLUST_WARD, "parse ward");
     LENS_TEST(lens_hclust_method_parse("upgma") == -1, "parse upgma");
     LENS_TEST(lens_hclust_run(d, 2, LENS_HCLUST_WARD, z, &e) == LENS_OK && z[0].left == 0 &&

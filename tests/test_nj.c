@@ -338,6 +338,8 @@ static void test_small(void)
     lens_newick_free(t);
     t = NULL;
     LENS_TEST(lens_nj_run(d2, 1, LENS_NJ_FAST, &t, &e) == LENS_EINVAL && !t, "n = 1");
+    d3[1] = NAN;
+    LENS_TEST(lens_nj_run(d3, 3, LENS_NJ_CANONICAL, &t, &e) == LENS_EDATA && !t, "NaN: %s", e.msg);
 }
 
 static void test_alloc_failures(void)
