@@ -293,6 +293,8 @@ static void test_synthetic(void)
     LENS_TEST(c && lens_distmat_from_cube(c, LENS_STAT_MEDIAN, -1, &dm, &e) == LENS_OK, "%s",
               e.msg);
     LENS_TEST(dm && lens_nj_run(dm->d, dm->n, LENS_NJ_FAST, &t, &e) == LENS_OK, "%s", e.msg);
+    if (dm)
+        same_tree(dm->d, dm->n, "synthetic machine");
     if (t) {
         uint64_t set[64] = {0}, all = (1ull << 32) - 1;
         for (int i = 0; i < 32; i++)
