@@ -6,6 +6,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_eigen.h>
@@ -600,15 +601,34 @@ void lens_icappa_free(struct lens_icappa *r)
     lens_free(r);
 }
 
-/* Orders dominating functions by total cost, costliest first (then by column). */
-static const struct lens_profile *sort_profile;
-static int cmp_cost(const void *a, const void *b)
+/* Dominating functions are listed by total cost, costliest first, then by column. */
+struct ranked {
+    double total;
+    size_t f;
+};
+
+static int cmp_ranked(const void *a, const void *b)
 {
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    double cx = lens_profile_func_total(sort_profile, x), cy = lens_profile_func_total(sort_profile, y);
-    if (cx != cy)
-        return cx < cy ? 1 : -1;
-    return (x > y) - (x < y);
+    const struct ranked *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
+    return (x->f > y->f) - (x->f < y->f);
+}
+
+static int rank_functions(const struct lens_profile *p, size_t *f, size_t n, struct lens_err *e)
+{
+    struct ranked *r = lens_malloc(n * sizeof *r);
+    if (!r)
+        return lens_err_set(e, LENS_ENOMEM, "icappa: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        r[i].total = lens_profile_func_total(p, f[i]);
+        r[i].f = f[i];
+    }
+    qsort(r, n, sizeof *r, cmp_ranked);
+    for (size_t i = 0; i < n; i++)
+        f[i] = r[i].f;
+    lens_free(r);
+    return LENS_OK;
 }
 
 int lens_icappa_run(const struct lens_profile *p, const struct lens_icappa_opts *o,
@@ -636,13 +656,11 @@ int lens_icappa_run(const struct lens_profile *p, const struct lens_icappa_opts 
     for (size_t i = 0; i < p->nproc; i++)
         procs[i] = i;
     int rc = phase(p, LENS_ICAPPA_FUNCTIONS, p->nfunc, procs, p->nproc, o, res, &res->dom, &res->ndom, e);
-    if (rc == LENS_OK) {
-        sort_profile = p;
-        qsort(res->dom, res->ndom, sizeof *res->dom, cmp_cost);
-        sort_profile = NULL;
+    if (rc == LENS_OK)
+        rc = rank_functions(p, res->dom, res->ndom, e);
+    if (rc == LENS_OK)
         rc = phase(p, LENS_ICAPPA_PROCESSES, p->nproc, res->dom, res->ndom, o, res, &res->costly,
                    &res->ncostly, e);
-    }
     lens_free(procs);
     if (rc != LENS_OK) {
         lens_icappa_free(res);
@@ -737,10 +755,16 @@ int lens_icappa_write_json(const struct lens_icappa *r, const struct lens_profil
     return LENS_OK;
 }
 
-/* Ranks as ranges: 0-3,8,10-12. Rows are ascending, so are their ranks. */
+/* Ranks as ranges: 0-3,8,10-12, at most 24 ranges (the JSON form has them all). Rows are
+ * ascending, so are their ranks. */
 static void rank_ranges(FILE *fp, const struct lens_profile *p, const size_t *rows, size_t n)
 {
-    for (size_t i = 0; i < n;) {
+    int shown = 0;
+    for (size_t i = 0; i < n; shown++) {
+        if (shown == 24) {
+            fprintf(fp, ",... (%zu more)", n - i);
+            break;
+        }
         size_t j = i;
         while (j + 1 < n && p->ranks[rows[j + 1]] == p->ranks[rows[j]] + 1)
             j++;
