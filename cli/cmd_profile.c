@@ -10,12 +10,13 @@
 
 #include "../analysis/icappa.h"
 #include "../analysis/profile.h"
+#include "../render/profile_plot.h"
 
 LENS_COMMAND(profile_clusters, "dominating functions and costly processes of a profile (ICAPPA)");
 
 static void help(void)
 {
-    printf("usage: mpilens profile-clusters INPUT [--json] [--seed N] [--restarts N]\n\n"
+    printf("usage: mpilens profile-clusters INPUT [--json] [--seed N] [--restarts N] [--plots DIR [--svg]]\n\n"
            "Finds the functions that dominate the run time and the processes where they cost\n"
            "most by iterative 2-means clustering (ICAPPA): PCA drops low-variance attributes,\n"
            "k-means++ splits, the X-means BIC and the 5%% / 80%% criteria decide whether to\n"
@@ -25,6 +26,9 @@ static void help(void)
            "  --json          print one JSON object (keys in docs/icappa.md)\n"
            "  --seed N        seed of the k-means++ generator (default 20231)\n"
            "  --restarts N    k-means++ restarts per round, best inertia wins (default 10)\n"
+           "  --plots DIR     write DIR/round<K>_bars.png (cost per cluster of each round) and\n"
+           "                  DIR/pca_scatter.png (processes on two principal components)\n"
+           "  --svg           with --plots: SVG instead of PNG\n"
            "  -h, --help      this text\n\n"
            "example:\n"
            "  mpilens profile-clusters samples/profiles/halo64.csv --json\n");
@@ -42,19 +46,39 @@ static int parse_count(const char *s, unsigned long max, unsigned long *v)
     return 0;
 }
 
+/* One bar chart per round and the PCA scatter, into dir. */
+static int write_plots(const struct lens_profile *p, const struct lens_icappa *r, const char *dir,
+                       const char *ext, struct lens_err *e)
+{
+    char path[4096];
+    int rc = lens_mkdir_p(dir, e);
+    for (size_t k = 0; rc == LENS_OK && k < r->nrounds; k++) {
+        snprintf(path, sizeof path, "%s/round%zu_bars.%s", dir, k + 1, ext);
+        rc = lens_profile_plot_bars(p, r, k, path, e);
+    }
+    if (rc == LENS_OK && p->nproc >= 2 && p->nfunc <= 4096) {
+        snprintf(path, sizeof path, "%s/pca_scatter.%s", dir, ext);
+        rc = lens_profile_plot_scatter(p, r, path, e);
+    }
+    return rc;
+}
+
 int cmd_profile_clusters(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},
         {"seed", required_argument, NULL, 's'},
         {"restarts", required_argument, NULL, 'r'},
+        {"plots", required_argument, NULL, 'p'},
+        {"svg", no_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "profile-clusters";
     struct lens_icappa_opts o;
     lens_icappa_opts_default(&o);
-    int json = 0, c;
+    int json = 0, svg = 0, c;
+    const char *plots = NULL;
     unsigned long v;
     optind = 1;
     opterr = 0;
@@ -73,6 +97,12 @@ int cmd_profile_clusters(int argc, char **argv)
                 return lens_cli_usage(cmd, "--restarts wants an integer 1..1000, got '%s'", optarg);
             o.restarts = (int)v;
             break;
+        case 'p':
+            plots = optarg;
+            break;
+        case 'g':
+            svg = 1;
+            break;
         case 'h':
             help();
             return LENS_EXIT_OK;
@@ -80,6 +110,8 @@ int cmd_profile_clusters(int argc, char **argv)
             return lens_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (svg && !plots)
+        return lens_cli_usage(cmd, "--svg needs --plots DIR");
     if (optind != argc - 1)
         return lens_cli_usage(cmd, optind == argc ? "missing INPUT" : "more than one INPUT");
     struct lens_err e;
@@ -89,6 +121,8 @@ int cmd_profile_clusters(int argc, char **argv)
     int rc = lens_profile_read_csv(argv[optind], &p, &e);
     if (rc == LENS_OK)
         rc = lens_icappa_run(p, &o, &r, &e);
+    if (rc == LENS_OK && plots)
+        rc = write_plots(p, r, plots, svg ? "svg" : "png", &e);
     if (rc == LENS_OK)
         rc = json ? lens_icappa_write_json(r, p, stdout, &e) : lens_icappa_write_text(r, p, stdout, &e);
     lens_icappa_free(r);

@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "../analysis/stagelog.h"
+#include "../render/profile_plot.h"
 
 LENS_COMMAND(stages, "tasks, waits, migrations and stage occupancy of a task-runtime stage log");
 
 static void help(void)
 {
-    printf("usage: mpilens stages LOG [--json] [--wait-stage NAME] [--points N] [--tasks-csv FILE]\n\n"
+    printf("usage: mpilens stages LOG [--json] [--wait-stage NAME] [--points N] [--tasks-csv FILE]\n"
+           "                    [--plots DIR [--svg]]\n\n"
            "Reads a stage log of a task runtime such as LuNA: JSON lines\n"
            "  {\"task\": 17, \"stage\": \"distribute\", \"t\": 0.0312, \"node\": 2}\n"
            "one per task entering a stage (the last record of a task marks its end). Prints the\n"
@@ -26,6 +28,9 @@ static void help(void)
            "  --wait-stage NAME  the stage that means waiting for inputs (default wait)\n"
            "  --points N         time points of the occupancy series (default 50)\n"
            "  --tasks-csv FILE   per task: arrival, migrations, waited, seconds in each stage\n"
+           "  --plots DIR        write DIR/stage_times.png (time in stage against arrival) and\n"
+           "                     DIR/stage_occupancy.png (tasks in each stage against time)\n"
+           "  --svg              with --plots: SVG instead of PNG\n"
            "  -h, --help         this text\n\n"
            "example:\n"
            "  mpilens stages samples/stages/luna_sim.jsonl --tasks-csv tasks.csv\n");
@@ -64,11 +69,13 @@ int cmd_stages(int argc, char **argv)
         {"wait-stage", required_argument, NULL, 'w'},
         {"points", required_argument, NULL, 'p'},
         {"tasks-csv", required_argument, NULL, 'c'},
+        {"plots", required_argument, NULL, 'P'},
+        {"svg", no_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, c;
-    const char *wait = "wait", *csv = NULL;
+    int json = 0, svg = 0, c;
+    const char *wait = "wait", *csv = NULL, *plots = NULL;
     size_t points = 50;
     optind = 1;
     opterr = 0;
@@ -93,6 +100,12 @@ int cmd_stages(int argc, char **argv)
         case 'c':
             csv = optarg;
             break;
+        case 'P':
+            plots = optarg;
+            break;
+        case 'g':
+            svg = 1;
+            break;
         case 'h':
             help();
             return LENS_EXIT_OK;
@@ -100,6 +113,8 @@ int cmd_stages(int argc, char **argv)
             return lens_cli_usage("stages", "unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (svg && !plots)
+        return lens_cli_usage("stages", "--svg needs --plots DIR");
     if (optind != argc - 1)
         return lens_cli_usage("stages", optind == argc ? "missing LOG" : "more than one LOG");
     struct lens_err e;
@@ -115,6 +130,17 @@ int cmd_stages(int argc, char **argv)
             rc = lens_stagelog_write_tasks_csv(l, a.fp, &e);
             rc = rc == LENS_OK ? lens_atomic_commit(&a, &e) : (lens_atomic_abort(&a), rc);
         }
+    }
+    if (rc == LENS_OK && plots) {
+        char path[4096];
+        const char *ext = svg ? "svg" : "png";
+        rc = lens_mkdir_p(plots, &e);
+        snprintf(path, sizeof path, "%s/stage_times.%s", plots, ext);
+        if (rc == LENS_OK)
+            rc = lens_stagelog_plot_times(l, path, &e);
+        snprintf(path, sizeof path, "%s/stage_occupancy.%s", plots, ext);
+        if (rc == LENS_OK)
+            rc = lens_stagelog_plot_occupancy(l, points, path, &e);
     }
     if (rc == LENS_OK && json) {
         rc = lens_stagelog_write_json(l, points, stdout, &e);

@@ -87,4 +87,31 @@ check_exit "bad seed" 2 "$M" $CMD samples/profiles/halo64.csv --seed -4
 check_exit "bad restarts" 2 "$M" $CMD samples/profiles/halo64.csv --restarts 0
 check_exit "unknown option" 2 "$M" $CMD samples/profiles/halo64.csv --colour
 
+# figures: one bar chart per round and the PCA scatter, PNG by default, SVG on request
+check "plots written" "$M" $CMD samples/profiles/halo64.csv --plots "$TMP/fig"
+check "plots again" "$M" $CMD samples/profiles/halo64.csv --plots "$TMP/fig2"
+check "plots are byte-identical" cmp -s "$TMP/fig/pca_scatter.png" "$TMP/fig2/pca_scatter.png"
+nrounds=$($PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["iterations"]))' "$TMP/halo.json")
+check_eq "one bar chart per round" "$(ls "$TMP/fig" | grep -c '^round[0-9]*_bars.png$')" "$nrounds"
+got=$(PYTHONPATH=tests $PY - "$TMP/fig" <<'PY' 2>&1
+import sys, pngcheck
+d = sys.argv[1]
+w, h, rows = pngcheck.pixels(d + "/pca_scatter.png")
+red = pngcheck.count(rows, (213, 94, 0), x1=730)     # costly processes, 16 dots
+blue = pngcheck.count(rows, (0, 114, 178), x1=730)   # the other 48
+# round 2 splits processes: the costlier cluster's exchange_halo bar (first category) is
+# about 10x the others, so nearly all vermilion bar area sits in the first category
+w2, h2, bars = pngcheck.pixels(d + "/round2_bars.png")
+band = (730 - 80) / 12
+cols = [pngcheck.count(bars, (213, 94, 0), 10, int(80 + i * band), int(80 + (i + 1) * band)) for i in range(12)]
+print(w, h, red > 100, blue > 2 * red, cols[0] > 5 * max(cols[1:]))
+PY
+)
+check_eq "scatter and bars pixels" "$got" "900 540 True True True"
+check "svg plots" "$M" $CMD samples/profiles/halo64.csv --plots "$TMP/svg" --svg
+check "svg parses" $PY -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); assert r.tag.endswith("svg")' "$TMP/svg/pca_scatter.svg"
+check_exit "svg without plots" 2 "$M" $CMD samples/profiles/halo64.csv --svg
+printf 'x' >"$TMP/file"
+check_exit "plots dir is a file" 1 "$M" $CMD samples/profiles/halo64.csv --plots "$TMP/file"
+
 finish test_profile

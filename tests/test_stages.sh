@@ -79,4 +79,23 @@ check_exit "bad points" 2 "$M" stages "$LOG" --points 0
 check_exit "unknown option" 2 "$M" stages "$LOG" --plot
 check "help has an example" sh -c "'$M' stages --help | grep -q 'example:'"
 
+# figures: time in stage against arrival, tasks in each stage against time
+check "stage plots" "$M" "stages" "$LOG" --plots "$TMP/fig"
+check "stage plots again" "$M" "stages" "$LOG" --plots "$TMP/fig2"
+check "stage plots byte-identical" cmp -s "$TMP/fig/stage_times.png" "$TMP/fig2/stage_times.png"
+got=$(PYTHONPATH=tests $PY - "$TMP/fig" <<'PY' 2>&1
+import sys, pngcheck
+w, h, rows = pngcheck.pixels(sys.argv[1] + "/stage_times.png")
+# one dot per task and stage with time > 0: 300 distribute (vermilion), 114 wait (blue),
+# 300 execute (green); blue dots are fewer than green ones
+blue = pngcheck.count(rows, (0, 114, 178), 30, 0, 730)
+green = pngcheck.count(rows, (0, 158, 115), 30, 0, 730)
+w2, h2, occ = pngcheck.pixels(sys.argv[1] + "/stage_occupancy.png")
+print(w, h, w2, h2, 0 < blue < green)
+PY
+)
+check_eq "stage plot pixels" "$got" "900 540 900 540 True"
+check "stage svg" "$M" stages "$LOG" --plots "$TMP/svg" --svg
+check "stage svg parses" $PY -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/svg/stage_occupancy.svg"
+
 finish test_stages
