@@ -474,20 +474,15 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
         cn[s->labels[i]]++;
     }
     double mean[2] = {csum[0] / (double)cn[0], csum[1] / (double)cn[1]};
-    if (mean[1] > mean[0]) {
+    if (mean[1] > mean[0]) { /* swap the clusters: labels, centres, means, sizes */
         for (size_t i = 0; i < n; i++)
             s->labels[i] = 1 - s->labels[i];
-        for (size_t j = 0; j < mk; j++) {
-            double t = s->centres[j];
-            s->centres[j] = s->centres[mk + j];
-            s->centres[mk + j] = t;
-        }
+        memcpy(s->centres + 2 * mk, s->centres, mk * sizeof(double));
+        memmove(s->centres, s->centres + mk, 2 * mk * sizeof(double));
         double t = mean[0];
-        mean[0] = mean[1];
-        mean[1] = t;
+        mean[0] = mean[1], mean[1] = t;
         size_t u = cn[0];
-        cn[0] = cn[1];
-        cn[1] = u;
+        cn[0] = cn[1], cn[1] = u;
     }
     if ((rc = push_round(res, e)) != LENS_OK)
         return rc;
@@ -564,17 +559,15 @@ static int phase(const struct lens_profile *p, int set, size_t n0, const size_t 
             stop = "fewer than 3 points";
             break;
         }
-        rc = round_run(p, set, pts, n, attrs, na, o, &s, res, &stop, e);
-        if (rc < 0)
+        size_t before = res->nrounds;
+        if ((rc = round_run(p, set, pts, n, attrs, na, o, &s, res, &stop, e)) < 0)
             goto out;
-        struct lens_icappa_round *r = res->nrounds ? &res->rounds[res->nrounds - 1] : NULL;
-        if (r && r->accepted && r->set == set && r->npoints == n) {
-            memcpy(pts, r->members[0], r->size[0] * sizeof *pts);
-            n = r->size[0];
+        if (res->nrounds > before && res->rounds[before].accepted) { /* into the costlier */
+            n = res->rounds[before].size[0];
+            memcpy(pts, res->rounds[before].members[0], n * sizeof *pts);
         }
         if (rc == 0)
             break;
-        rc = LENS_OK;
     }
     rc = LENS_OK;
     res->stop[set] = stop;
