@@ -15,6 +15,8 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_vector.h>
 
+#include "../common/json.h"
+
 void lens_icappa_opts_default(struct lens_icappa_opts *o)
 {
     o->seed = 20231;
@@ -665,84 +667,72 @@ int lens_icappa_run(const struct lens_profile *p, const struct lens_icappa_opts 
 
 /* ---------- output ---------- */
 
-static void json_string(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(fp, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(fp, "\\u%04x", *c);
-        else
-            fputc(*c, fp);
-    }
-    fputc('"', fp);
-}
-
-static void json_number(FILE *fp, double v)
-{
-    if (isfinite(v))
-        fprintf(fp, "%.10g", v);
-    else
-        fputs("null", fp);
-}
-
-/* A member of a round: a function name or a process rank. */
-static void json_member(FILE *fp, const struct lens_profile *p, int set, size_t m)
-{
-    if (set == LENS_ICAPPA_FUNCTIONS)
-        json_string(fp, p->funcs[m]);
-    else
-        fprintf(fp, "%ld", p->ranks[m]);
-}
-
 int lens_icappa_write_json(const struct lens_icappa *r, const struct lens_profile *p, FILE *fp,
                            struct lens_err *e)
 {
-    fputs("{\"dominating_functions\":[", fp);
-    for (size_t i = 0; i < r->ndom; i++) {
-        if (i)
-            fputc(',', fp);
-        json_string(fp, p->funcs[r->dom[i]]);
-    }
-    fputs("],\"costly_processes\":[", fp);
+    struct lens_json j;
+    lens_json_init(&j, fp);
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "dominating_functions");
+    lens_json_begin_array(&j);
+    for (size_t i = 0; i < r->ndom; i++)
+        lens_json_string(&j, p->funcs[r->dom[i]]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "costly_processes");
+    lens_json_begin_array(&j);
     for (size_t i = 0; i < r->ncostly; i++)
-        fprintf(fp, "%s%ld", i ? "," : "", p->ranks[r->costly[i]]);
-    fputs("],\"iterations\":[", fp);
+        lens_json_int(&j, p->ranks[r->costly[i]]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "iterations");
+    lens_json_begin_array(&j);
     for (size_t k = 0; k < r->nrounds; k++) {
         const struct lens_icappa_round *d = &r->rounds[k];
-        fprintf(fp, "%s{\"set\":\"%s\",\"clusters\":[", k ? "," : "",
-                d->set == LENS_ICAPPA_FUNCTIONS ? "functions" : "processes");
-        for (int c = 0; c < 2; c++) {
-            fputs(c ? ",[" : "[", fp);
+        int fn = d->set == LENS_ICAPPA_FUNCTIONS;
+        lens_json_begin_object(&j);
+        lens_json_key(&j, "set");
+        lens_json_string(&j, fn ? "functions" : "processes");
+        lens_json_key(&j, "clusters");
+        lens_json_begin_array(&j);
+        for (int c = 0; c < 2; c++) { /* function names or process ranks */
+            lens_json_begin_array(&j);
             for (size_t i = 0; i < d->size[c]; i++) {
-                if (i)
-                    fputc(',', fp);
-                json_member(fp, p, d->set, d->members[c][i]);
+                if (fn)
+                    lens_json_string(&j, p->funcs[d->members[c][i]]);
+                else
+                    lens_json_int(&j, p->ranks[d->members[c][i]]);
             }
-            fputc(']', fp);
+            lens_json_end_array(&j);
         }
-        fputs("],\"bic\":", fp);
-        json_number(fp, d->bic2);
-        fputs(",\"bic_one_cluster\":", fp);
-        json_number(fp, d->bic1);
-        fputs(",\"cost\":[", fp);
-        json_number(fp, d->cost[0]);
-        fputc(',', fp);
-        json_number(fp, d->cost[1]);
-        fprintf(fp, "],\"attributes\":%zu,\"attributes_kept\":%zu,\"accepted\":%s,\"stop\":",
-                d->nattr, d->nkept, d->accepted ? "true" : "false");
-        if (d->stop)
-            json_string(fp, d->stop);
-        else
-            fputs("null", fp);
-        fputc('}', fp);
+        lens_json_end_array(&j);
+        lens_json_key(&j, "bic");
+        lens_json_number(&j, d->bic2);
+        lens_json_key(&j, "bic_one_cluster");
+        lens_json_number(&j, d->bic1);
+        lens_json_key(&j, "cost");
+        lens_json_begin_array(&j);
+        lens_json_number(&j, d->cost[0]);
+        lens_json_number(&j, d->cost[1]);
+        lens_json_end_array(&j);
+        lens_json_key(&j, "attributes");
+        lens_json_int(&j, (long long)d->nattr);
+        lens_json_key(&j, "attributes_kept");
+        lens_json_int(&j, (long long)d->nkept);
+        lens_json_key(&j, "accepted");
+        lens_json_bool(&j, d->accepted);
+        lens_json_key(&j, "stop");
+        lens_json_string(&j, d->stop); /* NULL prints null */
+        lens_json_end_object(&j);
     }
-    fputs("],\"stop\":{\"functions\":", fp);
-    json_string(fp, r->stop[0] ? r->stop[0] : "");
-    fputs(",\"processes\":", fp);
-    json_string(fp, r->stop[1] ? r->stop[1] : "");
-    fputs("}}\n", fp);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "stop");
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "functions");
+    lens_json_string(&j, r->stop[0] ? r->stop[0] : "");
+    lens_json_key(&j, "processes");
+    lens_json_string(&j, r->stop[1] ? r->stop[1] : "");
+    lens_json_end_object(&j);
+    lens_json_end_object(&j);
+    fputc('\n', fp);
     if (ferror(fp))
         return lens_err_set(e, LENS_EIO, "icappa: write error");
     return LENS_OK;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/json.h"
+
 struct rec {
     size_t task, stage;
     double t;
@@ -469,20 +471,6 @@ int lens_stagelog_occupancy(const struct lens_stagelog *l, size_t nbins, double 
     return LENS_OK;
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(fp, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(fp, "\\u%04x", *c);
-        else
-            fputc(*c, fp);
-    }
-    fputc('"', fp);
-}
-
 int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *fp,
                              struct lens_err *e)
 {
@@ -496,10 +484,26 @@ int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *
         lens_free(counts);
         return rc;
     }
-    fprintf(fp, "{\"records\":%zu,\"tasks\":%zu,\"waited\":%zu,\"migrations\":[", l->nrecord, l->ntask, l->waited);
+    struct lens_json j;
+    lens_json_init(&j, fp);
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "records");
+    lens_json_int(&j, (long long)l->nrecord);
+    lens_json_key(&j, "tasks");
+    lens_json_int(&j, (long long)l->ntask);
+    lens_json_key(&j, "waited");
+    lens_json_int(&j, (long long)l->waited);
+    lens_json_key(&j, "migrations");
+    lens_json_begin_array(&j);
     for (size_t k = 0; k < l->nmig; k++)
-        fprintf(fp, "%s%zu", k ? "," : "", l->mig_hist[k]);
-    fprintf(fp, "],\"t0\":%.10g,\"t1\":%.10g,\"stages\":[", l->t0, l->t1);
+        lens_json_int(&j, (long long)l->mig_hist[k]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "t0");
+    lens_json_number(&j, l->t0);
+    lens_json_key(&j, "t1");
+    lens_json_number(&j, l->t1);
+    lens_json_key(&j, "stages");
+    lens_json_begin_array(&j);
     for (size_t s = 0; s < S; s++) {
         double sum = 0, max = 0;
         size_t n = 0;
@@ -509,22 +513,37 @@ int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *
             max = fmax(max, v);
             n += v > 0;
         }
-        fputs(s ? ",{\"name\":" : "{\"name\":", fp);
-        json_str(fp, l->stages[s]);
-        fprintf(fp, ",\"tasks\":%zu,\"mean_seconds\":%.10g,\"max_seconds\":%.10g}", n,
-                n ? sum / (double)n : 0.0, max);
+        lens_json_begin_object(&j);
+        lens_json_key(&j, "name");
+        lens_json_string(&j, l->stages[s]);
+        lens_json_key(&j, "tasks");
+        lens_json_int(&j, (long long)n);
+        lens_json_key(&j, "mean_seconds");
+        lens_json_number(&j, n ? sum / (double)n : 0.0);
+        lens_json_key(&j, "max_seconds");
+        lens_json_number(&j, max);
+        lens_json_end_object(&j);
     }
-    fputs("],\"occupancy\":{\"t\":[", fp);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "occupancy");
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "t");
+    lens_json_begin_array(&j);
     for (size_t i = 0; i < nbins; i++)
-        fprintf(fp, "%s%.10g", i ? "," : "", times[i]);
-    fputs("],\"counts\":[", fp);
+        lens_json_number(&j, times[i]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "counts");
+    lens_json_begin_array(&j);
     for (size_t i = 0; i < nbins; i++) {
-        fputs(i ? ",[" : "[", fp);
+        lens_json_begin_array(&j);
         for (size_t s = 0; s < S; s++)
-            fprintf(fp, "%s%zu", s ? "," : "", counts[i * S + s]);
-        fputc(']', fp);
+            lens_json_int(&j, (long long)counts[i * S + s]);
+        lens_json_end_array(&j);
     }
-    fputs("]}}\n", fp);
+    lens_json_end_array(&j);
+    lens_json_end_object(&j);
+    lens_json_end_object(&j);
+    fputc('\n', fp);
     lens_free(times);
     lens_free(counts);
     if (ferror(fp))

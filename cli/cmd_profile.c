@@ -7,12 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../analysis/icappa.h"
 #include "../analysis/profile.h"
 #include "../render/profile_plot.h"
 
 LENS_COMMAND(profile_clusters, "dominating functions and costly processes of a profile (ICAPPA)");
+
+/* The repository's DejaVu Sans when run from the source tree, else cairo's "sans". */
+static const char *figure_font(void)
+{
+    return access("fonts/DejaVuSans.ttf", R_OK) == 0 ? "fonts/DejaVuSans.ttf" : NULL;
+}
 
 static void help(void)
 {
@@ -54,11 +61,11 @@ static int write_plots(const struct lens_profile *p, const struct lens_icappa *r
     int rc = lens_mkdir_p(dir, e);
     for (size_t k = 0; rc == LENS_OK && k < r->nrounds; k++) {
         snprintf(path, sizeof path, "%s/round%zu_bars.%s", dir, k + 1, ext);
-        rc = lens_profile_plot_bars(p, r, k, path, e);
+        rc = lens_profile_plot_bars(p, r, k, path, figure_font(), e);
     }
     if (rc == LENS_OK && p->nproc >= 2 && p->nfunc <= 4096) {
         snprintf(path, sizeof path, "%s/pca_scatter.%s", dir, ext);
-        rc = lens_profile_plot_scatter(p, r, path, e);
+        rc = lens_profile_plot_scatter(p, r, path, figure_font(), e);
     }
     return rc;
 }

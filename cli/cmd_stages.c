@@ -7,11 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../analysis/stagelog.h"
 #include "../render/profile_plot.h"
 
 LENS_COMMAND(stages, "tasks, waits, migrations and stage occupancy of a task-runtime stage log");
+
+/* The repository's DejaVu Sans when run from the source tree, else cairo's "sans". */
+static const char *figure_font(void)
+{
+    return access("fonts/DejaVuSans.ttf", R_OK) == 0 ? "fonts/DejaVuSans.ttf" : NULL;
+}
 
 static void help(void)
 {
@@ -137,10 +144,10 @@ int cmd_stages(int argc, char **argv)
         rc = lens_mkdir_p(plots, &e);
         snprintf(path, sizeof path, "%s/stage_times.%s", plots, ext);
         if (rc == LENS_OK)
-            rc = lens_stagelog_plot_times(l, path, &e);
+            rc = lens_stagelog_plot_times(l, path, figure_font(), &e);
         snprintf(path, sizeof path, "%s/stage_occupancy.%s", plots, ext);
         if (rc == LENS_OK)
-            rc = lens_stagelog_plot_occupancy(l, points, path, &e);
+            rc = lens_stagelog_plot_occupancy(l, points, path, figure_font(), &e);
     }
     if (rc == LENS_OK && json) {
         rc = lens_stagelog_write_json(l, points, stdout, &e);

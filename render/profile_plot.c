@@ -1,9 +1,9 @@
 /* Profile and stage-log figures with cairo: a small chart frame (axes with round ticks,
  * title, legend) shared by four plots. PNG through an image surface, SVG through cairo's SVG
- * surface; both written to the temporary name of a lens_atomic and renamed at the end. */
+ * surface, fonts and atomic output through render/figure.h. */
 #include "profile_plot.h"
+#include "figure.h"
 
-#include <cairo-svg.h>
 #include <cairo.h>
 #include <gsl/gsl_eigen.h>
 #include <gsl/gsl_errno.h>
@@ -23,33 +23,35 @@ static const double PALETTE[8][3] = {
 struct chart {
     cairo_surface_t *surface;
     cairo_t *cr;
-    struct lens_atomic out;
-    int svg;
+    cairo_font_face_t *face;
+    struct lens_figure_buf svg;    /* the SVG document while it is drawn */
+    int is_svg;
     double x0, y0, x1, y1;         /* plot area, device units: left, top, right, bottom */
     double xmin, xmax, ymin, ymax; /* data range */
 };
 
-static int chart_begin(struct chart *c, const char *path, struct lens_err *e)
+static int chart_begin(struct chart *c, const char *path, const char *font_path, struct lens_err *e)
 {
     memset(c, 0, sizeof *c);
     size_t n = strlen(path);
-    c->svg = n >= 4 && !strcmp(path + n - 4, ".svg");
-    int rc = lens_atomic_open(&c->out, path, NULL, e);
+    c->is_svg = n >= 4 && !strcmp(path + n - 4, ".svg");
+    int rc = lens_figure_font_load(font_path, &c->face, e);
     if (rc != LENS_OK)
         return rc;
-    c->surface = c->svg ? cairo_svg_surface_create(c->out.tmp, FIG_W, FIG_H)
-                        : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, FIG_W, FIG_H);
+    c->surface = c->is_svg ? lens_figure_svg_create(&c->svg, FIG_W, FIG_H)
+                           : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, FIG_W, FIG_H);
     c->cr = cairo_create(c->surface);
     if (cairo_status(c->cr) != CAIRO_STATUS_SUCCESS) {
-        rc = lens_err_set(e, LENS_ELIB, "%s: cairo: %s", path, cairo_status_to_string(cairo_status(c->cr)));
+        rc = lens_figure_status(c->cr, path, e);
         cairo_destroy(c->cr);
         cairo_surface_destroy(c->surface);
-        lens_atomic_abort(&c->out);
+        cairo_font_face_destroy(c->face);
+        lens_free(c->svg.data);
         return rc;
     }
     cairo_set_source_rgb(c->cr, 1, 1, 1);
     cairo_paint(c->cr);
-    cairo_select_font_face(c->cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    lens_figure_set_font(c->cr, c->face, 12);
     c->x0 = 80;
     c->y0 = 50;
     c->x1 = FIG_W - 170;
@@ -57,23 +59,25 @@ static int chart_begin(struct chart *c, const char *path, struct lens_err *e)
     return LENS_OK;
 }
 
-/* Checks cairo once per figure, writes the file and renames it into place. */
+/* Checks cairo once per figure and writes the file atomically (deterministic SVG ids). */
 static int chart_end(struct chart *c, const char *path, struct lens_err *e)
 {
-    cairo_status_t st = cairo_status(c->cr);
+    int rc = lens_figure_status(c->cr, path, e);
     cairo_destroy(c->cr);
-    if (st == CAIRO_STATUS_SUCCESS && !c->svg)
-        st = cairo_surface_write_to_png(c->surface, c->out.tmp);
-    cairo_surface_finish(c->surface);
-    if (st == CAIRO_STATUS_SUCCESS)
-        st = cairo_surface_status(c->surface);
-    cairo_surface_destroy(c->surface);
-    if (st != CAIRO_STATUS_SUCCESS) {
-        lens_atomic_abort(&c->out);
-        return lens_err_set(e, st == CAIRO_STATUS_WRITE_ERROR ? LENS_EIO : LENS_ELIB, "%s: cairo: %s",
-                            path, cairo_status_to_string(st));
+    if (c->is_svg) {
+        if (rc == LENS_OK)
+            rc = lens_figure_svg_commit(c->surface, &c->svg, path, e);
+        else {
+            cairo_surface_destroy(c->surface);
+            lens_free(c->svg.data);
+        }
+    } else {
+        if (rc == LENS_OK)
+            rc = lens_figure_png_write(c->surface, path, e);
+        cairo_surface_destroy(c->surface);
     }
-    return lens_atomic_commit(&c->out, e);
+    cairo_font_face_destroy(c->face);
+    return rc;
 }
 
 static double X(const struct chart *c, double v)
@@ -174,7 +178,7 @@ static void legend(struct chart *c, const char *const *names, size_t n)
 /* ---------- profile figures ---------- */
 
 int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icappa *r, size_t k,
-                           const char *path, struct lens_err *e)
+                           const char *path, const char *font_path, struct lens_err *e)
 {
     if (k >= r->nrounds)
         return lens_err_set(e, LENS_EINVAL, "%s: round %zu of %zu", path, k + 1, r->nrounds);
@@ -216,7 +220,7 @@ int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icapp
         ymax = fmax(ymax, fmax(val[2 * i], val[2 * i + 1]));
     }
     struct chart c;
-    int rc = chart_begin(&c, path, e);
+    int rc = chart_begin(&c, path, font_path, e);
     if (rc == LENS_OK) {
         c.xmin = 0;
         c.xmax = (double)show;
@@ -298,7 +302,7 @@ out:
 }
 
 int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_icappa *r,
-                              const char *path, struct lens_err *e)
+                              const char *path, const char *font_path, struct lens_err *e)
 {
     if (p->nproc < 2 || p->nfunc > 4096)
         return lens_err_set(e, LENS_EDATA, "%s: a PCA scatter needs >= 2 processes and <= 4096 functions", path);
@@ -308,7 +312,7 @@ int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_ic
                              : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     struct chart c;
     if (rc == LENS_OK)
-        rc = chart_begin(&c, path, e);
+        rc = chart_begin(&c, path, font_path, e);
     if (rc == LENS_OK) {
         for (size_t i = 0; i < r->ncostly; i++)
             costly[r->costly[i]] = 1;
@@ -343,10 +347,11 @@ int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_ic
 
 /* ---------- stage-log figures ---------- */
 
-int lens_stagelog_plot_times(const struct lens_stagelog *l, const char *path, struct lens_err *e)
+int lens_stagelog_plot_times(const struct lens_stagelog *l, const char *path, const char *font_path,
+                             struct lens_err *e)
 {
     struct chart c;
-    int rc = chart_begin(&c, path, e);
+    int rc = chart_begin(&c, path, font_path, e);
     if (rc != LENS_OK)
         return rc;
     c.xmin = l->t0;
@@ -374,7 +379,7 @@ int lens_stagelog_plot_times(const struct lens_stagelog *l, const char *path, st
 }
 
 int lens_stagelog_plot_occupancy(const struct lens_stagelog *l, size_t points, const char *path,
-                                 struct lens_err *e)
+                                 const char *font_path, struct lens_err *e)
 {
     size_t S = l->nstage;
     double *times = lens_malloc((points ? points : 1) * sizeof *times);
@@ -383,7 +388,7 @@ int lens_stagelog_plot_occupancy(const struct lens_stagelog *l, size_t points, c
                              : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     struct chart c;
     if (rc == LENS_OK)
-        rc = chart_begin(&c, path, e);
+        rc = chart_begin(&c, path, font_path, e);
     if (rc == LENS_OK) {
         c.xmin = l->t0;
         c.xmax = l->t1;

@@ -2,9 +2,6 @@
 # mpilens profile-clusters on the sample profiles: the planted answer, JSON keys, determinism,
 # CSV errors with file:line and exit 1, usage errors with exit 2.
 . tests/lib.sh
-# Under ASan: fontconfig (behind cairo's text) keeps its caches until exit; not our leak.
-printf 'leak:libfontconfig.so\n' >"$TMP/lsan.supp"
-export LSAN_OPTIONS="suppressions=$TMP/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 PY=/usr/bin/python3
 M=$BIN/mpilens
 # The command table takes C identifiers; main.c maps '-' to '_' once the lead wires it.

@@ -3,9 +3,6 @@
 # waits, migration histogram, stage means and occupancy equal what the generator put in;
 # malformed logs fail with file:line and exit 1.
 . tests/lib.sh
-# Under ASan: fontconfig (behind cairo's text) keeps its caches until exit; not our leak.
-printf 'leak:libfontconfig.so\n' >"$TMP/lsan.supp"
-export LSAN_OPTIONS="suppressions=$TMP/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 PY=/usr/bin/python3
 M=$BIN/mpilens
 LOG=samples/stages/luna_sim.jsonl
