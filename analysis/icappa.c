@@ -788,3 +788,53 @@ int lens_icappa_write_text(const struct lens_icappa *r, const struct lens_profil
         return lens_err_set(e, LENS_EIO, "icappa: write error");
     return LENS_OK;
 }
+
+int lens_icappa_write_prose(const struct lens_icappa *r, const struct lens_profile *p, FILE *fp,
+                            struct lens_err *e)
+{
+    double all = 0;
+    for (size_t f = 0; f < p->nfunc; f++)
+        all += lens_profile_func_total(p, f);
+    int split_f = r->nrounds > 0 && r->rounds[0].set == LENS_ICAPPA_FUNCTIONS && r->rounds[0].accepted;
+    if (!split_f || r->ndom == 0) {
+        fprintf(fp, "No function stands out: the %zu functions cost alike.", p->nfunc);
+    } else {
+        fprintf(fp, "%s dominate%s the run: ", r->ndom == 1 ? "One function" : "These functions",
+                r->ndom == 1 ? "s" : "");
+        for (size_t i = 0; i < r->ndom && i < 8; i++) {
+            double t = lens_profile_func_total(p, r->dom[i]);
+            fprintf(fp, "%s%s (%.1f%% of all time)", i ? ", " : "", p->funcs[r->dom[i]],
+                    all > 0 ? 100 * t / all : 0);
+        }
+        if (r->ndom > 8)
+            fprintf(fp, " and %zu more", r->ndom - 8);
+        fputc('.', fp);
+    }
+    if (r->ncostly == 0 || r->ncostly == p->nproc) {
+        fprintf(fp, " No group of processes stands out: the cost is spread over all %zu.\n", p->nproc);
+    } else {
+        /* seconds per process in the dominating functions, inside and outside the group */
+        double in = 0, out = 0;
+        char *mark = lens_calloc(p->nproc, 1);
+        if (!mark)
+            return lens_err_set(e, LENS_ENOMEM, "icappa: out of memory");
+        for (size_t i = 0; i < r->ncostly; i++)
+            mark[r->costly[i]] = 1;
+        for (size_t q = 0; q < p->nproc; q++)
+            for (size_t i = 0; i < r->ndom; i++)
+                *(mark[q] ? &in : &out) += p->sec[q * p->nfunc + r->dom[i]];
+        lens_free(mark);
+        in /= (double)r->ncostly;
+        out /= (double)(p->nproc - r->ncostly);
+        fprintf(fp, " %s most on %zu of %zu processes (ranks ", r->ndom == 1 ? "It costs" : "They cost",
+                r->ncostly, p->nproc);
+        rank_ranges(fp, p, r->costly, r->ncostly);
+        fprintf(fp, "): %.3g s per process there against %.3g s on the others", in, out);
+        if (out > 0)
+            fprintf(fp, " (%.1fx)", in / out);
+        fputs(".\n", fp);
+    }
+    if (ferror(fp))
+        return lens_err_set(e, LENS_EIO, "icappa: write error");
+    return LENS_OK;
+}

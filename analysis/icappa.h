@@ -72,6 +72,11 @@ int lens_icappa_write_json(const struct lens_icappa *r, const struct lens_profil
 int lens_icappa_write_text(const struct lens_icappa *r, const struct lens_profile *p, FILE *fp,
                            struct lens_err *e);
 
+/* The report section "Where the time goes" in words: the ranked dominating functions with
+ * their share of all time, and the process group where they cost most against the others. */
+int lens_icappa_write_prose(const struct lens_icappa *r, const struct lens_profile *p, FILE *fp,
+                            struct lens_err *e);
+
 /* --- building blocks; x is row-major R x M, centres K x M --- */
 
 /* Lloyd's k-means from the given initial centres until no label changes (or max_iter),

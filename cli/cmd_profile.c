@@ -132,6 +132,8 @@ int cmd_profile_clusters(int argc, char **argv)
         rc = write_plots(p, r, plots, svg ? "svg" : "png", &e);
     if (rc == LENS_OK)
         rc = json ? lens_icappa_write_json(r, p, stdout, &e) : lens_icappa_write_text(r, p, stdout, &e);
+    if (rc == LENS_OK && !json)
+        rc = lens_icappa_write_prose(r, p, stdout, &e);
     lens_icappa_free(r);
     lens_profile_free(p);
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);

@@ -259,6 +259,31 @@ static void test_determinism(void)
     lens_profile_free(p);
 }
 
+/* The words for the report: the planted answer, and nothing for noise. */
+static void test_prose(void)
+{
+    for (int planted = 1; planted >= 0; planted--) {
+        struct lens_profile *p = synthetic(planted ? 5003 : 5004, planted);
+        struct lens_icappa *r = NULL;
+        struct lens_err e;
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *fp = open_memstream(&buf, &n);
+        LENS_TEST(lens_icappa_run(p, NULL, &r, &e) == LENS_OK && lens_icappa_write_prose(r, p, fp, &e) == LENS_OK,
+                  "prose: %s", e.msg);
+        fclose(fp);
+        if (planted)
+            LENS_TEST(buf && strstr(buf, "One function dominates the run: exchange_halo (") &&
+                      strstr(buf, "It costs most on 16 of 64 processes (ranks 48-63)"), "prose '%s'", buf ? buf : "");
+        else
+            LENS_TEST(buf && strstr(buf, "No function stands out") && strstr(buf, "No group of processes"),
+                      "noise prose '%s'", buf ? buf : "");
+        free(buf);
+        lens_icappa_free(r);
+        lens_profile_free(p);
+    }
+}
+
 static void write_file(const char *path, const char *text)
 {
     FILE *fp = fopen(path, "w");
@@ -369,6 +394,7 @@ int main(void)
     test_planted();
     test_noise_stops();
     test_determinism();
+    test_prose();
     test_sklearn();
     test_csv();
     test_faults();
