@@ -109,6 +109,8 @@ PY
 )
 check_eq "scatter and bars pixels" "$got" "900 540 True True True"
 check "svg plots" "$M" $CMD samples/profiles/halo64.csv --plots "$TMP/svg" --svg
+check "svg plots again" "$M" $CMD samples/profiles/halo64.csv --plots "$TMP/svg2" --svg
+check "svg byte-identical" cmp -s "$TMP/svg/round2_bars.svg" "$TMP/svg2/round2_bars.svg"
 check "svg parses" $PY -c 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); assert r.tag.endswith("svg")' "$TMP/svg/pca_scatter.svg"
 check_exit "svg without plots" 2 "$M" $CMD samples/profiles/halo64.csv --svg
 printf 'x' >"$TMP/file"
