@@ -30,3 +30,11 @@ $(BUILD)/tests/mpi/trace_%: tests/mpi/trace_%.c
 bench-all: $(TRACE_SO) $(TRACE_RECOVER) $(TRACE_TESTS)
 
 -include $(TRACE_PIC:.o=.d) $(TRACE_TESTS:=.d)
+
+# the same application linked with the collector instead of preloading it
+TRACE_LINKED := $(BUILD)/tests/mpi/trace_app_linked
+$(TRACE_LINKED): tests/mpi/trace_app.c $(TRACE_SO)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -O1 -fno-inline -DTRACE_INIT_THREAD -o $@ $< \
+	    -L$(BUILD)/lib -lmpilens-trace -Wl,-rpath,$(abspath $(BUILD)/lib)
+bench-all: $(TRACE_LINKED)

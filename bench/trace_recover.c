@@ -3,6 +3,7 @@
  * location, through OTF2's serial collective callbacks. `mpilens trace` runs it for you. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace_otf2.h"
 
@@ -24,5 +25,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mpilens-trace-recover: %s\n", e.msg);
         return 1;
     }
+    char raw[4200];
+    snprintf(raw, sizeof raw, "%s/raw", argv[1]);
+    rmdir(raw); /* empty once every rank's files were converted */
     return 0;
 }

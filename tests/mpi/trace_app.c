@@ -5,7 +5,8 @@
  * (5 doubles) and Barrier. After the loop: a window of 64 ints, fence, Put of 4 ints to the next
  * rank, fence, Get of 2 ints from it, fence, free. Prints a checksum of what it computed, so a
  * traced run can be compared with an untraced one. With ABORT_AFTER, rank 1 calls abort()
- * after that many iterations. */
+ * after that many iterations. Built twice: trace_app (for LD_PRELOAD) and trace_app_linked
+ * (linked with -lmpilens-trace, starting with MPI_Init_thread). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,12 @@ int main(int argc, char **argv)
     int rank, size, iters = argc > 1 ? atoi(argv[1]) : 10;
     int abort_after = argc > 2 ? atoi(argv[2]) : -1;
     double check = 0;
+#ifdef TRACE_INIT_THREAD
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+#else
     MPI_Init(&argc, &argv);
+#endif
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
