@@ -29,7 +29,12 @@
  *   - Attribute 0 "mpilens::callsite_module" (OTF2_TYPE_STRING: the module path) and attribute 1
  *     "mpilens::callsite_offset" (OTF2_TYPE_UINT64) on every Enter of an MPI region: the call
  *     site as ELF virtual address inside that module (return address - 1 - load bias), so
- *     libdw / addr2line on the module path give function and file:line.
+ *     libdw / addr2line on the module path give function and file:line. Attribute 2
+ *     "mpilens::window" (OTF2_TYPE_RMA_WIN) on every Enter of an RMA region.
+ *   - Per call: Enter(t0) [MpiSend(t0) | MpiRecv(t1) | MpiIsend(t0, req) | MpiIrecvRequest(t0)
+ *     | MpiCollectiveBegin(t0) MpiCollectiveEnd(t1) | RmaCollectiveBegin/End, RmaWinCreate/Destroy,
+ *     RmaRequestLock/AcquireLock/ReleaseLock, RmaPut/Get/Atomic] then, for each request the call
+ *     completed, MpiIsendComplete(t1, req) or MpiIrecv(t1, ..., req), then Leave(t1).
  *   - Peers in MpiSend/MpiRecv/... are ranks in the record's communicator (OTF2 convention);
  *     Comm definitions point to COMM_GROUP groups whose members are world ranks.
  */
