@@ -529,12 +529,17 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
     oc->exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? -WTERMSIG(ws) : -1;
     if (out) {
         out[len] = '\0';
+        int found = find_time(out, &oc->secs) == 0;
         /* last non-empty line, for the failure message */
         while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
             out[--len] = '\0';
-        const char *nl = strrchr(out, '\n');
-        snprintf(oc->tail, sizeof oc->tail, "%s", nl ? nl + 1 : out);
-        if (oc->exit_code == 0 && find_time(out, &oc->secs) == 0)
+        /* the last line with a letter in it (mpirun ends its messages with a rule of dashes) */
+        char *line = NULL;
+        for (char *save = NULL, *t = strtok_r(out, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
+            if (strpbrk(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+                line = t;
+        snprintf(oc->tail, sizeof oc->tail, "%s", line ? line : "no output");
+        if (oc->exit_code == 0 && found)
             oc->status = LENS_RUNS_OK;
         else if (oc->exit_code == 0)
             snprintf(oc->tail, sizeof oc->tail, "no '%s SECONDS' line in the output", TIME_PATTERN);
