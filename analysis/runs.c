@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -333,9 +334,48 @@ static size_t sort_unique(double *v, size_t n)
     return m;
 }
 
-/* Index of x in the ascending v[0..n), or -1. */
-static long find(const double *v, size_t n, double x)
+/* Distinct values of v[0..n) into v[0..m), ascending; returns m. An open-addressing hash set
+ * drops the repeats first, so only the distinct values are sorted (a 256 x 256 grid has 65536
+ * runs but 256 distinct process counts). slots is scratch for 2 * n + 2 doubles. */
+static size_t distinct(double *v, size_t n, double *slots)
 {
+    size_t cap = 2;
+    int bits_cap = 1;
+    while (cap < 2 * n) {
+        cap *= 2;
+        bits_cap++;
+    }
+    unsigned char *used = (unsigned char *)(slots + cap);
+    memset(used, 0, cap);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t bits;
+        double x = v[k] == 0 ? 0 : v[k]; /* -0 and 0 hash alike */
+        memcpy(&bits, &x, sizeof bits);
+        /* Fibonacci hashing: the top bits of the product mix all bits of the key (integral
+         * values have long runs of zero low bits) */
+        size_t h = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> (64 - bits_cap));
+        while (used[h] && slots[h] != x)
+            h = (h + 1) & (cap - 1);
+        if (!used[h]) {
+            used[h] = 1;
+            slots[h] = x;
+            v[m++] = x;
+        }
+    }
+    return sort_unique(v, m);
+}
+
+/* Index of x in the ascending v[0..n), or -1. Rows of a file usually walk the grid in order,
+ * so the previous answer (*hint) and its successor are tried before a binary search. */
+static long find(const double *v, size_t n, double x, size_t *hint)
+{
+    if (*hint < n && v[*hint] == x)
+        return (long)*hint;
+    if (*hint + 1 < n && v[*hint + 1] == x)
+        return (long)++*hint;
+    if (n && v[0] == x)
+        return (long)(*hint = 0);
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -344,7 +384,9 @@ static long find(const double *v, size_t n, double x)
         else
             hi = mid;
     }
-    return lo < n && v[lo] == x ? (long)lo : -1;
+    if (lo < n && v[lo] == x)
+        return (long)(*hint = lo);
+    return -1;
 }
 
 void lens_grids_free(struct lens_grid *grids, size_t n)
@@ -378,21 +420,30 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
             g->procs[q] = r->recs[ids[k]].procs;
             g->size[q++] = r->recs[ids[k]].size;
         }
-    g->np = sort_unique(g->procs, n_ok);
-    g->nd = sort_unique(g->size, n_ok);
+    size_t cap = 2;
+    while (cap < 2 * n_ok)
+        cap *= 2;
+    /* cap doubles of slots plus cap bytes of flags */
+    double *scratch = lens_malloc(cap * sizeof(double) + cap + 1);
+    if (!scratch)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the grid", g->app);
+    g->np = distinct(g->procs, n_ok, scratch);
+    g->nd = distinct(g->size, n_ok, scratch);
+    lens_free(scratch);
     g->eff = lens_malloc((g->np * g->nd + 1) * sizeof(double));
     if (!g->eff)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a %zu x %zu grid", g->app, g->np,
                             g->nd);
     for (size_t k = 0; k < g->np * g->nd; k++)
         g->eff[k] = NAN;
+    size_t hp = 0, hd = 0;
     for (size_t k = 0; k < m; k++) {
         const struct lens_runs_record *rec = &r->recs[ids[k]];
         if (rec->status != LENS_RUNS_OK) {
             g->n_failed++;
             continue;
         }
-        long i = find(g->procs, g->np, rec->procs), j = find(g->size, g->nd, rec->size);
+        long i = find(g->procs, g->np, rec->procs, &hp), j = find(g->size, g->nd, rec->size, &hd);
         double *cell = &g->eff[(size_t)j * g->np + (size_t)i];
         if (isnan(*cell) || eff[k] > *cell)
             *cell = eff[k]; /* best of the repeated runs */
