@@ -48,6 +48,7 @@ static void usage_scale(FILE *fp)
         "  --elevation DEG      view angle above the floor, 0..90 (default 30)\n"
         "  --width N, --height N  figure size (default 1100 x 520)\n"
         "  --log-procs, --log-size  logarithmic axes\n"
+        "  --font FILE          TTF font for the figure (e.g. fonts/DejaVuSans.ttf)\n"
         "\n"
         "run options:\n"
         "  --procs LIST         process counts, e.g. 1,2,4\n"
@@ -74,7 +75,7 @@ static void usage_scale(FILE *fp)
 enum {
     OPT_JSON = 256, OPT_SERIAL, OPT_PEAK, OPT_FCOEF, OPT_FPOW, OPT_TEXTS, OPT_APP, OPT_AZ, OPT_EL,
     OPT_W, OPT_H, OPT_LOGP, OPT_LOGD, OPT_PROCS, OPT_SIZES, OPT_REPEATS, OPT_TIMEOUT, OPT_PLACE,
-    OPT_MPIRUN, OPT_HELP
+    OPT_MPIRUN, OPT_FONT, OPT_HELP
 };
 
 static const struct option long_opts[] = {
@@ -88,7 +89,7 @@ static const struct option long_opts[] = {
     {"procs", required_argument, NULL, OPT_PROCS},   {"sizes", required_argument, NULL, OPT_SIZES},
     {"repeats", required_argument, NULL, OPT_REPEATS}, {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"placement", required_argument, NULL, OPT_PLACE}, {"mpirun", required_argument, NULL, OPT_MPIRUN},
-    {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0},
+    {"font", required_argument, NULL, OPT_FONT},     {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0},
 };
 
 #define MAX_LIST 256
@@ -98,7 +99,7 @@ struct scale_opts {
     const char *verb;
     int json, logp, logd, width, height, repeats;
     double peak, fcoef, fpow, az, el, timeout;
-    const char *texts, *app, *out, *mpirun;
+    const char *texts, *app, *out, *mpirun, *font;
     const char *serial[8];
     int n_serial;
     double procs[MAX_LIST], sizes[MAX_LIST];
@@ -165,6 +166,7 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
         case OPT_APP: o->app = optarg; break;
         case 'o': o->out = optarg; break;
         case OPT_MPIRUN: o->mpirun = optarg; break;
+        case OPT_FONT: o->font = optarg; break;
         case OPT_PEAK: if (parse_num(optarg, &o->peak) < 0 || !(o->peak > 0)) bad = "--peak needs a positive number"; break;
         case OPT_FCOEF: if (parse_num(optarg, &o->fcoef) < 0 || !(o->fcoef > 0)) bad = "--flops-coef needs a positive number"; break;
         case OPT_FPOW: if (parse_num(optarg, &o->fpow) < 0) bad = "--flops-power needs a number"; break;
@@ -402,6 +404,7 @@ static int scale_surface(const struct scale_opts *o, char **files, int nfiles)
     so.height = o->height;
     so.log_procs = o->logp;
     so.log_size = o->logd;
+    so.font_path = o->font;
     rc = lens_surface_write(o->out, &g[pick], &so, &e);
     lens_grids_free(g, n);
     if (rc < 0)

@@ -1,30 +1,16 @@
 /* Heatmap of an efficiency grid, colour map, colour bar and tick helpers (used by surface.c). */
 #include "gridmap.h"
 
+#include "colormap.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Nine samples of matplotlib's viridis, interpolated linearly. */
-static const double viridis[9][3] = {
-    {0.267, 0.005, 0.329}, {0.278, 0.175, 0.483}, {0.229, 0.322, 0.546},
-    {0.173, 0.449, 0.558}, {0.128, 0.567, 0.551}, {0.158, 0.684, 0.502},
-    {0.369, 0.789, 0.383}, {0.678, 0.864, 0.190}, {0.993, 0.906, 0.144},
-};
-
 void lens_gridmap_colour(double t, double rgb[3])
 {
-    if (!(t > 0))
-        t = 0; /* NaN too */
-    if (t > 1)
-        t = 1;
-    double s = t * 8;
-    int k = (int)s;
-    if (k > 7)
-        k = 7;
-    double f = s - k;
-    for (int c = 0; c < 3; c++)
-        rgb[c] = viridis[k][c] * (1 - f) + viridis[k + 1][c] * f;
+    /* the project's viridis (render/colormap.c), so every figure maps values alike */
+    lens_colormap_rgb(LENS_CMAP_VIRIDIS, lens_colormap_index(t), rgb);
 }
 
 size_t lens_gridmap_ticks(double lo, double hi, double *ticks, size_t max)

@@ -10,7 +10,8 @@
 
 #include "../analysis/runs.h"
 
-/* Colour of t in [0, 1] on a viridis-like map (dark blue = low, yellow = high); t is clamped. */
+/* Colour of t in [0, 1] on viridis (render/colormap.h: dark blue = low, yellow = high); t is
+ * clamped, NaN counts as 0. */
 void lens_gridmap_colour(double t, double rgb[3]);
 
 /* Up to max "nice" ticks (1, 2, 5 x 10^k steps) inside [lo, hi]; returns how many. */

@@ -5,10 +5,11 @@
  * the reverse (the same holds for rows within a column). */
 #include "surface.h"
 
-#include <cairo-svg.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
+#include "figure.h"
 #include "gridmap.h"
 
 #define TITLE_H 34.0
@@ -263,7 +264,7 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
     cairo_restore(cr);
 }
 
-/* The surface: one quad per element whose four corners are present, far to near. */
+/* The surface: one quad per element (a triangle when one corner is missing), far to near. */
 static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid *g)
 {
     size_t np = g->np, nd = g->nd;
@@ -279,18 +280,31 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
             size_t j = far_hi_j ? nd - 2 - b : b;
             const double c[4] = {g->eff[j * np + i], g->eff[j * np + i + 1],
                                  g->eff[(j + 1) * np + i + 1], g->eff[(j + 1) * np + i]};
-            if (isnan(c[0]) || isnan(c[1]) || isnan(c[2]) || isnan(c[3]))
-                continue; /* a missing configuration leaves a gap */
+            /* A missing configuration leaves a gap: with one corner missing the triangle of
+             * the other three is drawn, so the hole is the diamond around the missing point. */
+            int present = 0;
+            double sum = 0;
+            for (int k = 0; k < 4; k++)
+                if (!isnan(c[k])) {
+                    present++;
+                    sum += c[k];
+                }
+            if (present < 3)
+                continue;
             const double P[4] = {g->procs[i], g->procs[i + 1], g->procs[i + 1], g->procs[i]};
             const double D[4] = {g->size[j], g->size[j], g->size[j + 1], g->size[j + 1]};
+            int first = 1;
             for (int k = 0; k < 4; k++) {
+                if (isnan(c[k]))
+                    continue;
                 double x, y;
                 project(v, axis_p(v, P[k]), axis_d(v, D[k]), axis_e(v, c[k]), &x, &y);
-                k ? cairo_line_to(cr, x, y) : cairo_move_to(cr, x, y);
+                first ? cairo_move_to(cr, x, y) : cairo_line_to(cr, x, y);
+                first = 0;
             }
             cairo_close_path(cr);
             double rgb[3];
-            lens_gridmap_colour(axis_e(v, (c[0] + c[1] + c[2] + c[3]) / 4), rgb);
+            lens_gridmap_colour(axis_e(v, sum / present), rgb);
             cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
             cairo_fill_preserve(cr);
             /* Outline: dark mesh on small grids, own colour on large ones to hide seams. */
@@ -309,8 +323,11 @@ int lens_surface_draw(cairo_t *cr, const struct lens_grid *g, const struct lens_
     int rc = view_init(&v, g, o, e);
     if (rc < 0)
         return rc;
+    cairo_font_face_t *face = NULL;
+    if ((rc = lens_figure_font_load(o->font_path, &face, e)) < 0)
+        return rc;
     cairo_save(cr);
-    cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    lens_figure_set_font(cr, face, 12); /* hinting off: the layout does not depend on the device */
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     char title[512];
@@ -329,16 +346,27 @@ int lens_surface_draw(cairo_t *cr, const struct lens_grid *g, const struct lens_
     lens_gridmap_colourbar(cr, 0.905 * v.W, TITLE_H + 50, 18, v.H - TITLE_H - 120, v.zlo, v.zhi,
                            "efficiency");
     cairo_restore(cr);
-    cairo_status_t st = cairo_status(cr);
-    if (st != CAIRO_STATUS_SUCCESS)
-        return lens_err_set(e, LENS_ELIB, "surface: cairo: %s", cairo_status_to_string(st));
-    return LENS_OK;
+    cairo_font_face_destroy(face);
+    return lens_figure_status(cr, g->app ? g->app : "surface", e);
 }
 
 static int ends_with(const char *s, const char *suf)
 {
     size_t n = strlen(s), m = strlen(suf);
     return n >= m && !strcasecmp(s + n - m, suf);
+}
+
+/* Draws the figure on a new image surface; the caller destroys *img. */
+static int render_image(const struct lens_grid *g, const struct lens_surface_opts *o,
+                        cairo_surface_t **img, struct lens_err *e)
+{
+    *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, o->width, o->height);
+    cairo_t *cr = cairo_create(*img);
+    int rc = lens_surface_draw(cr, g, o, e);
+    cairo_destroy(cr);
+    if (rc == LENS_OK && cairo_surface_status(*img) != CAIRO_STATUS_SUCCESS)
+        rc = lens_err_set(e, LENS_ELIB, "cairo: %s", cairo_status_to_string(cairo_surface_status(*img)));
+    return rc;
 }
 
 int lens_surface_write(const char *path, const struct lens_grid *g,
@@ -351,31 +379,41 @@ int lens_surface_write(const char *path, const struct lens_grid *g,
     int rc = view_init(&v, g, o, e);
     if (rc < 0)
         return lens_err_prefix(e, path);
-    struct lens_atomic a;
-    if ((rc = lens_atomic_open(&a, path, NULL, e)) < 0)
-        return rc;
-    cairo_surface_t *s = svg ? cairo_svg_surface_create(a.tmp, o->width, o->height)
-                             : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, o->width, o->height);
-    if (svg)
-        cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
-    cairo_t *cr = cairo_create(s);
-    rc = lens_surface_draw(cr, g, o, e);
-    cairo_destroy(cr);
-    if (rc == LENS_OK && !svg) {
-        cairo_status_t st = cairo_surface_write_to_png(s, a.tmp);
-        if (st != CAIRO_STATUS_SUCCESS)
-            rc = lens_err_set(e, LENS_EIO, "cannot write: %s", cairo_status_to_string(st));
+    if (svg) {
+        /* lens_figure_svg_commit renumbers cairo's process-wide ids: same grid, same bytes */
+        struct lens_figure_buf buf = {0};
+        cairo_surface_t *s = lens_figure_svg_create(&buf, o->width, o->height);
+        cairo_t *cr = cairo_create(s);
+        rc = lens_surface_draw(cr, g, o, e);
+        cairo_destroy(cr);
+        if (rc < 0) {
+            cairo_surface_destroy(s);
+            lens_free(buf.data);
+            return lens_err_prefix(e, path);
+        }
+        return lens_figure_svg_commit(s, &buf, path, e);
     }
-    cairo_surface_finish(s);
-    cairo_status_t st = cairo_surface_status(s);
-    if (rc == LENS_OK && st != CAIRO_STATUS_SUCCESS)
-        rc = lens_err_set(e, LENS_EIO, "cannot write: %s", cairo_status_to_string(st));
-    cairo_surface_destroy(s);
-    if (rc < 0) {
-        lens_atomic_abort(&a);
-        return lens_err_prefix(e, path);
-    }
-    return lens_atomic_commit(&a, e);
+    cairo_surface_t *img;
+    rc = render_image(g, o, &img, e);
+    if (rc == LENS_OK)
+        rc = lens_figure_png_write(img, path, e);
+    else
+        lens_err_prefix(e, path);
+    cairo_surface_destroy(img);
+    return rc;
+}
+
+int lens_surface_png_mem(const struct lens_grid *g, const struct lens_surface_opts *o,
+                         unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    *buf = NULL;
+    *len = 0;
+    cairo_surface_t *img;
+    int rc = render_image(g, o, &img, e);
+    if (rc == LENS_OK)
+        rc = lens_figure_png_mem(img, g->app ? g->app : "surface", buf, len, e);
+    cairo_surface_destroy(img);
+    return rc;
 }
 
 int lens_surface_locate(const struct lens_grid *g, const struct lens_surface_opts *o, double p,
