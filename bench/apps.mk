@@ -7,6 +7,7 @@ APPS_BIN := $(APPS_SRC:bench/apps/%.c=$(BUILD)/bin/apps/%)
 
 $(BUILD)/bin/apps/%: bench/apps/%.c bench/apps/app.h
 	@mkdir -p $(dir $@)
-	$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $< -o $@ -lm
+	@echo "  MPICC   $@"
+	@$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $< -o $@ -lm
 
 bench-all: $(APPS_BIN)
