@@ -179,8 +179,10 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
         case OPT_REPEATS: if (parse_num(optarg, &v) < 0 || v < 1 || v > 1000 || v != floor(v)) bad = "--repeats needs an integer 1..1000"; else o->repeats = (int)v; break;
         case OPT_TIMEOUT: if (parse_num(optarg, &o->timeout) < 0 || !(o->timeout > 0)) bad = "--timeout needs a positive number of seconds"; break;
         case OPT_PLACE:
-            if (o->n_place == MAX_PLACE || !strchr(optarg, '=') || optarg[0] == '=')
-                bad = "--placement needs LABEL=MPIRUN-ARGS (at most 16)";
+            if (o->n_place == MAX_PLACE || !strchr(optarg, '=') || optarg[0] == '=' ||
+                strcspn(optarg, ",\"\n") < (size_t)(strchr(optarg, '=') - optarg) ||
+                strlen(optarg) > 1000)
+                bad = "--placement needs LABEL=MPIRUN-ARGS, a label without commas or quotes (at most 16)";
             else
                 o->place[o->n_place++] = optarg;
             break;
@@ -738,7 +740,7 @@ int cmd_scale(int argc, char **argv)
     else if (!strcmp(verb, "surface"))
         status = scale_surface(&o, files, nfiles);
     else if (nfiles)
-        status = lens_cli_usage("scale", "run takes no files; unexpected '%s'", files[0]);
+        status = lens_cli_usage("scale", "unexpected '%s': put the command after '--'", files[0]);
     else
         status = scale_run(&o, cmd, ncmd);
     lens_free(files);

@@ -202,6 +202,9 @@ EOF
     check_exit "run without -o" 2 $M scale run --procs 1 --sizes 1 -- true
     check_exit "run with a bad list" 2 $M scale run --procs 1,x --sizes 1 -o "$TMP/x.csv" -- true
     check_exit "run without a command" 2 $M scale run --procs 1 --sizes 1 -o "$TMP/x.csv"
+    check_exit "run: command without --" 2 $M scale run --procs 1 --sizes 1 -o "$TMP/x.csv" true
+    check_exit "run: placement label with a comma" 2 $M scale run --procs 1 --sizes 1 --placement 'a,b=--map-by core' -o "$TMP/x.csv" -- true
+    check_eq "usage errors write nothing" "$(ls "$TMP"/x.csv* 2>/dev/null)" ""
 else
     fail "bench apps or mpirun missing: $APPS/dot"
 fi
