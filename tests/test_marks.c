@@ -214,6 +214,20 @@ static void test_describe(void)
     lens_malloc_fail_after(1);
     LENS_TEST(lens_marks_text_new() == NULL, "text_new out of memory");
     lens_malloc_fail_after(0);
+    /* every allocation of a load fails in turn: ENOMEM, never a leak (ASan checks) */
+    int failures = 0;
+    for (long k = 1; k < 40; k++) {
+        t = lens_marks_text_new();
+        lens_malloc_fail_after(k);
+        int rc = lens_marks_text_load(t, "templates/scale.txt", &err);
+        lens_malloc_fail_after(0);
+        lens_marks_text_free(t);
+        if (rc == LENS_OK)
+            break;
+        failures++;
+        LENS_TEST(rc == LENS_ENOMEM, "k=%ld: rc %d", k, rc);
+    }
+    LENS_TEST(failures == 16, "one allocation per text of the file: %d", failures);
 }
 
 int main(void)

@@ -213,6 +213,35 @@ static void test_errors(void)
     LENS_TEST(lens_surface_write(path, &gz, &o, &err) == LENS_EINVAL, "log axis over 0");
 }
 
+static void test_png_mem(void)
+{
+    double p[3] = {1, 2, 4}, d[2] = {10, 20}, e[6] = {1, 0.6, 0.3, 1, 0.7, 0.45};
+    struct lens_grid g = {"mem", 3, 2, p, d, e, 0};
+    struct lens_surface_opts o;
+    lens_surface_opts_default(&o);
+    o.width = 400;
+    o.height = 240;
+    unsigned char *buf = NULL;
+    size_t len = 0;
+    struct lens_err err = {0};
+    LENS_TEST(lens_surface_png_mem(&g, &o, &buf, &len, &err) == LENS_OK, "png_mem: %s", err.msg);
+    LENS_TEST(len > 1000 && buf && !memcmp(buf, "\x89PNG\r\n\x1a\n", 8), "PNG bytes (%zu)", len);
+    lens_free(buf);
+    int failures = 0;
+    for (long k = 1; k < 100; k++) {
+        lens_malloc_fail_after(k);
+        int rc = lens_surface_png_mem(&g, &o, &buf, &len, &err);
+        lens_malloc_fail_after(0);
+        if (rc == LENS_OK) {
+            lens_free(buf);
+            break;
+        }
+        failures++;
+        LENS_TEST(rc == LENS_ENOMEM && buf == NULL, "k=%ld: rc %d", k, rc);
+    }
+    LENS_TEST(failures >= 1, "png_mem allocation failures walked: %d", failures);
+}
+
 static void test_helpers(void)
 {
     double t[16];
@@ -246,6 +275,7 @@ int main(void)
     test_flat_with_gap();
     test_hidden_surface();
     test_errors();
+    test_png_mem();
     test_helpers();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
