@@ -284,9 +284,12 @@ int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
     ssize_t len;
     while ((len = getline(&buf, &cap, fp)) >= 0) {
         line++;
-        if (blank(buf))
+        char *text = buf;
+        if (line == 1 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+            text += 3; /* UTF-8 byte order mark, as spreadsheets write it */
+        if (blank(text))
             continue;
-        if ((rc = split(buf, &fs, e)) < 0)
+        if ((rc = split(text, &fs, e)) < 0)
             break;
         if (!have_header) {
             if ((rc = map_header(&fs, idx, path, line, e)) < 0)

@@ -69,6 +69,18 @@ static void test_efficiency(void)
     lens_runs_free(r);
 }
 
+/* Windows line ends and a UTF-8 byte order mark, as spreadsheets save CSV. */
+static void test_crlf_bom(void)
+{
+    const char *path = write_file("crlf.csv", "\xef\xbb\xbf" "app,procs,size,efficiency\r\n"
+                                              "w,3,50,0.81\r\nw,5,50,0.62\r\n");
+    struct lens_runs *r = lens_runs_new();
+    struct lens_err e = {0};
+    LENS_TEST(lens_runs_read(r, path, &e) == LENS_OK, "crlf + bom: %s", e.msg);
+    LENS_TEST(r->n == 2 && !strcmp(r->apps[0], "w") && r->recs[1].value == 0.62, "crlf values");
+    lens_runs_free(r);
+}
+
 static void test_time(void)
 {
     /* Serial reference: T1 = best time at p = 1, E = T1 / (p * Tp), Tp the best repeat. */
@@ -194,6 +206,7 @@ int main(void)
     if (!mkdtemp(dir))
         return 1;
     test_efficiency();
+    test_crlf_bom();
     test_time();
     test_errors();
     test_fault_injection();
