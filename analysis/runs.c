@@ -392,7 +392,7 @@ static long find(const double *v, size_t n, double x, size_t *hint)
     return -1;
 }
 
-void lens_grids_free(struct lens_grid *grids, size_t n)
+void lens_runs_grids_free(struct lens_grid *grids, size_t n)
 {
     if (!grids)
         return;
@@ -556,7 +556,7 @@ out:
     lens_free(eff);
     lens_free(ref);
     if (rc < 0) {
-        lens_grids_free(g, na);
+        lens_runs_grids_free(g, na);
         return rc;
     }
     *grids = g;

@@ -73,10 +73,10 @@ int lens_runs_add(struct lens_runs *r, const char *app, int kind, int status, do
  * (highest efficiency, i.e. shortest time). model may be NULL (serial reference). An app whose
  * ok runs are all missing yields a grid with np = nd = 0. A time without a reference (no ok run
  * at p = 1 for that app and size, and no model) is LENS_EDATA naming app and size.
- * On success *grids (n entries) belongs to the caller: free it with lens_grids_free. */
+ * On success *grids (n entries) belongs to the caller: free it with lens_runs_grids_free. */
 int lens_runs_grids(const struct lens_runs *r, const struct lens_runs_model *model,
                     struct lens_grid **grids, size_t *n, struct lens_err *e);
-void lens_grids_free(struct lens_grid *grids, size_t n);
+void lens_runs_grids_free(struct lens_grid *grids, size_t n);
 
 /* Status names used in CSV files: "ok", "failed", "timeout". */
 const char *lens_runs_status_name(int status);

@@ -368,7 +368,7 @@ static int scale_marks(const struct scale_opts *o, char **files, int nfiles)
         lens_free(order[k]);
     lens_free(names);
     lens_free(m);
-    lens_grids_free(g, n);
+    lens_runs_grids_free(g, n);
     lens_marks_text_free(t);
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
 }
@@ -395,7 +395,7 @@ static int scale_surface(const struct scale_opts *o, char **files, int nfiles)
         for (size_t a = 0; a < n; a++)
             fprintf(stderr, " %s", g[a].app);
         fprintf(stderr, "\n");
-        lens_grids_free(g, n);
+        lens_runs_grids_free(g, n);
         return o->app ? LENS_EXIT_FAIL : LENS_EXIT_USAGE;
     }
     struct lens_surface_opts so;
@@ -408,7 +408,7 @@ static int scale_surface(const struct scale_opts *o, char **files, int nfiles)
     so.log_size = o->logd;
     so.font_path = o->font;
     rc = lens_surface_write(o->out, &g[pick], &so, &e);
-    lens_grids_free(g, n);
+    lens_runs_grids_free(g, n);
     if (rc < 0)
         return lens_cli_fail(&e);
     fprintf(stderr, "mpilens: wrote %s\n", o->out);

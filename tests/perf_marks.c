@@ -76,7 +76,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("grids_from_6.5M_runs %.6f\n", t_build);
-    lens_grids_free(built, n);
+    lens_runs_grids_free(built, n);
     lens_runs_free(r);
 
     /* 3. a 64 x 64 surface */

@@ -65,7 +65,7 @@ static void test_efficiency(void)
     struct lens_marks m;
     lens_marks_compute(&g[0], &m, NULL);
     LENS_TEST_REL(m.mark_procs, -0.28, 1e-12, "marks of the parsed grid");
-    lens_grids_free(g, n);
+    lens_runs_grids_free(g, n);
     lens_runs_free(r);
 }
 
@@ -104,13 +104,13 @@ static void test_time(void)
     LENS_TEST_REL(cell(&g[0], 1, 300), 1.0, 1e-15, "E at p = 1 is 1");
     LENS_TEST_REL(cell(&g[0], 4, 300), 2.25 / (4 * 0.75), 1e-15, "E(4, 300)");
     LENS_TEST_REL(cell(&g[0], 4, 700), 9.1 / (4 * 2.6), 1e-15, "E(4, 700)");
-    lens_grids_free(g, n);
+    lens_runs_grids_free(g, n);
     /* Model: flops(d) = 2 d^3, peak 5e8 per process: E = 2 d^3 / (p Tp 5e8). */
     struct lens_runs_model model = {5e8, 2, 3};
     LENS_TEST(lens_runs_grids(r, &model, &g, &n, &e) == LENS_OK, "model grids: %s", e.msg);
     LENS_TEST_REL(cell(&g[0], 4, 300), 2 * 300.0 * 300 * 300 / (4 * 0.75 * 5e8), 1e-13, "model E(4, 300)");
     LENS_TEST_REL(cell(&g[0], 1, 700), 2 * 700.0 * 700 * 700 / (1 * 9.1 * 5e8), 1e-13, "model E(1, 700)");
-    lens_grids_free(g, n);
+    lens_runs_grids_free(g, n);
     /* No serial run for a size: LENS_EDATA naming the app and the size. */
     LENS_TEST(lens_runs_add(r, "jac", LENS_RUNS_TIME, LENS_RUNS_OK, 2, 1500, 3.3, &e) == LENS_OK, "add");
     LENS_TEST(lens_runs_grids(r, NULL, &g, &n, &e) == LENS_EDATA, "no reference");
@@ -167,7 +167,7 @@ static void test_errors(void)
     LENS_TEST(strstr(e.msg, "/nonexistent/runs.csv: cannot open") != NULL, "msg: %s", e.msg);
     lens_runs_free(r);
     lens_runs_free(NULL);
-    lens_grids_free(NULL, 3);
+    lens_runs_grids_free(NULL, 3);
 }
 
 /* Every allocation of read + grids fails in turn: an error, never a crash or a leak. */
@@ -189,7 +189,7 @@ static void test_fault_injection(void)
         if (rc == LENS_OK) {
             successes++;
             LENS_TEST(n == 2 && g[1].np == 2 && g[1].nd == 2, "k=%ld: full result", k);
-            lens_grids_free(g, n);
+            lens_runs_grids_free(g, n);
             lens_runs_free(r);
             break;
         }
