@@ -19,7 +19,7 @@
 #define FOOTER_Y 30.0
 #define BODY_SIZE 10.0
 #define LEADING 1.35 /* line height as a multiple of the font size */
-#define CELL_PAD 3.0
+#define CELL_PAD 4.0
 
 struct line {
     const char *s; /* start inside the wrapped text (not terminated) */
