@@ -2,6 +2,7 @@
 #include "json.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 void lens_json_init(struct lens_json *j, FILE *fp)
 {
@@ -85,8 +86,14 @@ void lens_json_string(struct lens_json *j, const char *s)
 void lens_json_number(struct lens_json *j, double v)
 {
     separate(j);
-    if (isfinite(v))
-        fprintf(j->fp, "%.9g", v);
+    if (isfinite(v)) {
+        /* the shortest of %.15g / %.17g that reads back as the same double */
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.15g", v);
+        if (strtod(buf, NULL) != v)
+            snprintf(buf, sizeof buf, "%.17g", v);
+        fputs(buf, j->fp);
+    }
     else
         fputs("null", j->fp);
 }

@@ -1,5 +1,5 @@
 /* A minimal streaming JSON writer for machine-readable command output (--json). Numbers are
- * printed with %.9g (NaN and infinities as null), so the same values give the same bytes.
+ * printed in the shortest form that reads back exactly (NaN and infinities as null), so the same values give the same bytes.
  * The writer does not own fp. Nesting is tracked only to place commas. */
 #ifndef LENS_JSON_H
 #define LENS_JSON_H
