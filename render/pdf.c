@@ -82,6 +82,9 @@ static int hcheck(struct lens_pdf *p, const char *what, struct lens_err *e)
 {
     if (!p->herr)
         return LENS_OK;
+    /* for file errors libharu passes errno as the detail */
+    if ((p->herr == HPDF_FILE_OPEN_ERROR || p->herr == HPDF_FILE_IO_ERROR) && p->hdetail > 0)
+        return lens_err_set(e, LENS_EIO, "%s: %s while %s", herr_name(p->herr), strerror((int)p->hdetail), what);
     return lens_err_set(e, LENS_ELIB, "libharu %s (0x%04X, detail %u) while %s",
                         herr_name(p->herr), (unsigned)p->herr, (unsigned)p->hdetail, what);
 }

@@ -267,6 +267,34 @@ int main(void)
     LENS_TEST(atoi(out) == 2, "only a.pdf and b.pdf in the directory, got %s", out);
     free(out);
 
+    /* every allocation failure is reported as ENOMEM, never a crash or a leak (ASan) */
+    int steps = 0, reported = 0;
+    for (long n = 1; n < 500; n++, steps++) {
+        lens_malloc_fail_after(n);
+        struct lens_pdf *q = NULL;
+        int rc = lens_pdf_new(&q, "fonts", &e);
+        const char *row[3] = {"узел-1", "3.25", "a long cell that has to wrap inside its narrow column"};
+        struct lens_pdf_column c3[3] = {{"h", 0, 0.2}, {"v", 1, 0.2}, {"note", 0, 0.1}};
+        if (rc == LENS_OK)
+            rc = lens_pdf_set_footer(q, "page ${page}", &e);
+        if (rc == LENS_OK)
+            rc = lens_pdf_heading(q, 1, "раздел", &e);
+        if (rc == LENS_OK)
+            rc = lens_pdf_paragraph(q, "a paragraph of several words to wrap", &e);
+        if (rc == LENS_OK)
+            rc = lens_pdf_table_begin(q, c3, 3, LENS_PDF_SANS, &e);
+        for (int i = 0; i < 3 && rc == LENS_OK; i++)
+            rc = lens_pdf_table_row(q, row, &e);
+        if (rc == LENS_OK)
+            rc = lens_pdf_table_end(q, &e);
+        lens_malloc_fail_after(0);
+        lens_pdf_free(q);
+        if (rc == LENS_OK)
+            break;
+        reported += rc == LENS_ENOMEM;
+    }
+    LENS_TEST(steps >= 5 && reported == steps, "allocation failures: %d of %d reported as ENOMEM", reported, steps);
+
     free(png.p);
     if (lens_test_failed || getenv("KEEP")) {
         fprintf(stderr, "test_pdf: files kept in %s\n", dir);
