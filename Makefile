@@ -68,7 +68,7 @@ deps-test:
 asan:
 	@scripts/install-deps.sh --test
 	$(MAKE) BUILD=build-asan SAN=1 OPT="-O1 -g" all
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build-asan
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build-asan
 
 demo: deps all
 	@scripts/demo.sh $(BUILD)
