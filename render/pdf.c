@@ -92,6 +92,7 @@ static int hcheck(struct lens_pdf *p, const char *what, struct lens_err *e)
 static double body_top(void) { return PAGE_H - MARGIN_TOP; }
 double lens_pdf_text_width(const struct lens_pdf *p) { (void)p; return PAGE_W - 2 * MARGIN_X; }
 int lens_pdf_page_count(const struct lens_pdf *p) { return p->npages; }
+double lens_pdf_remaining(const struct lens_pdf *p) { return p->npages ? p->y - MARGIN_BOTTOM : 0.0; }
 
 int lens_pdf_new(struct lens_pdf **out, const char *fontdir, struct lens_err *e)
 {

@@ -44,6 +44,8 @@ int lens_pdf_need(struct lens_pdf *p, double points, struct lens_err *e);
 /* Moves the cursor down (points); does not start a page. */
 void lens_pdf_space(struct lens_pdf *p, double points);
 int lens_pdf_page_count(const struct lens_pdf *p);
+/* Height left below the cursor on the current page, in points (0 before the first page). */
+double lens_pdf_remaining(const struct lens_pdf *p);
 /* Text width available between the margins, in points. */
 double lens_pdf_text_width(const struct lens_pdf *p);
 
