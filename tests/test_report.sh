@@ -76,6 +76,30 @@ for len_ in (0, 2048, 4096):
 ' "$TMP/fig"
 check_eq "images embedded" "$(pdfimages -list "$TMP/one.pdf" 2>/dev/null | awk 'NR > 2' | wc -l)" 3
 
+# bookmarks: input, its parameters on the title page, 3 sections and 3 figures; titles are
+# UTF-16 strings in uncompressed outline dictionaries
+outl=$($PY - "$TMP/one.pdf" <<'EOF'
+import re, sys
+raw = open(sys.argv[1], "rb").read()
+print(raw.count(b"/Dest "))
+for h in re.findall(rb"/Title <FEFF([0-9A-F]*)>", raw):
+    print(bytes.fromhex(h.decode()).decode("utf-16-be"))
+EOF
+)
+check_eq "outline entries" "$(printf '%s\n' "$outl" | head -n 1)" 8
+for b in "Summary" "Heatmaps" "Data quality" "median delay, 0 B" "median delay, 4096 B" "Input 1: $ONE"; do
+    has_line "bookmark '$b'" "$outl" "^$b\$"
+done
+
+# Cyrillic host names print in the tables and extract
+mkdir -p "$TMP/cyr"
+for s in average median deviation min; do cp "${ONE}_$s.nc" "$TMP/cyr/network_$s.nc"; done
+printf 'узел-01\nузел-01\nузел-02\nузел-02\n' >"$TMP/cyr/network_hosts.txt"
+check "report with cyrillic hosts" "$BIN/mpilens" report "$TMP/cyr/network" -o "$TMP/cyr.pdf"
+t=$(text "$TMP/cyr.pdf")
+check_match "cyrillic hosts on the title page" "$t" "узел-01 \(2 processes\), узел-02 \(2 processes\)"
+check_match "cyrillic hosts in the slowest pair" "$t" "0 -> 2 \(узел-01 -> узел-02\)"
+
 # deterministic with SOURCE_DATE_EPOCH
 check "second run" "$BIN/mpilens" report "$ONE" -o "$TMP/one2.pdf"
 check "byte-identical" cmp -s "$TMP/one.pdf" "$TMP/one2.pdf"
