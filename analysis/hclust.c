@@ -449,21 +449,24 @@ static int generic(double *d, struct work *w, int method, struct lens_hclust_ste
     for (int i = m / 2 - 1; i >= 0; i--)
         heap_down(&h, i);
     for (int k = 0; k < n - 1; k++) {
-        int x = 0, y = -1;
+        int x = 0, y = -1, found = 0;
         double dist = 0;
-        for (int t = 0; t < n - k; t++) {
+        /* pop until the top's bound is its true nearest distance; each miss repairs one
+         * entry, so n - k + 1 tries always suffice with consistent comparisons */
+        for (int t = 0; t <= n - k && !found; t++) {
             x = h.key[0];
             dist = h.val[0];
             y = nbr[x];
-            if (y >= 0 && w->size[y] > 0 && dist == d[rowbase(n, x) + (size_t)y])
-                break;
-            y = nbr[x] = min_above(d, w, x, &dist);
-            heap_change(&h, x, dist);
+            if (y >= 0 && w->size[y] > 0 && dist == d[rowbase(n, x) + (size_t)y]) {
+                found = 1;
+            } else {
+                nbr[x] = min_above(d, w, x, &dist);
+                heap_change(&h, x, dist);
+            }
         }
-        if (y < 0 || w->size[y] == 0) {
+        if (!found) {
             rc = lens_err_set(e, LENS_EDATA, "%s linkage lost track of the nearest clusters "
-                              "at merge %d: the distances are not Euclidean",
-                              method_names[method], k);
+                              "at merge %d", method_names[method], k);
             goto done;
         }
         heap_swap(&h, 0, h.size - 1);
