@@ -25,7 +25,7 @@ struct nj {
     int *alive;       /* slot holds an active node */
     int *node;        /* tree node held by each slot */
     /* fast search only */
-    struct entry *row; /* n rows of n entries: row s sorted by D[s][.] ascending */
+    struct entry *row; /* n rows of n entries, row s in ascending order of its bounds */
     int *rlen;        /* entries in use in row s */
     int *rstart;      /* leading entries known to be stale */
     float *first;     /* row[rstart].v: a lower bound of every live distance in the row */

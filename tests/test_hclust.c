@@ -396,6 +396,58 @@ static void test_synthetic(void)
     lens_cube_free(c);
 }
 
+/* Points on a line with growing gaps: single linkage gives a caterpillar as deep as it is
+ * wide, which the writer, the parser and the leaf order must walk without recursion. */
+static void test_deep_tree(void)
+{
+    enum { N = 3000 };
+    double *d = malloc(sizeof(double) * N * (N - 1) / 2), *x = malloc(sizeof(double) * N);
+    struct lens_hclust_step *z = malloc(sizeof *z * N);
+    int *order = malloc(sizeof(int) * N);
+    char **names = malloc(sizeof(char *) * N);
+    x[0] = 0;
+    for (int i = 1; i < N; i++)
+        x[i] = x[i - 1] + 1 + i * 1e-3;
+    for (int i = 0; i < N; i++)
+        for (int j = i + 1; j < N; j++)
+            d[lens_distmat_index(N, i, j)] = x[j] - x[i];
+    struct lens_err e = {0};
+    struct lens_newick *t = NULL, *p = NULL;
+    LENS_TEST(lens_hclust_run(d, N, LENS_HCLUST_SINGLE, z, &e) == LENS_OK, "%s", e.msg);
+    LENS_TEST(z[N - 2].size == N && z[N - 2].left == N - 1 && z[N - 2].right == 2 * N - 3,
+              "last merge adds the far point: %d %d", z[N - 2].left, z[N - 2].right);
+    LENS_TEST(lens_hclust_leaf_order(z, N, order, &e) == LENS_OK && order[0] == N - 1 &&
+                  order[N - 2] == 0 && order[N - 1] == 1, "deep leaf order %d ... %d",
+              order[0], order[N - 1]);
+    LENS_TEST(lens_newick_from_hclust(z, N, &t, &e) == LENS_OK, "%s", e.msg);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    lens_newick_write(t, NULL, fp, &e);
+    fclose(fp);
+    for (int i = 0; i < N; i++) {
+        names[i] = malloc(8);
+        snprintf(names[i], 8, "%d", i);
+    }
+    int rf = -1;
+    double md = -1;
+    LENS_TEST(lens_newick_parse(buf, (const char *const *)names, N, &p, &e) == LENS_OK, "%s",
+              e.msg);
+    if (p)
+        lens_newick_compare(t, p, &rf, &md, &e);
+    LENS_TEST(rf == 0 && md < 1e-9, "deep tree round trip: rf %d maxdiff %g", rf, md);
+    for (int i = 0; i < N; i++)
+        free(names[i]);
+    free(names);
+    free(buf);
+    lens_newick_free(t);
+    lens_newick_free(p);
+    free(d);
+    free(x);
+    free(z);
+    free(order);
+}
+
 /* Every allocation of the reader, the clustering and the tree may fail: each failure must be
  * reported as LENS_ENOMEM and leave nothing allocated (ASan checks the leaks). */
 static void test_alloc_failures(void)
@@ -477,6 +529,7 @@ int main(void)
     test_csv();
     test_cube();
     test_synthetic();
+    test_deep_tree();
     test_errors();
     test_alloc_failures();
     char cmd[300];
