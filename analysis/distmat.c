@@ -291,6 +291,31 @@ int lens_distmat_read_csv(const char *path, struct lens_distmat **out, struct le
     return rc;
 }
 
+int lens_distmat_from_square(const double *a, int n, struct lens_distmat **out,
+                             struct lens_err *e)
+{
+    struct lens_distmat *m = NULL;
+    int rc = lens_distmat_new(&m, n, e);
+    *out = NULL;
+    if (rc < 0)
+        return rc == LENS_EDATA ? LENS_EINVAL : rc;
+    for (size_t k = 0; k < (size_t)n * n; k++)
+        if (!isfinite(a[k]) || a[k] < 0) {
+            lens_distmat_free(m);
+            return lens_err_set(e, LENS_EDATA, "distance %g at row %zu, column %zu must be "
+                                "finite and not negative", a[k], k / n, k % n);
+        }
+    double asum = 0;
+    for (int i = 0; i < n; i++) {
+        m->diag_nonzero += a[(size_t)i * n + i] != 0;
+        for (int j = i + 1; j < n; j++)
+            distmat_pair(m, i, j, a[(size_t)i * n + j], a[(size_t)j * n + i], &asum);
+    }
+    m->asym_mean = asum / (double)lens_distmat_pairs(n);
+    *out = m;
+    return LENS_OK;
+}
+
 /* ---- cube ---- */
 
 static int cmp_double(const void *a, const void *b)

@@ -52,6 +52,12 @@ void lens_distmat_free(struct lens_distmat *m);
  * LENS_EDATA (negative, NaN or infinite distance, n < 2), LENS_ENOMEM. */
 int lens_distmat_read_csv(const char *path, struct lens_distmat **out, struct lens_err *e);
 
+/* Builds the matrix from a square row-major n x n array a (not kept): symmetrised, diagonal
+ * ignored, asymmetry recorded. LENS_EDATA for a NaN, infinite or negative element (named by
+ * row and column), LENS_EINVAL for n < 2, LENS_ENOMEM. */
+int lens_distmat_from_square(const double *a, int n, struct lens_distmat **out,
+                             struct lens_err *e);
+
 /* Builds the matrix from statistic `stat` (enum lens_stat) of a cube, at length index k, or
  * with k < 0 the median over all lengths of each element. Non-finite elements are skipped in
  * the median; a pair with one direction missing takes the other. Labels are "r<rank>" or

@@ -305,6 +305,24 @@ static void test_csv(void)
     lens_distmat_free(m);
 }
 
+static void test_square(void)
+{
+    double a[9] = {0, 2.5e-6, 7.25e-6, 3.5e-6, 0.125, 4.0e-6, 7.75e-6, 6.0e-6, 0};
+    struct lens_err e = {0};
+    struct lens_distmat *m = NULL;
+    LENS_TEST(lens_distmat_from_square(a, 3, &m, &e) == LENS_OK, "%s", e.msg);
+    if (m) {
+        LENS_TEST_REL(m->d[1], 7.5e-6, 1e-15, "square d(0,2)");
+        LENS_TEST_REL(m->asym_max, 0.2, 1e-12, "square asymmetry");
+        LENS_TEST(m->diag_nonzero == 1 && !m->labels && !m->from_cube, "square fields");
+    }
+    lens_distmat_free(m);
+    a[5] = -1e-9;
+    LENS_TEST(lens_distmat_from_square(a, 3, &m, &e) == LENS_EDATA && !m &&
+                  strstr(e.msg, "row 1, column 2"), "negative: %s", e.msg);
+    LENS_TEST(lens_distmat_from_square(a, 1, &m, &e) == LENS_EINVAL && !m, "n = 1");
+}
+
 static void test_cube(void)
 {
     enum { P = 3, L = 4 };
@@ -527,6 +545,7 @@ int main(void)
     test_against_naive();
     test_planted_groups();
     test_csv();
+    test_square();
     test_cube();
     test_synthetic();
     test_deep_tree();
