@@ -183,6 +183,8 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
     } else if (o->end_set && o->end < 1) {
         return lens_err_set(e, LENS_EUSAGE, "bad length range: end %d; p2p needs end >= 1", o->end);
     }
+    if (o->pair_a == o->pair_b)
+        return lens_err_set(e, LENS_EUSAGE, "--pair %d,%d: need two different ranks", o->pair_a, o->pair_b);
     if (o->warmup < 0)
         o->warmup = o->repeats / 10 < 2 ? 2 : o->repeats / 10 > 10 ? 10 : o->repeats / 10;
     if (!(o->cmdline = join_args(argc, argv)))
