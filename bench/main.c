@@ -13,6 +13,23 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Prints "  name: text" wrapped at 90 columns, continuation lines indented by 4. */
+static void print_wrapped(const char *name, const char *text)
+{
+    int col = printf("  %s:", name);
+    while (*text) {
+        size_t w = strcspn(text, " ");
+        if (col + 1 + (int)w > 90) {
+            printf("\n   ");
+            col = 3;
+        }
+        col += printf(" %.*s", (int)w, text);
+        text += w;
+        text += strspn(text, " ");
+    }
+    printf("\n");
+}
+
 static void help(void)
 {
     printf(
@@ -59,17 +76,20 @@ static void help(void)
         "    run leaves files holding the lengths done.\n\n"
         "What each mode stores (row i, column j of matrix l):\n");
     for (int m = LENS_MODE_ONE_TO_ONE; m <= LENS_MODE_GET; m++)
-        printf("  %s: %s\n", lens_cube_mode_name(m), lens_bench_mode_definition(m));
+        print_wrapped(lens_cube_mode_name(m), lens_bench_mode_definition(m));
     printf(
-        "\np2p: ranks A and B, sizes 0, 1, 2, 4, ... 4 MiB (or below -e). Latency = T/2c over\n"
-        "c ping-pong round trips with the same size both ways; bandwidth = k*s/T and message\n"
-        "rate = k/T for a window of k = %d messages of s bytes answered by an empty reply.\n"
-        "Writes PREFIX_p2p.csv and PREFIX_p2p.nc with the mean and min/median/max over the\n"
-        "iterations, and every iteration's time in the .nc file.\n\n"
+        "\np2p: ranks A and B, sizes 0, 1, 2, 4, ... 4 MiB (or below -e). Latency = T/2c for\n"
+        "iterations of c ping-pong round trips with the same size both ways (c = %d up to 8 KiB,\n"
+        "1 above); bandwidth = k*s/T and message rate = k/T for a window of k = %d messages of\n"
+        "s bytes answered by an empty reply. Up to 8 KiB, -n iterations (default %d) and n/10\n"
+        "windows; above, n/10 and n/50; warm-up n/10. Writes PREFIX_p2p.csv and PREFIX_p2p.nc\n"
+        "with the mean and min/median/max over the iterations, and every iteration's time in\n"
+        "the .nc file. The median resists preemption stalls on a busy machine.\n\n"
         "examples:\n"
         "  mpirun -np 4 mpilens-bench -t one_to_one -n 20 -b 0 -e 4097 -s 1024 -f out/demo/network\n"
         "  mpilens info out/demo/network\n"
-        "  mpirun -np 2 mpilens-bench -t p2p -f out/demo/pair\n", LENS_BENCH_P2P_WINDOW);
+        "  mpirun -np 2 mpilens-bench -t p2p -f out/demo/pair\n", LENS_BENCH_P2P_BATCH,
+        LENS_BENCH_P2P_WINDOW, LENS_BENCH_P2P_ITERS);
 }
 
 /* The progress line: in place on a terminal (or with --progress), else one line per length. */

@@ -32,6 +32,7 @@ int lens_p2p_out_init(struct lens_p2p_out *r, int npairs, int nsize, int max_lat
     r->max_lat = max_lat;
     r->max_bw = max_bw;
     r->sizes = lens_calloc((size_t)nsize, sizeof(int));
+    r->batch = lens_calloc((size_t)nsize, sizeof(int));
     r->rank_a = lens_calloc(P, sizeof(int));
     r->rank_b = lens_calloc(P, sizeof(int));
     r->host_a = lens_calloc(P, sizeof(char *));
@@ -41,7 +42,7 @@ int lens_p2p_out_init(struct lens_p2p_out *r, int npairs, int nsize, int max_lat
     r->bw_iters = lens_calloc(Q, sizeof(int));
     r->lat_raw = lens_malloc(Q * (size_t)max_lat * sizeof(double));
     r->bw_raw = lens_malloc(Q * (size_t)max_bw * sizeof(double));
-    if (!r->sizes || !r->rank_a || !r->rank_b || !r->host_a || !r->host_b || !r->kind ||
+    if (!r->sizes || !r->batch || !r->rank_a || !r->rank_b || !r->host_a || !r->host_b || !r->kind ||
         !r->lat_iters || !r->bw_iters || !r->lat_raw || !r->bw_raw) {
         lens_p2p_out_release(r);
         return lens_err_set(e, LENS_ENOMEM, "out of memory for %d pairs x %d sizes", npairs, nsize);
@@ -64,6 +65,7 @@ void lens_p2p_out_release(struct lens_p2p_out *r)
             lens_free(r->kind[p]);
     }
     lens_free(r->sizes);
+    lens_free(r->batch);
     lens_free(r->rank_a);
     lens_free(r->rank_b);
     lens_free(r->host_a);
@@ -95,16 +97,16 @@ int lens_p2p_out_set_pair(struct lens_p2p_out *r, int p, int a, int b, const cha
 /* The 13 columns of pair/size q from the raw times; scratch holds max(max_lat, max_bw). */
 static void columns(const struct lens_p2p_out *r, size_t q, double *scratch, double *col)
 {
-    double s = r->sizes[q % (size_t)r->nsize], k = r->window;
+    double s = r->sizes[q % (size_t)r->nsize], k = r->window, c2 = 2.0 * r->batch[q % (size_t)r->nsize];
     int nl = r->lat_iters[q], nb = r->bw_iters[q];
     const double *lat = r->lat_raw + q * (size_t)r->max_lat, *bw = r->bw_raw + q * (size_t)r->max_bw;
     struct lens_bench_stats st;
-    /* Latency: half of each round trip; the mean is T / 2c over all c round trips. */
+    /* Latency: T / 2c per iteration of c round trips; the mean is over every round trip. */
     lens_bench_stats_compute(lat, (size_t)nl, scratch, &st);
-    col[C_LAT] = st.average / 2;
-    col[C_LAT_MIN] = st.min / 2;
-    col[C_LAT_MED] = st.median / 2;
-    col[C_LAT_MAX] = st.max / 2;
+    col[C_LAT] = st.average / c2;
+    col[C_LAT_MIN] = st.min / c2;
+    col[C_LAT_MED] = st.median / c2;
+    col[C_LAT_MAX] = st.max / c2;
     /* Bandwidth and rate fall as the window time grows: min comes from the slowest window. */
     lens_bench_stats_compute(bw, (size_t)nb, scratch, &st);
     col[C_BW_TIME] = st.average;
@@ -136,7 +138,7 @@ static int write_csv(const struct lens_p2p_out *r, const char *path, double *scr
     fprintf(a.fp, "size_bytes");
     for (int c = 0; c < C_COUNT; c++)
         fprintf(a.fp, ",%s", col_names[c]);
-    fprintf(a.fp, ",window,lat_iters,bw_iters,pair,kind,rank_a,rank_b,host_a,host_b\n");
+    fprintf(a.fp, ",window,round_trips_per_iter,lat_iters,bw_iters,pair,kind,rank_a,rank_b,host_a,host_b\n");
     for (int p = 0; p < r->npairs; p++)
         for (int k = 0; k < r->nsize; k++) {
             size_t q = (size_t)p * r->nsize + k;
@@ -145,7 +147,7 @@ static int write_csv(const struct lens_p2p_out *r, const char *path, double *scr
             fprintf(a.fp, "%d", r->sizes[k]);
             for (int c = 0; c < C_COUNT; c++)
                 fprintf(a.fp, ",%.9g", col[c]);
-            fprintf(a.fp, ",%d,%d,%d,%d,%s,%d,%d,%s,%s\n", r->window, r->lat_iters[q], r->bw_iters[q],
+            fprintf(a.fp, ",%d,%d,%d,%d,%d,%s,%d,%d,%s,%s\n", r->window, r->batch[k], r->lat_iters[q], r->bw_iters[q],
                     p, r->kind[p], r->rank_a[p], r->rank_b[p], r->host_a[p], r->host_b[p]);
         }
     return lens_atomic_commit(&a, e);
@@ -154,7 +156,7 @@ static int write_csv(const struct lens_p2p_out *r, const char *path, double *scr
 /* Defines and fills the NetCDF file; returns a NetCDF status. */
 static int fill_nc(int id, const struct lens_p2p_out *r, const char *const *attrs, double *scratch)
 {
-    int st, dp, ds, dl, db, dc, v_size, v_ra, v_rb, v_ha, v_hb, v_kind, v_li, v_bi, v_lraw, v_braw;
+    int st, dp, ds, dl, db, dc, v_size, v_batch, v_ra, v_rb, v_ha, v_hb, v_kind, v_li, v_bi, v_lraw, v_braw;
     int v_col[C_COUNT];
     if ((st = nc_def_dim(id, "pair", (size_t)r->npairs, &dp)) || (st = nc_def_dim(id, "size", (size_t)r->nsize, &ds)) ||
         (st = nc_def_dim(id, "lat_iter", (size_t)r->max_lat, &dl)) ||
@@ -162,11 +164,12 @@ static int fill_nc(int id, const struct lens_p2p_out *r, const char *const *attr
         return st;
     int d_ps[2] = {dp, ds}, d_pc[2] = {dp, dc}, d_psl[3] = {dp, ds, dl}, d_psb[3] = {dp, ds, db};
     if ((st = nc_def_var(id, "size_bytes", NC_INT, 1, &ds, &v_size)) ||
+        (st = nc_def_var(id, "round_trips_per_iter", NC_INT, 1, &ds, &v_batch)) ||
         (st = nc_def_var(id, "rank_a", NC_INT, 1, &dp, &v_ra)) || (st = nc_def_var(id, "rank_b", NC_INT, 1, &dp, &v_rb)) ||
         (st = nc_def_var(id, "host_a", NC_CHAR, 2, d_pc, &v_ha)) || (st = nc_def_var(id, "host_b", NC_CHAR, 2, d_pc, &v_hb)) ||
         (st = nc_def_var(id, "kind", NC_CHAR, 2, d_pc, &v_kind)) ||
         (st = nc_def_var(id, "lat_iters", NC_INT, 2, d_ps, &v_li)) || (st = nc_def_var(id, "bw_iters", NC_INT, 2, d_ps, &v_bi)) ||
-        (st = nc_def_var(id, "lat_round_trip", NC_DOUBLE, 3, d_psl, &v_lraw)) ||
+        (st = nc_def_var(id, "lat_iter_time", NC_DOUBLE, 3, d_psl, &v_lraw)) ||
         (st = nc_def_var(id, "bw_window_time", NC_DOUBLE, 3, d_psb, &v_braw)))
         return st;
     for (int c = 0; c < C_COUNT; c++)
@@ -182,7 +185,7 @@ static int fill_nc(int id, const struct lens_p2p_out *r, const char *const *attr
             return st;
     if ((st = nc_enddef(id)))
         return st;
-    if ((st = nc_put_var_int(id, v_size, r->sizes)) || (st = nc_put_var_int(id, v_ra, r->rank_a)) ||
+    if ((st = nc_put_var_int(id, v_size, r->sizes)) || (st = nc_put_var_int(id, v_batch, r->batch)) || (st = nc_put_var_int(id, v_ra, r->rank_a)) ||
         (st = nc_put_var_int(id, v_rb, r->rank_b)) || (st = nc_put_var_int(id, v_li, r->lat_iters)) ||
         (st = nc_put_var_int(id, v_bi, r->bw_iters)) || (st = nc_put_var_double(id, v_lraw, r->lat_raw)) ||
         (st = nc_put_var_double(id, v_braw, r->bw_raw)))

@@ -6,19 +6,21 @@
 
 #include "../common/err.h"
 
-/* Per pair and size: index q = pair * nsize + k. Statistics follow p2p's definitions:
- * latency L = round trip / 2; bandwidth B = window * size / T and rate M = window / T for
- * each iteration's window time T. The mean columns are over the whole run (L = sum/2c,
- * B = window * size * c / sum T), so B * bw_time == window * size exactly. */
+/* Per pair and size: index q = pair * nsize + k. Statistics follow p2p's definitions: a
+ * latency iteration is c round trips (c = batch[k]) taking T, L = T / 2c; a bandwidth
+ * iteration is one window taking T, B = window * size / T and M = window / T. The mean
+ * columns are over the whole run (L = sum T / 2cN, B = window * size * N / sum T), so
+ * B * bw_time == window * size exactly. */
 struct lens_p2p_out {
     int npairs, nsize;
     int window;           /* k: messages per bandwidth iteration */
     int *sizes;           /* nsize message sizes, bytes */
+    int *batch;           /* nsize: round trips per latency iteration (c) */
     int *rank_a, *rank_b; /* npairs ranks: a times, b answers */
     char **host_a, **host_b, **kind; /* npairs strings: host names, "pair"/"intra"/"inter" */
     int max_lat, max_bw;  /* largest iteration counts (the raw arrays' last dimension) */
     int *lat_iters, *bw_iters;  /* npairs * nsize iteration counts */
-    double *lat_raw;      /* (q * max_lat + r): round trip of iteration r, NaN padding */
+    double *lat_raw;      /* (q * max_lat + r): time of latency iteration r, NaN padding */
     double *bw_raw;       /* (q * max_bw + r): window time of iteration r, NaN padding */
 };
 

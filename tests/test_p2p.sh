@@ -13,11 +13,11 @@ $MPIRUN -np 2 "$B" -t p2p -n 500 -e 1048577 -f "$P" </dev/null >/dev/null 2>"$TM
 check_eq "p2p at np 2 runs" "$?" "0"
 check_match "p2p: headline on stderr" "$(cat "$TMP/sweep.err")" "latency [0-9.e+-]+ us at 0 B, bandwidth .* at 1048576 B"
 check_eq "CSV header" "$(head -1 "${P}_p2p.csv")" \
-    "size_bytes,latency_s,latency_min_s,latency_median_s,latency_max_s,bandwidth_Bps,bandwidth_min_Bps,bandwidth_median_Bps,bandwidth_max_Bps,msg_rate_per_s,msg_rate_min_per_s,msg_rate_median_per_s,msg_rate_max_per_s,bw_time_s,window,lat_iters,bw_iters,pair,kind,rank_a,rank_b,host_a,host_b"
+    "size_bytes,latency_s,latency_min_s,latency_median_s,latency_max_s,bandwidth_Bps,bandwidth_min_Bps,bandwidth_median_Bps,bandwidth_max_Bps,msg_rate_per_s,msg_rate_min_per_s,msg_rate_median_per_s,msg_rate_max_per_s,bw_time_s,window,round_trips_per_iter,lat_iters,bw_iters,pair,kind,rank_a,rank_b,host_a,host_b"
 check_eq "CSV sizes: 0 then doubling to 1 MiB" "$(tail -n +2 "${P}_p2p.csv" | cut -d, -f1 | tr '\n' ' ')" \
     "0 1 2 4 8 16 32 64 128 256 512 1024 2048 4096 8192 16384 32768 65536 131072 262144 524288 1048576 "
-check_eq "CSV labels" "$(tail -n +2 "${P}_p2p.csv" | cut -d, -f19-22 | sort -u)" "intra,0,1,$(hostname)"
-check_eq "iterations: fewer above 8 KiB" "$(awk -F, '$1 == 8192 || $1 == 16384 { printf "%s/%s ", $16, $17 }' "${P}_p2p.csv")" "500/50 50/10 "
+check_eq "CSV labels" "$(tail -n +2 "${P}_p2p.csv" | cut -d, -f20-23 | sort -u)" "intra,0,1,$(hostname)"
+check_eq "iterations: fewer above 8 KiB" "$(awk -F, '$1 == 8192 || $1 == 16384 { printf "%sx%s/%s ", $17, $16, $18 }' "${P}_p2p.csv")" "500x10/50 50x1/10 "
 
 # Every relation recomputed from the raw times in the .nc file, and the CSV equal to the .nc.
 $PY - "$P" >"$TMP/rel.txt" <<'PYEOF'
@@ -35,18 +35,20 @@ def close(a, b, what, tol=2e-8):
         bad.append("%s: %r vs %r" % (what, a, b))
 for q, row in enumerate(rows):
     s = int(row["size_bytes"])
-    nl, nb = int(v["lat_iters"][0, q]), int(v["bw_iters"][0, q])
-    rt, T = v["lat_round_trip"][0, q, :nl], v["bw_window_time"][0, q, :nb]
+    nl, nb, c = int(v["lat_iters"][0, q]), int(v["bw_iters"][0, q]), int(v["round_trips_per_iter"][q])
+    if c != int(row["round_trips_per_iter"]) or c != (10 if s <= 8192 else 1):
+        bad.append("%d B: %d round trips per iteration" % (s, c))
+    rt, T = v["lat_iter_time"][0, q, :nl], v["bw_window_time"][0, q, :nb]
     if not (np.isfinite(rt).all() and np.isfinite(T).all() and (rt > 0).all() and (T > 0).all()):
         bad.append("%d B: missing or non-positive times" % s)
         continue
-    if np.isfinite(v["lat_round_trip"][0, q, nl:]).any():
+    if np.isfinite(v["lat_iter_time"][0, q, nl:]).any():
         bad.append("%d B: times beyond the iteration count" % s)
-    # L = T / 2c over all c round trips; min/median/max of the per-iteration half round trips
-    close(float(row["latency_s"]), rt.sum() / (2 * nl), "%d B latency" % s)
-    close(float(row["latency_min_s"]), rt.min() / 2, "%d B latency min" % s)
-    close(float(row["latency_median_s"]), np.median(rt) / 2, "%d B latency median" % s)
-    close(float(row["latency_max_s"]), rt.max() / 2, "%d B latency max" % s)
+    # L = T / 2c for an iteration of c round trips; the mean over all c * nl round trips
+    close(float(row["latency_s"]), rt.sum() / (2 * c * nl), "%d B latency" % s)
+    close(float(row["latency_min_s"]), rt.min() / (2 * c), "%d B latency min" % s)
+    close(float(row["latency_median_s"]), np.median(rt) / (2 * c), "%d B latency median" % s)
+    close(float(row["latency_max_s"]), rt.max() / (2 * c), "%d B latency max" % s)
     # B = k*s/T and M = k/T, T the window time; the mean over the run is k*s*c / sum T
     close(float(row["bw_time_s"]), T.mean(), "%d B window time" % s)
     if s > 0:
@@ -93,13 +95,13 @@ check_match "nc: bandwidth definition" "$h" "bandwidth = k\*s / T, message rate 
 # ---- pair choice: --pair with rank 0 not in it, and --pairs per-node on one host ----
 $MPIRUN -np 3 "$B" -t p2p -n 40 -e 4097 --pair 2,1 -f "$TMP/p21/pair" </dev/null >/dev/null 2>&1
 check_eq "--pair 2,1 runs" "$?" "0"
-check_eq "--pair 2,1: ranks in the CSV" "$(tail -n +2 "$TMP/p21/pair_p2p.csv" | cut -d, -f20,21 | sort -u)" "2,1"
+check_eq "--pair 2,1: ranks in the CSV" "$(tail -n +2 "$TMP/p21/pair_p2p.csv" | cut -d, -f21,22 | sort -u)" "2,1"
 check_eq "--pair 2,1: 14 sizes" "$(tail -n +2 "$TMP/p21/pair_p2p.csv" | wc -l)" "14"
 $MPIRUN -np 3 "$B" -t p2p -n 40 -e 4097 --pairs per-node -f "$TMP/node/pair" </dev/null >/dev/null 2>"$TMP/node.err"
 check_eq "--pairs per-node runs" "$?" "0"
 check_match "per-node: says there is no second node" "$(cat "$TMP/node.err")" "one node \($(hostname)\): there is no second node, so no inter-node pair"
 check_eq "per-node: the intra-node pair, labelled with the host" \
-    "$(tail -n +2 "$TMP/node/pair_p2p.csv" | cut -d, -f18-23 | sort -u)" "0,intra,0,1,$(hostname),$(hostname)"
+    "$(tail -n +2 "$TMP/node/pair_p2p.csv" | cut -d, -f19-24 | sort -u)" "0,intra,0,1,$(hostname),$(hostname)"
 check_match "per-node: host in the nc" "$(ncdump -v host_a,kind "$TMP/node/pair_p2p.nc" | tr '\n' ' ')" "host_a = +\"$(hostname)\" ;.*kind = +\"intra\""
 
 # ---- errors ----
