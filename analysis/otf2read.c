@@ -746,6 +746,7 @@ static OTF2_EvtReaderCallbacks *event_callbacks(void)
     OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, on_rma_coll_end);
     OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_group_sync);
     OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, on_lock);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_unlock);
     OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, on_put);
     OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, on_get);

@@ -1,0 +1,759 @@
+/* Composite events (events.h). Messages are matched per channel (source, destination,
+ * communicator, tag) in FIFO order: sends in issue order, receives in posting order, which is
+ * MPI's non-overtaking rule. Collectives are numbered per communicator on each rank. */
+#include "events.h"
+
+#include <math.h>
+#include <otf2/OTF2_Events.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a small open-addressing map from four 32-bit words to an int ---- */
+
+struct key { uint32_t w[4]; };
+struct map {
+    struct key *keys;
+    int32_t *vals;   /* -1: empty slot */
+    size_t cap, n;
+};
+
+static size_t key_hash(const struct key *k)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < 4; i++)
+        h = (h ^ k->w[i]) * 1099511628211ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int map_grow(struct map *m)
+{
+    size_t cap = m->cap ? 2 * m->cap : 1024;
+    struct key *k = lens_malloc(cap * sizeof *k);
+    int32_t *v = lens_malloc(cap * sizeof *v);
+    if (!k || !v) {
+        lens_free(k);
+        lens_free(v);
+        return LENS_ENOMEM;
+    }
+    memset(v, 0xff, cap * sizeof *v);
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->vals[i] < 0)
+            continue;
+        size_t j = key_hash(&m->keys[i]) & (cap - 1);
+        while (v[j] >= 0)
+            j = (j + 1) & (cap - 1);
+        k[j] = m->keys[i];
+        v[j] = m->vals[i];
+    }
+    lens_free(m->keys);
+    lens_free(m->vals);
+    m->keys = k, m->vals = v, m->cap = cap;
+    return LENS_OK;
+}
+
+/* Slot of k: *found tells whether it holds k, else it is the empty slot to fill. */
+static size_t map_slot(const struct map *m, const struct key *k, int *found)
+{
+    size_t j = key_hash(k) & (m->cap - 1);
+    while (m->vals[j] >= 0 && memcmp(&m->keys[j], k, sizeof *k))
+        j = (j + 1) & (m->cap - 1);
+    *found = m->vals[j] >= 0;
+    return j;
+}
+
+/* Value of k, adding k -> next when absent (then *added is set). -1 on ENOMEM. */
+static int32_t map_get(struct map *m, struct key k, int32_t next, int *added)
+{
+    if ((m->n + 1) * 2 > m->cap && map_grow(m))
+        return -1;
+    int found;
+    size_t j = map_slot(m, &k, &found);
+    *added = !found;
+    if (!found) {
+        m->keys[j] = k;
+        m->vals[j] = next;
+        m->n++;
+    }
+    return m->vals[j];
+}
+
+/* Removes k (backward-shift deletion keeps probe chains intact). */
+static void map_del(struct map *m, struct key k)
+{
+    if (!m->cap)
+        return;
+    int found;
+    size_t j = map_slot(m, &k, &found);
+    if (!found)
+        return;
+    m->vals[j] = -1;
+    m->n--;
+    for (size_t i = (j + 1) & (m->cap - 1); m->vals[i] >= 0; i = (i + 1) & (m->cap - 1)) {
+        struct key kk = m->keys[i];
+        int32_t vv = m->vals[i];
+        m->vals[i] = -1;
+        size_t s = key_hash(&kk) & (m->cap - 1);
+        while (m->vals[s] >= 0)
+            s = (s + 1) & (m->cap - 1);
+        m->keys[s] = kk;
+        m->vals[s] = vv;
+    }
+}
+
+static void map_release(struct map *m)
+{
+    lens_free(m->keys);
+    lens_free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static struct key req_key(uint64_t req) { return (struct key){{(uint32_t)req, (uint32_t)(req >> 32), 0, 0}}; }
+
+/* ---- growable arrays ---- */
+
+static int reserve(void **p, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap)
+        return LENS_OK;
+    size_t m = *cap ? 2 * *cap : 256;
+    while (m <= n)
+        m *= 2;
+    void *q = lens_realloc(*p, m * sz);
+    if (!q)
+        return LENS_ENOMEM;
+    *p = q;
+    *cap = m;
+    return LENS_OK;
+}
+
+/* ---- point-to-point ---- */
+
+struct half {            /* one side of a message before matching */
+    int32_t rank;        /* owner */
+    uint32_t call, done; /* send_call/send_done or recv_post/recv_done */
+    uint64_t order;      /* posting order on the owner */
+    uint64_t bytes;
+    uint32_t comm, tag;
+    int32_t chan;        /* channel id */
+    int32_t next;        /* next half of the same channel, -1 */
+};
+
+struct chan { int32_t shead, stail, rhead, rtail; }; /* FIFOs of one channel */
+
+struct p2p_build {
+    struct half *sends, *recvs;
+    size_t ns, nr, caps, capr;
+    struct map chans;
+    struct chan *ch;
+    size_t nchan, capchan;
+};
+
+static int add_half(struct p2p_build *b, int recv, struct half h, int32_t src, int32_t dst,
+                    uint32_t comm, uint32_t tag)
+{
+    int added;
+    int32_t c = map_get(&b->chans, (struct key){{(uint32_t)src, (uint32_t)dst, comm, tag}},
+                        (int32_t)b->nchan, &added);
+    if (c < 0)
+        return LENS_ENOMEM;
+    if (added) {
+        if (reserve((void **)&b->ch, &b->capchan, b->nchan, sizeof(struct chan)))
+            return LENS_ENOMEM;
+        b->ch[c] = (struct chan){-1, -1, -1, -1};
+        b->nchan++;
+    }
+    struct half **arr = recv ? &b->recvs : &b->sends;
+    size_t *n = recv ? &b->nr : &b->ns, *cap = recv ? &b->capr : &b->caps;
+    if (reserve((void **)arr, cap, *n, sizeof(struct half)))
+        return LENS_ENOMEM;
+    h.comm = comm;
+    h.tag = tag;
+    h.chan = c;
+    h.next = -1;
+    (*arr)[*n] = h;
+    (*n)++;
+    return LENS_OK;
+}
+
+/* Collects the sends and receives of rank r; non-blocking ones are completed through their
+ * request ids (which MPI reuses, hence the map entry is removed at completion). */
+static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, struct map *reqs)
+{
+    const struct lens_trace_rank *k = &t->ranks[r];
+    size_t s0 = b->ns, r0 = b->nr;
+    for (uint32_t c = 0; c < k->ncalls; c++) {
+        const struct lens_trace_call *call = &k->calls[c];
+        for (uint32_t i = call->rec; i < call->rec + call->nrec; i++) {
+            const struct lens_trace_rec *x = &k->recs[i];
+            int added, rc = LENS_OK;
+            struct half h = {r, c, c, i, x->bytes, 0, 0, 0, 0};
+            switch (x->kind) {
+            case LENS_REC_SEND:
+            case LENS_REC_ISEND:
+                if (x->peer < 0)
+                    break;
+                if (x->kind == LENS_REC_ISEND) { /* done is found at ISEND_COMPLETE */
+                    h.done = LENS_NONE;
+                    struct key rk = req_key(x->req);
+                    map_del(reqs, rk);
+                    if (map_get(reqs, rk, (int32_t)(b->ns - s0), &added) < 0)
+                        return LENS_ENOMEM;
+                }
+                rc = add_half(b, 0, h, r, x->peer, x->comm, x->tag);
+                break;
+            case LENS_REC_ISEND_COMPLETE: {
+                int found;
+                struct key rk = req_key(x->req);
+                if (!reqs->cap)
+                    break;
+                size_t j = map_slot(reqs, &rk, &found);
+                if (found && s0 + (size_t)reqs->vals[j] < b->ns)
+                    b->sends[s0 + (size_t)reqs->vals[j]].done = c;
+                map_del(reqs, rk);
+                break;
+            }
+            case LENS_REC_IRECV_REQUEST: {
+                struct key rk = req_key(x->req);
+                rk.w[2] = 1; /* receive requests live beside send requests */
+                map_del(reqs, rk);
+                /* remember the posting call and position: (call, rec) packed below 2^31 */
+                if (map_get(reqs, rk, (int32_t)c, &added) < 0)
+                    return LENS_ENOMEM;
+                break;
+            }
+            case LENS_REC_RECV:
+                if (x->peer >= 0)
+                    rc = add_half(b, 1, h, x->peer, r, x->comm, x->tag);
+                break;
+            case LENS_REC_IRECV: {
+                struct key rk = req_key(x->req);
+                rk.w[2] = 1;
+                int found = 0;
+                size_t j = reqs->cap ? map_slot(reqs, &rk, &found) : 0;
+                if (found) {
+                    h.call = (uint32_t)reqs->vals[j];
+                    h.order = k->calls[h.call].rec; /* posting order: the Irecv's position */
+                    map_del(reqs, rk);
+                }
+                if (x->peer >= 0)
+                    rc = add_half(b, 1, h, x->peer, r, x->comm, x->tag);
+                break;
+            }
+            default:
+                break;
+            }
+            if (rc)
+                return rc;
+        }
+    }
+    for (size_t i = s0; i < b->ns; i++) /* a send never completed is charged to itself */
+        if (b->sends[i].done == LENS_NONE)
+            b->sends[i].done = b->sends[i].call;
+    (void)r0;
+    return LENS_OK;
+}
+
+static int by_order(const void *a, const void *b)
+{
+    const struct half *x = a, *y = b;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Matches the messages of t into ev->p2p; *order receives the p2p indices grouped by
+ * destination rank in posting order (for the wrong-order test), owned by the caller. */
+static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_t **order)
+{
+    struct p2p_build b = {0};
+    struct map reqs = {0};
+    int rc = LENS_OK;
+    for (int r = 0; r < t->nranks && !rc; r++) {
+        size_t r0 = b.nr;
+        rc = collect_rank(&b, t, r, &reqs);
+        map_release(&reqs);
+        /* receives in posting order: Irecv completions arrive in completion order */
+        int sorted = 1;
+        for (size_t i = r0 + 1; !rc && i < b.nr && sorted; i++)
+            sorted = b.recvs[i - 1].order <= b.recvs[i].order;
+        if (!rc && !sorted)
+            qsort(b.recvs + r0, b.nr - r0, sizeof *b.recvs, by_order);
+    }
+    /* channel FIFOs, then pair the k-th send with the k-th receive of each channel */
+    for (size_t i = 0; !rc && i < b.ns; i++) {
+        struct chan *c = &b.ch[b.sends[i].chan];
+        if (c->stail >= 0)
+            b.sends[c->stail].next = (int32_t)i;
+        else
+            c->shead = (int32_t)i;
+        c->stail = (int32_t)i;
+    }
+    for (size_t i = 0; !rc && i < b.nr; i++) {
+        struct chan *c = &b.ch[b.recvs[i].chan];
+        if (c->rtail >= 0)
+            b.recvs[c->rtail].next = (int32_t)i;
+        else
+            c->rhead = (int32_t)i;
+        c->rtail = (int32_t)i;
+    }
+    size_t want = b.ns < b.nr ? b.ns : b.nr;
+    if (!rc && want && !(ev->p2p = lens_malloc(want * sizeof *ev->p2p)))
+        rc = LENS_ENOMEM;
+    for (size_t c = 0; !rc && c < b.nchan; c++) {
+        int32_t s = b.ch[c].shead, q = b.ch[c].rhead;
+        for (; s >= 0 && q >= 0; s = b.sends[s].next, q = b.recvs[q].next) {
+            const struct half *hs = &b.sends[s], *hr = &b.recvs[q];
+            b.recvs[q].chan = (int32_t)ev->np2p; /* from now on: the matched transfer */
+            ev->p2p[ev->np2p++] = (struct lens_p2p){hs->rank, hr->rank, hs->call, hs->done,
+                                                    hr->call, hr->done, hs->comm, hs->tag,
+                                                    hr->bytes, 0};
+        }
+        for (; s >= 0; s = b.sends[s].next)
+            ev->unmatched_sends++;
+        for (; q >= 0; q = b.recvs[q].next) {
+            ev->unmatched_recvs++;
+            b.recvs[q].chan = -1;
+        }
+    }
+    if (!rc && ev->np2p && !(*order = lens_malloc(ev->np2p * sizeof **order)))
+        rc = LENS_ENOMEM;
+    for (size_t i = 0, n = 0; !rc && i < b.nr; i++)
+        if (b.recvs[i].chan >= 0)
+            (*order)[n++] = (uint32_t)b.recvs[i].chan;
+    lens_free(b.sends);
+    lens_free(b.recvs);
+    lens_free(b.ch);
+    map_release(&b.chans);
+    return rc;
+}
+
+/* ---- logical-clock fix and wrong order ---- */
+
+/* A receive cannot complete before its send began. Each violating receive moves the rest of
+ * its rank later by the gap (a forward-only controlled logical clock); repeated because a
+ * moved rank's own sends can create new violations further down a chain. */
+static int clock_fix(struct lens_events *ev, struct lens_trace *t)
+{
+    double **need = lens_calloc((size_t)t->nranks, sizeof *need);
+    if (!need)
+        return LENS_ENOMEM;
+    int rc = LENS_OK;
+    for (int pass = 0; pass < t->nranks + 2 && !rc; pass++) {
+        int any = 0;
+        for (size_t i = 0; i < ev->np2p; i++) {
+            const struct lens_p2p *p = &ev->p2p[i];
+            double s = t->ranks[p->src].calls[p->send_call].enter;
+            const struct lens_trace_call *rc_ = &t->ranks[p->dst].calls[p->recv_done];
+            if (rc_->leave >= s)
+                continue;
+            if (!need[p->dst] &&
+                !(need[p->dst] = lens_calloc(t->ranks[p->dst].ncalls, sizeof(double)))) {
+                rc = LENS_ENOMEM;
+                break;
+            }
+            double d = s - rc_->leave;
+            if (d > need[p->dst][p->recv_done])
+                need[p->dst][p->recv_done] = d;
+            any = 1;
+            ev->clock_fixes++;
+        }
+        if (!any)
+            break;
+        for (int r = 0; r < t->nranks && !rc; r++) {
+            if (!need[r])
+                continue;
+            struct lens_trace_rank *k = &t->ranks[r];
+            double run = 0;
+            for (uint32_t c = 0; c < k->ncalls; c++) {
+                k->calls[c].enter += run;
+                if (need[r][c] > run)
+                    run = need[r][c];
+                k->calls[c].leave += run;
+                need[r][c] = 0;
+            }
+            k->t_last += run;
+        }
+    }
+    for (int r = 0; r < t->nranks; r++)
+        lens_free(need[r]);
+    lens_free(need);
+    return rc;
+}
+
+static void wrong_order(struct lens_events *ev, const struct lens_trace *t, const uint32_t *order)
+{
+    size_t i = ev->np2p;
+    while (i > 0) {
+        int32_t dst = ev->p2p[order[i - 1]].dst;
+        double later_min = INFINITY; /* earliest send among messages received later */
+        for (; i > 0 && ev->p2p[order[i - 1]].dst == dst; i--) {
+            struct lens_p2p *p = &ev->p2p[order[i - 1]];
+            double s = t->ranks[p->src].calls[p->send_call].enter;
+            p->wrong_order = later_min < s;
+            if (s < later_min)
+                later_min = s;
+        }
+    }
+}
+
+/* ---- collectives ---- */
+
+struct coll_tmp { uint32_t inst; int32_t rank; uint32_t call; };
+
+static uint32_t window_of(const struct lens_trace_rank *k, const struct lens_trace_call *c,
+                          int kind)
+{
+    for (uint32_t i = c->rec; i < c->rec + c->nrec; i++)
+        if (k->recs[i].kind == kind)
+            return k->recs[i].comm;
+    return LENS_NONE;
+}
+
+/* Which collective a call is: its op and domain key, or 0 when it is not one. */
+static int coll_kind(const struct lens_trace *t, const struct lens_trace_rank *k,
+                     const struct lens_trace_call *c, uint32_t *op, struct key *dom, int32_t *root)
+{
+    for (uint32_t i = c->rec; i < c->rec + c->nrec; i++)
+        if (k->recs[i].kind == LENS_REC_COLL_END) {
+            *op = k->recs[i].tag;
+            *root = k->recs[i].peer;
+            *dom = (struct key){{0, k->recs[i].comm, 0, 0}};
+            return 1;
+        }
+    const char *nm = lens_trace_region_name(t, c->region);
+    uint32_t w;
+    *root = -1;
+    if ((!strcmp(nm, "MPI_Win_create") || !strcmp(nm, "MPI_Win_allocate")) &&
+        (w = window_of(k, c, LENS_REC_RMA_WIN_CREATE)) != LENS_NONE) {
+        *op = LENS_COLL_WIN_CREATE;
+        /* creation is collective over the window's communicator */
+        uint32_t comm = w < t->nwins ? t->win_comm[w] : LENS_NONE;
+        *dom = (struct key){{1, comm == LENS_NONE ? w : comm, comm == LENS_NONE, 0}};
+        return 1;
+    }
+    if (!strcmp(nm, "MPI_Win_fence") && (w = window_of(k, c, LENS_REC_RMA_COLL_END)) != LENS_NONE) {
+        *op = LENS_COLL_WIN_FENCE;
+        *dom = (struct key){{2, w, 0, 0}};
+        return 1;
+    }
+    if (!strcmp(nm, "MPI_Win_free") && (w = window_of(k, c, LENS_REC_RMA_WIN_DESTROY)) != LENS_NONE) {
+        *op = LENS_COLL_WIN_FREE;
+        *dom = (struct key){{3, w, 0, 0}};
+        return 1;
+    }
+    return 0;
+}
+
+static int build_coll(struct lens_events *ev, const struct lens_trace *t)
+{
+    struct map doms = {0}, seqs = {0};
+    struct coll_tmp *tmp = NULL;
+    size_t ntmp = 0, captmp = 0, capcoll = 0;
+    int rc = LENS_OK;
+    for (int r = 0; r < t->nranks && !rc; r++) {
+        const struct lens_trace_rank *k = &t->ranks[r];
+        map_release(&seqs); /* per-rank sequence number of each domain */
+        for (uint32_t c = 0; c < k->ncalls && !rc; c++) {
+            uint32_t op;
+            int32_t root;
+            struct key dom;
+            if (!coll_kind(t, k, &k->calls[c], &op, &dom, &root))
+                continue;
+            int added;
+            int32_t seq = map_get(&seqs, dom, 0, &added);
+            if (seq < 0) {
+                rc = LENS_ENOMEM;
+                break;
+            }
+            int found;
+            seqs.vals[map_slot(&seqs, &dom, &found)] = seq + 1;
+            struct key ik = dom;
+            ik.w[3] = (uint32_t)seq; /* instance = (domain, sequence number) */
+            int32_t inst = map_get(&doms, ik, (int32_t)ev->ncoll, &added);
+            if (inst < 0 || (added && reserve((void **)&ev->coll, &capcoll, ev->ncoll,
+                                              sizeof *ev->coll)) ||
+                reserve((void **)&tmp, &captmp, ntmp, sizeof *tmp)) {
+                rc = LENS_ENOMEM;
+                break;
+            }
+            if (added)
+                ev->coll[ev->ncoll++] = (struct lens_coll){dom.w[1], op, root, 0, 0, INFINITY,
+                                                           -INFINITY, INFINITY, -INFINITY, NAN,
+                                                           -INFINITY};
+            tmp[ntmp++] = (struct coll_tmp){(uint32_t)inst, r, c};
+        }
+    }
+    map_release(&seqs);
+    map_release(&doms);
+    /* counting sort of members by instance; ranks stay in increasing order within each */
+    if (!rc && ntmp && !(ev->members = lens_malloc(ntmp * sizeof *ev->members)))
+        rc = LENS_ENOMEM;
+    for (size_t i = 0; !rc && i < ntmp; i++)
+        ev->coll[tmp[i].inst].n++;
+    for (size_t i = 0, acc = 0; !rc && i < ev->ncoll; i++) {
+        ev->coll[i].first = (uint32_t)acc;
+        acc += ev->coll[i].n;
+        ev->coll[i].n = 0;
+    }
+    for (size_t i = 0; !rc && i < ntmp; i++) {
+        struct lens_coll *c = &ev->coll[tmp[i].inst];
+        ev->members[c->first + c->n++] = (struct lens_coll_member){tmp[i].rank, tmp[i].call, 0};
+    }
+    ev->nmembers = rc ? 0 : ntmp;
+    lens_free(tmp);
+    return rc;
+}
+
+/* Instance aggregates; done after the clock fix so they see the corrected times. */
+static void coll_stats(struct lens_events *ev, const struct lens_trace *t)
+{
+    for (size_t i = 0; i < ev->ncoll; i++) {
+        struct lens_coll *c = &ev->coll[i];
+        double pmax = -INFINITY;
+        for (uint32_t j = c->first; j < c->first + c->n; j++) {
+            struct lens_coll_member *m = &ev->members[j];
+            const struct lens_trace_call *k = &t->ranks[m->rank].calls[m->call];
+            c->min_enter = fmin(c->min_enter, k->enter);
+            c->max_enter = fmax(c->max_enter, k->enter);
+            c->min_leave = fmin(c->min_leave, k->leave);
+            c->max_leave = fmax(c->max_leave, k->leave);
+            if (m->rank == c->root)
+                c->root_enter = k->enter;
+            else
+                c->max_enter_nonroot = fmax(c->max_enter_nonroot, k->enter);
+            pmax = fmax(pmax, k->enter);
+            m->prefix_max_enter = pmax;
+        }
+    }
+}
+
+/* ---- one-sided: lock epochs ---- */
+
+static const struct lens_trace *sort_trace; /* qsort has no context argument in C11 */
+static const struct lens_lock_epoch *sort_locks;
+
+static double release_of(const struct lens_lock_epoch *l)
+{
+    return sort_trace->ranks[l->rank].calls[l->unlock_call].leave;
+}
+
+/* Lock epochs by window, target and release time. */
+static int by_release(const void *a, const void *b)
+{
+    const struct lens_lock_epoch *x = &sort_locks[*(const uint32_t *)a];
+    const struct lens_lock_epoch *y = &sort_locks[*(const uint32_t *)b];
+    if (x->win != y->win)
+        return x->win < y->win ? -1 : 1;
+    if (x->target != y->target)
+        return x->target < y->target ? -1 : 1;
+    double rx = release_of(x), ry = release_of(y);
+    return rx < ry ? -1 : rx > ry;
+}
+
+/* The call of rank r in [from, to] running at time tm (blocked across it), LENS_NONE. */
+static uint32_t call_at(const struct lens_trace *t, int32_t r, uint32_t from, uint32_t to, double tm)
+{
+    for (uint32_t c = from; c <= to && c < t->ranks[r].ncalls; c++)
+        if (t->ranks[r].calls[c].enter <= tm && t->ranks[r].calls[c].leave >= tm)
+            return c;
+    return LENS_NONE;
+}
+
+static int build_locks(struct lens_events *ev, const struct lens_trace *t)
+{
+    size_t cap = 0;
+    for (int r = 0; r < t->nranks; r++) {
+        const struct lens_trace_rank *k = &t->ranks[r];
+        size_t open0 = ev->nlocks;
+        for (uint32_t c = 0; c < k->ncalls; c++)
+            for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++) {
+                const struct lens_trace_rec *x = &k->recs[i];
+                if (x->kind != LENS_REC_RMA_LOCK && x->kind != LENS_REC_RMA_UNLOCK)
+                    continue;
+                size_t j = open0; /* the open epoch of this (window, target) */
+                while (j < ev->nlocks && !(ev->locks[j].win == x->comm &&
+                                           ev->locks[j].target == x->peer &&
+                                           ev->locks[j].unlock_call == LENS_NONE))
+                    j++;
+                if (x->kind == LENS_REC_RMA_UNLOCK) {
+                    if (j < ev->nlocks)
+                        ev->locks[j].unlock_call = c;
+                    continue;
+                }
+                if (j < ev->nlocks || x->peer < 0)
+                    continue; /* request then acquire of the same lock */
+                if (reserve((void **)&ev->locks, &cap, ev->nlocks, sizeof *ev->locks))
+                    return LENS_ENOMEM;
+                ev->locks[ev->nlocks++] = (struct lens_lock_epoch){
+                    r, x->peer, x->comm, c, LENS_NONE, x->req == OTF2_LOCK_EXCLUSIVE, -1, LENS_NONE};
+            }
+        for (size_t j = open0; j < ev->nlocks; j++) /* never unlocked: ends at its last call */
+            if (ev->locks[j].unlock_call == LENS_NONE)
+                ev->locks[j].unlock_call = k->ncalls - 1;
+    }
+    if (!ev->nlocks)
+        return LENS_OK;
+    uint32_t *idx = lens_malloc(ev->nlocks * sizeof *idx);
+    if (!idx)
+        return LENS_ENOMEM;
+    for (size_t i = 0; i < ev->nlocks; i++)
+        idx[i] = (uint32_t)i;
+    sort_trace = t, sort_locks = ev->locks;
+    qsort(idx, ev->nlocks, sizeof *idx, by_release);
+    for (size_t i = 1; i < ev->nlocks; i++) {
+        struct lens_lock_epoch *l = &ev->locks[idx[i]];
+        for (size_t j = i; j-- > 0;) { /* latest earlier release that conflicts */
+            const struct lens_lock_epoch *p = &ev->locks[idx[j]];
+            if (p->win != l->win || p->target != l->target)
+                break;
+            if (p->rank == l->rank || !(p->exclusive || l->exclusive))
+                continue;
+            double rel = release_of(p);
+            uint32_t w = call_at(t, l->rank, l->lock_call, l->unlock_call, rel);
+            if (w != LENS_NONE) {
+                l->prev = (int32_t)idx[j];
+                l->wait_call = w;
+            }
+            break;
+        }
+    }
+    lens_free(idx);
+    return LENS_OK;
+}
+
+/* ---- one-sided: post/start/complete/wait ---- */
+
+struct epoch { int32_t rank; uint32_t win, group, open, close; };
+
+static int collect_epochs(const struct lens_trace *t, const char *open_name,
+                          const char *close_name, struct epoch **out, size_t *n)
+{
+    size_t cap = 0;
+    for (int r = 0; r < t->nranks; r++) {
+        const struct lens_trace_rank *k = &t->ranks[r];
+        size_t cur = SIZE_MAX;
+        for (uint32_t c = 0; c < k->ncalls; c++) {
+            const char *nm = lens_trace_region_name(t, k->calls[c].region);
+            if (!strcmp(nm, open_name)) {
+                for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++)
+                    if (k->recs[i].kind == LENS_REC_RMA_GROUP_SYNC) {
+                        if (reserve((void **)out, &cap, *n, sizeof **out))
+                            return LENS_ENOMEM;
+                        cur = (*n)++;
+                        (*out)[cur] = (struct epoch){r, k->recs[i].comm, k->recs[i].tag, c, c};
+                        break;
+                    }
+            } else if (!strcmp(nm, close_name) && cur != SIZE_MAX) {
+                (*out)[cur].close = c;
+                cur = SIZE_MAX;
+            }
+        }
+    }
+    return LENS_OK;
+}
+
+static int build_pscw(struct lens_events *ev, const struct lens_trace *t)
+{
+    struct epoch *xs = NULL, *as = NULL;
+    size_t nx = 0, na = 0, cap = 0;
+    struct map seq = {0}, pair = {0};
+    int rc = collect_epochs(t, "MPI_Win_post", "MPI_Win_wait", &xs, &nx);
+    if (!rc)
+        rc = collect_epochs(t, "MPI_Win_start", "MPI_Win_complete", &as, &na);
+    int added, found;
+    /* exposure k of target tg for origin o is keyed (o, tg, win, k) */
+    for (size_t i = 0; i < nx && !rc; i++) {
+        const struct lens_trace_comm *g = xs[i].group < t->ngroups ? &t->groups[xs[i].group] : NULL;
+        for (uint32_t m = 0; g && g->world && m < g->size && !rc; m++) {
+            struct key sk = {{(uint32_t)g->world[m], (uint32_t)xs[i].rank, xs[i].win, 1u << 31}};
+            int32_t k = map_get(&seq, sk, 0, &added);
+            if (k < 0 || map_get(&pair, (struct key){{sk.w[0], sk.w[1], sk.w[2], (uint32_t)k}},
+                                 (int32_t)i, &added) < 0)
+                rc = LENS_ENOMEM;
+            else
+                seq.vals[map_slot(&seq, &sk, &found)] = k + 1;
+        }
+    }
+    for (size_t i = 0; i < na && !rc; i++) {
+        const struct lens_trace_comm *g = as[i].group < t->ngroups ? &t->groups[as[i].group] : NULL;
+        for (uint32_t m = 0; g && g->world && m < g->size && !rc; m++) {
+            struct key sk = {{(uint32_t)as[i].rank, (uint32_t)g->world[m], as[i].win, 0}};
+            int32_t k = map_get(&seq, sk, 0, &added);
+            if (k < 0) {
+                rc = LENS_ENOMEM;
+                break;
+            }
+            seq.vals[map_slot(&seq, &sk, &found)] = k + 1;
+            struct key pk = {{sk.w[0], sk.w[1], sk.w[2], (uint32_t)k}};
+            if (!pair.cap)
+                continue;
+            size_t j = map_slot(&pair, &pk, &found);
+            if (!found)
+                continue;
+            const struct epoch *x = &xs[pair.vals[j]];
+            double post = t->ranks[x->rank].calls[x->open].enter;
+            if (reserve((void **)&ev->pscw, &cap, ev->npscw, sizeof *ev->pscw)) {
+                rc = LENS_ENOMEM;
+                break;
+            }
+            uint32_t b = call_at(t, as[i].rank, as[i].open, as[i].close, post);
+            ev->pscw[ev->npscw++] = (struct lens_pscw){as[i].rank, x->rank, as[i].win, as[i].open,
+                                                       as[i].close, x->open, x->close, b, 0};
+        }
+    }
+    /* the latest Win_complete among the origins of each exposure */
+    for (size_t i = 0; i < ev->npscw && !rc; i++) {
+        struct lens_pscw *p = &ev->pscw[i];
+        double last = -INFINITY;
+        for (size_t j = 0; j < ev->npscw; j++) {
+            const struct lens_pscw *q = &ev->pscw[j];
+            if (q->target == p->target && q->post_call == p->post_call)
+                last = fmax(last, t->ranks[q->origin].calls[q->complete_call].enter);
+        }
+        p->last_complete_enter = last;
+    }
+    map_release(&seq);
+    map_release(&pair);
+    lens_free(xs);
+    lens_free(as);
+    return rc;
+}
+
+int lens_events_build(struct lens_trace *t, struct lens_events **out, struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_events *ev = lens_calloc(1, sizeof *ev);
+    uint32_t *order = NULL;
+    if (!ev)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory building composite events");
+    int rc = match_p2p(ev, t, &order);
+    if (!rc)
+        rc = clock_fix(ev, t);
+    if (!rc) {
+        wrong_order(ev, t, order);
+        rc = build_coll(ev, t);
+    }
+    if (!rc) {
+        coll_stats(ev, t);
+        rc = build_locks(ev, t);
+    }
+    if (!rc)
+        rc = build_pscw(ev, t);
+    lens_free(order);
+    if (rc) {
+        lens_events_free(ev);
+        return lens_err_set(e, LENS_ENOMEM, "out of memory building composite events");
+    }
+    *out = ev;
+    return LENS_OK;
+}
+
+void lens_events_free(struct lens_events *ev)
+{
+    if (!ev)
+        return;
+    lens_free(ev->p2p);
+    lens_free(ev->coll);
+    lens_free(ev->members);
+    lens_free(ev->locks);
+    lens_free(ev->pscw);
+    lens_free(ev);
+}
