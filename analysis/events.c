@@ -184,15 +184,15 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
     for (uint32_t c = 0; c < k->ncalls; c++) {
         const struct lens_trace_call *call = &k->calls[c];
         for (uint32_t i = call->rec; i < call->rec + call->nrec; i++) {
-            const struct lens_trace_rec *x = &k->recs[i];
+            const struct lens_trace_record *x = &k->recs[i];
             int added, rc = LENS_OK;
             struct half h = {r, c, c, i, x->bytes, 0, 0, 0, 0};
             switch (x->kind) {
-            case LENS_REC_SEND:
-            case LENS_REC_ISEND:
+            case LENS_TREC_SEND:
+            case LENS_TREC_ISEND:
                 if (x->peer < 0)
                     break;
-                if (x->kind == LENS_REC_ISEND) { /* done is found at ISEND_COMPLETE */
+                if (x->kind == LENS_TREC_ISEND) { /* done is found at ISEND_COMPLETE */
                     h.done = LENS_NONE;
                     struct key rk = req_key(x->req);
                     map_del(reqs, rk);
@@ -201,7 +201,7 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
                 }
                 rc = add_half(b, 0, h, r, x->peer, x->comm, x->tag);
                 break;
-            case LENS_REC_ISEND_COMPLETE: {
+            case LENS_TREC_ISEND_COMPLETE: {
                 int found;
                 struct key rk = req_key(x->req);
                 if (!reqs->cap)
@@ -212,7 +212,7 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
                 map_del(reqs, rk);
                 break;
             }
-            case LENS_REC_IRECV_REQUEST: {
+            case LENS_TREC_IRECV_REQUEST: {
                 struct key rk = req_key(x->req);
                 rk.w[2] = 1; /* receive requests live beside send requests */
                 map_del(reqs, rk);
@@ -221,11 +221,11 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
                     return LENS_ENOMEM;
                 break;
             }
-            case LENS_REC_RECV:
+            case LENS_TREC_RECV:
                 if (x->peer >= 0)
                     rc = add_half(b, 1, h, x->peer, r, x->comm, x->tag);
                 break;
-            case LENS_REC_IRECV: {
+            case LENS_TREC_IRECV: {
                 struct key rk = req_key(x->req);
                 rk.w[2] = 1;
                 int found = 0;
@@ -412,7 +412,7 @@ static int coll_kind(const struct lens_trace *t, const struct lens_trace_rank *k
                      const struct lens_trace_call *c, uint32_t *op, struct key *dom, int32_t *root)
 {
     for (uint32_t i = c->rec; i < c->rec + c->nrec; i++)
-        if (k->recs[i].kind == LENS_REC_COLL_END) {
+        if (k->recs[i].kind == LENS_TREC_COLL_END) {
             *op = k->recs[i].tag;
             *root = k->recs[i].peer;
             *dom = (struct key){{0, k->recs[i].comm, 0, 0}};
@@ -422,19 +422,19 @@ static int coll_kind(const struct lens_trace *t, const struct lens_trace_rank *k
     uint32_t w;
     *root = -1;
     if ((!strcmp(nm, "MPI_Win_create") || !strcmp(nm, "MPI_Win_allocate")) &&
-        (w = window_of(k, c, LENS_REC_RMA_WIN_CREATE)) != LENS_NONE) {
+        (w = window_of(k, c, LENS_TREC_RMA_WIN_CREATE)) != LENS_NONE) {
         *op = LENS_COLL_WIN_CREATE;
         /* creation is collective over the window's communicator */
         uint32_t comm = w < t->nwins ? t->win_comm[w] : LENS_NONE;
         *dom = (struct key){{1, comm == LENS_NONE ? w : comm, comm == LENS_NONE, 0}};
         return 1;
     }
-    if (!strcmp(nm, "MPI_Win_fence") && (w = window_of(k, c, LENS_REC_RMA_COLL_END)) != LENS_NONE) {
+    if (!strcmp(nm, "MPI_Win_fence") && (w = window_of(k, c, LENS_TREC_RMA_COLL_END)) != LENS_NONE) {
         *op = LENS_COLL_WIN_FENCE;
         *dom = (struct key){{2, w, 0, 0}};
         return 1;
     }
-    if (!strcmp(nm, "MPI_Win_free") && (w = window_of(k, c, LENS_REC_RMA_WIN_DESTROY)) != LENS_NONE) {
+    if (!strcmp(nm, "MPI_Win_free") && (w = window_of(k, c, LENS_TREC_RMA_WIN_DESTROY)) != LENS_NONE) {
         *op = LENS_COLL_WIN_FREE;
         *dom = (struct key){{3, w, 0, 0}};
         return 1;
@@ -565,15 +565,15 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
         size_t open0 = ev->nlocks;
         for (uint32_t c = 0; c < k->ncalls; c++)
             for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++) {
-                const struct lens_trace_rec *x = &k->recs[i];
-                if (x->kind != LENS_REC_RMA_LOCK && x->kind != LENS_REC_RMA_UNLOCK)
+                const struct lens_trace_record *x = &k->recs[i];
+                if (x->kind != LENS_TREC_RMA_LOCK && x->kind != LENS_TREC_RMA_UNLOCK)
                     continue;
                 size_t j = open0; /* the open epoch of this (window, target) */
                 while (j < ev->nlocks && !(ev->locks[j].win == x->comm &&
                                            ev->locks[j].target == x->peer &&
                                            ev->locks[j].unlock_call == LENS_NONE))
                     j++;
-                if (x->kind == LENS_REC_RMA_UNLOCK) {
+                if (x->kind == LENS_TREC_RMA_UNLOCK) {
                     if (j < ev->nlocks)
                         ev->locks[j].unlock_call = c;
                     continue;
@@ -634,7 +634,7 @@ static int collect_epochs(const struct lens_trace *t, const char *open_name,
             const char *nm = lens_trace_region_name(t, k->calls[c].region);
             if (!strcmp(nm, open_name)) {
                 for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++)
-                    if (k->recs[i].kind == LENS_REC_RMA_GROUP_SYNC) {
+                    if (k->recs[i].kind == LENS_TREC_RMA_GROUP_SYNC) {
                         if (reserve((void **)out, &cap, *n, sizeof **out))
                             return LENS_ENOMEM;
                         cur = (*n)++;

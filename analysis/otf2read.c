@@ -37,6 +37,8 @@ struct state {
     uint32_t *group_nmembers;
     uint32_t ngroups_def;
     uint32_t attr_module, attr_offset; /* our call-site attributes, LENS_NONE when absent */
+    uint32_t attr_id[64], attr_name[64]; /* attribute definitions, names resolved later */
+    int nattr;
     uint64_t global_offset;
     /* per rank while its events are read */
     int rank;
@@ -166,7 +168,7 @@ static OTF2_CallbackCode on_group(void *u, OTF2_GroupRef self, OTF2_StringRef na
         return def_fail(s, rc, "group", self);
     s->ngroups_def = n;
     /* only MPI groups matter; Score-P's measurement-system groups are skipped */
-    if (par != OTF2_PARADIGM_MPI && par != OTF2_PARADIGM_UNKNOWN)
+    if (par == OTF2_PARADIGM_MEASUREMENT_SYSTEM)
         return OTF2_CALLBACK_SUCCESS;
     s->group_type[self] = (uint64_t)type + 1;
     lens_free(s->group_members[self]);
@@ -218,12 +220,11 @@ static OTF2_CallbackCode on_attr(void *u, OTF2_AttributeRef self, OTF2_StringRef
 {
     struct state *s = u;
     (void)descr, (void)type;
-    /* names resolved after all strings are read; remember candidates by string id */
-    const char *nm = name < s->t->nstrings ? s->t->strings[name] : NULL;
-    if (nm && !strcmp(nm, "mpilens_callsite_module"))
-        s->attr_module = self;
-    if (nm && !strcmp(nm, "mpilens_callsite_offset"))
-        s->attr_offset = self;
+    /* names are resolved after all strings are read */
+    if (s->nattr < 64) {
+        s->attr_id[s->nattr] = self;
+        s->attr_name[s->nattr++] = name;
+    }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -507,13 +508,13 @@ static OTF2_CallbackCode add_rec(struct state *s, uint64_t ts, int kind, int32_t
     }
     if (r->nrecs == r->cap_recs) {
         uint32_t m = r->cap_recs ? 2 * r->cap_recs : 256;
-        struct lens_trace_rec *p = lens_realloc(r->recs, (size_t)m * sizeof *p);
+        struct lens_trace_record *p = lens_realloc(r->recs, (size_t)m * sizeof *p);
         if (!p)
             return oom(s);
         r->recs = p;
         r->cap_recs = m;
     }
-    r->recs[r->nrecs++] = (struct lens_trace_rec){t, bytes, req, peer, comm, tag, (uint8_t)kind};
+    r->recs[r->nrecs++] = (struct lens_trace_record){t, bytes, req, peer, comm, tag, (uint8_t)kind};
     if (s->mpi_depth == 0)
         r->calls[s->call].nrec = 1;
     return OTF2_CALLBACK_SUCCESS;
@@ -530,56 +531,56 @@ static int32_t world(struct state *s, uint32_t comm, uint32_t r)
 static OTF2_CallbackCode on_send(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
 {
     EVT_UNUSED;
-    return add_rec(u, ts, LENS_REC_SEND, world(u, c, peer), c, tag, len, 0);
+    return add_rec(u, ts, LENS_TREC_SEND, world(u, c, peer), c, tag, len, 0);
 }
 static OTF2_CallbackCode on_isend(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag,
                                   uint64_t len, uint64_t req)
 {
     EVT_UNUSED;
-    return add_rec(u, ts, LENS_REC_ISEND, world(u, c, peer), c, tag, len, req);
+    return add_rec(u, ts, LENS_TREC_ISEND, world(u, c, peer), c, tag, len, req);
 }
 static OTF2_CallbackCode on_isend_complete(EVT_HEAD, uint64_t req)
 {
     EVT_UNUSED;
-    return add_rec(u, ts, LENS_REC_ISEND_COMPLETE, -1, 0, 0, 0, req);
+    return add_rec(u, ts, LENS_TREC_ISEND_COMPLETE, -1, 0, 0, 0, req);
 }
 static OTF2_CallbackCode on_irecv_request(EVT_HEAD, uint64_t req)
 {
     EVT_UNUSED;
-    return add_rec(u, ts, LENS_REC_IRECV_REQUEST, -1, 0, 0, 0, req);
+    return add_rec(u, ts, LENS_TREC_IRECV_REQUEST, -1, 0, 0, 0, req);
 }
 static OTF2_CallbackCode on_recv(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
 {
     EVT_UNUSED;
-    return add_rec(u, ts, LENS_REC_RECV, world(u, c, peer), c, tag, len, 0);
+    return add_rec(u, ts, LENS_TREC_RECV, world(u, c, peer), c, tag, len, 0);
 }
 static OTF2_CallbackCode on_irecv(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag,
                                   uint64_t len, uint64_t req)
 {
     EVT_UNUSED;
-    return add_rec(u, ts, LENS_REC_IRECV, world(u, c, peer), c, tag, len, req);
+    return add_rec(u, ts, LENS_TREC_IRECV, world(u, c, peer), c, tag, len, req);
 }
 static OTF2_CallbackCode on_cancelled(EVT_HEAD, uint64_t req)
 {
     EVT_UNUSED;
-    return add_rec(u, ts, LENS_REC_CANCELLED, -1, 0, 0, 0, req);
+    return add_rec(u, ts, LENS_TREC_CANCELLED, -1, 0, 0, 0, req);
 }
 static OTF2_CallbackCode on_coll_end(EVT_HEAD, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
                                      uint64_t sent, uint64_t received)
 {
     EVT_UNUSED;
     int32_t r = root == OTF2_UNDEFINED_UINT32 ? -1 : world(u, c, root);
-    return add_rec(u, ts, LENS_REC_COLL_END, r, c, op, sent, received);
+    return add_rec(u, ts, LENS_TREC_COLL_END, r, c, op, sent, received);
 }
 static OTF2_CallbackCode on_win_create(EVT_HEAD, OTF2_RmaWinRef w)
 {
     EVT_UNUSED;
-    return add_rec(u, ts, LENS_REC_RMA_WIN_CREATE, -1, w, 0, 0, 0);
+    return add_rec(u, ts, LENS_TREC_RMA_WIN_CREATE, -1, w, 0, 0, 0);
 }
 static OTF2_CallbackCode on_win_destroy(EVT_HEAD, OTF2_RmaWinRef w)
 {
     EVT_UNUSED;
-    return add_rec(u, ts, LENS_REC_RMA_WIN_DESTROY, -1, w, 0, 0, 0);
+    return add_rec(u, ts, LENS_TREC_RMA_WIN_DESTROY, -1, w, 0, 0, 0);
 }
 static OTF2_CallbackCode on_rma_coll_end(EVT_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel lvl,
                                          OTF2_RmaWinRef w, uint32_t root, uint64_t sent,
@@ -587,14 +588,14 @@ static OTF2_CallbackCode on_rma_coll_end(EVT_HEAD, OTF2_CollectiveOp op, OTF2_Rm
 {
     EVT_UNUSED;
     (void)lvl, (void)root;
-    return add_rec(u, ts, LENS_REC_RMA_COLL_END, -1, w, op, sent, received);
+    return add_rec(u, ts, LENS_TREC_RMA_COLL_END, -1, w, op, sent, received);
 }
 static OTF2_CallbackCode on_group_sync(EVT_HEAD, OTF2_RmaSyncLevel lvl, OTF2_RmaWinRef w,
                                        OTF2_GroupRef g)
 {
     EVT_UNUSED;
     (void)lvl;
-    return add_rec(u, ts, LENS_REC_RMA_GROUP_SYNC, -1, w, g, 0, 0);
+    return add_rec(u, ts, LENS_TREC_RMA_GROUP_SYNC, -1, w, g, 0, 0);
 }
 static int32_t win_peer(struct state *s, OTF2_RmaWinRef w, uint32_t remote)
 {
@@ -606,27 +607,27 @@ static OTF2_CallbackCode on_lock(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, ui
 {
     EVT_UNUSED;
     (void)id;
-    return add_rec(u, ts, LENS_REC_RMA_LOCK, win_peer(u, w, remote), w, 0, 0, type);
+    return add_rec(u, ts, LENS_TREC_RMA_LOCK, win_peer(u, w, remote), w, 0, 0, type);
 }
 static OTF2_CallbackCode on_unlock(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, uint64_t id)
 {
     EVT_UNUSED;
     (void)id;
-    return add_rec(u, ts, LENS_REC_RMA_UNLOCK, win_peer(u, w, remote), w, 0, 0, 0);
+    return add_rec(u, ts, LENS_TREC_RMA_UNLOCK, win_peer(u, w, remote), w, 0, 0, 0);
 }
 static OTF2_CallbackCode on_put(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes,
                                 uint64_t id)
 {
     EVT_UNUSED;
     (void)id;
-    return add_rec(u, ts, LENS_REC_RMA_PUT, win_peer(u, w, remote), w, 0, bytes, 0);
+    return add_rec(u, ts, LENS_TREC_RMA_PUT, win_peer(u, w, remote), w, 0, bytes, 0);
 }
 static OTF2_CallbackCode on_get(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes,
                                 uint64_t id)
 {
     EVT_UNUSED;
     (void)id;
-    return add_rec(u, ts, LENS_REC_RMA_GET, win_peer(u, w, remote), w, 0, bytes, 0);
+    return add_rec(u, ts, LENS_TREC_RMA_GET, win_peer(u, w, remote), w, 0, bytes, 0);
 }
 
 static OTF2_ErrorCode quiet_errors(void *u, const char *file, uint64_t line, const char *fn,
@@ -668,8 +669,16 @@ static int read_globals(struct state *s, OTF2_Reader *rd)
         return otf2_fail(s, rc, "global definitions");
     if (s->t->resolution <= 0)
         return fail(s, LENS_EFORMAT, "no clock properties in the global definitions");
-    /* region names, resolved now that every string is known */
+    /* region and attribute names, resolved now that every string is known */
     struct lens_trace *t = s->t;
+    for (int i = 0; i < s->nattr; i++) {
+        uint32_t id = s->attr_name[i];
+        const char *nm = id < t->nstrings && t->strings[id] ? t->strings[id] : "";
+        if (!strcmp(nm, "mpilens::callsite_module"))
+            s->attr_module = s->attr_id[i];
+        if (!strcmp(nm, "mpilens::callsite_offset"))
+            s->attr_offset = s->attr_id[i];
+    }
     if (t->nregions && !(t->regions = lens_calloc(t->nregions, sizeof(char *))))
         return fail(s, LENS_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < t->nregions; i++) {

@@ -12,26 +12,26 @@
 #define LENS_NONE UINT32_MAX /* "no region / site / string" */
 
 enum lens_rec_kind {
-    LENS_REC_SEND = 1,         /* blocking send: peer, comm, tag, bytes */
-    LENS_REC_ISEND,            /* non-blocking send: peer, comm, tag, bytes, req */
-    LENS_REC_ISEND_COMPLETE,   /* req completed (Wait/Test family) */
-    LENS_REC_IRECV_REQUEST,    /* receive posted: req */
-    LENS_REC_RECV,             /* blocking receive completed: peer, comm, tag, bytes */
-    LENS_REC_IRECV,            /* non-blocking receive completed: peer, comm, tag, bytes, req */
-    LENS_REC_CANCELLED,        /* req cancelled */
-    LENS_REC_COLL_END,         /* collective: tag = OTF2 op, comm, peer = root (world), bytes
+    LENS_TREC_SEND = 1,         /* blocking send: peer, comm, tag, bytes */
+    LENS_TREC_ISEND,            /* non-blocking send: peer, comm, tag, bytes, req */
+    LENS_TREC_ISEND_COMPLETE,   /* req completed (Wait/Test family) */
+    LENS_TREC_IRECV_REQUEST,    /* receive posted: req */
+    LENS_TREC_RECV,             /* blocking receive completed: peer, comm, tag, bytes */
+    LENS_TREC_IRECV,            /* non-blocking receive completed: peer, comm, tag, bytes, req */
+    LENS_TREC_CANCELLED,        /* req cancelled */
+    LENS_TREC_COLL_END,         /* collective: tag = OTF2 op, comm, peer = root (world), bytes
                                   sent, req = bytes received */
-    LENS_REC_RMA_WIN_CREATE,   /* comm = window index */
-    LENS_REC_RMA_WIN_DESTROY,  /* comm = window index */
-    LENS_REC_RMA_COLL_END,     /* comm = window index, tag = OTF2 op */
-    LENS_REC_RMA_GROUP_SYNC,   /* comm = window index, tag = group index */
-    LENS_REC_RMA_LOCK,         /* lock requested or acquired: comm = window, peer, req = type */
-    LENS_REC_RMA_UNLOCK,       /* comm = window, peer */
-    LENS_REC_RMA_PUT,          /* comm = window, peer, bytes */
-    LENS_REC_RMA_GET           /* comm = window, peer, bytes */
+    LENS_TREC_RMA_WIN_CREATE,   /* comm = window index */
+    LENS_TREC_RMA_WIN_DESTROY,  /* comm = window index */
+    LENS_TREC_RMA_COLL_END,     /* comm = window index, tag = OTF2 op */
+    LENS_TREC_RMA_GROUP_SYNC,   /* comm = window index, tag = group index */
+    LENS_TREC_RMA_LOCK,         /* lock requested or acquired: comm = window, peer, req = type */
+    LENS_TREC_RMA_UNLOCK,       /* comm = window, peer */
+    LENS_TREC_RMA_PUT,          /* comm = window, peer, bytes */
+    LENS_TREC_RMA_GET           /* comm = window, peer, bytes */
 };
 
-struct lens_trace_rec {
+struct lens_trace_record {
     double t;       /* seconds */
     uint64_t bytes; /* message length or bytes sent */
     uint64_t req;   /* request id; bytes received for collectives; lock type for locks */
@@ -50,7 +50,7 @@ struct lens_trace_call {
 
 struct lens_trace_rank {
     struct lens_trace_call *calls; /* MPI calls in time order (outermost MPI regions only) */
-    struct lens_trace_rec *recs;   /* records of all calls, in time order */
+    struct lens_trace_record *recs;   /* records of all calls, in time order */
     uint32_t ncalls, nrecs;
     uint32_t cap_calls, cap_recs;  /* allocated lengths */
     double t_first, t_last;        /* first and last event of the rank, seconds */

@@ -56,6 +56,20 @@ static int perr(struct parser *p, const struct token *t, const char *fmt, const 
 
 static int push_tok(struct parser *p, struct token t)
 {
+    if (t.kind == T_STR && p->ntoks > 0 && p->toks[p->ntoks - 1].kind == T_STR) {
+        /* adjacent literals join, as in C, so long texts span lines */
+        struct token *last = &p->toks[p->ntoks - 1];
+        size_t a = strlen(last->text), b = strlen(t.text);
+        char *q = lens_realloc(last->text, a + b + 1);
+        if (!q) {
+            lens_free(t.text);
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        }
+        memcpy(q + a, t.text, b + 1);
+        last->text = q;
+        lens_free(t.text);
+        return LENS_OK;
+    }
     if (p->ntoks == p->cap) {
         int m = p->cap ? 2 * p->cap : 256;
         struct token *q = lens_realloc(p->toks, (size_t)m * sizeof *q);
