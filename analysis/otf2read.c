@@ -426,7 +426,7 @@ static int open_call(struct state *s, double t, uint32_t region, uint32_t site)
 static void note_time(struct state *s, double t)
 {
     struct lens_trace_rank *r = &s->t->ranks[s->rank];
-    if (r->nevents++ == 0 || t < r->t_first)
+    if (r->nevents++ == 0 || t < r->t_first) /* counted again exactly after reading */
         r->t_first = t;
     if (t > r->t_last)
         r->t_last = t;
@@ -729,6 +729,7 @@ static int read_rank(struct state *s, OTF2_Reader *rd, const struct loc *l,
         return otf2_fail(s, rc, what);
     }
     struct lens_trace_rank *r = &s->t->ranks[s->rank];
+    r->nevents = n; /* every event, also kinds without a callback */
     if (s->mpi_depth > 0) /* truncated inside a call: close it at the last event */
         r->calls[s->call].leave = r->t_last, r->calls[s->call].nrec = r->nrecs - r->calls[s->call].rec;
     s->t->nevents += r->nevents;

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# mpilens problems on the two real Score-P traces, checked against values computed here with
+# awk from otf2-print's event listing (an independent reader), plus the issue's figures for
+# casita-4_mpi_ls_barr and the error paths.
+. tests/lib.sh
+CASITA=$DATA/otf2/casita-4_mpi_ls_barr
+PING=$DATA/otf2/pipit-ping-pong
+RULES=templates/rules
+
+# --- reference from otf2-print: per rank, late sender = send enter - recv enter (chain of
+# blocking Send/Recv, ticks / resolution) and wait at barrier = max barrier enter - own enter
+otf2-print "$CASITA/traces.otf2" > "$TMP/casita.txt"
+res=$(otf2-print -G "$CASITA/traces.otf2" | sed -n 's/.*Ticks per Seconds: \([0-9]*\).*/\1/p')
+awk -v res="$res" '
+$1 == "ENTER" && $5 == "\"MPI_Recv\"" { recv_enter[$2] = $3 }
+$1 == "ENTER" && $5 == "\"MPI_Send\"" { send_enter[$2] = $3 }
+$1 == "MPI_SEND" { to = $5; sender_of[to] = $2 }
+$1 == "ENTER" && $5 == "\"MPI_Barrier\"" { bar[$2] = $3; if ($3 > maxbar) maxbar = $3 }
+END {
+    for (r = 0; r < 4; r++) {
+        ls = 0
+        if (r in recv_enter) { s = send_enter[sender_of[r]]; ls = (s - recv_enter[r]) / res; if (ls < 0) ls = 0 }
+        printf "%d %.9f %.9f\n", r, ls, (maxbar - bar[r]) / res
+    }
+}' "$TMP/casita.txt" > "$TMP/ref.txt"
+check "otf2-print reference computed" test -s "$TMP/ref.txt"
+
+check "problems --json on casita" $BIN/mpilens problems --rules $RULES --json "$CASITA" -o "$TMP/casita.json"
+py() { /usr/bin/python3 -c "import json,sys; d=json.load(open('$TMP/casita.json')); p={x['id']:x for x in d['problems']}; $1"; }
+for r in 0 1 2 3; do
+    want_ls=$(awk -v r=$r '$1 == r { print $2 }' "$TMP/ref.txt")
+    want_wb=$(awk -v r=$r '$1 == r { print $3 }' "$TMP/ref.txt")
+    got_ls=$(py "print(p['late_sender']['per_rank'][$r])")
+    got_wb=$(py "print(p['wait_at_barrier']['per_rank'][$r])")
+    check_close "late sender rank $r vs otf2-print" "$got_ls" "$want_ls" 0.001
+    check_close "wait at barrier rank $r vs otf2-print" "$got_wb" "$want_wb" 0.001
+done
+# the issue's figures, within 1%
+check_close "late sender rank 1" "$(py "print(p['late_sender']['per_rank'][1])")" 9.02 0.01
+check_close "late sender rank 2" "$(py "print(p['late_sender']['per_rank'][2])")" 10.01 0.01
+check_close "late sender rank 3" "$(py "print(p['late_sender']['per_rank'][3])")" 10.99 0.01
+check_eq "late sender rank 0" "$(py "print(p['late_sender']['per_rank'][0] == 0)")" "True"
+check_eq "wait at barrier rank 0" "$(py "print(p['wait_at_barrier']['per_rank'][0] == 0)")" "True"
+check_close "wait at barrier rank 1" "$(py "print(p['wait_at_barrier']['per_rank'][1])")" 7.84 0.01
+check_close "wait at barrier rank 2" "$(py "print(p['wait_at_barrier']['per_rank'][2])")" 6.84 0.01
+check_close "wait at barrier rank 3" "$(py "print(p['wait_at_barrier']['per_rank'][3])")" 6.73 0.01
+# late senders grow along the chain
+check_eq "late sender grows along the chain" \
+    "$(py "v=p['late_sender']['per_rank']; print(v[1] < v[2] < v[3])")" "True"
+check_eq "late sender call site" "$(py "print(p['late_sender']['callsites'][0]['site'])")" \
+    "MPI_Recv called from late_sender"
+check_eq "barrier call site" "$(py "print(p['wait_at_barrier']['callsites'][0]['site'])")" \
+    "MPI_Barrier called from barrier"
+# share = total / sum over ranks of (last - first event), recomputed from otf2-print
+want_total=$(awk -v res="$res" '$1 ~ /^[A-Z_]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ {
+    if (!($2 in lo) || $3 < lo[$2]) lo[$2] = $3; if ($3 > hi[$2]) hi[$2] = $3 }
+    END { for (r in lo) s += hi[r] - lo[r]; printf "%.9f", s / res }' "$TMP/casita.txt")
+check_close "total time vs otf2-print" "$(py "print(d['total_time_s'])")" "$want_total" 0.0001
+check_close "late sender share" "$(py "print(p['late_sender']['share'])")" \
+    "$(py "print(p['late_sender']['total_s'] / d['total_time_s'])")" 1e-12
+check_eq "all issue ids present" "$(py "print(sorted(p))")" \
+    "['barrier_completion', 'early_reduce', 'early_scan', 'late_broadcast', 'late_receiver', 'late_sender', 'late_sender_wrong_order', 'nxn_completion', 'rma_early_exposure_end', 'rma_late_post', 'rma_lock_contention', 'rma_window_create_wait', 'wait_at_barrier', 'wait_at_nxn']"
+
+# --- ping-pong: message counts and bytes against otf2-print
+otf2-print "$PING/traces.otf2" > "$TMP/ping.txt"
+check "problems --json on ping-pong" $BIN/mpilens problems --rules $RULES --json "$PING/traces.otf2" -o "$TMP/ping.json"
+check_eq "ping-pong messages" "$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/ping.json'))['messages'])")" \
+    "$(grep -c '^MPI_SEND' "$TMP/ping.txt")"
+check_eq "ping-pong unmatched" "$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/ping.json'))['unmatched'])")" 0
+check_eq "ping-pong events" "$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/ping.json'))['events'])")" \
+    "$(grep -c -E '^[A-Z_]+ +[0-9]+ +[0-9]+' "$TMP/ping.txt")"
+
+# --- text and Russian output
+out=$($BIN/mpilens problems --rules $RULES --lang ru "$CASITA")
+check_match "russian text" "$out" "Поздний отправитель \[late_sender\]"
+out=$($BIN/mpilens problems --rules $RULES "$CASITA")
+check_match "text report" "$out" "Late sender \[late_sender\]: 30\.0[0-9]+ s"
+
+# --- error paths: clear message naming the file, non-zero exit, nothing written
+check_exit "missing trace" 1 $BIN/mpilens problems --rules $RULES "$TMP/nope" -o "$TMP/x.json"
+check_match "missing trace message" "$(cat "$TMP/err")" "nope: cannot open trace"
+mkdir -p "$TMP/trunc/traces"
+cp "$CASITA/traces.otf2" "$CASITA/traces.def" "$TMP/trunc/"
+for f in "$CASITA"/traces/*; do head -c 40 "$f" > "$TMP/trunc/traces/$(basename "$f")"; done
+check_exit "truncated trace" 1 $BIN/mpilens problems --rules $RULES "$TMP/trunc" -o "$TMP/x.json"
+check_match "truncated trace message" "$(cat "$TMP/err")" "trunc/traces.otf2: "
+head -c 100 "$CASITA/traces.def" > "$TMP/trunc/traces.def"
+check_exit "truncated definitions" 1 $BIN/mpilens problems --rules $RULES "$TMP/trunc" -o "$TMP/x.json"
+echo garbage > "$TMP/trunc/traces.otf2"
+check_exit "corrupt anchor" 1 $BIN/mpilens problems --rules $RULES "$TMP/trunc" -o "$TMP/x.json"
+check_match "corrupt anchor message" "$(cat "$TMP/err")" "traces.otf2: "
+mkdir -p "$TMP/badrules"
+printf 'declare problem for nothing\n  parameters (id = "x");\n' > "$TMP/badrules/a.rules"
+check_exit "bad rule file" 1 $BIN/mpilens problems --rules "$TMP/badrules" "$CASITA" -o "$TMP/x.json"
+check_match "bad rule position" "$(cat "$TMP/err")" "badrules/a.rules:1:21: unknown composite event type 'nothing'"
+# a rule dividing by zero is reported and skipped, the others still run
+cp $RULES/collective.rules "$TMP/badrules/a.rules"
+cat >> "$TMP/badrules/a.rules" <<'R'
+declare problem for collective_op
+parameters (id = "zero", name = "z", description = "z", advice = "z",
+            duration = own_enter / (own_enter - own_enter));
+R
+check_exit "division by zero" 0 $BIN/mpilens problems --rules "$TMP/badrules" "$CASITA" -o "$TMP/z.txt"
+check_match "division by zero reported" "$(cat "$TMP/err")" "a.rules:[0-9]+:[0-9]+: division by zero.*zero"
+check_match "other problems still found" "$(cat "$TMP/z.txt")" "wait_at_barrier"
+check_exit "bad --lang" 2 $BIN/mpilens problems --lang fr "$CASITA"
+check_exit "no trace argument" 2 $BIN/mpilens problems
+check "no file left behind" test ! -e "$TMP/x.json"
+check_exit "help" 0 $BIN/mpilens problems --help
+finish test_problems
