@@ -719,6 +719,8 @@ static int read_rank(struct state *s, OTF2_Reader *rd, const struct loc *l,
     OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, l->id);
     if (!er)
         return fail(s, LENS_EFORMAT, "no event file for rank %d", s->rank);
+    /* OTF2 would apply the offsets itself; we do (seconds()) so the model is ours, tested */
+    OTF2_EvtReader_ApplyClockOffsets(er, false);
     OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, s);
     uint64_t n = 0;
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);

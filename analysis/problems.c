@@ -176,17 +176,9 @@ static void fill_pscw(const struct run *u, const struct lens_pscw *p, double *a,
 
 /* ---- evaluation ---- */
 
+/* Records one instance; repeated (rank, call) pairs are merged in aggregate(). */
 static int charge(struct run *u, int p, int32_t rank, uint32_t call, double sec)
 {
-    /* a call completing several records (Waitall) may be charged again: keep the largest */
-    const struct lens_trace_call *k = call_of(u, rank, call);
-    if (k->nrec > 1)
-        for (size_t i = u->nacc[p]; i-- > 0 && i + 64 >= u->nacc[p];)
-            if (u->acc[p][i].rank == rank && u->acc[p][i].call == call) {
-                if (sec > u->acc[p][i].seconds)
-                    u->acc[p][i].seconds = sec;
-                return LENS_OK;
-            }
     if (u->nacc[p] == u->capacc[p]) {
         size_t m = u->capacc[p] ? 2 * u->capacc[p] : 256;
         struct acc *q = lens_realloc(u->acc[p], m * sizeof *q);
@@ -332,11 +324,34 @@ static int by_site_seconds(const void *a, const void *b)
     return x->site != y->site ? (x->site < y->site ? -1 : 1) : (x->region < y->region ? -1 : x->region > y->region);
 }
 
+static int by_call(const void *a, const void *b)
+{
+    const struct acc *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->call < y->call ? -1 : x->call > y->call;
+}
+
 static int aggregate(struct run *u, int p, struct lens_problem_result *res)
 {
     const struct lens_trace *t = u->t;
     struct acc *a = u->acc[p];
     size_t n = u->nacc[p];
+    /* one MPI call counts once per problem: a Waitall completing several late messages, or
+     * a Win_wait waiting for several origins, is charged its largest wait (Scalasca) */
+    if (n > 1) {
+        qsort(a, n, sizeof *a, by_call);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (m && a[m - 1].rank == a[i].rank && a[m - 1].call == a[i].call) {
+                if (a[i].seconds > a[m - 1].seconds)
+                    a[m - 1].seconds = a[i].seconds;
+            } else {
+                a[m++] = a[i];
+            }
+        }
+        n = m;
+    }
     res->rule = &u->r->problems[p];
     if (!(res->per_rank = lens_calloc((size_t)t->nranks, sizeof(double))))
         return LENS_ENOMEM;
