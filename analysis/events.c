@@ -394,6 +394,33 @@ static void wrong_order(struct lens_events *ev, const struct lens_trace *t, cons
     }
 }
 
+/* ---- region classes: names compared once per region, not once per call ---- */
+
+enum { RC_OTHER, RC_WIN_CREATE, RC_WIN_FENCE, RC_WIN_FREE, RC_POST, RC_WAIT, RC_START,
+       RC_COMPLETE };
+
+static uint8_t *region_classes(const struct lens_trace *t)
+{
+    static const char *const names[] = {NULL, "MPI_Win_create", "MPI_Win_fence", "MPI_Win_free",
+                                        "MPI_Win_post", "MPI_Win_wait", "MPI_Win_start",
+                                        "MPI_Win_complete"};
+    uint8_t *cls = lens_calloc((size_t)t->nregions + 1, 1);
+    for (uint32_t i = 0; cls && i < t->nregions; i++) {
+        const char *nm = lens_trace_region_name(t, i);
+        for (int k = 1; k < (int)(sizeof names / sizeof names[0]); k++)
+            if (!strcmp(nm, names[k]))
+                cls[i] = (uint8_t)k;
+        if (!strcmp(nm, "MPI_Win_allocate"))
+            cls[i] = RC_WIN_CREATE;
+    }
+    return cls;
+}
+
+static int class_of(const struct lens_trace *t, const uint8_t *cls, uint32_t region)
+{
+    return region < t->nregions ? cls[region] : RC_OTHER;
+}
+
 /* ---- collectives ---- */
 
 struct coll_tmp { uint32_t inst; int32_t rank; uint32_t call; };
@@ -408,8 +435,9 @@ static uint32_t window_of(const struct lens_trace_rank *k, const struct lens_tra
 }
 
 /* Which collective a call is: its op and domain key, or 0 when it is not one. */
-static int coll_kind(const struct lens_trace *t, const struct lens_trace_rank *k,
-                     const struct lens_trace_call *c, uint32_t *op, struct key *dom, int32_t *root)
+static int coll_kind(const struct lens_trace *t, const uint8_t *cls,
+                     const struct lens_trace_rank *k, const struct lens_trace_call *c,
+                     uint32_t *op, struct key *dom, int32_t *root)
 {
     for (uint32_t i = c->rec; i < c->rec + c->nrec; i++)
         if (k->recs[i].kind == LENS_TREC_COLL_END) {
@@ -418,23 +446,24 @@ static int coll_kind(const struct lens_trace *t, const struct lens_trace_rank *k
             *dom = (struct key){{0, k->recs[i].comm, 0, 0}};
             return 1;
         }
-    const char *nm = lens_trace_region_name(t, c->region);
+    if (!t->nrma)
+        return 0;
+    int rc = class_of(t, cls, c->region);
     uint32_t w;
     *root = -1;
-    if ((!strcmp(nm, "MPI_Win_create") || !strcmp(nm, "MPI_Win_allocate")) &&
-        (w = window_of(k, c, LENS_TREC_RMA_WIN_CREATE)) != LENS_NONE) {
+    if (rc == RC_WIN_CREATE && (w = window_of(k, c, LENS_TREC_RMA_WIN_CREATE)) != LENS_NONE) {
         *op = LENS_COLL_WIN_CREATE;
         /* creation is collective over the window's communicator */
         uint32_t comm = w < t->nwins ? t->win_comm[w] : LENS_NONE;
         *dom = (struct key){{1, comm == LENS_NONE ? w : comm, comm == LENS_NONE, 0}};
         return 1;
     }
-    if (!strcmp(nm, "MPI_Win_fence") && (w = window_of(k, c, LENS_TREC_RMA_COLL_END)) != LENS_NONE) {
+    if (rc == RC_WIN_FENCE && (w = window_of(k, c, LENS_TREC_RMA_COLL_END)) != LENS_NONE) {
         *op = LENS_COLL_WIN_FENCE;
         *dom = (struct key){{2, w, 0, 0}};
         return 1;
     }
-    if (!strcmp(nm, "MPI_Win_free") && (w = window_of(k, c, LENS_TREC_RMA_WIN_DESTROY)) != LENS_NONE) {
+    if (rc == RC_WIN_FREE && (w = window_of(k, c, LENS_TREC_RMA_WIN_DESTROY)) != LENS_NONE) {
         *op = LENS_COLL_WIN_FREE;
         *dom = (struct key){{3, w, 0, 0}};
         return 1;
@@ -442,7 +471,7 @@ static int coll_kind(const struct lens_trace *t, const struct lens_trace_rank *k
     return 0;
 }
 
-static int build_coll(struct lens_events *ev, const struct lens_trace *t)
+static int build_coll(struct lens_events *ev, const struct lens_trace *t, const uint8_t *cls)
 {
     struct map doms = {0}, seqs = {0};
     struct coll_tmp *tmp = NULL;
@@ -455,7 +484,7 @@ static int build_coll(struct lens_events *ev, const struct lens_trace *t)
             uint32_t op;
             int32_t root;
             struct key dom;
-            if (!coll_kind(t, k, &k->calls[c], &op, &dom, &root))
+            if (!coll_kind(t, cls, k, &k->calls[c], &op, &dom, &root))
                 continue;
             int added;
             int32_t seq = map_get(&seqs, dom, 0, &added);
@@ -623,16 +652,16 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
 
 struct epoch { int32_t rank; uint32_t win, group, open, close; };
 
-static int collect_epochs(const struct lens_trace *t, const char *open_name,
-                          const char *close_name, struct epoch **out, size_t *n)
+static int collect_epochs(const struct lens_trace *t, const uint8_t *cls, int open_class,
+                          int close_class, struct epoch **out, size_t *n)
 {
     size_t cap = 0;
     for (int r = 0; r < t->nranks; r++) {
         const struct lens_trace_rank *k = &t->ranks[r];
         size_t cur = SIZE_MAX;
         for (uint32_t c = 0; c < k->ncalls; c++) {
-            const char *nm = lens_trace_region_name(t, k->calls[c].region);
-            if (!strcmp(nm, open_name)) {
+            int rc = class_of(t, cls, k->calls[c].region);
+            if (rc == open_class) {
                 for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++)
                     if (k->recs[i].kind == LENS_TREC_RMA_GROUP_SYNC) {
                         if (reserve((void **)out, &cap, *n, sizeof **out))
@@ -641,7 +670,7 @@ static int collect_epochs(const struct lens_trace *t, const char *open_name,
                         (*out)[cur] = (struct epoch){r, k->recs[i].comm, k->recs[i].tag, c, c};
                         break;
                     }
-            } else if (!strcmp(nm, close_name) && cur != SIZE_MAX) {
+            } else if (rc == close_class && cur != SIZE_MAX) {
                 (*out)[cur].close = c;
                 cur = SIZE_MAX;
             }
@@ -650,14 +679,14 @@ static int collect_epochs(const struct lens_trace *t, const char *open_name,
     return LENS_OK;
 }
 
-static int build_pscw(struct lens_events *ev, const struct lens_trace *t)
+static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const uint8_t *cls)
 {
     struct epoch *xs = NULL, *as = NULL;
     size_t nx = 0, na = 0, cap = 0;
     struct map seq = {0}, pair = {0};
-    int rc = collect_epochs(t, "MPI_Win_post", "MPI_Win_wait", &xs, &nx);
+    int rc = collect_epochs(t, cls, RC_POST, RC_WAIT, &xs, &nx);
     if (!rc)
-        rc = collect_epochs(t, "MPI_Win_start", "MPI_Win_complete", &as, &na);
+        rc = collect_epochs(t, cls, RC_START, RC_COMPLETE, &as, &na);
     int added, found;
     /* exposure k of target tg for origin o is keyed (o, tg, win, k) */
     for (size_t i = 0; i < nx && !rc; i++) {
@@ -722,22 +751,26 @@ int lens_events_build(struct lens_trace *t, struct lens_events **out, struct len
     *out = NULL;
     struct lens_events *ev = lens_calloc(1, sizeof *ev);
     uint32_t *order = NULL;
-    if (!ev)
+    uint8_t *cls = ev ? region_classes(t) : NULL;
+    if (!cls) {
+        lens_free(ev);
         return lens_err_set(e, LENS_ENOMEM, "out of memory building composite events");
+    }
     int rc = match_p2p(ev, t, &order);
     if (!rc)
         rc = clock_fix(ev, t);
     if (!rc) {
         wrong_order(ev, t, order);
-        rc = build_coll(ev, t);
-    }
-    if (!rc) {
-        coll_stats(ev, t);
-        rc = build_locks(ev, t);
+        rc = build_coll(ev, t, cls);
     }
     if (!rc)
-        rc = build_pscw(ev, t);
+        coll_stats(ev, t);
+    if (!rc && t->nrma) /* one-sided epochs only when the trace has RMA records */
+        rc = build_locks(ev, t);
+    if (!rc && t->nrma)
+        rc = build_pscw(ev, t, cls);
     lens_free(order);
+    lens_free(cls);
     if (rc) {
         lens_events_free(ev);
         return lens_err_set(e, LENS_ENOMEM, "out of memory building composite events");

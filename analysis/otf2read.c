@@ -515,6 +515,8 @@ static OTF2_CallbackCode add_rec(struct state *s, uint64_t ts, int kind, int32_t
         r->cap_recs = m;
     }
     r->recs[r->nrecs++] = (struct lens_trace_record){t, bytes, req, peer, comm, tag, (uint8_t)kind};
+    if (kind >= LENS_TREC_RMA_WIN_CREATE)
+        s->t->nrma++;
     if (s->mpi_depth == 0)
         r->calls[s->call].nrec = 1;
     return OTF2_CALLBACK_SUCCESS;

@@ -89,6 +89,7 @@ struct lens_trace {
     uint32_t ngroups;
     double resolution;             /* timer ticks per second */
     uint64_t nevents;              /* all OTF2 events read */
+    uint64_t nrma;                 /* one-sided records (0: the RMA analysis is skipped) */
     int clock_offsets;             /* number of ranks that had ClockOffset records */
 };
 

@@ -92,6 +92,7 @@ struct run {
     struct lens_problems *out;
     struct acc **acc;        /* per problem: charged calls */
     size_t *nacc, *capacc;
+    uint8_t *repeat;         /* per problem: a call may have been charged twice */
     int opnames[32], opkinds[32]; /* interned ids by op (index: op, or 17.. for RMA ops) */
     int bad_problem;         /* first problem disabled by a runtime error, -1 */
 };
@@ -176,9 +177,30 @@ static void fill_pscw(const struct run *u, const struct lens_pscw *p, double *a,
 
 /* ---- evaluation ---- */
 
-/* Records one instance; repeated (rank, call) pairs are merged in aggregate(). */
-static int charge(struct run *u, int p, int32_t rank, uint32_t call, double sec)
+/* Whether instances of matcher m charged to this call can repeat: a call completing more
+ * than one message (Waitall), or the one-sided matchers, whose epochs share calls. */
+static int may_repeat(const struct run *u, int m, int32_t rank, uint32_t call)
 {
+    if (m == M_COLL)
+        return 0;
+    if (m != M_P2P)
+        return 1;
+    const struct lens_trace_rank *k = &u->t->ranks[rank];
+    const struct lens_trace_call *c = &k->calls[call];
+    int sends = 0, recvs = 0;
+    for (uint32_t i = c->rec; i < c->rec + c->nrec; i++) {
+        int kind = k->recs[i].kind;
+        sends += kind == LENS_TREC_SEND || kind == LENS_TREC_ISEND_COMPLETE;
+        recvs += kind == LENS_TREC_RECV || kind == LENS_TREC_IRECV;
+    }
+    return sends > 1 || recvs > 1;
+}
+
+/* Records one instance; repeated (rank, call) pairs are merged in aggregate(). */
+static int charge(struct run *u, int p, int match, int32_t rank, uint32_t call, double sec)
+{
+    if (!u->repeat[p] && may_repeat(u, match, rank, call))
+        u->repeat[p] = 1;
     if (u->nacc[p] == u->capacc[p]) {
         size_t m = u->capacc[p] ? 2 * u->capacc[p] : 256;
         struct acc *q = lens_realloc(u->acc[p], m * sizeof *q);
@@ -267,7 +289,7 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
                 continue;
             }
             int loc = u->r->problems[p].location == side[0] ? 0 : 1;
-            if (rc == 1 && d > 0 && isfinite(d) && charge(u, p, rank[loc], call[loc], d))
+            if (rc == 1 && d > 0 && isfinite(d) && charge(u, p, match, rank[loc], call[loc], d))
                 return lens_err_set(e, LENS_ENOMEM, "out of memory evaluating '%s'",
                                     u->r->problems[p].id);
         }
@@ -339,7 +361,7 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res)
     size_t n = u->nacc[p];
     /* one MPI call counts once per problem: a Waitall completing several late messages, or
      * a Win_wait waiting for several origins, is charged its largest wait (Scalasca) */
-    if (n > 1) {
+    if (n > 1 && u->repeat[p]) {
         qsort(a, n, sizeof *a, by_call);
         size_t m = 0;
         for (size_t i = 0; i < n; i++) {
@@ -395,13 +417,25 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res)
         s->count = ss[j].count;
     }
     lens_free(ss);
-    qsort(a, n, sizeof *a, by_seconds_desc);
-    for (size_t i = 0; i < n && res->ntop < LENS_PROBLEMS_TOP; i++) {
-        const struct lens_trace_call *k = call_of(u, a[i].rank, a[i].call);
+    /* the largest instances: a selection into a small sorted array, not a full sort */
+    struct acc best[LENS_PROBLEMS_TOP];
+    int nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (nb == LENS_PROBLEMS_TOP && by_seconds_desc(&a[i], &best[nb - 1]) >= 0)
+            continue;
+        int j = nb < LENS_PROBLEMS_TOP ? nb++ : nb - 1;
+        while (j > 0 && by_seconds_desc(&a[i], &best[j - 1]) < 0) {
+            best[j] = best[j - 1];
+            j--;
+        }
+        best[j] = a[i];
+    }
+    for (int i = 0; i < nb; i++) {
+        const struct lens_trace_call *k = call_of(u, best[i].rank, best[i].call);
         struct lens_problem_instance *x = &res->top[res->ntop++];
-        x->rank = a[i].rank;
+        x->rank = best[i].rank;
         x->time = k->enter;
-        x->seconds = a[i].seconds;
+        x->seconds = best[i].seconds;
         snprintf(x->call, sizeof x->call, "%s", lens_trace_region_name(t, k->region));
     }
     return LENS_OK;
@@ -442,13 +476,14 @@ int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
     res->nranks = t->nranks;
     if ((rc = lens_rules_bind(rules, types, NTYPES, e)) || (rc = lens_events_build(t, &ev, e)))
         goto fail;
-    u = (struct run){t, ev, rules, res, NULL, NULL, NULL, {0}, {0}, -1};
+    u = (struct run){t, ev, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1};
     int np = rules->nproblems;
     u.acc = lens_calloc((size_t)np + 1, sizeof *u.acc);
     u.nacc = lens_calloc((size_t)np + 1, sizeof *u.nacc);
     u.capacc = lens_calloc((size_t)np + 1, sizeof *u.capacc);
+    u.repeat = lens_calloc((size_t)np + 1, 1);
     res->res = lens_calloc((size_t)np + 1, sizeof *res->res);
-    if (!u.acc || !u.nacc || !u.capacc || !res->res || intern_ops(&u)) {
+    if (!u.acc || !u.nacc || !u.capacc || !u.repeat || !res->res || intern_ops(&u)) {
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto fail;
     }
@@ -477,6 +512,7 @@ fail:
     lens_free(u.acc);
     lens_free(u.nacc);
     lens_free(u.capacc);
+    lens_free(u.repeat);
     lens_events_free(ev);
     if (rc) {
         lens_problems_free(res);
