@@ -580,11 +580,11 @@ int lens_problems_rows(const struct lens_problems *p, int lang, struct lens_prob
 
 int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
 {
-    static const char *const lab[2][6] = {
+    static const char *const lab[2][8] = {
         {"total time (sum over ranks)", "problems found", "per rank", "call sites",
-         "advice", "no problems found"},
+         "advice", "no problems found", "of the total time", "instances"},
         {"общее время (сумма по процессам)", "найдено проблем", "по процессам", "места вызова",
-         "совет", "проблем не найдено"}};
+         "совет", "проблем не найдено", "общего времени", "случаев"}};
     int L = lang == 1;
     int found = 0;
     for (int i = 0; i < p->nres; i++)
@@ -599,8 +599,9 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
         const struct lens_problem_result *r = &p->res[i];
         if (r->total_s <= 0)
             continue;
-        fprintf(fp, "\n%s [%s]: %.6f s, %.2f%%, %llu\n", text_of(r->rule, lang, 0), r->rule->id,
-                r->total_s, 100 * r->share, (unsigned long long)r->count);
+        fprintf(fp, "\n%s [%s]: %.6f s, %.2f%% %s, %llu %s\n", text_of(r->rule, lang, 0),
+                r->rule->id, r->total_s, 100 * r->share, lab[L][6],
+                (unsigned long long)r->count, lab[L][7]);
         fprintf(fp, "  %s\n", text_of(r->rule, lang, 1));
         fprintf(fp, "  %s:", lab[L][2]);
         for (int k = 0; k < p->nranks; k++)
