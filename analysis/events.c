@@ -107,7 +107,10 @@ static void map_release(struct map *m)
     memset(m, 0, sizeof *m);
 }
 
-static struct key req_key(uint64_t req) { return (struct key){{(uint32_t)req, (uint32_t)(req >> 32), 0, 0}}; }
+static struct key req_key(uint64_t req)
+{
+    return (struct key){{(uint32_t)req, (uint32_t)(req >> 32), 0, 0}};
+}
 
 /* ---- growable arrays ---- */
 
@@ -578,7 +581,8 @@ static int by_release(const void *a, const void *b)
 }
 
 /* The call of rank r in [from, to] running at time tm (blocked across it), LENS_NONE. */
-static uint32_t call_at(const struct lens_trace *t, int32_t r, uint32_t from, uint32_t to, double tm)
+static uint32_t call_at(const struct lens_trace *t, int32_t r, uint32_t from, uint32_t to,
+                        double tm)
 {
     for (uint32_t c = from; c <= to && c < t->ranks[r].ncalls; c++)
         if (t->ranks[r].calls[c].enter <= tm && t->ranks[r].calls[c].leave >= tm)
@@ -612,7 +616,8 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
                 if (reserve((void **)&ev->locks, &cap, ev->nlocks, sizeof *ev->locks))
                     return LENS_ENOMEM;
                 ev->locks[ev->nlocks++] = (struct lens_lock_epoch){
-                    r, x->peer, x->comm, c, LENS_NONE, x->req == OTF2_LOCK_EXCLUSIVE, -1, LENS_NONE};
+                    r,  x->peer,  x->comm, c, LENS_NONE, x->req == OTF2_LOCK_EXCLUSIVE,
+                    -1, LENS_NONE};
             }
         for (size_t j = open0; j < ev->nlocks; j++) /* never unlocked: ends at its last call */
             if (ev->locks[j].unlock_call == LENS_NONE)

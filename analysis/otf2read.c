@@ -50,7 +50,8 @@ struct state {
     uint32_t call;               /* index of the open MPI call */
 };
 
-static int fail(struct state *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct state *s, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int fail(struct state *s, int code, const char *fmt, ...)
 {
     char msg[900];
@@ -527,10 +528,12 @@ static int32_t world(struct state *s, uint32_t comm, uint32_t r)
     return lens_trace_world_rank(s->t, comm, r, s->rank);
 }
 
-#define EVT_HEAD OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u, OTF2_AttributeList *al
+#define EVT_HEAD                                                                                   \
+    OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u, OTF2_AttributeList *al
 #define EVT_UNUSED (void)loc, (void)pos, (void)al
 
-static OTF2_CallbackCode on_send(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+static OTF2_CallbackCode on_send(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag,
+                                 uint64_t len)
 {
     EVT_UNUSED;
     return add_rec(u, ts, LENS_TREC_SEND, world(u, c, peer), c, tag, len, 0);
@@ -551,7 +554,8 @@ static OTF2_CallbackCode on_irecv_request(EVT_HEAD, uint64_t req)
     EVT_UNUSED;
     return add_rec(u, ts, LENS_TREC_IRECV_REQUEST, -1, 0, 0, 0, req);
 }
-static OTF2_CallbackCode on_recv(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag, uint64_t len)
+static OTF2_CallbackCode on_recv(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag,
+                                 uint64_t len)
 {
     EVT_UNUSED;
     return add_rec(u, ts, LENS_TREC_RECV, world(u, c, peer), c, tag, len, 0);
@@ -735,7 +739,8 @@ static int read_rank(struct state *s, OTF2_Reader *rd, const struct loc *l,
     struct lens_trace_rank *r = &s->t->ranks[s->rank];
     r->nevents = n; /* every event, also kinds without a callback */
     if (s->mpi_depth > 0) /* truncated inside a call: close it at the last event */
-        r->calls[s->call].leave = r->t_last, r->calls[s->call].nrec = r->nrecs - r->calls[s->call].rec;
+        r->calls[s->call].leave = r->t_last,
+        r->calls[s->call].nrec = r->nrecs - r->calls[s->call].rec;
     s->t->nevents += r->nevents;
     return LENS_OK;
 }

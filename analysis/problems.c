@@ -32,7 +32,7 @@ static const char *const expo_f[] = {"post_enter", "wait_enter", "wait_leave",
 enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, NTYPES };
 #define MAXF 12
 
-static const struct lens_rule_type types[NTYPES] = {
+static const struct lens_ruleeval_type types[NTYPES] = {
     {"send", send_f, NULL},          {"recv", recv_f, NULL},
     {"collective", coll_f, ".......ss"}, {"collective_instance", inst_f, "........ss"},
     {"lock_epoch", lock_f, NULL},    {"lock_holder", holder_f, NULL},
@@ -97,7 +97,10 @@ struct run {
     int bad_problem;         /* first problem disabled by a runtime error, -1 */
 };
 
-static int op_slot(uint32_t op) { return op < 20 ? (int)op : op >= 100 && op <= 102 ? 20 + (int)(op - 100) : 23; }
+static int op_slot(uint32_t op)
+{
+    return op < 20 ? (int)op : op >= 100 && op <= 102 ? 20 + (int)(op - 100) : 23;
+}
 static const uint32_t slot_op[24] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
                                      17, 18, 19, 100, 101, 102, 999};
 
@@ -243,7 +246,7 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
                             k->file, k->line, k->col, k->name);
     double f[2][MAXF], params[64];
     const double *mem[2] = {f[side[0]], f[side[1]]};
-    struct lens_rule_ctx x = {mem, params};
+    struct lens_ruleeval_ctx x = {mem, params};
     if (k->nparams > 64)
         return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: more than 64 parameters", k->file,
                             k->line, k->col);
@@ -268,7 +271,7 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
         } else {
             fill_pscw(u, &ev->pscw[i], a, b, rank, call);
         }
-        int rc = lens_rules_composite_eval(u->r, c, &x, e);
+        int rc = lens_ruleeval_composite(u->r, c, &x, e);
         if (rc < 0)
             return rc;
         if (!rc)
@@ -279,7 +282,7 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
                 continue;
             double d;
             struct lens_err pe;
-            rc = lens_rules_problem_eval(u->r, p, &x, &d, &pe);
+            rc = lens_ruleeval_problem(u->r, p, &x, &d, &pe);
             if (rc < 0) { /* a runtime error disables the rule, reported in warning */
                 if (u->bad_problem < 0) {
                     u->bad_problem = p;
@@ -343,7 +346,8 @@ static int by_site_seconds(const void *a, const void *b)
     const struct site_sum *x = a, *y = b;
     if (x->seconds != y->seconds)
         return x->seconds > y->seconds ? -1 : 1;
-    return x->site != y->site ? (x->site < y->site ? -1 : 1) : (x->region < y->region ? -1 : x->region > y->region);
+    return x->site != y->site ? (x->site < y->site ? -1 : 1)
+                              : (x->region < y->region ? -1 : x->region > y->region);
 }
 
 static int by_call(const void *a, const void *b)
@@ -474,7 +478,7 @@ int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
     }
     res->rules = rules;
     res->nranks = t->nranks;
-    if ((rc = lens_rules_bind(rules, types, NTYPES, e)) || (rc = lens_events_build(t, &ev, e)))
+    if ((rc = lens_ruleeval_bind(rules, types, NTYPES, e)) || (rc = lens_events_build(t, &ev, e)))
         goto fail;
     u = (struct run){t, ev, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1};
     int np = rules->nproblems;
@@ -532,7 +536,7 @@ int lens_problems_run(const char *trace_path, const char *rules_dir, struct lens
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
     int rc = lens_rules_load_dir(r, rules_dir, e);
     if (!rc)
-        rc = lens_rules_bind(r, types, NTYPES, e); /* rule errors before reading a big trace */
+        rc = lens_ruleeval_bind(r, types, NTYPES, e); /* rule errors before reading a big trace */
     if (!rc)
         rc = lens_trace_read(trace_path, &t, e);
     if (rc) {

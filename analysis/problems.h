@@ -7,7 +7,7 @@
 #define LENS_PROBLEMS_H
 
 #include "events.h"
-#include "rules.h"
+#include "ruleeval.h"
 
 #include <stdio.h>
 
@@ -50,7 +50,7 @@ struct lens_problems {
 /* Loads the rules of rules_dir, reads the trace at trace_path, builds the composite events
  * and evaluates every problem. A rule that fails at run time (division by zero) is skipped
  * and named in warning. Errors: those of lens_trace_read, lens_rules_load_dir and
- * lens_rules_bind (file:line:col), LENS_ENOMEM. */
+ * lens_ruleeval_bind (file:line:col), LENS_ENOMEM. */
 int lens_problems_run(const char *trace_path, const char *rules_dir, struct lens_problems **out,
                       struct lens_err *e);
 /* The same on a trace already read (t is modified by the clock fix) and rules already parsed

@@ -19,24 +19,6 @@ struct token {
     int line, col;
 };
 
-enum nop {
-    N_NUM, N_STR, N_NAME, N_DOTTED, N_FIELD, N_PARAM, N_MEMBER, N_NEG, N_NOT, N_ABS,
-    N_ADD, N_SUB, N_MUL, N_DIV, N_LT, N_LE, N_GT, N_GE, N_EQ, N_NE, N_AND, N_OR, N_MIN, N_MAX
-};
-enum vtype { V_NUM, V_STR, V_EVENT };
-
-struct lens_rule_node {
-    int op;
-    int a, b;         /* operand nodes, -1 when unused */
-    double num;       /* N_NUM value; N_STR interned id */
-    char *name;       /* N_NAME, N_DOTTED: identifier (owned) */
-    char *field;      /* N_DOTTED: field name (owned) */
-    int slot, index;  /* N_FIELD: member slot and field; N_PARAM: index; N_MEMBER: slot */
-    int type;         /* enum vtype after binding */
-    const char *file;
-    int line, col;
-};
-
 struct parser {
     struct lens_rules *r;
     struct lens_err *e;
@@ -244,7 +226,7 @@ static int new_node(struct parser *p, int op, int a, int b, const struct token *
         r->nodes = q;
         r->cap_nodes = m;
     }
-    r->nodes[r->nnodes] = (struct lens_rule_node){op, a, b, 0, NULL, NULL, -1, -1, V_NUM,
+    r->nodes[r->nnodes] = (struct lens_rule_node){op, a, b, 0, NULL, NULL, -1, -1, LENS_RV_NUM,
                                                   p->file, at->line, at->col};
     return r->nnodes++;
 }
@@ -257,7 +239,7 @@ static int parse_primary(struct parser *p)
     int n;
     if (t->kind == T_NUM) {
         p->pos++;
-        if ((n = new_node(p, N_NUM, -1, -1, t)) >= 0)
+        if ((n = new_node(p, LENS_RN_NUM, -1, -1, t)) >= 0)
             p->r->nodes[n].num = t->num;
         return n;
     }
@@ -266,8 +248,8 @@ static int parse_primary(struct parser *p)
         int id = lens_rules_intern(p->r, t->text);
         if (id < 0)
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
-        if ((n = new_node(p, N_STR, -1, -1, t)) >= 0)
-            p->r->nodes[n].num = id, p->r->nodes[n].type = V_STR;
+        if ((n = new_node(p, LENS_RN_STR, -1, -1, t)) >= 0)
+            p->r->nodes[n].num = id, p->r->nodes[n].type = LENS_RV_STR;
         return n;
     }
     if (accept(p, "(")) {
@@ -280,21 +262,21 @@ static int parse_primary(struct parser *p)
         return perr(p, t, "expected a value, got '%s'", t->text);
     p->pos++;
     if (!strcmp(t->text, "true") || !strcmp(t->text, "false")) {
-        if ((n = new_node(p, N_NUM, -1, -1, t)) >= 0)
+        if ((n = new_node(p, LENS_RN_NUM, -1, -1, t)) >= 0)
             p->r->nodes[n].num = t->text[0] == 't';
         return n;
     }
     if (accept(p, "(")) { /* function call */
-        int op = !strcmp(t->text, "min") ? N_MIN : !strcmp(t->text, "max") ? N_MAX
-               : !strcmp(t->text, "abs") ? N_ABS : -1;
+        int op = !strcmp(t->text, "min") ? LENS_RN_MIN : !strcmp(t->text, "max") ? LENS_RN_MAX
+               : !strcmp(t->text, "abs") ? LENS_RN_ABS : -1;
         if (op < 0)
             return perr(p, t, "unknown function '%s' (known: min, max, abs)", t->text);
         int acc = parse_expr(p);
         if (acc < 0)
             return acc;
-        if (op == N_ABS) {
+        if (op == LENS_RN_ABS) {
             int rc = expect(p, ")", "after the argument of abs");
-            return rc ? rc : new_node(p, N_ABS, acc, -1, t);
+            return rc ? rc : new_node(p, LENS_RN_ABS, acc, -1, t);
         }
         while (accept(p, ",")) {
             int b = parse_expr(p);
@@ -308,7 +290,7 @@ static int parse_primary(struct parser *p)
             return acc;
         return acc;
     }
-    if ((n = new_node(p, N_NAME, -1, -1, t)) < 0)
+    if ((n = new_node(p, LENS_RN_NAME, -1, -1, t)) < 0)
         return n;
     if (!(p->r->nodes[n].name = lens_strdup(t->text)))
         return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
@@ -317,7 +299,7 @@ static int parse_primary(struct parser *p)
         int rc = expect_ident(p, "a field name after '.'", &f);
         if (rc)
             return rc;
-        p->r->nodes[n].op = N_DOTTED;
+        p->r->nodes[n].op = LENS_RN_DOTTED;
         if (!(p->r->nodes[n].field = lens_strdup(f->text)))
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
     }
@@ -329,7 +311,7 @@ static int parse_unary(struct parser *p)
     struct token *t = peek(p);
     if (accept(p, "-")) {
         int a = parse_unary(p);
-        return a < 0 ? a : new_node(p, N_NEG, a, -1, t);
+        return a < 0 ? a : new_node(p, LENS_RN_NEG, a, -1, t);
     }
     return parse_primary(p);
 }
@@ -339,13 +321,18 @@ static int parse_level(struct parser *p, int level)
 {
     static const char *const ops[][6] = {
         {"or"}, {"and"}, {0}, {"<", "<=", ">", ">=", "==", "!="}, {"+", "-"}, {"*", "/"}};
-    static const int codes[][6] = {{N_OR}, {N_AND}, {0}, {N_LT, N_LE, N_GT, N_GE, N_EQ, N_NE},
-                                   {N_ADD, N_SUB}, {N_MUL, N_DIV}};
+    static const int codes[][6] = {
+        {LENS_RN_OR},
+        {LENS_RN_AND},
+        {0},
+        {LENS_RN_LT, LENS_RN_LE, LENS_RN_GT, LENS_RN_GE, LENS_RN_EQ, LENS_RN_NE},
+        {LENS_RN_ADD, LENS_RN_SUB},
+        {LENS_RN_MUL, LENS_RN_DIV}};
     if (level == 2) { /* not */
         struct token *t = peek(p);
         if (accept(p, "not")) {
             int a = parse_level(p, 2);
-            return a < 0 ? a : new_node(p, N_NOT, a, -1, t);
+            return a < 0 ? a : new_node(p, LENS_RN_NOT, a, -1, t);
         }
         return parse_level(p, 3);
     }
@@ -462,7 +449,7 @@ static const char *const text_keys[2][LENS_RULE_NTEXT] = {
     {"name", "description", "advice"}, {"name_ru", "description_ru", "advice_ru"}};
 
 /* Problem parameters: texts must be string literals; duration an expression; location a
- * member name (resolved by lens_rules_bind). */
+ * member name (resolved by lens_ruleeval_bind). */
 static int problem_params(struct parser *p, struct lens_rule_problem *pr,
                           struct lens_rule_param *ps, int n, const struct token *at)
 {
@@ -478,14 +465,14 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
                 if (!strcmp(ps[i].name, text_keys[l][k]))
                     slot = &pr->text[l][k];
         if (slot) {
-            if (x->op != N_STR)
+            if (x->op != LENS_RN_STR)
                 return perr(p, &pos, "parameter '%s' must be a string literal", ps[i].name);
             if (!(*slot = lens_strdup(r->strings[(int)x->num])))
                 return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
         } else if (!strcmp(ps[i].name, "duration")) {
             pr->duration = ps[i].expr;
         } else if (!strcmp(ps[i].name, "location")) {
-            if (x->op != N_NAME)
+            if (x->op != LENS_RN_NAME)
                 return perr(p, &pos, "parameter 'location' must name a member%s", "");
             pr->location = -2 - ps[i].expr; /* resolved in bind */
         } else {
@@ -572,248 +559,6 @@ int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, s
         lens_free(p.toks[i].text);
     lens_free(p.toks);
     return rc;
-}
-
-/* ---- binding ---- */
-
-struct scope {
-    const struct lens_rule_composite *c;
-    const struct lens_rule_type *types;
-    int nparams;   /* parameters of c visible (those declared before) */
-    int events;    /* bare member names allowed (problem location) */
-};
-
-static int berr(struct lens_rules *r, int n, struct lens_err *e, const char *fmt, const char *a,
-                const char *b)
-{
-    char msg[512];
-    snprintf(msg, sizeof msg, fmt, a, b);
-    const struct lens_rule_node *x = &r->nodes[n];
-    return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: %s", x->file, x->line, x->col, msg);
-}
-
-static int member_slot(const struct lens_rule_composite *c, const char *name)
-{
-    for (int i = 0; i < c->nmembers; i++)
-        if (!strcmp(c->members[i].name, name))
-            return i;
-    return -1;
-}
-
-static int bind_expr(struct lens_rules *r, int n, const struct scope *s, struct lens_err *e)
-{
-    struct lens_rule_node *x = &r->nodes[n];
-    int rc;
-    switch (x->op) {
-    case N_NUM:
-    case N_STR:
-    case N_FIELD:
-    case N_PARAM:
-    case N_MEMBER:
-        return LENS_OK;
-    case N_NAME: {
-        for (int i = 0; i < s->nparams; i++)
-            if (!strcmp(s->c->params[i].name, x->name)) {
-                x->op = N_PARAM, x->index = i, x->type = r->nodes[s->c->params[i].expr].type;
-                return LENS_OK;
-            }
-        int m = member_slot(s->c, x->name);
-        if (m >= 0)
-            return berr(r, n, e, "'%s' is an event, not a value: use %s.<field>", x->name, x->name);
-        return berr(r, n, e, "unknown name '%s' in composite event '%s'", x->name, s->c->name);
-    }
-    case N_DOTTED: {
-        int m = member_slot(s->c, x->name);
-        if (m < 0)
-            return berr(r, n, e, "unknown member '%s' in composite event '%s'", x->name,
-                        s->c->name);
-        const struct lens_rule_type *t = &s->types[s->c->members[m].type_index];
-        for (int f = 0; t->fields[f]; f++)
-            if (!strcmp(t->fields[f], x->field)) {
-                x->op = N_FIELD, x->slot = m, x->index = f;
-                int str = t->str_fields && (int)strlen(t->str_fields) > f && t->str_fields[f] == 's';
-                x->type = str ? V_STR : V_NUM;
-                return LENS_OK;
-            }
-        return berr(r, n, e, "event type '%s' has no field '%s'", t->name, x->field);
-    }
-    default:
-        break;
-    }
-    if ((rc = bind_expr(r, x->a, s, e)) || (x->b >= 0 && (rc = bind_expr(r, x->b, s, e))))
-        return rc;
-    x = &r->nodes[n];
-    int ta = r->nodes[x->a].type, tb = x->b >= 0 ? r->nodes[x->b].type : V_NUM;
-    if ((x->op == N_EQ || x->op == N_NE) && ta == V_STR && tb == V_STR) {
-        x->type = V_NUM;
-        return LENS_OK;
-    }
-    if (ta == V_STR || tb == V_STR)
-        return berr(r, n, e, "a string cannot be used here%s%s",
-                    x->op == N_EQ || x->op == N_NE ? " (compare strings with strings)" : "", "");
-    x->type = V_NUM;
-    return LENS_OK;
-}
-
-int lens_rules_bind(struct lens_rules *r, const struct lens_rule_type *types, int ntypes,
-                    struct lens_err *e)
-{
-    int rc;
-    r->bound = 0;
-    for (int c = 0; c < r->ncomposites; c++) {
-        struct lens_rule_composite *k = &r->composites[c];
-        for (int m = 0; m < k->nmembers; m++) {
-            struct lens_rule_member *mb = &k->members[m];
-            mb->type_index = -1;
-            for (int t = 0; t < ntypes; t++)
-                if (!strcmp(types[t].name, mb->type))
-                    mb->type_index = t;
-            if (mb->type_index < 0)
-                return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: unknown event type '%s'",
-                                    k->file, mb->line, mb->col, mb->type);
-        }
-        struct scope s = {k, types, 0, 0};
-        if (k->when >= 0 && (rc = bind_expr(r, k->when, &s, e)))
-            return rc;
-        for (int i = 0; i < k->nparams; i++) {
-            s.nparams = i;
-            if ((rc = bind_expr(r, k->params[i].expr, &s, e)))
-                return rc;
-        }
-    }
-    for (int i = 0; i < r->nproblems; i++) {
-        struct lens_rule_problem *p = &r->problems[i];
-        const struct lens_rule_composite *k = &r->composites[p->composite];
-        struct scope s = {k, types, k->nparams, 0};
-        if ((p->when >= 0 && (rc = bind_expr(r, p->when, &s, e))) ||
-            (rc = bind_expr(r, p->duration, &s, e)))
-            return rc;
-        if (r->nodes[p->duration].type != V_NUM)
-            return berr(r, p->duration, e, "duration must be a number, not a string%s%s", "", "");
-        if (p->location <= -2) {
-            int n = -2 - p->location;
-            p->location = member_slot(k, r->nodes[n].name);
-            if (p->location < 0)
-                return berr(r, n, e, "location '%s' is not a member of '%s'", r->nodes[n].name,
-                            k->name);
-        }
-    }
-    r->bound = 1;
-    return LENS_OK;
-}
-
-/* ---- evaluation ---- */
-
-struct eval {
-    const struct lens_rules *r;
-    const struct lens_rule_ctx *x;
-    int bad;        /* node of the first division by zero, -1 when none */
-};
-
-static double ev(struct eval *v, int n)
-{
-    const struct lens_rule_node *x = &v->r->nodes[n];
-    double a, b;
-    switch (x->op) {
-    case N_NUM:
-    case N_STR:
-        return x->num;
-    case N_FIELD:
-        return v->x->member[x->slot][x->index];
-    case N_PARAM:
-        return v->x->params[x->index];
-    case N_NEG:
-        return -ev(v, x->a);
-    case N_NOT:
-        return ev(v, x->a) == 0;
-    case N_ABS:
-        return fabs(ev(v, x->a));
-    case N_AND:
-        return ev(v, x->a) != 0 && ev(v, x->b) != 0;
-    case N_OR:
-        return ev(v, x->a) != 0 || ev(v, x->b) != 0;
-    default:
-        break;
-    }
-    a = ev(v, x->a);
-    b = ev(v, x->b);
-    switch (x->op) {
-    case N_ADD: return a + b;
-    case N_SUB: return a - b;
-    case N_MUL: return a * b;
-    case N_DIV:
-        if (b == 0) {
-            if (v->bad < 0)
-                v->bad = n;
-            return 0;
-        }
-        return a / b;
-    case N_LT: return a < b;
-    case N_LE: return a <= b;
-    case N_GT: return a > b;
-    case N_GE: return a >= b;
-    case N_EQ: return a == b;
-    case N_NE: return a != b;
-    case N_MIN: return a < b ? a : b;
-    case N_MAX: return a > b ? a : b;
-    default: return 0; /* unbound names cannot reach here: lens_rules_bind refuses them */
-    }
-}
-
-static int eval_checked(const struct lens_rules *r, int n, const struct lens_rule_ctx *x,
-                        const char *what, double *out, struct lens_err *e)
-{
-    struct eval v = {r, x, -1};
-    *out = ev(&v, n);
-    if (v.bad >= 0) {
-        const struct lens_rule_node *b = &r->nodes[v.bad];
-        return lens_err_set(e, LENS_EDATA, "%s:%d:%d: division by zero in %s", b->file, b->line,
-                            b->col, what);
-    }
-    return LENS_OK;
-}
-
-int lens_rules_eval_node(const struct lens_rules *r, int n, const struct lens_rule_ctx *x,
-                         double *v, struct lens_err *e)
-{
-    if (!r->bound || n < 0 || n >= r->nnodes)
-        return lens_err_set(e, LENS_EINVAL, "rules: node %d cannot be evaluated", n);
-    return eval_checked(r, n, x, "expression", v, e);
-}
-
-int lens_rules_composite_eval(const struct lens_rules *r, int c, struct lens_rule_ctx *x,
-                              struct lens_err *e)
-{
-    const struct lens_rule_composite *k = &r->composites[c];
-    double v;
-    int rc;
-    if (k->when >= 0) {
-        if ((rc = eval_checked(r, k->when, x, k->name, &v, e)))
-            return rc;
-        if (v == 0)
-            return 0;
-    }
-    for (int i = 0; i < k->nparams; i++)
-        if ((rc = eval_checked(r, k->params[i].expr, x, k->name, &x->params[i], e)))
-            return rc;
-    return 1;
-}
-
-int lens_rules_problem_eval(const struct lens_rules *r, int p, const struct lens_rule_ctx *x,
-                            double *duration, struct lens_err *e)
-{
-    const struct lens_rule_problem *pr = &r->problems[p];
-    double v;
-    int rc;
-    if (pr->when >= 0) {
-        if ((rc = eval_checked(r, pr->when, x, pr->id, &v, e)))
-            return rc;
-        if (v == 0)
-            return 0;
-    }
-    if ((rc = eval_checked(r, pr->duration, x, pr->id, duration, e)))
-        return rc;
-    return 1;
 }
 
 /* ---- lifecycle, strings, files ---- */

@@ -1,6 +1,6 @@
-/* The rule language of paper 001's Performance Expert (ALGORITHMS.md section 6): a lexer, a
- * parser into expression trees and an evaluator. Rules are text so an expert adds a problem
- * without recompiling:
+/* The rule language of paper 001's Performance Expert (ALGORITHMS.md section 6): a lexer and
+ * a parser into expression trees (binding and evaluation: ruleeval.h). Rules are text so an
+ * expert adds a problem without recompiling:
  *   declare composite event T member ([shared] type as name, ...) when EXPR
  *       parameters (p = EXPR, ...);
  *   declare problem for T when EXPR parameters (id = "...", name = "...", description = "...",
@@ -14,19 +14,10 @@
 
 #include "../common/err.h"
 
-/* An event type the host can supply, with its fields (all values are doubles; string fields
- * hold ids from lens_rules_intern). */
-struct lens_rule_type {
-    const char *name;            /* as written in rules: "send", "collective" */
-    const char *const *fields;   /* NULL-terminated field names; a field's index is its position */
-    const char *str_fields;      /* per field 's' for a string field, anything else numeric;
-                                    may be NULL (all numeric) or shorter than fields */
-};
-
 struct lens_rule_member {
     char *type, *name;
     int shared;      /* declared "shared": one event common to several composites */
-    int type_index;  /* index into the bound types, -1 before lens_rules_bind */
+    int type_index;  /* index into the bound types, -1 before lens_ruleeval_bind */
     int line, col;
 };
 
@@ -60,6 +51,27 @@ struct lens_rule_problem {
     int line, col;
 };
 
+/* Expression tree nodes (the parser builds them, ruleeval.c binds and evaluates them). */
+enum lens_rule_nop {
+    LENS_RN_NUM, LENS_RN_STR, LENS_RN_NAME, LENS_RN_DOTTED, LENS_RN_FIELD, LENS_RN_PARAM,
+    LENS_RN_MEMBER, LENS_RN_NEG, LENS_RN_NOT, LENS_RN_ABS, LENS_RN_ADD, LENS_RN_SUB, LENS_RN_MUL,
+    LENS_RN_DIV, LENS_RN_LT, LENS_RN_LE, LENS_RN_GT, LENS_RN_GE, LENS_RN_EQ, LENS_RN_NE,
+    LENS_RN_AND, LENS_RN_OR, LENS_RN_MIN, LENS_RN_MAX
+};
+enum lens_rule_vtype { LENS_RV_NUM, LENS_RV_STR, LENS_RV_EVENT };
+
+struct lens_rule_node {
+    int op;
+    int a, b;         /* operand nodes, -1 when unused */
+    double num;       /* LENS_RN_NUM value; LENS_RN_STR interned id */
+    char *name;       /* LENS_RN_NAME, LENS_RN_DOTTED: identifier (owned) */
+    char *field;      /* LENS_RN_DOTTED: field name (owned) */
+    int slot, index;  /* FIELD: member slot and field; PARAM: index; MEMBER: slot */
+    int type;         /* enum lens_rule_vtype after binding */
+    const char *file;
+    int line, col;
+};
+
 struct lens_rules {
     struct lens_rule_composite *composites;
     int ncomposites;
@@ -71,13 +83,7 @@ struct lens_rules {
     int nstrings, cap_strings;
     char **files;                   /* names of the parsed files, for messages */
     int nfiles;
-    int bound;                      /* lens_rules_bind succeeded */
-};
-
-/* Evaluation context of one composite instance. */
-struct lens_rule_ctx {
-    const double *const *member; /* member[m][f]: field f of member m */
-    double *params;              /* at least lens_rules.composites[c].nparams slots */
+    int bound;                      /* lens_ruleeval_bind succeeded */
 };
 
 struct lens_rules *lens_rules_new(void);
@@ -87,27 +93,9 @@ void lens_rules_free(struct lens_rules *r);
 int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, struct lens_err *e);
 /* Parses every *.rules file of dir in name order. LENS_EIO when dir has none. */
 int lens_rules_load_dir(struct lens_rules *r, const char *dir, struct lens_err *e);
-/* Resolves member types, fields and names, and checks value types. LENS_EFORMAT with
- * file:line:col for an unknown type, field or name, or a string used as a number. */
-int lens_rules_bind(struct lens_rules *r, const struct lens_rule_type *types, int ntypes,
-                    struct lens_err *e);
 /* Id of string s (added when new); negative LENS_ENOMEM on failure. */
 int lens_rules_intern(struct lens_rules *r, const char *s);
 /* Index of composite name, -1 when not declared. */
 int lens_rules_composite_find(const struct lens_rules *r, const char *name);
-
-/* Evaluates composite c's condition and parameters on one instance (x->params is filled).
- * Returns 1 when the condition holds, 0 when not, LENS_EDATA with file:line:col on a
- * division by zero. */
-int lens_rules_composite_eval(const struct lens_rules *r, int c, struct lens_rule_ctx *x,
-                              struct lens_err *e);
-/* Evaluates problem p on an instance of its composite (after lens_rules_composite_eval
- * returned 1). Returns 1 and the duration (seconds) when the problem holds, 0 when not,
- * LENS_EDATA on a division by zero. */
-int lens_rules_problem_eval(const struct lens_rules *r, int p, const struct lens_rule_ctx *x,
-                            double *duration, struct lens_err *e);
-/* Evaluates node n (for tests): number value into *v. */
-int lens_rules_eval_node(const struct lens_rules *r, int n, const struct lens_rule_ctx *x,
-                         double *v, struct lens_err *e);
 
 #endif

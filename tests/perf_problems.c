@@ -56,7 +56,8 @@ static int generate(const char *dir, long target)
             for (int r = 0; r < NR; r++)
                 last = now[r] > last ? now[r] : last;
             for (int r = 0; r < NR; r++) {
-                synth_coll(&s, r, now[r], last + 5e-6, SR_ALLREDUCE, OTF2_COLLECTIVE_OP_ALLREDUCE, -1);
+                synth_coll(&s, r, now[r], last + 5e-6, SR_ALLREDUCE, OTF2_COLLECTIVE_OP_ALLREDUCE,
+                           -1);
                 now[r] = last + 5e-6;
             }
         }

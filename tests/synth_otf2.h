@@ -36,7 +36,8 @@ struct synth {
     uint64_t last; /* largest timestamp, ticks */
 };
 
-static inline OTF2_FlushType synth_pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *c, bool fin)
+static inline OTF2_FlushType synth_pre_flush(void *u, OTF2_FileType ft, OTF2_LocationRef l, void *c,
+                                             bool fin)
 {
     (void)u, (void)ft, (void)l, (void)c, (void)fin;
     return OTF2_FLUSH;
@@ -131,7 +132,8 @@ static inline void synth_irecv(struct synth *s, int r, double t, int peer, int t
     s->nev[r]++;
 }
 /* A whole collective call: enter, begin, end (op, root or -1), leave. */
-static inline void synth_coll(struct synth *s, int r, double t0, double t1, int region, int op, int root)
+static inline void synth_coll(struct synth *s, int r, double t0, double t1, int region, int op,
+                              int root)
 {
     synth_enter(s, r, t0, region);
     OTF2_EvtWriter_MpiCollectiveBegin(s->w[r], NULL, synth_ts(s, t0));
@@ -152,7 +154,8 @@ static inline void synth_win_create(struct synth *s, int r, double t0, double t1
     s->nev[r]++;
     synth_leave(s, r, t1, SR_WIN_CREATE);
 }
-static inline void synth_lock(struct synth *s, int r, double t0, double t1, int target, int exclusive)
+static inline void synth_lock(struct synth *s, int r, double t0, double t1, int target,
+                              int exclusive)
 {
     synth_enter(s, r, t0, SR_WIN_LOCK);
     OTF2_EvtWriter_RmaAcquireLock(s->w[r], NULL, synth_ts(s, t0), 0, (uint32_t)target, 0,
@@ -210,7 +213,8 @@ static inline int synth_close(struct synth *s, const char *extra_string)
     }
     OTF2_Archive_CloseDefFiles(s->ar);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(s->ar);
-    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, s->last + 1, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, s->last + 1,
+                                              OTF2_UNDEFINED_TIMESTAMP);
     OTF2_GlobalDefWriter_WriteString(g, 0, "");
     for (int i = 0; i < SR_NREGIONS; i++)
         OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)(i + 1), synth_region_names[i]);

@@ -296,7 +296,7 @@ static void test_callsite(void)
     struct lens_problems_row rows[4];
     int n = p ? lens_problems_rows(p, 1, rows, 4) : 0;
     LENS_TEST(n == 1 && !strcmp(rows[0].id, "late_sender") &&
-              !strcmp(rows[0].name, "Поздний отправитель") && !strcmp(rows[0].top_site, want),
+                  !strcmp(rows[0].name, "Поздний отправитель") && !strcmp(rows[0].top_site, want),
               "rows for the report: %d", n);
     lens_problems_free(p);
 }

@@ -1,6 +1,6 @@
 /* Tests for analysis/rules.c: parsing, binding and evaluation of the rule language against
  * hand-computed values, and every error path with its file:line:column. */
-#include "../analysis/rules.h"
+#include "../analysis/ruleeval.h"
 #include "lens_test.h"
 
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 static const char *const ev_fields[] = {"enter", "leave", "rank", "op", NULL};
 static const char *const agg_fields[] = {"max_enter", "min_leave", NULL};
-static const struct lens_rule_type types[] = {{"ev", ev_fields, "...s"},
+static const struct lens_ruleeval_type types[] = {{"ev", ev_fields, "...s"},
                                               {"agg", agg_fields, NULL}};
 
 static const char base[] =
@@ -27,7 +27,7 @@ static int load(struct lens_rules **r, const char *extra, struct lens_err *e)
     *r = lens_rules_new();
     int rc = lens_rules_parse(*r, "t.rules", text, e);
     if (!rc)
-        rc = lens_rules_bind(*r, types, 2, e);
+        rc = lens_ruleeval_bind(*r, types, 2, e);
     return rc;
 }
 
@@ -75,25 +75,25 @@ static void test_eval(void)
     double a[] = {3.7, 11.3, 5, reduce}, all[] = {9.1, 10.2};
     const double *mem[] = {a, all};
     double params[3];
-    struct lens_rule_ctx x = {mem, params};
-    rc = lens_rules_composite_eval(r, 0, &x, &e);
+    struct lens_ruleeval_ctx x = {mem, params};
+    rc = lens_ruleeval_composite(r, 0, &x, &e);
     LENS_TEST(rc == 1, "composite holds (%d: %s)", rc, e.msg);
     LENS_TEST_REL(params[0], 5.4, 1e-12, "wait");
     LENS_TEST_REL(params[1], 10.8, 1e-12, "twice");
     LENS_TEST(params[2] == reduce, "string parameter %g", params[2]);
     double d = 0;
-    rc = lens_rules_problem_eval(r, 0, &x, &d, &e);
+    rc = lens_ruleeval_problem(r, 0, &x, &d, &e);
     LENS_TEST(rc == 1, "problem holds (%d)", rc);
     LENS_TEST_REL(d, 5.4 + 0.25, 1e-12, "duration max(...) - -1/4");
     a[3] = bcast; /* not (kind == "bcast") fails */
-    LENS_TEST(lens_rules_composite_eval(r, 0, &x, &e) == 1, "composite");
-    LENS_TEST(lens_rules_problem_eval(r, 0, &x, &d, &e) == 0, "string comparison excludes");
+    LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 1, "composite");
+    LENS_TEST(lens_ruleeval_problem(r, 0, &x, &d, &e) == 0, "string comparison excludes");
     a[3] = reduce;
     a[0] = 9.05; /* wait 0.05, twice 0.1 < 0.15: not a problem; max picks 0.25 otherwise */
-    LENS_TEST(lens_rules_composite_eval(r, 0, &x, &e) == 1, "composite");
-    LENS_TEST(lens_rules_problem_eval(r, 0, &x, &d, &e) == 0, "threshold");
+    LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 1, "composite");
+    LENS_TEST(lens_ruleeval_problem(r, 0, &x, &d, &e) == 0, "threshold");
     a[0] = -1.5; /* composite when fails */
-    LENS_TEST(lens_rules_composite_eval(r, 0, &x, &e) == 0, "composite when false");
+    LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 0, "composite when false");
     lens_rules_free(r);
 }
 
@@ -117,13 +117,13 @@ static void test_precedence(void)
         struct lens_err e = {0};
         int rc = lens_rules_parse(r, "p.rules", text, &e);
         if (!rc)
-            rc = lens_rules_bind(r, types, 2, &e);
+            rc = lens_ruleeval_bind(r, types, 2, &e);
         LENS_TEST(rc == LENS_OK, "'%s': %s", cases[i].expr, e.msg);
         if (!rc) {
             double a[] = {2, 7, 0, 0}, params[1];
             const double *mem[] = {a};
-            struct lens_rule_ctx x = {mem, params};
-            LENS_TEST(lens_rules_composite_eval(r, 0, &x, &e) == 1, "eval '%s'", cases[i].expr);
+            struct lens_ruleeval_ctx x = {mem, params};
+            LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 1, "eval '%s'", cases[i].expr);
             LENS_TEST_REL(params[0], cases[i].want, 1e-12, "'%s'", cases[i].expr);
         }
         lens_rules_free(r);
@@ -141,9 +141,9 @@ static void test_division_by_zero(void)
     LENS_TEST(rc == LENS_OK, "load: %s", e.msg);
     double a[] = {1, 2, 0, 0}, all[] = {1.5, 2}, params[3], d;
     const double *mem[] = {a, all};
-    struct lens_rule_ctx x = {mem, params};
-    LENS_TEST(lens_rules_composite_eval(r, 0, &x, &e) == 1, "composite");
-    rc = lens_rules_problem_eval(r, 0, &x, &d, &e);
+    struct lens_ruleeval_ctx x = {mem, params};
+    LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 1, "composite");
+    rc = lens_ruleeval_problem(r, 0, &x, &d, &e);
     LENS_TEST(rc == LENS_EDATA, "division by zero rc %d", rc);
     LENS_TEST(!strcmp(e.msg, "t.rules:9:19: division by zero in z"), "message '%s'", e.msg);
     lens_rules_free(r);
@@ -242,7 +242,7 @@ static void test_fault_injection(void)
         struct lens_rules *r = lens_rules_new();
         int rc = r ? lens_rules_parse(r, "f.rules", text, &e) : LENS_ENOMEM;
         if (!rc)
-            rc = lens_rules_bind(r, types, 2, &e);
+            rc = lens_ruleeval_bind(r, types, 2, &e);
         if (!rc)
             rc = lens_rules_intern(r, "fresh string") < 0 ? LENS_ENOMEM : LENS_OK;
         lens_malloc_fail_after(0);
