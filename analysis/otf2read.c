@@ -3,14 +3,14 @@
  * offsets; its events are folded into calls (outermost MPI region) holding their records. */
 #include "otf2read.h"
 
+#include "otf2evt.h"
+
 #include <otf2/otf2.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #define MAX_DEF_ID (1u << 24) /* larger definition ids mean a damaged archive */
-#define MAX_STACK 256         /* user-region nesting kept for call sites */
 
 struct loc {
     uint64_t id;
@@ -18,51 +18,20 @@ struct loc {
     int rank;         /* world rank, -1 when the location is not a rank's master thread */
 };
 
-struct clock_pt {
-    uint64_t time; /* local ticks */
-    int64_t offset;
-};
-
 struct state {
-    struct lens_trace *t;
-    struct lens_err *e;
-    int rc;                      /* first failure inside a callback */
-    const char *path;
+    struct lens_otf2evt ev;      /* trace, error, region classes and the per-rank reading */
     struct loc *locs;
     size_t nlocs;
     uint32_t *region_name;       /* string id of each region's name */
-    uint8_t *region_mpi;         /* 1 when the region is an MPI call */
     uint64_t *comm_group;        /* group id of each comm */
     uint64_t *group_type, **group_members;
     uint32_t *group_nmembers;
     uint32_t ngroups_def;
-    uint32_t attr_module, attr_offset; /* our call-site attributes, LENS_NONE when absent */
     uint32_t attr_id[64], attr_name[64]; /* attribute definitions, names resolved later */
     int nattr;
-    uint64_t global_offset;
-    /* per rank while its events are read */
-    int rank;
-    struct clock_pt *clock;
-    size_t nclock, capclock;
-    int mpi_depth;
-    uint32_t stack[MAX_STACK];   /* open user regions */
-    int depth;
-    uint32_t call;               /* index of the open MPI call */
 };
 
-static int fail(struct state *s, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(struct state *s, int code, const char *fmt, ...)
-{
-    char msg[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (s->rc == LENS_OK)
-        s->rc = lens_err_set(s->e, code, "%s: %s", s->path, msg);
-    return s->rc;
-}
+#define fail(s, ...) lens_otf2evt_fail(&(s)->ev, __VA_ARGS__)
 
 /* Grows *p (elements of size sz) so that index idx is valid; new slots are zeroed. */
 static int grow(void **p, uint32_t *n, uint64_t idx, size_t sz)
@@ -100,21 +69,21 @@ static OTF2_CallbackCode on_clock(void *u, uint64_t res, uint64_t goff, uint64_t
         fail(s, LENS_EFORMAT, "clock properties give a timer resolution of 0");
         return OTF2_CALLBACK_INTERRUPT;
     }
-    s->t->resolution = (double)res;
-    s->global_offset = goff;
+    s->ev.t->resolution = (double)res;
+    s->ev.global_offset = goff;
     return OTF2_CALLBACK_SUCCESS;
 }
 
 static OTF2_CallbackCode on_string(void *u, OTF2_StringRef self, const char *str)
 {
     struct state *s = u;
-    uint32_t n = s->t->nstrings;
-    int rc = grow((void **)&s->t->strings, &n, self, sizeof(char *));
+    uint32_t n = s->ev.t->nstrings;
+    int rc = grow((void **)&s->ev.t->strings, &n, self, sizeof(char *));
     if (rc)
         return def_fail(s, rc, "string", self);
-    s->t->nstrings = n;
-    lens_free(s->t->strings[self]);
-    if (!(s->t->strings[self] = lens_strdup(str ? str : "")))
+    s->ev.t->nstrings = n;
+    lens_free(s->ev.t->strings[self]);
+    if (!(s->ev.t->strings[self] = lens_strdup(str ? str : "")))
         return def_fail(s, LENS_ENOMEM, "string", self);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -126,15 +95,15 @@ static OTF2_CallbackCode on_region(void *u, OTF2_RegionRef self, OTF2_StringRef 
 {
     struct state *s = u;
     (void)canon, (void)descr, (void)role, (void)flags, (void)file, (void)b, (void)end;
-    uint32_t n = s->t->nregions, n2 = s->t->nregions;
+    uint32_t n = s->ev.t->nregions, n2 = s->ev.t->nregions;
     int rc = grow((void **)&s->region_name, &n, self, sizeof(uint32_t));
     if (!rc)
-        rc = grow((void **)&s->region_mpi, &n2, self, 1);
+        rc = grow((void **)&s->ev.region_mpi, &n2, self, 1);
     if (rc)
         return def_fail(s, rc, "region", self);
-    s->t->nregions = n;
+    s->ev.t->nregions = n;
     s->region_name[self] = name;
-    s->region_mpi[self] = paradigm == OTF2_PARADIGM_MPI ? 2 : 1; /* 0: undefined hole */
+    s->ev.region_mpi[self] = paradigm == OTF2_PARADIGM_MPI ? 2 : 1; /* 0: undefined hole */
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -188,14 +157,14 @@ static OTF2_CallbackCode on_comm(void *u, OTF2_CommRef self, OTF2_StringRef name
 {
     struct state *s = u;
     (void)parent, (void)flags;
-    uint32_t n = s->t->ncomms, n2 = s->t->ncomms;
-    int rc = grow((void **)&s->t->comms, &n, self, sizeof(struct lens_trace_comm));
+    uint32_t n = s->ev.t->ncomms, n2 = s->ev.t->ncomms;
+    int rc = grow((void **)&s->ev.t->comms, &n, self, sizeof(struct lens_trace_comm));
     if (!rc)
         rc = grow((void **)&s->comm_group, &n2, self, sizeof(uint64_t));
     if (rc)
         return def_fail(s, rc, "comm", self);
-    s->t->ncomms = n;
-    s->t->comms[self].name = name;
+    s->ev.t->ncomms = n;
+    s->ev.t->comms[self].name = name;
     s->comm_group[self] = (uint64_t)group + 1;
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -205,14 +174,14 @@ static OTF2_CallbackCode on_win(void *u, OTF2_RmaWinRef self, OTF2_StringRef nam
 {
     struct state *s = u;
     (void)name, (void)flags;
-    uint32_t n = s->t->nwins;
-    int rc = grow((void **)&s->t->win_comm, &n, self, sizeof(uint32_t));
+    uint32_t n = s->ev.t->nwins;
+    int rc = grow((void **)&s->ev.t->win_comm, &n, self, sizeof(uint32_t));
     if (rc)
         return def_fail(s, rc, "rma window", self);
-    for (uint32_t i = s->t->nwins; i < n; i++)
-        s->t->win_comm[i] = LENS_NONE;
-    s->t->nwins = n;
-    s->t->win_comm[self] = comm;
+    for (uint32_t i = s->ev.t->nwins; i < n; i++)
+        s->ev.t->win_comm[i] = LENS_NONE;
+    s->ev.t->nwins = n;
+    s->ev.t->win_comm[self] = comm;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -270,14 +239,14 @@ static int map_group(struct state *s, uint64_t g, struct lens_trace_comm *c)
         else if (type == OTF2_GROUP_TYPE_LOCATIONS || type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
             c->world[r] = rank_of_location(s, m);
         else
-            c->world[r] = m < (uint64_t)s->t->nranks ? (int32_t)m : -1;
+            c->world[r] = m < (uint64_t)s->ev.t->nranks ? (int32_t)m : -1;
     }
     return LENS_OK;
 }
 
 static int map_comms(struct state *s)
 {
-    struct lens_trace *t = s->t;
+    struct lens_trace *t = s->ev.t;
     /* ranks: one per process location group, in group-id order (Score-P: id == rank) */
     uint64_t *gids = lens_malloc((s->nlocs + 1) * sizeof *gids);
     if (!gids)
@@ -314,13 +283,13 @@ static int map_comms(struct state *s)
         return fail(s, LENS_ENOMEM, "out of memory");
     for (uint32_t c = 0; c < t->ncomms; c++)
         if (s->comm_group[c] && map_group(s, s->comm_group[c] - 1, &t->comms[c]))
-            return s->rc;
+            return s->ev.rc;
     t->ngroups = s->ngroups_def;
     if (t->ngroups && !(t->groups = lens_calloc(t->ngroups, sizeof *t->groups)))
         return fail(s, LENS_ENOMEM, "out of memory");
     for (uint32_t g = 0; g < t->ngroups; g++)
         if (map_group(s, g, &t->groups[g]))
-            return s->rc;
+            return s->ev.rc;
     return LENS_OK;
 }
 
@@ -341,301 +310,6 @@ const char *lens_trace_region_name(const struct lens_trace *t, uint32_t idx)
     return idx < t->nregions && t->regions[idx] ? t->regions[idx] : "?";
 }
 
-/* ---- local definitions: clock offsets ---- */
-
-static OTF2_CallbackCode on_clock_offset(void *u, OTF2_TimeStamp time, int64_t off, double sd)
-{
-    struct state *s = u;
-    (void)sd;
-    if (s->nclock == s->capclock) {
-        size_t m = s->capclock ? 2 * s->capclock : 4;
-        struct clock_pt *p = lens_realloc(s->clock, m * sizeof *p);
-        if (!p) {
-            fail(s, LENS_ENOMEM, "out of memory reading clock offsets");
-            return OTF2_CALLBACK_INTERRUPT;
-        }
-        s->clock = p;
-        s->capclock = m;
-    }
-    s->clock[s->nclock++] = (struct clock_pt){time, off};
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* Seconds since the global offset, with the rank's offset interpolated linearly between its
- * measurements (extrapolated from the end segments outside them, as Scalasca does). */
-static double seconds(const struct state *s, uint64_t ts)
-{
-    double off = 0;
-    if (s->nclock == 1) {
-        off = (double)s->clock[0].offset;
-    } else if (s->nclock > 1) {
-        size_t i = 0;
-        while (i + 2 < s->nclock && ts > s->clock[i + 1].time)
-            i++;
-        const struct clock_pt *a = &s->clock[i], *b = &s->clock[i + 1];
-        double span = (double)(int64_t)(b->time - a->time);
-        double f = span != 0 ? (double)(int64_t)(ts - a->time) / span : 0;
-        off = (double)a->offset + f * (double)(b->offset - a->offset);
-    }
-    return ((double)(int64_t)(ts - s->global_offset) + off) / s->t->resolution;
-}
-
-/* ---- events ---- */
-
-static OTF2_CallbackCode oom(struct state *s)
-{
-    fail(s, LENS_ENOMEM, "out of memory reading events of rank %d", s->rank);
-    return OTF2_CALLBACK_INTERRUPT;
-}
-
-static uint32_t add_site(struct state *s, uint32_t caller, uint32_t module, uint64_t offset)
-{
-    struct lens_trace *t = s->t;
-    /* sites are few; a linear scan from the end finds repeated call sites at once */
-    for (uint32_t i = t->nsites; i-- > 0;)
-        if (t->sites[i].caller == caller && t->sites[i].module == module &&
-            t->sites[i].offset == offset)
-            return i;
-    if (t->nsites == t->cap_sites) {
-        uint32_t m = t->cap_sites ? 2 * t->cap_sites : 16;
-        struct lens_trace_site *p = lens_realloc(t->sites, m * sizeof *p);
-        if (!p)
-            return LENS_NONE;
-        t->sites = p;
-        t->cap_sites = m;
-    }
-    t->sites[t->nsites] = (struct lens_trace_site){caller, module, offset};
-    return t->nsites++;
-}
-
-static int open_call(struct state *s, double t, uint32_t region, uint32_t site)
-{
-    struct lens_trace_rank *r = &s->t->ranks[s->rank];
-    if (r->ncalls == r->cap_calls) {
-        uint32_t m = r->cap_calls ? 2 * r->cap_calls : 256;
-        struct lens_trace_call *p = lens_realloc(r->calls, (size_t)m * sizeof *p);
-        if (!p)
-            return LENS_ENOMEM;
-        r->calls = p;
-        r->cap_calls = m;
-    }
-    s->call = r->ncalls++;
-    r->calls[s->call] = (struct lens_trace_call){t, t, region, site, r->nrecs, 0};
-    return LENS_OK;
-}
-
-static void note_time(struct state *s, double t)
-{
-    struct lens_trace_rank *r = &s->t->ranks[s->rank];
-    if (r->nevents++ == 0 || t < r->t_first) /* counted again exactly after reading */
-        r->t_first = t;
-    if (t > r->t_last)
-        r->t_last = t;
-}
-
-static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u,
-                                  OTF2_AttributeList *al, OTF2_RegionRef region)
-{
-    struct state *s = u;
-    (void)loc, (void)pos;
-    double t = seconds(s, ts);
-    note_time(s, t);
-    int mpi = region < s->t->nregions && s->region_mpi[region] == 2;
-    if (!mpi) {
-        if (s->mpi_depth == 0 && s->depth < MAX_STACK)
-            s->stack[s->depth] = region;
-        if (s->mpi_depth == 0)
-            s->depth++;
-        return OTF2_CALLBACK_SUCCESS;
-    }
-    if (s->mpi_depth++ > 0)
-        return OTF2_CALLBACK_SUCCESS; /* nested MPI call: its records go to the outer one */
-    uint32_t caller = s->depth > 0 && s->depth <= MAX_STACK ? s->stack[s->depth - 1] : LENS_NONE;
-    uint32_t module = LENS_NONE;
-    uint64_t offset = 0;
-    OTF2_AttributeValue v;
-    OTF2_Type type;
-    if (al && s->attr_module != LENS_NONE &&
-        OTF2_AttributeList_GetAttributeByID(al, s->attr_module, &type, &v) == OTF2_SUCCESS &&
-        type == OTF2_TYPE_STRING)
-        module = v.stringRef;
-    if (al && s->attr_offset != LENS_NONE &&
-        OTF2_AttributeList_GetAttributeByID(al, s->attr_offset, &type, &v) == OTF2_SUCCESS &&
-        type == OTF2_TYPE_UINT64)
-        offset = v.uint64;
-    uint32_t site = add_site(s, caller, module, offset);
-    if (site == LENS_NONE || open_call(s, t, region, site))
-        return oom(s);
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u,
-                                  OTF2_AttributeList *al, OTF2_RegionRef region)
-{
-    struct state *s = u;
-    (void)loc, (void)pos, (void)al;
-    double t = seconds(s, ts);
-    note_time(s, t);
-    int mpi = region < s->t->nregions && s->region_mpi[region] == 2;
-    if (!mpi) {
-        if (s->mpi_depth == 0 && s->depth > 0)
-            s->depth--;
-        return OTF2_CALLBACK_SUCCESS;
-    }
-    if (s->mpi_depth == 0)
-        return OTF2_CALLBACK_SUCCESS; /* leave without enter: trace began inside a call */
-    if (--s->mpi_depth == 0) {
-        struct lens_trace_rank *r = &s->t->ranks[s->rank];
-        struct lens_trace_call *c = &r->calls[s->call];
-        c->leave = t;
-        c->nrec = r->nrecs - c->rec;
-    }
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* Appends a record to the open call, or to an instantaneous pseudo-call when none is open. */
-static OTF2_CallbackCode add_rec(struct state *s, uint64_t ts, int kind, int32_t peer,
-                                 uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req)
-{
-    struct lens_trace_rank *r = &s->t->ranks[s->rank];
-    double t = seconds(s, ts);
-    note_time(s, t);
-    if (s->mpi_depth == 0) {
-        uint32_t site = add_site(s, s->depth > 0 && s->depth <= MAX_STACK ? s->stack[s->depth - 1]
-                                                                          : LENS_NONE,
-                                 LENS_NONE, 0);
-        if (site == LENS_NONE || open_call(s, t, LENS_NONE, site))
-            return oom(s);
-    }
-    if (r->nrecs == r->cap_recs) {
-        uint32_t m = r->cap_recs ? 2 * r->cap_recs : 256;
-        struct lens_trace_record *p = lens_realloc(r->recs, (size_t)m * sizeof *p);
-        if (!p)
-            return oom(s);
-        r->recs = p;
-        r->cap_recs = m;
-    }
-    r->recs[r->nrecs++] = (struct lens_trace_record){t, bytes, req, peer, comm, tag, (uint8_t)kind};
-    if (kind >= LENS_TREC_RMA_WIN_CREATE)
-        s->t->nrma++;
-    if (s->mpi_depth == 0)
-        r->calls[s->call].nrec = 1;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static int32_t world(struct state *s, uint32_t comm, uint32_t r)
-{
-    return lens_trace_world_rank(s->t, comm, r, s->rank);
-}
-
-#define EVT_HEAD                                                                                   \
-    OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u, OTF2_AttributeList *al
-#define EVT_UNUSED (void)loc, (void)pos, (void)al
-
-static OTF2_CallbackCode on_send(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag,
-                                 uint64_t len)
-{
-    EVT_UNUSED;
-    return add_rec(u, ts, LENS_TREC_SEND, world(u, c, peer), c, tag, len, 0);
-}
-static OTF2_CallbackCode on_isend(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag,
-                                  uint64_t len, uint64_t req)
-{
-    EVT_UNUSED;
-    return add_rec(u, ts, LENS_TREC_ISEND, world(u, c, peer), c, tag, len, req);
-}
-static OTF2_CallbackCode on_isend_complete(EVT_HEAD, uint64_t req)
-{
-    EVT_UNUSED;
-    return add_rec(u, ts, LENS_TREC_ISEND_COMPLETE, -1, 0, 0, 0, req);
-}
-static OTF2_CallbackCode on_irecv_request(EVT_HEAD, uint64_t req)
-{
-    EVT_UNUSED;
-    return add_rec(u, ts, LENS_TREC_IRECV_REQUEST, -1, 0, 0, 0, req);
-}
-static OTF2_CallbackCode on_recv(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag,
-                                 uint64_t len)
-{
-    EVT_UNUSED;
-    return add_rec(u, ts, LENS_TREC_RECV, world(u, c, peer), c, tag, len, 0);
-}
-static OTF2_CallbackCode on_irecv(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag,
-                                  uint64_t len, uint64_t req)
-{
-    EVT_UNUSED;
-    return add_rec(u, ts, LENS_TREC_IRECV, world(u, c, peer), c, tag, len, req);
-}
-static OTF2_CallbackCode on_cancelled(EVT_HEAD, uint64_t req)
-{
-    EVT_UNUSED;
-    return add_rec(u, ts, LENS_TREC_CANCELLED, -1, 0, 0, 0, req);
-}
-static OTF2_CallbackCode on_coll_end(EVT_HEAD, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
-                                     uint64_t sent, uint64_t received)
-{
-    EVT_UNUSED;
-    int32_t r = root == OTF2_UNDEFINED_UINT32 ? -1 : world(u, c, root);
-    return add_rec(u, ts, LENS_TREC_COLL_END, r, c, op, sent, received);
-}
-static OTF2_CallbackCode on_win_create(EVT_HEAD, OTF2_RmaWinRef w)
-{
-    EVT_UNUSED;
-    return add_rec(u, ts, LENS_TREC_RMA_WIN_CREATE, -1, w, 0, 0, 0);
-}
-static OTF2_CallbackCode on_win_destroy(EVT_HEAD, OTF2_RmaWinRef w)
-{
-    EVT_UNUSED;
-    return add_rec(u, ts, LENS_TREC_RMA_WIN_DESTROY, -1, w, 0, 0, 0);
-}
-static OTF2_CallbackCode on_rma_coll_end(EVT_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel lvl,
-                                         OTF2_RmaWinRef w, uint32_t root, uint64_t sent,
-                                         uint64_t received)
-{
-    EVT_UNUSED;
-    (void)lvl, (void)root;
-    return add_rec(u, ts, LENS_TREC_RMA_COLL_END, -1, w, op, sent, received);
-}
-static OTF2_CallbackCode on_group_sync(EVT_HEAD, OTF2_RmaSyncLevel lvl, OTF2_RmaWinRef w,
-                                       OTF2_GroupRef g)
-{
-    EVT_UNUSED;
-    (void)lvl;
-    return add_rec(u, ts, LENS_TREC_RMA_GROUP_SYNC, -1, w, g, 0, 0);
-}
-static int32_t win_peer(struct state *s, OTF2_RmaWinRef w, uint32_t remote)
-{
-    uint32_t comm = w < s->t->nwins ? s->t->win_comm[w] : LENS_NONE;
-    return lens_trace_world_rank(s->t, comm, remote, s->rank);
-}
-static OTF2_CallbackCode on_lock(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, uint64_t id,
-                                 OTF2_LockType type)
-{
-    EVT_UNUSED;
-    (void)id;
-    return add_rec(u, ts, LENS_TREC_RMA_LOCK, win_peer(u, w, remote), w, 0, 0, type);
-}
-static OTF2_CallbackCode on_unlock(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, uint64_t id)
-{
-    EVT_UNUSED;
-    (void)id;
-    return add_rec(u, ts, LENS_TREC_RMA_UNLOCK, win_peer(u, w, remote), w, 0, 0, 0);
-}
-static OTF2_CallbackCode on_put(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes,
-                                uint64_t id)
-{
-    EVT_UNUSED;
-    (void)id;
-    return add_rec(u, ts, LENS_TREC_RMA_PUT, win_peer(u, w, remote), w, 0, bytes, 0);
-}
-static OTF2_CallbackCode on_get(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes,
-                                uint64_t id)
-{
-    EVT_UNUSED;
-    (void)id;
-    return add_rec(u, ts, LENS_TREC_RMA_GET, win_peer(u, w, remote), w, 0, bytes, 0);
-}
-
 static OTF2_ErrorCode quiet_errors(void *u, const char *file, uint64_t line, const char *fn,
                                    OTF2_ErrorCode code, const char *fmt, va_list va)
 {
@@ -645,8 +319,8 @@ static OTF2_ErrorCode quiet_errors(void *u, const char *file, uint64_t line, con
 
 static int otf2_fail(struct state *s, OTF2_ErrorCode rc, const char *what)
 {
-    if (s->rc)
-        return s->rc;
+    if (s->ev.rc)
+        return s->ev.rc;
     return fail(s, LENS_EFORMAT, "%s: %s", what, OTF2_Error_GetDescription(rc));
 }
 
@@ -673,29 +347,29 @@ static int read_globals(struct state *s, OTF2_Reader *rd)
     OTF2_Reader_CloseGlobalDefReader(rd, gd);
     if (rc != OTF2_SUCCESS)
         return otf2_fail(s, rc, "global definitions");
-    if (s->t->resolution <= 0)
+    if (s->ev.t->resolution <= 0)
         return fail(s, LENS_EFORMAT, "no clock properties in the global definitions");
     /* region and attribute names, resolved now that every string is known */
-    struct lens_trace *t = s->t;
+    struct lens_trace *t = s->ev.t;
     for (int i = 0; i < s->nattr; i++) {
         uint32_t id = s->attr_name[i];
         const char *nm = id < t->nstrings && t->strings[id] ? t->strings[id] : "";
         if (!strcmp(nm, "mpilens::callsite_module"))
-            s->attr_module = s->attr_id[i];
+            s->ev.attr_module = s->attr_id[i];
         if (!strcmp(nm, "mpilens::callsite_offset"))
-            s->attr_offset = s->attr_id[i];
+            s->ev.attr_offset = s->attr_id[i];
     }
     if (t->nregions && !(t->regions = lens_calloc(t->nregions, sizeof(char *))))
         return fail(s, LENS_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < t->nregions; i++) {
-        if (!s->region_mpi[i])
+        if (!s->ev.region_mpi[i])
             continue;
         uint32_t id = s->region_name[i];
         const char *nm = id < t->nstrings && t->strings[id] ? t->strings[id] : "?";
         if (!(t->regions[i] = lens_strdup(nm)))
             return fail(s, LENS_ENOMEM, "out of memory");
         if (!strncmp(nm, "MPI_", 4))
-            s->region_mpi[i] = 2; /* an MPI call even when the paradigm is not set */
+            s->ev.region_mpi[i] = 2; /* an MPI call even when the paradigm is not set */
     }
     return map_comms(s);
 }
@@ -703,16 +377,13 @@ static int read_globals(struct state *s, OTF2_Reader *rd)
 static int read_rank(struct state *s, OTF2_Reader *rd, const struct loc *l,
                      OTF2_EvtReaderCallbacks *cb)
 {
-    s->rank = l->rank;
-    s->nclock = 0;
-    s->mpi_depth = s->depth = 0;
+    lens_otf2evt_begin(&s->ev, l->rank);
     OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, l->id);
     if (dr) {
-        OTF2_DefReaderCallbacks *dcb = OTF2_DefReaderCallbacks_New();
+        OTF2_DefReaderCallbacks *dcb = lens_otf2evt_def_callbacks();
         if (!dcb)
             return fail(s, LENS_ENOMEM, "out of memory");
-        OTF2_DefReaderCallbacks_SetClockOffsetCallback(dcb, on_clock_offset);
-        OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, s);
+        OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, &s->ev);
         OTF2_DefReaderCallbacks_Delete(dcb);
         uint64_t n = 0;
         OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
@@ -720,56 +391,22 @@ static int read_rank(struct state *s, OTF2_Reader *rd, const struct loc *l,
         if (rc != OTF2_SUCCESS)
             return otf2_fail(s, rc, "local definitions");
     }
-    if (s->nclock)
-        s->t->clock_offsets++;
     OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, l->id);
     if (!er)
-        return fail(s, LENS_EFORMAT, "no event file for rank %d", s->rank);
+        return fail(s, LENS_EFORMAT, "no event file for rank %d", s->ev.rank);
     /* OTF2 would apply the offsets itself; we do (seconds()) so the model is ours, tested */
     OTF2_EvtReader_ApplyClockOffsets(er, false);
-    OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, s);
+    OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, &s->ev);
     uint64_t n = 0;
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(rd, er, &n);
     OTF2_Reader_CloseEvtReader(rd, er);
     if (rc != OTF2_SUCCESS) {
         char what[64];
-        snprintf(what, sizeof what, "events of rank %d", s->rank);
+        snprintf(what, sizeof what, "events of rank %d", s->ev.rank);
         return otf2_fail(s, rc, what);
     }
-    struct lens_trace_rank *r = &s->t->ranks[s->rank];
-    r->nevents = n; /* every event, also kinds without a callback */
-    if (s->mpi_depth > 0) /* truncated inside a call: close it at the last event */
-        r->calls[s->call].leave = r->t_last,
-        r->calls[s->call].nrec = r->nrecs - r->calls[s->call].rec;
-    s->t->nevents += r->nevents;
+    lens_otf2evt_end(&s->ev, n);
     return LENS_OK;
-}
-
-static OTF2_EvtReaderCallbacks *event_callbacks(void)
-{
-    OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
-    if (!cb)
-        return NULL;
-    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
-    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, on_send);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, on_isend);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, on_isend_complete);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, on_irecv_request);
-    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, on_recv);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
-    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, on_cancelled);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
-    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, on_win_create);
-    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, on_win_destroy);
-    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, on_rma_coll_end);
-    OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_group_sync);
-    OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, on_lock);
-    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_lock);
-    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_unlock);
-    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, on_put);
-    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, on_get);
-    return cb;
 }
 
 static int read_archive(struct state *s, const char *anchor)
@@ -794,7 +431,7 @@ static int read_archive(struct state *s, const char *anchor)
         rc = fail(s, LENS_EFORMAT, "cannot open the event files");
         goto out;
     }
-    if (!(cb = event_callbacks())) {
+    if (!(cb = lens_otf2evt_callbacks())) {
         rc = fail(s, LENS_ENOMEM, "out of memory");
         goto out;
     }
@@ -825,29 +462,29 @@ int lens_trace_read(const char *path, struct lens_trace **out, struct lens_err *
     if (stat(anchor, &st) != 0 || !S_ISREG(st.st_mode))
         return lens_err_set(e, LENS_EIO, "%s: cannot open trace: no traces.otf2 anchor file", path);
     struct state s = {0};
-    s.e = e;
-    s.path = anchor;
-    s.attr_module = s.attr_offset = LENS_NONE;
-    if (!(s.t = lens_calloc(1, sizeof *s.t)))
+    s.ev.e = e;
+    s.ev.path = anchor;
+    s.ev.attr_module = s.ev.attr_offset = LENS_NONE;
+    if (!(s.ev.t = lens_calloc(1, sizeof *s.ev.t)))
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", anchor);
     OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(quiet_errors, NULL);
     int rc = read_archive(&s, anchor);
     OTF2_Error_RegisterCallback(prev, NULL);
     lens_free(s.locs);
     lens_free(s.region_name);
-    lens_free(s.region_mpi);
+    lens_free(s.ev.region_mpi);
     lens_free(s.comm_group);
     for (uint32_t i = 0; i < s.ngroups_def; i++)
         lens_free(s.group_members[i]);
     lens_free(s.group_members);
     lens_free(s.group_type);
     lens_free(s.group_nmembers);
-    lens_free(s.clock);
+    lens_free(s.ev.clock);
     if (rc) {
-        lens_trace_free(s.t);
+        lens_trace_free(s.ev.t);
         return rc;
     }
-    *out = s.t;
+    *out = s.ev.t;
     return LENS_OK;
 }
 
