@@ -333,34 +333,83 @@ static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_
 /* A receive cannot complete before its send began. Each violating receive moves the rest of
  * its rank later by the gap (a forward-only controlled logical clock); repeated because a
  * moved rank's own sends can create new violations further down a chain. */
+/* Asks that call c of rank r leave no earlier than bound; 1 when that is a violation. */
+static int require(double **need, const struct lens_trace *t, int32_t r, uint32_t c,
+                   double bound, int *oom)
+{
+    double leave = t->ranks[r].calls[c].leave;
+    if (leave >= bound)
+        return 0;
+    if (!need[r] && !(need[r] = lens_calloc(t->ranks[r].ncalls, sizeof(double)))) {
+        *oom = 1;
+        return 0;
+    }
+    if (bound - leave > need[r][c])
+        need[r][c] = bound - leave;
+    return 1;
+}
+
+/* The constraints of one collective instance: nobody leaves a barrier or an N x N operation
+ * before the last one entered; a non-root leaves a one-to-N operation only after the root
+ * entered; the root leaves an N-to-one operation only after the last sender entered. */
+static int coll_constraints(const struct lens_events *ev, const struct lens_coll *c,
+                            double **need, const struct lens_trace *t, int *oom)
+{
+    double max_enter = -INFINITY, root_enter = NAN;
+    const struct lens_coll_member *m = &ev->members[c->first];
+    for (uint32_t j = 0; j < c->n; j++) {
+        double b = t->ranks[m[j].rank].calls[m[j].call].enter;
+        max_enter = fmax(max_enter, b);
+        if (m[j].rank == c->root)
+            root_enter = b;
+    }
+    int one_to_n = c->op == OTF2_COLLECTIVE_OP_BCAST || c->op == OTF2_COLLECTIVE_OP_SCATTER ||
+                   c->op == OTF2_COLLECTIVE_OP_SCATTERV;
+    int n_to_one = c->op == OTF2_COLLECTIVE_OP_REDUCE || c->op == OTF2_COLLECTIVE_OP_GATHER ||
+                   c->op == OTF2_COLLECTIVE_OP_GATHERV;
+    int scan = c->op == OTF2_COLLECTIVE_OP_SCAN || c->op == OTF2_COLLECTIVE_OP_EXSCAN;
+    if (scan || ((one_to_n || n_to_one) && isnan(root_enter)))
+        return 0; /* scans order by rank; a rootless one-to-N cannot be checked */
+    int any = 0;
+    for (uint32_t j = 0; j < c->n; j++) {
+        double bound = max_enter;
+        if (one_to_n)
+            bound = m[j].rank == c->root ? -INFINITY : root_enter;
+        else if (n_to_one && m[j].rank != c->root)
+            continue;
+        any |= require(need, t, m[j].rank, m[j].call, bound, oom);
+    }
+    return any;
+}
+
+/* A receive cannot complete before its send began, nor a collective before its partners
+ * entered it. Each violation moves the rest of its rank later by the gap (a forward-only
+ * controlled logical clock); repeated because a moved rank's own sends and collectives can
+ * create new violations further down a chain. */
 static int clock_fix(struct lens_events *ev, struct lens_trace *t)
 {
     double **need = lens_calloc((size_t)t->nranks, sizeof *need);
     if (!need)
         return LENS_ENOMEM;
-    int rc = LENS_OK;
-    for (int pass = 0; pass < t->nranks + 2 && !rc; pass++) {
+    int oom = 0;
+    for (int pass = 0; pass < t->nranks + 2 && !oom; pass++) {
         int any = 0;
-        for (size_t i = 0; i < ev->np2p; i++) {
+        for (size_t i = 0; i < ev->np2p && !oom; i++) {
             const struct lens_p2p *p = &ev->p2p[i];
             double s = t->ranks[p->src].calls[p->send_call].enter;
-            const struct lens_trace_call *rc_ = &t->ranks[p->dst].calls[p->recv_done];
-            if (rc_->leave >= s)
-                continue;
-            if (!need[p->dst] &&
-                !(need[p->dst] = lens_calloc(t->ranks[p->dst].ncalls, sizeof(double)))) {
-                rc = LENS_ENOMEM;
-                break;
+            if (require(need, t, p->dst, p->recv_done, s, &oom)) {
+                any = 1;
+                ev->clock_fixes++;
             }
-            double d = s - rc_->leave;
-            if (d > need[p->dst][p->recv_done])
-                need[p->dst][p->recv_done] = d;
-            any = 1;
-            ev->clock_fixes++;
         }
-        if (!any)
+        for (size_t i = 0; i < ev->ncoll && !oom; i++)
+            if (coll_constraints(ev, &ev->coll[i], need, t, &oom)) {
+                any = 1;
+                ev->clock_fixes++;
+            }
+        if (!any || oom)
             break;
-        for (int r = 0; r < t->nranks && !rc; r++) {
+        for (int r = 0; r < t->nranks; r++) {
             if (!need[r])
                 continue;
             struct lens_trace_rank *k = &t->ranks[r];
@@ -378,7 +427,7 @@ static int clock_fix(struct lens_events *ev, struct lens_trace *t)
     for (int r = 0; r < t->nranks; r++)
         lens_free(need[r]);
     lens_free(need);
-    return rc;
+    return oom ? LENS_ENOMEM : LENS_OK;
 }
 
 static void wrong_order(struct lens_events *ev, const struct lens_trace *t, const uint32_t *order)
@@ -763,13 +812,13 @@ int lens_events_build(struct lens_trace *t, struct lens_events **out, struct len
     }
     int rc = match_p2p(ev, t, &order);
     if (!rc)
+        rc = build_coll(ev, t, cls);
+    if (!rc)
         rc = clock_fix(ev, t);
     if (!rc) {
         wrong_order(ev, t, order);
-        rc = build_coll(ev, t, cls);
-    }
-    if (!rc)
         coll_stats(ev, t);
+    }
     if (!rc && t->nrma) /* one-sided epochs only when the trace has RMA records */
         rc = build_locks(ev, t);
     if (!rc && t->nrma)

@@ -188,6 +188,27 @@ static void test_collectives(void)
     lens_problems_free(p);
 }
 
+/* The logical-clock fix for collectives: rank 0 leaves a barrier at 1.2 before rank 1
+ * enters it at 3.0, so its leave (and its later calls) move to 3.0. */
+static void test_coll_clock(void)
+{
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/cclock", tmp);
+    struct synth s;
+    LENS_TEST(synth_open(&s, dir, 2) == 0, "open");
+    synth_coll(&s, 0, 1.0, 1.2, SR_BARRIER, OTF2_COLLECTIVE_OP_BARRIER, -1);
+    synth_coll(&s, 0, 1.5, 1.7, SR_BCAST, OTF2_COLLECTIVE_OP_BCAST, 1);
+    synth_coll(&s, 1, 3.0, 3.1, SR_BARRIER, OTF2_COLLECTIVE_OP_BARRIER, -1);
+    synth_coll(&s, 1, 4.0, 4.2, SR_BCAST, OTF2_COLLECTIVE_OP_BCAST, 1);
+    LENS_TEST(synth_close(&s, NULL) == 0, "close");
+    struct lens_problems *p = analyze(dir);
+    /* barrier: min(3.0, 3.0) - 1.0; bcast (moved by 1.8 to [3.3, 3.5], root enters at 4.0,
+     * so it moves again to leave at 4.0): min(4.0, 4.0) - 3.3 */
+    expect(p, "wait_at_barrier", 2, (double[]){2.0, 0});
+    expect(p, "late_broadcast", 2, (double[]){4.0 - 3.3, 0});
+    lens_problems_free(p);
+}
+
 /* One-sided: window creation, lock contention, late post and early wait. */
 static void test_rma(void)
 {
@@ -332,6 +353,7 @@ int main(void)
     test_nonblocking();
     test_order_and_clock();
     test_collectives();
+    test_coll_clock();
     test_rma();
     test_callsite();
     test_fault_injection();
