@@ -76,6 +76,18 @@ check_match "russian text" "$out" "Поздний отправитель \[late_
 out=$($BIN/mpilens problems --rules $RULES "$CASITA")
 check_match "text report" "$out" "Late sender \[late_sender\]: 30\.0[0-9]+ s"
 
+# --- golden reports (make regen-golden rewrites them), and byte-identical reruns
+for g in "problems_casita.txt:" "problems_casita_ru.json:--json --lang ru"; do
+    file=${g%%:*} opts=${g#*:}
+    # shellcheck disable=SC2086
+    $BIN/mpilens problems --rules $RULES $opts "$CASITA" > "$TMP/$file"
+    if [ -n "${REGEN_GOLDEN:-}" ]; then cp "$TMP/$file" "tests/golden/$file"; fi
+    check "golden $file" cmp "$TMP/$file" "tests/golden/$file"
+    # shellcheck disable=SC2086
+    $BIN/mpilens problems --rules $RULES $opts "$CASITA" > "$TMP/again"
+    check "rerun of $file is byte-identical" cmp "$TMP/$file" "$TMP/again"
+done
+
 # --- error paths: clear message naming the file, non-zero exit, nothing written
 check_exit "missing trace" 1 $BIN/mpilens problems --rules $RULES "$TMP/nope" -o "$TMP/x.json"
 check_match "missing trace message" "$(cat "$TMP/err")" "nope: cannot open trace"
