@@ -27,11 +27,12 @@ deps:
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@echo "  CC      $<"
+	@$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIBMPILENS): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 
 # The subcommand table is the list of LENS_COMMAND(name, ...) lines in cli/cmd_*.c, so
 # adding a subcommand is adding a file.
@@ -44,11 +45,13 @@ $(BUILD)/obj/cli/main.o: CFLAGS += -I$(BUILD)/gen
 
 $(MPILENS): $(CLI_OBJ) $(LIBMPILENS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBMPILENS) $(LIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(LIBMPILENS) $(LIBS)
 
 $(BUILD)/tests/%: tests/%.c $(LIBMPILENS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBMPILENS) $(LIBS)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -o $@ $< $(LIBMPILENS) $(LIBS)
 
 # bench/*.mk (MPI programs, the trace library, sample applications) add their own rules and
 # append their outputs to bench-all; they build with $(MPICC) and may link $(LIBMPILENS).
@@ -65,7 +68,7 @@ deps-test:
 asan:
 	@scripts/install-deps.sh --test
 	$(MAKE) BUILD=build-asan SAN=1 OPT="-O1 -g" all
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build-asan
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh build-asan
 
 demo: deps all
 	@scripts/demo.sh $(BUILD)

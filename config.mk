@@ -17,6 +17,6 @@ else
 SANFLAGS :=
 endif
 
-PKGS        := netcdf cairo gsl otf2 libdw
+PKGS        := netcdf cairo gsl otf2 libdw freetype2
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lhpdf -lm -lpthread

@@ -48,6 +48,7 @@ struct lens_cube {
     int nwarn;
     char *source;          /* prefix the cube was read from (for messages), may be NULL */
     int new_layout;        /* 1 if test_type was a string (plugins branch) */
+    int written_by_mpilens; /* 1 if the files carry our attributes: no round-trip guessing */
 };
 
 /* Element (k, i, j) of statistic s. */
@@ -98,5 +99,28 @@ int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e
  * temporary name. extra_attrs: NULL-terminated list of name, value pairs (may be NULL). */
 int lens_cube_write(const struct lens_cube *c, const char *prefix, const char *const *extra_attrs,
                     struct lens_err *e);
+
+/* Whether any of <prefix>_{average,median,deviation,min,all}.nc or _hosts.txt exists:
+ * writers refuse to overwrite a result unless told to (--force). */
+int lens_cube_exists(const char *prefix);
+
+/* Streaming writer (cube_nc.c), used by lens_cube_write and by the benchmark, which writes
+ * each length as soon as it is measured. The writer copies what it needs from `meta`
+ * (procs, lengths, mode, parameters, hosts) at open; the caller keeps ownership of meta.
+ * direct = 1 creates the final files at once and syncs after each length, so an interrupted
+ * run leaves readable files; direct = 0 writes temporary files renamed at close.
+ * stat_mask: bit s = statistic s. raw_repeats > 0 also creates <prefix>_all.nc with z. */
+struct lens_cube_writer;
+int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube *meta,
+                          const char *prefix, unsigned stat_mask, int raw_repeats,
+                          const char *const *extra_attrs, int direct, struct lens_err *e);
+/* Writes length index k: mats[s] is a P x P matrix (row-major, seconds) for each statistic
+ * in stat_mask; raw (may be NULL) is P x P x raw_repeats with NaN for missing repeats. */
+int lens_cube_writer_put(struct lens_cube_writer *w, int k, const double *const *mats,
+                         const double *raw, struct lens_err *e);
+/* Closes every file (renaming temporaries) and frees w, also on failure. */
+int lens_cube_writer_close(struct lens_cube_writer *w, struct lens_err *e);
+/* Closes and deletes what was written (temporaries only when direct = 0); frees w. */
+void lens_cube_writer_abort(struct lens_cube_writer *w);
 
 #endif

@@ -67,8 +67,13 @@ static void usage(FILE *fp)
     fprintf(fp, "usage: mpilens <command> [options] [args]\n\n"
                 "Static reports on how an MPI machine and MPI applications communicate.\n\n"
                 "commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s", commands[i].name);
+        for (char *c = name; *c; c++)
+            *c = *c == '_' ? '-' : *c; /* C identifiers in the table, hyphens for people */
+        fprintf(fp, "  %-17s %s\n", name, commands[i].summary);
+    }
     fprintf(fp, "\nRun 'mpilens <command> --help' for the options and an example of each.\n"
                 "mpilens %s\n", LENS_VERSION);
 }
@@ -87,8 +92,12 @@ int main(int argc, char **argv)
         printf("mpilens %s\n", LENS_VERSION);
         return lens_cli_finish(LENS_EXIT_OK);
     }
+    char name[64];
+    snprintf(name, sizeof name, "%s", argv[1]);
+    for (char *c = name; *c; c++)
+        *c = *c == '-' ? '_' : *c;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name))
+        if (!strcmp(name, commands[i].name))
             return lens_cli_finish(commands[i].fn(argc - 1, argv + 1));
     fprintf(stderr, "mpilens: '%s' is not a command; see 'mpilens --help'\n", argv[1]);
     return LENS_EXIT_USAGE;

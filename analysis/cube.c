@@ -1,0 +1,399 @@
+/* The latency cube in memory: lifecycle, names, off-diagonal statistics, asymmetry, and the
+ * repair of network_test2's known defects (ALGORITHMS.md section 1). NetCDF I/O is in
+ * cube_nc.c so this file builds and tests without touching files. */
+#include "cube.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mode_names[] = {
+    "unknown", "one_to_one", "all_to_all", "async_one_to_one", "send_recv_and_recv_send",
+    "noise", "noise_blocking", "bcast", "put", "get", "p2p"};
+
+static const char *const stat_names[LENS_STAT_COUNT] = {"average", "median", "deviation", "min"};
+
+const char *lens_cube_mode_name(int mode)
+{
+    return (mode >= 0 && mode <= LENS_MODE_LAST) ? mode_names[mode] : "unknown";
+}
+
+int lens_cube_mode_parse(const char *name)
+{
+    for (int m = 1; m <= LENS_MODE_LAST; m++)
+        if (name && !strcmp(name, mode_names[m]))
+            return m;
+    return LENS_MODE_UNKNOWN;
+}
+
+const char *lens_cube_stat_name(int stat)
+{
+    return (stat >= 0 && stat < LENS_STAT_COUNT) ? stat_names[stat] : "unknown";
+}
+
+int lens_cube_stat_parse(const char *name)
+{
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (name && !strcmp(name, stat_names[s]))
+            return s;
+    return -1;
+}
+
+const char *lens_cube_mode_semantics(int mode)
+{
+    switch (mode) {
+    case LENS_MODE_ONE_TO_ONE:
+    case LENS_MODE_NOISE_BLOCKING:
+        return "one-way delay of a blocking send/recv; row = receiver (the rank that measured), "
+               "column = sender";
+    case LENS_MODE_ASYNC_ONE_TO_ONE:
+        return "one-way delay of an Isend/Irecv exchange; row = the rank that measured, "
+               "column = its partner";
+    case LENS_MODE_ALL_TO_ALL:
+        return "delay of one message while every rank exchanges with every other; row = receiver, "
+               "column = sender";
+    case LENS_MODE_SEND_RECV_AND_RECV_SEND:
+        return "half a send-then-receive round trip; row = the rank that started it, column = its "
+               "partner";
+    case LENS_MODE_NOISE:
+        return "one-way delay under background noise traffic; row = receiver, column = sender";
+    case LENS_MODE_BCAST:
+        return "time until the broadcast from the root arrives; row = root, column = receiver";
+    case LENS_MODE_PUT:
+        return "time of one MPI_Put and its completion; row = origin, column = target";
+    case LENS_MODE_GET:
+        return "time of one MPI_Get and its completion; row = origin, column = target";
+    case LENS_MODE_P2P:
+        return "ping-pong latency T/2c between two ranks";
+    default:
+        return "unknown mode: which index is the sender is not known";
+    }
+}
+
+int lens_cube_new(struct lens_cube **out, int procs, int nlen, int begin, int step,
+                  unsigned stat_mask, struct lens_err *e)
+{
+    *out = NULL;
+    if (procs < 1 || nlen < 1)
+        return lens_err_set(e, LENS_EINVAL, "cube: invalid size %d processes x %d lengths", procs, nlen);
+    struct lens_cube *c = lens_calloc(1, sizeof *c);
+    if (!c)
+        return lens_err_set(e, LENS_ENOMEM, "cube: out of memory");
+    c->procs = procs;
+    c->nlen = nlen;
+    c->begin = begin;
+    c->step = step;
+    c->end = begin + nlen * step + (step > 0 ? 0 : 1);
+    c->lengths = lens_calloc((size_t)nlen, sizeof *c->lengths);
+    if (!c->lengths)
+        goto nomem;
+    for (int k = 0; k < nlen; k++)
+        c->lengths[k] = begin + k * step;
+    size_t cells = (size_t)procs * procs * nlen;
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (!(stat_mask & (1u << s)))
+            continue;
+        c->data[s] = lens_calloc(cells, sizeof(double));
+        if (!c->data[s])
+            goto nomem;
+    }
+    *out = c;
+    return LENS_OK;
+nomem:
+    lens_cube_free(c);
+    return lens_err_set(e, LENS_ENOMEM, "cube: out of memory for %d x %d x %d", procs, procs, nlen);
+}
+
+static void free_strings(char **v, int n)
+{
+    if (!v)
+        return;
+    for (int i = 0; i < n; i++)
+        lens_free(v[i]);
+    lens_free(v);
+}
+
+void lens_cube_free(struct lens_cube *c)
+{
+    if (!c)
+        return;
+    lens_free(c->lengths);
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        lens_free(c->data[s]);
+    free_strings(c->hosts, c->procs);
+    free_strings(c->warnings, c->nwarn);
+    lens_free(c->raw);
+    lens_free(c->amount);
+    lens_free(c->source);
+    lens_free(c);
+}
+
+int lens_cube_warn(struct lens_cube *c, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **w = lens_realloc(c->warnings, (size_t)(c->nwarn + 1) * sizeof *w);
+    if (!w)
+        return LENS_ENOMEM;
+    c->warnings = w;
+    if (!(w[c->nwarn] = lens_strdup(buf)))
+        return LENS_ENOMEM;
+    c->nwarn++;
+    return LENS_OK;
+}
+
+int lens_cube_length_index(const struct lens_cube *c, int bytes)
+{
+    int best = -1;
+    long bestd = 0;
+    for (int k = 0; k < c->nlen; k++) {
+        long d = labs((long)c->lengths[k] - bytes);
+        if (best < 0 || d < bestd) {
+            best = k;
+            bestd = d;
+        }
+    }
+    return best;
+}
+
+/* k-th smallest of v[0..n) (v is reordered): Hoare's selection, O(n) on average, so the
+ * summary of a 1024-process cube does not sort 16 million values. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
+/* Median of v[0..n), n > 0; reorders v. Even n: mean of the two middle values. */
+static double median_of(double *v, size_t n)
+{
+    double hi = select_kth(v, n, n / 2);
+    if (n % 2)
+        return hi;
+    double lo = v[0];
+    for (size_t i = 1; i < n / 2; i++) /* after selection, v[0..n/2) are all <= hi */
+        if (v[i] > lo)
+            lo = v[i];
+    return 0.5 * (lo + hi);
+}
+
+int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_summary *out,
+                      struct lens_err *e)
+{
+    out->min = out->median = out->max = NAN;
+    out->count = 0;
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat])
+        return lens_err_set(e, LENS_EINVAL, "%s: statistic '%s' not present",
+                            c->source ? c->source : "cube", lens_cube_stat_name(stat));
+    int k0 = k >= 0 ? k : 0, k1 = k >= 0 ? k + 1 : c->nlen;
+    size_t P = (size_t)c->procs, cap = (size_t)(k1 - k0) * P * P;
+    double *v = lens_malloc(cap * sizeof *v);
+    if (!v)
+        return lens_err_set(e, LENS_ENOMEM, "cube summary: out of memory");
+    size_t n = 0;
+    double mn = INFINITY, mx = -INFINITY;
+    for (int kk = k0; kk < k1; kk++)
+        for (size_t i = 0; i < P; i++)
+            for (size_t j = 0; j < P; j++) {
+                double x = LENS_CUBE_AT(c, stat, kk, i, j);
+                if (i == j || !isfinite(x))
+                    continue;
+                v[n++] = x;
+                mn = x < mn ? x : mn;
+                mx = x > mx ? x : mx;
+            }
+    if (n > 0) {
+        out->min = mn;
+        out->max = mx;
+        out->median = median_of(v, n);
+    }
+    out->count = (long)n;
+    lens_free(v);
+    return LENS_OK;
+}
+
+int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, double *max,
+                        struct lens_err *e)
+{
+    *median = *max = NAN;
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat])
+        return lens_err_set(e, LENS_EINVAL, "%s: statistic '%s' not present",
+                            c->source ? c->source : "cube", lens_cube_stat_name(stat));
+    size_t P = (size_t)c->procs;
+    double *v = lens_malloc(((size_t)c->nlen * P * (P - 1) / 2 + 1) * sizeof *v);
+    if (!v)
+        return lens_err_set(e, LENS_ENOMEM, "cube asymmetry: out of memory");
+    size_t n = 0;
+    double mx = 0;
+    for (int k = 0; k < c->nlen; k++)
+        for (size_t i = 0; i < P; i++)
+            for (size_t j = i + 1; j < P; j++) {
+                double a = LENS_CUBE_AT(c, stat, k, i, j), b = LENS_CUBE_AT(c, stat, k, j, i);
+                if (!isfinite(a) || !isfinite(b) || a + b <= 0)
+                    continue;
+                double r = fabs(a - b) / (a + b);
+                v[n++] = r;
+                mx = r > mx ? r : mx;
+            }
+    if (n > 0) {
+        *median = median_of(v, n);
+        *max = mx;
+    }
+    lens_free(v);
+    return LENS_OK;
+}
+
+/* A diagonal value network_test2 never wrote: uninitialised memory shows up as subnormals
+ * (4.6e-310), huge numbers (2.2e6, 1e217), negatives, or non-finite values. */
+static int is_garbage(double x)
+{
+    return !isfinite(x) || x < 0 || (x != 0 && fabs(x) < 1e-100) || x > 3600.0;
+}
+
+/* Whether statistic s has an all-zero diagonal: network_test2 zeroes the diagonal of the
+ * average and median in modes that do not measure it, so the min's must be zero too. */
+static int zero_diagonal(const struct lens_cube *c, int s)
+{
+    if (!c->data[s])
+        return 0;
+    for (int k = 0; k < c->nlen; k++)
+        for (int i = 0; i < c->procs; i++)
+            if (LENS_CUBE_AT(c, s, k, i, i) != 0.0)
+                return 0;
+    return 1;
+}
+
+static int repair_diagonal(struct lens_cube *c, int s)
+{
+    size_t P = (size_t)c->procs;
+    long bad = 0;
+    double example = 0;
+    int unmeasured = zero_diagonal(c, LENS_STAT_AVERAGE) || zero_diagonal(c, LENS_STAT_MEDIAN);
+    for (int k = 0; k < c->nlen; k++)
+        for (size_t i = 0; i < P; i++) {
+            double x = LENS_CUBE_AT(c, s, k, i, i);
+            if (is_garbage(x) || (unmeasured && x != 0.0)) {
+                if (!bad)
+                    example = x;
+                bad++;
+            }
+        }
+    if (!bad)
+        return LENS_OK;
+    /* The diagonal is a rank talking to itself, which no mode measures with the network:
+     * zero it, as network_test2 does in the other statistics. */
+    for (int k = 0; k < c->nlen; k++)
+        for (size_t i = 0; i < P; i++)
+            LENS_CUBE_AT(c, s, k, i, i) = 0.0;
+    return lens_cube_warn(c, "%s: diagonal holds uninitialised values (%ld of %ld, e.g. %.3g); "
+                          "set to 0, the diagonal is not a measurement",
+                          lens_cube_stat_name(s), bad, (long)P * c->nlen, example);
+}
+
+static int repair_offdiagonal(struct lens_cube *c, int s)
+{
+    size_t P = (size_t)c->procs;
+    long bad = 0, total = 0;
+    for (int k = 0; k < c->nlen; k++)
+        for (size_t i = 0; i < P; i++)
+            for (size_t j = 0; j < P; j++) {
+                if (i == j)
+                    continue;
+                double *x = &LENS_CUBE_AT(c, s, k, i, j);
+                total++;
+                if (!isfinite(*x) || *x < 0) {
+                    *x = NAN;
+                    bad++;
+                }
+            }
+    if (!bad)
+        return LENS_OK;
+    if (bad == total)
+        return LENS_EDATA;
+    return lens_cube_warn(c, "%s: %ld of %ld delays are NaN, infinite or negative; treated as "
+                          "missing", lens_cube_stat_name(s), bad, total);
+}
+
+/* network_test2's send_recv_and_recv_send stores the average as half a round trip but the
+ * median and min as a full one. Detect it from the data (median/average near 2) rather than
+ * from the mode alone, so files from a fixed collector are left alone. */
+static int repair_round_trip(struct lens_cube *c)
+{
+    double *avg = c->data[LENS_STAT_AVERAGE], *med = c->data[LENS_STAT_MEDIAN];
+    if (c->mode != LENS_MODE_SEND_RECV_AND_RECV_SEND || !avg || !med || c->written_by_mpilens)
+        return LENS_OK;
+    size_t P = (size_t)c->procs, cells = P * P * c->nlen, n = 0;
+    double *r = lens_malloc(cells * sizeof *r);
+    if (!r)
+        return LENS_ENOMEM;
+    for (size_t x = 0; x < cells; x++) {
+        size_t i = (x / P) % P, j = x % P;
+        if (i != j && isfinite(avg[x]) && isfinite(med[x]) && avg[x] > 0)
+            r[n++] = med[x] / avg[x];
+    }
+    double ratio = n ? median_of(r, n) : NAN;
+    lens_free(r);
+    if (!(ratio > 1.6 && ratio < 2.6))
+        return LENS_OK;
+    for (size_t x = 0; x < cells; x++) {
+        med[x] *= 0.5;
+        if (c->data[LENS_STAT_MIN])
+            c->data[LENS_STAT_MIN][x] *= 0.5;
+    }
+    if (c->raw)
+        for (size_t x = 0; x < cells * (size_t)c->nraw; x++)
+            c->raw[x] *= 0.5;
+    return lens_cube_warn(c, "send_recv_and_recv_send: median and min hold a full round trip "
+                          "but average half of one (median/average = %.2f); median and min "
+                          "halved so every statistic is half a round trip", ratio);
+}
+
+int lens_cube_repair(struct lens_cube *c, struct lens_err *e)
+{
+    const char *src = c->source ? c->source : "cube";
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (!c->data[s])
+            continue;
+        int rc = repair_diagonal(c, s);
+        if (rc == LENS_OK)
+            rc = repair_offdiagonal(c, s);
+        if (rc == LENS_EDATA)
+            return lens_err_set(e, LENS_EDATA, "%s: %s: no usable delay (every value is NaN, "
+                                "infinite or negative)", src, lens_cube_stat_name(s));
+        if (rc != LENS_OK)
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", src);
+    }
+    if (repair_round_trip(c) != LENS_OK)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", src);
+    return LENS_OK;
+}

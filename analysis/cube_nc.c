@@ -1,0 +1,793 @@
+/* network_test2's NetCDF layout: reading both layouts (int test_type and the plugins
+ * branch's char test_type(strings), with _all.nc raw repeats and _measurements_amount.nc)
+ * and writing the classic layout plus descriptive global attributes (ALGORITHMS.md §1). */
+#include "cube.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const file_stats[LENS_STAT_COUNT] = {"average", "median", "deviation", "min"};
+
+static int is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char *path_join(const char *prefix, const char *suffix)
+{
+    size_t n = strlen(prefix) + strlen(suffix) + 1;
+    char *p = lens_malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s", prefix, suffix);
+    return p;
+}
+
+/* "<prefix>_<suffix>.nc" when name ends that way: returns the prefix length, else 0. */
+static size_t strip_suffix(const char *name)
+{
+    static const char *const suffixes[] = {"_average.nc", "_median.nc", "_deviation.nc", "_min.nc",
+                                           "_all.nc", "_measurements_amount.nc"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        size_t m = strlen(suffixes[i]);
+        if (n > m && !strcmp(name + n - m, suffixes[i]))
+            return n - m;
+    }
+    return 0;
+}
+
+/* A directory must hold the files of exactly one prefix. */
+static int prefix_from_dir(const char *dir, char **prefix, struct lens_err *e)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return lens_err_set(e, LENS_EIO, "%s: cannot open directory: %s", dir, strerror(errno));
+    char *found = NULL;
+    int rc = LENS_OK;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        size_t m = strip_suffix(de->d_name);
+        if (!m || strstr(de->d_name, "_all.nc") || strstr(de->d_name, "_measurements_amount.nc"))
+            continue;
+        size_t n = strlen(dir) + m + 2;
+        char *p = lens_malloc(n);
+        if (!p) {
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", dir);
+            break;
+        }
+        size_t dl = strlen(dir);
+        while (dl > 1 && dir[dl - 1] == '/')
+            dl--; /* "dir/" and "dir" name the same prefix */
+        snprintf(p, n, "%.*s/%.*s", (int)dl, dir, (int)m, de->d_name);
+        if (!found) {
+            found = p;
+        } else if (strcmp(found, p)) {
+            rc = lens_err_set(e, LENS_EINVAL, "%s: holds more than one result (%s and %s); give "
+                              "the prefix", dir, found, p);
+            lens_free(p);
+            break;
+        } else {
+            lens_free(p);
+        }
+    }
+    closedir(d);
+    if (rc == LENS_OK && !found)
+        rc = lens_err_set(e, LENS_EIO, "%s: no network_test2 files (*_median.nc) in directory", dir);
+    if (rc != LENS_OK) {
+        lens_free(found);
+        return rc;
+    }
+    *prefix = found;
+    return LENS_OK;
+}
+
+static int resolve_prefix(const char *input, char **prefix, struct lens_err *e)
+{
+    if (is_dir(input))
+        return prefix_from_dir(input, prefix, e);
+    size_t m = strip_suffix(input);
+    if (m) {
+        if (!is_file(input))
+            return lens_err_set(e, LENS_EIO, "%s: no such file", input);
+        *prefix = lens_malloc(m + 1);
+        if (!*prefix)
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
+        memcpy(*prefix, input, m);
+        (*prefix)[m] = '\0';
+        return LENS_OK;
+    }
+    *prefix = lens_strdup(input);
+    return *prefix ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
+}
+
+/* What one statistic file says about the run; compared across files. */
+struct ncmeta {
+    int procs, nlen, begin, end, step, mode, data_type, repeats;
+    int noise_len, noise_msgs, noise_procs, new_layout, ours, nraw;
+};
+
+static int nc_fail(struct lens_err *e, const char *path, const char *what, int status)
+{
+    return lens_err_set(e, LENS_EFORMAT, "%s: %s: %s", path, what, nc_strerror(status));
+}
+
+static int get_int(int id, const char *name, int *v, int required, const char *path, struct lens_err *e)
+{
+    int var, st = nc_inq_varid(id, name, &var);
+    if (st != NC_NOERR) {
+        if (!required)
+            return LENS_OK;
+        return lens_err_set(e, LENS_EFORMAT, "%s: missing variable '%s'", path, name);
+    }
+    st = nc_get_var_int(id, var, v);
+    return st == NC_NOERR ? LENS_OK : nc_fail(e, path, name, st);
+}
+
+static int read_mode(int id, struct ncmeta *m, const char *path, struct lens_err *e)
+{
+    int var;
+    nc_type type;
+    if (nc_inq_varid(id, "test_type", &var) != NC_NOERR)
+        return lens_err_set(e, LENS_EFORMAT, "%s: missing variable 'test_type'", path);
+    if (nc_inq_vartype(id, var, &type) != NC_NOERR)
+        return lens_err_set(e, LENS_EFORMAT, "%s: cannot read variable 'test_type'", path);
+    if (type == NC_CHAR) {
+        char buf[256] = {0};
+        int dim;
+        size_t len = 0;
+        if (nc_inq_vardimid(id, var, &dim) != NC_NOERR || nc_inq_dimlen(id, dim, &len) != NC_NOERR ||
+            len >= sizeof buf)
+            return lens_err_set(e, LENS_EFORMAT, "%s: variable 'test_type' has a bad shape", path);
+        int st = nc_get_var_text(id, var, buf);
+        if (st != NC_NOERR)
+            return nc_fail(e, path, "test_type", st);
+        m->mode = lens_cube_mode_parse(buf);
+        m->new_layout = 1;
+        return LENS_OK;
+    }
+    int st = nc_get_var_int(id, var, &m->mode);
+    if (st != NC_NOERR)
+        return nc_fail(e, path, "test_type", st);
+    if (m->mode < 1 || m->mode > 9)
+        m->mode = LENS_MODE_UNKNOWN;
+    return LENS_OK;
+}
+
+/* The NetCDF library reads a truncated classic file without complaint (missing records come
+ * back as fill values), so check the header's own promise against the file size: every
+ * variable's begin + size, and the record section's begin + numrecs * recsize. */
+struct hdr {
+    const unsigned char *p, *end;
+    int wide; /* CDF-5: 8-byte counts */
+    int ok;
+};
+
+static unsigned long long hdr_uint(struct hdr *h, int bytes)
+{
+    unsigned long long v = 0;
+    if (h->end - h->p < bytes) {
+        h->ok = 0;
+        return 0;
+    }
+    for (int i = 0; i < bytes; i++)
+        v = (v << 8) | *h->p++;
+    return v;
+}
+
+static unsigned long long hdr_count(struct hdr *h) { return hdr_uint(h, h->wide ? 8 : 4); }
+
+static void hdr_skip(struct hdr *h, unsigned long long n)
+{
+    n = (n + 3) & ~3ULL; /* everything is padded to 4 bytes */
+    if ((unsigned long long)(h->end - h->p) < n) {
+        h->ok = 0;
+        h->p = h->end;
+    } else {
+        h->p += n;
+    }
+}
+
+static int type_size(unsigned t)
+{
+    static const int sizes[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};
+    return t < sizeof sizes / sizeof *sizes ? sizes[t] : 0;
+}
+
+static void hdr_skip_atts(struct hdr *h)
+{
+    unsigned long long tag = hdr_uint(h, 4), n = hdr_count(h);
+    (void)tag;
+    for (unsigned long long a = 0; a < n && h->ok; a++) {
+        hdr_skip(h, hdr_count(h)); /* name */
+        int size = type_size((unsigned)hdr_uint(h, 4));
+        hdr_skip(h, hdr_count(h) * (unsigned long long)(size ? size : 1));
+    }
+}
+
+static int check_classic_size(const char *path, struct lens_err *e)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char buf[65536];
+    size_t got = fread(buf, 1, sizeof buf, fp);
+    fseek(fp, 0, SEEK_END);
+    long long fsize = ftell(fp);
+    fclose(fp);
+    if (got < 8 || memcmp(buf, "CDF", 3) != 0 || (buf[3] != 1 && buf[3] != 2 && buf[3] != 5))
+        return LENS_OK; /* not classic (e.g. NetCDF-4/HDF5): the library checks itself */
+    struct hdr h = {buf + 4, buf + got, buf[3] == 5, 1};
+    int off8 = buf[3] != 1;
+    unsigned long long numrecs = hdr_count(&h);
+    unsigned long long ndims, unlimited = ~0ULL;
+    hdr_uint(&h, 4);
+    ndims = hdr_count(&h);
+    for (unsigned long long d = 0; d < ndims && h.ok; d++) {
+        hdr_skip(&h, hdr_count(&h));
+        if (hdr_count(&h) == 0)
+            unlimited = d;
+    }
+    hdr_skip_atts(&h);
+    hdr_uint(&h, 4);
+    unsigned long long nvars = hdr_count(&h), recsize = 0, recbegin = ~0ULL, need = 0;
+    int nrecvars = 0;
+    for (unsigned long long v = 0; v < nvars && h.ok; v++) {
+        hdr_skip(&h, hdr_count(&h));
+        unsigned long long rank = hdr_count(&h), first = ~0ULL;
+        for (unsigned long long r = 0; r < rank; r++) {
+            unsigned long long id = hdr_count(&h);
+            if (r == 0)
+                first = id;
+        }
+        hdr_skip_atts(&h);
+        hdr_uint(&h, 4);
+        unsigned long long vsize = hdr_count(&h), begin = hdr_uint(&h, off8 ? 8 : 4);
+        if (rank > 0 && first == unlimited) {
+            recsize += vsize;
+            nrecvars++;
+            recbegin = begin < recbegin ? begin : recbegin;
+        } else if (begin + vsize > need) {
+            need = begin + vsize;
+        }
+    }
+    if (!h.ok)
+        return lens_err_set(e, LENS_EFORMAT, "%s: truncated or corrupt NetCDF header", path);
+    if (nrecvars > 0 && recbegin + numrecs * recsize > need)
+        need = recbegin + numrecs * recsize;
+    /* A lone record variable is not padded, others are: allow the last padding bytes. */
+    if ((unsigned long long)fsize + (nrecvars > 1 ? 3 : 0) < need)
+        return lens_err_set(e, LENS_EFORMAT, "%s: truncated NetCDF file: %lld bytes, the header "
+                            "promises %llu", path, fsize, need);
+    return LENS_OK;
+}
+
+/* Opens path and checks the shape of data(n, x, y[, z]); fills m. */
+static int open_stat(const char *path, int want_dims, int *idp, int *varp, struct ncmeta *m,
+                     struct lens_err *e)
+{
+    int id, st = nc_open(path, NC_NOWRITE, &id);
+    if (st != NC_NOERR)
+        return lens_err_set(e, LENS_EFORMAT, "%s: not a readable NetCDF file: %s", path, nc_strerror(st));
+    if (check_classic_size(path, e) != LENS_OK) {
+        nc_close(id);
+        return e ? e->code : LENS_EFORMAT;
+    }
+    memset(m, 0, sizeof *m);
+    int rc = LENS_OK, var, ndims, dims[NC_MAX_VAR_DIMS];
+    nc_type type;
+    size_t len[4] = {0};
+    if (nc_inq_varid(id, "data", &var) != NC_NOERR) {
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: missing variable 'data'", path);
+        goto out;
+    }
+    if (nc_inq_var(id, var, NULL, &type, &ndims, dims, NULL) != NC_NOERR || ndims != want_dims ||
+        (type != NC_DOUBLE && type != NC_FLOAT && type != NC_INT)) {
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: variable 'data' has %d dims, expected %d (n, x, y%s)",
+                          path, ndims, want_dims, want_dims == 4 ? ", z" : "");
+        goto out;
+    }
+    for (int d = 0; d < ndims; d++)
+        if (nc_inq_dimlen(id, dims[d], &len[d]) != NC_NOERR) {
+            rc = lens_err_set(e, LENS_EFORMAT, "%s: cannot read the dimensions of 'data'", path);
+            goto out;
+        }
+    if (len[1] != len[2]) {
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: variable 'data' is not square: x = %zu, y = %zu",
+                          path, len[1], len[2]);
+        goto out;
+    }
+    if (len[1] < 1 || len[1] > 1000000) {
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: bad number of processes x = %zu", path, len[1]);
+        goto out;
+    }
+    if (len[0] == 0) {
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: zero message lengths (dimension n is 0)", path);
+        goto out;
+    }
+    m->procs = (int)len[1];
+    m->nlen = (int)len[0];
+    m->nraw = want_dims == 4 ? (int)len[3] : 0;
+    if ((rc = read_mode(id, m, path, e)) || (rc = get_int(id, "begin_mes_length", &m->begin, 1, path, e)) ||
+        (rc = get_int(id, "end_mes_length", &m->end, 0, path, e)) ||
+        (rc = get_int(id, "step_length", &m->step, 1, path, e)) ||
+        (rc = get_int(id, "num_repeates", &m->repeats, 0, path, e)) ||
+        (rc = get_int(id, "data_type", &m->data_type, 0, path, e)) ||
+        (rc = get_int(id, "noise_mes_length", &m->noise_len, 0, path, e)) ||
+        (rc = get_int(id, "num_noise_mes", &m->noise_msgs, 0, path, e)) ||
+        (rc = get_int(id, "num_noise_proc", &m->noise_procs, 0, path, e)))
+        goto out;
+    int proc_num = m->procs;
+    if ((rc = get_int(id, "proc_num", &proc_num, 0, path, e)))
+        goto out;
+    if (proc_num != m->procs) {
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: proc_num = %d but the matrices are %d x %d", path,
+                          proc_num, m->procs, m->procs);
+        goto out;
+    }
+    size_t alen = 0;
+    m->ours = nc_inq_attlen(id, NC_GLOBAL, "mpilens_version", &alen) == NC_NOERR;
+out:
+    if (rc != LENS_OK) {
+        nc_close(id);
+        return rc;
+    }
+    *idp = id;
+    *varp = var;
+    return LENS_OK;
+}
+
+static int read_data(int id, int var, double *dst, const char *path, struct lens_err *e)
+{
+    int st = nc_get_var_double(id, var, dst);
+    if (st != NC_NOERR)
+        return lens_err_set(e, LENS_EFORMAT, "%s: cannot read variable 'data' (truncated or corrupt "
+                            "file?): %s", path, nc_strerror(st));
+    return LENS_OK;
+}
+
+static int same_shape(const struct ncmeta *a, const struct ncmeta *b, const char *pa,
+                      const char *pb, struct lens_err *e)
+{
+    if (a->procs != b->procs)
+        return lens_err_set(e, LENS_EDATA, "%s: %d processes, but %s has %d", pb, b->procs, pa, a->procs);
+    if (a->nlen != b->nlen || a->begin != b->begin || a->step != b->step)
+        return lens_err_set(e, LENS_EDATA, "%s: %d lengths from %d step %d, but %s has %d from %d step %d",
+                            pb, b->nlen, b->begin, b->step, pa, a->nlen, a->begin, a->step);
+    return LENS_OK;
+}
+
+static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *e)
+{
+    char *path = path_join(prefix, "_hosts.txt");
+    if (!path)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        int rc = lens_cube_warn(c, "%s: no hosts file; processes are named by rank", path);
+        lens_free(path);
+        return rc == LENS_OK ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+    }
+    int rc = LENS_OK, n = 0;
+    char line[1024];
+    c->hosts = lens_calloc((size_t)c->procs, sizeof *c->hosts);
+    if (!c->hosts)
+        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    while (rc == LENS_OK && fgets(line, sizeof line, fp)) {
+        size_t len = strcspn(line, "\r\n");
+        line[len] = '\0';
+        if (len == 0)
+            continue;
+        if (n >= c->procs) {
+            n++;
+            continue;
+        }
+        if (!(c->hosts[n++] = lens_strdup(line)))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    }
+    fclose(fp);
+    if (rc == LENS_OK && n != c->procs)
+        rc = lens_err_set(e, LENS_EDATA, "%s: %d host names for %d processes", path, n, c->procs);
+    lens_free(path);
+    return rc;
+}
+
+/* Optional companions of the newer layout; a damaged one is an error like any other file. */
+static int read_extras(struct lens_cube *c, const char *prefix, const struct ncmeta *ref,
+                       const char *refpath, struct lens_err *e)
+{
+    static const char *const names[2] = {"_all.nc", "_measurements_amount.nc"};
+    for (int which = 0; which < 2; which++) {
+        char *path = path_join(prefix, names[which]);
+        if (!path)
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+        if (!is_file(path)) {
+            lens_free(path);
+            continue;
+        }
+        struct ncmeta m;
+        int id = -1, var, rc = open_stat(path, which == 0 ? 4 : 3, &id, &var, &m, e);
+        if (rc == LENS_OK)
+            rc = same_shape(ref, &m, refpath, path, e);
+        size_t cells = (size_t)c->procs * c->procs * c->nlen * (which == 0 ? (size_t)m.nraw : 1);
+        double *buf = NULL;
+        if (rc == LENS_OK && !(buf = lens_malloc(cells * sizeof *buf)))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", path, cells);
+        if (rc == LENS_OK)
+            rc = read_data(id, var, buf, path, e);
+        if (id >= 0)
+            nc_close(id);
+        if (rc != LENS_OK) {
+            lens_free(buf);
+            lens_free(path);
+            return rc;
+        }
+        if (which == 0) {
+            /* The plugins branch pads unmeasured repeats with -1. */
+            for (size_t x = 0; x < cells; x++)
+                if (!(buf[x] >= 0) || !isfinite(buf[x]))
+                    buf[x] = NAN;
+            c->raw = buf;
+            c->nraw = m.nraw;
+        } else {
+            c->amount = buf;
+        }
+        lens_free(path);
+    }
+    return LENS_OK;
+}
+
+int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e)
+{
+    *out = NULL;
+    char *prefix = NULL;
+    int rc = resolve_prefix(input, &prefix, e);
+    if (rc != LENS_OK)
+        return rc;
+    struct lens_cube *c = NULL;
+    struct ncmeta ref = {0};
+    char *refpath = NULL;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "_%s.nc", file_stats[s]);
+        char *path = path_join(prefix, suffix);
+        if (!path) {
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+            break;
+        }
+        if (!is_file(path)) {
+            lens_free(path);
+            continue;
+        }
+        struct ncmeta m;
+        int id = -1, var;
+        rc = open_stat(path, 3, &id, &var, &m, e);
+        if (rc == LENS_OK && c)
+            rc = same_shape(&ref, &m, refpath, path, e);
+        if (rc == LENS_OK && !c) {
+            rc = lens_cube_new(&c, m.procs, m.nlen, m.begin, m.step, 0, e);
+            if (rc == LENS_OK) {
+                ref = m;
+                refpath = lens_strdup(path);
+                c->end = m.end;
+                c->mode = m.mode;
+                c->repeats = m.repeats;
+                c->noise_len = m.noise_len;
+                c->noise_msgs = m.noise_msgs;
+                c->noise_procs = m.noise_procs;
+                c->new_layout = m.new_layout;
+                c->source = lens_strdup(prefix);
+                if (!refpath || !c->source)
+                    rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+            }
+        }
+        if (rc == LENS_OK && m.mode != ref.mode)
+            rc = lens_err_set(e, LENS_EDATA, "%s: test_type %s, but %s has %s", path,
+                              lens_cube_mode_name(m.mode), refpath, lens_cube_mode_name(ref.mode));
+        if (rc == LENS_OK && m.data_type && m.data_type != s + 1)
+            rc = lens_cube_warn(c, "%s: data_type is %d, expected %d for %s", path, m.data_type,
+                                s + 1, file_stats[s]) == LENS_OK ? LENS_OK
+                 : lens_err_set(e, LENS_ENOMEM, "out of memory");
+        size_t cells = (size_t)m.procs * m.procs * m.nlen;
+        if (rc == LENS_OK && !(c->data[s] = lens_malloc(cells * sizeof(double))))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", path, cells);
+        if (rc == LENS_OK)
+            rc = read_data(id, var, c->data[s], path, e);
+        if (id >= 0)
+            nc_close(id);
+        lens_free(path);
+    }
+    if (rc == LENS_OK && !c) {
+        char *path = path_join(prefix, "_median.nc");
+        rc = lens_err_set(e, LENS_EIO, "%s: no such file", path ? path : prefix);
+        lens_free(path);
+    }
+    if (rc == LENS_OK)
+        rc = read_hosts(c, prefix, e);
+    if (rc == LENS_OK)
+        rc = read_extras(c, prefix, &ref, refpath, e);
+    if (rc == LENS_OK) {
+        c->written_by_mpilens = ref.ours;
+        rc = lens_cube_repair(c, e);
+    }
+    lens_free(refpath);
+    lens_free(prefix);
+    if (rc != LENS_OK) {
+        lens_cube_free(c);
+        return rc;
+    }
+    *out = c;
+    return LENS_OK;
+}
+
+int lens_cube_exists(const char *prefix)
+{
+    static const char *const names[] = {"_average.nc", "_median.nc", "_deviation.nc", "_min.nc",
+                                        "_all.nc", "_hosts.txt"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *p = path_join(prefix, names[i]);
+        int found = p && is_file(p);
+        lens_free(p);
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+struct ncout {
+    int id;          /* NetCDF id, -1 when closed */
+    int var;         /* the data variable */
+    char *path;      /* final name */
+    char *tmp;       /* name written to (== path when direct) */
+};
+
+struct lens_cube_writer {
+    int procs, nraw, direct;
+    unsigned mask;
+    struct ncout f[LENS_STAT_COUNT + 1]; /* the statistics, then _all.nc */
+};
+
+/* Defines the file's dimensions, scalars and attributes, then writes the scalar values. */
+static int define_file(struct ncout *o, const struct lens_cube *m, int data_type, int nraw,
+                       const char *const *extra, struct lens_err *e)
+{
+    int id, st = nc_create(o->tmp, NC_CLOBBER | NC_64BIT_OFFSET, &id);
+    if (st != NC_NOERR)
+        return lens_err_set(e, LENS_EIO, "%s: cannot create: %s", o->path, nc_strerror(st));
+    o->id = id;
+    int dx, dy, dn, dz = -1, ds;
+    const char *scalars[] = {"proc_num", "test_type", "data_type", "begin_mes_length",
+                             "end_mes_length", "step_length", "noise_mes_length", "num_noise_mes",
+                             "num_noise_proc", "num_repeates"};
+    int values[] = {m->procs, m->mode >= 1 && m->mode <= 9 ? m->mode : 0, data_type, m->begin,
+                    m->end, m->step, m->noise_len, m->noise_msgs, m->noise_procs, m->repeats};
+    int vars[10];
+    if ((st = nc_def_dim(id, "x", (size_t)m->procs, &dx)) || (st = nc_def_dim(id, "y", (size_t)m->procs, &dy)) ||
+        (st = nc_def_dim(id, "n", NC_UNLIMITED, &dn)) || (nraw > 0 && (st = nc_def_dim(id, "z", (size_t)nraw, &dz))) ||
+        (st = nc_def_dim(id, "strings", 101, &ds)))
+        goto fail;
+    for (int i = 0; i < 10; i++)
+        if ((st = nc_def_var(id, scalars[i], NC_INT, 0, NULL, &vars[i])))
+            goto fail;
+    int dims[4] = {dn, dx, dy, dz};
+    if ((st = nc_def_var(id, "data", NC_DOUBLE, nraw > 0 ? 4 : 3, dims, &o->var)))
+        goto fail;
+    /* What network_test2 leaves implicit, stated once in every file. */
+    char date[64];
+    lens_format_date(lens_source_date(), date, sizeof date);
+    const char *attrs[] = {
+        "mpilens_version", LENS_VERSION,
+        "date", date,
+        "test_type_name", lens_cube_mode_name(m->mode),
+        "statistic", data_type >= 1 && data_type <= 4 ? file_stats[data_type - 1] : "raw",
+        "units", "seconds",
+        "sender_index", lens_cube_mode_semantics(m->mode),
+        "layout", "data(n, x, y): matrix n is message length begin_mes_length + n*step_length bytes",
+    };
+    for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i += 2)
+        if ((st = nc_put_att_text(id, NC_GLOBAL, attrs[i], strlen(attrs[i + 1]), attrs[i + 1])))
+            goto fail;
+    for (size_t i = 0; extra && extra[i] && extra[i + 1]; i += 2)
+        if ((st = nc_put_att_text(id, NC_GLOBAL, extra[i], strlen(extra[i + 1]), extra[i + 1])))
+            goto fail;
+    if ((st = nc_put_att_text(id, o->var, "units", 1, "s")) || (st = nc_enddef(id)))
+        goto fail;
+    for (int i = 0; i < 10; i++)
+        if ((st = nc_put_var_int(id, vars[i], &values[i])))
+            goto fail;
+    if ((st = nc_sync(id)))
+        goto fail;
+    return LENS_OK;
+fail:
+    return lens_err_set(e, LENS_EIO, "%s: cannot write: %s", o->path, nc_strerror(st));
+}
+
+static int write_hosts(const struct lens_cube *m, const char *prefix, int direct, struct lens_err *e)
+{
+    if (!m->hosts)
+        return LENS_OK;
+    char *path = path_join(prefix, "_hosts.txt");
+    if (!path)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+    struct lens_atomic a;
+    int rc = lens_atomic_open(&a, path, "w", e);
+    if (rc == LENS_OK) {
+        for (int i = 0; i < m->procs; i++)
+            fprintf(a.fp, "%s\n", m->hosts[i] ? m->hosts[i] : "unknown");
+        rc = lens_atomic_commit(&a, e);
+    }
+    (void)direct;
+    lens_free(path);
+    return rc;
+}
+
+int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube *meta,
+                          const char *prefix, unsigned stat_mask, int raw_repeats,
+                          const char *const *extra_attrs, int direct, struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_cube_writer *w = lens_calloc(1, sizeof *w);
+    if (!w)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+    /* An output prefix in a new directory is the common case (-o out/run1/network). */
+    const char *slash = strrchr(prefix, '/');
+    if (slash && slash != prefix) {
+        char *dir = lens_strdup(prefix);
+        int rc = dir ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+        if (dir) {
+            dir[slash - prefix] = '\0';
+            rc = lens_mkdir_p(dir, e);
+            lens_free(dir);
+        }
+        if (rc != LENS_OK) {
+            lens_free(w);
+            return rc;
+        }
+    }
+    w->procs = meta->procs;
+    w->nraw = raw_repeats;
+    w->direct = direct;
+    w->mask = stat_mask;
+    for (int s = 0; s <= LENS_STAT_COUNT; s++)
+        w->f[s].id = -1;
+    int rc = LENS_OK;
+    for (int s = 0; s <= LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (s < LENS_STAT_COUNT ? !(stat_mask & (1u << s)) : raw_repeats <= 0)
+            continue;
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "_%s.nc", s < LENS_STAT_COUNT ? file_stats[s] : "all");
+        struct ncout *o = &w->f[s];
+        o->path = path_join(prefix, suffix);
+        if (o->path && !direct) {
+            size_t n = strlen(o->path) + 32;
+            if ((o->tmp = lens_malloc(n)))
+                snprintf(o->tmp, n, "%s.tmp%ld", o->path, (long)getpid());
+        } else if (o->path) {
+            o->tmp = lens_strdup(o->path);
+        }
+        if (!o->path || !o->tmp)
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+        else
+            rc = define_file(o, meta, s < LENS_STAT_COUNT ? s + 1 : 5,
+                             s < LENS_STAT_COUNT ? 0 : raw_repeats, extra_attrs, e);
+    }
+    if (rc == LENS_OK)
+        rc = write_hosts(meta, prefix, direct, e);
+    if (rc != LENS_OK) {
+        lens_cube_writer_abort(w);
+        return rc;
+    }
+    *out = w;
+    return LENS_OK;
+}
+
+int lens_cube_writer_put(struct lens_cube_writer *w, int k, const double *const *mats,
+                         const double *raw, struct lens_err *e)
+{
+    size_t P = (size_t)w->procs;
+    for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        struct ncout *o = &w->f[s];
+        if (o->id < 0)
+            continue;
+        const double *src = s < LENS_STAT_COUNT ? mats[s] : raw;
+        if (!src)
+            return lens_err_set(e, LENS_EINVAL, "%s: no values given for length %d", o->path, k);
+        size_t start[4] = {(size_t)k, 0, 0, 0}, count[4] = {1, P, P, (size_t)w->nraw};
+        int st = nc_put_vara_double(o->id, o->var, start, count, src);
+        if (st == NC_NOERR)
+            st = nc_sync(o->id);
+        if (st != NC_NOERR)
+            return lens_err_set(e, LENS_EIO, "%s: cannot write length %d: %s", o->path, k, nc_strerror(st));
+    }
+    return LENS_OK;
+}
+
+static void writer_free(struct lens_cube_writer *w)
+{
+    for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        lens_free(w->f[s].path);
+        lens_free(w->f[s].tmp);
+    }
+    lens_free(w);
+}
+
+int lens_cube_writer_close(struct lens_cube_writer *w, struct lens_err *e)
+{
+    int rc = LENS_OK;
+    for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        struct ncout *o = &w->f[s];
+        if (o->id < 0)
+            continue;
+        int st = nc_close(o->id);
+        o->id = -1;
+        if (st != NC_NOERR && rc == LENS_OK)
+            rc = lens_err_set(e, LENS_EIO, "%s: cannot close: %s", o->path, nc_strerror(st));
+    }
+    for (int s = 0; s <= LENS_STAT_COUNT && !w->direct; s++) {
+        struct ncout *o = &w->f[s];
+        if (!o->tmp)
+            continue;
+        if (rc == LENS_OK && rename(o->tmp, o->path) != 0)
+            rc = lens_err_set(e, LENS_EIO, "%s: cannot rename temporary file: %s", o->path, strerror(errno));
+        if (rc != LENS_OK)
+            (void)unlink(o->tmp);
+    }
+    writer_free(w);
+    return rc;
+}
+
+void lens_cube_writer_abort(struct lens_cube_writer *w)
+{
+    if (!w)
+        return;
+    for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        struct ncout *o = &w->f[s];
+        if (o->id >= 0)
+            nc_close(o->id);
+        if (!w->direct && o->tmp && o->path)
+            (void)unlink(o->tmp);
+    }
+    writer_free(w);
+}
+
+int lens_cube_write(const struct lens_cube *c, const char *prefix, const char *const *extra_attrs,
+                    struct lens_err *e)
+{
+    unsigned mask = 0;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (c->data[s])
+            mask |= 1u << s;
+    if (!mask)
+        return lens_err_set(e, LENS_EINVAL, "%s: the cube holds no statistic to write", prefix);
+    struct lens_cube_writer *w;
+    int rc = lens_cube_writer_open(&w, c, prefix, mask, c->raw ? c->nraw : 0, extra_attrs, 0, e);
+    if (rc != LENS_OK)
+        return rc;
+    size_t P = (size_t)c->procs, cells = P * P;
+    for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
+        const double *mats[LENS_STAT_COUNT];
+        for (int s = 0; s < LENS_STAT_COUNT; s++)
+            mats[s] = c->data[s] ? c->data[s] + k * cells : NULL;
+        rc = lens_cube_writer_put(w, k, mats, c->raw ? c->raw + k * cells * c->nraw : NULL, e);
+    }
+    if (rc != LENS_OK) {
+        lens_cube_writer_abort(w);
+        return rc;
+    }
+    return lens_cube_writer_close(w, e);
+}

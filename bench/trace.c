@@ -1,0 +1,683 @@
+/* The collector's state: the event buffer and its flushes, the communicator, request and
+ * window tables, MPI_Init/MPI_Finalize and OTF2's MPI collective callbacks. The per-call
+ * wrappers are in trace_wrap.c and use the lens_tr_* helpers declared in trace_int.h. */
+#include "trace_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct lens_tr_state lens_tr;
+
+size_t lens_trace_parse_size(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno)
+        return 0;
+    switch (*end) {
+    case 'k': case 'K': v <<= 10; end++; break;
+    case 'm': case 'M': v <<= 20; end++; break;
+    case 'g': case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    return *end == '\0' ? (size_t)v : 0;
+}
+
+/* The one diagnostic channel of the library: a line on stderr, then tracing stops on this
+ * rank (the application goes on untouched). */
+static void tr_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tr_fail(const char *fmt, ...)
+{
+    va_list ap;
+    if (lens_tr.failed)
+        return;
+    lens_tr.failed = 1;
+    lens_tr.on = 0;
+    fprintf(stderr, "mpilens-trace: rank %d: ", lens_tr.rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("; tracing stopped on this rank\n", stderr);
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void defs_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void defs_printf(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    if (lens_tr.defs_fd < 0)
+        return;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof line || write_all(lens_tr.defs_fd, line, (size_t)n) != 0)
+        tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
+}
+
+void lens_tr_flush(void)
+{
+    if (lens_tr.evt_fd < 0 || lens_tr.n == 0) {
+        lens_tr.n = 0;
+        return;
+    }
+    /* modules first, so that every flushed address has its module on disk */
+    unsigned long long gen = lens_callsite_generation();
+    if (gen != lens_tr.gen) {
+        lens_tr.gen = gen;
+        if (lens_callsite_write_modules(lens_tr.defs_fd) != LENS_OK)
+            tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
+    }
+    if (write_all(lens_tr.evt_fd, lens_tr.buf, lens_tr.n * sizeof *lens_tr.buf) != 0)
+        tr_fail("cannot write %s: %s", lens_tr.evt_path, strerror(errno));
+    else
+        defs_printf("last %" PRIu64 "\n", lens_tr.buf[lens_tr.n - 1].t1);
+    lens_tr.n = 0;
+}
+
+/* ---- pointer-keyed open-addressing map (handles -> small indices), backward-shift delete */
+
+static size_t map_slot(const struct lens_tr_map *m, uintptr_t k)
+{
+    uint64_t h = (uint64_t)k * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 32) & (m->cap - 1);
+}
+
+long lens_tr_map_get(const struct lens_tr_map *m, uintptr_t k)
+{
+    if (m->cap == 0)
+        return -1;
+    for (size_t i = map_slot(m, k);; i = (i + 1) & (m->cap - 1)) {
+        if (!m->used[i])
+            return -1;
+        if (m->key[i] == k)
+            return (long)m->val[i];
+    }
+}
+
+static int map_grow(struct lens_tr_map *m)
+{
+    struct lens_tr_map g = {0};
+    g.cap = m->cap ? 2 * m->cap : 64;
+    g.key = calloc(g.cap, sizeof *g.key);
+    g.val = calloc(g.cap, sizeof *g.val);
+    g.used = calloc(g.cap, 1);
+    if (!g.key || !g.val || !g.used) {
+        free(g.key), free(g.val), free(g.used);
+        return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->used[i])
+            lens_tr_map_put(&g, m->key[i], m->val[i]);
+    free(m->key), free(m->val), free(m->used);
+    *m = g;
+    return 0;
+}
+
+int lens_tr_map_put(struct lens_tr_map *m, uintptr_t k, uint32_t v)
+{
+    if (2 * (m->n + 1) > m->cap && map_grow(m) != 0)
+        return -1;
+    size_t i = map_slot(m, k);
+    while (m->used[i] && m->key[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    if (!m->used[i])
+        m->n++;
+    m->used[i] = 1;
+    m->key[i] = k;
+    m->val[i] = v;
+    return 0;
+}
+
+void lens_tr_map_del(struct lens_tr_map *m, uintptr_t k)
+{
+    if (m->cap == 0)
+        return;
+    size_t i = map_slot(m, k);
+    while (m->used[i] && m->key[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    if (!m->used[i])
+        return;
+    m->used[i] = 0;
+    m->n--;
+    /* shift back the following entries of the cluster that would be unreachable */
+    for (size_t j = (i + 1) & (m->cap - 1); m->used[j]; j = (j + 1) & (m->cap - 1)) {
+        size_t h = map_slot(m, m->key[j]);
+        int between = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+        if (between)
+            continue;
+        m->key[i] = m->key[j];
+        m->val[i] = m->val[j];
+        m->used[i] = 1;
+        m->used[j] = 0;
+        i = j;
+    }
+}
+
+static void map_free(struct lens_tr_map *m)
+{
+    free(m->key), free(m->val), free(m->used);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- communicators: local index, 64-bit key shared by all members, world ranks */
+
+uint64_t lens_tr_mix(uint64_t a, uint64_t b)
+{
+    uint64_t x = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x | 1; /* never 0: key 0 is MPI_COMM_WORLD */
+}
+
+/* Registers comm. Its key is `fixed` when non-zero, else mixed from `seed` (non-zero for the
+ * communicators our creation wrappers see) and the world rank of its rank 0, else hashed from
+ * the members (communicators made by calls we do not wrap: two such communicators with the
+ * same members share a key). Returns the local index or LENS_TRACE_NOIDX. */
+uint32_t lens_tr_comm_add(MPI_Comm comm, uint64_t seed, uint64_t fixed)
+{
+    uint64_t key = fixed;
+    MPI_Group g;
+    int inter = 0, n = 0;
+    if (comm == MPI_COMM_NULL)
+        return LENS_TRACE_NOIDX;
+    PMPI_Comm_test_inter(comm, &inter);
+    /* peers of an intercommunicator are ranks of the remote group */
+    if ((inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS)
+        return LENS_TRACE_NOIDX;
+    PMPI_Group_size(g, &n);
+    int *ranks = malloc((size_t)(n > 0 ? n : 1) * sizeof *ranks);
+    int *world = malloc((size_t)(n > 0 ? n : 1) * sizeof *world);
+    char *line = malloc((size_t)n * 12 + 96);
+    if (lens_tr.ncomm == lens_tr.capcomm) {
+        size_t cap = lens_tr.capcomm ? 2 * lens_tr.capcomm : 16;
+        void *p = realloc(lens_tr.comms, cap * sizeof *lens_tr.comms);
+        if (p) {
+            lens_tr.comms = p;
+            lens_tr.capcomm = cap;
+        }
+    }
+    if (!ranks || !world || !line || lens_tr.ncomm == lens_tr.capcomm) {
+        free(ranks), free(world), free(line);
+        PMPI_Group_free(&g);
+        tr_fail("out of memory for the communicator table");
+        return LENS_TRACE_NOIDX;
+    }
+    for (int i = 0; i < n; i++)
+        ranks[i] = i;
+    PMPI_Group_translate_ranks(g, n, ranks, lens_tr.world_group, world);
+    PMPI_Group_free(&g);
+    free(ranks);
+    if (key == 0 && seed != 0) {
+        key = lens_tr_mix(seed, (uint64_t)(n > 0 ? world[0] + 1 : 0));
+    } else if (key == 0) {
+        key = lens_tr_mix(0x5eed, (uint64_t)n);
+        for (int i = 0; i < n; i++)
+            key = lens_tr_mix(key, (uint64_t)world[i]);
+    }
+    if (comm == MPI_COMM_WORLD)
+        key = 0; /* the one key every rank knows */
+    uint32_t idx = (uint32_t)lens_tr.ncomm++;
+    struct lens_tr_comm *c = &lens_tr.comms[idx];
+    memset(c, 0, sizeof *c);
+    c->key = key;
+    c->size = n;
+    c->world = world;
+    PMPI_Comm_rank(comm, &c->me);
+    size_t len = (size_t)sprintf(line, "comm %u %" PRIx64 " %d", idx, key, n);
+    for (int i = 0; i < n; i++)
+        len += (size_t)sprintf(line + len, " %d", world[i]);
+    line[len++] = '\n';
+    if (lens_tr.defs_fd >= 0 && write_all(lens_tr.defs_fd, line, len) != 0)
+        tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
+    free(line);
+    if (comm != MPI_COMM_WORLD && lens_tr_map_put(&lens_tr.commmap, LENS_TR_HKEY(comm), idx) != 0)
+        tr_fail("out of memory for the communicator table");
+    return idx;
+}
+
+uint32_t lens_tr_comm_slow(MPI_Comm comm)
+{
+    long v = lens_tr_map_get(&lens_tr.commmap, LENS_TR_HKEY(comm));
+    return v >= 0 ? (uint32_t)v : lens_tr_comm_add(comm, 0, 0);
+}
+
+/* Seed of the next communicator made from parent: every member of parent makes the same
+ * creation calls in the same order, so (parent key, counter) agrees without any message. */
+uint64_t lens_tr_child_seed(uint32_t parent)
+{
+    if (parent == LENS_TRACE_NOIDX)
+        return 0;
+    struct lens_tr_comm *p = &lens_tr.comms[parent];
+    return lens_tr_mix(p->key, ++p->nchild);
+}
+
+uint32_t lens_tr_win_add(MPI_Win win, uint32_t comm)
+{
+    uint32_t idx = (uint32_t)lens_tr.nwin;
+    uint64_t key = lens_tr_mix(lens_tr.comms[comm].key ^ 0x77696eull, ++lens_tr.comms[comm].nwins);
+    if (lens_tr.nwin == lens_tr.capwin) {
+        size_t cap = lens_tr.capwin ? 2 * lens_tr.capwin : 16;
+        uint32_t *p = realloc(lens_tr.wincomm, cap * sizeof *p);
+        if (!p) {
+            tr_fail("out of memory for the window table");
+            return LENS_TRACE_NOIDX;
+        }
+        lens_tr.wincomm = p;
+        lens_tr.capwin = cap;
+    }
+    lens_tr.wincomm[lens_tr.nwin++] = comm;
+    defs_printf("win %u %" PRIx64 " %u\n", idx, key, comm);
+    if (lens_tr_map_put(&lens_tr.winmap, LENS_TR_HKEY(win), idx) != 0)
+        tr_fail("out of memory for the window table");
+    return idx;
+}
+
+/* ---- requests */
+
+void lens_tr_req_add(MPI_Request h, const struct lens_tr_req *r)
+{
+    uint32_t slot;
+    if (lens_tr.reqfree != LENS_TRACE_NOIDX) {
+        slot = lens_tr.reqfree;
+        lens_tr.reqfree = lens_tr.reqs[slot].next_free;
+    } else {
+        if (lens_tr.nreq == lens_tr.capreq) {
+            size_t cap = lens_tr.capreq ? 2 * lens_tr.capreq : 256;
+            void *p = realloc(lens_tr.reqs, cap * sizeof *lens_tr.reqs);
+            if (!p) {
+                tr_fail("out of memory for the request table");
+                return;
+            }
+            lens_tr.reqs = p;
+            lens_tr.capreq = cap;
+        }
+        slot = (uint32_t)lens_tr.nreq++;
+    }
+    lens_tr.reqs[slot] = *r;
+    if (lens_tr_map_put(&lens_tr.reqmap, LENS_TR_HKEY(h), slot) != 0)
+        tr_fail("out of memory for the request table");
+}
+
+int lens_tr_req_done(MPI_Request h, const MPI_Status *st, uint64_t t)
+{
+    long slot = lens_tr_map_get(&lens_tr.reqmap, LENS_TR_HKEY(h));
+    if (slot < 0)
+        return 0;
+    lens_tr_map_del(&lens_tr.reqmap, LENS_TR_HKEY(h));
+    struct lens_tr_req *q = &lens_tr.reqs[slot];
+    q->next_free = lens_tr.reqfree;
+    lens_tr.reqfree = (uint32_t)slot;
+    int cancelled = 0;
+    if (q->recv)
+        PMPI_Test_cancelled(st, &cancelled);
+    if (cancelled)
+        return 0;
+    struct lens_trace_rec *r = lens_tr_rec();
+    memset(r, 0, sizeof *r);
+    r->t1 = t;
+    r->aux = q->id;
+    r->idx = q->idx;
+    r->fn = q->fn;
+    if (q->recv) {
+        int count = 0;
+        PMPI_Get_count(st, MPI_BYTE, &count);
+        r->type = LENS_REC_RECV_DONE;
+        r->peer = lens_tr_world(q->idx, st->MPI_SOURCE);
+        r->tag = st->MPI_TAG;
+        r->bytes = count > 0 ? (uint64_t)count : 0;
+    } else {
+        r->type = LENS_REC_SEND_DONE;
+        r->peer = q->peer;
+        r->tag = q->tag;
+        r->bytes = q->bytes;
+    }
+    return 1;
+}
+
+/* ---- OTF2's collective operations over the private duplicate of MPI_COMM_WORLD */
+
+struct OTF2_CollectiveContext {
+    MPI_Comm comm;
+    int rank, size;
+    int *counts, *displs; /* size entries, for gatherv/scatterv */
+};
+
+static MPI_Datatype otf2_type(OTF2_Type t)
+{
+    switch (t) {
+    case OTF2_TYPE_UINT8: return MPI_UINT8_T;
+    case OTF2_TYPE_INT8: return MPI_INT8_T;
+    case OTF2_TYPE_UINT16: return MPI_UINT16_T;
+    case OTF2_TYPE_INT16: return MPI_INT16_T;
+    case OTF2_TYPE_UINT32: return MPI_UINT32_T;
+    case OTF2_TYPE_INT32: return MPI_INT32_T;
+    case OTF2_TYPE_INT64: return MPI_INT64_T;
+    case OTF2_TYPE_FLOAT: return MPI_FLOAT;
+    case OTF2_TYPE_DOUBLE: return MPI_DOUBLE;
+    default: return MPI_UINT64_T;
+    }
+}
+
+#define CB_RC(rc) ((rc) == MPI_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR)
+
+static OTF2_CallbackCode cb_size(void *u, OTF2_CollectiveContext *c, uint32_t *size)
+{
+    (void)u;
+    *size = (uint32_t)c->size;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode cb_rank(void *u, OTF2_CollectiveContext *c, uint32_t *rank)
+{
+    (void)u;
+    *rank = (uint32_t)c->rank;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode cb_barrier(void *u, OTF2_CollectiveContext *c)
+{
+    (void)u;
+    return CB_RC(PMPI_Barrier(c->comm));
+}
+
+static OTF2_CallbackCode cb_bcast(void *u, OTF2_CollectiveContext *c, void *data, uint32_t n,
+                                  OTF2_Type t, uint32_t root)
+{
+    (void)u;
+    return CB_RC(PMPI_Bcast(data, (int)n, otf2_type(t), (int)root, c->comm));
+}
+
+static OTF2_CallbackCode cb_gather(void *u, OTF2_CollectiveContext *c, const void *in, void *out,
+                                   uint32_t n, OTF2_Type t, uint32_t root)
+{
+    (void)u;
+    return CB_RC(PMPI_Gather(in, (int)n, otf2_type(t), out, (int)n, otf2_type(t), (int)root,
+                             c->comm));
+}
+
+static void fill_displs(OTF2_CollectiveContext *c, const uint32_t *counts)
+{
+    int d = 0;
+    for (int i = 0; i < c->size; i++) {
+        c->counts[i] = (int)counts[i];
+        c->displs[i] = d;
+        d += (int)counts[i];
+    }
+}
+
+static OTF2_CallbackCode cb_gatherv(void *u, OTF2_CollectiveContext *c, const void *in,
+                                    uint32_t nin, void *out, const uint32_t *nout, OTF2_Type t,
+                                    uint32_t root)
+{
+    (void)u;
+    if ((int)root == c->rank)
+        fill_displs(c, nout);
+    return CB_RC(PMPI_Gatherv(in, (int)nin, otf2_type(t), out, c->counts, c->displs,
+                              otf2_type(t), (int)root, c->comm));
+}
+
+static OTF2_CallbackCode cb_scatter(void *u, OTF2_CollectiveContext *c, const void *in, void *out,
+                                    uint32_t n, OTF2_Type t, uint32_t root)
+{
+    (void)u;
+    return CB_RC(PMPI_Scatter(in, (int)n, otf2_type(t), out, (int)n, otf2_type(t), (int)root,
+                              c->comm));
+}
+
+static OTF2_CallbackCode cb_scatterv(void *u, OTF2_CollectiveContext *c, const void *in,
+                                     const uint32_t *nin, void *out, uint32_t nout, OTF2_Type t,
+                                     uint32_t root)
+{
+    (void)u;
+    if ((int)root == c->rank)
+        fill_displs(c, nin);
+    return CB_RC(PMPI_Scatterv(in, c->counts, c->displs, otf2_type(t), out, (int)nout,
+                               otf2_type(t), (int)root, c->comm));
+}
+
+static void cb_release(void *u, OTF2_CollectiveContext *g, OTF2_CollectiveContext *l)
+{
+    (void)u, (void)g, (void)l;
+}
+
+static const OTF2_CollectiveCallbacks mpi_callbacks = {
+    .otf2_release = cb_release,
+    .otf2_get_size = cb_size,
+    .otf2_get_rank = cb_rank,
+    .otf2_barrier = cb_barrier,
+    .otf2_bcast = cb_bcast,
+    .otf2_gather = cb_gather,
+    .otf2_gatherv = cb_gatherv,
+    .otf2_scatter = cb_scatter,
+    .otf2_scatterv = cb_scatterv,
+};
+
+/* ---- start and stop */
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Rank 0 removes what an earlier run left (only the names the collector writes). */
+static void clean_dir(const char *dir)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/traces", dir);
+    nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    snprintf(p, sizeof p, "%s/raw", dir);
+    nftw(p, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    snprintf(p, sizeof p, "%s/traces.otf2", dir);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/traces.def", dir);
+    unlink(p);
+}
+
+static void flush_at_exit(void)
+{
+    /* exit() without MPI_Finalize: keep what was recorded for `mpilens trace` to recover */
+    if (lens_tr.on && !lens_tr.stopped)
+        lens_tr_flush();
+}
+
+static void open_files(void)
+{
+    char raw[4104], host[256] = "unknown";
+    struct lens_err e;
+    snprintf(raw, sizeof raw, "%s/raw", lens_tr.dir);
+    if (lens_mkdir_p(raw, &e) != LENS_OK) {
+        tr_fail("%s", e.msg);
+        return;
+    }
+    snprintf(lens_tr.evt_path, sizeof lens_tr.evt_path, "%s/%d.evt", raw, lens_tr.rank);
+    snprintf(lens_tr.defs_path, sizeof lens_tr.defs_path, "%s/%d.defs", raw, lens_tr.rank);
+    lens_tr.evt_fd = open(lens_tr.evt_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (lens_tr.evt_fd < 0) {
+        tr_fail("cannot create %s: %s", lens_tr.evt_path, strerror(errno));
+        return;
+    }
+    lens_tr.defs_fd = open(lens_tr.defs_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (lens_tr.defs_fd < 0) {
+        tr_fail("cannot create %s: %s", lens_tr.defs_path, strerror(errno));
+        return;
+    }
+    gethostname(host, sizeof host - 1);
+    defs_printf("mpilens-trace 1\nrank %d size %d\nhost %s\n", lens_tr.rank, lens_tr.size, host);
+}
+
+void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
+{
+    const char *dir = getenv("MPILENS_TRACE_DIR");
+    const char *bs = getenv("MPILENS_TRACE_BUFFER");
+    size_t bytes = LENS_TRACE_DEFAULT_BUFFER;
+    if (lens_tr.started)
+        return;
+    lens_tr.started = 1;
+    lens_tr.evt_fd = lens_tr.defs_fd = -1;
+    lens_tr.reqfree = LENS_TRACE_NOIDX;
+    lens_tr.mt = provided == MPI_THREAD_MULTIPLE;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &lens_tr.rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &lens_tr.size);
+    snprintf(lens_tr.dir, sizeof lens_tr.dir, "%s", dir && *dir ? dir : LENS_TRACE_DEFAULT_DIR);
+    if (bs && *bs) {
+        bytes = lens_trace_parse_size(bs);
+        if (bytes == 0) {
+            tr_fail("MPILENS_TRACE_BUFFER='%s' is not a size such as 65536, 64k or 8M", bs);
+            bytes = LENS_TRACE_DEFAULT_BUFFER;
+        }
+    }
+    if (bytes < LENS_TRACE_MIN_BUFFER)
+        bytes = LENS_TRACE_MIN_BUFFER;
+    /* everything collective happens on every rank, whatever failed locally */
+    PMPI_Comm_dup(MPI_COMM_WORLD, &lens_tr.dup);
+    PMPI_Comm_group(MPI_COMM_WORLD, &lens_tr.world_group);
+    if (lens_tr.rank == 0)
+        clean_dir(lens_tr.dir);
+    PMPI_Barrier(lens_tr.dup);
+    if (!lens_tr.failed)
+        open_files();
+    struct lens_clock_offset off;
+    lens_clocksync_measure(lens_tr.dup, LENS_TRACE_SYNC_ROUNDS, &off);
+    lens_tr.cap = bytes / sizeof *lens_tr.buf;
+    lens_tr.buf = malloc(lens_tr.cap * sizeof *lens_tr.buf);
+    if (!lens_tr.buf) {
+        lens_tr.cap = 0;
+        tr_fail("cannot allocate a %zu-byte trace buffer", bytes);
+    }
+    if (lens_tr.failed)
+        return;
+    defs_printf("start %" PRIu64 "\nclock %" PRIu64 " %" PRId64 " %" PRIu64 "\n", t0,
+                off.t_local, off.offset, off.rtt);
+    lens_tr.gen = lens_callsite_generation();
+    if (lens_callsite_write_modules(lens_tr.defs_fd) != LENS_OK)
+        tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
+    lens_tr_comm_add(MPI_COMM_WORLD, 0, 0); /* index 0, key 0 */
+    lens_tr_comm_add(MPI_COMM_SELF, 0, lens_tr_mix(0x5e1f, (uint64_t)lens_tr.rank));
+    if (lens_tr.failed)
+        return;
+    lens_tr.on = 1;
+    struct lens_trace_rec *r = lens_tr_rec();
+    memset(r, 0, sizeof *r);
+    r->t0 = t0;
+    r->t1 = lens_clock_now();
+    r->site = site;
+    r->fn = (uint16_t)fn;
+    r->type = LENS_REC_CALL;
+    r->peer = LENS_TRACE_NONE;
+    atexit(flush_at_exit);
+}
+
+static void release_all(void)
+{
+    for (size_t i = 0; i < lens_tr.ncomm; i++)
+        free(lens_tr.comms[i].world);
+    free(lens_tr.comms);
+    free(lens_tr.wincomm);
+    free(lens_tr.reqs);
+    free(lens_tr.buf);
+    map_free(&lens_tr.commmap);
+    map_free(&lens_tr.winmap);
+    map_free(&lens_tr.reqmap);
+    lens_tr.comms = NULL;
+    lens_tr.wincomm = NULL;
+    lens_tr.reqs = NULL;
+    lens_tr.buf = NULL;
+    lens_tr.n = lens_tr.cap = 0;
+}
+
+static void write_archive(void)
+{
+    struct OTF2_CollectiveContext ctx = {lens_tr.dup, lens_tr.rank, lens_tr.size, NULL, NULL};
+    struct lens_err e;
+    const char *keep = getenv("MPILENS_TRACE_KEEP_RAW");
+    ctx.counts = calloc((size_t)lens_tr.size, sizeof *ctx.counts);
+    ctx.displs = calloc((size_t)lens_tr.size, sizeof *ctx.displs);
+    struct lens_trace_otf2_opts o = {
+        .dir = lens_tr.dir, .nranks = lens_tr.size, .first = lens_tr.rank, .count = 1,
+        .coll = &mpi_callbacks, .coll_data = NULL, .coll_ctx = &ctx,
+        .keep_raw = keep && *keep == '1'};
+    lens_err_clear(&e);
+    if (!ctx.counts || !ctx.displs)
+        fprintf(stderr, "mpilens-trace: rank %d: out of memory before writing the archive\n",
+                lens_tr.rank);
+    else if (lens_trace_otf2_write(&o, &e) != LENS_OK)
+        fprintf(stderr, "mpilens-trace: rank %d: %s\n", lens_tr.rank, e.msg);
+    free(ctx.counts);
+    free(ctx.displs);
+    PMPI_Barrier(lens_tr.dup);
+    if (lens_tr.rank == 0 && !o.keep_raw) {
+        char raw[4200];
+        snprintf(raw, sizeof raw, "%s/raw", lens_tr.dir);
+        rmdir(raw); /* fails harmlessly while raw files remain (a failed rank) */
+    }
+}
+
+void lens_tr_stop(uint64_t t0, uint64_t site)
+{
+    struct lens_clock_offset off;
+    if (lens_tr.on) {
+        struct lens_trace_rec *r = lens_tr_rec();
+        memset(r, 0, sizeof *r);
+        r->t0 = r->t1 = t0;
+        r->site = site;
+        r->fn = LENS_FN_Finalize;
+        r->type = LENS_REC_CALL;
+        r->peer = LENS_TRACE_NONE;
+    }
+    lens_clocksync_measure(lens_tr.dup, LENS_TRACE_SYNC_ROUNDS, &off);
+    if (lens_tr.on) {
+        defs_printf("clock %" PRIu64 " %" PRId64 " %" PRIu64 "\n", off.t_local, off.offset,
+                    off.rtt);
+        lens_tr_flush();
+        defs_printf("end %" PRIu64 "\n", lens_clock_now());
+    }
+    lens_tr.on = 0;
+    lens_tr.stopped = 1;
+    if (lens_tr.evt_fd >= 0)
+        close(lens_tr.evt_fd);
+    if (lens_tr.defs_fd >= 0)
+        close(lens_tr.defs_fd);
+    lens_tr.evt_fd = lens_tr.defs_fd = -1;
+    int ok = !lens_tr.failed;
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, lens_tr.dup);
+    if (ok)
+        write_archive();
+    else if (lens_tr.rank == 0)
+        fprintf(stderr, "mpilens-trace: a rank failed; raw files kept in %s/raw\n", lens_tr.dir);
+    PMPI_Group_free(&lens_tr.world_group);
+    PMPI_Comm_free(&lens_tr.dup);
+    release_all();
+}
+
+void lens_tr_abort(void)
+{
+    if (lens_tr.on && !lens_tr.stopped)
+        lens_tr_flush();
+}

@@ -1,0 +1,25 @@
+/* The PMPI trace collector (libmpilens-trace.so): wrappers for point-to-point, Wait/Test,
+ * collective, one-sided, communicator, Init and Finalize calls. Each wrapped call appends one
+ * fixed-size struct lens_trace_rec (trace_otf2.h) to a preallocated buffer; a full buffer is
+ * written to DIR/raw/<rank>.evt; MPI_Finalize writes the OTF2 archive from the raw files.
+ *
+ * Environment:
+ *   MPILENS_TRACE_DIR     trace directory (default ./mpilens-trace)
+ *   MPILENS_TRACE_BUFFER  buffer bytes per rank, suffix k/M/G allowed (default 8M, min 1k):
+ *                         the collector's only memory that grows with the run
+ *   MPILENS_TRACE_KEEP_RAW=1  keep raw/ after the archive is written
+ * Works by LD_PRELOAD or by linking before -lmpi. Only MPI_* symbols are exported. */
+#ifndef LENS_TRACE_H
+#define LENS_TRACE_H
+
+#include <stddef.h>
+
+#define LENS_TRACE_DEFAULT_DIR "mpilens-trace"
+#define LENS_TRACE_DEFAULT_BUFFER (8u << 20)
+#define LENS_TRACE_MIN_BUFFER 1024u
+#define LENS_TRACE_SYNC_ROUNDS 20   /* ping-pongs per rank for each clock measurement */
+
+/* Parses a MPILENS_TRACE_BUFFER value ("65536", "64k", "8M", "1G"); 0 when malformed. */
+size_t lens_trace_parse_size(const char *s);
+
+#endif

@@ -1,0 +1,40 @@
+# The trace collector: $(BUILD)/lib/libmpilens-trace.so (PMPI wrappers + OTF2 writer, built
+# with $(MPICC) from position-independent objects of its own), the serial recovery tool
+# $(BUILD)/lib/mpilens-trace-recover, and the MPI test programs tests/mpi/trace_*.c.
+TRACE_SO      := $(BUILD)/lib/libmpilens-trace.so
+TRACE_RECOVER := $(BUILD)/lib/mpilens-trace-recover
+TRACE_SRC     := bench/trace.c bench/trace_wrap.c bench/trace_coll.c bench/trace_otf2.c \
+                 bench/callsite.c bench/clocksync.c common/err.c
+TRACE_PIC     := $(TRACE_SRC:%.c=$(BUILD)/pic/%.o)
+TRACE_OTF2    := $(shell pkg-config --libs otf2 2>/dev/null)
+TRACE_TESTS   := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(wildcard tests/mpi/trace_*.c))
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(TRACE_SO): $(TRACE_PIC)
+	@mkdir -p $(dir $@)
+	$(MPICC) -shared $(LDFLAGS) -o $@ $(TRACE_PIC) $(TRACE_OTF2) -ldl
+
+$(TRACE_RECOVER): bench/trace_recover.c bench/trace_otf2.c bench/callsite.c $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ bench/trace_recover.c bench/trace_otf2.c bench/callsite.c \
+	    $(LIBMPILENS) $(TRACE_OTF2) -ldl
+
+# test programs: -O1 keeps the call sites the tests look up on their source lines
+$(BUILD)/tests/mpi/trace_%: tests/mpi/trace_%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -O1 -fno-inline -o $@ $<
+
+bench-all: $(TRACE_SO) $(TRACE_RECOVER) $(TRACE_TESTS)
+
+-include $(TRACE_PIC:.o=.d) $(TRACE_TESTS:=.d)
+
+# the same application linked with the collector instead of preloading it
+TRACE_LINKED := $(BUILD)/tests/mpi/trace_app_linked
+$(TRACE_LINKED): tests/mpi/trace_app.c $(TRACE_SO)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -O1 -fno-inline -DTRACE_INIT_THREAD -o $@ $< \
+	    -L$(BUILD)/lib -lmpilens-trace -Wl,-rpath,$(abspath $(BUILD)/lib)
+bench-all: $(TRACE_LINKED)

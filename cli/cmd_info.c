@@ -1,0 +1,182 @@
+/* mpilens info: a summary of a latency cube (network_test2 or mpilens-bench result):
+ * processes, hosts, mode, lengths, repeats, per-statistic min/median/max over the
+ * off-diagonal elements, asymmetry, and the defects found on reading. */
+#include "cli.h"
+
+#include "../analysis/cube.h"
+#include "../common/json.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+LENS_COMMAND(info, "summarise a latency cube: processes, hosts, lengths, statistics, defects");
+
+static void help(void)
+{
+    printf("usage: mpilens info [--json] INPUT\n\n"
+           "Summarises a latency cube. INPUT is a network_test2 prefix (dir/network), a directory\n"
+           "holding one result, or one <prefix>_median.nc file. Values are seconds over the\n"
+           "off-diagonal elements of every length; asymmetry is |A - A^T| / (A + A^T) of the\n"
+           "median (or the first statistic present).\n\n"
+           "options:\n"
+           "  --json      print the summary as JSON\n"
+           "  -h, --help  show this help\n\n"
+           "example:\n"
+           "  mpilens info results/network\n"
+           "  mpilens info --json results/network_median.nc\n");
+}
+
+/* The statistic asymmetry and the headline use: median when present. */
+static int main_stat(const struct lens_cube *c)
+{
+    if (c->data[LENS_STAT_MEDIAN])
+        return LENS_STAT_MEDIAN;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (c->data[s])
+            return s;
+    return -1;
+}
+
+/* Distinct host names in first-seen order, for "hosts: 2 (node1 x4, node2 x4)". */
+static int count_distinct(char **hosts, int n)
+{
+    int d = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = !strcmp(hosts[i], hosts[j]);
+        d += !seen;
+    }
+    return d;
+}
+
+static void print_text(const struct lens_cube *c, const struct lens_summary *sum, double am, double ax)
+{
+    printf("source:     %s\n", c->source ? c->source : "-");
+    printf("processes:  %d\n", c->procs);
+    if (c->hosts)
+        printf("hosts:      %d distinct\n", count_distinct(c->hosts, c->procs));
+    printf("mode:       %s (%s)\n", lens_cube_mode_name(c->mode), lens_cube_mode_semantics(c->mode));
+    printf("lengths:    %d, from %d to %d bytes step %d\n", c->nlen, c->lengths[0],
+           c->lengths[c->nlen - 1], c->step);
+    printf("repeats:    %d%s\n", c->repeats, c->raw ? " (raw repeats present)" : "");
+    printf("layout:     %s\n", c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic");
+    printf("\n%-10s %14s %14s %14s\n", "statistic", "min (s)", "median (s)", "max (s)");
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (!c->data[s])
+            continue;
+        printf("%-10s %14.6g %14.6g %14.6g\n", lens_cube_stat_name(s), sum[s].min, sum[s].median,
+               sum[s].max);
+    }
+    printf("\nasymmetry |A-A^T|/(A+A^T): median %.4g, max %.4g\n", am, ax);
+    if (c->hosts) {
+        printf("\nrank  host\n");
+        for (int i = 0; i < c->procs; i++)
+            printf("%4d  %s\n", i, c->hosts[i]);
+    }
+    for (int w = 0; w < c->nwarn; w++)
+        printf("%swarning: %s\n", w == 0 ? "\n" : "", c->warnings[w]);
+}
+
+static void print_json(const struct lens_cube *c, const struct lens_summary *sum, double am, double ax)
+{
+    struct lens_json j;
+    lens_json_init(&j, stdout);
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "procs");
+    lens_json_int(&j, c->procs);
+    lens_json_key(&j, "mode");
+    lens_json_string(&j, lens_cube_mode_name(c->mode));
+    lens_json_key(&j, "lengths");
+    lens_json_begin_array(&j);
+    for (int k = 0; k < c->nlen; k++)
+        lens_json_int(&j, c->lengths[k]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "repeats");
+    lens_json_int(&j, c->repeats);
+    lens_json_key(&j, "hosts");
+    lens_json_begin_array(&j);
+    for (int i = 0; c->hosts && i < c->procs; i++)
+        lens_json_string(&j, c->hosts[i]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "stats");
+    lens_json_begin_object(&j);
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (!c->data[s])
+            continue;
+        lens_json_key(&j, lens_cube_stat_name(s));
+        lens_json_begin_object(&j);
+        lens_json_key(&j, "min");
+        lens_json_number(&j, sum[s].min);
+        lens_json_key(&j, "median");
+        lens_json_number(&j, sum[s].median);
+        lens_json_key(&j, "max");
+        lens_json_number(&j, sum[s].max);
+        lens_json_end_object(&j);
+    }
+    lens_json_end_object(&j);
+    lens_json_key(&j, "asymmetry");
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "median");
+    lens_json_number(&j, am);
+    lens_json_key(&j, "max");
+    lens_json_number(&j, ax);
+    lens_json_end_object(&j);
+    lens_json_key(&j, "warnings");
+    lens_json_begin_array(&j);
+    for (int w = 0; w < c->nwarn; w++)
+        lens_json_string(&j, c->warnings[w]);
+    lens_json_end_array(&j);
+    /* Extensions beyond the documented keys: added, never renamed. */
+    lens_json_key(&j, "semantics");
+    lens_json_string(&j, lens_cube_mode_semantics(c->mode));
+    lens_json_key(&j, "raw_repeats");
+    lens_json_int(&j, c->raw ? c->nraw : 0);
+    lens_json_key(&j, "source");
+    lens_json_string(&j, c->source);
+    lens_json_end_object(&j);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    int json = 0, ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'j': json = 1; break;
+        case 'h': help(); return LENS_EXIT_OK;
+        default: return lens_cli_usage("info", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return lens_cli_usage("info", "expected one INPUT, got %d", argc - optind);
+    struct lens_err e;
+    lens_err_clear(&e);
+    struct lens_cube *c;
+    if (lens_cube_read(argv[optind], &c, &e) != LENS_OK)
+        return lens_cli_fail(&e);
+    struct lens_summary sum[LENS_STAT_COUNT];
+    double am = NAN, ax = NAN;
+    int rc = LENS_OK;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++)
+        if (c->data[s])
+            rc = lens_cube_summary(c, s, -1, &sum[s], &e);
+    if (rc == LENS_OK)
+        rc = lens_cube_asymmetry(c, main_stat(c), &am, &ax, &e);
+    if (rc != LENS_OK) {
+        lens_cube_free(c);
+        return lens_cli_fail(&e);
+    }
+    if (json)
+        print_json(c, sum, am, ax);
+    else
+        print_text(c, sum, am, ax);
+    for (int w = 0; w < c->nwarn && json; w++)
+        lens_cli_warn("%s", c->warnings[w]);
+    lens_cube_free(c);
+    return LENS_EXIT_OK;
+}

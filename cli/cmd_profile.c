@@ -1,0 +1,140 @@
+/* mpilens profile-clusters: ICAPPA on a profile (processes x functions, exclusive seconds):
+ * the dominating functions, the processes where they cost most, and every round's clusters
+ * and BIC, in words or as JSON (keys in docs/icappa.md). */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../analysis/icappa.h"
+#include "../analysis/profile.h"
+#include "../render/profile_plot.h"
+
+LENS_COMMAND(profile_clusters, "dominating functions and costly processes of a profile (ICAPPA)");
+
+/* The repository's DejaVu Sans when run from the source tree, else cairo's "sans". */
+static const char *figure_font(void)
+{
+    return access("fonts/DejaVuSans.ttf", R_OK) == 0 ? "fonts/DejaVuSans.ttf" : NULL;
+}
+
+static void help(void)
+{
+    printf("usage: mpilens profile-clusters INPUT [--json] [--seed N] [--restarts N] [--plots DIR [--svg]]\n\n"
+           "Finds the functions that dominate the run time and the processes where they cost\n"
+           "most by iterative 2-means clustering (ICAPPA): PCA drops low-variance attributes,\n"
+           "k-means++ splits, the X-means BIC and the 5%% / 80%% criteria decide whether to\n"
+           "recurse into the costlier cluster.\n\n"
+           "INPUT is a CSV file of lines 'process,function,seconds' (exclusive time).\n\n"
+           "options:\n"
+           "  --json          print one JSON object (keys in docs/icappa.md)\n"
+           "  --seed N        seed of the k-means++ generator (default 20231)\n"
+           "  --restarts N    k-means++ restarts per round, best inertia wins (default 10)\n"
+           "  --plots DIR     write DIR/round<K>_bars.png (cost per cluster of each round) and\n"
+           "                  DIR/pca_scatter.png (processes on two principal components)\n"
+           "  --svg           with --plots: SVG instead of PNG\n"
+           "  -h, --help      this text\n\n"
+           "example:\n"
+           "  mpilens profile-clusters samples/profiles/halo64.csv --json\n");
+}
+
+static int parse_count(const char *s, unsigned long max, unsigned long *v)
+{
+    char *end;
+    if (!*s || *s == '-')
+        return -1;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*end || x > max)
+        return -1;
+    *v = (unsigned long)x;
+    return 0;
+}
+
+/* One bar chart per round and the PCA scatter, into dir. */
+static int write_plots(const struct lens_profile *p, const struct lens_icappa *r, const char *dir,
+                       const char *ext, struct lens_err *e)
+{
+    char path[4096];
+    int rc = lens_mkdir_p(dir, e);
+    for (size_t k = 0; rc == LENS_OK && k < r->nrounds; k++) {
+        snprintf(path, sizeof path, "%s/round%zu_bars.%s", dir, k + 1, ext);
+        rc = lens_profile_plot_bars(p, r, k, path, figure_font(), e);
+    }
+    if (rc == LENS_OK && p->nproc >= 2 && p->nfunc <= 4096) {
+        snprintf(path, sizeof path, "%s/pca_scatter.%s", dir, ext);
+        rc = lens_profile_plot_scatter(p, r, path, figure_font(), e);
+    }
+    return rc;
+}
+
+int cmd_profile_clusters(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"seed", required_argument, NULL, 's'},
+        {"restarts", required_argument, NULL, 'r'},
+        {"plots", required_argument, NULL, 'p'},
+        {"svg", no_argument, NULL, 'g'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "profile-clusters";
+    struct lens_icappa_opts o;
+    lens_icappa_opts_default(&o);
+    int json = 0, svg = 0, c;
+    const char *plots = NULL;
+    unsigned long v;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = 1;
+            break;
+        case 's':
+            if (parse_count(optarg, 0xffffffffUL, &v))
+                return lens_cli_usage(cmd, "--seed wants an integer 0..4294967295, got '%s'", optarg);
+            o.seed = v;
+            break;
+        case 'r':
+            if (parse_count(optarg, 1000, &v) || v < 1)
+                return lens_cli_usage(cmd, "--restarts wants an integer 1..1000, got '%s'", optarg);
+            o.restarts = (int)v;
+            break;
+        case 'p':
+            plots = optarg;
+            break;
+        case 'g':
+            svg = 1;
+            break;
+        case 'h':
+            help();
+            return LENS_EXIT_OK;
+        default:
+            return lens_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (svg && !plots)
+        return lens_cli_usage(cmd, "--svg needs --plots DIR");
+    if (optind != argc - 1)
+        return lens_cli_usage(cmd, optind == argc ? "missing INPUT" : "more than one INPUT");
+    struct lens_err e;
+    lens_err_clear(&e);
+    struct lens_profile *p = NULL;
+    struct lens_icappa *r = NULL;
+    int rc = lens_profile_read_csv(argv[optind], &p, &e);
+    if (rc == LENS_OK)
+        rc = lens_icappa_run(p, &o, &r, &e);
+    if (rc == LENS_OK && plots)
+        rc = write_plots(p, r, plots, svg ? "svg" : "png", &e);
+    if (rc == LENS_OK)
+        rc = json ? lens_icappa_write_json(r, p, stdout, &e) : lens_icappa_write_text(r, p, stdout, &e);
+    if (rc == LENS_OK && !json)
+        rc = lens_icappa_write_prose(r, p, stdout, &e);
+    lens_icappa_free(r);
+    lens_profile_free(p);
+    return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
+}

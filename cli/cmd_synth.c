@@ -1,0 +1,101 @@
+/* mpilens synth: writes a synthetic latency cube with a known node/socket structure and
+ * optional injected faults, in the network_test2 layout. */
+#include "cli.h"
+
+#include "../analysis/synth.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+LENS_COMMAND(synth, "write a synthetic latency cube with a known machine structure");
+
+static void help(void)
+{
+    printf("usage: mpilens synth -o PREFIX [options]\n\n"
+           "Writes PREFIX_{average,median,deviation,min}.nc and PREFIX_hosts.txt: a one_to_one\n"
+           "cube of a machine with NODES nodes of SOCKETS sockets, where a message between two\n"
+           "ranks costs latency + length / bandwidth of the closest level they share.\n\n"
+           "options:\n"
+           "  -o, --output PREFIX     output prefix (required)\n"
+           "  -n, --procs N           processes (default 16)\n"
+           "      --nodes N           nodes (default 4)\n"
+           "      --sockets N         sockets per node (default 2)\n"
+           "  -l, --lengths B:E:S     lengths from B to E (exclusive) step S (default 0:4097:512)\n"
+           "      --noise X           relative noise (default 0.03)\n"
+           "      --seed N            random seed (default 20261121)\n"
+           "      --slow-node N       make every link of node N (0-based) 1.6x slower\n"
+           "      --bad-link S,R      make the link from rank S to rank R 3x slower\n"
+           "      --force             overwrite an existing result\n"
+           "  -h, --help              show this help\n\n"
+           "example:\n"
+           "  mpilens synth -o out/synth/network --procs 32 --nodes 4 --slow-node 2 --bad-link 3,17\n");
+}
+
+static int parse_int(const char *s, int *v)
+{
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end || x < -1000000000L || x > 1000000000L)
+        return -1;
+    *v = (int)x;
+    return 0;
+}
+
+int cmd_synth(int argc, char **argv)
+{
+    enum { O_NODES = 256, O_SOCKETS, O_NOISE, O_SEED, O_SLOW, O_BAD, O_FORCE };
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'}, {"procs", required_argument, NULL, 'n'},
+        {"nodes", required_argument, NULL, O_NODES}, {"sockets", required_argument, NULL, O_SOCKETS},
+        {"lengths", required_argument, NULL, 'l'}, {"noise", required_argument, NULL, O_NOISE},
+        {"seed", required_argument, NULL, O_SEED}, {"slow-node", required_argument, NULL, O_SLOW},
+        {"bad-link", required_argument, NULL, O_BAD}, {"force", no_argument, NULL, O_FORCE},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    struct lens_synth_opts o;
+    lens_synth_opts_init(&o);
+    const char *prefix = NULL;
+    int force = 0, ch, bad = 0;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "o:n:l:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': prefix = optarg; break;
+        case 'n': bad = parse_int(optarg, &o.procs); break;
+        case O_NODES: bad = parse_int(optarg, &o.nodes); break;
+        case O_SOCKETS: bad = parse_int(optarg, &o.sockets); break;
+        case 'l': bad = sscanf(optarg, "%d:%d:%d", &o.begin, &o.end, &o.step) != 3; break;
+        case O_NOISE: o.noise = strtod(optarg, NULL); bad = !(o.noise >= 0 && o.noise < 10); break;
+        case O_SEED: o.seed = strtoul(optarg, NULL, 10); break;
+        case O_SLOW: bad = parse_int(optarg, &o.slow_node); break;
+        case O_BAD: bad = sscanf(optarg, "%d,%d", &o.bad_src, &o.bad_dst) != 2; break;
+        case O_FORCE: force = 1; break;
+        case 'h': help(); return LENS_EXIT_OK;
+        default: return lens_cli_usage("synth", "unknown option");
+        }
+        if (bad)
+            return lens_cli_usage("synth", "bad value '%s' for an option", optarg);
+    }
+    if (!prefix)
+        return lens_cli_usage("synth", "missing -o PREFIX");
+    if (optind != argc)
+        return lens_cli_usage("synth", "unexpected argument '%s'", argv[optind]);
+    struct lens_err e;
+    lens_err_clear(&e);
+    if (!force && lens_cube_exists(prefix)) {
+        lens_err_set(&e, LENS_EIO, "%s: a result with this prefix exists; use --force to overwrite", prefix);
+        return lens_cli_fail(&e);
+    }
+    struct lens_cube *c;
+    if (lens_synth_cube(&o, &c, &e) != LENS_OK)
+        return lens_cli_fail(&e);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%lu", o.seed);
+    const char *attrs[] = {"generator", "mpilens synth", "seed", seed, NULL, NULL};
+    int rc = lens_cube_write(c, prefix, attrs, &e);
+    lens_cube_free(c);
+    if (rc != LENS_OK)
+        return lens_cli_fail(&e);
+    fprintf(stderr, "mpilens: wrote %s_{average,median,deviation,min}.nc and %s_hosts.txt\n", prefix, prefix);
+    return LENS_EXIT_OK;
+}

@@ -1,0 +1,117 @@
+/* Streaming JSON writer: commas and escaping in one place so every --json output agrees. */
+#include "json.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void lens_json_init(struct lens_json *j, FILE *fp)
+{
+    j->fp = fp;
+    j->depth = 0;
+    j->first[0] = 1;
+    j->after_key = 0;
+}
+
+static void separate(struct lens_json *j)
+{
+    if (j->after_key) {
+        j->after_key = 0;
+        return;
+    }
+    if (!j->first[j->depth])
+        fputc(',', j->fp);
+    j->first[j->depth] = 0;
+}
+
+static void open_(struct lens_json *j, char c)
+{
+    separate(j);
+    fputc(c, j->fp);
+    if (j->depth < (int)sizeof j->first - 1)
+        j->depth++;
+    j->first[j->depth] = 1;
+}
+
+static void close_(struct lens_json *j, char c)
+{
+    if (j->depth > 0)
+        j->depth--;
+    fputc(c, j->fp);
+    if (j->depth == 0)
+        fputc('\n', j->fp);
+}
+
+void lens_json_begin_object(struct lens_json *j) { open_(j, '{'); }
+void lens_json_end_object(struct lens_json *j) { close_(j, '}'); }
+void lens_json_begin_array(struct lens_json *j) { open_(j, '['); }
+void lens_json_end_array(struct lens_json *j) { close_(j, ']'); }
+
+void lens_json_escape(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", fp); break;
+        case '\\': fputs("\\\\", fp); break;
+        case '\n': fputs("\\n", fp); break;
+        case '\r': fputs("\\r", fp); break;
+        case '\t': fputs("\\t", fp); break;
+        default:
+            if (*p < 0x20)
+                fprintf(fp, "\\u%04x", *p);
+            else
+                fputc(*p, fp);
+        }
+    }
+    fputc('"', fp);
+}
+
+void lens_json_key(struct lens_json *j, const char *key)
+{
+    separate(j);
+    lens_json_escape(j->fp, key);
+    fputc(':', j->fp);
+    j->after_key = 1;
+}
+
+void lens_json_string(struct lens_json *j, const char *s)
+{
+    separate(j);
+    if (s)
+        lens_json_escape(j->fp, s);
+    else
+        fputs("null", j->fp);
+}
+
+void lens_json_number(struct lens_json *j, double v)
+{
+    separate(j);
+    if (isfinite(v)) {
+        /* the shortest of %.15g / %.17g that reads back as the same double */
+        char buf[32];
+        snprintf(buf, sizeof buf, "%.15g", v);
+        if (strtod(buf, NULL) != v)
+            snprintf(buf, sizeof buf, "%.17g", v);
+        fputs(buf, j->fp);
+    }
+    else
+        fputs("null", j->fp);
+}
+
+void lens_json_int(struct lens_json *j, long long v)
+{
+    separate(j);
+    fprintf(j->fp, "%lld", v);
+}
+
+void lens_json_bool(struct lens_json *j, int v)
+{
+    separate(j);
+    fputs(v ? "true" : "false", j->fp);
+}
+
+void lens_json_null(struct lens_json *j)
+{
+    separate(j);
+    fputs("null", j->fp);
+}

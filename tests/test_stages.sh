@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# mpilens stages against the simulated runtime of samples/stages/make_stagelog.py: totals,
+# waits, migration histogram, stage means and occupancy equal what the generator put in;
+# malformed logs fail with file:line and exit 1.
+. tests/lib.sh
+PY=/usr/bin/python3
+M=$BIN/mpilens
+LOG=samples/stages/luna_sim.jsonl
+TRUTH=samples/stages/luna_sim.truth.json
+
+"$M" stages "$LOG" --json --points 50 --tasks-csv "$TMP/tasks.csv" >"$TMP/s.json" 2>"$TMP/err"
+check_eq "stages exit" "$?" 0
+got=$($PY - "$TMP/s.json" "$TRUTH" "$TMP/tasks.csv" <<'PY' 2>&1
+import json, sys, csv
+d, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+bad = []
+for k in ("tasks", "waited", "migrations"):
+    if d[k] != t[k]: bad.append("%s %s != %s" % (k, d[k], t[k]))
+names = [s["name"] for s in d["stages"]]
+if names != t["stages"]: bad.append("stages %s" % names)
+for s in d["stages"]:
+    w = t["mean_seconds"][s["name"]]
+    if abs(s["mean_seconds"] - w) > 1e-9 * max(1, w): bad.append("mean %s %r != %r" % (s["name"], s["mean_seconds"], w))
+if d["occupancy"]["counts"] != t["occupancy"]: bad.append("occupancy differs")
+if sum(map(sum, t["occupancy"])) < 50: bad.append("occupancy truth too sparse to test")
+rows = list(csv.DictReader(open(sys.argv[3])))
+if len(rows) != t["tasks"]: bad.append("csv rows %d" % len(rows))
+arr = [float(r["arrival"]) for r in rows]
+if arr != sorted(arr): bad.append("csv not ordered by arrival")
+if sum(int(r["waited"]) for r in rows) != t["waited"]: bad.append("csv waited")
+if sum(float(r["wait"]) > 0 for r in rows) != t["waited"]: bad.append("csv wait seconds")
+print(" ; ".join(bad) or "ok")
+PY
+)
+check_eq "stage log against the generator" "$got" "ok"
+
+out=$("$M" stages "$LOG")
+check_match "text migrations" "$out" "migrations \[A0, A1, \.\.\.\]: \[136, 86, 36, 42\]"
+check_match "text waited" "$out" "waited for inputs: 114 of 300 tasks"
+
+# another name for the waiting stage: none waits; a warning says so
+"$M" stages "$LOG" --json --wait-stage blocked >"$TMP/w.json" 2>"$TMP/err"
+check_eq "other wait stage" "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["waited"])' "$TMP/w.json")" 0
+check_match "warning for unknown wait stage" "$(cat "$TMP/err")" "no stage named 'blocked'"
+
+# string task ids, unknown keys, records out of order within a task
+printf '%s\n' '{"task": "f-a", "stage": "wait", "t": 2.5, "node": 1, "extra": [1]}' >"$TMP/nested.jsonl"
+check_exit "nested value refused" 1 "$M" stages "$TMP/nested.jsonl"
+check_match "nested names file:line" "$(cat "$TMP/err")" "nested.jsonl:1: unsupported value for \"extra\""
+printf '%s\n' '{"task": "f-a", "stage": "done", "t": 4.25, "node": 3, "note": "x"}' \
+    '{"task": "f-a", "stage": "wait", "t": 2.5, "node": 1, "ok": true}' \
+    '{"task": "f-a", "stage": "run", "t": 3.0, "node": 3}' >"$TMP/ids.jsonl"
+got=$("$M" stages "$TMP/ids.jsonl" --json | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["tasks"], d["waited"], d["migrations"], [s["mean_seconds"] for s in d["stages"]])')
+check_eq "string ids and order" "$got" "1 1 [0, 1] [0, 0.5, 1.25]"
+
+# errors: exit 1 with file:line, nothing written
+printf '%s\n' '{"task": 1, "stage": "wait", "t": 0.5, "node": 0}' '{"task": 1, "stage": "run", "node": 0}' >"$TMP/missing.jsonl"
+check_exit "missing key" 1 "$M" stages "$TMP/missing.jsonl" --tasks-csv "$TMP/never.csv"
+check_match "missing key names file:line" "$(cat "$TMP/err")" "missing.jsonl:2: missing key \"t\""
+check_eq "no csv written" "$(ls "$TMP" | grep -c never)" 0
+printf '%s\n' '{"task": 1, "stage": "wait", "t": "soon", "node": 0}' >"$TMP/badt.jsonl"
+check_exit "t not a number" 1 "$M" stages "$TMP/badt.jsonl"
+check_match "bad t names file:line" "$(cat "$TMP/err")" "badt.jsonl:1: \"t\" must be a number"
+printf '\n%s\n' '{"task": 1, "stage": "wait", "t": 1, "node": 0.5}' >"$TMP/badn.jsonl"
+check_exit "node not an integer" 1 "$M" stages "$TMP/badn.jsonl"
+check_match "bad node names file:line" "$(cat "$TMP/err")" "badn.jsonl:2: \"node\" must be an integer"
+printf '%s\n' '{"task": 1, "stage": "wait", "t": 1, "node": 0} x' >"$TMP/trail.jsonl"
+check_exit "trailing text" 1 "$M" stages "$TMP/trail.jsonl"
+check_match "trailing names file:line" "$(cat "$TMP/err")" "trail.jsonl:1: text after"
+printf 'task,stage\n' >"$TMP/csv.jsonl"
+check_exit "not JSON" 1 "$M" stages "$TMP/csv.jsonl"
+check_match "not JSON names file:line" "$(cat "$TMP/err")" "csv.jsonl:1: expected a JSON object"
+: >"$TMP/empty.jsonl"
+check_exit "empty log" 1 "$M" stages "$TMP/empty.jsonl"
+check_match "empty names file" "$(cat "$TMP/err")" "empty.jsonl: no records"
+check_exit "missing log" 1 "$M" stages "$TMP/nope.jsonl"
+check_exit "no log" 2 "$M" stages
+check_exit "bad points" 2 "$M" stages "$LOG" --points 0
+check_exit "unknown option" 2 "$M" stages "$LOG" --plot
+check "help has an example" sh -c "'$M' stages --help | grep -q 'example:'"
+
+# figures: time in stage against arrival, tasks in each stage against time
+check "stage plots" "$M" "stages" "$LOG" --plots "$TMP/fig"
+check "stage plots again" "$M" "stages" "$LOG" --plots "$TMP/fig2"
+check "stage plots byte-identical" cmp -s "$TMP/fig/stage_times.png" "$TMP/fig2/stage_times.png"
+got=$(PYTHONPATH=tests $PY - "$TMP/fig" <<'PY' 2>&1
+import sys, pngcheck
+w, h, rows = pngcheck.pixels(sys.argv[1] + "/stage_times.png")
+# one dot per task and stage with time > 0: 300 distribute (vermilion), 114 wait (blue),
+# 300 execute (green); blue dots are fewer than green ones
+blue = pngcheck.count(rows, (0, 114, 178), 30, 0, 730)
+green = pngcheck.count(rows, (0, 158, 115), 30, 0, 730)
+w2, h2, occ = pngcheck.pixels(sys.argv[1] + "/stage_occupancy.png")
+print(w, h, w2, h2, 0 < blue < green)
+PY
+)
+check_eq "stage plot pixels" "$got" "900 540 900 540 True"
+check "stage svg" "$M" stages "$LOG" --plots "$TMP/svg" --svg
+check "stage svg parses" $PY -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/svg/stage_occupancy.svg"
+
+finish test_stages
