@@ -704,8 +704,14 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
 
 /* ---- one-sided: post/start/complete/wait ---- */
 
-struct epoch { int32_t rank; uint32_t win, group, open, close; };
+struct epoch {
+    int32_t rank;
+    uint32_t win, group;  /* group LENS_NONE: not recorded (our collector) */
+    uint32_t open, close; /* calls */
+};
 
+/* Post..wait or start..complete epochs; the window and group come from a group-sync record
+ * (Score-P) or from the window record of our collector's Enter attribute. */
 static int collect_epochs(const struct lens_trace *t, const uint8_t *cls, int open_class,
                           int close_class, struct epoch **out, size_t *n)
 {
@@ -716,14 +722,18 @@ static int collect_epochs(const struct lens_trace *t, const uint8_t *cls, int op
         for (uint32_t c = 0; c < k->ncalls; c++) {
             int rc = class_of(t, cls, k->calls[c].region);
             if (rc == open_class) {
+                uint32_t win = LENS_NONE, group = LENS_NONE;
                 for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++)
-                    if (k->recs[i].kind == LENS_TREC_RMA_GROUP_SYNC) {
-                        if (reserve((void **)out, &cap, *n, sizeof **out))
-                            return LENS_ENOMEM;
-                        cur = (*n)++;
-                        (*out)[cur] = (struct epoch){r, k->recs[i].comm, k->recs[i].tag, c, c};
-                        break;
-                    }
+                    if (k->recs[i].kind == LENS_TREC_RMA_GROUP_SYNC)
+                        win = k->recs[i].comm, group = k->recs[i].tag;
+                    else if (k->recs[i].kind == LENS_TREC_RMA_WINDOW && win == LENS_NONE)
+                        win = k->recs[i].comm;
+                if (win == LENS_NONE)
+                    continue;
+                if (reserve((void **)out, &cap, *n, sizeof **out))
+                    return LENS_ENOMEM;
+                cur = (*n)++;
+                (*out)[cur] = (struct epoch){r, win, group, c, c};
             } else if (rc == close_class && cur != SIZE_MAX) {
                 (*out)[cur].close = c;
                 cur = SIZE_MAX;
@@ -733,20 +743,57 @@ static int collect_epochs(const struct lens_trace *t, const uint8_t *cls, int op
     return LENS_OK;
 }
 
+#define ANY_ORIGIN (UINT32_MAX - 1)
+
+/* The ranks of an epoch's group; without a group, the targets of an access epoch are those
+ * of its puts and gets on the window (written into buf, at most max). */
+static uint32_t epoch_ranks(const struct lens_trace *t, const struct epoch *x, int access,
+                            int32_t *buf, uint32_t max)
+{
+    if (x->group != LENS_NONE) {
+        const struct lens_trace_comm *g = x->group < t->ngroups ? &t->groups[x->group] : NULL;
+        uint32_t n = 0;
+        for (uint32_t m = 0; g && g->world && m < g->size && n < max; m++)
+            buf[n++] = g->world[m];
+        return n;
+    }
+    if (!access)
+        return 0;
+    const struct lens_trace_rank *k = &t->ranks[x->rank];
+    uint32_t n = 0;
+    for (uint32_t c = x->open; c <= x->close; c++)
+        for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++) {
+            const struct lens_trace_record *q = &k->recs[i];
+            if ((q->kind != LENS_TREC_RMA_PUT && q->kind != LENS_TREC_RMA_GET) ||
+                q->comm != x->win || q->peer < 0)
+                continue;
+            uint32_t j = 0;
+            while (j < n && buf[j] != q->peer)
+                j++;
+            if (j == n && n < max)
+                buf[n++] = q->peer;
+        }
+    return n;
+}
+
 static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const uint8_t *cls)
 {
     struct epoch *xs = NULL, *as = NULL;
     size_t nx = 0, na = 0, cap = 0;
     struct map seq = {0}, pair = {0};
-    int rc = collect_epochs(t, cls, RC_POST, RC_WAIT, &xs, &nx);
+    int32_t *ranks = lens_malloc(((size_t)t->nranks + 1) * sizeof *ranks);
+    int rc = ranks ? collect_epochs(t, cls, RC_POST, RC_WAIT, &xs, &nx) : LENS_ENOMEM;
     if (!rc)
         rc = collect_epochs(t, cls, RC_START, RC_COMPLETE, &as, &na);
     int added, found;
-    /* exposure k of target tg for origin o is keyed (o, tg, win, k) */
+    /* exposure k of target tg for origin o is keyed (o, tg, win, k); without a recorded
+     * group, (ANY_ORIGIN, tg, win, k) counts the target's exposures on the window */
     for (size_t i = 0; i < nx && !rc; i++) {
-        const struct lens_trace_comm *g = xs[i].group < t->ngroups ? &t->groups[xs[i].group] : NULL;
-        for (uint32_t m = 0; g && g->world && m < g->size && !rc; m++) {
-            struct key sk = {{(uint32_t)g->world[m], (uint32_t)xs[i].rank, xs[i].win, 1u << 31}};
+        uint32_t n = epoch_ranks(t, &xs[i], 0, ranks, (uint32_t)t->nranks);
+        int any = xs[i].group == LENS_NONE;
+        for (uint32_t m = 0; m < (any ? 1 : n) && !rc; m++) {
+            struct key sk = {{any ? ANY_ORIGIN : (uint32_t)ranks[m], (uint32_t)xs[i].rank,
+                              xs[i].win, 1u << 31}};
             int32_t k = map_get(&seq, sk, 0, &added);
             if (k < 0 || map_get(&pair, (struct key){{sk.w[0], sk.w[1], sk.w[2], (uint32_t)k}},
                                  (int32_t)i, &added) < 0)
@@ -756,19 +803,23 @@ static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const 
         }
     }
     for (size_t i = 0; i < na && !rc; i++) {
-        const struct lens_trace_comm *g = as[i].group < t->ngroups ? &t->groups[as[i].group] : NULL;
-        for (uint32_t m = 0; g && g->world && m < g->size && !rc; m++) {
-            struct key sk = {{(uint32_t)as[i].rank, (uint32_t)g->world[m], as[i].win, 0}};
+        uint32_t n = epoch_ranks(t, &as[i], 1, ranks, (uint32_t)t->nranks);
+        for (uint32_t m = 0; m < n && !rc; m++) {
+            struct key sk = {{(uint32_t)as[i].rank, (uint32_t)ranks[m], as[i].win, 0}};
             int32_t k = map_get(&seq, sk, 0, &added);
             if (k < 0) {
                 rc = LENS_ENOMEM;
                 break;
             }
             seq.vals[map_slot(&seq, &sk, &found)] = k + 1;
-            struct key pk = {{sk.w[0], sk.w[1], sk.w[2], (uint32_t)k}};
             if (!pair.cap)
                 continue;
+            struct key pk = {{sk.w[0], sk.w[1], sk.w[2], (uint32_t)k}};
             size_t j = map_slot(&pair, &pk, &found);
+            if (!found) {
+                pk.w[0] = ANY_ORIGIN;
+                j = map_slot(&pair, &pk, &found);
+            }
             if (!found)
                 continue;
             const struct epoch *x = &xs[pair.vals[j]];
@@ -797,6 +848,7 @@ static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const 
     map_release(&pair);
     lens_free(xs);
     lens_free(as);
+    lens_free(ranks);
     return rc;
 }
 

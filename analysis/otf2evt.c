@@ -140,6 +140,9 @@ static void note_time(struct lens_otf2evt *s, double t)
         r->t_last = t;
 }
 
+static OTF2_CallbackCode add_rec(struct lens_otf2evt *s, uint64_t ts, int kind, int32_t peer,
+                                 uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
+
 static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u,
                                   OTF2_AttributeList *al, OTF2_RegionRef region)
 {
@@ -174,6 +177,10 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
     uint32_t site = add_site(s, caller, module, offset);
     if (site == LENS_NONE || open_call(s, t, region, site))
         return oom(s);
+    if (al && s->attr_window != LENS_NONE &&
+        OTF2_AttributeList_GetAttributeByID(al, s->attr_window, &type, &v) == OTF2_SUCCESS &&
+        type == OTF2_TYPE_RMA_WIN)
+        return add_rec(s, ts, LENS_TREC_RMA_WINDOW, -1, v.rmaWinRef, 0, 0, 0);
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -344,6 +351,15 @@ static OTF2_CallbackCode on_get(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, uin
     return add_rec(u, ts, LENS_TREC_RMA_GET, win_peer(u, w, remote), w, 0, bytes, 0);
 }
 
+static OTF2_CallbackCode on_atomic(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote,
+                                   OTF2_RmaAtomicType type, uint64_t sent, uint64_t received,
+                                   uint64_t id)
+{
+    EVT_UNUSED;
+    (void)type, (void)received, (void)id;
+    return add_rec(u, ts, LENS_TREC_RMA_PUT, win_peer(u, w, remote), w, 0, sent, 0);
+}
+
 OTF2_EvtReaderCallbacks *lens_otf2evt_callbacks(void)
 {
     OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
@@ -368,6 +384,7 @@ OTF2_EvtReaderCallbacks *lens_otf2evt_callbacks(void)
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_unlock);
     OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, on_put);
     OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, on_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, on_atomic);
     return cb;
 }
 

@@ -22,6 +22,7 @@ struct lens_otf2evt {
     const char *path;            /* anchor file, for messages */
     uint8_t *region_mpi;         /* per region: 0 undefined, 1 user, 2 MPI call (not owned) */
     uint32_t attr_module, attr_offset; /* our call-site attributes, LENS_NONE when absent */
+    uint32_t attr_window;        /* our "mpilens::window" attribute, LENS_NONE when absent */
     uint64_t global_offset;      /* ticks, from the clock properties */
     /* per rank while its events are read */
     int rank;

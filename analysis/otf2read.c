@@ -358,6 +358,8 @@ static int read_globals(struct state *s, OTF2_Reader *rd)
             s->ev.attr_module = s->attr_id[i];
         if (!strcmp(nm, "mpilens::callsite_offset"))
             s->ev.attr_offset = s->attr_id[i];
+        if (!strcmp(nm, "mpilens::window"))
+            s->ev.attr_window = s->attr_id[i];
     }
     if (t->nregions && !(t->regions = lens_calloc(t->nregions, sizeof(char *))))
         return fail(s, LENS_ENOMEM, "out of memory");
@@ -464,7 +466,7 @@ int lens_trace_read(const char *path, struct lens_trace **out, struct lens_err *
     struct state s = {0};
     s.ev.e = e;
     s.ev.path = anchor;
-    s.ev.attr_module = s.ev.attr_offset = LENS_NONE;
+    s.ev.attr_module = s.ev.attr_offset = s.ev.attr_window = LENS_NONE;
     if (!(s.ev.t = lens_calloc(1, sizeof *s.ev.t)))
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", anchor);
     OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(quiet_errors, NULL);

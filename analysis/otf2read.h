@@ -28,7 +28,9 @@ enum lens_rec_kind {
     LENS_TREC_RMA_LOCK,         /* lock requested or acquired: comm = window, peer, req = type */
     LENS_TREC_RMA_UNLOCK,       /* comm = window, peer */
     LENS_TREC_RMA_PUT,          /* comm = window, peer, bytes */
-    LENS_TREC_RMA_GET           /* comm = window, peer, bytes */
+    LENS_TREC_RMA_GET,          /* comm = window, peer, bytes */
+    LENS_TREC_RMA_WINDOW        /* the call concerns window comm (our collector's attribute on
+                                   Enter: Win_post/start/complete/wait have no other record) */
 };
 
 struct lens_trace_record {

@@ -170,6 +170,25 @@ static inline void synth_unlock(struct synth *s, int r, double t0, double t1, in
     s->nev[r]++;
     synth_leave(s, r, t1, SR_WIN_UNLOCK);
 }
+/* A post/start/complete/wait call as our collector writes it: the window only as the Enter
+ * attribute "mpilens::window", no group record. */
+static inline void synth_pscw_attr(struct synth *s, int r, double t0, double t1, int region)
+{
+    OTF2_AttributeValue v;
+    v.rmaWinRef = 0;
+    OTF2_AttributeList_AddAttribute(s->attrs, 2, OTF2_TYPE_RMA_WIN, v);
+    OTF2_EvtWriter_Enter(s->w[r], s->attrs, synth_ts(s, t0), (OTF2_RegionRef)region);
+    s->nev[r]++;
+    synth_leave(s, r, t1, region);
+}
+/* MPI_Put of 64 bytes to target (rank in the window's communicator). */
+static inline void synth_put(struct synth *s, int r, double t0, double t1, int target)
+{
+    synth_enter(s, r, t0, SR_PUT);
+    OTF2_EvtWriter_RmaPut(s->w[r], NULL, synth_ts(s, t0), 0, (uint32_t)target, 64, 0);
+    s->nev[r]++;
+    synth_leave(s, r, t1, SR_PUT);
+}
 /* Defines a group of world ranks (for post/start); returns its id. */
 static inline int synth_group(struct synth *s, int n, const int *ranks)
 {
@@ -223,6 +242,7 @@ static inline int synth_close(struct synth *s, const char *extra_string)
     OTF2_GlobalDefWriter_WriteString(g, 42, "mpilens::callsite_module");
     OTF2_GlobalDefWriter_WriteString(g, 43, "mpilens::callsite_offset");
     OTF2_GlobalDefWriter_WriteString(g, 44, "win");
+    OTF2_GlobalDefWriter_WriteString(g, 45, "mpilens::window");
     if (extra_string)
         OTF2_GlobalDefWriter_WriteString(g, 100, extra_string);
     for (int r = 0; r < s->nranks; r++) {
@@ -249,6 +269,7 @@ static inline int synth_close(struct synth *s, const char *extra_string)
     }
     OTF2_GlobalDefWriter_WriteAttribute(g, 0, 42, 42, OTF2_TYPE_STRING);
     OTF2_GlobalDefWriter_WriteAttribute(g, 1, 43, 43, OTF2_TYPE_UINT64);
+    OTF2_GlobalDefWriter_WriteAttribute(g, 2, 45, 45, OTF2_TYPE_RMA_WIN);
     OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                     OTF2_GROUP_FLAG_NONE, (uint32_t)s->nranks, members);
     OTF2_GlobalDefWriter_WriteGroup(g, 1, 0, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,

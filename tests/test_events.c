@@ -247,6 +247,40 @@ static void test_rma(void)
     lens_problems_free(p);
 }
 
+/* Post/start/complete/wait as our collector records them (window attribute, no groups): the
+ * targets of an access epoch are those of its puts; same times as test_rma. */
+static void test_rma_attr(void)
+{
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/rma2", tmp);
+    struct synth s;
+    LENS_TEST(synth_open(&s, dir, 3) == 0, "open");
+    synth_pscw_attr(&s, 2, 6.0, 6.01, SR_WIN_POST);
+    synth_pscw_attr(&s, 2, 6.5, 9.0, SR_WIN_WAIT);
+    synth_pscw_attr(&s, 0, 5.0, 6.02, SR_WIN_START);
+    synth_put(&s, 0, 6.02, 6.03, 2);
+    synth_pscw_attr(&s, 0, 6.03, 6.05, SR_WIN_COMPLETE);
+    synth_pscw_attr(&s, 1, 5.5, 5.51, SR_WIN_START);
+    synth_put(&s, 1, 5.51, 5.52, 2);
+    synth_pscw_attr(&s, 1, 8.0, 8.1, SR_WIN_COMPLETE);
+    /* a second round: the post is early, rank 0 completes last at 12.0 */
+    synth_pscw_attr(&s, 2, 10.0, 10.01, SR_WIN_POST);
+    synth_pscw_attr(&s, 2, 10.5, 12.2, SR_WIN_WAIT);
+    synth_pscw_attr(&s, 0, 10.2, 10.21, SR_WIN_START);
+    synth_put(&s, 0, 10.21, 10.22, 2);
+    synth_pscw_attr(&s, 0, 12.0, 12.1, SR_WIN_COMPLETE);
+    synth_pscw_attr(&s, 1, 10.3, 10.31, SR_WIN_START);
+    synth_put(&s, 1, 10.31, 10.32, 2);
+    synth_pscw_attr(&s, 1, 10.4, 10.41, SR_WIN_COMPLETE);
+    LENS_TEST(synth_close(&s, NULL) == 0, "close");
+    struct lens_problems *p = analyze(dir);
+    if (!p)
+        return;
+    expect(p, "rma_late_post", 3, (double[]){1.0, 0, 0});
+    expect(p, "rma_early_exposure_end", 3, (double[]){0, 0, (8.0 - 6.5) + (12.0 - 10.5)});
+    lens_problems_free(p);
+}
+
 /* A program compiled here with -g: its function resolves to name and file:line, also
  * through a trace that stores the call site the way our collector does. */
 static void test_callsite(void)
@@ -355,6 +389,7 @@ int main(void)
     test_collectives();
     test_coll_clock();
     test_rma();
+    test_rma_attr();
     test_callsite();
     test_fault_injection();
     char cmd[300];
