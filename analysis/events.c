@@ -3,113 +3,17 @@
  * MPI's non-overtaking rule. Collectives are numbered per communicator on each rank. */
 #include "events.h"
 
+#include "keymap.h"
+#include "rmaepochs.h"
+
 #include <math.h>
 #include <otf2/OTF2_Events.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a small open-addressing map from four 32-bit words to an int ---- */
-
-struct key { uint32_t w[4]; };
-struct map {
-    struct key *keys;
-    int32_t *vals;   /* -1: empty slot */
-    size_t cap, n;
-};
-
-static size_t key_hash(const struct key *k)
+static struct lens_key req_key(uint64_t req)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < 4; i++)
-        h = (h ^ k->w[i]) * 1099511628211ull;
-    return (size_t)(h ^ (h >> 29));
-}
-
-static int map_grow(struct map *m)
-{
-    size_t cap = m->cap ? 2 * m->cap : 1024;
-    struct key *k = lens_malloc(cap * sizeof *k);
-    int32_t *v = lens_malloc(cap * sizeof *v);
-    if (!k || !v) {
-        lens_free(k);
-        lens_free(v);
-        return LENS_ENOMEM;
-    }
-    memset(v, 0xff, cap * sizeof *v);
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->vals[i] < 0)
-            continue;
-        size_t j = key_hash(&m->keys[i]) & (cap - 1);
-        while (v[j] >= 0)
-            j = (j + 1) & (cap - 1);
-        k[j] = m->keys[i];
-        v[j] = m->vals[i];
-    }
-    lens_free(m->keys);
-    lens_free(m->vals);
-    m->keys = k, m->vals = v, m->cap = cap;
-    return LENS_OK;
-}
-
-/* Slot of k: *found tells whether it holds k, else it is the empty slot to fill. */
-static size_t map_slot(const struct map *m, const struct key *k, int *found)
-{
-    size_t j = key_hash(k) & (m->cap - 1);
-    while (m->vals[j] >= 0 && memcmp(&m->keys[j], k, sizeof *k))
-        j = (j + 1) & (m->cap - 1);
-    *found = m->vals[j] >= 0;
-    return j;
-}
-
-/* Value of k, adding k -> next when absent (then *added is set). -1 on ENOMEM. */
-static int32_t map_get(struct map *m, struct key k, int32_t next, int *added)
-{
-    if ((m->n + 1) * 2 > m->cap && map_grow(m))
-        return -1;
-    int found;
-    size_t j = map_slot(m, &k, &found);
-    *added = !found;
-    if (!found) {
-        m->keys[j] = k;
-        m->vals[j] = next;
-        m->n++;
-    }
-    return m->vals[j];
-}
-
-/* Removes k (backward-shift deletion keeps probe chains intact). */
-static void map_del(struct map *m, struct key k)
-{
-    if (!m->cap)
-        return;
-    int found;
-    size_t j = map_slot(m, &k, &found);
-    if (!found)
-        return;
-    m->vals[j] = -1;
-    m->n--;
-    for (size_t i = (j + 1) & (m->cap - 1); m->vals[i] >= 0; i = (i + 1) & (m->cap - 1)) {
-        struct key kk = m->keys[i];
-        int32_t vv = m->vals[i];
-        m->vals[i] = -1;
-        size_t s = key_hash(&kk) & (m->cap - 1);
-        while (m->vals[s] >= 0)
-            s = (s + 1) & (m->cap - 1);
-        m->keys[s] = kk;
-        m->vals[s] = vv;
-    }
-}
-
-static void map_release(struct map *m)
-{
-    lens_free(m->keys);
-    lens_free(m->vals);
-    memset(m, 0, sizeof *m);
-}
-
-static struct key req_key(uint64_t req)
-{
-    return (struct key){{(uint32_t)req, (uint32_t)(req >> 32), 0, 0}};
+    return (struct lens_key){{(uint32_t)req, (uint32_t)(req >> 32), 0, 0}};
 }
 
 /* ---- growable arrays ---- */
@@ -146,7 +50,7 @@ struct chan { int32_t shead, stail, rhead, rtail; }; /* FIFOs of one channel */
 struct p2p_build {
     struct half *sends, *recvs;
     size_t ns, nr, caps, capr;
-    struct map chans;
+    struct lens_keymap chans;
     struct chan *ch;
     size_t nchan, capchan;
 };
@@ -155,7 +59,7 @@ static int add_half(struct p2p_build *b, int recv, struct half h, int32_t src, i
                     uint32_t comm, uint32_t tag)
 {
     int added;
-    int32_t c = map_get(&b->chans, (struct key){{(uint32_t)src, (uint32_t)dst, comm, tag}},
+    int32_t c = lens_keymap_get(&b->chans, (struct lens_key){{(uint32_t)src, (uint32_t)dst, comm, tag}},
                         (int32_t)b->nchan, &added);
     if (c < 0)
         return LENS_ENOMEM;
@@ -180,7 +84,7 @@ static int add_half(struct p2p_build *b, int recv, struct half h, int32_t src, i
 
 /* Collects the sends and receives of rank r; non-blocking ones are completed through their
  * request ids (which MPI reuses, hence the map entry is removed at completion). */
-static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, struct map *reqs)
+static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, struct lens_keymap *reqs)
 {
     const struct lens_trace_rank *k = &t->ranks[r];
     size_t s0 = b->ns, r0 = b->nr;
@@ -197,30 +101,30 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
                     break;
                 if (x->kind == LENS_TREC_ISEND) { /* done is found at ISEND_COMPLETE */
                     h.done = LENS_NONE;
-                    struct key rk = req_key(x->req);
-                    map_del(reqs, rk);
-                    if (map_get(reqs, rk, (int32_t)(b->ns - s0), &added) < 0)
+                    struct lens_key rk = req_key(x->req);
+                    lens_keymap_del(reqs, rk);
+                    if (lens_keymap_get(reqs, rk, (int32_t)(b->ns - s0), &added) < 0)
                         return LENS_ENOMEM;
                 }
                 rc = add_half(b, 0, h, r, x->peer, x->comm, x->tag);
                 break;
             case LENS_TREC_ISEND_COMPLETE: {
                 int found;
-                struct key rk = req_key(x->req);
+                struct lens_key rk = req_key(x->req);
                 if (!reqs->cap)
                     break;
-                size_t j = map_slot(reqs, &rk, &found);
+                size_t j = lens_keymap_slot(reqs, &rk, &found);
                 if (found && s0 + (size_t)reqs->vals[j] < b->ns)
                     b->sends[s0 + (size_t)reqs->vals[j]].done = c;
-                map_del(reqs, rk);
+                lens_keymap_del(reqs, rk);
                 break;
             }
             case LENS_TREC_IRECV_REQUEST: {
-                struct key rk = req_key(x->req);
+                struct lens_key rk = req_key(x->req);
                 rk.w[2] = 1; /* receive requests live beside send requests */
-                map_del(reqs, rk);
+                lens_keymap_del(reqs, rk);
                 /* remember the posting call and position: (call, rec) packed below 2^31 */
-                if (map_get(reqs, rk, (int32_t)c, &added) < 0)
+                if (lens_keymap_get(reqs, rk, (int32_t)c, &added) < 0)
                     return LENS_ENOMEM;
                 break;
             }
@@ -229,14 +133,14 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
                     rc = add_half(b, 1, h, x->peer, r, x->comm, x->tag);
                 break;
             case LENS_TREC_IRECV: {
-                struct key rk = req_key(x->req);
+                struct lens_key rk = req_key(x->req);
                 rk.w[2] = 1;
                 int found = 0;
-                size_t j = reqs->cap ? map_slot(reqs, &rk, &found) : 0;
+                size_t j = reqs->cap ? lens_keymap_slot(reqs, &rk, &found) : 0;
                 if (found) {
                     h.call = (uint32_t)reqs->vals[j];
                     h.order = k->calls[h.call].rec; /* posting order: the Irecv's position */
-                    map_del(reqs, rk);
+                    lens_keymap_del(reqs, rk);
                 }
                 if (x->peer >= 0)
                     rc = add_half(b, 1, h, x->peer, r, x->comm, x->tag);
@@ -267,12 +171,12 @@ static int by_order(const void *a, const void *b)
 static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_t **order)
 {
     struct p2p_build b = {0};
-    struct map reqs = {0};
+    struct lens_keymap reqs = {0};
     int rc = LENS_OK;
     for (int r = 0; r < t->nranks && !rc; r++) {
         size_t r0 = b.nr;
         rc = collect_rank(&b, t, r, &reqs);
-        map_release(&reqs);
+        lens_keymap_release(&reqs);
         /* receives in posting order: Irecv completions arrive in completion order */
         int sorted = 1;
         for (size_t i = r0 + 1; !rc && i < b.nr && sorted; i++)
@@ -324,7 +228,7 @@ static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_
     lens_free(b.sends);
     lens_free(b.recvs);
     lens_free(b.ch);
-    map_release(&b.chans);
+    lens_keymap_release(&b.chans);
     return rc;
 }
 
@@ -448,14 +352,11 @@ static void wrong_order(struct lens_events *ev, const struct lens_trace *t, cons
 
 /* ---- region classes: names compared once per region, not once per call ---- */
 
-enum { RC_OTHER, RC_WIN_CREATE, RC_WIN_FENCE, RC_WIN_FREE, RC_POST, RC_WAIT, RC_START,
-       RC_COMPLETE };
+enum { RC_OTHER, RC_WIN_CREATE, RC_WIN_FENCE, RC_WIN_FREE };
 
 static uint8_t *region_classes(const struct lens_trace *t)
 {
-    static const char *const names[] = {NULL, "MPI_Win_create", "MPI_Win_fence", "MPI_Win_free",
-                                        "MPI_Win_post", "MPI_Win_wait", "MPI_Win_start",
-                                        "MPI_Win_complete"};
+    static const char *const names[] = {NULL, "MPI_Win_create", "MPI_Win_fence", "MPI_Win_free"};
     uint8_t *cls = lens_calloc((size_t)t->nregions + 1, 1);
     for (uint32_t i = 0; cls && i < t->nregions; i++) {
         const char *nm = lens_trace_region_name(t, i);
@@ -489,13 +390,13 @@ static uint32_t window_of(const struct lens_trace_rank *k, const struct lens_tra
 /* Which collective a call is: its op and domain key, or 0 when it is not one. */
 static int coll_kind(const struct lens_trace *t, const uint8_t *cls,
                      const struct lens_trace_rank *k, const struct lens_trace_call *c,
-                     uint32_t *op, struct key *dom, int32_t *root)
+                     uint32_t *op, struct lens_key *dom, int32_t *root)
 {
     for (uint32_t i = c->rec; i < c->rec + c->nrec; i++)
         if (k->recs[i].kind == LENS_TREC_COLL_END) {
             *op = k->recs[i].tag;
             *root = k->recs[i].peer;
-            *dom = (struct key){{0, k->recs[i].comm, 0, 0}};
+            *dom = (struct lens_key){{0, k->recs[i].comm, 0, 0}};
             return 1;
         }
     if (!t->nrma)
@@ -507,17 +408,17 @@ static int coll_kind(const struct lens_trace *t, const uint8_t *cls,
         *op = LENS_COLL_WIN_CREATE;
         /* creation is collective over the window's communicator */
         uint32_t comm = w < t->nwins ? t->win_comm[w] : LENS_NONE;
-        *dom = (struct key){{1, comm == LENS_NONE ? w : comm, comm == LENS_NONE, 0}};
+        *dom = (struct lens_key){{1, comm == LENS_NONE ? w : comm, comm == LENS_NONE, 0}};
         return 1;
     }
     if (rc == RC_WIN_FENCE && (w = window_of(k, c, LENS_TREC_RMA_COLL_END)) != LENS_NONE) {
         *op = LENS_COLL_WIN_FENCE;
-        *dom = (struct key){{2, w, 0, 0}};
+        *dom = (struct lens_key){{2, w, 0, 0}};
         return 1;
     }
     if (rc == RC_WIN_FREE && (w = window_of(k, c, LENS_TREC_RMA_WIN_DESTROY)) != LENS_NONE) {
         *op = LENS_COLL_WIN_FREE;
-        *dom = (struct key){{3, w, 0, 0}};
+        *dom = (struct lens_key){{3, w, 0, 0}};
         return 1;
     }
     return 0;
@@ -525,30 +426,30 @@ static int coll_kind(const struct lens_trace *t, const uint8_t *cls,
 
 static int build_coll(struct lens_events *ev, const struct lens_trace *t, const uint8_t *cls)
 {
-    struct map doms = {0}, seqs = {0};
+    struct lens_keymap doms = {0}, seqs = {0};
     struct coll_tmp *tmp = NULL;
     size_t ntmp = 0, captmp = 0, capcoll = 0;
     int rc = LENS_OK;
     for (int r = 0; r < t->nranks && !rc; r++) {
         const struct lens_trace_rank *k = &t->ranks[r];
-        map_release(&seqs); /* per-rank sequence number of each domain */
+        lens_keymap_release(&seqs); /* per-rank sequence number of each domain */
         for (uint32_t c = 0; c < k->ncalls && !rc; c++) {
             uint32_t op;
             int32_t root;
-            struct key dom;
+            struct lens_key dom;
             if (!coll_kind(t, cls, k, &k->calls[c], &op, &dom, &root))
                 continue;
             int added;
-            int32_t seq = map_get(&seqs, dom, 0, &added);
+            int32_t seq = lens_keymap_get(&seqs, dom, 0, &added);
             if (seq < 0) {
                 rc = LENS_ENOMEM;
                 break;
             }
             int found;
-            seqs.vals[map_slot(&seqs, &dom, &found)] = seq + 1;
-            struct key ik = dom;
+            seqs.vals[lens_keymap_slot(&seqs, &dom, &found)] = seq + 1;
+            struct lens_key ik = dom;
             ik.w[3] = (uint32_t)seq; /* instance = (domain, sequence number) */
-            int32_t inst = map_get(&doms, ik, (int32_t)ev->ncoll, &added);
+            int32_t inst = lens_keymap_get(&doms, ik, (int32_t)ev->ncoll, &added);
             if (inst < 0 || (added && reserve((void **)&ev->coll, &capcoll, ev->ncoll,
                                               sizeof *ev->coll)) ||
                 reserve((void **)&tmp, &captmp, ntmp, sizeof *tmp)) {
@@ -562,8 +463,8 @@ static int build_coll(struct lens_events *ev, const struct lens_trace *t, const 
             tmp[ntmp++] = (struct coll_tmp){(uint32_t)inst, r, c};
         }
     }
-    map_release(&seqs);
-    map_release(&doms);
+    lens_keymap_release(&seqs);
+    lens_keymap_release(&doms);
     /* counting sort of members by instance; ranks stay in increasing order within each */
     if (!rc && ntmp && !(ev->members = lens_malloc(ntmp * sizeof *ev->members)))
         rc = LENS_ENOMEM;
@@ -606,252 +507,6 @@ static void coll_stats(struct lens_events *ev, const struct lens_trace *t)
     }
 }
 
-/* ---- one-sided: lock epochs ---- */
-
-static const struct lens_trace *sort_trace; /* qsort has no context argument in C11 */
-static const struct lens_lock_epoch *sort_locks;
-
-static double release_of(const struct lens_lock_epoch *l)
-{
-    return sort_trace->ranks[l->rank].calls[l->unlock_call].leave;
-}
-
-/* Lock epochs by window, target and release time. */
-static int by_release(const void *a, const void *b)
-{
-    const struct lens_lock_epoch *x = &sort_locks[*(const uint32_t *)a];
-    const struct lens_lock_epoch *y = &sort_locks[*(const uint32_t *)b];
-    if (x->win != y->win)
-        return x->win < y->win ? -1 : 1;
-    if (x->target != y->target)
-        return x->target < y->target ? -1 : 1;
-    double rx = release_of(x), ry = release_of(y);
-    return rx < ry ? -1 : rx > ry;
-}
-
-/* The call of rank r in [from, to] running at time tm (blocked across it), LENS_NONE. */
-static uint32_t call_at(const struct lens_trace *t, int32_t r, uint32_t from, uint32_t to,
-                        double tm)
-{
-    for (uint32_t c = from; c <= to && c < t->ranks[r].ncalls; c++)
-        if (t->ranks[r].calls[c].enter <= tm && t->ranks[r].calls[c].leave >= tm)
-            return c;
-    return LENS_NONE;
-}
-
-static int build_locks(struct lens_events *ev, const struct lens_trace *t)
-{
-    size_t cap = 0;
-    for (int r = 0; r < t->nranks; r++) {
-        const struct lens_trace_rank *k = &t->ranks[r];
-        size_t open0 = ev->nlocks;
-        for (uint32_t c = 0; c < k->ncalls; c++)
-            for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++) {
-                const struct lens_trace_record *x = &k->recs[i];
-                if (x->kind != LENS_TREC_RMA_LOCK && x->kind != LENS_TREC_RMA_UNLOCK)
-                    continue;
-                size_t j = open0; /* the open epoch of this (window, target) */
-                while (j < ev->nlocks && !(ev->locks[j].win == x->comm &&
-                                           ev->locks[j].target == x->peer &&
-                                           ev->locks[j].unlock_call == LENS_NONE))
-                    j++;
-                if (x->kind == LENS_TREC_RMA_UNLOCK) {
-                    if (j < ev->nlocks)
-                        ev->locks[j].unlock_call = c;
-                    continue;
-                }
-                if (j < ev->nlocks || x->peer < 0)
-                    continue; /* request then acquire of the same lock */
-                if (reserve((void **)&ev->locks, &cap, ev->nlocks, sizeof *ev->locks))
-                    return LENS_ENOMEM;
-                ev->locks[ev->nlocks++] = (struct lens_lock_epoch){
-                    r,  x->peer,  x->comm, c, LENS_NONE, x->req == OTF2_LOCK_EXCLUSIVE,
-                    -1, LENS_NONE};
-            }
-        for (size_t j = open0; j < ev->nlocks; j++) /* never unlocked: ends at its last call */
-            if (ev->locks[j].unlock_call == LENS_NONE)
-                ev->locks[j].unlock_call = k->ncalls - 1;
-    }
-    if (!ev->nlocks)
-        return LENS_OK;
-    uint32_t *idx = lens_malloc(ev->nlocks * sizeof *idx);
-    if (!idx)
-        return LENS_ENOMEM;
-    for (size_t i = 0; i < ev->nlocks; i++)
-        idx[i] = (uint32_t)i;
-    sort_trace = t, sort_locks = ev->locks;
-    qsort(idx, ev->nlocks, sizeof *idx, by_release);
-    for (size_t i = 1; i < ev->nlocks; i++) {
-        struct lens_lock_epoch *l = &ev->locks[idx[i]];
-        for (size_t j = i; j-- > 0;) { /* latest earlier release that conflicts */
-            const struct lens_lock_epoch *p = &ev->locks[idx[j]];
-            if (p->win != l->win || p->target != l->target)
-                break;
-            if (p->rank == l->rank || !(p->exclusive || l->exclusive))
-                continue;
-            double rel = release_of(p);
-            uint32_t w = call_at(t, l->rank, l->lock_call, l->unlock_call, rel);
-            if (w != LENS_NONE) {
-                l->prev = (int32_t)idx[j];
-                l->wait_call = w;
-            }
-            break;
-        }
-    }
-    lens_free(idx);
-    return LENS_OK;
-}
-
-/* ---- one-sided: post/start/complete/wait ---- */
-
-struct epoch {
-    int32_t rank;
-    uint32_t win, group;  /* group LENS_NONE: not recorded (our collector) */
-    uint32_t open, close; /* calls */
-};
-
-/* Post..wait or start..complete epochs; the window and group come from a group-sync record
- * (Score-P) or from the window record of our collector's Enter attribute. */
-static int collect_epochs(const struct lens_trace *t, const uint8_t *cls, int open_class,
-                          int close_class, struct epoch **out, size_t *n)
-{
-    size_t cap = 0;
-    for (int r = 0; r < t->nranks; r++) {
-        const struct lens_trace_rank *k = &t->ranks[r];
-        size_t cur = SIZE_MAX;
-        for (uint32_t c = 0; c < k->ncalls; c++) {
-            int rc = class_of(t, cls, k->calls[c].region);
-            if (rc == open_class) {
-                uint32_t win = LENS_NONE, group = LENS_NONE;
-                for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++)
-                    if (k->recs[i].kind == LENS_TREC_RMA_GROUP_SYNC)
-                        win = k->recs[i].comm, group = k->recs[i].tag;
-                    else if (k->recs[i].kind == LENS_TREC_RMA_WINDOW && win == LENS_NONE)
-                        win = k->recs[i].comm;
-                if (win == LENS_NONE)
-                    continue;
-                if (reserve((void **)out, &cap, *n, sizeof **out))
-                    return LENS_ENOMEM;
-                cur = (*n)++;
-                (*out)[cur] = (struct epoch){r, win, group, c, c};
-            } else if (rc == close_class && cur != SIZE_MAX) {
-                (*out)[cur].close = c;
-                cur = SIZE_MAX;
-            }
-        }
-    }
-    return LENS_OK;
-}
-
-#define ANY_ORIGIN (UINT32_MAX - 1)
-
-/* The ranks of an epoch's group; without a group, the targets of an access epoch are those
- * of its puts and gets on the window (written into buf, at most max). */
-static uint32_t epoch_ranks(const struct lens_trace *t, const struct epoch *x, int access,
-                            int32_t *buf, uint32_t max)
-{
-    if (x->group != LENS_NONE) {
-        const struct lens_trace_comm *g = x->group < t->ngroups ? &t->groups[x->group] : NULL;
-        uint32_t n = 0;
-        for (uint32_t m = 0; g && g->world && m < g->size && n < max; m++)
-            buf[n++] = g->world[m];
-        return n;
-    }
-    if (!access)
-        return 0;
-    const struct lens_trace_rank *k = &t->ranks[x->rank];
-    uint32_t n = 0;
-    for (uint32_t c = x->open; c <= x->close; c++)
-        for (uint32_t i = k->calls[c].rec; i < k->calls[c].rec + k->calls[c].nrec; i++) {
-            const struct lens_trace_record *q = &k->recs[i];
-            if ((q->kind != LENS_TREC_RMA_PUT && q->kind != LENS_TREC_RMA_GET) ||
-                q->comm != x->win || q->peer < 0)
-                continue;
-            uint32_t j = 0;
-            while (j < n && buf[j] != q->peer)
-                j++;
-            if (j == n && n < max)
-                buf[n++] = q->peer;
-        }
-    return n;
-}
-
-static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const uint8_t *cls)
-{
-    struct epoch *xs = NULL, *as = NULL;
-    size_t nx = 0, na = 0, cap = 0;
-    struct map seq = {0}, pair = {0};
-    int32_t *ranks = lens_malloc(((size_t)t->nranks + 1) * sizeof *ranks);
-    int rc = ranks ? collect_epochs(t, cls, RC_POST, RC_WAIT, &xs, &nx) : LENS_ENOMEM;
-    if (!rc)
-        rc = collect_epochs(t, cls, RC_START, RC_COMPLETE, &as, &na);
-    int added, found;
-    /* exposure k of target tg for origin o is keyed (o, tg, win, k); without a recorded
-     * group, (ANY_ORIGIN, tg, win, k) counts the target's exposures on the window */
-    for (size_t i = 0; i < nx && !rc; i++) {
-        uint32_t n = epoch_ranks(t, &xs[i], 0, ranks, (uint32_t)t->nranks);
-        int any = xs[i].group == LENS_NONE;
-        for (uint32_t m = 0; m < (any ? 1 : n) && !rc; m++) {
-            struct key sk = {{any ? ANY_ORIGIN : (uint32_t)ranks[m], (uint32_t)xs[i].rank,
-                              xs[i].win, 1u << 31}};
-            int32_t k = map_get(&seq, sk, 0, &added);
-            if (k < 0 || map_get(&pair, (struct key){{sk.w[0], sk.w[1], sk.w[2], (uint32_t)k}},
-                                 (int32_t)i, &added) < 0)
-                rc = LENS_ENOMEM;
-            else
-                seq.vals[map_slot(&seq, &sk, &found)] = k + 1;
-        }
-    }
-    for (size_t i = 0; i < na && !rc; i++) {
-        uint32_t n = epoch_ranks(t, &as[i], 1, ranks, (uint32_t)t->nranks);
-        for (uint32_t m = 0; m < n && !rc; m++) {
-            struct key sk = {{(uint32_t)as[i].rank, (uint32_t)ranks[m], as[i].win, 0}};
-            int32_t k = map_get(&seq, sk, 0, &added);
-            if (k < 0) {
-                rc = LENS_ENOMEM;
-                break;
-            }
-            seq.vals[map_slot(&seq, &sk, &found)] = k + 1;
-            if (!pair.cap)
-                continue;
-            struct key pk = {{sk.w[0], sk.w[1], sk.w[2], (uint32_t)k}};
-            size_t j = map_slot(&pair, &pk, &found);
-            if (!found) {
-                pk.w[0] = ANY_ORIGIN;
-                j = map_slot(&pair, &pk, &found);
-            }
-            if (!found)
-                continue;
-            const struct epoch *x = &xs[pair.vals[j]];
-            double post = t->ranks[x->rank].calls[x->open].enter;
-            if (reserve((void **)&ev->pscw, &cap, ev->npscw, sizeof *ev->pscw)) {
-                rc = LENS_ENOMEM;
-                break;
-            }
-            uint32_t b = call_at(t, as[i].rank, as[i].open, as[i].close, post);
-            ev->pscw[ev->npscw++] = (struct lens_pscw){as[i].rank, x->rank, as[i].win, as[i].open,
-                                                       as[i].close, x->open, x->close, b, 0};
-        }
-    }
-    /* the latest Win_complete among the origins of each exposure */
-    for (size_t i = 0; i < ev->npscw && !rc; i++) {
-        struct lens_pscw *p = &ev->pscw[i];
-        double last = -INFINITY;
-        for (size_t j = 0; j < ev->npscw; j++) {
-            const struct lens_pscw *q = &ev->pscw[j];
-            if (q->target == p->target && q->post_call == p->post_call)
-                last = fmax(last, t->ranks[q->origin].calls[q->complete_call].enter);
-        }
-        p->last_complete_enter = last;
-    }
-    map_release(&seq);
-    map_release(&pair);
-    lens_free(xs);
-    lens_free(as);
-    lens_free(ranks);
-    return rc;
-}
-
 int lens_events_build(struct lens_trace *t, struct lens_events **out, struct lens_err *e)
 {
     *out = NULL;
@@ -872,9 +527,7 @@ int lens_events_build(struct lens_trace *t, struct lens_events **out, struct len
         coll_stats(ev, t);
     }
     if (!rc && t->nrma) /* one-sided epochs only when the trace has RMA records */
-        rc = build_locks(ev, t);
-    if (!rc && t->nrma)
-        rc = build_pscw(ev, t, cls);
+        rc = lens_rmaepochs_build(ev, t);
     lens_free(order);
     lens_free(cls);
     if (rc) {
