@@ -153,7 +153,7 @@ static void fill_lock(const struct run *u, const struct lens_lock_epoch *l, doub
                                  *w = call_of(u, l->rank, l->wait_call),
                                  *pu = call_of(u, p->rank, p->unlock_call);
     double av[] = {lk->enter, ul->leave, w->enter, w->leave, l->rank, l->target, l->exclusive};
-    double bv[] = {pu->leave, p->rank, p->exclusive};
+    double bv[] = {pu->enter, p->rank, p->exclusive}; /* release: enter of the unlock */
     memcpy(a, av, sizeof av);
     memcpy(b, bv, sizeof bv);
     rank[0] = l->rank, call[0] = l->wait_call;

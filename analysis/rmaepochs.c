@@ -51,9 +51,11 @@ static int reserve(void **p, size_t *cap, size_t n, size_t sz)
 static const struct lens_trace *sort_trace; /* qsort has no context argument in C11 */
 static const struct lens_lock_epoch *sort_locks;
 
+/* The lock is released inside MPI_Win_unlock: a waiter cannot get it before the holder
+ * entered that call, and in practice gets it right after, so the unlock's enter is used. */
 static double release_of(const struct lens_lock_epoch *l)
 {
-    return sort_trace->ranks[l->rank].calls[l->unlock_call].leave;
+    return sort_trace->ranks[l->rank].calls[l->unlock_call].enter;
 }
 
 /* Lock epochs by window, target and release time. */

@@ -220,12 +220,13 @@ static void test_rma(void)
     synth_win_create(&s, 0, 0.5, 1.6);
     synth_win_create(&s, 1, 1.5, 1.6);
     synth_win_create(&s, 2, 1.2, 1.6);
-    /* rank 0 holds target 2's lock until 4.0; rank 1 waits inside its unlock [2.6, 4.8] */
+    /* rank 0 holds target 2's lock until its unlock at 3.99; rank 1 waits in its lock call
+     * [2.5, 4.0]; a shared lock of rank 2 meanwhile conflicts with neither */
     synth_lock(&s, 0, 2.0, 2.01, 2, 1);
     synth_call(&s, 0, 2.01, 2.02, SR_PUT);
-    synth_unlock(&s, 0, 2.02, 4.0, 2);
-    synth_lock(&s, 1, 2.5, 2.51, 2, 1);
-    synth_unlock(&s, 1, 2.6, 4.8, 2);
+    synth_unlock(&s, 0, 3.99, 4.0, 2);
+    synth_lock(&s, 1, 2.5, 4.0, 2, 1);
+    synth_unlock(&s, 1, 4.1, 4.2, 2);
     /* target 2 posts at 6.0 and waits [6.5, 9.0]; rank 0's start [5.0, 6.02] waits for the
      * post; rank 1 completes at 8.0 */
     synth_pscw(&s, 2, 6.0, 6.01, SR_WIN_POST, g01);
@@ -241,7 +242,7 @@ static void test_rma(void)
     if (!p)
         return;
     expect(p, "rma_window_create_wait", 3, (double[]){1.0, 0, 0.3});
-    expect(p, "rma_lock_contention", 3, (double[]){0, 4.0 - 2.6, 0});
+    expect(p, "rma_lock_contention", 3, (double[]){0, 3.99 - 2.5, 0});
     expect(p, "rma_late_post", 3, (double[]){1.0, 0, 0});
     expect(p, "rma_early_exposure_end", 3, (double[]){0, 0, 8.0 - 6.5});
     lens_problems_free(p);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mpilens problems on the two real Score-P traces, checked against values computed here with
 # awk from otf2-print's event listing (an independent reader), plus the issue's figures for
-# casita-4_mpi_ls_barr and the error paths.
+# casita-4_mpi_ls_barr; a run of our collector on tests/mpi/trace_delay.c whose injected
+# delays are the expected problem times; and the error paths.
 . tests/lib.sh
 CASITA=$DATA/otf2/casita-4_mpi_ls_barr
 PING=$DATA/otf2/pipit-ping-pong
@@ -87,6 +88,30 @@ for g in "problems_casita.txt:" "problems_casita_ru.json:--json --lang ru"; do
     $BIN/mpilens problems --rules $RULES $opts "$CASITA" > "$TMP/again"
     check "rerun of $file is byte-identical" cmp "$TMP/$file" "$TMP/again"
 done
+
+# --- ground truth with our collector: tests/mpi/trace_delay.c injects known delays (2 ranks)
+ASAN_X="ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+$BIN/mpilens trace -o "$TMP/delay" -- mpirun --allow-run-as-root --oversubscribe -x $ASAN_X \
+    -np 2 "$BUILD/tests/mpi/trace_delay" > /dev/null 2> "$TMP/delay.err"
+check "traced trace_delay" test -f "$TMP/delay/traces.otf2"
+check "problems on our trace" $BIN/mpilens problems --rules $RULES --json "$TMP/delay" -o "$TMP/delay.json"
+dly() { /usr/bin/python3 -c "import json; d=json.load(open('$TMP/delay.json')); p={x['id']:x for x in d['problems']}; print($1)"; }
+line=$(grep -n 'CALLSITE consume' tests/mpi/trace_delay.c | cut -d: -f1)
+check_close "late sender: 10 x 20 ms on rank 1" "$(dly "p['late_sender']['per_rank'][1]")" 0.200 0.10
+check_eq "late sender call site" "$(dly "p['late_sender']['callsites'][0]['site']")" \
+    "MPI_Recv called from consume (trace_delay.c:$line)"
+check_close "wrong order: 3 x 20 ms on rank 1" "$(dly "p['late_sender_wrong_order']['per_rank'][1]")" 0.060 0.15
+check_close "wait at barrier: 3 x 40 ms on rank 0" "$(dly "p['wait_at_barrier']['per_rank'][0]")" 0.120 0.10
+check_close "late broadcast: 2 x 40 ms on rank 1" "$(dly "p['late_broadcast']['per_rank'][1]")" 0.080 0.10
+check_close "early reduce: 2 x 40 ms on rank 0" "$(dly "p['early_reduce']['per_rank'][0]")" 0.080 0.10
+check_close "wait at nxn: 2 x 40 ms on rank 1" "$(dly "p['wait_at_nxn']['per_rank'][1]")" 0.080 0.10
+check_close "window creation: 20 ms on rank 0" "$(dly "p['rma_window_create_wait']['per_rank'][0]")" 0.020 0.25
+check_close "lock contention: ~25 ms on rank 1" "$(dly "p['rma_lock_contention']['per_rank'][1]")" 0.025 0.25
+check_close "late post: ~20 ms on rank 0" "$(dly "p['rma_late_post']['per_rank'][0]")" 0.020 0.30
+check_close "early exposure end: ~20 ms on rank 1" "$(dly "p['rma_early_exposure_end']['per_rank'][1]")" 0.020 0.30
+check_eq "nothing charged to the delayed ranks" \
+    "$(dly "[p[k]['per_rank'][r] < 0.002 for k, r in (('late_sender', 0), ('wait_at_barrier', 1), ('early_reduce', 1))]")" \
+    "[True, True, True]"
 
 # --- error paths: clear message naming the file, non-zero exit, nothing written
 check_exit "missing trace" 1 $BIN/mpilens problems --rules $RULES "$TMP/nope" -o "$TMP/x.json"
