@@ -6,16 +6,31 @@
  *   broadcast: root 0 sleeps 40 ms before 2 broadcasts -> ~80 ms on rank 1
  *   reduce: rank 1 sleeps 40 ms before 2 reduces to root 0 -> ~80 ms on rank 0
  *   allreduce: rank 0 sleeps 40 ms before 2 allreduces -> ~80 ms on rank 1
- * (collective delays are long so that a few ms of scheduling skew stay under 10%)
  *   window: rank 1 sleeps 20 ms before MPI_Win_allocate -> ~20 ms on rank 0
  *   lock: rank 0 holds target 1's exclusive lock 30 ms, rank 1 asks 5 ms later -> ~25 ms
  *   late post: rank 1 posts 20 ms late -> ~20 ms on rank 0 (where the MPI blocks)
- *   early wait: rank 0 completes 20 ms late -> ~20 ms on rank 1 in MPI_Win_wait */
+ *   early wait: rank 0 completes 20 ms late -> ~20 ms on rank 1 in MPI_Win_wait
+ * A loaded machine wakes sleepers late, so each rank also prints the seconds it spent in the
+ * waiting calls of each phase ("rank R phase SECONDS"), a reference that holds in any run. */
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #define MS 1000
+/* Adds the seconds spent in call to acc. */
+#define TIMED(acc, call)                                                                   \
+    do {                                                                                   \
+        double t0_ = MPI_Wtime();                                                          \
+        call;                                                                              \
+        (acc) += MPI_Wtime() - t0_;                                                        \
+    } while (0)
+
+enum { LS, WO, BAR, BC, RED, ALL, WIN, LOCK, POST, WAIT, NPHASE };
+static const char *const phase[NPHASE] = {"late_sender", "late_sender_wrong_order",
+                                          "wait_at_barrier", "late_broadcast", "early_reduce",
+                                          "wait_at_nxn", "rma_window_create_wait",
+                                          "rma_lock_contention", "rma_late_post",
+                                          "rma_early_exposure_end"};
 
 __attribute__((noinline)) static void produce(int *v, int tag)
 {
@@ -30,6 +45,7 @@ __attribute__((noinline)) static void consume(int *v, int tag)
 int main(int argc, char **argv)
 {
     int rank, size, v = 0, sum = 0;
+    double t[NPHASE] = {0};
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -45,7 +61,7 @@ int main(int argc, char **argv)
             usleep(20 * MS);
             produce(&v, 1);
         } else {
-            consume(&v, 1);
+            TIMED(t[LS], consume(&v, 1));
             sum += v;
         }
     }
@@ -56,37 +72,40 @@ int main(int argc, char **argv)
             usleep(20 * MS);
             produce(&v, 3);
         } else {
-            consume(&v, 3);
+            TIMED(t[WO], consume(&v, 3));
             consume(&v, 2);
         }
     }
+    MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < 3; i++) { /* barrier */
         if (rank == 1)
             usleep(40 * MS);
-        MPI_Barrier(MPI_COMM_WORLD);
+        TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD)); /* CALLSITE barrier phase */
     }
     for (int i = 0; i < 2; i++) { /* broadcast */
         if (rank == 0)
             usleep(40 * MS);
-        MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        TIMED(t[BC], MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
     }
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < 2; i++) { /* reduce */
         if (rank == 1)
             usleep(40 * MS);
-        MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        TIMED(t[RED], MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
     }
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < 2; i++) { /* allreduce */
         if (rank == 0)
             usleep(40 * MS);
-        MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        TIMED(t[ALL], MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     }
     int *base;
     MPI_Win win;
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1)
         usleep(20 * MS);
-    MPI_Win_allocate(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    TIMED(t[WIN], MPI_Win_allocate(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                   &base, &win));
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) { /* lock contention on target 1 */
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
@@ -95,9 +114,9 @@ int main(int argc, char **argv)
         MPI_Win_unlock(1, win);
     } else {
         usleep(5 * MS);
-        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
-        MPI_Put(&v, 1, MPI_INT, 1, 1, 1, MPI_INT, win);
-        MPI_Win_unlock(1, win);
+        TIMED(t[LOCK], MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win));
+        TIMED(t[LOCK], MPI_Put(&v, 1, MPI_INT, 1, 1, 1, MPI_INT, win));
+        TIMED(t[LOCK], MPI_Win_unlock(1, win));
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Group world, other;
@@ -109,21 +128,22 @@ int main(int argc, char **argv)
             if (late_post)
                 usleep(20 * MS);
             MPI_Win_post(other, 0, win);
-            MPI_Win_wait(win);
-        } else { /* origin */
-            MPI_Win_start(other, 0, win);
+            TIMED(t[WAIT], MPI_Win_wait(win));
+        } else { /* origin: the epoch's calls of the late-post round */
+            double dummy = 0, *acc = late_post ? &t[POST] : &dummy;
+            TIMED(*acc, MPI_Win_start(other, 0, win));
             if (!late_post)
                 usleep(20 * MS);
-            MPI_Put(&v, 1, MPI_INT, 1, 2, 1, MPI_INT, win);
-            MPI_Win_complete(win);
+            TIMED(*acc, MPI_Put(&v, 1, MPI_INT, 1, 2, 1, MPI_INT, win));
+            TIMED(*acc, MPI_Win_complete(win));
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
     MPI_Group_free(&other);
     MPI_Group_free(&world);
     MPI_Win_free(&win);
-    if (rank == 1)
-        printf("sum %d\n", sum);
+    for (int p = 0; p < NPHASE; p++)
+        printf("rank %d %s %.6f\n", rank, phase[p], t[p]);
     MPI_Finalize();
-    return 0;
+    return sum == -1;
 }
