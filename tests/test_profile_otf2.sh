@@ -98,6 +98,69 @@ else
     fail "mpilens trace of trace_app"; sed 's/^/  /' "$TMP/trace.err" >&2
 fi
 
+# user functions: tests/mpi/func_app built with -finstrument-functions (see its header for
+# what each function does and for how long)
+FAPP=$BUILD/tests/mpi/func_app
+val() { awk -F, -v p="$2" -v f="$3" '$1 == p && $2 == f { print $3; n = 1 } END { if (!n) print "none" }' "$1"; }
+within() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x != "none" && x >= lo && x <= hi) }'; }
+enters() { otf2-print "$1" | awk -v r="\"$2\"" '$1 == "ENTER" && $5 == r { n++ } END { print n + 0 }'; }
+ftrace() { # DIR NP ENV...: trace func_app with MPILENS_TRACE_FUNC* variables passed by -x
+    local dir=$1 np=$2 x=""; shift 2
+    for v in "$@"; do x="$x -x $v"; done
+    "$M" trace -o "$TMP/$dir" -- $MPIRUN -np "$np" $x "$FAPP" >"$TMP/$dir.out" 2>"$TMP/$dir.err"
+}
+if ftrace fa 3; then
+    ok
+    compare funcs "$TMP/fa/traces.otf2"
+    F=$TMP/funcs.csv
+    for r in 0 1 2; do
+        check "rank $r: sleepy 10 x 50 ms ~ 0.5 s (got $(val $F $r sleepy))" within "$(val $F $r sleepy)" 0.49 0.75
+        for f in outer middle inner; do
+            check "rank $r: $f 2 x 10 ms (got $(val $F $r $f))" within "$(val $F $r $f)" 0.0195 0.05
+        done
+        check "rank $r: exchange is all MPI_Allreduce (got $(val $F $r exchange))" within "$(val $F $r exchange)" 0 0.01
+        check "rank $r: main from MPI_Init to MPI_Finalize" within "$(val $F $r main)" 0 0.05
+    done
+    check "rank 1: slow_rank 0.3 s (got $(val $F 1 slow_rank))" within "$(val $F 1 slow_rank)" 0.299 0.45
+    check_eq "slow_rank only on rank 1" "$(val $F 0 slow_rank)$(val $F 2 slow_rank)" "nonenone"
+    check_eq "tiny: 20000 calls on each of 3 ranks" "$(enters "$TMP/fa/traces.otf2" tiny)" 60000
+    check_eq "exchange: 10 calls on each of 3 ranks" "$(enters "$TMP/fa/traces.otf2" exchange)" 30
+    check_eq "collector printed no diagnostics" "$(grep -c mpilens-trace "$TMP/fa.err")" 0
+else
+    fail "mpilens trace of func_app"; sed 's/^/  /' "$TMP/fa.err" >&2
+fi
+# minimum duration 1 ms and depth 2: tiny (too short) and middle/inner (too deep) vanish, their
+# time goes to the caller; exchange stays (an MPI call inside it was recorded)
+if ftrace fb 2 MPILENS_TRACE_FUNC_MIN=1ms MPILENS_TRACE_FUNC_DEPTH=2; then
+    ok
+    "$M" $CMD "$TMP/fb" --profile-csv "$TMP/fb.csv" >/dev/null
+    F=$TMP/fb.csv
+    check_eq "min/depth: user regions" "$(awk -F, 'NR > 1 && $2 !~ /^MPI_/ { print $2 }' $F | sort -u | tr '\n' ' ')" "exchange main outer sleepy slow_rank "
+    check "min/depth: outer holds middle and inner, 2 x 30 ms (got $(val $F 0 outer))" within "$(val $F 0 outer)" 0.059 0.12
+    check_eq "min/depth: exchange 10 calls per rank" "$(enters "$TMP/fb/traces.otf2" exchange)" 20
+    check_eq "min/depth: no tiny" "$(enters "$TMP/fb/traces.otf2" tiny)" 0
+else
+    fail "mpilens trace of func_app with min/depth"; sed 's/^/  /' "$TMP/fb.err" >&2
+fi
+# name filter at conversion: globs, '!' excludes
+if ftrace fc 2 "MPILENS_TRACE_FUNCS=s*,!slow_rank,inn?r"; then
+    ok
+    "$M" $CMD "$TMP/fc" --profile-csv "$TMP/fc.csv" >/dev/null
+    check_eq "filter: user regions" "$(awk -F, 'NR > 1 && $2 !~ /^MPI_/ { print $2 }' "$TMP/fc.csv" | sort -u | tr '\n' ' ')" "inner sleepy "
+    check "filter: MPI kept" grep -q '^0,MPI_Allreduce,' "$TMP/fc.csv"
+else
+    fail "mpilens trace of func_app with a filter"; sed 's/^/  /' "$TMP/fc.err" >&2
+fi
+# a malformed setting: one line per rank on stderr, the MPI trace is still written
+if ftrace fd 2 MPILENS_TRACE_FUNC_MIN=soon; then
+    ok
+    check_match "bad minimum: says so" "$(cat "$TMP/fd.err")" "rank 0: MPILENS_TRACE_FUNC_MIN='soon' is not a duration"
+    check_eq "bad minimum: no user regions" "$(enters "$TMP/fd/traces.otf2" sleepy)" 0
+    check_eq "bad minimum: MPI still traced" "$(enters "$TMP/fd/traces.otf2" MPI_Allreduce)" 20
+else
+    fail "mpilens trace of func_app with a bad minimum"; sed 's/^/  /' "$TMP/fd.err" >&2
+fi
+
 # damaged archives: exit 1, a message naming the file, nothing on stdout
 cp -r "$CASITA" "$TMP/cut"
 head -c 300 "$CASITA/traces/1.evt" >"$TMP/cut/traces/1.evt"
