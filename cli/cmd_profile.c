@@ -13,6 +13,8 @@
 #include "../analysis/profile.h"
 #include "../analysis/profile_otf2.h"
 #include "../render/profile_plot.h"
+#include "../render/profile_report.h"
+#include "../render/report.h"
 
 LENS_COMMAND(profile_clusters, "dominating functions and costly processes of a profile (ICAPPA)");
 
@@ -25,7 +27,7 @@ static const char *figure_font(void)
 static void help(void)
 {
     printf("usage: mpilens profile-clusters INPUT [--json] [--seed N] [--restarts N] [--plots DIR [--svg]]\n"
-           "                                [--profile-csv FILE]\n\n"
+           "                                [--profile-csv FILE] [--report OUT.pdf [--title TEXT]]\n\n"
            "Finds the functions that dominate the run time and the processes where they cost\n"
            "most by iterative 2-means clustering (ICAPPA): PCA drops low-variance attributes,\n"
            "k-means++ splits, the X-means BIC and the 5%% / 80%% criteria decide whether to\n"
@@ -41,10 +43,13 @@ static void help(void)
            "                  DIR/pca_scatter.png (processes on two principal components)\n"
            "  --svg           with --plots: SVG instead of PNG\n"
            "  --profile-csv FILE  also write the profile read (CSV, '-' for stdout)\n"
+           "  --report OUT.pdf    also write the PDF report \"Where the time goes\" (layout and\n"
+           "                  texts: templates/profile_report.tmpl; SOURCE_DATE_EPOCH fixes the date)\n"
+           "  --title TEXT    with --report: the report's title\n"
            "  -h, --help      this text\n\n"
            "example:\n"
            "  mpilens profile-clusters samples/profiles/halo64.csv --json\n"
-           "  mpilens profile-clusters mpilens-trace/traces.otf2\n");
+           "  mpilens profile-clusters mpilens-trace/traces.otf2 --report where.pdf\n");
 }
 
 static int parse_count(const char *s, unsigned long max, unsigned long *v)
@@ -76,6 +81,23 @@ static int write_plots(const struct lens_profile *p, const struct lens_icappa *r
     return rc;
 }
 
+/* The PDF "Where the time goes" (render/profile_report.h), fonts and template from the data
+ * directory that `mpilens report` uses. */
+static int write_report(const struct lens_profile *p, const struct lens_icappa *r, const char *in,
+                        const char *out, const char *title, struct lens_err *e)
+{
+    char datadir[4096];
+    int rc = lens_report_datadir(datadir, sizeof datadir, e);
+    if (rc != LENS_OK)
+        return rc;
+    struct lens_profile_report_opts o;
+    lens_profile_report_opts_init(&o);
+    o.datadir = datadir;
+    o.input = in;
+    o.title = title;
+    return lens_profile_report_write(&o, p, r, out, e);
+}
+
 int cmd_profile_clusters(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -85,6 +107,8 @@ int cmd_profile_clusters(int argc, char **argv)
         {"plots", required_argument, NULL, 'p'},
         {"svg", no_argument, NULL, 'g'},
         {"profile-csv", required_argument, NULL, 'c'},
+        {"report", required_argument, NULL, 'R'},
+        {"title", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -92,7 +116,7 @@ int cmd_profile_clusters(int argc, char **argv)
     struct lens_icappa_opts o;
     lens_icappa_opts_default(&o);
     int json = 0, svg = 0, c;
-    const char *plots = NULL, *profile_csv = NULL;
+    const char *plots = NULL, *profile_csv = NULL, *report = NULL, *title = NULL;
     unsigned long v;
     optind = 1;
     opterr = 0;
@@ -120,6 +144,12 @@ int cmd_profile_clusters(int argc, char **argv)
         case 'c':
             profile_csv = optarg;
             break;
+        case 'R':
+            report = optarg;
+            break;
+        case 't':
+            title = optarg;
+            break;
         case 'h':
             help();
             return LENS_EXIT_OK;
@@ -129,6 +159,8 @@ int cmd_profile_clusters(int argc, char **argv)
     }
     if (svg && !plots)
         return lens_cli_usage(cmd, "--svg needs --plots DIR");
+    if (title && !report)
+        return lens_cli_usage(cmd, "--title needs --report OUT.pdf");
     if (optind != argc - 1)
         return lens_cli_usage(cmd, optind == argc ? "missing INPUT" : "more than one INPUT");
     struct lens_err e;
@@ -143,6 +175,8 @@ int cmd_profile_clusters(int argc, char **argv)
         rc = lens_icappa_run(p, &o, &r, &e);
     if (rc == LENS_OK && plots)
         rc = write_plots(p, r, plots, svg ? "svg" : "png", &e);
+    if (rc == LENS_OK && report)
+        rc = write_report(p, r, in, report, title, &e);
     if (rc == LENS_OK)
         rc = json ? lens_icappa_write_json(r, p, stdout, &e) : lens_icappa_write_text(r, p, stdout, &e);
     if (rc == LENS_OK && !json)
