@@ -340,7 +340,8 @@ int lens_trace_symbols_number(struct lens_trace_symbols *s, struct lens_err *e)
             f->index = hit ? (uint32_t)(hit - s->names) : LENS_TRACE_SYMBOL_NONE;
         }
     for (int r = 0; r < s->nranks; r++) /* by address, for lens_trace_symbols_index */
-        qsort(s->ranks[r].f, s->ranks[r].n, sizeof *s->ranks[r].f, cmp_addr);
+        if (s->ranks[r].n > 1)
+            qsort(s->ranks[r].f, s->ranks[r].n, sizeof *s->ranks[r].f, cmp_addr);
     return LENS_OK;
 }
 
