@@ -1,0 +1,253 @@
+/* Binding and evaluation of parsed rules (ruleeval.h): names become member, field and
+ * parameter slots once, so evaluating an instance never compares strings; a division by
+ * zero is reported with the rule's file:line:col instead of producing inf or NaN. */
+#include "ruleeval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+
+struct scope {
+    const struct lens_rule_composite *c;
+    const struct lens_ruleeval_type *types;
+    int nparams;   /* parameters of c visible (those declared before) */
+    int events;    /* bare member names allowed (problem location) */
+};
+
+static int berr(struct lens_rules *r, int n, struct lens_err *e, const char *fmt, const char *a,
+                const char *b)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    const struct lens_rule_node *x = &r->nodes[n];
+    return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: %s", x->file, x->line, x->col, msg);
+}
+
+static int member_slot(const struct lens_rule_composite *c, const char *name)
+{
+    for (int i = 0; i < c->nmembers; i++)
+        if (!strcmp(c->members[i].name, name))
+            return i;
+    return -1;
+}
+
+static int bind_expr(struct lens_rules *r, int n, const struct scope *s, struct lens_err *e)
+{
+    struct lens_rule_node *x = &r->nodes[n];
+    int rc;
+    switch (x->op) {
+    case LENS_RN_NUM:
+    case LENS_RN_STR:
+    case LENS_RN_FIELD:
+    case LENS_RN_PARAM:
+    case LENS_RN_MEMBER:
+        return LENS_OK;
+    case LENS_RN_NAME: {
+        for (int i = 0; i < s->nparams; i++)
+            if (!strcmp(s->c->params[i].name, x->name)) {
+                x->op = LENS_RN_PARAM, x->index = i, x->type = r->nodes[s->c->params[i].expr].type;
+                return LENS_OK;
+            }
+        int m = member_slot(s->c, x->name);
+        if (m >= 0)
+            return berr(r, n, e, "'%s' is an event, not a value: use %s.<field>", x->name, x->name);
+        return berr(r, n, e, "unknown name '%s' in composite event '%s'", x->name, s->c->name);
+    }
+    case LENS_RN_DOTTED: {
+        int m = member_slot(s->c, x->name);
+        if (m < 0)
+            return berr(r, n, e, "unknown member '%s' in composite event '%s'", x->name,
+                        s->c->name);
+        const struct lens_ruleeval_type *t = &s->types[s->c->members[m].type_index];
+        for (int f = 0; t->fields[f]; f++)
+            if (!strcmp(t->fields[f], x->field)) {
+                x->op = LENS_RN_FIELD, x->slot = m, x->index = f;
+                int str =
+                    t->str_fields && (int)strlen(t->str_fields) > f && t->str_fields[f] == 's';
+                x->type = str ? LENS_RV_STR : LENS_RV_NUM;
+                return LENS_OK;
+            }
+        return berr(r, n, e, "event type '%s' has no field '%s'", t->name, x->field);
+    }
+    default:
+        break;
+    }
+    if ((rc = bind_expr(r, x->a, s, e)) || (x->b >= 0 && (rc = bind_expr(r, x->b, s, e))))
+        return rc;
+    x = &r->nodes[n];
+    int ta = r->nodes[x->a].type, tb = x->b >= 0 ? r->nodes[x->b].type : LENS_RV_NUM;
+    if ((x->op == LENS_RN_EQ || x->op == LENS_RN_NE) && ta == LENS_RV_STR && tb == LENS_RV_STR) {
+        x->type = LENS_RV_NUM;
+        return LENS_OK;
+    }
+    if (ta == LENS_RV_STR || tb == LENS_RV_STR)
+        return berr(r, n, e, "a string cannot be used here%s%s",
+                    x->op == LENS_RN_EQ || x->op == LENS_RN_NE ? " (compare strings with strings)"
+                                                               : "",
+                    "");
+    x->type = LENS_RV_NUM;
+    return LENS_OK;
+}
+
+int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *types, int ntypes,
+                    struct lens_err *e)
+{
+    int rc;
+    r->bound = 0;
+    for (int c = 0; c < r->ncomposites; c++) {
+        struct lens_rule_composite *k = &r->composites[c];
+        for (int m = 0; m < k->nmembers; m++) {
+            struct lens_rule_member *mb = &k->members[m];
+            mb->type_index = -1;
+            for (int t = 0; t < ntypes; t++)
+                if (!strcmp(types[t].name, mb->type))
+                    mb->type_index = t;
+            if (mb->type_index < 0)
+                return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: unknown event type '%s'",
+                                    k->file, mb->line, mb->col, mb->type);
+        }
+        struct scope s = {k, types, 0, 0};
+        if (k->when >= 0 && (rc = bind_expr(r, k->when, &s, e)))
+            return rc;
+        for (int i = 0; i < k->nparams; i++) {
+            s.nparams = i;
+            if ((rc = bind_expr(r, k->params[i].expr, &s, e)))
+                return rc;
+        }
+    }
+    for (int i = 0; i < r->nproblems; i++) {
+        struct lens_rule_problem *p = &r->problems[i];
+        const struct lens_rule_composite *k = &r->composites[p->composite];
+        struct scope s = {k, types, k->nparams, 0};
+        if ((p->when >= 0 && (rc = bind_expr(r, p->when, &s, e))) ||
+            (rc = bind_expr(r, p->duration, &s, e)))
+            return rc;
+        if (r->nodes[p->duration].type != LENS_RV_NUM)
+            return berr(r, p->duration, e, "duration must be a number, not a string%s%s", "", "");
+        if (p->location <= -2) {
+            int n = -2 - p->location;
+            p->location = member_slot(k, r->nodes[n].name);
+            if (p->location < 0)
+                return berr(r, n, e, "location '%s' is not a member of '%s'", r->nodes[n].name,
+                            k->name);
+        }
+    }
+    r->bound = 1;
+    return LENS_OK;
+}
+
+/* ---- evaluation ---- */
+
+struct eval {
+    const struct lens_rules *r;
+    const struct lens_ruleeval_ctx *x;
+    int bad;        /* node of the first division by zero, -1 when none */
+};
+
+static double ev(struct eval *v, int n)
+{
+    const struct lens_rule_node *x = &v->r->nodes[n];
+    double a, b;
+    switch (x->op) {
+    case LENS_RN_NUM:
+    case LENS_RN_STR:
+        return x->num;
+    case LENS_RN_FIELD:
+        return v->x->member[x->slot][x->index];
+    case LENS_RN_PARAM:
+        return v->x->params[x->index];
+    case LENS_RN_NEG:
+        return -ev(v, x->a);
+    case LENS_RN_NOT:
+        return ev(v, x->a) == 0;
+    case LENS_RN_ABS:
+        return fabs(ev(v, x->a));
+    case LENS_RN_AND:
+        return ev(v, x->a) != 0 && ev(v, x->b) != 0;
+    case LENS_RN_OR:
+        return ev(v, x->a) != 0 || ev(v, x->b) != 0;
+    default:
+        break;
+    }
+    a = ev(v, x->a);
+    b = ev(v, x->b);
+    switch (x->op) {
+    case LENS_RN_ADD: return a + b;
+    case LENS_RN_SUB: return a - b;
+    case LENS_RN_MUL: return a * b;
+    case LENS_RN_DIV:
+        if (b == 0) {
+            if (v->bad < 0)
+                v->bad = n;
+            return 0;
+        }
+        return a / b;
+    case LENS_RN_LT: return a < b;
+    case LENS_RN_LE: return a <= b;
+    case LENS_RN_GT: return a > b;
+    case LENS_RN_GE: return a >= b;
+    case LENS_RN_EQ: return a == b;
+    case LENS_RN_NE: return a != b;
+    case LENS_RN_MIN: return a < b ? a : b;
+    case LENS_RN_MAX: return a > b ? a : b;
+    default: return 0; /* unbound names cannot reach here: lens_ruleeval_bind refuses them */
+    }
+}
+
+static int eval_checked(const struct lens_rules *r, int n, const struct lens_ruleeval_ctx *x,
+                        const char *what, double *out, struct lens_err *e)
+{
+    struct eval v = {r, x, -1};
+    *out = ev(&v, n);
+    if (v.bad >= 0) {
+        const struct lens_rule_node *b = &r->nodes[v.bad];
+        return lens_err_set(e, LENS_EDATA, "%s:%d:%d: division by zero in %s", b->file, b->line,
+                            b->col, what);
+    }
+    return LENS_OK;
+}
+
+int lens_ruleeval_node(const struct lens_rules *r, int n, const struct lens_ruleeval_ctx *x,
+                         double *v, struct lens_err *e)
+{
+    if (!r->bound || n < 0 || n >= r->nnodes)
+        return lens_err_set(e, LENS_EINVAL, "rules: node %d cannot be evaluated", n);
+    return eval_checked(r, n, x, "expression", v, e);
+}
+
+int lens_ruleeval_composite(const struct lens_rules *r, int c, struct lens_ruleeval_ctx *x,
+                              struct lens_err *e)
+{
+    const struct lens_rule_composite *k = &r->composites[c];
+    double v;
+    int rc;
+    if (k->when >= 0) {
+        if ((rc = eval_checked(r, k->when, x, k->name, &v, e)))
+            return rc;
+        if (v == 0)
+            return 0;
+    }
+    for (int i = 0; i < k->nparams; i++)
+        if ((rc = eval_checked(r, k->params[i].expr, x, k->name, &x->params[i], e)))
+            return rc;
+    return 1;
+}
+
+int lens_ruleeval_problem(const struct lens_rules *r, int p, const struct lens_ruleeval_ctx *x,
+                            double *duration, struct lens_err *e)
+{
+    const struct lens_rule_problem *pr = &r->problems[p];
+    double v;
+    int rc;
+    if (pr->when >= 0) {
+        if ((rc = eval_checked(r, pr->when, x, pr->id, &v, e)))
+            return rc;
+        if (v == 0)
+            return 0;
+    }
+    if ((rc = eval_checked(r, pr->duration, x, pr->id, duration, e)))
+        return rc;
+    return 1;
+}
+

@@ -1,0 +1,711 @@
+/* Lexer, recursive-descent parser, binder and evaluator of the rule language (rules.h).
+ * Text is tokenised in one pass; expressions become nodes in one array; binding turns names
+ * into member/field/parameter slots so evaluation never compares strings. */
+#include "rules.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum tok { T_EOF, T_IDENT, T_NUM, T_STR, T_PUNCT };
+
+struct token {
+    int kind;
+    char *text;  /* identifier, punctuation or decoded string (owned) */
+    double num;
+    int line, col;
+};
+
+struct parser {
+    struct lens_rules *r;
+    struct lens_err *e;
+    const char *file;
+    struct token *toks;
+    int ntoks, cap, pos;
+};
+
+static int perr(struct parser *p, const struct token *t, const char *fmt, const char *arg)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg);
+    return lens_err_set(p->e, LENS_EFORMAT, "%s:%d:%d: %s", p->file, t->line, t->col, msg);
+}
+
+/* ---- lexer ---- */
+
+static int push_tok(struct parser *p, struct token t)
+{
+    if (t.kind == T_STR && p->ntoks > 0 && p->toks[p->ntoks - 1].kind == T_STR) {
+        /* adjacent literals join, as in C, so long texts span lines */
+        struct token *last = &p->toks[p->ntoks - 1];
+        size_t a = strlen(last->text), b = strlen(t.text);
+        char *q = lens_realloc(last->text, a + b + 1);
+        if (!q) {
+            lens_free(t.text);
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        }
+        memcpy(q + a, t.text, b + 1);
+        last->text = q;
+        lens_free(t.text);
+        return LENS_OK;
+    }
+    if (p->ntoks == p->cap) {
+        int m = p->cap ? 2 * p->cap : 256;
+        struct token *q = lens_realloc(p->toks, (size_t)m * sizeof *q);
+        if (!q) {
+            lens_free(t.text);
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        }
+        p->toks = q;
+        p->cap = m;
+    }
+    p->toks[p->ntoks++] = t;
+    return LENS_OK;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = lens_malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+static int lex_string(struct parser *p, const char **sp, int *col, struct token *t)
+{
+    const char *s = *sp + 1;
+    size_t n = 0, cap = 64;
+    char *buf = lens_malloc(cap);
+    if (!buf)
+        return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    for (;; s++) {
+        char c = *s;
+        if (c == 0 || c == '\n') {
+            lens_free(buf);
+            return perr(p, t, "unterminated string%s", "");
+        }
+        if (c == '"')
+            break;
+        if (c == '\\') {
+            char d = *++s;
+            c = d == 'n' ? '\n' : d == 't' ? '\t' : d == '"' ? '"' : d == '\\' ? '\\' : 0;
+            if (!c) {
+                lens_free(buf);
+                struct token at = {0, NULL, 0, t->line, t->col + (int)(s - *sp) - 1};
+                return perr(p, &at, "unknown escape '\\%s' in string", (char[]){d ? d : '0', 0});
+            }
+        }
+        if (n + 2 > cap) {
+            char *q = lens_realloc(buf, cap *= 2);
+            if (!q) {
+                lens_free(buf);
+                return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+            }
+            buf = q;
+        }
+        buf[n++] = c;
+    }
+    buf[n] = 0;
+    *col += (int)(s + 1 - *sp);
+    *sp = s + 1;
+    t->kind = T_STR;
+    t->text = buf;
+    return LENS_OK;
+}
+
+static int lex(struct parser *p, const char *s)
+{
+    int line = 1, col = 1, rc;
+    static const char *const two[] = {"<=", ">=", "==", "!="};
+    while (*s) {
+        if (*s == '\n') {
+            line++, col = 1, s++;
+            continue;
+        }
+        if (isspace((unsigned char)*s)) {
+            s++, col++;
+            continue;
+        }
+        if (*s == '#' || (s[0] == '/' && s[1] == '/')) {
+            while (*s && *s != '\n')
+                s++;
+            continue;
+        }
+        struct token t = {T_PUNCT, NULL, 0, line, col};
+        if (isalpha((unsigned char)*s) || *s == '_') {
+            const char *b = s;
+            while (isalnum((unsigned char)*s) || *s == '_')
+                s++;
+            t.kind = T_IDENT;
+            t.text = dup_n(b, (size_t)(s - b));
+            col += (int)(s - b);
+        } else if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
+            char *end;
+            errno = 0;
+            t.kind = T_NUM;
+            t.num = strtod(s, &end);
+            if (errno == ERANGE || isalpha((unsigned char)*end) || *end == '_')
+                return perr(p, &t, "malformed number%s", "");
+            col += (int)(end - s);
+            s = end;
+            if (!(t.text = dup_n("number", 6)))
+                return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        } else if (*s == '"') {
+            if ((rc = lex_string(p, &s, &col, &t)))
+                return rc;
+        } else {
+            size_t n = 1;
+            for (size_t i = 0; i < 4; i++)
+                if (!strncmp(s, two[i], 2))
+                    n = 2;
+            if (n == 1 && !strchr("(),;.=<>+-*/", *s)) {
+                char c[2] = {*s, 0};
+                return perr(p, &t, "unexpected character '%s'", c);
+            }
+            t.text = dup_n(s, n);
+            s += n, col += (int)n;
+        }
+        if (!t.text)
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        if ((rc = push_tok(p, t)))
+            return rc;
+    }
+    return push_tok(p, (struct token){T_EOF, dup_n("end of file", 11), 0, line, col});
+}
+
+/* ---- parser ---- */
+
+static struct token *peek(struct parser *p) { return &p->toks[p->pos]; }
+static int is(struct parser *p, const char *text)
+{
+    struct token *t = peek(p);
+    return (t->kind == T_IDENT || t->kind == T_PUNCT) && !strcmp(t->text, text);
+}
+static int accept(struct parser *p, const char *text)
+{
+    if (!is(p, text))
+        return 0;
+    p->pos++;
+    return 1;
+}
+static int expect(struct parser *p, const char *text, const char *context)
+{
+    if (accept(p, text))
+        return LENS_OK;
+    struct token *t = peek(p);
+    char msg[256];
+    snprintf(msg, sizeof msg, "expected '%s' %s, got '%s'", text, context, t->text);
+    return perr(p, t, "%s", msg);
+}
+static int expect_ident(struct parser *p, const char *what, struct token **out)
+{
+    struct token *t = peek(p);
+    if (t->kind != T_IDENT) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "expected %s, got '%s'", what, t->text);
+        return perr(p, t, "%s", msg);
+    }
+    *out = t;
+    p->pos++;
+    return LENS_OK;
+}
+
+static int new_node(struct parser *p, int op, int a, int b, const struct token *at)
+{
+    struct lens_rules *r = p->r;
+    if (r->nnodes == r->cap_nodes) {
+        int m = r->cap_nodes ? 2 * r->cap_nodes : 256;
+        struct lens_rule_node *q = lens_realloc(r->nodes, (size_t)m * sizeof *q);
+        if (!q)
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        r->nodes = q;
+        r->cap_nodes = m;
+    }
+    r->nodes[r->nnodes] = (struct lens_rule_node){op, a, b, 0, NULL, NULL, -1, -1, LENS_RV_NUM,
+                                                  p->file, at->line, at->col};
+    return r->nnodes++;
+}
+
+static int parse_expr(struct parser *p);
+
+static int parse_primary(struct parser *p)
+{
+    struct token *t = peek(p);
+    int n;
+    if (t->kind == T_NUM) {
+        p->pos++;
+        if ((n = new_node(p, LENS_RN_NUM, -1, -1, t)) >= 0)
+            p->r->nodes[n].num = t->num;
+        return n;
+    }
+    if (t->kind == T_STR) {
+        p->pos++;
+        int id = lens_rules_intern(p->r, t->text);
+        if (id < 0)
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        if ((n = new_node(p, LENS_RN_STR, -1, -1, t)) >= 0)
+            p->r->nodes[n].num = id, p->r->nodes[n].type = LENS_RV_STR;
+        return n;
+    }
+    if (accept(p, "(")) {
+        if ((n = parse_expr(p)) < 0)
+            return n;
+        int rc = expect(p, ")", "to close the parenthesis");
+        return rc ? rc : n;
+    }
+    if (t->kind != T_IDENT)
+        return perr(p, t, "expected a value, got '%s'", t->text);
+    p->pos++;
+    if (!strcmp(t->text, "true") || !strcmp(t->text, "false")) {
+        if ((n = new_node(p, LENS_RN_NUM, -1, -1, t)) >= 0)
+            p->r->nodes[n].num = t->text[0] == 't';
+        return n;
+    }
+    if (accept(p, "(")) { /* function call */
+        int op = !strcmp(t->text, "min") ? LENS_RN_MIN : !strcmp(t->text, "max") ? LENS_RN_MAX
+               : !strcmp(t->text, "abs") ? LENS_RN_ABS : -1;
+        if (op < 0)
+            return perr(p, t, "unknown function '%s' (known: min, max, abs)", t->text);
+        int acc = parse_expr(p);
+        if (acc < 0)
+            return acc;
+        if (op == LENS_RN_ABS) {
+            int rc = expect(p, ")", "after the argument of abs");
+            return rc ? rc : new_node(p, LENS_RN_ABS, acc, -1, t);
+        }
+        while (accept(p, ",")) {
+            int b = parse_expr(p);
+            if (b < 0 || (acc = new_node(p, op, acc, b, t)) < 0)
+                return b < 0 ? b : acc;
+        }
+        int rc = expect(p, ")", "after the arguments");
+        if (rc)
+            return rc;
+        if (p->r->nodes[acc].op != op) /* min(x) is x */
+            return acc;
+        return acc;
+    }
+    if ((n = new_node(p, LENS_RN_NAME, -1, -1, t)) < 0)
+        return n;
+    if (!(p->r->nodes[n].name = lens_strdup(t->text)))
+        return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    if (accept(p, ".")) {
+        struct token *f;
+        int rc = expect_ident(p, "a field name after '.'", &f);
+        if (rc)
+            return rc;
+        p->r->nodes[n].op = LENS_RN_DOTTED;
+        if (!(p->r->nodes[n].field = lens_strdup(f->text)))
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    }
+    return n;
+}
+
+static int parse_unary(struct parser *p)
+{
+    struct token *t = peek(p);
+    if (accept(p, "-")) {
+        int a = parse_unary(p);
+        return a < 0 ? a : new_node(p, LENS_RN_NEG, a, -1, t);
+    }
+    return parse_primary(p);
+}
+
+/* Binary levels, loosest first; a comparison does not chain (a < b < c is an error). */
+static int parse_level(struct parser *p, int level)
+{
+    static const char *const ops[][6] = {
+        {"or"}, {"and"}, {0}, {"<", "<=", ">", ">=", "==", "!="}, {"+", "-"}, {"*", "/"}};
+    static const int codes[][6] = {
+        {LENS_RN_OR},
+        {LENS_RN_AND},
+        {0},
+        {LENS_RN_LT, LENS_RN_LE, LENS_RN_GT, LENS_RN_GE, LENS_RN_EQ, LENS_RN_NE},
+        {LENS_RN_ADD, LENS_RN_SUB},
+        {LENS_RN_MUL, LENS_RN_DIV}};
+    if (level == 2) { /* not */
+        struct token *t = peek(p);
+        if (accept(p, "not")) {
+            int a = parse_level(p, 2);
+            return a < 0 ? a : new_node(p, LENS_RN_NOT, a, -1, t);
+        }
+        return parse_level(p, 3);
+    }
+    if (level == 6)
+        return parse_unary(p);
+    int a = parse_level(p, level + 1);
+    while (a >= 0) {
+        int op = -1;
+        struct token *t = peek(p);
+        for (int i = 0; i < 6 && ops[level][i]; i++)
+            if (is(p, ops[level][i]))
+                op = codes[level][i];
+        if (op < 0)
+            break;
+        p->pos++;
+        int b = parse_level(p, level + 1);
+        if (b < 0)
+            return b;
+        a = new_node(p, op, a, b, t);
+        if (level == 3 && a >= 0) {
+            for (int i = 0; i < 6; i++)
+                if (is(p, ops[3][i]))
+                    return perr(p, peek(p), "comparisons do not chain: use 'and' before '%s'",
+                                peek(p)->text);
+            break;
+        }
+    }
+    return a;
+}
+
+static int parse_expr(struct parser *p) { return parse_level(p, 0); }
+
+static int parse_params(struct parser *p, struct lens_rule_param **out, int *n)
+{
+    int rc = expect(p, "(", "after 'parameters'");
+    if (rc)
+        return rc;
+    do {
+        struct token *name;
+        if ((rc = expect_ident(p, "a parameter name", &name)) ||
+            (rc = expect(p, "=", "after the parameter name")))
+            return rc;
+        for (int i = 0; i < *n; i++)
+            if (!strcmp((*out)[i].name, name->text))
+                return perr(p, name, "parameter '%s' given twice", name->text);
+        int x = parse_expr(p);
+        if (x < 0)
+            return x;
+        struct lens_rule_param *q = lens_realloc(*out, (size_t)(*n + 1) * sizeof *q);
+        if (!q)
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        *out = q;
+        q[*n] = (struct lens_rule_param){lens_strdup(name->text), x, name->line, name->col};
+        if (!q[(*n)++].name)
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    } while (accept(p, ","));
+    return expect(p, ")", "after the parameters");
+}
+
+static int parse_composite(struct parser *p, const struct token *at)
+{
+    struct lens_rules *r = p->r;
+    struct token *name;
+    int rc;
+    if ((rc = expect(p, "event", "after 'composite'")) ||
+        (rc = expect_ident(p, "the composite event's type name", &name)))
+        return rc;
+    if (lens_rules_composite_find(r, name->text) >= 0)
+        return perr(p, name, "composite event '%s' declared twice", name->text);
+    struct lens_rule_composite *q = lens_realloc(r->composites,
+                                                 (size_t)(r->ncomposites + 1) * sizeof *q);
+    if (!q)
+        return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    r->composites = q;
+    struct lens_rule_composite *c = &q[r->ncomposites++];
+    *c = (struct lens_rule_composite){lens_strdup(name->text), NULL, 0, -1, NULL, 0,
+                                      p->file, at->line, at->col};
+    if (!c->name)
+        return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    if ((rc = expect(p, "member", "after the composite event's name")) ||
+        (rc = expect(p, "(", "after 'member'")))
+        return rc;
+    do {
+        int shared = accept(p, "shared");
+        struct token *type, *mname;
+        if ((rc = expect_ident(p, "an event type", &type)) ||
+            (rc = expect(p, "as", "after the member's event type")) ||
+            (rc = expect_ident(p, "the member's name", &mname)))
+            return rc;
+        for (int i = 0; i < c->nmembers; i++)
+            if (!strcmp(c->members[i].name, mname->text))
+                return perr(p, mname, "member name '%s' used twice", mname->text);
+        struct lens_rule_member *m = lens_realloc(c->members,
+                                                  (size_t)(c->nmembers + 1) * sizeof *m);
+        if (!m)
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        c->members = m;
+        m[c->nmembers] = (struct lens_rule_member){lens_strdup(type->text),
+                                                   lens_strdup(mname->text), shared, -1,
+                                                   type->line, type->col};
+        if (!m[c->nmembers++].name || !m[c->nmembers - 1].type)
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    } while (accept(p, ","));
+    if ((rc = expect(p, ")", "after the member list")))
+        return rc;
+    if (accept(p, "when") && (c->when = parse_expr(p)) < 0)
+        return c->when;
+    if (accept(p, "parameters") && (rc = parse_params(p, &c->params, &c->nparams)))
+        return rc;
+    return LENS_OK;
+}
+
+static const char *const text_keys[2][LENS_RULE_NTEXT] = {
+    {"name", "description", "advice"}, {"name_ru", "description_ru", "advice_ru"}};
+
+/* Problem parameters: texts must be string literals; duration an expression; location a
+ * member name (resolved by lens_ruleeval_bind). */
+static int problem_params(struct parser *p, struct lens_rule_problem *pr,
+                          struct lens_rule_param *ps, int n, const struct token *at)
+{
+    struct lens_rules *r = p->r;
+    for (int i = 0; i < n; i++) {
+        struct lens_rule_node *x = &r->nodes[ps[i].expr];
+        struct token pos = {0, NULL, 0, ps[i].line, ps[i].col};
+        char **slot = NULL;
+        if (!strcmp(ps[i].name, "id"))
+            slot = &pr->id;
+        for (int l = 0; l < 2; l++)
+            for (int k = 0; k < LENS_RULE_NTEXT; k++)
+                if (!strcmp(ps[i].name, text_keys[l][k]))
+                    slot = &pr->text[l][k];
+        if (slot) {
+            if (x->op != LENS_RN_STR)
+                return perr(p, &pos, "parameter '%s' must be a string literal", ps[i].name);
+            if (!(*slot = lens_strdup(r->strings[(int)x->num])))
+                return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        } else if (!strcmp(ps[i].name, "duration")) {
+            pr->duration = ps[i].expr;
+        } else if (!strcmp(ps[i].name, "location")) {
+            if (x->op != LENS_RN_NAME)
+                return perr(p, &pos, "parameter 'location' must name a member%s", "");
+            pr->location = -2 - ps[i].expr; /* resolved in bind */
+        } else {
+            return perr(p, &pos, "unknown problem parameter '%s' (known: id, name, description, "
+                                 "advice, name_ru, description_ru, advice_ru, duration, location)",
+                        ps[i].name);
+        }
+    }
+    const char *missing = !pr->id ? "id" : !pr->text[0][0] ? "name"
+                        : !pr->text[0][1] ? "description" : !pr->text[0][2] ? "advice"
+                        : pr->duration < 0 ? "duration" : NULL;
+    if (missing)
+        return perr(p, at, "problem lacks the parameter '%s'", missing);
+    for (int i = 0; i < r->nproblems - 1; i++)
+        if (!strcmp(r->problems[i].id, pr->id))
+            return perr(p, at, "problem id '%s' declared twice", pr->id);
+    return LENS_OK;
+}
+
+static int parse_problem(struct parser *p, const struct token *at)
+{
+    struct lens_rules *r = p->r;
+    struct token *type;
+    int rc;
+    if ((rc = expect(p, "for", "after 'problem'")) ||
+        (rc = expect_ident(p, "a composite event type after 'for'", &type)))
+        return rc;
+    struct lens_rule_problem *q = lens_realloc(r->problems, (size_t)(r->nproblems + 1) * sizeof *q);
+    if (!q)
+        return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    r->problems = q;
+    struct lens_rule_problem *pr = &q[r->nproblems++];
+    memset(pr, 0, sizeof *pr);
+    pr->when = pr->duration = -1;
+    pr->file = p->file;
+    pr->line = at->line, pr->col = at->col;
+    pr->composite = lens_rules_composite_find(r, type->text);
+    if (pr->composite < 0)
+        return perr(p, type, "unknown composite event type '%s' (declare it first)", type->text);
+    if (!(pr->for_name = lens_strdup(type->text)))
+        return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    if (accept(p, "when") && (pr->when = parse_expr(p)) < 0)
+        return pr->when;
+    if ((rc = expect(p, "parameters", "in a problem declaration")))
+        return rc;
+    struct lens_rule_param *ps = NULL;
+    int n = 0;
+    rc = parse_params(p, &ps, &n);
+    if (!rc)
+        rc = problem_params(p, pr, ps, n, at);
+    for (int i = 0; i < n; i++)
+        lens_free(ps[i].name);
+    lens_free(ps);
+    return rc;
+}
+
+int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, struct lens_err *e)
+{
+    char **f = lens_realloc(r->files, (size_t)(r->nfiles + 1) * sizeof *f);
+    if (!f || !(f[r->nfiles] = lens_strdup(file))) {
+        if (f)
+            r->files = f;
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", file);
+    }
+    r->files = f;
+    struct parser p = {r, e, f[r->nfiles++], NULL, 0, 0, 0};
+    r->bound = 0;
+    int rc = lex(&p, text);
+    while (!rc && peek(&p)->kind != T_EOF) {
+        struct token *at = peek(&p);
+        if ((rc = expect(&p, "declare", "at the start of a declaration")))
+            break;
+        if (accept(&p, "composite"))
+            rc = parse_composite(&p, at);
+        else if (accept(&p, "problem"))
+            rc = parse_problem(&p, at);
+        else
+            rc = perr(&p, peek(&p), "expected 'composite' or 'problem' after 'declare', got '%s'",
+                      peek(&p)->text);
+        if (!rc)
+            rc = expect(&p, ";", "at the end of the declaration");
+    }
+    for (int i = 0; i < p.ntoks; i++)
+        lens_free(p.toks[i].text);
+    lens_free(p.toks);
+    return rc;
+}
+
+/* ---- lifecycle, strings, files ---- */
+
+struct lens_rules *lens_rules_new(void) { return lens_calloc(1, sizeof(struct lens_rules)); }
+
+int lens_rules_intern(struct lens_rules *r, const char *s)
+{
+    for (int i = 0; i < r->nstrings; i++)
+        if (!strcmp(r->strings[i], s))
+            return i;
+    if (r->nstrings == r->cap_strings) {
+        int m = r->cap_strings ? 2 * r->cap_strings : 64;
+        char **q = lens_realloc(r->strings, (size_t)m * sizeof *q);
+        if (!q)
+            return LENS_ENOMEM;
+        r->strings = q;
+        r->cap_strings = m;
+    }
+    if (!(r->strings[r->nstrings] = lens_strdup(s)))
+        return LENS_ENOMEM;
+    return r->nstrings++;
+}
+
+int lens_rules_composite_find(const struct lens_rules *r, const char *name)
+{
+    for (int i = 0; i < r->ncomposites; i++)
+        if (!strcmp(r->composites[i].name, name))
+            return i;
+    return -1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_file(const char *path, char **out, struct lens_err *e)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t n = 0, cap = 4096;
+    char *buf = lens_malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n - 1, fp);
+        if (n < cap - 1)
+            break;
+        char *q = lens_realloc(buf, cap *= 2);
+        if (!q)
+            lens_free(buf);
+        buf = q;
+    }
+    int err = ferror(fp);
+    fclose(fp);
+    if (!buf)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    if (err) {
+        lens_free(buf);
+        return lens_err_set(e, LENS_EIO, "%s: read error", path);
+    }
+    buf[n] = 0;
+    if (strlen(buf) != n) {
+        lens_free(buf);
+        return lens_err_set(e, LENS_EFORMAT, "%s: binary file (NUL byte), not rules", path);
+    }
+    *out = buf;
+    return LENS_OK;
+}
+
+int lens_rules_load_dir(struct lens_rules *r, const char *dir, struct lens_err *e)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return lens_err_set(e, LENS_EIO, "%s: cannot open rule directory: %s", dir,
+                            strerror(errno));
+    char **names = NULL;
+    size_t n = 0;
+    int rc = LENS_OK;
+    struct dirent *de;
+    while (!rc && (de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 7 || strcmp(de->d_name + len - 6, ".rules") || de->d_name[0] == '.')
+            continue;
+        char **q = lens_realloc(names, (n + 1) * sizeof *q);
+        if (!q || !(q[n] = lens_malloc(strlen(dir) + len + 2))) {
+            if (q)
+                names = q;
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", dir);
+            break;
+        }
+        names = q;
+        sprintf(names[n++], "%s/%s", dir, de->d_name);
+    }
+    closedir(d);
+    if (!rc && n == 0)
+        rc = lens_err_set(e, LENS_EIO, "%s: no *.rules files", dir);
+    if (!rc)
+        qsort(names, n, sizeof *names, by_name);
+    for (size_t i = 0; i < n && !rc; i++) {
+        char *text = NULL;
+        if (!(rc = read_file(names[i], &text, e)))
+            rc = lens_rules_parse(r, names[i], text, e);
+        lens_free(text);
+    }
+    for (size_t i = 0; i < n; i++)
+        lens_free(names[i]);
+    lens_free(names);
+    return rc;
+}
+
+void lens_rules_free(struct lens_rules *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->ncomposites; i++) {
+        struct lens_rule_composite *c = &r->composites[i];
+        for (int m = 0; m < c->nmembers; m++) {
+            lens_free(c->members[m].type);
+            lens_free(c->members[m].name);
+        }
+        lens_free(c->members);
+        for (int p = 0; p < c->nparams; p++)
+            lens_free(c->params[p].name);
+        lens_free(c->params);
+        lens_free(c->name);
+    }
+    lens_free(r->composites);
+    for (int i = 0; i < r->nproblems; i++) {
+        struct lens_rule_problem *p = &r->problems[i];
+        lens_free(p->id);
+        lens_free(p->for_name);
+        for (int l = 0; l < 2; l++)
+            for (int k = 0; k < LENS_RULE_NTEXT; k++)
+                lens_free(p->text[l][k]);
+    }
+    lens_free(r->problems);
+    for (int i = 0; i < r->nnodes; i++) {
+        lens_free(r->nodes[i].name);
+        lens_free(r->nodes[i].field);
+    }
+    lens_free(r->nodes);
+    for (int i = 0; i < r->nstrings; i++)
+        lens_free(r->strings[i]);
+    lens_free(r->strings);
+    for (int i = 0; i < r->nfiles; i++)
+        lens_free(r->files[i]);
+    lens_free(r->files);
+    lens_free(r);
+}

@@ -1,0 +1,48 @@
+/* The all-pairs measurement modes of mpilens-bench, with network_test2's meaning of each
+ * (ALGORITHMS.md section 1) and its defects fixed: warm-up repeats before timing, buffers
+ * touched before timing, a zero diagonal, and every statistic over the same per-repeat delay.
+ * One call measures one message length on every rank; allpairs.c gathers and writes it. */
+#ifndef LENS_BENCH_MODES_H
+#define LENS_BENCH_MODES_H
+
+#include "opts.h"
+
+#include <mpi.h>
+
+/* Per-rank state of an all-pairs run. Owns every buffer; memory is O(P) doubles per rank
+ * plus the message buffers (all_to_all: P messages). */
+struct lens_bench_ctx {
+    const struct lens_bench_opts *o; /* borrowed */
+    int rank, procs;
+    int maxlen;           /* largest message length of the sweep, bytes */
+    char *sbuf, *rbuf;    /* maxlen bytes each (at least 1) */
+    char *a2a;            /* all_to_all: P * maxlen receive bytes, NULL otherwise */
+    char *nsbuf, *nrbuf;  /* noise message buffers, noise_len bytes (at least 1) */
+    MPI_Request *req;     /* 2 * max(P, noise_msgs) requests */
+    MPI_Win win;          /* put/get: maxlen bytes per rank, MPI_WIN_NULL otherwise */
+    double *samples;      /* timed repeats of the cells being measured: P * repeats */
+    double *scratch;      /* sorting space, P * repeats */
+    double *row[4];       /* statistics of the cells this rank holds, P each, seconds:
+                             row[s][x] is cell (rank, x), or (x, rank) if transposed */
+    double *rawrow;       /* --raw: P * repeats samples of the same cells, else NULL */
+    int *iw;              /* 2 * P ints: participant lists of two consecutive pairs */
+    int transposed;       /* 1 when this rank holds column cells (bcast: row = root) */
+    long pairs;           /* measurements of one length (cells or pairs), for progress */
+};
+
+/* Allocates and touches the buffers and creates the window (collective). Returns LENS_OK
+ * or LENS_ENOMEM with the rank in the message; on failure nothing is left to release, but
+ * the caller must still treat it as fatal (the other ranks went ahead). */
+int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *o, struct lens_err *e);
+/* Frees the buffers and the window (collective when a window exists). */
+void lens_bench_ctx_release(struct lens_bench_ctx *c);
+
+/* Measures message length `len` (bytes) in mode o->mode on every rank (collective). Fills
+ * row[] (and rawrow) for the cells this rank holds; the diagonal is 0. */
+void lens_bench_mode_run(struct lens_bench_ctx *c, int len);
+
+/* What one element of the files holds in this mode, for the "delay_definition" attribute
+ * and --help. */
+const char *lens_bench_mode_definition(int mode);
+
+#endif

@@ -1,0 +1,341 @@
+/* The point-to-point sweep (see p2p.h). Rank A of each pair times, rank B answers; the raw
+ * times go to rank 0, which computes the statistics and writes the files (p2p_out.c). */
+#include "p2p.h"
+
+#include "allpairs.h"
+#include "fatal.h"
+#include "p2p_out.h"
+#include "stats.h"
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { TAG_LAT = 21, TAG_BW = 22, TAG_ACK = 23, TAG_SYNC = 24, TAG_RESULT = 25 };
+
+int lens_bench_p2p_exists(const char *prefix) { return lens_p2p_out_exists(prefix); }
+
+void lens_bench_p2p_iters(int n, int s, int *lat, int *bw, int *batch)
+{
+    /* OSU: latency 10000 / 1000 iterations, bandwidth 100 / 20 windows; ours scale with n. */
+    int small = s <= LENS_BENCH_P2P_LARGE;
+    *lat = small ? n : (n / 10 > 10 ? n / 10 : 10);
+    *bw = small ? (n / 10 > 10 ? n / 10 : 10) : (n / 50 > 5 ? n / 50 : 5);
+    *batch = small ? LENS_BENCH_P2P_BATCH : 1;
+}
+
+static int warmup_of(const struct lens_bench_opts *o, int iters)
+{
+    if (o->warmup_set)
+        return o->warmup;
+    return iters / 10 > 2 ? iters / 10 : 2;
+}
+
+/* Both ranks of the pair leave this together, so the timed loop starts in step. */
+static void pair_sync(int peer)
+{
+    MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, TAG_SYNC, NULL, 0, MPI_BYTE, peer, TAG_SYNC,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* Ping-pong of s bytes both ways; an iteration is c round trips, A keeps each one's time
+ * in t[0..iters). */
+static void latency(int am_a, int peer, char *sbuf, char *rbuf, int s, int c, int warm, int iters,
+                    double *t)
+{
+    if (!am_a) {
+        for (int r = 0; r < warm * c; r++) {
+            MPI_Recv(rbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(sbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
+        }
+        pair_sync(peer);
+        for (int r = 0; r < iters * c; r++) {
+            MPI_Recv(rbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(sbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
+        }
+        return;
+    }
+    for (int r = 0; r < warm * c; r++) {
+        MPI_Send(sbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    pair_sync(peer);
+    /* One clock read per iteration: consecutive differences sum to the total, as OSU's
+     * single start/stop pair does, and the read costs under 1% of c round trips. */
+    double prev = MPI_Wtime();
+    for (int r = 0; r < iters; r++) {
+        for (int x = 0; x < c; x++) {
+            MPI_Send(sbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
+            MPI_Recv(rbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        double now = MPI_Wtime();
+        t[r] = now - prev;
+        prev = now;
+    }
+}
+
+/* One bandwidth iteration: A sends a window of k messages, B answers with an empty one.
+ * Like OSU, B receives every message of the window into the same buffer. */
+static void window_once(int am_a, int peer, char *sbuf, char *rbuf, int s, MPI_Request *req)
+{
+    int k = LENS_BENCH_P2P_WINDOW;
+    if (am_a) {
+        for (int w = 0; w < k; w++)
+            MPI_Isend(sbuf, s, MPI_BYTE, peer, TAG_BW, MPI_COMM_WORLD, &req[w]);
+        MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+        MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        for (int w = 0; w < k; w++)
+            MPI_Irecv(rbuf, s, MPI_BYTE, peer, TAG_BW, MPI_COMM_WORLD, &req[w]);
+        MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+        MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD);
+    }
+}
+
+static void bandwidth(int am_a, int peer, char *sbuf, char *rbuf, int s, int warm, int iters, double *t)
+{
+    MPI_Request req[LENS_BENCH_P2P_WINDOW];
+    for (int r = 0; r < warm; r++)
+        window_once(am_a, peer, sbuf, rbuf, s, req);
+    pair_sync(peer);
+    double prev = MPI_Wtime();
+    for (int r = 0; r < iters; r++) {
+        window_once(am_a, peer, sbuf, rbuf, s, req);
+        double now = MPI_Wtime();
+        t[r] = now - prev;
+        prev = now;
+    }
+}
+
+/* The pairs to measure, identical on every rank. */
+struct plan {
+    int n;
+    int *pa, *pb;         /* n pairs (owned) */
+    const char **kind;    /* n static strings */
+    char note[256];       /* "one node: no inter-node pair" and the like */
+};
+
+static void plan_pairs(struct plan *pl, const struct lens_bench_opts *o, char **hosts, int P)
+{
+    struct lens_err e;
+    memset(pl, 0, sizeof *pl);
+    int cap = o->pairs_per_node ? 1 + P * (P - 1) / 2 : 1;
+    pl->pa = lens_malloc((size_t)cap * sizeof(int));
+    pl->pb = lens_malloc((size_t)cap * sizeof(int));
+    pl->kind = lens_malloc((size_t)cap * sizeof(char *));
+    int *first = lens_malloc((size_t)P * sizeof(int)), *second = lens_malloc((size_t)P * sizeof(int));
+    if (!pl->pa || !pl->pb || !pl->kind || !first || !second) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory for the pair plan");
+        lens_bench_fatal(&e);
+    }
+    if (!o->pairs_per_node) {
+        pl->pa[0] = o->pair_a;
+        pl->pb[0] = o->pair_b;
+        pl->kind[0] = strcmp(hosts[o->pair_a], hosts[o->pair_b]) ? "inter" : "intra";
+        pl->n = 1;
+    } else {
+        /* Nodes in order of their first rank; each node's first two ranks. */
+        int nodes = 0;
+        for (int r = 0; r < P; r++) {
+            int u = 0;
+            while (u < nodes && strcmp(hosts[first[u]], hosts[r]))
+                u++;
+            if (u == nodes) {
+                first[nodes] = r;
+                second[nodes++] = -1;
+            } else if (second[u] < 0) {
+                second[u] = r;
+            }
+        }
+        int intra = -1;
+        for (int u = 0; u < nodes && intra < 0; u++)
+            if (second[u] >= 0)
+                intra = u;
+        if (intra >= 0) {
+            pl->pa[pl->n] = first[intra];
+            pl->pb[pl->n] = second[intra];
+            pl->kind[pl->n++] = "intra";
+        }
+        for (int u = 0; u < nodes; u++)
+            for (int v = u + 1; v < nodes; v++) {
+                pl->pa[pl->n] = first[u];
+                pl->pb[pl->n] = first[v];
+                pl->kind[pl->n++] = "inter";
+            }
+        if (nodes == 1)
+            snprintf(pl->note, sizeof pl->note, "all %d ranks run on one node (%s): there is no "
+                     "second node, so no inter-node pair", P, hosts[0]);
+        else if (intra < 0)
+            snprintf(pl->note, sizeof pl->note, "no node runs two ranks: no intra-node pair");
+    }
+    lens_free(first);
+    lens_free(second);
+}
+
+static char **all_hosts(int P)
+{
+    char name[MPI_MAX_PROCESSOR_NAME];
+    int len = 0;
+    memset(name, 0, sizeof name);
+    MPI_Get_processor_name(name, &len);
+    char *all = lens_malloc((size_t)P * MPI_MAX_PROCESSOR_NAME);
+    char **h = lens_calloc((size_t)P, sizeof *h);
+    struct lens_err e;
+    if (!all || !h) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory for %d host names", P);
+        lens_bench_fatal(&e);
+    }
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    for (int i = 0; i < P; i++) {
+        all[(size_t)(i + 1) * MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+        h[i] = all + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+    }
+    return h; /* h[0] is the block: free h[0] then h */
+}
+
+static void say_line(lens_bench_say_fn say, void *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say_line(lens_bench_say_fn say, void *arg, const char *fmt, ...)
+{
+    if (!say)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    say(arg, buf);
+}
+
+void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, void *arg)
+{
+    int rank, P;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    struct lens_err e;
+    char **hosts = all_hosts(P);
+    struct plan pl;
+    plan_pairs(&pl, o, hosts, P);
+
+    /* Sizes 0, 1, 2, 4, ... up to 4 MiB, or below -e. */
+    int top = o->end_set && o->end - 1 < LENS_BENCH_P2P_MAX ? o->end - 1 : LENS_BENCH_P2P_MAX;
+    int sizes[32], ns = 0, n = o->repeats_set ? o->repeats : LENS_BENCH_P2P_ITERS;
+    sizes[ns++] = 0;
+    for (int s = 1; s <= top; s *= 2)
+        sizes[ns++] = s;
+    int max_lat, max_bw, c0; /* the small sizes' counts are the largest */
+    lens_bench_p2p_iters(n, 0, &max_lat, &max_bw, &c0);
+
+    int mine = 0;
+    for (int p = 0; p < pl.n; p++)
+        mine |= pl.pa[p] == rank || pl.pb[p] == rank;
+    size_t blen = (size_t)(top > 0 ? top : 1);
+    char *sbuf = mine ? lens_malloc(blen) : NULL, *rbuf = mine ? lens_malloc(blen) : NULL;
+    double *tl = lens_malloc((size_t)ns * max_lat * sizeof(double));
+    double *tb = lens_malloc((size_t)ns * max_bw * sizeof(double));
+    double *scratch = lens_malloc((size_t)(max_lat > max_bw ? max_lat : max_bw) * sizeof(double));
+    if ((mine && (!sbuf || !rbuf)) || !tl || !tb || !scratch) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory for %zu-byte message buffers", blen);
+        lens_bench_fatal(&e);
+    }
+    if (mine) {
+        memset(sbuf, 0xa5, blen); /* touched before timing */
+        memset(rbuf, 0x5a, blen);
+    }
+    struct lens_p2p_out out;
+    memset(&out, 0, sizeof out);
+    if (rank == 0) {
+        if (lens_p2p_out_init(&out, pl.n, ns, max_lat, max_bw, &e) != LENS_OK)
+            lens_bench_fatal(&e);
+        out.window = LENS_BENCH_P2P_WINDOW;
+        memcpy(out.sizes, sizes, (size_t)ns * sizeof(int));
+        for (int k = 0; k < ns; k++) {
+            int li, bi;
+            lens_bench_p2p_iters(n, sizes[k], &li, &bi, &out.batch[k]);
+        }
+        for (int p = 0; p < pl.n; p++) {
+            if (lens_p2p_out_set_pair(&out, p, pl.pa[p], pl.pb[p], hosts[pl.pa[p]], hosts[pl.pb[p]],
+                                      pl.kind[p], &e) != LENS_OK)
+                lens_bench_fatal(&e);
+            for (int k = 0; k < ns; k++)
+                lens_bench_p2p_iters(n, sizes[k], &out.lat_iters[p * ns + k], &out.bw_iters[p * ns + k], &c0);
+        }
+        if (pl.note[0])
+            say_line(say, arg, "%s", pl.note);
+    }
+    double start = MPI_Wtime();
+    for (int p = 0; p < pl.n; p++) {
+        int a = pl.pa[p], b = pl.pb[p];
+        if (rank == a || rank == b) {
+            int am_a = rank == a, peer = am_a ? b : a;
+            for (int k = 0; k < ns; k++) {
+                int li, bi, c;
+                lens_bench_p2p_iters(n, sizes[k], &li, &bi, &c);
+                latency(am_a, peer, sbuf, rbuf, sizes[k], c, warmup_of(o, li), li, tl + (size_t)k * max_lat);
+                bandwidth(am_a, peer, sbuf, rbuf, sizes[k], warmup_of(o, bi), bi, tb + (size_t)k * max_bw);
+            }
+        }
+        /* The times travel to rank 0 whole; it keeps the first iters of each size. */
+        if (rank == a && a != 0) {
+            MPI_Send(tl, ns * max_lat, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
+            MPI_Send(tb, ns * max_bw, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
+        }
+        if (rank == 0) {
+            if (a != 0) {
+                MPI_Recv(tl, ns * max_lat, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Recv(tb, ns * max_bw, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+            for (int k = 0; k < ns; k++) {
+                size_t q = (size_t)p * ns + k;
+                memcpy(out.lat_raw + q * max_lat, tl + (size_t)k * max_lat, (size_t)out.lat_iters[q] * sizeof(double));
+                memcpy(out.bw_raw + q * max_bw, tb + (size_t)k * max_bw, (size_t)out.bw_iters[q] * sizeof(double));
+            }
+            /* Headline figures for the log: medians, robust to preemption stalls. */
+            struct lens_bench_stats s0, s1;
+            size_t q0 = (size_t)p * ns, q1 = (size_t)p * ns + (size_t)(ns - 1);
+            lens_bench_stats_compute(out.lat_raw + q0 * max_lat, (size_t)out.lat_iters[q0], scratch, &s0);
+            lens_bench_stats_compute(out.bw_raw + q1 * max_bw, (size_t)out.bw_iters[q1], scratch, &s1);
+            say_line(say, arg, "p2p pair %d (%s, ranks %d,%d, %s - %s): latency %.3g us at 0 B, "
+                     "bandwidth %.4g MB/s at %d B (medians), %.1f s", p, pl.kind[p], a, b, hosts[a],
+                     hosts[b], s0.median / (2.0 * out.batch[0]) * 1e6,
+                     (double)LENS_BENCH_P2P_WINDOW * sizes[ns - 1] / s1.median / 1e6, sizes[ns - 1],
+                     MPI_Wtime() - start);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (rank == 0) {
+        char mpiv[256], date[64], wnd[32];
+        lens_bench_mpi_version(mpiv, sizeof mpiv);
+        lens_format_date(lens_source_date(), date, sizeof date);
+        snprintf(wnd, sizeof wnd, "%d", LENS_BENCH_P2P_WINDOW);
+        const char *attrs[] = {
+            "mpilens_version", LENS_VERSION,
+            "tool", "mpilens-bench -t p2p",
+            "mpi_library_version", mpiv,
+            "date", date,
+            "command_line", o->cmdline,
+            "latency_definition", "ping-pong with the same size both ways; an iteration is c = "
+                                  "round_trips_per_iter round trips taking T (lat_iter_time), "
+                                  "latency = T / 2c; the mean is over every round trip",
+            "bandwidth_definition", "window of k messages of s bytes (MPI_Isend, MPI_Waitall), then "
+                                    "an empty reply; bandwidth = k*s / T, message rate = k / T for "
+                                    "the window time T; mean = k*s*c / sum T",
+            NULL, NULL};
+        if (lens_p2p_out_write(&out, o->prefix, attrs, &e) != LENS_OK)
+            lens_bench_fatal(&e);
+        say_line(say, arg, "wrote %s_p2p.csv and %s_p2p.nc (%d pair%s, %d sizes)", o->prefix,
+                 o->prefix, pl.n, pl.n == 1 ? "" : "s", ns);
+        lens_p2p_out_release(&out);
+    }
+    lens_free(sbuf);
+    lens_free(rbuf);
+    lens_free(tl);
+    lens_free(tb);
+    lens_free(scratch);
+    lens_free(pl.pa);
+    lens_free(pl.pb);
+    lens_free(pl.kind);
+    lens_free(hosts[0]);
+    lens_free(hosts);
+}

@@ -1,0 +1,147 @@
+/* mpilens report: reads one or more latency cubes and writes the PDF report (title page,
+ * per-length summary, heatmaps with histograms, data quality) through render/report.c. */
+#include "cli.h"
+
+#include "../analysis/cube.h"
+#include "../render/report.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+LENS_COMMAND(report, "write a PDF report with summary tables and heatmaps of latency cubes");
+
+static void help(void)
+{
+    printf("usage: mpilens report INPUT... -o REPORT.pdf [options]\n\n"
+           "Writes a PDF report of one or more latency cubes: a title page with the parameters,\n"
+           "a table per message length (min, median, max, slowest pair), heatmaps with\n"
+           "histograms for the first, middle and last length, and the data-quality warnings.\n"
+           "INPUT is a prefix (dir/network), a directory holding one result, or a *_median.nc file.\n\n"
+           "options:\n"
+           "  -o, --output FILE       the PDF to write (required)\n"
+           "      --figures DIR       also write every figure as PNG and SVG into DIR\n"
+           "                          (heatmap_<stat>_<length>B.png, .svg)\n"
+           "      --title TEXT        report title (UTF-8)\n"
+           "      --lengths A,B,...   message lengths in bytes to draw (nearest present length)\n"
+           "      --stat NAME         median (default), average, min or deviation\n"
+           "      --template FILE     layout and texts (default: templates/report.tmpl)\n"
+           "  -h, --help              show this help\n\n"
+           "Fonts and templates are looked up next to the program; set MPILENS_DATADIR to the\n"
+           "directory holding fonts/ and templates/ to override. With SOURCE_DATE_EPOCH set the\n"
+           "PDF is byte-identical across runs.\n\n"
+           "example:\n"
+           "  mpilens report ../shared/data/network-tests2/one_to_one_np4/network -o out/report.pdf \\\n"
+           "      --figures out/figures --title 'Кластер vm: one_to_one'\n");
+}
+
+/* Parses "512,4096,65536" into a lens_malloc'd array. */
+static int parse_lengths(const char *s, int **out, int *n)
+{
+    int cap = 1;
+    for (const char *p = s; *p; p++)
+        cap += *p == ',';
+    int *v = lens_malloc((size_t)cap * sizeof *v);
+    if (!v)
+        return -1;
+    *n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p || x < 0 || x > INT_MAX || (*end && *end != ',')) {
+            lens_free(v);
+            return -1;
+        }
+        v[(*n)++] = (int)x;
+        p = *end ? end + 1 : end;
+    }
+    if (*n == 0) {
+        lens_free(v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'}, {"figures", required_argument, NULL, 'f'},
+        {"title", required_argument, NULL, 't'},  {"lengths", required_argument, NULL, 'l'},
+        {"stat", required_argument, NULL, 's'},   {"template", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    struct lens_report_opts o;
+    lens_report_opts_init(&o);
+    const char *output = NULL;
+    int *lengths = NULL, c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': output = optarg; break;
+        case 'f': o.figures_dir = optarg; break;
+        case 't': o.title = optarg; break;
+        case 'T': o.template_path = optarg; break;
+        case 'l':
+            lens_free(lengths);
+            lengths = NULL;
+            if (parse_lengths(optarg, &lengths, &o.nlengths) != 0)
+                return lens_cli_usage("report", "--lengths wants byte counts like 512,4096, got '%s'", optarg);
+            o.lengths = lengths;
+            break;
+        case 's':
+            o.stat = lens_cube_stat_parse(optarg);
+            if (o.stat < 0) {
+                lens_free(lengths);
+                return lens_cli_usage("report", "unknown statistic '%s' (average, median, deviation, min)", optarg);
+            }
+            break;
+        case 'h':
+            lens_free(lengths);
+            help();
+            return LENS_EXIT_OK;
+        default:
+            lens_free(lengths);
+            return lens_cli_usage("report", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!output || optind >= argc) {
+        lens_free(lengths);
+        return lens_cli_usage("report", "%s", !output ? "missing -o REPORT.pdf" : "missing INPUT");
+    }
+    struct lens_err e;
+    lens_err_clear(&e);
+    char datadir[PATH_MAX];
+    if (lens_report_datadir(datadir, sizeof datadir, &e) != LENS_OK) {
+        lens_free(lengths);
+        return lens_cli_fail(&e);
+    }
+    o.datadir = datadir;
+    int nin = argc - optind, rc = LENS_OK;
+    struct lens_report_input *in = lens_calloc((size_t)nin, sizeof *in);
+    struct lens_cube **cubes = lens_calloc((size_t)nin, sizeof *cubes);
+    if (!in || !cubes)
+        rc = lens_err_set(&e, LENS_ENOMEM, "out of memory");
+    for (int i = 0; i < nin && rc == LENS_OK; i++) {
+        in[i].name = argv[optind + i];
+        rc = lens_cube_read(in[i].name, &cubes[i], &e);
+        if (rc == LENS_OK) {
+            in[i].cube = cubes[i];
+            for (int w = 0; w < cubes[i]->nwarn; w++)
+                lens_cli_warn("%s", cubes[i]->warnings[w]);
+        }
+    }
+    if (rc == LENS_OK)
+        rc = lens_report_write(&o, in, nin, output, &e);
+    for (int i = 0; cubes && i < nin; i++)
+        lens_cube_free(cubes[i]);
+    lens_free(cubes);
+    lens_free(in);
+    lens_free(lengths);
+    if (rc != LENS_OK)
+        return lens_cli_fail(&e);
+    fprintf(stderr, "mpilens: wrote %s\n", output);
+    return LENS_EXIT_OK;
+}

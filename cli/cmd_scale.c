@@ -1,0 +1,749 @@
+/* mpilens scale: scalability of applications over (processes, problem size).
+ *   scale marks   runs.csv...      Teplov's marks per application and the three ranked tables
+ *   scale surface runs.csv --app A -o out.png|svg   the efficiency surface and heatmap
+ *   scale run [options] -- CMD...  measure a grid through mpirun and write the runs CSV */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../analysis/marks.h"
+#include "../analysis/runs.h"
+#include "../render/surface.h"
+
+LENS_COMMAND(scale, "scalability: run a grid, Teplov's marks, efficiency surfaces");
+
+#define TIME_PATTERN "mpilens-time:"
+
+static void usage_scale(FILE *fp)
+{
+    fprintf(fp,
+        "usage: mpilens scale marks RUNS.csv... [--json] [model options]\n"
+        "       mpilens scale surface RUNS.csv... [--app NAME] -o OUT.png|OUT.svg [view options]\n"
+        "       mpilens scale run --procs LIST --sizes LIST [options] -o RUNS.csv -- CMD [ARGS...]\n"
+        "\n"
+        "Runs CSV: a header with app,procs,size and efficiency or time (optional status column:\n"
+        "ok, failed, timeout). Repeated runs keep the best. Times become efficiencies by the\n"
+        "serial time at procs 1 of the same app and size (E = T1 / (p * Tp)), or by a model.\n"
+        "\n"
+        "marks / surface options:\n"
+        "  --json               marks as JSON instead of tables\n"
+        "  --serial FILE        extra runs file holding the serial (procs 1) reference times\n"
+        "  --peak FLOPS         performance model: peak flop/s of one process; then\n"
+        "  --flops-coef C       flops(d) = C * d^K and E = flops(d) / (p * Tp * peak)\n"
+        "  --flops-power K\n"
+        "  --texts FILE         sentences for the marks (default $MPILENS_TEMPLATES/scale.txt\n"
+        "                       when set, else the built-in English of templates/scale.txt)\n"
+        "  --app NAME           application to draw (surface; needed when there are several)\n"
+        "  -o, --output FILE    figure to write, .png or .svg (surface)\n"
+        "  --azimuth DEG        view angle about the vertical axis (default -60)\n"
+        "  --elevation DEG      view angle above the floor, 0..90 (default 30)\n"
+        "  --width N, --height N  figure size (default 1100 x 520)\n"
+        "  --log-procs, --log-size  logarithmic axes\n"
+        "  --font FILE          TTF font for the figure (e.g. fonts/DejaVuSans.ttf)\n"
+        "\n"
+        "run options:\n"
+        "  --procs LIST         process counts, e.g. 1,2,4\n"
+        "  --sizes LIST         problem sizes, e.g. 100000,200000\n"
+        "  --repeats N          runs per configuration (default 1; the best is kept later)\n"
+        "  --app NAME           application name in the CSV (default: the command's name)\n"
+        "  --timeout SEC        a run taking longer is killed and recorded as timeout (default 60)\n"
+        "  --placement L=ARGS   a placement variant: label L, mpirun arguments ARGS (repeatable;\n"
+        "                       the app column becomes NAME@L)\n"
+        "  --mpirun PATH        launcher (default mpirun, run with --allow-run-as-root\n"
+        "                       --oversubscribe -np P)\n"
+        "  -o, --output FILE    the runs CSV, written atomically at the end\n"
+        "In CMD, {size} and {procs} are replaced; without {size} the size is the last argument.\n"
+        "The program must print a line '" TIME_PATTERN " SECONDS'; a run that fails, times out or\n"
+        "prints no time is recorded with status failed or timeout, never as a time.\n"
+        "\n"
+        "examples:\n"
+        "  mpilens scale run --procs 1,2 --sizes 200,400 --repeats 2 -o runs.csv -- build/bin/apps/matmul\n"
+        "  mpilens scale marks runs.csv\n"
+        "  mpilens scale marks samples/scale/paper.csv --json\n"
+        "  mpilens scale surface samples/scale/paper.csv --app matmul -o matmul.png\n");
+}
+
+enum {
+    OPT_JSON = 256, OPT_SERIAL, OPT_PEAK, OPT_FCOEF, OPT_FPOW, OPT_TEXTS, OPT_APP, OPT_AZ, OPT_EL,
+    OPT_W, OPT_H, OPT_LOGP, OPT_LOGD, OPT_PROCS, OPT_SIZES, OPT_REPEATS, OPT_TIMEOUT, OPT_PLACE,
+    OPT_MPIRUN, OPT_FONT, OPT_HELP
+};
+
+static const struct option long_opts[] = {
+    {"json", no_argument, NULL, OPT_JSON},           {"serial", required_argument, NULL, OPT_SERIAL},
+    {"peak", required_argument, NULL, OPT_PEAK},     {"flops-coef", required_argument, NULL, OPT_FCOEF},
+    {"flops-power", required_argument, NULL, OPT_FPOW}, {"texts", required_argument, NULL, OPT_TEXTS},
+    {"app", required_argument, NULL, OPT_APP},       {"output", required_argument, NULL, 'o'},
+    {"azimuth", required_argument, NULL, OPT_AZ},    {"elevation", required_argument, NULL, OPT_EL},
+    {"width", required_argument, NULL, OPT_W},       {"height", required_argument, NULL, OPT_H},
+    {"log-procs", no_argument, NULL, OPT_LOGP},      {"log-size", no_argument, NULL, OPT_LOGD},
+    {"procs", required_argument, NULL, OPT_PROCS},   {"sizes", required_argument, NULL, OPT_SIZES},
+    {"repeats", required_argument, NULL, OPT_REPEATS}, {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"placement", required_argument, NULL, OPT_PLACE}, {"mpirun", required_argument, NULL, OPT_MPIRUN},
+    {"font", required_argument, NULL, OPT_FONT},     {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0},
+};
+
+#define MAX_LIST 256
+#define MAX_PLACE 16
+
+struct scale_opts {
+    const char *verb;
+    int json, logp, logd, width, height, repeats;
+    double peak, fcoef, fpow, az, el, timeout;
+    const char *texts, *app, *out, *mpirun, *font;
+    const char *serial[8];
+    int n_serial;
+    double procs[MAX_LIST], sizes[MAX_LIST];
+    int n_procs, n_sizes;
+    const char *place[MAX_PLACE];
+    int n_place;
+};
+
+static int parse_num(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return end != s && !*end && errno == 0 && isfinite(*v) ? 0 : -1;
+}
+
+/* "1,2,4" into v (positive numbers; integers when integral is set). */
+static int parse_list(const char *s, double *v, int *n, int integral)
+{
+    *n = 0;
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (*n == MAX_LIST || parse_num(t, &v[*n]) < 0 || !(v[*n] > 0) ||
+            (integral && v[*n] != floor(v[*n])))
+            return -1;
+        (*n)++;
+    }
+    return *n ? 0 : -1;
+}
+
+/* Parses the options of every verb; returns -1 after printing a usage error, 1 for --help. */
+static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
+{
+    memset(o, 0, sizeof *o);
+    o->verb = argv[0];
+    o->width = 1100;
+    o->height = 520;
+    o->az = -60;
+    o->el = 30;
+    o->repeats = 1;
+    o->timeout = 60;
+    o->fcoef = 1;
+    o->fpow = 1;
+    o->mpirun = "mpirun";
+    int c;
+    double v;
+    optind = 1;
+    opterr = 0;
+    /* '+': stop at the first non-option so that "-- CMD -x" reaches the command intact */
+    while ((c = getopt_long(argc, argv, "+o:h", long_opts, NULL)) != -1) {
+        const char *bad = NULL;
+        switch (c) {
+        case OPT_JSON: o->json = 1; break;
+        case OPT_LOGP: o->logp = 1; break;
+        case OPT_LOGD: o->logd = 1; break;
+        case OPT_SERIAL:
+            if (o->n_serial == 8)
+                bad = "too many --serial files (at most 8)";
+            else
+                o->serial[o->n_serial++] = optarg;
+            break;
+        case OPT_TEXTS: o->texts = optarg; break;
+        case OPT_APP: o->app = optarg; break;
+        case 'o': o->out = optarg; break;
+        case OPT_MPIRUN: o->mpirun = optarg; break;
+        case OPT_FONT: o->font = optarg; break;
+        case OPT_PEAK: if (parse_num(optarg, &o->peak) < 0 || !(o->peak > 0)) bad = "--peak needs a positive number"; break;
+        case OPT_FCOEF: if (parse_num(optarg, &o->fcoef) < 0 || !(o->fcoef > 0)) bad = "--flops-coef needs a positive number"; break;
+        case OPT_FPOW: if (parse_num(optarg, &o->fpow) < 0) bad = "--flops-power needs a number"; break;
+        case OPT_AZ: if (parse_num(optarg, &o->az) < 0) bad = "--azimuth needs a number of degrees"; break;
+        case OPT_EL: if (parse_num(optarg, &o->el) < 0 || o->el < 0 || o->el > 90) bad = "--elevation needs degrees in 0..90"; break;
+        case OPT_W: if (parse_num(optarg, &v) < 0 || v < 300 || v > 20000) bad = "--width needs 300..20000"; else o->width = (int)v; break;
+        case OPT_H: if (parse_num(optarg, &v) < 0 || v < 200 || v > 20000) bad = "--height needs 200..20000"; else o->height = (int)v; break;
+        case OPT_PROCS: if (parse_list(optarg, o->procs, &o->n_procs, 1) < 0) bad = "--procs needs a list of positive integers such as 1,2,4"; break;
+        case OPT_SIZES: if (parse_list(optarg, o->sizes, &o->n_sizes, 0) < 0) bad = "--sizes needs a list of positive numbers such as 1000,2000"; break;
+        case OPT_REPEATS: if (parse_num(optarg, &v) < 0 || v < 1 || v > 1000 || v != floor(v)) bad = "--repeats needs an integer 1..1000"; else o->repeats = (int)v; break;
+        case OPT_TIMEOUT: if (parse_num(optarg, &o->timeout) < 0 || !(o->timeout > 0)) bad = "--timeout needs a positive number of seconds"; break;
+        case OPT_PLACE:
+            if (o->n_place == MAX_PLACE || !strchr(optarg, '=') || optarg[0] == '=' ||
+                strcspn(optarg, ",\"\n") < (size_t)(strchr(optarg, '=') - optarg) ||
+                strlen(optarg) > 1000)
+                bad = "--placement needs LABEL=MPIRUN-ARGS, a label without commas or quotes (at most 16)";
+            else
+                o->place[o->n_place++] = optarg;
+            break;
+        case 'h':
+        case OPT_HELP:
+            usage_scale(stdout);
+            *status = LENS_EXIT_OK;
+            return 1;
+        default:
+            *status = lens_cli_usage("scale", "unknown or incomplete option '%s'", argv[optind - 1]);
+            return -1;
+        }
+        if (bad) {
+            *status = lens_cli_usage("scale", "%s (got '%s')", bad, optarg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Reads the runs files and builds the grids. */
+static int load_grids(const struct scale_opts *o, char **files, int nfiles, struct lens_grid **g,
+                      size_t *n, struct lens_err *e)
+{
+    struct lens_runs *r = lens_runs_new();
+    if (!r)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    int rc = LENS_OK;
+    for (int k = 0; k < nfiles && rc == LENS_OK; k++)
+        rc = lens_runs_read(r, files[k], e);
+    for (int k = 0; k < o->n_serial && rc == LENS_OK; k++)
+        rc = lens_runs_read(r, o->serial[k], e);
+    struct lens_runs_model model = {o->peak, o->fcoef, o->fpow};
+    if (rc == LENS_OK)
+        rc = lens_runs_grids(r, &model, g, n, e);
+    if (rc < 0 && rc != LENS_ENOMEM && nfiles == 1 && !strstr(e->msg, files[0]))
+        lens_err_prefix(e, files[0]);
+    lens_runs_free(r);
+    return rc;
+}
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch < 0x20)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static void json_number(double v) { isnan(v) ? printf("null") : printf("%.12g", v); }
+
+static const char *const rank_keys[3] = {"rank_procs", "rank_data", "rank_all"};
+static const char *const mark_names[3] = {"MarkProcs", "MarkData", "MarkAll"};
+
+static void print_json(const struct lens_grid *g, const struct lens_marks *m, size_t n,
+                       size_t *const order[3])
+{
+    printf("{\"apps\":[");
+    for (size_t a = 0; a < n; a++) {
+        printf("%s{\"app\":", a ? "," : "");
+        json_string(g[a].app);
+        const char *keys[] = {"min_p", "max_p", "min_d", "max_d", "mark_procs", "mark_data",
+                              "mark_all", "max_e", "min_e"};
+        const double vals[] = {m[a].min_p, m[a].max_p, m[a].min_d, m[a].max_d, m[a].mark_procs,
+                               m[a].mark_data, m[a].mark_all, m[a].max_e, m[a].min_e};
+        for (size_t k = 0; k < 9; k++) {
+            printf(",\"%s\":", keys[k]);
+            json_number(vals[k]);
+        }
+        putchar('}');
+    }
+    putchar(']');
+    for (int k = 0; k < 3; k++) {
+        printf(",\"%s\":[", rank_keys[k]);
+        for (size_t a = 0; a < n; a++) {
+            if (a)
+                putchar(',');
+            json_string(g[order[k][a]].app);
+        }
+        putchar(']');
+    }
+    printf("}\n");
+}
+
+static void fmt_num(double v, char *buf, size_t n)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.6g", v);
+}
+
+static void print_text(const struct lens_grid *g, const struct lens_marks *m, size_t n,
+                       size_t *const order[3], const struct lens_marks_text *t)
+{
+    int w = 11;
+    for (size_t a = 0; a < n; a++)
+        w = (int)strlen(g[a].app) > w ? (int)strlen(g[a].app) : w;
+    printf("%-*s %6s %6s %10s %10s %12s %12s %12s %8s %8s\n", w, "application", "min p", "max p",
+           "min d", "max d", "MarkProcs", "MarkData", "MarkAll", "max E", "min E");
+    for (size_t a = 0; a < n; a++) {
+        char s[9][32];
+        const double vals[] = {m[a].min_p, m[a].max_p, m[a].min_d, m[a].max_d, m[a].mark_procs,
+                               m[a].mark_data, m[a].mark_all, m[a].max_e, m[a].min_e};
+        for (int k = 0; k < 9; k++)
+            fmt_num(vals[k], s[k], sizeof s[k]);
+        printf("%-*s %6s %6s %10s %10s %12s %12s %12s %8s %8s\n", w, g[a].app, s[0], s[1], s[2],
+               s[3], s[4], s[5], s[6], s[7], s[8]);
+    }
+    printf("\n");
+    for (size_t a = 0; a < n; a++) {
+        printf("%s:", g[a].app);
+        if (g[a].n_failed)
+            printf(" (%zu failed or timed-out runs skipped)", g[a].n_failed);
+        printf("\n");
+        for (int k = 0; k < 3; k++) {
+            char buf[512];
+            lens_marks_describe(t, k, lens_marks_get(&m[a], k), buf, sizeof buf, NULL);
+            printf("  %s: %s\n", mark_names[k], buf);
+        }
+    }
+    static const char *const titles[3] = {"by processes", "by problem size", "overall"};
+    for (int k = 0; k < 3; k++) {
+        printf("\nTable %d. Applications %s, ascending %s\n", k + 1, titles[k], mark_names[k]);
+        printf("%4s  %-*s %12s\n", "rank", w, "application", mark_names[k]);
+        for (size_t a = 0; a < n; a++) {
+            char s[32];
+            fmt_num(lens_marks_get(&m[order[k][a]], k), s, sizeof s);
+            printf("%4zu  %-*s %12s\n", a + 1, w, g[order[k][a]].app, s);
+        }
+    }
+}
+
+static int scale_marks(const struct scale_opts *o, char **files, int nfiles)
+{
+    if (nfiles < 1)
+        return lens_cli_usage("scale", "marks needs a runs CSV file");
+    struct lens_err e = {0};
+    struct lens_grid *g = NULL;
+    size_t n = 0;
+    struct lens_marks *m = NULL;
+    const char **names = NULL;
+    size_t *order[3] = {NULL, NULL, NULL};
+    struct lens_marks_text *t = lens_marks_text_new();
+    int rc = t ? LENS_OK : lens_err_set(&e, LENS_ENOMEM, "out of memory");
+    const char *dir = getenv("MPILENS_TEMPLATES");
+    char path[4096];
+    if (rc == LENS_OK && (o->texts || (dir && *dir))) {
+        if (!o->texts)
+            snprintf(path, sizeof path, "%s/scale.txt", dir);
+        rc = lens_marks_text_load(t, o->texts ? o->texts : path, &e);
+    }
+    if (rc == LENS_OK)
+        rc = load_grids(o, files, nfiles, &g, &n, &e);
+    if (rc == LENS_OK) {
+        m = lens_calloc(n + 1, sizeof *m);
+        names = lens_calloc(n + 1, sizeof *names);
+        for (int k = 0; k < 3; k++)
+            order[k] = lens_calloc(n + 1, sizeof *order[k]);
+        if (!m || !names || !order[0] || !order[1] || !order[2])
+            rc = lens_err_set(&e, LENS_ENOMEM, "out of memory for %zu applications", n);
+    }
+    for (size_t a = 0; a < n && rc == LENS_OK; a++) {
+        rc = lens_marks_compute(&g[a], &m[a], &e);
+        names[a] = g[a].app;
+    }
+    for (int k = 0; k < 3 && rc == LENS_OK; k++)
+        rc = lens_marks_rank(m, names, n, k, order[k], &e);
+    if (rc == LENS_OK) {
+        if (o->json)
+            print_json(g, m, n, order);
+        else
+            print_text(g, m, n, order, t);
+    }
+    for (int k = 0; k < 3; k++)
+        lens_free(order[k]);
+    lens_free(names);
+    lens_free(m);
+    lens_runs_grids_free(g, n);
+    lens_marks_text_free(t);
+    return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
+}
+
+static int scale_surface(const struct scale_opts *o, char **files, int nfiles)
+{
+    if (nfiles < 1)
+        return lens_cli_usage("scale", "surface needs a runs CSV file");
+    if (!o->out)
+        return lens_cli_usage("scale", "surface needs -o OUT.png or -o OUT.svg");
+    struct lens_err e = {0};
+    struct lens_grid *g = NULL;
+    size_t n = 0;
+    int rc = load_grids(o, files, nfiles, &g, &n, &e);
+    if (rc < 0)
+        return lens_cli_fail(&e);
+    size_t pick = n;
+    for (size_t a = 0; a < n; a++)
+        if (o->app ? !strcmp(g[a].app, o->app) : n == 1)
+            pick = a;
+    if (pick == n) {
+        fprintf(stderr, "mpilens scale: %s; applications in %s:", o->app ? "no such application"
+                        : "several applications, choose one with --app", files[0]);
+        for (size_t a = 0; a < n; a++)
+            fprintf(stderr, " %s", g[a].app);
+        fprintf(stderr, "\n");
+        lens_runs_grids_free(g, n);
+        return o->app ? LENS_EXIT_FAIL : LENS_EXIT_USAGE;
+    }
+    struct lens_surface_opts so;
+    lens_surface_opts_default(&so);
+    so.azimuth = o->az;
+    so.elevation = o->el;
+    so.width = o->width;
+    so.height = o->height;
+    so.log_procs = o->logp;
+    so.log_size = o->logd;
+    so.font_path = o->font;
+    rc = lens_surface_write(o->out, &g[pick], &so, &e);
+    lens_runs_grids_free(g, n);
+    if (rc < 0)
+        return lens_cli_fail(&e);
+    fprintf(stderr, "mpilens: wrote %s\n", o->out);
+    return LENS_EXIT_OK;
+}
+
+/* ---- scale run ---- */
+
+struct outcome {
+    int status;   /* enum lens_runs_status */
+    double secs;  /* printed time when ok */
+    int exit_code; /* exit status or -signal */
+    char tail[256]; /* last output line, for the failure message */
+};
+
+/* Splits "L=ARGS" into label and up to max argument words in storage (modified copy). */
+static int split_place(const char *spec, char *buf, size_t n, char **label, char **words, int max)
+{
+    snprintf(buf, n, "%s", spec);
+    char *eq = strchr(buf, '=');
+    *eq = '\0';
+    *label = buf;
+    int k = 0;
+    for (char *save = NULL, *t = strtok_r(eq + 1, " \t", &save); t && k < max;
+         t = strtok_r(NULL, " \t", &save))
+        words[k++] = t;
+    return k;
+}
+
+/* Scans out[0..len) for the last line holding the pattern and fills oc->secs. */
+static int find_time(const char *out, double *secs)
+{
+    const char *p = out, *hit = NULL;
+    while ((p = strstr(p, TIME_PATTERN)) != NULL) {
+        hit = p;
+        p += strlen(TIME_PATTERN);
+    }
+    if (!hit)
+        return -1;
+    char *end;
+    double v = strtod(hit + strlen(TIME_PATTERN), &end);
+    if (end == hit + strlen(TIME_PATTERN) || !isfinite(v) || !(v > 0))
+        return -1;
+    *secs = v;
+    return 0;
+}
+
+/* Runs argv with a time limit, collecting its stdout and stderr (up to 1 MiB). */
+static void run_one(char **argv, double timeout, struct outcome *oc)
+{
+    memset(oc, 0, sizeof *oc);
+    oc->status = LENS_RUNS_FAILED;
+    int fd[2];
+    if (pipe(fd) != 0) {
+        snprintf(oc->tail, sizeof oc->tail, "pipe: %s", strerror(errno));
+        return;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(oc->tail, sizeof oc->tail, "fork: %s", strerror(errno));
+        close(fd[0]);
+        close(fd[1]);
+        return;
+    }
+    if (pid == 0) {
+        setpgid(0, 0); /* its own group, so a timeout can stop mpirun and its ranks together */
+        dup2(fd[1], STDOUT_FILENO);
+        dup2(fd[1], STDERR_FILENO);
+        close(fd[0]);
+        close(fd[1]);
+        execvp(argv[0], argv);
+        fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    close(fd[1]);
+    size_t cap = 1 << 20, len = 0;
+    char *out = lens_malloc(cap + 1);
+    double deadline = lens_now() + timeout;
+    int timed_out = 0;
+    for (;;) {
+        double left = deadline - lens_now();
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd pfd = {fd[0], POLLIN, 0};
+        int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            continue;
+        char chunk[4096];
+        ssize_t k = read(fd[0], chunk, sizeof chunk);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        if (out && len < cap) {
+            size_t take = (size_t)k < cap - len ? (size_t)k : cap - len;
+            memcpy(out + len, chunk, take);
+            len += take;
+        }
+    }
+    close(fd[0]);
+    if (timed_out) {
+        kill(-pid, SIGTERM);
+        for (int k = 0; k < 40 && waitpid(pid, NULL, WNOHANG) == 0; k++)
+            usleep(50000);
+        kill(-pid, SIGKILL);
+    }
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    if (timed_out) {
+        kill(-pid, SIGKILL); /* leftovers of the group, if any */
+        oc->status = LENS_RUNS_TIMEOUT;
+        snprintf(oc->tail, sizeof oc->tail, "killed after %g s", timeout);
+        lens_free(out);
+        return;
+    }
+    oc->exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? -WTERMSIG(ws) : -1;
+    if (out) {
+        out[len] = '\0';
+        int found = find_time(out, &oc->secs) == 0;
+        /* last non-empty line, for the failure message */
+        while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
+            out[--len] = '\0';
+        /* the last line with a letter in it (mpirun ends its messages with a rule of dashes) */
+        char *line = NULL;
+        for (char *save = NULL, *t = strtok_r(out, "\n", &save); t; t = strtok_r(NULL, "\n", &save))
+            if (strpbrk(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+                line = t;
+        snprintf(oc->tail, sizeof oc->tail, "%s", line ? line : "no output");
+        if (oc->exit_code == 0 && found)
+            oc->status = LENS_RUNS_OK;
+        else if (oc->exit_code == 0)
+            snprintf(oc->tail, sizeof oc->tail, "no '%s SECONDS' line in the output", TIME_PATTERN);
+    }
+    lens_free(out);
+}
+
+/* Writes one self-describing header: tool, launcher version, host, command, options, date. */
+static void run_header(FILE *fp, const struct scale_opts *o, char **cmd, int ncmd)
+{
+    char date[64], host[256] = "unknown", mpiver[256] = "unknown";
+    lens_format_date(lens_source_date(), date, sizeof date);
+    gethostname(host, sizeof host - 1);
+    char vcmd[4200];
+    snprintf(vcmd, sizeof vcmd, "'%s' --version 2>/dev/null", o->mpirun);
+    FILE *vp = strchr(o->mpirun, '\'') ? NULL : popen(vcmd, "r");
+    if (vp) {
+        if (fgets(mpiver, sizeof mpiver, vp))
+            mpiver[strcspn(mpiver, "\n")] = '\0';
+        pclose(vp);
+    }
+    fprintf(fp, "# mpilens %s scale run\n# launcher: %s (%s)\n# host: %s\n# date: %s\n# command:",
+            LENS_VERSION, o->mpirun, mpiver, host, date);
+    for (int k = 0; k < ncmd; k++)
+        fprintf(fp, " %s", cmd[k]);
+    fprintf(fp, "\n# repeats: %d, timeout: %g s, placements: %d\n", o->repeats, o->timeout,
+            o->n_place);
+    fprintf(fp, "app,placement,procs,size,repeat,time,status\n");
+}
+
+static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
+{
+    if (ncmd < 1)
+        return lens_cli_usage("scale", "run needs a command after --");
+    if (!o->n_procs || !o->n_sizes)
+        return lens_cli_usage("scale", "run needs --procs and --sizes");
+    if (!o->out)
+        return lens_cli_usage("scale", "run needs -o RUNS.csv");
+    const char *app = o->app;
+    if (!app) {
+        app = strrchr(cmd[0], '/') ? strrchr(cmd[0], '/') + 1 : cmd[0];
+    }
+    if (strpbrk(app, ",\n\"") || !*app || strlen(app) > 1000)
+        return lens_cli_usage("scale", "application name '%s' must not hold commas or quotes", app);
+    struct lens_err e = {0};
+    struct lens_atomic out;
+    if (lens_atomic_open(&out, o->out, "w", &e) < 0)
+        return lens_cli_fail(&e);
+    run_header(out.fp, o, cmd, ncmd);
+    int has_size = 0;
+    for (int k = 0; k < ncmd; k++)
+        has_size |= strstr(cmd[k], "{size}") != NULL;
+    int n_place = o->n_place ? o->n_place : 1;
+    long total = (long)o->repeats * n_place * o->n_sizes * o->n_procs, done = 0, n_ok = 0;
+    /* argv: launcher, 5 fixed words, placement words, command words, the size, NULL */
+    char **argv = lens_calloc((size_t)ncmd + 80, sizeof *argv);
+    char *words = lens_malloc((size_t)ncmd * 4200 + 1);
+    if (!argv || !words) {
+        lens_free(argv);
+        lens_free(words);
+        lens_atomic_abort(&out);
+        e.code = LENS_ENOMEM;
+        snprintf(e.msg, sizeof e.msg, "out of memory");
+        return lens_cli_fail(&e);
+    }
+    for (int r = 1; r <= o->repeats; r++)
+        for (int pl = 0; pl < n_place; pl++)
+            for (int s = 0; s < o->n_sizes; s++)
+                for (int p = 0; p < o->n_procs; p++) {
+                    char np[32], size[64], pbuf[1024], *label = "", *pw[60], name[2200];
+                    snprintf(np, sizeof np, "%.0f", o->procs[p]);
+                    snprintf(size, sizeof size, "%.15g", o->sizes[s]);
+                    int npw = o->n_place ? split_place(o->place[pl], pbuf, sizeof pbuf, &label, pw, 60) : 0;
+                    int a = 0;
+                    argv[a++] = (char *)o->mpirun;
+                    argv[a++] = "--allow-run-as-root";
+                    argv[a++] = "--oversubscribe";
+                    argv[a++] = "-np";
+                    argv[a++] = np;
+                    for (int k = 0; k < npw; k++)
+                        argv[a++] = pw[k];
+                    for (int k = 0; k < ncmd; k++) {
+                        /* substitute {size} and {procs} in each word */
+                        char *w = words + (size_t)k * 4200, *q = w;
+                        for (const char *c = cmd[k]; *c && q < w + 4100;) {
+                            if (!strncmp(c, "{size}", 6)) {
+                                q += snprintf(q, 64, "%s", size);
+                                c += 6;
+                            } else if (!strncmp(c, "{procs}", 7)) {
+                                q += snprintf(q, 32, "%s", np);
+                                c += 7;
+                            } else {
+                                *q++ = *c++;
+                            }
+                        }
+                        *q = '\0';
+                        argv[a++] = w;
+                    }
+                    if (!has_size)
+                        argv[a++] = size;
+                    argv[a] = NULL;
+                    snprintf(name, sizeof name, "%s%s%s", app, o->n_place ? "@" : "", label);
+                    struct outcome oc;
+                    run_one(argv, o->timeout, &oc);
+                    done++;
+                    n_ok += oc.status == LENS_RUNS_OK;
+                    if (oc.status == LENS_RUNS_OK) {
+                        fprintf(out.fp, "%s,%s,%s,%s,%d,%.9g,ok\n", name, label, np, size, r, oc.secs);
+                        fprintf(stderr, "[%ld/%ld] %s p=%s size=%s repeat %d: %.6g s\n", done, total,
+                                name, np, size, r, oc.secs);
+                    } else {
+                        fprintf(out.fp, "%s,%s,%s,%s,%d,,%s\n", name, label, np, size, r,
+                                lens_runs_status_name(oc.status));
+                        fprintf(stderr, "[%ld/%ld] %s p=%s size=%s repeat %d: %s (exit %d: %s)\n",
+                                done, total, name, np, size, r, lens_runs_status_name(oc.status),
+                                oc.exit_code, oc.tail);
+                    }
+                }
+    lens_free(argv);
+    lens_free(words);
+    if (lens_atomic_commit(&out, &e) < 0)
+        return lens_cli_fail(&e);
+    fprintf(stderr, "mpilens: wrote %s: %ld of %ld runs ok\n", o->out, n_ok, total);
+    if (n_ok == 0) {
+        fprintf(stderr, "mpilens: every run failed; see the status column of %s\n", o->out);
+        return LENS_EXIT_FAIL;
+    }
+    return LENS_EXIT_OK;
+}
+
+int cmd_scale(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage_scale(argc < 2 ? stderr : stdout);
+        return argc < 2 ? LENS_EXIT_USAGE : LENS_EXIT_OK;
+    }
+    const char *verb = argv[1];
+    if (strcmp(verb, "marks") && strcmp(verb, "surface") && strcmp(verb, "run"))
+        return lens_cli_usage("scale", "unknown action '%s' (marks, surface or run)", verb);
+    struct scale_opts o;
+    int status = 0;
+    /* Options may come before and after the files: collect the files and continue. */
+    char **files = lens_calloc((size_t)argc + 1, sizeof *files);
+    if (!files) {
+        fprintf(stderr, "mpilens: out of memory\n");
+        return LENS_EXIT_FAIL;
+    }
+    int nfiles = 0, rc;
+    char **args = argv + 1;
+    int nargs = argc - 1;
+    char **cmd = NULL;
+    int ncmd = 0;
+    /* Find "--": what follows is the command of `scale run`. */
+    for (int k = 1; k < nargs; k++)
+        if (!strcmp(args[k], "--")) {
+            cmd = args + k + 1;
+            ncmd = nargs - k - 1;
+            nargs = k;
+            break;
+        }
+    char **rest = lens_calloc((size_t)nargs + 1, sizeof *rest);
+    if (!rest) {
+        lens_free(files);
+        fprintf(stderr, "mpilens: out of memory\n");
+        return LENS_EXIT_FAIL;
+    }
+    /* Move positional arguments out so getopt sees options only. */
+    int nrest = 0;
+    rest[nrest++] = args[0];
+    for (int k = 1; k < nargs; k++) {
+        int takes_arg = 0;
+        if (args[k][0] == '-' && args[k][1]) {
+            rest[nrest++] = args[k];
+            for (const struct option *lo = long_opts; lo->name; lo++)
+                if (args[k][1] == '-' && !strcmp(args[k] + 2, lo->name) && lo->has_arg == required_argument)
+                    takes_arg = 1;
+            if (!strcmp(args[k], "-o"))
+                takes_arg = 1;
+            if (takes_arg && k + 1 < nargs)
+                rest[nrest++] = args[++k];
+        } else {
+            files[nfiles++] = args[k];
+        }
+    }
+    rc = parse_opts(nrest, rest, &o, &status);
+    if (rc != 0) {
+        lens_free(files);
+        lens_free(rest);
+        return status;
+    }
+    if (!strcmp(verb, "marks"))
+        status = scale_marks(&o, files, nfiles);
+    else if (!strcmp(verb, "surface"))
+        status = scale_surface(&o, files, nfiles);
+    else if (nfiles)
+        status = lens_cli_usage("scale", "unexpected '%s': put the command after '--'", files[0]);
+    else
+        status = scale_run(&o, cmd, ncmd);
+    lens_free(files);
+    lens_free(rest);
+    return status;
+}

@@ -1,0 +1,639 @@
+/* Flowing-layout PDF writer over libharu 2.3 (see pdf.h). libharu reports errors through a
+ * callback; ours records the first one in the document struct and every public function
+ * turns it into a lens_err, so nothing longjmps or aborts. */
+#include "pdf.h"
+
+#include <cairo.h>
+#include <hpdf.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A4 portrait and the margins, in points. */
+#define PAGE_W 595.276
+#define PAGE_H 841.89
+#define MARGIN_X 56.0
+#define MARGIN_TOP 56.0
+#define MARGIN_BOTTOM 56.0
+#define FOOTER_Y 30.0
+#define BODY_SIZE 10.0
+#define LEADING 1.35 /* line height as a multiple of the font size */
+#define CELL_PAD 4.0
+
+struct line {
+    const char *s; /* start inside the wrapped text (not terminated) */
+    int n;         /* bytes */
+};
+
+struct table {
+    int active;
+    int ncols, font;
+    double x[LENS_PDF_MAXCOLS], w[LENS_PDF_MAXCOLS]; /* column left edges and widths */
+    int align[LENS_PDF_MAXCOLS];
+    char *header[LENS_PDF_MAXCOLS]; /* owned copies; NULL when the table has no header */
+    int has_header;
+};
+
+struct lens_pdf {
+    HPDF_Doc doc;
+    HPDF_Font font[LENS_PDF_NFONTS];
+    HPDF_Page *pages; /* every page in order, for the footers */
+    int npages, cap;
+    int fresh;        /* nothing drawn yet on the current page */
+    double y;         /* cursor: top of the next line, points from the bottom */
+    HPDF_Outline outline[4]; /* last outline entry per heading level (1..3) */
+    char *footer;
+    HPDF_STATUS herr, hdetail; /* first error reported by libharu, 0 if none */
+    long long date;
+    struct table tab;
+};
+
+static const char *const font_files[LENS_PDF_NFONTS] = {
+    "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf"};
+
+static void on_error(HPDF_STATUS err, HPDF_STATUS detail, void *user)
+{
+    struct lens_pdf *p = user;
+    if (!p->herr) {
+        p->herr = err;
+        p->hdetail = detail;
+    }
+}
+
+static const char *herr_name(HPDF_STATUS s)
+{
+    switch (s) {
+    case HPDF_FAILD_TO_ALLOC_MEM: return "out of memory";
+    case HPDF_FILE_IO_ERROR: return "file i/o error";
+    case HPDF_FILE_OPEN_ERROR: return "cannot open file";
+    case HPDF_INVALID_PNG_IMAGE: return "invalid png image";
+    case HPDF_UNSUPPORTED_FUNC: return "png support not compiled in";
+    case HPDF_TTF_INVALID_FOMAT: return "invalid truetype font";
+    case HPDF_INVALID_FONT_NAME: return "invalid font name";
+    case HPDF_PAGE_OUT_OF_RANGE: return "value out of range";
+    case HPDF_INVALID_ENCODER: return "invalid text encoding";
+    default: return "error";
+    }
+}
+
+/* Turns a recorded libharu error into a lens_err; what says what we were doing. */
+static int hcheck(struct lens_pdf *p, const char *what, struct lens_err *e)
+{
+    if (!p->herr)
+        return LENS_OK;
+    /* for file errors libharu passes errno as the detail */
+    if ((p->herr == HPDF_FILE_OPEN_ERROR || p->herr == HPDF_FILE_IO_ERROR) && p->hdetail > 0)
+        return lens_err_set(e, LENS_EIO, "%s: %s while %s", herr_name(p->herr), strerror((int)p->hdetail), what);
+    return lens_err_set(e, LENS_ELIB, "libharu %s (0x%04X, detail %u) while %s",
+                        herr_name(p->herr), (unsigned)p->herr, (unsigned)p->hdetail, what);
+}
+
+static double body_top(void) { return PAGE_H - MARGIN_TOP; }
+double lens_pdf_text_width(const struct lens_pdf *p) { (void)p; return PAGE_W - 2 * MARGIN_X; }
+int lens_pdf_page_count(const struct lens_pdf *p) { return p->npages; }
+double lens_pdf_remaining(const struct lens_pdf *p) { return p->npages ? p->y - MARGIN_BOTTOM : 0.0; }
+
+int lens_pdf_new(struct lens_pdf **out, const char *fontdir, struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_pdf *p = lens_calloc(1, sizeof *p);
+    if (!p)
+        return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+    p->doc = HPDF_New(on_error, p);
+    if (!p->doc) {
+        lens_free(p);
+        return lens_err_set(e, LENS_ELIB, "pdf: libharu cannot create a document");
+    }
+    HPDF_SetCompressionMode(p->doc, HPDF_COMP_ALL);
+    HPDF_UseUTFEncodings(p->doc);
+    HPDF_SetCurrentEncoder(p->doc, "UTF-8"); /* info strings become UTF-16 */
+    HPDF_SetPageMode(p->doc, HPDF_PAGE_MODE_USE_OUTLINE);
+    int rc = hcheck(p, "setting up utf-8", e);
+    for (int i = 0; rc == LENS_OK && i < LENS_PDF_NFONTS; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", fontdir, font_files[i]);
+        if (access(path, R_OK) != 0) {
+            rc = lens_err_set(e, LENS_EIO, "%s: font file missing or unreadable", path);
+            break;
+        }
+        const char *name = HPDF_LoadTTFontFromFile(p->doc, path, HPDF_TRUE);
+        if (name)
+            p->font[i] = HPDF_GetFont(p->doc, name, "UTF-8");
+        if (!name || !p->font[i]) {
+            rc = hcheck(p, "loading a font", e);
+            if (rc == LENS_OK)
+                rc = lens_err_set(e, LENS_ELIB, "cannot load font");
+            lens_err_prefix(e, path);
+        }
+    }
+    if (rc != LENS_OK) {
+        lens_pdf_free(p);
+        return rc;
+    }
+    p->fresh = 1;
+    *out = p;
+    return LENS_OK;
+}
+
+static void table_release(struct table *t)
+{
+    for (int i = 0; i < LENS_PDF_MAXCOLS; i++) {
+        lens_free(t->header[i]);
+        t->header[i] = NULL;
+    }
+    t->active = 0;
+}
+
+void lens_pdf_free(struct lens_pdf *p)
+{
+    if (!p)
+        return;
+    if (p->doc)
+        HPDF_Free(p->doc);
+    table_release(&p->tab);
+    lens_free(p->pages);
+    lens_free(p->footer);
+    lens_free(p);
+}
+
+int lens_pdf_set_info(struct lens_pdf *p, const char *title, const char *subject, long long date,
+                      struct lens_err *e)
+{
+    p->date = date;
+    time_t t = (time_t)date;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    HPDF_Date d = {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                   tm.tm_sec, 'Z', 0, 0};
+    HPDF_SetInfoDateAttr(p->doc, HPDF_INFO_CREATION_DATE, d);
+    HPDF_SetInfoDateAttr(p->doc, HPDF_INFO_MOD_DATE, d);
+    HPDF_SetInfoAttr(p->doc, HPDF_INFO_CREATOR, "mpilens " LENS_VERSION);
+    if (title)
+        HPDF_SetInfoAttr(p->doc, HPDF_INFO_TITLE, title);
+    if (subject)
+        HPDF_SetInfoAttr(p->doc, HPDF_INFO_SUBJECT, subject);
+    return hcheck(p, "setting document information", e);
+}
+
+int lens_pdf_set_footer(struct lens_pdf *p, const char *fmt, struct lens_err *e)
+{
+    char *copy = NULL;
+    if (fmt && !(copy = lens_strdup(fmt)))
+        return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+    lens_free(p->footer);
+    p->footer = copy;
+    return LENS_OK;
+}
+
+static int add_page(struct lens_pdf *p, struct lens_err *e)
+{
+    int rc = hcheck(p, "drawing the previous page", e);
+    if (rc != LENS_OK)
+        return rc;
+    if (p->npages == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        HPDF_Page *np = lens_realloc(p->pages, (size_t)cap * sizeof *np);
+        if (!np)
+            return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+        p->pages = np;
+        p->cap = cap;
+    }
+    HPDF_Page page = HPDF_AddPage(p->doc);
+    if (!page) {
+        rc = hcheck(p, "adding a page", e);
+        return rc ? rc : lens_err_set(e, LENS_ELIB, "cannot add a page");
+    }
+    HPDF_Page_SetWidth(page, (HPDF_REAL)PAGE_W);
+    HPDF_Page_SetHeight(page, (HPDF_REAL)PAGE_H);
+    p->pages[p->npages++] = page;
+    p->y = body_top();
+    p->fresh = 1;
+    return hcheck(p, "adding a page", e);
+}
+
+static HPDF_Page cur(struct lens_pdf *p) { return p->pages[p->npages - 1]; }
+
+int lens_pdf_new_page(struct lens_pdf *p, struct lens_err *e)
+{
+    if (p->npages > 0 && p->fresh)
+        return LENS_OK;
+    return add_page(p, e);
+}
+
+int lens_pdf_need(struct lens_pdf *p, double points, struct lens_err *e)
+{
+    if (p->npages == 0)
+        return add_page(p, e);
+    if (p->y - points < MARGIN_BOTTOM && !p->fresh)
+        return add_page(p, e);
+    return LENS_OK;
+}
+
+void lens_pdf_space(struct lens_pdf *p, double points)
+{
+    if (p->npages > 0 && !p->fresh)
+        p->y -= points;
+}
+
+static double text_width(struct lens_pdf *p, int font, double size, const char *s, int n)
+{
+    if (n <= 0)
+        return 0.0;
+    HPDF_TextWidth tw = HPDF_Font_TextWidth(p->font[font], (const HPDF_BYTE *)s, (HPDF_UINT)n);
+    return tw.width * size / 1000.0;
+}
+
+/* Draws n bytes of s with its left edge at x and its baseline at y. */
+static int draw(struct lens_pdf *p, int font, double size, double x, double y, const char *s, int n,
+                struct lens_err *e)
+{
+    char buf[2048];
+    if (n <= 0)
+        return LENS_OK;
+    if (n >= (int)sizeof buf)
+        n = (int)sizeof buf - 1;
+    memcpy(buf, s, (size_t)n);
+    buf[n] = '\0';
+    HPDF_Page pg = cur(p);
+    HPDF_Page_BeginText(pg);
+    HPDF_Page_SetFontAndSize(pg, p->font[font], (HPDF_REAL)size);
+    HPDF_Page_TextOut(pg, (HPDF_REAL)x, (HPDF_REAL)y, buf);
+    HPDF_Page_EndText(pg);
+    p->fresh = 0;
+    return hcheck(p, "drawing text", e);
+}
+
+static int utf8_len(unsigned char c)
+{
+    return c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
+/* Splits text into lines no wider than width; *lines is lens_malloc'd (caller frees).
+ * Breaks at spaces, at "\n", and inside words longer than a line (at UTF-8 boundaries). */
+static int wrap(struct lens_pdf *p, int font, double size, const char *text, double width,
+                struct line **lines, int *nlines, struct lens_err *e)
+{
+    int cap = 8, n = 0;
+    struct line *ls = lens_malloc((size_t)cap * sizeof *ls);
+    if (!ls)
+        return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+    const char *s = text;
+    while (*s) {
+        /* one line: take words while they fit */
+        const char *start = s, *end = s, *q = s;
+        while (*q && *q != '\n') {
+            const char *w = q;
+            while (*w == ' ')
+                w++;
+            const char *we = w;
+            while (*we && *we != ' ' && *we != '\n')
+                we++;
+            if (we == w) { /* trailing spaces */
+                q = we;
+                break;
+            }
+            if (text_width(p, font, size, start, (int)(we - start)) <= width) {
+                end = q = we;
+                continue;
+            }
+            if (end == start) { /* a word wider than the line: cut it by characters */
+                const char *c = w;
+                end = w;
+                while (c < we) {
+                    const char *nc = c + utf8_len((unsigned char)*c);
+                    if (nc > we)
+                        nc = we;
+                    if (end > w && text_width(p, font, size, start, (int)(nc - start)) > width)
+                        break;
+                    end = c = nc;
+                }
+                q = end;
+            }
+            break;
+        }
+        if (n == cap) {
+            cap *= 2;
+            struct line *nl = lens_realloc(ls, (size_t)cap * sizeof *nl);
+            if (!nl) {
+                lens_free(ls);
+                return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+            }
+            ls = nl;
+        }
+        while (start < end && *start == ' ')
+            start++;
+        ls[n].s = start;
+        ls[n].n = (int)(end - start);
+        n++;
+        s = q > end ? q : end;
+        while (*s == ' ')
+            s++;
+        if (*s == '\n')
+            s++;
+    }
+    *lines = ls;
+    *nlines = n;
+    return LENS_OK;
+}
+
+static double aligned_x(struct lens_pdf *p, int font, double size, int align, double x, double w,
+                        const struct line *l)
+{
+    if (align == LENS_PDF_LEFT)
+        return x;
+    double tw = text_width(p, font, size, l->s, l->n);
+    return align == LENS_PDF_RIGHT ? x + w - tw : x + (w - tw) / 2;
+}
+
+int lens_pdf_text(struct lens_pdf *p, int font, double size, int align, double indent,
+                  const char *text, struct lens_err *e)
+{
+    if (font < 0 || font >= LENS_PDF_NFONTS || size <= 0)
+        return lens_err_set(e, LENS_EINVAL, "pdf: bad font %d or size %g", font, size);
+    int rc = lens_pdf_need(p, size * LEADING, e);
+    if (rc != LENS_OK)
+        return rc;
+    double x = MARGIN_X + indent, w = lens_pdf_text_width(p) - indent;
+    struct line *ls;
+    int n;
+    if ((rc = wrap(p, font, size, text, w, &ls, &n, e)) != LENS_OK)
+        return rc;
+    double lh = size * LEADING;
+    for (int i = 0; i < n && rc == LENS_OK; i++) {
+        if ((rc = lens_pdf_need(p, lh, e)) != LENS_OK)
+            break;
+        rc = draw(p, font, size, aligned_x(p, font, size, align, x, w, &ls[i]), p->y - size, ls[i].s,
+                  ls[i].n, e);
+        p->y -= lh;
+        p->fresh = 0;
+    }
+    lens_free(ls);
+    return rc;
+}
+
+int lens_pdf_paragraph(struct lens_pdf *p, const char *text, struct lens_err *e)
+{
+    int rc = lens_pdf_text(p, LENS_PDF_SANS, BODY_SIZE, LENS_PDF_LEFT, 0, text, e);
+    lens_pdf_space(p, BODY_SIZE * 0.6);
+    return rc;
+}
+
+int lens_pdf_heading(struct lens_pdf *p, int level, const char *text, struct lens_err *e)
+{
+    static const double sizes[4] = {22, 16, 13, 11};
+    if (level < 0 || level > 3)
+        return lens_err_set(e, LENS_EINVAL, "pdf: heading level %d outside 0..3", level);
+    double size = sizes[level];
+    /* keep the heading with about four lines of what follows */
+    int rc = lens_pdf_need(p, size * 2 + 4 * BODY_SIZE * LEADING, e);
+    if (rc != LENS_OK)
+        return rc;
+    lens_pdf_space(p, size * 0.6);
+    double top = p->y;
+    rc = lens_pdf_text(p, LENS_PDF_BOLD, size, level == 0 ? LENS_PDF_CENTER : LENS_PDF_LEFT, 0, text, e);
+    if (rc != LENS_OK)
+        return rc;
+    lens_pdf_space(p, size * 0.4);
+    if (level == 0)
+        return LENS_OK;
+    HPDF_Outline parent = NULL;
+    for (int l = level - 1; l >= 1 && !parent; l--)
+        parent = p->outline[l];
+    HPDF_Outline o = HPDF_CreateOutline(p->doc, parent, text, HPDF_GetEncoder(p->doc, "UTF-8"));
+    if (!o) {
+        rc = hcheck(p, "adding an outline entry", e);
+        return rc ? rc : lens_err_set(e, LENS_ELIB, "cannot add an outline entry");
+    }
+    HPDF_Destination d = HPDF_Page_CreateDestination(cur(p));
+    if (d) {
+        HPDF_Destination_SetFitH(d, (HPDF_REAL)(top + size * 0.6));
+        HPDF_Outline_SetDestination(o, d);
+    }
+    HPDF_Outline_SetOpened(o, level == 1 ? HPDF_TRUE : HPDF_FALSE);
+    p->outline[level] = o;
+    for (int l = level + 1; l < 4; l++)
+        p->outline[l] = NULL;
+    return hcheck(p, "adding an outline entry", e);
+}
+
+static void rule(struct lens_pdf *p, double y, double width)
+{
+    HPDF_Page pg = cur(p);
+    HPDF_Page_SetLineWidth(pg, (HPDF_REAL)width);
+    HPDF_Page_MoveTo(pg, (HPDF_REAL)MARGIN_X, (HPDF_REAL)y);
+    HPDF_Page_LineTo(pg, (HPDF_REAL)(PAGE_W - MARGIN_X), (HPDF_REAL)y);
+    HPDF_Page_Stroke(pg);
+}
+
+/* Draws one row of cells at the cursor; header rows are bold and underlined. Starts a new
+ * page (repeating the header) when the row does not fit. */
+static int table_draw_row(struct lens_pdf *p, const char *const *cells, int header, struct lens_err *e)
+{
+    struct table *t = &p->tab;
+    int font = header ? LENS_PDF_BOLD : t->font;
+    double size = BODY_SIZE * (header ? 1.0 : 0.95), lh = size * LEADING;
+    struct line *ls[LENS_PDF_MAXCOLS] = {0};
+    int n[LENS_PDF_MAXCOLS] = {0}, maxn = 1, rc = LENS_OK;
+    for (int c = 0; c < t->ncols && rc == LENS_OK; c++) {
+        rc = wrap(p, font, size, cells[c] ? cells[c] : "", t->w[c] - 2 * CELL_PAD, &ls[c], &n[c], e);
+        if (n[c] > maxn)
+            maxn = n[c];
+    }
+    double h = maxn * lh + 2 * CELL_PAD;
+    if (rc == LENS_OK && p->y - h < MARGIN_BOTTOM && !p->fresh) {
+        rc = add_page(p, e);
+        if (rc == LENS_OK && !header && t->has_header)
+            rc = table_draw_row(p, (const char *const *)t->header, 1, e);
+    }
+    for (int c = 0; c < t->ncols && rc == LENS_OK; c++) {
+        double y = p->y - CELL_PAD - size;
+        for (int i = 0; i < n[c] && rc == LENS_OK; i++, y -= lh)
+            rc = draw(p, font, size, aligned_x(p, font, size, t->align[c], t->x[c] + CELL_PAD,
+                                               t->w[c] - 2 * CELL_PAD, &ls[c][i]),
+                      y, ls[c][i].s, ls[c][i].n, e);
+    }
+    for (int c = 0; c < t->ncols; c++)
+        lens_free(ls[c]);
+    if (rc != LENS_OK)
+        return rc;
+    p->y -= h;
+    p->fresh = 0;
+    if (header)
+        rule(p, p->y, 0.6);
+    return hcheck(p, "drawing a table row", e);
+}
+
+int lens_pdf_table_begin(struct lens_pdf *p, const struct lens_pdf_column *cols, int ncols, int font,
+                         struct lens_err *e)
+{
+    if (ncols < 1 || ncols > LENS_PDF_MAXCOLS || font < 0 || font >= LENS_PDF_NFONTS)
+        return lens_err_set(e, LENS_EINVAL, "pdf: table with %d columns (1..%d allowed)", ncols,
+                            LENS_PDF_MAXCOLS);
+    struct table *t = &p->tab;
+    table_release(t);
+    t->ncols = ncols;
+    t->font = font;
+    double tw = lens_pdf_text_width(p), fixed = 0;
+    int nfree = 0;
+    for (int c = 0; c < ncols; c++) {
+        if (cols[c].width > 0)
+            fixed += cols[c].width;
+        else
+            nfree++;
+    }
+    double share = nfree && fixed < 1 ? (1 - fixed) / nfree : 0.1;
+    double x = MARGIN_X;
+    t->has_header = 0;
+    for (int c = 0; c < ncols; c++) {
+        t->x[c] = x;
+        t->w[c] = tw * (cols[c].width > 0 ? cols[c].width : share);
+        x += t->w[c];
+        t->align[c] = cols[c].align;
+        if (cols[c].header && cols[c].header[0])
+            t->has_header = 1;
+    }
+    if (t->has_header) {
+        for (int c = 0; c < ncols; c++)
+            if (!(t->header[c] = lens_strdup(cols[c].header ? cols[c].header : ""))) {
+                table_release(t);
+                return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+            }
+    }
+    t->active = 1;
+    /* keep the header with at least three rows */
+    int rc = lens_pdf_need(p, 4 * (BODY_SIZE * LEADING + 2 * CELL_PAD), e);
+    if (rc == LENS_OK && t->has_header)
+        rc = table_draw_row(p, (const char *const *)t->header, 1, e);
+    return rc;
+}
+
+int lens_pdf_table_row(struct lens_pdf *p, const char *const *cells, struct lens_err *e)
+{
+    if (!p->tab.active)
+        return lens_err_set(e, LENS_EINVAL, "pdf: table row outside a table");
+    return table_draw_row(p, cells, 0, e);
+}
+
+int lens_pdf_table_end(struct lens_pdf *p, struct lens_err *e)
+{
+    if (!p->tab.active)
+        return lens_err_set(e, LENS_EINVAL, "pdf: table end outside a table");
+    if (p->tab.has_header && p->npages > 0)
+        rule(p, p->y, 0.6);
+    table_release(&p->tab);
+    lens_pdf_space(p, BODY_SIZE);
+    return hcheck(p, "ending a table", e);
+}
+
+struct png_reader {
+    const unsigned char *p;
+    size_t left;
+};
+
+static cairo_status_t png_read(void *closure, unsigned char *data, unsigned int len)
+{
+    struct png_reader *r = closure;
+    if (len > r->left)
+        return CAIRO_STATUS_READ_ERROR;
+    memcpy(data, r->p, len);
+    r->p += len;
+    r->left -= len;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* libharu 2.3 lets libpng abort() the process on a corrupt PNG, so decode it with cairo
+ * first, which reports errors. Costs one decode of a figure-sized image. */
+static int png_valid(const unsigned char *png, size_t len)
+{
+    struct png_reader r = {png, len};
+    cairo_surface_t *s = cairo_image_surface_create_from_png_stream(png_read, &r);
+    int ok = cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
+    cairo_surface_destroy(s);
+    return ok;
+}
+
+int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len, double max_height,
+                       struct lens_err *e)
+{
+    if (!png || len < 8 || !png_valid(png, len))
+        return lens_err_set(e, LENS_EFORMAT, "pdf: image is not a valid png (%zu bytes)", len);
+    int rc = lens_pdf_need(p, 0, e);
+    if (rc != LENS_OK)
+        return rc;
+    HPDF_Image img = HPDF_LoadPngImageFromMem(p->doc, png, (HPDF_UINT)len);
+    if (!img) {
+        rc = hcheck(p, "loading a png image", e);
+        p->herr = 0; /* the document itself is still fine */
+        return rc ? rc : lens_err_set(e, LENS_ELIB, "libharu cannot read the png image");
+    }
+    double iw = HPDF_Image_GetWidth(img), ih = HPDF_Image_GetHeight(img);
+    if (iw <= 0 || ih <= 0)
+        return lens_err_set(e, LENS_ELIB, "png image has no pixels");
+    double body = body_top() - MARGIN_BOTTOM;
+    if (max_height <= 0 || max_height > body)
+        max_height = body;
+    double w = lens_pdf_text_width(p), h = ih * w / iw;
+    if (h > max_height) {
+        w *= max_height / h;
+        h = max_height;
+    }
+    if ((rc = lens_pdf_need(p, h, e)) != LENS_OK)
+        return rc;
+    double x = MARGIN_X + (lens_pdf_text_width(p) - w) / 2;
+    HPDF_Page_DrawImage(cur(p), img, (HPDF_REAL)x, (HPDF_REAL)(p->y - h), (HPDF_REAL)w, (HPDF_REAL)h);
+    p->y -= h + BODY_SIZE * 0.6;
+    p->fresh = 0;
+    return hcheck(p, "drawing a png image", e);
+}
+
+/* Expands ${page} and ${pages} in the footer format. */
+static void footer_text(const char *fmt, int page, int pages, char *buf, size_t n)
+{
+    size_t o = 0;
+    while (*fmt && o + 1 < n) {
+        int k = 0;
+        if (!strncmp(fmt, "${page}", 7))
+            k = snprintf(buf + o, n - o, "%d", page), fmt += 7;
+        else if (!strncmp(fmt, "${pages}", 8))
+            k = snprintf(buf + o, n - o, "%d", pages), fmt += 8;
+        else
+            buf[o] = *fmt++, k = 1;
+        o += k > 0 ? (size_t)k : 0;
+        if (o >= n)
+            o = n - 1;
+    }
+    buf[o] = '\0';
+}
+
+int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e)
+{
+    int rc = LENS_OK;
+    if (p->npages == 0)
+        rc = add_page(p, e);
+    for (int i = 0; p->footer && rc == LENS_OK && i < p->npages; i++) {
+        char buf[512];
+        footer_text(p->footer, i + 1, p->npages, buf, sizeof buf);
+        struct line l = {buf, (int)strlen(buf)};
+        HPDF_Page pg = p->pages[i];
+        HPDF_Page_BeginText(pg);
+        HPDF_Page_SetFontAndSize(pg, p->font[LENS_PDF_SANS], 8);
+        HPDF_Page_TextOut(pg, (HPDF_REAL)aligned_x(p, LENS_PDF_SANS, 8, LENS_PDF_CENTER, MARGIN_X,
+                                                   lens_pdf_text_width(p), &l),
+                          (HPDF_REAL)FOOTER_Y, buf);
+        HPDF_Page_EndText(pg);
+        rc = hcheck(p, "drawing the page footers", e);
+    }
+    if (rc != LENS_OK)
+        return rc;
+    struct lens_atomic a;
+    if ((rc = lens_atomic_open(&a, path, NULL, e)) != LENS_OK)
+        return rc;
+    HPDF_SaveToFile(p->doc, a.tmp);
+    if ((rc = hcheck(p, "writing the file", e)) != LENS_OK) {
+        lens_err_prefix(e, path);
+        lens_atomic_abort(&a);
+        return rc;
+    }
+    return lens_atomic_commit(&a, e);
+}

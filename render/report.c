@@ -1,0 +1,572 @@
+/* The latency-cube report (see report.h). The template decides the order, headings and
+ * prose; this file supplies, per section, the placeholder values, table rows and figures.
+ * Sections are found by name in the `renderers` registry at the end of the file. */
+#include "report.h"
+
+#include "heatmap.h"
+#include "pdf.h"
+#include "template.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef LENS_DATADIR
+#define LENS_DATADIR "/usr/local/share/mpilens"
+#endif
+
+#define FIG_W 900 /* figure size: pixels for PNG, points for SVG */
+#define FIG_H 560
+
+struct report {
+    const struct lens_report_opts *o;
+    const struct lens_template *t;
+    const struct lens_tmpl_section *sec; /* section being drawn */
+    struct lens_pdf *pdf;
+    struct lens_tmpl_vars vars;          /* document and current-input placeholders */
+    const struct lens_report_input *in;  /* all inputs */
+    int nin;
+    int cur;                             /* index of the current input, -1 outside repeats */
+    int figure;                          /* figures drawn so far (numbering) */
+    char font_path[PATH_MAX + 32];       /* TTF handed to the heatmap renderer */
+};
+
+struct section_renderer {
+    const char *name;
+    int per_input; /* 1: must sit inside "repeat inputs" */
+    int (*vars)(struct report *r, struct lens_err *e); /* sets section placeholders; may be NULL */
+    int (*table)(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e);
+    int (*block)(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e);
+};
+
+void lens_report_opts_init(struct lens_report_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->stat = LENS_STAT_MEDIAN;
+    o->date = lens_source_date();
+}
+
+static const struct lens_cube *cube(const struct report *r) { return r->in[r->cur].cube; }
+
+/* Which matrix index is the sender, from the mode's semantics (ALGORITHMS.md section 1):
+ * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
+static int direction(int mode)
+{
+    switch (mode) {
+    case LENS_MODE_ONE_TO_ONE:
+    case LENS_MODE_ALL_TO_ALL:
+    case LENS_MODE_NOISE:
+    case LENS_MODE_NOISE_BLOCKING:
+        return 1;
+    case LENS_MODE_BCAST:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+/* A delay in seconds as microseconds for the tables and captions. */
+static void fmt_us(double s, char *buf, size_t n)
+{
+    if (isfinite(s))
+        snprintf(buf, n, "%.3f", s * 1e6);
+    else
+        snprintf(buf, n, "n/a");
+}
+
+/* A section text expanded with the current placeholders into buf. */
+static int text(struct report *r, const char *name, char *buf, size_t n, struct lens_err *e)
+{
+    char *s = NULL;
+    int rc = lens_template_text(r->t, r->sec, name, &r->vars, &s, e);
+    if (rc == LENS_OK)
+        snprintf(buf, n, "%s", s);
+    lens_free(s);
+    return rc;
+}
+
+static int unknown_item(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' has no %s '%s'", r->t->path, it->line,
+                        r->sec->name, it->kind == LENS_TMPL_TABLE ? "table" : "block", it->name);
+}
+
+/* ---- document-wide and per-input placeholders ---- */
+
+static int document_vars(struct report *r, struct lens_err *e)
+{
+    char date[64], sources[2048] = "";
+    lens_format_date(r->o->date, date, sizeof date);
+    size_t o = 0;
+    for (int i = 0; i < r->nin && o < sizeof sources; i++)
+        o += (size_t)snprintf(sources + o, sizeof sources - o, "%s%s", i ? ", " : "", r->in[i].name);
+    int rc = lens_tmpl_vars_set(&r->vars, "date", date, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "version", LENS_VERSION, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_setf(&r->vars, e, "ninputs", "%d", r->nin);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "sources", sources, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "stat", lens_cube_stat_name(r->o->stat), e);
+    return rc;
+}
+
+/* "vm (4 processes)" or "n01 (2), n02 (2), ... and 30 more": distinct hosts in rank order. */
+static void hosts_summary(const struct lens_cube *c, char *buf, size_t n, int *distinct)
+{
+    *distinct = 0;
+    buf[0] = '\0';
+    if (!c->hosts) {
+        snprintf(buf, n, "not recorded");
+        return;
+    }
+    size_t o = 0;
+    for (int i = 0; i < c->procs; i++) {
+        int seen = 0, count = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = !strcmp(c->hosts[j], c->hosts[i]);
+        if (seen)
+            continue;
+        for (int j = i; j < c->procs; j++)
+            count += !strcmp(c->hosts[j], c->hosts[i]);
+        if (++*distinct <= 12 && o < n)
+            o += (size_t)snprintf(buf + o, n - o, "%s%s (%d %s)", *distinct > 1 ? ", " : "", c->hosts[i], count,
+                                  count == 1 ? "process" : "processes");
+    }
+    if (*distinct > 12 && o < n)
+        snprintf(buf + o, n - o, " and %d more", *distinct - 12);
+}
+
+static int input_vars(struct report *r, struct lens_err *e)
+{
+    const struct lens_cube *c = cube(r);
+    char hosts[2048], lengths[256], stats[128] = "", files[2048] = "";
+    int nhosts;
+    hosts_summary(c, hosts, sizeof hosts, &nhosts);
+    snprintf(lengths, sizeof lengths, "%d, from %d to %d bytes step %d", c->nlen, c->lengths[0],
+             c->lengths[c->nlen - 1], c->step);
+    size_t so = 0;
+    const char *src = c->source ? c->source : r->in[r->cur].name;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (c->data[s])
+            so += (size_t)snprintf(stats + so, sizeof stats - so, "%s%s", so ? "," : "", lens_cube_stat_name(s));
+    /* the files as one brace pattern: prefix_{average,median}.nc, prefix_hosts.txt */
+    snprintf(files, sizeof files, "%s_{%s}.nc%s%s%s", src, stats, c->hosts ? ", " : "",
+             c->hosts ? src : "", c->hosts ? "_hosts.txt" : "");
+    for (char *p = stats; *p; p++) /* "average, median" for the statistics field */
+        if (*p == ',' && so + 1 < sizeof stats) {
+            memmove(p + 2, p + 1, strlen(p + 1) + 1);
+            p[1] = ' ';
+            so++;
+        }
+    struct lens_tmpl_vars *v = &r->vars;
+    int rc = lens_tmpl_vars_setf(v, e, "input_index", "%d", r->cur + 1);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "input_name", r->in[r->cur].name, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "mode", lens_cube_mode_name(c->mode), e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "semantics", lens_cube_mode_semantics(c->mode), e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "procs", "%d", c->procs);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "hosts", hosts, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nhosts", "%d", nhosts);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "lengths", lengths, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nlengths", "%d", c->nlen);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "repeats", "%d%s", c->repeats, c->nraw ? " (raw repeats present)" : "");
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "stats", stats, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(v, "layout", c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic", e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "files", files, e);
+    return rc;
+}
+
+static int title_vars(struct report *r, struct lens_err *e)
+{
+    char def[512];
+    if (r->o->title)
+        return lens_tmpl_vars_set(&r->vars, "title", r->o->title, e);
+    int rc = text(r, "default_title", def, sizeof def, e);
+    return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "title", def, e) : rc;
+}
+
+/* ---- summary ---- */
+
+/* The largest finite off-diagonal element of length k as "s -> d (host)". */
+static void slowest_pair(const struct lens_cube *c, int stat, int k, char *buf, size_t n)
+{
+    int bi = -1, bj = -1;
+    double best = -INFINITY;
+    for (int i = 0; i < c->procs; i++)
+        for (int j = 0; j < c->procs; j++) {
+            double v = LENS_CUBE_AT(c, stat, k, i, j);
+            if (i != j && isfinite(v) && v > best) {
+                best = v;
+                bi = i;
+                bj = j;
+            }
+        }
+    if (bi < 0) {
+        snprintf(buf, n, "n/a");
+        return;
+    }
+    int from = direction(c->mode) == 1 ? bj : bi, to = direction(c->mode) == 1 ? bi : bj;
+    if (!c->hosts)
+        snprintf(buf, n, "%d -> %d", from, to);
+    else if (!strcmp(c->hosts[from], c->hosts[to]))
+        snprintf(buf, n, "%d -> %d (%s)", from, to, c->hosts[from]);
+    else
+        snprintf(buf, n, "%d -> %d (%s -> %s)", from, to, c->hosts[from], c->hosts[to]);
+}
+
+static int summary_vars(struct report *r, struct lens_err *e)
+{
+    char order[128];
+    int rc = text(r, direction(cube(r)->mode) ? "pair_sender" : "pair_row", order, sizeof order, e);
+    return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "pair_order", order, e) : rc;
+}
+
+static int summary_table(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    if (strcmp(it->name, "lengths"))
+        return unknown_item(r, it, e);
+    const struct lens_cube *c = cube(r);
+    int rc = LENS_OK;
+    for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
+        struct lens_summary s;
+        if ((rc = lens_cube_summary(c, r->o->stat, k, &s, e)) != LENS_OK)
+            break;
+        char len[32], mn[32], md[32], mx[32], pair[600];
+        snprintf(len, sizeof len, "%d", c->lengths[k]);
+        fmt_us(s.min, mn, sizeof mn);
+        fmt_us(s.median, md, sizeof md);
+        fmt_us(s.max, mx, sizeof mx);
+        slowest_pair(c, r->o->stat, k, pair, sizeof pair);
+        const char *cells[5] = {len, mn, md, mx, pair};
+        rc = lens_pdf_table_row(r->pdf, cells, e);
+    }
+    return rc;
+}
+
+/* ---- heatmaps ---- */
+
+/* Indices of the lengths to draw (deduplicated, in the order asked). */
+static int figure_lengths(const struct report *r, int *idx)
+{
+    const struct lens_cube *c = cube(r);
+    int n = 0;
+    if (!r->o->lengths || r->o->nlengths == 0) {
+        int want[3] = {0, (c->nlen - 1) / 2, c->nlen - 1};
+        for (int i = 0; i < 3; i++)
+            if (n == 0 || want[i] != idx[n - 1])
+                idx[n++] = want[i];
+        return n;
+    }
+    for (int i = 0; i < r->o->nlengths; i++) {
+        int k = lens_cube_length_index(c, r->o->lengths[i]), dup = 0;
+        for (int j = 0; j < n; j++)
+            dup |= idx[j] == k;
+        if (k >= 0 && !dup)
+            idx[n++] = k;
+    }
+    return n;
+}
+
+static int write_figure_files(struct report *r, const double *m, const struct lens_heatmap_opts *ho, int len,
+                              struct lens_err *e)
+{
+    char base[PATH_MAX], path[PATH_MAX + 8];
+    char prefix[32] = "";
+    if (r->nin > 1)
+        snprintf(prefix, sizeof prefix, "input%d_", r->cur + 1);
+    snprintf(base, sizeof base, "%s/%sheatmap_%s_%dB", r->o->figures_dir, prefix, lens_cube_stat_name(r->o->stat), len);
+    int P = cube(r)->procs;
+    snprintf(path, sizeof path, "%s.png", base);
+    int rc = lens_heatmap_write_png(m, P, P, ho, path, e);
+    if (rc == LENS_OK) {
+        snprintf(path, sizeof path, "%s.svg", base);
+        rc = lens_heatmap_write_svg(m, P, P, ho, path, e);
+    }
+    return rc;
+}
+
+static int one_figure(struct report *r, int k, struct lens_err *e)
+{
+    const struct lens_cube *c = cube(r);
+    int P = c->procs, rc;
+    struct lens_summary s;
+    if ((rc = lens_cube_summary(c, r->o->stat, k, &s, e)) != LENS_OK)
+        return rc;
+    char buf[4][64];
+    fmt_us(s.min, buf[0], sizeof buf[0]);
+    fmt_us(s.max, buf[1], sizeof buf[1]);
+    fmt_us(s.median, buf[2], sizeof buf[2]);
+    struct lens_tmpl_vars *v = &r->vars;
+    rc = lens_tmpl_vars_setf(v, e, "length", "%d", c->lengths[k]);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "figure", "%d", ++r->figure);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "min", buf[0], e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "max", buf[1], e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "median", buf[2], e);
+    char heading[512], title[512], caption[2048], xl[128], yl[128], unit[32];
+    int dir = direction(c->mode);
+    if (rc == LENS_OK) rc = text(r, "heading", heading, sizeof heading, e);
+    if (rc == LENS_OK) rc = text(r, "figure_title", title, sizeof title, e);
+    if (rc == LENS_OK) rc = text(r, "caption", caption, sizeof caption, e);
+    if (rc == LENS_OK) rc = text(r, "unit", unit, sizeof unit, e);
+    if (rc == LENS_OK) rc = text(r, dir == 1 ? "axis_sender" : dir == 2 ? "axis_receiver" : "axis_column", xl, sizeof xl, e);
+    if (rc == LENS_OK) rc = text(r, dir == 1 ? "axis_receiver" : dir == 2 ? "axis_sender" : "axis_row", yl, sizeof yl, e);
+    if (rc != LENS_OK)
+        return rc;
+
+    const double *m = &c->data[r->o->stat][(size_t)k * P * P];
+    struct lens_heatmap_opts ho;
+    lens_heatmap_opts_init(&ho);
+    ho.title = title;
+    ho.unit = unit;
+    ho.scale = 1e6;
+    ho.xlabel = xl;
+    ho.ylabel = yl;
+    ho.histogram = 1;
+    ho.hide_diagonal = 1; /* the diagonal is not a measurement (garbage in min) */
+    ho.width = FIG_W;
+    ho.height = FIG_H;
+    ho.font_path = r->font_path;
+
+    /* heading + figure + caption stay together; the figure shrinks to 75% to fill a page */
+    double fig_h = lens_pdf_text_width(r->pdf) * FIG_H / FIG_W, extra = 80;
+    double room = lens_pdf_remaining(r->pdf) - extra;
+    if (room < 0.75 * fig_h) {
+        if ((rc = lens_pdf_new_page(r->pdf, e)) != LENS_OK)
+            return rc;
+    } else if (room < fig_h) {
+        fig_h = room;
+    }
+    if ((rc = lens_pdf_heading(r->pdf, 3, heading, e)) != LENS_OK)
+        return rc;
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if ((rc = lens_heatmap_png_mem(m, P, P, &ho, &png, &len, e)) != LENS_OK)
+        return rc;
+    rc = lens_pdf_image_png(r->pdf, png, len, fig_h, e);
+    lens_free(png);
+    if (rc == LENS_OK)
+        rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
+    if (rc == LENS_OK)
+        lens_pdf_space(r->pdf, 8);
+    if (rc == LENS_OK && r->o->figures_dir)
+        rc = write_figure_files(r, m, &ho, c->lengths[k], e);
+    return rc;
+}
+
+static int heatmap_block(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    if (strcmp(it->name, "figures"))
+        return unknown_item(r, it, e);
+    int *idx = lens_malloc((size_t)(r->o->nlengths + 3) * sizeof *idx);
+    int rc = idx ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    int n = rc == LENS_OK ? figure_lengths(r, idx) : 0;
+    for (int i = 0; i < n && rc == LENS_OK; i++)
+        rc = one_figure(r, idx[i], e);
+    lens_free(idx);
+    return rc;
+}
+
+/* ---- data quality ---- */
+
+static int quality_block(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    if (strcmp(it->name, "warnings"))
+        return unknown_item(r, it, e);
+    const struct lens_cube *c = cube(r);
+    if (c->nwarn == 0) {
+        char none[512];
+        int rc = text(r, "none", none, sizeof none, e);
+        return rc == LENS_OK ? lens_pdf_paragraph(r->pdf, none, e) : rc;
+    }
+    int rc = LENS_OK;
+    for (int i = 0; i < c->nwarn && rc == LENS_OK; i++) {
+        char line[2048];
+        snprintf(line, sizeof line, "• %s", c->warnings[i]);
+        rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 10, LENS_PDF_LEFT, 8, line, e);
+        lens_pdf_space(r->pdf, 3);
+    }
+    return rc;
+}
+
+/* ---- the registry: one line per section a template may name ---- */
+
+static const struct section_renderer renderers[] = {
+    {"title", 0, title_vars, NULL, NULL},
+    {"parameters", 1, NULL, NULL, NULL},
+    {"input", 1, NULL, NULL, NULL},
+    {"summary", 1, summary_vars, summary_table, NULL},
+    {"heatmaps", 1, NULL, NULL, heatmap_block},
+    {"quality", 1, NULL, NULL, quality_block},
+};
+
+static const struct section_renderer *find_renderer(const char *name)
+{
+    for (size_t i = 0; i < sizeof renderers / sizeof renderers[0]; i++)
+        if (!strcmp(renderers[i].name, name))
+            return &renderers[i];
+    return NULL;
+}
+
+static int hook_table(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
+{
+    struct report *r = ctx;
+    (void)pdf;
+    const struct section_renderer *sr = find_renderer(r->sec->name);
+    return sr->table ? sr->table(r, it, e) : unknown_item(r, it, e);
+}
+
+static int hook_block(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
+{
+    struct report *r = ctx;
+    (void)pdf;
+    const struct section_renderer *sr = find_renderer(r->sec->name);
+    return sr->block ? sr->block(r, it, e) : unknown_item(r, it, e);
+}
+
+/* Every section must name a renderer, and per-input sections must sit in a repeat. */
+static int check_template(const struct lens_template *t, struct lens_err *e)
+{
+    for (int i = 0; i < t->nsections; i++) {
+        const struct lens_tmpl_section *s = &t->sections[i];
+        const struct section_renderer *sr = find_renderer(s->name);
+        if (!sr) {
+            char known[512];
+            size_t o = 0;
+            for (size_t k = 0; k < sizeof renderers / sizeof renderers[0] && o < sizeof known; k++)
+                o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", k ? ", " : "", renderers[k].name);
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown section '%s' (known: %s)", t->path, s->line,
+                                s->name, known);
+        }
+        if (sr->per_input && !s->repeat)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' belongs inside 'repeat inputs'", t->path,
+                                s->line, s->name);
+    }
+    return LENS_OK;
+}
+
+static int draw_section(struct report *r, const struct lens_tmpl_section *s, struct lens_err *e)
+{
+    static const struct lens_tmpl_hooks hooks = {hook_table, hook_block};
+    const struct section_renderer *sr = find_renderer(s->name);
+    r->sec = s;
+    int rc = sr->vars ? sr->vars(r, e) : LENS_OK;
+    return rc == LENS_OK ? lens_template_render(r->t, s, &r->vars, &hooks, r, r->pdf, e) : rc;
+}
+
+static int draw_all(struct report *r, struct lens_err *e)
+{
+    const struct lens_template *t = r->t;
+    int rc = LENS_OK;
+    for (int i = 0; i < t->nsections && rc == LENS_OK;) {
+        if (!t->sections[i].repeat) {
+            r->cur = -1;
+            rc = draw_section(r, &t->sections[i++], e);
+            continue;
+        }
+        int end = i;
+        while (end < t->nsections && t->sections[end].repeat == t->sections[i].repeat)
+            end++;
+        for (r->cur = 0; r->cur < r->nin && rc == LENS_OK; r->cur++) {
+            rc = input_vars(r, e);
+            for (int j = i; j < end && rc == LENS_OK; j++)
+                rc = draw_section(r, &t->sections[j], e);
+        }
+        i = end;
+    }
+    return rc;
+}
+
+int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
+                      const char *path, struct lens_err *e)
+{
+    if (nin < 1)
+        return lens_err_set(e, LENS_EINVAL, "report: no input");
+    if (o->stat < 0 || o->stat >= LENS_STAT_COUNT)
+        return lens_err_set(e, LENS_EINVAL, "report: bad statistic %d", o->stat);
+    for (int i = 0; i < nin; i++)
+        if (!in[i].cube->data[o->stat] || in[i].cube->nlen < 1)
+            return lens_err_set(e, LENS_EDATA, "%s: statistic '%s' not present", in[i].name,
+                                lens_cube_stat_name(o->stat));
+    struct report r = {.o = o, .in = in, .nin = nin, .cur = -1};
+    lens_tmpl_vars_init(&r.vars);
+    char tpath[PATH_MAX], fontdir[PATH_MAX];
+    if (o->template_path)
+        snprintf(tpath, sizeof tpath, "%s", o->template_path);
+    else
+        snprintf(tpath, sizeof tpath, "%s/templates/report.tmpl", o->datadir);
+    snprintf(fontdir, sizeof fontdir, "%s/fonts", o->datadir);
+    snprintf(r.font_path, sizeof r.font_path, "%s/DejaVuSans.ttf", fontdir);
+    struct lens_template *t = NULL;
+    int rc = lens_template_load(tpath, &t, e);
+    r.t = t;
+    if (rc == LENS_OK)
+        rc = check_template(t, e);
+    if (rc == LENS_OK && o->figures_dir)
+        rc = lens_mkdir_p(o->figures_dir, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_new(&r.pdf, fontdir, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_set_footer(r.pdf, t->footer, e);
+    if (rc == LENS_OK)
+        rc = document_vars(&r, e);
+    if (rc == LENS_OK)
+        rc = draw_all(&r, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_set_info(r.pdf, lens_tmpl_vars_get(&r.vars, "title"), "MPI latency report", o->date, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_save(r.pdf, path, e);
+    lens_pdf_free(r.pdf);
+    lens_template_free(t);
+    lens_tmpl_vars_release(&r.vars);
+    return rc;
+}
+
+/* ---- locating fonts/ and templates/ ---- */
+
+static int datadir_ok(const char *dir)
+{
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/fonts/DejaVuSans.ttf", dir);
+    if (access(p, R_OK) != 0)
+        return 0;
+    snprintf(p, sizeof p, "%s/templates/report.tmpl", dir);
+    return access(p, R_OK) == 0;
+}
+
+int lens_report_datadir(char *buf, size_t n, struct lens_err *e)
+{
+    const char *env = getenv("MPILENS_DATADIR");
+    if (env && *env) {
+        if (!datadir_ok(env))
+            return lens_err_set(e, LENS_EIO, "MPILENS_DATADIR=%s: no fonts/DejaVuSans.ttf or templates/report.tmpl there",
+                                env);
+        snprintf(buf, n, "%s", env);
+        return LENS_OK;
+    }
+    char exe[PATH_MAX], tried[3][PATH_MAX + 32];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    int nt = 0;
+    if (k > 0) {
+        exe[k] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(tried[nt++], sizeof tried[0], "%s/../..", exe);
+        snprintf(tried[nt++], sizeof tried[0], "%s/../share/mpilens", exe);
+    }
+    snprintf(tried[nt++], sizeof tried[0], "%s", LENS_DATADIR);
+    for (int i = 0; i < nt; i++)
+        if (datadir_ok(tried[i])) {
+            char *real = realpath(tried[i], NULL);
+            snprintf(buf, n, "%s", real ? real : tried[i]);
+            free(real);
+            return LENS_OK;
+        }
+    return lens_err_set(e, LENS_EIO, "cannot find fonts/ and templates/ (looked in %s%s%s%s%s); set MPILENS_DATADIR",
+                        tried[0], nt > 1 ? ", " : "", nt > 1 ? tried[1] : "", nt > 2 ? ", " : "", nt > 2 ? tried[2] : "");
+}

@@ -1,0 +1,43 @@
+/* The latency-cube report: draws templates/report.tmpl with the values of one or more cubes
+ * into a PDF (title page, per-length summary, heatmaps with histograms, data quality), and
+ * optionally writes every figure as PNG and SVG. The sections are looked up by name in a
+ * registry in report.c, so a new section is a renderer there plus a `section` in the template. */
+#ifndef LENS_REPORT_H
+#define LENS_REPORT_H
+
+#include "../analysis/cube.h"
+#include "../common/err.h"
+
+struct lens_report_input {
+    const char *name;            /* the INPUT as the user gave it (shown in the report) */
+    const struct lens_cube *cube; /* borrowed, not freed */
+};
+
+struct lens_report_opts {
+    const char *title;       /* UTF-8; NULL: the template's default_title text */
+    const char *datadir;     /* holds fonts/ and templates/ (see lens_report_datadir) */
+    const char *template_path; /* NULL: <datadir>/templates/report.tmpl */
+    const char *figures_dir; /* NULL: no figure files; else PNG + SVG of every figure */
+    int stat;                /* enum lens_stat shown in the summary and heatmaps */
+    const int *lengths;      /* message lengths (bytes) to draw, nearest present length is used;
+                                NULL: the first, middle and last length */
+    int nlengths;
+    long long date;          /* Unix seconds printed and stored (lens_source_date()) */
+};
+
+void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, date now */
+
+/* Writes the report to path (temporary file + rename: a failure leaves nothing). Errors name
+ * the input, template line or file: LENS_EDATA (statistic missing from an input), LENS_EFORMAT
+ * (template), LENS_EIO, LENS_ELIB, LENS_ENOMEM. Figure file names are
+ * heatmap_<stat>_<length>B.{png,svg}, prefixed with input<k>_ when there are several inputs. */
+int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
+                      const char *path, struct lens_err *e);
+
+/* Finds the directory holding fonts/DejaVuSans.ttf and templates/report.tmpl: $MPILENS_DATADIR
+ * if set (an error if it lacks them), else <exe>/../.. (the build tree), <exe>/../share/mpilens,
+ * then LENS_DATADIR (compile-time, default /usr/local/share/mpilens). LENS_EIO lists where
+ * it looked. */
+int lens_report_datadir(char *buf, size_t n, struct lens_err *e);
+
+#endif

@@ -1,0 +1,288 @@
+/* Tests for analysis/rules.c: parsing, binding and evaluation of the rule language against
+ * hand-computed values, and every error path with its file:line:column. */
+#include "../analysis/ruleeval.h"
+#include "lens_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const ev_fields[] = {"enter", "leave", "rank", "op", NULL};
+static const char *const agg_fields[] = {"max_enter", "min_leave", NULL};
+static const struct lens_ruleeval_type types[] = {{"ev", ev_fields, "...s"},
+                                              {"agg", agg_fields, NULL}};
+
+static const char base[] =
+    "# a comment\n"
+    "declare composite event pair\n"
+    "member (ev as a, shared agg as all)\n"
+    "when a.enter >= 0 // trailing comment\n"
+    "parameters (wait = min(all.max_enter, a.leave) - a.enter, twice = wait * 2,\n"
+    "            kind = a.op);\n";
+
+/* Parses base + extra and binds; returns the rc, message in e. */
+static int load(struct lens_rules **r, const char *extra, struct lens_err *e)
+{
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s", base, extra);
+    *r = lens_rules_new();
+    int rc = lens_rules_parse(*r, "t.rules", text, e);
+    if (!rc)
+        rc = lens_ruleeval_bind(*r, types, 2, e);
+    return rc;
+}
+
+/* Expects the rule text to fail with message want (prefix match). */
+static void expect_error(const char *extra, const char *want)
+{
+    struct lens_rules *r;
+    struct lens_err e = {0};
+    int rc = load(&r, extra, &e);
+    LENS_TEST(rc == LENS_EFORMAT, "'%s' rejected (rc %d)", extra, rc);
+    LENS_TEST(!strncmp(e.msg, want, strlen(want)), "message '%s', want '%s'", e.msg, want);
+    lens_rules_free(r);
+}
+
+static void test_eval(void)
+{
+    struct lens_rules *r;
+    struct lens_err e = {0};
+    int rc = load(&r,
+                  "declare problem for pair when twice > 1.5e-1 and not (kind == \"bcast\")\n"
+                  "parameters (id = \"p\", name = \"N\" \" joined\", description = \"d\\\"q\\\"\",\n"
+                  "  advice = \"a\", name_ru = \"Имя\", duration = max(wait, 0.25, -3) - -1 / 4,\n"
+                  "  location = all);\n",
+                  &e);
+    LENS_TEST(rc == LENS_OK, "parse and bind: %s", e.msg);
+    if (rc) {
+        lens_rules_free(r);
+        return;
+    }
+    LENS_TEST(r->ncomposites == 1 && r->nproblems == 1, "counts %d %d", r->ncomposites,
+              r->nproblems);
+    const struct lens_rule_problem *p = &r->problems[0];
+    LENS_TEST(!strcmp(p->text[0][LENS_RULE_NAME], "N joined"), "joined '%s'",
+              p->text[0][LENS_RULE_NAME]);
+    LENS_TEST(!strcmp(p->text[0][LENS_RULE_DESCRIPTION], "d\"q\""), "escapes '%s'",
+              p->text[0][LENS_RULE_DESCRIPTION]);
+    LENS_TEST(!strcmp(p->text[1][LENS_RULE_NAME], "Имя"), "russian '%s'", p->text[1][0]);
+    LENS_TEST(p->text[1][LENS_RULE_ADVICE] == NULL, "missing russian advice is NULL");
+    LENS_TEST(p->location == 1, "location slot %d", p->location);
+    int reduce = lens_rules_intern(r, "reduce"), bcast = lens_rules_intern(r, "bcast");
+    LENS_TEST(reduce >= 0 && bcast >= 0 && reduce != bcast, "intern %d %d", reduce, bcast);
+    LENS_TEST(lens_rules_intern(r, "bcast") == bcast, "intern is stable");
+
+    /* a: enter 3.7, leave 11.3; all: max_enter 9.1 -> wait = min(9.1, 11.3) - 3.7 = 5.4 */
+    double a[] = {3.7, 11.3, 5, reduce}, all[] = {9.1, 10.2};
+    const double *mem[] = {a, all};
+    double params[3];
+    struct lens_ruleeval_ctx x = {mem, params};
+    rc = lens_ruleeval_composite(r, 0, &x, &e);
+    LENS_TEST(rc == 1, "composite holds (%d: %s)", rc, e.msg);
+    LENS_TEST_REL(params[0], 5.4, 1e-12, "wait");
+    LENS_TEST_REL(params[1], 10.8, 1e-12, "twice");
+    LENS_TEST(params[2] == reduce, "string parameter %g", params[2]);
+    double d = 0;
+    rc = lens_ruleeval_problem(r, 0, &x, &d, &e);
+    LENS_TEST(rc == 1, "problem holds (%d)", rc);
+    LENS_TEST_REL(d, 5.4 + 0.25, 1e-12, "duration max(...) - -1/4");
+    a[3] = bcast; /* not (kind == "bcast") fails */
+    LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 1, "composite");
+    LENS_TEST(lens_ruleeval_problem(r, 0, &x, &d, &e) == 0, "string comparison excludes");
+    a[3] = reduce;
+    a[0] = 9.05; /* wait 0.05, twice 0.1 < 0.15: not a problem; max picks 0.25 otherwise */
+    LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 1, "composite");
+    LENS_TEST(lens_ruleeval_problem(r, 0, &x, &d, &e) == 0, "threshold");
+    a[0] = -1.5; /* composite when fails */
+    LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 0, "composite when false");
+    lens_rules_free(r);
+}
+
+static void test_precedence(void)
+{
+    /* each: expression, expected value with a.enter = 2, a.leave = 7 */
+    static const struct {
+        const char *expr;
+        double want;
+    } cases[] = {{"1 + 2 * 3", 7},           {"(1 + 2) * 3", 9},
+                 {"a.leave - a.enter - 1", 4}, {"-a.enter * 3", -6},
+                 {"8 / 2 / 2", 2},           {"1 < 2 and 3 > 4 or 5 == 5", 1},
+                 {"not 1 < 2", 0},           {"abs(a.enter - a.leave)", 5},
+                 {"min(a.leave, 4, 9)", 4},  {"1 != 1 or not false", 1},
+                 {"true and 2 <= 2 and 3 >= 4", 0}, {".5 + 1e1", 10.5}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "declare composite event q member (ev as a) "
+                                    "parameters (v = %s);", cases[i].expr);
+        struct lens_rules *r = lens_rules_new();
+        struct lens_err e = {0};
+        int rc = lens_rules_parse(r, "p.rules", text, &e);
+        if (!rc)
+            rc = lens_ruleeval_bind(r, types, 2, &e);
+        LENS_TEST(rc == LENS_OK, "'%s': %s", cases[i].expr, e.msg);
+        if (!rc) {
+            double a[] = {2, 7, 0, 0}, params[1];
+            const double *mem[] = {a};
+            struct lens_ruleeval_ctx x = {mem, params};
+            LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 1, "eval '%s'", cases[i].expr);
+            LENS_TEST_REL(params[0], cases[i].want, 1e-12, "'%s'", cases[i].expr);
+        }
+        lens_rules_free(r);
+    }
+}
+
+static void test_division_by_zero(void)
+{
+    struct lens_rules *r;
+    struct lens_err e = {0};
+    int rc = load(&r,
+                  "declare problem for pair parameters (id = \"z\", name = \"n\",\n"
+                  "  description = \"d\", advice = \"a\",\n"
+                  "  duration = wait / (a.leave - a.leave));\n", &e);
+    LENS_TEST(rc == LENS_OK, "load: %s", e.msg);
+    double a[] = {1, 2, 0, 0}, all[] = {1.5, 2}, params[3], d;
+    const double *mem[] = {a, all};
+    struct lens_ruleeval_ctx x = {mem, params};
+    LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 1, "composite");
+    rc = lens_ruleeval_problem(r, 0, &x, &d, &e);
+    LENS_TEST(rc == LENS_EDATA, "division by zero rc %d", rc);
+    LENS_TEST(!strcmp(e.msg, "t.rules:9:19: division by zero in z"), "message '%s'", e.msg);
+    lens_rules_free(r);
+}
+
+static void test_errors(void)
+{
+    static const char prob[] = "declare problem for pair parameters (id = \"x\", name = \"n\", "
+                               "description = \"d\", advice = \"a\", duration = ";
+    char buf[1024];
+    /* lexer */
+    expect_error("declare @", "t.rules:7:9: unexpected character '@'");
+    expect_error("\n  \"open", "t.rules:8:3: unterminated string");
+    expect_error("x = \"a\\qb\"", "t.rules:7:7: unknown escape '\\q' in string");
+    expect_error("12abc", "t.rules:7:1: malformed number");
+    /* declarations */
+    expect_error("oops", "t.rules:7:1: expected 'declare' at the start of a declaration, got 'oops'");
+    expect_error("declare thing", "t.rules:7:9: expected 'composite' or 'problem' after 'declare', got 'thing'");
+    expect_error("declare composite x", "t.rules:7:19: expected 'event' after 'composite', got 'x'");
+    expect_error("declare composite event 5", "t.rules:7:25: expected the composite event's type name, got 'number'");
+    expect_error("declare composite event pair member (ev as b);",
+                 "t.rules:7:25: composite event 'pair' declared twice");
+    expect_error("declare composite event c2 (", "t.rules:7:28: expected 'member' after the composite event's name, got '('");
+    expect_error("declare composite event c2 member ev", "t.rules:7:35: expected '(' after 'member', got 'ev'");
+    expect_error("declare composite event c2 member (ev b)", "t.rules:7:39: expected 'as' after the member's event type, got 'b'");
+    expect_error("declare composite event c2 member (ev as a, agg as a)", "t.rules:7:52: member name 'a' used twice");
+    expect_error("declare composite event c2 member (ev as a when", "t.rules:7:44: expected ')' after the member list, got 'when'");
+    expect_error("declare composite event c2 member (ev as a)", "t.rules:7:44: expected ';' at the end of the declaration, got 'end of file'");
+    expect_error("declare composite event c2 member (ev as a) parameters (v = 1, v = 2);",
+                 "t.rules:7:64: parameter 'v' given twice");
+    expect_error("declare composite event c2 member (ev as a) parameters (v 1);",
+                 "t.rules:7:59: expected '=' after the parameter name, got 'number'");
+    expect_error("declare composite event c2 member (ev as a) parameters (v = 1;",
+                 "t.rules:7:62: expected ')' after the parameters, got ';'");
+    /* expressions */
+    expect_error("declare composite event c2 member (ev as a) when (1 + ;",
+                 "t.rules:7:55: expected a value, got ';'");
+    expect_error("declare composite event c2 member (ev as a) when 1 < 2 < 3;",
+                 "t.rules:7:56: comparisons do not chain: use 'and' before '<'");
+    expect_error("declare composite event c2 member (ev as a) when sqrt(4);",
+                 "t.rules:7:50: unknown function 'sqrt' (known: min, max, abs)");
+    expect_error("declare composite event c2 member (ev as a) when abs(1, 2);",
+                 "t.rules:7:55: expected ')' after the argument of abs, got ','");
+    expect_error("declare composite event c2 member (ev as a) when a. ;",
+                 "t.rules:7:53: expected a field name after '.', got ';'");
+    /* problems */
+    expect_error("declare problem pair", "t.rules:7:17: expected 'for' after 'problem', got 'pair'");
+    expect_error("declare problem for nope parameters (id = \"x\");",
+                 "t.rules:7:21: unknown composite event type 'nope' (declare it first)");
+    expect_error("declare problem for pair when 1;", "t.rules:7:32: expected 'parameters' in a problem declaration, got ';'");
+    expect_error("declare problem for pair parameters (id = \"x\", colour = 1);",
+                 "t.rules:7:48: unknown problem parameter 'colour'");
+    expect_error("declare problem for pair parameters (id = 3);",
+                 "t.rules:7:38: parameter 'id' must be a string literal");
+    expect_error("declare problem for pair parameters (id = \"x\", name = \"n\");",
+                 "t.rules:7:1: problem lacks the parameter 'description'");
+    snprintf(buf, sizeof buf, "%s1, location = 3);", prob);
+    expect_error(buf, "t.rules:7:107: parameter 'location' must name a member");
+    snprintf(buf, sizeof buf, "%s1);\n%s2);", prob, prob);
+    expect_error(buf, "t.rules:8:1: problem id 'x' declared twice");
+    /* binding */
+    expect_error("declare composite event c2 member (nosuch as a);",
+                 "t.rules:7:36: unknown event type 'nosuch'");
+    snprintf(buf, sizeof buf, "%swait + unknown_param);", prob);
+    expect_error(buf, "t.rules:7:111: unknown name 'unknown_param' in composite event 'pair'");
+    snprintf(buf, sizeof buf, "%sb.enter);", prob);
+    expect_error(buf, "t.rules:7:104: unknown member 'b' in composite event 'pair'");
+    snprintf(buf, sizeof buf, "%sa.colour);", prob);
+    expect_error(buf, "t.rules:7:104: event type 'ev' has no field 'colour'");
+    snprintf(buf, sizeof buf, "%sa);", prob);
+    expect_error(buf, "t.rules:7:104: 'a' is an event, not a value: use a.<field>");
+    snprintf(buf, sizeof buf, "%skind + 1);", prob);
+    expect_error(buf, "t.rules:7:109: a string cannot be used here");
+    snprintf(buf, sizeof buf, "%s1, location = zz);", prob);
+    expect_error(buf, "t.rules:7:118: location 'zz' is not a member of 'pair'");
+    snprintf(buf, sizeof buf, "%skind);", prob);
+    expect_error(buf, "t.rules:7:104: duration must be a number, not a string");
+    expect_error("declare composite event c2 member (ev as a) when a.op == 1;",
+                 "t.rules:7:55: a string cannot be used here (compare strings with strings)");
+    expect_error("declare composite event c2 member (ev as a) parameters (v = w, w = 1);",
+                 "t.rules:7:61: unknown name 'w' in composite event 'c2'");
+}
+
+/* Every allocation in parsing and binding may fail: no leak, no crash, a clean error. */
+static void test_fault_injection(void)
+{
+    static const char text[] = "declare composite event p member (ev as a, agg as g)\n"
+                               "when a.op == \"x\" parameters (w = min(g.max_enter, a.leave));\n"
+                               "declare problem for p parameters (id = \"i\", name = \"n\" \"m\",\n"
+                               "  description = \"d\", advice = \"a\", duration = w - a.enter,\n"
+                               "  location = a);\n";
+    int failures = 0, ok = 0;
+    for (long n = 1; n < 400 && !ok; n++) {
+        struct lens_err e = {0};
+        lens_malloc_fail_after(n);
+        struct lens_rules *r = lens_rules_new();
+        int rc = r ? lens_rules_parse(r, "f.rules", text, &e) : LENS_ENOMEM;
+        if (!rc)
+            rc = lens_ruleeval_bind(r, types, 2, &e);
+        if (!rc)
+            rc = lens_rules_intern(r, "fresh string") < 0 ? LENS_ENOMEM : LENS_OK;
+        lens_malloc_fail_after(0);
+        if (rc == LENS_OK)
+            ok = 1;
+        else if (rc == LENS_ENOMEM)
+            failures++;
+        else
+            LENS_TEST(0, "allocation failure %ld gave rc %d: %s", n, rc, e.msg);
+        lens_rules_free(r);
+    }
+    LENS_TEST(ok && failures > 10, "fault injection walked %d failures to success", failures);
+}
+
+static void test_load_dir(void)
+{
+    struct lens_rules *r = lens_rules_new();
+    struct lens_err e = {0};
+    LENS_TEST(lens_rules_load_dir(r, "/nonexistent-rules", &e) == LENS_EIO, "missing dir");
+    LENS_TEST(strstr(e.msg, "/nonexistent-rules: cannot open rule directory") != NULL, "'%s'", e.msg);
+    LENS_TEST(lens_rules_load_dir(r, "tests", &e) == LENS_EIO, "dir without rules");
+    LENS_TEST(strstr(e.msg, "tests: no *.rules files") != NULL, "'%s'", e.msg);
+    int rc = lens_rules_load_dir(r, "templates/rules", &e);
+    LENS_TEST(rc == LENS_OK, "shipped rule base parses: %s", e.msg);
+    LENS_TEST(r->nproblems == 14, "14 problems in the rule base, got %d", r->nproblems);
+    for (int i = 0; i < r->nproblems; i++)
+        for (int k = 0; k < LENS_RULE_NTEXT; k++)
+            LENS_TEST(r->problems[i].text[1][k] != NULL, "%s has Russian text %d",
+                      r->problems[i].id, k);
+    lens_rules_free(r);
+    lens_rules_free(NULL);
+}
+
+int main(void)
+{
+    test_eval();
+    test_precedence();
+    test_division_by_zero();
+    test_errors();
+    test_fault_injection();
+    test_load_dir();
+    return LENS_TEST_DONE("test_rules");
+}
