@@ -3,7 +3,9 @@
  * matrix (the naive way), and a dump of the objects for scipy's complete linkage.
  *   perf_links run   P NODES B:E:S THREADS   time of lens_links_run, clusters, peak memory
  *   perf_links naive P NODES B:E:S           full-matrix version: time, same partition?
- *   perf_links dump  P NODES B:E:S FILE      objects, weights and our labels for scipy */
+ *   perf_links dump  P NODES B:E:S FILE      objects, weights and our labels for scipy
+ *   perf_links compress P NODES B:E:S BOUND  streaming compression rate of each statistic */
+#include "../analysis/compress.h"
 #include "../analysis/links.h"
 #include "../analysis/synth.h"
 
@@ -126,6 +128,33 @@ int main(int argc, char **argv)
     struct lens_cube *c = make(P, nodes, argv[4]);
     if (!c)
         return 1;
+    if (!strcmp(argv[1], "compress") && argc > 5) {
+        double bound = atof(argv[5]), raw = 0, packed = 0, t = 0;
+        size_t P2 = (size_t)P * P;
+        for (int s = 0; s < LENS_STAT_COUNT; s++) {
+            struct lens_compress *z;
+            struct lens_packed *p;
+            struct lens_err e;
+            double t0 = lens_now();
+            lens_compress_new(&z, P, c->nlen, bound, &e);
+            for (int k = 0; k < c->nlen; k++)
+                lens_compress_put(z, c->data[s] + k * P2, &e);
+            if (lens_compress_finish(z, &p, &e) != LENS_OK)
+                return 1;
+            double ts = lens_now() - t0, rs = 8.0 * P2 * c->nlen;
+            t += ts;
+            raw += rs;
+            packed += lens_packed_bytes(p);
+            printf("  %-9s %.3f s, %.0f MB/s, ratio %.1fx, max error %.3f%%, RMS %.3f%%, partitions %d, splits %ld, merges %ld\n",
+                   lens_cube_stat_name(s), ts, rs / 1e6 / ts, rs / lens_packed_bytes(p), 100 * p->err_max,
+                   100 * sqrt(p->err_sum2 / p->err_n), p->nreset, p->splits, p->merges);
+            lens_packed_free(p);
+        }
+        printf("compress P=%d L=%d bound %g: %.0f MB in %.3f s = %.0f MB/s, ratio %.1fx, peak RSS %.0f MB\n", P,
+               c->nlen, bound, raw / 1e6, t, raw / 1e6 / t, raw / packed, maxrss_mb());
+        lens_cube_free(c);
+        return 0;
+    }
     struct lens_links_opts o;
     lens_links_opts_default(&o);
     o.threads = !strcmp(argv[1], "run") && argc > 5 ? atoi(argv[5]) : 2;

@@ -5,6 +5,7 @@
 # and scipy's complete linkage on the same 992 objects and distance at P = 32.
 set -eu
 BUILD=${BUILD:-build}
+BIN=${BIN:-$BUILD/bin}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 perf=$BUILD/tests/perf_links
@@ -25,7 +26,7 @@ for p in 32 48; do
     "$perf" naive $p 4 0:65536:1024
 done
 
-"$perf" dump 32 4 0:65536:1024 "$tmp/objs.bin" >"$tmp/ours32"
+for i in 1 2 3; do "$perf" dump 32 4 0:65536:1024 "$tmp/objs.bin"; done >"$tmp/ours32"
 ours=$(best <"$tmp/ours32")
 /usr/bin/python3 - "$tmp/objs.bin" "$ours" <<'PY'
 import sys, time
@@ -60,3 +61,29 @@ ours_t = float(sys.argv[2])
 print("scipy complete linkage P=32 (%d objects, distances included): %.3f s, ours %.4f s, ratio scipy/ours %.0fx; "
       "adjusted Rand index against complete linkage cut at %d clusters: %.3f" % (N, t, ours_t, t / ours_t, K, ari(ours, lab)))
 PY
+
+# Compression of a 1024-process cube (16 lengths, 4 statistics, 537 MB of doubles): the
+# streaming rate in memory, then end to end through the command (reading the NetCDF files
+# included) against gzip -1 and zstd -3 on the same files (lossless, general purpose).
+"$perf" compress 1024 32 0:16384:1024 0.05
+"$BIN/mpilens" synth -o "$tmp/big/network" --procs 1024 --nodes 32 --sockets 2 --lengths 0:16384:1024 2>/dev/null
+files=$(ls "$tmp"/big/network_*.nc)
+in_bytes=$(cat $files | wc -c)
+t0=$(date +%s.%N)
+"$BIN/mpilens" compress "$tmp/big/network" -o "$tmp/big.lcz.nc" --json >"$tmp/cj.json"
+t1=$(date +%s.%N)
+ours=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+out_bytes=$(wc -c <"$tmp/big.lcz.nc")
+t0=$(date +%s.%N); gz=$(cat $files | gzip -1 | wc -c); t1=$(date +%s.%N)
+gzt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+zs=NA zst=NA
+if command -v zstd >/dev/null; then
+    t0=$(date +%s.%N); zs=$(cat $files | zstd -3 -q -c | wc -c); t1=$(date +%s.%N)
+    zst=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+fi
+errs=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(", ".join("%s max %.2f%% RMS %.2f%%" % (s, 100*v["err_max"], 100*v["err_rms"]) for s, v in d["stats"].items()))' "$tmp/cj.json")
+awk -v i="$in_bytes" -v o="$out_bytes" -v t="$ours" -v g="$gz" -v gt="$gzt" -v z="$zs" -v zt="$zst" 'BEGIN {
+    printf "mpilens compress, 1024 procs x 16 lengths, end to end: %.2f s (%.0f MB/s of input), file ratio %.1fx (max error 5%%)\n", t, i / 1e6 / t, i / o
+    printf "peer gzip -1 (lossless):  %.2f s (%.0f MB/s), ratio %.2fx\n", gt, i / 1e6 / gt, i / g
+    if (z != "NA") printf "peer zstd -3 (lossless):  %.2f s (%.0f MB/s), ratio %.2fx\n", zt, i / 1e6 / zt, i / z }'
+echo "measured errors: $errs"
