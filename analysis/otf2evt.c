@@ -143,6 +143,24 @@ static void note_time(struct lens_otf2evt *s, double t)
 static OTF2_CallbackCode add_rec(struct lens_otf2evt *s, uint64_t ts, int kind, int32_t peer,
                                  uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
 
+/* Keeps an Enter or Leave when the caller asked for region events (profiles). */
+static int add_rev(struct lens_otf2evt *s, double t, uint32_t region, uint32_t enter)
+{
+    struct lens_trace_rank *r = &s->t->ranks[s->rank];
+    if (!(s->flags & LENS_TRACE_READ_REGIONS))
+        return LENS_OK;
+    if (r->nrevs == r->cap_revs) {
+        uint32_t m = r->cap_revs ? 2 * r->cap_revs : 256;
+        struct lens_trace_region_event *p = m > r->cap_revs ? lens_realloc(r->revs, (size_t)m * sizeof *p) : NULL;
+        if (!p)
+            return LENS_ENOMEM;
+        r->revs = p;
+        r->cap_revs = m;
+    }
+    r->revs[r->nrevs++] = (struct lens_trace_region_event){t, region, enter};
+    return LENS_OK;
+}
+
 static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u,
                                   OTF2_AttributeList *al, OTF2_RegionRef region)
 {
@@ -150,6 +168,8 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
     (void)loc, (void)pos;
     double t = seconds(s, ts);
     note_time(s, t);
+    if (add_rev(s, t, region, 1))
+        return oom(s);
     int mpi = region < s->t->nregions && s->region_mpi[region] == 2;
     if (!mpi) {
         if (s->mpi_depth == 0 && s->depth < LENS_OTF2EVT_STACK)
@@ -191,6 +211,8 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
     (void)loc, (void)pos, (void)al;
     double t = seconds(s, ts);
     note_time(s, t);
+    if (add_rev(s, t, region, 0))
+        return oom(s);
     int mpi = region < s->t->nregions && s->region_mpi[region] == 2;
     if (!mpi) {
         if (s->mpi_depth == 0 && s->depth > 0)

@@ -24,6 +24,7 @@ struct lens_otf2evt {
     uint32_t attr_module, attr_offset; /* our call-site attributes, LENS_NONE when absent */
     uint32_t attr_window;        /* our "mpilens::window" attribute, LENS_NONE when absent */
     uint64_t global_offset;      /* ticks, from the clock properties */
+    unsigned flags;              /* LENS_TRACE_READ_* */
     /* per rank while its events are read */
     int rank;
     struct lens_otf2evt_clock *clock; /* owned; the caller frees it at the end */

@@ -452,6 +452,12 @@ out:
 
 int lens_trace_read(const char *path, struct lens_trace **out, struct lens_err *e)
 {
+    return lens_trace_read_flags(path, 0, out, e);
+}
+
+int lens_trace_read_flags(const char *path, unsigned flags, struct lens_trace **out,
+                          struct lens_err *e)
+{
     *out = NULL;
     char anchor[4096];
     struct stat st;
@@ -466,6 +472,7 @@ int lens_trace_read(const char *path, struct lens_trace **out, struct lens_err *
     struct state s = {0};
     s.ev.e = e;
     s.ev.path = anchor;
+    s.ev.flags = flags;
     s.ev.attr_module = s.ev.attr_offset = s.ev.attr_window = LENS_NONE;
     if (!(s.ev.t = lens_calloc(1, sizeof *s.ev.t)))
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", anchor);
@@ -504,6 +511,7 @@ void lens_trace_free(struct lens_trace *t)
     for (int r = 0; t->ranks && r < t->nranks; r++) {
         lens_free(t->ranks[r].calls);
         lens_free(t->ranks[r].recs);
+        lens_free(t->ranks[r].revs);
     }
     lens_free(t->ranks);
     for (uint32_t i = 0; t->strings && i < t->nstrings; i++)

@@ -50,6 +50,14 @@ struct lens_trace_call {
     uint32_t rec, nrec;  /* the records written inside the call: rank.recs[rec .. rec+nrec) */
 };
 
+/* One Enter or Leave of any region (MPI or user), kept only when the archive is read with
+ * LENS_TRACE_READ_REGIONS (profiles need them; the MPI analyses do not). */
+struct lens_trace_region_event {
+    double t;        /* seconds, clock-corrected */
+    uint32_t region; /* index into lens_trace.regions */
+    uint32_t enter;  /* 1: Enter, 0: Leave */
+};
+
 struct lens_trace_rank {
     struct lens_trace_call *calls; /* MPI calls in time order (outermost MPI regions only) */
     struct lens_trace_record *recs;   /* records of all calls, in time order */
@@ -57,6 +65,9 @@ struct lens_trace_rank {
     uint32_t cap_calls, cap_recs;  /* allocated lengths */
     double t_first, t_last;        /* first and last event of the rank, seconds */
     uint64_t nevents;              /* OTF2 events read on this rank */
+    struct lens_trace_region_event *revs; /* with LENS_TRACE_READ_REGIONS: every Enter and
+                                             Leave in file order; NULL otherwise */
+    uint32_t nrevs, cap_revs;
 };
 
 /* Where an MPI call was made from: the enclosing user region (Score-P) and/or the return
@@ -99,6 +110,11 @@ struct lens_trace {
  * Fills *out (caller-owned, release with lens_trace_free). Errors: LENS_EIO when the anchor
  * cannot be opened, LENS_EFORMAT for a damaged or truncated archive, LENS_ENOMEM. */
 int lens_trace_read(const char *path, struct lens_trace **out, struct lens_err *e);
+/* The same with flags: LENS_TRACE_READ_REGIONS also keeps every region Enter/Leave in
+ * lens_trace_rank.revs (16 bytes per event). */
+#define LENS_TRACE_READ_REGIONS 1u
+int lens_trace_read_flags(const char *path, unsigned flags, struct lens_trace **out,
+                          struct lens_err *e);
 void lens_trace_free(struct lens_trace *t);
 
 /* World rank of rank r of communicator comm as seen from world rank me; -1 when unknown. */

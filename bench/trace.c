@@ -582,6 +582,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     lens_tr_comm_add(MPI_COMM_SELF, 0, lens_tr_mix(0x5e1f, (uint64_t)lens_tr.rank));
     if (lens_tr.failed)
         return;
+    lens_tr_func_start(t0, provided);
     lens_tr.on = 1;
     struct lens_trace_rec *r = lens_tr_rec();
     memset(r, 0, sizeof *r);
@@ -650,6 +651,7 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
         r->fn = LENS_FN_Finalize;
         r->type = LENS_REC_CALL;
         r->peer = LENS_TRACE_NONE;
+        lens_tr_func_stop(t0);
     }
     lens_clocksync_measure(lens_tr.dup, LENS_TRACE_SYNC_ROUNDS, &off);
     if (lens_tr.on) {

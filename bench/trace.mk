@@ -4,7 +4,8 @@
 TRACE_SO      := $(BUILD)/lib/libmpilens-trace.so
 TRACE_RECOVER := $(BUILD)/lib/mpilens-trace-recover
 TRACE_SRC     := bench/trace.c bench/trace_wrap.c bench/trace_coll.c bench/trace_otf2.c \
-                 bench/callsite.c bench/clocksync.c common/err.c
+                 bench/trace_func.c bench/trace_symbols.c bench/callsite.c bench/clocksync.c \
+                 common/err.c
 TRACE_PIC     := $(TRACE_SRC:%.c=$(BUILD)/pic/%.o)
 TRACE_OTF2    := $(shell pkg-config --libs otf2 2>/dev/null)
 TRACE_TESTS   := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(wildcard tests/mpi/trace_*.c))
@@ -17,9 +18,9 @@ $(TRACE_SO): $(TRACE_PIC)
 	@mkdir -p $(dir $@)
 	$(MPICC) -shared $(LDFLAGS) -o $@ $(TRACE_PIC) $(TRACE_OTF2) -ldl
 
-$(TRACE_RECOVER): bench/trace_recover.c bench/trace_otf2.c bench/callsite.c $(LIBMPILENS)
+$(TRACE_RECOVER): bench/trace_recover.c bench/trace_otf2.c bench/trace_symbols.c bench/callsite.c $(LIBMPILENS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ bench/trace_recover.c bench/trace_otf2.c bench/callsite.c \
+	$(CC) $(CFLAGS) -o $@ bench/trace_recover.c bench/trace_otf2.c bench/trace_symbols.c bench/callsite.c \
 	    $(LIBMPILENS) $(TRACE_OTF2) -ldl
 
 # test programs: -O1 keeps the call sites the tests look up on their source lines
@@ -38,3 +39,10 @@ $(TRACE_LINKED): tests/mpi/trace_app.c $(TRACE_SO)
 	$(MPICC) $(CFLAGS) -O1 -fno-inline -DTRACE_INIT_THREAD -o $@ $< \
 	    -L$(BUILD)/lib -lmpilens-trace -Wl,-rpath,$(abspath $(BUILD)/lib)
 bench-all: $(TRACE_LINKED)
+
+# an application built with -finstrument-functions, for the collector's user-function mode
+FUNC_APP := $(BUILD)/tests/mpi/func_app
+$(FUNC_APP): tests/mpi/func_app.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS) -O1 -fno-inline -finstrument-functions -o $@ $<
+bench-all: $(FUNC_APP)

@@ -82,9 +82,17 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided);
 void lens_tr_stop(uint64_t t0, uint64_t site);
 void lens_tr_abort(void);
 
+/* User functions (trace_func.c): enters not written yet must precede any new record. */
+extern int lens_tr_func_pending;
+void lens_tr_func_sync(void);
+void lens_tr_func_start(uint64_t t0, int provided);
+void lens_tr_func_stop(uint64_t t);
+
 /* The next free record; flushes the buffer to disk when it is full. */
 static inline struct lens_trace_rec *lens_tr_rec(void)
 {
+    if (lens_tr_func_pending)
+        lens_tr_func_sync();
     if (lens_tr.n == lens_tr.cap)
         lens_tr_flush();
     return &lens_tr.buf[lens_tr.n++];

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "callsite.h"
+#include "trace_symbols.h"
 
 enum { ATTR_MODULE, ATTR_OFFSET, ATTR_WINDOW, ATTR_COUNT };
 #define BLOCK 4096 /* records read at a time */
@@ -83,6 +84,7 @@ struct conv {
     OTF2_Archive *ar;
     OTF2_AttributeList *al;
     uint64_t last_t;
+    struct lens_trace_symbols *sym; /* user functions (-finstrument-functions) */
 };
 
 static int str_id(struct conv *c, const char *s, uint32_t *id)
@@ -211,6 +213,8 @@ static int read_defs(struct conv *c, int rank)
             rc = lens_err_set(c->e, LENS_EFORMAT, "not an mpilens raw definition file");
         else if (line[strlen(line) - 1] != '\n')
             break; /* a line cut by a crash */
+        else if (!strncmp(line, "func ", 5))
+            rc = lens_trace_symbols_add(c->sym, rank, strtoull(line + 5, NULL, 16), c->e);
         else
             rc = parse_line(d, rank, line, c->e);
     }
@@ -355,6 +359,11 @@ static int number_strings(struct conv *c)
     for (size_t i = 0; rc == LENS_OK && i < c->ngw; i++) {
         snprintf(buf, sizeof buf, "MPI window %zu", i);
         rc = str_id(c, buf, &id);
+    }
+    for (size_t i = 0; rc == LENS_OK && i < lens_trace_symbols_count(c->sym); i++) {
+        rc = str_id(c, lens_trace_symbols_name(c->sym, i), &id);
+        if (rc == LENS_OK)
+            rc = str_id(c, lens_trace_symbols_module(c->sym, i), &id);
     }
     return rc;
 }
@@ -503,6 +512,22 @@ static void emit_call(struct conv *c, OTF2_EvtWriter *w, struct rdefs *d,
     c->last_t = t1;
 }
 
+/* A user function's Enter and/or Leave; functions the filter dropped are skipped. */
+static void emit_func(struct conv *c, OTF2_EvtWriter *w, int rank, const struct lens_trace_rec *r)
+{
+    uint32_t i = lens_trace_symbols_index(c->sym, rank, r->aux);
+    if (i == LENS_TRACE_SYMBOL_NONE)
+        return;
+    OTF2_RegionRef region = (OTF2_RegionRef)(LENS_FN_COUNT + i);
+    uint64_t t0 = r->t0 < c->last_t ? c->last_t : r->t0;
+    uint64_t t1 = r->t1 < t0 ? t0 : r->t1;
+    if (r->type != LENS_REC_FUNC_LEAVE)
+        OK2(OTF2_EvtWriter_Enter(w, NULL, t0, region));
+    if (r->type != LENS_REC_FUNC_ENTER)
+        OK2(OTF2_EvtWriter_Leave(w, NULL, t1, region));
+    c->last_t = r->type == LENS_REC_FUNC_ENTER ? t0 : t1;
+}
+
 /* Converts raw/<rank>.evt; a trailing partial record or group (crash) is dropped. */
 static int convert_rank(struct conv *c, int rank, uint64_t *nevents)
 {
@@ -545,6 +570,8 @@ static int convert_rank(struct conv *c, int rank, uint64_t *nevents)
                     capsub = cap;
                 }
                 sub[nsub++] = *r;
+            } else if (r->type >= LENS_REC_FUNC_ENTER && r->type <= LENS_REC_FUNC) {
+                emit_func(c, w, rank, r);
             } else {
                 lens_err_set(c->e, LENS_EFORMAT, "%s: record %zu has unknown type %u", path, i,
                              r->type);
@@ -660,6 +687,13 @@ static void write_globals(struct conv *c, const uint64_t *nevents)
         OK2(OTF2_GlobalDefWriter_WriteRegion(g, f, sid(c, fns[f].name), sid(c, fns[f].name), 0,
                                              fns[f].role, OTF2_PARADIGM_MPI,
                                              OTF2_REGION_FLAG_NONE, sid(c, "MPI"), 0, 0));
+    for (size_t i = 0; i < lens_trace_symbols_count(c->sym); i++) {
+        uint32_t name = sid(c, lens_trace_symbols_name(c->sym, i));
+        OK2(OTF2_GlobalDefWriter_WriteRegion(g, (uint32_t)(LENS_FN_COUNT + i), name, name, 0,
+                                             OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER,
+                                             OTF2_REGION_FLAG_NONE,
+                                             sid(c, lens_trace_symbols_module(c->sym, i)), 0, 0));
+    }
     /* group 0: all locations; group 1 + i: the world ranks of communicator i */
     uint64_t *mem = lens_malloc((size_t)(n + 1) * sizeof *mem);
     if (!mem) {
@@ -728,6 +762,7 @@ static void conv_free(struct conv *c)
     lens_free(c->str);
     if (c->al)
         OTF2_AttributeList_Delete(c->al);
+    lens_trace_symbols_free(c->sym);
 }
 
 static void prepare(struct conv *c)
@@ -735,7 +770,9 @@ static void prepare(struct conv *c)
     const struct lens_trace_otf2_opts *o = c->o;
     c->rd = lens_calloc((size_t)o->nranks, sizeof *c->rd);
     c->al = OTF2_AttributeList_New();
-    if (!c->rd || !c->al) {
+    /* MPILENS_TRACE_FUNCS is applied here, when the names are known (trace_func.c) */
+    c->sym = lens_trace_symbols_new(o->nranks, getenv("MPILENS_TRACE_FUNCS"));
+    if (!c->rd || !c->al || !c->sym) {
         lens_err_set(c->e, LENS_ENOMEM, "out of memory reading %s/raw", o->dir);
         return;
     }
@@ -747,6 +784,10 @@ static void prepare(struct conv *c)
         lens_err_set(c->e, LENS_EIO, "%s/raw/0.defs: missing", o->dir);
     if (c->e->code == LENS_OK)
         number_defs(c);
+    for (int r = 0; r < o->nranks && c->e->code == LENS_OK; r++)
+        lens_trace_symbols_resolve(c->sym, r, &c->rd[r].mods, c->e);
+    if (c->e->code == LENS_OK)
+        lens_trace_symbols_number(c->sym, c->e);
     if (c->e->code == LENS_OK)
         number_strings(c);
     for (int r = 0; r < o->nranks && c->e->code == LENS_OK; r++) {

@@ -13,6 +13,7 @@
  *       module <bias> <lo> <hi> <path> hex; a loaded ELF object, bias = load bias
  *       comm <idx> <key> <n> <w0> ...  local comm index, 64-bit key (hex), world ranks
  *       win <idx> <key> <comm idx>     local window index, key, local index of its comm
+ *       func <hex address>             a user function recorded (-finstrument-functions)
  *       clock <ns> <offset ns> <rtt>   offset to rank 0 measured at local time <ns>
  *       last <ns>                      time of the last record flushed so far
  *       end <ns>                       written at MPI_Finalize only
@@ -25,7 +26,8 @@
  *     at MPI_Init and MPI_Finalize; interpolate linearly between them (OTF2 readers can do it
  *     with OTF2_EvtReader_ApplyClockOffsets).
  *   - Location r = world rank r (one location per process), LocationGroup r "MPI Rank r".
- *   - Region id = enum lens_trace_fn value, named by the MPI function ("MPI_Send").
+ *   - Region id = enum lens_trace_fn value, named by the MPI function ("MPI_Send"). User
+ *     functions follow, LENS_FN_COUNT + i, in strcmp order of their names, paradigm COMPILER.
  *   - Attribute 0 "mpilens::callsite_module" (OTF2_TYPE_STRING: the module path) and attribute 1
  *     "mpilens::callsite_offset" (OTF2_TYPE_UINT64) on every Enter of an MPI region: the call
  *     site as ELF virtual address inside that module (return address - 1 - load bias), so
@@ -124,8 +126,12 @@ enum lens_trace_kind {
 };
 
 /* Record types. A CALL is one MPI call; it is followed by `nsub` sub-records describing what
- * completed inside it (requests finished by the Wait/Test family, the receive of a Sendrecv). */
-enum { LENS_REC_CALL = 1, LENS_REC_SEND_DONE = 2, LENS_REC_RECV_DONE = 3 };
+ * completed inside it (requests finished by the Wait/Test family, the receive of a Sendrecv).
+ * FUNC_* are user functions (-finstrument-functions, trace_func.c): aux = entry address, site
+ * = call site; FUNC_ENTER at t0 (= t1), FUNC_LEAVE at t1 (= t0), FUNC a whole call t0..t1
+ * with nothing recorded inside it. Their names come from "func <hex address>" lines. */
+enum { LENS_REC_CALL = 1, LENS_REC_SEND_DONE = 2, LENS_REC_RECV_DONE = 3,
+       LENS_REC_FUNC_ENTER = 4, LENS_REC_FUNC_LEAVE = 5, LENS_REC_FUNC = 6 };
 
 #define LENS_TRACE_NONE (-1)   /* peer/root: none (MPI_PROC_NULL, no root) */
 #define LENS_TRACE_NOIDX UINT32_MAX

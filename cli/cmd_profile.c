@@ -11,18 +11,22 @@
 
 #include "../analysis/icappa.h"
 #include "../analysis/profile.h"
+#include "../analysis/profile_otf2.h"
 #include "../render/profile_plot.h"
 
 LENS_COMMAND(profile_clusters, "dominating functions and costly processes of a profile (ICAPPA)");
 
 static void help(void)
 {
-    printf("usage: mpilens profile-clusters INPUT [--json] [--seed N] [--restarts N] [--plots DIR [--svg]]\n\n"
+    printf("usage: mpilens profile-clusters INPUT [--json] [--seed N] [--restarts N] [--plots DIR [--svg]]\n"
+           "                                [--profile-csv FILE]\n\n"
            "Finds the functions that dominate the run time and the processes where they cost\n"
            "most by iterative 2-means clustering (ICAPPA): PCA drops low-variance attributes,\n"
            "k-means++ splits, the X-means BIC and the 5%% / 80%% criteria decide whether to\n"
            "recurse into the costlier cluster.\n\n"
-           "INPUT is a CSV file of lines 'process,function,seconds' (exclusive time).\n\n"
+           "INPUT is a CSV file of lines 'process,function,seconds' (exclusive time), or an OTF2\n"
+           "trace (traces.otf2 or its directory, from mpilens trace or Score-P): the exclusive\n"
+           "time of every region (MPI and user functions) on every rank.\n\n"
            "options:\n"
            "  --json          print one JSON object (keys in docs/icappa.md)\n"
            "  --seed N        seed of the k-means++ generator (default 20231)\n"
@@ -30,9 +34,11 @@ static void help(void)
            "  --plots DIR     write DIR/round<K>_bars.png (cost per cluster of each round) and\n"
            "                  DIR/pca_scatter.png (processes on two principal components)\n"
            "  --svg           with --plots: SVG instead of PNG\n"
+           "  --profile-csv FILE  also write the profile read (CSV, '-' for stdout)\n"
            "  -h, --help      this text\n\n"
            "example:\n"
-           "  mpilens profile-clusters samples/profiles/halo64.csv --json\n");
+           "  mpilens profile-clusters samples/profiles/halo64.csv --json\n"
+           "  mpilens profile-clusters mpilens-trace/traces.otf2\n");
 }
 
 static int parse_count(const char *s, unsigned long max, unsigned long *v)
@@ -72,6 +78,7 @@ int cmd_profile_clusters(int argc, char **argv)
         {"restarts", required_argument, NULL, 'r'},
         {"plots", required_argument, NULL, 'p'},
         {"svg", no_argument, NULL, 'g'},
+        {"profile-csv", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -79,7 +86,7 @@ int cmd_profile_clusters(int argc, char **argv)
     struct lens_icappa_opts o;
     lens_icappa_opts_default(&o);
     int json = 0, svg = 0, c;
-    const char *plots = NULL;
+    const char *plots = NULL, *profile_csv = NULL;
     unsigned long v;
     optind = 1;
     opterr = 0;
@@ -104,6 +111,9 @@ int cmd_profile_clusters(int argc, char **argv)
         case 'g':
             svg = 1;
             break;
+        case 'c':
+            profile_csv = optarg;
+            break;
         case 'h':
             help();
             return LENS_EXIT_OK;
@@ -119,7 +129,10 @@ int cmd_profile_clusters(int argc, char **argv)
     lens_err_clear(&e);
     struct lens_profile *p = NULL;
     struct lens_icappa *r = NULL;
-    int rc = lens_profile_read_csv(argv[optind], &p, &e);
+    const char *in = argv[optind];
+    int rc = lens_profile_otf2_detect(in) ? lens_profile_otf2_read(in, &p, &e) : lens_profile_read_csv(in, &p, &e);
+    if (rc == LENS_OK && profile_csv)
+        rc = lens_profile_write_csv(p, profile_csv, &e);
     if (rc == LENS_OK)
         rc = lens_icappa_run(p, &o, &r, &e);
     if (rc == LENS_OK && plots)
