@@ -99,7 +99,7 @@ done
 # the late sender and wider bounds for the rest.
 MPIRUN="mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
 dly() { /usr/bin/python3 -c "import json; d=json.load(open('$TMP/delay.json')); p={x['id']:x for x in d['problems']}; print($1)"; }
-nominal_ok="all(abs(p[i]['per_rank'][r] / n - 1) <= t for i, r, n, t in [('late_sender', 1, 0.2, 0.1), ('late_sender_wrong_order', 1, 0.06, 0.3), ('late_broadcast', 1, 0.08, 0.3), ('early_reduce', 0, 0.08, 0.3), ('wait_at_nxn', 1, 0.08, 0.3)])"
+nominal_ok="all(abs(p[i]['per_rank'][r] / n - 1) <= t for i, r, n, t in [('late_sender', 1, 0.2, 0.1), ('late_sender_wrong_order', 1, 0.06, 0.3), ('late_broadcast', 1, 0.08, 0.3), ('early_reduce', 0, 0.08, 0.3), ('wait_at_nxn', 1, 0.08, 0.3), ('rma_lock_contention', 1, 0.025, 0.9), ('rma_late_post', 0, 0.02, 0.9), ('rma_early_exposure_end', 1, 0.02, 0.9)])"
 for attempt in 1 2 3 4 5; do
     rm -rf "$TMP/delay"
     $BIN/mpilens trace -o "$TMP/delay" -- $MPIRUN -x OMPI_MCA_mpi_yield_when_idle=1 \
