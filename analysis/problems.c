@@ -302,31 +302,36 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
 
 /* ---- aggregation ---- */
 
-static void site_text(const struct lens_trace *t, const struct lens_trace_call *k, char *buf,
-                      size_t n)
+/* "MPI_Send called from calculate (jacobi.c:57)" in English and Russian: the caller is the
+ * resolved return address (our traces) or the enclosing user region (Score-P). */
+static void site_text(const struct lens_trace *t, const struct lens_trace_call *k,
+                      struct lens_problem_site *out)
 {
     const char *fn = lens_trace_region_name(t, k->region);
     const struct lens_trace_site *s = &t->sites[k->site];
+    char from[256] = "";
     if (s->module != LENS_NONE && s->module < t->nstrings && t->strings[s->module]) {
-        char func[128], file[128];
+        char func[128], file[120];
         int line = 0;
-        if (lens_callsite_resolve(t->strings[s->module], s->offset, func, sizeof func, file,
-                                  sizeof file, &line, NULL) == LENS_OK) {
-            if (file[0])
-                snprintf(buf, n, "%s called from %s (%s:%d)", fn, func, file, line);
-            else
-                snprintf(buf, n, "%s called from %s", fn, func);
-            return;
-        }
-        const char *base = strrchr(t->strings[s->module], '/');
-        snprintf(buf, n, "%s called from %s+0x%llx", fn, base ? base + 1 : t->strings[s->module],
-                 (unsigned long long)s->offset);
-        return;
+        const char *mod = t->strings[s->module], *base = strrchr(mod, '/');
+        if (lens_callsite_resolve(mod, s->offset, func, sizeof func, file, sizeof file, &line,
+                                  NULL) != LENS_OK)
+            snprintf(from, sizeof from, "%s+0x%llx", base ? base + 1 : mod,
+                     (unsigned long long)s->offset);
+        else if (file[0])
+            snprintf(from, sizeof from, "%s (%s:%d)", func, file, line);
+        else
+            snprintf(from, sizeof from, "%s", func);
+    } else if (s->caller != LENS_NONE) {
+        snprintf(from, sizeof from, "%s", lens_trace_region_name(t, s->caller));
     }
-    if (s->caller != LENS_NONE)
-        snprintf(buf, n, "%s called from %s", fn, lens_trace_region_name(t, s->caller));
-    else
-        snprintf(buf, n, "%s", fn);
+    if (from[0]) {
+        snprintf(out->text, sizeof out->text, "%s called from %s", fn, from);
+        snprintf(out->text_ru, sizeof out->text_ru, "вызов %s из %s", fn, from);
+    } else {
+        snprintf(out->text, sizeof out->text, "%s", fn);
+        snprintf(out->text_ru, sizeof out->text_ru, "вызов %s", fn);
+    }
 }
 
 static int by_seconds_desc(const void *a, const void *b)
@@ -416,7 +421,7 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res)
     for (size_t j = 0; j < ns && res->nsites < LENS_PROBLEMS_TOP; j++) {
         struct lens_trace_call k = {0, 0, ss[j].region, ss[j].site, 0, 0};
         struct lens_problem_site *s = &res->sites[res->nsites++];
-        site_text(t, &k, s->text, sizeof s->text);
+        site_text(t, &k, s);
         s->seconds = ss[j].seconds;
         s->count = ss[j].count;
     }
@@ -577,7 +582,9 @@ int lens_problems_rows(const struct lens_problems *p, int lang, struct lens_prob
         rows[n++] = (struct lens_problems_row){r->rule->id, text_of(r->rule, lang, 0),
                                                text_of(r->rule, lang, 1),
                                                text_of(r->rule, lang, 2), r->total_s, r->share,
-                                               r->nsites ? r->sites[0].text : ""};
+                                               !r->nsites ? ""
+                                               : lang == 1 ? r->sites[0].text_ru
+                                                           : r->sites[0].text};
     }
     return n;
 }
@@ -588,7 +595,7 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
         {"total time (sum over ranks)", "problems found", "per rank", "call sites",
          "advice", "no problems found", "of the total time", "instances"},
         {"общее время (сумма по процессам)", "найдено проблем", "по процессам", "места вызова",
-         "совет", "проблем не найдено", "общего времени", "случаев"}};
+         "совет", "проблем не найдено", "общего времени", "число случаев"}};
     int L = lang == 1;
     int found = 0;
     for (int i = 0; i < p->nres; i++)
@@ -603,9 +610,9 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
         const struct lens_problem_result *r = &p->res[i];
         if (r->total_s <= 0)
             continue;
-        fprintf(fp, "\n%s [%s]: %.6f s, %.2f%% %s, %llu %s\n", text_of(r->rule, lang, 0),
-                r->rule->id, r->total_s, 100 * r->share, lab[L][6],
-                (unsigned long long)r->count, lab[L][7]);
+        fprintf(fp, "\n%s [%s]: %.6f s, %.2f%% %s, ", text_of(r->rule, lang, 0), r->rule->id,
+                r->total_s, 100 * r->share, lab[L][6]);
+        fprintf(fp, L ? "%s: %llu\n" : "%2$llu %1$s\n", lab[L][7], (unsigned long long)r->count);
         fprintf(fp, "  %s\n", text_of(r->rule, lang, 1));
         fprintf(fp, "  %s:", lab[L][2]);
         for (int k = 0; k < p->nranks; k++)
@@ -613,7 +620,8 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
         fprintf(fp, "\n  %s:\n", lab[L][3]);
         for (int k = 0; k < r->nsites; k++)
             fprintf(fp, "    %.6f s (%llu) %s\n", r->sites[k].seconds,
-                    (unsigned long long)r->sites[k].count, r->sites[k].text);
+                    (unsigned long long)r->sites[k].count,
+                    L ? r->sites[k].text_ru : r->sites[k].text);
         fprintf(fp, "  %s: %s\n", lab[L][4], text_of(r->rule, lang, 2));
     }
     return ferror(fp) ? LENS_EIO : LENS_OK;
@@ -673,7 +681,7 @@ int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp)
         fputs("],\"callsites\":[", fp);
         for (int k = 0; k < r->nsites; k++) {
             fputs(k ? ",{\"site\":" : "{\"site\":", fp);
-            json_str(fp, r->sites[k].text);
+            json_str(fp, lang == 1 ? r->sites[k].text_ru : r->sites[k].text);
             fputs(",\"seconds\":", fp);
             json_num(fp, r->sites[k].seconds);
             fprintf(fp, ",\"count\":%llu}", (unsigned long long)r->sites[k].count);

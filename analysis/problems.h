@@ -14,7 +14,8 @@
 #define LENS_PROBLEMS_TOP 10 /* call sites and instances kept per problem */
 
 struct lens_problem_site {
-    char text[320];   /* "MPI_Recv called from foo (jacobi.c:57)" */
+    char text[320];    /* "MPI_Recv called from foo (jacobi.c:57)" */
+    char text_ru[320]; /* "вызов MPI_Recv из foo (jacobi.c:57)" */
     double seconds;
     uint64_t count;
 };

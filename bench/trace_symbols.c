@@ -181,7 +181,8 @@ static int load_module(struct symmod *m)
         m->syms[m->n++] = (struct sym){raw[i].st_value, raw[i].st_size, m->strtab + raw[i].st_name,
                                        ELF64_ST_BIND(raw[i].st_info) == STB_LOCAL};
     }
-    qsort(m->syms, m->n, sizeof *m->syms, cmp_sym);
+    if (m->n > 1)
+        qsort(m->syms, m->n, sizeof *m->syms, cmp_sym);
 out:
     lens_free(sh);
     lens_free(raw);
@@ -325,7 +326,8 @@ int lens_trace_symbols_number(struct lens_trace_symbols *s, struct lens_err *e)
                 all[n] = (struct named){s->ranks[r].f[i].name, s->ranks[r].f[i].module, n};
                 n++;
             }
-    qsort(all, n, sizeof *all, cmp_named);
+    if (n > 1)
+        qsort(all, n, sizeof *all, cmp_named);
     s->nnames = 0;
     for (size_t i = 0; i < n; i++)
         if (s->nnames == 0 || strcmp(s->names[s->nnames - 1], all[i].name) != 0) {
@@ -336,11 +338,11 @@ int lens_trace_symbols_number(struct lens_trace_symbols *s, struct lens_err *e)
     for (int r = 0; r < s->nranks; r++)
         for (size_t i = 0; i < s->ranks[r].n; i++) {
             struct fn *f = &s->ranks[r].f[i];
-            const char **hit = f->name ? bsearch(f->name, s->names, s->nnames, sizeof *s->names, cmp_name) : NULL;
+            const char **hit = f->name && s->nnames ? bsearch(f->name, s->names, s->nnames, sizeof *s->names, cmp_name) : NULL;
             f->index = hit ? (uint32_t)(hit - s->names) : LENS_TRACE_SYMBOL_NONE;
         }
     for (int r = 0; r < s->nranks; r++) /* by address, for lens_trace_symbols_index */
-        if (s->ranks[r].n > 1)
+        if (s->ranks[r].n > 1) /* qsort(NULL, 0) is undefined */
             qsort(s->ranks[r].f, s->ranks[r].n, sizeof *s->ranks[r].f, cmp_addr);
     return LENS_OK;
 }

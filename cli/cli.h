@@ -22,6 +22,9 @@ int lens_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(
 void lens_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Closes stdout and reports a write error (full disk, closed pipe): the exit status to use. */
 int lens_cli_finish(int status);
+/* The DejaVu Sans of the installed or source data directory (lens_report_datadir), or NULL
+ * for cairo's "sans" when none is found. The string is static. */
+const char *lens_cli_font(void);
 /* Whether progress lines should be drawn in place (stderr is a terminal). */
 int lens_cli_tty(void);
 

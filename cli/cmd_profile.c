@@ -18,12 +18,6 @@
 
 LENS_COMMAND(profile_clusters, "dominating functions and costly processes of a profile (ICAPPA)");
 
-/* The repository's DejaVu Sans when run from the source tree, else cairo's "sans". */
-static const char *figure_font(void)
-{
-    return access("fonts/DejaVuSans.ttf", R_OK) == 0 ? "fonts/DejaVuSans.ttf" : NULL;
-}
-
 static void help(void)
 {
     printf("usage: mpilens profile-clusters INPUT [--json] [--seed N] [--restarts N] [--plots DIR [--svg]]\n"
@@ -72,11 +66,11 @@ static int write_plots(const struct lens_profile *p, const struct lens_icappa *r
     int rc = lens_mkdir_p(dir, e);
     for (size_t k = 0; rc == LENS_OK && k < r->nrounds; k++) {
         snprintf(path, sizeof path, "%s/round%zu_bars.%s", dir, k + 1, ext);
-        rc = lens_profile_plot_bars(p, r, k, path, figure_font(), e);
+        rc = lens_profile_plot_bars(p, r, k, path, lens_cli_font(), e);
     }
     if (rc == LENS_OK && p->nproc >= 2 && p->nfunc <= 4096) {
         snprintf(path, sizeof path, "%s/pca_scatter.%s", dir, ext);
-        rc = lens_profile_plot_scatter(p, r, path, figure_font(), e);
+        rc = lens_profile_plot_scatter(p, r, path, lens_cli_font(), e);
     }
     return rc;
 }

@@ -1,6 +1,7 @@
 /* mpilens scale: scalability of applications over (processes, problem size).
  *   scale marks   runs.csv...      Teplov's marks per application and the three ranked tables
  *   scale surface runs.csv --app A -o out.png|svg   the efficiency surface and heatmap
+ *   scale report  runs.csv... -o scale.pdf          the PDF report of every application
  *   scale run [options] -- CMD...  measure a grid through mpirun and write the runs CSV */
 #include "cli.h"
 
@@ -17,9 +18,11 @@
 
 #include "../analysis/marks.h"
 #include "../analysis/runs.h"
+#include "../render/report.h"
+#include "../render/scale_report.h"
 #include "../render/surface.h"
 
-LENS_COMMAND(scale, "scalability: run a grid, Teplov's marks, efficiency surfaces");
+LENS_COMMAND(scale, "scalability: run a grid, Teplov's marks, efficiency surfaces, PDF report");
 
 #define TIME_PATTERN "mpilens-time:"
 
@@ -28,13 +31,14 @@ static void usage_scale(FILE *fp)
     fprintf(fp,
         "usage: mpilens scale marks RUNS.csv... [--json] [model options]\n"
         "       mpilens scale surface RUNS.csv... [--app NAME] -o OUT.png|OUT.svg [view options]\n"
+        "       mpilens scale report RUNS.csv... -o SCALE.pdf [--title T] [--figures DIR] [model and view options]\n"
         "       mpilens scale run --procs LIST --sizes LIST [options] -o RUNS.csv -- CMD [ARGS...]\n"
         "\n"
         "Runs CSV: a header with app,procs,size and efficiency or time (optional status column:\n"
         "ok, failed, timeout). Repeated runs keep the best. Times become efficiencies by the\n"
         "serial time at procs 1 of the same app and size (E = T1 / (p * Tp)), or by a model.\n"
         "\n"
-        "marks / surface options:\n"
+        "marks / surface / report options:\n"
         "  --json               marks as JSON instead of tables\n"
         "  --serial FILE        extra runs file holding the serial (procs 1) reference times\n"
         "  --peak FLOPS         performance model: peak flop/s of one process; then\n"
@@ -49,6 +53,13 @@ static void usage_scale(FILE *fp)
         "  --width N, --height N  figure size (default 1100 x 520)\n"
         "  --log-procs, --log-size  logarithmic axes\n"
         "  --font FILE          TTF font for the figure (e.g. fonts/DejaVuSans.ttf)\n"
+        "\n"
+        "report options (also the model options, --texts and the view options above):\n"
+        "  -o, --output FILE    the PDF, written atomically\n"
+        "  --title TEXT         title of the report (default: Scalability report)\n"
+        "  --figures DIR        also write each surface as DIR/<app>_surface.png and .svg\n"
+        "  --template FILE      layout and texts (default templates/scale_report.tmpl)\n"
+        "  Fonts and templates come from $MPILENS_DATADIR or the build/install tree.\n"
         "\n"
         "run options:\n"
         "  --procs LIST         process counts, e.g. 1,2,4\n"
@@ -69,13 +80,14 @@ static void usage_scale(FILE *fp)
         "  mpilens scale run --procs 1,2 --sizes 200,400 --repeats 2 -o runs.csv -- build/bin/apps/matmul\n"
         "  mpilens scale marks runs.csv\n"
         "  mpilens scale marks samples/scale/paper.csv --json\n"
-        "  mpilens scale surface samples/scale/paper.csv --app matmul -o matmul.png\n");
+        "  mpilens scale surface samples/scale/paper.csv --app matmul -o matmul.png\n"
+        "  mpilens scale report samples/scale/paper.csv -o scale.pdf --figures fig\n");
 }
 
 enum {
     OPT_JSON = 256, OPT_SERIAL, OPT_PEAK, OPT_FCOEF, OPT_FPOW, OPT_TEXTS, OPT_APP, OPT_AZ, OPT_EL,
     OPT_W, OPT_H, OPT_LOGP, OPT_LOGD, OPT_PROCS, OPT_SIZES, OPT_REPEATS, OPT_TIMEOUT, OPT_PLACE,
-    OPT_MPIRUN, OPT_FONT, OPT_HELP
+    OPT_MPIRUN, OPT_FONT, OPT_TITLE, OPT_FIGURES, OPT_TEMPLATE, OPT_HELP
 };
 
 static const struct option long_opts[] = {
@@ -89,7 +101,9 @@ static const struct option long_opts[] = {
     {"procs", required_argument, NULL, OPT_PROCS},   {"sizes", required_argument, NULL, OPT_SIZES},
     {"repeats", required_argument, NULL, OPT_REPEATS}, {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"placement", required_argument, NULL, OPT_PLACE}, {"mpirun", required_argument, NULL, OPT_MPIRUN},
-    {"font", required_argument, NULL, OPT_FONT},     {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0},
+    {"font", required_argument, NULL, OPT_FONT},     {"title", required_argument, NULL, OPT_TITLE},
+    {"figures", required_argument, NULL, OPT_FIGURES}, {"template", required_argument, NULL, OPT_TEMPLATE},
+    {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0},
 };
 
 #define MAX_LIST 256
@@ -99,7 +113,7 @@ struct scale_opts {
     const char *verb;
     int json, logp, logd, width, height, repeats;
     double peak, fcoef, fpow, az, el, timeout;
-    const char *texts, *app, *out, *mpirun, *font;
+    const char *texts, *app, *out, *mpirun, *font, *title, *figures, *template_path;
     const char *serial[8];
     int n_serial;
     double procs[MAX_LIST], sizes[MAX_LIST];
@@ -167,6 +181,9 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
         case 'o': o->out = optarg; break;
         case OPT_MPIRUN: o->mpirun = optarg; break;
         case OPT_FONT: o->font = optarg; break;
+        case OPT_TITLE: o->title = optarg; break;
+        case OPT_FIGURES: o->figures = optarg; break;
+        case OPT_TEMPLATE: o->template_path = optarg; break;
         case OPT_PEAK: if (parse_num(optarg, &o->peak) < 0 || !(o->peak > 0)) bad = "--peak needs a positive number"; break;
         case OPT_FCOEF: if (parse_num(optarg, &o->fcoef) < 0 || !(o->fcoef > 0)) bad = "--flops-coef needs a positive number"; break;
         case OPT_FPOW: if (parse_num(optarg, &o->fpow) < 0) bad = "--flops-power needs a number"; break;
@@ -412,6 +429,50 @@ static int scale_surface(const struct scale_opts *o, char **files, int nfiles)
     if (rc < 0)
         return lens_cli_fail(&e);
     fprintf(stderr, "mpilens: wrote %s\n", o->out);
+    return LENS_EXIT_OK;
+}
+
+/* ---- scale report ---- */
+
+static int scale_report(const struct scale_opts *o, char **files, int nfiles)
+{
+    if (nfiles < 1)
+        return lens_cli_usage("scale", "report needs a runs CSV file");
+    if (!o->out)
+        return lens_cli_usage("scale", "report needs -o SCALE.pdf");
+    struct lens_err e = {0};
+    char datadir[4096], texts[4096];
+    if (lens_report_datadir(datadir, sizeof datadir, &e) < 0)
+        return lens_cli_fail(&e);
+    struct lens_scale_report_opts ro;
+    lens_scale_report_opts_init(&ro);
+    ro.title = o->title;
+    ro.datadir = datadir;
+    ro.template_path = o->template_path;
+    ro.figures_dir = o->figures;
+    ro.sources = (const char *const *)files;
+    ro.nsources = nfiles;
+    ro.azimuth = o->az;
+    ro.elevation = o->el;
+    ro.log_procs = o->logp;
+    ro.log_size = o->logd;
+    /* the sentences as `scale marks` finds them, else the copy next to the template */
+    const char *dir = getenv("MPILENS_TEMPLATES");
+    if (o->texts) {
+        ro.texts_path = o->texts;
+    } else if (dir && *dir) {
+        snprintf(texts, sizeof texts, "%s/scale.txt", dir);
+        ro.texts_path = texts;
+    }
+    struct lens_grid *g = NULL;
+    size_t n = 0;
+    int rc = load_grids(o, files, nfiles, &g, &n, &e);
+    if (rc == LENS_OK)
+        rc = lens_scale_report_write(&ro, g, n, o->out, &e);
+    lens_runs_grids_free(g, n);
+    if (rc < 0)
+        return lens_cli_fail(&e);
+    fprintf(stderr, "mpilens: wrote %s (%zu applications)\n", o->out, n);
     return LENS_EXIT_OK;
 }
 
@@ -682,8 +743,8 @@ int cmd_scale(int argc, char **argv)
         return argc < 2 ? LENS_EXIT_USAGE : LENS_EXIT_OK;
     }
     const char *verb = argv[1];
-    if (strcmp(verb, "marks") && strcmp(verb, "surface") && strcmp(verb, "run"))
-        return lens_cli_usage("scale", "unknown action '%s' (marks, surface or run)", verb);
+    if (strcmp(verb, "marks") && strcmp(verb, "surface") && strcmp(verb, "report") && strcmp(verb, "run"))
+        return lens_cli_usage("scale", "unknown action '%s' (marks, surface, report or run)", verb);
     struct scale_opts o;
     int status = 0;
     /* Options may come before and after the files: collect the files and continue. */
@@ -739,6 +800,8 @@ int cmd_scale(int argc, char **argv)
         status = scale_marks(&o, files, nfiles);
     else if (!strcmp(verb, "surface"))
         status = scale_surface(&o, files, nfiles);
+    else if (!strcmp(verb, "report"))
+        status = scale_report(&o, files, nfiles);
     else if (nfiles)
         status = lens_cli_usage("scale", "unexpected '%s': put the command after '--'", files[0]);
     else

@@ -14,12 +14,6 @@
 
 LENS_COMMAND(stages, "tasks, waits, migrations and stage occupancy of a task-runtime stage log");
 
-/* The repository's DejaVu Sans when run from the source tree, else cairo's "sans". */
-static const char *figure_font(void)
-{
-    return access("fonts/DejaVuSans.ttf", R_OK) == 0 ? "fonts/DejaVuSans.ttf" : NULL;
-}
-
 static void help(void)
 {
     printf("usage: mpilens stages LOG [--json] [--wait-stage NAME] [--points N] [--tasks-csv FILE]\n"
@@ -144,10 +138,10 @@ int cmd_stages(int argc, char **argv)
         rc = lens_mkdir_p(plots, &e);
         snprintf(path, sizeof path, "%s/stage_times.%s", plots, ext);
         if (rc == LENS_OK)
-            rc = lens_stagelog_plot_times(l, path, figure_font(), &e);
+            rc = lens_stagelog_plot_times(l, path, lens_cli_font(), &e);
         snprintf(path, sizeof path, "%s/stage_occupancy.%s", plots, ext);
         if (rc == LENS_OK)
-            rc = lens_stagelog_plot_occupancy(l, points, path, figure_font(), &e);
+            rc = lens_stagelog_plot_occupancy(l, points, path, lens_cli_font(), &e);
     }
     if (rc == LENS_OK && json) {
         rc = lens_stagelog_write_json(l, points, stdout, &e);

@@ -2,6 +2,8 @@
  * generated from the LENS_COMMAND lines of cli/cmd_*.c (see the Makefile), as git does. */
 #include "cli.h"
 
+#include "../render/report.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,6 +63,16 @@ int lens_cli_finish(int status)
 }
 
 int lens_cli_tty(void) { return isatty(STDERR_FILENO); }
+
+const char *lens_cli_font(void)
+{
+    static char path[4096 + 32];
+    char dir[4096];
+    if (lens_report_datadir(dir, sizeof dir, NULL) != LENS_OK)
+        return NULL;
+    snprintf(path, sizeof path, "%s/fonts/DejaVuSans.ttf", dir);
+    return access(path, R_OK) == 0 ? path : NULL;
+}
 
 static void usage(FILE *fp)
 {

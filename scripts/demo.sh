@@ -16,6 +16,8 @@ if [ -x "$BIN/mpilens-bench" ]; then
     mpirun --allow-run-as-root --oversubscribe -np $np "$BIN/mpilens-bench" \
         -t one_to_one -b 0 -e 4097 -s 1024 -n 20 -f "$out/live/network" --force
     inputs+=("$out/live/network")
+    say "measuring point-to-point latency, bandwidth and message rate between ranks 0 and 1"
+    mpirun --allow-run-as-root --oversubscribe -np 2 "$BIN/mpilens-bench" -t p2p -f "$out/live/pair" --force
 fi
 say "sample cube: samples/cubes/synth32 (4 nodes x 2 sockets, slow node03, bad link 3 -> 17)"
 inputs+=(samples/cubes/synth32/network)
@@ -28,3 +30,16 @@ say "writing $out/report.pdf and the figures in $out/figures"
     --title "mpilens demo: $(hostname)"
 pages=$(pdfinfo "$out/report.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
 say "done: $out/report.pdf ($pages pages), figures in $out/figures"
+
+# Scalability of the sample applications: a small grid measured live, then Teplov's marks.
+if [ -x "$BIN/apps/dot" ]; then
+    mkdir -p "$out/scale"
+    say "measuring a small scalability grid of the sample applications (1, 2, 4 processes)"
+    for spec in dot:1000000,4000000,16000000 matvec:1000,2000,4000 matmul:200,400,600 jacobi:128,256,512; do
+        "$BIN/mpilens" scale run --procs 1,2,4 --sizes "${spec#*:}" --timeout 30 \
+            -o "$out/scale/${spec%%:*}.csv" -- "$BIN/apps/${spec%%:*}"
+    done
+    "$BIN/mpilens" scale report "$out"/scale/{dot,matvec,matmul,jacobi}.csv -o "$out/scale.pdf" \
+        --figures "$out/scale/figures" --title "mpilens demo: scalability on $(hostname)"
+    say "done: $out/scale.pdf"
+fi

@@ -351,6 +351,7 @@ static void test_callsite(void)
     LENS_TEST(r && lens_test_rel_ok(r->total_s, 1.5, 1e-9), "late sender 2.5 - 1.0");
     struct lens_problems_row rows[4];
     int n = p ? lens_problems_rows(p, 1, rows, 4) : 0;
+    snprintf(want, sizeof want, "вызов MPI_Recv из calculate (site.c:%d)", site_line);
     LENS_TEST(n == 1 && !strcmp(rows[0].id, "late_sender") &&
                   !strcmp(rows[0].name, "Поздний отправитель") && !strcmp(rows[0].top_site, want),
               "rows for the report: %d", n);

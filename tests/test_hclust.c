@@ -444,8 +444,8 @@ static void test_deep_tree(void)
     lens_newick_write(t, NULL, fp, &e);
     fclose(fp);
     for (int i = 0; i < N; i++) {
-        names[i] = malloc(8);
-        snprintf(names[i], 8, "%d", i);
+        names[i] = malloc(16);
+        snprintf(names[i], 16, "%d", i);
     }
     int rf = -1;
     double md = -1;

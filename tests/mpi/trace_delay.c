@@ -11,7 +11,8 @@
  *   late post: rank 1 posts 20 ms late -> ~20 ms on rank 0 (where the MPI blocks)
  *   early wait: rank 0 completes 20 ms late -> ~20 ms on rank 1 in MPI_Win_wait
  * A loaded machine wakes sleepers late, so each rank also prints the seconds it spent in the
- * waiting calls of each phase ("rank R phase SECONDS"), a reference that holds in any run. */
+ * waiting calls of each phase ("rank R phase SECONDS"; wait_at_barrier: all its barriers), a
+ * reference that holds in any run. */
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "trace_delay: run with 2 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < 10; i++) { /* late sender */
         v = i;
         if (rank == 0) {
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
         }
     }
     for (int i = 0; i < 3; i++) { /* wrong order */
-        MPI_Barrier(MPI_COMM_WORLD);
+        TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD));
         if (rank == 0) {
             produce(&v, 2);
             usleep(20 * MS);
@@ -76,7 +77,7 @@ int main(int argc, char **argv)
             consume(&v, 2);
         }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < 3; i++) { /* barrier */
         if (rank == 1)
             usleep(40 * MS);
@@ -87,13 +88,13 @@ int main(int argc, char **argv)
             usleep(40 * MS);
         TIMED(t[BC], MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD));
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < 2; i++) { /* reduce */
         if (rank == 1)
             usleep(40 * MS);
         TIMED(t[RED], MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD));
     for (int i = 0; i < 2; i++) { /* allreduce */
         if (rank == 0)
             usleep(40 * MS);
@@ -101,12 +102,12 @@ int main(int argc, char **argv)
     }
     int *base;
     MPI_Win win;
-    MPI_Barrier(MPI_COMM_WORLD);
+    TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 1)
         usleep(20 * MS);
     TIMED(t[WIN], MPI_Win_allocate(16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
                                    &base, &win));
-    MPI_Barrier(MPI_COMM_WORLD);
+    TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0) { /* lock contention on target 1 */
         MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win);
         MPI_Put(&v, 1, MPI_INT, 1, 0, 1, MPI_INT, win);
@@ -118,7 +119,7 @@ int main(int argc, char **argv)
         TIMED(t[LOCK], MPI_Put(&v, 1, MPI_INT, 1, 1, 1, MPI_INT, win));
         TIMED(t[LOCK], MPI_Win_unlock(1, win));
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD));
     MPI_Group world, other;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     int peer = 1 - rank;
@@ -137,7 +138,7 @@ int main(int argc, char **argv)
             TIMED(*acc, MPI_Put(&v, 1, MPI_INT, 1, 2, 1, MPI_INT, win));
             TIMED(*acc, MPI_Win_complete(win));
         }
-        MPI_Barrier(MPI_COMM_WORLD);
+        TIMED(t[BAR], MPI_Barrier(MPI_COMM_WORLD));
     }
     MPI_Group_free(&other);
     MPI_Group_free(&world);

@@ -1,0 +1,352 @@
+/* The packed cube file: one NetCDF classic (64-bit offset) file, written through a temporary
+ * name. Per statistic s (average, median, deviation, min) present:
+ *   int    s_reset_length(s_resets)          length index of each stored partition
+ *   int    s_reset_group(s_resets, pairs)    group of pair row*P + col
+ *   int    s_event(s_events, four)           {length index, 0 move | 1 merge, a, b}
+ *   double s_value(s_values)                 group values, ascending group, length by length
+ *   int    s_value_start(lengths1)           where each length's values start
+ * and attributes on s_value: nevents, splits, merges, err_max, err_rms. Global attributes
+ * carry the cube's metadata (procs, begin, end, step, mode, repeats, hosts, max_error). */
+#include "compress.h"
+
+#include <limits.h>
+#include <math.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PACK_FORMAT "mpilens packed cube 1"
+
+static const char *const int_attrs[] = {"procs", "begin", "end", "step", "mode", "repeats",
+                                        "noise_len", "noise_msgs", "noise_procs"};
+
+static int put_stat(int id, int dpairs, int dlen1, int dfour, const char *sn, const struct lens_packed *p)
+{
+    char name[64];
+    int st, dr, de, dv, vr, vg, ve, vv, vs;
+    snprintf(name, sizeof name, "%s_resets", sn);
+    if ((st = nc_def_dim(id, name, (size_t)p->nreset, &dr)))
+        return st;
+    snprintf(name, sizeof name, "%s_events", sn);
+    if ((st = nc_def_dim(id, name, (size_t)(p->nevent > 0 ? p->nevent : 1), &de)))
+        return st;
+    snprintf(name, sizeof name, "%s_values", sn);
+    if ((st = nc_def_dim(id, name, (size_t)p->nvalue, &dv)))
+        return st;
+    int d2[2] = {dr, dpairs}, d4[2] = {de, dfour};
+    snprintf(name, sizeof name, "%s_reset_length", sn);
+    if ((st = nc_def_var(id, name, NC_INT, 1, &dr, &vr)))
+        return st;
+    snprintf(name, sizeof name, "%s_reset_group", sn);
+    if ((st = nc_def_var(id, name, NC_INT, 2, d2, &vg)))
+        return st;
+    snprintf(name, sizeof name, "%s_event", sn);
+    if ((st = nc_def_var(id, name, NC_INT, 2, d4, &ve)))
+        return st;
+    snprintf(name, sizeof name, "%s_value", sn);
+    if ((st = nc_def_var(id, name, NC_DOUBLE, 1, &dv, &vv)))
+        return st;
+    snprintf(name, sizeof name, "%s_value_start", sn);
+    if ((st = nc_def_var(id, name, NC_INT, 1, &dlen1, &vs)))
+        return st;
+    int ne = (int)p->nevent, sp = (int)p->splits, mg = (int)p->merges;
+    double rms = p->err_n ? sqrt(p->err_sum2 / p->err_n) : 0;
+    if ((st = nc_put_att_int(id, vv, "nevents", NC_INT, 1, &ne)) || (st = nc_put_att_int(id, vv, "splits", NC_INT, 1, &sp)) ||
+        (st = nc_put_att_int(id, vv, "merges", NC_INT, 1, &mg)) ||
+        (st = nc_put_att_double(id, vv, "err_max", NC_DOUBLE, 1, &p->err_max)) ||
+        (st = nc_put_att_double(id, vv, "err_rms", NC_DOUBLE, 1, &rms)) ||
+        (st = nc_put_att_text(id, vv, "units", 1, "s")))
+        return st;
+    return NC_NOERR;
+}
+
+static int put_data(int id, const char *sn, const struct lens_packed *p)
+{
+    char name[64];
+    int st, var;
+    static const int none[4] = {0, 0, 0, 0};
+    snprintf(name, sizeof name, "%s_reset_length", sn);
+    if ((st = nc_inq_varid(id, name, &var)) || (st = nc_put_var_int(id, var, p->reset_k)))
+        return st;
+    snprintf(name, sizeof name, "%s_reset_group", sn);
+    if ((st = nc_inq_varid(id, name, &var)) || (st = nc_put_var_int(id, var, p->reset_group)))
+        return st;
+    snprintf(name, sizeof name, "%s_event", sn);
+    if ((st = nc_inq_varid(id, name, &var)) || (st = nc_put_var_int(id, var, p->nevent ? p->event : none)))
+        return st;
+    snprintf(name, sizeof name, "%s_value", sn);
+    if ((st = nc_inq_varid(id, name, &var)) || (st = nc_put_var_double(id, var, p->value)))
+        return st;
+    int *vs = lens_malloc((size_t)(p->nlen + 1) * sizeof *vs);
+    if (!vs)
+        return NC_ENOMEM;
+    for (int k = 0; k <= p->nlen; k++)
+        vs[k] = (int)p->value_start[k];
+    snprintf(name, sizeof name, "%s_value_start", sn);
+    if (!(st = nc_inq_varid(id, name, &var)))
+        st = nc_put_var_int(id, var, vs);
+    lens_free(vs);
+    return st;
+}
+
+static char *join_hosts(const struct lens_cube *m)
+{
+    size_t n = 1;
+    for (int i = 0; m->hosts && i < m->procs; i++)
+        n += strlen(m->hosts[i] ? m->hosts[i] : "unknown") + 1;
+    char *s = lens_malloc(n);
+    if (!s)
+        return NULL;
+    s[0] = 0;
+    for (int i = 0; m->hosts && i < m->procs; i++) {
+        strcat(s, m->hosts[i] ? m->hosts[i] : "unknown");
+        if (i + 1 < m->procs)
+            strcat(s, "\n");
+    }
+    return s;
+}
+
+int lens_packed_write(const char *path, const struct lens_cube *m, struct lens_packed *const stats[LENS_STAT_COUNT],
+                      struct lens_err *e)
+{
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (stats[s] && (stats[s]->nvalue >= INT_MAX || stats[s]->nevent >= INT_MAX))
+            return lens_err_set(e, LENS_EINVAL, "%s: %s: too many values for the classic format", path,
+                                lens_cube_stat_name(s));
+    struct lens_atomic a;
+    int rc = lens_atomic_open(&a, path, NULL, e);
+    if (rc != LENS_OK)
+        return rc;
+    char *hosts = join_hosts(m);
+    int id = -1, st, dpairs, dlen1, dfour;
+    if (!hosts) {
+        lens_atomic_abort(&a);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    }
+    if ((st = nc_create(a.tmp, NC_CLOBBER | NC_64BIT_OFFSET, &id)))
+        goto fail;
+    if ((st = nc_def_dim(id, "pairs", (size_t)m->procs * m->procs, &dpairs)) ||
+        (st = nc_def_dim(id, "lengths1", (size_t)m->nlen + 1, &dlen1)) || (st = nc_def_dim(id, "four", 4, &dfour)))
+        goto fail;
+    char date[64];
+    lens_format_date(lens_source_date(), date, sizeof date);
+    const char *text[] = {"format", PACK_FORMAT, "mpilens_version", LENS_VERSION, "date", date,
+                          "test_type_name", lens_cube_mode_name(m->mode), "sender_index", lens_cube_mode_semantics(m->mode),
+                          "hosts", hosts, "source", m->source ? m->source : ""};
+    for (size_t i = 0; i < sizeof text / sizeof *text; i += 2)
+        if ((st = nc_put_att_text(id, NC_GLOBAL, text[i], strlen(text[i + 1]), text[i + 1])))
+            goto fail;
+    int iv[] = {m->procs, m->begin, m->end, m->step, m->mode, m->repeats, m->noise_len, m->noise_msgs, m->noise_procs};
+    for (int i = 0; i < 9; i++)
+        if ((st = nc_put_att_int(id, NC_GLOBAL, int_attrs[i], NC_INT, 1, &iv[i])))
+            goto fail;
+    double bound = 0;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (stats[s]) {
+            bound = stats[s]->max_error;
+            if ((st = put_stat(id, dpairs, dlen1, dfour, lens_cube_stat_name(s), stats[s])))
+                goto fail;
+        }
+    if ((st = nc_put_att_double(id, NC_GLOBAL, "max_error", NC_DOUBLE, 1, &bound)) || (st = nc_enddef(id)))
+        goto fail;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (stats[s] && (st = put_data(id, lens_cube_stat_name(s), stats[s])))
+            goto fail;
+    st = nc_close(id);
+    id = -1;
+    if (st)
+        goto fail;
+    lens_free(hosts);
+    return lens_atomic_commit(&a, e);
+fail:
+    if (id >= 0)
+        nc_close(id);
+    lens_free(hosts);
+    lens_atomic_abort(&a);
+    return lens_err_set(e, LENS_EIO, "%s: cannot write: %s", path, nc_strerror(st));
+}
+
+/* ---- reading ----------------------------------------------------------------------------- */
+
+static int dim_len(int id, const char *name, size_t *n)
+{
+    int d, st = nc_inq_dimid(id, name, &d);
+    return st ? st : nc_inq_dimlen(id, d, n);
+}
+
+static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **out, const char *path,
+                    struct lens_err *e)
+{
+    char name[64];
+    size_t nr, ne, nv;
+    int st, var, ival = 0;
+    struct lens_packed *p = lens_calloc(1, sizeof *p);
+    if (!p)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    p->procs = P;
+    p->nlen = L;
+    snprintf(name, sizeof name, "%s_resets", sn);
+    if ((st = dim_len(id, name, &nr)))
+        goto fail;
+    snprintf(name, sizeof name, "%s_events", sn);
+    if ((st = dim_len(id, name, &ne)))
+        goto fail;
+    snprintf(name, sizeof name, "%s_values", sn);
+    if ((st = dim_len(id, name, &nv)))
+        goto fail;
+    snprintf(name, sizeof name, "%s_value", sn);
+    if ((st = nc_inq_varid(id, name, &var)) || (st = nc_get_att_int(id, var, "nevents", &ival)))
+        goto fail;
+    if (ival < 0 || (size_t)ival > ne || nr < 1 || nr > (size_t)L || nv < 1) {
+        lens_packed_free(p);
+        return lens_err_set(e, LENS_EFORMAT, "%s: %s: inconsistent sizes (%zu partitions, %d events, %zu values)",
+                            path, sn, nr, ival, nv);
+    }
+    int isp = 0, img = 0;
+    nc_get_att_int(id, var, "splits", &isp);
+    nc_get_att_int(id, var, "merges", &img);
+    nc_get_att_double(id, var, "err_max", &p->err_max);
+    p->splits = isp;
+    p->merges = img;
+    p->nreset = (int)nr;
+    p->nevent = ival;
+    p->nvalue = (long)nv;
+    p->reset_k = lens_malloc(nr * sizeof(int));
+    p->reset_group = lens_malloc(nr * (size_t)P * P * sizeof(int));
+    p->event = lens_malloc(4 * (ne > 0 ? ne : 1) * sizeof(int));
+    p->value = lens_malloc(nv * sizeof(double));
+    p->value_start = lens_malloc((size_t)(L + 1) * sizeof(long));
+    int *vs = lens_malloc((size_t)(L + 1) * sizeof(int));
+    if (!p->reset_k || !p->reset_group || !p->event || !p->value || !p->value_start || !vs) {
+        lens_free(vs);
+        lens_packed_free(p);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    }
+    if ((st = nc_get_var_double(id, var, p->value)))
+        goto fail_vs;
+    const char *vars[] = {"reset_length", "reset_group", "event", "value_start"};
+    int *dst[] = {p->reset_k, p->reset_group, p->event, vs};
+    for (int t = 0; t < 4; t++) {
+        snprintf(name, sizeof name, "%s_%s", sn, vars[t]);
+        if ((st = nc_inq_varid(id, name, &var)) || (st = nc_get_var_int(id, var, dst[t])))
+            goto fail_vs;
+    }
+    for (int k = 0; k <= L; k++)
+        p->value_start[k] = vs[k];
+    lens_free(vs);
+    double bound = 0;
+    nc_get_att_double(id, NC_GLOBAL, "max_error", &bound);
+    p->max_error = bound;
+    snprintf(name, sizeof name, "%s: %s", path, sn);
+    int rc = lens_packed_check(p, name, e);
+    if (rc != LENS_OK) {
+        lens_packed_free(p);
+        return rc;
+    }
+    *out = p;
+    return LENS_OK;
+fail_vs:
+    lens_free(vs);
+fail:
+    lens_packed_free(p);
+    return lens_err_set(e, LENS_EFORMAT, "%s: %s: %s", path, sn, nc_strerror(st));
+}
+
+static int get_hosts(int id, struct lens_cube *m, const char *path, struct lens_err *e)
+{
+    size_t n;
+    if (nc_inq_attlen(id, NC_GLOBAL, "hosts", &n) || n == 0)
+        return LENS_OK;
+    char *s = lens_malloc(n + 1);
+    m->hosts = lens_calloc((size_t)m->procs, sizeof *m->hosts);
+    if (!s || !m->hosts) {
+        lens_free(s);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    }
+    nc_get_att_text(id, NC_GLOBAL, "hosts", s);
+    s[n] = 0;
+    int i = 0;
+    for (char *t = s, *nl; i < m->procs && t; t = nl ? nl + 1 : NULL, i++) {
+        nl = strchr(t, '\n');
+        if (nl)
+            *nl = 0;
+        if (!(m->hosts[i] = lens_strdup(t))) {
+            lens_free(s);
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+        }
+    }
+    lens_free(s);
+    if (i != m->procs)
+        return lens_err_set(e, LENS_EFORMAT, "%s: %d host names for %d processes", path, i, m->procs);
+    return LENS_OK;
+}
+
+int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_packed *stats[LENS_STAT_COUNT],
+                     struct lens_err *e)
+{
+    *meta = NULL;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        stats[s] = NULL;
+    int id, st = nc_open(path, NC_NOWRITE, &id), rc = LENS_OK;
+    if (st)
+        return lens_err_set(e, st == NC_ENOTNC ? LENS_EFORMAT : LENS_EIO, "%s: not a readable NetCDF file: %s", path,
+                            nc_strerror(st));
+    char fmt[64] = "";
+    size_t n = 0;
+    if (nc_inq_attlen(id, NC_GLOBAL, "format", &n) || n >= sizeof fmt || nc_get_att_text(id, NC_GLOBAL, "format", fmt) ||
+        strncmp(fmt, PACK_FORMAT, strlen(PACK_FORMAT))) {
+        nc_close(id);
+        return lens_err_set(e, LENS_EFORMAT, "%s: not a packed cube (no format \"%s\"); use 'mpilens compress'", path,
+                            PACK_FORMAT);
+    }
+    int iv[9] = {0};
+    size_t nl1 = 0, np = 0;
+    for (int i = 0; i < 9 && !st; i++)
+        st = nc_get_att_int(id, NC_GLOBAL, int_attrs[i], &iv[i]);
+    if (!st)
+        st = dim_len(id, "lengths1", &nl1);
+    if (!st)
+        st = dim_len(id, "pairs", &np);
+    if (st || iv[0] < 1 || iv[0] > 1 << 15 || nl1 < 2 || np != (size_t)iv[0] * iv[0] || iv[3] < 1) {
+        nc_close(id);
+        return lens_err_set(e, LENS_EFORMAT, "%s: bad or missing metadata (procs, lengths, step)", path);
+    }
+    struct lens_cube *m;
+    if ((rc = lens_cube_new(&m, iv[0], (int)nl1 - 1, iv[1], iv[3], 0, e)) != LENS_OK) {
+        nc_close(id);
+        return rc;
+    }
+    m->end = iv[2];
+    m->mode = iv[4];
+    m->repeats = iv[5];
+    m->noise_len = iv[6];
+    m->noise_msgs = iv[7];
+    m->noise_procs = iv[8];
+    m->written_by_mpilens = 1;
+    m->source = lens_strdup(path);
+    rc = m->source ? get_hosts(id, m, path, e) : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    int found = 0;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        char name[64];
+        int var;
+        snprintf(name, sizeof name, "%s_value", lens_cube_stat_name(s));
+        if (nc_inq_varid(id, name, &var))
+            continue;
+        rc = get_stat(id, lens_cube_stat_name(s), m->procs, m->nlen, &stats[s], path, e);
+        found++;
+    }
+    nc_close(id);
+    if (rc == LENS_OK && !found)
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: no statistic in the packed cube", path);
+    if (rc != LENS_OK) {
+        for (int s = 0; s < LENS_STAT_COUNT; s++) {
+            lens_packed_free(stats[s]);
+            stats[s] = NULL;
+        }
+        lens_cube_free(m);
+        return rc;
+    }
+    *meta = m;
+    return LENS_OK;
+}

@@ -1,0 +1,205 @@
+/* mpilens compress: lossy compression of a latency cube with a guaranteed per-element
+ * relative error, into one packed NetCDF file; reports the ratio and the measured errors. */
+#include "cli.h"
+
+#include "../analysis/compress.h"
+#include "../common/json.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+LENS_COMMAND(compress, "pack a cube into groups of links with a per-element error bound");
+
+static void help(void)
+{
+    printf("usage: mpilens compress INPUT -o PACKED.nc [--max-error X] [--force] [--json]\n\n"
+           "Packs every statistic of a latency cube, one length after the other, into groups of\n"
+           "links whose delays agree within the bound: each decoded element v' of an element v\n"
+           "has |v' - v| <= X |v| (NaN and infinities exactly). Groups split when their values\n"
+           "spread and merge when they come together. Prints the compression ratio and the\n"
+           "measured max and RMS relative errors. 'mpilens decompress' restores a cube.\n\n"
+           "options:\n"
+           "  -o, --output FILE   the packed cube (NetCDF)\n"
+           "  --max-error X       relative error bound, 0 <= X < 1 (default 0.05; 0 is lossless)\n"
+           "  --force             overwrite FILE\n"
+           "  --json              print the report as JSON\n"
+           "  -h, --help          show this help\n\n"
+           "example:\n"
+           "  mpilens compress samples/cubes/synth32/network -o synth32.lcz.nc --max-error 0.02\n"
+           "  mpilens decompress synth32.lcz.nc --verify samples/cubes/synth32/network\n");
+}
+
+struct report {
+    double raw, packed, seconds, rms[LENS_STAT_COUNT];
+    int gmin[LENS_STAT_COUNT], gmax[LENS_STAT_COUNT];
+    long long file;
+};
+
+static void print_text(const char *in, const char *out, const struct lens_cube *c, struct lens_packed *const *p,
+                       const struct report *r, double bound)
+{
+    int ns = 0;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        ns += p[s] != NULL;
+    printf("packed %s into %s: %d statistic%s, %d processes, %d lengths, max error %g%%\n\n", in, out, ns,
+           ns == 1 ? "" : "s", c->procs, c->nlen, 100 * bound);
+    printf("%-10s %14s %10s %7s %7s %9s %10s %10s\n", "statistic", "groups/length", "partitions", "splits",
+           "merges", "ratio", "max error", "RMS error");
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (!p[s])
+            continue;
+        char g[32];
+        snprintf(g, sizeof g, "%d..%d", r->gmin[s], r->gmax[s]);
+        double raw = 8.0 * c->procs * c->procs * c->nlen;
+        printf("%-10s %14s %10d %7ld %7ld %8.1fx %9.3f%% %9.3f%%\n", lens_cube_stat_name(s), g, p[s]->nreset,
+               p[s]->splits, p[s]->merges, raw / lens_packed_bytes(p[s]), 100 * p[s]->err_max, 100 * r->rms[s]);
+    }
+    printf("\ntotal: %.0f bytes of doubles -> %.0f bytes packed (ratio %.1fx); file %lld bytes\n", r->raw, r->packed,
+           r->raw / r->packed, r->file);
+    printf("compressed in %.3f s: %.1f MB/s of matrices\n", r->seconds, r->raw / 1e6 / fmax(r->seconds, 1e-9));
+}
+
+static void print_json(const char *in, const char *out, struct lens_packed *const *p, const struct report *r,
+                       double bound)
+{
+    struct lens_json j;
+    lens_json_init(&j, stdout);
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "input");
+    lens_json_string(&j, in);
+    lens_json_key(&j, "output");
+    lens_json_string(&j, out);
+    lens_json_key(&j, "max_error");
+    lens_json_number(&j, bound);
+    lens_json_key(&j, "stats");
+    lens_json_begin_object(&j);
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (!p[s])
+            continue;
+        lens_json_key(&j, lens_cube_stat_name(s));
+        lens_json_begin_object(&j);
+        double raw = 8.0 * p[s]->procs * p[s]->procs * p[s]->nlen;
+        const char *k[] = {"ratio", "err_max", "err_rms"};
+        double v[] = {raw / lens_packed_bytes(p[s]), p[s]->err_max, r->rms[s]};
+        for (int t = 0; t < 3; t++) {
+            lens_json_key(&j, k[t]);
+            lens_json_number(&j, v[t]);
+        }
+        const char *ki[] = {"partitions", "splits", "merges", "groups_min", "groups_max"};
+        long long vi[] = {p[s]->nreset, p[s]->splits, p[s]->merges, r->gmin[s], r->gmax[s]};
+        for (int t = 0; t < 5; t++) {
+            lens_json_key(&j, ki[t]);
+            lens_json_int(&j, vi[t]);
+        }
+        lens_json_end_object(&j);
+    }
+    lens_json_end_object(&j);
+    lens_json_key(&j, "bytes_raw");
+    lens_json_number(&j, r->raw);
+    lens_json_key(&j, "bytes_packed");
+    lens_json_number(&j, r->packed);
+    lens_json_key(&j, "ratio");
+    lens_json_number(&j, r->raw / r->packed);
+    lens_json_key(&j, "file_bytes");
+    lens_json_int(&j, r->file);
+    lens_json_end_object(&j);
+}
+
+/* Streams statistic s of c through the compressor, one length at a time. */
+static int pack_stat(const struct lens_cube *c, int s, double bound, struct lens_packed **out, struct lens_err *e)
+{
+    struct lens_compress *z;
+    int rc = lens_compress_new(&z, c->procs, c->nlen, bound, e);
+    size_t P2 = (size_t)c->procs * c->procs;
+    for (int k = 0; k < c->nlen && rc == LENS_OK; k++)
+        rc = lens_compress_put(z, c->data[s] + (size_t)k * P2, e);
+    if (rc != LENS_OK) {
+        lens_compress_free(z);
+        return rc;
+    }
+    return lens_compress_finish(z, out, e);
+}
+
+int cmd_compress(int argc, char **argv)
+{
+    enum { O_MAX = 256, O_FORCE, O_JSON };
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"max-error", required_argument, NULL, O_MAX},
+                                         {"force", no_argument, NULL, O_FORCE},
+                                         {"json", no_argument, NULL, O_JSON},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *out = NULL;
+    double bound = 0.05;
+    int force = 0, json = 0, ch;
+    char *end;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': out = optarg; break;
+        case O_MAX:
+            bound = strtod(optarg, &end);
+            if (end == optarg || *end || !(bound >= 0 && bound < 1))
+                return lens_cli_usage("compress", "--max-error must be a number in [0, 1), not '%s'", optarg);
+            break;
+        case O_FORCE: force = 1; break;
+        case O_JSON: json = 1; break;
+        case 'h': help(); return LENS_EXIT_OK;
+        default: return lens_cli_usage("compress", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return lens_cli_usage("compress", "expected one INPUT, got %d", argc - optind);
+    if (!out)
+        return lens_cli_usage("compress", "missing -o PACKED.nc");
+    struct lens_err e;
+    lens_err_clear(&e);
+    struct stat sb;
+    if (!force && stat(out, &sb) == 0) {
+        lens_err_set(&e, LENS_EIO, "%s: exists; use --force to overwrite", out);
+        return lens_cli_fail(&e);
+    }
+    struct lens_cube *c;
+    if (lens_cube_read(argv[optind], &c, &e) != LENS_OK)
+        return lens_cli_fail(&e);
+    struct lens_packed *p[LENS_STAT_COUNT] = {NULL};
+    struct report r = {0};
+    int rc = LENS_OK;
+    double t0 = lens_now();
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (!c->data[s])
+            continue;
+        rc = pack_stat(c, s, bound, &p[s], &e);
+        if (rc == LENS_OK) {
+            r.raw += 8.0 * c->procs * c->procs * c->nlen;
+            r.packed += lens_packed_bytes(p[s]);
+            r.rms[s] = p[s]->err_n ? sqrt(p[s]->err_sum2 / p[s]->err_n) : 0;
+            r.gmin[s] = 1 << 30;
+            for (int k = 0; k < c->nlen; k++) {
+                int g = (int)(p[s]->value_start[k + 1] - p[s]->value_start[k]);
+                r.gmin[s] = g < r.gmin[s] ? g : r.gmin[s];
+                r.gmax[s] = g > r.gmax[s] ? g : r.gmax[s];
+            }
+        }
+    }
+    r.seconds = lens_now() - t0;
+    if (rc == LENS_OK)
+        rc = lens_packed_write(out, c, p, &e);
+    if (rc == LENS_OK) {
+        r.file = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
+        for (int w = 0; w < c->nwarn; w++)
+            lens_cli_warn("%s", c->warnings[w]);
+        if (json)
+            print_json(argv[optind], out, p, &r, bound);
+        else
+            print_text(argv[optind], out, c, p, &r, bound);
+    }
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        lens_packed_free(p[s]);
+    lens_cube_free(c);
+    return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
+}

@@ -1,0 +1,165 @@
+/* mpilens decompress: restores a network_test2 cube from a packed cube, and/or checks the
+ * decoded values against the original cube element by element. */
+#include "cli.h"
+
+#include "../analysis/compress.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+LENS_COMMAND(decompress, "restore a cube packed by 'mpilens compress', or verify it against the original");
+
+static void help(void)
+{
+    printf("usage: mpilens decompress PACKED.nc [-o PREFIX] [--force] [--verify INPUT]\n\n"
+           "Decodes a packed cube length by length. -o writes PREFIX_{stat}.nc and PREFIX_hosts.txt\n"
+           "in the network_test2 layout. --verify compares every decoded element with the cube\n"
+           "INPUT, prints the max and RMS relative errors, and fails (exit 1) if any element is\n"
+           "outside the bound the cube was packed with.\n\n"
+           "options:\n"
+           "  -o, --output PREFIX   write the decoded cube\n"
+           "  --force               overwrite an existing result\n"
+           "  --verify INPUT        compare with the original cube\n"
+           "  -h, --help            show this help\n\n"
+           "example:\n"
+           "  mpilens decompress synth32.lcz.nc -o restored/network\n"
+           "  mpilens decompress synth32.lcz.nc --verify samples/cubes/synth32/network\n");
+}
+
+struct check {
+    double max, sum2;
+    long n, bad;
+};
+
+/* Relative error of decoded d against v; NaN and infinities must match exactly. */
+static void compare(struct check *ck, double d, double v, double bound)
+{
+    if (!isfinite(v)) {
+        ck->bad += !(isnan(v) ? isnan(d) : d == v);
+        return;
+    }
+    double r = v != 0 ? fabs(d - v) / fabs(v) : (d == 0 ? 0 : INFINITY);
+    ck->max = fmax(ck->max, r);
+    ck->sum2 += r * r;
+    ck->n++;
+    ck->bad += !(r <= bound);
+}
+
+static int run(const char *path, const char *prefix, const char *verify, int force, struct lens_err *e)
+{
+    struct lens_cube *m = NULL, *orig = NULL;
+    struct lens_packed *p[LENS_STAT_COUNT];
+    struct lens_unpack *u[LENS_STAT_COUNT] = {NULL};
+    struct lens_cube_writer *w = NULL;
+    double *mats[LENS_STAT_COUNT] = {NULL};
+    struct check ck[LENS_STAT_COUNT];
+    memset(ck, 0, sizeof ck);
+    int rc = lens_packed_read(path, &m, p, e);
+    if (rc != LENS_OK)
+        return rc;
+    size_t P2 = (size_t)m->procs * m->procs;
+    unsigned mask = 0;
+    double bound = 0;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (!p[s])
+            continue;
+        mask |= 1u << s;
+        bound = p[s]->max_error;
+        rc = lens_unpack_new(&u[s], p[s], e);
+        if (rc == LENS_OK && !(mats[s] = lens_malloc(P2 * sizeof(double))))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    }
+    if (rc == LENS_OK && verify && (rc = lens_cube_read(verify, &orig, e)) == LENS_OK &&
+        (orig->procs != m->procs || orig->nlen != m->nlen))
+        rc = lens_err_set(e, LENS_EDATA, "%s: %d processes x %d lengths, but %s has %d x %d", verify, orig->procs,
+                          orig->nlen, path, m->procs, m->nlen);
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK && orig; s++)
+        if (p[s] && !orig->data[s])
+            rc = lens_err_set(e, LENS_EDATA, "%s: no %s statistic to compare with", verify, lens_cube_stat_name(s));
+    if (rc == LENS_OK && prefix) {
+        if (!force && lens_cube_exists(prefix))
+            rc = lens_err_set(e, LENS_EIO, "%s: a result with this prefix exists; use --force to overwrite", prefix);
+        char b[32];
+        snprintf(b, sizeof b, "%g", bound);
+        const char *attrs[] = {"mpilens_decompressed_from", path, "mpilens_max_error", b, NULL, NULL};
+        if (rc == LENS_OK)
+            rc = lens_cube_writer_open(&w, m, prefix, mask, 0, attrs, 0, e);
+    }
+    for (int k = 0; k < m->nlen && rc == LENS_OK; k++) {
+        for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+            if (!p[s])
+                continue;
+            rc = lens_unpack_next(u[s], mats[s], e);
+            for (size_t q = 0; q < P2 && orig && rc == LENS_OK; q++)
+                if (q / m->procs != q % m->procs || !isfinite(orig->data[s][k * P2 + q]))
+                    compare(&ck[s], mats[s][q], orig->data[s][k * P2 + q], bound);
+        }
+        if (rc == LENS_OK && w)
+            rc = lens_cube_writer_put(w, k, (const double *const *)mats, NULL, e);
+    }
+    if (w) {
+        if (rc == LENS_OK)
+            rc = lens_cube_writer_close(w, e);
+        else
+            lens_cube_writer_abort(w);
+    }
+    if (rc == LENS_OK && prefix)
+        fprintf(stderr, "mpilens: wrote %s_*.nc (%d processes, %d lengths)\n", prefix, m->procs, m->nlen);
+    long bad = 0;
+    if (rc == LENS_OK && orig) {
+        printf("%-10s %12s %12s %12s  %s\n", "statistic", "elements", "max error", "RMS error", "within the bound");
+        for (int s = 0; s < LENS_STAT_COUNT; s++) {
+            if (!p[s])
+                continue;
+            printf("%-10s %12ld %11.4f%% %11.4f%%  %s\n", lens_cube_stat_name(s), ck[s].n + ck[s].bad,
+                   100 * ck[s].max, ck[s].n ? 100 * sqrt(ck[s].sum2 / ck[s].n) : 0.0,
+                   ck[s].bad ? "NO" : "yes");
+            bad += ck[s].bad;
+        }
+        printf("bound %g%% (off-diagonal elements, and non-finite diagonal ones)\n", 100 * bound);
+        if (bad)
+            rc = lens_err_set(e, LENS_EDATA, "%s: %ld elements outside the bound of %g", path, bad, bound);
+    }
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        lens_unpack_free(u[s]);
+        lens_packed_free(p[s]);
+        lens_free(mats[s]);
+    }
+    lens_cube_free(orig);
+    lens_cube_free(m);
+    return rc;
+}
+
+int cmd_decompress(int argc, char **argv)
+{
+    enum { O_FORCE = 256, O_VERIFY };
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"force", no_argument, NULL, O_FORCE},
+                                         {"verify", required_argument, NULL, O_VERIFY},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *prefix = NULL, *verify = NULL;
+    int force = 0, ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'o': prefix = optarg; break;
+        case O_FORCE: force = 1; break;
+        case O_VERIFY: verify = optarg; break;
+        case 'h': help(); return LENS_EXIT_OK;
+        default: return lens_cli_usage("decompress", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return lens_cli_usage("decompress", "expected one PACKED.nc, got %d", argc - optind);
+    if (!prefix && !verify)
+        return lens_cli_usage("decompress", "nothing to do: give -o PREFIX and/or --verify INPUT");
+    struct lens_err e;
+    lens_err_clear(&e);
+    if (run(argv[optind], prefix, verify, force, &e) != LENS_OK)
+        return lens_cli_fail(&e);
+    return LENS_EXIT_OK;
+}

@@ -1,0 +1,229 @@
+/* mpilens links: divisive clustering of the links (ordered pairs of processes) of a latency
+ * cube by their whole latency-against-length curves; per link a cluster, per cluster its
+ * size, diameter and mean curve. */
+#include "cli.h"
+
+#include "../analysis/links.h"
+#include "../common/json.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+LENS_COMMAND(links, "cluster the links of a cube by their latency curves (divisive, scree stop)");
+
+static void help(void)
+{
+    printf("usage: mpilens links [options] INPUT\n\n"
+           "Clusters the P(P-1) links (row, column) of a latency cube, the diagonal left out, by\n"
+           "their mean-delay curves over all lengths, weighted by the variances (deviation^2,\n"
+           "each deviation floored at max(0.001 x mean, 1 ns)). Splits top-down, larger diameter\n"
+           "first, and stops at the elbow of the diameters (scree rule in docs/links.md).\n\n"
+           "options:\n"
+           "  --csv FILE        per link: row,col,cluster\n"
+           "  --clusters FILE   per cluster: cluster,size,diameter,same_host,mean_<length>...\n"
+           "  --json            print the result as JSON (with the P x P label matrix)\n"
+           "  -k, --k K         cut at K clusters instead of the scree elbow\n"
+           "  --max-splits N    longest diameter sequence for the scree (default 64)\n"
+           "  --threads N       worker threads (default 2; the result does not depend on it)\n"
+           "  -h, --help        show this help\n\n"
+           "example:\n"
+           "  mpilens links samples/cubes/synth32/network --csv links.csv --clusters clusters.csv\n");
+}
+
+static int parse_int(const char *s, int lo, int hi, int *v)
+{
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end || x < lo || x > hi)
+        return -1;
+    *v = (int)x;
+    return 0;
+}
+
+static int write_links(const char *path, const struct lens_links *r, struct lens_err *e)
+{
+    struct lens_atomic a;
+    int rc = lens_atomic_open(&a, path, "w", e);
+    if (rc != LENS_OK)
+        return rc;
+    int P = r->procs;
+    fprintf(a.fp, "row,col,cluster\n");
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++)
+            if (i != j)
+                fprintf(a.fp, "%d,%d,%d\n", i, j, r->label[(size_t)i * P + j]);
+    return lens_atomic_commit(&a, e);
+}
+
+static int write_clusters(const char *path, const struct lens_links *r, struct lens_err *e)
+{
+    struct lens_atomic a;
+    int rc = lens_atomic_open(&a, path, "w", e);
+    if (rc != LENS_OK)
+        return rc;
+    fprintf(a.fp, "cluster,size,diameter,same_host");
+    for (int l = 0; l < r->nlen; l++)
+        fprintf(a.fp, ",mean_%d", r->lengths[l]);
+    fputc('\n', a.fp);
+    for (int u = 0; u < r->k; u++) {
+        const struct lens_links_cluster *cl = &r->clusters[u];
+        fprintf(a.fp, "%d,%ld,%.9g,", cl->id, cl->size, cl->diameter);
+        if (isnan(cl->same_host))
+            fputs("NA", a.fp);
+        else
+            fprintf(a.fp, "%.6g", cl->same_host);
+        for (int l = 0; l < r->nlen; l++)
+            fprintf(a.fp, ",%.9g", cl->mean[l]);
+        fputc('\n', a.fp);
+    }
+    return lens_atomic_commit(&a, e);
+}
+
+static void print_text(const struct lens_cube *c, const struct lens_links *r, const struct lens_links_opts *o)
+{
+    printf("%ld links of %d processes (diagonal left out), %d lengths, %s statistic, variances %s\n",
+           (long)r->procs * (r->procs - 1), r->procs, r->nlen,
+           c->data[LENS_STAT_AVERAGE] ? "average" : "median",
+           r->no_deviation ? "all at the floor (no deviation in the cube)" : "deviation^2 floored");
+    printf("split diameters:");
+    for (int t = 0; t < r->ndiam; t++)
+        printf(" %.4g", r->diameters[t]);
+    printf("\n");
+    if (r->forced)
+        printf("cut at %d clusters (--k)\n", r->k);
+    else if (r->elbow)
+        printf("scree elbow: %d clusters (the next %d drops are below %.2g x the typical drop before)\n",
+               r->k, o->scree_window, o->scree_theta);
+    else
+        printf("no scree elbow within %d splits: %d cluster%s\n", r->ndiam, r->k, r->k == 1 ? "" : "s");
+    printf("\n%7s  %8s  %10s  %s\n", "cluster", "links", "diameter", "what they are");
+    for (int u = 0; u < r->k; u++) {
+        struct lens_links_row row;
+        char buf[160];
+        lens_links_row(r, u, &row, buf, sizeof buf);
+        printf("%7d  %8ld  %10.4g  %s; e.g. %d,%d\n", u, row.size, row.diameter, buf, r->clusters[u].row,
+               r->clusters[u].col);
+    }
+}
+
+static void print_json(const struct lens_links *r)
+{
+    struct lens_json j;
+    lens_json_init(&j, stdout);
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "procs");
+    lens_json_int(&j, r->procs);
+    lens_json_key(&j, "links");
+    lens_json_int(&j, (long long)r->procs * (r->procs - 1));
+    lens_json_key(&j, "lengths");
+    lens_json_begin_array(&j);
+    for (int l = 0; l < r->nlen; l++)
+        lens_json_int(&j, r->lengths[l]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "k");
+    lens_json_int(&j, r->k);
+    lens_json_key(&j, "elbow");
+    lens_json_int(&j, r->elbow);
+    lens_json_key(&j, "diameters");
+    lens_json_begin_array(&j);
+    for (int t = 0; t < r->ndiam; t++)
+        lens_json_number(&j, r->diameters[t]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "clusters");
+    lens_json_begin_array(&j);
+    for (int u = 0; u < r->k; u++) {
+        const struct lens_links_cluster *cl = &r->clusters[u];
+        lens_json_begin_object(&j);
+        lens_json_key(&j, "id");
+        lens_json_int(&j, cl->id);
+        lens_json_key(&j, "size");
+        lens_json_int(&j, cl->size);
+        lens_json_key(&j, "diameter");
+        lens_json_number(&j, cl->diameter);
+        lens_json_key(&j, "same_host");
+        lens_json_number(&j, cl->same_host);
+        lens_json_key(&j, "mean");
+        lens_json_begin_array(&j);
+        for (int l = 0; l < r->nlen; l++)
+            lens_json_number(&j, cl->mean[l]);
+        lens_json_end_array(&j);
+        lens_json_end_object(&j);
+    }
+    lens_json_end_array(&j);
+    lens_json_key(&j, "labels");
+    lens_json_begin_array(&j);
+    for (int i = 0; i < r->procs; i++) {
+        lens_json_begin_array(&j);
+        for (int c = 0; c < r->procs; c++)
+            lens_json_int(&j, r->label[(size_t)i * r->procs + c]);
+        lens_json_end_array(&j);
+    }
+    lens_json_end_array(&j);
+    lens_json_end_object(&j);
+}
+
+int cmd_links(int argc, char **argv)
+{
+    enum { O_CSV = 256, O_CLUSTERS, O_JSON, O_SPLITS, O_THREADS };
+    static const struct option opts[] = {
+        {"csv", required_argument, NULL, O_CSV},         {"clusters", required_argument, NULL, O_CLUSTERS},
+        {"json", no_argument, NULL, O_JSON},             {"k", required_argument, NULL, 'k'},
+        {"max-splits", required_argument, NULL, O_SPLITS}, {"threads", required_argument, NULL, O_THREADS},
+        {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+    struct lens_links_opts o;
+    lens_links_opts_default(&o);
+    const char *csv = NULL, *ccsv = NULL;
+    int json = 0, ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "k:h", opts, NULL)) != -1) {
+        switch (ch) {
+        case O_CSV: csv = optarg; break;
+        case O_CLUSTERS: ccsv = optarg; break;
+        case O_JSON: json = 1; break;
+        case 'k':
+            if (parse_int(optarg, 1, 1 << 30, &o.clusters))
+                return lens_cli_usage("links", "-k must be a positive integer, not '%s'", optarg);
+            break;
+        case O_SPLITS:
+            if (parse_int(optarg, 1, 1 << 20, &o.max_splits))
+                return lens_cli_usage("links", "--max-splits must be a positive integer, not '%s'", optarg);
+            break;
+        case O_THREADS:
+            if (parse_int(optarg, 1, 8, &o.threads))
+                return lens_cli_usage("links", "--threads must be 1..8, not '%s'", optarg);
+            break;
+        case 'h': help(); return LENS_EXIT_OK;
+        default: return lens_cli_usage("links", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return lens_cli_usage("links", "expected one INPUT, got %d", argc - optind);
+    struct lens_err e;
+    lens_err_clear(&e);
+    struct lens_cube *c;
+    if (lens_cube_read(argv[optind], &c, &e) != LENS_OK)
+        return lens_cli_fail(&e);
+    struct lens_links *r = NULL;
+    int rc = lens_links_run(c, &o, &r, &e);
+    if (rc == LENS_OK && csv)
+        rc = write_links(csv, r, &e);
+    if (rc == LENS_OK && ccsv)
+        rc = write_clusters(ccsv, r, &e);
+    if (rc != LENS_OK) {
+        lens_links_free(r);
+        lens_cube_free(c);
+        return lens_cli_fail(&e);
+    }
+    for (int w = 0; w < c->nwarn; w++)
+        lens_cli_warn("%s", c->warnings[w]);
+    if (json)
+        print_json(r);
+    else
+        print_text(c, r, &o);
+    lens_links_free(r);
+    lens_cube_free(c);
+    return LENS_EXIT_OK;
+}
