@@ -135,10 +135,13 @@ if ftrace fb 2 MPILENS_TRACE_FUNC_MIN=1ms MPILENS_TRACE_FUNC_DEPTH=2; then
     ok
     "$M" $CMD "$TMP/fb" --profile-csv "$TMP/fb.csv" >/dev/null
     F=$TMP/fb.csv
-    check_eq "min/depth: user regions" "$(awk -F, 'NR > 1 && $2 !~ /^MPI_/ { print $2 }' $F | sort -u | tr '\n' ' ')" "exchange main outer sleepy slow_rank "
+    # a preemption stall (about 4 ms on these shared machines) can stretch a rare tiny call past
+    # 1 ms, so tiny is judged by its count below, not by its presence
+    check_eq "min/depth: user regions" "$(awk -F, 'NR > 1 && $2 !~ /^MPI_/ && $2 != "tiny" { print $2 }' $F | sort -u | tr '\n' ' ')" "exchange main outer sleepy slow_rank "
     check "min/depth: outer holds middle and inner, 2 x 30 ms (got $(val $F 0 outer))" within "$(val $F 0 outer)" 0.059 0.12
     check_eq "min/depth: exchange 10 calls per rank" "$(enters "$TMP/fb/traces.otf2" exchange)" 20
-    check_eq "min/depth: no tiny" "$(enters "$TMP/fb/traces.otf2" tiny)" 0
+    ntiny=$(enters "$TMP/fb/traces.otf2" tiny)
+    check "min/depth: tiny filtered (got $ntiny of 40000 calls, at most 20 stalled ones allowed)" test "$ntiny" -le 20
 else
     fail "mpilens trace of func_app with min/depth"; sed 's/^/  /' "$TMP/fb.err" >&2
 fi
