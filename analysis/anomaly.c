@@ -43,61 +43,13 @@ int lens_anomaly_row_is_receiver(int mode)
 
 /* ---- robust statistics ------------------------------------------------------------------ */
 
-/* k-th smallest of v[0..n) (reorders v), Hoare selection with a median-of-three pivot. */
-static double select_kth(double *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        double a = v[lo], b = v[mid], c = v[hi];
-        double p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < p)
-                i++;
-            while (v[j] > p)
-                j--;
-            if (i <= j) {
-                double t = v[i];
-                v[i] = v[j];
-                v[j] = t;
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return v[k];
-    }
-    return v[k];
-}
-
-/* Median of n values (reorders v); NaN when n == 0. */
-static double median_of(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    double hi = select_kth(v, n, n / 2);
-    if (n % 2)
-        return hi;
-    double lo = v[0];
-    for (size_t i = 1; i < n / 2; i++) /* after selection v[0..n/2) are all <= hi */
-        lo = v[i] > lo ? v[i] : lo;
-    return 0.5 * (lo + hi);
-}
-
 /* Median and robust sigma 1.4826 * max(MAD, floor) of v (destroyed). */
 static void robust(double *v, size_t n, double floor, double *med, double *sig)
 {
-    *med = median_of(v, n);
+    *med = lens_cube_median(v, n);
     for (size_t i = 0; i < n; i++)
         v[i] = fabs(v[i] - *med);
-    double mad = median_of(v, n);
+    double mad = lens_cube_median(v, n);
     *sig = 1.4826 * (mad > floor ? mad : floor);
 }
 
@@ -246,7 +198,7 @@ static int slow_profiles(struct ctx *x, struct slow *sl)
             for (int i = 0; i < P; i++)
                 if (!isnan(prof[(size_t)i * Q + q]))
                     buf[m++] = prof[(size_t)i * Q + q];
-            typ[q] = median_of(buf, (size_t)m);
+            typ[q] = lens_cube_median(buf, (size_t)m);
         }
         if (k == L - 1)
             sl->typ_ref = typ[Q / 2];
@@ -257,7 +209,7 @@ static int slow_profiles(struct ctx *x, struct slow *sl)
                 if (!isnan(d))
                     buf[m++] = d;
             }
-            sl->f[(size_t)i * L + k] = median_of(buf, (size_t)m);
+            sl->f[(size_t)i * L + k] = lens_cube_median(buf, (size_t)m);
         }
     }
     for (int i = 0; i < P; i++) {
@@ -265,7 +217,7 @@ static int slow_profiles(struct ctx *x, struct slow *sl)
         for (int k = 0; k < L; k++)
             if (!isnan(sl->f[(size_t)i * L + k]))
                 buf[m++] = sl->f[(size_t)i * L + k];
-        sl->fr[i] = median_of(buf, (size_t)m);
+        sl->fr[i] = lens_cube_median(buf, (size_t)m);
     }
     lens_free(prof);
     lens_free(typ);
@@ -280,17 +232,17 @@ static int slow_finding(struct ctx *x, const struct slow *sl, const int *grp, in
     int L = x->L;
     for (int g = 0; g < ng; g++)
         buf[g] = sl->fr[grp[g]];
-    double fac = median_of(buf, (size_t)ng) - med;
+    double fac = lens_cube_median(buf, (size_t)ng) - med;
     for (int g = 0; g < ng; g++)
         buf[g] = sl->medv[grp[g]];
-    double val = median_of(buf, (size_t)ng);
+    double val = lens_cube_median(buf, (size_t)ng);
     int nks = 0;
     for (int k = 0; k < L; k++) {
         int m = 0;
         for (int g = 0; g < ng; g++)
             if (!isnan(sl->f[(size_t)grp[g] * L + k]))
                 buf[m++] = sl->f[(size_t)grp[g] * L + k] - medk[k];
-        double fk = median_of(buf, (size_t)m);
+        double fk = lens_cube_median(buf, (size_t)m);
         if (!isnan(fk) && fk >= log(x->o->slow_min))
             ks[nks++] = k;
     }
@@ -350,7 +302,7 @@ static int find_slow(struct ctx *x)
         for (int i = 0; i < P; i++)
             if (!isnan(sl.f[(size_t)i * L + k]))
                 buf[n++] = sl.f[(size_t)i * L + k];
-        medk[k] = median_of(buf, (size_t)n);
+        medk[k] = lens_cube_median(buf, (size_t)n);
     }
     for (int i = 0; i < P; i++)
         flag[i] = !isnan(sl.fr[i]) && (sl.fr[i] - med) / sig >= x->o->z_min &&
@@ -408,7 +360,7 @@ static int rank_classes(struct ctx *x, int *cls, int *ncls)
                 if (va || vb)
                     tmp[m++] = log(va && vb ? 0.5 * (a + b) : va ? a : b);
             }
-            D[(size_t)i * P + j] = D[(size_t)j * P + i] = median_of(tmp, (size_t)m);
+            D[(size_t)i * P + j] = D[(size_t)j * P + i] = lens_cube_median(tmp, (size_t)m);
         }
     }
     int allowed = (P - 2) / 20 > 1 ? (P - 2) / 20 : 1, C = 0;
@@ -484,7 +436,7 @@ static int link_residuals(struct ctx *x, struct links *lk)
                 if (!isnan(v))
                     buf[m++] = v;
             }
-            typb[b] = m >= 4 ? median_of(buf, (size_t)m) : NAN;
+            typb[b] = m >= 4 ? lens_cube_median(buf, (size_t)m) : NAN;
         }
         for (int i = 0; i < P; i++)
             for (int j = 0; j < P; j++) {
@@ -505,7 +457,7 @@ static int link_residuals(struct ctx *x, struct links *lk)
                 if (!isnan(r))
                     buf[m++] = r;
             }
-            lk->rl[(size_t)i * P + j] = median_of(buf, (size_t)m);
+            lk->rl[(size_t)i * P + j] = lens_cube_median(buf, (size_t)m);
             if (j < i)
                 continue;
             for (int k = 0; k < L; k++) {
@@ -513,7 +465,7 @@ static int link_residuals(struct ctx *x, struct links *lk)
                 if (!isnan(q))
                     buf[n++] = q;
             }
-            lk->aq[(size_t)i * P + j] = median_of(buf, (size_t)n);
+            lk->aq[(size_t)i * P + j] = lens_cube_median(buf, (size_t)n);
         }
 done:
     lens_free(off);
@@ -739,12 +691,12 @@ static int find_changes(struct ctx *x)
         if (m < 8)
             continue;
         memcpy(d, s, m * sizeof *d);
-        double med = median_of(d, m);
-        double lo = select_kth(d, m, (size_t)(0.05 * (m - 1) + 0.5));
-        double hi = select_kth(d, m, (size_t)(0.95 * (m - 1) + 0.5)), mid = 0.5 * (lo + hi);
+        double med = lens_cube_median(d, m);
+        double lo = lens_cube_select(d, m, (size_t)(0.05 * (m - 1) + 0.5));
+        double hi = lens_cube_select(d, m, (size_t)(0.95 * (m - 1) + 0.5)), mid = 0.5 * (lo + hi);
         for (size_t t = 0; t < m; t++)
             d[t] = fabs(s[t] - med);
-        D[k * 5] = select_kth(d, m, (size_t)(0.95 * (m - 1) + 0.5));
+        D[k * 5] = lens_cube_select(d, m, (size_t)(0.95 * (m - 1) + 0.5));
         size_t na = 0, nb = 0;
         for (size_t t = 0; t < m; t++) /* steps of links below the split to the front of d */
             if (s[t] < mid)
@@ -754,8 +706,8 @@ static int find_changes(struct ctx *x)
                 d[m - 1 - nb++] = st[t];
         D[k * 5 + 1] = (double)na;
         D[k * 5 + 2] = (double)nb;
-        D[k * 5 + 3] = median_of(d, na);
-        D[k * 5 + 4] = median_of(d + m - nb, nb);
+        D[k * 5 + 3] = lens_cube_median(d, na);
+        D[k * 5 + 4] = lens_cube_median(d + m - nb, nb);
     }
     size_t m = 0;
     for (int k = 1; k < L; k++)

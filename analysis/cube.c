@@ -161,18 +161,20 @@ int lens_cube_length_index(const struct lens_cube *c, int bytes)
     return best;
 }
 
-/* k-th smallest of v[0..n) (v is reordered): Hoare's selection, O(n) on average, so the
- * summary of a 1024-process cube does not sort 16 million values. */
-static double select_kth(double *v, size_t n, size_t k)
+/* Hoare selection with a median-of-three pivot: O(n) on average, so the summary of a
+ * 1024-process cube does not sort 16 million values. */
+double lens_cube_select(double *v, size_t n, size_t k)
 {
     size_t lo = 0, hi = n - 1;
     while (lo < hi) {
-        double pivot = v[lo + (hi - lo) / 2];
+        size_t mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        double p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
         size_t i = lo, j = hi;
         while (i <= j) {
-            while (v[i] < pivot)
+            while (v[i] < p)
                 i++;
-            while (v[j] > pivot)
+            while (v[j] > p)
                 j--;
             if (i <= j) {
                 double t = v[i];
@@ -194,16 +196,16 @@ static double select_kth(double *v, size_t n, size_t k)
     return v[k];
 }
 
-/* Median of v[0..n), n > 0; reorders v. Even n: mean of the two middle values. */
-static double median_of(double *v, size_t n)
+double lens_cube_median(double *v, size_t n)
 {
-    double hi = select_kth(v, n, n / 2);
+    if (n == 0)
+        return NAN;
+    double hi = lens_cube_select(v, n, n / 2);
     if (n % 2)
         return hi;
     double lo = v[0];
     for (size_t i = 1; i < n / 2; i++) /* after selection, v[0..n/2) are all <= hi */
-        if (v[i] > lo)
-            lo = v[i];
+        lo = v[i] > lo ? v[i] : lo;
     return 0.5 * (lo + hi);
 }
 
@@ -235,7 +237,7 @@ int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_su
     if (n > 0) {
         out->min = mn;
         out->max = mx;
-        out->median = median_of(v, n);
+        out->median = lens_cube_median(v, n);
     }
     out->count = (long)n;
     lens_free(v);
@@ -266,7 +268,7 @@ int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, dou
                 mx = r > mx ? r : mx;
             }
     if (n > 0) {
-        *median = median_of(v, n);
+        *median = lens_cube_median(v, n);
         *max = mx;
     }
     lens_free(v);
@@ -361,7 +363,7 @@ static int repair_round_trip(struct lens_cube *c)
         if (i != j && isfinite(avg[x]) && isfinite(med[x]) && avg[x] > 0)
             r[n++] = med[x] / avg[x];
     }
-    double ratio = n ? median_of(r, n) : NAN;
+    double ratio = n ? lens_cube_median(r, n) : NAN;
     lens_free(r);
     if (!(ratio > 1.6 && ratio < 2.6))
         return LENS_OK;

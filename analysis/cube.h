@@ -83,6 +83,10 @@ int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_su
 /* Asymmetry |A - A^T| / (A + A^T) over off-diagonal pairs i<j of statistic s, all lengths. */
 int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, double *max,
                         struct lens_err *e);
+/* Order statistics of a scratch array (reordered in place): the k-th smallest of v[0..n),
+ * n > 0; and the median (mean of the two middle values for even n, NaN for n == 0). */
+double lens_cube_select(double *v, size_t n, size_t k);
+double lens_cube_median(double *v, size_t n);
 /* Index of the length nearest to `bytes`, or -1. */
 int lens_cube_length_index(const struct lens_cube *c, int bytes);
 
