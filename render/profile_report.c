@@ -32,13 +32,6 @@ struct prep {
     char tmpdir[PATH_MAX];               /* private figure directory, "" until made */
 };
 
-struct section_renderer {
-    const char *name;
-    int (*vars)(struct prep *s, struct lens_err *e);
-    int (*table)(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e);
-    int (*block)(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e);
-};
-
 void lens_profile_report_opts_init(struct lens_profile_report_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -60,8 +53,7 @@ static int text(struct prep *s, const char *name, char *buf, size_t n, struct le
 
 static int unknown_item(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e)
 {
-    return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' has no %s '%s'", s->t->path, it->line,
-                        s->sec->name, it->kind == LENS_TMPL_TABLE ? "table" : "block", it->name);
+    return lens_template_unknown_item(s->t, s->sec, it, e);
 }
 
 /* Seconds with about four significant digits, never in exponent form above 1 ms. */
@@ -102,8 +94,9 @@ static double cell(const struct lens_profile *p, size_t q, size_t f) { return p-
 
 /* ---- title ---- */
 
-static int title_vars(struct prep *s, struct lens_err *e)
+static int title_vars(void *ctx, struct lens_err *e)
 {
+    struct prep *s = ctx;
     char date[64], total[64], def[512];
     lens_format_date(s->o->date, date, sizeof date);
     fmt_s(s->total, total, sizeof total);
@@ -123,8 +116,9 @@ static int title_vars(struct prep *s, struct lens_err *e)
 
 /* ---- where the time goes ---- */
 
-static int where_vars(struct prep *s, struct lens_err *e)
+static int where_vars(void *ctx, struct lens_err *e)
 {
+    struct prep *s = ctx;
     double dom = 0;
     for (size_t i = 0; i < s->r->ndom; i++)
         dom += lens_profile_func_total(s->p, s->r->dom[i]);
@@ -137,8 +131,9 @@ static int where_vars(struct prep *s, struct lens_err *e)
 }
 
 /* The ICAPPA answer in words (lens_icappa_write_prose) as one paragraph. */
-static int prose_block(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e)
+static int prose_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct prep *s = ctx;
     if (strcmp(it->name, "prose"))
         return unknown_item(s, it, e);
     char *buf = NULL;
@@ -239,8 +234,9 @@ static int groups_table(struct prep *s, struct lens_err *e)
     return rc;
 }
 
-static int where_table(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e)
+static int where_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct prep *s = ctx;
     if (!strcmp(it->name, "functions"))
         return functions_table(s, e);
     if (!strcmp(it->name, "groups"))
@@ -339,8 +335,9 @@ static int scatter_block(struct prep *s, struct lens_err *e)
     return rc == LENS_OK ? place_figure(s, -1, caption, e) : rc;
 }
 
-static int figures_block(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e)
+static int figures_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct prep *s = ctx;
     if (!strcmp(it->name, "bars"))
         return bars_block(s, e);
     if (!strcmp(it->name, "scatter"))
@@ -350,8 +347,9 @@ static int figures_block(struct prep *s, const struct lens_tmpl_item *it, struct
 
 /* ---- the rounds ---- */
 
-static int iterations_vars(struct prep *s, struct lens_err *e)
+static int iterations_vars(void *ctx, struct lens_err *e)
 {
+    struct prep *s = ctx;
     int rc = lens_tmpl_vars_setf(&s->vars, e, "nrounds", "%zu", s->r->nrounds);
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(&s->vars, "stop_functions", s->r->stop[0] ? s->r->stop[0] : "-", e);
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(&s->vars, "stop_processes", s->r->stop[1] ? s->r->stop[1] : "-", e);
@@ -366,8 +364,9 @@ static void fmt_bic(double v, char *buf, size_t n)
         snprintf(buf, n, "n/a");
 }
 
-static int rounds_table(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e)
+static int rounds_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct prep *s = ctx;
     if (strcmp(it->name, "rounds"))
         return unknown_item(s, it, e);
     int rc = LENS_OK;
@@ -393,61 +392,19 @@ static int rounds_table(struct prep *s, const struct lens_tmpl_item *it, struct 
 
 /* ---- the registry: one line per section the template may name ---- */
 
-static const struct section_renderer renderers[] = {
-    {"title", title_vars, NULL, NULL},
-    {"where", where_vars, where_table, prose_block},
-    {"figures", NULL, NULL, figures_block},
-    {"iterations", iterations_vars, rounds_table, NULL},
+static const struct lens_tmpl_renderer renderers[] = {
+    {"title", -1, title_vars, NULL, NULL},
+    {"where", -1, where_vars, where_table, prose_block},
+    {"figures", -1, NULL, NULL, figures_block},
+    {"iterations", -1, iterations_vars, rounds_table, NULL},
 };
-
-static const struct section_renderer *find_renderer(const char *name)
-{
-    for (size_t i = 0; i < sizeof renderers / sizeof renderers[0]; i++)
-        if (!strcmp(renderers[i].name, name))
-            return &renderers[i];
-    return NULL;
-}
-
-static int hook_table(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
-{
-    struct prep *s = ctx;
-    (void)pdf;
-    const struct section_renderer *sr = find_renderer(s->sec->name);
-    return sr->table ? sr->table(s, it, e) : unknown_item(s, it, e);
-}
-
-static int hook_block(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
-{
-    struct prep *s = ctx;
-    (void)pdf;
-    const struct section_renderer *sr = find_renderer(s->sec->name);
-    return sr->block ? sr->block(s, it, e) : unknown_item(s, it, e);
-}
-
-static int check_template(const struct lens_template *t, struct lens_err *e)
-{
-    for (int i = 0; i < t->nsections; i++) {
-        const struct lens_tmpl_section *sec = &t->sections[i];
-        if (!find_renderer(sec->name))
-            return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown section '%s' (known: title, where, figures, iterations)",
-                                t->path, sec->line, sec->name);
-        if (sec->repeat)
-            return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s': a profile report has no 'repeat inputs'",
-                                t->path, sec->line, sec->name);
-    }
-    return LENS_OK;
-}
 
 static int draw_all(struct prep *s, struct lens_err *e)
 {
-    static const struct lens_tmpl_hooks hooks = {hook_table, hook_block};
     int rc = LENS_OK;
     for (int i = 0; i < s->t->nsections && rc == LENS_OK; i++) {
-        const struct section_renderer *sr = find_renderer(s->t->sections[i].name);
         s->sec = &s->t->sections[i];
-        rc = sr->vars ? sr->vars(s, e) : LENS_OK;
-        if (rc == LENS_OK)
-            rc = lens_template_render(s->t, s->sec, &s->vars, &hooks, s, s->pdf, e);
+        rc = lens_template_draw(s->t, s->sec, renderers, (int)(sizeof renderers / sizeof renderers[0]), &s->vars, s, s->pdf, e);
     }
     return rc;
 }
@@ -504,7 +461,7 @@ int lens_profile_report_write(const struct lens_profile_report_opts *o, const st
     rc = lens_template_load(tpath, &t, e);
     s.t = t;
     if (rc == LENS_OK)
-        rc = check_template(t, e);
+        rc = lens_template_check(t, renderers, (int)(sizeof renderers / sizeof renderers[0]), e);
     if (rc == LENS_OK)
         rc = lens_pdf_new(&s.pdf, fontdir, e);
     if (rc == LENS_OK)

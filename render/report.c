@@ -34,14 +34,6 @@ struct report {
     char font_path[PATH_MAX + 32];       /* TTF handed to the heatmap renderer */
 };
 
-struct section_renderer {
-    const char *name;
-    int per_input; /* 1: must sit inside "repeat inputs" */
-    int (*vars)(struct report *r, struct lens_err *e); /* sets section placeholders; may be NULL */
-    int (*table)(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e);
-    int (*block)(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e);
-};
-
 void lens_report_opts_init(struct lens_report_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -90,8 +82,7 @@ static int text(struct report *r, const char *name, char *buf, size_t n, struct 
 
 static int unknown_item(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e)
 {
-    return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' has no %s '%s'", r->t->path, it->line,
-                        r->sec->name, it->kind == LENS_TMPL_TABLE ? "table" : "block", it->name);
+    return lens_template_unknown_item(r->t, r->sec, it, e);
 }
 
 /* ---- document-wide and per-input placeholders ---- */
@@ -181,8 +172,9 @@ static int input_vars(struct report *r, struct lens_err *e)
     return rc;
 }
 
-static int title_vars(struct report *r, struct lens_err *e)
+static int title_vars(void *ctx, struct lens_err *e)
 {
+    struct report *r = ctx;
     char def[512];
     if (r->o->title)
         return lens_tmpl_vars_set(&r->vars, "title", r->o->title, e);
@@ -219,15 +211,17 @@ static void slowest_pair(const struct lens_cube *c, int stat, int k, char *buf, 
         snprintf(buf, n, "%d -> %d (%s -> %s)", from, to, c->hosts[from], c->hosts[to]);
 }
 
-static int summary_vars(struct report *r, struct lens_err *e)
+static int summary_vars(void *ctx, struct lens_err *e)
 {
+    struct report *r = ctx;
     char order[128];
     int rc = text(r, direction(cube(r)->mode) ? "pair_sender" : "pair_row", order, sizeof order, e);
     return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "pair_order", order, e) : rc;
 }
 
-static int summary_table(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+static int summary_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct report *r = ctx;
     if (strcmp(it->name, "lengths"))
         return unknown_item(r, it, e);
     const struct lens_cube *c = cube(r);
@@ -358,8 +352,9 @@ static int one_figure(struct report *r, int k, struct lens_err *e)
     return rc;
 }
 
-static int heatmap_block(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+static int heatmap_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct report *r = ctx;
     if (strcmp(it->name, "figures"))
         return unknown_item(r, it, e);
     int *idx = lens_malloc((size_t)(r->o->nlengths + 3) * sizeof *idx);
@@ -373,8 +368,9 @@ static int heatmap_block(struct report *r, const struct lens_tmpl_item *it, stru
 
 /* ---- data quality ---- */
 
-static int quality_block(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+static int quality_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct report *r = ctx;
     if (strcmp(it->name, "warnings"))
         return unknown_item(r, it, e);
     const struct lens_cube *c = cube(r);
@@ -395,7 +391,7 @@ static int quality_block(struct report *r, const struct lens_tmpl_item *it, stru
 
 /* ---- the registry: one line per section a template may name ---- */
 
-static const struct section_renderer renderers[] = {
+static const struct lens_tmpl_renderer renderers[] = {
     {"title", 0, title_vars, NULL, NULL},
     {"parameters", 1, NULL, NULL, NULL},
     {"input", 1, NULL, NULL, NULL},
@@ -404,58 +400,10 @@ static const struct section_renderer renderers[] = {
     {"quality", 1, NULL, NULL, quality_block},
 };
 
-static const struct section_renderer *find_renderer(const char *name)
-{
-    for (size_t i = 0; i < sizeof renderers / sizeof renderers[0]; i++)
-        if (!strcmp(renderers[i].name, name))
-            return &renderers[i];
-    return NULL;
-}
-
-static int hook_table(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
-{
-    struct report *r = ctx;
-    (void)pdf;
-    const struct section_renderer *sr = find_renderer(r->sec->name);
-    return sr->table ? sr->table(r, it, e) : unknown_item(r, it, e);
-}
-
-static int hook_block(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
-{
-    struct report *r = ctx;
-    (void)pdf;
-    const struct section_renderer *sr = find_renderer(r->sec->name);
-    return sr->block ? sr->block(r, it, e) : unknown_item(r, it, e);
-}
-
-/* Every section must name a renderer, and per-input sections must sit in a repeat. */
-static int check_template(const struct lens_template *t, struct lens_err *e)
-{
-    for (int i = 0; i < t->nsections; i++) {
-        const struct lens_tmpl_section *s = &t->sections[i];
-        const struct section_renderer *sr = find_renderer(s->name);
-        if (!sr) {
-            char known[512];
-            size_t o = 0;
-            for (size_t k = 0; k < sizeof renderers / sizeof renderers[0] && o < sizeof known; k++)
-                o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", k ? ", " : "", renderers[k].name);
-            return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown section '%s' (known: %s)", t->path, s->line,
-                                s->name, known);
-        }
-        if (sr->per_input && !s->repeat)
-            return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' belongs inside 'repeat inputs'", t->path,
-                                s->line, s->name);
-    }
-    return LENS_OK;
-}
-
 static int draw_section(struct report *r, const struct lens_tmpl_section *s, struct lens_err *e)
 {
-    static const struct lens_tmpl_hooks hooks = {hook_table, hook_block};
-    const struct section_renderer *sr = find_renderer(s->name);
     r->sec = s;
-    int rc = sr->vars ? sr->vars(r, e) : LENS_OK;
-    return rc == LENS_OK ? lens_template_render(r->t, s, &r->vars, &hooks, r, r->pdf, e) : rc;
+    return lens_template_draw(r->t, s, renderers, (int)(sizeof renderers / sizeof renderers[0]), &r->vars, r, r->pdf, e);
 }
 
 static int draw_all(struct report *r, struct lens_err *e)
@@ -505,7 +453,7 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
     int rc = lens_template_load(tpath, &t, e);
     r.t = t;
     if (rc == LENS_OK)
-        rc = check_template(t, e);
+        rc = lens_template_check(t, renderers, (int)(sizeof renderers / sizeof renderers[0]), e);
     if (rc == LENS_OK && o->figures_dir)
         rc = lens_mkdir_p(o->figures_dir, e);
     if (rc == LENS_OK)

@@ -31,14 +31,6 @@ struct scale_report {
     char font_path[PATH_MAX + 32];       /* TTF handed to the surface renderer */
 };
 
-struct section_renderer {
-    const char *name;
-    int per_app; /* 1: must sit inside "repeat inputs" (once per application) */
-    int (*vars)(struct scale_report *r, struct lens_err *e); /* section placeholders; may be NULL */
-    int (*table)(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e);
-    int (*block)(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e);
-};
-
 void lens_scale_report_opts_init(struct lens_scale_report_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -69,8 +61,7 @@ static int text(struct scale_report *r, const char *name, char *buf, size_t n, s
 
 static int unknown_item(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
 {
-    return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' has no %s '%s'", r->t->path, it->line,
-                        r->sec->name, it->kind == LENS_TMPL_TABLE ? "table" : "block", it->name);
+    return lens_template_unknown_item(r->t, r->sec, it, e);
 }
 
 /* "a, b, c" of the n strings get(ctx, i) into buf; "and k more" after 40 of them. */
@@ -109,8 +100,9 @@ static void axis_values(const double *v, size_t n, char *buf, size_t size)
 
 /* ---- title page ---- */
 
-static int title_vars(struct scale_report *r, struct lens_err *e)
+static int title_vars(void *ctx, struct lens_err *e)
 {
+    struct scale_report *r = ctx;
     char date[64], buf[4096];
     lens_format_date(r->o->date, date, sizeof date);
     struct lens_tmpl_vars *v = &r->vars;
@@ -134,8 +126,9 @@ static int title_vars(struct scale_report *r, struct lens_err *e)
 
 /* ---- one application ---- */
 
-static int app_vars(struct scale_report *r, struct lens_err *e)
+static int app_vars(void *ctx, struct lens_err *e)
 {
+    struct scale_report *r = ctx;
     const struct lens_grid *g = &r->g[r->cur];
     char procs[512], sizes[512];
     size_t nconf = 0;
@@ -237,8 +230,9 @@ static int surface_block(struct scale_report *r, const struct lens_tmpl_item *it
     return rc;
 }
 
-static int metrics_table(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+static int metrics_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct scale_report *r = ctx;
     if (strcmp(it->name, "metrics"))
         return unknown_item(r, it, e);
     if (it->ncols != 9)
@@ -280,8 +274,9 @@ static int sentences_block(struct scale_report *r, const struct lens_tmpl_item *
     return rc;
 }
 
-static int app_block(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+static int app_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct scale_report *r = ctx;
     return !strcmp(it->name, "sentences") ? sentences_block(r, it, e) : surface_block(r, it, e);
 }
 
@@ -289,8 +284,9 @@ static int app_block(struct scale_report *r, const struct lens_tmpl_item *it, st
 
 /* Keeps a ranking section on one page when it fits on a page: its headings and table rows
  * (one line each) are estimated from pdf.c's sizes. */
-static int ranking_vars(struct scale_report *r, struct lens_err *e)
+static int ranking_vars(void *ctx, struct lens_err *e)
 {
+    struct scale_report *r = ctx;
     double need = 0, row = 10 * 1.35 + 2 * 4 + 1; /* body size, leading, cell padding */
     for (int i = 0; i < r->sec->nitems; i++) {
         const struct lens_tmpl_item *it = &r->sec->items[i];
@@ -304,8 +300,9 @@ static int ranking_vars(struct scale_report *r, struct lens_err *e)
     return need < 700 ? lens_pdf_need(r->pdf, need, e) : LENS_OK;
 }
 
-static int rank_table(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+static int rank_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
+    struct scale_report *r = ctx;
     static const char *const names[3] = {"rank_procs", "rank_data", "rank_all"};
     int key = -1;
     for (int k = 0; k < 3; k++)
@@ -330,60 +327,17 @@ static int rank_table(struct scale_report *r, const struct lens_tmpl_item *it, s
 
 /* ---- the registry: one line per section a template may name ---- */
 
-static const struct section_renderer renderers[] = {
+static const struct lens_tmpl_renderer renderers[] = {
     {"title", 0, title_vars, NULL, NULL},
     {"app", 1, app_vars, metrics_table, app_block},
     {"comparison", 0, NULL, rank_table, NULL},
     {"ranking", 0, ranking_vars, rank_table, NULL},
 };
 
-static const struct section_renderer *find_renderer(const char *name)
-{
-    for (size_t i = 0; i < sizeof renderers / sizeof renderers[0]; i++)
-        if (!strcmp(renderers[i].name, name))
-            return &renderers[i];
-    return NULL;
-}
-
-static int hook_table(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
-{
-    struct scale_report *r = ctx;
-    (void)pdf;
-    const struct section_renderer *sr = find_renderer(r->sec->name);
-    return sr->table ? sr->table(r, it, e) : unknown_item(r, it, e);
-}
-
-static int hook_block(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
-{
-    struct scale_report *r = ctx;
-    (void)pdf;
-    const struct section_renderer *sr = find_renderer(r->sec->name);
-    return sr->block ? sr->block(r, it, e) : unknown_item(r, it, e);
-}
-
-/* Every section must name a renderer, and per-application sections must sit in a repeat. */
-static int check_template(const struct lens_template *t, struct lens_err *e)
-{
-    for (int i = 0; i < t->nsections; i++) {
-        const struct lens_tmpl_section *s = &t->sections[i];
-        const struct section_renderer *sr = find_renderer(s->name);
-        if (!sr)
-            return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown section '%s' (known: title, app, comparison, ranking)",
-                                t->path, s->line, s->name);
-        if (sr->per_app && !s->repeat)
-            return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' belongs inside 'repeat inputs'", t->path,
-                                s->line, s->name);
-    }
-    return LENS_OK;
-}
-
 static int draw_section(struct scale_report *r, const struct lens_tmpl_section *s, struct lens_err *e)
 {
-    static const struct lens_tmpl_hooks hooks = {hook_table, hook_block};
-    const struct section_renderer *sr = find_renderer(s->name);
     r->sec = s;
-    int rc = sr->vars ? sr->vars(r, e) : LENS_OK;
-    return rc == LENS_OK ? lens_template_render(r->t, s, &r->vars, &hooks, r, r->pdf, e) : rc;
+    return lens_template_draw(r->t, s, renderers, (int)(sizeof renderers / sizeof renderers[0]), &r->vars, r, r->pdf, e);
 }
 
 static int draw_all(struct scale_report *r, struct lens_err *e)
@@ -446,7 +400,7 @@ int lens_scale_report_write(const struct lens_scale_report_opts *o, const struct
     int rc = lens_template_load(tpath, &t, e);
     r.t = t;
     if (rc == LENS_OK)
-        rc = check_template(t, e);
+        rc = lens_template_check(t, renderers, (int)(sizeof renderers / sizeof renderers[0]), e);
     if (rc == LENS_OK && !(r.texts = lens_marks_text_new()))
         rc = lens_err_set(e, LENS_ENOMEM, "scale report: out of memory");
     if (rc == LENS_OK)

@@ -94,4 +94,31 @@ int lens_template_render(const struct lens_template *t, const struct lens_tmpl_s
                          const struct lens_tmpl_vars *v, const struct lens_tmpl_hooks *h, void *ctx,
                          struct lens_pdf *pdf, struct lens_err *e);
 
+/* A report's section registry: one entry per section name its template may use. The
+ * functions receive the report's own context; vars sets the section's placeholders before
+ * its items are drawn, table and block fill "table" and "block" items (NULL: none). */
+struct lens_tmpl_renderer {
+    const char *name;
+    int repeat; /* 1: must sit inside "repeat inputs"; 0: anywhere; -1: never inside one */
+    int (*vars)(void *ctx, struct lens_err *e);
+    int (*table)(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+    int (*block)(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+};
+
+/* The entry called name, or NULL. */
+const struct lens_tmpl_renderer *lens_template_find(const struct lens_tmpl_renderer *reg, int n,
+                                                    const char *name);
+/* Every section of t names an entry of reg and sits where its repeat flag says; otherwise
+ * LENS_EFORMAT naming "path:line" and listing the known sections. */
+int lens_template_check(const struct lens_template *t, const struct lens_tmpl_renderer *reg, int n,
+                        struct lens_err *e);
+/* "path:line: section 'S' has no table|block 'NAME'" (LENS_EFORMAT), for renderers that do not
+ * know an item's name. */
+int lens_template_unknown_item(const struct lens_template *t, const struct lens_tmpl_section *s,
+                               const struct lens_tmpl_item *it, struct lens_err *e);
+/* Draws section s (checked by lens_template_check): its entry's vars, then its items. */
+int lens_template_draw(const struct lens_template *t, const struct lens_tmpl_section *s,
+                       const struct lens_tmpl_renderer *reg, int n, const struct lens_tmpl_vars *v,
+                       void *ctx, struct lens_pdf *pdf, struct lens_err *e);
+
 #endif
