@@ -401,12 +401,9 @@ static const struct lens_tmpl_renderer renderers[] = {
 
 static int draw_all(struct prep *s, struct lens_err *e)
 {
-    int rc = LENS_OK;
-    for (int i = 0; i < s->t->nsections && rc == LENS_OK; i++) {
-        s->sec = &s->t->sections[i];
-        rc = lens_template_draw(s->t, s->sec, renderers, (int)(sizeof renderers / sizeof renderers[0]), &s->vars, s, s->pdf, e);
-    }
-    return rc;
+    const struct lens_tmpl_report d = {s->t, renderers, (int)(sizeof renderers / sizeof renderers[0]), &s->vars, s->pdf, s,
+                                       &s->sec, NULL, 0, NULL};
+    return lens_template_draw_all(&d, e);
 }
 
 /* Costliest first, ties by name, so the order does not depend on the input's column order. */

@@ -132,8 +132,9 @@ static void hosts_summary(const struct lens_cube *c, char *buf, size_t n, int *d
         snprintf(buf + o, n - o, " and %d more", *distinct - 12);
 }
 
-static int input_vars(struct report *r, struct lens_err *e)
+static int input_vars(void *ctx, struct lens_err *e)
 {
+    struct report *r = ctx;
     const struct lens_cube *c = cube(r);
     char hosts[2048], lengths[256], stats[128] = "", files[2048] = "";
     int nhosts;
@@ -400,33 +401,11 @@ static const struct lens_tmpl_renderer renderers[] = {
     {"quality", 1, NULL, NULL, quality_block},
 };
 
-static int draw_section(struct report *r, const struct lens_tmpl_section *s, struct lens_err *e)
-{
-    r->sec = s;
-    return lens_template_draw(r->t, s, renderers, (int)(sizeof renderers / sizeof renderers[0]), &r->vars, r, r->pdf, e);
-}
-
 static int draw_all(struct report *r, struct lens_err *e)
 {
-    const struct lens_template *t = r->t;
-    int rc = LENS_OK;
-    for (int i = 0; i < t->nsections && rc == LENS_OK;) {
-        if (!t->sections[i].repeat) {
-            r->cur = -1;
-            rc = draw_section(r, &t->sections[i++], e);
-            continue;
-        }
-        int end = i;
-        while (end < t->nsections && t->sections[end].repeat == t->sections[i].repeat)
-            end++;
-        for (r->cur = 0; r->cur < r->nin && rc == LENS_OK; r->cur++) {
-            rc = input_vars(r, e);
-            for (int j = i; j < end && rc == LENS_OK; j++)
-                rc = draw_section(r, &t->sections[j], e);
-        }
-        i = end;
-    }
-    return rc;
+    const struct lens_tmpl_report d = {r->t, renderers, (int)(sizeof renderers / sizeof renderers[0]), &r->vars, r->pdf, r,
+                                       &r->sec, &r->cur, r->nin, input_vars};
+    return lens_template_draw_all(&d, e);
 }
 
 int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,

@@ -27,7 +27,7 @@ struct scale_report {
     struct lens_marks *m;                /* n marks, owned */
     size_t *order[3];                    /* ascending ranks by enum lens_marks_key, owned */
     struct lens_marks_text *texts;       /* sentences of the marks, owned */
-    size_t cur;                          /* current application inside a repeat */
+    int cur;                             /* current application inside a repeat, -1 outside */
     char font_path[PATH_MAX + 32];       /* TTF handed to the surface renderer */
 };
 
@@ -138,7 +138,7 @@ static int app_vars(void *ctx, struct lens_err *e)
     axis_values(g->size, g->nd, sizes, sizeof sizes);
     struct lens_tmpl_vars *v = &r->vars;
     int rc = lens_tmpl_vars_set(v, "app", g->app, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "app_index", "%zu", r->cur + 1);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "app_index", "%d", r->cur + 1);
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "procs", procs, e);
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "sizes", sizes, e);
     if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nconfigs", "%zu", nconf);
@@ -212,7 +212,7 @@ static int surface_block(struct scale_report *r, const struct lens_tmpl_item *it
             rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
         if (rc == LENS_OK && r->o->figures_dir) {
             char base[PATH_MAX], path[PATH_MAX + 8];
-            figure_base(r, r->cur, base, sizeof base);
+            figure_base(r, (size_t)r->cur, base, sizeof base);
             snprintf(path, sizeof path, "%s.png", base);
             rc = lens_surface_write(path, g, &so, e);
             snprintf(path, sizeof path, "%s.svg", base);
@@ -334,30 +334,11 @@ static const struct lens_tmpl_renderer renderers[] = {
     {"ranking", 0, ranking_vars, rank_table, NULL},
 };
 
-static int draw_section(struct scale_report *r, const struct lens_tmpl_section *s, struct lens_err *e)
-{
-    r->sec = s;
-    return lens_template_draw(r->t, s, renderers, (int)(sizeof renderers / sizeof renderers[0]), &r->vars, r, r->pdf, e);
-}
-
 static int draw_all(struct scale_report *r, struct lens_err *e)
 {
-    const struct lens_template *t = r->t;
-    int rc = LENS_OK;
-    for (int i = 0; i < t->nsections && rc == LENS_OK;) {
-        if (!t->sections[i].repeat) {
-            rc = draw_section(r, &t->sections[i++], e);
-            continue;
-        }
-        int end = i;
-        while (end < t->nsections && t->sections[end].repeat == t->sections[i].repeat)
-            end++;
-        for (r->cur = 0; r->cur < r->n && rc == LENS_OK; r->cur++)
-            for (int j = i; j < end && rc == LENS_OK; j++)
-                rc = draw_section(r, &t->sections[j], e);
-        i = end;
-    }
-    return rc;
+    const struct lens_tmpl_report d = {r->t, renderers, (int)(sizeof renderers / sizeof renderers[0]), &r->vars, r->pdf, r,
+                                       &r->sec, &r->cur, (int)r->n, NULL};
+    return lens_template_draw_all(&d, e);
 }
 
 /* Marks and the three orders of every application. */

@@ -634,3 +634,26 @@ int lens_template_draw(const struct lens_template *t, const struct lens_tmpl_sec
     int rc = d.r->vars ? d.r->vars(ctx, e) : LENS_OK;
     return rc == LENS_OK ? lens_template_render(t, s, v, &hooks, &d, pdf, e) : rc;
 }
+
+int lens_template_draw_all(const struct lens_tmpl_report *d, struct lens_err *e)
+{
+    const struct lens_template *t = d->t;
+    int rc = LENS_OK, none = 0, *cur = d->cur ? d->cur : &none;
+    for (int i = 0; i < t->nsections && rc == LENS_OK;) {
+        int end = i + 1;
+        while (t->sections[i].repeat && end < t->nsections && t->sections[end].repeat == t->sections[i].repeat)
+            end++;
+        int reps = t->sections[i].repeat ? d->nrepeat : 1;
+        for (int k = 0; k < reps && rc == LENS_OK; k++) {
+            *cur = t->sections[i].repeat ? k : -1;
+            if (t->sections[i].repeat && d->repeat_vars)
+                rc = d->repeat_vars(d->ctx, e);
+            for (int j = i; j < end && rc == LENS_OK; j++) {
+                *d->sec = &t->sections[j];
+                rc = lens_template_draw(t, *d->sec, d->reg, d->nreg, d->vars, d->ctx, d->pdf, e);
+            }
+        }
+        i = end;
+    }
+    return rc;
+}

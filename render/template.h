@@ -121,4 +121,21 @@ int lens_template_draw(const struct lens_template *t, const struct lens_tmpl_sec
                        const struct lens_tmpl_renderer *reg, int n, const struct lens_tmpl_vars *v,
                        void *ctx, struct lens_pdf *pdf, struct lens_err *e);
 
+/* A whole report drawn from its template: sections in order, each "repeat inputs" block once
+ * per input. The driver stores the section being drawn in *sec and the repetition index in
+ * *cur (-1 outside a repeat) before calling the renderers, which read them from their ctx. */
+struct lens_tmpl_report {
+    const struct lens_template *t;
+    const struct lens_tmpl_renderer *reg;
+    int nreg;
+    struct lens_tmpl_vars *vars;
+    struct lens_pdf *pdf;
+    void *ctx;                             /* handed to every renderer function */
+    const struct lens_tmpl_section **sec;  /* the report's "current section" field */
+    int *cur;                              /* the report's "current input" field, may be NULL */
+    int nrepeat;                           /* repetitions of a repeat block */
+    int (*repeat_vars)(void *ctx, struct lens_err *e); /* before each repetition, may be NULL */
+};
+int lens_template_draw_all(const struct lens_tmpl_report *d, struct lens_err *e);
+
 #endif
