@@ -76,19 +76,6 @@ static double lt(const struct ctx *x, int k, int i, int j)
     return isfinite(v) && v > 0 ? log(v) : NAN;
 }
 
-/* "352 ns", "1.93 us", "4.10 ms" */
-static void fmt_time(char *buf, size_t n, double s)
-{
-    if (!isfinite(s))
-        snprintf(buf, n, "n/a");
-    else if (s < 1e-6)
-        snprintf(buf, n, "%.0f ns", s * 1e9);
-    else if (s < 1e-3)
-        snprintf(buf, n, "%.2f us", s * 1e6);
-    else
-        snprintf(buf, n, "%.2f ms", s * 1e3);
-}
-
 /* Ascending ranks as runs: "16-23", "1, 3-5, 9". */
 static void fmt_ranks(char *buf, size_t n, const int *r, int nr)
 {
@@ -265,8 +252,8 @@ static int slow_finding(struct ctx *x, const struct slow *sl, const int *grp, in
     f->typical = exp(sl->typ_ref);
     f->unit = "s";
     f->ref_length = x->c->lengths[L - 1];
-    fmt_time(tv, sizeof tv, f->value);
-    fmt_time(tt, sizeof tt, f->typical);
+    lens_format_duration(f->value, tv, sizeof tv);
+    lens_format_duration(f->typical, tt, sizeof tt);
     snprintf(f->evidence, sizeof f->evidence,
              "%s: links %.2fx slower than the median rank's (median link %s against %s at %d B), "
              "robust z = %.1f; at least %.2fx at %d of %d lengths",
@@ -521,8 +508,8 @@ static int bad_link(struct ctx *x, const struct links *lk, int i, int j, int bot
     f->score = z;
     snprintf(f->subject, sizeof f->subject, both ? "link %d<->%d" : "link %d->%d", from, to);
     char tv[32], tt[32];
-    fmt_time(tv, sizeof tv, f->value);
-    fmt_time(tt, sizeof tt, f->typical);
+    lens_format_duration(f->value, tv, sizeof tv);
+    lens_format_duration(f->typical, tt, sizeof tt);
     int bs = lk->bsize[(size_t)lk->cls[i] * lk->C + lk->cls[j]];
     snprintf(f->evidence, sizeof f->evidence,
              "%s%s (row %d, column %d): %.2fx slower than the typical link of its class "
@@ -569,8 +556,8 @@ static int asym_pair(struct ctx *x, int i, int j, double q, double z, int *ks)
     f->score = fabs(z);
     snprintf(f->subject, sizeof f->subject, "pair %d<->%d", from, to);
     char tv[32], tt[32];
-    fmt_time(tv, sizeof tv, f->value);
-    fmt_time(tt, sizeof tt, f->typical);
+    lens_format_duration(f->value, tv, sizeof tv);
+    lens_format_duration(f->typical, tt, sizeof tt);
     snprintf(f->evidence, sizeof f->evidence,
              "%s: %d->%d takes %.2fx as long as %d->%d (%s against %s at %d B), robust z = %.1f; "
              "at least %.2fx at %d of %d lengths",

@@ -589,18 +589,6 @@ void lens_links_free(struct lens_links *r)
     lens_free(r);
 }
 
-static void fmt_time(char *buf, size_t n, double s)
-{
-    if (!isfinite(s))
-        snprintf(buf, n, "n/a");
-    else if (s < 1e-6)
-        snprintf(buf, n, "%.0f ns", s * 1e9);
-    else if (s < 1e-3)
-        snprintf(buf, n, "%.2f us", s * 1e6);
-    else
-        snprintf(buf, n, "%.2f ms", s * 1e3);
-}
-
 void lens_links_row(const struct lens_links *r, int id, struct lens_links_row *row, char *buf, size_t n)
 {
     const struct lens_links_cluster *cl = &r->clusters[id];
@@ -614,8 +602,8 @@ void lens_links_row(const struct lens_links *r, int id, struct lens_links_row *r
     if (!buf || n == 0)
         return;
     char a[32], b[32], h[48] = "";
-    fmt_time(a, sizeof a, row->first);
-    fmt_time(b, sizeof b, row->last);
+    lens_format_duration(row->first, a, sizeof a);
+    lens_format_duration(row->last, b, sizeof b);
     if (!isnan(cl->same_host))
         snprintf(h, sizeof h, ", %.0f%% within a host", 100 * cl->same_host);
     snprintf(buf, n, "%ld links (%.0f%%)%s, %s at %d B to %s at %d B", cl->size, 100 * row->share, h, a,

@@ -4,6 +4,7 @@
 #include "err.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,18 @@ void lens_format_date(long long t, char *buf, size_t n)
     struct tm tm;
     gmtime_r(&tt, &tm);
     strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+void lens_format_duration(double s, char *buf, size_t n)
+{
+    if (!isfinite(s))
+        snprintf(buf, n, "n/a");
+    else if (s < 1e-6)
+        snprintf(buf, n, "%.0f ns", s * 1e9);
+    else if (s < 1e-3)
+        snprintf(buf, n, "%.2f us", s * 1e6);
+    else
+        snprintf(buf, n, "%.2f ms", s * 1e3);
 }
 
 int lens_mkdir_p(const char *path, struct lens_err *e)

@@ -69,6 +69,9 @@ long long lens_source_date(void);
 /* Formats t (UTC) as "YYYY-MM-DD HH:MM:SS UTC" into buf. */
 void lens_format_date(long long t, char *buf, size_t n);
 
+/* A duration in seconds for people: "352 ns", "1.93 us", "4.10 ms", "n/a" if not finite. */
+void lens_format_duration(double s, char *buf, size_t n);
+
 /* Makes a directory and its parents; an existing directory is fine. */
 int lens_mkdir_p(const char *path, struct lens_err *e);
 
