@@ -82,21 +82,6 @@ struct lens_compress {
     int gf;                 /* groups of the fresh partition in fgid, 0 when not made yet */
 };
 
-static int grow(void **p, size_t *capacity, size_t need, size_t size)
-{
-    if (need <= *capacity)
-        return LENS_OK;
-    size_t cap = *capacity ? *capacity : 64;
-    while (cap < need)
-        cap *= 2;
-    void *q = lens_realloc(*p, cap * size);
-    if (!q)
-        return LENS_ENOMEM;
-    *p = q;
-    *capacity = cap;
-    return LENS_OK;
-}
-
 /* Per-group arrays for group numbers < n. */
 static int ensure_ids(struct lens_compress *z, int n)
 {
@@ -202,7 +187,7 @@ static int add_event(struct lens_compress *z, int kind, int a, int b)
 {
     struct lens_packed *p = z->p;
     size_t cap = (size_t)z->cap_ev;
-    if (grow((void **)&p->event, &cap, 4 * (size_t)(p->nevent + 1), sizeof(int)) != LENS_OK)
+    if (lens_reserve((void **)&p->event, &cap, 4 * (size_t)(p->nevent + 1), sizeof(int)) != LENS_OK)
         return LENS_ENOMEM;
     z->cap_ev = (long)cap;
     int *ev = p->event + 4 * p->nevent++;
@@ -437,7 +422,7 @@ static int values(struct lens_compress *z, const double *mat)
     long nv = 0;
     for (int id = 0; id < z->nid; id++)
         nv += z->cnt[id] > 0;
-    if (grow((void **)&p->value, &cap, (size_t)(p->nvalue + nv), sizeof(double)) != LENS_OK)
+    if (lens_reserve((void **)&p->value, &cap, (size_t)(p->nvalue + nv), sizeof(double)) != LENS_OK)
         return LENS_ENOMEM;
     z->cap_val = (long)cap;
     static const double special[4] = {0, INFINITY, -INFINITY, NAN};

@@ -16,23 +16,6 @@ static struct lens_key req_key(uint64_t req)
     return (struct lens_key){{(uint32_t)req, (uint32_t)(req >> 32), 0, 0}};
 }
 
-/* ---- growable arrays ---- */
-
-static int reserve(void **p, size_t *cap, size_t n, size_t sz)
-{
-    if (n < *cap)
-        return LENS_OK;
-    size_t m = *cap ? 2 * *cap : 256;
-    while (m <= n)
-        m *= 2;
-    void *q = lens_realloc(*p, m * sz);
-    if (!q)
-        return LENS_ENOMEM;
-    *p = q;
-    *cap = m;
-    return LENS_OK;
-}
-
 /* ---- point-to-point ---- */
 
 struct half {            /* one side of a message before matching */
@@ -64,14 +47,14 @@ static int add_half(struct p2p_build *b, int recv, struct half h, int32_t src, i
     if (c < 0)
         return LENS_ENOMEM;
     if (added) {
-        if (reserve((void **)&b->ch, &b->capchan, b->nchan, sizeof(struct chan)))
+        if (lens_reserve((void **)&b->ch, &b->capchan, (size_t)(b->nchan) + 1, sizeof(struct chan)))
             return LENS_ENOMEM;
         b->ch[c] = (struct chan){-1, -1, -1, -1};
         b->nchan++;
     }
     struct half **arr = recv ? &b->recvs : &b->sends;
     size_t *n = recv ? &b->nr : &b->ns, *cap = recv ? &b->capr : &b->caps;
-    if (reserve((void **)arr, cap, *n, sizeof(struct half)))
+    if (lens_reserve((void **)arr, cap, (size_t)(*n) + 1, sizeof(struct half)))
         return LENS_ENOMEM;
     h.comm = comm;
     h.tag = tag;
@@ -450,9 +433,9 @@ static int build_coll(struct lens_events *ev, const struct lens_trace *t, const 
             struct lens_key ik = dom;
             ik.w[3] = (uint32_t)seq; /* instance = (domain, sequence number) */
             int32_t inst = lens_keymap_get(&doms, ik, (int32_t)ev->ncoll, &added);
-            if (inst < 0 || (added && reserve((void **)&ev->coll, &capcoll, ev->ncoll,
+            if (inst < 0 || (added && lens_reserve((void **)&ev->coll, &capcoll, (size_t)(ev->ncoll) + 1,
                                               sizeof *ev->coll)) ||
-                reserve((void **)&tmp, &captmp, ntmp, sizeof *tmp)) {
+                lens_reserve((void **)&tmp, &captmp, (size_t)(ntmp) + 1, sizeof *tmp)) {
                 rc = LENS_ENOMEM;
                 break;
             }

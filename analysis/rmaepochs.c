@@ -29,23 +29,6 @@ static int class_of(const struct lens_trace *t, const uint8_t *cls, uint32_t reg
     return region < t->nregions ? cls[region] : RC_OTHER;
 }
 
-/* ---- growable arrays ---- */
-
-static int reserve(void **p, size_t *cap, size_t n, size_t sz)
-{
-    if (n < *cap)
-        return LENS_OK;
-    size_t m = *cap ? 2 * *cap : 256;
-    while (m <= n)
-        m *= 2;
-    void *q = lens_realloc(*p, m * sz);
-    if (!q)
-        return LENS_ENOMEM;
-    *p = q;
-    *cap = m;
-    return LENS_OK;
-}
-
 /* ---- one-sided: lock epochs ---- */
 
 static const struct lens_trace *sort_trace; /* qsort has no context argument in C11 */
@@ -104,7 +87,7 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
                 }
                 if (j < ev->nlocks || x->peer < 0)
                     continue; /* request then acquire of the same lock */
-                if (reserve((void **)&ev->locks, &cap, ev->nlocks, sizeof *ev->locks))
+                if (lens_reserve((void **)&ev->locks, &cap, (size_t)(ev->nlocks) + 1, sizeof *ev->locks))
                     return LENS_ENOMEM;
                 ev->locks[ev->nlocks++] = (struct lens_lock_epoch){
                     r,  x->peer,  x->comm, c, LENS_NONE, x->req == OTF2_LOCK_EXCLUSIVE,
@@ -172,7 +155,7 @@ static int collect_epochs(const struct lens_trace *t, const uint8_t *cls, int op
                         win = k->recs[i].comm;
                 if (win == LENS_NONE)
                     continue;
-                if (reserve((void **)out, &cap, *n, sizeof **out))
+                if (lens_reserve((void **)out, &cap, (size_t)(*n) + 1, sizeof **out))
                     return LENS_ENOMEM;
                 cur = (*n)++;
                 (*out)[cur] = (struct epoch){r, win, group, c, c};
@@ -266,7 +249,7 @@ static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const 
                 continue;
             const struct epoch *x = &xs[pair.vals[j]];
             double post = t->ranks[x->rank].calls[x->open].enter;
-            if (reserve((void **)&ev->pscw, &cap, ev->npscw, sizeof *ev->pscw)) {
+            if (lens_reserve((void **)&ev->pscw, &cap, (size_t)(ev->npscw) + 1, sizeof *ev->pscw)) {
                 rc = LENS_ENOMEM;
                 break;
             }

@@ -108,6 +108,21 @@ char *lens_strdup(const char *s)
 
 void lens_free(void *p) { free(p); }
 
+int lens_reserve(void **p, size_t *capacity, size_t need, size_t size)
+{
+    if (need <= *capacity)
+        return LENS_OK;
+    size_t cap = *capacity ? *capacity : 64;
+    while (cap < need)
+        cap *= 2;
+    void *q = lens_realloc(*p, cap * size);
+    if (!q)
+        return LENS_ENOMEM;
+    *p = q;
+    *capacity = cap;
+    return LENS_OK;
+}
+
 int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, struct lens_err *e)
 {
     memset(a, 0, sizeof *a);

@@ -47,6 +47,10 @@ void lens_free(void *p);
 void lens_malloc_fail_after(long n);
 long lens_malloc_count(void); /* allocations made since start, for fault-injection loops */
 
+/* Grows the array *p of elements of size `size` so that *capacity >= need, doubling;
+ * LENS_ENOMEM (and *p untouched) on failure. */
+int lens_reserve(void **p, size_t *capacity, size_t need, size_t size);
+
 /* Atomic output: write to "<path>.tmp.<pid>" then rename over path on commit, so a failure
  * never leaves a half-written file. The struct owns tmp and the open FILE until commit/abort. */
 struct lens_atomic {
