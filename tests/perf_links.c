@@ -8,6 +8,7 @@
 #include "../analysis/compress.h"
 #include "../analysis/links.h"
 #include "../analysis/synth.h"
+#include "links_naive.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -54,57 +55,6 @@ static void objects(const struct lens_cube *c, double **a, double **w, int *N)
             (*w)[(size_t)x * L + l] = 1 / (sd * sd);
         }
     }
-}
-
-static int farthest(const double *D, int N, const int *set, int ns, int a)
-{
-    int best = -1;
-    for (int t = 0; t < ns; t++)
-        if (best < 0 || D[(size_t)a * N + set[t]] > D[(size_t)a * N + best] ||
-            (D[(size_t)a * N + set[t]] == D[(size_t)a * N + best] && set[t] < best))
-            best = set[t];
-    return best;
-}
-
-/* The section 3 steps on a precomputed N x N matrix; K clusters. */
-static void naive(const double *D, int N, int K, int *lab)
-{
-    if (N < 2 || K < 1)
-        return;
-    int *r = malloc(K * sizeof *r), *s = malloc(K * sizeof *s), nc = 1, *set = malloc(N * sizeof *set);
-    int *A = malloc(N * sizeof *A), *B = malloc(N * sizeof *B);
-    for (int x = 0; x < N; x++)
-        lab[x] = 0, set[x] = x;
-    r[0] = farthest(D, N, set, N, 0);
-    s[0] = farthest(D, N, set, N, r[0]);
-    while (nc < K) {
-        int best = -1, bmin = 0;
-        for (int c = 0; c < nc; c++) {
-            int mn = N;
-            for (int x = 0; x < N; x++)
-                mn = lab[x] == c && x < mn ? x : mn;
-            double d = D[(size_t)r[c] * N + s[c]];
-            if (d > 0 && (best < 0 || d > D[(size_t)r[best] * N + s[best]] ||
-                          (d == D[(size_t)r[best] * N + s[best]] && mn < bmin)))
-                best = c, bmin = mn;
-        }
-        if (best < 0)
-            break;
-        int R = r[best], S = s[best], na = 0, nb = 0;
-        for (int x = 0; x < N; x++)
-            if (lab[x] == best) {
-                if (D[(size_t)R * N + x] <= D[(size_t)S * N + x])
-                    A[na++] = x;
-                else
-                    B[nb++] = x, lab[x] = nc;
-            }
-        r[best] = farthest(D, N, A, na, R);
-        s[best] = farthest(D, N, A, na, r[best]);
-        r[nc] = farthest(D, N, B, nb, S);
-        s[nc] = farthest(D, N, B, nb, r[nc]);
-        nc++;
-    }
-    free(r), free(s), free(set), free(A), free(B);
 }
 
 static int *our_labels(const struct lens_links *r, int P)
@@ -184,12 +134,10 @@ int main(int argc, char **argv)
                 }
                 D[(size_t)x * N + y] = D[(size_t)y * N + x] = s;
             }
-        int *lab = malloc(N * sizeof *lab), *ours = our_labels(r, P), same = 1;
+        int *lab = malloc(N * sizeof *lab), *ours = our_labels(r, P);
         naive(D, N, r->k, lab);
         double tn = lens_now() - t1;
-        for (int x = 0; x < N && same; x++) /* same partition: compare co-membership with x's first */
-            for (int y = x + 1; y < N && same; y++)
-                same = (lab[x] == lab[y]) == (ours[x] == ours[y]);
+        int same = same_partition(lab, ours, N);
         printf("naive P=%d L=%d objects=%d: %.3f s (full matrix %.0f MB), ours %.4f s, ratio naive/ours %.0fx, same partition: %s\n",
                P, L, N, tn, (double)N * N * 8 / 1048576, t, tn / t, same ? "yes" : "NO");
         free(a), free(w), free(D), free(lab), free(ours);
