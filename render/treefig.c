@@ -166,7 +166,7 @@ static int svg_add_text(struct lens_figure_buf *svg, const char *title,
     }
     lens_figure_buf_write(&b, (const unsigned char *)gt + 1, (unsigned)(close - gt - 1));
     if (log->n > 0) {
-        buf_printf(&b, "<g id=\"labels\" font-family=\"DejaVu Sans, sans-serif\" fill=\"#000\" "
+        buf_printf(&b, "<g id=\"labels\" xml:space=\"preserve\" font-family=\"DejaVu Sans, sans-serif\" fill=\"#000\" "
                        "fill-opacity=\"0\" stroke=\"none\">\n");
         for (size_t i = 0; i < log->n; i++) {
             const struct text_item *t = &log->items[i];
@@ -322,6 +322,35 @@ void lens_treefig_leaf_label(const char *label, int index, char *buf, size_t n)
         }
     }
     snprintf(buf, n, "%s", label);
+}
+
+/* The host part of "r<digits>@<host>", or NULL. */
+static const char *host_part(const char *l)
+{
+    if (!l || l[0] != 'r' || !isdigit((unsigned char)l[1]))
+        return NULL;
+    const char *p = l + 1;
+    while (isdigit((unsigned char)*p))
+        p++;
+    return *p == '@' && p[1] ? p + 1 : NULL;
+}
+
+int lens_treefig_host_groups(const char *const *labels, int n, int *group)
+{
+    if (!labels)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (!host_part(labels[i]))
+            return 0;
+    int ng = 0;
+    for (int i = 0; i < n; i++) {
+        const char *h = host_part(labels[i]);
+        int j = 0;
+        while (j < i && strcmp(host_part(labels[j]), h) != 0)
+            j++;
+        group[i] = j < i ? group[j] : ng++;
+    }
+    return ng;
 }
 
 int lens_treefig_label_step(int n, double spacing, double size)

@@ -50,6 +50,11 @@ void lens_treefig_color_none(double rgb[3]);
  * "r17" -> "17", anything else (a CSV header label) unchanged, NULL -> the index. */
 void lens_treefig_leaf_label(const char *label, int index, char *buf, size_t n);
 
+/* Groups of processes by host from distance-matrix labels ("r<rank>@<host>"): group[i] is
+ * the number of i's host in order of first appearance. Returns the number of hosts, or 0
+ * (group untouched) when labels is NULL or a label names no host. */
+int lens_treefig_host_groups(const char *const *labels, int n, int *group);
+
 /* Leaves are labelled in full up to this many leaves; above it by index (the rank) only. */
 #define LENS_TREEFIG_FULL_LABELS 128
 
