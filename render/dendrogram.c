@@ -168,6 +168,75 @@ static const char *leaf_text(const struct dfig *f, int leaf, int full, char *buf
     return buf;
 }
 
+/* The legend's first words: method, processes, cut. */
+static void legend_text(const struct dfig *f, char *buf, size_t n)
+{
+    const struct lens_dendrogram_opts *o = f->o;
+    int k = o->k;
+    size_t p = (size_t)snprintf(buf, n, o->method ? "%s linkage of %d processes" : "%.0s%d processes",
+                                o->method ? o->method : "", f->n);
+    if (k == 1 && p < n)
+        snprintf(buf + p, n - p, "  \xc2\xb7  1 cluster");
+    if (k > 1 && p < n) {
+        char num[64];
+        snprintf(num, sizeof num, "%.3g", lens_dendrogram_cut_level(f->z, f->n, k) * o->scale);
+        p += (size_t)snprintf(buf + p, n - p, "  \xc2\xb7  k = %d clusters, cut at %s%s%s", k, num,
+                              o->unit ? " " : "", o->unit ? o->unit : "");
+        if (o->cut_note && p < n)
+            snprintf(buf + p, n - p, " (%s)", o->cut_note);
+    }
+}
+
+/* The legend from (x0, y) to xmax: its text, then a swatch per cluster in picture order
+ * ("■ cluster 2 (8)": cluster 2 has 8 processes), wrapping once to a second row that starts
+ * at x0 and ending in "…" when even that is full. Draws only when draw is set; returns the
+ * rows used (1 or 2). */
+static int legend(const struct dfig *f, cairo_t *cr, double fs, double x0, double y, double xmax,
+                  struct lens_treefig_text *log, int draw)
+{
+    char buf[512];
+    legend_text(f, buf, sizeof buf);
+    lens_figure_set_font(cr, f->face, fs);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    if (draw)
+        lens_treefig_label(log, cr, x0, y, buf, 0.0, 0.5, 0.0);
+    double x = x0 + lens_figure_text_width(cr, buf) + fs * 1.5;
+    int k = f->o->k, rows = 1;
+    if (k < 2 || k > LEGEND_MAX)
+        return rows;
+    lens_figure_set_font(cr, f->face, fs * 0.85);
+    for (int i = 0; i < f->n; i++) {
+        int c = f->cluster[f->order[i]];
+        if (i > 0 && f->cluster[f->order[i - 1]] == c)
+            continue;
+        snprintf(buf, sizeof buf, "cluster %d (%d)", c, f->csize[c]);
+        double need = fs * 1.1 + lens_figure_text_width(cr, buf) + fs * 0.9;
+        if (x + need > xmax && rows == 1) {
+            rows = 2;
+            x = x0;
+            y += fs * 1.5;
+        }
+        if (x + need > xmax) {
+            if (draw) {
+                cairo_set_source_rgb(cr, 0, 0, 0);
+                lens_treefig_label(log, cr, x, y, "\xe2\x80\xa6", 0.0, 0.5, 0.0);
+            }
+            break;
+        }
+        if (draw) {
+            double rgb[3];
+            lens_treefig_color(f->color[c], rgb);
+            set_rgb(cr, rgb, 1.0);
+            cairo_rectangle(cr, x, y - fs * 0.4, fs * 0.8, fs * 0.8);
+            cairo_fill(cr);
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            lens_treefig_label(log, cr, x + fs * 1.1, y, buf, 0.0, 0.5, 0.0);
+        }
+        x += need;
+    }
+    return rows;
+}
+
 /* Where things go in the w x h box. */
 struct dlayout {
     double fs, lab_fs, lw;      /* base and leaf-label font sizes, link width */
@@ -205,9 +274,9 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
     }
     double tick = fs * 0.35;
     L->legend_y = pad + (o->title ? fs * 1.25 * 1.5 : 0);
-    int legend = o->method || o->k >= 1;
-    double top = L->legend_y + (legend ? fs * 1.8 : 0) + fs * 0.6;
     double left = pad + fs * 1.5 + tw + tick + fs * 0.3;
+    int rows = o->method || o->k >= 1 ? legend(f, cr, fs, left, 0, w - fs, NULL, 0) : 0;
+    double top = L->legend_y + (rows ? fs * (0.3 + 1.5 * rows) : 0) + fs * 0.6;
     double right = pad * 1.5;
     L->pw = w - left - right;
     L->px = left;
@@ -362,67 +431,17 @@ static void draw_cut(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
     lens_treefig_label(log, cr, L->px + L->pw, cy - L->fs * 0.25, buf, 1.0, 1.0, 0.0);
 }
 
-/* Title, then one legend row: method and cut, then a swatch per cluster as long as they fit. */
+/* Title, then the legend. */
 static void draw_header(const struct dfig *f, const struct dlayout *L, cairo_t *cr, double w,
                         struct lens_treefig_text *log)
 {
-    const struct lens_dendrogram_opts *o = f->o;
-    double fs = L->fs;
-    char buf[512], num[64];
     cairo_set_source_rgb(cr, 0, 0, 0);
-    if (o->title) {
-        lens_figure_set_font(cr, f->face, fs * 1.25);
-        lens_treefig_label(log, cr, w / 2, fs, o->title, 0.5, 0.0, 0.0);
+    if (f->o->title) {
+        lens_figure_set_font(cr, f->face, L->fs * 1.25);
+        lens_treefig_label(log, cr, w / 2, L->fs, f->o->title, 0.5, 0.0, 0.0);
     }
-    int k = o->k;
-    if (!o->method && k < 1)
-        return;
-    size_t p = 0;
-    buf[0] = '\0';
-    if (o->method)
-        p += (size_t)snprintf(buf, sizeof buf, "%s linkage of %d processes", o->method, f->n);
-    else
-        p += (size_t)snprintf(buf, sizeof buf, "%d processes", f->n);
-    if (k == 1 && p < sizeof buf)
-        snprintf(buf + p, sizeof buf - p, "  \xc2\xb7  1 cluster");
-    if (k > 1 && p < sizeof buf) {
-        double lvl = lens_dendrogram_cut_level(f->z, f->n, k) * o->scale;
-        snprintf(num, sizeof num, "%.3g", lvl);
-        p += (size_t)snprintf(buf + p, sizeof buf - p, "  \xc2\xb7  k = %d clusters, cut at %s%s%s", k, num,
-                              o->unit ? " " : "", o->unit ? o->unit : "");
-        if (o->cut_note && p < sizeof buf)
-            snprintf(buf + p, sizeof buf - p, " (%s)", o->cut_note);
-    }
-    lens_figure_set_font(cr, f->face, fs);
-    double x = L->px, y = L->legend_y + fs * 0.9;
-    lens_treefig_label(log, cr, x, y, buf, 0.0, 0.5, 0.0);
-    x += lens_figure_text_width(cr, buf) + fs * 1.5;
-    if (k < 2 || k > LEGEND_MAX)
-        return;
-    /* swatches in picture order: "■ cluster 2 (8)" = cluster 2 of 8 processes */
-    lens_figure_set_font(cr, f->face, fs * 0.85);
-    int shown = 0;
-    for (int i = 0; i < f->n && shown < k; i++) {
-        int c = f->cluster[f->order[i]];
-        if (i > 0 && f->cluster[f->order[i - 1]] == c)
-            continue;
-        snprintf(buf, sizeof buf, "cluster %d (%d)", c, f->csize[c]);
-        double need = fs * 1.1 + lens_figure_text_width(cr, buf) + fs * 0.9;
-        if (x + need > w - fs) {
-            cairo_set_source_rgb(cr, 0, 0, 0);
-            lens_treefig_label(log, cr, x, y, "\xe2\x80\xa6", 0.0, 0.5, 0.0);
-            break;
-        }
-        double rgb[3];
-        lens_treefig_color(f->color[c], rgb);
-        set_rgb(cr, rgb, 1.0);
-        cairo_rectangle(cr, x, y - fs * 0.4, fs * 0.8, fs * 0.8);
-        cairo_fill(cr);
-        cairo_set_source_rgb(cr, 0, 0, 0);
-        lens_treefig_label(log, cr, x + fs * 1.1, y, buf, 0.0, 0.5, 0.0);
-        x += need;
-        shown++;
-    }
+    if (f->o->method || f->o->k >= 1)
+        legend(f, cr, L->fs, L->px, L->legend_y + L->fs * 0.9, w - L->fs, log, 1);
 }
 
 static int dfig_draw(void *ctx, cairo_t *cr, double w, double h, struct lens_treefig_text *log,
