@@ -370,7 +370,7 @@ static void test_heatmap(void)
             a[i * n + j] = i == j ? 0 : d[lens_distmat_index(n, i, j)] * (1 + 0.01 * uniform());
     LENS_TEST(lens_hclust_run(d, n, LENS_HCLUST_WARD, z, &e) == LENS_OK, "%s", e.msg);
     LENS_TEST(lens_hclust_leaf_order(z, n, order, &e) == LENS_OK, "%s", e.msg);
-    char names[12][8], perm[12][8];
+    char names[12][16], perm[12][16];
     const char *plain_l[12], *perm_l[12];
     for (int i = 0; i < n; i++) {
         snprintf(names[i], sizeof names[i], "%d", i);
