@@ -22,6 +22,7 @@ struct axis {
     double ticks[MAX_TICKS];
     int nticks;
     double step;
+    int kib;             /* length axis: ticks in KiB (format_bytes) */
 };
 
 struct fig {
@@ -97,11 +98,13 @@ static int find_band(struct fig *f, struct lens_err *e)
     return LENS_OK;
 }
 
-static void format_bytes(double v, char *buf, size_t n)
+/* A length tick: "512", "1.5 KiB", "2 MiB"; kib: the axis reaches 10 KiB, so every multiple
+ * of 256 from 1 KiB on is written in KiB, consistently along the axis. */
+static void format_bytes(double v, int kib, char *buf, size_t n)
 {
     if (v >= 1 << 20 && fmod(v, 1 << 20) == 0)
         snprintf(buf, n, "%g MiB", v / (1 << 20));
-    else if (v >= 10240 && fmod(v, 256) == 0)
+    else if (kib && v >= 1024 && fmod(v, 256) == 0)
         snprintf(buf, n, "%g KiB", v / 1024);
     else
         snprintf(buf, n, "%g", v);
@@ -178,7 +181,7 @@ static int scales(struct fig *f, struct lens_err *e)
         double a = log10(lpos), b = log10(lmax), pad = fmax(b - a, 0.3) * 0.03;
         ax->lo = a - pad;
         ax->hi = b + pad;
-        ax->zero = lmin <= 0 ? 0.07 : 0;
+        ax->zero = lmin <= 0 ? 0.08 : 0;
     } else {
         double pad = fmax(lmax - lmin, 1.0) * 0.03;
         ax->lo = lmin - pad;
@@ -204,7 +207,7 @@ static double xpos(const struct fig *f, double v)
     if (!a->log)
         return a->pos + (v - a->lo) / (a->hi - a->lo) * a->len;
     if (v <= 0)
-        return a->pos;
+        return a->pos + 0.3 * a->zero * a->len;
     double z = a->zero * a->len;
     return a->pos + z + (log10(v) - a->lo) / (a->hi - a->lo) * (a->len - z);
 }
@@ -280,7 +283,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
         lmin = fmin(lmin, r->lengths[l]);
         lmax = fmax(lmax, r->lengths[l]);
     }
-    format_bytes(lmax, buf, sizeof buf);
+    ax->kib = lmax >= 10240;
+    format_bytes(lmax, ax->kib, buf, sizeof buf);
     int mx = (int)(f->pw / (lens_figure_text_width(cr, buf) + fs * 1.5));
     length_ticks(ax, lmin, lmax, mx < 2 ? 2 : mx > 12 ? 12 : mx);
     return LENS_OK;
@@ -318,7 +322,7 @@ static void draw_frame(const struct fig *f, cairo_t *cr)
     cairo_stroke(cr);
     if (f->ax.log && f->ax.zero > 0) {
         /* axis break between the zero length and the log scale */
-        double bx = f->px + f->ax.zero * f->ax.len * 0.55, by = f->py + f->ph, s = fs * 0.35;
+        double bx = f->px + f->ax.zero * f->ax.len * 0.7, by = f->py + f->ph, s = fs * 0.35;
         cairo_set_source_rgb(cr, 1, 1, 1);
         cairo_rectangle(cr, bx - s * 0.4, by - s, s * 0.8, 2 * s);
         cairo_fill(cr);
@@ -337,7 +341,7 @@ static void draw_frame(const struct fig *f, cairo_t *cr)
         lens_figure_text(cr, f->px - tick - fs * 0.25, ypos(f, f->ay.ticks[t] / f->mult), buf, 1.0, 0.5, 0.0);
     }
     for (int t = 0; t < f->ax.nticks; t++) {
-        format_bytes(f->ax.ticks[t], buf, sizeof buf);
+        format_bytes(f->ax.ticks[t], f->ax.kib, buf, sizeof buf);
         lens_figure_text(cr, xpos(f, f->ax.ticks[t]), f->py + f->ph + tick + fs * 0.25, buf, 0.5, 0.0, 0.0);
     }
     lens_figure_set_font(cr, f->face, f->fs);
@@ -364,16 +368,18 @@ static void draw_curves(const struct fig *f, cairo_t *cr)
     if (f->lo)
         for (int u = 0; u < r->k; u++) {
             const double *lo = f->lo + (size_t)u * L, *hi = f->hi + (size_t)u * L;
-            int ok = 1;
-            for (int l = 0; l < L; l++)
+            int ok = 1, l0 = 0;
+            while (f->ax.log && l0 < L && r->lengths[l0] <= 0) /* no band across the axis break */
+                l0++;
+            for (int l = l0; l < L; l++)
                 ok &= drawable(f, lo[l]) && drawable(f, hi[l]);
-            if (!ok || L < 2)
+            if (!ok || L - l0 < 2)
                 continue;
             lens_linkmap_colour(u, rgb);
             cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.16);
-            for (int l = 0; l < L; l++)
+            for (int l = l0; l < L; l++)
                 cairo_line_to(cr, xpos(f, r->lengths[l]), ypos(f, hi[l]));
-            for (int l = L - 1; l >= 0; l--)
+            for (int l = L - 1; l >= l0; l--)
                 cairo_line_to(cr, xpos(f, r->lengths[l]), ypos(f, lo[l]));
             cairo_close_path(cr);
             cairo_fill(cr);
@@ -386,7 +392,7 @@ static void draw_curves(const struct fig *f, cairo_t *cr)
         cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
         int open = 0;
         for (int l = 0; l < L; l++) {
-            if (!drawable(f, m[l])) {
+            if (!drawable(f, m[l]) || (f->ax.log && r->lengths[l] <= 0)) { /* a zero length stands apart */
                 if (open)
                     cairo_stroke(cr);
                 open = 0;
@@ -400,13 +406,12 @@ static void draw_curves(const struct fig *f, cairo_t *cr)
         }
         if (open)
             cairo_stroke(cr);
-        if (L <= MARKERS_MAX)
-            for (int l = 0; l < L; l++)
-                if (drawable(f, m[l])) {
-                    cairo_new_sub_path(cr);
-                    cairo_arc(cr, xpos(f, r->lengths[l]), ypos(f, m[l]), f->fs * 0.27, 0, 2 * M_PI);
-                    cairo_fill(cr);
-                }
+        for (int l = 0; l < L; l++)
+            if (drawable(f, m[l]) && (L <= MARKERS_MAX || (f->ax.log && r->lengths[l] <= 0))) {
+                cairo_new_sub_path(cr);
+                cairo_arc(cr, xpos(f, r->lengths[l]), ypos(f, m[l]), f->fs * 0.27, 0, 2 * M_PI);
+                cairo_fill(cr);
+            }
     }
     cairo_restore(cr);
 }
