@@ -198,7 +198,7 @@ int lens_slices_plot_packed(const char *path, const struct lens_cube *c, struct 
 void lens_slices_opts_init(struct lens_slices_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->width = 900;
+    o->width = 1200;
 }
 
 static int auto_height(const struct lens_slices *s, const struct lens_slices_opts *o)
@@ -214,7 +214,7 @@ struct fig {
     double x, y, w, h, fs, lab_fs;
     double mult;            /* seconds -> displayed unit, per figure */
     const char *unit;
-    double cbar_x, cbar_w;
+    double cbar_x, ecbar_x, cbar_w; /* the delay and the error colour bars */
     int rank_step;
     struct lens_slices_layout L;
 };
@@ -279,21 +279,25 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     double row_extra = fs * 1.6 + f->lab_fs * 1.5 + tick + f->lab_fs * 1.4; /* caption, headers, ticks */
     double left = pad + fs * 1.5 + rank_w + tick + fs * 0.3;
     double cbar_part = fs * 1.2 + tick + fs * 0.3 + tw + fs * 0.5;
-    double gap = fs * 1.5;
+    double gap = fs * 1.5, gbar = fs * 0.8, fixed = gap + gbar + cbar_part + gap * 1.5 + gbar + cbar_part;
     double rh = (f->y + f->h - bottom - top) / n;
-    double side = floor(fmin(rh - row_extra - fs * 0.6, (f->w - left - pad - gap * 2 - cbar_part) / 2));
+    double side = floor(fmin(rh - row_extra - fs * 0.6, (f->w - left - pad - fixed) / 3));
     if (side < 24)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for %d slices", f->name, f->w, f->h, n);
-    double total = 2 * side + gap * 2 + cbar_part;
-    double x0 = floor(f->x + left + (f->w - left - pad - total) / 2);
+    double x0 = floor(f->x + left + (f->w - left - pad - 3 * side - fixed) / 2);
     f->L.side = side;
+    f->cbar_x = x0 + 2 * side + gap + gbar;
+    f->ecbar_x = f->cbar_x + cbar_part + gap * 1.5 + side + gbar;
+    f->cbar_w = fs * 1.2;
     for (int t = 0; t < n; t++) {
         f->L.orig_x[t] = x0;
         f->L.dec_x[t] = x0 + side + gap;
+        f->L.err_x[t] = floor(f->cbar_x + cbar_part + gap * 1.5);
         f->L.y[t] = floor(top + t * rh + fs * 1.6 + f->lab_fs * 1.5);
+        /* the error scale: 0 to the bound, or to the largest error when the bound is unknown */
+        double em = isfinite(s->bound) && s->bound > 0 ? s->bound : s->err_max[t];
+        f->L.emax[t] = isfinite(em) && em > 0 ? em : 1e-3;
     }
-    f->cbar_x = x0 + 2 * side + gap * 2;
-    f->cbar_w = fs * 1.2;
     int step = 1;
     while ((P + step - 1) / step > side / (fmax(rank_w, f->lab_fs) + f->lab_fs * 1.5))
         step = step == 1 ? 2 : step == 2 ? 5 : step % 5 == 0 ? step * 2 : step * 5 / 2;
@@ -301,9 +305,10 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     return LENS_OK;
 }
 
-/* One matrix as a raster on the viridis scale [lo, hi], the diagonal and NaNs as missing. */
+/* One matrix as a raster on colour map cmap over [lo, hi] (values above are the top colour),
+ * the diagonal and NaNs as missing. */
 static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double px, double py, double lo, double hi,
-                      struct lens_err *e)
+                      int cmap, struct lens_err *e)
 {
     int P = f->s->procs, n = P < RASTER_MAX ? P : RASTER_MAX;
     cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, n, n);
@@ -313,8 +318,8 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
     }
     uint32_t lut[LENS_CMAP_SIZE];
     unsigned char miss[3];
-    lens_colormap_lut(LENS_CMAP_VIRIDIS, lut);
-    lens_colormap_missing(LENS_CMAP_VIRIDIS, miss);
+    lens_colormap_lut(cmap, lut);
+    lens_colormap_missing(cmap, miss);
     uint32_t missing = 0xff000000u | (uint32_t)miss[0] << 16 | (uint32_t)miss[1] << 8 | miss[2];
     cairo_surface_flush(img);
     uint32_t *pix = (uint32_t *)(void *)cairo_image_surface_get_data(img);
@@ -346,6 +351,11 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
     return LENS_OK;
 }
 
+static double panel_x(const struct fig *f, int t, int b)
+{
+    return b == 0 ? f->L.orig_x[t] : b == 1 ? f->L.dec_x[t] : f->L.err_x[t];
+}
+
 static void draw_ranks(const struct fig *f, cairo_t *cr, int t)
 {
     int P = f->s->procs;
@@ -356,8 +366,8 @@ static void draw_ranks(const struct fig *f, cairo_t *cr, int t)
     for (int i = 0; i < P; i += f->rank_step) {
         cairo_move_to(cr, f->L.orig_x[t], y0 + (i + 0.5) * c);
         cairo_rel_line_to(cr, -tick, 0);
-        for (int b = 0; b < 2; b++) {
-            cairo_move_to(cr, (b ? f->L.dec_x[t] : f->L.orig_x[t]) + (i + 0.5) * c, y0 + side);
+        for (int b = 0; b < 3; b++) {
+            cairo_move_to(cr, panel_x(f, t, b) + (i + 0.5) * c, y0 + side);
             cairo_rel_line_to(cr, 0, tick);
         }
     }
@@ -366,21 +376,21 @@ static void draw_ranks(const struct fig *f, cairo_t *cr, int t)
     for (int i = 0; i < P; i += f->rank_step) {
         snprintf(buf, sizeof buf, "%d", i);
         lens_figure_text(cr, f->L.orig_x[t] - tick - f->fs * 0.2, y0 + (i + 0.5) * c, buf, 1.0, 0.5, 0.0);
-        for (int b = 0; b < 2; b++)
-            lens_figure_text(cr, (b ? f->L.dec_x[t] : f->L.orig_x[t]) + (i + 0.5) * c, y0 + side + tick + f->fs * 0.15,
-                             buf, 0.5, 0.0, 0.0);
+        for (int b = 0; b < 3; b++)
+            lens_figure_text(cr, panel_x(f, t, b) + (i + 0.5) * c, y0 + side + tick + f->fs * 0.15, buf, 0.5, 0.0, 0.0);
     }
 }
 
-static void draw_cbar(const struct fig *f, cairo_t *cr, int t)
+/* Colour bar of map cmap at x0 beside row t for displayed values [lo, hi], titled unit. */
+static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cmap, double lo, double hi,
+                      const char *unit)
 {
-    double y0 = f->L.y[t], hgt = f->L.side, x0 = f->cbar_x, w = f->cbar_w, tick = f->fs * 0.35;
-    double lo = f->L.vmin[t] * f->mult, hi = f->L.vmax[t] * f->mult;
+    double y0 = f->L.y[t], hgt = f->L.side, w = f->cbar_w, tick = f->fs * 0.35;
     /* the bar is a 1 x 256 image scaled up: no seams between strips */
     cairo_surface_t *bar = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, LENS_CMAP_SIZE);
     if (cairo_surface_status(bar) == CAIRO_STATUS_SUCCESS) {
         uint32_t lut[LENS_CMAP_SIZE];
-        lens_colormap_lut(LENS_CMAP_VIRIDIS, lut);
+        lens_colormap_lut(cmap, lut);
         cairo_surface_flush(bar);
         unsigned char *px = cairo_image_surface_get_data(bar);
         int stride = cairo_image_surface_get_stride(bar);
@@ -415,7 +425,7 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t)
         lens_figure_text(cr, x0 + w + tick + f->fs * 0.2, y0 + hgt * (1 - (ticks[k] - lo) / (hi - lo)), buf, 0.0,
                          0.5, 0.0);
     }
-    lens_figure_text(cr, x0 + w / 2, y0 - f->fs * 0.35, f->unit, 0.5, 1.0, 0.0);
+    lens_figure_text(cr, x0 + w / 2, y0 - f->fs * 0.35, unit, 0.5, 1.0, 0.0);
 }
 
 static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
@@ -427,19 +437,31 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     cairo_rectangle(cr, f->x, f->y, f->w, f->h);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_fill(cr);
+    double *err = lens_malloc(P2 * sizeof *err);
+    if (!err)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->name);
     for (int t = 0; t < s->n; t++) {
-        int rc = draw_panel(f, cr, s->orig + t * P2, f->L.orig_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], e);
+        const double *o = s->orig + t * P2, *d = s->dec + t * P2;
+        for (size_t q = 0; q < P2; q++) /* the rule of lens_slices_measure */
+            err[q] = !isfinite(o[q]) ? NAN : o[q] != 0 ? fabs(d[q] - o[q]) / fabs(o[q]) : d[q] == o[q] ? 0 : INFINITY;
+        int rc = draw_panel(f, cr, o, f->L.orig_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], LENS_CMAP_VIRIDIS, e);
         if (rc == LENS_OK)
-            rc = draw_panel(f, cr, s->dec + t * P2, f->L.dec_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], e);
-        if (rc)
+            rc = draw_panel(f, cr, d, f->L.dec_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], LENS_CMAP_VIRIDIS, e);
+        if (rc == LENS_OK)
+            rc = draw_panel(f, cr, err, f->L.err_x[t], f->L.y[t], 0, f->L.emax[t], LENS_CMAP_GREY, e);
+        if (rc) {
+            lens_free(err);
             return rc;
+        }
         draw_ranks(f, cr, t);
-        draw_cbar(f, cr, t);
+        draw_cbar(f, cr, t, f->cbar_x, LENS_CMAP_VIRIDIS, f->L.vmin[t] * f->mult, f->L.vmax[t] * f->mult, f->unit);
+        draw_cbar(f, cr, t, f->ecbar_x, LENS_CMAP_GREY, 0, 100 * f->L.emax[t], "%");
         double side = f->L.side, hy = f->L.y[t] - f->lab_fs * 0.4;
         cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
         lens_figure_set_font(cr, f->face, f->lab_fs);
         lens_figure_text(cr, f->L.orig_x[t] + side / 2, hy, "original", 0.5, 1.0, 0.0);
         lens_figure_text(cr, f->L.dec_x[t] + side / 2, hy, "compressed (decoded)", 0.5, 1.0, 0.0);
+        lens_figure_text(cr, f->L.err_x[t] + side / 2, hy, "relative error |v' - v| / |v|", 0.5, 1.0, 0.0);
         format_pct(s->err_max[t], a, sizeof a);
         format_pct(s->err_rms[t], b, sizeof b);
         snprintf(buf, sizeof buf, "%d B: relative error max %s, RMS %s over %ld elements", s->lengths[t], a, b,
@@ -448,9 +470,10 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
         lens_figure_set_font(cr, f->face, fs);
         lens_figure_text(cr, f->L.orig_x[t], hy - f->lab_fs * 1.3, buf, 0.0, 1.0, 0.0);
     }
+    lens_free(err);
     lens_figure_set_font(cr, f->face, fs);
     double ly = f->y + f->h - fs * 1.1;
-    lens_figure_text(cr, f->L.orig_x[0] + f->L.side + fs * 0.75, ly, "column (rank)", 0.5, 1.0, 0.0);
+    lens_figure_text(cr, (f->L.orig_x[0] + f->L.err_x[0] + f->L.side) / 2, ly, "column (rank)", 0.5, 1.0, 0.0);
     char rw[32];
     lens_figure_set_font(cr, f->face, f->lab_fs);
     snprintf(rw, sizeof rw, "%d", s->procs - 1);
@@ -471,7 +494,7 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
         snprintf(bound, sizeof bound, "bound %.3g%% per element; ", 100 * s->bound);
     else
         bound[0] = 0;
-    snprintf(buf, sizeof buf, "%d processes; %sone colour scale per length; diagonal (not measured) in grey",
+    snprintf(buf, sizeof buf, "%d processes; %sone delay scale per length; the diagonal is not a measurement",
              s->procs, bound);
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
     lens_figure_set_font(cr, f->face, f->lab_fs);

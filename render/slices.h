@@ -64,11 +64,12 @@ struct lens_slices_opts {
                                * pixels, SVG points) */
     const char *font_path;    /* TTF for the text (fonts/DejaVuSans.ttf); NULL: toy "sans" */
 };
-void lens_slices_opts_init(struct lens_slices_opts *o); /* 900 x automatic, toy font */
+void lens_slices_opts_init(struct lens_slices_opts *o); /* 1200 x automatic, toy font */
 
 /* Draws the figure into the box (x, y, w, h) of cr, background included; cr's state is
  * saved and restored. Row t: caption, original, decoded, a colour bar for both (range of the
- * two over the off-diagonal finite elements; the diagonal is drawn as missing).
+ * two over the off-diagonal finite elements; the diagonal is drawn as missing), and the map
+ * of the relative error of each element with its own bar (0 to the bound).
  * Errors: LENS_EINVAL (bad s, box too small), LENS_ELIB (cairo), LENS_ENOMEM, font errors. */
 int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_slices *s,
                      const struct lens_slices_opts *o, struct lens_err *e);
@@ -81,11 +82,13 @@ int lens_slices_png_mem(const struct lens_slices *s, const struct lens_slices_op
                         size_t *len, struct lens_err *e);
 
 /* Where the writers put slice t (figure units): the original's panel at (orig_x, y), the
- * decoded one at (dec_x, y), both side x side, cell (i, j) covering [j, j+1) * side / P
- * across and [i, i+1) * side / P down; colours map [vmin, vmax] (seconds) onto viridis. */
+ * decoded one at (dec_x, y), the relative error's at (err_x, y), all side x side, cell (i, j)
+ * covering [j, j+1) * side / P across and [i, i+1) * side / P down. Delays map [vmin, vmax]
+ * (seconds) onto viridis; errors [0, emax] onto the grey ramp (light = 0), emax being the
+ * bound, or the slice's largest error when the bound is unknown. */
 struct lens_slices_layout {
-    double orig_x[LENS_SLICES_MAX], dec_x[LENS_SLICES_MAX], y[LENS_SLICES_MAX], side;
-    double vmin[LENS_SLICES_MAX], vmax[LENS_SLICES_MAX];
+    double orig_x[LENS_SLICES_MAX], dec_x[LENS_SLICES_MAX], err_x[LENS_SLICES_MAX], y[LENS_SLICES_MAX], side;
+    double vmin[LENS_SLICES_MAX], vmax[LENS_SLICES_MAX], emax[LENS_SLICES_MAX];
     int width, height;        /* the figure size the writers use */
 };
 int lens_slices_layout(const struct lens_slices *s, const struct lens_slices_opts *o, struct lens_slices_layout *l,

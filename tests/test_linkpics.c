@@ -419,14 +419,15 @@ static void test_slices(void)
     o.font_path = FONT;
     struct lens_slices_layout Lo;
     LENS_TEST(lens_slices_layout(s, &o, &Lo, &e) == LENS_OK, "layout: %s", e.msg);
-    LENS_TEST(Lo.height == 110 + 330 * 3 && Lo.width == 900, "automatic size %dx%d", Lo.width, Lo.height);
+    LENS_TEST(Lo.height == 110 + 330 * 3 && Lo.width == 1200, "automatic size %dx%d", Lo.width, Lo.height);
     char *png = tpath("slices.png");
     LENS_TEST(lens_slices_write(png, s, &o, &e) == LENS_OK, "write: %s", e.msg);
     cairo_surface_t *img = cairo_image_surface_create_from_png(png);
     LENS_TEST(cairo_surface_status(img) == CAIRO_STATUS_SUCCESS, "png reads back");
     if (cairo_surface_status(img) == CAIRO_STATUS_SUCCESS) {
-        uint32_t lut[LENS_CMAP_SIZE];
+        uint32_t lut[LENS_CMAP_SIZE], grey[LENS_CMAP_SIZE];
         lens_colormap_lut(LENS_CMAP_VIRIDIS, lut);
+        lens_colormap_lut(LENS_CMAP_GREY, grey);
         unsigned char *d = cairo_image_surface_get_data(img);
         int stride = cairo_image_surface_get_stride(img), bad = 0;
         double cw = Lo.side / P;
@@ -441,6 +442,18 @@ static void test_slices(void)
                 }
             }
             LENS_TEST(Lo.vmin[t] == lo && Lo.vmax[t] == hi, "slice %d: range", t);
+            LENS_TEST(Lo.emax[t] == 0.05, "slice %d: error scale up to the bound", t);
+            /* the error panel: grey entry of |dec - orig| / |orig| over [0, bound] */
+            for (int i = 0; i < P; i++)
+                for (int j = 0; j < P; j++) {
+                    if (i == j)
+                        continue;
+                    size_t q = (size_t)t * P * P + i * P + j;
+                    double r = fabs(s->dec[q] - s->orig[q]) / fabs(s->orig[q]);
+                    int x = (int)floor(Lo.err_x[t] + (j + 0.5) * cw), y = (int)floor(Lo.y[t] + (i + 0.5) * cw);
+                    uint32_t px = *(uint32_t *)(void *)(d + (size_t)y * stride + 4 * x) & 0xffffff;
+                    bad += px != (grey[lens_colormap_index(r / 0.05)] & 0xffffff);
+                }
             for (int b = 0; b < 2; b++)
                 for (int i = 0; i < P; i++)
                     for (int j = 0; j < P; j++) {

@@ -95,7 +95,9 @@ PYEOF
 )
 check_eq "slice errors match a recomputation" "$got" "3 True"
 check_match "compress text output unchanged" "$(head -n 1 "$TMP/out")" "^packed .* into .*p.nc: 4 statistics"
-check "slices svg has two panels per slice" test "$(grep -c '<image' "$TMP/s.svg")" -ge 6
+# per slice: original, decoded and error panels (16 x 16 rasters) and two colour bars (1 x 256)
+check_eq "slices svg: three panels per slice" "$(grep -o '<image[^>]*width="16" height="16"' "$TMP/s.svg" | wc -l)" "9"
+check_eq "slices svg: two colour bars per slice" "$(grep -o '<image[^>]*width="1" height="256"' "$TMP/s.svg" | wc -l)" "6"
 "$M" compress "$TMP/m/n" -o "$TMP/p2.nc" --max-error 0.1 --plot "$TMP/s2.svg" --plot-lengths 512,3000,4096 >/dev/null 2>&1
 check "slices svg byte-identical" cmp "$TMP/s.svg" "$TMP/s2.svg"
 "$M" compress "$TMP/m/n" -o "$TMP/p3.nc" --plot "$TMP/s3.png" >/dev/null 2>&1
