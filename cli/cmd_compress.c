@@ -180,6 +180,8 @@ int cmd_compress(int argc, char **argv)
         return lens_cli_usage("compress", "expected one INPUT, got %d", argc - optind);
     if (!out)
         return lens_cli_usage("compress", "missing -o PACKED.nc");
+    if (nwant && !plot)
+        return lens_cli_usage("compress", "--plot-lengths needs --plot FILE");
     struct lens_err e;
     lens_err_clear(&e);
     struct stat sb;

@@ -117,6 +117,7 @@ check_exit "compress --plot .pdf" 2 "$M" compress "$TMP/m/n" -o "$TMP/q.nc" --pl
 check_exit "compress bad --plot-lengths" 2 "$M" compress "$TMP/m/n" -o "$TMP/q.nc" --plot "$TMP/q.png" --plot-lengths 1,x
 check_exit "compress too many lengths" 2 "$M" compress "$TMP/m/n" -o "$TMP/q.nc" --plot "$TMP/q.png" \
     --plot-lengths 1,2,3,4,5,6,7,8,9
+check_exit "--plot-lengths without --plot" 2 "$M" compress "$TMP/m/n" -o "$TMP/q.nc" --plot-lengths 0
 check_exit "compress unwritable plot" 1 "$M" compress "$TMP/m/n" -o "$TMP/q.nc" --plot "$TMP/no/dir/s.png"
 check_match "unwritable slices named" "$(cat "$TMP/err")" "no/dir/s.png"
 check "no packed file when the plot fails" test ! -e "$TMP/q.nc"
