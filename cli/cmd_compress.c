@@ -4,6 +4,7 @@
 
 #include "../analysis/compress.h"
 #include "../common/json.h"
+#include "../render/slices.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -16,7 +17,8 @@ LENS_COMMAND(compress, "pack a cube into groups of links with a per-element erro
 
 static void help(void)
 {
-    printf("usage: mpilens compress INPUT -o PACKED.nc [--max-error X] [--force] [--json]\n\n"
+    printf("usage: mpilens compress INPUT -o PACKED.nc [--max-error X] [--force] [--json]\n"
+           "                        [--plot FILE.png|FILE.svg [--plot-lengths L1,L2,..]]\n\n"
            "Packs every statistic of a latency cube, one length after the other, into groups of\n"
            "links whose delays agree within the bound: each decoded element v' of an element v\n"
            "has |v' - v| <= X |v| (NaN and infinities exactly). Groups split when their values\n"
@@ -27,10 +29,13 @@ static void help(void)
            "  --max-error X       relative error bound, 0 <= X < 1 (default 0.05; 0 is lossless)\n"
            "  --force             overwrite FILE\n"
            "  --json              print the report as JSON\n"
+           "  --plot FILE         original against compressed matrices at a few lengths (.png, .svg)\n"
+           "  --plot-lengths L,.. lengths in bytes to show, nearest present (default first, middle, last)\n"
            "  -h, --help          show this help\n\n"
            "example:\n"
            "  mpilens compress samples/cubes/synth32/network -o synth32.lcz.nc --max-error 0.02\n"
-           "  mpilens decompress synth32.lcz.nc --verify samples/cubes/synth32/network\n");
+           "  mpilens decompress synth32.lcz.nc --verify samples/cubes/synth32/network\n"
+           "  mpilens compress samples/cubes/synth32/network -o s.nc --plot slices.png --plot-lengths 0,4096\n");
 }
 
 struct report {
@@ -126,14 +131,17 @@ static int pack_stat(const struct lens_cube *c, int s, double bound, struct lens
 
 int cmd_compress(int argc, char **argv)
 {
-    enum { O_MAX = 256, O_FORCE, O_JSON };
+    enum { O_MAX = 256, O_FORCE, O_JSON, O_PLOT, O_PLOT_LENGTHS };
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"max-error", required_argument, NULL, O_MAX},
                                          {"force", no_argument, NULL, O_FORCE},
                                          {"json", no_argument, NULL, O_JSON},
+                                         {"plot", required_argument, NULL, O_PLOT},
+                                         {"plot-lengths", required_argument, NULL, O_PLOT_LENGTHS},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *out = NULL;
+    const char *out = NULL, *plot = NULL;
+    int want[LENS_SLICES_MAX], nwant = 0;
     double bound = 0.05;
     int force = 0, json = 0, ch;
     char *end;
@@ -148,6 +156,22 @@ int cmd_compress(int argc, char **argv)
             break;
         case O_FORCE: force = 1; break;
         case O_JSON: json = 1; break;
+        case O_PLOT:
+            plot = optarg;
+            if (strlen(plot) < 5 || (strcmp(plot + strlen(plot) - 4, ".png") && strcmp(plot + strlen(plot) - 4, ".svg")))
+                return lens_cli_usage("compress", "--plot must end in .png or .svg, not '%s'", optarg);
+            break;
+        case O_PLOT_LENGTHS:
+            for (char *q = optarg;; q = end + 1) {
+                long v = strtol(q, &end, 10);
+                if (end == q || v < 0 || v > 1L << 30 || (*end && *end != ',') || nwant == LENS_SLICES_MAX)
+                    return lens_cli_usage("compress", "--plot-lengths must be up to %d byte counts L1,L2,.., not '%s'",
+                                          LENS_SLICES_MAX, optarg);
+                want[nwant++] = (int)v;
+                if (!*end)
+                    break;
+            }
+            break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("compress", "unknown option");
         }
@@ -156,6 +180,8 @@ int cmd_compress(int argc, char **argv)
         return lens_cli_usage("compress", "expected one INPUT, got %d", argc - optind);
     if (!out)
         return lens_cli_usage("compress", "missing -o PACKED.nc");
+    if (nwant && !plot)
+        return lens_cli_usage("compress", "--plot-lengths needs --plot FILE");
     struct lens_err e;
     lens_err_clear(&e);
     struct stat sb;
@@ -187,8 +213,15 @@ int cmd_compress(int argc, char **argv)
         }
     }
     r.seconds = lens_now() - t0;
+    char plotted[512];
+    if (rc == LENS_OK && plot)
+        rc = lens_slices_plot_packed(plot, c, p, nwant ? want : NULL, nwant, lens_cli_font(), plotted, sizeof plotted, &e);
     if (rc == LENS_OK)
         rc = lens_packed_write(out, c, p, &e);
+    if (plot && rc == LENS_OK)
+        fprintf(stderr, "mpilens: wrote %s\n", plotted);
+    else if (plot)
+        remove(plot);
     if (rc == LENS_OK) {
         r.file = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
         for (int w = 0; w < c->nwarn; w++)
