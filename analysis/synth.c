@@ -287,6 +287,18 @@ int lens_synth_truth_write(const struct lens_synth_opts *o, const char *path, st
     if (!pl)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     int rc = lens_synth_placement(o, pl, e);
+    const char *slash = strrchr(path, '/');
+    if (rc == LENS_OK && slash && slash != path) {
+        /* beside the cube, whose writer makes its directory too */
+        char *dir = lens_strdup(path);
+        if (dir) {
+            dir[slash - path] = '\0';
+            rc = lens_mkdir_p(dir, e);
+            lens_free(dir);
+        } else {
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+        }
+    }
     struct lens_atomic a;
     if (rc == LENS_OK)
         rc = lens_atomic_open(&a, path, "w", e);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 LENS_COMMAND(synth, "write a synthetic latency cube with a known machine structure");
 
@@ -109,10 +110,11 @@ int cmd_synth(int argc, char **argv)
     char seed[32];
     snprintf(seed, sizeof seed, "%lu", o.seed);
     const char *attrs[] = {"generator", "mpilens synth", "seed", seed, NULL, NULL};
-    int rc = lens_cube_write(c, prefix, attrs, &e);
+    /* the truth first: it cannot fail for want of room after the cube is written */
+    int rc = truth ? lens_synth_truth_write(&o, truth, &e) : LENS_OK;
+    if (rc == LENS_OK && (rc = lens_cube_write(c, prefix, attrs, &e)) != LENS_OK && truth)
+        (void)unlink(truth);
     lens_cube_free(c);
-    if (rc == LENS_OK && truth)
-        rc = lens_synth_truth_write(&o, truth, &e);
     if (rc != LENS_OK)
         return lens_cli_fail(&e);
     fprintf(stderr, "mpilens: wrote %s_{average,median,deviation,min}.nc and %s_hosts.txt%s%s\n", prefix, prefix,
