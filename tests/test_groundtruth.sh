@@ -29,7 +29,7 @@ for path in sys.argv[2:]:
 PYEOF
 
 # The findings of `anomalies --json` and of the truth file, as sorted "kind:ranks" words.
-found() { "$BIN/mpilens" anomalies --json "$1" | $PY -c 'import json,sys; print(" ".join(sorted("%s:%s" % (a["kind"], ",".join(map(str, a["ranks"]))) for a in json.load(sys.stdin)["anomalies"])))'; }
+found() { "$BIN/mpilens" anomalies --json "$@" | $PY -c 'import json,sys; print(" ".join(sorted("%s:%s" % (a["kind"], ",".join(map(str, a["ranks"]))) for a in json.load(sys.stdin)["anomalies"])))'; }
 truth() { $PY -c 'import json,sys; print(" ".join(sorted("%s:%s" % (a["kind"], ",".join(map(str, a["ranks"]))) for a in json.load(open(sys.argv[1]))["anomalies"])))' "$1"; }
 
 # cuts NAME PREFIX TRUTH: the ARI lines of average, complete and ward linkage, in that order
@@ -85,14 +85,40 @@ SOURCE_DATE_EPOCH=1795219200 "$BIN/mpilens" synth -o "$TMP/again/n" --procs 48 -
     --sockets 2 --shuffle --noise 0 --seed 31337 --truth "$TMP/again/t.json" 2>/dev/null
 check "truth: byte-identical for the same seed" cmp "$TMP/exact/t.json" "$TMP/again/t.json"
 
+# spikes (OS noise in some repeats) move the average and deviation only
+"$BIN/mpilens" synth -o "$TMP/spiky/n" --procs 48 --switches 2 --nodes 4 --sockets 2 --shuffle --noise 0.03 \
+    --seed 31337 --spikes 0.05 2>/dev/null
+"$BIN/mpilens" synth -o "$TMP/calm/n" --procs 48 --switches 2 --nodes 4 --sockets 2 --shuffle --noise 0.03 \
+    --seed 31337 2>/dev/null
+check "spikes: median untouched" cmp "$TMP/spiky/n_median.nc" "$TMP/calm/n_median.nc"
+check "spikes: min untouched" cmp "$TMP/spiky/n_min.nc" "$TMP/calm/n_min.nc"
+got=$($PY - "$TMP/spiky/n_average.nc" "$TMP/calm/n_average.nc" <<'PYEOF'
+import sys
+import numpy as np
+from scipy.io import netcdf_file
+a = netcdf_file(sys.argv[1], "r", mmap=False).variables["data"][:]
+b = netcdf_file(sys.argv[2], "r", mmap=False).variables["data"][:]
+off = ~np.eye(a.shape[1], dtype=bool)[None, :, :].repeat(a.shape[0], 0)
+hit = (a != b)[off]
+share = hit.mean()
+# never smaller, about 5 % of the elements, and some spikes much larger than the delay
+ok = (a >= b).all() and 0.04 < share < 0.06 and (a[off] / b[off]).max() > 2
+print("ok" if ok else "share %.4f max ratio %.2f" % (share, (a[off] / b[off]).max()))
+PYEOF
+)
+check_eq "spikes: about 5 % of the averages, only upwards, heavy-tailed" "$got" "ok"
+
 # --- clean machines: every level comes back, and no anomaly ------------------------------------
-# procs switches nodes sockets seed: 2x4x2x4, 3x6x2x2, 2x8x2x4, 4x8x3x4
-for shape in "64 2 4 2 4211" "72 3 6 2 907" "128 2 8 2 5151" "96 4 8 3 66"; do
+# procs switches nodes sockets seed spikes (switches x nodes x sockets x cores: 2x4x2x8,
+# 3x6x2x6, 2x8x2x8, 4x8x3x4)
+for shape in "64 2 4 2 4211 0" "72 3 6 2 907 0.03" "128 2 8 2 5151 0" "96 4 8 3 66 0.02"; do
     set -- $shape
     name="clean$1"
     "$BIN/mpilens" synth -o "$TMP/$name/n" --procs "$1" --switches "$2" --nodes "$3" --sockets "$4" \
-        --shuffle --jitter 0.02 --seed "$5" --truth "$TMP/$name/t.json" 2>/dev/null
+        --shuffle --jitter 0.02 --spikes "$6" --seed "$5" --truth "$TMP/$name/t.json" 2>/dev/null
     check_eq "$name: no anomalies" "$("$BIN/mpilens" anomalies --json "$TMP/$name/n")" '{"anomalies":[],"stat":"median"}'
+    check_eq "$name: no anomalies in the average either" "$("$BIN/mpilens" anomalies --stat average --json "$TMP/$name/n")" \
+        '{"anomalies":[],"stat":"average"}'
     lines=$(cuts "$name" "$TMP/$name/n" "$TMP/$name/t.json")
     m=0
     for method in average complete ward; do
@@ -103,16 +129,17 @@ for shape in "64 2 4 2 4211" "72 3 6 2 907" "128 2 8 2 5151" "96 4 8 3 66"; do
 done
 
 # --- faulty machines: the faults are found exactly, the nodes still come back ---------------
-# procs switches nodes sockets seed slow-node bad-link asym-pair
-for shape in "32 2 4 2 11 1 3,20 7,30" "36 3 6 2 12 4 0,35 8,9" "64 2 8 2 13 5 9,40 12,33"; do
+# procs switches nodes sockets seed slow-node bad-link asym-pair spikes
+for shape in "32 2 4 2 11 1 3,20 7,30 0" "36 3 6 2 12 4 0,35 8,9 0" "64 2 8 2 13 5 9,40 12,33 0.02"; do
     set -- $shape
     name="faulty$1"
     "$BIN/mpilens" synth -o "$TMP/$name/n" --procs "$1" --switches "$2" --nodes "$3" --sockets "$4" \
-        --shuffle --jitter 0.02 --seed "$5" --slow-node "$6" --bad-link "$7" --asym-pair "$8" \
+        --shuffle --jitter 0.02 --seed "$5" --slow-node "$6" --bad-link "$7" --asym-pair "$8" --spikes "$9" \
         --truth "$TMP/$name/t.json" 2>/dev/null
     want=$(truth "$TMP/$name/t.json")
     check_match "$name: truth names three faults" "$want" "^asymmetric_pair:${8} bad_link:${7} slow_node:[0-9,]+$"
     check_eq "$name: anomalies are exactly the injected ones" "$(found "$TMP/$name/n")" "$want"
+    check_eq "$name: the same from the average" "$(found "$TMP/$name/n" --stat average)" "$want"
     lines=$(cuts "$name" "$TMP/$name/n" "$TMP/$name/t.json")
     m=0
     for method in average complete ward; do
@@ -143,6 +170,8 @@ check_eq "nothing written" "$(ls "$TMP/e1" 2>/dev/null | wc -l)" "0"
 check_exit "asymmetric pair out of range" 1 "$BIN/mpilens" synth -o "$TMP/e2/n" --procs 16 --asym-pair 3,16
 check_match "asymmetric pair message" "$(cat "$TMP/err")" "asymmetric pair 3, 16 is not a pair of distinct ranks"
 check_exit "bad --jitter" 2 "$BIN/mpilens" synth -o "$TMP/e3/n" --jitter 0.7
+check_exit "--jitter not a number" 2 "$BIN/mpilens" synth -o "$TMP/e3/n" --jitter 0.1x
+check_exit "bad --spikes" 2 "$BIN/mpilens" synth -o "$TMP/e3/n" --spikes 1.5
 echo x >"$TMP/afile"
 check_exit "truth below a regular file" 1 "$BIN/mpilens" synth -o "$TMP/e4/n" --truth "$TMP/afile/t.json"
 check_match "truth error names the path" "$(cat "$TMP/err")" "afile"
