@@ -344,7 +344,8 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
     fr.py1 = y + h - 3.4 * fs;
 
     double vlo, vhi, slo, shi;
-    int zero, any = ranges(f, metric, o->show_mean, &vlo, &vhi, &slo, &shi, &zero);
+    int sm = o->show_mean != 0;
+    int zero, any = ranges(f, metric, sm, &vlo, &vhi, &slo, &shi, &zero);
     /* decades that enclose the values; the size axis a little wider than the sizes */
     fr.d0 = any ? floor(log10(vlo)) : 0;
     fr.d1 = any ? ceil(log10(vhi)) : 1;
@@ -381,12 +382,12 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
             for (int k = 0; k < f->pair[p].nsize && !drawn[p]; k++)
                 drawn[p] = !isnan(value(&f->pair[p].pt[k], metric, 0));
             if (drawn[p])
-                series(cr, &fr, &f->pair[p], p, metric, o->show_mean);
+                series(cr, &fr, &f->pair[p], p, metric, sm);
         }
         cairo_restore(cr);
     }
     lens_figure_set_font(cr, face, 0.85 * fs);
-    legend(cr, f, drawn, o->max_legend > 0 ? o->max_legend : 12, o->show_mean, fr.px1 + 1.2 * fs, fr.py0,
+    legend(cr, f, drawn, o->max_legend > 0 ? o->max_legend : 12, sm, fr.px1 + 1.2 * fs, fr.py0,
            lw - 0.2 * fs, fr.py1, 0.85 * fs);
     cairo_restore(cr);
     lens_free(drawn);
@@ -492,18 +493,20 @@ void lens_p2pplot_caption(const struct lens_p2pfile *f, int metric, char *buf, s
     char k[32] = "k";
     if (f->window > 0)
         snprintf(k, sizeof k, "k = %d", f->window);
-    const char *what =
-        metric == LENS_P2PPLOT_LATENCY
-            ? "One-way latency L = T/2c from a ping-pong of c round trips with the same size both ways"
-        : metric == LENS_P2PPLOT_BANDWIDTH ? "Bandwidth B = k*s/T for a window of %s messages of s bytes answered by an empty reply"
-                                           : "Message rate M = k/T for a window of %s messages answered by an empty reply";
     char head[256];
-    snprintf(head, sizeof head, what, k);
+    if (metric == LENS_P2PPLOT_LATENCY)
+        snprintf(head, sizeof head, "One-way latency L = T/2c from a ping-pong of c round trips with the same "
+                 "size both ways");
+    else if (metric == LENS_P2PPLOT_BANDWIDTH)
+        snprintf(head, sizeof head, "Bandwidth B = k*s/T for a window of %s messages of s bytes answered by an "
+                 "empty reply", k);
+    else
+        snprintf(head, sizeof head, "Message rate M = k/T for a window of %s messages answered by an empty reply", k);
     const char *zero_text = !zero ? ""
                             : metric == LENS_P2PPLOT_BANDWIDTH ? " A 0-byte message carries no data: its bandwidth is 0 and is not drawn."
                                                                : " 0-byte messages are drawn in the separate \"0\" column left of the axis break.";
-    snprintf(buf, n, "%s; median over the iterations (solid, markers)%s, log-log axes.%s %s",
-             head, f->npairs > 0 ? " and mean over the run (dashed)" : "", zero_text,
+    snprintf(buf, n, "%s; median over the iterations (solid, markers) and mean over the run (dashed), "
+             "log-log axes.%s %s", head, zero_text,
              inter && intra ? "Circles: pairs within a node; squares: pairs across nodes."
              : inter        ? "Squares: pairs across nodes."
                             : "Circles: pairs within a node.");
