@@ -399,6 +399,8 @@ static const struct lens_tmpl_renderer renderers[] = {
     {"parameters", 1, NULL, NULL, NULL},
     {"input", 1, NULL, NULL, NULL},
     {"summary", 1, summary_vars, summary_table, NULL},
+    {"structure", 1, lens_report_structure_vars, lens_report_structure_table, lens_report_structure_block},
+    {"anomalies", 1, lens_report_anomalies_vars, lens_report_anomalies_table, NULL},
     {"heatmaps", 1, NULL, NULL, heatmap_block},
     {"quality", 1, NULL, NULL, quality_block},
 };
@@ -509,6 +511,7 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
     if (rc == LENS_OK)
         rc = lens_pdf_save(r.pdf, path, e);
     lens_pdf_free(r.pdf);
+    lens_report_analysis_free(r.an);
     lens_template_free(t);
     lens_tmpl_vars_release(&r.vars);
     return rc;
