@@ -60,4 +60,11 @@ int lens_report_anomalies_vars(void *ctx, struct lens_err *e);
 int lens_report_anomalies_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
 void lens_report_analysis_free(struct lens_report_analysis *a); /* NULL does nothing */
 
+/* The point-to-point sweep (report_p2p.c): placeholders of the current p2p input (for every
+ * section of its "repeat inputs" group) and the p2p section. */
+int lens_report_p2p_input_vars(void *ctx, struct lens_err *e);
+int lens_report_p2p_vars(void *ctx, struct lens_err *e);
+int lens_report_p2p_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+int lens_report_p2p_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+
 #endif
