@@ -23,10 +23,13 @@
  * height. The cut is placed where that next height is the most times higher than the median
  * over the groups of their inside heights (singletons left out), if at least GAP_MIN times;
  * else the processes form one group. The median, not the largest inside height, keeps one
- * slow node (all its delays higher) from hiding the level of the nodes. Heights below
+ * slow node (all its delays higher) from hiding the level of the nodes. A cut must also sit
+ * in a real step, the next merge at least CUT_STEP_MIN times the last one below it, so that
+ * it never falls between merges of one level that differ only by noise. Heights below
  * GAP_FLOOR x the root height count as that, so that identical processes do not give huge
  * ratios. Only k <= CUT_KMAX groups are considered, which bounds the cost. */
 #define GAP_MIN 1.5
+#define CUT_STEP_MIN 1.1
 #define GAP_FLOOR 1e-3
 #define CUT_KMAX 256
 #define CELL 400 /* longest table cell or list we write, bytes */
@@ -98,7 +101,8 @@ static int auto_cut(struct lens_report_analysis *a, int n, struct lens_err *e)
         qsort(tmp, (size_t)nact, sizeof *tmp, by_value);
         double within = nact % 2 ? tmp[nact / 2] : (tmp[nact / 2 - 1] + tmp[nact / 2]) / 2;
         double ratio = z[j + 1].height / (within > floor ? within : floor);
-        if (z[n - 2].height > 0 && ratio >= best) { /* ties: fewer groups */
+        int step = z[j + 1].height >= CUT_STEP_MIN * (z[j].height > floor ? z[j].height : floor);
+        if (z[n - 2].height > 0 && step && ratio >= best) { /* ties: fewer groups */
             best = ratio;
             a->ratio = ratio;
             a->low = within;

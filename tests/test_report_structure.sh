@@ -24,7 +24,8 @@ check "tree-order heatmap svg" test -s "$TMP/fig/structure_heatmap.svg"
 
 # scipy reference: distances = median over lengths of the median statistic, (A + A^T) / 2;
 # average linkage; the cut rule of docs/report.md (median inside height of the groups
-# against the next merge, k <= 256, ties to fewer groups, at least 1.5x); per group the ranks
+# against the next merge, in a step of at least 1.1x, k <= 256, ties to fewer groups, at
+# least 1.5x); per group the ranks
 # and the mean distance inside, in µs
 cat >"$TMP/ref.py" <<'EOF'
 import sys, numpy as np
@@ -50,7 +51,7 @@ for j in range(n - 1):
         continue
     within = np.median(list(tops.values()))
     r = h[j + 1] / max(within, 1e-3 * h[-1])
-    if r >= best:
+    if h[j + 1] >= 1.1 * max(h[j], 1e-3 * h[-1]) and r >= best:
         best, bk, blo, bhi = r, k, within, h[j + 1]
 if best < 1.5:
     bk = 1
@@ -139,6 +140,14 @@ variant mixed $(rep x1 4) $(rep x2 8) $(rep x3 4) $(rep x4 16)
 check "report mixed hosts" "$BIN/mpilens" report "$TMP/mixed/network" -o "$TMP/mixed.pdf"
 check_match "mixed words" "$(words "$(text "$TMP/mixed.pdf")")" \
     "4 groups of 8 processes that do not follow the hosts\. Groups spanning several hosts \(group: hosts\): 1: x1, x2; 2: x2, x3\. Hosts split over several groups \(host: groups\): x2: 1, 2; x4: 3, 4\."
+
+# ---- 16 nodes on one flat level: the cut falls between the nodes, not among the noise ----
+check "synth 16 nodes" "$BIN/mpilens" synth -o "$TMP/n16/network" --procs 128 --nodes 16 --seed 31337
+check "report 16 nodes" "$BIN/mpilens" report "$TMP/n16/network" -o "$TMP/n16.pdf"
+check_match "16 groups on 16 hosts" "$(words "$(text "$TMP/n16.pdf")")" \
+    "16 groups of 8 processes, matching hosts node01\.\.node16: each group is exactly one host"
+read -r _ k _ <<<"$($PY "$TMP/ref.py" "$TMP/n16/network" | grep '^cut')"
+check_eq "scipy agrees on 16 groups" "$k" 16
 
 # ---- one host, no structure: the 4-rank network_test2 run on one VM ----
 check "report one host" "$BIN/mpilens" report "$DATA/network-tests2/one_to_one_np4/network" -o "$TMP/vm.pdf"
