@@ -58,6 +58,8 @@ static void help(void)
         "      --raw           also write every timed repeat to PREFIX_all.nc\n"
         "      --force         overwrite an existing result (it is never overwritten otherwise)\n"
         "      --progress      draw the progress line in place even when stderr is not a terminal\n"
+        "      --timing        per length, print the seconds spent measuring, gathering to rank 0\n"
+        "                      and writing, and the peak resident memory (adds a barrier)\n"
         "      --pair A,B      p2p: the two ranks (default 0,1)\n"
         "      --pairs per-node  p2p: one pair inside a node and one across each pair of nodes\n\n"
         "What is fixed against network_test2:\n"
@@ -93,10 +95,20 @@ static void help(void)
 }
 
 /* The progress line: in place on a terminal (or with --progress), else one line per length. */
+struct progress_how {
+    int inplace; /* redraw one line (terminal or --progress) */
+    int timing;  /* --timing: one line per length with the phases */
+};
+
 static void show_progress(void *arg, const struct lens_bench_progress *p)
 {
-    int inplace = *(const int *)arg;
-    if (inplace) {
+    const struct progress_how *how = arg;
+    if (how->timing) {
+        fprintf(stderr, "mpilens-bench: timing length %d B (%d/%d): measure %.6f s, gather %.6f s, "
+                "write %.6f s; peak RSS rank 0 %ld kB, other ranks max %ld kB\n", p->len, p->k,
+                p->nlen, p->measure_s, p->gather_s, p->write_s, p->rss0_kb, p->rss_kb);
+    }
+    if (how->inplace) {
         fprintf(stderr, "\rmpilens-bench: length %d B (%d/%d), pairs %ld/%ld, %.1f s, %.1f s left\033[K%s",
                 p->len, p->k, p->nlen, p->pairs_done, p->pairs_total, p->elapsed, p->remaining,
                 p->k == p->nlen ? "\n" : "");
@@ -152,11 +164,11 @@ int main(int argc, char **argv)
         if (rc == LENS_OK)
             rc = check_output(&o, rank, &e);
         if (rc == LENS_OK) {
-            int inplace = o.progress || isatty(STDERR_FILENO);
+            struct progress_how how = {o.progress || isatty(STDERR_FILENO), o.timing};
             if (o.mode == LENS_MODE_P2P)
                 lens_bench_p2p_run(&o, say, NULL);
             else
-                lens_bench_allpairs_run(&o, show_progress, &inplace);
+                lens_bench_allpairs_run(&o, show_progress, &how);
         } else if (rank == 0) {
             fprintf(stderr, "mpilens-bench: %s%s\n", e.msg,
                     rc == LENS_EUSAGE ? " (try mpilens-bench --help)" : "");

@@ -16,21 +16,29 @@ static void help(void)
     printf("usage: mpilens synth -o PREFIX [options]\n\n"
            "Writes PREFIX_{average,median,deviation,min}.nc and PREFIX_hosts.txt: a one_to_one\n"
            "cube of a machine with NODES nodes of SOCKETS sockets, where a message between two\n"
-           "ranks costs latency + length / bandwidth of the closest level they share.\n\n"
+           "ranks costs latency + length / bandwidth of the closest level they share (socket, node,\n"
+           "switch, other switch). --truth writes what a correct analysis must find.\n\n"
            "options:\n"
            "  -o, --output PREFIX     output prefix (required)\n"
            "  -n, --procs N           processes (default 16)\n"
            "      --nodes N           nodes (default 4)\n"
            "      --sockets N         sockets per node (default 2)\n"
+           "      --switches N        switches, each with nodes/N nodes (default 1)\n"
+           "      --shuffle           place ranks on cores by a permutation drawn from the seed\n"
            "  -l, --lengths B:E:S     lengths from B to E (exclusive) step S (default 0:4097:512)\n"
            "      --noise X           relative noise (default 0.03)\n"
            "      --seed N            random seed (default 20261121)\n"
            "      --slow-node N       make every link of node N (0-based) 1.6x slower\n"
            "      --bad-link S,R      make the link from rank S to rank R 3x slower\n"
+           "      --asym-pair A,B     make A->B 1.5x slower and B->A 1.5x faster\n"
+           "      --jitter X          fixed per-link relative spread (default 0)\n"
+           "      --truth FILE        write the ground truth (placement, faults) as JSON\n"
            "      --force             overwrite an existing result\n"
            "  -h, --help              show this help\n\n"
            "example:\n"
-           "  mpilens synth -o out/synth/network --procs 32 --nodes 4 --slow-node 2 --bad-link 3,17\n");
+           "  mpilens synth -o out/synth/network --procs 32 --nodes 4 --slow-node 2 --bad-link 3,17\n"
+           "  mpilens synth -o out/gt/network --procs 64 --switches 2 --nodes 8 --sockets 2 --shuffle \\\n"
+           "      --jitter 0.02 --slow-node 5 --bad-link 9,40 --asym-pair 12,33 --truth out/gt/truth.json\n");
 }
 
 static int parse_int(const char *s, int *v)
@@ -45,17 +53,21 @@ static int parse_int(const char *s, int *v)
 
 int cmd_synth(int argc, char **argv)
 {
-    enum { O_NODES = 256, O_SOCKETS, O_NOISE, O_SEED, O_SLOW, O_BAD, O_FORCE };
+    enum { O_NODES = 256, O_SOCKETS, O_NOISE, O_SEED, O_SLOW, O_BAD, O_FORCE, O_SWITCHES, O_SHUFFLE, O_ASYM,
+           O_JITTER, O_TRUTH };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"procs", required_argument, NULL, 'n'},
         {"nodes", required_argument, NULL, O_NODES}, {"sockets", required_argument, NULL, O_SOCKETS},
         {"lengths", required_argument, NULL, 'l'}, {"noise", required_argument, NULL, O_NOISE},
         {"seed", required_argument, NULL, O_SEED}, {"slow-node", required_argument, NULL, O_SLOW},
         {"bad-link", required_argument, NULL, O_BAD}, {"force", no_argument, NULL, O_FORCE},
+        {"switches", required_argument, NULL, O_SWITCHES}, {"shuffle", no_argument, NULL, O_SHUFFLE},
+        {"asym-pair", required_argument, NULL, O_ASYM}, {"jitter", required_argument, NULL, O_JITTER},
+        {"truth", required_argument, NULL, O_TRUTH},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     struct lens_synth_opts o;
     lens_synth_opts_init(&o);
-    const char *prefix = NULL;
+    const char *prefix = NULL, *truth = NULL;
     int force = 0, ch, bad = 0;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "o:n:l:h", opts, NULL)) != -1) {
@@ -70,6 +82,11 @@ int cmd_synth(int argc, char **argv)
         case O_SLOW: bad = parse_int(optarg, &o.slow_node); break;
         case O_BAD: bad = sscanf(optarg, "%d,%d", &o.bad_src, &o.bad_dst) != 2; break;
         case O_FORCE: force = 1; break;
+        case O_SWITCHES: bad = parse_int(optarg, &o.switches); break;
+        case O_SHUFFLE: o.shuffle = 1; break;
+        case O_ASYM: bad = sscanf(optarg, "%d,%d", &o.asym_a, &o.asym_b) != 2; break;
+        case O_JITTER: o.jitter = strtod(optarg, NULL); bad = !(o.jitter >= 0 && o.jitter < 0.5); break;
+        case O_TRUTH: truth = optarg; break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("synth", "unknown option");
         }
@@ -94,8 +111,11 @@ int cmd_synth(int argc, char **argv)
     const char *attrs[] = {"generator", "mpilens synth", "seed", seed, NULL, NULL};
     int rc = lens_cube_write(c, prefix, attrs, &e);
     lens_cube_free(c);
+    if (rc == LENS_OK && truth)
+        rc = lens_synth_truth_write(&o, truth, &e);
     if (rc != LENS_OK)
         return lens_cli_fail(&e);
-    fprintf(stderr, "mpilens: wrote %s_{average,median,deviation,min}.nc and %s_hosts.txt\n", prefix, prefix);
+    fprintf(stderr, "mpilens: wrote %s_{average,median,deviation,min}.nc and %s_hosts.txt%s%s\n", prefix, prefix,
+            truth ? " and " : "", truth ? truth : "");
     return LENS_EXIT_OK;
 }
