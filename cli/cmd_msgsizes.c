@@ -4,9 +4,11 @@
 #include "cli.h"
 
 #include "../analysis/msgsize.h"
+#include "../analysis/p2pfile.h"
 #include "../render/pie.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,36 @@ static int write_file(const char *path, const struct lens_msgsize *m, int csv, c
     return lens_atomic_commit(&a, e);
 }
 
+/* The modelled time of one message: the p2p sweep's one-way latency interpolated at bytes. */
+static int p2p_time(void *ctx, uint64_t bytes, double *seconds, struct lens_err *e)
+{
+    const struct lens_p2p_pair *p = ctx;
+    *seconds = lens_p2pfile_send_time(p, (double)bytes);
+    if (!(*seconds >= 0.0) || isinf(*seconds))
+        return lens_err_set(e, LENS_EDATA, "p2p pair '%s': no send time for %llu bytes", p->label,
+                            (unsigned long long)bytes);
+    return LENS_OK;
+}
+
+/* Reads the p2p results, picks the pair and sets the model; *desc names them. */
+static int set_model(struct lens_msgsize *m, const char *input, const char *which, char *desc,
+                     size_t n, struct lens_err *e)
+{
+    struct lens_p2pfile *f = NULL;
+    int rc = lens_p2pfile_read(input, &f, e);
+    if (rc)
+        return rc;
+    int k = lens_p2pfile_find(f, which, e);
+    if (k < 0) {
+        lens_p2pfile_free(f);
+        return k;
+    }
+    snprintf(desc, n, "%s (%s)", f->path, f->pair[k].label);
+    rc = lens_msgsize_model(m, p2p_time, &f->pair[k], e);
+    lens_p2pfile_free(f);
+    return rc;
+}
+
 struct opts {
     const char *bins, *p2p, *pair, *csv, *plot, *output, *trace;
     int json;
@@ -76,8 +108,11 @@ static int run(const struct opts *o, struct lens_err *e)
         rc = lens_msgsize_bin(m, edges, nedges, drop_empty, e);
     lens_free(edges);
     const char *model = NULL;
-    if (rc == LENS_OK && o->p2p)
-        rc = lens_err_set(e, LENS_EINVAL, "--p2p: this build has no p2p reader");
+    char desc[4096 + 256];
+    if (rc == LENS_OK && o->p2p) {
+        rc = set_model(m, o->p2p, o->pair, desc, sizeof desc, e);
+        model = desc;
+    }
     if (rc == LENS_OK && o->csv)
         rc = write_file(o->csv, m, 1, o->trace, model, e);
     if (rc == LENS_OK && o->plot) {

@@ -110,6 +110,49 @@ check "svg deterministic" cmp -s "$TMP/a.svg" "$TMP/b.svg"
 check "png again" $M "$TMP/t" --plot "$TMP/d2.png" -o /dev/null
 check "png deterministic" cmp -s "$TMP/d.png" "$TMP/d2.png"
 
+# --p2p: a sweep whose median latency is exactly L(s) = 1.5 us + s / 2.5 GB/s at its sizes,
+# so the interpolated send time is exact at every size; share of time per bin recomputed here
+$PY - "$TMP/lin_p2p.csv" <<'EOF'
+import sys
+cols = ["size_bytes", "latency_s", "latency_min_s", "latency_median_s", "latency_max_s",
+        "bandwidth_Bps", "bandwidth_min_Bps", "bandwidth_median_Bps", "bandwidth_max_Bps",
+        "msg_rate_per_s", "msg_rate_min_per_s", "msg_rate_median_per_s", "msg_rate_max_per_s"]
+with open(sys.argv[1], "w") as f:
+    f.write(",".join(cols) + "\n")
+    for s in [0] + [1 << k for k in range(23)]:
+        L = 1.5e-6 + s / 2.5e9
+        f.write(",".join(str(x) for x in [s, L * 1.1, L * 0.9, repr(L), L * 2, 1e9, 1e9, 1e9, 1e9, 1e5, 1e5, 1e5, 1e5]) + "\n")
+EOF
+check "p2p run" $M "$TMP/t" --p2p "$TMP/lin" --json -o "$TMP/p.json" --plot "$TMP/p.png"
+check_eq "share of send time from the p2p model" "$($PY - "$TMP" "$TMP/p.json" <<'EOF'
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import want
+d = json.load(open(sys.argv[2]))
+L = lambda s: 1.5e-6 + s / 2.5e9
+msgs = want.messages()
+total = sum(c * L(s) for s, c in msgs)
+bad = []
+if abs(d["total_time_s"] / total - 1) > 1e-9:
+    bad.append("total %r want %r" % (d["total_time_s"], total))
+for b in d["bins"]:
+    t = sum(c * L(s) for s, c in msgs if s >= b["lo"] and (b["hi"] is None or s <= b["hi"]))
+    if abs(b["time_s"] - t) > 1e-9 * total or abs(b["share_time"] - t / total) > 1e-9:
+        bad.append("bin %s: %r want %r" % (b["lo"], b["time_s"], t))
+if abs(sum(b["share_time"] for b in d["bins"]) - 1) > 1e-12:
+    bad.append("time shares do not sum to 1")
+if "lin_p2p.csv (" not in d["time_model"]:
+    bad.append("model '%s'" % d["time_model"])
+print("; ".join(bad) if bad else "ok")
+EOF
+)" ok
+check_match "table has the time column" "$($M "$TMP/t" --p2p "$TMP/lin_p2p.csv" | grep '^size')" '% time +% call$'
+check_exit "missing p2p file" 1 $M "$TMP/t" --p2p "$TMP/nope" --csv "$TMP/bad.csv"
+check_match "missing p2p named" "$(cat "$TMP/err")" "nope"
+check_exit "unknown p2p pair" 1 $M "$TMP/t" --p2p "$TMP/lin" --pair 7 --csv "$TMP/bad.csv"
+check_exit "a cube file is not a p2p file" 1 $M "$TMP/t" --p2p "$TMP/d.csv" --plot "$TMP/bad.png"
+check_match "not a p2p file" "$(cat "$TMP/err")" "size_bytes"
+
 # usage errors: exit 2, a message, nothing written
 for bad in "" "64,32" "0,0" "abc" "12x" "64,,128" "99999999999999999999"; do
     check_exit "--bins '$bad' is a usage error" 2 $M "$TMP/t" --bins "$bad" --csv "$TMP/bad.csv" --plot "$TMP/bad.png"
