@@ -206,12 +206,15 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         double tw = lens_figure_text_width(cr, w[k].text);
         maxw = tw > maxw ? tw : maxw;
     }
-    /* radius: the labels beside the pie first, but the pie at least 0.3 of the column */
+    /* radius: the labels beside the pie first, but the pie at least 0.26 of the column */
     double r = fmin(area / 2 - 1.2 * fs, pw / 2 - maxw - 2.5 * fs);
-    double rmin = fmin(0.3 * fmin(pw, area), area / 2 - 1.2 * fs);
-    if (r < rmin)
-        r = rmin;
-    double avail = pw / 2 - r - 2.5 * fs;
+    double rmin = fmin(0.26 * fmin(pw, area), area / 2 - 1.2 * fs);
+    if (r < rmin) { /* labels too wide: a smaller font (down to 0.7) before cutting names */
+        double scale = fmax(0.7, (pw / 2 - rmin - 2.2 * fs) / maxw);
+        lens_figure_set_font(cr, face, fs * 0.9 * scale);
+        r = fmax(rmin, fmin(area / 2 - 1.2 * fs, pw / 2 - maxw * scale - 2.2 * fs));
+    }
+    double avail = pw / 2 - r - 2.2 * fs;
     double a = -M_PI / 2;
     for (int k = 0; k < nw; k++) {
         w[k].a0 = a;
@@ -375,6 +378,12 @@ int lens_pie_draw(cairo_t *cr, const struct lens_pie_chart *c, double x, double 
     return rc ? rc : lens_figure_status(cr, name, e);
 }
 
+/* The default width: LENS_PIE_WIDTH, wider for three pies. */
+static int default_width(const struct lens_pie_chart *c)
+{
+    return c->npies * 420 > LENS_PIE_WIDTH ? c->npies * 420 : LENS_PIE_WIDTH;
+}
+
 /* Renders c on a white surface of width x lens_pie_height: an image, or SVG into svg. */
 static int render(const struct lens_pie_chart *c, int width, const char *font_path, int svg_mode,
                   struct lens_figure_buf *svg, const char *name, cairo_surface_t **out,
@@ -384,7 +393,7 @@ static int render(const struct lens_pie_chart *c, int width, const char *font_pa
     int rc = check_chart(c, name, e);
     if (rc)
         return rc;
-    double w = width > 0 ? width : LENS_PIE_WIDTH;
+    double w = width > 0 ? width : default_width(c);
     double h = lens_pie_height(c, w);
     cairo_font_face_t *face = NULL;
     rc = lens_figure_font_load(font_path, &face, e);
