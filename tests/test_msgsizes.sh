@@ -74,11 +74,14 @@ check_eq "user bins (0 added) equal the program's counts" \
     "$($PY "$TMP/cmp.py" "$TMP" "$TMP/u.json" 0,57,1024,4095,65536,1048577 2>&1)" ok
 
 # independent of the formula: otf2-print's send records (MPI_SEND, MPI_ISEND) of the trace
-ref=$(otf2-print "$TMP/t/traces.otf2" 2>/dev/null | awk '$1 == "MPI_SEND" || $1 == "MPI_ISEND" {
-    for (i = 1; i <= NF; i++) if ($i == "Length:") { n++; b += $(i + 1); sub(",", "", $(i+1)) } }
-    END { print n + 0, b + 0 }')
-check_eq "totals equal otf2-print's sends" \
-    "$($PY -c "import json; d=json.load(open('$TMP/d.json')); print(d['total_messages'], d['total_bytes'])")" "$ref"
+sends() { otf2-print "$1" 2>/dev/null | awk '$1 == "MPI_SEND" || $1 == "MPI_ISEND" {
+    for (i = 1; i <= NF; i++) if ($i == "Length:") { n++; b += $(i + 1) } }
+    END { print n + 0, b + 0 }'; }
+totals() { $PY -c "import json, sys; d = json.load(sys.stdin); print(d['total_messages'], d['total_bytes'])"; }
+check_eq "totals equal otf2-print's sends" "$(totals < "$TMP/d.json")" "$(sends "$TMP/t/traces.otf2")"
+# and on a Score-P trace
+PP=$DATA/otf2/pipit-ping-pong
+check_eq "Score-P trace: totals equal otf2-print's sends" "$($M "$PP" --json | totals)" "$(sends "$PP/traces.otf2")"
 
 # CSV and the text table say the same as JSON
 check_eq "csv rows equal json bins" "$($PY - "$TMP/d.csv" "$TMP/d.json" <<'EOF'
