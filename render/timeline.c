@@ -570,14 +570,20 @@ static void draw_message(void *ctx, const struct lens_p2p *m, double ts, double 
 
 static void draw_legend(const struct layout *L, double x, double y)
 {
-    static const char *const names[NCLASS] = {"point-to-point", "collective", "one-sided",
-                                              "wait/test", "other MPI"};
+    static const char *const names[NCLASS + 3] = {"computation", "point-to-point", "collective",
+                                                  "one-sided", "wait/test", "other MPI",
+                                                  "message", "problem instance"};
     cairo_t *cr = L->cr;
-    double sw = 1.3 * L->fs, sh = 0.8 * L->fs;
-    cairo_set_font_size(cr, 0.9 * L->fs);
+    /* one row: the font shrinks until every entry fits the plot's width */
+    double fs = 0.9 * L->fs, total = 0;
+    cairo_set_font_size(cr, fs);
+    for (int i = 0; i < NCLASS + 3; i++)
+        total += 1.44 * L->fs + 4 + lens_figure_text_width(cr, names[i]) + 1.2 * L->fs;
+    double k = total > L->pw ? L->pw / total : 1;
+    cairo_set_font_size(cr, fs * k);
+    double sw = 1.3 * L->fs * k, sh = 0.8 * L->fs * k;
     for (int i = -1; i < NCLASS + 2; i++) {
-        const char *name = i < 0 ? "computation" : i < NCLASS ? names[i]
-                         : i == NCLASS ? "message" : "problem instance";
+        const char *name = names[i + 1];
         if (i == NCLASS) { /* a horizontal line: not counted as a message */
             set_rgb(cr, msg_rgb);
             cairo_set_line_width(cr, 1.1);
@@ -598,8 +604,8 @@ static void draw_legend(const struct layout *L, double x, double y)
             cairo_fill(cr);
         }
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-        lens_figure_text(cr, x + sw + 4, y + 0.5 * sh, name, 0, 0.5, 0);
-        x += sw + 4 + lens_figure_text_width(cr, name) + 1.2 * L->fs;
+        lens_figure_text(cr, x + sw + 4 * k, y + 0.5 * sh, name, 0, 0.5, 0);
+        x += sw + 4 * k + lens_figure_text_width(cr, name) + 1.2 * L->fs * k;
     }
 }
 
@@ -688,7 +694,7 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
         return rc;
     }
     struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, 0};
-    L.fs = fmin(16, fmax(9, width / 95));
+    L.fs = o->font_size > 0 ? o->font_size : fmin(16, fmax(9, width / 95));
     cairo_save(cr);
     cairo_translate(cr, x, y);
     lens_figure_set_font(cr, face, L.fs);
@@ -752,7 +758,7 @@ void lens_timeline_size(const struct lens_timeline_opts *o, const struct lens_ti
     *width = o->width > 0 ? o->width : 1200;
     int n = w->nlanes > 0 ? w->nlanes : 1;
     int lh = n <= 4 ? 64 : n <= 8 ? 44 : n <= 16 ? 30 : n <= 32 ? 18 : 10;
-    double fs = fmin(16, fmax(9, *width / 95.0));
+    double fs = o->font_size > 0 ? o->font_size : fmin(16, fmax(9, *width / 95.0));
     *height = o->height > 0 ? o->height : (int)ceil(10.4 * fs) + n * lh;
 }
 

@@ -35,6 +35,7 @@ struct lens_timeline_opts {
     int max_lanes;         /* ranks drawn at most (default 64), a block around the instance */
     const char *title;     /* NULL: automatic ("Late sender on rank 1: 24.0 ms ...") */
     const char *font_path; /* TTF (fonts/DejaVuSans.ttf); NULL: cairo's toy "sans" */
+    double font_size;      /* base size in pixels/points; 0: by the width (12.6 at 1200) */
 };
 
 /* Defaults as above, window automatic. */
