@@ -13,6 +13,7 @@
 #include "../render/slices.h"
 #include "lens_test.h"
 
+#include <cairo-pdf.h>
 #include <cairo.h>
 #include <dirent.h>
 #include <math.h>
@@ -526,6 +527,47 @@ static void test_slices(void)
     lens_cube_free(c);
 }
 
+static cairo_status_t count_bytes(void *closure, const unsigned char *data, unsigned int len)
+{
+    (void)data;
+    *(size_t *)closure += len;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* All three figures drawn side by side into boxes of one PDF page (vector cells for the map). */
+static void test_pdf(void)
+{
+    struct lens_err e;
+    lens_err_clear(&e);
+    size_t bytes = 0;
+    cairo_surface_t *pdf = cairo_pdf_surface_create_for_stream(count_bytes, &bytes, 1800, 700);
+    cairo_t *cr = cairo_create(pdf);
+    struct lens_links *r = fake_links(12, 4, 5);
+    struct lens_cube *c = make_cube(12, 5);
+    struct lens_slices *s = NULL;
+    LENS_TEST(lens_slices_new(&s, 12, 2, &e) == LENS_OK, "slices_new: %s", e.msg);
+    for (int t = 0; s && t < 2; t++) {
+        s->lengths[t] = t * 4000;
+        for (int q = 0; q < 144; q++) {
+            s->orig[t * 144 + q] = c->data[LENS_STAT_MEDIAN][t * 4 * 144 + q];
+            s->dec[t * 144 + q] = s->orig[t * 144 + q] * (1 + 0.01 * ((q * 7) % 5 - 2));
+        }
+    }
+    if (s)
+        lens_slices_measure(s);
+    LENS_TEST(s && s->err_max[1] > 0.0199 && s->err_max[1] < 0.0201, "measure: 2%% off at most");
+    LENS_TEST(lens_linkmap_draw(cr, 0, 0, 700, 500, r, NULL, &e) == LENS_OK, "pdf map: %s", e.msg);
+    LENS_TEST(lens_linkcurves_draw(cr, 700, 0, 600, 400, r, NULL, &e) == LENS_OK, "pdf curves: %s", e.msg);
+    LENS_TEST(lens_slices_draw(cr, 1300, 0, 500, 700, s, NULL, &e) == LENS_OK, "pdf slices: %s", e.msg);
+    cairo_destroy(cr);
+    cairo_surface_finish(pdf);
+    LENS_TEST(cairo_surface_status(pdf) == CAIRO_STATUS_SUCCESS && bytes > 1000, "pdf written (%zu bytes)", bytes);
+    cairo_surface_destroy(pdf);
+    lens_slices_free(s);
+    lens_cube_free(c);
+    fake_free(r);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/mpilens-linkpics.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -536,6 +578,7 @@ int main(void)
     test_map();
     test_map_errors();
     test_slices();
+    test_pdf();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)
