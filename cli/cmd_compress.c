@@ -1,5 +1,6 @@
 /* mpilens compress: lossy compression of a latency cube with a guaranteed per-element
- * relative error, into one packed NetCDF file; reports the ratio and the measured errors. */
+ * relative error, into one packed NetCDF file; reports the ratio and the measured errors.
+ * The cube is streamed: one P x P matrix in memory at a time (lens_cube_stream_read). */
 #include "cli.h"
 
 #include "../analysis/compress.h"
@@ -114,14 +115,18 @@ static void print_json(const char *in, const char *out, struct lens_packed *cons
     lens_json_end_object(&j);
 }
 
-/* Streams statistic s of c through the compressor, one length at a time. */
-static int pack_stat(const struct lens_cube *c, int s, double bound, struct lens_packed **out, struct lens_err *e)
+/* Streams statistic s through the compressor, one length at a time: mat is the one matrix. */
+static int pack_stat(struct lens_cube_stream *in, int s, double bound, double *mat, struct lens_packed **out,
+                     struct lens_err *e)
 {
+    const struct lens_cube *c = lens_cube_stream_meta(in);
     struct lens_compress *z;
     int rc = lens_compress_new(&z, c->procs, c->nlen, bound, e);
-    size_t P2 = (size_t)c->procs * c->procs;
-    for (int k = 0; k < c->nlen && rc == LENS_OK; k++)
-        rc = lens_compress_put(z, c->data[s] + (size_t)k * P2, e);
+    for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
+        rc = lens_cube_stream_read(in, s, k, mat, e);
+        if (rc == LENS_OK)
+            rc = lens_compress_put(z, mat, e);
+    }
     if (rc != LENS_OK) {
         lens_compress_free(z);
         return rc;
@@ -189,17 +194,19 @@ int cmd_compress(int argc, char **argv)
         lens_err_set(&e, LENS_EIO, "%s: exists; use --force to overwrite", out);
         return lens_cli_fail(&e);
     }
-    struct lens_cube *c;
-    if (lens_cube_read(argv[optind], &c, &e) != LENS_OK)
+    struct lens_cube_stream *in;
+    if (lens_cube_stream_open(argv[optind], &in, &e) != LENS_OK)
         return lens_cli_fail(&e);
+    const struct lens_cube *c = lens_cube_stream_meta(in);
     struct lens_packed *p[LENS_STAT_COUNT] = {NULL};
     struct report r = {0};
-    int rc = LENS_OK;
+    double *mat = lens_malloc((size_t)c->procs * c->procs * sizeof *mat);
+    int rc = mat ? LENS_OK : lens_err_set(&e, LENS_ENOMEM, "%s: out of memory", argv[optind]);
     double t0 = lens_now();
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
-        if (!c->data[s])
+        if (!(lens_cube_stream_stats(in) >> s & 1))
             continue;
-        rc = pack_stat(c, s, bound, &p[s], &e);
+        rc = pack_stat(in, s, bound, mat, &p[s], &e);
         if (rc == LENS_OK) {
             r.raw += 8.0 * c->procs * c->procs * c->nlen;
             r.packed += lens_packed_bytes(p[s]);
@@ -212,6 +219,9 @@ int cmd_compress(int argc, char **argv)
             }
         }
     }
+    lens_free(mat);
+    if (rc == LENS_OK)
+        rc = lens_cube_stream_end(in, &e); /* the repairs' warnings; no usable delay fails here */
     r.seconds = lens_now() - t0;
     char plotted[512];
     if (rc == LENS_OK && plot)
@@ -233,6 +243,6 @@ int cmd_compress(int argc, char **argv)
     }
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         lens_packed_free(p[s]);
-    lens_cube_free(c);
+    lens_cube_stream_close(in);
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
 }
