@@ -484,11 +484,30 @@ static void test_slices(void)
     lens_free(mem);
     free(file);
 
-    /* the one-call form and its summary */
+    /* from the cube written to disk and streamed back: the same slices; the one-call form */
+    char *prefix = tpath("n");
+    struct lens_cube_stream *in = NULL;
+    LENS_TEST(lens_cube_write(c, prefix, NULL, &e) == LENS_OK, "cube write: %s", e.msg);
+    LENS_TEST(lens_cube_stream_open(prefix, &in, &e) == LENS_OK, "stream open: %s", e.msg);
+    struct lens_slices *fs = NULL;
+    LENS_TEST(in && lens_slices_from_stream(in, LENS_STAT_MEDIAN, p[LENS_STAT_MEDIAN], w2, 3, &fs, &e) == LENS_OK,
+              "from_stream: %s", e.msg);
+    LENS_TEST(fs && fs->n == 3 && !memcmp(fs->orig, s->orig, sizeof(double) * 3 * P * P) &&
+                  !memcmp(fs->dec, s->dec, sizeof(double) * 3 * P * P) && fs->err_max[2] == s->err_max[2],
+              "streamed slices equal the in-memory ones");
+    lens_slices_free(fs);
     char sum[512];
-    LENS_TEST(lens_slices_plot_packed(tpath("pp.png"), c, p, w2, 3, FONT, sum, sizeof sum, &e) == LENS_OK,
-              "plot_packed: %s", e.msg);
+    LENS_TEST(in && lens_slices_plot_stream(tpath("pp.png"), in, p, w2, 3, FONT, sum, sizeof sum, &e) == LENS_OK,
+              "plot_stream: %s", e.msg);
     LENS_TEST(strstr(sum, "median: 0 B max error") && strstr(sum, "; 6000 B max error"), "summary: %s", sum);
+    LENS_TEST(in && lens_slices_plot_stream(tpath("none.png"), in, (struct lens_packed *[LENS_STAT_COUNT]){NULL}, NULL,
+                                            0, FONT, NULL, 0, &e) == LENS_EINVAL &&
+                  strstr(e.msg, "none.png"),
+              "nothing packed: %s", e.msg);
+    LENS_TEST(in && lens_slices_from_stream(in, LENS_STAT_MIN, p[LENS_STAT_MEDIAN], NULL, 0, &fs, &e) == LENS_EINVAL &&
+                  strstr(e.msg, "min"),
+              "statistic not in the stream: %s", e.msg);
+    lens_cube_stream_close(in);
 
     /* errors */
     char *bad = tpath("s.gif");
@@ -504,10 +523,6 @@ static void test_slices(void)
     LENS_TEST(lens_slices_from_packed(c, LENS_STAT_AVERAGE, p[LENS_STAT_MEDIAN], NULL, 0, &s2, &e) == LENS_EINVAL &&
                   strstr(e.msg, "average"),
               "absent statistic: %s", e.msg);
-    LENS_TEST(lens_slices_plot_packed(tpath("none.png"), c, (struct lens_packed *[LENS_STAT_COUNT]){NULL}, NULL, 0,
-                                      FONT, NULL, 0, &e) == LENS_EINVAL &&
-                  strstr(e.msg, "none.png"),
-              "nothing packed: %s", e.msg);
     LENS_TEST(leftovers() == 0, "no temporary files left");
     /* every allocation failing in turn */
     int clean = 1;
