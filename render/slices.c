@@ -109,25 +109,29 @@ int lens_slices_pick(const int *lengths, int nlen, const int *want, int nwant, i
     return m;
 }
 
-/* Where the original matrices come from: a cube in memory or a stream (one matrix at a time). */
+/* Where the original matrices come from: the cube in memory, or a stream from disk. */
 struct source {
-    const struct lens_cube *meta;    /* procs, lengths; data[] only for the in-memory cube */
-    struct lens_cube_stream *stream; /* NULL: read meta->data */
+    const struct lens_cube *c;      /* with data, or */
+    struct lens_cube_stream *in;    /* the stream (then c is its metadata) */
 };
 
 static int source_read(const struct source *src, int stat, int k, double *mat, struct lens_err *e)
 {
-    size_t P2 = (size_t)src->meta->procs * src->meta->procs;
-    if (src->stream)
-        return lens_cube_stream_read(src->stream, stat, k, mat, e);
-    memcpy(mat, src->meta->data[stat] + (size_t)k * P2, P2 * sizeof *mat);
+    if (src->in)
+        return lens_cube_stream_read(src->in, stat, k, mat, e);
+    size_t P2 = (size_t)src->c->procs * src->c->procs;
+    memcpy(mat, src->c->data[stat] + (size_t)k * P2, P2 * sizeof *mat);
     return LENS_OK;
 }
 
-static int from_source(const struct source *src, int stat, const struct lens_packed *p, const int *want,
-                       int nwant, struct lens_slices **out, struct lens_err *e)
+/* Slices of statistic stat (present in src) and of its packed form p, at the picked lengths. */
+static int collect(const struct source *src, int stat, const struct lens_packed *p, const int *want, int nwant,
+                   struct lens_slices **out, struct lens_err *e)
 {
-    const struct lens_cube *c = src->meta;
+    const struct lens_cube *c = src->c;
+    *out = NULL;
+    if (!p)
+        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not packed", lens_cube_stat_name(stat));
     if (p->procs != c->procs || p->nlen != c->nlen)
         return lens_err_set(e, LENS_EINVAL, "slices: packed %s is %d processes x %d lengths, the cube %d x %d",
                             lens_cube_stat_name(stat), p->procs, p->nlen, c->procs, c->nlen);
@@ -171,22 +175,22 @@ int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct le
                             int nwant, struct lens_slices **out, struct lens_err *e)
 {
     *out = NULL;
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat] || !p)
-        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube and its packed form",
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat])
+        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube",
                             stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
-    const struct source src = {c, NULL};
-    return from_source(&src, stat, p, want, nwant, out, e);
+    struct source src = {c, NULL};
+    return collect(&src, stat, p, want, nwant, out, e);
 }
 
-int lens_slices_from_stream(struct lens_cube_stream *st, int stat, const struct lens_packed *p, const int *want,
+int lens_slices_from_stream(struct lens_cube_stream *in, int stat, const struct lens_packed *p, const int *want,
                             int nwant, struct lens_slices **out, struct lens_err *e)
 {
     *out = NULL;
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !(lens_cube_stream_stats(st) >> stat & 1) || !p)
-        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube and its packed form",
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !(lens_cube_stream_stats(in) >> stat & 1))
+        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube",
                             stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
-    const struct source src = {lens_cube_stream_meta(st), st};
-    return from_source(&src, stat, p, want, nwant, out, e);
+    struct source src = {lens_cube_stream_meta(in), in};
+    return collect(&src, stat, p, want, nwant, out, e);
 }
 
 /* A relative error as a percentage, three significant digits. */
@@ -198,22 +202,19 @@ static void format_pct(double r, char *buf, size_t n)
         snprintf(buf, n, "%.3g%%", 100 * r);
 }
 
-static int plot_source(const char *path, const struct source *src, struct lens_packed *const p[LENS_STAT_COUNT],
-                       const int *want, int nwant, const char *font_path, char *summary, size_t n,
-                       struct lens_err *e)
+int lens_slices_plot_stream(const char *path, struct lens_cube_stream *in, struct lens_packed *const p[LENS_STAT_COUNT],
+                            const int *want, int nwant, const char *font_path, char *summary, size_t n,
+                            struct lens_err *e)
 {
-    unsigned have = 0;
-    for (int t = 0; t < LENS_STAT_COUNT; t++)
-        if (p[t] && (src->stream ? lens_cube_stream_stats(src->stream) >> t & 1 : src->meta->data[t] != NULL))
-            have |= 1u << t;
-    int stat = have >> LENS_STAT_MEDIAN & 1 ? LENS_STAT_MEDIAN : -1;
+    unsigned have = lens_cube_stream_stats(in);
+    int stat = have >> LENS_STAT_MEDIAN & 1 && p[LENS_STAT_MEDIAN] ? LENS_STAT_MEDIAN : -1;
     for (int t = 0; t < LENS_STAT_COUNT && stat < 0; t++)
-        if (have >> t & 1)
+        if (have >> t & 1 && p[t])
             stat = t;
     if (stat < 0)
         return lens_err_set(e, LENS_EINVAL, "%s: no statistic both in the cube and packed", path);
     struct lens_slices *s;
-    int rc = from_source(src, stat, p[stat], want, nwant, &s, e);
+    int rc = lens_slices_from_stream(in, stat, p[stat], want, nwant, &s, e);
     if (rc)
         return lens_err_prefix(e, path);
     struct lens_slices_opts o;
@@ -231,22 +232,6 @@ static int plot_source(const char *path, const struct source *src, struct lens_p
     }
     lens_slices_free(s);
     return rc;
-}
-
-int lens_slices_plot_packed(const char *path, const struct lens_cube *c, struct lens_packed *const p[LENS_STAT_COUNT],
-                            const int *want, int nwant, const char *font_path, char *summary, size_t n,
-                            struct lens_err *e)
-{
-    const struct source src = {c, NULL};
-    return plot_source(path, &src, p, want, nwant, font_path, summary, n, e);
-}
-
-int lens_slices_plot_stream(const char *path, struct lens_cube_stream *st, struct lens_packed *const p[LENS_STAT_COUNT],
-                            const int *want, int nwant, const char *font_path, char *summary, size_t n,
-                            struct lens_err *e)
-{
-    const struct source src = {lens_cube_stream_meta(st), st};
-    return plot_source(path, &src, p, want, nwant, font_path, summary, n, e);
 }
 
 void lens_slices_opts_init(struct lens_slices_opts *o)
