@@ -61,9 +61,10 @@ const char *lens_bench_mode_definition(int mode)
 }
 
 /* Completes rq. Spins (MPI_Wait) when every rank has its own core; on an oversubscribed node
- * tests and sleeps 50 us between tests, because a rank spinning while it waits for its turn
+ * tests and sleeps 200 us between tests, because a rank spinning while it waits for its turn
  * takes the core from the pair being measured (8 ranks on 2 cores: 6 spinning, the sweep
- * several times slower and its delays full of preemption). Only waits outside timed code. */
+ * 100 times slower and its delays full of preemption). 200 us was the best of 20, 50, 200 and
+ * 1000 us at 8 and 64 ranks on 2 cores. Only waits outside timed code. */
 static void wait_request(const struct lens_bench_ctx *c, MPI_Request *rq)
 {
     if (!c->oversubscribed) {
@@ -73,7 +74,7 @@ static void wait_request(const struct lens_bench_ctx *c, MPI_Request *rq)
     int done = 0;
     MPI_Test(rq, &done, MPI_STATUS_IGNORE);
     while (!done) {
-        struct timespec ts = {0, 50000};
+        struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
         MPI_Test(rq, &done, MPI_STATUS_IGNORE);
     }
