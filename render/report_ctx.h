@@ -13,6 +13,7 @@
 
 #define LENS_REPORT_FIG_W 900 /* figure size: pixels for PNG, points for SVG */
 #define LENS_REPORT_FIG_H 560
+#define LENS_REPORT_TREE_H 700 /* the NJ tree: one line per leaf needs more height */
 #define LENS_REPORT_CELL 400 /* longest table cell or list the sections write, bytes */
 
 struct lens_distmat;

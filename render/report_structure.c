@@ -5,11 +5,17 @@
  * heatmap in tree order, neighbor-joining tree, link-cluster map and per-cluster curves. */
 #include "report_ctx.h"
 
+#include "dendrogram.h"
 #include "heatmap.h"
+#include "linkcurves.h"
+#include "linkmap.h"
+#include "njtree.h"
+#include "treefig.h"
 
 #include "../analysis/distmat.h"
 #include "../analysis/hclust.h"
 #include "../analysis/links.h"
+#include "../analysis/nj.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -151,7 +157,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
                     lens_report_append(list, sizeof list, &lo, names[h]);
                     break;
                 }
-        snprintf(buf, sizeof buf, "%s%d: %s", so ? "; " : "", g + 1, list);
+        snprintf(buf, sizeof buf, "%s%d: %s", so ? "; " : "", g, list);
         lens_report_append(spans, sizeof spans, &so, buf);
     }
     for (int h = 0; h < nh; h++) {
@@ -169,7 +175,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         for (int g = 0; g < k; g++)
             for (int i = 0; i < P; i++)
                 if (host[i] == h && a->label[i] == g) {
-                    snprintf(buf, sizeof buf, "%s%d", lo ? ", " : "", g + 1);
+                    snprintf(buf, sizeof buf, "%s%d", lo ? ", " : "", g);
                     lens_report_append(list, sizeof list, &lo, buf);
                     break;
                 }
@@ -294,7 +300,7 @@ static int groups_table(struct lens_report_ctx *r, const struct lens_report_anal
                     pairs++;
                 }
         }
-        snprintf(id, sizeof id, "%d", g + 1);
+        snprintf(id, sizeof id, "%d", g);
         snprintf(size, sizeof size, "%d", n);
         rank_list(c, a->label, g, NULL, ranks, sizeof ranks);
         if (c->hosts)
@@ -348,7 +354,9 @@ int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, stru
 
 /* The median-over-lengths matrix of the report's statistic with rows and columns in the
  * tree's leaf order, as the heatmap of the structure (lens_malloc'd, P x P, seconds). */
-static double *reordered(const struct lens_cube *c, int stat, const int *order)
+/* The median over lengths of the report's statistic per element (P x P, seconds,
+ * lens_malloc'd): the matrix the heatmap in tree order shows. */
+static double *median_matrix(const struct lens_cube *c, int stat)
 {
     int P = c->procs, L = c->nlen;
     double *m = lens_malloc((size_t)P * P * sizeof *m), *v = lens_malloc((size_t)L * sizeof *v);
@@ -356,7 +364,7 @@ static double *reordered(const struct lens_cube *c, int stat, const int *order)
         for (int j = 0; j < P; j++) {
             int n = 0;
             for (int k = 0; k < L; k++) {
-                double x = LENS_CUBE_AT(c, stat, k, order[i], order[j]);
+                double x = LENS_CUBE_AT(c, stat, k, i, j);
                 if (isfinite(x)) {
                     int p = n++;
                     while (p > 0 && v[p - 1] > x) { /* insertion: L is small */
@@ -372,63 +380,188 @@ static double *reordered(const struct lens_cube *c, int stat, const int *order)
     return m;
 }
 
-static int tree_heatmap(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+/* ---- figures ---- */
+
+enum fig_kind { FIG_DENDROGRAM, FIG_HEATMAP, FIG_NJ, FIG_LINKMAP, FIG_CURVES };
+
+/* One figure of the section: which renderer, its options, and what it draws. */
+struct fig {
+    int kind;                      /* enum fig_kind */
+    const char *name;              /* texts <name>_heading, _title, _caption; the file name */
+    int w, h;                      /* pixels */
+    const struct lens_report_analysis *a;
+    const struct lens_newick *nj;  /* FIG_NJ */
+    const double *m;               /* FIG_HEATMAP: P x P, original order */
+    const char *const *labels;     /* FIG_HEATMAP: rank labels by original index */
+    struct lens_dendrogram_opts dendro;
+    struct lens_heatmap_opts heat;
+    struct lens_njtree_opts tree;
+    struct lens_linkmap_opts map;
+    struct lens_linkcurves_opts curves;
+};
+
+/* The figure into path (PNG or SVG by its extension), or with path NULL as PNG bytes. */
+static int fig_render(const struct fig *f, const char *path, unsigned char **png, size_t *len, struct lens_err *e)
+{
+    const struct lens_report_analysis *a = f->a;
+    int n = a->dm ? a->dm->n : 0;
+    switch (f->kind) {
+    case FIG_DENDROGRAM:
+        return path ? lens_dendrogram_write(a->z, n, &f->dendro, path, e)
+                    : lens_dendrogram_png_mem(a->z, n, &f->dendro, png, len, e);
+    case FIG_HEATMAP:
+        return path ? lens_dendrogram_heatmap_write(f->m, n, a->order, f->labels, &f->heat, path, e)
+                    : lens_dendrogram_heatmap_png_mem(f->m, n, a->order, f->labels, &f->heat, png, len, e);
+    case FIG_NJ:
+        return path ? lens_njtree_write(f->nj, &f->tree, path, e) : lens_njtree_png_mem(f->nj, &f->tree, png, len, e);
+    case FIG_LINKMAP:
+        return path ? lens_linkmap_write(path, a->links, &f->map, e) : lens_linkmap_png_mem(a->links, &f->map, png, len, e);
+    default:
+        return path ? lens_linkcurves_write(path, a->links, &f->curves, e)
+                    : lens_linkcurves_png_mem(a->links, &f->curves, png, len, e);
+    }
+}
+
+/* Numbers the figure, draws heading, figure and caption from the texts named after it, and
+ * writes name.png and name.svg with --figures. title receives the figure's own title text. */
+static int fig_title(struct lens_report_ctx *r, const char *name, char *title, size_t n, struct lens_err *e)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s_title", name);
+    int rc = lens_tmpl_vars_setf(&r->vars, e, "figure", "%d", r->figure + 1);
+    return rc == LENS_OK ? lens_report_text(r, key, title, n, e) : rc;
+}
+
+static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e)
+{
+    char key[64], heading[512], caption[2048], path[PATH_MAX + 64];
+    r->figure++;
+    snprintf(key, sizeof key, "%s_heading", f->name);
+    int rc = lens_report_text(r, key, heading, sizeof heading, e);
+    snprintf(key, sizeof key, "%s_caption", f->name);
+    if (rc == LENS_OK)
+        rc = lens_report_text(r, key, caption, sizeof caption, e);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if (rc == LENS_OK)
+        rc = fig_render(f, NULL, &png, &len, e);
+    if (rc == LENS_OK)
+        rc = lens_report_place_figure(r, heading, png, len, f->w, f->h, caption, e);
+    lens_free(png);
+    for (int k = 0; k < 2 && rc == LENS_OK && r->o->figures_dir; k++) {
+        lens_report_figure_path(r, f->name, k ? "svg" : "png", path, sizeof path);
+        rc = fig_render(f, path, NULL, NULL, e);
+    }
+    return rc;
+}
+
+/* Dendrogram, heatmap in tree order and NJ tree. */
+static int tree_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    int P = c->procs, rc = lens_tmpl_vars_setf(&r->vars, e, "figure", "%d", ++r->figure);
-    char heading[512], title[512], caption[2048], xl[128], yl[128], unit[32];
-    int dir = lens_report_direction(c->mode);
-    if (rc == LENS_OK) rc = lens_report_text(r, "heatmap_heading", heading, sizeof heading, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, "heatmap_title", title, sizeof title, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, "heatmap_caption", caption, sizeof caption, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
-    if (rc != LENS_OK)
-        return rc;
-    double *m = reordered(c, r->o->stat, a->order);
-    char *labels = lens_malloc((size_t)P * 12);
-    const char **lab = lens_malloc((size_t)P * sizeof *lab);
-    if (!m || !labels || !lab) {
-        rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    int P = c->procs, rc = LENS_OK, dir = lens_report_direction(c->mode);
+    char title[3][512], unit[32], note[128], xl[128], yl[128];
+    char *leaf = lens_malloc((size_t)P * 64), *rank = lens_malloc((size_t)P * 12);
+    const char **leaves = lens_malloc((size_t)P * sizeof *leaves), **ranks = lens_malloc((size_t)P * sizeof *ranks);
+    int *group = lens_malloc((size_t)P * sizeof *group);
+    double *m = median_matrix(c, r->o->stat);
+    struct lens_newick *nj = NULL;
+    struct fig *f = lens_calloc(3, sizeof *f);
+    if (!leaf || !rank || !leaves || !ranks || !group || !m || !f) {
+        rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory drawing the trees of %d processes", P);
         goto out;
     }
     for (int i = 0; i < P; i++) {
-        snprintf(labels + 12 * i, 12, "%d", a->order[i]);
-        lab[i] = labels + 12 * i;
+        lens_treefig_leaf_label(a->dm->labels ? a->dm->labels[i] : NULL, i, leaf + 64 * i, 64);
+        leaves[i] = leaf + 64 * i;
+        snprintf(rank + 12 * i, 12, "%d", i);
+        ranks[i] = rank + 12 * i;
     }
-    struct lens_heatmap_opts ho;
-    lens_heatmap_opts_init(&ho);
-    ho.title = title;
-    ho.unit = unit;
-    ho.scale = 1e6;
-    ho.labels = lab;
-    ho.log_scale = 1; /* one bad link must not wash out the blocks */
-    ho.xlabel = xl;
-    ho.ylabel = yl;
-    ho.histogram = 1;
-    ho.width = LENS_REPORT_FIG_W;
-    ho.height = LENS_REPORT_FIG_H;
-    ho.font_path = r->font_path;
-    unsigned char *png = NULL;
-    size_t len = 0;
-    rc = lens_heatmap_png_mem(m, P, P, &ho, &png, &len, e);
-    if (rc == LENS_OK)
-        rc = lens_report_place_figure(r, heading, png, len, LENS_REPORT_FIG_W, LENS_REPORT_FIG_H, caption, e);
-    lens_free(png);
-    char path[PATH_MAX + 64];
-    if (rc == LENS_OK && r->o->figures_dir) {
-        lens_report_figure_path(r, "structure_heatmap", "png", path, sizeof path);
-        rc = lens_heatmap_write_png(m, P, P, &ho, path, e);
-    }
-    if (rc == LENS_OK && r->o->figures_dir) {
-        lens_report_figure_path(r, "structure_heatmap", "svg", path, sizeof path);
-        rc = lens_heatmap_write_svg(m, P, P, &ho, path, e);
-    }
+    int hosts = a->dm->labels ? lens_treefig_host_groups((const char *const *)a->dm->labels, P, group) : 0;
+    rc = lens_nj_run(a->dm->d, P, LENS_NJ_FAST, &nj, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, a->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "dendrogram", title[0], sizeof title[0], e);
+    f[0] = (struct fig){.kind = FIG_DENDROGRAM, .name = "dendrogram", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    lens_dendrogram_opts_init(&f[0].dendro);
+    f[0].dendro.title = title[0];
+    f[0].dendro.method = lens_hclust_method_name(LENS_HCLUST_AVERAGE);
+    f[0].dendro.unit = unit;
+    f[0].dendro.labels = leaves;
+    f[0].dendro.k = a->k;
+    f[0].dendro.cut_note = note;
+    f[0].dendro.width = f[0].w;
+    f[0].dendro.height = f[0].h;
+    f[0].dendro.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[0], e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "structure_heatmap", title[1], sizeof title[1], e);
+    f[1] = (struct fig){.kind = FIG_HEATMAP, .name = "structure_heatmap", .w = LENS_REPORT_FIG_W,
+                        .h = LENS_REPORT_FIG_H, .a = a, .m = m, .labels = ranks};
+    lens_heatmap_opts_init(&f[1].heat);
+    f[1].heat.title = title[1];
+    f[1].heat.unit = unit;
+    f[1].heat.log_scale = 1; /* one bad link must not wash out the blocks */
+    f[1].heat.xlabel = xl;
+    f[1].heat.ylabel = yl;
+    f[1].heat.width = f[1].w;
+    f[1].heat.height = f[1].h;
+    f[1].heat.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "nj_tree", title[2], sizeof title[2], e);
+    f[2] = (struct fig){.kind = FIG_NJ, .name = "nj_tree", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_TREE_H, .a = a, .nj = nj};
+    lens_njtree_opts_init(&f[2].tree);
+    f[2].tree.title = title[2];
+    f[2].tree.unit = unit;
+    f[2].tree.labels = leaves;
+    f[2].tree.group = hosts > 0 ? group : NULL;
+    f[2].tree.width = f[2].w;
+    f[2].tree.height = f[2].h;
+    f[2].tree.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[2], e);
 out:
+    lens_newick_free(nj);
+    lens_free(f);
     lens_free(m);
-    lens_free(labels);
-    lens_free(lab);
+    lens_free(group);
+    lens_free(leaf);
+    lens_free(rank);
+    lens_free(leaves);
+    lens_free(ranks);
+    return rc;
+}
+
+/* Link-cluster map (paper 000, Figure 6) and the mean curve of each cluster. */
+static int link_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+{
+    char title[2][512];
+    struct fig *f = lens_calloc(2, sizeof *f);
+    if (!f)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    int rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
+    f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    lens_linkmap_opts_init(&f[0].map);
+    f[0].map.title = title[0];
+    f[0].map.labels = (const char *const *)lens_report_cube(r)->hosts;
+    f[0].map.width = f[0].w;
+    f[0].map.height = f[0].h;
+    f[0].map.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[0], e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "link_curves", title[1], sizeof title[1], e);
+    f[1] = (struct fig){.kind = FIG_CURVES, .name = "link_curves", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    lens_linkcurves_opts_init(&f[1].curves);
+    f[1].curves.title = title[1];
+    f[1].curves.cube = lens_report_cube(r);
+    f[1].curves.width = f[1].w;
+    f[1].curves.height = f[1].h;
+    f[1].curves.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
+    lens_free(f);
     return rc;
 }
 
@@ -440,8 +573,8 @@ int lens_report_structure_block(void *ctx, const struct lens_tmpl_item *it, stru
     if (rc != LENS_OK)
         return rc;
     if (!strcmp(it->name, "figures"))
-        return a->dm ? tree_heatmap(r, a, e) : LENS_OK;
+        return a->dm ? tree_figures(r, a, e) : LENS_OK;
     if (!strcmp(it->name, "link_figures"))
-        return LENS_OK;
+        return a->links ? link_figures(r, a, e) : LENS_OK;
     return lens_report_unknown_item(r, it, e);
 }
