@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-LENS_COMMAND(msgsizes, "message-size profile of an OTF2 trace: counts, volume and time per size bin");
+LENS_COMMAND(msgsizes, "message-size profile of an OTF2 trace: messages, volume, time per size bin");
 
 static void help(void)
 {
@@ -101,7 +101,7 @@ static int run(const struct opts *o, struct lens_err *e)
     size_t nedges = 0;
     int drop_empty = 0, rc = LENS_OK;
     if (o->bins && (rc = lens_msgsize_parse_bins(o->bins, &edges, &nedges, &drop_empty, e)))
-        return LENS_EUSAGE;
+        return rc == LENS_EINVAL ? LENS_EUSAGE : rc;
     struct lens_msgsize *m = NULL;
     rc = lens_msgsize_read(o->trace, &m, e);
     if (rc == LENS_OK)
