@@ -499,7 +499,7 @@ static int read_nc(struct lens_p2pfile *f, struct lens_err *e)
     fclose(fp);
     int id, st = nc_open(f->path, NC_NOWRITE, &id);
     if (st != NC_NOERR)
-        return lens_err_set(e, LENS_EFORMAT, "%s: not a readable NetCDF file: %s", f->path, nc_strerror(st));
+        return lens_err_set(e, LENS_EFORMAT, "%s: not a readable NetCDF file (truncated, or not NetCDF): %s", f->path, nc_strerror(st));
     int rc = nc_fill(id, f, e);
     nc_close(id);
     return rc;

@@ -363,7 +363,25 @@ static int by_call(const void *a, const void *b)
     return x->call < y->call ? -1 : x->call > y->call;
 }
 
-static int aggregate(struct run *u, int p, struct lens_problem_result *res)
+/* Hands the (merged) charged calls of problem p to res, sorted by rank then call. */
+static int keep_charges(struct run *u, int p, size_t n, struct lens_problem_result *res)
+{
+    struct acc *a = u->acc[p];
+    if (!n)
+        return LENS_OK;
+    if (!u->repeat[p])
+        qsort(a, n, sizeof *a, by_call);
+    struct lens_problem_charge *c = lens_malloc(n * sizeof *c);
+    if (!c)
+        return LENS_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        c[i] = (struct lens_problem_charge){a[i].rank, a[i].call, a[i].seconds};
+    res->charges = c;
+    res->ncharges = n;
+    return LENS_OK;
+}
+
+static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsigned flags)
 {
     const struct lens_trace *t = u->t;
     struct acc *a = u->acc[p];
@@ -394,6 +412,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res)
     res->share = u->out->total_time_s > 0 ? res->total_s / u->out->total_time_s : 0;
     if (!n)
         return LENS_OK;
+    if ((flags & LENS_PROBLEMS_KEEP_CHARGES) && keep_charges(u, p, n, res))
+        return LENS_ENOMEM;
     /* call sites: sum per (function, site); sites are few so a linear list suffices */
     struct site_sum *ss = NULL;
     size_t ns = 0, cap = 0;
@@ -472,6 +492,12 @@ static int intern_ops(struct run *u)
 int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
                           struct lens_problems **out, struct lens_err *e)
 {
+    return lens_problems_analyze_flags(t, rules, 0, out, e);
+}
+
+int lens_problems_analyze_flags(struct lens_trace *t, struct lens_rules *rules, unsigned flags,
+                                struct lens_problems **out, struct lens_err *e)
+{
     *out = NULL;
     struct lens_problems *res = lens_calloc(1, sizeof *res);
     struct lens_events *ev = NULL;
@@ -503,7 +529,7 @@ int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
         if ((rc = run_composite(&u, c, e)))
             goto fail;
     for (int p = 0; p < np; p++) {
-        if ((rc = aggregate(&u, p, &res->res[p]))) {
+        if ((rc = aggregate(&u, p, &res->res[p], flags))) {
             rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
             goto fail;
         }
@@ -557,8 +583,10 @@ void lens_problems_free(struct lens_problems *p)
 {
     if (!p)
         return;
-    for (int i = 0; p->res && i < p->rules->nproblems; i++)
+    for (int i = 0; p->res && i < p->rules->nproblems; i++) {
         lens_free(p->res[i].per_rank);
+        lens_free(p->res[i].charges);
+    }
     lens_free(p->res);
     lens_rules_free(p->rules);
     lens_free(p);

@@ -27,6 +27,14 @@ struct lens_problem_instance {
     char call[64];    /* MPI function */
 };
 
+/* One charged MPI call (kept with LENS_PROBLEMS_KEEP_CHARGES): the instance-level view the
+ * timeline draws. */
+struct lens_problem_charge {
+    int32_t rank;     /* charged world rank */
+    uint32_t call;    /* index into that rank's lens_trace_rank.calls */
+    double seconds;   /* wait time charged to the call */
+};
+
 struct lens_problem_result {
     const struct lens_rule_problem *rule; /* id and texts (owned by lens_problems.rules) */
     double total_s, share;                /* seconds; share of lens_problems.total_time_s */
@@ -36,6 +44,9 @@ struct lens_problem_result {
     int nsites;
     struct lens_problem_instance top[LENS_PROBLEMS_TOP];   /* largest first */
     int ntop;
+    struct lens_problem_charge *charges; /* with LENS_PROBLEMS_KEEP_CHARGES: every charged call,
+                                            ordered by rank then call (owned); else NULL */
+    size_t ncharges;
 };
 
 struct lens_problems {
@@ -58,6 +69,11 @@ int lens_problems_run(const char *trace_path, const char *rules_dir, struct lens
  * (taken over: freed with the result, also on failure). */
 int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
                           struct lens_problems **out, struct lens_err *e);
+/* The same with flags: LENS_PROBLEMS_KEEP_CHARGES keeps every charged call in
+ * lens_problem_result.charges (16 bytes each), whose call indices refer to t. */
+#define LENS_PROBLEMS_KEEP_CHARGES 1u
+int lens_problems_analyze_flags(struct lens_trace *t, struct lens_rules *rules, unsigned flags,
+                                struct lens_problems **out, struct lens_err *e);
 void lens_problems_free(struct lens_problems *p);
 
 /* Report output. lang is 0 for English, 1 for Russian (falls back to English per text). */

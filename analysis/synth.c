@@ -93,6 +93,8 @@ int lens_synth_check(const struct lens_synth_opts *o, struct lens_err *e)
     if (!pair_ok(o->asym_a, o->asym_b, o->procs))
         return lens_err_set(e, LENS_EINVAL, "synth: asymmetric pair %d, %d is not a pair of distinct ranks",
                             o->asym_a, o->asym_b);
+    if (!(o->spikes >= 0 && o->spikes <= 1))
+        return lens_err_set(e, LENS_EINVAL, "synth: spikes must be a share in [0, 1] (got %g)", o->spikes);
     if (!(o->jitter >= 0 && o->jitter < 0.5) || !(o->asym_factor >= 1) || !(o->slow_factor > 0) ||
         !(o->bad_factor > 0))
         return lens_err_set(e, LENS_EINVAL, "synth: need 0 <= jitter < 0.5, asymmetry factor >= 1 and "
@@ -217,6 +219,14 @@ int lens_synth_cube(const struct lens_synth_opts *o, struct lens_cube **out, str
                 double med = mn + spread * (0.5 + 0.5 * fabs(gauss(&s)));
                 double avg = med + spread * 0.3 * fabs(gauss(&s));
                 double dev = spread * (0.5 + 0.5 * uniform(&s));
+                if (o->spikes > 0) {
+                    unsigned long long h = mix(mix(o->seed ^ 0x5350494B4553ULL) ^ ((size_t)k * P * P + i * P + j));
+                    if (uniform(&h) < o->spikes) {
+                        double u = 1.0 - uniform(&h); /* (0, 1] */
+                        avg += t * 0.05 / u;
+                        dev += t * 0.5 / u;
+                    }
+                }
                 LENS_CUBE_AT(c, LENS_STAT_MIN, k, i, j) = mn;
                 LENS_CUBE_AT(c, LENS_STAT_MEDIAN, k, i, j) = med;
                 LENS_CUBE_AT(c, LENS_STAT_AVERAGE, k, i, j) = avg;
@@ -287,6 +297,18 @@ int lens_synth_truth_write(const struct lens_synth_opts *o, const char *path, st
     if (!pl)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     int rc = lens_synth_placement(o, pl, e);
+    const char *slash = strrchr(path, '/');
+    if (rc == LENS_OK && slash && slash != path) {
+        /* beside the cube, whose writer makes its directory too */
+        char *dir = lens_strdup(path);
+        if (dir) {
+            dir[slash - path] = '\0';
+            rc = lens_mkdir_p(dir, e);
+            lens_free(dir);
+        } else {
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+        }
+    }
     struct lens_atomic a;
     if (rc == LENS_OK)
         rc = lens_atomic_open(&a, path, "w", e);

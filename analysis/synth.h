@@ -6,7 +6,10 @@
  *                                             (socket, node, switch, other switch),
  * times the faults, times (1 + noise * u), u ~ |N(0,1)| drawn per element from the seed.
  * jit(i, j) = max(0.5, 1 + jitter * N(0,1)) is a fixed per-link factor (cable lengths,
- * routes), drawn from a hash of (seed, i, j), so it is the same at every length. */
+ * routes), drawn from a hash of (seed, i, j), so it is the same at every length. With
+ * spikes > 0, that share of the elements (drawn from a hash of (seed, k, i, j)) had a few
+ * repeats delayed by the operating system: the average gains t * 0.05 / u and the deviation
+ * t * 0.5 / u, u uniform in (0, 1] (Pareto tail), while the median and min do not move. */
 #ifndef LENS_SYNTH_H
 #define LENS_SYNTH_H
 
@@ -29,12 +32,14 @@ struct lens_synth_opts {
     double slow_factor;
     int bad_src, bad_dst;   /* -1 or one directed link (sender, receiver rank) bad_factor slower */
     double bad_factor;
-    /* Extensions; their defaults (1, 0, -1, 0) give the cube of the fields above unchanged. */
+    /* Extensions; their defaults (1, 0, -1, 0, 0) give the cube of the fields above unchanged. */
     int switches;           /* nodes split evenly over this many switches (1: one switch) */
     int shuffle;            /* 1: ranks sit on cores in the order of a permutation drawn from seed */
     int asym_a, asym_b;     /* -1 or a pair: a->b asym_factor slower and b->a asym_factor faster */
     double asym_factor;
     double jitter;          /* relative spread of the fixed per-link factor, e.g. 0.02 */
+    double spikes;          /* share of elements hit by OS noise in some repeats: their average
+                             * and deviation grow by a heavy-tailed amount, median and min not */
 };
 
 /* Where one rank runs: all indices 0-based and global (node 5 is node06, on switch 5 / npsw). */

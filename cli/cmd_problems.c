@@ -1,9 +1,14 @@
 /* mpilens problems: reads an OTF2 trace, applies the rule base and prints the performance
- * problems found (text or JSON), with their share of the run time, advice and call sites. */
+ * problems found (text or JSON), with their share of the run time, advice and call sites;
+ * optionally draws the timeline around the worst instance and writes the PDF report. */
 #include "cli.h"
 
 #include "../analysis/problems.h"
+#include "../render/problems_report.h"
+#include "../render/report.h"
+#include "../render/timeline.h"
 
+#include <math.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -26,10 +31,19 @@ static void help(void)
            "  --json          JSON instead of text\n"
            "  --lang en|ru    language of names, descriptions and advice (default en)\n"
            "  -o, --output F  write to F (atomically) instead of standard output\n"
+           "  --timeline F.png|F.svg  draw the timeline around the worst problem instance\n"
+           "  --window T0,T1  the timeline's window instead, seconds of trace time\n"
+           "  --problem ID    centre the timeline on the worst instance of problem ID\n"
+           "  --report F.pdf  write the PDF report (layout and texts:\n"
+           "                  templates/problems_report.tmpl; SOURCE_DATE_EPOCH fixes the date)\n"
+           "  --title TEXT    with --report: the report's title\n"
            "  -h, --help      this help\n\n"
+           "With --timeline or --report the text listing is not printed unless --json or -o\n"
+           "asks for it; a line on standard error says which window was drawn.\n\n"
            "example:\n"
            "  mpilens problems ../shared/data/otf2/casita-4_mpi_ls_barr\n"
-           "  mpilens problems --json --lang ru mpilens-trace/traces.otf2 -o problems.json\n");
+           "  mpilens problems --json --lang ru mpilens-trace/traces.otf2 -o problems.json\n"
+           "  mpilens problems mpilens-trace --timeline worst.svg --report problems.pdf\n");
 }
 
 static int is_dir(const char *p)
@@ -62,28 +76,129 @@ static const char *default_rules(char *buf, size_t n)
     return "templates/rules";
 }
 
+/* "T0,T1" in seconds into t0 < t1. */
+static int parse_window(const char *arg, double *t0, double *t1)
+{
+    char *end;
+    *t0 = strtod(arg, &end);
+    if (end == arg || *end != ',')
+        return -1;
+    const char *b = end + 1;
+    *t1 = strtod(b, &end);
+    if (end == b || *end || !isfinite(*t0) || !isfinite(*t1) || *t1 <= *t0 || *t0 < 0)
+        return -1;
+    return 0;
+}
+
+struct request {
+    const char *trace, *rules, *timeline, *problem, *report, *title;
+    double t0, t1;
+    int lang;
+};
+
+/* The timeline file and the PDF: they need the trace and its composite events, so the
+ * analysis is run here on a trace kept in memory, with every charged call kept. */
+static int pictures(const struct request *q, struct lens_problems **pout, struct lens_err *e)
+{
+    struct lens_rules *r = lens_rules_new();
+    struct lens_trace *t = NULL;
+    struct lens_events *ev = NULL;
+    struct lens_problems *p = NULL;
+    if (!r)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    int rc = lens_rules_load_dir(r, q->rules, e);
+    if (rc == LENS_OK)
+        rc = lens_trace_read(q->trace, &t, e);
+    if (rc == LENS_OK) {
+        rc = lens_problems_analyze_flags(t, r, LENS_PROBLEMS_KEEP_CHARGES, &p, e);
+        r = NULL; /* taken over */
+    }
+    if (rc == LENS_OK) /* the clock fix is already applied: this only matches the messages */
+        rc = lens_events_build(t, &ev, e);
+    if (rc == LENS_OK && p->warning[0])
+        lens_cli_warn("%s", p->warning);
+    if (rc == LENS_OK && q->timeline) {
+        struct lens_timeline_src src = {t, ev, p};
+        struct lens_timeline_opts o;
+        struct lens_timeline_window w;
+        lens_timeline_opts_init(&o);
+        o.t0 = q->t0;
+        o.t1 = q->t1;
+        o.problem = q->problem;
+        o.lang = q->lang;
+        o.font_path = lens_cli_font();
+        rc = lens_timeline_select(&src, &o, &w, e);
+        if (rc)
+            lens_err_prefix(e, q->timeline);
+        else
+            rc = lens_timeline_write(q->timeline, &src, &o, &w, e);
+        if (rc == LENS_OK)
+            fprintf(stderr, "timeline: %s: window %.9f %.9f s, problem %s, rank %d, instance "
+                    "%.9f s for %.9f s, lanes %d-%d, calls %zu, messages %zu, instances %zu\n",
+                    q->timeline, w.t0, w.t1, w.problem >= 0 ? p->res[w.problem].rule->id : "-",
+                    w.rank, w.time, w.seconds, w.lane0, w.lane0 + w.nlanes - 1, w.ncalls,
+                    w.nmessages, w.ninstances);
+    }
+    if (rc == LENS_OK && q->report) {
+        char datadir[4096];
+        rc = lens_report_datadir(datadir, sizeof datadir, e);
+        struct lens_problems_report_opts o;
+        lens_problems_report_opts_init(&o);
+        o.datadir = datadir;
+        o.title = q->title;
+        o.rules = q->rules;
+        o.lang = q->lang;
+        struct lens_problems_report_input in = {q->trace, t, ev, p, NAN};
+        if (rc == LENS_OK)
+            rc = lens_problems_report_write(&o, &in, 1, q->report, e);
+    }
+    lens_rules_free(r);
+    lens_events_free(ev);
+    lens_trace_free(t);
+    if (rc)
+        lens_problems_free(p);
+    else
+        *pout = p;
+    return rc;
+}
+
 int cmd_problems(int argc, char **argv)
 {
     static const struct option opts[] = {{"rules", required_argument, NULL, 'r'},
                                          {"json", no_argument, NULL, 'j'},
                                          {"lang", required_argument, NULL, 'l'},
                                          {"output", required_argument, NULL, 'o'},
+                                         {"timeline", required_argument, NULL, 'T'},
+                                         {"window", required_argument, NULL, 'W'},
+                                         {"problem", required_argument, NULL, 'P'},
+                                         {"report", required_argument, NULL, 'R'},
+                                         {"title", required_argument, NULL, 't'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     char buf[PATH_MAX + 64];
-    const char *rules = NULL, *output = NULL;
-    int json = 0, lang = 0, c;
+    const char *output = NULL;
+    struct request q = {0};
+    int json = 0, c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'r': rules = optarg; break;
+        case 'r': q.rules = optarg; break;
         case 'j': json = 1; break;
         case 'o': output = optarg; break;
+        case 'T': q.timeline = optarg; break;
+        case 'P': q.problem = optarg; break;
+        case 'R': q.report = optarg; break;
+        case 't': q.title = optarg; break;
+        case 'W':
+            if (parse_window(optarg, &q.t0, &q.t1))
+                return lens_cli_usage("problems", "--window needs T0,T1 in seconds with "
+                                      "0 <= T0 < T1, not '%s'", optarg);
+            break;
         case 'l':
             if (!strcmp(optarg, "en"))
-                lang = 0;
+                q.lang = 0;
             else if (!strcmp(optarg, "ru"))
-                lang = 1;
+                q.lang = 1;
             else
                 return lens_cli_usage("problems", "--lang must be en or ru, not '%s'", optarg);
             break;
@@ -93,14 +208,31 @@ int cmd_problems(int argc, char **argv)
     }
     if (optind != argc - 1)
         return lens_cli_usage("problems", optind >= argc ? "missing TRACE" : "one TRACE only");
-    if (!rules)
-        rules = default_rules(buf, sizeof buf);
+    if ((q.t1 > q.t0 || q.problem) && !q.timeline)
+        return lens_cli_usage("problems", "--window and --problem need --timeline FILE");
+    if (q.t1 > q.t0 && q.problem)
+        return lens_cli_usage("problems", "--window and --problem exclude each other");
+    if (q.title && !q.report)
+        return lens_cli_usage("problems", "--title needs --report OUT.pdf");
+    q.trace = argv[optind];
+    if (!q.rules)
+        q.rules = default_rules(buf, sizeof buf);
     struct lens_err e = {0};
     struct lens_problems *p = NULL;
-    if (lens_problems_run(argv[optind], rules, &p, &e))
-        return lens_cli_fail(&e);
-    if (p->warning[0])
-        lens_cli_warn("%s", p->warning);
+    int listing = json || output || (!q.timeline && !q.report);
+    if (q.timeline || q.report) {
+        if (pictures(&q, &p, &e))
+            return lens_cli_fail(&e);
+    } else {
+        if (lens_problems_run(q.trace, q.rules, &p, &e))
+            return lens_cli_fail(&e);
+        if (p->warning[0])
+            lens_cli_warn("%s", p->warning);
+    }
+    if (!listing) {
+        lens_problems_free(p);
+        return LENS_EXIT_OK;
+    }
     struct lens_atomic a = {0};
     FILE *fp = stdout;
     if (output) {
@@ -110,7 +242,8 @@ int cmd_problems(int argc, char **argv)
         }
         fp = a.fp;
     }
-    int rc = json ? lens_problems_write_json(p, lang, fp) : lens_problems_write_text(p, lang, fp);
+    int rc = json ? lens_problems_write_json(p, q.lang, fp)
+                  : lens_problems_write_text(p, q.lang, fp);
     lens_problems_free(p);
     if (output) {
         if (rc) {

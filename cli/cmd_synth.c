@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 LENS_COMMAND(synth, "write a synthetic latency cube with a known machine structure");
 
@@ -32,6 +33,8 @@ static void help(void)
            "      --bad-link S,R      make the link from rank S to rank R 3x slower\n"
            "      --asym-pair A,B     make A->B 1.5x slower and B->A 1.5x faster\n"
            "      --jitter X          fixed per-link relative spread (default 0)\n"
+           "      --spikes X          share of elements whose average and deviation carry OS\n"
+           "                          noise spikes, median and min untouched (default 0)\n"
            "      --truth FILE        write the ground truth (placement, faults) as JSON\n"
            "      --force             overwrite an existing result\n"
            "  -h, --help              show this help\n\n"
@@ -51,10 +54,21 @@ static int parse_int(const char *s, int *v)
     return 0;
 }
 
+/* A number in [lo, hi), the whole argument. */
+static int parse_real(const char *s, double lo, double hi, double *v)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || *end || !(x >= lo && x < hi))
+        return -1;
+    *v = x;
+    return 0;
+}
+
 int cmd_synth(int argc, char **argv)
 {
     enum { O_NODES = 256, O_SOCKETS, O_NOISE, O_SEED, O_SLOW, O_BAD, O_FORCE, O_SWITCHES, O_SHUFFLE, O_ASYM,
-           O_JITTER, O_TRUTH };
+           O_JITTER, O_TRUTH, O_SPIKES };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"procs", required_argument, NULL, 'n'},
         {"nodes", required_argument, NULL, O_NODES}, {"sockets", required_argument, NULL, O_SOCKETS},
@@ -63,7 +77,7 @@ int cmd_synth(int argc, char **argv)
         {"bad-link", required_argument, NULL, O_BAD}, {"force", no_argument, NULL, O_FORCE},
         {"switches", required_argument, NULL, O_SWITCHES}, {"shuffle", no_argument, NULL, O_SHUFFLE},
         {"asym-pair", required_argument, NULL, O_ASYM}, {"jitter", required_argument, NULL, O_JITTER},
-        {"truth", required_argument, NULL, O_TRUTH},
+        {"truth", required_argument, NULL, O_TRUTH}, {"spikes", required_argument, NULL, O_SPIKES},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     struct lens_synth_opts o;
     lens_synth_opts_init(&o);
@@ -77,7 +91,7 @@ int cmd_synth(int argc, char **argv)
         case O_NODES: bad = parse_int(optarg, &o.nodes); break;
         case O_SOCKETS: bad = parse_int(optarg, &o.sockets); break;
         case 'l': bad = sscanf(optarg, "%d:%d:%d", &o.begin, &o.end, &o.step) != 3; break;
-        case O_NOISE: o.noise = strtod(optarg, NULL); bad = !(o.noise >= 0 && o.noise < 10); break;
+        case O_NOISE: bad = parse_real(optarg, 0, 10, &o.noise); break;
         case O_SEED: o.seed = strtoul(optarg, NULL, 10); break;
         case O_SLOW: bad = parse_int(optarg, &o.slow_node); break;
         case O_BAD: bad = sscanf(optarg, "%d,%d", &o.bad_src, &o.bad_dst) != 2; break;
@@ -85,8 +99,9 @@ int cmd_synth(int argc, char **argv)
         case O_SWITCHES: bad = parse_int(optarg, &o.switches); break;
         case O_SHUFFLE: o.shuffle = 1; break;
         case O_ASYM: bad = sscanf(optarg, "%d,%d", &o.asym_a, &o.asym_b) != 2; break;
-        case O_JITTER: o.jitter = strtod(optarg, NULL); bad = !(o.jitter >= 0 && o.jitter < 0.5); break;
+        case O_JITTER: bad = parse_real(optarg, 0, 0.5, &o.jitter); break;
         case O_TRUTH: truth = optarg; break;
+        case O_SPIKES: bad = parse_real(optarg, 0, 1.0000001, &o.spikes); break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("synth", "unknown option");
         }
@@ -109,10 +124,11 @@ int cmd_synth(int argc, char **argv)
     char seed[32];
     snprintf(seed, sizeof seed, "%lu", o.seed);
     const char *attrs[] = {"generator", "mpilens synth", "seed", seed, NULL, NULL};
-    int rc = lens_cube_write(c, prefix, attrs, &e);
+    /* the truth first: it cannot fail for want of room after the cube is written */
+    int rc = truth ? lens_synth_truth_write(&o, truth, &e) : LENS_OK;
+    if (rc == LENS_OK && (rc = lens_cube_write(c, prefix, attrs, &e)) != LENS_OK && truth)
+        (void)unlink(truth);
     lens_cube_free(c);
-    if (rc == LENS_OK && truth)
-        rc = lens_synth_truth_write(&o, truth, &e);
     if (rc != LENS_OK)
         return lens_cli_fail(&e);
     fprintf(stderr, "mpilens: wrote %s_{average,median,deviation,min}.nc and %s_hosts.txt%s%s\n", prefix, prefix,

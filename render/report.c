@@ -399,8 +399,12 @@ static const struct lens_tmpl_renderer renderers[] = {
     {"parameters", 1, NULL, NULL, NULL},
     {"input", 1, NULL, NULL, NULL},
     {"summary", 1, summary_vars, summary_table, NULL},
+    {"structure", 1, lens_report_structure_vars, lens_report_structure_table, lens_report_structure_block},
+    {"anomalies", 1, lens_report_anomalies_vars, lens_report_anomalies_table, NULL},
     {"heatmaps", 1, NULL, NULL, heatmap_block},
     {"quality", 1, NULL, NULL, quality_block},
+    {"p2p_parameters", 1, NULL, NULL, NULL},
+    {"p2p", 1, lens_report_p2p_vars, lens_report_p2p_table, lens_report_p2p_block},
 };
 
 #define NRENDERERS ((int)(sizeof renderers / sizeof renderers[0]))
@@ -430,7 +434,7 @@ static int repeat_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     r->cur = r->map[r->rep];
-    return input_vars(ctx, e);
+    return r->in[r->cur].cube ? input_vars(ctx, e) : lens_report_p2p_input_vars(ctx, e);
 }
 
 /* The template in runs of sections: a section drawn once, or one "repeat inputs" group drawn
@@ -474,10 +478,13 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
         return lens_err_set(e, LENS_EINVAL, "report: no input");
     if (o->stat < 0 || o->stat >= LENS_STAT_COUNT)
         return lens_err_set(e, LENS_EINVAL, "report: bad statistic %d", o->stat);
-    for (int i = 0; i < nin; i++)
-        if (!in[i].cube->data[o->stat] || in[i].cube->nlen < 1)
+    for (int i = 0; i < nin; i++) {
+        if (!in[i].cube == !in[i].p2p)
+            return lens_err_set(e, LENS_EINVAL, "report: input %s must be a cube or a p2p sweep", in[i].name);
+        if (in[i].cube && (!in[i].cube->data[o->stat] || in[i].cube->nlen < 1))
             return lens_err_set(e, LENS_EDATA, "%s: statistic '%s' not present", in[i].name,
                                 lens_cube_stat_name(o->stat));
+    }
     struct lens_report_ctx r = {.o = o, .in = in, .nin = nin, .cur = -1};
     lens_tmpl_vars_init(&r.vars);
     char tpath[PATH_MAX], fontdir[PATH_MAX];
@@ -509,6 +516,7 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
     if (rc == LENS_OK)
         rc = lens_pdf_save(r.pdf, path, e);
     lens_pdf_free(r.pdf);
+    lens_report_analysis_free(r.an);
     lens_template_free(t);
     lens_tmpl_vars_release(&r.vars);
     return rc;

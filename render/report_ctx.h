@@ -14,6 +14,8 @@
 #define LENS_REPORT_FIG_W 900 /* figure size: pixels for PNG, points for SVG */
 #define LENS_REPORT_FIG_H 560
 
+struct lens_report_analysis; /* report_structure.c */
+
 struct lens_report_ctx {
     const struct lens_report_opts *o;
     const struct lens_template *t;
@@ -26,6 +28,7 @@ struct lens_report_ctx {
     int rep;                             /* repetition index the template driver writes */
     const int *map;                      /* repetition -> index into in[] for the group drawn */
     int figure;                          /* figures drawn so far (numbering) */
+    struct lens_report_analysis *an;     /* clusters, links, anomalies of one input (owned) */
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
 };
 
@@ -55,6 +58,13 @@ int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, stru
 int lens_report_structure_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
 int lens_report_anomalies_vars(void *ctx, struct lens_err *e);
 int lens_report_anomalies_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
-int lens_report_anomalies_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+void lens_report_analysis_free(struct lens_report_analysis *a); /* NULL does nothing */
+
+/* The point-to-point sweep (report_p2p.c): placeholders of the current p2p input (for every
+ * section of its "repeat inputs" group) and the p2p section. */
+int lens_report_p2p_input_vars(void *ctx, struct lens_err *e);
+int lens_report_p2p_vars(void *ctx, struct lens_err *e);
+int lens_report_p2p_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+int lens_report_p2p_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
 
 #endif

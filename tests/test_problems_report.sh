@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# mpilens problems --report: the PDF of a trace of tests/mpi/trace_delay.c (2 ranks, injected
+# delays) read back with poppler: every problem found with the numbers of
+# `mpilens problems --json`, the call site "MPI_Recv called from consume (trace_delay.c:N)",
+# a sane page count; byte-identical with SOURCE_DATE_EPOCH; the Score-P trace casita; errors.
+. tests/lib.sh
+RULES=templates/rules
+MPIRUN="mpirun --allow-run-as-root --oversubscribe -x ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+M="$BIN/mpilens problems --rules $RULES"
+export SOURCE_DATE_EPOCH=1700000000
+$BIN/mpilens trace -o "$TMP/delay" -- $MPIRUN -x OMPI_MCA_mpi_yield_when_idle=1 \
+    -np 2 "$BUILD/tests/mpi/trace_delay" > "$TMP/delay.out" 2> "$TMP/delay.err"
+check "trace of trace_delay" test -s "$TMP/delay/traces.otf2"
+check "problems --json" $M --json "$TMP/delay" -o "$TMP/delay.json"
+check_exit "problems --report" 0 $M "$TMP/delay" --report "$TMP/d.pdf"
+check_eq "no listing on stdout with --report" "$(wc -c < "$TMP/out")" 0
+pdftotext -layout "$TMP/d.pdf" "$TMP/d.txt" 2>/dev/null
+# every problem found: its name, total (6 decimals) and share (2 decimals) as in the JSON,
+# in the ranked table ("1 Late sender 0.210932 9.70% ...")
+/usr/bin/python3 - "$TMP/delay.json" "$TMP/d.txt" > "$TMP/missing.txt" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = re.sub(r"[ \t]+", " ", open(sys.argv[2]).read())
+k = 0
+for p in d["problems"]:
+    if p["total_s"] <= 0:
+        continue
+    k += 1
+    row = "%d %s %.6f %.2f%% %d" % (k, p["name"], p["total_s"], 100 * p["share"], p["count"])
+    # long names wrap inside their cell: look for the row with the name's first word
+    first = "%d %s" % (k, p["name"].split()[0])
+    nums = "%.6f %.2f%% %d" % (p["total_s"], 100 * p["share"], p["count"])
+    if row not in text and not (first in text and nums in text):
+        print("table row:", row)
+    head = "%d. %s" % (k, p["name"])
+    if k <= 8 and head not in text:
+        print("section:", head)
+    if k <= 8 and "%.6f s in %d instance(s)" % (p["total_s"], p["count"]) not in text:
+        print("totals of", p["id"])
+    if k <= 8 and p["callsites"][0]["site"] not in text:
+        print("call site:", p["callsites"][0]["site"])
+print("found", k)
+PY
+check_eq "problems and numbers as in the JSON" "$(grep -v '^found' "$TMP/missing.txt")" ""
+nfound=$(sed -n 's/^found //p' "$TMP/missing.txt")
+check_match "several problems found" "$nfound" "^([4-9]|1[0-9])$"
+line=$(grep -n 'CALLSITE consume' tests/mpi/trace_delay.c | cut -d: -f1)
+check_match "call site with file and line" "$(cat "$TMP/d.txt")" "MPI_Recv called from consume \(trace_delay\.c:$line\)"
+check_match "description from the rule base" "$(cat "$TMP/d.txt")" "What happens: A receive waited for a message"
+check_match "advice from the rule base" "$(cat "$TMP/d.txt")" "What to do: Post the send earlier"
+check_match "timeline caption" "$(cat "$TMP/d.txt")" "around the worst instance of Late sender"
+# title + table + one page per detailed problem (at most 8), a detail may take two
+pages=$(pdfinfo "$TMP/d.pdf" 2>/dev/null | sed -n 's/^Pages: *//p')
+shown=$(( nfound < 8 ? nfound : 8 ))
+if [ "$pages" -ge $((2 + shown)) ] && [ "$pages" -le $((2 + 2 * shown)) ]; then ok
+else fail "page count $pages for $shown detailed problems"; fi
+check_match "footer" "$(cat "$TMP/d.txt")" "page $pages of $pages"
+check_match "PDF date from SOURCE_DATE_EPOCH" "$(pdfinfo "$TMP/d.pdf" 2>/dev/null | grep CreationDate)" "2023"
+check_eq "images: 2 per detailed problem" "$(pdfimages -list "$TMP/d.pdf" 2>/dev/null | awk 'NR > 2' | grep -vc smask)" $((2 * shown))
+# byte-identical with a fixed date
+$M "$TMP/delay" --report "$TMP/d2.pdf" 2>/dev/null
+check "PDF byte-identical on rerun" cmp "$TMP/d.pdf" "$TMP/d2.pdf"
+# listing and report together: the JSON is the same as without --report
+$M --json "$TMP/delay" --report "$TMP/d3.pdf" -o "$TMP/again.json" 2>/dev/null
+check "JSON unchanged with --report" cmp "$TMP/delay.json" "$TMP/again.json"
+check "same PDF with the listing" cmp "$TMP/d.pdf" "$TMP/d3.pdf"
+
+# --- Score-P trace casita: the issue's late senders per rank, title, Russian texts
+CASITA=$DATA/otf2/casita-4_mpi_ls_barr
+check_exit "casita report" 0 $M "$CASITA" --report "$TMP/c.pdf" --title "Casita: late sender and barrier"
+pdftotext -layout "$TMP/c.pdf" "$TMP/c.txt" 2>/dev/null
+check_match "title" "$(head -5 "$TMP/c.txt")" "Casita: late sender and barrier"
+check_match "late sender row" "$(tr -s ' ' < "$TMP/c.txt")" "1 Late sender 30\.0[0-9]{5} 37\.4[0-9]% 3 3 \(10\.99[0-9]{4} s\)"
+check_match "barrier row" "$(tr -s ' ' < "$TMP/c.txt")" "2 Wait at barrier 21\.4[0-9]{5} 26\.7[0-9]% 3 1 \(7\.83[0-9]{4} s\)"
+check_match "Score-P call site" "$(cat "$TMP/c.txt")" "MPI_Recv called from late_sender"
+check_eq "casita pages" "$(pdfinfo "$TMP/c.pdf" 2>/dev/null | sed -n 's/^Pages: *//p')" 5
+check_exit "russian report" 0 $M "$CASITA" --report "$TMP/r.pdf" --lang ru
+check_match "russian problem name" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "Поздний отправитель"
+check_match "russian call site" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "вызов MPI_Recv из late_sender"
+
+# --- errors: a message naming the file, exit 1 (2 for usage), nothing left behind
+check_exit "unwritable path" 1 $M "$CASITA" --report "$TMP/none/x.pdf"
+check_match "unwritable message" "$(cat "$TMP/err")" "none/x.pdf"
+check_exit "bad trace" 1 $M "$TMP/nope" --report "$TMP/bad.pdf"
+check_match "bad trace message" "$(cat "$TMP/err")" "nope: cannot open trace"
+mkdir -p "$TMP/trunc/traces"
+cp "$CASITA/traces.otf2" "$CASITA/traces.def" "$TMP/trunc/"
+for f in "$CASITA"/traces/*; do head -c 40 "$f" > "$TMP/trunc/traces/$(basename "$f")"; done
+check_exit "truncated trace" 1 $M "$TMP/trunc" --report "$TMP/bad.pdf"
+check_exit "--title without --report" 2 $M "$CASITA" --title x
+mkdir -p "$TMP/dd/templates"
+ln -s "$PWD/fonts" "$TMP/dd/fonts"
+cp templates/report.tmpl "$TMP/dd/templates/"
+printf 'section title\ntitle x\nsection nosuch\n' > "$TMP/dd/templates/problems_report.tmpl"
+check_exit "bad template" 1 env MPILENS_DATADIR="$TMP/dd" $M "$CASITA" --report "$TMP/bad.pdf"
+check_match "bad template message" "$(cat "$TMP/err")" "problems_report.tmpl:3: unknown section 'nosuch'"
+check "nothing written" test ! -e "$TMP/bad.pdf" -a ! -e "$TMP/none"
+ls "$TMP" | grep -q '\.tmp\.' && fail "temporary file left behind" || ok
+finish test_problems_report
