@@ -378,6 +378,7 @@ struct layout {
     double fs;             /* base font size */
     double *labels;        /* per lane: MAXLAB placed label intervals [x0, x1] */
     int *nlabels;          /* per lane: how many */
+    double *marks;         /* per lane: pixel column of the last narrow instance mark */
     int pass;              /* instances: 0 shading and centred label, 1 other labels */
 };
 
@@ -506,12 +507,23 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
     cairo_t *cr = L->cr;
     int centred = is_centred(L, r, rank, call);
     double x0 = xof(L, fmax(a, L->w->t0)), x1 = xof(L, fmin(b, L->w->t1));
+    double by, bh, th = centred ? 3.5 : 2.0;
+    bar_box(L, rank, &by, &bh);
+    if (x1 - x0 < 2 && !centred) {
+        /* a narrow instance is a solid mark; one per pixel column and lane is enough */
+        double *last = &L->marks[rank - L->w->lane0];
+        if (L->pass == 1 || floor(x0) == *last)
+            return;
+        *last = floor(x0);
+        set_rgb(cr, prob_rgb);
+        cairo_rectangle(cr, floor(x0), by - th, 1.5, bh + th);
+        cairo_fill(cr);
+        return;
+    }
     if (x1 - x0 < 1.5) {
         double m = 0.5 * (x0 + x1);
         x0 = m - 0.75, x1 = m + 0.75;
     }
-    double by, bh, th = centred ? 3.5 : 2.0;
-    bar_box(L, rank, &by, &bh);
     if (L->pass == 0) {
         cairo_set_source_rgba(cr, 1, 1, 1, 0.35); /* lighten what is below, then hatch */
         cairo_rectangle(cr, x0, by, x1 - x0, bh);
@@ -677,7 +689,9 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
     unsigned char *cls = lens_malloc(s->t->nregions + 1);
     double *labels = lens_calloc((size_t)w->nlanes * 2 * MAXLAB, sizeof *labels);
     int *nlabels = lens_calloc((size_t)w->nlanes, sizeof *nlabels);
-    if (!cls || !labels || !nlabels) {
+    double *marks = lens_malloc((size_t)w->nlanes * sizeof *marks);
+    if (!cls || !labels || !nlabels || !marks) {
+        lens_free(marks);
         lens_free(labels);
         lens_free(nlabels);
         lens_free(cls);
@@ -691,9 +705,12 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
         lens_free(cls);
         lens_free(labels);
         lens_free(nlabels);
+        lens_free(marks);
         return rc;
     }
-    struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, 0};
+    for (int i = 0; i < w->nlanes; i++)
+        marks[i] = -1e9;
+    struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, marks, 0};
     L.fs = o->font_size > 0 ? o->font_size : fmin(16, fmax(9, width / 95));
     cairo_save(cr);
     cairo_translate(cr, x, y);
@@ -747,6 +764,7 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
     lens_free(cls);
     lens_free(labels);
     lens_free(nlabels);
+    lens_free(marks);
     return lens_figure_status(cr, "timeline", e);
 }
 
