@@ -29,6 +29,28 @@ static const double band_rgb[3] = {0.965, 0.969, 0.976};  /* lane band (one per 
 static const double prob_rgb[3] = {0.800, 0.000, 0.100};  /* problem instances */
 static const double msg_rgb[3] = {0.080, 0.080, 0.080};   /* message lines */
 
+/* The figure's own words in English and Russian (lens_timeline_opts.lang). */
+enum { S_COMP, S_P2P, S_COLL, S_RMA, S_WAIT, S_OTHER, S_MSG, S_PROB, S_AXIS, S_TITLE, S_PLAIN,
+       S_SUB, S_PARTIAL, S_RANK, NSTR };
+static const char *const words[2][NSTR] = {
+    {"computation", "point-to-point", "collective", "one-sided", "wait/test", "other MPI",
+     "message", "problem instance",
+     "time since the window start [ms]; the window starts %.3f ms into the trace",
+     "%s on rank %d: %s lost in %s at %.3f ms", "Timeline of %d rank(s)",
+     "window of %s; ranks %d-%d of %d; %zu MPI calls, %zu messages%s, %zu problem instances",
+     " (not all drawn)", "rank %d"},
+    {"вычисления", "точка-точка", "коллективные", "односторонние", "ожидание/проверка",
+     "прочие MPI", "сообщение", "случай проблемы",
+     "время от начала окна [мс]; окно начинается через %.3f мс от начала трассы",
+     "%s, процесс %d: потеряно %s в %s на %.3f мс", "Временная диаграмма, процессов: %d",
+     "окно %s; процессы %d-%d из %d; вызовов MPI %zu, сообщений %zu%s, случаев проблем %zu",
+     " (нарисованы не все)", "процесс %d"}};
+
+static const char *word(const struct lens_timeline_opts *o, int k)
+{
+    return words[o->lang == 1][k];
+}
+
 void lens_timeline_opts_init(struct lens_timeline_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -582,9 +604,7 @@ static void draw_message(void *ctx, const struct lens_p2p *m, double ts, double 
 
 static void draw_legend(const struct layout *L, double x, double y)
 {
-    static const char *const names[NCLASS + 3] = {"computation", "point-to-point", "collective",
-                                                  "one-sided", "wait/test", "other MPI",
-                                                  "message", "problem instance"};
+    const char *const *names = words[L->o->lang == 1];
     cairo_t *cr = L->cr;
     /* one row: the font shrinks until every entry fits the plot's width */
     double fs = 0.9 * L->fs, total = 0;
@@ -649,8 +669,7 @@ static void draw_axis(const struct layout *L)
     cairo_line_to(cr, L->px + L->pw, yb + 0.5);
     cairo_stroke(cr);
     char label[160];
-    snprintf(label, sizeof label, "time since the window start [ms]; the window starts %.3f ms "
-             "into the trace", L->w->t0 * 1e3);
+    snprintf(label, sizeof label, word(L->o, S_AXIS), L->w->t0 * 1e3);
     lens_figure_text(cr, L->px + 0.5 * L->pw, yb + 8 + 1.3 * L->fs, label, 0.5, 0, 0);
 }
 
@@ -664,17 +683,15 @@ static void titles(const struct layout *L, char *title, size_t tn, char *sub, si
         const struct lens_problem_result *r = &L->s->p->res[w->problem];
         const struct lens_trace_call *c = &L->s->t->ranks[w->rank].calls[w->call];
         duration(w->seconds, a, sizeof a);
-        snprintf(title, tn, "%s on rank %d: %s lost in %s at %.3f ms", problem_name(r, L->o->lang),
+        snprintf(title, tn, word(L->o, S_TITLE), problem_name(r, L->o->lang),
                  w->rank, a, lens_trace_region_name(L->s->t, c->region),
                  w->time * 1e3);
     } else {
-        snprintf(title, tn, "Timeline of %d rank(s)", L->s->t->nranks);
+        snprintf(title, tn, word(L->o, S_PLAIN), L->s->t->nranks);
     }
     duration(w->t1 - w->t0, b, sizeof b);
-    snprintf(sub, sn, "window of %s; ranks %d-%d of %d; %zu MPI calls, %zu messages%s, "
-             "%zu problem instances",
-             b, w->lane0, w->lane0 + w->nlanes - 1, L->s->t->nranks, w->ncalls, w->nmessages_all,
-             w->nmessages < w->nmessages_all ? " (not all drawn)" : "", w->ninstances);
+    snprintf(sub, sn, word(L->o, S_SUB), b, w->lane0, w->lane0 + w->nlanes - 1, L->s->t->nranks, w->ncalls, w->nmessages_all,
+             w->nmessages < w->nmessages_all ? word(L->o, S_PARTIAL) : "", w->ninstances);
 }
 
 int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double height,
@@ -728,7 +745,7 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
     cairo_set_font_size(cr, 0.95 * L.fs);
     lens_figure_text(cr, 0.5 * width, 2.4 * L.fs, sub, 0.5, 0, 0);
     cairo_set_font_size(cr, 0.9 * L.fs);
-    snprintf(lab, sizeof lab, "rank %d", w->lane0 + w->nlanes - 1);
+    snprintf(lab, sizeof lab, word(o, S_RANK), w->lane0 + w->nlanes - 1);
     L.px = lens_figure_text_width(cr, lab) + 1.4 * L.fs;
     L.pw = width - L.px - 1.2 * L.fs;
     L.py = 6.2 * L.fs;
@@ -748,7 +765,7 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
             continue;
         double by, bh;
         bar_box(&L, r, &by, &bh);
-        snprintf(lab, sizeof lab, "rank %d", r);
+        snprintf(lab, sizeof lab, word(o, S_RANK), r);
         lens_figure_text(cr, L.px - 0.5 * L.fs, by + 0.5 * bh, lab, 1, 0.5, 0);
     }
     cairo_save(cr);
