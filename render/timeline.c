@@ -277,6 +277,21 @@ static size_t each_message(const struct lens_timeline_src *s, const struct lens_
 
 /* ---- choosing the window ---- */
 
+struct worst_in { /* the largest instance seen by each_instance */
+    const struct lens_problem_result *r;
+    int32_t rank;
+    uint32_t call;
+    double a, b;
+};
+
+static void worst_instance(void *ctx, const struct lens_problem_result *r, int32_t rank,
+                           uint32_t call, double a, double b)
+{
+    struct worst_in *x = ctx;
+    if (!x->r || b - a > x->b - x->a)
+        *x = (struct worst_in){r, rank, call, a, b};
+}
+
 /* The worst instance of result r (its largest top instance): rank, call, span. */
 static int worst_of(const struct lens_trace *t, const struct lens_problem_result *r,
                     int32_t *rank, uint32_t *call, double *sec)
@@ -379,6 +394,15 @@ int lens_timeline_select(const struct lens_timeline_src *s, const struct lens_ti
         }
         if (w->t1 <= w->t0) /* a zero-length call in a zero-length trace */
             w->t1 = w->t0 + MIN_MARGIN;
+    }
+    if (o->t1 > o->t0) { /* an explicit window: its own worst instance, if any */
+        struct worst_in x = {0};
+        each_instance(s, w, worst_instance, &x);
+        w->problem = x.r ? (int)(x.r - p->res) : -1;
+        w->rank = x.r ? x.rank : -1;
+        w->call = x.call;
+        w->time = x.a;
+        w->seconds = x.b - x.a;
     }
     w->ncalls = count_calls(t, w);
     w->nmessages_all = each_message(s, w, NULL, NULL, 0);
