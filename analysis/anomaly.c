@@ -2,6 +2,7 @@
  * yardstick: a log-scale quantity, its median over its peers, and 1.4826 MAD (floored) as the
  * unit, so "z = 14" means fourteen robust standard deviations from the typical value. */
 #include "anomaly.h"
+#include "anomaly_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ int lens_anomaly_row_is_receiver(int mode)
 /* ---- robust statistics ------------------------------------------------------------------ */
 
 /* Median and robust sigma 1.4826 * max(MAD, floor) of v (destroyed). */
-static void robust(double *v, size_t n, double floor, double *med, double *sig)
+void lens_anomaly_robust(double *v, size_t n, double floor, double *med, double *sig)
 {
     *med = lens_cube_median(v, n);
     for (size_t i = 0; i < n; i++)
@@ -61,23 +62,8 @@ static int cmp_double(const void *a, const void *b)
 
 /* ---- findings --------------------------------------------------------------------------- */
 
-struct ctx {
-    const struct lens_cube *c;
-    const struct lens_anomaly_opts *o;
-    int s, P, L;
-    struct lens_anomalies *a;
-    int cap;
-    struct lens_err *e;
-};
-
-static double lt(const struct ctx *x, int k, int i, int j)
-{
-    double v = LENS_CUBE_AT(x->c, x->s, k, i, j);
-    return isfinite(v) && v > 0 ? log(v) : NAN;
-}
-
 /* Ascending ranks as runs: "16-23", "1, 3-5, 9". */
-static void fmt_ranks(char *buf, size_t n, const int *r, int nr)
+void lens_anomaly_fmt_ranks(char *buf, size_t n, const int *r, int nr)
 {
     size_t used = 0;
     buf[0] = 0;
@@ -93,8 +79,8 @@ static void fmt_ranks(char *buf, size_t n, const int *r, int nr)
 }
 
 /* Appends a finding; ranks and lengths (indices into c->lengths) are copied. */
-static int add(struct ctx *x, int kind, const int *ranks, int nranks, const int *ks, int nks,
-               struct lens_anomaly **out)
+int lens_anomaly_add(struct lens_anomaly_ctx *x, int kind, const int *ranks, int nranks,
+                     const int *ks, int nks, struct lens_anomaly **out)
 {
     struct lens_anomalies *a = x->a;
     if (a->n == x->cap) {
@@ -140,7 +126,7 @@ struct slow {
     double typ_ref; /* log median of the typical profile at the last length */
 };
 
-static int slow_profiles(struct ctx *x, struct slow *sl)
+static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
 {
     int P = x->P, L = x->L, Q = 2 * (P - 1), nb = Q > L ? Q : L; /* Q >= P when P >= 2 */
     double *prof = lens_malloc((size_t)P * Q * sizeof *prof);
@@ -158,7 +144,7 @@ static int slow_profiles(struct ctx *x, struct slow *sl)
             for (int j = 0; j < P; j++) {
                 if (j == i)
                     continue;
-                double a = lt(x, k, i, j), b = lt(x, k, j, i);
+                double a = lens_anomaly_lt(x, k, i, j), b = lens_anomaly_lt(x, k, j, i);
                 if (!isnan(a))
                     buf[n++] = a;
                 if (!isnan(b))
@@ -213,8 +199,8 @@ static int slow_profiles(struct ctx *x, struct slow *sl)
 }
 
 /* One finding for the flagged ranks grp[0..ng) (one host, or one rank without hosts). */
-static int slow_finding(struct ctx *x, const struct slow *sl, const int *grp, int ng, int whole_host,
-                        double med, double sig, const double *medk, double *buf, int *ks)
+static int slow_finding(struct lens_anomaly_ctx *x, const struct slow *sl, const int *grp, int ng,
+                        int whole_host, double med, double sig, const double *medk, double *buf, int *ks)
 {
     int L = x->L;
     for (int g = 0; g < ng; g++)
@@ -234,11 +220,11 @@ static int slow_finding(struct ctx *x, const struct slow *sl, const int *grp, in
             ks[nks++] = k;
     }
     struct lens_anomaly *f;
-    int rc = add(x, LENS_ANOMALY_SLOW_NODE, grp, ng, ks, nks, &f);
+    int rc = lens_anomaly_add(x, LENS_ANOMALY_SLOW_NODE, grp, ng, ks, nks, &f);
     if (rc != LENS_OK)
         return rc;
     char rl[64], tv[32], tt[32];
-    fmt_ranks(rl, sizeof rl, grp, ng);
+    lens_anomaly_fmt_ranks(rl, sizeof rl, grp, ng);
     const char *host = x->c->hosts ? x->c->hosts[grp[0]] : NULL;
     if (host && whole_host && ng > 1)
         snprintf(f->subject, sizeof f->subject, "%s (ranks %s)", host, rl);
@@ -261,7 +247,7 @@ static int slow_finding(struct ctx *x, const struct slow *sl, const int *grp, in
     return LENS_OK;
 }
 
-static int find_slow(struct ctx *x)
+static int find_slow(struct lens_anomaly_ctx *x)
 {
     int P = x->P, L = x->L, rc = LENS_OK;
     struct slow sl = {0};
@@ -283,7 +269,7 @@ static int find_slow(struct ctx *x)
         if (!isnan(sl.fr[i]))
             buf[m++] = sl.fr[i];
     double med, sig;
-    robust(buf, (size_t)m, x->o->mad_floor, &med, &sig);
+    lens_anomaly_robust(buf, (size_t)m, x->o->mad_floor, &med, &sig);
     for (int k = 0; k < L; k++) {
         int n = 0;
         for (int i = 0; i < P; i++)
@@ -321,319 +307,6 @@ done:
     return rc;
 }
 
-/* ---- classes of interchangeable ranks ------------------------------------------------------
- * Ranks i and m are interchangeable when their symmetrised distances to every third rank agree
- * within class_tol (log), allowing max(1, (P-2)/20) exceptions (a bad link, say). Greedy: a
- * rank joins the first class whose first member it matches. The classes make blocks of links
- * of one kind (same socket, other node, ...) without knowing the machine. */
-static int rank_classes(struct ctx *x, int *cls, int *ncls)
-{
-    int P = x->P, L = x->L;
-    double *D = lens_malloc((size_t)P * P * sizeof *D), *tmp = lens_malloc((size_t)L * sizeof *tmp);
-    int *reps = lens_malloc((size_t)P * sizeof *reps);
-    if (!D || !tmp || !reps) {
-        lens_free(D);
-        lens_free(tmp);
-        lens_free(reps);
-        return lens_err_set(x->e, LENS_ENOMEM, "anomalies: out of memory");
-    }
-    for (int i = 0; i < P; i++) {
-        D[(size_t)i * P + i] = NAN;
-        for (int j = i + 1; j < P; j++) {
-            int m = 0;
-            for (int k = 0; k < L; k++) {
-                double a = LENS_CUBE_AT(x->c, x->s, k, i, j), b = LENS_CUBE_AT(x->c, x->s, k, j, i);
-                int va = isfinite(a) && a > 0, vb = isfinite(b) && b > 0;
-                if (va || vb)
-                    tmp[m++] = log(va && vb ? 0.5 * (a + b) : va ? a : b);
-            }
-            D[(size_t)i * P + j] = D[(size_t)j * P + i] = lens_cube_median(tmp, (size_t)m);
-        }
-    }
-    int allowed = (P - 2) / 20 > 1 ? (P - 2) / 20 : 1, C = 0;
-    for (int i = 0; i < P; i++) {
-        cls[i] = -1;
-        for (int c = 0; c < C && cls[i] < 0; c++) {
-            const double *a = D + (size_t)i * P, *b = D + (size_t)reps[c] * P;
-            int bad = 0;
-            for (int k = 0; k < P && bad <= allowed; k++)
-                if (k != i && k != reps[c] && fabs(a[k] - b[k]) > x->o->class_tol)
-                    bad++; /* NaN compares false: a missing value is no evidence */
-            if (bad <= allowed)
-                cls[i] = c;
-        }
-        if (cls[i] < 0) {
-            reps[C] = i;
-            cls[i] = C++;
-        }
-    }
-    *ncls = C;
-    lens_free(D);
-    lens_free(tmp);
-    lens_free(reps);
-    return LENS_OK;
-}
-
-/* ---- bad links and asymmetric pairs -------------------------------------------------------
- * A link's typical value at one length is the median of its block (links from one class of
- * ranks to another, >= 4 values), else its reverse link. Its residual is the median over
- * lengths of log(value / typical); z uses the median and MAD of all residuals. */
-
-struct links {
-    float *res;  /* P x P x L: log(value / typical) per length, NaN when unknown */
-    double *rl;  /* P x P: median residual over lengths */
-    double *aq;  /* P x P, i < j: median over lengths of log(t_ij / t_ji) */
-    int *bsize;  /* C x C: links per block */
-    int *cls;    /* P: class of each rank */
-    int C;
-};
-
-static int link_residuals(struct ctx *x, struct links *lk)
-{
-    int P = x->P, L = x->L, C = lk->C;
-    size_t nb = (size_t)C * C, nl = (size_t)P * (P - 1);
-    int *off = lens_calloc(nb + 1, sizeof *off), *order = lens_malloc(nl * sizeof *order);
-    double *typb = lens_malloc(nb * sizeof *typb), *buf = lens_malloc((nl > (size_t)L ? nl : (size_t)L) * sizeof *buf);
-    int rc = LENS_OK;
-    if (!off || !order || !typb || !buf) {
-        rc = lens_err_set(x->e, LENS_ENOMEM, "anomalies: out of memory");
-        goto done;
-    }
-    /* counting sort of the links by block */
-    for (int i = 0; i < P; i++)
-        for (int j = 0; j < P; j++)
-            if (j != i)
-                off[(size_t)lk->cls[i] * C + lk->cls[j] + 1]++;
-    for (size_t b = 0; b < nb; b++) {
-        lk->bsize[b] = off[b + 1];
-        off[b + 1] += off[b];
-    }
-    for (int i = 0; i < P; i++)
-        for (int j = 0; j < P; j++)
-            if (j != i)
-                order[off[(size_t)lk->cls[i] * C + lk->cls[j]]++] = i * P + j;
-    for (size_t b = nb; b > 0; b--) /* restore the starts */
-        off[b] = off[b - 1];
-    off[0] = 0;
-    for (int k = 0; k < L; k++) {
-        for (size_t b = 0; b < nb; b++) {
-            int m = 0;
-            for (int t = off[b]; t < off[b + 1]; t++) {
-                double v = lt(x, k, order[t] / P, order[t] % P);
-                if (!isnan(v))
-                    buf[m++] = v;
-            }
-            typb[b] = m >= 4 ? lens_cube_median(buf, (size_t)m) : NAN;
-        }
-        for (int i = 0; i < P; i++)
-            for (int j = 0; j < P; j++) {
-                if (j == i)
-                    continue;
-                double tb = typb[(size_t)lk->cls[i] * C + lk->cls[j]];
-                double ref = isnan(tb) ? lt(x, k, j, i) : tb;
-                lk->res[((size_t)i * P + j) * L + k] = (float)(lt(x, k, i, j) - ref);
-            }
-    }
-    for (int i = 0; i < P; i++)
-        for (int j = 0; j < P; j++) {
-            if (j == i)
-                continue;
-            int m = 0, n = 0;
-            for (int k = 0; k < L; k++) {
-                double r = lk->res[((size_t)i * P + j) * L + k];
-                if (!isnan(r))
-                    buf[m++] = r;
-            }
-            lk->rl[(size_t)i * P + j] = lens_cube_median(buf, (size_t)m);
-            if (j < i)
-                continue;
-            for (int k = 0; k < L; k++) {
-                double q = lt(x, k, i, j) - lt(x, k, j, i);
-                if (!isnan(q))
-                    buf[n++] = q;
-            }
-            lk->aq[(size_t)i * P + j] = lens_cube_median(buf, (size_t)n);
-        }
-done:
-    lens_free(off);
-    lens_free(order);
-    lens_free(typb);
-    lens_free(buf);
-    return rc;
-}
-
-/* The length index whose residual is nearest the median residual (the one to quote). */
-static int ref_index(const float *r, int L, double med)
-{
-    int best = 0;
-    double bd = INFINITY;
-    for (int k = 0; k < L; k++)
-        if (!isnan(r[k]) && fabs(r[k] - med) < bd) {
-            bd = fabs(r[k] - med);
-            best = k;
-        }
-    return best;
-}
-
-static void link_names(const struct ctx *x, int i, int j, int *from, int *to)
-{
-    int rr = lens_anomaly_row_is_receiver(x->c->mode);
-    *from = rr ? j : i;
-    *to = rr ? i : j;
-}
-
-/* Element (i, j) [and (j, i) when both] as a bad link. */
-static int bad_link(struct ctx *x, const struct links *lk, int i, int j, int both, double z, int *ks)
-{
-    int P = x->P, L = x->L, from, to, nks = 0;
-    const float *r = lk->res + ((size_t)i * P + j) * L;
-    double med = lk->rl[(size_t)i * P + j];
-    if (both)
-        med = 0.5 * (med + lk->rl[(size_t)j * P + i]);
-    for (int k = 0; k < L; k++)
-        if (!isnan(r[k]) && r[k] >= log(x->o->link_min))
-            ks[nks++] = k;
-    link_names(x, i, j, &from, &to);
-    int rk[2] = {from, to};
-    struct lens_anomaly *f;
-    int rc = add(x, LENS_ANOMALY_BAD_LINK, rk, 2, ks, nks, &f);
-    if (rc != LENS_OK)
-        return rc;
-    int kr = ref_index(r, L, lk->rl[(size_t)i * P + j]);
-    f->value = LENS_CUBE_AT(x->c, x->s, kr, i, j);
-    f->typical = f->value / exp(r[kr]);
-    f->unit = "s";
-    f->ref_length = x->c->lengths[kr];
-    f->ratio = exp(med);
-    f->score = z;
-    snprintf(f->subject, sizeof f->subject, both ? "link %d<->%d" : "link %d->%d", from, to);
-    char tv[32], tt[32];
-    lens_format_duration(f->value, tv, sizeof tv);
-    lens_format_duration(f->typical, tt, sizeof tt);
-    int bs = lk->bsize[(size_t)lk->cls[i] * lk->C + lk->cls[j]];
-    snprintf(f->evidence, sizeof f->evidence,
-             "%s%s (row %d, column %d): %.2fx slower than the typical link of its class "
-             "(%s against %s at %d B, %s), robust z = %.1f; at least %.2fx at %d of %d lengths",
-             f->subject, both ? " in both directions" : "", i, j, f->ratio, tv, tt, f->ref_length,
-             bs >= 4 ? "class median" : "reverse link", z, x->o->link_min, nks, L);
-    return LENS_OK;
-}
-
-static int asym_pair(struct ctx *x, int i, int j, double q, double z, int *ks)
-{
-    int L = x->L, from, to, nks = 0;
-    /* (i, j) becomes the slower element */
-    if (q < 0) {
-        int t = i;
-        i = j;
-        j = t;
-        q = -q;
-    }
-    double best = INFINITY;
-    int kr = 0;
-    for (int k = 0; k < L; k++) {
-        double qk = lt(x, k, i, j) - lt(x, k, j, i);
-        if (isnan(qk))
-            continue;
-        if (qk >= log(x->o->asym_min))
-            ks[nks++] = k;
-        if (fabs(qk - q) < best) {
-            best = fabs(qk - q);
-            kr = k;
-        }
-    }
-    link_names(x, i, j, &from, &to);
-    int rk[2] = {from, to};
-    struct lens_anomaly *f;
-    int rc = add(x, LENS_ANOMALY_ASYMMETRIC_PAIR, rk, 2, ks, nks, &f);
-    if (rc != LENS_OK)
-        return rc;
-    f->value = LENS_CUBE_AT(x->c, x->s, kr, i, j);
-    f->typical = LENS_CUBE_AT(x->c, x->s, kr, j, i);
-    f->unit = "s";
-    f->ref_length = x->c->lengths[kr];
-    f->ratio = exp(q);
-    f->score = fabs(z);
-    snprintf(f->subject, sizeof f->subject, "pair %d<->%d", from, to);
-    char tv[32], tt[32];
-    lens_format_duration(f->value, tv, sizeof tv);
-    lens_format_duration(f->typical, tt, sizeof tt);
-    snprintf(f->evidence, sizeof f->evidence,
-             "%s: %d->%d takes %.2fx as long as %d->%d (%s against %s at %d B), robust z = %.1f; "
-             "at least %.2fx at %d of %d lengths",
-             f->subject, from, to, f->ratio, to, from, tv, tt, f->ref_length, f->score,
-             x->o->asym_min, nks, L);
-    return LENS_OK;
-}
-
-static int find_links(struct ctx *x)
-{
-    int P = x->P, L = x->L, rc;
-    size_t nl = (size_t)P * P;
-    struct links lk = {0};
-    lk.cls = lens_malloc((size_t)P * sizeof(int));
-    lk.res = lens_malloc(nl * L * sizeof(float));
-    lk.rl = lens_malloc(nl * sizeof(double));
-    lk.aq = lens_malloc(nl * sizeof(double));
-    double *buf = lens_malloc(nl * sizeof(double));
-    int *ks = lens_malloc((size_t)L * sizeof(int));
-    if (!lk.cls || !lk.res || !lk.rl || !lk.aq || !buf || !ks) {
-        rc = lens_err_set(x->e, LENS_ENOMEM, "anomalies: out of memory");
-        goto done;
-    }
-    if ((rc = rank_classes(x, lk.cls, &lk.C)) != LENS_OK)
-        goto done;
-    x->a->nclasses = lk.C;
-    if (!(lk.bsize = lens_malloc((size_t)lk.C * lk.C * sizeof(int)))) {
-        rc = lens_err_set(x->e, LENS_ENOMEM, "anomalies: out of memory");
-        goto done;
-    }
-    if ((rc = link_residuals(x, &lk)) != LENS_OK)
-        goto done;
-    double mr, sr, mq, sq;
-    size_t m = 0;
-    for (size_t t = 0; t < nl; t++)
-        if (t / P != t % P && !isnan(lk.rl[t]))
-            buf[m++] = lk.rl[t];
-    robust(buf, m, x->o->mad_floor, &mr, &sr);
-    m = 0;
-    for (int i = 0; i < P; i++)
-        for (int j = i + 1; j < P; j++)
-            if (!isnan(lk.aq[(size_t)i * P + j]))
-                buf[m++] = lk.aq[(size_t)i * P + j];
-    robust(buf, m, x->o->mad_floor, &mq, &sq);
-    const struct lens_anomaly_opts *o = x->o;
-    for (int i = 0; i < P && rc == LENS_OK; i++)
-        for (int j = i + 1; j < P && rc == LENS_OK; j++) {
-            double rij = lk.rl[(size_t)i * P + j], rji = lk.rl[(size_t)j * P + i];
-            double zij = (rij - mr) / sr, zji = (rji - mr) / sr;
-            int bij = zij >= o->z_min && rij >= log(o->link_min);
-            int bji = zji >= o->z_min && rji >= log(o->link_min);
-            double q = lk.aq[(size_t)i * P + j], zq = (q - mq) / sq;
-            int asym = fabs(zq) >= o->z_min && fabs(q) >= log(o->asym_min);
-            /* a faster-than-typical opposite direction means a routing asymmetry, not a fault */
-            double zfast = q > 0 ? zji : zij;
-            int bslow = q > 0 ? bij : bji;
-            if (asym && (zfast <= -o->z_min || !bslow))
-                rc = asym_pair(x, i, j, q, zq, ks);
-            else if (bij && bji)
-                rc = bad_link(x, &lk, i, j, 1, zij < zji ? zij : zji, ks);
-            else if (bij)
-                rc = bad_link(x, &lk, i, j, 0, zij, ks);
-            else if (bji)
-                rc = bad_link(x, &lk, j, i, 0, zji, ks);
-        }
-done:
-    lens_free(lk.cls);
-    lens_free(lk.res);
-    lens_free(lk.rl);
-    lens_free(lk.aq);
-    lens_free(lk.bsize);
-    lens_free(buf);
-    lens_free(ks);
-    return rc;
-}
-
 /* ---- structure changes -----------------------------------------------------------------
  * Between lengths k-1 and k every link changes by a factor, its step s = log(t_k / t_k-1).
  * A smooth curve changes like its neighbouring steps; a switch shows in one step only. The
@@ -642,18 +315,18 @@ done:
  * is compared with its median over all steps. */
 
 /* Excess step of link (i, j) at k, NaN when unknown; *step gets the step itself. */
-static double excess(const struct ctx *x, int k, int i, int j, double *step)
+static double excess(const struct lens_anomaly_ctx *x, int k, int i, int j, double *step)
 {
-    double s = lt(x, k, i, j) - lt(x, k - 1, i, j);
-    double a = k >= 2 ? lt(x, k - 1, i, j) - lt(x, k - 2, i, j) : NAN;
-    double b = k + 1 < x->L ? lt(x, k + 1, i, j) - lt(x, k, i, j) : NAN;
+    double s = lens_anomaly_lt(x, k, i, j) - lens_anomaly_lt(x, k - 1, i, j);
+    double a = k >= 2 ? lens_anomaly_lt(x, k - 1, i, j) - lens_anomaly_lt(x, k - 2, i, j) : NAN;
+    double b = k + 1 < x->L ? lens_anomaly_lt(x, k + 1, i, j) - lens_anomaly_lt(x, k, i, j) : NAN;
     *step = s;
     if (isnan(a) || (!isnan(b) && fabs(b - s) < fabs(a - s)))
         a = b;
     return s - a; /* NaN when s or both neighbours are unknown */
 }
 
-static int find_changes(struct ctx *x)
+static int find_changes(struct lens_anomaly_ctx *x)
 {
     int P = x->P, L = x->L, rc = LENS_OK;
     if (L < 5)
@@ -703,14 +376,15 @@ static int find_changes(struct ctx *x)
     if (m < 4)
         goto done;
     double med, sig;
-    robust(s, m, x->o->mad_floor, &med, &sig);
+    lens_anomaly_robust(s, m, x->o->mad_floor, &med, &sig);
     for (int k = 1; k < L && rc == LENS_OK; k++) {
         double z = (D[k * 5] - med) / sig;
         if (isnan(D[k * 5]) || z < x->o->z_min || D[k * 5] < x->o->change_min)
             continue;
         int ks[2] = {k - 1, k};
         struct lens_anomaly *f;
-        if ((rc = add(x, LENS_ANOMALY_STRUCTURE_CHANGE, NULL, 0, ks, 2, &f)) != LENS_OK)
+        rc = lens_anomaly_add(x, LENS_ANOMALY_STRUCTURE_CHANGE, NULL, 0, ks, 2, &f);
+        if (rc != LENS_OK)
             break;
         f->value = exp(D[k * 5]);
         f->typical = exp(med);
@@ -773,12 +447,12 @@ int lens_anomaly_find(const struct lens_cube *c, const struct lens_anomaly_opts 
     if (!a)
         return lens_err_set(e, LENS_ENOMEM, "anomalies: out of memory");
     a->stat = s;
-    struct ctx x = {c, o, s, c->procs, c->nlen, a, 0, e};
+    struct lens_anomaly_ctx x = {c, o, s, c->procs, c->nlen, a, 0, e};
     int rc = LENS_OK;
     if (c->procs >= 3) /* peers to compare with */
         rc = find_slow(&x);
     if (rc == LENS_OK && c->procs >= 3)
-        rc = find_links(&x);
+        rc = lens_anomaly_find_links(&x);
     if (rc == LENS_OK)
         rc = find_changes(&x);
     if (rc != LENS_OK) {

@@ -127,4 +127,47 @@ int lens_cube_writer_close(struct lens_cube_writer *w, struct lens_err *e);
 /* Closes and deletes what was written (temporaries only when direct = 0); frees w. */
 void lens_cube_writer_abort(struct lens_cube_writer *w);
 
+/* Streaming reader (cube_stream.c): one P x P matrix of one statistic at a time, with the
+ * repairs of lens_cube_read applied, so that every matrix equals the one lens_cube_read would
+ * give, bit for bit. Memory is O(P^2) whatever the number of lengths. Open reads the metadata
+ * and the hosts, checks every file as lens_cube_read does (the _all.nc and
+ * _measurements_amount.nc companions are checked but never read), and decides the repairs
+ * that need the whole cube (diagonal, round-trip mix) from the diagonals and, for old
+ * send_recv_and_recv_send files only, from extra passes over the average and median. */
+struct lens_cube_stream;
+int lens_cube_stream_open(const char *input, struct lens_cube_stream **out, struct lens_err *e);
+/* The metadata: procs, lengths, mode, hosts, source ... with data[] NULL. Its warnings are
+ * those of lens_cube_read, in the same order, once lens_cube_stream_end has succeeded (the
+ * off-diagonal repairs are counted as the matrices go by). Owned by the stream. */
+const struct lens_cube *lens_cube_stream_meta(const struct lens_cube_stream *st);
+/* Bit s set when statistic s is present. */
+unsigned lens_cube_stream_stats(const struct lens_cube_stream *st);
+/* Reads statistic stat at length index k into mat (P x P, row-major, seconds), repaired.
+ * Any order, any number of times. Errors: LENS_EINVAL (absent statistic, k out of range),
+ * LENS_EFORMAT (unreadable data, naming the file and the length index). */
+int lens_cube_stream_read(struct lens_cube_stream *st, int stat, int k, double *mat, struct lens_err *e);
+/* Completes the warnings (reading the matrices that were never read, to count their
+ * repairs) and returns LENS_EDATA, as lens_cube_read does, if a statistic has no usable delay. */
+int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e);
+/* Closes the files and frees st and its metadata; NULL does nothing. */
+void lens_cube_stream_close(struct lens_cube_stream *st);
+
+/* cube_nc.c's side of the stream: the open statistic files of one cube, values unrepaired.
+ * Not for use outside cube_nc.c and cube_stream.c. */
+struct lens_cube_ncfiles {
+    char *prefix;                   /* resolved prefix (owned) */
+    char *path[LENS_STAT_COUNT];    /* file of each statistic, NULL if absent (owned) */
+    int id[LENS_STAT_COUNT];        /* NetCDF ids, -1 if absent */
+    int var[LENS_STAT_COUNT];       /* the data variable */
+    int procs, nlen;
+};
+/* Opens and checks the files as lens_cube_read does and reads the hosts: *meta has no data. */
+int lens_cube_ncfiles_open(const char *input, struct lens_cube **meta, struct lens_cube_ncfiles *f,
+                           struct lens_err *e);
+/* Matrix k of statistic stat (P x P), or its diagonal (P values). */
+int lens_cube_ncfiles_get(const struct lens_cube_ncfiles *f, int stat, int k, double *mat, struct lens_err *e);
+int lens_cube_ncfiles_diagonal(const struct lens_cube_ncfiles *f, int stat, int k, double *diag,
+                               struct lens_err *e);
+void lens_cube_ncfiles_close(struct lens_cube_ncfiles *f);
+
 #endif

@@ -450,38 +450,44 @@ static int read_extras(struct lens_cube *c, const char *prefix, const struct ncm
     return LENS_OK;
 }
 
-int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e)
+/* Opens every statistic file of input and checks them against each other, as one cube: *out
+ * gets the metadata (no data, no hosts) and the reader's warnings, f the open files, ref what
+ * the first file said. On failure everything is closed and freed. */
+static int files_open(const char *input, struct lens_cube **out, struct lens_cube_ncfiles *f,
+                      struct ncmeta *ref, struct lens_err *e)
 {
     *out = NULL;
-    char *prefix = NULL;
-    int rc = resolve_prefix(input, &prefix, e);
+    memset(f, 0, sizeof *f);
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        f->id[s] = -1;
+    memset(ref, 0, sizeof *ref);
+    int rc = resolve_prefix(input, &f->prefix, e);
     if (rc != LENS_OK)
         return rc;
     struct lens_cube *c = NULL;
-    struct ncmeta ref = {0};
-    char *refpath = NULL;
+    const char *refpath = NULL;
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
         char suffix[32];
         snprintf(suffix, sizeof suffix, "_%s.nc", file_stats[s]);
-        char *path = path_join(prefix, suffix);
+        char *path = path_join(f->prefix, suffix);
         if (!path) {
-            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->prefix);
             break;
         }
         if (!is_file(path)) {
             lens_free(path);
             continue;
         }
+        f->path[s] = path;
         struct ncmeta m;
-        int id = -1, var;
-        rc = open_stat(path, 3, &id, &var, &m, e);
+        rc = open_stat(path, 3, &f->id[s], &f->var[s], &m, e);
         if (rc == LENS_OK && c)
-            rc = same_shape(&ref, &m, refpath, path, e);
+            rc = same_shape(ref, &m, refpath, path, e);
         if (rc == LENS_OK && !c) {
             rc = lens_cube_new(&c, m.procs, m.nlen, m.begin, m.step, 0, e);
             if (rc == LENS_OK) {
-                ref = m;
-                refpath = lens_strdup(path);
+                *ref = m;
+                refpath = path;
                 c->end = m.end;
                 c->mode = m.mode;
                 c->repeats = m.repeats;
@@ -489,42 +495,155 @@ int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e
                 c->noise_msgs = m.noise_msgs;
                 c->noise_procs = m.noise_procs;
                 c->new_layout = m.new_layout;
-                c->source = lens_strdup(prefix);
-                if (!refpath || !c->source)
+                c->written_by_mpilens = m.ours;
+                c->source = lens_strdup(f->prefix);
+                if (!c->source)
                     rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
             }
         }
-        if (rc == LENS_OK && m.mode != ref.mode)
+        if (rc == LENS_OK && m.mode != ref->mode)
             rc = lens_err_set(e, LENS_EDATA, "%s: test_type %s, but %s has %s", path,
-                              lens_cube_mode_name(m.mode), refpath, lens_cube_mode_name(ref.mode));
+                              lens_cube_mode_name(m.mode), refpath, lens_cube_mode_name(ref->mode));
         if (rc == LENS_OK && m.data_type && m.data_type != s + 1)
             rc = lens_cube_warn(c, "%s: data_type is %d, expected %d for %s", path, m.data_type,
                                 s + 1, file_stats[s]) == LENS_OK ? LENS_OK
                  : lens_err_set(e, LENS_ENOMEM, "out of memory");
-        size_t cells = (size_t)m.procs * m.procs * m.nlen;
-        if (rc == LENS_OK && !(c->data[s] = lens_malloc(cells * sizeof(double))))
-            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", path, cells);
-        if (rc == LENS_OK)
-            rc = read_data(id, var, c->data[s], path, e);
-        if (id >= 0)
-            nc_close(id);
-        lens_free(path);
     }
     if (rc == LENS_OK && !c) {
-        char *path = path_join(prefix, "_median.nc");
-        rc = lens_err_set(e, LENS_EIO, "%s: no such file", path ? path : prefix);
+        char *path = path_join(f->prefix, "_median.nc");
+        rc = lens_err_set(e, LENS_EIO, "%s: no such file", path ? path : f->prefix);
         lens_free(path);
     }
-    if (rc == LENS_OK)
-        rc = read_hosts(c, prefix, e);
-    if (rc == LENS_OK)
-        rc = read_extras(c, prefix, &ref, refpath, e);
-    if (rc == LENS_OK) {
-        c->written_by_mpilens = ref.ours;
-        rc = lens_cube_repair(c, e);
+    if (rc != LENS_OK) {
+        lens_cube_ncfiles_close(f);
+        lens_cube_free(c);
+        return rc;
     }
-    lens_free(refpath);
-    lens_free(prefix);
+    f->procs = c->procs;
+    f->nlen = c->nlen;
+    *out = c;
+    return LENS_OK;
+}
+
+void lens_cube_ncfiles_close(struct lens_cube_ncfiles *f)
+{
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (f->id[s] >= 0)
+            nc_close(f->id[s]);
+        f->id[s] = -1;
+        lens_free(f->path[s]);
+        f->path[s] = NULL;
+    }
+    lens_free(f->prefix);
+    f->prefix = NULL;
+}
+
+/* The companions are only checked here: a stream never reads raw repeats or counts. */
+static int check_extras(const struct lens_cube_ncfiles *f, const struct ncmeta *ref, struct lens_err *e)
+{
+    static const char *const names[2] = {"_all.nc", "_measurements_amount.nc"};
+    const char *refpath = NULL;
+    for (int s = 0; s < LENS_STAT_COUNT && !refpath; s++)
+        refpath = f->path[s];
+    for (int which = 0; which < 2; which++) {
+        char *path = path_join(f->prefix, names[which]);
+        if (!path)
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->prefix);
+        int rc = LENS_OK;
+        if (is_file(path)) {
+            struct ncmeta m;
+            int id = -1, var;
+            rc = open_stat(path, which == 0 ? 4 : 3, &id, &var, &m, e);
+            if (rc == LENS_OK)
+                rc = same_shape(ref, &m, refpath, path, e);
+            if (id >= 0)
+                nc_close(id);
+        }
+        lens_free(path);
+        if (rc != LENS_OK)
+            return rc;
+    }
+    return LENS_OK;
+}
+
+int lens_cube_ncfiles_open(const char *input, struct lens_cube **meta, struct lens_cube_ncfiles *f,
+                           struct lens_err *e)
+{
+    struct ncmeta ref;
+    struct lens_cube *c;
+    int rc = files_open(input, &c, f, &ref, e);
+    if (rc != LENS_OK)
+        return rc;
+    if ((rc = read_hosts(c, f->prefix, e)) == LENS_OK)
+        rc = check_extras(f, &ref, e);
+    if (rc != LENS_OK) {
+        lens_cube_ncfiles_close(f);
+        lens_cube_free(c);
+        return rc;
+    }
+    *meta = c;
+    return LENS_OK;
+}
+
+int lens_cube_ncfiles_get(const struct lens_cube_ncfiles *f, int stat, int k, double *mat, struct lens_err *e)
+{
+    if (stat < 0 || stat >= LENS_STAT_COUNT || f->id[stat] < 0 || k < 0 || k >= f->nlen)
+        return lens_err_set(e, LENS_EINVAL, "%s: no statistic %s at length index %d",
+                            f->prefix ? f->prefix : "cube", lens_cube_stat_name(stat), k);
+    size_t start[3] = {(size_t)k, 0, 0}, count[3] = {1, (size_t)f->procs, (size_t)f->procs};
+    int st = nc_get_vara_double(f->id[stat], f->var[stat], start, count, mat);
+    if (st != NC_NOERR)
+        return lens_err_set(e, LENS_EFORMAT, "%s: cannot read variable 'data' at length index %d (truncated "
+                            "or corrupt file?): %s", f->path[stat], k, nc_strerror(st));
+    return LENS_OK;
+}
+
+int lens_cube_ncfiles_diagonal(const struct lens_cube_ncfiles *f, int stat, int k, double *diag,
+                               struct lens_err *e)
+{
+    if (stat < 0 || stat >= LENS_STAT_COUNT || f->id[stat] < 0 || k < 0 || k >= f->nlen)
+        return lens_err_set(e, LENS_EINVAL, "%s: no statistic %s at length index %d",
+                            f->prefix ? f->prefix : "cube", lens_cube_stat_name(stat), k);
+    /* element (k, i, i) is the first of row i from column i: one strided read per row would
+     * cost as much as the row, so read the P elements one by one (P calls, no buffer) */
+    for (int i = 0; i < f->procs; i++) {
+        size_t at[3] = {(size_t)k, (size_t)i, (size_t)i};
+        int st = nc_get_var1_double(f->id[stat], f->var[stat], at, &diag[i]);
+        if (st != NC_NOERR)
+            return lens_err_set(e, LENS_EFORMAT, "%s: cannot read variable 'data' at length index %d "
+                                "(truncated or corrupt file?): %s", f->path[stat], k, nc_strerror(st));
+    }
+    return LENS_OK;
+}
+
+int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_cube_ncfiles f;
+    struct ncmeta ref;
+    struct lens_cube *c;
+    int rc = files_open(input, &c, &f, &ref, e);
+    if (rc != LENS_OK)
+        return rc;
+    size_t cells = (size_t)c->procs * c->procs * c->nlen;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (f.id[s] < 0)
+            continue;
+        if (!(c->data[s] = lens_malloc(cells * sizeof(double))))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", f.path[s], cells);
+        if (rc == LENS_OK)
+            rc = read_data(f.id[s], f.var[s], c->data[s], f.path[s], e);
+    }
+    const char *refpath = NULL;
+    for (int s = 0; s < LENS_STAT_COUNT && !refpath; s++)
+        refpath = f.path[s];
+    if (rc == LENS_OK)
+        rc = read_hosts(c, f.prefix, e);
+    if (rc == LENS_OK)
+        rc = read_extras(c, f.prefix, &ref, refpath, e);
+    if (rc == LENS_OK)
+        rc = lens_cube_repair(c, e);
+    lens_cube_ncfiles_close(&f);
     if (rc != LENS_OK) {
         lens_cube_free(c);
         return rc;

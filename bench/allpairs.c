@@ -173,6 +173,20 @@ static void sink_close(struct sink *s)
         lens_bench_fatal(&e);
 }
 
+/* This process's peak resident set in kB (VmHWM of /proc/self/status), -1 if unknown. */
+static long peak_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
 void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progress_fn fn, void *arg)
 {
     struct lens_bench_ctx c;
@@ -193,7 +207,11 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
     double start = MPI_Wtime();
     for (int k = 0; k < o->nlen; k++) {
         int len = o->begin + k * o->step;
+        double t0 = MPI_Wtime();
         lens_bench_mode_run(&c, len);
+        if (o->timing)
+            MPI_Barrier(MPI_COMM_WORLD); /* the last pair done: the gather below waits for no one */
+        double t1 = MPI_Wtime();
         for (int st = 0; st < 4; st++)
             memcpy(pack + (size_t)st * P, c.row[st], P * sizeof(double));
         MPI_Gather(pack, (int)(4 * P), MPI_DOUBLE, c.rank == 0 ? s.gath : NULL, (int)(4 * P),
@@ -201,15 +219,21 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
         if (o->raw)
             MPI_Gather(c.rawrow, (int)(P * n), MPI_DOUBLE, c.rank == 0 ? s.rawg : NULL, (int)(P * n),
                        MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        double t2 = MPI_Wtime();
+        long rss = -1, mine = o->timing && c.rank != 0 ? peak_rss_kb() : -1;
+        if (o->timing)
+            MPI_Reduce(&mine, &rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
         if (c.rank != 0)
             continue;
         sink_put(&s, &c, k);
+        double t3 = MPI_Wtime();
         if (o->die_after == k + 1)
             raise(SIGKILL); /* testing: an interrupted run, with k + 1 lengths on disk */
         if (fn) {
-            double el = MPI_Wtime() - start;
+            double el = t3 - start;
             struct lens_bench_progress p = {k + 1, o->nlen, len, (k + 1) * c.pairs,
-                                            (long)o->nlen * c.pairs, el, el / (k + 1) * (o->nlen - k - 1)};
+                                            (long)o->nlen * c.pairs, el, el / (k + 1) * (o->nlen - k - 1),
+                                            t1 - t0, t2 - t1, t3 - t2, o->timing ? peak_rss_kb() : -1, rss};
             fn(arg, &p);
         }
     }

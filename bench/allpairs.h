@@ -14,6 +14,13 @@ struct lens_bench_progress {
     long pairs_total;
     double elapsed;     /* seconds since the first length started */
     double remaining;   /* estimated seconds left */
+    /* This length's phases on rank 0, seconds; with --timing every rank waits for the last
+     * pair (a barrier) before the gather, so gather_s holds no measuring. */
+    double measure_s;   /* lens_bench_mode_run (and the barrier with --timing) */
+    double gather_s;    /* MPI_Gather of the statistics (and the raw repeats) to rank 0 */
+    double write_s;     /* rank 0: reordering, writing and syncing the files */
+    long rss0_kb;       /* --timing: rank 0's peak resident set (VmHWM), kB, -1 if unknown */
+    long rss_kb;        /* --timing: the largest peak of the other ranks, kB, -1 if unknown */
 };
 
 /* Called on rank 0 after each length (may be NULL). */

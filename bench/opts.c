@@ -15,7 +15,7 @@
 #include <string.h>
 
 enum {
-    O_RAW = 256, O_FORCE, O_PROGRESS, O_PAIR, O_PAIRS, O_WARMUP, O_DIE,
+    O_RAW = 256, O_FORCE, O_PROGRESS, O_TIMING, O_PAIR, O_PAIRS, O_WARMUP, O_DIE,
 };
 
 static const struct option long_opts[] = {
@@ -33,6 +33,7 @@ static const struct option long_opts[] = {
     {"raw", no_argument, NULL, O_RAW},
     {"force", no_argument, NULL, O_FORCE},
     {"progress", no_argument, NULL, O_PROGRESS},
+    {"timing", no_argument, NULL, O_TIMING},
     {"pair", required_argument, NULL, O_PAIR},
     {"pairs", required_argument, NULL, O_PAIRS},
     {"warmup", required_argument, NULL, O_WARMUP},
@@ -155,6 +156,8 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
             o->force = 1;
         } else if (ch == O_PROGRESS) {
             o->progress = 1;
+        } else if (ch == O_TIMING) {
+            o->timing = 1;
         } else if (ch == ':') {
             return lens_err_set(e, LENS_EUSAGE, "option %s needs a value",
                                 optopt ? option_name(optopt, name, sizeof name) : argv[optind - 1]);

@@ -25,6 +25,7 @@ struct lens_bench_opts {
     int raw;              /* --raw: also write every repeat to <prefix>_all.nc */
     int force;            /* --force: overwrite an existing result */
     int progress;         /* --progress: progress line drawn in place even without a terminal */
+    int timing;           /* --timing: per length, seconds measuring / gathering / writing */
     int pair_a, pair_b;   /* --pair A,B for p2p (default 0,1) */
     int pairs_per_node;   /* --pairs per-node: one intra-node pair and one per pair of nodes */
     int die_after;        /* testing (--die-after-length K): rank 0 is killed after K lengths */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "callsite.h"
+#include "trace_defs.h"
 #include "trace_symbols.h"
 
 enum { ATTR_MODULE, ATTR_OFFSET, ATTR_WINDOW, ATTR_COUNT };
@@ -31,49 +32,15 @@ static const struct {
 const char *lens_trace_fn_name(unsigned fn) { return fn < LENS_FN_COUNT ? fns[fn].name : NULL; }
 int lens_trace_fn_kind(unsigned fn) { return fn < LENS_FN_COUNT ? fns[fn].kind : -1; }
 
-struct rcomm {
-    uint32_t idx;
-    uint64_t key;
-    int n;
-    int *world;    /* owned */
-    int *inverse;  /* world rank -> rank in comm, built on first use (owned) */
-    uint32_t gid;
-};
-
-struct rwin {
-    uint32_t idx, comm, gid;
-    uint64_t key;
-};
-
-struct rclock {
-    uint64_t t;
-    int64_t off;
-    uint64_t rtt;
-};
-
-struct rdefs {                 /* one rank's .defs file */
-    int present;
-    int size;
-    char host[256];
-    uint64_t start, last, end;
-    struct lens_callsite_table mods;
-    struct rcomm *comms;
-    size_t ncomm;
-    struct rwin *wins;
-    size_t nwin;
-    struct rclock clocks[8];
-    int nclock;
-};
-
 struct gcomm {
     uint64_t key;
-    const struct rcomm *c;     /* first rank's description of it */
+    const struct lens_trace_comm *c;     /* first rank's description of it */
 };
 
 struct conv {
     const struct lens_trace_otf2_opts *o;
     struct lens_err *e;
-    struct rdefs *rd;          /* nranks entries */
+    struct lens_trace_defs *rd;          /* nranks entries */
     struct gcomm *gc;
     size_t ngc;
     uint64_t *gw;              /* sorted unique window keys */
@@ -115,141 +82,6 @@ static uint32_t sid(struct conv *c, const char *s) /* for strings known to be pr
     return id;
 }
 
-/* ---- reading the .defs files */
-
-static int parse_comm(struct rdefs *d, const char *a, struct lens_err *e)
-{
-    struct rcomm x = {0};
-    int used = 0;
-    if (sscanf(a, "%" SCNu32 " %" SCNx64 " %d%n", &x.idx, &x.key, &x.n, &used) != 3 || x.n < 0 ||
-        x.idx != d->ncomm)
-        return lens_err_set(e, LENS_EFORMAT, "bad comm line");
-    x.world = lens_malloc((size_t)(x.n + 1) * sizeof *x.world);
-    void *p = lens_realloc(d->comms, (d->ncomm + 1) * sizeof *d->comms);
-    if (!x.world || !p) {
-        lens_free(x.world);
-        if (p)
-            d->comms = p;
-        return lens_err_set(e, LENS_ENOMEM, "out of memory for communicators");
-    }
-    d->comms = p;
-    a += used;
-    for (int i = 0; i < x.n; i++) {
-        if (sscanf(a, "%d%n", &x.world[i], &used) != 1) {
-            lens_free(x.world);
-            return lens_err_set(e, LENS_EFORMAT, "comm line with fewer than %d members", x.n);
-        }
-        a += used;
-    }
-    d->comms[d->ncomm++] = x;
-    return LENS_OK;
-}
-
-static int parse_line(struct rdefs *d, int rank, const char *l, struct lens_err *e)
-{
-    int r;
-    if (!strncmp(l, "module ", 7))
-        return lens_callsite_add_line(&d->mods, l + 7, e);
-    if (!strncmp(l, "comm ", 5))
-        return parse_comm(d, l + 5, e);
-    if (!strncmp(l, "win ", 4)) {
-        struct rwin w = {0};
-        if (sscanf(l + 4, "%" SCNu32 " %" SCNx64 " %" SCNu32, &w.idx, &w.key, &w.comm) != 3 ||
-            w.idx != d->nwin || w.comm >= d->ncomm)
-            return lens_err_set(e, LENS_EFORMAT, "bad win line");
-        void *p = lens_realloc(d->wins, (d->nwin + 1) * sizeof *d->wins);
-        if (!p)
-            return lens_err_set(e, LENS_ENOMEM, "out of memory for windows");
-        d->wins = p;
-        d->wins[d->nwin++] = w;
-        return LENS_OK;
-    }
-    if (!strncmp(l, "clock ", 6)) {
-        struct rclock k;
-        if (sscanf(l + 6, "%" SCNu64 " %" SCNd64 " %" SCNu64, &k.t, &k.off, &k.rtt) != 3)
-            return lens_err_set(e, LENS_EFORMAT, "bad clock line");
-        if (d->nclock < 8)
-            d->clocks[d->nclock++] = k;
-        return LENS_OK;
-    }
-    if (!strncmp(l, "rank ", 5)) {
-        if (sscanf(l + 5, "%d size %d", &r, &d->size) != 2 || r != rank || d->size <= 0)
-            return lens_err_set(e, LENS_EFORMAT, "bad rank line (expected rank %d)", rank);
-        return LENS_OK;
-    }
-    if (!strncmp(l, "host ", 5)) {
-        snprintf(d->host, sizeof d->host, "%.*s", (int)strcspn(l + 5, "\n"), l + 5);
-        return LENS_OK;
-    }
-    if (!strncmp(l, "start ", 6))
-        return sscanf(l + 6, "%" SCNu64, &d->start) == 1 ? LENS_OK
-               : lens_err_set(e, LENS_EFORMAT, "bad start line");
-    if (!strncmp(l, "last ", 5))
-        return sscanf(l + 5, "%" SCNu64, &d->last) == 1 ? LENS_OK
-               : lens_err_set(e, LENS_EFORMAT, "bad last line");
-    if (!strncmp(l, "end ", 4))
-        return sscanf(l + 4, "%" SCNu64, &d->end) == 1 ? LENS_OK
-               : lens_err_set(e, LENS_EFORMAT, "bad end line");
-    return LENS_OK; /* unknown lines: newer writers may add some */
-}
-
-static int read_defs(struct conv *c, int rank)
-{
-    char path[4200];
-    struct rdefs *d = &c->rd[rank];
-    snprintf(path, sizeof path, "%s/raw/%d.defs", c->o->dir, rank);
-    FILE *fp = fopen(path, "r");
-    if (!fp) {
-        if (errno == ENOENT && c->o->coll == NULL)
-            return LENS_OK; /* recovery: a rank that never started leaves an empty location */
-        return lens_err_set(c->e, LENS_EIO, "%s: %s", path, strerror(errno));
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    int rc = LENS_OK, lineno = 0;
-    while (rc == LENS_OK && getline(&line, &cap, fp) > 0) {
-        lineno++;
-        if (lineno == 1 && strncmp(line, "mpilens-trace 1", 15) != 0)
-            rc = lens_err_set(c->e, LENS_EFORMAT, "not an mpilens raw definition file");
-        else if (line[strlen(line) - 1] != '\n')
-            break; /* a line cut by a crash */
-        else if (!strncmp(line, "func ", 5))
-            rc = lens_trace_symbols_add(c->sym, rank, strtoull(line + 5, NULL, 16), c->e);
-        else
-            rc = parse_line(d, rank, line, c->e);
-    }
-    free(line);
-    fclose(fp);
-    if (rc != LENS_OK) {
-        char where[4300];
-        snprintf(where, sizeof where, "%s:%d", path, lineno);
-        return lens_err_prefix(c->e, where);
-    }
-    if (d->size != c->o->nranks || d->ncomm == 0)
-        return lens_err_set(c->e, LENS_EFORMAT, "%s: size %d, expected %d ranks", path, d->size,
-                            c->o->nranks);
-    d->present = 1;
-    return LENS_OK;
-}
-
-int lens_trace_otf2_nranks(const char *dir, int *nranks, struct lens_err *e)
-{
-    char path[4200], line[256];
-    int r = -1, n = 0;
-    snprintf(path, sizeof path, "%s/raw/0.defs", dir);
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return lens_err_set(e, LENS_EIO, "%s: %s", path, strerror(errno));
-    while (fgets(line, sizeof line, fp))
-        if (sscanf(line, "rank %d size %d", &r, &n) == 2)
-            break;
-    fclose(fp);
-    if (r != 0 || n <= 0)
-        return lens_err_set(e, LENS_EFORMAT, "%s: no 'rank 0 size N' line", path);
-    *nranks = n;
-    return LENS_OK;
-}
-
 /* ---- global numbering */
 
 static int cmp_gcomm(const void *a, const void *b)
@@ -279,7 +111,7 @@ static int number_defs(struct conv *c)
     }
     nc = nw = 0;
     for (int r = 0; r < c->o->nranks; r++) {
-        struct rdefs *d = &c->rd[r];
+        struct lens_trace_defs *d = &c->rd[r];
         for (size_t i = 0; i < d->ncomm; i++)
             c->gc[nc++] = (struct gcomm){d->comms[i].key, &d->comms[i]};
         for (size_t i = 0; i < d->nwin; i++, nw++) {
@@ -379,7 +211,7 @@ static int otf2_fail(struct conv *c, const char *what)
 }
 
 /* Rank of world rank w in communicator rc (OTF2 wants communicator ranks). */
-static uint32_t comm_rank(struct rcomm *rc, int w, int nranks)
+static uint32_t comm_rank(struct lens_trace_comm *rc, int w, int nranks)
 {
     if (w < 0 || !rc)
         return OTF2_UNDEFINED_UINT32;
@@ -398,10 +230,10 @@ static uint32_t comm_rank(struct rcomm *rc, int w, int nranks)
     return w < nranks && rc->inverse[w] >= 0 ? (uint32_t)rc->inverse[w] : OTF2_UNDEFINED_UINT32;
 }
 
-static void emit_sub(struct conv *c, OTF2_EvtWriter *w, struct rdefs *d,
+static void emit_sub(struct conv *c, OTF2_EvtWriter *w, struct lens_trace_defs *d,
                      const struct lens_trace_rec *s, uint64_t t)
 {
-    struct rcomm *rc = s->idx < d->ncomm ? &d->comms[s->idx] : NULL;
+    struct lens_trace_comm *rc = s->idx < d->ncomm ? &d->comms[s->idx] : NULL;
     uint32_t g = rc ? rc->gid : OTF2_UNDEFINED_COMM;
     uint32_t peer = comm_rank(rc, s->peer, c->o->nranks);
     if (s->type == LENS_REC_SEND_DONE)
@@ -412,7 +244,7 @@ static void emit_sub(struct conv *c, OTF2_EvtWriter *w, struct rdefs *d,
         OK2(OTF2_EvtWriter_MpiRecv(w, NULL, t, peer, g, (uint32_t)s->tag, s->bytes));
 }
 
-static void emit_call(struct conv *c, OTF2_EvtWriter *w, struct rdefs *d,
+static void emit_call(struct conv *c, OTF2_EvtWriter *w, struct lens_trace_defs *d,
                       const struct lens_trace_rec *r, const struct lens_trace_rec *sub, size_t nsub)
 {
     if (r->fn >= LENS_FN_COUNT)
@@ -420,7 +252,7 @@ static void emit_call(struct conv *c, OTF2_EvtWriter *w, struct rdefs *d,
     int kind = fns[r->fn].kind, rma = kind >= LENS_K_WIN_CREATE;
     uint64_t t0 = r->t0 < c->last_t ? c->last_t : r->t0; /* keep timestamps ordered */
     uint64_t t1 = r->t1 < t0 ? t0 : r->t1;
-    struct rcomm *rc = NULL;
+    struct lens_trace_comm *rc = NULL;
     uint32_t g = OTF2_UNDEFINED_COMM, win = OTF2_UNDEFINED_RMA_WIN, peer;
     if (rma && r->idx < d->nwin) {
         win = d->wins[r->idx].gid;
@@ -532,7 +364,7 @@ static void emit_func(struct conv *c, OTF2_EvtWriter *w, int rank, const struct 
 static int convert_rank(struct conv *c, int rank, uint64_t *nevents)
 {
     char path[4200];
-    struct rdefs *d = &c->rd[rank];
+    struct lens_trace_defs *d = &c->rd[rank];
     OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(c->ar, (OTF2_LocationRef)rank);
     if (!w)
         return lens_err_set(c->e, LENS_ELIB, "%s: cannot open the event writer of rank %d",
@@ -599,7 +431,7 @@ static int write_local_defs(struct conv *c, int rank)
         return lens_err_set(c->e, LENS_ELIB, "%s: cannot open the definitions of rank %d",
                             c->o->dir, rank);
     for (int k = 0; k < c->rd[rank].nclock; k++) {
-        const struct rclock *ck = &c->rd[rank].clocks[k];
+        const struct lens_trace_clock *ck = &c->rd[rank].clocks[k];
         OK2(OTF2_DefWriter_WriteClockOffset(dw, ck->t, ck->off, (double)ck->rtt / 2));
     }
     if (OTF2_Archive_CloseDefWriter(c->ar, dw) != OTF2_SUCCESS && c->e->code == LENS_OK)
@@ -613,7 +445,7 @@ static void time_range(const struct conv *c, uint64_t *lo, uint64_t *len)
 {
     int64_t a = INT64_MAX, b = INT64_MIN;
     for (int r = 0; r < c->o->nranks; r++) {
-        const struct rdefs *d = &c->rd[r];
+        const struct lens_trace_defs *d = &c->rd[r];
         if (!d->present)
             continue;
         int64_t o0 = d->nclock ? d->clocks[0].off : 0, o1 = d->nclock ? d->clocks[d->nclock - 1].off : 0;
@@ -705,7 +537,7 @@ static void write_globals(struct conv *c, const uint64_t *nevents)
     OK2(OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                         OTF2_GROUP_FLAG_NONE, (uint32_t)n, mem));
     for (size_t i = 0; i < c->ngc; i++) {
-        const struct rcomm *rc = c->gc[i].c;
+        const struct lens_trace_comm *rc = c->gc[i].c;
         uint32_t k = 0;
         for (int j = 0; j < rc->n && j < n; j++)
             mem[k++] = (uint64_t)(rc->world[j] < 0 ? 0 : rc->world[j]);
@@ -743,16 +575,8 @@ static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush,
 
 static void conv_free(struct conv *c)
 {
-    for (int r = 0; c->rd && r < c->o->nranks; r++) {
-        struct rdefs *d = &c->rd[r];
-        for (size_t i = 0; i < d->ncomm; i++) {
-            lens_free(d->comms[i].world);
-            lens_free(d->comms[i].inverse);
-        }
-        lens_free(d->comms);
-        lens_free(d->wins);
-        lens_callsite_release(&d->mods);
-    }
+    for (int r = 0; c->rd && r < c->o->nranks; r++)
+        lens_trace_defs_release(&c->rd[r]);
     lens_free(c->rd);
     lens_free(c->gc);
     lens_free(c->gw);
@@ -779,7 +603,7 @@ static void prepare(struct conv *c)
     for (int r = 0; r < o->nranks; r++)
         lens_callsite_init(&c->rd[r].mods);
     for (int r = 0; r < o->nranks && c->e->code == LENS_OK; r++)
-        read_defs(c, r);
+        lens_trace_defs_read(o->dir, r, o->nranks, o->coll == NULL, c->sym, &c->rd[r], c->e);
     if (c->e->code == LENS_OK && !c->rd[0].present)
         lens_err_set(c->e, LENS_EIO, "%s/raw/0.defs: missing", o->dir);
     if (c->e->code == LENS_OK)
@@ -791,7 +615,7 @@ static void prepare(struct conv *c)
     if (c->e->code == LENS_OK)
         number_strings(c);
     for (int r = 0; r < o->nranks && c->e->code == LENS_OK; r++) {
-        struct rdefs *d = &c->rd[r];
+        struct lens_trace_defs *d = &c->rd[r];
         for (size_t i = 0; i < d->ncomm; i++)
             d->comms[i].gid = gcomm_of(c, d->comms[i].key);
         for (size_t i = 0; i < d->nwin; i++)

@@ -1,5 +1,6 @@
 /* mpilens cluster: agglomerative clustering of processes from a latency cube or a square CSV
- * distance matrix; writes scipy's linkage matrix Z as CSV and the dendrogram as Newick. */
+ * distance matrix; writes scipy's linkage matrix Z as CSV, the dendrogram as Newick and as a
+ * picture, the clusters of a cut, and the distance heatmap reordered by the tree. */
 #include "cli.h"
 
 #include <getopt.h>
@@ -11,25 +12,41 @@
 #include "../analysis/distmat.h"
 #include "../analysis/hclust.h"
 #include "../analysis/newick.h"
+#include "../render/dendrogram.h"
+#include "../render/treefig.h"
 
 LENS_COMMAND(cluster, "hierarchical clustering of processes (scipy linkage Z, Newick)");
 
 static void cluster_help(void)
 {
     printf("usage: mpilens cluster INPUT [--method M] [--linkage Z.csv] [--newick tree.nwk]\n"
-           "                       [--stat S] [--length BYTES]\n\n"
+           "                       [--stat S] [--length BYTES] [--plot F.png|F.svg]\n"
+           "                       [--cut K|auto] [--cut-height H] [--clusters F.csv]\n"
+           "                       [--heatmap F.png|F.svg]\n\n"
            "Clusters the processes of INPUT, a network_test2 prefix or a square CSV matrix of\n"
            "distances (n lines of n numbers, optionally after a header line of n labels).\n"
            "The matrix is symmetrised as (A + A^T)/2; its asymmetry is reported on stderr.\n\n"
            "  -m, --method M     single, complete, average (default), weighted, centroid,\n"
            "                     median or ward, as scipy.cluster.hierarchy.linkage\n"
            "  -z, --linkage F    write Z as CSV: left,right,height,size (leaves 0..n-1,\n"
-           "                     merge i creates cluster n+i); without -z and -n, Z goes to stdout\n"
+           "                     merge i creates cluster n+i); Z goes to stdout when no other\n"
+           "                     output is asked for\n"
            "  -n, --newick F     write the dendrogram as Newick (branch = height difference)\n"
            "  -s, --stat S       cube statistic: median (default), average, min, deviation\n"
-           "  -l, --length B     cube message length in bytes (default: median over lengths)\n\n"
+           "  -l, --length B     cube message length in bytes (default: median over lengths)\n"
+           "  -p, --plot F       draw the dendrogram (PNG or SVG by the extension); leaves\n"
+           "                     labelled host:rank (rank only above 128 processes)\n"
+           "  -k, --cut K|auto   cut into K clusters, or at the largest gap between successive\n"
+           "                     merge heights (auto); colours the plot and writes the clusters\n"
+           "  -H, --cut-height H cut at height H (us for a cube, the matrix's unit for CSV)\n"
+           "  -c, --clusters F   write the clusters of the cut as CSV rank,host,cluster\n"
+           "                     (default with a cut: standard output); clusters are numbered\n"
+           "                     from 0 in the order of their lowest rank\n"
+           "  -M, --heatmap F    draw the distance matrix with the processes in dendrogram\n"
+           "                     order, so that clusters show as blocks (PNG or SVG)\n\n"
            "example:\n"
-           "  mpilens cluster run/network --method average --linkage Z.csv --newick tree.nwk\n");
+           "  mpilens cluster run/network --method average --linkage Z.csv --newick tree.nwk\n"
+           "  mpilens cluster run/network --cut auto --plot tree.png --heatmap blocks.png\n");
 }
 
 /* Reads INPUT into a distance matrix and reports what the symmetrisation found. */
@@ -81,18 +98,228 @@ int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *st
     return LENS_EXIT_OK;
 }
 
+/* Leaf labels for the pictures ("node03:17", "17" or the CSV label) in one allocation: n
+ * pointers followed by the strings. NULL when m has no labels or on ENOMEM (then the plots
+ * fall back to indices, which name the ranks too). */
+char **lens_cli_tree_labels(const struct lens_distmat *m);
+
+char **lens_cli_tree_labels(const struct lens_distmat *m)
+{
+    if (!m->labels)
+        return NULL;
+    size_t bytes = (size_t)m->n * sizeof(char *);
+    for (int i = 0; i < m->n; i++)
+        bytes += strlen(m->labels[i]) + 16;
+    char **out = lens_malloc(bytes);
+    if (!out)
+        return NULL;
+    char *p = (char *)(out + m->n);
+    for (int i = 0; i < m->n; i++) {
+        size_t room = strlen(m->labels[i]) + 16;
+        lens_treefig_leaf_label(m->labels[i], i, p, room);
+        out[i] = p;
+        p += room;
+    }
+    return out;
+}
+
+/* The host of process i for the clusters CSV: the part after '@' of "r<rank>@<host>", the
+ * label itself for a CSV header label, "" without labels or for "r<rank>". */
+static const char *host_of(const struct lens_distmat *m, int i)
+{
+    const char *l = m->labels ? m->labels[i] : NULL;
+    if (!l)
+        return "";
+    const char *p = l + 1;
+    if (l[0] == 'r' && *p >= '0' && *p <= '9') {
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (*p == '\0')
+            return "";
+        if (*p == '@')
+            return p + 1;
+    }
+    return l;
+}
+
+/* One CSV field, quoted when it holds a comma, a quote or a line break. */
+static void csv_field(FILE *fp, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+static void write_clusters(FILE *fp, const struct lens_distmat *m, const int *label)
+{
+    fputs("rank,host,cluster\n", fp);
+    for (int i = 0; i < m->n; i++) {
+        fprintf(fp, "%d,", i);
+        csv_field(fp, host_of(m, i));
+        fprintf(fp, ",%d\n", label[i]);
+    }
+}
+
+static int save_clusters(const char *path, const struct lens_distmat *m, const int *label,
+                         struct lens_err *e)
+{
+    struct lens_atomic a;
+    int rc = lens_atomic_open(&a, path, "w", e);
+    if (rc)
+        return rc;
+    write_clusters(a.fp, m, label);
+    return lens_atomic_commit(&a, e);
+}
+
+/* The square matrix of the condensed distances d (diagonal 0), lens_malloc'd. */
+static double *square_of(const double *d, int n)
+{
+    double *a = lens_malloc((size_t)n * n * sizeof *a);
+    if (!a)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        a[(size_t)i * n + i] = 0.0;
+        for (int j = i + 1; j < n; j++)
+            a[(size_t)i * n + j] = a[(size_t)j * n + i] = d[lens_distmat_index(n, i, j)];
+    }
+    return a;
+}
+
+/* What the options asked for beyond Z and Newick. */
+struct pictures {
+    const char *plot, *heatmap, *clusters;
+    int cut;           /* 0 none, 1 by k, 2 auto, 3 by height */
+    int k;             /* for cut 1 */
+    double height;     /* for cut 3, displayed units */
+};
+
+/* Cut, clusters, dendrogram and heatmap once Z is known; sq is the square distance matrix
+ * (needed for the heatmap only). */
+static int draw_pictures(const struct pictures *pc, const struct lens_distmat *m, int method,
+                         const struct lens_hclust_step *z, const double *sq, const char *input,
+                         struct lens_err *e)
+{
+    int n = m->n, k = 0, rc = LENS_OK;
+    double scale = m->from_cube ? 1e6 : 1.0, gap = 0;
+    const char *unit = m->from_cube ? "\xc2\xb5s" : NULL, *note = NULL;
+    if (pc->cut == 1) {
+        k = pc->k;
+        if (k > n)
+            return lens_err_set(e, LENS_EUSAGE, "%s: cannot cut %d processes into %d clusters", input, n, k);
+    } else if (pc->cut == 2) {
+        rc = lens_dendrogram_cut_auto(z, n, &k, &gap, e);
+        note = "largest gap";
+    } else if (pc->cut == 3) {
+        rc = lens_dendrogram_cut_height(z, n, pc->height / scale, &k, e);
+        note = "height asked";
+    }
+    int *label = NULL;
+    if (rc == LENS_OK && k > 0) {
+        label = lens_malloc((size_t)n * sizeof *label);
+        rc = label ? lens_hclust_cut(z, n, k, label, e)
+                   : lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", n);
+        if (rc == LENS_OK) {
+            fprintf(stderr, "mpilens cluster: cut into %d cluster%s at %.4g%s%s", k, k == 1 ? "" : "s",
+                    lens_dendrogram_cut_level(z, n, k) * scale, unit ? " " : "", unit ? unit : "");
+            if (pc->cut == 2)
+                fprintf(stderr, " (largest gap between merges: %.4g%s%s)", gap * scale, unit ? " " : "",
+                        unit ? unit : "");
+            fputc('\n', stderr);
+            if (pc->clusters)
+                rc = save_clusters(pc->clusters, m, label, e);
+            else
+                write_clusters(stdout, m, label);
+        }
+    }
+    char **labels = (pc->plot || pc->heatmap) ? lens_cli_tree_labels(m) : NULL;
+    char title[512];
+    if (rc == LENS_OK && pc->plot) {
+        struct lens_dendrogram_opts o;
+        lens_dendrogram_opts_init(&o);
+        snprintf(title, sizeof title, "Dendrogram of %s", input);
+        o.title = title;
+        o.method = lens_hclust_method_name(method);
+        o.unit = unit;
+        o.scale = scale;
+        o.labels = (const char *const *)labels;
+        o.k = k;
+        o.cut_note = note;
+        o.font_path = lens_cli_font();
+        rc = lens_dendrogram_write(z, n, &o, pc->plot, e);
+    }
+    if (rc == LENS_OK && pc->heatmap) {
+        int *order = lens_malloc((size_t)n * sizeof *order);
+        rc = order ? lens_hclust_leaf_order(z, n, order, e)
+                   : lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", n);
+        if (rc == LENS_OK) {
+            struct lens_heatmap_opts ho;
+            lens_heatmap_opts_init(&ho);
+            snprintf(title, sizeof title, "%s: distances in dendrogram order (%s linkage)", input,
+                     lens_hclust_method_name(method));
+            ho.title = title;
+            ho.unit = unit;
+            ho.scale = scale;
+            ho.xlabel = "process (dendrogram order)";
+            ho.ylabel = "process (dendrogram order)";
+            ho.font_path = lens_cli_font();
+            rc = lens_dendrogram_heatmap_write(sq, n, order, (const char *const *)labels, &ho,
+                                               pc->heatmap, e);
+        }
+        lens_free(order);
+    }
+    lens_free(labels);
+    lens_free(label);
+    return rc;
+}
+
+/* Checks that a picture path ends in .png or .svg: the usage status, or LENS_EXIT_OK. */
+static int picture_path(const char *opt, const char *path)
+{
+    struct lens_err e = {0};
+    if (lens_treefig_format(path, &e) < 0)
+        return lens_cli_usage("cluster", "%s %s: the file name must end in .png or .svg", opt, path);
+    return LENS_EXIT_OK;
+}
+
+static int parse_cut(const char *arg, struct pictures *pc)
+{
+    char *end;
+    if (!strcmp(arg, "auto")) {
+        pc->cut = 2;
+        return LENS_EXIT_OK;
+    }
+    long k = strtol(arg, &end, 10);
+    if (end == arg || *end || k < 1 || k > (1L << 24))
+        return lens_cli_usage("cluster", "--cut wants a number of clusters >= 1 or 'auto', got '%s'", arg);
+    pc->cut = 1;
+    pc->k = (int)k;
+    return LENS_EXIT_OK;
+}
+
 int cmd_cluster(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"method", required_argument, 0, 'm'}, {"linkage", required_argument, 0, 'z'},
         {"newick", required_argument, 0, 'n'}, {"stat", required_argument, 0, 's'},
-        {"length", required_argument, 0, 'l'}, {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"length", required_argument, 0, 'l'}, {"plot", required_argument, 0, 'p'},
+        {"cut", required_argument, 0, 'k'},    {"cut-height", required_argument, 0, 'H'},
+        {"clusters", required_argument, 0, 'c'}, {"heatmap", required_argument, 0, 'M'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int method = LENS_HCLUST_AVERAGE, stat = LENS_STAT_MEDIAN, c, st;
     long length = -1;
     const char *zpath = NULL, *npath = NULL;
+    struct pictures pc = {0};
+    char *end;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "m:z:n:s:l:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:z:n:s:l:p:k:H:c:M:h", opts, NULL)) != -1) {
         switch (c) {
         case 'm':
             if ((method = lens_hclust_method_parse(optarg)) < 0)
@@ -106,29 +333,54 @@ int cmd_cluster(int argc, char **argv)
             if ((st = lens_cli_parse_input_opts("cluster", c, optarg, &stat, &length)))
                 return st;
             break;
+        case 'p':
+            if ((st = picture_path("--plot", optarg)))
+                return st;
+            pc.plot = optarg;
+            break;
+        case 'M':
+            if ((st = picture_path("--heatmap", optarg)))
+                return st;
+            pc.heatmap = optarg;
+            break;
+        case 'k':
+            if ((st = parse_cut(optarg, &pc)))
+                return st;
+            break;
+        case 'H':
+            pc.height = strtod(optarg, &end);
+            if (end == optarg || *end || !(pc.height >= 0) || pc.height > 1e300)
+                return lens_cli_usage("cluster", "--cut-height wants a height >= 0, got '%s'", optarg);
+            pc.cut = 3;
+            break;
+        case 'c': pc.clusters = optarg; break;
         case 'h': cluster_help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("cluster", "bad option");
         }
     }
     if (optind != argc - 1)
         return lens_cli_usage("cluster", optind >= argc ? "missing INPUT" : "one INPUT expected");
+    if (pc.clusters && !pc.cut)
+        return lens_cli_usage("cluster", "--clusters needs --cut or --cut-height");
 
     struct lens_distmat *m = NULL;
     if ((st = lens_cli_read_distances("cluster", argv[optind], stat, length, &m)) != 0)
         return st;
     struct lens_err e = {0};
     struct lens_newick *t = NULL;
-    int n = m->n, rc;
+    int n = m->n, rc = LENS_OK;
+    /* the heatmap needs the distances that clustering overwrites */
+    double *sq = pc.heatmap ? square_of(m->d, n) : NULL;
     struct lens_hclust_step *z = lens_malloc((size_t)(n - 1) * sizeof *z);
-    if (!z)
-        rc = lens_err_set(&e, LENS_ENOMEM, "out of memory for %d merges", n - 1);
-    else
-        rc = lens_hclust_run(m->d, n, method, z, &e); /* m->d is consumed as working space */
+    if (!z || (pc.heatmap && !sq))
+        rc = lens_err_set(&e, LENS_ENOMEM, "out of memory for %d processes", n);
+    else if ((rc = lens_hclust_run(m->d, n, method, z, &e)) < 0 && e.code != LENS_ENOMEM)
+        lens_err_prefix(&e, argv[optind]); /* m->d is consumed as working space */
     if (rc == LENS_OK && zpath)
         rc = lens_hclust_write_csv(z, n, zpath, &e);
     if (rc == LENS_OK && npath && (rc = lens_newick_from_hclust(z, n, &t, &e)) == LENS_OK)
         rc = lens_newick_save(t, (const char *const *)m->labels, npath, &e);
-    if (rc == LENS_OK && !zpath && !npath) {
+    if (rc == LENS_OK && !zpath && !npath && !pc.plot && !pc.heatmap && !pc.cut) {
         printf("left,right,height,size\n");
         for (int k = 0; k < n - 1; k++)
             printf("%d,%d,%.17g,%d\n", z[k].left, z[k].right, z[k].height, z[k].size);
@@ -136,10 +388,11 @@ int cmd_cluster(int argc, char **argv)
     if (rc == LENS_OK)
         fprintf(stderr, "mpilens cluster: %s linkage of %d processes, root height %.6g\n",
                 lens_hclust_method_name(method), n, z[n - 2].height);
-    if (rc < 0 && e.code != LENS_ENOMEM && e.code != LENS_EIO)
-        lens_err_prefix(&e, argv[optind]);
+    if (rc == LENS_OK && (pc.plot || pc.heatmap || pc.cut))
+        rc = draw_pictures(&pc, m, method, z, sq, argv[optind], &e);
     lens_newick_free(t);
     lens_free(z);
+    lens_free(sq);
     lens_distmat_free(m);
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
 }

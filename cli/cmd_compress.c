@@ -1,9 +1,11 @@
 /* mpilens compress: lossy compression of a latency cube with a guaranteed per-element
- * relative error, into one packed NetCDF file; reports the ratio and the measured errors. */
+ * relative error, into one packed NetCDF file; reports the ratio and the measured errors.
+ * The cube is streamed: one P x P matrix in memory at a time (lens_cube_stream_read). */
 #include "cli.h"
 
 #include "../analysis/compress.h"
 #include "../common/json.h"
+#include "../render/slices.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -16,7 +18,8 @@ LENS_COMMAND(compress, "pack a cube into groups of links with a per-element erro
 
 static void help(void)
 {
-    printf("usage: mpilens compress INPUT -o PACKED.nc [--max-error X] [--force] [--json]\n\n"
+    printf("usage: mpilens compress INPUT -o PACKED.nc [--max-error X] [--force] [--json]\n"
+           "                        [--plot FILE.png|FILE.svg [--plot-lengths L1,L2,..]]\n\n"
            "Packs every statistic of a latency cube, one length after the other, into groups of\n"
            "links whose delays agree within the bound: each decoded element v' of an element v\n"
            "has |v' - v| <= X |v| (NaN and infinities exactly). Groups split when their values\n"
@@ -27,10 +30,13 @@ static void help(void)
            "  --max-error X       relative error bound, 0 <= X < 1 (default 0.05; 0 is lossless)\n"
            "  --force             overwrite FILE\n"
            "  --json              print the report as JSON\n"
+           "  --plot FILE         original against compressed matrices at a few lengths (.png, .svg)\n"
+           "  --plot-lengths L,.. lengths in bytes to show, nearest present (default first, middle, last)\n"
            "  -h, --help          show this help\n\n"
            "example:\n"
            "  mpilens compress samples/cubes/synth32/network -o synth32.lcz.nc --max-error 0.02\n"
-           "  mpilens decompress synth32.lcz.nc --verify samples/cubes/synth32/network\n");
+           "  mpilens decompress synth32.lcz.nc --verify samples/cubes/synth32/network\n"
+           "  mpilens compress samples/cubes/synth32/network -o s.nc --plot slices.png --plot-lengths 0,4096\n");
 }
 
 struct report {
@@ -109,14 +115,18 @@ static void print_json(const char *in, const char *out, struct lens_packed *cons
     lens_json_end_object(&j);
 }
 
-/* Streams statistic s of c through the compressor, one length at a time. */
-static int pack_stat(const struct lens_cube *c, int s, double bound, struct lens_packed **out, struct lens_err *e)
+/* Streams statistic s through the compressor, one length at a time: mat is the one matrix. */
+static int pack_stat(struct lens_cube_stream *in, int s, double bound, double *mat, struct lens_packed **out,
+                     struct lens_err *e)
 {
+    const struct lens_cube *c = lens_cube_stream_meta(in);
     struct lens_compress *z;
     int rc = lens_compress_new(&z, c->procs, c->nlen, bound, e);
-    size_t P2 = (size_t)c->procs * c->procs;
-    for (int k = 0; k < c->nlen && rc == LENS_OK; k++)
-        rc = lens_compress_put(z, c->data[s] + (size_t)k * P2, e);
+    for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
+        rc = lens_cube_stream_read(in, s, k, mat, e);
+        if (rc == LENS_OK)
+            rc = lens_compress_put(z, mat, e);
+    }
     if (rc != LENS_OK) {
         lens_compress_free(z);
         return rc;
@@ -126,14 +136,17 @@ static int pack_stat(const struct lens_cube *c, int s, double bound, struct lens
 
 int cmd_compress(int argc, char **argv)
 {
-    enum { O_MAX = 256, O_FORCE, O_JSON };
+    enum { O_MAX = 256, O_FORCE, O_JSON, O_PLOT, O_PLOT_LENGTHS };
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"max-error", required_argument, NULL, O_MAX},
                                          {"force", no_argument, NULL, O_FORCE},
                                          {"json", no_argument, NULL, O_JSON},
+                                         {"plot", required_argument, NULL, O_PLOT},
+                                         {"plot-lengths", required_argument, NULL, O_PLOT_LENGTHS},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *out = NULL;
+    const char *out = NULL, *plot = NULL;
+    int want[LENS_SLICES_MAX], nwant = 0;
     double bound = 0.05;
     int force = 0, json = 0, ch;
     char *end;
@@ -148,6 +161,22 @@ int cmd_compress(int argc, char **argv)
             break;
         case O_FORCE: force = 1; break;
         case O_JSON: json = 1; break;
+        case O_PLOT:
+            plot = optarg;
+            if (strlen(plot) < 5 || (strcmp(plot + strlen(plot) - 4, ".png") && strcmp(plot + strlen(plot) - 4, ".svg")))
+                return lens_cli_usage("compress", "--plot must end in .png or .svg, not '%s'", optarg);
+            break;
+        case O_PLOT_LENGTHS:
+            for (char *q = optarg;; q = end + 1) {
+                long v = strtol(q, &end, 10);
+                if (end == q || v < 0 || v > 1L << 30 || (*end && *end != ',') || nwant == LENS_SLICES_MAX)
+                    return lens_cli_usage("compress", "--plot-lengths must be up to %d byte counts L1,L2,.., not '%s'",
+                                          LENS_SLICES_MAX, optarg);
+                want[nwant++] = (int)v;
+                if (!*end)
+                    break;
+            }
+            break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("compress", "unknown option");
         }
@@ -156,6 +185,8 @@ int cmd_compress(int argc, char **argv)
         return lens_cli_usage("compress", "expected one INPUT, got %d", argc - optind);
     if (!out)
         return lens_cli_usage("compress", "missing -o PACKED.nc");
+    if (nwant && !plot)
+        return lens_cli_usage("compress", "--plot-lengths needs --plot FILE");
     struct lens_err e;
     lens_err_clear(&e);
     struct stat sb;
@@ -163,17 +194,19 @@ int cmd_compress(int argc, char **argv)
         lens_err_set(&e, LENS_EIO, "%s: exists; use --force to overwrite", out);
         return lens_cli_fail(&e);
     }
-    struct lens_cube *c;
-    if (lens_cube_read(argv[optind], &c, &e) != LENS_OK)
+    struct lens_cube_stream *in;
+    if (lens_cube_stream_open(argv[optind], &in, &e) != LENS_OK)
         return lens_cli_fail(&e);
+    const struct lens_cube *c = lens_cube_stream_meta(in);
     struct lens_packed *p[LENS_STAT_COUNT] = {NULL};
     struct report r = {0};
-    int rc = LENS_OK;
+    double *mat = lens_malloc((size_t)c->procs * c->procs * sizeof *mat);
+    int rc = mat ? LENS_OK : lens_err_set(&e, LENS_ENOMEM, "%s: out of memory", argv[optind]);
     double t0 = lens_now();
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
-        if (!c->data[s])
+        if (!(lens_cube_stream_stats(in) >> s & 1))
             continue;
-        rc = pack_stat(c, s, bound, &p[s], &e);
+        rc = pack_stat(in, s, bound, mat, &p[s], &e);
         if (rc == LENS_OK) {
             r.raw += 8.0 * c->procs * c->procs * c->nlen;
             r.packed += lens_packed_bytes(p[s]);
@@ -186,9 +219,19 @@ int cmd_compress(int argc, char **argv)
             }
         }
     }
+    lens_free(mat);
+    if (rc == LENS_OK)
+        rc = lens_cube_stream_end(in, &e); /* the repairs' warnings; no usable delay fails here */
     r.seconds = lens_now() - t0;
+    char plotted[512];
+    if (rc == LENS_OK && plot)
+        rc = lens_slices_plot_packed(plot, c, p, nwant ? want : NULL, nwant, lens_cli_font(), plotted, sizeof plotted, &e);
     if (rc == LENS_OK)
         rc = lens_packed_write(out, c, p, &e);
+    if (plot && rc == LENS_OK)
+        fprintf(stderr, "mpilens: wrote %s\n", plotted);
+    else if (plot)
+        remove(plot);
     if (rc == LENS_OK) {
         r.file = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
         for (int w = 0; w < c->nwarn; w++)
@@ -200,6 +243,6 @@ int cmd_compress(int argc, char **argv)
     }
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         lens_packed_free(p[s]);
-    lens_cube_free(c);
+    lens_cube_stream_close(in);
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
 }

@@ -4,6 +4,8 @@
 #include "cli.h"
 
 #include "../analysis/links.h"
+#include "../render/linkcurves.h"
+#include "../render/linkmap.h"
 #include "../common/json.h"
 
 #include <getopt.h>
@@ -25,12 +27,15 @@ static void help(void)
            "  --csv FILE        per link: row,col,cluster\n"
            "  --clusters FILE   per cluster: cluster,size,diameter,same_host,mean_<length>...\n"
            "  --json            print the result as JSON (with the P x P label matrix)\n"
+           "  --plot FILE       the P x P map coloured by link cluster, .png or .svg\n"
+           "  --curves FILE     mean delay against length per cluster, same colours, .png or .svg\n"
            "  -k, --k K         cut at K clusters instead of the scree elbow\n"
            "  --max-splits N    longest diameter sequence for the scree (default 64)\n"
            "  --threads N       worker threads (default 2; the result does not depend on it)\n"
            "  -h, --help        show this help\n\n"
            "example:\n"
-           "  mpilens links samples/cubes/synth32/network --csv links.csv --clusters clusters.csv\n");
+           "  mpilens links samples/cubes/synth32/network --csv links.csv --clusters clusters.csv\n"
+           "  mpilens links samples/cubes/synth32/network --plot links.png --curves curves.svg\n");
 }
 
 static int parse_int(const char *s, int lo, int hi, int *v)
@@ -41,6 +46,13 @@ static int parse_int(const char *s, int lo, int hi, int *v)
         return -1;
     *v = (int)x;
     return 0;
+}
+
+/* Whether a picture name has an extension the writers know. */
+static int picture_name(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 4 && (!strcmp(s + n - 4, ".png") || !strcmp(s + n - 4, ".svg"));
 }
 
 static int write_links(const char *path, const struct lens_links *r, struct lens_err *e)
@@ -167,15 +179,16 @@ static void print_json(const struct lens_links *r)
 
 int cmd_links(int argc, char **argv)
 {
-    enum { O_CSV = 256, O_CLUSTERS, O_JSON, O_SPLITS, O_THREADS };
+    enum { O_CSV = 256, O_CLUSTERS, O_JSON, O_SPLITS, O_THREADS, O_PLOT, O_CURVES };
     static const struct option opts[] = {
         {"csv", required_argument, NULL, O_CSV},         {"clusters", required_argument, NULL, O_CLUSTERS},
         {"json", no_argument, NULL, O_JSON},             {"k", required_argument, NULL, 'k'},
         {"max-splits", required_argument, NULL, O_SPLITS}, {"threads", required_argument, NULL, O_THREADS},
+        {"plot", required_argument, NULL, O_PLOT},       {"curves", required_argument, NULL, O_CURVES},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
     struct lens_links_opts o;
     lens_links_opts_default(&o);
-    const char *csv = NULL, *ccsv = NULL;
+    const char *csv = NULL, *ccsv = NULL, *plot = NULL, *curves = NULL;
     int json = 0, ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "k:h", opts, NULL)) != -1) {
@@ -183,6 +196,13 @@ int cmd_links(int argc, char **argv)
         case O_CSV: csv = optarg; break;
         case O_CLUSTERS: ccsv = optarg; break;
         case O_JSON: json = 1; break;
+        case O_PLOT:
+        case O_CURVES:
+            if (!picture_name(optarg))
+                return lens_cli_usage("links", "%s must end in .png or .svg, not '%s'",
+                                      ch == O_PLOT ? "--plot" : "--curves", optarg);
+            *(ch == O_PLOT ? &plot : &curves) = optarg;
+            break;
         case 'k':
             if (parse_int(optarg, 1, 1 << 30, &o.clusters))
                 return lens_cli_usage("links", "-k must be a positive integer, not '%s'", optarg);
@@ -208,10 +228,30 @@ int cmd_links(int argc, char **argv)
         return lens_cli_fail(&e);
     struct lens_links *r = NULL;
     int rc = lens_links_run(c, &o, &r, &e);
-    if (rc == LENS_OK && csv)
-        rc = write_links(csv, r, &e);
-    if (rc == LENS_OK && ccsv)
-        rc = write_clusters(ccsv, r, &e);
+    /* the outputs in order; when one fails, those written before it are removed */
+    const char *done[4];
+    int ndone = 0;
+    if (rc == LENS_OK && csv && (rc = write_links(csv, r, &e)) == LENS_OK)
+        done[ndone++] = csv;
+    if (rc == LENS_OK && ccsv && (rc = write_clusters(ccsv, r, &e)) == LENS_OK)
+        done[ndone++] = ccsv;
+    if (rc == LENS_OK && plot) {
+        struct lens_linkmap_opts mo;
+        lens_linkmap_opts_init(&mo);
+        mo.labels = (const char *const *)c->hosts;
+        mo.font_path = lens_cli_font();
+        if ((rc = lens_linkmap_write(plot, r, &mo, &e)) == LENS_OK)
+            done[ndone++] = plot;
+    }
+    if (rc == LENS_OK && curves) {
+        struct lens_linkcurves_opts co;
+        lens_linkcurves_opts_init(&co);
+        co.cube = c;
+        co.font_path = lens_cli_font();
+        rc = lens_linkcurves_write(curves, r, &co, &e);
+    }
+    for (int t = 0; rc != LENS_OK && t < ndone; t++)
+        remove(done[t]);
     if (rc != LENS_OK) {
         lens_links_free(r);
         lens_cube_free(c);

@@ -1,5 +1,5 @@
 /* mpilens nj: the neighbor-joining tree of processes from a latency cube or a square CSV
- * distance matrix, written as Newick with branch lengths. */
+ * distance matrix, written as Newick with branch lengths and drawn as a phylogram. */
 #include "cli.h"
 
 #include <getopt.h>
@@ -10,6 +10,8 @@
 #include "../analysis/distmat.h"
 #include "../analysis/newick.h"
 #include "../analysis/nj.h"
+#include "../render/njtree.h"
+#include "../render/treefig.h"
 
 LENS_COMMAND(nj, "neighbor-joining tree of processes (Newick)");
 
@@ -17,11 +19,13 @@ LENS_COMMAND(nj, "neighbor-joining tree of processes (Newick)");
 int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
                             struct lens_distmat **out);
 int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length);
+char **lens_cli_tree_labels(const struct lens_distmat *m);
 
 static void nj_help(void)
 {
     printf("usage: mpilens nj INPUT [--newick tree.nwk] [--stat S] [--length BYTES] "
-           "[--canonical]\n\n"
+           "[--canonical]\n"
+           "                  [--plot F.png|F.svg] [--root midpoint|nj]\n\n"
            "Builds the Saitou-Nei neighbor-joining tree of the processes of INPUT, a\n"
            "network_test2 prefix or a square CSV matrix of distances (n lines of n numbers,\n"
            "optionally after a header line of n labels), symmetrised as (A + A^T)/2.\n"
@@ -29,9 +33,41 @@ static void nj_help(void)
            "  -n, --newick F     write the tree there (default: standard output)\n"
            "  -s, --stat S       cube statistic: median (default), average, min, deviation\n"
            "  -l, --length B     cube message length in bytes (default: median over lengths)\n"
-           "  -c, --canonical    use the O(n^3) reference search instead of the exact fast one\n\n"
+           "  -c, --canonical    use the O(n^3) reference search instead of the exact fast one\n"
+           "  -p, --plot F       draw the tree as a phylogram (PNG or SVG by the extension):\n"
+           "                     branch lengths to scale, leaves host:rank (rank only above\n"
+           "                     128 processes), leaves and clades coloured by host\n"
+           "  -r, --root R       where the drawing is rooted: midpoint (default: the middle\n"
+           "                     of the longest leaf-to-leaf path) or nj (the last join)\n\n"
            "example:\n"
-           "  mpilens nj run/network --newick tree.nwk\n");
+           "  mpilens nj run/network --newick tree.nwk --plot tree.svg\n");
+}
+
+/* The phylogram of t, leaves labelled host:rank and coloured by host when the labels name one. */
+static int draw_tree(const struct lens_distmat *m, const struct lens_newick *t, int root,
+                     const char *input, const char *path, struct lens_err *e)
+{
+    char **labels = lens_cli_tree_labels(m), title[512];
+    int *group = lens_malloc((size_t)m->n * sizeof *group);
+    if (!group) {
+        lens_free(labels);
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", m->n);
+    }
+    int hosts = lens_treefig_host_groups((const char *const *)m->labels, m->n, group);
+    struct lens_njtree_opts o;
+    lens_njtree_opts_init(&o);
+    snprintf(title, sizeof title, "Neighbor-joining tree of %s", input);
+    o.title = title;
+    o.unit = m->from_cube ? "\xc2\xb5s" : NULL;
+    o.scale = m->from_cube ? 1e6 : 1.0;
+    o.labels = (const char *const *)labels;
+    o.group = hosts > 1 ? group : NULL;
+    o.root = root;
+    o.font_path = lens_cli_font();
+    int rc = lens_njtree_write(t, &o, path, e);
+    lens_free(group);
+    lens_free(labels);
+    return rc;
 }
 
 int cmd_nj(int argc, char **argv)
@@ -39,12 +75,14 @@ int cmd_nj(int argc, char **argv)
     static const struct option opts[] = {
         {"newick", required_argument, 0, 'n'}, {"stat", required_argument, 0, 's'},
         {"length", required_argument, 0, 'l'}, {"canonical", no_argument, 0, 'c'},
+        {"plot", required_argument, 0, 'p'},   {"root", required_argument, 0, 'r'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int stat = LENS_STAT_MEDIAN, search = LENS_NJ_FAST, c, st;
+    int stat = LENS_STAT_MEDIAN, search = LENS_NJ_FAST, root = LENS_NJTREE_MIDPOINT, c, st;
     long length = -1;
-    const char *npath = NULL;
+    const char *npath = NULL, *plot = NULL;
+    struct lens_err e = {0};
     optind = 1;
-    while ((c = getopt_long(argc, argv, "n:s:l:ch", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:s:l:cp:r:h", opts, NULL)) != -1) {
         switch (c) {
         case 'n': npath = optarg; break;
         case 's':
@@ -53,6 +91,19 @@ int cmd_nj(int argc, char **argv)
                 return st;
             break;
         case 'c': search = LENS_NJ_CANONICAL; break;
+        case 'p':
+            if (lens_treefig_format(optarg, &e) < 0)
+                return lens_cli_usage("nj", "--plot %s: the file name must end in .png or .svg", optarg);
+            plot = optarg;
+            break;
+        case 'r':
+            if (!strcmp(optarg, "midpoint"))
+                root = LENS_NJTREE_MIDPOINT;
+            else if (!strcmp(optarg, "nj"))
+                root = LENS_NJTREE_AS_BUILT;
+            else
+                return lens_cli_usage("nj", "--root wants midpoint or nj, got '%s'", optarg);
+            break;
         case 'h': nj_help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("nj", "bad option");
         }
@@ -63,7 +114,6 @@ int cmd_nj(int argc, char **argv)
     struct lens_distmat *m = NULL;
     if ((st = lens_cli_read_distances("nj", argv[optind], stat, length, &m)) != 0)
         return st;
-    struct lens_err e = {0};
     struct lens_newick *t = NULL;
     double t0 = lens_now();
     int rc = lens_nj_run(m->d, m->n, search, &t, &e);
@@ -71,8 +121,13 @@ int cmd_nj(int argc, char **argv)
         fprintf(stderr, "mpilens nj: %d processes joined in %.3f s (%s search)\n", m->n,
                 lens_now() - t0, search == LENS_NJ_FAST ? "fast" : "canonical");
         const char *const *labels = (const char *const *)m->labels;
-        rc = npath ? lens_newick_save(t, labels, npath, &e) : lens_newick_write(t, labels, stdout, &e);
+        if (npath)
+            rc = lens_newick_save(t, labels, npath, &e);
+        else if (!plot)
+            rc = lens_newick_write(t, labels, stdout, &e);
     }
+    if (rc == LENS_OK && plot)
+        rc = draw_tree(m, t, root, argv[optind], plot, &e);
     lens_newick_free(t);
     lens_distmat_free(m);
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);

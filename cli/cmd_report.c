@@ -1,8 +1,11 @@
-/* mpilens report: reads one or more latency cubes and writes the PDF report (title page,
- * per-length summary, heatmaps with histograms, data quality) through render/report.c. */
+/* mpilens report: reads one or more latency cubes and point-to-point sweeps and writes the
+ * PDF report through render/report.c. An INPUT is a p2p sweep when it is a *_p2p.nc or
+ * *_p2p.csv file or a PREFIX with PREFIX_p2p.nc or PREFIX_p2p.csv; a PREFIX that also holds a
+ * cube gives both. */
 #include "cli.h"
 
 #include "../analysis/cube.h"
+#include "../analysis/p2pfile.h"
 #include "../render/report.h"
 
 #include <getopt.h>
@@ -10,16 +13,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-LENS_COMMAND(report, "write a PDF report with summary tables and heatmaps of latency cubes");
+LENS_COMMAND(report, "write a PDF report of latency cubes (structure, anomalies, heatmaps) and p2p sweeps");
 
 static void help(void)
 {
     printf("usage: mpilens report INPUT... -o REPORT.pdf [options]\n\n"
-           "Writes a PDF report of one or more latency cubes: a title page with the parameters,\n"
-           "a table per message length (min, median, max, slowest pair), heatmaps with\n"
-           "histograms for the first, middle and last length, and the data-quality warnings.\n"
-           "INPUT is a prefix (dir/network), a directory holding one result, or a *_median.nc file.\n\n"
+           "Writes a PDF report of latency cubes and point-to-point sweeps: a title page with the\n"
+           "parameters; per cube a table per message length (min, median, max, slowest pair), the\n"
+           "structure of the machine (process groups against hosts, link clusters), the ranked\n"
+           "anomalies, heatmaps for the first, middle and last length and the data-quality\n"
+           "warnings; per sweep log-log plots of latency, bandwidth and message rate with tables.\n"
+           "A cube INPUT is a prefix (dir/network), a directory holding one result, or a\n"
+           "*_median.nc file; a sweep is the -f PREFIX of mpilens-bench -t p2p (PREFIX_p2p.nc or\n"
+           "PREFIX_p2p.csv exists) or one of those files.\n\n"
            "options:\n"
            "  -o, --output FILE       the PDF to write (required)\n"
            "      --figures DIR       also write every figure as PNG and SVG into DIR\n"
@@ -34,7 +42,27 @@ static void help(void)
            "PDF is byte-identical across runs.\n\n"
            "example:\n"
            "  mpilens report ../shared/data/network-tests2/one_to_one_np4/network -o out/report.pdf \\\n"
-           "      --figures out/figures --title 'Кластер vm: one_to_one'\n");
+           "      --figures out/figures --title 'Кластер vm: one_to_one'\n"
+           "  mpilens report samples/cubes/synth32/network out/demo/live/pair -o out/both.pdf\n");
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && !strcmp(s + n - m, tail);
+}
+
+/* Whether input names a p2p sweep (see the file comment). */
+static int is_p2p(const char *input)
+{
+    if (ends_with(input, "_p2p.nc") || ends_with(input, "_p2p.csv"))
+        return 1;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s_p2p.nc", input);
+    if (access(path, F_OK) == 0)
+        return 1;
+    snprintf(path, sizeof path, "%s_p2p.csv", input);
+    return access(path, F_OK) == 0;
 }
 
 /* Parses "512,4096,65536" into a lens_malloc'd array. */
@@ -119,25 +147,41 @@ int cmd_report(int argc, char **argv)
         return lens_cli_fail(&e);
     }
     o.datadir = datadir;
-    int nin = argc - optind, rc = LENS_OK;
-    struct lens_report_input *in = lens_calloc((size_t)nin, sizeof *in);
-    struct lens_cube **cubes = lens_calloc((size_t)nin, sizeof *cubes);
-    if (!in || !cubes)
+    int nargs = argc - optind, nin = 0, rc = LENS_OK;
+    /* a prefix may hold both a cube and a sweep: room for two inputs per argument */
+    struct lens_report_input *in = lens_calloc((size_t)nargs * 2, sizeof *in);
+    struct lens_cube **cubes = lens_calloc((size_t)nargs * 2, sizeof *cubes);
+    struct lens_p2pfile **sweeps = lens_calloc((size_t)nargs * 2, sizeof *sweeps);
+    if (!in || !cubes || !sweeps)
         rc = lens_err_set(&e, LENS_ENOMEM, "out of memory");
-    for (int i = 0; i < nin && rc == LENS_OK; i++) {
-        in[i].name = argv[optind + i];
-        rc = lens_cube_read(in[i].name, &cubes[i], &e);
-        if (rc == LENS_OK) {
-            in[i].cube = cubes[i];
-            for (int w = 0; w < cubes[i]->nwarn; w++)
-                lens_cli_warn("%s", cubes[i]->warnings[w]);
+    for (int i = 0; i < nargs && rc == LENS_OK; i++) {
+        const char *name = argv[optind + i];
+        int p2p = is_p2p(name);
+        if (!p2p || lens_cube_exists(name)) {
+            in[nin].name = name;
+            rc = lens_cube_read(name, &cubes[nin], &e);
+            if (rc != LENS_OK)
+                break;
+            in[nin].cube = cubes[nin];
+            for (int w = 0; w < cubes[nin]->nwarn; w++)
+                lens_cli_warn("%s", cubes[nin]->warnings[w]);
+            nin++;
+        }
+        if (p2p) {
+            in[nin].name = name;
+            rc = lens_p2pfile_read(name, &sweeps[nin], &e);
+            in[nin].p2p = sweeps[nin];
+            nin += rc == LENS_OK;
         }
     }
     if (rc == LENS_OK)
         rc = lens_report_write(&o, in, nin, output, &e);
-    for (int i = 0; cubes && i < nin; i++)
+    for (int i = 0; cubes && sweeps && i < 2 * nargs; i++) {
         lens_cube_free(cubes[i]);
+        lens_p2pfile_free(sweeps[i]);
+    }
     lens_free(cubes);
+    lens_free(sweeps);
     lens_free(in);
     lens_free(lengths);
     if (rc != LENS_OK)

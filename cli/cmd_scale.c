@@ -18,6 +18,7 @@
 
 #include "../analysis/marks.h"
 #include "../analysis/runs.h"
+#include "../common/json.h"
 #include "../render/report.h"
 #include "../render/scale_report.h"
 #include "../render/surface.h"
@@ -241,54 +242,41 @@ static int load_grids(const struct scale_opts *o, char **files, int nfiles, stru
     return rc;
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
-static void json_number(double v) { isnan(v) ? printf("null") : printf("%.12g", v); }
-
 static const char *const rank_keys[3] = {"rank_procs", "rank_data", "rank_all"};
 static const char *const mark_names[3] = {"MarkProcs", "MarkData", "MarkAll"};
 
 static void print_json(const struct lens_grid *g, const struct lens_marks *m, size_t n,
                        size_t *const order[3])
 {
-    printf("{\"apps\":[");
+    struct lens_json j;
+    lens_json_init(&j, stdout);
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "apps");
+    lens_json_begin_array(&j);
     for (size_t a = 0; a < n; a++) {
-        printf("%s{\"app\":", a ? "," : "");
-        json_string(g[a].app);
+        lens_json_begin_object(&j);
+        lens_json_key(&j, "app");
+        lens_json_string(&j, g[a].app);
         const char *keys[] = {"min_p", "max_p", "min_d", "max_d", "mark_procs", "mark_data",
                               "mark_all", "max_e", "min_e"};
         const double vals[] = {m[a].min_p, m[a].max_p, m[a].min_d, m[a].max_d, m[a].mark_procs,
                                m[a].mark_data, m[a].mark_all, m[a].max_e, m[a].min_e};
         for (size_t k = 0; k < 9; k++) {
-            printf(",\"%s\":", keys[k]);
-            json_number(vals[k]);
+            lens_json_key(&j, keys[k]);
+            lens_json_number(&j, vals[k]); /* NaN (undefined mark) prints null */
         }
-        putchar('}');
+        lens_json_end_object(&j);
     }
-    putchar(']');
+    lens_json_end_array(&j);
     for (int k = 0; k < 3; k++) {
-        printf(",\"%s\":[", rank_keys[k]);
-        for (size_t a = 0; a < n; a++) {
-            if (a)
-                putchar(',');
-            json_string(g[order[k][a]].app);
-        }
-        putchar(']');
+        lens_json_key(&j, rank_keys[k]);
+        lens_json_begin_array(&j);
+        for (size_t a = 0; a < n; a++)
+            lens_json_string(&j, g[order[k][a]].app);
+        lens_json_end_array(&j);
     }
-    printf("}\n");
+    lens_json_end_object(&j);
+    putchar('\n');
 }
 
 static void fmt_num(double v, char *buf, size_t n)

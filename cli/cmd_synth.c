@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 LENS_COMMAND(synth, "write a synthetic latency cube with a known machine structure");
 
@@ -16,21 +17,31 @@ static void help(void)
     printf("usage: mpilens synth -o PREFIX [options]\n\n"
            "Writes PREFIX_{average,median,deviation,min}.nc and PREFIX_hosts.txt: a one_to_one\n"
            "cube of a machine with NODES nodes of SOCKETS sockets, where a message between two\n"
-           "ranks costs latency + length / bandwidth of the closest level they share.\n\n"
+           "ranks costs latency + length / bandwidth of the closest level they share (socket, node,\n"
+           "switch, other switch). --truth writes what a correct analysis must find.\n\n"
            "options:\n"
            "  -o, --output PREFIX     output prefix (required)\n"
            "  -n, --procs N           processes (default 16)\n"
            "      --nodes N           nodes (default 4)\n"
            "      --sockets N         sockets per node (default 2)\n"
+           "      --switches N        switches, each with nodes/N nodes (default 1)\n"
+           "      --shuffle           place ranks on cores by a permutation drawn from the seed\n"
            "  -l, --lengths B:E:S     lengths from B to E (exclusive) step S (default 0:4097:512)\n"
            "      --noise X           relative noise (default 0.03)\n"
            "      --seed N            random seed (default 20261121)\n"
            "      --slow-node N       make every link of node N (0-based) 1.6x slower\n"
            "      --bad-link S,R      make the link from rank S to rank R 3x slower\n"
+           "      --asym-pair A,B     make A->B 1.5x slower and B->A 1.5x faster\n"
+           "      --jitter X          fixed per-link relative spread (default 0)\n"
+           "      --spikes X          share of elements whose average and deviation carry OS\n"
+           "                          noise spikes, median and min untouched (default 0)\n"
+           "      --truth FILE        write the ground truth (placement, faults) as JSON\n"
            "      --force             overwrite an existing result\n"
            "  -h, --help              show this help\n\n"
            "example:\n"
-           "  mpilens synth -o out/synth/network --procs 32 --nodes 4 --slow-node 2 --bad-link 3,17\n");
+           "  mpilens synth -o out/synth/network --procs 32 --nodes 4 --slow-node 2 --bad-link 3,17\n"
+           "  mpilens synth -o out/gt/network --procs 64 --switches 2 --nodes 8 --sockets 2 --shuffle \\\n"
+           "      --jitter 0.02 --slow-node 5 --bad-link 9,40 --asym-pair 12,33 --truth out/gt/truth.json\n");
 }
 
 static int parse_int(const char *s, int *v)
@@ -43,19 +54,34 @@ static int parse_int(const char *s, int *v)
     return 0;
 }
 
+/* A number in [lo, hi), the whole argument. */
+static int parse_real(const char *s, double lo, double hi, double *v)
+{
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || *end || !(x >= lo && x < hi))
+        return -1;
+    *v = x;
+    return 0;
+}
+
 int cmd_synth(int argc, char **argv)
 {
-    enum { O_NODES = 256, O_SOCKETS, O_NOISE, O_SEED, O_SLOW, O_BAD, O_FORCE };
+    enum { O_NODES = 256, O_SOCKETS, O_NOISE, O_SEED, O_SLOW, O_BAD, O_FORCE, O_SWITCHES, O_SHUFFLE, O_ASYM,
+           O_JITTER, O_TRUTH, O_SPIKES };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"procs", required_argument, NULL, 'n'},
         {"nodes", required_argument, NULL, O_NODES}, {"sockets", required_argument, NULL, O_SOCKETS},
         {"lengths", required_argument, NULL, 'l'}, {"noise", required_argument, NULL, O_NOISE},
         {"seed", required_argument, NULL, O_SEED}, {"slow-node", required_argument, NULL, O_SLOW},
         {"bad-link", required_argument, NULL, O_BAD}, {"force", no_argument, NULL, O_FORCE},
+        {"switches", required_argument, NULL, O_SWITCHES}, {"shuffle", no_argument, NULL, O_SHUFFLE},
+        {"asym-pair", required_argument, NULL, O_ASYM}, {"jitter", required_argument, NULL, O_JITTER},
+        {"truth", required_argument, NULL, O_TRUTH}, {"spikes", required_argument, NULL, O_SPIKES},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     struct lens_synth_opts o;
     lens_synth_opts_init(&o);
-    const char *prefix = NULL;
+    const char *prefix = NULL, *truth = NULL;
     int force = 0, ch, bad = 0;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "o:n:l:h", opts, NULL)) != -1) {
@@ -65,11 +91,17 @@ int cmd_synth(int argc, char **argv)
         case O_NODES: bad = parse_int(optarg, &o.nodes); break;
         case O_SOCKETS: bad = parse_int(optarg, &o.sockets); break;
         case 'l': bad = sscanf(optarg, "%d:%d:%d", &o.begin, &o.end, &o.step) != 3; break;
-        case O_NOISE: o.noise = strtod(optarg, NULL); bad = !(o.noise >= 0 && o.noise < 10); break;
+        case O_NOISE: bad = parse_real(optarg, 0, 10, &o.noise); break;
         case O_SEED: o.seed = strtoul(optarg, NULL, 10); break;
         case O_SLOW: bad = parse_int(optarg, &o.slow_node); break;
         case O_BAD: bad = sscanf(optarg, "%d,%d", &o.bad_src, &o.bad_dst) != 2; break;
         case O_FORCE: force = 1; break;
+        case O_SWITCHES: bad = parse_int(optarg, &o.switches); break;
+        case O_SHUFFLE: o.shuffle = 1; break;
+        case O_ASYM: bad = sscanf(optarg, "%d,%d", &o.asym_a, &o.asym_b) != 2; break;
+        case O_JITTER: bad = parse_real(optarg, 0, 0.5, &o.jitter); break;
+        case O_TRUTH: truth = optarg; break;
+        case O_SPIKES: bad = parse_real(optarg, 0, 1.0000001, &o.spikes); break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("synth", "unknown option");
         }
@@ -92,10 +124,14 @@ int cmd_synth(int argc, char **argv)
     char seed[32];
     snprintf(seed, sizeof seed, "%lu", o.seed);
     const char *attrs[] = {"generator", "mpilens synth", "seed", seed, NULL, NULL};
-    int rc = lens_cube_write(c, prefix, attrs, &e);
+    /* the truth first: it cannot fail for want of room after the cube is written */
+    int rc = truth ? lens_synth_truth_write(&o, truth, &e) : LENS_OK;
+    if (rc == LENS_OK && (rc = lens_cube_write(c, prefix, attrs, &e)) != LENS_OK && truth)
+        (void)unlink(truth);
     lens_cube_free(c);
     if (rc != LENS_OK)
         return lens_cli_fail(&e);
-    fprintf(stderr, "mpilens: wrote %s_{average,median,deviation,min}.nc and %s_hosts.txt\n", prefix, prefix);
+    fprintf(stderr, "mpilens: wrote %s_{average,median,deviation,min}.nc and %s_hosts.txt%s%s\n", prefix, prefix,
+            truth ? " and " : "", truth ? truth : "");
     return LENS_EXIT_OK;
 }

@@ -5,6 +5,7 @@
 
 #include "heatmap.h"
 #include "pdf.h"
+#include "report_ctx.h"
 #include "template.h"
 
 #include <limits.h>
@@ -18,22 +19,6 @@
 #define LENS_DATADIR "/usr/local/share/mpilens"
 #endif
 
-#define FIG_W 900 /* figure size: pixels for PNG, points for SVG */
-#define FIG_H 560
-
-struct report {
-    const struct lens_report_opts *o;
-    const struct lens_template *t;
-    const struct lens_tmpl_section *sec; /* section being drawn */
-    struct lens_pdf *pdf;
-    struct lens_tmpl_vars vars;          /* document and current-input placeholders */
-    const struct lens_report_input *in;  /* all inputs */
-    int nin;
-    int cur;                             /* index of the current input, -1 outside repeats */
-    int figure;                          /* figures drawn so far (numbering) */
-    char font_path[PATH_MAX + 32];       /* TTF handed to the heatmap renderer */
-};
-
 void lens_report_opts_init(struct lens_report_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -41,11 +26,11 @@ void lens_report_opts_init(struct lens_report_opts *o)
     o->date = lens_source_date();
 }
 
-static const struct lens_cube *cube(const struct report *r) { return r->in[r->cur].cube; }
+const struct lens_cube *lens_report_cube(const struct lens_report_ctx *r) { return r->in[r->cur].cube; }
 
 /* Which matrix index is the sender, from the mode's semantics (ALGORITHMS.md section 1):
  * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
-static int direction(int mode)
+int lens_report_direction(int mode)
 {
     switch (mode) {
     case LENS_MODE_ONE_TO_ONE:
@@ -61,7 +46,7 @@ static int direction(int mode)
 }
 
 /* A delay in seconds as microseconds for the tables and captions. */
-static void fmt_us(double s, char *buf, size_t n)
+void lens_report_fmt_us(double s, char *buf, size_t n)
 {
     if (isfinite(s))
         snprintf(buf, n, "%.3f", s * 1e6);
@@ -70,7 +55,7 @@ static void fmt_us(double s, char *buf, size_t n)
 }
 
 /* A section text expanded with the current placeholders into buf. */
-static int text(struct report *r, const char *name, char *buf, size_t n, struct lens_err *e)
+int lens_report_text(struct lens_report_ctx *r, const char *name, char *buf, size_t n, struct lens_err *e)
 {
     char *s = NULL;
     int rc = lens_template_text(r->t, r->sec, name, &r->vars, &s, e);
@@ -80,14 +65,14 @@ static int text(struct report *r, const char *name, char *buf, size_t n, struct 
     return rc;
 }
 
-static int unknown_item(struct report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_tmpl_item *it, struct lens_err *e)
 {
     return lens_template_unknown_item(r->t, r->sec, it, e);
 }
 
 /* ---- document-wide and per-input placeholders ---- */
 
-static int document_vars(struct report *r, struct lens_err *e)
+static int document_vars(struct lens_report_ctx *r, struct lens_err *e)
 {
     char date[64], sources[2048] = "";
     lens_format_date(r->o->date, date, sizeof date);
@@ -134,8 +119,8 @@ static void hosts_summary(const struct lens_cube *c, char *buf, size_t n, int *d
 
 static int input_vars(void *ctx, struct lens_err *e)
 {
-    struct report *r = ctx;
-    const struct lens_cube *c = cube(r);
+    struct lens_report_ctx *r = ctx;
+    const struct lens_cube *c = lens_report_cube(r);
     char hosts[2048], lengths[256], stats[128] = "", files[2048] = "";
     int nhosts;
     hosts_summary(c, hosts, sizeof hosts, &nhosts);
@@ -175,11 +160,11 @@ static int input_vars(void *ctx, struct lens_err *e)
 
 static int title_vars(void *ctx, struct lens_err *e)
 {
-    struct report *r = ctx;
+    struct lens_report_ctx *r = ctx;
     char def[512];
     if (r->o->title)
         return lens_tmpl_vars_set(&r->vars, "title", r->o->title, e);
-    int rc = text(r, "default_title", def, sizeof def, e);
+    int rc = lens_report_text(r, "default_title", def, sizeof def, e);
     return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "title", def, e) : rc;
 }
 
@@ -203,7 +188,7 @@ static void slowest_pair(const struct lens_cube *c, int stat, int k, char *buf, 
         snprintf(buf, n, "n/a");
         return;
     }
-    int from = direction(c->mode) == 1 ? bj : bi, to = direction(c->mode) == 1 ? bi : bj;
+    int from = lens_report_direction(c->mode) == 1 ? bj : bi, to = lens_report_direction(c->mode) == 1 ? bi : bj;
     if (!c->hosts)
         snprintf(buf, n, "%d -> %d", from, to);
     else if (!strcmp(c->hosts[from], c->hosts[to]))
@@ -214,18 +199,19 @@ static void slowest_pair(const struct lens_cube *c, int stat, int k, char *buf, 
 
 static int summary_vars(void *ctx, struct lens_err *e)
 {
-    struct report *r = ctx;
+    struct lens_report_ctx *r = ctx;
     char order[128];
-    int rc = text(r, direction(cube(r)->mode) ? "pair_sender" : "pair_row", order, sizeof order, e);
+    const char *name = lens_report_direction(lens_report_cube(r)->mode) ? "pair_sender" : "pair_row";
+    int rc = lens_report_text(r, name, order, sizeof order, e);
     return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "pair_order", order, e) : rc;
 }
 
 static int summary_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
-    struct report *r = ctx;
+    struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "lengths"))
-        return unknown_item(r, it, e);
-    const struct lens_cube *c = cube(r);
+        return lens_report_unknown_item(r, it, e);
+    const struct lens_cube *c = lens_report_cube(r);
     int rc = LENS_OK;
     for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
         struct lens_summary s;
@@ -233,9 +219,9 @@ static int summary_table(void *ctx, const struct lens_tmpl_item *it, struct lens
             break;
         char len[32], mn[32], md[32], mx[32], pair[600];
         snprintf(len, sizeof len, "%d", c->lengths[k]);
-        fmt_us(s.min, mn, sizeof mn);
-        fmt_us(s.median, md, sizeof md);
-        fmt_us(s.max, mx, sizeof mx);
+        lens_report_fmt_us(s.min, mn, sizeof mn);
+        lens_report_fmt_us(s.median, md, sizeof md);
+        lens_report_fmt_us(s.max, mx, sizeof mx);
         slowest_pair(c, r->o->stat, k, pair, sizeof pair);
         const char *cells[5] = {len, mn, md, mx, pair};
         rc = lens_pdf_table_row(r->pdf, cells, e);
@@ -246,9 +232,9 @@ static int summary_table(void *ctx, const struct lens_tmpl_item *it, struct lens
 /* ---- heatmaps ---- */
 
 /* Indices of the lengths to draw (deduplicated, in the order asked). */
-static int figure_lengths(const struct report *r, int *idx)
+static int figure_lengths(const struct lens_report_ctx *r, int *idx)
 {
-    const struct lens_cube *c = cube(r);
+    const struct lens_cube *c = lens_report_cube(r);
     int n = 0;
     if (!r->o->lengths || r->o->nlengths == 0) {
         int want[3] = {0, (c->nlen - 1) / 2, c->nlen - 1};
@@ -267,35 +253,63 @@ static int figure_lengths(const struct report *r, int *idx)
     return n;
 }
 
-static int write_figure_files(struct report *r, const double *m, const struct lens_heatmap_opts *ho, int len,
-                              struct lens_err *e)
+void lens_report_figure_path(const struct lens_report_ctx *r, const char *name, const char *ext, char *buf,
+                             size_t n)
 {
-    char base[PATH_MAX], path[PATH_MAX + 8];
     char prefix[32] = "";
     if (r->nin > 1)
         snprintf(prefix, sizeof prefix, "input%d_", r->cur + 1);
-    snprintf(base, sizeof base, "%s/%sheatmap_%s_%dB", r->o->figures_dir, prefix, lens_cube_stat_name(r->o->stat), len);
-    int P = cube(r)->procs;
-    snprintf(path, sizeof path, "%s.png", base);
+    snprintf(buf, n, "%s/%s%s.%s", r->o->figures_dir, prefix, name, ext);
+}
+
+static int write_figure_files(struct lens_report_ctx *r, const double *m, const struct lens_heatmap_opts *ho, int len,
+                              struct lens_err *e)
+{
+    char name[128], path[PATH_MAX + 8];
+    snprintf(name, sizeof name, "heatmap_%s_%dB", lens_cube_stat_name(r->o->stat), len);
+    int P = lens_report_cube(r)->procs;
+    lens_report_figure_path(r, name, "png", path, sizeof path);
     int rc = lens_heatmap_write_png(m, P, P, ho, path, e);
     if (rc == LENS_OK) {
-        snprintf(path, sizeof path, "%s.svg", base);
+        lens_report_figure_path(r, name, "svg", path, sizeof path);
         rc = lens_heatmap_write_svg(m, P, P, ho, path, e);
     }
     return rc;
 }
 
-static int one_figure(struct report *r, int k, struct lens_err *e)
+int lens_report_place_figure(struct lens_report_ctx *r, const char *heading, const unsigned char *png, size_t len,
+                             int w, int h, const char *caption, struct lens_err *e)
 {
-    const struct lens_cube *c = cube(r);
+    double fig_h = lens_pdf_text_width(r->pdf) * h / w, extra = 80;
+    double room = lens_pdf_remaining(r->pdf) - extra;
+    int rc;
+    if (room < 0.75 * fig_h) {
+        if ((rc = lens_pdf_new_page(r->pdf, e)) != LENS_OK)
+            return rc;
+    } else if (room < fig_h) {
+        fig_h = room;
+    }
+    if ((rc = lens_pdf_heading(r->pdf, 3, heading, e)) != LENS_OK)
+        return rc;
+    rc = lens_pdf_image_png(r->pdf, png, len, fig_h, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
+    if (rc == LENS_OK)
+        lens_pdf_space(r->pdf, 8);
+    return rc;
+}
+
+static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
+{
+    const struct lens_cube *c = lens_report_cube(r);
     int P = c->procs, rc;
     struct lens_summary s;
     if ((rc = lens_cube_summary(c, r->o->stat, k, &s, e)) != LENS_OK)
         return rc;
     char buf[4][64];
-    fmt_us(s.min, buf[0], sizeof buf[0]);
-    fmt_us(s.max, buf[1], sizeof buf[1]);
-    fmt_us(s.median, buf[2], sizeof buf[2]);
+    lens_report_fmt_us(s.min, buf[0], sizeof buf[0]);
+    lens_report_fmt_us(s.max, buf[1], sizeof buf[1]);
+    lens_report_fmt_us(s.median, buf[2], sizeof buf[2]);
     struct lens_tmpl_vars *v = &r->vars;
     rc = lens_tmpl_vars_setf(v, e, "length", "%d", c->lengths[k]);
     if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "figure", "%d", ++r->figure);
@@ -303,13 +317,15 @@ static int one_figure(struct report *r, int k, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "max", buf[1], e);
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "median", buf[2], e);
     char heading[512], title[512], caption[2048], xl[128], yl[128], unit[32];
-    int dir = direction(c->mode);
-    if (rc == LENS_OK) rc = text(r, "heading", heading, sizeof heading, e);
-    if (rc == LENS_OK) rc = text(r, "figure_title", title, sizeof title, e);
-    if (rc == LENS_OK) rc = text(r, "caption", caption, sizeof caption, e);
-    if (rc == LENS_OK) rc = text(r, "unit", unit, sizeof unit, e);
-    if (rc == LENS_OK) rc = text(r, dir == 1 ? "axis_sender" : dir == 2 ? "axis_receiver" : "axis_column", xl, sizeof xl, e);
-    if (rc == LENS_OK) rc = text(r, dir == 1 ? "axis_receiver" : dir == 2 ? "axis_sender" : "axis_row", yl, sizeof yl, e);
+    int dir = lens_report_direction(c->mode);
+    const char *xname = dir == 1 ? "axis_sender" : dir == 2 ? "axis_receiver" : "axis_column";
+    const char *yname = dir == 1 ? "axis_receiver" : dir == 2 ? "axis_sender" : "axis_row";
+    if (rc == LENS_OK) rc = lens_report_text(r, "heading", heading, sizeof heading, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, "figure_title", title, sizeof title, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, "caption", caption, sizeof caption, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, xname, xl, sizeof xl, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, yname, yl, sizeof yl, e);
     if (rc != LENS_OK)
         return rc;
 
@@ -323,31 +339,17 @@ static int one_figure(struct report *r, int k, struct lens_err *e)
     ho.ylabel = yl;
     ho.histogram = 1;
     ho.hide_diagonal = 1; /* the diagonal is not a measurement (garbage in min) */
-    ho.width = FIG_W;
-    ho.height = FIG_H;
+    ho.width = LENS_REPORT_FIG_W;
+    ho.height = LENS_REPORT_FIG_H;
     ho.font_path = r->font_path;
 
-    /* heading + figure + caption stay together; the figure shrinks to 75% to fill a page */
-    double fig_h = lens_pdf_text_width(r->pdf) * FIG_H / FIG_W, extra = 80;
-    double room = lens_pdf_remaining(r->pdf) - extra;
-    if (room < 0.75 * fig_h) {
-        if ((rc = lens_pdf_new_page(r->pdf, e)) != LENS_OK)
-            return rc;
-    } else if (room < fig_h) {
-        fig_h = room;
-    }
-    if ((rc = lens_pdf_heading(r->pdf, 3, heading, e)) != LENS_OK)
-        return rc;
     unsigned char *png = NULL;
     size_t len = 0;
     if ((rc = lens_heatmap_png_mem(m, P, P, &ho, &png, &len, e)) != LENS_OK)
         return rc;
-    rc = lens_pdf_image_png(r->pdf, png, len, fig_h, e);
+    rc = lens_report_place_figure(r, heading, png, len, LENS_REPORT_FIG_W, LENS_REPORT_FIG_H,
+                                  caption, e);
     lens_free(png);
-    if (rc == LENS_OK)
-        rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
-    if (rc == LENS_OK)
-        lens_pdf_space(r->pdf, 8);
     if (rc == LENS_OK && r->o->figures_dir)
         rc = write_figure_files(r, m, &ho, c->lengths[k], e);
     return rc;
@@ -355,9 +357,9 @@ static int one_figure(struct report *r, int k, struct lens_err *e)
 
 static int heatmap_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
-    struct report *r = ctx;
+    struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "figures"))
-        return unknown_item(r, it, e);
+        return lens_report_unknown_item(r, it, e);
     int *idx = lens_malloc((size_t)(r->o->nlengths + 3) * sizeof *idx);
     int rc = idx ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "report: out of memory");
     int n = rc == LENS_OK ? figure_lengths(r, idx) : 0;
@@ -371,13 +373,13 @@ static int heatmap_block(void *ctx, const struct lens_tmpl_item *it, struct lens
 
 static int quality_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
-    struct report *r = ctx;
+    struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "warnings"))
-        return unknown_item(r, it, e);
-    const struct lens_cube *c = cube(r);
+        return lens_report_unknown_item(r, it, e);
+    const struct lens_cube *c = lens_report_cube(r);
     if (c->nwarn == 0) {
         char none[512];
-        int rc = text(r, "none", none, sizeof none, e);
+        int rc = lens_report_text(r, "none", none, sizeof none, e);
         return rc == LENS_OK ? lens_pdf_paragraph(r->pdf, none, e) : rc;
     }
     int rc = LENS_OK;
@@ -397,15 +399,76 @@ static const struct lens_tmpl_renderer renderers[] = {
     {"parameters", 1, NULL, NULL, NULL},
     {"input", 1, NULL, NULL, NULL},
     {"summary", 1, summary_vars, summary_table, NULL},
+    {"structure", 1, lens_report_structure_vars, lens_report_structure_table, lens_report_structure_block},
+    {"anomalies", 1, lens_report_anomalies_vars, lens_report_anomalies_table, NULL},
     {"heatmaps", 1, NULL, NULL, heatmap_block},
     {"quality", 1, NULL, NULL, quality_block},
+    {"p2p_parameters", 1, NULL, NULL, NULL},
+    {"p2p", 1, lens_report_p2p_vars, lens_report_p2p_table, lens_report_p2p_block},
 };
 
-static int draw_all(struct report *r, struct lens_err *e)
+#define NRENDERERS ((int)(sizeof renderers / sizeof renderers[0]))
+
+/* Sections about a p2p sweep; the others inside "repeat inputs" are about a cube. */
+static int p2p_section(const char *name)
 {
-    const struct lens_tmpl_report d = {r->t, renderers, (int)(sizeof renderers / sizeof renderers[0]), &r->vars, r->pdf, r,
-                                       &r->sec, &r->cur, r->nin, input_vars};
-    return lens_template_draw_all(&d, e);
+    return !strncmp(name, "p2p", 3);
+}
+
+/* Every "repeat inputs" group is about one kind of input: it repeats over those inputs. */
+static int check_groups(const struct lens_template *t, struct lens_err *e)
+{
+    for (int i = 1; i < t->nsections; i++) {
+        const struct lens_tmpl_section *a = &t->sections[i - 1], *b = &t->sections[i];
+        if (a->repeat && a->repeat == b->repeat && p2p_section(a->name) != p2p_section(b->name))
+            return lens_err_set(e, LENS_EFORMAT,
+                                "%s:%d: section '%s' is about %s inputs, '%s' above it in the same 'repeat inputs' is "
+                                "about %s inputs; give each its own repeat",
+                                t->path, b->line, b->name, p2p_section(b->name) ? "p2p" : "cube", a->name,
+                                p2p_section(a->name) ? "p2p" : "cube");
+    }
+    return LENS_OK;
+}
+
+static int repeat_vars(void *ctx, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    r->cur = r->map[r->rep];
+    return r->in[r->cur].cube ? input_vars(ctx, e) : lens_report_p2p_input_vars(ctx, e);
+}
+
+/* The template in runs of sections: a section drawn once, or one "repeat inputs" group drawn
+ * once per cube input or per p2p input, whichever kind its sections are about. */
+static int draw_all(struct lens_report_ctx *r, struct lens_err *e)
+{
+    int *cubes = lens_malloc((size_t)r->nin * sizeof *cubes), *sweeps = lens_malloc((size_t)r->nin * sizeof *sweeps);
+    int ncubes = 0, nsweeps = 0, rc = cubes && sweeps ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    for (int i = 0; i < r->nin && rc == LENS_OK; i++) {
+        if (r->in[i].cube)
+            cubes[ncubes++] = i;
+        else
+            sweeps[nsweeps++] = i;
+    }
+    const struct lens_template *t = r->t;
+    for (int i = 0; i < t->nsections && rc == LENS_OK;) {
+        int end = i + 1;
+        while (t->sections[i].repeat && end < t->nsections && t->sections[end].repeat == t->sections[i].repeat)
+            end++;
+        struct lens_template part = *t; /* a view of sections i..end-1, owning nothing */
+        part.sections = &t->sections[i];
+        part.nsections = end - i;
+        int p2p = p2p_section(t->sections[i].name);
+        r->map = p2p ? sweeps : cubes;
+        const struct lens_tmpl_report d = {&part, renderers, NRENDERERS,          &r->vars,    r->pdf,
+                                           r,     &r->sec,   &r->rep,             p2p ? nsweeps : ncubes,
+                                           repeat_vars};
+        rc = lens_template_draw_all(&d, e);
+        r->cur = -1;
+        i = end;
+    }
+    lens_free(cubes);
+    lens_free(sweeps);
+    return rc;
 }
 
 int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
@@ -415,11 +478,14 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
         return lens_err_set(e, LENS_EINVAL, "report: no input");
     if (o->stat < 0 || o->stat >= LENS_STAT_COUNT)
         return lens_err_set(e, LENS_EINVAL, "report: bad statistic %d", o->stat);
-    for (int i = 0; i < nin; i++)
-        if (!in[i].cube->data[o->stat] || in[i].cube->nlen < 1)
+    for (int i = 0; i < nin; i++) {
+        if (!in[i].cube == !in[i].p2p)
+            return lens_err_set(e, LENS_EINVAL, "report: input %s must be a cube or a p2p sweep", in[i].name);
+        if (in[i].cube && (!in[i].cube->data[o->stat] || in[i].cube->nlen < 1))
             return lens_err_set(e, LENS_EDATA, "%s: statistic '%s' not present", in[i].name,
                                 lens_cube_stat_name(o->stat));
-    struct report r = {.o = o, .in = in, .nin = nin, .cur = -1};
+    }
+    struct lens_report_ctx r = {.o = o, .in = in, .nin = nin, .cur = -1};
     lens_tmpl_vars_init(&r.vars);
     char tpath[PATH_MAX], fontdir[PATH_MAX];
     if (o->template_path)
@@ -432,7 +498,9 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
     int rc = lens_template_load(tpath, &t, e);
     r.t = t;
     if (rc == LENS_OK)
-        rc = lens_template_check(t, renderers, (int)(sizeof renderers / sizeof renderers[0]), e);
+        rc = lens_template_check(t, renderers, NRENDERERS, e);
+    if (rc == LENS_OK)
+        rc = check_groups(t, e);
     if (rc == LENS_OK && o->figures_dir)
         rc = lens_mkdir_p(o->figures_dir, e);
     if (rc == LENS_OK)
@@ -448,6 +516,7 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
     if (rc == LENS_OK)
         rc = lens_pdf_save(r.pdf, path, e);
     lens_pdf_free(r.pdf);
+    lens_report_analysis_free(r.an);
     lens_template_free(t);
     lens_tmpl_vars_release(&r.vars);
     return rc;

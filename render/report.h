@@ -1,16 +1,22 @@
 /* The latency-cube report: draws templates/report.tmpl with the values of one or more cubes
- * into a PDF (title page, per-length summary, heatmaps with histograms, data quality), and
- * optionally writes every figure as PNG and SVG. The sections are looked up by name in a
- * registry in report.c, so a new section is a renderer there plus a `section` in the template. */
+ * and point-to-point sweeps into a PDF (title page; per cube the summary, structure of the
+ * machine, anomalies, heatmaps and data quality; per sweep the latency, bandwidth and message
+ * rate), and optionally writes every figure as PNG and SVG. The sections are looked up by
+ * name in a registry in report.c, so a new section is a renderer plus a `section` in the
+ * template. */
 #ifndef LENS_REPORT_H
 #define LENS_REPORT_H
 
 #include "../analysis/cube.h"
 #include "../common/err.h"
 
+struct lens_p2pfile; /* analysis/p2pfile.h */
+
+/* One input: a cube or a p2p sweep (exactly one of the two is set). */
 struct lens_report_input {
     const char *name;            /* the INPUT as the user gave it (shown in the report) */
-    const struct lens_cube *cube; /* borrowed, not freed */
+    const struct lens_cube *cube; /* borrowed, not freed; NULL for a p2p sweep */
+    const struct lens_p2pfile *p2p; /* borrowed, not freed; NULL for a cube */
 };
 
 struct lens_report_opts {
@@ -28,9 +34,11 @@ struct lens_report_opts {
 void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, date now */
 
 /* Writes the report to path (temporary file + rename: a failure leaves nothing). Errors name
- * the input, template line or file: LENS_EDATA (statistic missing from an input), LENS_EFORMAT
- * (template), LENS_EIO, LENS_ELIB, LENS_ENOMEM. Figure file names are
- * heatmap_<stat>_<length>B.{png,svg}, prefixed with input<k>_ when there are several inputs. */
+ * the input, template line or file: LENS_EDATA (statistic missing from a cube), LENS_EINVAL
+ * (an input with neither or both of cube and p2p), LENS_EFORMAT (template), LENS_EIO,
+ * LENS_ELIB, LENS_ENOMEM. Figure file names are heatmap_<stat>_<length>B, structure_heatmap,
+ * dendrogram, nj_tree, link_clusters, link_curves (cubes) and p2p_{latency,bandwidth,msg_rate}
+ * (sweeps), .png and .svg, prefixed with input<k>_ when there are several inputs. */
 int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
                       const char *path, struct lens_err *e);
 

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# make demo: the main job. Measures this machine's all-pairs latency cube live with
-# mpilens-bench (when it is built), adds the sample cube with a known structure, and writes
-# out/demo/report.pdf with its figures. Each step says what it does on stderr.
+# make demo: the main job. Measures this machine live with mpilens-bench (when it is built):
+# the all-pairs latency cube at 4 ranks and the point-to-point sweep between ranks 0 and 1;
+# adds the sample cube with a known structure (slow node03, bad link 3 -> 17), and writes
+# out/demo/report.pdf (structure of the machine, anomalies, heatmaps, p2p plots) with its
+# figures. Each step says what it does on stderr; the total time is printed at the end.
 set -eu
+start=$(date +%s.%N)
 build=${1:-build}
 BIN=$build/bin
 out=out/demo
 mkdir -p "$out"
 say() { echo "mpilens demo: $*" >&2; }
 inputs=()
+p2p=()
 
 if [ -x "$BIN/mpilens-bench" ]; then
     np=4
@@ -18,6 +22,7 @@ if [ -x "$BIN/mpilens-bench" ]; then
     inputs+=("$out/live/network")
     say "measuring point-to-point latency, bandwidth and message rate between ranks 0 and 1"
     mpirun --allow-run-as-root --oversubscribe -np 2 "$BIN/mpilens-bench" -t p2p -f "$out/live/pair" --force
+    p2p=("$out/live/pair")
 fi
 say "sample cube: samples/cubes/synth32 (4 nodes x 2 sockets, slow node03, bad link 3 -> 17)"
 inputs+=(samples/cubes/synth32/network)
@@ -26,7 +31,7 @@ for i in "${inputs[@]}"; do
     "$BIN/mpilens" info "$i" >"$out/$(basename "$(dirname "$i")")-info.txt"
 done
 say "writing $out/report.pdf and the figures in $out/figures"
-"$BIN/mpilens" report "${inputs[@]}" -o "$out/report.pdf" --figures "$out/figures" \
+"$BIN/mpilens" report "${inputs[@]}" ${p2p[@]+"${p2p[@]}"} -o "$out/report.pdf" --figures "$out/figures" \
     --title "mpilens demo: $(hostname)"
 pages=$(pdfinfo "$out/report.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
 say "done: $out/report.pdf ($pages pages), figures in $out/figures"
@@ -43,3 +48,4 @@ if [ -x "$BIN/apps/dot" ]; then
         --figures "$out/scale/figures" --title "mpilens demo: scalability on $(hostname)"
     say "done: $out/scale.pdf"
 fi
+say "total $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

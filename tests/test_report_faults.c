@@ -35,7 +35,7 @@ int main(void)
     LENS_TEST(mkdtemp(dir) != NULL, "mkdtemp");
     snprintf(pdf, sizeof pdf, "%s/r.pdf", dir);
     snprintf(figs, sizeof figs, "%s/fig", dir);
-    struct lens_report_input in = {"synth32", c};
+    struct lens_report_input in = {.name = "synth32", .cube = c};
     struct lens_report_opts o;
     lens_report_opts_init(&o);
     o.datadir = datadir;

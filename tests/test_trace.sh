@@ -65,11 +65,24 @@ bad=$(awk '$1 == "CLOCK_OFFSET" { o = $6; sub(/,/, "", o); o = o < 0 ? -o : o; i
 check_eq "offsets within rtt on one host" "$bad" 0
 
 # 5. a 1 KiB buffer (16 records) flushes many times and still gives the complete trace
-$BIN/mpilens trace -o "$TMP/small" -b 1k -- $MPIRUN -np $P $APP $N >/dev/null 2>&1
+$BIN/mpilens trace -o "$TMP/small" -b 1k -- $MPIRUN -np $P $APP $N >/dev/null 2>"$TMP/small.err"
 otf2-print "$TMP/small/traces.otf2" >"$TMP/small.txt" 2>&1
+tiny_bad=0
 for k in ENTER MPI_SEND MPI_RECV MPI_ISEND MPI_IRECV MPI_COLLECTIVE_END RMA_PUT; do
-    check_eq "tiny buffer: $k count" "$(count $k '' "$TMP/small.txt")" "$(count $k '' "$TMP/ev.txt")"
+    got=$(count $k '' "$TMP/small.txt") want=$(count $k '' "$TMP/ev.txt")
+    check_eq "tiny buffer: $k count" "$got" "$want"
+    [ "$got" = "$want" ] || tiny_bad=1
 done
+# A loss seen once in ~30 loaded runs and not reproduced since: keep what explains it.
+if [ $tiny_bad = 1 ]; then
+    {
+        echo "tiny buffer diagnostics: collector stderr, then ENTER events per rank (tiny vs reference)"
+        cat "$TMP/small.err"
+        for r in $(seq 0 $((P - 1))); do
+            echo "rank $r: $(count ENTER $r "$TMP/small.txt") vs $(count ENTER $r "$TMP/ev.txt")"
+        done
+    } >&2
+fi
 check "raw files removed after a clean run" test ! -e "$TMP/small/raw/0.evt"
 
 # 6. rank 1 aborts after 60 of 200 iterations: the recovered archive reads, and holds rank 1's

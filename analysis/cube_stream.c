@@ -1,0 +1,306 @@
+/* Reading a cube one P x P matrix at a time (cube.h, "Streaming reader"), for compression and
+ * anything else that must not hold P^2 L values. Every matrix equals lens_cube_read's, bit for
+ * bit: the per-element repairs of cube.c (off-diagonal NaN, infinite or negative -> NaN) are
+ * applied as each matrix is read, and the two that look at the whole cube are decided at open:
+ *   - the diagonal: from the diagonals alone (P values per length and statistic), replaying
+ *     cube.c's order (a repaired average or median diagonal counts as zero for the next ones);
+ *   - the send_recv_and_recv_send round-trip mix: the median of median/average over every
+ *     off-diagonal element, found exactly by a radix selection on the bits of the ratios, one
+ *     pass over the average and median per 16 bits (old network_test2 files only).
+ * Warnings are rebuilt at the end in lens_cube_read's order. tests/test_cube_stream.c checks
+ * the equality on the reference files and on cubes with every defect. */
+#include "cube.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct lens_cube_stream {
+    struct lens_cube *meta;             /* metadata, data[] NULL; owns the warnings */
+    struct lens_cube_ncfiles f;
+    unsigned mask;                      /* statistics present */
+    int zero_diag[LENS_STAT_COUNT];     /* the diagonal of statistic s is set to 0 */
+    char diag_warn[LENS_STAT_COUNT][512]; /* its warning, "" if none */
+    int halve;                          /* median and min hold a full round trip: times 0.5 */
+    char trip_warn[512];
+    long *bad;                          /* [s * L + k]: off-diagonal values repaired, -1 = not read yet */
+    int ended;
+};
+
+/* cube.c's test for a diagonal value network_test2 never wrote. */
+static int is_garbage(double x)
+{
+    return !isfinite(x) || x < 0 || (x != 0 && fabs(x) < 1e-100) || x > 3600.0;
+}
+
+/* Reads matrix k of statistic s with the repairs; counts the off-diagonal ones once. halve: also
+ * the round-trip correction (off while it is being decided). */
+static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat, int halve, struct lens_err *e)
+{
+    int rc = lens_cube_ncfiles_get(&st->f, s, k, mat, e);
+    if (rc != LENS_OK)
+        return rc;
+    size_t P = (size_t)st->f.procs;
+    if (st->zero_diag[s])
+        for (size_t i = 0; i < P; i++)
+            mat[i * P + i] = 0.0;
+    long bad = 0;
+    for (size_t i = 0; i < P; i++)
+        for (size_t j = 0; j < P; j++) {
+            double *x = &mat[i * P + j];
+            if (i != j && (!isfinite(*x) || *x < 0)) {
+                *x = NAN;
+                bad++;
+            }
+        }
+    long *b = &st->bad[(size_t)s * st->f.nlen + k];
+    if (*b < 0)
+        *b = bad;
+    if (halve && st->halve && (s == LENS_STAT_MEDIAN || s == LENS_STAT_MIN))
+        for (size_t x = 0; x < P * P; x++)
+            mat[x] *= 0.5;
+    return LENS_OK;
+}
+
+/* Replays cube.c's repair_diagonal over the statistics in order. */
+static int plan_diagonal(struct lens_cube_stream *st, struct lens_err *e)
+{
+    int P = st->f.procs, L = st->f.nlen;
+    long garbage[LENS_STAT_COUNT] = {0}, nonzero[LENS_STAT_COUNT] = {0};
+    double gex[LENS_STAT_COUNT] = {0}, nzex[LENS_STAT_COUNT] = {0};
+    double *diag = lens_malloc((size_t)P * sizeof *diag);
+    if (!diag)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+    int rc = LENS_OK;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++)
+        for (int k = 0; k < L && rc == LENS_OK && (st->mask >> s & 1); k++) {
+            rc = lens_cube_ncfiles_diagonal(&st->f, s, k, diag, e);
+            for (int i = 0; i < P && rc == LENS_OK; i++) {
+                double x = diag[i];
+                if (is_garbage(x) && !garbage[s]++)
+                    gex[s] = x;
+                if (x != 0.0 && !nonzero[s]++)
+                    nzex[s] = x;
+            }
+        }
+    lens_free(diag);
+    if (rc != LENS_OK)
+        return rc;
+    /* zero_diagonal() of cube.c: present and every diagonal value exactly 0 */
+    int zero[2];
+    for (int s = 0; s < 2; s++)
+        zero[s] = (st->mask >> s & 1) && nonzero[s] == 0;
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (!(st->mask >> s & 1))
+            continue;
+        /* with an unmeasured diagonal every non-zero value is bad (garbage is never zero) */
+        int unmeasured = zero[LENS_STAT_AVERAGE] || zero[LENS_STAT_MEDIAN];
+        long bad = unmeasured ? nonzero[s] : garbage[s];
+        double example = unmeasured ? nzex[s] : gex[s];
+        if (!bad)
+            continue;
+        st->zero_diag[s] = 1;
+        if (s < 2)
+            zero[s] = 1;
+        snprintf(st->diag_warn[s], sizeof st->diag_warn[s],
+                 "%s: diagonal holds uninitialised values (%ld of %ld, e.g. %.3g); set to 0, the diagonal "
+                 "is not a measurement", lens_cube_stat_name(s), bad, (long)P * L, example);
+    }
+    return LENS_OK;
+}
+
+/* Order-preserving integer key of a double and back (no NaN here). */
+static uint64_t key(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b >> 63 ? ~b : b | 0x8000000000000000ULL;
+}
+
+static double unkey(uint64_t k)
+{
+    uint64_t b = k >> 63 ? k & 0x7FFFFFFFFFFFFFFFULL : ~k;
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* One pass over every off-diagonal ratio median/average of cube.c's repair_round_trip (both
+ * finite, average > 0, after the per-element repairs): counts, into hist[65536], the ratios
+ * whose key agrees with prefix above bit shift + 16, by their 16 bits at shift. n: all ratios. */
+static int ratio_pass(struct lens_cube_stream *st, double *avg, double *med, uint64_t prefix, int shift,
+                      size_t *hist, size_t *n, struct lens_err *e)
+{
+    size_t P = (size_t)st->f.procs;
+    memset(hist, 0, 65536 * sizeof *hist);
+    *n = 0;
+    for (int k = 0; k < st->f.nlen; k++) {
+        int rc = read_repaired(st, LENS_STAT_AVERAGE, k, avg, 0, e);
+        if (rc == LENS_OK)
+            rc = read_repaired(st, LENS_STAT_MEDIAN, k, med, 0, e);
+        if (rc != LENS_OK)
+            return rc;
+        for (size_t x = 0; x < P * P; x++) {
+            if (x / P == x % P || !isfinite(avg[x]) || !isfinite(med[x]) || !(avg[x] > 0))
+                continue;
+            uint64_t kk = key(med[x] / avg[x]);
+            (*n)++;
+            if (shift < 48 && (kk >> (shift + 16)) != (prefix >> (shift + 16)))
+                continue;
+            hist[(kk >> shift) & 0xFFFF]++;
+        }
+    }
+    return LENS_OK;
+}
+
+/* The rank-th smallest ratio (0-based), 16 bits per pass from the top. */
+static int ratio_select(struct lens_cube_stream *st, double *avg, double *med, size_t *hist, size_t rank,
+                        double *out, struct lens_err *e)
+{
+    uint64_t prefix = 0;
+    for (int shift = 48; shift >= 0; shift -= 16) {
+        size_t n;
+        int rc = ratio_pass(st, avg, med, prefix, shift, hist, &n, e);
+        if (rc != LENS_OK)
+            return rc;
+        uint64_t d = 0;
+        while (d < 65535 && rank >= hist[d])
+            rank -= hist[d++];
+        prefix |= d << shift;
+    }
+    *out = unkey(prefix);
+    return LENS_OK;
+}
+
+/* cube.c's repair_round_trip: decides whether median and min are halved. */
+static int plan_round_trip(struct lens_cube_stream *st, struct lens_err *e)
+{
+    const struct lens_cube *c = st->meta;
+    unsigned both = 1u << LENS_STAT_AVERAGE | 1u << LENS_STAT_MEDIAN;
+    if (c->mode != LENS_MODE_SEND_RECV_AND_RECV_SEND || (st->mask & both) != both || c->written_by_mpilens)
+        return LENS_OK;
+    size_t P2 = (size_t)c->procs * c->procs, n;
+    double *avg = lens_malloc(P2 * sizeof *avg), *med = lens_malloc(P2 * sizeof *med);
+    size_t *hist = lens_malloc(65536 * sizeof *hist);
+    int rc = avg && med && hist ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+    double ratio = NAN, lo, hi;
+    if (rc == LENS_OK)
+        rc = ratio_pass(st, avg, med, 0, 48, hist, &n, e);
+    if (rc == LENS_OK && n > 0) {
+        /* lens_cube_median: the middle value, or the mean of the two middle values */
+        rc = ratio_select(st, avg, med, hist, n / 2, &hi, e);
+        if (rc == LENS_OK && n % 2 == 0)
+            rc = ratio_select(st, avg, med, hist, n / 2 - 1, &lo, e);
+        if (rc == LENS_OK)
+            ratio = n % 2 ? hi : 0.5 * (lo + hi);
+    }
+    lens_free(avg);
+    lens_free(med);
+    lens_free(hist);
+    if (rc != LENS_OK || !(ratio > 1.6 && ratio < 2.6))
+        return rc;
+    st->halve = 1;
+    snprintf(st->trip_warn, sizeof st->trip_warn,
+             "send_recv_and_recv_send: median and min hold a full round trip but average half of one "
+             "(median/average = %.2f); median and min halved so every statistic is half a round trip", ratio);
+    return LENS_OK;
+}
+
+int lens_cube_stream_open(const char *input, struct lens_cube_stream **out, struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_cube_stream *st = lens_calloc(1, sizeof *st);
+    if (!st)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
+    int rc = lens_cube_ncfiles_open(input, &st->meta, &st->f, e);
+    if (rc != LENS_OK) {
+        lens_free(st);
+        return rc;
+    }
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (st->f.id[s] >= 0)
+            st->mask |= 1u << s;
+    size_t nb = (size_t)LENS_STAT_COUNT * st->f.nlen;
+    if (!(st->bad = lens_malloc(nb * sizeof *st->bad)))
+        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+    for (size_t x = 0; x < nb && rc == LENS_OK; x++)
+        st->bad[x] = -1;
+    if (rc == LENS_OK)
+        rc = plan_diagonal(st, e);
+    if (rc == LENS_OK)
+        rc = plan_round_trip(st, e);
+    if (rc != LENS_OK) {
+        lens_cube_stream_close(st);
+        return rc;
+    }
+    *out = st;
+    return LENS_OK;
+}
+
+const struct lens_cube *lens_cube_stream_meta(const struct lens_cube_stream *st) { return st->meta; }
+
+unsigned lens_cube_stream_stats(const struct lens_cube_stream *st) { return st->mask; }
+
+int lens_cube_stream_read(struct lens_cube_stream *st, int stat, int k, double *mat, struct lens_err *e)
+{
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !(st->mask >> stat & 1) || k < 0 || k >= st->f.nlen)
+        return lens_err_set(e, LENS_EINVAL, "%s: no statistic '%s' at length index %d (%d lengths)",
+                            st->f.prefix, lens_cube_stat_name(stat), k, st->f.nlen);
+    return read_repaired(st, stat, k, mat, 1, e);
+}
+
+int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e)
+{
+    if (st->ended)
+        return LENS_OK;
+    int P = st->f.procs, L = st->f.nlen;
+    double *scratch = NULL;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        for (int k = 0; k < L && (st->mask >> s & 1); k++) {
+            if (st->bad[(size_t)s * L + k] >= 0)
+                continue;
+            if (!scratch && !(scratch = lens_malloc((size_t)P * P * sizeof *scratch)))
+                return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+            int rc = read_repaired(st, s, k, scratch, 0, e);
+            if (rc != LENS_OK) {
+                lens_free(scratch);
+                return rc;
+            }
+        }
+    lens_free(scratch);
+    struct lens_cube *c = st->meta;
+    const char *src = c->source ? c->source : "cube";
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (!(st->mask >> s & 1))
+            continue;
+        long bad = 0, total = (long)P * (P - 1) * L;
+        for (int k = 0; k < L; k++)
+            bad += st->bad[(size_t)s * L + k];
+        if (bad && bad == total)
+            return lens_err_set(e, LENS_EDATA, "%s: %s: no usable delay (every value is NaN, infinite or "
+                                "negative)", src, lens_cube_stat_name(s));
+        int rc = LENS_OK;
+        if (st->diag_warn[s][0])
+            rc = lens_cube_warn(c, "%s", st->diag_warn[s]);
+        if (rc == LENS_OK && bad)
+            rc = lens_cube_warn(c, "%s: %ld of %ld delays are NaN, infinite or negative; treated as missing",
+                                lens_cube_stat_name(s), bad, total);
+        if (rc != LENS_OK)
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", src);
+    }
+    if (st->trip_warn[0] && lens_cube_warn(c, "%s", st->trip_warn) != LENS_OK)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", src);
+    st->ended = 1;
+    return LENS_OK;
+}
+
+void lens_cube_stream_close(struct lens_cube_stream *st)
+{
+    if (!st)
+        return;
+    lens_cube_ncfiles_close(&st->f);
+    lens_cube_free(st->meta);
+    lens_free(st->bad);
+    lens_free(st);
+}

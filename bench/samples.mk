@@ -1,0 +1,13 @@
+# Sample MPI applications of samples/apps/ (the two Jacobi versions of paper 001 and one
+# program per performance problem), each built from samples/apps/NAME.c into
+# $(BUILD)/bin/samples/NAME. Built without sanitizers (they run under mpirun, where Open
+# MPI's own allocations would drown the reports), with -g so call sites resolve to lines.
+SAMPLES_SRC := $(sort $(wildcard samples/apps/*.c))
+SAMPLES_BIN := $(SAMPLES_SRC:samples/apps/%.c=$(BUILD)/bin/samples/%)
+
+$(BUILD)/bin/samples/%: samples/apps/%.c $(wildcard samples/apps/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  MPICC   $@"
+	@$(MPICC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $< -o $@ -lm
+
+bench-all: $(SAMPLES_BIN)

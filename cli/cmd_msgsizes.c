@@ -1,0 +1,192 @@
+/* mpilens msgsizes: the message-size profile of an OTF2 trace (paper 002): point-to-point
+ * messages per size bin with their share of the messages, of the volume and of the send
+ * time, as a table, JSON, CSV and a pie chart. */
+#include "cli.h"
+
+#include "../analysis/msgsize.h"
+#include "../analysis/p2pfile.h"
+#include "../render/pie.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+LENS_COMMAND(msgsizes, "message-size profile of an OTF2 trace: counts, volume and time per size bin");
+
+static void help(void)
+{
+    printf("usage: mpilens msgsizes [options] TRACE\n\n"
+           "TRACE is a traces.otf2 anchor file or the folder holding it (ours or Score-P's).\n"
+           "Counts the point-to-point messages (Send, Isend, Sendrecv, ...) per size bin and\n"
+           "prints each bin's messages, share of messages, bytes, share of volume and share of\n"
+           "the time in the send calls (%% call); with --p2p also the share of the send time\n"
+           "modelled from a measured sweep (%% time). Collectives and one-sided transfers are\n"
+           "counted aside, not as messages.\n\n"
+           "options:\n"
+           "  --bins LIST     lower bin edges in bytes, increasing, k/M/G = 1024^1..3\n"
+           "                  (default 0,1,64,1k,4k,64k,1M; 0 is added when missing),\n"
+           "                  or 'pow2' for power-of-two bins (empty ones left out)\n"
+           "  --p2p PREFIX    model the send time with `mpilens-bench -t p2p` results:\n"
+           "                  PREFIX_p2p.nc or .csv, or one such file\n"
+           "  --pair WHICH    pair of the p2p file: index, intra, inter or label (default 0)\n"
+           "  --json          JSON instead of the table\n"
+           "  --csv FILE      also write the bins as CSV\n"
+           "  --plot FILE     also draw pies and the table (FILE.png or FILE.svg)\n"
+           "  -o, --output F  write the table/JSON to F (atomically) instead of standard output\n"
+           "  -h, --help      this help\n\n"
+           "example:\n"
+           "  mpilens trace -o run -- mpirun -np 4 ./app\n"
+           "  mpilens msgsizes run --bins 0,64,4k,64k --plot sizes.png\n"
+           "  mpilens msgsizes run/traces.otf2 --p2p out/pair --json\n");
+}
+
+/* Writes the profile with writer into path atomically. */
+static int write_file(const char *path, const struct lens_msgsize *m, int csv, const char *src,
+                      const char *model, struct lens_err *e)
+{
+    struct lens_atomic a = {0};
+    int rc = lens_atomic_open(&a, path, "w", e);
+    if (rc)
+        return rc;
+    int bad = csv ? lens_msgsize_write_csv(m, a.fp) : lens_msgsize_write_json(m, src, model, a.fp);
+    if (bad) {
+        lens_atomic_abort(&a);
+        return lens_err_set(e, LENS_EIO, "%s: write error", path);
+    }
+    return lens_atomic_commit(&a, e);
+}
+
+/* The modelled time of one message: the p2p sweep's one-way latency interpolated at bytes. */
+static int p2p_time(void *ctx, uint64_t bytes, double *seconds, struct lens_err *e)
+{
+    const struct lens_p2p_pair *p = ctx;
+    *seconds = lens_p2pfile_send_time(p, (double)bytes);
+    if (!(*seconds >= 0.0) || isinf(*seconds))
+        return lens_err_set(e, LENS_EDATA, "p2p pair '%s': no send time for %llu bytes", p->label,
+                            (unsigned long long)bytes);
+    return LENS_OK;
+}
+
+/* Reads the p2p results, picks the pair and sets the model; *desc names them. */
+static int set_model(struct lens_msgsize *m, const char *input, const char *which, char *desc,
+                     size_t n, struct lens_err *e)
+{
+    struct lens_p2pfile *f = NULL;
+    int rc = lens_p2pfile_read(input, &f, e);
+    if (rc)
+        return rc;
+    int k = lens_p2pfile_find(f, which, e);
+    if (k < 0) {
+        lens_p2pfile_free(f);
+        return k;
+    }
+    snprintf(desc, n, "%s (%s)", f->path, f->pair[k].label);
+    rc = lens_msgsize_model(m, p2p_time, &f->pair[k], e);
+    lens_p2pfile_free(f);
+    return rc;
+}
+
+struct opts {
+    const char *bins, *p2p, *pair, *csv, *plot, *output, *trace;
+    int json;
+};
+
+/* Computes the profile and writes every requested output; nothing is written on failure
+ * of the analysis. */
+static int run(const struct opts *o, struct lens_err *e)
+{
+    uint64_t *edges = NULL;
+    size_t nedges = 0;
+    int drop_empty = 0, rc = LENS_OK;
+    if (o->bins && (rc = lens_msgsize_parse_bins(o->bins, &edges, &nedges, &drop_empty, e)))
+        return LENS_EUSAGE;
+    struct lens_msgsize *m = NULL;
+    rc = lens_msgsize_read(o->trace, &m, e);
+    if (rc == LENS_OK)
+        rc = lens_msgsize_bin(m, edges, nedges, drop_empty, e);
+    lens_free(edges);
+    const char *model = NULL;
+    char desc[4096 + 256];
+    if (rc == LENS_OK && o->p2p) {
+        rc = set_model(m, o->p2p, o->pair, desc, sizeof desc, e);
+        model = desc;
+    }
+    if (rc == LENS_OK && o->csv)
+        rc = write_file(o->csv, m, 1, o->trace, model, e);
+    if (rc == LENS_OK && o->plot) {
+        struct lens_pie_msgsize pie;
+        char title[256];
+        snprintf(title, sizeof title, "message sizes: %s", o->trace);
+        rc = lens_pie_msgsize_init(&pie, m, title, e);
+        if (rc == LENS_OK)
+            rc = lens_pie_write(&pie.chart, o->plot, 0, lens_cli_font(), e);
+        lens_pie_msgsize_release(&pie);
+    }
+    if (rc == LENS_OK) {
+        struct lens_atomic a = {0};
+        FILE *fp = stdout;
+        if (o->output && (rc = lens_atomic_open(&a, o->output, "w", e)) == LENS_OK)
+            fp = a.fp;
+        if (rc == LENS_OK) {
+            int bad = o->json ? lens_msgsize_write_json(m, o->trace, model, fp)
+                              : lens_msgsize_write_text(m, o->trace, model, fp);
+            if (bad && o->output)
+                lens_atomic_abort(&a);
+            if (bad)
+                rc = lens_err_set(e, LENS_EIO, "%s: write error", o->output ? o->output : "stdout");
+            else if (o->output)
+                rc = lens_atomic_commit(&a, e);
+        }
+    }
+    lens_msgsize_free(m);
+    return rc;
+}
+
+int cmd_msgsizes(int argc, char **argv)
+{
+    static const struct option opts[] = {{"bins", required_argument, NULL, 'b'},
+                                         {"p2p", required_argument, NULL, 'p'},
+                                         {"pair", required_argument, NULL, 'P'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"csv", required_argument, NULL, 'c'},
+                                         {"plot", required_argument, NULL, 'g'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    struct opts o = {0};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'b': o.bins = optarg; break;
+        case 'p': o.p2p = optarg; break;
+        case 'P': o.pair = optarg; break;
+        case 'j': o.json = 1; break;
+        case 'c': o.csv = optarg; break;
+        case 'g': o.plot = optarg; break;
+        case 'o': o.output = optarg; break;
+        case 'h': help(); return LENS_EXIT_OK;
+        default: return lens_cli_usage("msgsizes", "unknown option");
+        }
+    }
+    if (optind != argc - 1)
+        return lens_cli_usage("msgsizes", optind >= argc ? "missing TRACE" : "one TRACE only");
+    if (o.pair && !o.p2p)
+        return lens_cli_usage("msgsizes", "--pair needs --p2p");
+    if (o.plot) {
+        size_t n = strlen(o.plot);
+        if (n < 5 || (strcmp(o.plot + n - 4, ".png") && strcmp(o.plot + n - 4, ".svg")))
+            return lens_cli_usage("msgsizes", "--plot file must end in .png or .svg, not '%s'",
+                                  o.plot);
+    }
+    o.trace = argv[optind];
+    struct lens_err e = {0};
+    int rc = run(&o, &e);
+    if (rc == LENS_EUSAGE)
+        return lens_cli_usage("msgsizes", "%s", e.msg);
+    if (rc)
+        return lens_cli_fail(&e);
+    return LENS_EXIT_OK;
+}

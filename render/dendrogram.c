@@ -1,0 +1,626 @@
+/* Dendrogram figure and cuts of a linkage, and the heatmap reordered by the tree. The layout
+ * follows scipy's dendrogram: leaf i of the leaf order sits at x = i + 1/2 (in leaf units), a
+ * merge sits at the mean x of its two children and at its height, and is drawn as a U. */
+#include "dendrogram.h"
+
+#include "figure.h"
+#include "treefig.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_TICKS 12
+#define LABEL_CP 24     /* leaf labels longer than this many characters are cut with "…" */
+#define LEGEND_MAX 24   /* clusters listed with a colour swatch, at most */
+
+void lens_dendrogram_opts_init(struct lens_dendrogram_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->unit = "\xc2\xb5s"; /* µs */
+    o->scale = 1e6;
+    o->width = 1000;
+    o->height = 640;
+}
+
+/* Every cluster named in z must exist already and be joined once: the rows of a linkage. */
+static int check_linkage(const struct lens_hclust_step *z, int n, const char *name,
+                         struct lens_err *e)
+{
+    if (n < 2 || n > (1 << 24))
+        return lens_err_set(e, LENS_EINVAL, "%s: a dendrogram needs 2..%d leaves (got %d)", name, 1 << 24, n);
+    if (!z)
+        return lens_err_set(e, LENS_EINVAL, "%s: no linkage given", name);
+    unsigned char *used = lens_calloc((size_t)(2 * n - 1), 1);
+    if (!used)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d leaves", name, n);
+    int rc = LENS_OK;
+    for (int s = 0; s < n - 1 && rc == LENS_OK; s++) {
+        int l = z[s].left, r = z[s].right;
+        if (l < 0 || r < 0 || l >= n + s || r >= n + s || l == r || used[l] || used[r])
+            rc = lens_err_set(e, LENS_EINVAL, "%s: linkage row %d joins %d and %d, which are not two "
+                              "clusters available at that step", name, s, l, r);
+        else if (!isfinite(z[s].height))
+            rc = lens_err_set(e, LENS_EINVAL, "%s: linkage row %d has height %g", name, s, z[s].height);
+        else
+            used[l] = used[r] = 1;
+    }
+    lens_free(used);
+    return rc;
+}
+
+int lens_dendrogram_cut_auto(const struct lens_hclust_step *z, int n, int *k, double *gap,
+                             struct lens_err *e)
+{
+    if (n < 2)
+        return lens_err_set(e, LENS_EINVAL, "cannot cut %d objects", n);
+    int best = -1;
+    double g = 0.0;
+    /* gap i lies between merge i and merge i+1; cutting there keeps i+1 merges */
+    for (int i = 0; i + 1 < n - 1; i++) {
+        double d = z[i + 1].height - z[i].height;
+        if (best < 0 || d >= g) {
+            best = i;
+            g = d;
+        }
+    }
+    *k = best < 0 ? 1 : n - 1 - best;
+    if (gap)
+        *gap = best < 0 ? 0.0 : g;
+    return LENS_OK;
+}
+
+int lens_dendrogram_cut_height(const struct lens_hclust_step *z, int n, double height, int *k,
+                               struct lens_err *e)
+{
+    if (n < 2 || isnan(height))
+        return lens_err_set(e, LENS_EINVAL, "cannot cut %d objects at height %g", n, height);
+    int s = 0;
+    while (s < n - 1 && z[s].height <= height)
+        s++;
+    *k = n - s;
+    return LENS_OK;
+}
+
+double lens_dendrogram_cut_level(const struct lens_hclust_step *z, int n, int k)
+{
+    if (k <= 1)
+        return z[n - 2].height;
+    int kept = n - k; /* merges 0..kept-1 stay inside clusters */
+    double below = 0.0;
+    for (int s = 0; s < kept; s++)
+        below = fmax(below, z[s].height);
+    return kept == 0 ? z[0].height / 2 : (below + z[kept].height) / 2;
+}
+
+/* ---- the figure ---- */
+
+struct dfig {
+    const struct lens_hclust_step *z;
+    int n;
+    const struct lens_dendrogram_opts *o;
+    const char *name;
+    /* filled while drawing */
+    int *order, *cluster, *color, *csize; /* leaf order; cluster of each leaf; colour number
+                                           * per cluster (left to right); leaves per cluster */
+    double *nx;                           /* x of every node in leaf units, 2n-1 */
+    cairo_font_face_t *face;
+};
+
+static void dfig_release(struct dfig *f)
+{
+    lens_free(f->order);
+    lens_free(f->cluster);
+    lens_free(f->color);
+    lens_free(f->csize);
+    lens_free(f->nx);
+    if (f->face)
+        cairo_font_face_destroy(f->face);
+    f->order = f->cluster = f->color = f->csize = NULL;
+    f->nx = NULL;
+    f->face = NULL;
+}
+
+/* Leaf order, node positions and the clusters with their colours. */
+static int dfig_prepare(struct dfig *f, struct lens_err *e)
+{
+    int n = f->n, k = f->o->k;
+    f->order = lens_malloc((size_t)n * sizeof *f->order);
+    f->cluster = lens_malloc((size_t)n * sizeof *f->cluster);
+    f->color = lens_malloc((size_t)n * sizeof *f->color);
+    f->csize = lens_calloc((size_t)n, sizeof *f->csize);
+    f->nx = lens_malloc((size_t)(2 * n - 1) * sizeof *f->nx);
+    if (!f->order || !f->cluster || !f->color || !f->csize || !f->nx)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d leaves", f->name, n);
+    int rc = lens_hclust_leaf_order(f->z, n, f->order, e);
+    if (rc == LENS_OK && k >= 1)
+        rc = lens_hclust_cut(f->z, n, k, f->cluster, e);
+    else
+        memset(f->cluster, 0, (size_t)n * sizeof *f->cluster);
+    if (rc)
+        return rc;
+    for (int c = 0; c < n; c++)
+        f->color[c] = -1;
+    int next = 0;
+    for (int i = 0; i < n; i++) {
+        int leaf = f->order[i], c = f->cluster[leaf];
+        f->nx[leaf] = i + 0.5;
+        f->csize[c]++;
+        if (f->color[c] < 0)
+            f->color[c] = next++;
+    }
+    for (int s = 0; s < n - 1; s++)
+        f->nx[n + s] = (f->nx[f->z[s].left] + f->nx[f->z[s].right]) / 2;
+    return LENS_OK;
+}
+
+static void set_rgb(cairo_t *cr, const double rgb[3], double darken)
+{
+    cairo_set_source_rgb(cr, rgb[0] * darken, rgb[1] * darken, rgb[2] * darken);
+}
+
+static const char *leaf_text(const struct dfig *f, int leaf, int full, char *buf, size_t n)
+{
+    if (full && f->o->labels && f->o->labels[leaf])
+        lens_figure_ellipsize(f->o->labels[leaf], LABEL_CP, buf, n);
+    else
+        snprintf(buf, n, "%d", leaf);
+    return buf;
+}
+
+/* The legend's first words: method, processes, cut. */
+static void legend_text(const struct dfig *f, char *buf, size_t n)
+{
+    const struct lens_dendrogram_opts *o = f->o;
+    int k = o->k;
+    size_t p = (size_t)snprintf(buf, n, o->method ? "%s linkage of %d processes" : "%.0s%d processes",
+                                o->method ? o->method : "", f->n);
+    if (k == 1 && p < n)
+        snprintf(buf + p, n - p, "  \xc2\xb7  1 cluster");
+    if (k > 1 && p < n) {
+        char num[64];
+        snprintf(num, sizeof num, "%.3g", lens_dendrogram_cut_level(f->z, f->n, k) * o->scale);
+        p += (size_t)snprintf(buf + p, n - p, "  \xc2\xb7  k = %d clusters, cut at %s%s%s", k, num,
+                              o->unit ? " " : "", o->unit ? o->unit : "");
+        if (o->cut_note && p < n)
+            snprintf(buf + p, n - p, " (%s)", o->cut_note);
+    }
+}
+
+/* The legend from (x0, y) to xmax: its text, then a swatch per cluster in picture order
+ * ("■ cluster 2 (8)": cluster 2 has 8 processes), wrapping once to a second row that starts
+ * at x0 and ending in "…" when even that is full. Draws only when draw is set; returns the
+ * rows used (1 or 2). */
+static int legend(const struct dfig *f, cairo_t *cr, double fs, double x0, double y, double xmax,
+                  struct lens_treefig_text *log, int draw)
+{
+    char buf[512];
+    legend_text(f, buf, sizeof buf);
+    lens_figure_set_font(cr, f->face, fs);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    if (draw)
+        lens_treefig_label(log, cr, x0, y, buf, 0.0, 0.5, 0.0);
+    double x = x0 + lens_figure_text_width(cr, buf) + fs * 1.5;
+    int k = f->o->k, rows = 1;
+    if (k < 2 || k > LEGEND_MAX)
+        return rows;
+    lens_figure_set_font(cr, f->face, fs * 0.85);
+    for (int i = 0; i < f->n; i++) {
+        int c = f->cluster[f->order[i]];
+        if (i > 0 && f->cluster[f->order[i - 1]] == c)
+            continue;
+        snprintf(buf, sizeof buf, "cluster %d (%d)", c, f->csize[c]);
+        double need = fs * 1.1 + lens_figure_text_width(cr, buf) + fs * 0.9;
+        if (x + need > xmax && rows == 1) {
+            rows = 2;
+            x = x0;
+            y += fs * 1.5;
+        }
+        if (x + need > xmax) {
+            if (draw) {
+                cairo_set_source_rgb(cr, 0, 0, 0);
+                lens_treefig_label(log, cr, x, y, "\xe2\x80\xa6", 0.0, 0.5, 0.0);
+            }
+            break;
+        }
+        if (draw) {
+            double rgb[3];
+            lens_treefig_color(f->color[c], rgb);
+            set_rgb(cr, rgb, 1.0);
+            cairo_rectangle(cr, x, y - fs * 0.4, fs * 0.8, fs * 0.8);
+            cairo_fill(cr);
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            lens_treefig_label(log, cr, x + fs * 1.1, y, buf, 0.0, 0.5, 0.0);
+        }
+        x += need;
+    }
+    return rows;
+}
+
+/* Where things go in the w x h box. */
+struct dlayout {
+    double fs, lab_fs, lw;      /* base and leaf-label font sizes, link width */
+    double px, py, pw, ph;      /* plot area: height 0 at py + ph */
+    double top;                 /* displayed height at py */
+    double legend_y;            /* baseline row of the legend */
+    double strip_h;             /* cluster strip under the leaves, 0 without a cut */
+    int step, full;             /* every step-th leaf is labelled; full labels or indices */
+    double ticks[MAX_TICKS], tstep;
+    int nticks;
+};
+
+static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct dlayout *L,
+                       struct lens_err *e)
+{
+    const struct lens_dendrogram_opts *o = f->o;
+    int n = f->n;
+    memset(L, 0, sizeof *L);
+    double fs = fmin(w, h) / 55.0;
+    fs = fs < 7 ? 7 : fs > 13 ? 13 : fs;
+    L->fs = fs;
+    double pad = fs;
+    double hmax = 0.0;
+    for (int s = 0; s < n - 1; s++)
+        hmax = fmax(hmax, f->z[s].height * o->scale);
+    L->top = hmax > 0 ? hmax * 1.04 : 1.0;
+    L->nticks = lens_figure_ticks(0.0, L->top, 0, 8, L->ticks, &L->tstep);
+
+    lens_figure_set_font(cr, f->face, fs * 0.85);
+    double tw = 0;
+    char buf[128];
+    for (int i = 0; i < L->nticks; i++) {
+        lens_figure_format_value(L->ticks[i], L->tstep, buf, sizeof buf);
+        tw = fmax(tw, lens_figure_text_width(cr, buf));
+    }
+    double tick = fs * 0.35;
+    L->legend_y = pad + (o->title ? fs * 1.25 * 1.5 : 0);
+    double left = pad + fs * 1.5 + tw + tick + fs * 0.3;
+    int rows = o->method || o->k >= 1 ? legend(f, cr, fs, left, 0, w - fs, NULL, 0) : 0;
+    double top = L->legend_y + (rows ? fs * (0.3 + 1.5 * rows) : 0) + fs * 0.6;
+    double right = pad * 1.5;
+    L->pw = w - left - right;
+    L->px = left;
+    if (L->pw < 40)
+        return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for its labels", f->name, w, h);
+
+    /* leaf labels: as large as the spacing allows, thinned out when even 6 units is too big */
+    double sp = L->pw / n;
+    L->lab_fs = fmin(fs * 0.85, fmax(6.0, sp / 1.15));
+    L->step = lens_treefig_label_step(n, sp, L->lab_fs);
+    L->full = o->labels && n <= LENS_TREEFIG_FULL_LABELS && L->step == 1;
+    L->lw = fmin(1.5, fmax(0.3, sp * 0.3));
+    lens_figure_set_font(cr, f->face, L->lab_fs);
+    double lab_w = 0;
+    for (int i = 0; i < n; i += L->step)
+        lab_w = fmax(lab_w, lens_figure_text_width(cr, leaf_text(f, f->order[i], L->full, buf, sizeof buf)));
+    lab_w = fmin(lab_w, 0.3 * h);
+    L->strip_h = o->k > 1 ? fmax(3.0, fs * 0.5) : 0.0;
+    double bottom = pad + lab_w + fs * 0.3 + L->strip_h + fs * 0.3;
+    L->py = top;
+    L->ph = h - top - bottom;
+    if (L->ph < 40)
+        return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for its labels", f->name, w, h);
+    int maxt = (int)(L->ph / (fs * 2.2));
+    L->nticks = lens_figure_ticks(0.0, L->top, 0, maxt < 2 ? 2 : maxt > 10 ? 10 : maxt, L->ticks, &L->tstep);
+    return LENS_OK;
+}
+
+static double ypos(const struct dlayout *L, double v) { return L->py + L->ph * (1.0 - v / L->top); }
+static double xpos(const struct dlayout *L, int n, double leafx) { return L->px + L->pw * leafx / n; }
+
+static void draw_axis(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
+                      struct lens_treefig_text *log)
+{
+    const struct lens_dendrogram_opts *o = f->o;
+    double fs = L->fs, tick = fs * 0.35;
+    char buf[128];
+    /* light grid first so the links draw over it */
+    cairo_set_line_width(cr, 0.5);
+    cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+    for (int i = 0; i < L->nticks; i++) {
+        double ty = ypos(L, L->ticks[i]);
+        cairo_move_to(cr, L->px, ty);
+        cairo_line_to(cr, L->px + L->pw, ty);
+    }
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, fs * 0.08);
+    cairo_move_to(cr, L->px, L->py);
+    cairo_line_to(cr, L->px, L->py + L->ph);
+    for (int i = 0; i < L->nticks; i++) {
+        cairo_move_to(cr, L->px, ypos(L, L->ticks[i]));
+        cairo_rel_line_to(cr, -tick, 0);
+    }
+    cairo_stroke(cr);
+    lens_figure_set_font(cr, f->face, fs * 0.85);
+    double tw = 0;
+    for (int i = 0; i < L->nticks; i++) {
+        lens_figure_format_value(L->ticks[i], L->tstep, buf, sizeof buf);
+        tw = fmax(tw, lens_figure_text_width(cr, buf));
+        lens_treefig_label(log, cr, L->px - tick - fs * 0.3, ypos(L, L->ticks[i]), buf, 1.0, 0.5, 0.0);
+    }
+    lens_figure_set_font(cr, f->face, fs);
+    snprintf(buf, sizeof buf, o->unit ? "height (%s)" : "height", o->unit);
+    lens_treefig_label(log, cr, L->px - tick - fs * 0.6 - tw, L->py + L->ph / 2, buf, 0.5, 1.0, -M_PI / 2);
+}
+
+static void draw_links(const struct dfig *f, const struct dlayout *L, cairo_t *cr)
+{
+    int n = f->n, kept = f->o->k >= 1 ? n - f->o->k : 0;
+    double none[3], rgb[3];
+    lens_treefig_color_none(none);
+    cairo_set_line_width(cr, L->lw);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_MITER);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_SQUARE);
+    /* one path per colour run would be smaller, but one stroke per link keeps it simple and
+     * the SVG is still small (a few hundred bytes per link) */
+    for (int s = 0; s < n - 1; s++) {
+        const struct lens_hclust_step *m = &f->z[s];
+        double hl = m->left < n ? 0.0 : f->z[m->left - n].height;
+        double hr = m->right < n ? 0.0 : f->z[m->right - n].height;
+        double sc = f->o->scale;
+        if (s < kept) {
+            /* a merge before the cut lies inside one cluster: the cluster of any leaf below */
+            int leaf = m->left;
+            while (leaf >= n)
+                leaf = f->z[leaf - n].left;
+            lens_treefig_color(f->color[f->cluster[leaf]], rgb);
+            set_rgb(cr, rgb, 1.0);
+        } else {
+            set_rgb(cr, none, 1.0);
+        }
+        cairo_move_to(cr, xpos(L, n, f->nx[m->left]), ypos(L, hl * sc));
+        cairo_line_to(cr, xpos(L, n, f->nx[m->left]), ypos(L, m->height * sc));
+        cairo_line_to(cr, xpos(L, n, f->nx[m->right]), ypos(L, m->height * sc));
+        cairo_line_to(cr, xpos(L, n, f->nx[m->right]), ypos(L, hr * sc));
+        cairo_stroke(cr);
+    }
+}
+
+static void draw_leaves(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
+                        struct lens_treefig_text *log)
+{
+    int n = f->n;
+    double rgb[3], sp = L->pw / n, y0 = L->py + L->ph + L->fs * 0.3;
+    char buf[128];
+    if (L->strip_h > 0) {
+        /* the cluster strip: one rectangle per run of leaves in the same cluster */
+        for (int i = 0, j; i < n; i = j) {
+            int c = f->cluster[f->order[i]];
+            for (j = i + 1; j < n && f->cluster[f->order[j]] == c; j++)
+                ;
+            lens_treefig_color(f->color[c], rgb);
+            set_rgb(cr, rgb, 1.0);
+            cairo_rectangle(cr, L->px + i * sp, y0, (j - i) * sp, L->strip_h);
+            cairo_fill(cr);
+        }
+        y0 += L->strip_h + L->fs * 0.3;
+    }
+    lens_figure_set_font(cr, f->face, L->lab_fs);
+    for (int i = 0; i < n; i += L->step) {
+        int leaf = f->order[i];
+        if (f->o->k > 1) {
+            lens_treefig_color(f->color[f->cluster[leaf]], rgb);
+            set_rgb(cr, rgb, 0.72); /* darker than the links, to read on white */
+        } else {
+            cairo_set_source_rgb(cr, 0, 0, 0);
+        }
+        lens_treefig_label(log, cr, L->px + (i + 0.5) * sp, y0, leaf_text(f, leaf, L->full, buf, sizeof buf),
+                           1.0, 0.5, -M_PI / 2);
+    }
+}
+
+static void draw_cut(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
+                     struct lens_treefig_text *log)
+{
+    int k = f->o->k;
+    if (k < 2)
+        return;
+    double cy = ypos(L, lens_dendrogram_cut_level(f->z, f->n, k) * f->o->scale);
+    double dash[2] = {L->fs * 0.5, L->fs * 0.35};
+    cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+    cairo_set_line_width(cr, 0.9);
+    cairo_set_dash(cr, dash, 2, 0);
+    cairo_move_to(cr, L->px, cy);
+    cairo_line_to(cr, L->px + L->pw, cy);
+    cairo_stroke(cr);
+    cairo_set_dash(cr, NULL, 0, 0);
+    char buf[64];
+    snprintf(buf, sizeof buf, "cut: %d clusters", k);
+    lens_figure_set_font(cr, f->face, L->fs * 0.85);
+    lens_treefig_label(log, cr, L->px + L->pw, cy - L->fs * 0.25, buf, 1.0, 1.0, 0.0);
+}
+
+/* Title, then the legend. */
+static void draw_header(const struct dfig *f, const struct dlayout *L, cairo_t *cr, double w,
+                        struct lens_treefig_text *log)
+{
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    if (f->o->title) {
+        lens_figure_set_font(cr, f->face, L->fs * 1.25);
+        lens_treefig_label(log, cr, w / 2, L->fs, f->o->title, 0.5, 0.0, 0.0);
+    }
+    if (f->o->method || f->o->k >= 1)
+        legend(f, cr, L->fs, L->px, L->legend_y + L->fs * 0.9, w - L->fs, log, 1);
+}
+
+static int dfig_draw(void *ctx, cairo_t *cr, double w, double h, struct lens_treefig_text *log,
+                     struct lens_err *e)
+{
+    struct dfig *f = ctx;
+    int rc = dfig_prepare(f, e);
+    if (rc == LENS_OK)
+        rc = lens_figure_font_load(f->o->font_path, &f->face, e);
+    struct dlayout L;
+    if (rc == LENS_OK)
+        rc = dfig_layout(f, cr, w, h, &L, e);
+    if (rc == LENS_OK) {
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_rectangle(cr, 0, 0, w, h);
+        cairo_fill(cr);
+        draw_axis(f, &L, cr, log);
+        draw_links(f, &L, cr);
+        draw_cut(f, &L, cr, log);
+        draw_leaves(f, &L, cr, log);
+        draw_header(f, &L, cr, w, log);
+        rc = lens_figure_status(cr, f->name, e);
+    }
+    dfig_release(f);
+    return rc;
+}
+
+/* Checks the arguments and fills f; o NULL takes the defaults in *def. */
+static int dfig_init(struct dfig *f, const struct lens_hclust_step *z, int n,
+                     const struct lens_dendrogram_opts *o, struct lens_dendrogram_opts *def,
+                     const char *name, struct lens_err *e)
+{
+    memset(f, 0, sizeof *f);
+    if (!o) {
+        lens_dendrogram_opts_init(def);
+        o = def;
+    }
+    f->z = z;
+    f->n = n;
+    f->o = o;
+    f->name = name;
+    int rc = check_linkage(z, n, name, e);
+    if (rc)
+        return rc;
+    if (o->k < 0 || o->k > n)
+        return lens_err_set(e, LENS_EINVAL, "%s: cut into %d clusters, expected 0..%d", name, o->k, n);
+    if (!(o->scale > 0.0) || !isfinite(o->scale))
+        return lens_err_set(e, LENS_EINVAL, "%s: scale must be finite and > 0 (got %g)", name, o->scale);
+    return LENS_OK;
+}
+
+int lens_dendrogram_draw(cairo_t *cr, double x, double y, double w, double h,
+                         const struct lens_hclust_step *z, int n,
+                         const struct lens_dendrogram_opts *o, struct lens_err *e)
+{
+    static const char name[] = "dendrogram";
+    struct dfig f;
+    struct lens_dendrogram_opts def;
+    int rc = dfig_init(&f, z, n, o, &def, name, e);
+    if (rc == LENS_OK)
+        rc = lens_treefig_check_box(name, w, h, e);
+    if (rc)
+        return rc;
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    rc = dfig_draw(&f, cr, w, h, NULL, e);
+    cairo_restore(cr);
+    return rc;
+}
+
+int lens_dendrogram_write(const struct lens_hclust_step *z, int n,
+                          const struct lens_dendrogram_opts *o, const char *path,
+                          struct lens_err *e)
+{
+    struct dfig f;
+    struct lens_dendrogram_opts def;
+    int rc = lens_treefig_format(path, e);
+    if (rc >= 0)
+        rc = dfig_init(&f, z, n, o, &def, path, e);
+    if (rc < 0)
+        return rc;
+    return lens_treefig_write(path, f.o->width, f.o->height, f.o->title, dfig_draw, &f, e);
+}
+
+int lens_dendrogram_png_mem(const struct lens_hclust_step *z, int n,
+                            const struct lens_dendrogram_opts *o, unsigned char **buf,
+                            size_t *len, struct lens_err *e)
+{
+    struct dfig f;
+    struct lens_dendrogram_opts def;
+    *buf = NULL;
+    *len = 0;
+    int rc = dfig_init(&f, z, n, o, &def, "dendrogram png (memory)", e);
+    if (rc)
+        return rc;
+    return lens_treefig_png_mem(f.o->width, f.o->height, dfig_draw, &f, buf, len, e);
+}
+
+/* ---- the reordered heatmap ---- */
+
+void lens_dendrogram_permute(const double *a, int n, const int *order, double *out)
+{
+    for (int i = 0; i < n; i++) {
+        const double *row = a + (size_t)order[i] * n;
+        double *o = out + (size_t)i * n;
+        for (int j = 0; j < n; j++)
+            o[j] = row[order[j]];
+    }
+}
+
+/* The permuted matrix and the axis labels naming the original processes; PNG (fmt 0, into
+ * buf/len when path is NULL) or SVG. */
+static int reordered_heatmap(const double *a, int n, const int *order, const char *const *labels,
+                             const struct lens_heatmap_opts *o, const char *path,
+                             unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    const char *name = path ? path : "heatmap png (memory)";
+    int fmt = path ? lens_treefig_format(path, e) : LENS_TREEFIG_PNG;
+    if (fmt < 0)
+        return fmt;
+    if (n < 1 || n > (1 << 20) || !a || !order)
+        return lens_err_set(e, LENS_EINVAL, "%s: need a square matrix of 1..%d processes and its order", name, 1 << 20);
+    struct lens_heatmap_opts ho;
+    if (o)
+        ho = *o;
+    else
+        lens_heatmap_opts_init(&ho);
+    double *m = lens_malloc((size_t)n * n * sizeof *m);
+    const char **lab = lens_malloc((size_t)n * sizeof *lab);
+    char *num = labels ? NULL : lens_malloc((size_t)n * 12);
+    unsigned char *seen = lens_calloc((size_t)n, 1);
+    int rc = LENS_OK;
+    if (!m || !lab || (!labels && !num) || !seen)
+        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a %dx%d matrix", name, n, n);
+    for (int i = 0; i < n && rc == LENS_OK; i++) {
+        if (order[i] < 0 || order[i] >= n || seen[order[i]])
+            rc = lens_err_set(e, LENS_EINVAL, "%s: order is not a permutation of 0..%d (entry %d is %d)",
+                              name, n - 1, i, order[i]);
+        else
+            seen[order[i]] = 1;
+    }
+    if (rc == LENS_OK) {
+        lens_dendrogram_permute(a, n, order, m);
+        for (int i = 0; i < n; i++) {
+            if (labels) {
+                lab[i] = labels[order[i]];
+            } else {
+                snprintf(num + (size_t)i * 12, 12, "%d", order[i]);
+                lab[i] = num + (size_t)i * 12;
+            }
+        }
+        ho.labels = lab;
+        if (!path)
+            rc = lens_heatmap_png_mem(m, n, n, &ho, buf, len, e);
+        else if (fmt == LENS_TREEFIG_PNG)
+            rc = lens_heatmap_write_png(m, n, n, &ho, path, e);
+        else
+            rc = lens_heatmap_write_svg(m, n, n, &ho, path, e);
+    }
+    lens_free(m);
+    lens_free(lab);
+    lens_free(num);
+    lens_free(seen);
+    return rc;
+}
+
+int lens_dendrogram_heatmap_write(const double *a, int n, const int *order,
+                                  const char *const *labels, const struct lens_heatmap_opts *o,
+                                  const char *path, struct lens_err *e)
+{
+    return reordered_heatmap(a, n, order, labels, o, path, NULL, NULL, e);
+}
+
+int lens_dendrogram_heatmap_png_mem(const double *a, int n, const int *order,
+                                    const char *const *labels,
+                                    const struct lens_heatmap_opts *o, unsigned char **buf,
+                                    size_t *len, struct lens_err *e)
+{
+    *buf = NULL;
+    *len = 0;
+    return reordered_heatmap(a, n, order, labels, o, NULL, buf, len, e);
+}

@@ -1,0 +1,582 @@
+/* Delay-against-length curves per link cluster: scales (linear or log, a zero length kept on a
+ * log axis as a slot left of the first positive length), ticks in bytes, min..max bands from
+ * the cube, the mean curves with markers, and the legend. See linkcurves.h. */
+#include "linkcurves.h"
+
+#include "figure.h"
+#include "linkmap.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MAX_TICKS 24
+#define MARKERS_MAX 40   /* markers on the points up to this many lengths */
+#define LOG_X_SPAN 100.0 /* automatic log length axis from this max / min positive length */
+#define LOG_Y_SPAN 20.0  /* automatic log delay axis from this max / min delay */
+
+struct axis {
+    int log;
+    double lo, hi;       /* data range shown (displayed units; log10 of them on a log axis) */
+    double zero;         /* log length axis: share of the axis given to a zero length, else 0 */
+    double pos, len;     /* where the axis lies on the figure, and its length (y: grows upwards) */
+    double ticks[MAX_TICKS];
+    int nticks;
+    double step;
+    int kib;             /* length axis: ticks in KiB (format_bytes) */
+};
+
+struct fig {
+    const struct lens_links *r;
+    const struct lens_linkcurves_opts *o;
+    const char *name;
+    cairo_font_face_t *face;
+    double x, y, w, h, fs, lab_fs, row_h;
+    double mult;                 /* seconds -> displayed unit */
+    const char *unit;
+    double *lo, *hi;             /* k x nlen band, seconds, or NULL */
+    struct axis ax, ay;
+    double px, py, pw, ph;       /* plot area */
+    double leg_x, leg_y, leg_col_w;
+    int leg_rows, leg_cols;
+};
+
+void lens_linkcurves_opts_init(struct lens_linkcurves_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->log_x = o->log_y = -1;
+    o->width = 1000;
+    o->height = 620;
+}
+
+static int check_args(const struct lens_links *r, const struct lens_linkcurves_opts *o, const char *name,
+                      int sized, struct lens_err *e)
+{
+    if (!r || !r->clusters || r->k < 1 || r->nlen < 1 || !r->lengths)
+        return lens_err_set(e, LENS_EINVAL, "%s: no link clustering to draw", name);
+    if (sized && (o->width < 320 || o->height < 240 || o->width > 16384 || o->height > 16384))
+        return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 320x240..16384x16384", name,
+                            o->width, o->height);
+    if (o->log_x < -1 || o->log_x > 1 || o->log_y < -1 || o->log_y > 1)
+        return lens_err_set(e, LENS_EINVAL, "%s: log_x and log_y must be -1, 0 or 1", name);
+    const struct lens_cube *c = o->cube;
+    if (c && (c->procs != r->procs || c->nlen != r->nlen || (!c->data[LENS_STAT_AVERAGE] && !c->data[LENS_STAT_MEDIAN])))
+        return lens_err_set(e, LENS_EINVAL, "%s: cube (%d processes, %d lengths) is not the clustered one "
+                            "(%d processes, %d lengths) or has neither average nor median", name, c->procs,
+                            c->nlen, r->procs, r->nlen);
+    return LENS_OK;
+}
+
+/* Min and max over each cluster's links at each length, of the statistic links.h clustered. */
+static int find_band(struct fig *f, struct lens_err *e)
+{
+    const struct lens_cube *c = f->o->cube;
+    const struct lens_links *r = f->r;
+    if (!c)
+        return LENS_OK;
+    size_t n = (size_t)r->k * r->nlen;
+    f->lo = lens_malloc(n * sizeof *f->lo);
+    f->hi = lens_malloc(n * sizeof *f->hi);
+    if (!f->lo || !f->hi)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->name);
+    for (size_t t = 0; t < n; t++) {
+        f->lo[t] = INFINITY;
+        f->hi[t] = -INFINITY;
+    }
+    const double *d = c->data[LENS_STAT_AVERAGE] ? c->data[LENS_STAT_AVERAGE] : c->data[LENS_STAT_MEDIAN];
+    int P = r->procs;
+    for (int l = 0; l < r->nlen; l++)
+        for (int i = 0; i < P; i++)
+            for (int j = 0; j < P; j++) {
+                int u = r->label[(size_t)i * P + j];
+                double v = d[((size_t)l * P + i) * P + j];
+                if (u < 0 || !isfinite(v))
+                    continue;
+                size_t t = (size_t)u * r->nlen + l;
+                f->lo[t] = fmin(f->lo[t], v);
+                f->hi[t] = fmax(f->hi[t], v);
+            }
+    return LENS_OK;
+}
+
+/* A length tick: "512", "1.5 KiB", "2 MiB"; kib: the axis reaches 10 KiB, so every multiple
+ * of 256 from 1 KiB on is written in KiB, consistently along the axis. */
+static void format_bytes(double v, int kib, char *buf, size_t n)
+{
+    if (v >= 1 << 20 && fmod(v, 1 << 20) == 0)
+        snprintf(buf, n, "%g MiB", v / (1 << 20));
+    else if (kib && v >= 1024 && fmod(v, 256) == 0)
+        snprintf(buf, n, "%g KiB", v / 1024);
+    else
+        snprintf(buf, n, "%g", v);
+}
+
+/* Length ticks: multiples of a power of two (linear) or powers of two (log), at most max. */
+static void length_ticks(struct axis *a, double vmin, double vmax, int max)
+{
+    a->nticks = 0;
+    if (a->log) {
+        if (a->zero > 0)
+            a->ticks[a->nticks++] = 0;
+        int e0 = (int)ceil(a->lo / log10(2.0) - 1e-9), e1 = (int)floor(a->hi / log10(2.0) + 1e-9);
+        int se = 1;
+        while ((e1 - e0) / se + 1 > max - a->nticks)
+            se++;
+        for (int k = e0; k <= e1 && a->nticks < MAX_TICKS; k += se)
+            a->ticks[a->nticks++] = ldexp(1.0, k);
+        return;
+    }
+    double span = vmax - vmin;
+    if (!(span > 0)) {
+        a->ticks[a->nticks++] = vmin;
+        return;
+    }
+    double step = ldexp(1.0, (int)floor(log2(span / max)));
+    while (span / step + 1 > max)
+        step *= 2;
+    for (double v = ceil(vmin / step) * step; v <= vmax + 1e-9 && a->nticks < MAX_TICKS; v += step)
+        a->ticks[a->nticks++] = v;
+}
+
+/* Scales: which axes are logarithmic, the ranges, the unit of the delays. */
+static int scales(struct fig *f, struct lens_err *e)
+{
+    const struct lens_links *r = f->r;
+    int L = r->nlen;
+    double lmin = INFINITY, lmax = -INFINITY, lpos = INFINITY;
+    for (int l = 0; l < L; l++) {
+        double v = r->lengths[l];
+        lmin = fmin(lmin, v);
+        lmax = fmax(lmax, v);
+        if (v > 0)
+            lpos = fmin(lpos, v);
+    }
+    double ymin = INFINITY, ymax = -INFINITY, ypos = INFINITY;
+    for (int u = 0; u < r->k; u++)
+        for (int l = 0; l < L; l++)
+            for (int b = 0; b < 3; b++) {
+                const double *src = b == 0 ? r->clusters[u].mean : b == 1 ? f->lo : f->hi;
+                double v = src ? (b == 0 ? src[l] : src[(size_t)u * L + l]) : NAN;
+                if (!isfinite(v))
+                    continue;
+                ymin = fmin(ymin, v);
+                ymax = fmax(ymax, v);
+                if (v > 0)
+                    ypos = fmin(ypos, v);
+            }
+    if (!isfinite(ymax))
+        return lens_err_set(e, LENS_EINVAL, "%s: no finite delay to draw", f->name);
+    struct axis *ax = &f->ax, *ay = &f->ay;
+    ax->log = f->o->log_x >= 0 ? f->o->log_x : isfinite(lpos) && lmax / lpos >= LOG_X_SPAN;
+    ay->log = f->o->log_y >= 0 ? f->o->log_y : ypos == ymin && ymax / ypos >= LOG_Y_SPAN;
+    if (ax->log && !isfinite(lpos))
+        return lens_err_set(e, LENS_EINVAL, "%s: log length axis needs a length > 0", f->name);
+    if (ay->log && !isfinite(ypos))
+        return lens_err_set(e, LENS_EINVAL, "%s: log delay axis needs a delay > 0", f->name);
+    /* the unit follows the largest delay */
+    static const char *const unit[] = {"ns", "\xc2\xb5s", "ms", "s"};
+    int ui = ymax < 1e-6 ? 0 : ymax < 1e-3 ? 1 : ymax < 1 ? 2 : 3;
+    f->unit = unit[ui];
+    f->mult = ui == 0 ? 1e9 : ui == 1 ? 1e6 : ui == 2 ? 1e3 : 1;
+    if (ax->log) {
+        double a = log10(lpos), b = log10(lmax), pad = fmax(b - a, 0.3) * 0.03;
+        ax->lo = a - pad;
+        ax->hi = b + pad;
+        ax->zero = lmin <= 0 ? 0.08 : 0;
+    } else {
+        double pad = fmax(lmax - lmin, 1.0) * 0.03;
+        ax->lo = lmin - pad;
+        ax->hi = lmax + pad;
+    }
+    if (ay->log) {
+        double a = log10(ypos * f->mult), b = log10(ymax * f->mult), pad = fmax(b - a, 0.2) * 0.05;
+        ay->lo = a - pad;
+        ay->hi = b + pad;
+    } else {
+        double a = ymin * f->mult, b = ymax * f->mult;
+        a = a > 0 && a < 0.6 * b ? 0 : a; /* a delay axis starts at 0 unless that squashes the curves */
+        double pad = fmax(b - a, fabs(b) * 0.1 + 1e-30) * 0.05;
+        ay->lo = a == 0 ? 0 : a - pad;
+        ay->hi = b + pad;
+    }
+    return LENS_OK;
+}
+
+static double xpos(const struct fig *f, double v)
+{
+    const struct axis *a = &f->ax;
+    if (!a->log)
+        return a->pos + (v - a->lo) / (a->hi - a->lo) * a->len;
+    if (v <= 0)
+        return a->pos + 0.3 * a->zero * a->len;
+    double z = a->zero * a->len;
+    return a->pos + z + (log10(v) - a->lo) / (a->hi - a->lo) * (a->len - z);
+}
+
+/* v in seconds */
+static double ypos(const struct fig *f, double v)
+{
+    const struct axis *a = &f->ay;
+    double d = v * f->mult;
+    double t = a->log ? (log10(d) - a->lo) / (a->hi - a->lo) : (d - a->lo) / (a->hi - a->lo);
+    return a->pos - t * a->len;
+}
+
+static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
+{
+    const struct lens_links *r = f->r;
+    double fs = fmin(f->w, f->h) / 45.0;
+    fs = fs < 7 ? 7 : fs > 14 ? 14 : fs;
+    f->fs = fs;
+    f->lab_fs = fs * 0.88;
+    f->row_h = f->lab_fs * 1.5;
+    double pad = fs * 1.1, tick = fs * 0.35;
+    char buf[64];
+    /* y ticks first: their labels decide the left margin */
+    double top = f->y + pad + fs * 1.3 * 1.25 + fs * 1.5;
+    double bottom = f->y + f->h - (pad + fs * 1.5 + tick + f->lab_fs * 1.4);
+    int maxt = (int)((bottom - top) / (f->lab_fs * 2.6));
+    maxt = maxt < 2 ? 2 : maxt > 10 ? 10 : maxt;
+    struct axis *ay = &f->ay, *ax = &f->ax;
+    double tl[MAX_TICKS];
+    int nt = lens_figure_ticks(ay->log ? pow(10, ay->lo) : ay->lo, ay->log ? pow(10, ay->hi) : ay->hi, ay->log,
+                               maxt, tl, &ay->step);
+    ay->nticks = nt;
+    memcpy(ay->ticks, tl, sizeof tl);
+    lens_figure_set_font(cr, f->face, f->lab_fs);
+    double tw = 0;
+    for (int t = 0; t < nt; t++) {
+        lens_figure_format_value(ay->ticks[t], ay->step, buf, sizeof buf);
+        tw = fmax(tw, lens_figure_text_width(cr, buf));
+    }
+    /* legend: swatch line, id, "(n links)" */
+    double lw = 0;
+    for (int u = 0; u < r->k; u++) {
+        snprintf(buf, sizeof buf, "%d  (%ld link%s)", u, r->clusters[u].size, r->clusters[u].size == 1 ? "" : "s");
+        lw = fmax(lw, lens_figure_text_width(cr, buf));
+    }
+    f->leg_col_w = fs * 2.7 + lw;
+    lw = lens_figure_text_width(cr, "cluster  (size)");
+    if (f->lo)
+        lw = fmax(lw, fs * 2.7 + lens_figure_text_width(cr, "fastest..slowest link"));
+    f->leg_col_w = fmax(f->leg_col_w, lw);
+    int fit = (int)floor((bottom - top) / f->row_h) - 2;
+    if (fit < 1)
+        return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for its legend", f->name, f->w, f->h);
+    f->leg_cols = (r->k + fit - 1) / fit;
+    f->leg_rows = (r->k + f->leg_cols - 1) / f->leg_cols;
+    double legend_w = f->leg_cols * f->leg_col_w + (f->leg_cols - 1) * fs;
+    double left = f->x + pad + fs * 1.5 + tw + tick + fs * 0.3;
+    f->px = floor(left);
+    f->py = floor(top);
+    f->pw = floor(f->x + f->w - pad - legend_w - fs * 1.5 - left);
+    f->ph = floor(bottom - top);
+    if (f->pw < 40 || f->ph < 40)
+        return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for its labels", f->name, f->w, f->h);
+    f->leg_x = f->px + f->pw + fs * 1.5;
+    f->leg_y = f->py;
+    ax->pos = f->px;
+    ax->len = f->pw;
+    ay->pos = f->py + f->ph;
+    ay->len = f->ph;
+    double lmin = r->lengths[0], lmax = r->lengths[0];
+    for (int l = 1; l < r->nlen; l++) {
+        lmin = fmin(lmin, r->lengths[l]);
+        lmax = fmax(lmax, r->lengths[l]);
+    }
+    ax->kib = lmax >= 10240;
+    format_bytes(lmax, ax->kib, buf, sizeof buf);
+    int mx = (int)(f->pw / (lens_figure_text_width(cr, buf) + fs * 1.5));
+    length_ticks(ax, lmin, lmax, mx < 2 ? 2 : mx > 12 ? 12 : mx);
+    return LENS_OK;
+}
+
+static void draw_frame(const struct fig *f, cairo_t *cr)
+{
+    double fs = f->fs, tick = fs * 0.35;
+    char buf[64];
+    /* grid */
+    cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+    cairo_set_line_width(cr, fmax(0.5, fs * 0.06));
+    for (int t = 0; t < f->ay.nticks; t++) {
+        double y = ypos(f, f->ay.ticks[t] / f->mult);
+        cairo_move_to(cr, f->px, y);
+        cairo_line_to(cr, f->px + f->pw, y);
+    }
+    for (int t = 0; t < f->ax.nticks; t++) {
+        double x = xpos(f, f->ax.ticks[t]);
+        cairo_move_to(cr, x, f->py);
+        cairo_line_to(cr, x, f->py + f->ph);
+    }
+    cairo_stroke(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, fs * 0.08);
+    cairo_rectangle(cr, f->px, f->py, f->pw, f->ph);
+    for (int t = 0; t < f->ay.nticks; t++) {
+        cairo_move_to(cr, f->px, ypos(f, f->ay.ticks[t] / f->mult));
+        cairo_rel_line_to(cr, -tick, 0);
+    }
+    for (int t = 0; t < f->ax.nticks; t++) {
+        cairo_move_to(cr, xpos(f, f->ax.ticks[t]), f->py + f->ph);
+        cairo_rel_line_to(cr, 0, tick);
+    }
+    cairo_stroke(cr);
+    if (f->ax.log && f->ax.zero > 0) {
+        /* axis break between the zero length and the log scale */
+        double bx = f->px + f->ax.zero * f->ax.len * 0.7, by = f->py + f->ph, s = fs * 0.35;
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_rectangle(cr, bx - s * 0.4, by - s, s * 0.8, 2 * s);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        for (int t = -1; t <= 1; t += 2) {
+            cairo_move_to(cr, bx + t * s * 0.4 - s * 0.3, by + s);
+            cairo_rel_line_to(cr, s * 0.6, -2 * s);
+        }
+        cairo_stroke(cr);
+    }
+    lens_figure_set_font(cr, f->face, f->lab_fs);
+    double tw = 0;
+    for (int t = 0; t < f->ay.nticks; t++) {
+        lens_figure_format_value(f->ay.ticks[t], f->ay.step, buf, sizeof buf);
+        tw = fmax(tw, lens_figure_text_width(cr, buf));
+        lens_figure_text(cr, f->px - tick - fs * 0.25, ypos(f, f->ay.ticks[t] / f->mult), buf, 1.0, 0.5, 0.0);
+    }
+    for (int t = 0; t < f->ax.nticks; t++) {
+        format_bytes(f->ax.ticks[t], f->ax.kib, buf, sizeof buf);
+        lens_figure_text(cr, xpos(f, f->ax.ticks[t]), f->py + f->ph + tick + fs * 0.25, buf, 0.5, 0.0, 0.0);
+    }
+    lens_figure_set_font(cr, f->face, f->fs);
+    snprintf(buf, sizeof buf, "message length (bytes%s)", f->ax.log ? ", log scale" : "");
+    lens_figure_text(cr, f->px + f->pw / 2, f->py + f->ph + tick + fs * 0.25 + f->lab_fs * 1.4, buf, 0.5, 0.0, 0.0);
+    snprintf(buf, sizeof buf, "mean delay (%s%s)", f->unit, f->ay.log ? ", log scale" : "");
+    lens_figure_text(cr, f->px - tick - fs * 0.55 - tw, f->py + f->ph / 2, buf, 0.5, 1.0, -M_PI / 2);
+}
+
+/* Points of cluster u's curve (mean, or the band's lo/hi) that can be drawn on the axes. */
+static int drawable(const struct fig *f, double v)
+{
+    return isfinite(v) && (!f->ay.log || v > 0);
+}
+
+static void draw_curves(const struct fig *f, cairo_t *cr)
+{
+    const struct lens_links *r = f->r;
+    int L = r->nlen;
+    double rgb[3];
+    cairo_save(cr);
+    cairo_rectangle(cr, f->px, f->py, f->pw, f->ph);
+    cairo_clip(cr);
+    if (f->lo)
+        for (int u = 0; u < r->k; u++) {
+            const double *lo = f->lo + (size_t)u * L, *hi = f->hi + (size_t)u * L;
+            int ok = 1, l0 = 0;
+            while (f->ax.log && l0 < L && r->lengths[l0] <= 0) /* no band across the axis break */
+                l0++;
+            for (int l = l0; l < L; l++)
+                ok &= drawable(f, lo[l]) && drawable(f, hi[l]);
+            if (!ok || L - l0 < 2)
+                continue;
+            lens_linkmap_colour(u, rgb);
+            cairo_set_source_rgba(cr, rgb[0], rgb[1], rgb[2], 0.16);
+            for (int l = l0; l < L; l++)
+                cairo_line_to(cr, xpos(f, r->lengths[l]), ypos(f, hi[l]));
+            for (int l = L - 1; l >= l0; l--)
+                cairo_line_to(cr, xpos(f, r->lengths[l]), ypos(f, lo[l]));
+            cairo_close_path(cr);
+            cairo_fill(cr);
+        }
+    cairo_set_line_width(cr, f->fs * 0.17);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    for (int u = 0; u < r->k; u++) {
+        const double *m = r->clusters[u].mean;
+        lens_linkmap_colour(u, rgb);
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        int open = 0;
+        for (int l = 0; l < L; l++) {
+            if (!drawable(f, m[l]) || (f->ax.log && r->lengths[l] <= 0)) { /* a zero length stands apart */
+                if (open)
+                    cairo_stroke(cr);
+                open = 0;
+                continue;
+            }
+            if (open)
+                cairo_line_to(cr, xpos(f, r->lengths[l]), ypos(f, m[l]));
+            else
+                cairo_move_to(cr, xpos(f, r->lengths[l]), ypos(f, m[l]));
+            open = 1;
+        }
+        if (open)
+            cairo_stroke(cr);
+        for (int l = 0; l < L; l++)
+            if (drawable(f, m[l]) && (L <= MARKERS_MAX || (f->ax.log && r->lengths[l] <= 0))) {
+                cairo_new_sub_path(cr);
+                cairo_arc(cr, xpos(f, r->lengths[l]), ypos(f, m[l]), f->fs * 0.27, 0, 2 * M_PI);
+                cairo_fill(cr);
+            }
+    }
+    cairo_restore(cr);
+}
+
+static void draw_legend(const struct fig *f, cairo_t *cr)
+{
+    const struct lens_links *r = f->r;
+    double fs = f->fs, rgb[3];
+    char buf[64];
+    lens_figure_set_font(cr, f->face, f->lab_fs);
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    lens_figure_text(cr, f->leg_x, f->leg_y + f->row_h / 2, "cluster  (size)", 0.0, 0.5, 0.0);
+    cairo_set_line_width(cr, fs * 0.17);
+    for (int u = 0; u < r->k; u++) {
+        int col = u / f->leg_rows, row = u % f->leg_rows;
+        double x = f->leg_x + col * (f->leg_col_w + fs), y = f->leg_y + (row + 1.5) * f->row_h;
+        lens_linkmap_colour(u, rgb);
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        cairo_move_to(cr, x, y);
+        cairo_rel_line_to(cr, fs * 2.2, 0);
+        cairo_stroke(cr);
+        cairo_arc(cr, x + fs * 1.1, y, fs * 0.27, 0, 2 * M_PI);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        snprintf(buf, sizeof buf, "%d  (%ld link%s)", u, r->clusters[u].size, r->clusters[u].size == 1 ? "" : "s");
+        lens_figure_text(cr, x + fs * 2.7, y, buf, 0.0, 0.5, 0.0);
+    }
+    if (f->lo) {
+        double y = f->leg_y + (f->leg_rows + 1.9) * f->row_h;
+        cairo_set_source_rgba(cr, 0.3, 0.3, 0.3, 0.2);
+        cairo_rectangle(cr, f->leg_x, y - f->lab_fs * 0.45, fs * 2.2, f->lab_fs * 0.9);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+        lens_figure_text(cr, f->leg_x + fs * 2.7, y, "fastest..slowest link", 0.0, 0.5, 0.0);
+    }
+}
+
+static void fig_end(struct fig *f)
+{
+    if (f->face)
+        cairo_font_face_destroy(f->face);
+    lens_free(f->lo);
+    lens_free(f->hi);
+    f->face = NULL;
+    f->lo = f->hi = NULL;
+}
+
+/* Sets f up and draws the whole figure into the box. */
+static int render(struct fig *f, cairo_t *cr, const struct lens_links *r, const struct lens_linkcurves_opts *o,
+                  const char *name, double x, double y, double w, double h, struct lens_err *e)
+{
+    memset(f, 0, sizeof *f);
+    f->r = r;
+    f->o = o;
+    f->name = name;
+    f->x = x;
+    f->y = y;
+    f->w = w;
+    f->h = h;
+    int rc = lens_figure_font_load(o->font_path, &f->face, e);
+    if (rc == LENS_OK)
+        rc = find_band(f, e);
+    if (rc == LENS_OK)
+        rc = scales(f, e);
+    if (rc == LENS_OK)
+        rc = layout(f, cr, e);
+    if (rc)
+        return rc;
+    cairo_rectangle(cr, x, y, w, h);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_fill(cr);
+    draw_frame(f, cr);
+    draw_curves(f, cr);
+    draw_legend(f, cr);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", o->title ? o->title : "Mean delay against message length per link cluster");
+    double cx = x + w / 2, ty = y + f->fs * 1.1;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    lens_figure_set_font(cr, f->face, f->fs * 1.3);
+    lens_figure_text(cr, cx, ty, buf, 0.5, 0.0, 0.0);
+    snprintf(buf, sizeof buf, "%d cluster%s of %ld links, colours as in the link map%s", r->k, r->k == 1 ? "" : "s",
+             (long)r->procs * (r->procs - 1), f->lo ? "; bands from the fastest to the slowest link" : "");
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    lens_figure_set_font(cr, f->face, f->lab_fs);
+    lens_figure_text(cr, cx, ty + f->fs * 1.3 * 1.3, buf, 0.5, 0.0, 0.0);
+    return lens_figure_status(cr, name, e);
+}
+
+int lens_linkcurves_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_links *r,
+                         const struct lens_linkcurves_opts *o, struct lens_err *e)
+{
+    static const char name[] = "link curves";
+    struct lens_linkcurves_opts def;
+    if (!o) {
+        lens_linkcurves_opts_init(&def);
+        o = &def;
+    }
+    int rc = check_args(r, o, name, 0, e);
+    if (rc)
+        return rc;
+    struct fig f;
+    cairo_save(cr);
+    rc = render(&f, cr, r, o, name, x, y, w, h, e);
+    fig_end(&f);
+    cairo_restore(cr);
+    return rc;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* PNG into path (path != NULL) or into *buf; SVG into path. */
+static int output(const char *path, const struct lens_links *r, const struct lens_linkcurves_opts *o,
+                  unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    struct lens_linkcurves_opts def;
+    if (!o) {
+        lens_linkcurves_opts_init(&def);
+        o = &def;
+    }
+    const char *name = path ? path : "link curves png (memory)";
+    int svg = path && ends_with(path, ".svg");
+    if (path && !svg && !ends_with(path, ".png"))
+        return lens_err_set(e, LENS_EINVAL, "%s: the picture must end in .png or .svg", path);
+    int rc = check_args(r, o, name, 1, e);
+    if (rc)
+        return rc;
+    struct lens_figure_buf sb = {0};
+    cairo_surface_t *s = svg ? lens_figure_svg_create(&sb, o->width, o->height)
+                             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
+    cairo_t *cr = cairo_create(s);
+    struct fig f;
+    rc = lens_figure_status(cr, name, e);
+    if (rc == LENS_OK)
+        rc = render(&f, cr, r, o, name, 0, 0, o->width, o->height, e);
+    else
+        memset(&f, 0, sizeof f);
+    fig_end(&f);
+    cairo_destroy(cr);
+    if (rc) {
+        cairo_surface_destroy(s);
+        lens_free(sb.data);
+        return rc;
+    }
+    if (svg)
+        return lens_figure_svg_commit(s, &sb, path, e);
+    cairo_surface_flush(s);
+    rc = path ? lens_figure_png_write(s, path, e) : lens_figure_png_mem(s, name, buf, len, e);
+    cairo_surface_destroy(s);
+    return rc;
+}
+
+int lens_linkcurves_write(const char *path, const struct lens_links *r, const struct lens_linkcurves_opts *o,
+                          struct lens_err *e)
+{
+    return output(path, r, o, NULL, NULL, e);
+}
+
+int lens_linkcurves_png_mem(const struct lens_links *r, const struct lens_linkcurves_opts *o,
+                            unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    *buf = NULL;
+    *len = 0;
+    return output(NULL, r, o, buf, len, e);
+}

@@ -1,0 +1,641 @@
+/* Original against compressed slices of a cube: picking the lengths, decoding them from the
+ * packed cube, measuring the errors, and the figure (one row per length: two raster panels on
+ * one viridis scale and a colour bar). See slices.h for the contracts. */
+#include "slices.h"
+
+#include "colormap.h"
+#include "figure.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RASTER_MAX 2048 /* larger matrices are sampled down to a raster this wide */
+#define MAX_TICKS 12
+
+int lens_slices_new(struct lens_slices **out, int procs, int n, struct lens_err *e)
+{
+    *out = NULL;
+    if (procs < 1 || procs > (1 << 16) || n < 1 || n > LENS_SLICES_MAX)
+        return lens_err_set(e, LENS_EINVAL, "slices: need 1..%d slices of 1..%d processes (got %d of %d)",
+                            LENS_SLICES_MAX, 1 << 16, n, procs);
+    struct lens_slices *s = lens_calloc(1, sizeof *s);
+    size_t m = (size_t)n * procs * procs;
+    if (s) {
+        s->procs = procs;
+        s->n = n;
+        s->stat = LENS_STAT_MEDIAN;
+        s->bound = NAN;
+        s->lengths = lens_calloc((size_t)n, sizeof *s->lengths);
+        s->orig = lens_calloc(m, sizeof *s->orig);
+        s->dec = lens_calloc(m, sizeof *s->dec);
+        s->err_max = lens_calloc((size_t)n, sizeof *s->err_max);
+        s->err_rms = lens_calloc((size_t)n, sizeof *s->err_rms);
+        s->err_n = lens_calloc((size_t)n, sizeof *s->err_n);
+    }
+    if (!s || !s->lengths || !s->orig || !s->dec || !s->err_max || !s->err_rms || !s->err_n) {
+        lens_slices_free(s);
+        return lens_err_set(e, LENS_ENOMEM, "slices: out of memory for %d slices of %d x %d", n, procs, procs);
+    }
+    *out = s;
+    return LENS_OK;
+}
+
+void lens_slices_free(struct lens_slices *s)
+{
+    if (!s)
+        return;
+    lens_free(s->lengths);
+    lens_free(s->orig);
+    lens_free(s->dec);
+    lens_free(s->err_max);
+    lens_free(s->err_rms);
+    lens_free(s->err_n);
+    lens_free(s);
+}
+
+void lens_slices_measure(struct lens_slices *s)
+{
+    size_t P = (size_t)s->procs;
+    for (int t = 0; t < s->n; t++) {
+        const double *o = s->orig + t * P * P, *d = s->dec + t * P * P;
+        double mx = 0, sum2 = 0;
+        long cnt = 0;
+        for (size_t q = 0; q < P * P; q++) {
+            double v = o[q];
+            if (q / P == q % P || !isfinite(v))
+                continue;
+            double a = fabs(d[q] - v), r = v != 0 ? a / fabs(v) : (a == 0 ? 0 : INFINITY);
+            mx = fmax(mx, r);
+            sum2 += r * r;
+            cnt++;
+        }
+        s->err_max[t] = mx;
+        s->err_rms[t] = cnt ? sqrt(sum2 / cnt) : 0;
+        s->err_n[t] = cnt;
+    }
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int lens_slices_pick(const int *lengths, int nlen, const int *want, int nwant, int idx[LENS_SLICES_MAX])
+{
+    int n = 0;
+    if (nlen < 1)
+        return 0;
+    if (!want) {
+        int def[3] = {0, nlen / 2, nlen - 1};
+        for (int t = 0; t < 3; t++)
+            idx[n++] = def[t];
+    } else {
+        for (int t = 0; t < nwant && n < LENS_SLICES_MAX; t++) {
+            int best = 0;
+            for (int l = 1; l < nlen; l++)
+                if (llabs((long long)lengths[l] - want[t]) < llabs((long long)lengths[best] - want[t]))
+                    best = l;
+            idx[n++] = best;
+        }
+    }
+    qsort(idx, (size_t)n, sizeof *idx, cmp_int);
+    int m = 0;
+    for (int t = 0; t < n; t++)
+        if (m == 0 || idx[t] != idx[m - 1])
+            idx[m++] = idx[t];
+    return m;
+}
+
+int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct lens_packed *p, const int *want,
+                            int nwant, struct lens_slices **out, struct lens_err *e)
+{
+    *out = NULL;
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat] || !p)
+        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube and its packed form",
+                            stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
+    if (p->procs != c->procs || p->nlen != c->nlen)
+        return lens_err_set(e, LENS_EINVAL, "slices: packed %s is %d processes x %d lengths, the cube %d x %d",
+                            lens_cube_stat_name(stat), p->procs, p->nlen, c->procs, c->nlen);
+    int idx[LENS_SLICES_MAX];
+    int n = lens_slices_pick(c->lengths, c->nlen, want, nwant, idx);
+    struct lens_slices *s;
+    int rc = lens_slices_new(&s, c->procs, n, e);
+    if (rc)
+        return rc;
+    s->stat = stat;
+    s->bound = p->max_error;
+    struct lens_unpack *u = NULL;
+    size_t P2 = (size_t)c->procs * c->procs;
+    double *mat = lens_malloc(P2 * sizeof *mat);
+    if (!mat)
+        rc = lens_err_set(e, LENS_ENOMEM, "slices: out of memory");
+    if (rc == LENS_OK)
+        rc = lens_unpack_new(&u, p, e);
+    /* the decoder streams: walk the lengths up to the last one shown */
+    for (int k = 0, t = 0; rc == LENS_OK && t < n && k <= idx[n - 1]; k++) {
+        rc = lens_unpack_next(u, mat, e);
+        if (rc == LENS_OK && k == idx[t]) {
+            s->lengths[t] = c->lengths[k];
+            memcpy(s->dec + t * P2, mat, P2 * sizeof *mat);
+            memcpy(s->orig + t * P2, c->data[stat] + (size_t)k * P2, P2 * sizeof *mat);
+            t++;
+        }
+    }
+    lens_unpack_free(u);
+    lens_free(mat);
+    if (rc) {
+        lens_slices_free(s);
+        return rc;
+    }
+    lens_slices_measure(s);
+    *out = s;
+    return LENS_OK;
+}
+
+/* A relative error as a percentage, three significant digits. */
+static void format_pct(double r, char *buf, size_t n)
+{
+    if (!isfinite(r))
+        snprintf(buf, n, "inf");
+    else
+        snprintf(buf, n, "%.3g%%", 100 * r);
+}
+
+int lens_slices_plot_packed(const char *path, const struct lens_cube *c, struct lens_packed *const p[LENS_STAT_COUNT],
+                            const int *want, int nwant, const char *font_path, char *summary, size_t n,
+                            struct lens_err *e)
+{
+    int stat = c->data[LENS_STAT_MEDIAN] && p[LENS_STAT_MEDIAN] ? LENS_STAT_MEDIAN : -1;
+    for (int t = 0; t < LENS_STAT_COUNT && stat < 0; t++)
+        if (c->data[t] && p[t])
+            stat = t;
+    if (stat < 0)
+        return lens_err_set(e, LENS_EINVAL, "%s: no statistic both in the cube and packed", path);
+    struct lens_slices *s;
+    int rc = lens_slices_from_packed(c, stat, p[stat], want, nwant, &s, e);
+    if (rc)
+        return lens_err_prefix(e, path);
+    struct lens_slices_opts o;
+    lens_slices_opts_init(&o);
+    o.font_path = font_path;
+    rc = lens_slices_write(path, s, &o, e);
+    if (rc == LENS_OK && summary) {
+        size_t k = (size_t)snprintf(summary, n, "%s, %s:", path, lens_cube_stat_name(stat));
+        for (int t = 0; t < s->n && k < n; t++) {
+            char a[32], b[32];
+            format_pct(s->err_max[t], a, sizeof a);
+            format_pct(s->err_rms[t], b, sizeof b);
+            k += (size_t)snprintf(summary + k, n - k, "%s %d B max error %s RMS %s", t ? ";" : "", s->lengths[t], a, b);
+        }
+    }
+    lens_slices_free(s);
+    return rc;
+}
+
+void lens_slices_opts_init(struct lens_slices_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->width = 1200;
+}
+
+static int auto_height(const struct lens_slices *s, const struct lens_slices_opts *o)
+{
+    return o->height > 0 ? o->height : 110 + 330 * s->n;
+}
+
+struct fig {
+    const struct lens_slices *s;
+    const struct lens_slices_opts *o;
+    const char *name;
+    cairo_font_face_t *face;
+    double x, y, w, h, fs, lab_fs;
+    double mult;            /* seconds -> displayed unit, per figure */
+    const char *unit;
+    double cbar_x, ecbar_x, cbar_w; /* the delay and the error colour bars */
+    int rank_step;
+    struct lens_slices_layout L;
+};
+
+static int check_args(const struct lens_slices *s, const char *name, struct lens_err *e)
+{
+    if (!s || s->n < 1 || s->n > LENS_SLICES_MAX || s->procs < 1 || !s->orig || !s->dec || !s->lengths)
+        return lens_err_set(e, LENS_EINVAL, "%s: no slices to draw", name);
+    return LENS_OK;
+}
+
+/* Colour range of slice t over both matrices (off-diagonal, finite). */
+static void slice_range(const struct lens_slices *s, int t, double *lo, double *hi)
+{
+    size_t P = (size_t)s->procs;
+    double mn = INFINITY, mx = -INFINITY;
+    for (int b = 0; b < 2; b++) {
+        const double *m = (b ? s->dec : s->orig) + t * P * P;
+        for (size_t q = 0; q < P * P; q++)
+            if (q / P != q % P && isfinite(m[q])) {
+                mn = fmin(mn, m[q]);
+                mx = fmax(mx, m[q]);
+            }
+    }
+    if (!isfinite(mn)) {
+        mn = 0;
+        mx = 1e-6;
+    } else if (!(mx > mn)) {
+        double d = fabs(mn) > 0 ? fabs(mn) * 0.05 : 1e-9;
+        mn -= d;
+        mx += d;
+    }
+    *lo = mn;
+    *hi = mx;
+}
+
+static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
+{
+    const struct lens_slices *s = f->s;
+    int n = s->n, P = s->procs;
+    double fs = fmin(f->w, f->h / n * 1.6) / 52.0;
+    fs = fs < 7 ? 7 : fs > 14 ? 14 : fs;
+    f->fs = fs;
+    f->lab_fs = fs * 0.88;
+    double pad = fs * 1.1, tick = fs * 0.35;
+    char buf[64];
+    double vmax = 0;
+    for (int t = 0; t < n; t++) {
+        slice_range(s, t, &f->L.vmin[t], &f->L.vmax[t]);
+        vmax = fmax(vmax, fabs(f->L.vmax[t]));
+    }
+    static const char *const unit[] = {"ns", "\xc2\xb5s", "ms", "s"};
+    int ui = vmax < 1e-6 ? 0 : vmax < 1e-3 ? 1 : vmax < 1 ? 2 : 3;
+    f->unit = unit[ui];
+    f->mult = ui == 0 ? 1e9 : ui == 1 ? 1e6 : ui == 2 ? 1e3 : 1;
+    lens_figure_set_font(cr, f->face, f->lab_fs);
+    snprintf(buf, sizeof buf, "%d", P - 1);
+    double rank_w = lens_figure_text_width(cr, buf);
+    double tw = lens_figure_text_width(cr, "0000.0");
+    double top = f->y + pad + fs * 1.3 * 1.25 + fs * 1.4;
+    double bottom = pad + fs * 1.5;                                /* the column axis title */
+    double row_extra = fs * 1.6 + f->lab_fs * 1.5 + tick + f->lab_fs * 1.4; /* caption, headers, ticks */
+    double left = pad + fs * 1.5 + rank_w + tick + fs * 0.3;
+    double cbar_part = fs * 1.2 + tick + fs * 0.3 + tw + fs * 0.5;
+    double gap = fs * 1.5, gbar = fs * 0.8, fixed = gap + gbar + cbar_part + gap * 1.5 + gbar + cbar_part;
+    double rh = (f->y + f->h - bottom - top) / n;
+    double side = floor(fmin(rh - row_extra - fs * 0.6, (f->w - left - pad - fixed) / 3));
+    if (side < 24)
+        return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for %d slices", f->name, f->w, f->h, n);
+    double x0 = floor(f->x + left + (f->w - left - pad - 3 * side - fixed) / 2);
+    f->L.side = side;
+    f->cbar_x = x0 + 2 * side + gap + gbar;
+    f->ecbar_x = f->cbar_x + cbar_part + gap * 1.5 + side + gbar;
+    f->cbar_w = fs * 1.2;
+    for (int t = 0; t < n; t++) {
+        f->L.orig_x[t] = x0;
+        f->L.dec_x[t] = x0 + side + gap;
+        f->L.err_x[t] = floor(f->cbar_x + cbar_part + gap * 1.5);
+        f->L.y[t] = floor(top + t * rh + fs * 1.6 + f->lab_fs * 1.5);
+        /* the error scale: 0 to the bound, or to the largest error when the bound is unknown */
+        double em = isfinite(s->bound) && s->bound > 0 ? s->bound : s->err_max[t];
+        f->L.emax[t] = isfinite(em) && em > 0 ? em : 1e-3;
+    }
+    int step = 1;
+    while ((P + step - 1) / step > side / (fmax(rank_w, f->lab_fs) + f->lab_fs * 1.5))
+        step = step == 1 ? 2 : step == 2 ? 5 : step % 5 == 0 ? step * 2 : step * 5 / 2;
+    f->rank_step = step;
+    return LENS_OK;
+}
+
+/* One matrix as a raster on colour map cmap over [lo, hi] (values above are the top colour),
+ * the diagonal and NaNs as missing. */
+static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double px, double py, double lo, double hi,
+                      int cmap, struct lens_err *e)
+{
+    int P = f->s->procs, n = P < RASTER_MAX ? P : RASTER_MAX;
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, n, n);
+    if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+        cairo_surface_destroy(img);
+        return lens_err_set(e, LENS_ENOMEM, "%s: cannot make a %dx%d image", f->name, n, n);
+    }
+    uint32_t lut[LENS_CMAP_SIZE];
+    unsigned char miss[3];
+    lens_colormap_lut(cmap, lut);
+    lens_colormap_missing(cmap, miss);
+    uint32_t missing = 0xff000000u | (uint32_t)miss[0] << 16 | (uint32_t)miss[1] << 8 | miss[2];
+    cairo_surface_flush(img);
+    uint32_t *pix = (uint32_t *)(void *)cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img) / 4;
+    double inv = 1.0 / (hi - lo);
+    for (int y = 0; y < n; y++) {
+        int i = (int)(((double)y + 0.5) * P / n);
+        for (int x = 0; x < n; x++) {
+            int j = (int)(((double)x + 0.5) * P / n);
+            double v = m[(size_t)i * P + j];
+            pix[(size_t)y * stride + x] = i == j || !isfinite(v) ? missing : lut[lens_colormap_index((v - lo) * inv)];
+        }
+    }
+    cairo_surface_mark_dirty(img);
+    double side = f->L.side;
+    cairo_save(cr);
+    cairo_translate(cr, px, py);
+    cairo_scale(cr, side / n, side / n);
+    cairo_set_source_surface(cr, img, 0, 0);
+    cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+    cairo_rectangle(cr, 0, 0, n, n);
+    cairo_fill(cr);
+    cairo_restore(cr);
+    cairo_surface_destroy(img);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, f->fs * 0.08);
+    cairo_rectangle(cr, px, py, side, side);
+    cairo_stroke(cr);
+    return LENS_OK;
+}
+
+static double panel_x(const struct fig *f, int t, int b)
+{
+    return b == 0 ? f->L.orig_x[t] : b == 1 ? f->L.dec_x[t] : f->L.err_x[t];
+}
+
+static void draw_ranks(const struct fig *f, cairo_t *cr, int t)
+{
+    int P = f->s->procs;
+    double side = f->L.side, c = side / P, tick = f->fs * 0.35, y0 = f->L.y[t];
+    char buf[32];
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, f->fs * 0.08);
+    for (int i = 0; i < P; i += f->rank_step) {
+        cairo_move_to(cr, f->L.orig_x[t], y0 + (i + 0.5) * c);
+        cairo_rel_line_to(cr, -tick, 0);
+        for (int b = 0; b < 3; b++) {
+            cairo_move_to(cr, panel_x(f, t, b) + (i + 0.5) * c, y0 + side);
+            cairo_rel_line_to(cr, 0, tick);
+        }
+    }
+    cairo_stroke(cr);
+    lens_figure_set_font(cr, f->face, f->lab_fs);
+    for (int i = 0; i < P; i += f->rank_step) {
+        snprintf(buf, sizeof buf, "%d", i);
+        lens_figure_text(cr, f->L.orig_x[t] - tick - f->fs * 0.2, y0 + (i + 0.5) * c, buf, 1.0, 0.5, 0.0);
+        for (int b = 0; b < 3; b++)
+            lens_figure_text(cr, panel_x(f, t, b) + (i + 0.5) * c, y0 + side + tick + f->fs * 0.15, buf, 0.5, 0.0, 0.0);
+    }
+}
+
+/* Colour bar of map cmap at x0 beside row t for displayed values [lo, hi], titled unit. */
+static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cmap, double lo, double hi,
+                      const char *unit)
+{
+    double y0 = f->L.y[t], hgt = f->L.side, w = f->cbar_w, tick = f->fs * 0.35;
+    /* the bar is a 1 x 256 image scaled up: no seams between strips */
+    cairo_surface_t *bar = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, LENS_CMAP_SIZE);
+    if (cairo_surface_status(bar) == CAIRO_STATUS_SUCCESS) {
+        uint32_t lut[LENS_CMAP_SIZE];
+        lens_colormap_lut(cmap, lut);
+        cairo_surface_flush(bar);
+        unsigned char *px = cairo_image_surface_get_data(bar);
+        int stride = cairo_image_surface_get_stride(bar);
+        for (int k = 0; k < LENS_CMAP_SIZE; k++)
+            *(uint32_t *)(void *)(px + (size_t)(LENS_CMAP_SIZE - 1 - k) * stride) = lut[k];
+        cairo_surface_mark_dirty(bar);
+        cairo_save(cr);
+        cairo_translate(cr, x0, y0);
+        cairo_scale(cr, w, hgt / LENS_CMAP_SIZE);
+        cairo_set_source_surface(cr, bar, 0, 0);
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+        cairo_rectangle(cr, 0, 0, 1, LENS_CMAP_SIZE);
+        cairo_fill(cr);
+        cairo_restore(cr);
+    }
+    cairo_surface_destroy(bar); /* an error shows in cr's status at the end of the figure */
+    double ticks[MAX_TICKS], step;
+    int maxt = (int)(hgt / (f->lab_fs * 2.4));
+    int nt = lens_figure_ticks(lo, hi, 0, maxt < 2 ? 2 : maxt > 8 ? 8 : maxt, ticks, &step);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, f->fs * 0.08);
+    cairo_rectangle(cr, x0, y0, w, hgt);
+    for (int k = 0; k < nt; k++) {
+        cairo_move_to(cr, x0 + w, y0 + hgt * (1 - (ticks[k] - lo) / (hi - lo)));
+        cairo_rel_line_to(cr, tick, 0);
+    }
+    cairo_stroke(cr);
+    char buf[64];
+    lens_figure_set_font(cr, f->face, f->lab_fs);
+    for (int k = 0; k < nt; k++) {
+        lens_figure_format_value(ticks[k], step, buf, sizeof buf);
+        lens_figure_text(cr, x0 + w + tick + f->fs * 0.2, y0 + hgt * (1 - (ticks[k] - lo) / (hi - lo)), buf, 0.0,
+                         0.5, 0.0);
+    }
+    lens_figure_text(cr, x0 + w / 2, y0 - f->fs * 0.35, unit, 0.5, 1.0, 0.0);
+}
+
+static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
+{
+    const struct lens_slices *s = f->s;
+    size_t P2 = (size_t)s->procs * s->procs;
+    double fs = f->fs;
+    char buf[256], a[32], b[32], bound[48];
+    cairo_rectangle(cr, f->x, f->y, f->w, f->h);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_fill(cr);
+    double *err = lens_malloc(P2 * sizeof *err);
+    if (!err)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->name);
+    for (int t = 0; t < s->n; t++) {
+        const double *o = s->orig + t * P2, *d = s->dec + t * P2;
+        for (size_t q = 0; q < P2; q++) /* the rule of lens_slices_measure */
+            err[q] = !isfinite(o[q]) ? NAN : o[q] != 0 ? fabs(d[q] - o[q]) / fabs(o[q]) : d[q] == o[q] ? 0 : INFINITY;
+        int rc = draw_panel(f, cr, o, f->L.orig_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], LENS_CMAP_VIRIDIS, e);
+        if (rc == LENS_OK)
+            rc = draw_panel(f, cr, d, f->L.dec_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], LENS_CMAP_VIRIDIS, e);
+        if (rc == LENS_OK)
+            rc = draw_panel(f, cr, err, f->L.err_x[t], f->L.y[t], 0, f->L.emax[t], LENS_CMAP_GREY, e);
+        if (rc) {
+            lens_free(err);
+            return rc;
+        }
+        draw_ranks(f, cr, t);
+        draw_cbar(f, cr, t, f->cbar_x, LENS_CMAP_VIRIDIS, f->L.vmin[t] * f->mult, f->L.vmax[t] * f->mult, f->unit);
+        draw_cbar(f, cr, t, f->ecbar_x, LENS_CMAP_GREY, 0, 100 * f->L.emax[t], "%");
+        double side = f->L.side, hy = f->L.y[t] - f->lab_fs * 0.4;
+        cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+        lens_figure_set_font(cr, f->face, f->lab_fs);
+        lens_figure_text(cr, f->L.orig_x[t] + side / 2, hy, "original", 0.5, 1.0, 0.0);
+        lens_figure_text(cr, f->L.dec_x[t] + side / 2, hy, "compressed (decoded)", 0.5, 1.0, 0.0);
+        lens_figure_text(cr, f->L.err_x[t] + side / 2, hy, "relative error |v' - v| / |v|", 0.5, 1.0, 0.0);
+        format_pct(s->err_max[t], a, sizeof a);
+        format_pct(s->err_rms[t], b, sizeof b);
+        snprintf(buf, sizeof buf, "%d B: relative error max %s, RMS %s over %ld elements", s->lengths[t], a, b,
+                 s->err_n[t]);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        lens_figure_set_font(cr, f->face, fs);
+        lens_figure_text(cr, f->L.orig_x[t], hy - f->lab_fs * 1.3, buf, 0.0, 1.0, 0.0);
+    }
+    lens_free(err);
+    lens_figure_set_font(cr, f->face, fs);
+    double ly = f->y + f->h - fs * 1.1;
+    lens_figure_text(cr, (f->L.orig_x[0] + f->L.err_x[0] + f->L.side) / 2, ly, "column (rank)", 0.5, 1.0, 0.0);
+    char rw[32];
+    lens_figure_set_font(cr, f->face, f->lab_fs);
+    snprintf(rw, sizeof rw, "%d", s->procs - 1);
+    double rx = f->L.orig_x[0] - fs * 0.35 - lens_figure_text_width(cr, rw) - fs * 0.6;
+    lens_figure_set_font(cr, f->face, fs);
+    lens_figure_text(cr, rx, f->L.y[0] + (f->L.y[s->n - 1] + f->L.side - f->L.y[0]) / 2, "row (rank)", 0.5, 1.0,
+                     -M_PI / 2);
+    if (f->o->title)
+        snprintf(buf, sizeof buf, "%s", f->o->title);
+    else
+        snprintf(buf, sizeof buf, "%s delay sliced along message length: original against compressed",
+                 lens_cube_stat_name(s->stat));
+    buf[0] = (char)(buf[0] >= 'a' && buf[0] <= 'z' ? buf[0] - 32 : buf[0]);
+    double cx = f->x + f->w / 2, ty = f->y + fs * 1.1;
+    lens_figure_set_font(cr, f->face, fs * 1.3);
+    lens_figure_text(cr, cx, ty, buf, 0.5, 0.0, 0.0);
+    if (isfinite(s->bound))
+        snprintf(bound, sizeof bound, "bound %.3g%% per element; ", 100 * s->bound);
+    else
+        bound[0] = 0;
+    snprintf(buf, sizeof buf, "%d processes; %sone delay scale per length; the diagonal is not a measurement",
+             s->procs, bound);
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    lens_figure_set_font(cr, f->face, f->lab_fs);
+    lens_figure_text(cr, cx, ty + fs * 1.3 * 1.3, buf, 0.5, 0.0, 0.0);
+    return lens_figure_status(cr, f->name, e);
+}
+
+static int fig_begin(struct fig *f, const struct lens_slices *s, const struct lens_slices_opts *o, const char *name,
+                     cairo_t *cr, double x, double y, double w, double h, struct lens_err *e)
+{
+    memset(f, 0, sizeof *f);
+    f->s = s;
+    f->o = o;
+    f->name = name;
+    f->x = x;
+    f->y = y;
+    f->w = w;
+    f->h = h;
+    f->L.width = o->width;
+    f->L.height = auto_height(s, o);
+    int rc = lens_figure_font_load(o->font_path, &f->face, e);
+    return rc ? rc : layout(f, cr, e);
+}
+
+static void fig_end(struct fig *f)
+{
+    if (f->face)
+        cairo_font_face_destroy(f->face);
+    f->face = NULL;
+}
+
+int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_slices *s,
+                     const struct lens_slices_opts *o, struct lens_err *e)
+{
+    static const char name[] = "slices";
+    struct lens_slices_opts def;
+    if (!o) {
+        lens_slices_opts_init(&def);
+        o = &def;
+    }
+    int rc = check_args(s, name, e);
+    if (rc)
+        return rc;
+    struct fig f;
+    cairo_save(cr);
+    rc = fig_begin(&f, s, o, name, cr, x, y, w, h, e);
+    if (rc == LENS_OK)
+        rc = draw_fig(&f, cr, e);
+    fig_end(&f);
+    cairo_restore(cr);
+    return rc;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* PNG into path (path != NULL) or into *buf; SVG into path. */
+static int output(const char *path, const struct lens_slices *s, const struct lens_slices_opts *o,
+                  unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    struct lens_slices_opts def;
+    if (!o) {
+        lens_slices_opts_init(&def);
+        o = &def;
+    }
+    const char *name = path ? path : "slices png (memory)";
+    int svg = path && ends_with(path, ".svg");
+    if (path && !svg && !ends_with(path, ".png"))
+        return lens_err_set(e, LENS_EINVAL, "%s: the picture must end in .png or .svg", path);
+    int rc = check_args(s, name, e);
+    if (rc)
+        return rc;
+    int W = o->width, H = auto_height(s, o);
+    if (W < 320 || H < 240 || W > 16384 || H > 16384)
+        return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 320x240..16384x16384", name, W, H);
+    struct lens_figure_buf sb = {0};
+    cairo_surface_t *sf = svg ? lens_figure_svg_create(&sb, W, H) : cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
+    cairo_t *cr = cairo_create(sf);
+    struct fig f;
+    memset(&f, 0, sizeof f);
+    rc = lens_figure_status(cr, name, e);
+    if (rc == LENS_OK)
+        rc = fig_begin(&f, s, o, name, cr, 0, 0, W, H, e);
+    if (rc == LENS_OK)
+        rc = draw_fig(&f, cr, e);
+    fig_end(&f);
+    cairo_destroy(cr);
+    if (rc) {
+        cairo_surface_destroy(sf);
+        lens_free(sb.data);
+        return rc;
+    }
+    if (svg)
+        return lens_figure_svg_commit(sf, &sb, path, e);
+    cairo_surface_flush(sf);
+    rc = path ? lens_figure_png_write(sf, path, e) : lens_figure_png_mem(sf, name, buf, len, e);
+    cairo_surface_destroy(sf);
+    return rc;
+}
+
+int lens_slices_write(const char *path, const struct lens_slices *s, const struct lens_slices_opts *o,
+                      struct lens_err *e)
+{
+    return output(path, s, o, NULL, NULL, e);
+}
+
+int lens_slices_png_mem(const struct lens_slices *s, const struct lens_slices_opts *o, unsigned char **buf,
+                        size_t *len, struct lens_err *e)
+{
+    *buf = NULL;
+    *len = 0;
+    return output(NULL, s, o, buf, len, e);
+}
+
+int lens_slices_layout(const struct lens_slices *s, const struct lens_slices_opts *o, struct lens_slices_layout *l,
+                       struct lens_err *e)
+{
+    static const char name[] = "slices";
+    struct lens_slices_opts def;
+    if (!o) {
+        lens_slices_opts_init(&def);
+        o = &def;
+    }
+    memset(l, 0, sizeof *l);
+    int rc = check_args(s, name, e);
+    if (rc)
+        return rc;
+    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *cr = cairo_create(sf);
+    struct fig f;
+    memset(&f, 0, sizeof f);
+    rc = lens_figure_status(cr, name, e);
+    if (rc == LENS_OK)
+        rc = fig_begin(&f, s, o, name, cr, 0, 0, o->width, auto_height(s, o), e);
+    if (rc == LENS_OK)
+        *l = f.L;
+    fig_end(&f);
+    cairo_destroy(cr);
+    cairo_surface_destroy(sf);
+    return rc;
+}

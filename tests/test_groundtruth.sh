@@ -1,0 +1,180 @@
+# Ground truth: synthetic machines of switches > nodes > sockets > cores with shuffled
+# placement (mpilens synth --shuffle --truth). Checks that the truth file and the cube agree,
+# that the trees cut at the number of nodes (switches, sockets) give back the nodes (switches,
+# sockets) with adjusted Rand index 1 (sklearn's, with scipy's fcluster doing the cut on our
+# Z.csv), that `mpilens anomalies` finds exactly the injected faults, and nothing on clean cubes.
+. tests/lib.sh
+PY=/usr/bin/python3
+
+# ARI of the cuts of each Z at the number of switches, nodes and sockets against the truth, one
+# line per Z "switches=A nodes=B sockets=C"; the cut is scipy's maxclust on our linkage.
+cat >"$TMP/ari.py" <<'PYEOF'
+import json, sys
+import numpy as np
+from scipy.cluster.hierarchy import fcluster
+from sklearn.metrics import adjusted_rand_score
+t = json.load(open(sys.argv[1]))
+pl = t["placement"]
+want = {"switches": [p["switch"] for p in pl], "nodes": [p["node"] for p in pl],
+        "sockets": [p["node"] * t["sockets"] + p["socket"] for p in pl]}
+k = {"switches": t["switches"], "nodes": t["nodes"], "sockets": t["nodes"] * t["sockets"]}
+for path in sys.argv[2:]:
+    Z = np.loadtxt(path, delimiter=",", ndmin=2, skiprows=1)
+    assert len(pl) == t["procs"] == Z.shape[0] + 1
+    out = []
+    for level in ("switches", "nodes", "sockets"):
+        got = fcluster(Z, k[level], criterion="maxclust")
+        out.append("%s=%.6g" % (level, adjusted_rand_score(want[level], got)))
+    print(" ".join(out))
+PYEOF
+
+# The findings of `anomalies --json` and of the truth file, as sorted "kind:ranks" words.
+found() { "$BIN/mpilens" anomalies --json "$@" | $PY -c 'import json,sys; print(" ".join(sorted("%s:%s" % (a["kind"], ",".join(map(str, a["ranks"]))) for a in json.load(sys.stdin)["anomalies"])))'; }
+truth() { $PY -c 'import json,sys; print(" ".join(sorted("%s:%s" % (a["kind"], ",".join(map(str, a["ranks"]))) for a in json.load(open(sys.argv[1]))["anomalies"])))' "$1"; }
+
+# cuts NAME PREFIX TRUTH: the ARI lines of average, complete and ward linkage, in that order
+cuts() {
+    local m zs=()
+    for m in average complete ward; do
+        "$BIN/mpilens" cluster "$2" --method $m --linkage "$TMP/$1.$m.Z.csv" 2>/dev/null || echo "$m failed"
+        zs+=("$TMP/$1.$m.Z.csv")
+    done
+    $PY "$TMP/ari.py" "$3" "${zs[@]}"
+}
+
+# --- the truth file against the cube and against the shape it claims -------------------------
+check "synth with --truth" "$BIN/mpilens" synth -o "$TMP/exact/n" --procs 48 --switches 2 --nodes 4 \
+    --sockets 2 --shuffle --noise 0 --seed 31337 --truth "$TMP/exact/t.json"
+got=$($PY - "$TMP/exact/t.json" "$TMP/exact/n_hosts.txt" "$TMP/exact/n_median.nc" <<'PYEOF'
+import json, sys
+from collections import Counter
+from scipy.io import netcdf_file
+t = json.load(open(sys.argv[1]))
+hosts = open(sys.argv[2]).read().split()
+pl = t["placement"]
+P, S, N, K, C = t["procs"], t["switches"], t["nodes"], t["sockets"], t["cores"]
+assert (P, S, N, K, C) == (48, 2, 4, 2, 6), (P, S, N, K, C)
+assert [p["rank"] for p in pl] == list(range(P))
+# every core of every socket of every node holds exactly one rank; nodes sit on their switch
+assert sorted((p["node"], p["socket"], p["core"]) for p in pl) == \
+    [(n, k, c) for n in range(N) for k in range(K) for c in range(C)]
+assert all(p["switch"] == p["node"] // (N // S) for p in pl)
+assert all(hosts[r] == "node%02d" % (pl[r]["node"] + 1) == pl[r]["host"] for r in range(P))
+# shuffled: rank order is not core order (identity would put ranks 0..5 on node 0 socket 0)
+ident = sum(p["node"] * K * C + p["socket"] * C + p["core"] == p["rank"] for p in pl)
+assert ident < P // 4, ident
+# noise 0: at length 0 every element is exactly the latency of the level the truth implies
+lat = [0.35e-6, 0.65e-6, 1.9e-6, 2.7e-6]
+d = netcdf_file(sys.argv[3], "r", mmap=False).variables["data"][:]
+bad = 0
+for i in range(P):
+    for j in range(P):
+        if i == j:
+            continue
+        a, b = pl[i], pl[j]
+        lv = 3 if a["switch"] != b["switch"] else 2 if a["node"] != b["node"] else 1 if a["socket"] != b["socket"] else 0
+        bad += abs(d[0, i, j] - lat[lv]) > 1e-15
+print("ok" if bad == 0 and t["anomalies"] == [] else "bad elements %d" % bad)
+PYEOF
+)
+check_eq "truth: placement, hosts and level latencies agree" "$got" "ok"
+"$BIN/mpilens" synth -o "$TMP/exact2/n" --procs 48 --switches 2 --nodes 4 --sockets 2 --shuffle \
+    --noise 0 --seed 31338 --truth "$TMP/exact2/t.json" 2>/dev/null
+check_eq "truth: another seed, another placement" "$(cmp -s "$TMP/exact/t.json" "$TMP/exact2/t.json"; echo $?)" "1"
+SOURCE_DATE_EPOCH=1795219200 "$BIN/mpilens" synth -o "$TMP/again/n" --procs 48 --switches 2 --nodes 4 \
+    --sockets 2 --shuffle --noise 0 --seed 31337 --truth "$TMP/again/t.json" 2>/dev/null
+check "truth: byte-identical for the same seed" cmp "$TMP/exact/t.json" "$TMP/again/t.json"
+
+# spikes (OS noise in some repeats) move the average and deviation only
+"$BIN/mpilens" synth -o "$TMP/spiky/n" --procs 48 --switches 2 --nodes 4 --sockets 2 --shuffle --noise 0.03 \
+    --seed 31337 --spikes 0.05 2>/dev/null
+"$BIN/mpilens" synth -o "$TMP/calm/n" --procs 48 --switches 2 --nodes 4 --sockets 2 --shuffle --noise 0.03 \
+    --seed 31337 2>/dev/null
+check "spikes: median untouched" cmp "$TMP/spiky/n_median.nc" "$TMP/calm/n_median.nc"
+check "spikes: min untouched" cmp "$TMP/spiky/n_min.nc" "$TMP/calm/n_min.nc"
+got=$($PY - "$TMP/spiky/n_average.nc" "$TMP/calm/n_average.nc" <<'PYEOF'
+import sys
+import numpy as np
+from scipy.io import netcdf_file
+a = netcdf_file(sys.argv[1], "r", mmap=False).variables["data"][:]
+b = netcdf_file(sys.argv[2], "r", mmap=False).variables["data"][:]
+off = ~np.eye(a.shape[1], dtype=bool)[None, :, :].repeat(a.shape[0], 0)
+hit = (a != b)[off]
+share = hit.mean()
+# never smaller, about 5 % of the elements, and some spikes much larger than the delay
+ok = (a >= b).all() and 0.04 < share < 0.06 and (a[off] / b[off]).max() > 2
+print("ok" if ok else "share %.4f max ratio %.2f" % (share, (a[off] / b[off]).max()))
+PYEOF
+)
+check_eq "spikes: about 5 % of the averages, only upwards, heavy-tailed" "$got" "ok"
+
+# --- clean machines: every level comes back, and no anomaly ------------------------------------
+# procs switches nodes sockets seed spikes (switches x nodes x sockets x cores: 2x4x2x8,
+# 3x6x2x6, 2x8x2x8, 4x8x3x4)
+for shape in "64 2 4 2 4211 0" "72 3 6 2 907 0.03" "128 2 8 2 5151 0" "96 4 8 3 66 0.02"; do
+    set -- $shape
+    name="clean$1"
+    "$BIN/mpilens" synth -o "$TMP/$name/n" --procs "$1" --switches "$2" --nodes "$3" --sockets "$4" \
+        --shuffle --jitter 0.02 --spikes "$6" --seed "$5" --truth "$TMP/$name/t.json" 2>/dev/null
+    check_eq "$name: no anomalies" "$("$BIN/mpilens" anomalies --json "$TMP/$name/n")" '{"anomalies":[],"stat":"median"}'
+    check_eq "$name: no anomalies in the average either" "$("$BIN/mpilens" anomalies --stat average --json "$TMP/$name/n")" \
+        '{"anomalies":[],"stat":"average"}'
+    lines=$(cuts "$name" "$TMP/$name/n" "$TMP/$name/t.json")
+    m=0
+    for method in average complete ward; do
+        m=$((m + 1))
+        check_eq "$name $method: cuts give switches, nodes, sockets" "$(sed -n ${m}p <<<"$lines")" \
+            "switches=1 nodes=1 sockets=1"
+    done
+done
+
+# --- faulty machines: the faults are found exactly, the nodes still come back ---------------
+# procs switches nodes sockets seed slow-node bad-link asym-pair spikes
+for shape in "32 2 4 2 11 1 3,20 7,30 0" "36 3 6 2 12 4 0,35 8,9 0" "64 2 8 2 13 5 9,40 12,33 0.02"; do
+    set -- $shape
+    name="faulty$1"
+    "$BIN/mpilens" synth -o "$TMP/$name/n" --procs "$1" --switches "$2" --nodes "$3" --sockets "$4" \
+        --shuffle --jitter 0.02 --seed "$5" --slow-node "$6" --bad-link "$7" --asym-pair "$8" --spikes "$9" \
+        --truth "$TMP/$name/t.json" 2>/dev/null
+    want=$(truth "$TMP/$name/t.json")
+    check_match "$name: truth names three faults" "$want" "^asymmetric_pair:${8} bad_link:${7} slow_node:[0-9,]+$"
+    check_eq "$name: anomalies are exactly the injected ones" "$(found "$TMP/$name/n")" "$want"
+    check_eq "$name: the same from the average" "$(found "$TMP/$name/n" --stat average)" "$want"
+    lines=$(cuts "$name" "$TMP/$name/n" "$TMP/$name/t.json")
+    m=0
+    for method in average complete ward; do
+        m=$((m + 1))
+        check_match "$name $method: the cut at the number of nodes gives the nodes" \
+            "$(sed -n ${m}p <<<"$lines")" " nodes=1 sockets=1$"
+    done
+done
+
+# A slow node on its own (1.6x on every link, the default) is farther from every other node
+# than the other switch is, so with the raw-latency distance the cut at the number of
+# switches isolates the slow node instead. Known: see docs/synth.md. When the distance learns
+# to discount a uniformly slow rank this check says XPASS and the expectation should become 1.
+"$BIN/mpilens" synth -o "$TMP/slow/n" --procs 64 --switches 2 --nodes 8 --sockets 2 --shuffle \
+    --jitter 0.02 --seed 13 --slow-node 5 --truth "$TMP/slow/t.json" 2>/dev/null
+got=$(cuts slow "$TMP/slow/n" "$TMP/slow/t.json")
+got=${got%%$'\n'*}
+check_match "slow node, average: nodes still exact" "$got" " nodes=1 "
+case "$got" in
+switches=1\ *) echo "XPASS: slow node no longer breaks the switch cut; make it a check" >&2 ;;
+*) echo "XFAIL (known): slow node, average linkage, cut at 2 switches: $got" >&2 ;;
+esac
+
+# --- errors: nothing written, the message names the problem ---------------------------------
+check_exit "switches must divide nodes" 1 "$BIN/mpilens" synth -o "$TMP/e1/n" --nodes 4 --switches 3 --truth "$TMP/e1/t.json"
+check_match "switches message" "$(cat "$TMP/err")" "4 nodes do not divide into 3 switches"
+check_eq "nothing written" "$(ls "$TMP/e1" 2>/dev/null | wc -l)" "0"
+check_exit "asymmetric pair out of range" 1 "$BIN/mpilens" synth -o "$TMP/e2/n" --procs 16 --asym-pair 3,16
+check_match "asymmetric pair message" "$(cat "$TMP/err")" "asymmetric pair 3, 16 is not a pair of distinct ranks"
+check_exit "bad --jitter" 2 "$BIN/mpilens" synth -o "$TMP/e3/n" --jitter 0.7
+check_exit "--jitter not a number" 2 "$BIN/mpilens" synth -o "$TMP/e3/n" --jitter 0.1x
+check_exit "bad --spikes" 2 "$BIN/mpilens" synth -o "$TMP/e3/n" --spikes 1.5
+echo x >"$TMP/afile"
+check_exit "truth below a regular file" 1 "$BIN/mpilens" synth -o "$TMP/e4/n" --truth "$TMP/afile/t.json"
+check_match "truth error names the path" "$(cat "$TMP/err")" "afile"
+check_eq "no cube written" "$(ls "$TMP/e4" 2>/dev/null | wc -l)" "0"
+
+finish test_groundtruth

@@ -1,0 +1,73 @@
+# samples/slurm/mpilens-cube.sbatch run as a plain bash script: the SLURM_* variables of a 2-node
+# job are faked and `srun` is a shim that starts the same program with mpirun (4 ranks at most).
+# Checks the bash syntax, the results directory named by the job id, the cube that `mpilens info`
+# reads (one host line per rank), the p2p CSV, the archive, and that `mpilens report` works on a
+# copy unpacked elsewhere, as a user does after bringing the files back. Also the errors.
+. tests/lib.sh
+S=samples/slurm/mpilens-cube.sbatch
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+check "sbatch script: bash syntax" bash -n "$S"
+check_match "sbatch header: nodes and tasks per node" "$(grep '^#SBATCH' "$S" | tr '\n' ' ')" \
+    "#SBATCH --nodes=[0-9]+ #SBATCH --ntasks-per-node=[0-9]+"
+check_match "module load placeholders, commented" "$(grep 'module load' "$S" | head -1)" "^# module load"
+
+# The srun shim: takes srun's --name=value options, runs the rest under mpirun.
+mkdir -p "$TMP/shim"
+cat >"$TMP/shim/srun" <<'SH'
+#!/bin/bash
+n=4
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --ntasks=*) n=${1#--ntasks=} ;;
+        --*=*) ;;
+        *) break ;;
+    esac
+    shift
+done
+echo "srun-shim: $n tasks: $*" >>"$SHIM_LOG"
+[ "$n" -le 4 ] || { echo "srun-shim: $n tasks, want at most 4" >&2; exit 1; }
+exec mpirun --allow-run-as-root --oversubscribe -np "$n" "$@"
+SH
+chmod +x "$TMP/shim/srun"
+
+job=4242$RANDOM
+(
+    cd "$TMP" || exit 1
+    export PATH="$TMP/shim:$PATH" SHIM_LOG="$TMP/shim.log"
+    export SLURM_JOB_ID=$job SLURM_SUBMIT_DIR=$TMP SLURM_JOB_NUM_NODES=2 SLURM_NNODES=2
+    export SLURM_NTASKS=4 SLURM_NTASKS_PER_NODE=2 SLURM_JOB_NODELIST="node[01-02]"
+    export MPILENS_BIN=$OLDPWD/$BIN CUBE_ARGS="-t one_to_one -b 0 -e 1537 -s 512 -n 7"
+    export P2P_ARGS="-n 30 -e 65537"
+    bash "$OLDPWD/$S" </dev/null >"$TMP/job.out" 2>"$TMP/job.err"
+)
+check_eq "job script exits 0" "$?" "0"
+R=$TMP/results/$job
+check_match "srun ran the cube on 4 tasks" "$(sed -n 1p "$TMP/shim.log")" "^srun-shim: 4 tasks: .*mpilens-bench -t one_to_one .* -f $R/cube/network"
+check_match "srun ran p2p on 2 nodes x 2" "$(sed -n 2p "$TMP/shim.log")" "^srun-shim: 4 tasks: .*mpilens-bench -t p2p --pairs per-node"
+for f in average median deviation min; do
+    check "cube file $f" test -s "$R/cube/network_$f.nc"
+done
+check_eq "hosts file: one line per rank" "$(wc -l <"$R/cube/network_hosts.txt")" "4"
+check_match "cube log: every length with its timing" "$(grep -c 'timing length' "$R/cube/log.txt")" "^4$"
+check_match "job.txt: what ran where" "$(cat "$R/job.txt")" "job $job on 2 nodes, 4 tasks, launcher srun"
+check_eq "p2p CSV: 18 sizes" "$(tail -n +2 "$R/p2p/pairs_p2p.csv" | wc -l)" "18"
+check_match "output says how to bring the files back" "$(cat "$TMP/job.out")" "scp .*mpilens-$job.tar.gz"
+
+# Brought back: unpack elsewhere, then info and report as the job's message says.
+mkdir -p "$TMP/home"
+check "archive unpacks" tar -C "$TMP/home" -xzf "$TMP/results/mpilens-$job.tar.gz"
+info=$("$BIN/mpilens" info "$TMP/home/$job/cube/network" 2>&1)
+check_match "mpilens info reads the copy" "$info" "processes: +4"
+check_match "mpilens info: the 4 lengths" "$info" "lengths: +4, from 0 to 1536 bytes step 512"
+check "mpilens report on the copy" "$BIN/mpilens" report "$TMP/home/$job/cube/network" -o "$TMP/home/report.pdf"
+check_match "report is a PDF" "$(head -c 5 "$TMP/home/report.pdf" 2>/dev/null)" "^%PDF-"
+
+# Errors: outside a job, and without the program.
+check_exit "outside a Slurm job" 1 env -u SLURM_JOB_ID bash "$S"
+check_match "outside a job: message" "$(cat "$TMP/err")" "not inside a Slurm job"
+check_exit "no mpilens-bench" 1 env SLURM_JOB_ID=1 MPILENS_BIN="$TMP/none" RESULTS="$TMP/none/results" bash "$S"
+check_match "no program: message" "$(cat "$TMP/err")" "$TMP/none/mpilens-bench not found: set MPILENS_BIN"
+check "no program: nothing written" test ! -e "$TMP/none"
+
+finish test_slurm
