@@ -88,8 +88,12 @@ int lens_timeline_png_mem(const struct lens_timeline_src *s, const struct lens_t
                           const struct lens_timeline_window *w, unsigned char **buf, size_t *len,
                           struct lens_err *e);
 
-/* Class of an MPI function by name, for colours and legends: 0 point-to-point, 1 collective,
- * 2 one-sided, 3 wait/test, 4 other (Init, Finalize, communicators). */
+/* Class of an MPI function by name, for colours and legends. */
+enum lens_timeline_class {
+    LENS_TL_P2P = 0, LENS_TL_COLL, LENS_TL_RMA, LENS_TL_WAIT, /* Wait/Test family */
+    LENS_TL_OTHER, /* Init, Finalize, communicators, ... */
+    LENS_TL_NCLASS
+};
 int lens_timeline_class(const char *mpi_name);
 
 #endif
