@@ -229,9 +229,17 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
         cairo_rectangle(cr, x0, by, x1 - x0, bh);
         cairo_fill(cr);
         hatch(cr, x0, x1, by, bh);
-        set_rgb(cr, prob_rgb); /* a bracket above the bar, thicker for the centred instance */
-        cairo_rectangle(cr, x0, by - th, x1 - x0, th);
-        cairo_fill(cr);
+        if (L->lh >= 16 || centred) { /* a bracket above the bar (thin lanes: none) */
+            set_rgb(cr, prob_rgb);
+            cairo_rectangle(cr, x0, by - th, x1 - x0, th);
+            cairo_fill(cr);
+        }
+        if (centred) { /* the instance the window is about: framed */
+            cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+            cairo_set_line_width(cr, 1.6);
+            cairo_rectangle(cr, x0 - 0.8, by - th - 0.8, x1 - x0 + 1.6, bh + th + 1.6);
+            cairo_stroke(cr);
+        }
     }
     if (L->lh < 16 || (L->pass == 0) != centred || (!centred && x1 - x0 < 3))
         return;
