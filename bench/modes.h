@@ -27,6 +27,8 @@ struct lens_bench_ctx {
     double *rawrow;       /* --raw: P * repeats samples of the same cells, else NULL */
     int *iw;              /* 2 * P ints: participant lists of two consecutive pairs */
     int transposed;       /* 1 when this rank holds column cells (bcast: row = root) */
+    int oversubscribed;   /* 1 when this node runs more ranks than it has cores: ranks that
+                             wait for their turn sleep between tests instead of spinning */
     long pairs;           /* measurements of one length (cells or pairs), for progress */
 };
 
@@ -36,6 +38,10 @@ struct lens_bench_ctx {
 int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *o, struct lens_err *e);
 /* Frees the buffers and the window (collective when a window exists). */
 void lens_bench_ctx_release(struct lens_bench_ctx *c);
+
+/* MPI_Barrier on a node with a core per rank; when oversubscribed, a barrier whose waiting
+ * ranks sleep between tests, so the ranks still measuring keep the cores (collective). */
+void lens_bench_ctx_barrier(const struct lens_bench_ctx *c);
 
 /* Measures message length `len` (bytes) in mode o->mode on every rank (collective). Fills
  * row[] (and rawrow) for the cells this rank holds; the diagonal is 0. */

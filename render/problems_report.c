@@ -255,7 +255,10 @@ static int rank_chart(struct prep *s, const struct lens_problem_result *r, int n
         for (int q = 0; q < nranks; q++)
             vmax = fmax(vmax, r->per_rank[q]);
         double unit = vmax >= 1 ? 1 : 1e-3; /* seconds or milliseconds */
-        const char *ylab = vmax >= 1 ? "seconds" : "milliseconds";
+        static const char *const lab[2][3] = {{"seconds", "milliseconds", "rank"},
+                                              {"секунды", "миллисекунды", "процесс"}};
+        int L = s->o->lang == 1;
+        const char *ylab = lab[L][vmax >= 1 ? 0 : 1];
         int nt = lens_figure_ticks(0, vmax > 0 ? vmax / unit : 1, 0, 6, ticks, &step);
         double top = nt ? fmax(ticks[nt - 1], vmax / unit) : 1;
         double x0 = 90, y0 = 16, w = CHART_W - x0 - 20, h = CHART_H - y0 - 66;
@@ -294,7 +297,7 @@ static int rank_chart(struct prep *s, const struct lens_problem_result *r, int n
         cairo_move_to(cr, x0, y0 + h);
         cairo_line_to(cr, x0 + w, y0 + h);
         cairo_stroke(cr);
-        lens_figure_text(cr, x0 + 0.5 * w, y0 + h + 34, "rank", 0.5, 0, 0);
+        lens_figure_text(cr, x0 + 0.5 * w, y0 + h + 34, lab[L][2], 0.5, 0, 0);
         cairo_font_face_destroy(face);
         rc = lens_figure_status(cr, "rank chart", e);
     }

@@ -53,6 +53,7 @@ check_match "cube log: every length with its timing" "$(grep -c 'timing length' 
 check_match "job.txt: what ran where" "$(cat "$R/job.txt")" "job $job on 2 nodes, 4 tasks, launcher srun"
 check_eq "p2p CSV: 18 sizes" "$(tail -n +2 "$R/p2p/pairs_p2p.csv" | wc -l)" "18"
 check_match "output says how to bring the files back" "$(cat "$TMP/job.out")" "scp .*mpilens-$job.tar.gz"
+check_match "output says how to make the report" "$(cat "$TMP/job.out")" "mpilens report $job/cube/network $job/p2p/pairs -o"
 
 # Brought back: unpack elsewhere, then info and report as the job's message says.
 mkdir -p "$TMP/home"
@@ -60,7 +61,9 @@ check "archive unpacks" tar -C "$TMP/home" -xzf "$TMP/results/mpilens-$job.tar.g
 info=$("$BIN/mpilens" info "$TMP/home/$job/cube/network" 2>&1)
 check_match "mpilens info reads the copy" "$info" "processes: +4"
 check_match "mpilens info: the 4 lengths" "$info" "lengths: +4, from 0 to 1536 bytes step 512"
-check "mpilens report on the copy" "$BIN/mpilens" report "$TMP/home/$job/cube/network" -o "$TMP/home/report.pdf"
+check "mpilens p2p reads the copy" "$BIN/mpilens" p2p "$TMP/home/$job/p2p/pairs"
+check "mpilens report on the copy: cube and p2p" "$BIN/mpilens" report "$TMP/home/$job/cube/network" \
+    "$TMP/home/$job/p2p/pairs" -o "$TMP/home/report.pdf"
 check_match "report is a PDF" "$(head -c 5 "$TMP/home/report.pdf" 2>/dev/null)" "^%PDF-"
 
 # Errors: outside a job, and without the program.
