@@ -44,9 +44,9 @@ struct lens_msgsize {
     uint64_t rma_ops, rma_bytes;     /* puts, gets, accumulates seen and not counted */
 };
 
-/* The default lower bin edges (bytes): 0, 1, 64, 1 KiB, 4 KiB, 64 KiB, 1 MiB. 64 B is a cache line and the smallest inline
- * message, 4 KiB Open MPI's shared-memory eager limit, 64 KiB its TCP eager limit, beyond
- * 1 MiB transfers are bandwidth-bound. */
+/* The default lower bin edges (bytes): 0, 1, 64, 1 KiB, 4 KiB, 64 KiB, 1 MiB. 64 B is a
+ * cache line and the smallest inline message, 4 KiB Open MPI's shared-memory eager limit,
+ * 64 KiB its TCP eager limit, beyond 1 MiB transfers are bandwidth-bound. */
 extern const uint64_t lens_msgsize_default_edges[];
 extern const size_t lens_msgsize_default_nedges;
 

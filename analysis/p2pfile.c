@@ -560,6 +560,27 @@ int lens_p2pfile_read(const char *input, struct lens_p2pfile **out, struct lens_
     return LENS_OK;
 }
 
+int lens_p2pfile_detect(const char *input)
+{
+    if (!input || !*input)
+        return 0;
+    if (ends_with(input, "_p2p.nc") || ends_with(input, "_p2p.csv"))
+        return is_file(input);
+    static const char *const suffix[2] = {"_p2p.nc", "_p2p.csv"};
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(input) + 16;
+        char *path = lens_malloc(n);
+        if (!path)
+            return 0;
+        snprintf(path, n, "%s%s", input, suffix[i]);
+        int found = is_file(path);
+        lens_free(path);
+        if (found)
+            return 1;
+    }
+    return 0;
+}
+
 int lens_p2pfile_find(const struct lens_p2pfile *f, const char *which, struct lens_err *e)
 {
     if (!which || !*which)

@@ -48,6 +48,11 @@ struct lens_p2pfile {
 int lens_p2pfile_read(const char *input, struct lens_p2pfile **out, struct lens_err *e);
 void lens_p2pfile_free(struct lens_p2pfile *f);
 
+/* Whether input looks like a p2p result, by name only (no parsing): an existing file named
+ * *_p2p.nc or *_p2p.csv, or a prefix with PREFIX_p2p.nc or PREFIX_p2p.csv next to it. For
+ * commands that take several kinds of input (mpilens report). 1 or 0. */
+int lens_p2pfile_detect(const char *input);
+
 /* Picks a pair: which NULL or "" is pair 0; a decimal number is that pair index; "intra" or
  * "inter" is the first pair of that kind; anything else must equal a label. Returns the
  * index, or LENS_EINVAL naming the choices. */

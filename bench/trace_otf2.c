@@ -684,6 +684,11 @@ int lens_trace_otf2_write(const struct lens_trace_otf2_opts *o, struct lens_err 
         write_globals(&c, nev);
     if (OTF2_Archive_Close(c.ar) != OTF2_SUCCESS && e->code == LENS_OK)
         lens_err_set(e, LENS_EIO, "%s/traces.otf2: cannot close the archive", o->dir);
+    /* Every process reads every rank's .defs in prepare(); a fast rank must not remove its
+     * raw files before the slowest one has read them (seen under load: "raw/1.defs: No such
+     * file" on rank 2, and rank 2's events missing). */
+    if (o->coll)
+        o->coll->otf2_barrier(o->coll_data, o->coll_ctx);
     if (e->code == LENS_OK && !o->keep_raw) {
         char path[4200];
         for (int r = o->first; r < o->first + o->count; r++) {

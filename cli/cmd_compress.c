@@ -225,7 +225,7 @@ int cmd_compress(int argc, char **argv)
     r.seconds = lens_now() - t0;
     char plotted[512];
     if (rc == LENS_OK && plot)
-        rc = lens_slices_plot_packed(plot, c, p, nwant ? want : NULL, nwant, lens_cli_font(), plotted, sizeof plotted, &e);
+        rc = lens_slices_plot_stream(plot, in, p, nwant ? want : NULL, nwant, lens_cli_font(), plotted, sizeof plotted, &e);
     if (rc == LENS_OK)
         rc = lens_packed_write(out, c, p, &e);
     if (plot && rc == LENS_OK)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-LENS_COMMAND(msgsizes, "message-size profile of an OTF2 trace: counts, volume and time per size bin");
+LENS_COMMAND(msgsizes, "message-size profile of an OTF2 trace: messages, volume, time per size bin");
 
 static void help(void)
 {
@@ -42,16 +42,14 @@ static void help(void)
            "  mpilens msgsizes run/traces.otf2 --p2p out/pair --json\n");
 }
 
-/* Writes the profile with writer into path atomically. */
-static int write_file(const char *path, const struct lens_msgsize *m, int csv, const char *src,
-                      const char *model, struct lens_err *e)
+/* Writes the bins as CSV into path atomically. */
+static int write_csv(const char *path, const struct lens_msgsize *m, struct lens_err *e)
 {
     struct lens_atomic a = {0};
     int rc = lens_atomic_open(&a, path, "w", e);
     if (rc)
         return rc;
-    int bad = csv ? lens_msgsize_write_csv(m, a.fp) : lens_msgsize_write_json(m, src, model, a.fp);
-    if (bad) {
+    if (lens_msgsize_write_csv(m, a.fp)) {
         lens_atomic_abort(&a);
         return lens_err_set(e, LENS_EIO, "%s: write error", path);
     }
@@ -101,7 +99,7 @@ static int run(const struct opts *o, struct lens_err *e)
     size_t nedges = 0;
     int drop_empty = 0, rc = LENS_OK;
     if (o->bins && (rc = lens_msgsize_parse_bins(o->bins, &edges, &nedges, &drop_empty, e)))
-        return LENS_EUSAGE;
+        return rc == LENS_EINVAL ? LENS_EUSAGE : rc;
     struct lens_msgsize *m = NULL;
     rc = lens_msgsize_read(o->trace, &m, e);
     if (rc == LENS_OK)
@@ -114,7 +112,7 @@ static int run(const struct opts *o, struct lens_err *e)
         model = desc;
     }
     if (rc == LENS_OK && o->csv)
-        rc = write_file(o->csv, m, 1, o->trace, model, e);
+        rc = write_csv(o->csv, m, e);
     if (rc == LENS_OK && o->plot) {
         struct lens_pie_msgsize pie;
         char title[256];

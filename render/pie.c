@@ -19,7 +19,8 @@ static const double OTHER[3] = {0.78, 0.78, 0.78};
 
 #define LABEL_MAX 160 /* bytes of one slice label with its percentage */
 
-/* Slices 0-8 take the palette, 9-17 the same colours lightened halfway to white. */
+/* Slices 0-8 take the palette, 9-17 the same colours lightened halfway to white, 18-26
+ * darkened by a third; then the cycle repeats. */
 static void set_colour(cairo_t *cr, int slice)
 {
     if (slice < 0) {
@@ -27,8 +28,11 @@ static void set_colour(cairo_t *cr, int slice)
         return;
     }
     const double *c = PALETTE[slice % 9];
-    double f = (slice / 9) % 2 ? 0.5 : 0.0;
-    cairo_set_source_rgb(cr, c[0] + (1 - c[0]) * f, c[1] + (1 - c[1]) * f, c[2] + (1 - c[2]) * f);
+    int variant = (slice / 9) % 3;
+    double rgb[3];
+    for (int k = 0; k < 3; k++)
+        rgb[k] = variant == 1 ? c[k] + (1 - c[k]) * 0.5 : variant == 2 ? c[k] * (2.0 / 3) : c[k];
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
 }
 
 /* Base font size for a figure of width w. */

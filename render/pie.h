@@ -42,9 +42,10 @@ double lens_pie_height(const struct lens_pie_chart *c, double w);
 int lens_pie_draw(cairo_t *cr, const struct lens_pie_chart *c, double x, double y, double w,
                   double h, cairo_font_face_t *face, const char *name, struct lens_err *e);
 
-/* Writes c to path, PNG or SVG by the extension (.png/.svg, else LENS_EINVAL), width
- * pixels/points (0: LENS_PIE_WIDTH, or 420 per pie when wider) and lens_pie_height, white background, atomically.
- * font_path: a TTF or NULL. Errors: those of lens_pie_draw, LENS_EIO, font errors. */
+/* Writes c to path, PNG or SVG by the extension (.png/.svg, else LENS_EINVAL), on a white
+ * background, atomically: width pixels/points (0: LENS_PIE_WIDTH, or 420 per pie when that
+ * is wider), height lens_pie_height. font_path: a TTF or NULL. Errors: those of
+ * lens_pie_draw, LENS_EIO, font errors. */
 int lens_pie_write(const struct lens_pie_chart *c, const char *path, int width,
                    const char *font_path, struct lens_err *e);
 

@@ -13,8 +13,30 @@
 
 #define LENS_REPORT_FIG_W 900 /* figure size: pixels for PNG, points for SVG */
 #define LENS_REPORT_FIG_H 560
+#define LENS_REPORT_TREE_H 700 /* the NJ tree: one line per leaf needs more height */
+#define LENS_REPORT_CELL 400 /* longest table cell or list the sections write, bytes */
 
-struct lens_report_analysis; /* report_structure.c */
+struct lens_distmat;
+struct lens_hclust_step;
+struct lens_links;
+struct lens_anomalies;
+
+/* The analyses of one cube input (report_analysis.c), each NULL with the reason in words when
+ * it failed on this cube. */
+struct lens_report_analysis {
+    int input;                      /* index into in[] these results are for */
+    struct lens_distmat *dm;        /* NULL when the clustering failed (why in cluster_err) */
+    struct lens_hclust_step *z;     /* n-1 merges */
+    int *order, *label;             /* leaf order of the tree; group of each process */
+    int k;                          /* groups at the cut */
+    double low, high, ratio;        /* heights around the largest gap (seconds) and their ratio */
+    double ratio_min;               /* the ratio a cut needs */
+    char cluster_err[1024];
+    struct lens_links *links;       /* NULL when the link clustering failed (links_err) */
+    char links_err[1024];
+    struct lens_anomalies *an;      /* NULL when the search failed (anomaly_err) */
+    char anomaly_err[1024];
+};
 
 struct lens_report_ctx {
     const struct lens_report_opts *o;
@@ -52,13 +74,22 @@ int lens_report_place_figure(struct lens_report_ctx *r, const char *heading, con
 void lens_report_figure_path(const struct lens_report_ctx *r, const char *name, const char *ext, char *buf,
                              size_t n);
 
-/* "Structure of the machine" and "Anomalies" (report_structure.c), per cube input. */
+/* The analyses of the current cube input, computed on its first use (report_analysis.c).
+ * Only LENS_ENOMEM is an error; other failures are kept in the struct's *_err texts. */
+int lens_report_analysis_get(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e);
+void lens_report_analysis_free(struct lens_report_analysis *a); /* NULL does nothing */
+/* Appends s to buf (size n) at *o, ending with "..." when it does not fit. */
+void lens_report_append(char *buf, size_t n, size_t *o, const char *s);
+/* Sets each placeholder names[i] to the text of the same name, or to "" when rows is 0: a
+ * table whose headers are all empty draws no header row. */
+int lens_report_headers(struct lens_report_ctx *r, const char *const *names, int n, int rows, struct lens_err *e);
+
+/* "Structure of the machine" (report_structure.c) and "Anomalies" (report_anomalies.c). */
 int lens_report_structure_vars(void *ctx, struct lens_err *e);
 int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
 int lens_report_structure_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
 int lens_report_anomalies_vars(void *ctx, struct lens_err *e);
 int lens_report_anomalies_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
-void lens_report_analysis_free(struct lens_report_analysis *a); /* NULL does nothing */
 
 /* The point-to-point sweep (report_p2p.c): placeholders of the current p2p input (for every
  * section of its "repeat inputs" group) and the p2p section. */

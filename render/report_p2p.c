@@ -5,6 +5,8 @@
  * recomputed, so every number in the tables is the file's. */
 #include "report_ctx.h"
 
+#include "p2pplot.h"
+
 #include "../analysis/p2pfile.h"
 
 #include <math.h>
@@ -138,11 +140,46 @@ int lens_report_p2p_table(void *ctx, const struct lens_tmpl_item *it, struct len
     return rc;
 }
 
+/* The three log-log figures of the sweep, headings, titles and captions from the texts
+ * heading_<metric>, title_<metric> and caption_<metric>. */
 int lens_report_p2p_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "figures"))
         return lens_report_unknown_item(r, it, e);
-    (void)e;
-    return LENS_OK;
+    const struct lens_p2pfile *f = sweep(r);
+    int rc = LENS_OK;
+    for (int m = 0; m < LENS_P2PPLOT_NMETRICS && rc == LENS_OK; m++) {
+        const char *metric = lens_p2pplot_metric_name(m);
+        char key[64], heading[256], title[256], caption[2048], path[PATH_MAX + 64];
+        rc = lens_tmpl_vars_setf(&r->vars, e, "figure", "%d", ++r->figure);
+        snprintf(key, sizeof key, "heading_%s", metric);
+        if (rc == LENS_OK)
+            rc = lens_report_text(r, key, heading, sizeof heading, e);
+        snprintf(key, sizeof key, "title_%s", metric);
+        if (rc == LENS_OK)
+            rc = lens_report_text(r, key, title, sizeof title, e);
+        snprintf(key, sizeof key, "caption_%s", metric);
+        if (rc == LENS_OK)
+            rc = lens_report_text(r, key, caption, sizeof caption, e);
+        struct lens_p2pplot_opts po;
+        lens_p2pplot_opts_init(&po);
+        po.width = LENS_REPORT_FIG_W;
+        po.height = LENS_REPORT_FIG_H;
+        po.font_path = r->font_path;
+        po.title = title;
+        unsigned char *png = NULL;
+        size_t len = 0;
+        if (rc == LENS_OK)
+            rc = lens_p2pplot_png_mem(f, m, &po, &png, &len, e);
+        if (rc == LENS_OK)
+            rc = lens_report_place_figure(r, heading, png, len, po.width, po.height, caption, e);
+        lens_free(png);
+        for (int k = 0; k < 2 && rc == LENS_OK && r->o->figures_dir; k++) {
+            snprintf(key, sizeof key, "p2p_%s", metric);
+            lens_report_figure_path(r, key, k ? "svg" : "png", path, sizeof path);
+            rc = lens_p2pplot_write(f, m, &po, path, e);
+        }
+    }
+    return rc;
 }

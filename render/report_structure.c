@@ -1,211 +1,30 @@
-/* "Structure of the machine" and "Anomalies" of the latency-cube report (sections structure
- * and anomalies of templates/report.tmpl). The processes are clustered by average linkage on
- * the cube's distance matrix and the tree is cut where the merge heights jump; the groups are
- * compared with the hosts in words; the links are clustered by their latency curves; the
- * anomalies are ranked by robust z. The analyses run once per input and are kept in the
- * report context until the next input. */
+/* "Structure of the machine" of the latency-cube report (section structure of
+ * templates/report.tmpl): the groups of processes at the automatic cut of the average-linkage
+ * tree, compared with the hosts in words (one host each, groups of hosts, split hosts, or no
+ * relation), a table of the groups and one of the link clusters, and the figures: dendrogram,
+ * heatmap in tree order, neighbor-joining tree, link-cluster map and per-cluster curves. */
 #include "report_ctx.h"
 
+#include "dendrogram.h"
 #include "heatmap.h"
+#include "linkcurves.h"
+#include "linkmap.h"
+#include "njtree.h"
+#include "treefig.h"
 
-#include "../analysis/anomaly.h"
 #include "../analysis/distmat.h"
 #include "../analysis/hclust.h"
 #include "../analysis/links.h"
+#include "../analysis/nj.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The automatic cut. Cutting after the first m merges leaves k = n - m groups; each group
- * was formed by its highest merge inside, and the groups start to join at the next merge
- * height. The cut is placed where that next height is the most times higher than the median
- * over the groups of their inside heights (singletons left out), if at least GAP_MIN times;
- * else the processes form one group. The median, not the largest inside height, keeps one
- * slow node (all its delays higher) from hiding the level of the nodes. A cut must also sit
- * in a real step, the next merge at least CUT_STEP_MIN times the last one below it, so that
- * it never falls between merges of one level that differ only by noise. Heights below
- * GAP_FLOOR x the root height count as that, so that identical processes do not give huge
- * ratios. Only k <= CUT_KMAX groups are considered, which bounds the cost. */
-#define GAP_MIN 1.5
-#define CUT_STEP_MIN 1.1
-#define GAP_FLOOR 1e-3
-#define CUT_KMAX 256
-#define CELL 400 /* longest table cell or list we write, bytes */
-
-struct lens_report_analysis {
-    int input;                      /* index into in[] these results are for */
-    struct lens_distmat *dm;        /* NULL when the clustering failed (why in cluster_err) */
-    struct lens_hclust_step *z;     /* n-1 merges */
-    int *order, *label;             /* leaf order of the tree; group of each process */
-    int k;                          /* groups at the cut */
-    double low, high, ratio;        /* heights around the largest gap (seconds) and their ratio */
-    char cluster_err[1024];
-    struct lens_links *links;       /* NULL when the link clustering failed (links_err) */
-    char links_err[1024];
-    struct lens_anomalies *an;      /* NULL when the search failed (anomaly_err) */
-    char anomaly_err[1024];
-};
-
-void lens_report_analysis_free(struct lens_report_analysis *a)
-{
-    if (!a)
-        return;
-    lens_distmat_free(a->dm);
-    lens_free(a->z);
-    lens_free(a->order);
-    lens_free(a->label);
-    lens_links_free(a->links);
-    lens_anomaly_free(a->an);
-    lens_free(a);
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Picks the number of groups a->k (see GAP_MIN); z must be in merge (height) order. */
-static int auto_cut(struct lens_report_analysis *a, int n, struct lens_err *e)
-{
-    const struct lens_hclust_step *z = a->z;
-    a->k = 1;
-    a->ratio = 1;
-    a->low = a->high = z[n - 2].height;
-    int *pos = lens_malloc((size_t)(n - 1) * sizeof *pos), nact = 0;
-    double *act = lens_malloc((size_t)(n - 1) * sizeof *act), *tmp = lens_malloc((size_t)(n - 1) * sizeof *tmp);
-    int *who = lens_malloc((size_t)(n - 1) * sizeof *who); /* act[i] is the top of merge who[i] */
-    if (!pos || !act || !tmp || !who) {
-        lens_free(pos), lens_free(act), lens_free(tmp), lens_free(who);
-        return lens_err_set(e, LENS_ENOMEM, "report: out of memory cutting the tree of %d processes", n);
-    }
-    double floor = GAP_FLOOR * z[n - 2].height, best = 0;
-    for (int j = 0; j < n - 1; j++) {
-        int child[2] = {z[j].left, z[j].right};
-        for (int c = 0; c < 2; c++)
-            if (child[c] >= n) { /* the child group stops being a group: drop its top */
-                int p = pos[child[c] - n];
-                act[p] = act[--nact];
-                who[p] = who[nact];
-                pos[who[p]] = p;
-            }
-        pos[j] = nact;
-        who[nact] = j;
-        act[nact++] = z[j].height;
-        int k = n - 1 - j;
-        if (k < 2 || k > CUT_KMAX)
-            continue;
-        memcpy(tmp, act, (size_t)nact * sizeof *tmp);
-        qsort(tmp, (size_t)nact, sizeof *tmp, by_value);
-        double within = nact % 2 ? tmp[nact / 2] : (tmp[nact / 2 - 1] + tmp[nact / 2]) / 2;
-        double ratio = z[j + 1].height / (within > floor ? within : floor);
-        int step = z[j + 1].height >= CUT_STEP_MIN * (z[j].height > floor ? z[j].height : floor);
-        if (z[n - 2].height > 0 && step && ratio >= best) { /* ties: fewer groups */
-            best = ratio;
-            a->ratio = ratio;
-            a->low = within;
-            a->high = z[j + 1].height;
-            a->k = k;
-        }
-    }
-    if (a->ratio < GAP_MIN)
-        a->k = 1;
-    lens_free(pos), lens_free(act), lens_free(tmp), lens_free(who);
-    return LENS_OK;
-}
-
-/* Runs the clustering; a cube it cannot cluster is reported in words, not as an error. */
-static int cluster(struct lens_report_analysis *a, const struct lens_cube *c, int stat, struct lens_err *e)
-{
-    struct lens_err ce;
-    lens_err_clear(&ce);
-    int n = c->procs, rc = lens_distmat_from_cube(c, stat, -1, &a->dm, &ce);
-    double *work = NULL;
-    if (rc == LENS_OK) {
-        size_t np = lens_distmat_pairs(n);
-        work = lens_malloc(np * sizeof *work);
-        a->z = lens_malloc((size_t)(n - 1) * sizeof *a->z);
-        a->order = lens_malloc((size_t)n * sizeof *a->order);
-        a->label = lens_malloc((size_t)n * sizeof *a->label);
-        if (!work || !a->z || !a->order || !a->label)
-            rc = lens_err_set(&ce, LENS_ENOMEM, "report: out of memory clustering %d processes", n);
-        else
-            memcpy(work, a->dm->d, np * sizeof *work);
-    }
-    if (rc == LENS_OK)
-        rc = lens_hclust_run(work, n, LENS_HCLUST_AVERAGE, a->z, &ce);
-    lens_free(work);
-    if (rc == LENS_OK)
-        rc = lens_hclust_leaf_order(a->z, n, a->order, &ce);
-    if (rc == LENS_OK)
-        rc = auto_cut(a, n, &ce);
-    if (rc == LENS_OK)
-        rc = lens_hclust_cut(a->z, n, a->k, a->label, &ce);
-    if (rc == LENS_ENOMEM) {
-        *e = ce;
-        return rc;
-    }
-    if (rc != LENS_OK) {
-        snprintf(a->cluster_err, sizeof a->cluster_err, "%s", ce.msg);
-        lens_distmat_free(a->dm);
-        a->dm = NULL;
-    }
-    return LENS_OK;
-}
-
-/* The analyses of the current input, computed on first use. */
-static int analysis(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e)
-{
-    if (r->an && r->an->input == r->cur) {
-        *out = r->an;
-        return LENS_OK;
-    }
-    lens_report_analysis_free(r->an);
-    r->an = lens_calloc(1, sizeof *r->an);
-    if (!r->an)
-        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
-    struct lens_report_analysis *a = r->an;
-    a->input = r->cur;
-    const struct lens_cube *c = lens_report_cube(r);
-    int rc = cluster(a, c, r->o->stat, e);
-
-    struct lens_err le;
-    lens_err_clear(&le);
-    struct lens_links_opts lo;
-    lens_links_opts_default(&lo);
-    int lrc = rc == LENS_OK ? lens_links_run(c, &lo, &a->links, &le) : LENS_OK;
-    if (lrc == LENS_ENOMEM)
-        rc = (*e = le, lrc);
-    else if (lrc != LENS_OK)
-        snprintf(a->links_err, sizeof a->links_err, "%s", le.msg);
-
-    struct lens_anomaly_opts ao;
-    lens_anomaly_opts_default(&ao);
-    ao.stat = r->o->stat == LENS_STAT_DEVIATION ? -1 : r->o->stat; /* a spread is not a delay */
-    lens_err_clear(&le);
-    int arc = rc == LENS_OK ? lens_anomaly_find(c, &ao, &a->an, &le) : LENS_OK;
-    if (arc == LENS_ENOMEM)
-        rc = (*e = le, arc);
-    else if (arc != LENS_OK)
-        snprintf(a->anomaly_err, sizeof a->anomaly_err, "%s", le.msg);
-    *out = a;
-    return rc;
-}
+#define CELL LENS_REPORT_CELL
 
 /* ---- words ---- */
-
-/* Appends s to buf (size n) at *o, cut with "..." when full. */
-static void put(char *buf, size_t n, size_t *o, const char *s)
-{
-    if (*o + strlen(s) + 4 >= n) {
-        if (*o + 4 < n)
-            *o += (size_t)snprintf(buf + *o, n - *o, "...");
-        return;
-    }
-    *o += (size_t)snprintf(buf + *o, n - *o, "%s", s);
-}
 
 /* Ranks of group g (or all ranks of host h when g < 0) as "0-7, 12, 14-15". */
 static void rank_list(const struct lens_cube *c, const int *label, int g, const char *host, char *buf, size_t n)
@@ -226,7 +45,7 @@ static void rank_list(const struct lens_cube *c, const int *label, int g, const 
             snprintf(part, sizeof part, "%s%d", o ? ", " : "", i);
         else
             snprintf(part, sizeof part, "%s%d-%d", o ? ", " : "", i, j);
-        put(buf, n, &o, part);
+        lens_report_append(buf, n, &o, part);
         i = j + 1;
     }
 }
@@ -273,8 +92,8 @@ static void host_range(const char **names, int nh, char *buf, size_t n)
         snprintf(buf, n, "%s..%s", s[0], s[nh - 1]);
     } else {
         for (int i = 0; i < nh; i++) {
-            put(buf, n, &o, i ? ", " : "");
-            put(buf, n, &o, s[i]);
+            lens_report_append(buf, n, &o, i ? ", " : "");
+            lens_report_append(buf, n, &o, s[i]);
         }
     }
     lens_free(s);
@@ -300,7 +119,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
     for (int g = 0; g < k; g++) {
         equal &= size[g] == size[0];
         snprintf(buf, sizeof buf, "%s%d", g ? ", " : "", size[g]);
-        put(sizes, sizeof sizes, &o, buf);
+        lens_report_append(sizes, sizeof sizes, &o, buf);
     }
     rc = lens_tmpl_vars_setf(&r->vars, e, "ngroups", "%d", k);
     if (rc == LENS_OK)
@@ -334,12 +153,12 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         for (int h = 0; h < nh; h++)
             for (int i = 0; i < P; i++)
                 if (a->label[i] == g && host[i] == h) {
-                    put(list, sizeof list, &lo, lo ? ", " : "");
-                    put(list, sizeof list, &lo, names[h]);
+                    lens_report_append(list, sizeof list, &lo, lo ? ", " : "");
+                    lens_report_append(list, sizeof list, &lo, names[h]);
                     break;
                 }
-        snprintf(buf, sizeof buf, "%s%d: %s", so ? "; " : "", g + 1, list);
-        put(spans, sizeof spans, &so, buf);
+        snprintf(buf, sizeof buf, "%s%d: %s", so ? "; " : "", g, list);
+        lens_report_append(spans, sizeof spans, &so, buf);
     }
     for (int h = 0; h < nh; h++) {
         int g0 = -1, whole = 1;
@@ -356,12 +175,12 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         for (int g = 0; g < k; g++)
             for (int i = 0; i < P; i++)
                 if (host[i] == h && a->label[i] == g) {
-                    snprintf(buf, sizeof buf, "%s%d", lo ? ", " : "", g + 1);
-                    put(list, sizeof list, &lo, buf);
+                    snprintf(buf, sizeof buf, "%s%d", lo ? ", " : "", g);
+                    lens_report_append(list, sizeof list, &lo, buf);
                     break;
                 }
         snprintf(buf, sizeof buf, "%s%s: %s", po ? "; " : "", names[h], list);
-        put(splits, sizeof splits, &po, buf);
+        lens_report_append(splits, sizeof splits, &po, buf);
     }
     host_range(names, nh, list, sizeof list);
     rc = lens_tmpl_vars_set(&r->vars, "host_range", list, e);
@@ -388,32 +207,15 @@ out:
 
 /* ---- structure section ---- */
 
-/* Table headers are placeholders set from the texts of the same name, or empty (no header
- * row is drawn) when the table has no rows. */
-static const char *const group_columns[] = {"col_group", "col_processes", "col_ranks", "col_hosts", "col_inside"};
+/* Column headers: placeholders set from the texts of the same name, empty without rows. */static const char *const group_columns[] = {"col_group", "col_processes", "col_ranks", "col_hosts", "col_inside"};
 static const char *const link_columns[] = {"col_cluster", "col_links",   "col_share", "col_diameter",
                                            "col_first",   "col_last",    "col_within"};
-static const char *const anomaly_columns[] = {"col_rank",  "col_kind",  "col_ranks_hosts",
-                                              "col_lengths", "col_score", "col_evidence"};
-
-static int headers(struct lens_report_ctx *r, const char *const *names, int n, int rows, struct lens_err *e)
-{
-    int rc = LENS_OK;
-    for (int i = 0; i < n && rc == LENS_OK; i++) {
-        char buf[256] = "";
-        if (rows)
-            rc = lens_report_text(r, names[i], buf, sizeof buf, e);
-        if (rc == LENS_OK)
-            rc = lens_tmpl_vars_set(&r->vars, names[i], buf, e);
-    }
-    return rc;
-}
 
 int lens_report_structure_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     struct lens_report_analysis *a;
-    int rc = analysis(r, &a, e);
+    int rc = lens_report_analysis_get(r, &a, e);
     char buf[2 * CELL], lo[32], hi[32];
     if (rc != LENS_OK)
         return rc;
@@ -431,7 +233,7 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
         rc = lens_tmpl_vars_set(&r->vars, "cut_low", lo, e);
         if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut_high", hi, e);
         if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_ratio", "%.2f", a->ratio);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_min", "%.2f", GAP_MIN);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_min", "%.2f", a->ratio_min);
         if (rc == LENS_OK) rc = words(r, a, e);
         if (rc == LENS_OK) rc = lens_report_text(r, a->k > 1 ? "cut_gap" : "cut_none", buf, sizeof buf, e);
         if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut", buf, e);
@@ -455,8 +257,8 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK)
         rc = lens_tmpl_vars_set(&r->vars, "links_words", buf, e);
     if (rc == LENS_OK)
-        rc = headers(r, group_columns, 5, a->dm != NULL, e);
-    return rc == LENS_OK ? headers(r, link_columns, 7, l != NULL, e) : rc;
+        rc = lens_report_headers(r, group_columns, 5, a->dm != NULL, e);
+    return rc == LENS_OK ? lens_report_headers(r, link_columns, 7, l != NULL, e) : rc;
 }
 
 /* Distinct hosts of group g with their process counts: "node01 (4), node02 (4)". */
@@ -477,7 +279,7 @@ static void group_hosts(const struct lens_cube *c, const int *label, int g, char
             count += label[j] == g && !strcmp(c->hosts[j], c->hosts[i]);
         char part[CELL];
         snprintf(part, sizeof part, "%s%s (%d)", distinct++ ? ", " : "", c->hosts[i], count);
-        put(buf, n, &o, part);
+        lens_report_append(buf, n, &o, part);
     }
 }
 
@@ -498,7 +300,7 @@ static int groups_table(struct lens_report_ctx *r, const struct lens_report_anal
                     pairs++;
                 }
         }
-        snprintf(id, sizeof id, "%d", g + 1);
+        snprintf(id, sizeof id, "%d", g);
         snprintf(size, sizeof size, "%d", n);
         rank_list(c, a->label, g, NULL, ranks, sizeof ranks);
         if (c->hosts)
@@ -540,7 +342,7 @@ int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, stru
 {
     struct lens_report_ctx *r = ctx;
     struct lens_report_analysis *a;
-    int rc = analysis(r, &a, e);
+    int rc = lens_report_analysis_get(r, &a, e);
     if (rc != LENS_OK)
         return rc;
     if (!strcmp(it->name, "groups"))
@@ -552,7 +354,9 @@ int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, stru
 
 /* The median-over-lengths matrix of the report's statistic with rows and columns in the
  * tree's leaf order, as the heatmap of the structure (lens_malloc'd, P x P, seconds). */
-static double *reordered(const struct lens_cube *c, int stat, const int *order)
+/* The median over lengths of the report's statistic per element (P x P, seconds,
+ * lens_malloc'd): the matrix the heatmap in tree order shows. */
+static double *median_matrix(const struct lens_cube *c, int stat)
 {
     int P = c->procs, L = c->nlen;
     double *m = lens_malloc((size_t)P * P * sizeof *m), *v = lens_malloc((size_t)L * sizeof *v);
@@ -560,7 +364,7 @@ static double *reordered(const struct lens_cube *c, int stat, const int *order)
         for (int j = 0; j < P; j++) {
             int n = 0;
             for (int k = 0; k < L; k++) {
-                double x = LENS_CUBE_AT(c, stat, k, order[i], order[j]);
+                double x = LENS_CUBE_AT(c, stat, k, i, j);
                 if (isfinite(x)) {
                     int p = n++;
                     while (p > 0 && v[p - 1] > x) { /* insertion: L is small */
@@ -576,63 +380,188 @@ static double *reordered(const struct lens_cube *c, int stat, const int *order)
     return m;
 }
 
-static int tree_heatmap(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+/* ---- figures ---- */
+
+enum fig_kind { FIG_DENDROGRAM, FIG_HEATMAP, FIG_NJ, FIG_LINKMAP, FIG_CURVES };
+
+/* One figure of the section: which renderer, its options, and what it draws. */
+struct fig {
+    int kind;                      /* enum fig_kind */
+    const char *name;              /* texts <name>_heading, _title, _caption; the file name */
+    int w, h;                      /* pixels */
+    const struct lens_report_analysis *a;
+    const struct lens_newick *nj;  /* FIG_NJ */
+    const double *m;               /* FIG_HEATMAP: P x P, original order */
+    const char *const *labels;     /* FIG_HEATMAP: rank labels by original index */
+    struct lens_dendrogram_opts dendro;
+    struct lens_heatmap_opts heat;
+    struct lens_njtree_opts tree;
+    struct lens_linkmap_opts map;
+    struct lens_linkcurves_opts curves;
+};
+
+/* The figure into path (PNG or SVG by its extension), or with path NULL as PNG bytes. */
+static int fig_render(const struct fig *f, const char *path, unsigned char **png, size_t *len, struct lens_err *e)
+{
+    const struct lens_report_analysis *a = f->a;
+    int n = a->dm ? a->dm->n : 0;
+    switch (f->kind) {
+    case FIG_DENDROGRAM:
+        return path ? lens_dendrogram_write(a->z, n, &f->dendro, path, e)
+                    : lens_dendrogram_png_mem(a->z, n, &f->dendro, png, len, e);
+    case FIG_HEATMAP:
+        return path ? lens_dendrogram_heatmap_write(f->m, n, a->order, f->labels, &f->heat, path, e)
+                    : lens_dendrogram_heatmap_png_mem(f->m, n, a->order, f->labels, &f->heat, png, len, e);
+    case FIG_NJ:
+        return path ? lens_njtree_write(f->nj, &f->tree, path, e) : lens_njtree_png_mem(f->nj, &f->tree, png, len, e);
+    case FIG_LINKMAP:
+        return path ? lens_linkmap_write(path, a->links, &f->map, e) : lens_linkmap_png_mem(a->links, &f->map, png, len, e);
+    default:
+        return path ? lens_linkcurves_write(path, a->links, &f->curves, e)
+                    : lens_linkcurves_png_mem(a->links, &f->curves, png, len, e);
+    }
+}
+
+/* Numbers the figure, draws heading, figure and caption from the texts named after it, and
+ * writes name.png and name.svg with --figures. title receives the figure's own title text. */
+static int fig_title(struct lens_report_ctx *r, const char *name, char *title, size_t n, struct lens_err *e)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s_title", name);
+    int rc = lens_tmpl_vars_setf(&r->vars, e, "figure", "%d", r->figure + 1);
+    return rc == LENS_OK ? lens_report_text(r, key, title, n, e) : rc;
+}
+
+static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e)
+{
+    char key[64], heading[512], caption[2048], path[PATH_MAX + 64];
+    r->figure++;
+    snprintf(key, sizeof key, "%s_heading", f->name);
+    int rc = lens_report_text(r, key, heading, sizeof heading, e);
+    snprintf(key, sizeof key, "%s_caption", f->name);
+    if (rc == LENS_OK)
+        rc = lens_report_text(r, key, caption, sizeof caption, e);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if (rc == LENS_OK)
+        rc = fig_render(f, NULL, &png, &len, e);
+    if (rc == LENS_OK)
+        rc = lens_report_place_figure(r, heading, png, len, f->w, f->h, caption, e);
+    lens_free(png);
+    for (int k = 0; k < 2 && rc == LENS_OK && r->o->figures_dir; k++) {
+        lens_report_figure_path(r, f->name, k ? "svg" : "png", path, sizeof path);
+        rc = fig_render(f, path, NULL, NULL, e);
+    }
+    return rc;
+}
+
+/* Dendrogram, heatmap in tree order and NJ tree. */
+static int tree_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    int P = c->procs, rc = lens_tmpl_vars_setf(&r->vars, e, "figure", "%d", ++r->figure);
-    char heading[512], title[512], caption[2048], xl[128], yl[128], unit[32];
-    int dir = lens_report_direction(c->mode);
-    if (rc == LENS_OK) rc = lens_report_text(r, "heatmap_heading", heading, sizeof heading, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, "heatmap_title", title, sizeof title, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, "heatmap_caption", caption, sizeof caption, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
-    if (rc != LENS_OK)
-        return rc;
-    double *m = reordered(c, r->o->stat, a->order);
-    char *labels = lens_malloc((size_t)P * 12);
-    const char **lab = lens_malloc((size_t)P * sizeof *lab);
-    if (!m || !labels || !lab) {
-        rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    int P = c->procs, rc = LENS_OK, dir = lens_report_direction(c->mode);
+    char title[3][512], unit[32], note[128], xl[128], yl[128];
+    char *leaf = lens_malloc((size_t)P * 64), *rank = lens_malloc((size_t)P * 12);
+    const char **leaves = lens_malloc((size_t)P * sizeof *leaves), **ranks = lens_malloc((size_t)P * sizeof *ranks);
+    int *group = lens_malloc((size_t)P * sizeof *group);
+    double *m = median_matrix(c, r->o->stat);
+    struct lens_newick *nj = NULL;
+    struct fig *f = lens_calloc(3, sizeof *f);
+    if (!leaf || !rank || !leaves || !ranks || !group || !m || !f) {
+        rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory drawing the trees of %d processes", P);
         goto out;
     }
     for (int i = 0; i < P; i++) {
-        snprintf(labels + 12 * i, 12, "%d", a->order[i]);
-        lab[i] = labels + 12 * i;
+        lens_treefig_leaf_label(a->dm->labels ? a->dm->labels[i] : NULL, i, leaf + 64 * i, 64);
+        leaves[i] = leaf + 64 * i;
+        snprintf(rank + 12 * i, 12, "%d", i);
+        ranks[i] = rank + 12 * i;
     }
-    struct lens_heatmap_opts ho;
-    lens_heatmap_opts_init(&ho);
-    ho.title = title;
-    ho.unit = unit;
-    ho.scale = 1e6;
-    ho.labels = lab;
-    ho.log_scale = 1; /* one bad link must not wash out the blocks */
-    ho.xlabel = xl;
-    ho.ylabel = yl;
-    ho.histogram = 1;
-    ho.width = LENS_REPORT_FIG_W;
-    ho.height = LENS_REPORT_FIG_H;
-    ho.font_path = r->font_path;
-    unsigned char *png = NULL;
-    size_t len = 0;
-    rc = lens_heatmap_png_mem(m, P, P, &ho, &png, &len, e);
-    if (rc == LENS_OK)
-        rc = lens_report_place_figure(r, heading, png, len, LENS_REPORT_FIG_W, LENS_REPORT_FIG_H, caption, e);
-    lens_free(png);
-    char path[PATH_MAX + 64];
-    if (rc == LENS_OK && r->o->figures_dir) {
-        lens_report_figure_path(r, "structure_heatmap", "png", path, sizeof path);
-        rc = lens_heatmap_write_png(m, P, P, &ho, path, e);
-    }
-    if (rc == LENS_OK && r->o->figures_dir) {
-        lens_report_figure_path(r, "structure_heatmap", "svg", path, sizeof path);
-        rc = lens_heatmap_write_svg(m, P, P, &ho, path, e);
-    }
+    int hosts = a->dm->labels ? lens_treefig_host_groups((const char *const *)a->dm->labels, P, group) : 0;
+    rc = lens_nj_run(a->dm->d, P, LENS_NJ_FAST, &nj, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, a->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "dendrogram", title[0], sizeof title[0], e);
+    f[0] = (struct fig){.kind = FIG_DENDROGRAM, .name = "dendrogram", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    lens_dendrogram_opts_init(&f[0].dendro);
+    f[0].dendro.title = title[0];
+    f[0].dendro.method = lens_hclust_method_name(LENS_HCLUST_AVERAGE);
+    f[0].dendro.unit = unit;
+    f[0].dendro.labels = leaves;
+    f[0].dendro.k = a->k;
+    f[0].dendro.cut_note = note;
+    f[0].dendro.width = f[0].w;
+    f[0].dendro.height = f[0].h;
+    f[0].dendro.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[0], e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "structure_heatmap", title[1], sizeof title[1], e);
+    f[1] = (struct fig){.kind = FIG_HEATMAP, .name = "structure_heatmap", .w = LENS_REPORT_FIG_W,
+                        .h = LENS_REPORT_FIG_H, .a = a, .m = m, .labels = ranks};
+    lens_heatmap_opts_init(&f[1].heat);
+    f[1].heat.title = title[1];
+    f[1].heat.unit = unit;
+    f[1].heat.log_scale = 1; /* one bad link must not wash out the blocks */
+    f[1].heat.xlabel = xl;
+    f[1].heat.ylabel = yl;
+    f[1].heat.width = f[1].w;
+    f[1].heat.height = f[1].h;
+    f[1].heat.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "nj_tree", title[2], sizeof title[2], e);
+    f[2] = (struct fig){.kind = FIG_NJ, .name = "nj_tree", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_TREE_H, .a = a, .nj = nj};
+    lens_njtree_opts_init(&f[2].tree);
+    f[2].tree.title = title[2];
+    f[2].tree.unit = unit;
+    f[2].tree.labels = leaves;
+    f[2].tree.group = hosts > 0 ? group : NULL;
+    f[2].tree.width = f[2].w;
+    f[2].tree.height = f[2].h;
+    f[2].tree.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[2], e);
 out:
+    lens_newick_free(nj);
+    lens_free(f);
     lens_free(m);
-    lens_free(labels);
-    lens_free(lab);
+    lens_free(group);
+    lens_free(leaf);
+    lens_free(rank);
+    lens_free(leaves);
+    lens_free(ranks);
+    return rc;
+}
+
+/* Link-cluster map (paper 000, Figure 6) and the mean curve of each cluster. */
+static int link_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+{
+    char title[2][512];
+    struct fig *f = lens_calloc(2, sizeof *f);
+    if (!f)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    int rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
+    f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    lens_linkmap_opts_init(&f[0].map);
+    f[0].map.title = title[0];
+    f[0].map.labels = (const char *const *)lens_report_cube(r)->hosts;
+    f[0].map.width = f[0].w;
+    f[0].map.height = f[0].h;
+    f[0].map.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[0], e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "link_curves", title[1], sizeof title[1], e);
+    f[1] = (struct fig){.kind = FIG_CURVES, .name = "link_curves", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    lens_linkcurves_opts_init(&f[1].curves);
+    f[1].curves.title = title[1];
+    f[1].curves.cube = lens_report_cube(r);
+    f[1].curves.width = f[1].w;
+    f[1].curves.height = f[1].h;
+    f[1].curves.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
+    lens_free(f);
     return rc;
 }
 
@@ -640,130 +569,12 @@ int lens_report_structure_block(void *ctx, const struct lens_tmpl_item *it, stru
 {
     struct lens_report_ctx *r = ctx;
     struct lens_report_analysis *a;
-    int rc = analysis(r, &a, e);
+    int rc = lens_report_analysis_get(r, &a, e);
     if (rc != LENS_OK)
         return rc;
     if (!strcmp(it->name, "figures"))
-        return a->dm ? tree_heatmap(r, a, e) : LENS_OK;
+        return a->dm ? tree_figures(r, a, e) : LENS_OK;
     if (!strcmp(it->name, "link_figures"))
-        return LENS_OK;
+        return a->links ? link_figures(r, a, e) : LENS_OK;
     return lens_report_unknown_item(r, it, e);
-}
-
-/* ---- anomalies section ---- */
-
-
-int lens_report_anomalies_vars(void *ctx, struct lens_err *e)
-{
-    struct lens_report_ctx *r = ctx;
-    struct lens_report_analysis *a;
-    int rc = analysis(r, &a, e);
-    char buf[2 * CELL];
-    if (rc != LENS_OK)
-        return rc;
-    int n = a->an ? a->an->n : 0;
-    if (a->an) {
-        char z[32], link[32], slow[32];
-        struct lens_anomaly_opts ao;
-        lens_anomaly_opts_default(&ao);
-        snprintf(z, sizeof z, "%g", ao.z_min);
-        snprintf(slow, sizeof slow, "%g", ao.slow_min);
-        snprintf(link, sizeof link, "%g", ao.link_min);
-        rc = lens_tmpl_vars_setf(&r->vars, e, "nanomalies", "%d", n);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "anomaly_stat", lens_cube_stat_name(a->an->stat), e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "z_min", z, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "slow_min", slow, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "link_min", link, e);
-        if (rc == LENS_OK)
-            rc = lens_report_text(r, n == 0 ? "none" : n == 1 ? "one" : "some", buf, sizeof buf, e);
-    } else {
-        rc = lens_tmpl_vars_set(&r->vars, "error", a->anomaly_err, e);
-        if (rc == LENS_OK)
-            rc = lens_report_text(r, "failed", buf, sizeof buf, e);
-    }
-    if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "anomaly_words", buf, e);
-    return rc == LENS_OK ? headers(r, anomaly_columns, 6, n > 0, e) : rc;
-}
-
-/* The ranks a finding is about: "3 -> 17 (node01 -> node03)", "16-23 (node03)", "4 <-> 9". */
-static void finding_ranks(const struct lens_cube *c, const struct lens_anomaly *f, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    if (f->nranks == 0)
-        return;
-    if (f->kind == LENS_ANOMALY_BAD_LINK || f->kind == LENS_ANOMALY_ASYMMETRIC_PAIR) {
-        int s = f->ranks[0], d = f->ranks[1];
-        const char *arrow = f->kind == LENS_ANOMALY_BAD_LINK ? "->" : "<->";
-        if (!c->hosts)
-            snprintf(buf, n, "%d %s %d", s, arrow, d);
-        else if (!strcmp(c->hosts[s], c->hosts[d]))
-            snprintf(buf, n, "%d %s %d (%s)", s, arrow, d, c->hosts[s]);
-        else
-            snprintf(buf, n, "%d %s %d (%s %s %s)", s, arrow, d, c->hosts[s], arrow, c->hosts[d]);
-        return;
-    }
-    size_t o = 0;
-    for (int i = 0; i < f->nranks;) {
-        int j = i;
-        while (j + 1 < f->nranks && f->ranks[j + 1] == f->ranks[j] + 1)
-            j++;
-        char part[48];
-        if (j == i)
-            snprintf(part, sizeof part, "%s%d", o ? ", " : "", f->ranks[i]);
-        else
-            snprintf(part, sizeof part, "%s%d-%d", o ? ", " : "", f->ranks[i], f->ranks[j]);
-        put(buf, n, &o, part);
-        i = j + 1;
-    }
-    /* the host when every rank of the finding is on one */
-    int one = c->hosts != NULL;
-    for (int i = 1; one && i < f->nranks; i++)
-        one = !strcmp(c->hosts[f->ranks[i]], c->hosts[f->ranks[0]]);
-    if (one) {
-        char part[CELL];
-        snprintf(part, sizeof part, " (%s)", c->hosts[f->ranks[0]]);
-        put(buf, n, &o, part);
-    }
-}
-
-/* The lengths of a finding: "0..4096 (9 of 9)" or the list when there are at most 3. */
-static void finding_lengths(const struct lens_cube *c, const struct lens_anomaly *f, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    if (f->nlengths > 3) {
-        snprintf(buf, n, "%d..%d (%d of %d)", f->lengths[0], f->lengths[f->nlengths - 1], f->nlengths, c->nlen);
-        return;
-    }
-    size_t o = 0;
-    for (int i = 0; i < f->nlengths; i++) {
-        char part[32];
-        snprintf(part, sizeof part, "%s%d", i ? ", " : "", f->lengths[i]);
-        put(buf, n, &o, part);
-    }
-}
-
-int lens_report_anomalies_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
-{
-    struct lens_report_ctx *r = ctx;
-    if (strcmp(it->name, "ranked"))
-        return lens_report_unknown_item(r, it, e);
-    struct lens_report_analysis *a;
-    int rc = analysis(r, &a, e);
-    const struct lens_cube *c = lens_report_cube(r);
-    for (int i = 0; rc == LENS_OK && a->an && i < a->an->n; i++) {
-        struct lens_anomaly_row row;
-        lens_anomaly_row(a->an, i, &row);
-        char num[16], kind[64], ranks[CELL], lengths[64], score[32], name[40];
-        snprintf(num, sizeof num, "%d", i + 1);
-        snprintf(name, sizeof name, "kind_%s", row.kind);
-        if ((rc = lens_report_text(r, name, kind, sizeof kind, e)) != LENS_OK)
-            break;
-        finding_ranks(c, &a->an->items[i], ranks, sizeof ranks);
-        finding_lengths(c, &a->an->items[i], lengths, sizeof lengths);
-        snprintf(score, sizeof score, "%.1f", row.z);
-        const char *cells[6] = {num, kind, ranks, lengths, score, row.text};
-        rc = lens_pdf_table_row(r->pdf, cells, e);
-    }
-    return rc;
 }

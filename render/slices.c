@@ -109,13 +109,29 @@ int lens_slices_pick(const int *lengths, int nlen, const int *want, int nwant, i
     return m;
 }
 
-int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct lens_packed *p, const int *want,
-                            int nwant, struct lens_slices **out, struct lens_err *e)
+/* Where the original matrices come from: the cube in memory, or a stream from disk. */
+struct source {
+    const struct lens_cube *c;      /* with data, or */
+    struct lens_cube_stream *in;    /* the stream (then c is its metadata) */
+};
+
+static int source_read(const struct source *src, int stat, int k, double *mat, struct lens_err *e)
 {
+    if (src->in)
+        return lens_cube_stream_read(src->in, stat, k, mat, e);
+    size_t P2 = (size_t)src->c->procs * src->c->procs;
+    memcpy(mat, src->c->data[stat] + (size_t)k * P2, P2 * sizeof *mat);
+    return LENS_OK;
+}
+
+/* Slices of statistic stat (present in src) and of its packed form p, at the picked lengths. */
+static int collect(const struct source *src, int stat, const struct lens_packed *p, const int *want, int nwant,
+                   struct lens_slices **out, struct lens_err *e)
+{
+    const struct lens_cube *c = src->c;
     *out = NULL;
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat] || !p)
-        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube and its packed form",
-                            stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
+    if (!p)
+        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not packed", lens_cube_stat_name(stat));
     if (p->procs != c->procs || p->nlen != c->nlen)
         return lens_err_set(e, LENS_EINVAL, "slices: packed %s is %d processes x %d lengths, the cube %d x %d",
                             lens_cube_stat_name(stat), p->procs, p->nlen, c->procs, c->nlen);
@@ -140,7 +156,7 @@ int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct le
         if (rc == LENS_OK && k == idx[t]) {
             s->lengths[t] = c->lengths[k];
             memcpy(s->dec + t * P2, mat, P2 * sizeof *mat);
-            memcpy(s->orig + t * P2, c->data[stat] + (size_t)k * P2, P2 * sizeof *mat);
+            rc = source_read(src, stat, k, s->orig + t * P2, e);
             t++;
         }
     }
@@ -155,6 +171,28 @@ int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct le
     return LENS_OK;
 }
 
+int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct lens_packed *p, const int *want,
+                            int nwant, struct lens_slices **out, struct lens_err *e)
+{
+    *out = NULL;
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat])
+        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube",
+                            stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
+    struct source src = {c, NULL};
+    return collect(&src, stat, p, want, nwant, out, e);
+}
+
+int lens_slices_from_stream(struct lens_cube_stream *in, int stat, const struct lens_packed *p, const int *want,
+                            int nwant, struct lens_slices **out, struct lens_err *e)
+{
+    *out = NULL;
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !(lens_cube_stream_stats(in) >> stat & 1))
+        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube",
+                            stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
+    struct source src = {lens_cube_stream_meta(in), in};
+    return collect(&src, stat, p, want, nwant, out, e);
+}
+
 /* A relative error as a percentage, three significant digits. */
 static void format_pct(double r, char *buf, size_t n)
 {
@@ -164,18 +202,19 @@ static void format_pct(double r, char *buf, size_t n)
         snprintf(buf, n, "%.3g%%", 100 * r);
 }
 
-int lens_slices_plot_packed(const char *path, const struct lens_cube *c, struct lens_packed *const p[LENS_STAT_COUNT],
+int lens_slices_plot_stream(const char *path, struct lens_cube_stream *in, struct lens_packed *const p[LENS_STAT_COUNT],
                             const int *want, int nwant, const char *font_path, char *summary, size_t n,
                             struct lens_err *e)
 {
-    int stat = c->data[LENS_STAT_MEDIAN] && p[LENS_STAT_MEDIAN] ? LENS_STAT_MEDIAN : -1;
+    unsigned have = lens_cube_stream_stats(in);
+    int stat = have >> LENS_STAT_MEDIAN & 1 && p[LENS_STAT_MEDIAN] ? LENS_STAT_MEDIAN : -1;
     for (int t = 0; t < LENS_STAT_COUNT && stat < 0; t++)
-        if (c->data[t] && p[t])
+        if (have >> t & 1 && p[t])
             stat = t;
     if (stat < 0)
         return lens_err_set(e, LENS_EINVAL, "%s: no statistic both in the cube and packed", path);
     struct lens_slices *s;
-    int rc = lens_slices_from_packed(c, stat, p[stat], want, nwant, &s, e);
+    int rc = lens_slices_from_stream(in, stat, p[stat], want, nwant, &s, e);
     if (rc)
         return lens_err_prefix(e, path);
     struct lens_slices_opts o;

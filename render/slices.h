@@ -16,7 +16,7 @@
 #define LENS_SLICES_MAX 8 /* most slices one figure shows */
 
 /* The matrices to draw (all arrays owned, lens_slices_free). Fill orig and dec yourself
- * (e.g. while streaming) after lens_slices_new, or let lens_slices_from_packed do it. */
+ * after lens_slices_new, or let lens_slices_from_packed / _from_stream do it. */
 struct lens_slices {
     int procs, n;          /* P, slices (1..LENS_SLICES_MAX) */
     int stat;              /* enum lens_stat the matrices are, for the title */
@@ -49,11 +49,16 @@ int lens_slices_pick(const int *lengths, int nlen, const int *want, int nwant, i
 int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct lens_packed *p, const int *want,
                             int nwant, struct lens_slices **out, struct lens_err *e);
 
+/* The same from a cube streamed from disk (analysis/cube.h): only the picked lengths are
+ * read, with lens_cube_stream_read. Errors as lens_slices_from_packed plus the reader's. */
+int lens_slices_from_stream(struct lens_cube_stream *in, int stat, const struct lens_packed *p, const int *want,
+                            int nwant, struct lens_slices **out, struct lens_err *e);
+
 /* The one call of `mpilens compress --plot`: slices of the median (else the first statistic
- * both in c's memory and in p) at the picked lengths, written to path (lens_slices_write with
+ * both in the stream and in p) at the picked lengths, written to path (lens_slices_write with
  * default options and font_path). summary (may be NULL) receives "PATH, median: 0 B max error
- * 1.2% RMS 0.5%; ...". Errors name path, as lens_slices_from_packed and lens_slices_write. */
-int lens_slices_plot_packed(const char *path, const struct lens_cube *c, struct lens_packed *const p[LENS_STAT_COUNT],
+ * 1.2% RMS 0.5%; ...". Errors name path, as lens_slices_from_stream and lens_slices_write. */
+int lens_slices_plot_stream(const char *path, struct lens_cube_stream *in, struct lens_packed *const p[LENS_STAT_COUNT],
                             const int *want, int nwant, const char *font_path, char *summary, size_t n,
                             struct lens_err *e);
 

@@ -1,23 +1,21 @@
-/* Timeline of a trace window (timeline.h): choosing the window around the worst problem
- * instance, then drawing lanes, MPI calls by class, messages and the problem instances.
- * Calls on a rank are in time order and do not overlap (outermost MPI regions), so the calls
- * of a window are found by binary search and drawing costs what the window holds. */
+/* Drawing the timeline of a trace window (timeline.h): lanes, MPI calls by class, messages
+ * and the problem instances, and the PNG/SVG output. The window and what it holds come from
+ * timeline_window.c; drawing costs what the window holds, not what the trace holds. */
 #include "timeline.h"
 
 #include "figure.h"
+#include "timeline_int.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#define MIN_MARGIN 1e-3   /* seconds of context on each side of an instance, at least */
 #define MAXLAB 32         /* problem labels per lane */
 
-enum { C_P2P, C_COLL, C_RMA, C_WAIT, C_OTHER, NCLASS };
 
 /* Colours (colour-blind safe, after Okabe-Ito), computation, lane band, problems, messages. */
-static const double class_rgb[NCLASS][3] = {
+static const double class_rgb[LENS_TL_NCLASS][3] = {
     {0.000, 0.447, 0.698}, /* point-to-point: blue */
     {0.835, 0.369, 0.000}, /* collective: vermilion */
     {0.000, 0.620, 0.451}, /* one-sided: bluish green */
@@ -28,6 +26,28 @@ static const double comp_rgb[3] = {0.835, 0.859, 0.886};  /* computation */
 static const double band_rgb[3] = {0.965, 0.969, 0.976};  /* lane band (one per lane) */
 static const double prob_rgb[3] = {0.800, 0.000, 0.100};  /* problem instances */
 static const double msg_rgb[3] = {0.080, 0.080, 0.080};   /* message lines */
+
+/* The figure's own words in English and Russian (lens_timeline_opts.lang). */
+enum { S_COMP, S_P2P, S_COLL, S_RMA, S_WAIT, S_OTHER, S_MSG, S_PROB, S_AXIS, S_TITLE, S_PLAIN,
+       S_SUB, S_PARTIAL, S_RANK, NSTR };
+static const char *const words[2][NSTR] = {
+    {"computation", "point-to-point", "collective", "one-sided", "wait/test", "other MPI",
+     "message", "problem instance",
+     "time since the window start [ms]; the window starts %.3f ms into the trace",
+     "%s on rank %d: %s lost in %s at %.3f ms", "Timeline of %d rank(s)",
+     "window of %s; ranks %d-%d of %d; %zu MPI calls, %zu messages%s, %zu problem instances",
+     " (not all drawn)", "rank %d"},
+    {"вычисления", "точка-точка", "коллективные", "односторонние", "ожидание/проверка",
+     "прочие MPI", "сообщение", "случай проблемы",
+     "время от начала окна [мс]; окно начинается через %.3f мс от начала трассы",
+     "%s, процесс %d: потеряно %s в %s на %.3f мс", "Временная диаграмма, процессов: %d",
+     "окно %s; процессы %d-%d из %d; вызовов MPI %zu, сообщений %zu%s, случаев проблем %zu",
+     " (нарисованы не все)", "процесс %d"}};
+
+static const char *word(const struct lens_timeline_opts *o, int k)
+{
+    return words[o->lang == 1][k];
+}
 
 void lens_timeline_opts_init(struct lens_timeline_opts *o)
 {
@@ -46,326 +66,6 @@ static void duration(double sec, char *buf, size_t n)
         lens_format_duration(sec, buf, n);
 }
 
-static int starts(const char *s, const char *prefix)
-{
-    return !strncmp(s, prefix, strlen(prefix));
-}
-
-int lens_timeline_class(const char *n)
-{
-    static const char *const rma[] = {"MPI_Win_", "MPI_Put", "MPI_Get", "MPI_Accumulate",
-                                      "MPI_Raccumulate", "MPI_Rput", "MPI_Rget",
-                                      "MPI_Fetch_and_op", "MPI_Compare_and_swap", NULL};
-    static const char *const coll[] = {
-        "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Allgather",
-        "MPI_Scatter", "MPI_Alltoall", "MPI_Scan", "MPI_Exscan", "MPI_Ibarrier", "MPI_Ibcast",
-        "MPI_Ireduce", "MPI_Iallreduce", "MPI_Igather", "MPI_Iallgather", "MPI_Iscatter",
-        "MPI_Ialltoall", "MPI_Iscan", "MPI_Iexscan", "MPI_Neighbor_", "MPI_Ineighbor_", NULL};
-    static const char *const p2p[] = {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv",
-                                      "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Issend",
-                                      "MPI_Ibsend", "MPI_Irsend", "MPI_Probe", "MPI_Iprobe",
-                                      "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv",
-                                      "MPI_Start", NULL};
-    if (starts(n, "MPI_Wait") || starts(n, "MPI_Test"))
-        return C_WAIT;
-    for (int i = 0; rma[i]; i++)
-        if (starts(n, rma[i]))
-            return C_RMA;
-    for (int i = 0; coll[i]; i++)
-        if (starts(n, coll[i]))
-            return C_COLL;
-    for (int i = 0; p2p[i]; i++)
-        if (starts(n, p2p[i]))
-            return C_P2P;
-    return C_OTHER;
-}
-
-/* ---- where things are in time ---- */
-
-static const char *problem_name(const struct lens_problem_result *r, int lang)
-{
-    return lang == 1 && r->rule->text[1][0] ? r->rule->text[1][0] : r->rule->text[0][0];
-}
-
-/* First call of rank k ending at or after t0 (calls do not overlap, so leaves are sorted). */
-static uint32_t first_call(const struct lens_trace_rank *k, double t0)
-{
-    uint32_t lo = 0, hi = k->ncalls;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (k->calls[mid].leave < t0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* One past the last call of rank k entered at or before t1. */
-static uint32_t end_call(const struct lens_trace_rank *k, double t1)
-{
-    uint32_t lo = 0, hi = k->ncalls;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (k->calls[mid].enter <= t1)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The wasted span of a charged call: completion problems end with the call (time after the
- * first process could leave), every other rule waits from the call's enter. */
-static void charge_span(const struct lens_trace *t, const struct lens_problem_result *r,
-                        int32_t rank, uint32_t call, double sec, double *a, double *b)
-{
-    const struct lens_trace_call *c = &t->ranks[rank].calls[call];
-    size_t n = strlen(r->rule->id);
-    if (n >= 11 && !strcmp(r->rule->id + n - 11, "_completion")) {
-        *a = c->leave - sec;
-        *b = c->leave;
-    } else {
-        *a = c->enter;
-        *b = c->enter + sec;
-    }
-}
-
-/* The call of a top instance (matched by its enter time); LENS_NONE when not found. */
-static uint32_t top_call(const struct lens_trace *t, const struct lens_problem_instance *x)
-{
-    if (x->rank < 0 || x->rank >= t->nranks)
-        return LENS_NONE;
-    const struct lens_trace_rank *k = &t->ranks[x->rank];
-    uint32_t lo = 0, hi = k->ncalls;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (k->calls[mid].enter < x->time)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < k->ncalls && k->calls[lo].enter == x->time ? lo : LENS_NONE;
-}
-
-static void trace_range(const struct lens_trace *t, double *lo, double *hi)
-{
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (int r = 0; r < t->nranks; r++) {
-        const struct lens_trace_rank *k = &t->ranks[r];
-        if (!k->ncalls)
-            continue;
-        *lo = fmin(*lo, fmin(k->t_first, k->calls[0].enter));
-        *hi = fmax(*hi, fmax(k->t_last, k->calls[k->ncalls - 1].leave));
-    }
-}
-
-static size_t count_calls(const struct lens_trace *t, const struct lens_timeline_window *w)
-{
-    size_t n = 0;
-    for (int r = w->lane0; r < w->lane0 + w->nlanes; r++) {
-        const struct lens_trace_rank *k = &t->ranks[r];
-        uint32_t a = first_call(k, w->t0), b = end_call(k, w->t1);
-        n += b > a ? b - a : 0;
-    }
-    return n;
-}
-
-/* Calls f(ctx, result, rank, call, seconds, span a, span b) for every instance of a drawn rank
- * overlapping the window; from the kept charges when there are, else the top instances. */
-typedef void (*instance_fn)(void *ctx, const struct lens_problem_result *r, int32_t rank,
-                            uint32_t call, double a, double b);
-
-static void each_instance(const struct lens_timeline_src *s, const struct lens_timeline_window *w,
-                          instance_fn f, void *ctx)
-{
-    const struct lens_trace *t = s->t;
-    for (int i = 0; s->p && i < s->p->nres; i++) {
-        const struct lens_problem_result *r = &s->p->res[i];
-        double a, b;
-        if (r->total_s <= 0)
-            continue;
-        if (!r->charges) {
-            for (int k = 0; k < r->ntop; k++) {
-                uint32_t c = top_call(t, &r->top[k]);
-                int32_t rank = r->top[k].rank;
-                if (c == LENS_NONE || rank < w->lane0 || rank >= w->lane0 + w->nlanes)
-                    continue;
-                charge_span(t, r, rank, c, r->top[k].seconds, &a, &b);
-                if (b >= w->t0 && a <= w->t1)
-                    f(ctx, r, rank, c, a, b);
-            }
-            continue;
-        }
-        for (int32_t rank = w->lane0; rank < w->lane0 + w->nlanes; rank++) {
-            const struct lens_trace_rank *k = &t->ranks[rank];
-            uint32_t c0 = first_call(k, w->t0), c1 = end_call(k, w->t1);
-            /* lower bound of (rank, c0) in charges ordered by rank then call */
-            size_t lo = 0, hi = r->ncharges;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                const struct lens_problem_charge *m = &r->charges[mid];
-                if (m->rank < rank || (m->rank == rank && m->call < c0))
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            for (; lo < r->ncharges && r->charges[lo].rank == rank && r->charges[lo].call < c1;
-                 lo++) {
-                const struct lens_problem_charge *m = &r->charges[lo];
-                charge_span(t, r, rank, m->call, m->seconds, &a, &b);
-                f(ctx, r, rank, m->call, a, b);
-            }
-        }
-    }
-}
-
-static void count_instance(void *ctx, const struct lens_problem_result *r, int32_t rank,
-                           uint32_t call, double a, double b)
-{
-    (void)r, (void)rank, (void)call, (void)a, (void)b;
-    ++*(size_t *)ctx;
-}
-
-/* Messages between drawn ranks whose line (send enter to receive leave) crosses the window:
- * calls f for each (NULL to count only); returns how many. */
-typedef void (*message_fn)(void *ctx, const struct lens_p2p *m, double ts, double tr);
-
-static size_t each_message(const struct lens_timeline_src *s, const struct lens_timeline_window *w,
-                           message_fn f, void *ctx, size_t max)
-{
-    size_t n = 0;
-    const struct lens_trace *t = s->t;
-    for (size_t i = 0; s->ev && i < s->ev->np2p; i++) {
-        const struct lens_p2p *m = &s->ev->p2p[i];
-        if (m->src < w->lane0 || m->src >= w->lane0 + w->nlanes || m->dst < w->lane0 ||
-            m->dst >= w->lane0 + w->nlanes)
-            continue;
-        double ts = t->ranks[m->src].calls[m->send_call].enter;
-        double tr = t->ranks[m->dst].calls[m->recv_done].leave;
-        if (ts > w->t1 || tr < w->t0)
-            continue;
-        if (f && n < max)
-            f(ctx, m, ts, tr);
-        n++;
-    }
-    return n;
-}
-
-/* ---- choosing the window ---- */
-
-/* The worst instance of result r (its largest top instance): rank, call, span. */
-static int worst_of(const struct lens_trace *t, const struct lens_problem_result *r,
-                    int32_t *rank, uint32_t *call, double *sec)
-{
-    for (int k = 0; k < r->ntop; k++) {
-        uint32_t c = top_call(t, &r->top[k]);
-        if (c != LENS_NONE) {
-            *rank = r->top[k].rank, *call = c, *sec = r->top[k].seconds;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static void choose_lanes(const struct lens_trace *t, const struct lens_timeline_opts *o,
-                         int32_t centre, struct lens_timeline_window *w)
-{
-    int max = o->max_lanes > 0 ? o->max_lanes : 64;
-    w->lane0 = 0;
-    w->nlanes = t->nranks;
-    if (t->nranks > max) {
-        int c = centre >= 0 ? centre : 0;
-        w->lane0 = c - max / 2;
-        if (w->lane0 < 0)
-            w->lane0 = 0;
-        if (w->lane0 + max > t->nranks)
-            w->lane0 = t->nranks - max;
-        w->nlanes = max;
-    }
-}
-
-int lens_timeline_select(const struct lens_timeline_src *s, const struct lens_timeline_opts *o,
-                         struct lens_timeline_window *w, struct lens_err *e)
-{
-    const struct lens_trace *t = s->t;
-    memset(w, 0, sizeof *w);
-    w->problem = -1;
-    w->rank = -1;
-    double lo, hi;
-    trace_range(t, &lo, &hi);
-    if (!(lo <= hi))
-        return lens_err_set(e, LENS_EINVAL, "timeline: the trace holds no MPI call");
-    const struct lens_problems *p = s->p;
-    int want = -1;
-    if (o->problem) {
-        for (int i = 0; p && i < p->nres && want < 0; i++)
-            if (!strcmp(p->res[i].rule->id, o->problem))
-                want = i;
-        if (want < 0)
-            return lens_err_set(e, LENS_EINVAL, "timeline: unknown problem '%s'", o->problem);
-        if (p->res[want].total_s <= 0)
-            return lens_err_set(e, LENS_EINVAL, "timeline: problem '%s' has no instance in the "
-                                "trace", o->problem);
-    }
-    /* the worst instance: of the wanted problem, else the largest over all problems */
-    int32_t rank = -1;
-    uint32_t call = 0;
-    double sec = -1;
-    for (int i = 0; p && i < p->nres; i++) {
-        int32_t r1;
-        uint32_t c1;
-        double s1;
-        if ((want < 0 || i == want) && p->res[i].total_s > 0 && worst_of(t, &p->res[i], &r1, &c1,
-                                                                         &s1) && s1 > sec) {
-            rank = r1, call = c1, sec = s1;
-            w->problem = i;
-        }
-    }
-    if (rank >= 0) {
-        w->rank = rank;
-        w->call = call;
-        charge_span(t, &p->res[w->problem], rank, call, sec, &w->time, &w->seconds);
-        w->seconds = sec;
-    }
-    choose_lanes(t, o, rank, w);
-    if (o->t1 > o->t0) {
-        if (o->t1 < lo || o->t0 > hi)
-            return lens_err_set(e, LENS_EINVAL, "timeline: window %.6f-%.6f s lies outside the "
-                                "trace (%.6f-%.6f s)", o->t0, o->t1, lo, hi);
-        w->t0 = o->t0;
-        w->t1 = o->t1;
-    } else if (o->t0 != 0 || o->t1 != 0) {
-        return lens_err_set(e, LENS_EINVAL, "timeline: window end %.6f s is not after its start "
-                            "%.6f s", o->t1, o->t0);
-    } else if (rank < 0) {
-        w->t0 = lo;
-        w->t1 = fmin(hi, lo + 1.0);
-    } else {
-        /* the charged call with its own length of context on each side, narrowed towards
-         * the call while the window would hold more than max_calls calls */
-        const struct lens_trace_call *c = &t->ranks[rank].calls[call];
-        double len = c->leave - c->enter, margin = fmax(1.5 * len, MIN_MARGIN);
-        size_t max = o->max_calls ? o->max_calls : 4000;
-        for (int k = 0; k < 40; k++) {
-            w->t0 = fmax(lo, c->enter - margin);
-            w->t1 = fmin(hi, c->leave + margin);
-            if (count_calls(t, w) <= max)
-                break;
-            margin *= 0.5;
-        }
-        if (w->t1 <= w->t0) /* a zero-length call in a zero-length trace */
-            w->t1 = w->t0 + MIN_MARGIN;
-    }
-    w->ncalls = count_calls(t, w);
-    w->nmessages_all = each_message(s, w, NULL, NULL, 0);
-    size_t maxm = o->max_messages ? o->max_messages : 2000;
-    w->nmessages = w->nmessages_all < maxm ? w->nmessages_all : maxm;
-    each_instance(s, w, count_instance, &w->ninstances);
-    return LENS_OK;
-}
-
 /* ---- drawing ---- */
 
 struct layout {
@@ -378,6 +78,7 @@ struct layout {
     double fs;             /* base font size */
     double *labels;        /* per lane: MAXLAB placed label intervals [x0, x1] */
     int *nlabels;          /* per lane: how many */
+    double *marks;         /* per lane: pixel column of the last narrow instance mark */
     int pass;              /* instances: 0 shading and centred label, 1 other labels */
 };
 
@@ -415,7 +116,7 @@ static void fill_rect(cairo_t *cr, double x0, double x1, double y, double h)
 static void flush_run(cairo_t *cr, double x0, double x1, const double *best, double y, double h)
 {
     int m = 0;
-    for (int j = 1; j < NCLASS; j++)
+    for (int j = 1; j < LENS_TL_NCLASS; j++)
         if (best[j] > best[m])
             m = j;
     set_rgb(cr, class_rgb[m]);
@@ -446,13 +147,13 @@ static void draw_lane(const struct layout *L, int32_t rank, const unsigned char 
         set_rgb(cr, comp_rgb);
         fill_rect(cr, xof(L, a), xof(L, b), by, bh);
     }
-    uint32_t c0 = first_call(k, L->w->t0), c1 = end_call(k, L->w->t1);
-    double run0 = 0, run1 = 0, best[NCLASS];
+    uint32_t c0 = lens_timeline_first_call(k, L->w->t0), c1 = lens_timeline_end_call(k, L->w->t1);
+    double run0 = 0, run1 = 0, best[LENS_TL_NCLASS];
     int have = 0; /* a run of sub-pixel calls is pending */
     for (uint32_t i = c0; i < c1; i++) {
         const struct lens_trace_call *q = &k->calls[i];
         double x0 = xof(L, fmax(q->enter, L->w->t0)), x1 = xof(L, fmin(q->leave, L->w->t1));
-        int c = q->region < L->s->t->nregions ? cls[q->region] : C_OTHER, tiny = x1 - x0 < 1;
+        int c = q->region < L->s->t->nregions ? cls[q->region] : LENS_TL_OTHER, tiny = x1 - x0 < 1;
         if (have && tiny && x0 - run1 < 1) {
             run1 = fmax(run1, x1);
             best[c] += x1 - x0 + 1e-9;
@@ -506,12 +207,23 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
     cairo_t *cr = L->cr;
     int centred = is_centred(L, r, rank, call);
     double x0 = xof(L, fmax(a, L->w->t0)), x1 = xof(L, fmin(b, L->w->t1));
+    double by, bh, th = centred ? 3.5 : 2.0;
+    bar_box(L, rank, &by, &bh);
+    if (x1 - x0 < 2 && !centred) {
+        /* a narrow instance is a solid mark; one per pixel column and lane is enough */
+        double *last = &L->marks[rank - L->w->lane0];
+        if (L->pass == 1 || floor(x0) == *last)
+            return;
+        *last = floor(x0);
+        set_rgb(cr, prob_rgb);
+        cairo_rectangle(cr, floor(x0), by - th, 1.5, bh + th);
+        cairo_fill(cr);
+        return;
+    }
     if (x1 - x0 < 1.5) {
         double m = 0.5 * (x0 + x1);
         x0 = m - 0.75, x1 = m + 0.75;
     }
-    double by, bh, th = centred ? 3.5 : 2.0;
-    bar_box(L, rank, &by, &bh);
     if (L->pass == 0) {
         cairo_set_source_rgba(cr, 1, 1, 1, 0.35); /* lighten what is below, then hatch */
         cairo_rectangle(cr, x0, by, x1 - x0, bh);
@@ -525,7 +237,7 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
         return;
     char label[160], dur[32];
     duration(b - a, dur, sizeof dur);
-    snprintf(label, sizeof label, "%s %s", problem_name(r, L->o->lang), dur);
+    snprintf(label, sizeof label, "%s %s", lens_timeline_problem_name(r, L->o->lang), dur);
     cairo_set_font_size(cr, 0.85 * L->fs);
     double tw = lens_figure_text_width(cr, label), lx = fmax(x0, L->px + 2);
     if (lx + tw > L->px + L->pw - 2)
@@ -570,27 +282,25 @@ static void draw_message(void *ctx, const struct lens_p2p *m, double ts, double 
 
 static void draw_legend(const struct layout *L, double x, double y)
 {
-    static const char *const names[NCLASS + 3] = {"computation", "point-to-point", "collective",
-                                                  "one-sided", "wait/test", "other MPI",
-                                                  "message", "problem instance"};
+    const char *const *names = words[L->o->lang == 1];
     cairo_t *cr = L->cr;
     /* one row: the font shrinks until every entry fits the plot's width */
     double fs = 0.9 * L->fs, total = 0;
     cairo_set_font_size(cr, fs);
-    for (int i = 0; i < NCLASS + 3; i++)
+    for (int i = 0; i < LENS_TL_NCLASS + 3; i++)
         total += 1.44 * L->fs + 4 + lens_figure_text_width(cr, names[i]) + 1.2 * L->fs;
     double k = total > L->pw ? L->pw / total : 1;
     cairo_set_font_size(cr, fs * k);
     double sw = 1.3 * L->fs * k, sh = 0.8 * L->fs * k;
-    for (int i = -1; i < NCLASS + 2; i++) {
+    for (int i = -1; i < LENS_TL_NCLASS + 2; i++) {
         const char *name = names[i + 1];
-        if (i == NCLASS) { /* a horizontal line: not counted as a message */
+        if (i == LENS_TL_NCLASS) { /* a horizontal line: not counted as a message */
             set_rgb(cr, msg_rgb);
             cairo_set_line_width(cr, 1.1);
             cairo_move_to(cr, x, y + 0.5 * sh);
             cairo_line_to(cr, x + sw, y + 0.5 * sh);
             cairo_stroke(cr);
-        } else if (i == NCLASS + 1) {
+        } else if (i == LENS_TL_NCLASS + 1) {
             set_rgb(cr, comp_rgb);
             cairo_rectangle(cr, x, y, sw, sh);
             cairo_fill(cr);
@@ -637,8 +347,7 @@ static void draw_axis(const struct layout *L)
     cairo_line_to(cr, L->px + L->pw, yb + 0.5);
     cairo_stroke(cr);
     char label[160];
-    snprintf(label, sizeof label, "time since the window start [ms]; the window starts %.3f ms "
-             "into the trace", L->w->t0 * 1e3);
+    snprintf(label, sizeof label, word(L->o, S_AXIS), L->w->t0 * 1e3);
     lens_figure_text(cr, L->px + 0.5 * L->pw, yb + 8 + 1.3 * L->fs, label, 0.5, 0, 0);
 }
 
@@ -652,17 +361,15 @@ static void titles(const struct layout *L, char *title, size_t tn, char *sub, si
         const struct lens_problem_result *r = &L->s->p->res[w->problem];
         const struct lens_trace_call *c = &L->s->t->ranks[w->rank].calls[w->call];
         duration(w->seconds, a, sizeof a);
-        snprintf(title, tn, "%s on rank %d: %s lost in %s at %.3f ms", problem_name(r, L->o->lang),
+        snprintf(title, tn, word(L->o, S_TITLE), lens_timeline_problem_name(r, L->o->lang),
                  w->rank, a, lens_trace_region_name(L->s->t, c->region),
                  w->time * 1e3);
     } else {
-        snprintf(title, tn, "Timeline of %d rank(s)", L->s->t->nranks);
+        snprintf(title, tn, word(L->o, S_PLAIN), L->s->t->nranks);
     }
     duration(w->t1 - w->t0, b, sizeof b);
-    snprintf(sub, sn, "window of %s; ranks %d-%d of %d; %zu MPI calls, %zu messages%s, "
-             "%zu problem instances",
-             b, w->lane0, w->lane0 + w->nlanes - 1, L->s->t->nranks, w->ncalls, w->nmessages_all,
-             w->nmessages < w->nmessages_all ? " (not all drawn)" : "", w->ninstances);
+    snprintf(sub, sn, word(L->o, S_SUB), b, w->lane0, w->lane0 + w->nlanes - 1, L->s->t->nranks, w->ncalls, w->nmessages_all,
+             w->nmessages < w->nmessages_all ? word(L->o, S_PARTIAL) : "", w->ninstances);
 }
 
 int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double height,
@@ -677,7 +384,9 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
     unsigned char *cls = lens_malloc(s->t->nregions + 1);
     double *labels = lens_calloc((size_t)w->nlanes * 2 * MAXLAB, sizeof *labels);
     int *nlabels = lens_calloc((size_t)w->nlanes, sizeof *nlabels);
-    if (!cls || !labels || !nlabels) {
+    double *marks = lens_malloc((size_t)w->nlanes * sizeof *marks);
+    if (!cls || !labels || !nlabels || !marks) {
+        lens_free(marks);
         lens_free(labels);
         lens_free(nlabels);
         lens_free(cls);
@@ -691,9 +400,12 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
         lens_free(cls);
         lens_free(labels);
         lens_free(nlabels);
+        lens_free(marks);
         return rc;
     }
-    struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, 0};
+    for (int i = 0; i < w->nlanes; i++)
+        marks[i] = -1e9;
+    struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, marks, 0};
     L.fs = o->font_size > 0 ? o->font_size : fmin(16, fmax(9, width / 95));
     cairo_save(cr);
     cairo_translate(cr, x, y);
@@ -711,7 +423,7 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
     cairo_set_font_size(cr, 0.95 * L.fs);
     lens_figure_text(cr, 0.5 * width, 2.4 * L.fs, sub, 0.5, 0, 0);
     cairo_set_font_size(cr, 0.9 * L.fs);
-    snprintf(lab, sizeof lab, "rank %d", w->lane0 + w->nlanes - 1);
+    snprintf(lab, sizeof lab, word(o, S_RANK), w->lane0 + w->nlanes - 1);
     L.px = lens_figure_text_width(cr, lab) + 1.4 * L.fs;
     L.pw = width - L.px - 1.2 * L.fs;
     L.py = 6.2 * L.fs;
@@ -731,22 +443,23 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
             continue;
         double by, bh;
         bar_box(&L, r, &by, &bh);
-        snprintf(lab, sizeof lab, "rank %d", r);
+        snprintf(lab, sizeof lab, word(o, S_RANK), r);
         lens_figure_text(cr, L.px - 0.5 * L.fs, by + 0.5 * bh, lab, 1, 0.5, 0);
     }
     cairo_save(cr);
     cairo_rectangle(cr, L.px, L.py - 1.5 * L.fs, L.pw, L.ph + 1.5 * L.fs);
     cairo_clip(cr);
-    each_instance(s, w, draw_instance, &L);
+    lens_timeline_each_instance(s, w, draw_instance, &L);
     L.pass = 1;
-    each_instance(s, w, draw_instance, &L);
-    each_message(s, w, draw_message, &L, w->nmessages);
+    lens_timeline_each_instance(s, w, draw_instance, &L);
+    lens_timeline_each_message(s, w, draw_message, &L, w->nmessages);
     cairo_restore(cr);
     cairo_restore(cr);
     cairo_font_face_destroy(face);
     lens_free(cls);
     lens_free(labels);
     lens_free(nlabels);
+    lens_free(marks);
     return lens_figure_status(cr, "timeline", e);
 }
 

@@ -47,7 +47,9 @@ struct lens_timeline_window {
     int problem;            /* index into p->res of the centred instance's problem, -1: none */
     int32_t rank;           /* the centred instance: charged rank (-1: none) */
     uint32_t call;          /* its call on that rank (index into lens_trace_rank.calls) */
-    double time, seconds;   /* its span [time, time + seconds] (seconds of trace time) */
+    double time, seconds;   /* its wasted span [time, time + seconds], seconds of trace time:
+                               from the call's enter, or up to its leave for the rules whose
+                               id ends in "_completion" */
     int lane0, nlanes;      /* ranks lane0 .. lane0 + nlanes - 1 are drawn */
     size_t ncalls;          /* MPI calls overlapping the window on the drawn ranks */
     size_t nmessages;       /* message lines drawn (at most max_messages) */
@@ -55,12 +57,13 @@ struct lens_timeline_window {
     size_t ninstances;      /* problem instances overlapping the window on the drawn ranks */
 };
 
-/* Chooses the window: o->t0/t1 when given (checked against the trace), else the span of the
- * worst instance (of o->problem when set) widened by its own length on each side (at least
- * 1 ms, at least a tenth of the trace) and clipped to the trace, then narrowed towards the
- * instance while more than max_calls calls would show. A trace without instances gets its
- * first second. Errors: LENS_EINVAL (a window outside the trace or t1 <= t0 given, an unknown
- * problem id, a problem with no instance, no MPI call in the trace). */
+/* Chooses the window: o->t0/t1 when given (checked against the trace; the centred instance
+ * is then the largest one overlapping it, if any), else the charged call of the worst
+ * instance (of o->problem when set) widened by 1.5 times its length on each side (at least
+ * 1 ms) and clipped to the trace, then narrowed towards the call while more than max_calls
+ * calls would show. A trace without instances gets its first second. Errors: LENS_EINVAL (a
+ * window outside the trace or t1 <= t0 given, an unknown problem id, a problem with no
+ * instance, no MPI call in the trace). */
 int lens_timeline_select(const struct lens_timeline_src *s, const struct lens_timeline_opts *o,
                          struct lens_timeline_window *w, struct lens_err *e);
 
@@ -85,8 +88,12 @@ int lens_timeline_png_mem(const struct lens_timeline_src *s, const struct lens_t
                           const struct lens_timeline_window *w, unsigned char **buf, size_t *len,
                           struct lens_err *e);
 
-/* Class of an MPI function by name, for colours and legends: 0 point-to-point, 1 collective,
- * 2 one-sided, 3 wait/test, 4 other (Init, Finalize, communicators). */
+/* Class of an MPI function by name, for colours and legends. */
+enum lens_timeline_class {
+    LENS_TL_P2P = 0, LENS_TL_COLL, LENS_TL_RMA, LENS_TL_WAIT, /* Wait/Test family */
+    LENS_TL_OTHER, /* Init, Finalize, communicators, ... */
+    LENS_TL_NCLASS
+};
 int lens_timeline_class(const char *mpi_name);
 
 #endif

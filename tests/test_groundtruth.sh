@@ -128,6 +128,29 @@ for shape in "64 2 4 2 4211 0" "72 3 6 2 907 0.03" "128 2 8 2 5151 0" "96 4 8 3 
     done
 done
 
+# mpilens cluster's own cut (--cut K) at the number of nodes gives the nodes too, and its host
+# column is the truth's host
+for name in clean64 clean72 clean128 clean96; do
+    k=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"])' "$TMP/$name/t.json")
+    "$BIN/mpilens" cluster "$TMP/$name/n" --method average --cut "$k" --clusters "$TMP/$name.cut.csv" 2>/dev/null
+done
+got=$($PY - "$TMP" clean64 clean72 clean128 clean96 <<'PYEOF'
+import csv, json, sys
+from sklearn.metrics import adjusted_rand_score
+out = []
+for name in sys.argv[2:]:
+    t = json.load(open("%s/%s/t.json" % (sys.argv[1], name)))
+    rows = list(csv.DictReader(open("%s/%s.cut.csv" % (sys.argv[1], name))))
+    pl = t["placement"]
+    ok = [int(r["rank"]) for r in rows] == list(range(t["procs"]))
+    ok = ok and all(r["host"] == pl[int(r["rank"])]["host"] for r in rows)
+    ari = adjusted_rand_score([p["node"] for p in pl], [int(r["cluster"]) for r in rows])
+    out.append("%s=%s" % (name, "1" if ok and ari == 1.0 else "ari %.4f hosts %s" % (ari, ok)))
+print(" ".join(out))
+PYEOF
+)
+check_eq "cluster --cut NODES gives the nodes" "$got" "clean64=1 clean72=1 clean128=1 clean96=1"
+
 # --- faulty machines: the faults are found exactly, the nodes still come back ---------------
 # procs switches nodes sockets seed slow-node bad-link asym-pair spikes
 for shape in "32 2 4 2 11 1 3,20 7,30 0" "36 3 6 2 12 4 0,35 8,9 0" "64 2 8 2 13 5 9,40 12,33 0.02"; do

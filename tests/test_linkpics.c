@@ -13,6 +13,7 @@
 #include "../render/slices.h"
 #include "lens_test.h"
 
+#include <cairo-pdf.h>
 #include <cairo.h>
 #include <dirent.h>
 #include <math.h>
@@ -483,11 +484,30 @@ static void test_slices(void)
     lens_free(mem);
     free(file);
 
-    /* the one-call form and its summary */
+    /* from the cube written to disk and streamed back: the same slices; the one-call form */
+    char *prefix = tpath("n");
+    struct lens_cube_stream *in = NULL;
+    LENS_TEST(lens_cube_write(c, prefix, NULL, &e) == LENS_OK, "cube write: %s", e.msg);
+    LENS_TEST(lens_cube_stream_open(prefix, &in, &e) == LENS_OK, "stream open: %s", e.msg);
+    struct lens_slices *fs = NULL;
+    LENS_TEST(in && lens_slices_from_stream(in, LENS_STAT_MEDIAN, p[LENS_STAT_MEDIAN], w2, 3, &fs, &e) == LENS_OK,
+              "from_stream: %s", e.msg);
+    LENS_TEST(fs && fs->n == 3 && !memcmp(fs->orig, s->orig, sizeof(double) * 3 * P * P) &&
+                  !memcmp(fs->dec, s->dec, sizeof(double) * 3 * P * P) && fs->err_max[2] == s->err_max[2],
+              "streamed slices equal the in-memory ones");
+    lens_slices_free(fs);
     char sum[512];
-    LENS_TEST(lens_slices_plot_packed(tpath("pp.png"), c, p, w2, 3, FONT, sum, sizeof sum, &e) == LENS_OK,
-              "plot_packed: %s", e.msg);
+    LENS_TEST(in && lens_slices_plot_stream(tpath("pp.png"), in, p, w2, 3, FONT, sum, sizeof sum, &e) == LENS_OK,
+              "plot_stream: %s", e.msg);
     LENS_TEST(strstr(sum, "median: 0 B max error") && strstr(sum, "; 6000 B max error"), "summary: %s", sum);
+    LENS_TEST(in && lens_slices_plot_stream(tpath("none.png"), in, (struct lens_packed *[LENS_STAT_COUNT]){NULL}, NULL,
+                                            0, FONT, NULL, 0, &e) == LENS_EINVAL &&
+                  strstr(e.msg, "none.png"),
+              "nothing packed: %s", e.msg);
+    LENS_TEST(in && lens_slices_from_stream(in, LENS_STAT_MIN, p[LENS_STAT_MEDIAN], NULL, 0, &fs, &e) == LENS_EINVAL &&
+                  strstr(e.msg, "min"),
+              "statistic not in the stream: %s", e.msg);
+    lens_cube_stream_close(in);
 
     /* errors */
     char *bad = tpath("s.gif");
@@ -503,10 +523,6 @@ static void test_slices(void)
     LENS_TEST(lens_slices_from_packed(c, LENS_STAT_AVERAGE, p[LENS_STAT_MEDIAN], NULL, 0, &s2, &e) == LENS_EINVAL &&
                   strstr(e.msg, "average"),
               "absent statistic: %s", e.msg);
-    LENS_TEST(lens_slices_plot_packed(tpath("none.png"), c, (struct lens_packed *[LENS_STAT_COUNT]){NULL}, NULL, 0,
-                                      FONT, NULL, 0, &e) == LENS_EINVAL &&
-                  strstr(e.msg, "none.png"),
-              "nothing packed: %s", e.msg);
     LENS_TEST(leftovers() == 0, "no temporary files left");
     /* every allocation failing in turn */
     int clean = 1;
@@ -526,6 +542,47 @@ static void test_slices(void)
     lens_cube_free(c);
 }
 
+static cairo_status_t count_bytes(void *closure, const unsigned char *data, unsigned int len)
+{
+    (void)data;
+    *(size_t *)closure += len;
+    return CAIRO_STATUS_SUCCESS;
+}
+
+/* All three figures drawn side by side into boxes of one PDF page (vector cells for the map). */
+static void test_pdf(void)
+{
+    struct lens_err e;
+    lens_err_clear(&e);
+    size_t bytes = 0;
+    cairo_surface_t *pdf = cairo_pdf_surface_create_for_stream(count_bytes, &bytes, 1800, 700);
+    cairo_t *cr = cairo_create(pdf);
+    struct lens_links *r = fake_links(12, 4, 5);
+    struct lens_cube *c = make_cube(12, 5);
+    struct lens_slices *s = NULL;
+    LENS_TEST(lens_slices_new(&s, 12, 2, &e) == LENS_OK, "slices_new: %s", e.msg);
+    for (int t = 0; s && t < 2; t++) {
+        s->lengths[t] = t * 4000;
+        for (int q = 0; q < 144; q++) {
+            s->orig[t * 144 + q] = c->data[LENS_STAT_MEDIAN][t * 4 * 144 + q];
+            s->dec[t * 144 + q] = s->orig[t * 144 + q] * (1 + 0.01 * ((q * 7) % 5 - 2));
+        }
+    }
+    if (s)
+        lens_slices_measure(s);
+    LENS_TEST(s && s->err_max[1] > 0.0199 && s->err_max[1] < 0.0201, "measure: 2%% off at most");
+    LENS_TEST(lens_linkmap_draw(cr, 0, 0, 700, 500, r, NULL, &e) == LENS_OK, "pdf map: %s", e.msg);
+    LENS_TEST(lens_linkcurves_draw(cr, 700, 0, 600, 400, r, NULL, &e) == LENS_OK, "pdf curves: %s", e.msg);
+    LENS_TEST(lens_slices_draw(cr, 1300, 0, 500, 700, s, NULL, &e) == LENS_OK, "pdf slices: %s", e.msg);
+    cairo_destroy(cr);
+    cairo_surface_finish(pdf);
+    LENS_TEST(cairo_surface_status(pdf) == CAIRO_STATUS_SUCCESS && bytes > 1000, "pdf written (%zu bytes)", bytes);
+    cairo_surface_destroy(pdf);
+    lens_slices_free(s);
+    lens_cube_free(c);
+    fake_free(r);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "%s/mpilens-linkpics.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -536,6 +593,7 @@ int main(void)
     test_map();
     test_map_errors();
     test_slices();
+    test_pdf();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

@@ -240,6 +240,17 @@ static void nc_values(void)
     LENS_TEST(lens_p2pfile_read(prefix, &f, &e) == LENS_EIO && strstr(e.msg, "nothing_p2p.nc nor") && !f,
               "missing prefix: %s", e.msg);
     LENS_TEST(lens_p2pfile_read("", &f, &e) == LENS_EINVAL, "empty input");
+    LENS_TEST(!lens_p2pfile_detect(prefix) && !lens_p2pfile_detect("") && !lens_p2pfile_detect(NULL), "detect: none");
+    snprintf(prefix, sizeof prefix, "%s/c", dir);
+    LENS_TEST(lens_p2pfile_detect(prefix), "detect: prefix with a CSV");
+    snprintf(prefix, sizeof prefix, "%s/g", dir);
+    LENS_TEST(lens_p2pfile_detect(prefix), "detect: prefix with a .nc");
+    snprintf(prefix, sizeof prefix, "%s/g_p2p.nc", dir);
+    LENS_TEST(lens_p2pfile_detect(prefix), "detect: the .nc by name");
+    snprintf(prefix, sizeof prefix, "%s/two.csv", dir);
+    LENS_TEST(!lens_p2pfile_detect(prefix), "detect: a CSV not named _p2p.csv");
+    snprintf(prefix, sizeof prefix, "%s/gone_p2p.csv", dir);
+    LENS_TEST(!lens_p2pfile_detect(prefix), "detect: a missing _p2p.csv");
 
     write_nc("nolat.nc", NC_NO_LATENCY);
     fails("nolat.nc", LENS_EFORMAT, "no variable 'latency_median_s'");

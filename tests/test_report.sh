@@ -74,10 +74,10 @@ for len_ in (0, 2048, 4096):
     w, h = struct.unpack(">II", b[16:24]); assert (w, h) == (900, 560), (w, h)
     ET.parse(sys.argv[1] + "/heatmap_median_%dB.svg" % len_)
 ' "$TMP/fig"
-# 3 heatmaps and the heatmap in tree order
-check_eq "images embedded" "$(pdfimages -list "$TMP/one.pdf" 2>/dev/null | awk 'NR > 2' | wc -l)" 4
+# 3 heatmaps; dendrogram, heatmap in tree order, NJ tree, link map and link curves
+check_eq "images embedded" "$(pdfimages -list "$TMP/one.pdf" 2>/dev/null | awk 'NR > 2' | wc -l)" 8
 
-# bookmarks: input, its parameters on the title page, 5 sections, link clusters and 4 figures; titles are
+# bookmarks: input, its parameters on the title page, 5 sections, link clusters and 8 figures; titles are
 # UTF-16 strings in uncompressed outline dictionaries
 outl=$($PY - "$TMP/one.pdf" <<'EOF'
 import re, sys
@@ -87,9 +87,10 @@ for h in re.findall(rb"/Title <FEFF([0-9A-F]*)>", raw):
     print(bytes.fromhex(h.decode()).decode("utf-16-be"))
 EOF
 )
-check_eq "outline entries" "$(printf '%s\n' "$outl" | head -n 1)" 12
+check_eq "outline entries" "$(printf '%s\n' "$outl" | head -n 1)" 16
 for b in "Summary" "Structure of the machine" "Link clusters" "Anomalies" "Heatmaps" "Data quality" \
-    "median delay, 0 B" "median delay, 4096 B" "median delay in tree order" "Input 1: $ONE"; do
+    "median delay, 0 B" "median delay, 4096 B" "median delay in tree order" "Tree of the processes" \
+    "Neighbor-joining tree" "Links by cluster" "Delay of each link cluster" "Input 1: $ONE"; do
     has_line "bookmark '$b'" "$outl" "^$b\$"
 done
 
@@ -140,7 +141,7 @@ check_eq "two summaries" "$(printf '%s\n' "$t" | grep -c '^Summary$')" 2
 check_eq "two data quality sections" "$(printf '%s\n' "$t" | grep -c '^Data quality$')" 2
 check "figures of input 2 named by input" test -s "$TMP/fig2/input2_heatmap_median_900B.png"
 check "tree-order heatmap of input 1" test -s "$TMP/fig2/input1_structure_heatmap.svg"
-check_eq "figure count" "$(ls "$TMP/fig2" | wc -l)" 16
+check_eq "figure count" "$(ls "$TMP/fig2" | wc -l)" 32
 
 # ---- errors: exit status, a message naming the file, nothing written ----
 check_exit "missing input" 1 "$BIN/mpilens" report "$TMP/nothere/network" -o "$TMP/miss.pdf"

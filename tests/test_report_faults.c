@@ -59,9 +59,10 @@ int main(void)
     LENS_TEST(!exists(pdf), "nothing written by the failures");
 
     /* walk the n-th allocation over the whole report: every point up to 150 (template,
-     * placeholders, first page), then every 4th (each run embeds three fonts: keep it fast) */
+     * placeholders, first page), then every 4th, and every 16th past 600 (the structure
+     * section's clustering and figures: each run embeds fonts and eleven figures) */
     int steps = 0, reported = 0, clean = 0;
-    for (long n = 1; n < 20000; n += n < 150 ? 1 : 4, steps++) {
+    for (long n = 1; n < 20000; n += n < 150 ? 1 : n < 600 ? 4 : 16, steps++) {
         lens_err_clear(&e);
         lens_malloc_fail_after(n);
         int rc = lens_report_write(&o, &in, 1, pdf, &e);

@@ -65,7 +65,19 @@ while read -r pair size med mn bw rate; do
 done <"$TMP/ref"
 check_eq "one table row per size and pair" \
     "$(printf '%s\n' "$p2p" | grep -cE '^ *[0-9]+ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +(-|[0-9]+\.[0-9]) +[0-9]+$')" 26
-check_eq "pages" "$(pages "$TMP/both.pdf")" 8
+check_eq "pages" "$(pages "$TMP/both.pdf")" 12
+for m in latency bandwidth msg_rate; do
+    check "figure input2_p2p_$m.png" test -s "$TMP/fig/input2_p2p_$m.png"
+    check "figure input2_p2p_$m.svg" test -s "$TMP/fig/input2_p2p_$m.svg"
+done
+check "p2p figures are 900 x 560 PNGs" $PY -c '
+import sys, struct
+for m in ("latency", "bandwidth", "msg_rate"):
+    b = open(sys.argv[1] + "/input2_p2p_%s.png" % m, "rb").read(24)
+    assert b[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", b[16:24]) == (900, 560), m
+' "$TMP/fig"
+check_match "latency caption" "$t" "Figure [0-9]+: one-way latency L = T / 2c from a ping-pong of 10"
+check_match "bandwidth caption" "$t" "Figure [0-9]+: bandwidth B = k s / T for windows of k = 64"
 
 # deterministic
 check "second run" "$BIN/mpilens" report "$S32" "$TMP/sw/pair" -o "$TMP/both2.pdf"
@@ -77,6 +89,9 @@ t=$(text "$TMP/alone.pdf")
 check_match "alone: p2p section" "$t" "^Tables$"
 check_eq "alone: no cube sections" "$(printf '%s\n' "$t" | grep -cE '^(Summary|Structure of the machine|Anomalies)$')" 0
 check_match "alone: the file named" "$t" "pair_p2p.csv \(CSV\)"
+check_eq "alone: three figures" "$(pdfimages -list "$TMP/alone.pdf" 2>/dev/null | awk 'NR > 2' | wc -l)" 3
+check_eq "alone: figures numbered from 1" "$(printf '%s\n' "$t" | grep -oE '^Figure [0-9]+' | tr '\n' ' ')" \
+    "Figure 1 Figure 2 Figure 3 "
 
 # ---- one PREFIX holding a cube and a sweep gives both ----
 mkdir -p "$TMP/two"

@@ -18,9 +18,14 @@ check "report synth32" "$BIN/mpilens" report "$S32" -o "$TMP/s32.pdf" --figures 
 t=$(text "$TMP/s32.pdf")
 w=$(words "$t")
 check_match "structure sentence" "$w" "4 groups of 8 processes, matching hosts node01\.\.node04: each group is exactly one host"
-check_eq "page count" "$(pages "$TMP/s32.pdf")" 6
-check "tree-order heatmap png" test -s "$TMP/fig/structure_heatmap.png"
-check "tree-order heatmap svg" test -s "$TMP/fig/structure_heatmap.svg"
+check_eq "page count" "$(pages "$TMP/s32.pdf")" 8
+for f in dendrogram structure_heatmap nj_tree link_clusters link_curves; do
+    check "figure $f.png" test -s "$TMP/fig/$f.png"
+    check "figure $f.svg" test -s "$TMP/fig/$f.svg"
+done
+check_match "dendrogram svg names the cut" "$(cat "$TMP/fig/dendrogram.svg")" "4 clusters"
+check_match "dendrogram svg labels host:rank" "$(cat "$TMP/fig/dendrogram.svg")" "node03:17"
+check_match "figure captions numbered" "$t" "Figure 5: the mean curve of each link cluster"
 
 # scipy reference: distances = median over lengths of the median statistic, (A + A^T) / 2;
 # average linkage; the cut rule of docs/report.md (median inside height of the groups
@@ -56,10 +61,10 @@ for j in range(n - 1):
 if best < 1.5:
     bk = 1
 lab = fcluster(Z, bk, "maxclust") if bk > 1 else np.ones(n, int)
-# number groups by their smallest rank, as the report does
+# number groups from 0 by their smallest rank, as the report and the dendrogram do
 order = {}
 for i in range(n):
-    order.setdefault(lab[i], len(order) + 1)
+    order.setdefault(lab[i], len(order))
 print("cut %d %.2f %.3f %.3f" % (bk, best, blo * 1e6, bhi * 1e6))
 for l, g in sorted(order.items(), key=lambda x: x[1]):
     idx = [i for i in range(n) if lab[i] == l]
@@ -78,7 +83,7 @@ check_match "cut ratio as scipy" "$w" "${lo} µs .* ${hi} µs, ${ratio} times hi
 while read -r _ g size ranks; do
     inside=${ranks##* }
     ranks=${ranks% *}
-    check_match "group $g row as scipy" "$t" "^ +$g +$size +$ranks +node0$g \($size\) +$inside$"
+    check_match "group $g row as scipy" "$t" "^ +$g +$size +$ranks +node0$((g + 1)) \($size\) +$inside$"
 done < <(printf '%s\n' "$ref" | grep '^group')
 
 # link clusters: sizes and diameters as `mpilens links` prints them
@@ -130,16 +135,16 @@ rep() { for i in $(seq 1 "$2"); do printf '%s\n' "$1"; done; }
 variant two $(rep sw-a 16) $(rep sw-b 16)
 check "report two hosts" "$BIN/mpilens" report "$TMP/two/network" -o "$TMP/two.pdf"
 check_match "hosts split into groups" "$(words "$(text "$TMP/two.pdf")")" \
-    "4 groups of 8 processes; each group lies inside one host and the hosts are split \(host: groups\): sw-a: 1, 2; sw-b: 3, 4\."
+    "4 groups of 8 processes; each group lies inside one host and the hosts are split \(host: groups\): sw-a: 0, 1; sw-b: 2, 3\."
 variant eight $(for h in 1 2 3 4 5 6 7 8; do rep "c$h" 4; done)
 check "report eight hosts" "$BIN/mpilens" report "$TMP/eight/network" -o "$TMP/eight.pdf"
 check_match "groups of whole hosts" "$(words "$(text "$TMP/eight.pdf")")" \
-    "4 groups of 8 processes; each group is a set of whole hosts \(group: hosts\): 1: c1, c2; 2: c3, c4; 3: c5, c6; 4: c7, c8\."
+    "4 groups of 8 processes; each group is a set of whole hosts \(group: hosts\): 0: c1, c2; 1: c3, c4; 2: c5, c6; 3: c7, c8\."
 # hosts that cut across the groups: ranks 4-11 on one host
 variant mixed $(rep x1 4) $(rep x2 8) $(rep x3 4) $(rep x4 16)
 check "report mixed hosts" "$BIN/mpilens" report "$TMP/mixed/network" -o "$TMP/mixed.pdf"
 check_match "mixed words" "$(words "$(text "$TMP/mixed.pdf")")" \
-    "4 groups of 8 processes that do not follow the hosts\. Groups spanning several hosts \(group: hosts\): 1: x1, x2; 2: x2, x3\. Hosts split over several groups \(host: groups\): x2: 1, 2; x4: 3, 4\."
+    "4 groups of 8 processes that do not follow the hosts\. Groups spanning several hosts \(group: hosts\): 0: x1, x2; 1: x2, x3\. Hosts split over several groups \(host: groups\): x2: 0, 1; x4: 2, 3\."
 
 # ---- 16 nodes on one flat level: the cut falls between the nodes, not among the noise ----
 check "synth 16 nodes" "$BIN/mpilens" synth -o "$TMP/n16/network" --procs 128 --nodes 16 --seed 31337

@@ -77,9 +77,18 @@ if [ "$lines" -ge "$lo" ] && [ "$lines" -le "$hi" ] && [ "$hi" -gt 0 ]; then ok
 else fail "messages in window $t0-$t1: drew $lines, otf2-print gives $lo..$hi"; fi
 check_match "late sender instances highlighted" "$(field instances)" "^[1-9]"
 
-# --- an explicit window whose edges lie far from every message: the count is exact
-w0=$(awk -v t="$itime" 'BEGIN { printf "%.6f", t - 0.005 }')
-w1=$(awk -v t="$itime" 'BEGIN { printf "%.6f", t + 0.065 }')
+# --- an explicit window whose edges lie in gaps of at least 8 ms between message endpoints
+# (send or receive), around the worst late sender: the count is exact
+read -r w0 w1 <<< "$(/usr/bin/python3 - "$TMP/msgs.txt" "$itime" <<'PY'
+import sys
+ends = sorted(float(x) for line in open(sys.argv[1]) for x in line.split())
+t = float(sys.argv[2])
+mids = [(a + b) / 2 for a, b in zip(ends, ends[1:]) if b - a > 0.008]
+before = [m for m in mids if m < t] or [0.0]
+after = [m for m in mids if m > t]
+print("%.6f %.6f" % (before[-1], after[min(2, len(after) - 1)] if after else ends[-1] + 0.01))
+PY
+)"
 lo=$(crossing "$w0" "$w1" 0.002) hi=$(crossing "$w0" "$w1" -0.002)
 check_eq "explicit window edges away from messages" "$lo" "$hi"
 check_exit "timeline --window" 0 $M "$TMP/delay" --timeline "$TMP/w.svg" --window "$w0,$w1"

@@ -19,7 +19,8 @@ int main(int argc, char **argv)
         if (rank != 0)
             sample_sleep_ms(o.ms); /* the senders compute their part */
         part = (double)(rank + i);
-        MPI_Reduce(&part, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); /* PROBLEM early_reduce */
+        /* PROBLEM early_reduce (charged to the next line) */
+        MPI_Reduce(&part, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     }
     if (rank == 0)
         printf("early_reduce: %ld rounds, senders late by %g ms each, last sum %g\n", o.rounds,

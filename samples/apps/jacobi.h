@@ -67,7 +67,8 @@ static inline void jacobi_jitter(const struct jacobi *J, long it)
         sample_sleep_ms(J->work_ms);
         return;
     }
-    uint64_t h = (uint64_t)it * 0x9e3779b97f4a7c15ull ^ (uint64_t)(J->rank + 1) * 0xc2b2ae3d27d4eb4full;
+    uint64_t h = (uint64_t)it * 0x9e3779b97f4a7c15ull;
+    h ^= (uint64_t)(J->rank + 1) * 0xc2b2ae3d27d4eb4full;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
     h ^= h >> 32;

@@ -2,8 +2,9 @@
  * ROUNDS rounds rank 0 locks the last rank's window exclusively, puts a value and holds the
  * lock for MS milliseconds; rank 1 asks for the same lock MS / 10 later and waits until it
  * is released (about 0.9 MS). With the defaults (10 rounds, 20 ms) rank 1 waits about
- * 180 ms; the other ranks wait at the next barrier meanwhile. Open MPI may acquire the lock lazily, so the wait can show in MPI_Put or
- * MPI_Win_unlock instead of MPI_Win_lock; the analysis charges whichever call blocked.
+ * 180 ms; the other ranks wait at the next barrier meanwhile. Open MPI may acquire the lock
+ * lazily, so the wait can show in MPI_Put or MPI_Win_unlock instead of MPI_Win_lock; the
+ * analysis charges whichever call blocked.
  * Usage: lock_contention [-i ROUNDS] [-d MS] */
 #include "sample.h"
 

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-static inline void sample_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static inline void sample_fatal(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
 static inline void sample_fatal(const char *fmt, ...)
 {
     va_list ap;

@@ -25,7 +25,8 @@ int main(int argc, char **argv)
             sample_sleep_ms(o.ms);
             MPI_Send(&a, 1, MPI_INT, peer, 2, MPI_COMM_WORLD);
         } else {
-            MPI_Recv(&b, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* PROBLEM late_sender_wrong_order */
+            /* PROBLEM late_sender_wrong_order (charged to the next line) */
+            MPI_Recv(&b, 1, MPI_INT, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             sum += b;
             MPI_Recv(&b, 1, MPI_INT, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             sum += b;

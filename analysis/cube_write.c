@@ -1,0 +1,265 @@
+/* network_test2's NetCDF layout, writing: the classic layout plus descriptive global
+ * attributes, whole (lens_cube_write) or length by length as a benchmark measures
+ * (lens_cube_writer_*). Reading is in cube_nc.c (ALGORITHMS.md §1). */
+#include "cube.h"
+
+#include <errno.h>
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const file_stats[LENS_STAT_COUNT] = {"average", "median", "deviation", "min"};
+
+static char *path_join(const char *prefix, const char *suffix)
+{
+    size_t n = strlen(prefix) + strlen(suffix) + 1;
+    char *p = lens_malloc(n);
+    if (p)
+        snprintf(p, n, "%s%s", prefix, suffix);
+    return p;
+}
+
+struct ncout {
+    int id;          /* NetCDF id, -1 when closed */
+    int var;         /* the data variable */
+    char *path;      /* final name */
+    char *tmp;       /* name written to (== path when direct) */
+};
+
+struct lens_cube_writer {
+    int procs, nraw, direct;
+    unsigned mask;
+    struct ncout f[LENS_STAT_COUNT + 1]; /* the statistics, then _all.nc */
+};
+
+/* Defines the file's dimensions, scalars and attributes, then writes the scalar values. */
+static int define_file(struct ncout *o, const struct lens_cube *m, int data_type, int nraw,
+                       const char *const *extra, struct lens_err *e)
+{
+    int id, st = nc_create(o->tmp, NC_CLOBBER | NC_64BIT_OFFSET, &id);
+    if (st != NC_NOERR)
+        return lens_err_set(e, LENS_EIO, "%s: cannot create: %s", o->path, nc_strerror(st));
+    o->id = id;
+    int dx, dy, dn, dz = -1, ds;
+    const char *scalars[] = {"proc_num", "test_type", "data_type", "begin_mes_length",
+                             "end_mes_length", "step_length", "noise_mes_length", "num_noise_mes",
+                             "num_noise_proc", "num_repeates"};
+    int values[] = {m->procs, m->mode >= 1 && m->mode <= 9 ? m->mode : 0, data_type, m->begin,
+                    m->end, m->step, m->noise_len, m->noise_msgs, m->noise_procs, m->repeats};
+    int vars[10];
+    if ((st = nc_def_dim(id, "x", (size_t)m->procs, &dx)) || (st = nc_def_dim(id, "y", (size_t)m->procs, &dy)) ||
+        (st = nc_def_dim(id, "n", NC_UNLIMITED, &dn)) || (nraw > 0 && (st = nc_def_dim(id, "z", (size_t)nraw, &dz))) ||
+        (st = nc_def_dim(id, "strings", 101, &ds)))
+        goto fail;
+    for (int i = 0; i < 10; i++)
+        if ((st = nc_def_var(id, scalars[i], NC_INT, 0, NULL, &vars[i])))
+            goto fail;
+    int dims[4] = {dn, dx, dy, dz};
+    if ((st = nc_def_var(id, "data", NC_DOUBLE, nraw > 0 ? 4 : 3, dims, &o->var)))
+        goto fail;
+    /* What network_test2 leaves implicit, stated once in every file. */
+    char date[64];
+    lens_format_date(lens_source_date(), date, sizeof date);
+    const char *attrs[] = {
+        "mpilens_version", LENS_VERSION,
+        "date", date,
+        "test_type_name", lens_cube_mode_name(m->mode),
+        "statistic", data_type >= 1 && data_type <= 4 ? file_stats[data_type - 1] : "raw",
+        "units", "seconds",
+        "sender_index", lens_cube_mode_semantics(m->mode),
+        "layout", "data(n, x, y): matrix n is message length begin_mes_length + n*step_length bytes",
+    };
+    for (size_t i = 0; i < sizeof attrs / sizeof *attrs; i += 2)
+        if ((st = nc_put_att_text(id, NC_GLOBAL, attrs[i], strlen(attrs[i + 1]), attrs[i + 1])))
+            goto fail;
+    for (size_t i = 0; extra && extra[i] && extra[i + 1]; i += 2)
+        if ((st = nc_put_att_text(id, NC_GLOBAL, extra[i], strlen(extra[i + 1]), extra[i + 1])))
+            goto fail;
+    if ((st = nc_put_att_text(id, o->var, "units", 1, "s")) || (st = nc_enddef(id)))
+        goto fail;
+    for (int i = 0; i < 10; i++)
+        if ((st = nc_put_var_int(id, vars[i], &values[i])))
+            goto fail;
+    if ((st = nc_sync(id)))
+        goto fail;
+    return LENS_OK;
+fail:
+    return lens_err_set(e, LENS_EIO, "%s: cannot write: %s", o->path, nc_strerror(st));
+}
+
+static int write_hosts(const struct lens_cube *m, const char *prefix, int direct, struct lens_err *e)
+{
+    if (!m->hosts)
+        return LENS_OK;
+    char *path = path_join(prefix, "_hosts.txt");
+    if (!path)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+    struct lens_atomic a;
+    int rc = lens_atomic_open(&a, path, "w", e);
+    if (rc == LENS_OK) {
+        for (int i = 0; i < m->procs; i++)
+            fprintf(a.fp, "%s\n", m->hosts[i] ? m->hosts[i] : "unknown");
+        rc = lens_atomic_commit(&a, e);
+    }
+    (void)direct;
+    lens_free(path);
+    return rc;
+}
+
+int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube *meta,
+                          const char *prefix, unsigned stat_mask, int raw_repeats,
+                          const char *const *extra_attrs, int direct, struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_cube_writer *w = lens_calloc(1, sizeof *w);
+    if (!w)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+    /* An output prefix in a new directory is the common case (-o out/run1/network). */
+    const char *slash = strrchr(prefix, '/');
+    if (slash && slash != prefix) {
+        char *dir = lens_strdup(prefix);
+        int rc = dir ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+        if (dir) {
+            dir[slash - prefix] = '\0';
+            rc = lens_mkdir_p(dir, e);
+            lens_free(dir);
+        }
+        if (rc != LENS_OK) {
+            lens_free(w);
+            return rc;
+        }
+    }
+    w->procs = meta->procs;
+    w->nraw = raw_repeats;
+    w->direct = direct;
+    w->mask = stat_mask;
+    for (int s = 0; s <= LENS_STAT_COUNT; s++)
+        w->f[s].id = -1;
+    int rc = LENS_OK;
+    for (int s = 0; s <= LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (s < LENS_STAT_COUNT ? !(stat_mask & (1u << s)) : raw_repeats <= 0)
+            continue;
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "_%s.nc", s < LENS_STAT_COUNT ? file_stats[s] : "all");
+        struct ncout *o = &w->f[s];
+        o->path = path_join(prefix, suffix);
+        if (o->path && !direct) {
+            size_t n = strlen(o->path) + 32;
+            if ((o->tmp = lens_malloc(n)))
+                snprintf(o->tmp, n, "%s.tmp%ld", o->path, (long)getpid());
+        } else if (o->path) {
+            o->tmp = lens_strdup(o->path);
+        }
+        if (!o->path || !o->tmp)
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+        else
+            rc = define_file(o, meta, s < LENS_STAT_COUNT ? s + 1 : 5,
+                             s < LENS_STAT_COUNT ? 0 : raw_repeats, extra_attrs, e);
+    }
+    if (rc == LENS_OK)
+        rc = write_hosts(meta, prefix, direct, e);
+    if (rc != LENS_OK) {
+        lens_cube_writer_abort(w);
+        return rc;
+    }
+    *out = w;
+    return LENS_OK;
+}
+
+int lens_cube_writer_put(struct lens_cube_writer *w, int k, const double *const *mats,
+                         const double *raw, struct lens_err *e)
+{
+    size_t P = (size_t)w->procs;
+    for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        struct ncout *o = &w->f[s];
+        if (o->id < 0)
+            continue;
+        const double *src = s < LENS_STAT_COUNT ? mats[s] : raw;
+        if (!src)
+            return lens_err_set(e, LENS_EINVAL, "%s: no values given for length %d", o->path, k);
+        size_t start[4] = {(size_t)k, 0, 0, 0}, count[4] = {1, P, P, (size_t)w->nraw};
+        int st = nc_put_vara_double(o->id, o->var, start, count, src);
+        if (st == NC_NOERR)
+            st = nc_sync(o->id);
+        if (st != NC_NOERR)
+            return lens_err_set(e, LENS_EIO, "%s: cannot write length %d: %s", o->path, k, nc_strerror(st));
+    }
+    return LENS_OK;
+}
+
+static void writer_free(struct lens_cube_writer *w)
+{
+    for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        lens_free(w->f[s].path);
+        lens_free(w->f[s].tmp);
+    }
+    lens_free(w);
+}
+
+int lens_cube_writer_close(struct lens_cube_writer *w, struct lens_err *e)
+{
+    int rc = LENS_OK;
+    for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        struct ncout *o = &w->f[s];
+        if (o->id < 0)
+            continue;
+        int st = nc_close(o->id);
+        o->id = -1;
+        if (st != NC_NOERR && rc == LENS_OK)
+            rc = lens_err_set(e, LENS_EIO, "%s: cannot close: %s", o->path, nc_strerror(st));
+    }
+    for (int s = 0; s <= LENS_STAT_COUNT && !w->direct; s++) {
+        struct ncout *o = &w->f[s];
+        if (!o->tmp)
+            continue;
+        if (rc == LENS_OK && rename(o->tmp, o->path) != 0)
+            rc = lens_err_set(e, LENS_EIO, "%s: cannot rename temporary file: %s", o->path, strerror(errno));
+        if (rc != LENS_OK)
+            (void)unlink(o->tmp);
+    }
+    writer_free(w);
+    return rc;
+}
+
+void lens_cube_writer_abort(struct lens_cube_writer *w)
+{
+    if (!w)
+        return;
+    for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        struct ncout *o = &w->f[s];
+        if (o->id >= 0)
+            nc_close(o->id);
+        if (!w->direct && o->tmp && o->path)
+            (void)unlink(o->tmp);
+    }
+    writer_free(w);
+}
+
+int lens_cube_write(const struct lens_cube *c, const char *prefix, const char *const *extra_attrs,
+                    struct lens_err *e)
+{
+    unsigned mask = 0;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (c->data[s])
+            mask |= 1u << s;
+    if (!mask)
+        return lens_err_set(e, LENS_EINVAL, "%s: the cube holds no statistic to write", prefix);
+    struct lens_cube_writer *w;
+    int rc = lens_cube_writer_open(&w, c, prefix, mask, c->raw ? c->nraw : 0, extra_attrs, 0, e);
+    if (rc != LENS_OK)
+        return rc;
+    size_t P = (size_t)c->procs, cells = P * P;
+    for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
+        const double *mats[LENS_STAT_COUNT];
+        for (int s = 0; s < LENS_STAT_COUNT; s++)
+            mats[s] = c->data[s] ? c->data[s] + k * cells : NULL;
+        rc = lens_cube_writer_put(w, k, mats, c->raw ? c->raw + k * cells * c->nraw : NULL, e);
+    }
+    if (rc != LENS_OK) {
+        lens_cube_writer_abort(w);
+        return rc;
+    }
+    return lens_cube_writer_close(w, e);
+}

@@ -1,0 +1,203 @@
+/* The analyses behind the report's "Structure of the machine" and "Anomalies" sections, run
+ * once per cube input and kept in the report context until the next input: the processes
+ * clustered by average linkage on the cube's distance matrix with an automatic cut, the
+ * links clustered by their latency curves, and the anomalies. A cube that cannot be analysed
+ * is described in words by the sections, not reported as an error (only ENOMEM is). Also the
+ * small text helpers the sections share. */
+#include "report_ctx.h"
+
+#include "../analysis/anomaly.h"
+#include "../analysis/distmat.h"
+#include "../analysis/hclust.h"
+#include "../analysis/links.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The automatic cut. Cutting after the first m merges leaves k = n - m groups; each group
+ * was formed by its highest merge inside, and the groups start to join at the next merge
+ * height. The cut is placed where that next height is the most times higher than the median
+ * over the groups of their inside heights (singletons left out), if at least GAP_MIN times;
+ * else the processes form one group. The median, not the largest inside height, keeps one
+ * slow node (all its delays higher) from hiding the level of the nodes. A cut must also sit
+ * in a real step, the next merge at least CUT_STEP_MIN times the last one below it, so that
+ * it never falls between merges of one level that differ only by noise. Heights below
+ * GAP_FLOOR x the root height count as that, so that identical processes do not give huge
+ * ratios. Only k <= CUT_KMAX groups are considered, which bounds the cost. */
+#define GAP_MIN 1.5
+#define CUT_STEP_MIN 1.1
+#define GAP_FLOOR 1e-3
+#define CUT_KMAX 256
+
+void lens_report_analysis_free(struct lens_report_analysis *a)
+{
+    if (!a)
+        return;
+    lens_distmat_free(a->dm);
+    lens_free(a->z);
+    lens_free(a->order);
+    lens_free(a->label);
+    lens_links_free(a->links);
+    lens_anomaly_free(a->an);
+    lens_free(a);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Picks the number of groups a->k (see GAP_MIN); z must be in merge (height) order. */
+static int auto_cut(struct lens_report_analysis *a, int n, struct lens_err *e)
+{
+    const struct lens_hclust_step *z = a->z;
+    a->k = 1;
+    a->ratio = 1;
+    a->ratio_min = GAP_MIN;
+    a->low = a->high = z[n - 2].height;
+    int *pos = lens_malloc((size_t)(n - 1) * sizeof *pos), nact = 0;
+    double *act = lens_malloc((size_t)(n - 1) * sizeof *act), *tmp = lens_malloc((size_t)(n - 1) * sizeof *tmp);
+    int *who = lens_malloc((size_t)(n - 1) * sizeof *who); /* act[i] is the top of merge who[i] */
+    if (!pos || !act || !tmp || !who) {
+        lens_free(pos), lens_free(act), lens_free(tmp), lens_free(who);
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory cutting the tree of %d processes", n);
+    }
+    double floor = GAP_FLOOR * z[n - 2].height, best = 0;
+    for (int j = 0; j < n - 1; j++) {
+        int child[2] = {z[j].left, z[j].right};
+        for (int c = 0; c < 2; c++)
+            if (child[c] >= n) { /* the child group stops being a group: drop its top */
+                int p = pos[child[c] - n];
+                act[p] = act[--nact];
+                who[p] = who[nact];
+                pos[who[p]] = p;
+            }
+        pos[j] = nact;
+        who[nact] = j;
+        act[nact++] = z[j].height;
+        int k = n - 1 - j;
+        if (k < 2 || k > CUT_KMAX)
+            continue;
+        memcpy(tmp, act, (size_t)nact * sizeof *tmp);
+        qsort(tmp, (size_t)nact, sizeof *tmp, by_value);
+        double within = nact % 2 ? tmp[nact / 2] : (tmp[nact / 2 - 1] + tmp[nact / 2]) / 2;
+        double ratio = z[j + 1].height / (within > floor ? within : floor);
+        int step = z[j + 1].height >= CUT_STEP_MIN * (z[j].height > floor ? z[j].height : floor);
+        if (z[n - 2].height > 0 && step && ratio >= best) { /* ties: fewer groups */
+            best = ratio;
+            a->ratio = ratio;
+            a->low = within;
+            a->high = z[j + 1].height;
+            a->k = k;
+        }
+    }
+    if (a->ratio < GAP_MIN)
+        a->k = 1;
+    lens_free(pos), lens_free(act), lens_free(tmp), lens_free(who);
+    return LENS_OK;
+}
+
+/* Runs the clustering; a cube it cannot cluster is reported in words, not as an error. */
+static int cluster(struct lens_report_analysis *a, const struct lens_cube *c, int stat, struct lens_err *e)
+{
+    struct lens_err ce;
+    lens_err_clear(&ce);
+    int n = c->procs, rc = lens_distmat_from_cube(c, stat, -1, &a->dm, &ce);
+    double *work = NULL;
+    if (rc == LENS_OK) {
+        size_t np = lens_distmat_pairs(n);
+        work = lens_malloc(np * sizeof *work);
+        a->z = lens_malloc((size_t)(n - 1) * sizeof *a->z);
+        a->order = lens_malloc((size_t)n * sizeof *a->order);
+        a->label = lens_malloc((size_t)n * sizeof *a->label);
+        if (!work || !a->z || !a->order || !a->label)
+            rc = lens_err_set(&ce, LENS_ENOMEM, "report: out of memory clustering %d processes", n);
+        else
+            memcpy(work, a->dm->d, np * sizeof *work);
+    }
+    if (rc == LENS_OK)
+        rc = lens_hclust_run(work, n, LENS_HCLUST_AVERAGE, a->z, &ce);
+    lens_free(work);
+    if (rc == LENS_OK)
+        rc = lens_hclust_leaf_order(a->z, n, a->order, &ce);
+    if (rc == LENS_OK)
+        rc = auto_cut(a, n, &ce);
+    if (rc == LENS_OK)
+        rc = lens_hclust_cut(a->z, n, a->k, a->label, &ce);
+    if (rc == LENS_ENOMEM) {
+        *e = ce;
+        return rc;
+    }
+    if (rc != LENS_OK) {
+        snprintf(a->cluster_err, sizeof a->cluster_err, "%s", ce.msg);
+        lens_distmat_free(a->dm);
+        a->dm = NULL;
+    }
+    return LENS_OK;
+}
+
+int lens_report_analysis_get(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e)
+{
+    if (r->an && r->an->input == r->cur) {
+        *out = r->an;
+        return LENS_OK;
+    }
+    lens_report_analysis_free(r->an);
+    r->an = lens_calloc(1, sizeof *r->an);
+    if (!r->an)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    struct lens_report_analysis *a = r->an;
+    a->input = r->cur;
+    const struct lens_cube *c = lens_report_cube(r);
+    int rc = cluster(a, c, r->o->stat, e);
+
+    struct lens_err le;
+    lens_err_clear(&le);
+    struct lens_links_opts lo;
+    lens_links_opts_default(&lo);
+    int lrc = rc == LENS_OK ? lens_links_run(c, &lo, &a->links, &le) : LENS_OK;
+    if (lrc == LENS_ENOMEM)
+        rc = (*e = le, lrc);
+    else if (lrc != LENS_OK)
+        snprintf(a->links_err, sizeof a->links_err, "%s", le.msg);
+
+    struct lens_anomaly_opts ao;
+    lens_anomaly_opts_default(&ao);
+    ao.stat = r->o->stat == LENS_STAT_DEVIATION ? -1 : r->o->stat; /* a spread is not a delay */
+    lens_err_clear(&le);
+    int arc = rc == LENS_OK ? lens_anomaly_find(c, &ao, &a->an, &le) : LENS_OK;
+    if (arc == LENS_ENOMEM)
+        rc = (*e = le, arc);
+    else if (arc != LENS_OK)
+        snprintf(a->anomaly_err, sizeof a->anomaly_err, "%s", le.msg);
+    *out = a;
+    return rc;
+}
+
+/* ---- text helpers ---- */
+
+/* Appends s to buf (size n) at *o, cut with "..." when full. */
+void lens_report_append(char *buf, size_t n, size_t *o, const char *s)
+{
+    if (*o + strlen(s) + 4 >= n) {
+        if (*o + 4 < n)
+            *o += (size_t)snprintf(buf + *o, n - *o, "...");
+        return;
+    }
+    *o += (size_t)snprintf(buf + *o, n - *o, "%s", s);
+}
+
+int lens_report_headers(struct lens_report_ctx *r, const char *const *names, int n, int rows, struct lens_err *e)
+{
+    int rc = LENS_OK;
+    for (int i = 0; i < n && rc == LENS_OK; i++) {
+        char buf[256] = "";
+        if (rows)
+            rc = lens_report_text(r, names[i], buf, sizeof buf, e);
+        if (rc == LENS_OK)
+            rc = lens_tmpl_vars_set(&r->vars, names[i], buf, e);
+    }
+    return rc;
+}
