@@ -224,6 +224,37 @@ check_match "cluster --normalize: the slowest rank is on the slow node" "$(cat "
 check "nj --normalize slowness" "$BIN/mpilens" nj "$TMP/slow64/n" --normalize slowness --newick "$TMP/slow64.nwk"
 check_match "nj --normalize: the slowest rank is on the slow node" "$(cat "$TMP/err")" "slowest r[0-9]+@node06"
 check_eq "nj --normalize: 64 leaves" "$(grep -o 'r[0-9]*@node' "$TMP/slow64.nwk" | sort -u | wc -l)" "64"
+# every switch and every node of the truth is a clade (one side of an edge) of the NJ tree
+cat >"$TMP/splits.py" <<'PYEOF'
+import json, re, sys
+t = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read().strip().rstrip(";")
+stack, sets = [[]], []
+for x in re.findall(r"\(|\)|,|:[^,()]+|[^,():]+", text):
+    if x == "(":
+        stack.append([])
+    elif x == ")":
+        s = set().union(*stack.pop())
+        sets.append(s)
+        stack[-1].append(s)
+    elif x != "," and not x.startswith(":"):
+        stack[-1].append({int(re.match(r"r(\d+)@", x).group(1))})
+ranks = set(range(t["procs"]))
+assert sets and sets[-1] == ranks, "leaves"
+splits = {frozenset(s) for s in sets} | {frozenset(ranks - s) for s in sets}
+out = []
+for level, name in (("switch", "switches"), ("node", "nodes")):
+    groups = {}
+    for p in t["placement"]:
+        groups.setdefault(p[level], set()).add(p["rank"])
+    out.append("%s=%d/%d" % (name, sum(frozenset(g) in splits for g in groups.values()), len(groups)))
+print(" ".join(out))
+PYEOF
+check_eq "nj --normalize, slow node: switches and nodes are clades" \
+    "$($PY "$TMP/splits.py" "$TMP/slow64/t.json" "$TMP/slow64.nwk")" "switches=2/2 nodes=8/8"
+"$BIN/mpilens" nj "$TMP/clean96/n" --normalize slowness --newick "$TMP/clean96.nwk" 2>/dev/null
+check_eq "nj --normalize, clean machine: switches and nodes are clades" \
+    "$($PY "$TMP/splits.py" "$TMP/clean96/t.json" "$TMP/clean96.nwk")" "switches=4/4 nodes=8/8"
 check_exit "cluster --normalize bogus" 2 "$BIN/mpilens" cluster "$TMP/slow64/n" --normalize slow --linkage "$TMP/bogus.csv"
 check_match "cluster --normalize message" "$(cat "$TMP/err")" "--normalize wants none or slowness, got 'slow'"
 check_exit "nj --normalize bogus" 2 "$BIN/mpilens" nj "$TMP/slow64/n" --normalize Slowness --newick "$TMP/bogus.nwk"
