@@ -21,7 +21,8 @@ LENS_COMMAND(problems, "find performance problems in an OTF2 trace with the rule
 
 static void help(void)
 {
-    printf("usage: mpilens problems [options] TRACE\n\n"
+    printf("usage: mpilens problems [options] TRACE\n"
+           "       mpilens problems --report OUT.pdf [--labels A,B] [--walls S1,S2] TRACE...\n\n"
            "TRACE is a traces.otf2 anchor file or the folder holding it (ours or Score-P's).\n"
            "Applies the rules of templates/rules (late sender, wait at barrier, ...) and lists\n"
            "each problem with its time, share of the total time (sum over ranks), time per\n"
@@ -37,13 +38,18 @@ static void help(void)
            "  --report F.pdf  write the PDF report (layout and texts:\n"
            "                  templates/problems_report.tmpl; SOURCE_DATE_EPOCH fixes the date)\n"
            "  --title TEXT    with --report: the report's title\n"
+           "  --labels A,B    with --report: names of the TRACEs in the report (default: paths)\n"
+           "  --walls S1,S2   with --report: measured run time of each TRACE in seconds; with\n"
+           "                  several TRACEs the report compares them (speed-up against the first)\n"
            "  -h, --help      this help\n\n"
            "With --timeline or --report the text listing is not printed unless --json or -o\n"
            "asks for it; a line on standard error says which window was drawn.\n\n"
            "example:\n"
            "  mpilens problems ../shared/data/otf2/casita-4_mpi_ls_barr\n"
            "  mpilens problems --json --lang ru mpilens-trace/traces.otf2 -o problems.json\n"
-           "  mpilens problems mpilens-trace --timeline worst.svg --report problems.pdf\n");
+           "  mpilens problems mpilens-trace --timeline worst.svg --report problems.pdf\n"
+           "  mpilens problems --report jacobi.pdf --labels naive,overlapped --walls 12.8,7.9 \\\n"
+           "      naive-trace overlapped-trace\n");
 }
 
 static int is_dir(const char *p)
@@ -90,75 +96,146 @@ static int parse_window(const char *arg, double *t0, double *t1)
     return 0;
 }
 
+#define MAX_TRACES 16
+
 struct request {
-    const char *trace, *rules, *timeline, *problem, *report, *title;
+    const char *rules, *timeline, *problem, *report, *title;
+    const char *trace[MAX_TRACES];  /* TRACE arguments; several only with --report */
+    char *label[MAX_TRACES];        /* --labels, split (point into labels_buf) */
+    double wall[MAX_TRACES];        /* --walls, NaN when not given */
+    char labels_buf[4096];
+    int ntraces, nlabels, nwalls;
     double t0, t1;
     int lang;
 };
 
-/* The timeline file and the PDF: they need the trace and its composite events, so the
- * analysis is run here on a trace kept in memory, with every charged call kept. */
-static int pictures(const struct request *q, struct lens_problems **pout, struct lens_err *e)
+/* Splits "a,b,c" into q->label; returns how many, -1 when there are too many. */
+static int parse_labels(struct request *q, const char *arg)
+{
+    snprintf(q->labels_buf, sizeof q->labels_buf, "%s", arg);
+    int n = 0;
+    for (char *save = NULL, *tok = strtok_r(q->labels_buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (n == MAX_TRACES)
+            return -1;
+        q->label[n++] = tok;
+    }
+    return n;
+}
+
+/* "12.8,7.9" into q->wall (seconds > 0); returns how many, -1 when malformed. */
+static int parse_walls(struct request *q, const char *arg)
+{
+    int n = 0;
+    for (const char *s = arg;;) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || !isfinite(v) || v <= 0 || n == MAX_TRACES || (*end && *end != ','))
+            return -1;
+        q->wall[n++] = v;
+        if (!*end)
+            return n;
+        s = end + 1;
+    }
+}
+
+/* One trace read and analysed with every charged call kept, plus its composite events. */
+struct analysed {
+    struct lens_trace *t;
+    struct lens_events *ev;
+    struct lens_problems *p;
+};
+
+static void analysed_release(struct analysed *a)
+{
+    lens_problems_free(a->p);
+    lens_events_free(a->ev);
+    lens_trace_free(a->t);
+    memset(a, 0, sizeof *a);
+}
+
+static int analyse(const char *trace, const char *rules, struct analysed *a, struct lens_err *e)
 {
     struct lens_rules *r = lens_rules_new();
-    struct lens_trace *t = NULL;
-    struct lens_events *ev = NULL;
-    struct lens_problems *p = NULL;
     if (!r)
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
-    int rc = lens_rules_load_dir(r, q->rules, e);
+    int rc = lens_rules_load_dir(r, rules, e);
     if (rc == LENS_OK)
-        rc = lens_trace_read(q->trace, &t, e);
-    if (rc == LENS_OK) {
-        rc = lens_problems_analyze_flags(t, r, LENS_PROBLEMS_KEEP_CHARGES, &p, e);
-        r = NULL; /* taken over */
+        rc = lens_trace_read(trace, &a->t, e);
+    if (rc != LENS_OK) {
+        lens_rules_free(r);
+        return rc;
     }
+    rc = lens_problems_analyze_flags(a->t, r, LENS_PROBLEMS_KEEP_CHARGES, &a->p, e);
     if (rc == LENS_OK) /* the clock fix is already applied: this only matches the messages */
-        rc = lens_events_build(t, &ev, e);
-    if (rc == LENS_OK && p->warning[0])
-        lens_cli_warn("%s", p->warning);
-    if (rc == LENS_OK && q->timeline) {
-        struct lens_timeline_src src = {t, ev, p};
-        struct lens_timeline_opts o;
-        struct lens_timeline_window w;
-        lens_timeline_opts_init(&o);
-        o.t0 = q->t0;
-        o.t1 = q->t1;
-        o.problem = q->problem;
-        o.lang = q->lang;
-        o.font_path = lens_cli_font();
-        rc = lens_timeline_select(&src, &o, &w, e);
-        if (rc)
-            lens_err_prefix(e, q->timeline);
-        else
-            rc = lens_timeline_write(q->timeline, &src, &o, &w, e);
-        if (rc == LENS_OK)
-            fprintf(stderr, "timeline: %s: window %.9f %.9f s, problem %s, rank %d, instance "
-                    "%.9f s for %.9f s, lanes %d-%d, calls %zu, messages %zu, instances %zu\n",
-                    q->timeline, w.t0, w.t1, w.problem >= 0 ? p->res[w.problem].rule->id : "-",
-                    w.rank, w.time, w.seconds, w.lane0, w.lane0 + w.nlanes - 1, w.ncalls,
-                    w.nmessages, w.ninstances);
-    }
-    if (rc == LENS_OK && q->report) {
-        char datadir[4096];
-        rc = lens_report_datadir(datadir, sizeof datadir, e);
-        struct lens_problems_report_opts o;
-        lens_problems_report_opts_init(&o);
-        o.datadir = datadir;
-        o.title = q->title;
-        o.rules = q->rules;
-        o.lang = q->lang;
-        struct lens_problems_report_input in = {q->trace, t, ev, p, NAN};
-        if (rc == LENS_OK)
-            rc = lens_problems_report_write(&o, &in, 1, q->report, e);
-    }
-    lens_rules_free(r);
-    lens_events_free(ev);
-    lens_trace_free(t);
+        rc = lens_events_build(a->t, &a->ev, e);
+    if (rc == LENS_OK && a->p->warning[0])
+        lens_cli_warn("%s", a->p->warning);
+    return rc;
+}
+
+static int draw_timeline(const struct request *q, const struct analysed *a, struct lens_err *e)
+{
+    struct lens_timeline_src src = {a->t, a->ev, a->p};
+    struct lens_timeline_opts o;
+    struct lens_timeline_window w;
+    lens_timeline_opts_init(&o);
+    o.t0 = q->t0;
+    o.t1 = q->t1;
+    o.problem = q->problem;
+    o.lang = q->lang;
+    o.font_path = lens_cli_font();
+    int rc = lens_timeline_select(&src, &o, &w, e);
     if (rc)
-        lens_problems_free(p);
-    else
-        *pout = p;
+        return lens_err_prefix(e, q->timeline);
+    if ((rc = lens_timeline_write(q->timeline, &src, &o, &w, e)))
+        return rc;
+    fprintf(stderr, "timeline: %s: window %.9f %.9f s, problem %s, rank %d, instance %.9f s for "
+            "%.9f s, lanes %d-%d, calls %zu, messages %zu, instances %zu\n",
+            q->timeline, w.t0, w.t1, w.problem >= 0 ? a->p->res[w.problem].rule->id : "-",
+            w.rank, w.time, w.seconds, w.lane0, w.lane0 + w.nlanes - 1, w.ncalls, w.nmessages,
+            w.ninstances);
+    return LENS_OK;
+}
+
+static int write_report(const struct request *q, const struct analysed *a, struct lens_err *e)
+{
+    char datadir[4096];
+    int rc = lens_report_datadir(datadir, sizeof datadir, e);
+    if (rc)
+        return rc;
+    struct lens_problems_report_opts o;
+    lens_problems_report_opts_init(&o);
+    o.datadir = datadir;
+    o.title = q->title;
+    o.rules = q->rules;
+    o.lang = q->lang;
+    struct lens_problems_report_input in[MAX_TRACES];
+    for (int i = 0; i < q->ntraces; i++)
+        in[i] = (struct lens_problems_report_input){
+            i < q->nlabels ? q->label[i] : q->trace[i], a[i].t, a[i].ev, a[i].p,
+            i < q->nwalls ? q->wall[i] : NAN};
+    return lens_problems_report_write(&o, in, q->ntraces, q->report, e);
+}
+
+/* The timeline file and the PDF: they need the traces and their composite events. The
+ * first trace's problems are handed back for the listing. */
+static int pictures(const struct request *q, struct lens_problems **pout, struct lens_err *e)
+{
+    struct analysed a[MAX_TRACES] = {{0}};
+    int rc = LENS_OK;
+    for (int i = 0; i < q->ntraces && rc == LENS_OK; i++)
+        rc = analyse(q->trace[i], q->rules, &a[i], e);
+    if (rc == LENS_OK && q->timeline)
+        rc = draw_timeline(q, &a[0], e);
+    if (rc == LENS_OK && q->report)
+        rc = write_report(q, a, e);
+    if (rc == LENS_OK) {
+        *pout = a[0].p;
+        a[0].p = NULL;
+    }
+    for (int i = 0; i < q->ntraces; i++)
+        analysed_release(&a[i]);
     return rc;
 }
 
@@ -173,6 +250,8 @@ int cmd_problems(int argc, char **argv)
                                          {"problem", required_argument, NULL, 'P'},
                                          {"report", required_argument, NULL, 'R'},
                                          {"title", required_argument, NULL, 't'},
+                                         {"labels", required_argument, NULL, 'L'},
+                                         {"walls", required_argument, NULL, 'w'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     char buf[PATH_MAX + 64];
@@ -189,6 +268,15 @@ int cmd_problems(int argc, char **argv)
         case 'P': q.problem = optarg; break;
         case 'R': q.report = optarg; break;
         case 't': q.title = optarg; break;
+        case 'L':
+            if ((q.nlabels = parse_labels(&q, optarg)) < 0)
+                return lens_cli_usage("problems", "--labels takes at most %d names", MAX_TRACES);
+            break;
+        case 'w':
+            if ((q.nwalls = parse_walls(&q, optarg)) < 0)
+                return lens_cli_usage("problems", "--walls needs seconds > 0 separated by "
+                                      "commas, not '%s'", optarg);
+            break;
         case 'W':
             if (parse_window(optarg, &q.t0, &q.t1))
                 return lens_cli_usage("problems", "--window needs T0,T1 in seconds with "
@@ -206,15 +294,27 @@ int cmd_problems(int argc, char **argv)
         default: return lens_cli_usage("problems", "unknown option");
         }
     }
-    if (optind != argc - 1)
-        return lens_cli_usage("problems", optind >= argc ? "missing TRACE" : "one TRACE only");
+    q.ntraces = argc - optind;
+    if (q.ntraces < 1)
+        return lens_cli_usage("problems", "missing TRACE");
+    if (q.ntraces > 1 && (!q.report || json || output || q.timeline))
+        return lens_cli_usage("problems", "several TRACEs only with --report (no listing or "
+                              "timeline)");
+    if (q.ntraces > MAX_TRACES)
+        return lens_cli_usage("problems", "at most %d TRACEs", MAX_TRACES);
+    if ((q.nlabels || q.nwalls) && !q.report)
+        return lens_cli_usage("problems", "--labels and --walls need --report OUT.pdf");
+    if ((q.nlabels && q.nlabels != q.ntraces) || (q.nwalls && q.nwalls != q.ntraces))
+        return lens_cli_usage("problems", "--labels and --walls need one value per TRACE (%d)",
+                              q.ntraces);
     if ((q.t1 > q.t0 || q.problem) && !q.timeline)
         return lens_cli_usage("problems", "--window and --problem need --timeline FILE");
     if (q.t1 > q.t0 && q.problem)
         return lens_cli_usage("problems", "--window and --problem exclude each other");
     if (q.title && !q.report)
         return lens_cli_usage("problems", "--title needs --report OUT.pdf");
-    q.trace = argv[optind];
+    for (int i = 0; i < q.ntraces; i++)
+        q.trace[i] = argv[optind + i];
     if (!q.rules)
         q.rules = default_rules(buf, sizeof buf);
     struct lens_err e = {0};
@@ -224,7 +324,7 @@ int cmd_problems(int argc, char **argv)
         if (pictures(&q, &p, &e))
             return lens_cli_fail(&e);
     } else {
-        if (lens_problems_run(q.trace, q.rules, &p, &e))
+        if (lens_problems_run(q.trace[0], q.rules, &p, &e))
             return lens_cli_fail(&e);
         if (p->warning[0])
             lens_cli_warn("%s", p->warning);

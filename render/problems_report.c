@@ -77,16 +77,20 @@ static int found(const struct lens_problems *p)
     return n;
 }
 
-/* Run time of an input: the measured wall time, else the longest rank of the trace. */
-static double run_time(const struct lens_problems_report_input *in)
+/* The longest rank of a trace (last event - first event), seconds. */
+static double longest(const struct lens_problems_report_input *in)
 {
-    if (isfinite(in->wall_s) && in->wall_s > 0)
-        return in->wall_s;
     double m = 0;
     for (int r = 0; r < in->trace->nranks; r++)
         if (in->trace->ranks[r].nevents)
             m = fmax(m, in->trace->ranks[r].t_last - in->trace->ranks[r].t_first);
     return m;
+}
+
+/* Run time of an input: the measured wall time, else the longest rank of the trace. */
+static double run_time(const struct lens_problems_report_input *in)
+{
+    return isfinite(in->wall_s) && in->wall_s > 0 ? in->wall_s : longest(in);
 }
 
 static double wasted(const struct lens_problems *p)
@@ -134,11 +138,13 @@ static int comparison_block(void *ctx, const struct lens_tmpl_item *it, struct l
         return LENS_OK;
     static const char *const heads[7] = {"col_run", "col_ranks", "col_time", "col_speedup",
                                          "col_wasted", "col_share", "col_largest"};
-    static const double widths[7] = {0.2, 0.08, 0.12, 0.1, 0.12, 0.1, 0};
+    static const double widths[7] = {0.15, 0.09, 0.12, 0.13, 0.14, 0.10, 0};
     char h[7][128], buf[2048];
     struct lens_pdf_column cols[7];
     double t0 = run_time(&s->in[0]);
     int rc = lens_tmpl_vars_setf(&s->vars, e, "first", "%s", s->in[0].name);
+    if (rc == LENS_OK)
+        rc = lens_pdf_new_page(s->pdf, e);
     if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
         rc = lens_pdf_heading(s->pdf, 1, buf, e);
     if (rc == LENS_OK && (rc = text(s, "intro", buf, sizeof buf, e)) == LENS_OK)
@@ -181,10 +187,11 @@ static int trace_vars(void *ctx, struct lens_err *e)
     struct prep *s = ctx;
     const struct lens_problems_report_input *in = &s->in[s->cur];
     const struct lens_problems *p = in->problems;
-    char total[32], w[32], rt[32];
+    char total[32], w[32], rt[32], lg[32];
     fmt_s(p->total_time_s, total, sizeof total);
     fmt_s(wasted(p), w, sizeof w);
     fmt_s(run_time(in), rt, sizeof rt);
+    fmt_s(longest(in), lg, sizeof lg);
     struct lens_tmpl_vars *v = &s->vars;
     int rc = lens_tmpl_vars_set(v, "trace_name", in->name, e);
     if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "trace_index", "%d", s->cur + 1);
@@ -194,6 +201,7 @@ static int trace_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "collectives", "%llu", (unsigned long long)p->ncoll);
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "total_time", total, e);
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "run_time", rt, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "longest", lg, e);
     if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nfound", "%d", found(p));
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "wasted", w, e);
     if (rc == LENS_OK)

@@ -78,6 +78,21 @@ check_exit "russian report" 0 $M "$CASITA" --report "$TMP/r.pdf" --lang ru
 check_match "russian problem name" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "Поздний отправитель"
 check_match "russian call site" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "вызов MPI_Recv из late_sender"
 
+# --- two traces compared: labels, wall times, speed-up against the first
+check_exit "comparison of two traces" 0 $M --report "$TMP/cmp.pdf" --labels naive,overlapped \
+    --walls 2.5,1.0 "$CASITA" "$TMP/delay"
+pdftotext -layout "$TMP/cmp.pdf" "$TMP/cmp.txt" 2>/dev/null
+check_match "comparison heading" "$(cat "$TMP/cmp.txt")" "Comparison of the runs"
+check_match "comparison row 1" "$(tr -s ' ' < "$TMP/cmp.txt")" "^naive 4 2\.500000 1\.00x 51\.4[0-9]{5} 64\.1[0-9]% Late sender"
+check_match "comparison row 2" "$(tr -s ' ' < "$TMP/cmp.txt")" "^overlapped 2 1\.000000 2\.50x "
+check_match "both traces detailed" "$(cat "$TMP/cmp.txt")" "MPI_Recv called from late_sender.*|MPI_Recv called from consume"
+check_eq "casita part then trace_delay part" "$(grep -c -E '^.?(naive|overlapped)$' "$TMP/cmp.txt")" 2
+check_exit "several traces without --report" 2 $M "$CASITA" "$TMP/delay"
+check_exit "several traces with --json" 2 $M --json --report "$TMP/bad.pdf" "$CASITA" "$TMP/delay"
+check_exit "labels count" 2 $M --report "$TMP/bad.pdf" --labels a "$CASITA" "$TMP/delay"
+check_exit "bad walls" 2 $M --report "$TMP/bad.pdf" --walls 1,-2 "$CASITA" "$TMP/delay"
+check_exit "walls without report" 2 $M --walls 1 "$CASITA"
+
 # --- errors: a message naming the file, exit 1 (2 for usage), nothing left behind
 check_exit "unwritable path" 1 $M "$CASITA" --report "$TMP/none/x.pdf"
 check_match "unwritable message" "$(cat "$TMP/err")" "none/x.pdf"
