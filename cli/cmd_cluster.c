@@ -22,7 +22,7 @@ static void cluster_help(void)
     printf("usage: mpilens cluster INPUT [--method M] [--linkage Z.csv] [--newick tree.nwk]\n"
            "                       [--stat S] [--length BYTES] [--plot F.png|F.svg]\n"
            "                       [--cut K|auto] [--cut-height H] [--clusters F.csv]\n"
-           "                       [--heatmap F.png|F.svg]\n\n"
+           "                       [--heatmap F.png|F.svg] [--normalize none|slowness]\n\n"
            "Clusters the processes of INPUT, a network_test2 prefix or a square CSV matrix of\n"
            "distances (n lines of n numbers, optionally after a header line of n labels).\n"
            "The matrix is symmetrised as (A + A^T)/2; its asymmetry is reported on stderr.\n\n"
@@ -45,11 +45,21 @@ static void cluster_help(void)
            "                     (default with a cut: standard output); clusters are numbered\n"
            "                     from 0 in the order of their lowest rank\n"
            "  -M, --heatmap F    draw the distance matrix with the processes in dendrogram\n"
-           "                     order, so that clusters show as blocks (PNG or SVG)\n\n"
+           "                     order, so that clusters show as blocks (PNG or SVG)\n"
+           "  -N, --normalize N  none (default: the raw distance) or slowness: divide d(i,j)\n"
+           "                     by max(s_i, s_j), s_i = median over peers k of d(i,k) over\n"
+           "                     k's median link (1 on a healthy machine). Use it when\n"
+           "                     a slow node hides the switch level (the cut at the number\n"
+           "                     of switches isolates the slow node instead); the anomaly\n"
+           "                     report names the slow node separately. Heights,\n"
+           "                     --cut-height and the heatmap are then in normalised units\n\n"
            "example:\n"
            "  mpilens cluster run/network --method average --linkage Z.csv --newick tree.nwk\n"
-           "  mpilens cluster run/network --cut auto --plot tree.png --heatmap blocks.png\n");
+           "  mpilens cluster run/network --cut auto --plot tree.png --heatmap blocks.png\n"
+           "  mpilens cluster run/network --normalize slowness --cut 2 --clusters sw.csv\n");
 }
+
+#define LENS_CLI_SLOW_NOTE 1.15 /* slowness worth counting on stderr (anomalies' slow_min) */
 
 /* Reads INPUT into a distance matrix and reports what the symmetrisation found. */
 int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
@@ -78,6 +88,37 @@ int lens_cli_read_distances(const char *cmd, const char *input, int stat, long l
         lens_cli_warn("%s: %d non-zero diagonal entries ignored", input, m->diag_nonzero);
     if (m->one_sided > 0)
         lens_cli_warn("%s: %d pairs measured in one direction only", input, m->one_sided);
+    return LENS_EXIT_OK;
+}
+
+/* Applies --normalize to m and reports the slowest rank on stderr: LENS_EXIT_OK or the
+ * failure status. */
+int lens_cli_normalize(const char *cmd, struct lens_distmat *m, int norm);
+
+int lens_cli_normalize(const char *cmd, struct lens_distmat *m, int norm)
+{
+    if (norm != LENS_DISTMAT_NORM_SLOWNESS)
+        return LENS_EXIT_OK;
+    struct lens_err e = {0};
+    double *s = lens_malloc((size_t)m->n * sizeof *s);
+    if (!s) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory for the slowness of %d processes", m->n);
+        return lens_cli_fail(&e);
+    }
+    if (lens_distmat_normalize_slowness(m, s, &e) < 0) {
+        lens_free(s);
+        return lens_cli_fail(&e);
+    }
+    int worst = 0, over = 0;
+    for (int i = 0; i < m->n; i++) {
+        worst = s[i] > s[worst] ? i : worst;
+        over += s[i] > LENS_CLI_SLOW_NOTE;
+    }
+    char b[32];
+    fprintf(stderr, "mpilens %s: distances divided by the slower rank's slowness; slowest %s "
+            "%.3g, %d of %d ranks above %.2f\n", cmd, lens_distmat_label(m, worst, b, sizeof b),
+            s[worst], over, m->n, LENS_CLI_SLOW_NOTE);
+    lens_free(s);
     return LENS_EXIT_OK;
 }
 
@@ -317,14 +358,14 @@ int cmd_cluster(int argc, char **argv)
         {"length", required_argument, 0, 'l'}, {"plot", required_argument, 0, 'p'},
         {"cut", required_argument, 0, 'k'},    {"cut-height", required_argument, 0, 'H'},
         {"clusters", required_argument, 0, 'c'}, {"heatmap", required_argument, 0, 'M'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    int method = LENS_HCLUST_AVERAGE, stat = LENS_STAT_MEDIAN, c, st;
+        {"normalize", required_argument, 0, 'N'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int method = LENS_HCLUST_AVERAGE, stat = LENS_STAT_MEDIAN, norm = LENS_DISTMAT_NORM_NONE, c, st;
     long length = -1;
     const char *zpath = NULL, *npath = NULL;
     struct pictures pc = {0};
     char *end;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "m:z:n:s:l:p:k:H:c:M:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:z:n:s:l:p:k:H:c:M:N:h", opts, NULL)) != -1) {
         switch (c) {
         case 'm':
             if ((method = lens_hclust_method_parse(optarg)) < 0)
@@ -359,6 +400,10 @@ int cmd_cluster(int argc, char **argv)
             pc.cut = 3;
             break;
         case 'c': pc.clusters = optarg; break;
+        case 'N':
+            if ((norm = lens_distmat_norm_parse(optarg)) < 0)
+                return lens_cli_usage("cluster", "--normalize wants none or slowness, got '%s'", optarg);
+            break;
         case 'h': cluster_help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("cluster", "bad option");
         }
@@ -371,6 +416,10 @@ int cmd_cluster(int argc, char **argv)
     struct lens_distmat *m = NULL;
     if ((st = lens_cli_read_distances("cluster", argv[optind], stat, length, &m)) != 0)
         return st;
+    if ((st = lens_cli_normalize("cluster", m, norm)) != 0) {
+        lens_distmat_free(m);
+        return st;
+    }
     struct lens_err e = {0};
     struct lens_newick *t = NULL;
     int n = m->n, rc = LENS_OK;
