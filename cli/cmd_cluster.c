@@ -2,6 +2,7 @@
  * distance matrix; writes scipy's linkage matrix Z as CSV, the dendrogram as Newick and as a
  * picture, the clusters of a cut, and the distance heatmap reordered by the tree. */
 #include "cli.h"
+#include "cli_dist.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -61,10 +62,6 @@ static void cluster_help(void)
 
 #define LENS_CLI_SLOW_NOTE 1.15 /* slowness worth counting on stderr (anomalies' slow_min) */
 
-/* Reads INPUT into a distance matrix and reports what the symmetrisation found. */
-int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
-                            struct lens_distmat **out);
-
 int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
                             struct lens_distmat **out)
 {
@@ -90,10 +87,6 @@ int lens_cli_read_distances(const char *cmd, const char *input, int stat, long l
         lens_cli_warn("%s: %d pairs measured in one direction only", input, m->one_sided);
     return LENS_EXIT_OK;
 }
-
-/* Applies --normalize to m and reports the slowest rank on stderr: LENS_EXIT_OK or the
- * failure status. */
-int lens_cli_normalize(const char *cmd, struct lens_distmat *m, int norm);
 
 int lens_cli_normalize(const char *cmd, struct lens_distmat *m, int norm)
 {
@@ -122,9 +115,6 @@ int lens_cli_normalize(const char *cmd, struct lens_distmat *m, int norm)
     return LENS_EXIT_OK;
 }
 
-/* Parses --stat and --length; returns LENS_EXIT_OK or the usage status. */
-int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length);
-
 int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length)
 {
     if (opt == 's') {
@@ -140,11 +130,6 @@ int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *st
         return lens_cli_usage(cmd, "--length wants a message length in bytes, got '%s'", arg);
     return LENS_EXIT_OK;
 }
-
-/* Leaf labels for the pictures ("node03:17", "17" or the CSV label) in one allocation: n
- * pointers followed by the strings. NULL when m has no labels or on ENOMEM (then the plots
- * fall back to indices, which name the ranks too). */
-char **lens_cli_tree_labels(const struct lens_distmat *m);
 
 char **lens_cli_tree_labels(const struct lens_distmat *m)
 {

@@ -1,6 +1,7 @@
 /* mpilens nj: the neighbor-joining tree of processes from a latency cube or a square CSV
  * distance matrix, written as Newick with branch lengths and drawn as a phylogram. */
 #include "cli.h"
+#include "cli_dist.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -15,12 +16,6 @@
 
 LENS_COMMAND(nj, "neighbor-joining tree of processes (Newick)");
 
-/* In cmd_cluster.c: input reading and the --stat/--length options shared by both commands. */
-int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
-                            struct lens_distmat **out);
-int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length);
-char **lens_cli_tree_labels(const struct lens_distmat *m);
-int lens_cli_normalize(const char *cmd, struct lens_distmat *m, int norm);
 
 static void nj_help(void)
 {
