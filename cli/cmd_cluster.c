@@ -36,8 +36,10 @@ static void cluster_help(void)
            "  -l, --length B     cube message length in bytes (default: median over lengths)\n"
            "  -p, --plot F       draw the dendrogram (PNG or SVG by the extension); leaves\n"
            "                     labelled host:rank (rank only above 128 processes)\n"
-           "  -k, --cut K|auto   cut into K clusters, or at the largest gap between successive\n"
-           "                     merge heights (auto); colours the plot and writes the clusters\n"
+           "  -k, --cut K|auto   cut into K clusters, or automatically where the next merge is\n"
+           "                     highest above the groups' median inside height (at least 1.5x,\n"
+           "                     else one group; the report uses the same cut); colours the plot\n"
+           "                     and writes the clusters\n"
            "  -H, --cut-height H cut at height H (us for a cube, the matrix's unit for CSV)\n"
            "  -c, --clusters F   write the clusters of the cut as CSV rank,host,cluster\n"
            "                     (default with a cut: standard output); clusters are numbered\n"
@@ -215,8 +217,11 @@ static int draw_pictures(const struct pictures *pc, const struct lens_distmat *m
         if (k > n)
             return lens_err_set(e, LENS_EUSAGE, "%s: cannot cut %d processes into %d clusters", input, n, k);
     } else if (pc->cut == 2) {
-        rc = lens_dendrogram_cut_auto(z, n, &k, &gap, e);
-        note = "largest gap";
+        struct lens_hclust_autocut ac;
+        rc = lens_hclust_cut_auto(z, n, &ac, e);
+        k = ac.k;
+        gap = ac.ratio;
+        note = "automatic cut";
     } else if (pc->cut == 3) {
         rc = lens_dendrogram_cut_height(z, n, pc->height / scale, &k, e);
         note = "height asked";
@@ -230,8 +235,8 @@ static int draw_pictures(const struct pictures *pc, const struct lens_distmat *m
             fprintf(stderr, "mpilens cluster: cut into %d cluster%s at %.4g%s%s", k, k == 1 ? "" : "s",
                     lens_dendrogram_cut_level(z, n, k) * scale, unit ? " " : "", unit ? unit : "");
             if (pc->cut == 2)
-                fprintf(stderr, " (largest gap between merges: %.4g%s%s)", gap * scale, unit ? " " : "",
-                        unit ? unit : "");
+                fprintf(stderr, " (the next merge is %.3gx the groups' median inside height; %.3gx needed)",
+                        gap, LENS_HCLUST_GAP_MIN);
             fputc('\n', stderr);
             if (pc->clusters)
                 rc = save_clusters(pc->clusters, m, label, e);
