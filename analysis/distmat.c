@@ -1,6 +1,7 @@
 /* Condensed distance matrices from square CSV files or latency cubes: parsing with exact error
  * positions, symmetrisation (A + A^T) / 2 and the asymmetry record. The CSV reader streams row
- * by row into the condensed array, so reading needs no more memory than the result. */
+ * by row into the condensed array, so reading needs no more memory than the result. Optional
+ * normalisation by each rank's slowness, so that a slow node does not hide the switches. */
 #include "distmat.h"
 
 #include <errno.h>
@@ -469,4 +470,67 @@ int lens_distmat_read(const char *input, int statistic, long length, struct lens
             return lens_distmat_read_csv(input, out, e);
     }
     return read_cube(input, statistic, length, out, e);
+}
+
+/* ---- slowness normalisation ---- */
+
+int lens_distmat_norm_parse(const char *name)
+{
+    if (!strcmp(name, "none"))
+        return LENS_DISTMAT_NORM_NONE;
+    if (!strcmp(name, "slowness"))
+        return LENS_DISTMAT_NORM_SLOWNESS;
+    return -1;
+}
+
+const char *lens_distmat_norm_name(int norm)
+{
+    return norm == LENS_DISTMAT_NORM_SLOWNESS ? "slowness" : "none";
+}
+
+int lens_distmat_slowness(const struct lens_distmat *m, double *s, struct lens_err *e)
+{
+    int n = m->n;
+    /* med: the typical link of each peer; buf: one column or one row of ratios */
+    double *med = lens_malloc((size_t)n * sizeof *med), *buf = lens_malloc((size_t)n * sizeof *buf);
+    if (!med || !buf) {
+        lens_free(med);
+        lens_free(buf);
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for the slowness of %d processes", n);
+    }
+    for (int k = 0; k < n; k++) {
+        size_t c = 0;
+        for (int j = 0; j < n; j++)
+            if (j != k)
+                buf[c++] = m->d[lens_distmat_index(n, j, k)];
+        med[k] = lens_cube_median(buf, c);
+    }
+    for (int i = 0; i < n; i++) {
+        size_t c = 0;
+        for (int k = 0; k < n; k++)
+            if (k != i && med[k] > 0)
+                buf[c++] = m->d[lens_distmat_index(n, i, k)] / med[k];
+        double v = lens_cube_median(buf, c); /* NaN when c == 0 */
+        s[i] = v > 0 && isfinite(v) ? v : 1.0;
+    }
+    lens_free(med);
+    lens_free(buf);
+    return LENS_OK;
+}
+
+int lens_distmat_normalize_slowness(struct lens_distmat *m, double *s, struct lens_err *e)
+{
+    double *own = s ? NULL : lens_malloc((size_t)m->n * sizeof *own);
+    double *sl = s ? s : own;
+    if (!sl)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for the slowness of %d processes", m->n);
+    int rc = lens_distmat_slowness(m, sl, e);
+    if (rc == LENS_OK)
+        for (int i = 0; i < m->n; i++)
+            for (int j = i + 1; j < m->n; j++) {
+                double f = sl[i] > sl[j] ? sl[i] : sl[j];
+                m->d[lens_distmat_index(m->n, i, j)] /= f;
+            }
+    lens_free(own);
+    return rc;
 }

@@ -71,6 +71,39 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
 int lens_distmat_read(const char *input, int stat, long length, struct lens_distmat **out,
                       struct lens_err *e);
 
+/* ---- slowness normalisation (optional; the default distance is the raw one above) ----
+ * A slow node (every link of its ranks f times slower) sits farther from its own switch than
+ * the switches are from each other, so the cut at the number of switches isolates it.
+ * Slowness of rank i, robust and blind to the hierarchy:
+ *     s_i = median over peers k != i of  d(i,k) / med_k,   med_k = median over j != k of d(j,k)
+ * Dividing by the peer's own typical link cancels the peer's slowness (a slow peer inflates
+ * its whole column, so it does not make i look slow), and the median over peers ignores a
+ * minority of bad links. On a machine whose every rank sees the same mix of levels (equal
+ * subtrees at each level: the usual cores < sockets < nodes < switches), med_k is the same for
+ * every k and equal to every row's median, so s_i = 1 exactly without noise, whatever the
+ * levels and latencies; a rank whose links are all f times slower gets s_i = f. Peers with
+ * med_k == 0 are skipped; a rank with no usable peer, or with s_i == 0, gets s_i = 1.
+ * The normalised distance d'(i,j) = d(i,j) / max(s_i, s_j) undoes the synthetic slow-node
+ * model exactly (a link is slow when either end is slow, by the slower end's factor). */
+
+enum lens_distmat_norm {
+    LENS_DISTMAT_NORM_NONE = 0,     /* raw distances (default) */
+    LENS_DISTMAT_NORM_SLOWNESS = 1, /* lens_distmat_normalize_slowness */
+};
+
+/* "none" or "slowness" -> enum lens_distmat_norm; -1 for anything else. */
+int lens_distmat_norm_parse(const char *name);
+const char *lens_distmat_norm_name(int norm);
+
+/* Writes the slowness s_i of each object into s (m->n doubles, caller's; dimensionless).
+ * m is not changed. LENS_ENOMEM (O(n) working space). */
+int lens_distmat_slowness(const struct lens_distmat *m, double *s, struct lens_err *e);
+
+/* Divides every distance d(i,j) by max(s_i, s_j) (always > 0), in place; the unit stays the
+ * input's. s: NULL, or m->n doubles (caller's) that receive the slowness used. LENS_ENOMEM;
+ * m is unchanged on failure. */
+int lens_distmat_normalize_slowness(struct lens_distmat *m, double *s, struct lens_err *e);
+
 /* Label of object i: labels[i], or its decimal index written into buf. */
 const char *lens_distmat_label(const struct lens_distmat *m, int i, char *buf, size_t n);
 

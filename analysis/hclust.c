@@ -607,3 +607,68 @@ int lens_hclust_write_csv(const struct lens_hclust_step *z, int n, const char *p
         fprintf(a.fp, "%d,%d,%.17g,%d\n", z[k].left, z[k].right, z[k].height, z[k].size);
     return lens_atomic_commit(&a, e);
 }
+
+/* ---- the automatic cut (see hclust.h) ---- */
+
+#define CUT_STEP_MIN 1.1
+#define GAP_FLOOR 1e-3
+#define CUT_KMAX 256
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int lens_hclust_cut_auto(const struct lens_hclust_step *z, int n, struct lens_hclust_autocut *cut,
+                         struct lens_err *e)
+{
+    if (n < 2)
+        return lens_err_set(e, LENS_EINVAL, "cannot cut %d objects", n);
+    cut->k = 1;
+    cut->ratio = 1;
+    cut->low = cut->high = z[n - 2].height;
+    /* act[] holds the inside (top) heights of the groups of two or more at the current step;
+     * pos[merge] is where that merge's height sits in act, who[] the inverse */
+    int *pos = lens_malloc((size_t)(n - 1) * sizeof *pos), nact = 0;
+    double *act = lens_malloc((size_t)(n - 1) * sizeof *act);
+    double *tmp = lens_malloc((size_t)(n - 1) * sizeof *tmp);
+    int *who = lens_malloc((size_t)(n - 1) * sizeof *who);
+    if (!pos || !act || !tmp || !who) {
+        lens_free(pos), lens_free(act), lens_free(tmp), lens_free(who);
+        return lens_err_set(e, LENS_ENOMEM, "out of memory cutting the tree of %d objects", n);
+    }
+    double floor = GAP_FLOOR * z[n - 2].height, best = 0;
+    for (int j = 0; j < n - 1; j++) {
+        int child[2] = {z[j].left, z[j].right};
+        for (int c = 0; c < 2; c++)
+            if (child[c] >= n) { /* the child group stops being a group: drop its top */
+                int p = pos[child[c] - n];
+                act[p] = act[--nact];
+                who[p] = who[nact];
+                pos[who[p]] = p;
+            }
+        pos[j] = nact;
+        who[nact] = j;
+        act[nact++] = z[j].height;
+        int k = n - 1 - j;
+        if (k < 2 || k > CUT_KMAX)
+            continue;
+        memcpy(tmp, act, (size_t)nact * sizeof *tmp);
+        qsort(tmp, (size_t)nact, sizeof *tmp, by_value);
+        double within = nact % 2 ? tmp[nact / 2] : (tmp[nact / 2 - 1] + tmp[nact / 2]) / 2;
+        double ratio = z[j + 1].height / (within > floor ? within : floor);
+        int step = z[j + 1].height >= CUT_STEP_MIN * (z[j].height > floor ? z[j].height : floor);
+        if (z[n - 2].height > 0 && step && ratio >= best) { /* ties: fewer groups */
+            best = ratio;
+            cut->ratio = ratio;
+            cut->low = within;
+            cut->high = z[j + 1].height;
+            cut->k = k;
+        }
+    }
+    if (cut->ratio < LENS_HCLUST_GAP_MIN)
+        cut->k = 1;
+    lens_free(pos), lens_free(act), lens_free(tmp), lens_free(who);
+    return LENS_OK;
+}

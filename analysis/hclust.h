@@ -46,6 +46,28 @@ int lens_hclust_run(double *d, int n, int method, struct lens_hclust_step *z, st
 int lens_hclust_leaf_order(const struct lens_hclust_step *z, int n, int *order,
                            struct lens_err *e);
 
+/* The automatic cut, shared by `mpilens cluster --cut auto` and the report. Cutting after the
+ * first m merges leaves k = n - m groups; each group was formed by its highest merge inside,
+ * and the groups start to join at the next merge height. The cut is placed where that next
+ * height is the most times higher than the median over the groups of their inside heights
+ * (singletons left out), if at least LENS_HCLUST_GAP_MIN times; else k = 1. The median, not
+ * the largest inside height, keeps one slow node (all its delays higher) from hiding the level
+ * of the nodes. A cut must also sit in a real step: the next merge at least 1.1 times the last
+ * one below it, so it never falls between merges of one level that differ only by noise.
+ * Heights below 1e-3 x the root height count as that (identical processes give no huge
+ * ratios). Only k <= 256 is considered, which bounds the cost. z must be in merge (height)
+ * order, as lens_hclust_linkage returns it. Ties: fewer groups. */
+#define LENS_HCLUST_GAP_MIN 1.5
+struct lens_hclust_autocut {
+    int k;        /* groups chosen; 1 when no cut reaches LENS_HCLUST_GAP_MIN */
+    double ratio; /* high / low at the best cut (1 when there is none) */
+    double low;   /* the groups' median inside height there (Z units) */
+    double high;  /* the next merge height there (Z units) */
+};
+/* LENS_EINVAL for n < 2, LENS_ENOMEM. */
+int lens_hclust_cut_auto(const struct lens_hclust_step *z, int n, struct lens_hclust_autocut *cut,
+                         struct lens_err *e);
+
 /* Flat clusters after the first n-k merges (k in 1..n): label[i] in 0..k-1, numbered in the
  * order of each cluster's smallest leaf. LENS_EINVAL, LENS_ENOMEM. */
 int lens_hclust_cut(const struct lens_hclust_step *z, int n, int k, int *label,

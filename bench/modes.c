@@ -60,14 +60,14 @@ const char *lens_bench_mode_definition(int mode)
     }
 }
 
-/* Completes rq. Spins (MPI_Wait) when every rank has its own core; on an oversubscribed node
- * tests and sleeps 200 us between tests, because a rank spinning while it waits for its turn
- * takes the core from the pair being measured (8 ranks on 2 cores: 6 spinning, the sweep
- * 100 times slower and its delays full of preemption). 200 us was the best of 20, 50, 200 and
- * 1000 us at 8 and 64 ranks on 2 cores. Only waits outside timed code. */
-static void wait_request(const struct lens_bench_ctx *c, MPI_Request *rq)
+/* Spins (MPI_Wait) when every rank has its own core; on an oversubscribed node tests and
+ * sleeps 200 us between tests, because a rank spinning while it waits for its turn takes the
+ * core from the pair being measured (8 ranks on 2 cores: 6 spinning, the sweep 100 times
+ * slower and its delays full of preemption). 200 us was the best of 20, 50, 200 and 1000 us
+ * at 8 and 64 ranks on 2 cores. */
+void lens_bench_wait(MPI_Request *rq, int oversubscribed)
 {
-    if (!c->oversubscribed) {
+    if (!oversubscribed) {
         MPI_Wait(rq, MPI_STATUS_IGNORE);
         return;
     }
@@ -80,19 +80,18 @@ static void wait_request(const struct lens_bench_ctx *c, MPI_Request *rq)
     }
 }
 
-void lens_bench_ctx_barrier(const struct lens_bench_ctx *c)
+void lens_bench_barrier(int oversubscribed)
 {
-    if (!c->oversubscribed) {
+    if (!oversubscribed) {
         MPI_Barrier(MPI_COMM_WORLD);
         return;
     }
     MPI_Request rq;
     MPI_Ibarrier(MPI_COMM_WORLD, &rq);
-    wait_request(c, &rq);
+    lens_bench_wait(&rq, 1);
 }
 
-/* Whether this node runs more ranks of the job than it has online processors. Collective. */
-static int node_oversubscribed(void)
+int lens_bench_node_oversubscribed(void)
 {
     MPI_Comm node;
     int local = 1;
@@ -156,7 +155,7 @@ int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *
         memset(c->nrbuf, 0x96, nlen);
     }
     c->transposed = mode == LENS_MODE_BCAST;
-    c->oversubscribed = node_oversubscribed();
+    c->oversubscribed = lens_bench_node_oversubscribed();
     long pp = (long)P * (long)(P - 1);
     c->pairs = symmetric(mode) ? pp / 2 : mode == LENS_MODE_BCAST ? (long)P : pp;
     if (rma(mode)) {
@@ -400,7 +399,7 @@ static void run_pairs(struct lens_bench_ctx *c, int len)
             if (prev_lead >= 0 && prev_lead != me) {
                 MPI_Request rq;
                 MPI_Irecv(NULL, 0, MPI_BYTE, prev_lead, TAG_GO, MPI_COMM_WORLD, &rq);
-                wait_request(c, &rq);
+                lens_bench_wait(&rq, c->oversubscribed);
             }
             measure_pair(c, cur, at, i, j, len);
             if (at > 0) {
@@ -480,7 +479,7 @@ void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
         memset(c->row[s], 0, P * sizeof(double));
     if (c->rawrow)
         memset(c->rawrow, 0, P * (size_t)c->o->repeats * sizeof(double));
-    lens_bench_ctx_barrier(c);
+    lens_bench_barrier(c->oversubscribed);
     switch (c->o->mode) {
     case LENS_MODE_ALL_TO_ALL: run_all_to_all(c, len); break;
     case LENS_MODE_BCAST: run_bcast(c, len); break;

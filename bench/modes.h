@@ -39,9 +39,13 @@ int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *
 /* Frees the buffers and the window (collective when a window exists). */
 void lens_bench_ctx_release(struct lens_bench_ctx *c);
 
-/* MPI_Barrier on a node with a core per rank; when oversubscribed, a barrier whose waiting
- * ranks sleep between tests, so the ranks still measuring keep the cores (collective). */
-void lens_bench_ctx_barrier(const struct lens_bench_ctx *c);
+/* Whether this node runs more ranks of the job than it has online processors (collective). */
+int lens_bench_node_oversubscribed(void);
+/* Completes rq: MPI_Wait when every rank has a core; when oversubscribed, tests and sleeps
+ * between tests so that the ranks measuring keep the cores. Never inside timed code. */
+void lens_bench_wait(MPI_Request *rq, int oversubscribed);
+/* MPI_Barrier, or with oversubscribed = 1 a barrier waited for as lens_bench_wait does. */
+void lens_bench_barrier(int oversubscribed);
 
 /* Measures message length `len` (bytes) in mode o->mode on every rank (collective). Fills
  * row[] (and rawrow) for the cells this rank holds; the diagonal is 0. */

@@ -4,6 +4,7 @@
 
 #include "allpairs.h"
 #include "fatal.h"
+#include "modes.h"
 #include "p2p_out.h"
 #include "stats.h"
 
@@ -230,6 +231,7 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     struct lens_err e;
     char **hosts = all_hosts(P);
+    int over = lens_bench_node_oversubscribed(); /* ranks not measuring then sleep as they wait */
     struct plan pl;
     plan_pairs(&pl, o, hosts, P);
 
@@ -303,8 +305,11 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
         }
         if (rank == 0) {
             if (a != 0) {
-                MPI_Recv(tl, ns * max_lat, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Recv(tb, ns * max_bw, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Request rq[2];
+                MPI_Irecv(tl, ns * max_lat, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, &rq[0]);
+                MPI_Irecv(tb, ns * max_bw, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, &rq[1]);
+                lens_bench_wait(&rq[0], over);
+                lens_bench_wait(&rq[1], over);
             }
             for (int k = 0; k < ns; k++) {
                 size_t q = (size_t)p * ns + k;
@@ -322,7 +327,7 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
                      (double)LENS_BENCH_P2P_WINDOW * sizes[ns - 1] / s1.median / 1e6, sizes[ns - 1],
                      MPI_Wtime() - start);
         }
-        MPI_Barrier(MPI_COMM_WORLD);
+        lens_bench_barrier(over);
     }
     if (rank == 0) {
         char mpiv[256], date[64], wnd[32];

@@ -2,6 +2,7 @@
  * distance matrix; writes scipy's linkage matrix Z as CSV, the dendrogram as Newick and as a
  * picture, the clusters of a cut, and the distance heatmap reordered by the tree. */
 #include "cli.h"
+#include "cli_dist.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ static void cluster_help(void)
     printf("usage: mpilens cluster INPUT [--method M] [--linkage Z.csv] [--newick tree.nwk]\n"
            "                       [--stat S] [--length BYTES] [--plot F.png|F.svg]\n"
            "                       [--cut K|auto] [--cut-height H] [--clusters F.csv]\n"
-           "                       [--heatmap F.png|F.svg]\n\n"
+           "                       [--heatmap F.png|F.svg] [--normalize none|slowness]\n\n"
            "Clusters the processes of INPUT, a network_test2 prefix or a square CSV matrix of\n"
            "distances (n lines of n numbers, optionally after a header line of n labels).\n"
            "The matrix is symmetrised as (A + A^T)/2; its asymmetry is reported on stderr.\n\n"
@@ -36,22 +37,30 @@ static void cluster_help(void)
            "  -l, --length B     cube message length in bytes (default: median over lengths)\n"
            "  -p, --plot F       draw the dendrogram (PNG or SVG by the extension); leaves\n"
            "                     labelled host:rank (rank only above 128 processes)\n"
-           "  -k, --cut K|auto   cut into K clusters, or at the largest gap between successive\n"
-           "                     merge heights (auto); colours the plot and writes the clusters\n"
+           "  -k, --cut K|auto   cut into K clusters, or automatically where the next merge is\n"
+           "                     highest above the groups' median inside height (at least 1.5x,\n"
+           "                     else one group; the report uses the same cut); colours the plot\n"
+           "                     and writes the clusters\n"
            "  -H, --cut-height H cut at height H (us for a cube, the matrix's unit for CSV)\n"
            "  -c, --clusters F   write the clusters of the cut as CSV rank,host,cluster\n"
            "                     (default with a cut: standard output); clusters are numbered\n"
            "                     from 0 in the order of their lowest rank\n"
            "  -M, --heatmap F    draw the distance matrix with the processes in dendrogram\n"
-           "                     order, so that clusters show as blocks (PNG or SVG)\n\n"
+           "                     order, so that clusters show as blocks (PNG or SVG)\n"
+           "  -N, --normalize N  none (default: the raw distance) or slowness: divide d(i,j)\n"
+           "                     by max(s_i, s_j), s_i = median over peers k of d(i,k) over\n"
+           "                     k's median link (1 on a healthy machine). Use it when\n"
+           "                     a slow node hides the switch level (the cut at the number\n"
+           "                     of switches isolates the slow node instead); the anomaly\n"
+           "                     report names the slow node separately. Heights,\n"
+           "                     --cut-height and the heatmap are then in normalised units\n\n"
            "example:\n"
            "  mpilens cluster run/network --method average --linkage Z.csv --newick tree.nwk\n"
-           "  mpilens cluster run/network --cut auto --plot tree.png --heatmap blocks.png\n");
+           "  mpilens cluster run/network --cut auto --plot tree.png --heatmap blocks.png\n"
+           "  mpilens cluster run/network --normalize slowness --cut 2 --clusters sw.csv\n");
 }
 
-/* Reads INPUT into a distance matrix and reports what the symmetrisation found. */
-int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
-                            struct lens_distmat **out);
+#define LENS_CLI_SLOW_NOTE 1.15 /* slowness worth counting on stderr (anomalies' slow_min) */
 
 int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
                             struct lens_distmat **out)
@@ -79,8 +88,32 @@ int lens_cli_read_distances(const char *cmd, const char *input, int stat, long l
     return LENS_EXIT_OK;
 }
 
-/* Parses --stat and --length; returns LENS_EXIT_OK or the usage status. */
-int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length);
+int lens_cli_normalize(const char *cmd, struct lens_distmat *m, int norm)
+{
+    if (norm != LENS_DISTMAT_NORM_SLOWNESS)
+        return LENS_EXIT_OK;
+    struct lens_err e = {0};
+    double *s = lens_malloc((size_t)m->n * sizeof *s);
+    if (!s) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory for the slowness of %d processes", m->n);
+        return lens_cli_fail(&e);
+    }
+    if (lens_distmat_normalize_slowness(m, s, &e) < 0) {
+        lens_free(s);
+        return lens_cli_fail(&e);
+    }
+    int worst = 0, over = 0;
+    for (int i = 0; i < m->n; i++) {
+        worst = s[i] > s[worst] ? i : worst;
+        over += s[i] > LENS_CLI_SLOW_NOTE;
+    }
+    char b[32];
+    fprintf(stderr, "mpilens %s: distances divided by the slower rank's slowness; slowest %s "
+            "%.3g, %d of %d ranks above %.2f\n", cmd, lens_distmat_label(m, worst, b, sizeof b),
+            s[worst], over, m->n, LENS_CLI_SLOW_NOTE);
+    lens_free(s);
+    return LENS_EXIT_OK;
+}
 
 int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length)
 {
@@ -97,11 +130,6 @@ int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *st
         return lens_cli_usage(cmd, "--length wants a message length in bytes, got '%s'", arg);
     return LENS_EXIT_OK;
 }
-
-/* Leaf labels for the pictures ("node03:17", "17" or the CSV label) in one allocation: n
- * pointers followed by the strings. NULL when m has no labels or on ENOMEM (then the plots
- * fall back to indices, which name the ranks too). */
-char **lens_cli_tree_labels(const struct lens_distmat *m);
 
 char **lens_cli_tree_labels(const struct lens_distmat *m)
 {
@@ -215,8 +243,11 @@ static int draw_pictures(const struct pictures *pc, const struct lens_distmat *m
         if (k > n)
             return lens_err_set(e, LENS_EUSAGE, "%s: cannot cut %d processes into %d clusters", input, n, k);
     } else if (pc->cut == 2) {
-        rc = lens_dendrogram_cut_auto(z, n, &k, &gap, e);
-        note = "largest gap";
+        struct lens_hclust_autocut ac;
+        rc = lens_hclust_cut_auto(z, n, &ac, e);
+        k = ac.k;
+        gap = ac.ratio;
+        note = "automatic cut";
     } else if (pc->cut == 3) {
         rc = lens_dendrogram_cut_height(z, n, pc->height / scale, &k, e);
         note = "height asked";
@@ -230,8 +261,8 @@ static int draw_pictures(const struct pictures *pc, const struct lens_distmat *m
             fprintf(stderr, "mpilens cluster: cut into %d cluster%s at %.4g%s%s", k, k == 1 ? "" : "s",
                     lens_dendrogram_cut_level(z, n, k) * scale, unit ? " " : "", unit ? unit : "");
             if (pc->cut == 2)
-                fprintf(stderr, " (largest gap between merges: %.4g%s%s)", gap * scale, unit ? " " : "",
-                        unit ? unit : "");
+                fprintf(stderr, " (the next merge is %.3gx the groups' median inside height; %.3gx needed)",
+                        gap, LENS_HCLUST_GAP_MIN);
             fputc('\n', stderr);
             if (pc->clusters)
                 rc = save_clusters(pc->clusters, m, label, e);
@@ -312,14 +343,14 @@ int cmd_cluster(int argc, char **argv)
         {"length", required_argument, 0, 'l'}, {"plot", required_argument, 0, 'p'},
         {"cut", required_argument, 0, 'k'},    {"cut-height", required_argument, 0, 'H'},
         {"clusters", required_argument, 0, 'c'}, {"heatmap", required_argument, 0, 'M'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
-    int method = LENS_HCLUST_AVERAGE, stat = LENS_STAT_MEDIAN, c, st;
+        {"normalize", required_argument, 0, 'N'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int method = LENS_HCLUST_AVERAGE, stat = LENS_STAT_MEDIAN, norm = LENS_DISTMAT_NORM_NONE, c, st;
     long length = -1;
     const char *zpath = NULL, *npath = NULL;
     struct pictures pc = {0};
     char *end;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "m:z:n:s:l:p:k:H:c:M:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:z:n:s:l:p:k:H:c:M:N:h", opts, NULL)) != -1) {
         switch (c) {
         case 'm':
             if ((method = lens_hclust_method_parse(optarg)) < 0)
@@ -354,6 +385,10 @@ int cmd_cluster(int argc, char **argv)
             pc.cut = 3;
             break;
         case 'c': pc.clusters = optarg; break;
+        case 'N':
+            if ((norm = lens_distmat_norm_parse(optarg)) < 0)
+                return lens_cli_usage("cluster", "--normalize wants none or slowness, got '%s'", optarg);
+            break;
         case 'h': cluster_help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("cluster", "bad option");
         }
@@ -366,6 +401,10 @@ int cmd_cluster(int argc, char **argv)
     struct lens_distmat *m = NULL;
     if ((st = lens_cli_read_distances("cluster", argv[optind], stat, length, &m)) != 0)
         return st;
+    if ((st = lens_cli_normalize("cluster", m, norm)) != 0) {
+        lens_distmat_free(m);
+        return st;
+    }
     struct lens_err e = {0};
     struct lens_newick *t = NULL;
     int n = m->n, rc = LENS_OK;

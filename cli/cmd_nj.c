@@ -1,6 +1,7 @@
 /* mpilens nj: the neighbor-joining tree of processes from a latency cube or a square CSV
  * distance matrix, written as Newick with branch lengths and drawn as a phylogram. */
 #include "cli.h"
+#include "cli_dist.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -15,17 +16,12 @@
 
 LENS_COMMAND(nj, "neighbor-joining tree of processes (Newick)");
 
-/* In cmd_cluster.c: input reading and the --stat/--length options shared by both commands. */
-int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
-                            struct lens_distmat **out);
-int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length);
-char **lens_cli_tree_labels(const struct lens_distmat *m);
 
 static void nj_help(void)
 {
     printf("usage: mpilens nj INPUT [--newick tree.nwk] [--stat S] [--length BYTES] "
            "[--canonical]\n"
-           "                  [--plot F.png|F.svg] [--root midpoint|nj]\n\n"
+           "                  [--plot F.png|F.svg] [--root midpoint|nj] [--normalize none|slowness]\n\n"
            "Builds the Saitou-Nei neighbor-joining tree of the processes of INPUT, a\n"
            "network_test2 prefix or a square CSV matrix of distances (n lines of n numbers,\n"
            "optionally after a header line of n labels), symmetrised as (A + A^T)/2.\n"
@@ -38,9 +34,17 @@ static void nj_help(void)
            "                     branch lengths to scale, leaves host:rank (rank only above\n"
            "                     128 processes), leaves and clades coloured by host\n"
            "  -r, --root R       where the drawing is rooted: midpoint (default: the middle\n"
-           "                     of the longest leaf-to-leaf path) or nj (the last join)\n\n"
+           "                     of the longest leaf-to-leaf path) or nj (the last join)\n"
+           "  -N, --normalize N  none (default: the raw distance) or slowness: divide d(i,j)\n"
+           "                     by max(s_i, s_j), s_i = median over peers k of d(i,k) over\n"
+           "                     k's median link (1 on a healthy machine). Use it when\n"
+           "                     a slow node hides the switch level (its long branches pull\n"
+           "                     it out of its switch); the anomaly report (mpilens\n"
+           "                     anomalies) names the slow node separately. Branch lengths\n"
+           "                     are then in normalised units\n\n"
            "example:\n"
-           "  mpilens nj run/network --newick tree.nwk --plot tree.svg\n");
+           "  mpilens nj run/network --newick tree.nwk --plot tree.svg\n"
+           "  mpilens nj run/network --normalize slowness --plot tree.svg\n");
 }
 
 /* The phylogram of t, leaves labelled host:rank and coloured by host when the labels name one. */
@@ -76,13 +80,13 @@ int cmd_nj(int argc, char **argv)
         {"newick", required_argument, 0, 'n'}, {"stat", required_argument, 0, 's'},
         {"length", required_argument, 0, 'l'}, {"canonical", no_argument, 0, 'c'},
         {"plot", required_argument, 0, 'p'},   {"root", required_argument, 0, 'r'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int stat = LENS_STAT_MEDIAN, search = LENS_NJ_FAST, root = LENS_NJTREE_MIDPOINT, c, st;
+        {"normalize", required_argument, 0, 'N'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int norm = LENS_DISTMAT_NORM_NONE, stat = LENS_STAT_MEDIAN, search = LENS_NJ_FAST, root = LENS_NJTREE_MIDPOINT, c, st;
     long length = -1;
     const char *npath = NULL, *plot = NULL;
     struct lens_err e = {0};
     optind = 1;
-    while ((c = getopt_long(argc, argv, "n:s:l:cp:r:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "n:s:l:cp:r:N:h", opts, NULL)) != -1) {
         switch (c) {
         case 'n': npath = optarg; break;
         case 's':
@@ -104,6 +108,10 @@ int cmd_nj(int argc, char **argv)
             else
                 return lens_cli_usage("nj", "--root wants midpoint or nj, got '%s'", optarg);
             break;
+        case 'N':
+            if ((norm = lens_distmat_norm_parse(optarg)) < 0)
+                return lens_cli_usage("nj", "--normalize wants none or slowness, got '%s'", optarg);
+            break;
         case 'h': nj_help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("nj", "bad option");
         }
@@ -114,6 +122,10 @@ int cmd_nj(int argc, char **argv)
     struct lens_distmat *m = NULL;
     if ((st = lens_cli_read_distances("nj", argv[optind], stat, length, &m)) != 0)
         return st;
+    if ((st = lens_cli_normalize("nj", m, norm)) != 0) {
+        lens_distmat_free(m);
+        return st;
+    }
     struct lens_newick *t = NULL;
     double t0 = lens_now();
     int rc = lens_nj_run(m->d, m->n, search, &t, &e);

@@ -49,27 +49,6 @@ static int check_linkage(const struct lens_hclust_step *z, int n, const char *na
     return rc;
 }
 
-int lens_dendrogram_cut_auto(const struct lens_hclust_step *z, int n, int *k, double *gap,
-                             struct lens_err *e)
-{
-    if (n < 2)
-        return lens_err_set(e, LENS_EINVAL, "cannot cut %d objects", n);
-    int best = -1;
-    double g = 0.0;
-    /* gap i lies between merge i and merge i+1; cutting there keeps i+1 merges */
-    for (int i = 0; i + 1 < n - 1; i++) {
-        double d = z[i + 1].height - z[i].height;
-        if (best < 0 || d >= g) {
-            best = i;
-            g = d;
-        }
-    }
-    *k = best < 0 ? 1 : n - 1 - best;
-    if (gap)
-        *gap = best < 0 ? 0.0 : g;
-    return LENS_OK;
-}
-
 int lens_dendrogram_cut_height(const struct lens_hclust_step *z, int n, double height, int *k,
                                struct lens_err *e)
 {

@@ -30,12 +30,7 @@ struct lens_dendrogram_opts {
  * no cut, 1000 x 640, cairo's font. */
 void lens_dendrogram_opts_init(struct lens_dendrogram_opts *o);
 
-/* The automatic cut: the largest gap between consecutive merge heights (in Z's merge order),
- * z[i+1].height - z[i].height over i = 0..n-3, cut inside it: *k = n - 1 - i clusters,
- * so 2 <= k <= n - 1. Among equal gaps the one higher up wins (fewer clusters). n = 2 gives
- * k = 1. *gap receives the gap (Z units; may be NULL). LENS_EINVAL for n < 2. */
-int lens_dendrogram_cut_auto(const struct lens_hclust_step *z, int n, int *k, double *gap,
-                             struct lens_err *e);
+/* The automatic cut is lens_hclust_cut_auto (analysis/hclust.h), shared with the report. */
 /* The cut at a height (Z units): the merges done before the first one higher than height
  * are kept, *k = n - their number (1..n). LENS_EINVAL for n < 2 or a NaN height. */
 int lens_dendrogram_cut_height(const struct lens_hclust_step *z, int n, double height, int *k,

@@ -405,3 +405,43 @@ int lens_figure_svg_commit(cairo_surface_t *surface, struct lens_figure_buf *svg
     memset(svg, 0, sizeof *svg);
     return lens_atomic_commit(&a, e);
 }
+
+int lens_figure_format(const char *path, struct lens_err *e)
+{
+    size_t n = strlen(path);
+    if (n > 4 && !strcmp(path + n - 4, ".svg"))
+        return 1;
+    if (n > 4 && !strcmp(path + n - 4, ".png"))
+        return 0;
+    return lens_err_set(e, LENS_EINVAL, "%s: the picture must end in .png or .svg", path);
+}
+
+int lens_figure_output(const char *path, const char *name, int w, int h, lens_figure_draw_fn draw,
+                       void *ctx, unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    int svg = 0;
+    if (path) {
+        name = path;
+        if ((svg = lens_figure_format(path, e)) < 0)
+            return svg;
+    }
+    struct lens_figure_buf sb = {0};
+    cairo_surface_t *sf = svg ? lens_figure_svg_create(&sb, w, h)
+                              : cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    cairo_t *cr = cairo_create(sf);
+    int rc = lens_figure_status(cr, name, e);
+    if (rc == LENS_OK)
+        rc = draw(ctx, cr, w, h, name, e);
+    cairo_destroy(cr);
+    if (rc) {
+        cairo_surface_destroy(sf);
+        lens_free(sb.data);
+        return rc;
+    }
+    if (svg)
+        return lens_figure_svg_commit(sf, &sb, path, e);
+    cairo_surface_flush(sf);
+    rc = path ? lens_figure_png_write(sf, path, e) : lens_figure_png_mem(sf, name, buf, len, e);
+    cairo_surface_destroy(sf);
+    return rc;
+}

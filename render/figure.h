@@ -70,4 +70,17 @@ cairo_surface_t *lens_figure_svg_create(struct lens_figure_buf *svg, double w, d
 int lens_figure_svg_commit(cairo_surface_t *surface, struct lens_figure_buf *svg,
                            const char *path, struct lens_err *e);
 
+/* 1 when path ends in ".svg", 0 for ".png", else LENS_EINVAL "PATH: the picture must end in
+ * .png or .svg". */
+int lens_figure_format(const char *path, struct lens_err *e);
+
+/* Paints a whole figure of w x h units into cr (name: for error messages). */
+typedef int (*lens_figure_draw_fn)(void *ctx, cairo_t *cr, double w, double h, const char *name,
+                                   struct lens_err *e);
+/* The one output path of the figures drawn by a callback: a w x h figure to path, PNG (pixels)
+ * or SVG (points) by its extension, atomically; or, with path NULL, PNG bytes into *buf / *len
+ * (lens_malloc'd, caller frees; name then labels the errors). Nothing is left on error. */
+int lens_figure_output(const char *path, const char *name, int w, int h, lens_figure_draw_fn draw,
+                       void *ctx, unsigned char **buf, size_t *len, struct lens_err *e);
+
 #endif

@@ -520,10 +520,18 @@ int lens_linkcurves_draw(cairo_t *cr, double x, double y, double w, double h, co
     return rc;
 }
 
-static int ends_with(const char *s, const char *suffix)
+struct job {
+    const struct lens_links *r;
+    const struct lens_linkcurves_opts *o;
+};
+
+static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
 {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n > m && strcmp(s + n - m, suffix) == 0;
+    const struct job *j = ctx;
+    struct fig f;
+    int rc = render(&f, cr, j->r, j->o, name, 0, 0, w, h, e);
+    fig_end(&f);
+    return rc;
 }
 
 /* PNG into path (path != NULL) or into *buf; SVG into path. */
@@ -536,35 +544,13 @@ static int output(const char *path, const struct lens_links *r, const struct len
         o = &def;
     }
     const char *name = path ? path : "link curves png (memory)";
-    int svg = path && ends_with(path, ".svg");
-    if (path && !svg && !ends_with(path, ".png"))
-        return lens_err_set(e, LENS_EINVAL, "%s: the picture must end in .png or .svg", path);
+    if (path && lens_figure_format(path, e) < 0)
+        return e->code;
     int rc = check_args(r, o, name, 1, e);
     if (rc)
         return rc;
-    struct lens_figure_buf sb = {0};
-    cairo_surface_t *s = svg ? lens_figure_svg_create(&sb, o->width, o->height)
-                             : cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
-    cairo_t *cr = cairo_create(s);
-    struct fig f;
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK)
-        rc = render(&f, cr, r, o, name, 0, 0, o->width, o->height, e);
-    else
-        memset(&f, 0, sizeof f);
-    fig_end(&f);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(s);
-        lens_free(sb.data);
-        return rc;
-    }
-    if (svg)
-        return lens_figure_svg_commit(s, &sb, path, e);
-    cairo_surface_flush(s);
-    rc = path ? lens_figure_png_write(s, path, e) : lens_figure_png_mem(s, name, buf, len, e);
-    cairo_surface_destroy(s);
-    return rc;
+    struct job j = {r, o};
+    return lens_figure_output(path, name, o->width, o->height, paint, &j, buf, len, e);
 }
 
 int lens_linkcurves_write(const char *path, const struct lens_links *r, const struct lens_linkcurves_opts *o,

@@ -498,99 +498,54 @@ int lens_linkmap_draw(cairo_t *cr, double x, double y, double w, double h, const
     return rc;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n > m && strcmp(s + n - m, suffix) == 0;
-}
+struct job {
+    const struct lens_links *r;
+    const struct lens_linkmap_opts *o;
+};
 
-/* Renders the width x height figure on a new image surface (*img, caller destroys). */
-static int render_image(const struct lens_links *r, const struct lens_linkmap_opts *o, const char *name,
-                        cairo_surface_t **img, struct lens_err *e)
+static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
 {
-    *img = NULL;
-    int rc = check_args(r, o, name, 1, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
-    cairo_t *cr = cairo_create(s);
-    rc = lens_figure_status(cr, name, e);
+    const struct job *j = ctx;
     struct fig f;
     memset(&f, 0, sizeof f);
-    if (rc == LENS_OK)
-        rc = fig_begin(&f, r, o, name, cr, 0, 0, o->width, o->height, e);
+    int rc = fig_begin(&f, j->r, j->o, name, cr, 0, 0, w, h, e);
     if (rc == LENS_OK)
         rc = draw_fig(&f, cr, e);
     fig_end(&f);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(s);
-        return rc;
+    return rc;
+}
+
+/* PNG into path (path != NULL) or into *buf; SVG into path. */
+static int output(const char *path, const struct lens_links *r, const struct lens_linkmap_opts *o,
+                  unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    struct lens_linkmap_opts def;
+    if (!o) {
+        lens_linkmap_opts_init(&def);
+        o = &def;
     }
-    cairo_surface_flush(s);
-    *img = s;
-    return LENS_OK;
+    const char *name = path ? path : "link map png (memory)";
+    if (path && lens_figure_format(path, e) < 0)
+        return e->code;
+    int rc = check_args(r, o, name, 1, e);
+    if (rc)
+        return rc;
+    struct job j = {r, o};
+    return lens_figure_output(path, name, o->width, o->height, paint, &j, buf, len, e);
 }
 
 int lens_linkmap_write(const char *path, const struct lens_links *r, const struct lens_linkmap_opts *o,
                        struct lens_err *e)
 {
-    struct lens_linkmap_opts def;
-    if (!o) {
-        lens_linkmap_opts_init(&def);
-        o = &def;
-    }
-    int svg = ends_with(path, ".svg");
-    if (!svg && !ends_with(path, ".png"))
-        return lens_err_set(e, LENS_EINVAL, "%s: the picture must end in .png or .svg", path);
-    if (!svg) {
-        cairo_surface_t *img;
-        int rc = render_image(r, o, path, &img, e);
-        if (rc == LENS_OK)
-            rc = lens_figure_png_write(img, path, e);
-        cairo_surface_destroy(img);
-        return rc;
-    }
-    int rc = check_args(r, o, path, 1, e);
-    if (rc)
-        return rc;
-    struct lens_figure_buf buf = {0};
-    cairo_surface_t *s = lens_figure_svg_create(&buf, o->width, o->height);
-    cairo_t *cr = cairo_create(s);
-    rc = lens_figure_status(cr, path, e);
-    struct fig f;
-    memset(&f, 0, sizeof f);
-    if (rc == LENS_OK)
-        rc = fig_begin(&f, r, o, path, cr, 0, 0, o->width, o->height, e);
-    if (rc == LENS_OK)
-        rc = draw_fig(&f, cr, e);
-    fig_end(&f);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(s);
-        lens_free(buf.data);
-        return rc;
-    }
-    return lens_figure_svg_commit(s, &buf, path, e);
+    return output(path, r, o, NULL, NULL, e);
 }
 
 int lens_linkmap_png_mem(const struct lens_links *r, const struct lens_linkmap_opts *o, unsigned char **buf,
                          size_t *len, struct lens_err *e)
 {
-    static const char name[] = "link map png (memory)";
-    struct lens_linkmap_opts def;
-    if (!o) {
-        lens_linkmap_opts_init(&def);
-        o = &def;
-    }
     *buf = NULL;
     *len = 0;
-    cairo_surface_t *img;
-    int rc = render_image(r, o, name, &img, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_png_mem(img, name, buf, len, e);
-    cairo_surface_destroy(img);
-    return rc;
+    return output(NULL, r, o, buf, len, e);
 }
 
 int lens_linkmap_layout(const struct lens_links *r, const struct lens_linkmap_opts *o,

@@ -15,21 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The automatic cut. Cutting after the first m merges leaves k = n - m groups; each group
- * was formed by its highest merge inside, and the groups start to join at the next merge
- * height. The cut is placed where that next height is the most times higher than the median
- * over the groups of their inside heights (singletons left out), if at least GAP_MIN times;
- * else the processes form one group. The median, not the largest inside height, keeps one
- * slow node (all its delays higher) from hiding the level of the nodes. A cut must also sit
- * in a real step, the next merge at least CUT_STEP_MIN times the last one below it, so that
- * it never falls between merges of one level that differ only by noise. Heights below
- * GAP_FLOOR x the root height count as that, so that identical processes do not give huge
- * ratios. Only k <= CUT_KMAX groups are considered, which bounds the cost. */
-#define GAP_MIN 1.5
-#define CUT_STEP_MIN 1.1
-#define GAP_FLOOR 1e-3
-#define CUT_KMAX 256
-
 void lens_report_analysis_free(struct lens_report_analysis *a)
 {
     if (!a)
@@ -43,59 +28,18 @@ void lens_report_analysis_free(struct lens_report_analysis *a)
     lens_free(a);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Picks the number of groups a->k (see GAP_MIN); z must be in merge (height) order. */
+/* Picks the number of groups a->k (lens_hclust_cut_auto); z must be in merge order. */
 static int auto_cut(struct lens_report_analysis *a, int n, struct lens_err *e)
 {
-    const struct lens_hclust_step *z = a->z;
-    a->k = 1;
-    a->ratio = 1;
-    a->ratio_min = GAP_MIN;
-    a->low = a->high = z[n - 2].height;
-    int *pos = lens_malloc((size_t)(n - 1) * sizeof *pos), nact = 0;
-    double *act = lens_malloc((size_t)(n - 1) * sizeof *act), *tmp = lens_malloc((size_t)(n - 1) * sizeof *tmp);
-    int *who = lens_malloc((size_t)(n - 1) * sizeof *who); /* act[i] is the top of merge who[i] */
-    if (!pos || !act || !tmp || !who) {
-        lens_free(pos), lens_free(act), lens_free(tmp), lens_free(who);
-        return lens_err_set(e, LENS_ENOMEM, "report: out of memory cutting the tree of %d processes", n);
-    }
-    double floor = GAP_FLOOR * z[n - 2].height, best = 0;
-    for (int j = 0; j < n - 1; j++) {
-        int child[2] = {z[j].left, z[j].right};
-        for (int c = 0; c < 2; c++)
-            if (child[c] >= n) { /* the child group stops being a group: drop its top */
-                int p = pos[child[c] - n];
-                act[p] = act[--nact];
-                who[p] = who[nact];
-                pos[who[p]] = p;
-            }
-        pos[j] = nact;
-        who[nact] = j;
-        act[nact++] = z[j].height;
-        int k = n - 1 - j;
-        if (k < 2 || k > CUT_KMAX)
-            continue;
-        memcpy(tmp, act, (size_t)nact * sizeof *tmp);
-        qsort(tmp, (size_t)nact, sizeof *tmp, by_value);
-        double within = nact % 2 ? tmp[nact / 2] : (tmp[nact / 2 - 1] + tmp[nact / 2]) / 2;
-        double ratio = z[j + 1].height / (within > floor ? within : floor);
-        int step = z[j + 1].height >= CUT_STEP_MIN * (z[j].height > floor ? z[j].height : floor);
-        if (z[n - 2].height > 0 && step && ratio >= best) { /* ties: fewer groups */
-            best = ratio;
-            a->ratio = ratio;
-            a->low = within;
-            a->high = z[j + 1].height;
-            a->k = k;
-        }
-    }
-    if (a->ratio < GAP_MIN)
-        a->k = 1;
-    lens_free(pos), lens_free(act), lens_free(tmp), lens_free(who);
+    struct lens_hclust_autocut c;
+    int rc = lens_hclust_cut_auto(a->z, n, &c, e);
+    if (rc != LENS_OK)
+        return rc;
+    a->k = c.k;
+    a->ratio = c.ratio;
+    a->ratio_min = LENS_HCLUST_GAP_MIN;
+    a->low = c.low;
+    a->high = c.high;
     return LENS_OK;
 }
 

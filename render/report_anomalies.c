@@ -88,12 +88,12 @@ static void finding_ranks(const struct lens_cube *c, const struct lens_anomaly *
     }
 }
 
-/* The lengths of a finding: "0..4096 (9 of 9)" or the list when there are at most 3. */
+/* The lengths of a finding: "0..4096 (9/9)" (9 of the 9 lengths) or the list when there are at most 3. */
 static void finding_lengths(const struct lens_cube *c, const struct lens_anomaly *f, char *buf, size_t n)
 {
     buf[0] = '\0';
     if (f->nlengths > 3) {
-        snprintf(buf, n, "%d..%d (%d of %d)", f->lengths[0], f->lengths[f->nlengths - 1], f->nlengths, c->nlen);
+        snprintf(buf, n, "%d..%d (%d/%d)", f->lengths[0], f->lengths[f->nlengths - 1], f->nlengths, c->nlen);
         return;
     }
     size_t o = 0;

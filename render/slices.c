@@ -587,10 +587,21 @@ int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const 
     return rc;
 }
 
-static int ends_with(const char *s, const char *suffix)
+struct job {
+    const struct lens_slices *s;
+    const struct lens_slices_opts *o;
+};
+
+static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
 {
-    size_t n = strlen(s), m = strlen(suffix);
-    return n > m && strcmp(s + n - m, suffix) == 0;
+    const struct job *j = ctx;
+    struct fig f;
+    memset(&f, 0, sizeof f);
+    int rc = fig_begin(&f, j->s, j->o, name, cr, 0, 0, w, h, e);
+    if (rc == LENS_OK)
+        rc = draw_fig(&f, cr, e);
+    fig_end(&f);
+    return rc;
 }
 
 /* PNG into path (path != NULL) or into *buf; SVG into path. */
@@ -603,38 +614,16 @@ static int output(const char *path, const struct lens_slices *s, const struct le
         o = &def;
     }
     const char *name = path ? path : "slices png (memory)";
-    int svg = path && ends_with(path, ".svg");
-    if (path && !svg && !ends_with(path, ".png"))
-        return lens_err_set(e, LENS_EINVAL, "%s: the picture must end in .png or .svg", path);
+    if (path && lens_figure_format(path, e) < 0)
+        return e->code;
     int rc = check_args(s, name, e);
     if (rc)
         return rc;
     int W = o->width, H = auto_height(s, o);
     if (W < 320 || H < 240 || W > 16384 || H > 16384)
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 320x240..16384x16384", name, W, H);
-    struct lens_figure_buf sb = {0};
-    cairo_surface_t *sf = svg ? lens_figure_svg_create(&sb, W, H) : cairo_image_surface_create(CAIRO_FORMAT_RGB24, W, H);
-    cairo_t *cr = cairo_create(sf);
-    struct fig f;
-    memset(&f, 0, sizeof f);
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK)
-        rc = fig_begin(&f, s, o, name, cr, 0, 0, W, H, e);
-    if (rc == LENS_OK)
-        rc = draw_fig(&f, cr, e);
-    fig_end(&f);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(sf);
-        lens_free(sb.data);
-        return rc;
-    }
-    if (svg)
-        return lens_figure_svg_commit(sf, &sb, path, e);
-    cairo_surface_flush(sf);
-    rc = path ? lens_figure_png_write(sf, path, e) : lens_figure_png_mem(sf, name, buf, len, e);
-    cairo_surface_destroy(sf);
-    return rc;
+    struct job j = {s, o};
+    return lens_figure_output(path, name, W, H, paint, &j, buf, len, e);
 }
 
 int lens_slices_write(const char *path, const struct lens_slices *s, const struct lens_slices_opts *o,

@@ -3,7 +3,8 @@
 # the all-pairs latency cube at 4 ranks and the point-to-point sweep between ranks 0 and 1;
 # adds the sample cube with a known structure (slow node03, bad link 3 -> 17), and writes
 # out/demo/report.pdf (structure of the machine, anomalies, heatmaps, p2p plots) with its
-# figures. Each step says what it does on stderr; the total time is printed at the end.
+# figures, out/demo/scale.pdf (scalability of the sample applications) and out/demo/jacobi.pdf
+# (problems found in traces of the naive and overlapped Jacobi, with the speed-up). Each step says what it does on stderr; the total time is printed at the end.
 set -eu
 start=$(date +%s.%N)
 build=${1:-build}
@@ -49,5 +50,25 @@ if [ -x "$BIN/apps/dot" ]; then
     "$BIN/mpilens" scale report "$out"/scale/{dot,matvec,matmul,jacobi}.csv -o "$out/scale.pdf" \
         --figures "$out/scale/figures" --title "mpilens demo: scalability on $(hostname)"
     say "done: $out/scale.pdf"
+fi
+# Traces: the naive and the overlapped Jacobi of samples/apps (paper 001), traced with the
+# PMPI collector; the problems found in each, the timelines around the worst instances and
+# the measured speed-up go to out/demo/jacobi.pdf.
+if [ -x "$BIN/samples/jacobi_naive" ] && [ -e "$build/lib/libmpilens-trace.so" ]; then
+    args="-n 256 -i 40 -j 10 -w 10"
+    walls=()
+    for v in naive overlap; do
+        say "tracing samples/apps/jacobi_$v.c at 4 processes ($args)"
+        rm -rf "$out/jacobi_$v"
+        "$BIN/mpilens" trace -o "$out/jacobi_$v" -- mpirun --allow-run-as-root --oversubscribe \
+            -np 4 "$BIN/samples/jacobi_$v" $args >"$out/jacobi_$v.out"
+        walls+=("$(awk '$1 == "time" { print $2 }' "$out/jacobi_$v.out")")
+        "$BIN/mpilens" msgsizes "$out/jacobi_$v" ${p2p[@]+--p2p "${p2p[0]}"} >"$out/jacobi_${v}_msgsizes.txt"
+    done
+    say "run times: naive ${walls[0]} s, overlapped ${walls[1]} s; writing $out/jacobi.pdf"
+    "$BIN/mpilens" problems --report "$out/jacobi.pdf" --labels naive,overlapped \
+        --walls "${walls[0]},${walls[1]}" --title "mpilens demo: Jacobi, naive against overlapped" \
+        "$out/jacobi_naive" "$out/jacobi_overlap"
+    say "done: $out/jacobi.pdf"
 fi
 say "total $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

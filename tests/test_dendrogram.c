@@ -110,12 +110,17 @@ static double *random_points(int n)
 static void test_cuts(void)
 {
     struct lens_err e = {0};
-    /* 5 leaves: ((0,3) 0.37, ((1,4) 0.52, ...)); gaps 0.15, 2.39, 0.53 */
+    /* 5 leaves: ((0,3) 0.37, ((1,4) 0.52, ...)). Worked by hand: after 2 merges the groups
+     * {0,3} and {1,4} have inside heights 0.37 and 0.52 (median 0.445) and the next merge is
+     * at 2.91: ratio 6.54, the best (after 1 merge 0.52/0.37 = 1.41; after 3, groups {0,3} and
+     * {1,2,4}, median (0.37 + 2.91)/2, next 3.44: 2.10) */
     const struct lens_hclust_step z[4] = {{0, 3, 0.37, 2}, {1, 4, 0.52, 2}, {2, 6, 2.91, 3}, {5, 7, 3.44, 5}};
     int k = -1;
-    double gap = 0;
-    LENS_TEST(lens_dendrogram_cut_auto(z, 5, &k, &gap, &e) == LENS_OK && k == 3, "auto cut k=%d, want 3", k);
-    LENS_TEST_REL(gap, 2.39, 1e-12, "largest gap");
+    struct lens_hclust_autocut ac;
+    LENS_TEST(lens_hclust_cut_auto(z, 5, &ac, &e) == LENS_OK && ac.k == 3, "auto cut k=%d, want 3", ac.k);
+    LENS_TEST_REL(ac.ratio, 2.91 / 0.445, 1e-12, "auto cut ratio");
+    LENS_TEST_REL(ac.low, 0.445, 1e-12, "auto cut inside height");
+    LENS_TEST_REL(ac.high, 2.91, 1e-12, "auto cut next merge");
     LENS_TEST_REL(lens_dendrogram_cut_level(z, 5, 3), (0.52 + 2.91) / 2, 1e-12, "cut level k=3");
     LENS_TEST_REL(lens_dendrogram_cut_level(z, 5, 5), 0.37 / 2, 1e-12, "cut level k=n");
     LENS_TEST_REL(lens_dendrogram_cut_level(z, 5, 1), 3.44, 1e-12, "cut level k=1");
@@ -126,11 +131,16 @@ static void test_cuts(void)
                   "cut at %g: k=%d want %d", hs[i], k, ks[i]);
     }
     LENS_TEST(lens_dendrogram_cut_height(z, 5, NAN, &k, &e) == LENS_EINVAL, "NaN height");
-    /* equal gaps: the highest wins, fewest clusters */
+    /* a chain 1.25, 2.25, 3.25, 4.25: ratios 2.25/1.25 = 1.8 (k=4), 3.25/1.75 = 1.86 (k=3),
+     * 4.25/2.75 = 1.55 (k=2): k = 3 */
     const struct lens_hclust_step eq[4] = {{0, 1, 1.25, 2}, {2, 3, 2.25, 2}, {4, 5, 3.25, 3}, {6, 7, 4.25, 5}};
-    LENS_TEST(lens_dendrogram_cut_auto(eq, 5, &k, NULL, &e) == LENS_OK && k == 2, "equal gaps k=%d", k);
-    LENS_TEST(lens_dendrogram_cut_auto(z, 2, &k, NULL, &e) == LENS_OK && k == 1, "n=2 k=%d", k);
-    LENS_TEST(lens_dendrogram_cut_auto(z, 1, &k, NULL, &e) == LENS_EINVAL, "n=1");
+    LENS_TEST(lens_hclust_cut_auto(eq, 5, &ac, &e) == LENS_OK && ac.k == 3, "chain k=%d", ac.k);
+    /* one flat level: no step reaches 1.5x, one group */
+    const struct lens_hclust_step flat[3] = {{0, 1, 1.0, 2}, {2, 3, 1.05, 2}, {4, 5, 1.2, 4}};
+    LENS_TEST(lens_hclust_cut_auto(flat, 4, &ac, &e) == LENS_OK && ac.k == 1, "flat k=%d", ac.k);
+    const struct lens_hclust_step two[1] = {{0, 1, 0.5, 2}};
+    LENS_TEST(lens_hclust_cut_auto(two, 2, &ac, &e) == LENS_OK && ac.k == 1, "n=2 k=%d", ac.k);
+    LENS_TEST(lens_hclust_cut_auto(z, 1, &ac, &e) == LENS_EINVAL, "n=1");
 }
 
 static void test_labels(void)

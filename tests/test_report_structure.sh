@@ -105,10 +105,10 @@ an=$(printf '%s\n' "$t" | sed -n '/^Anomalies/,/^Heatmaps/p')
 check_match "findings counted" "$an" "^2 findings on the median delay"
 read -r _ kind score s d <<<"$(sed -n 1p "$TMP/an")"
 check_eq "first finding is the bad link" "$kind $s $d" "bad_link 3 17"
-check_match "bad link row" "$an" "^ +1 bad link +3 -> 17 \(node01 +0\.\.4096 \(9 of +$score link 3->17"
+check_match "bad link row" "$an" "^ +1 bad link +3 -> 17 \(node01 +0\.\.4096 \(9/9\) +$score link 3->17"
 read -r _ kind score s d <<<"$(sed -n 2p "$TMP/an")"
 check_eq "second finding is the slow node" "$kind $s" "slow_node 16"
-check_match "slow node row names node03" "$an" "^ +2 slow node +16-23 \(node03\) +0\.\.4096 \(9 of +$score node03"
+check_match "slow node row names node03" "$an" "^ +2 slow node +16-23 \(node03\) +0\.\.4096 \(9/9\) +$score node03"
 
 # deterministic
 check "second run" "$BIN/mpilens" report "$S32" -o "$TMP/s32b.pdf"

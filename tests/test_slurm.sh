@@ -50,6 +50,8 @@ for f in average median deviation min; do
 done
 check_eq "hosts file: one line per rank" "$(wc -l <"$R/cube/network_hosts.txt")" "4"
 check_match "cube log: every length with its timing" "$(grep -c 'timing length' "$R/cube/log.txt")" "^4$"
+check_eq "--timing: positive measure, non-negative gather and write, memory in kB" "$(awk '/timing length/ {
+    ok = $8 + 0 > 0 && $11 + 0 >= 0 && $14 + 0 >= 0 && $20 + 0 > 1000 && $25 + 0 > 1000 && $7 == "measure"; bad += !ok } END { print bad + 0 }' "$R/cube/log.txt")" "0"
 check_match "job.txt: what ran where" "$(cat "$R/job.txt")" "job $job on 2 nodes, 4 tasks, launcher srun"
 check_eq "p2p CSV: 18 sizes" "$(tail -n +2 "$R/p2p/pairs_p2p.csv" | wc -l)" "18"
 check_match "output says how to bring the files back" "$(cat "$TMP/job.out")" "scp .*mpilens-$job.tar.gz"
@@ -72,5 +74,21 @@ check_match "outside a job: message" "$(cat "$TMP/err")" "not inside a Slurm job
 check_exit "no mpilens-bench" 1 env SLURM_JOB_ID=1 MPILENS_BIN="$TMP/none" RESULTS="$TMP/none/results" bash "$S"
 check_match "no program: message" "$(cat "$TMP/err")" "$TMP/none/mpilens-bench not found: set MPILENS_BIN"
 check "no program: nothing written" test ! -e "$TMP/none"
+
+# A cube run that fails (a bad mode): the job goes on to the p2p sweep and the archive, and
+# exits 1 saying where the log is.
+job2=77$RANDOM
+(
+    cd "$TMP" || exit 1
+    export PATH="$TMP/shim:$PATH" SHIM_LOG="$TMP/shim2.log"
+    export SLURM_JOB_ID=$job2 SLURM_SUBMIT_DIR=$TMP SLURM_JOB_NUM_NODES=1 SLURM_NTASKS=2
+    export MPILENS_BIN=$OLDPWD/$BIN CUBE_ARGS="-t one_to_none" P2P_ARGS="-n 20 -e 1025"
+    bash "$OLDPWD/$S" </dev/null >"$TMP/job2.out" 2>"$TMP/job2.err"
+)
+check_eq "failed cube: job exits 1" "$?" "1"
+check_match "failed cube: says where the log is" "$(cat "$TMP/job2.err")" "the cube run failed; see .*/$job2/cube/log.txt"
+check_match "failed cube: the reason in the log" "$(cat "$TMP/results/$job2/cube/log.txt")" "unknown mode 'one_to_none'"
+check "failed cube: the p2p sweep still ran" test -s "$TMP/results/$job2/p2p/pairs_p2p.csv"
+check "failed cube: archive made" test -s "$TMP/results/mpilens-$job2.tar.gz"
 
 finish test_slurm

@@ -2,7 +2,7 @@
 # The tree pictures of `mpilens cluster` and `mpilens nj`: leaves drawn in the order of
 # scipy.cluster.hierarchy.dendrogram(Z)['leaves'] for every method (read back from the SVG's
 # text layer), the cut at k = 4 on samples/cubes/synth32 finds its 4 nodes (and agrees with
-# scipy's fcluster), the automatic cut is the largest gap of Z, PNG sizes, well-formed SVG with
+# scipy's fcluster), the automatic cut finds the 4 nodes too, PNG sizes, well-formed SVG with
 # every leaf label, byte-identical reruns, and the errors (exit status, message, no file).
 . tests/lib.sh
 PY=${PYTHON:-/usr/bin/python3}
@@ -87,7 +87,9 @@ check_eq "clusters header" "$(head -1 "$TMP/a/c.csv")" "rank,host,cluster"
 check_eq "clusters on stdout without --clusters" "$(cat "$TMP/a/c_stdout.csv")" "$(cat "$TMP/a/c.csv")"
 check_match "cut reported" "$(cat "$TMP/a/err")" "cut into 4 clusters at 1\.8[0-9]* µs"
 
-# scipy's fcluster on our Z gives the same partition; the automatic cut is Z's largest gap
+# scipy's fcluster on our Z gives the same partition; the automatic cut (lens_hclust_cut_auto,
+# worked by hand in test_dendrogram) finds the 4 nodes although the slow node03's inside merges
+# sit between the node and inter-node levels (the plain largest gap would give 2 groups)
 check "cut --auto" "$M" cluster "$S" --cut auto --clusters "$TMP/auto.csv"
 auto_k=$(sed -n 's/.*cut into \([0-9]*\) clusters.*/\1/p' "$TMP/err")
 "$M" cluster "$S" --cut-height 1.8 --clusters "$TMP/h18.csv" 2>/dev/null
@@ -103,14 +105,12 @@ def canon(labels):  # partition as sorted tuple of blocks
     return sorted(map(tuple, blocks.values()))
 ours = [int(l.split(",")[2]) for l in open(sys.argv[2]).read().split()[1:]]
 ref = fcluster(z, 4, "maxclust")
-gaps = np.diff(z[:, 2])
-i = len(gaps) - 1 - int(np.argmax(gaps[::-1]))  # the highest of equal gaps
-k = len(z) - i
 auto = [int(l.split(",")[2]) for l in open(sys.argv[3]).read().split()[1:]]
-print(canon(ours) == canon(ref), k == int(sys.argv[4]), canon(auto) == canon(fcluster(z, k, "maxclust")))
+k = int(sys.argv[4])
+print(canon(ours) == canon(ref), k == 4, canon(auto) == canon(fcluster(z, k, "maxclust")))
 EOF
 )
-check_eq "fcluster(Z, 4), auto k = largest gap, auto clusters = fcluster(Z, k)" "$got" "True True True"
+check_eq "fcluster(Z, 4), auto k = 4, auto clusters = fcluster(Z, k)" "$got" "True True True"
 
 # pictures: PNG sizes, SVG well-formed with every leaf label and the title
 got=$("$PY" - "$TMP/a" <<'EOF'

@@ -40,7 +40,7 @@ echo "one_to_one, 8 ranks, lengths 0..4096 step 512 (9), 100 repeats + 10 warm-u
 awk -v w="$wall" -v o="$own" -v b="$bare" 'BEGIN {
     printf "  ours, whole mpirun (start-up included): %6.2f s   vs network_test2 1.6 s: %.2fx the time\n", w, w / 1.6
     printf "  ours, measuring (mpilens-bench elapsed): %6.2f s   vs network_test2 1.6 s: %.2fx the time\n", o, o / 1.6
-    printf "  (mpirun -np 8 true alone takes %.2f s here: start-up and shut-down of the job)\n", b
+    printf "  (mpirun -np 8 true, which never starts MPI, takes %.2f s: the rest of the whole is MPI_Init/Finalize and the files)\n", b
     printf "  (network_test2 is not packaged: its 1.6 s is quoted from the issue, same sweep, 2-core machine)\n" }'
 
 # 64 ranks on this machine's 2 cores: every message waits for the scheduler, so these times are
