@@ -10,6 +10,7 @@
 #include "../render/njtree.h"
 #include "../render/treefig.h"
 #include "lens_test.h"
+#include "lens_scratch.h"
 
 #include <cairo.h>
 #include <dirent.h>
@@ -22,38 +23,9 @@
 
 #define FONT "fonts/DejaVuSans.ttf"
 
-static char tmpdir[256];
-
 /* fontconfig (behind cairo's "sans") keeps its configuration to the end of the process */
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) { return "leak:libfontconfig.so\n"; }
-
-static char *tpath(const char *name)
-{
-    static char buf[8][512];
-    static int k;
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static int exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
-static int leftovers(void)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *de;
-    int n = 0;
-    while (d && (de = readdir(d)) != NULL)
-        n += strstr(de->d_name, ".tmp.") != NULL;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -416,16 +388,16 @@ static void test_heatmap(void)
     lens_free(pa);
     lens_free(pb);
     /* files, errors */
-    LENS_TEST(lens_dendrogram_heatmap_write(a, n, order, NULL, NULL, tpath("h.svg"), &e) == LENS_OK, "%s", e.msg);
-    LENS_TEST(exists(tpath("h.svg")), "reordered svg written");
+    LENS_TEST(lens_dendrogram_heatmap_write(a, n, order, NULL, NULL, lens_scratch_path("h.svg"), &e) == LENS_OK, "%s", e.msg);
+    LENS_TEST(lens_scratch_exists(lens_scratch_path("h.svg")), "reordered svg written");
     int notperm[12];
     memcpy(notperm, order, sizeof notperm);
     notperm[5] = notperm[7];
-    LENS_TEST(lens_dendrogram_heatmap_write(a, n, notperm, NULL, NULL, tpath("np.png"), &e) == LENS_EINVAL &&
+    LENS_TEST(lens_dendrogram_heatmap_write(a, n, notperm, NULL, NULL, lens_scratch_path("np.png"), &e) == LENS_EINVAL &&
                   strstr(e.msg, "np.png") && strstr(e.msg, "permutation"), "not a permutation: %s", e.msg);
-    LENS_TEST(lens_dendrogram_heatmap_write(a, n, order, NULL, NULL, tpath("h.pdf"), &e) == LENS_EINVAL,
+    LENS_TEST(lens_dendrogram_heatmap_write(a, n, order, NULL, NULL, lens_scratch_path("h.pdf"), &e) == LENS_EINVAL,
               "heatmap extension");
-    LENS_TEST(!exists(tpath("np.png")) && !exists(tpath("h.pdf")), "nothing written on errors");
+    LENS_TEST(!lens_scratch_exists(lens_scratch_path("np.png")) && !lens_scratch_exists(lens_scratch_path("h.pdf")), "nothing written on errors");
     free(d);
 }
 
@@ -440,9 +412,9 @@ static void test_files(const struct lens_hclust_step *z, int n, const struct len
     o.cut_note = "a <test> & \"note\"";
     o.title = "Tree & <leaves>";
     o.font_path = FONT;
-    LENS_TEST(lens_dendrogram_write(z, n, &o, tpath("d.svg"), &e) == LENS_OK, "%s", e.msg);
+    LENS_TEST(lens_dendrogram_write(z, n, &o, lens_scratch_path("d.svg"), &e) == LENS_OK, "%s", e.msg);
     size_t len;
-    char *svg = slurp(tpath("d.svg"), &len);
+    char *svg = slurp(lens_scratch_path("d.svg"), &len);
     int missing = 0;
     for (int i = 0; svg && i < n; i++) {
         char want[64];
@@ -453,50 +425,50 @@ static void test_files(const struct lens_hclust_step *z, int n, const struct len
     LENS_TEST(svg && strstr(svg, "<title>Tree &amp; &lt;leaves&gt;</title>"), "escaped svg title");
     LENS_TEST(svg && strstr(svg, "(a &lt;test&gt; &amp; &quot;note&quot;)"), "escaped legend");
     free(svg);
-    LENS_TEST(lens_dendrogram_write(z, n, &o, tpath("d2.svg"), &e) == LENS_OK, "%s", e.msg);
-    char *s1 = slurp(tpath("d.svg"), &len), *s2 = NULL;
+    LENS_TEST(lens_dendrogram_write(z, n, &o, lens_scratch_path("d2.svg"), &e) == LENS_OK, "%s", e.msg);
+    char *s1 = slurp(lens_scratch_path("d.svg"), &len), *s2 = NULL;
     size_t len2 = 0;
-    s2 = slurp(tpath("d2.svg"), &len2);
+    s2 = slurp(lens_scratch_path("d2.svg"), &len2);
     LENS_TEST(s1 && s2 && len == len2 && !memcmp(s1, s2, len), "svg not byte-identical");
     free(s1);
     free(s2);
 
     /* errors: each names the file and leaves nothing */
-    LENS_TEST(lens_dendrogram_write(z, n, &o, tpath("d.jpg"), &e) == LENS_EINVAL && strstr(e.msg, "d.jpg"),
+    LENS_TEST(lens_dendrogram_write(z, n, &o, lens_scratch_path("d.jpg"), &e) == LENS_EINVAL && strstr(e.msg, "d.jpg"),
               "bad extension: %s", e.msg);
     LENS_TEST(lens_dendrogram_write(z, n, &o, "/nonexistent-dir/d.png", &e) == LENS_EIO &&
                   strstr(e.msg, "/nonexistent-dir/d.png"), "unwritable: %s", e.msg);
     LENS_TEST(lens_njtree_write(t, NULL, "/nonexistent-dir/t.svg", &e) == LENS_EIO, "unwritable svg: %s", e.msg);
     o.k = n + 1;
-    LENS_TEST(lens_dendrogram_write(z, n, &o, tpath("k.png"), &e) == LENS_EINVAL && strstr(e.msg, "k.png"),
+    LENS_TEST(lens_dendrogram_write(z, n, &o, lens_scratch_path("k.png"), &e) == LENS_EINVAL && strstr(e.msg, "k.png"),
               "k > n: %s", e.msg);
     o.k = 2;
     o.width = 120;
-    LENS_TEST(lens_dendrogram_write(z, n, &o, tpath("w.png"), &e) == LENS_EINVAL && strstr(e.msg, "120x640"),
+    LENS_TEST(lens_dendrogram_write(z, n, &o, lens_scratch_path("w.png"), &e) == LENS_EINVAL && strstr(e.msg, "120x640"),
               "too narrow: %s", e.msg);
     o.width = 1000;
     o.font_path = "fonts/none.ttf";
-    LENS_TEST(lens_dendrogram_write(z, n, &o, tpath("f.svg"), &e) == LENS_EIO && strstr(e.msg, "none.ttf"),
+    LENS_TEST(lens_dendrogram_write(z, n, &o, lens_scratch_path("f.svg"), &e) == LENS_EIO && strstr(e.msg, "none.ttf"),
               "missing font: %s", e.msg);
     o.font_path = FONT;
     struct lens_hclust_step bad[39];
     memcpy(bad, z, sizeof bad);
     bad[3].right = n + 10; /* not formed yet at row 3 */
-    LENS_TEST(lens_dendrogram_write(bad, n, &o, tpath("b.png"), &e) == LENS_EINVAL && strstr(e.msg, "row 3"),
+    LENS_TEST(lens_dendrogram_write(bad, n, &o, lens_scratch_path("b.png"), &e) == LENS_EINVAL && strstr(e.msg, "row 3"),
               "bad linkage: %s", e.msg);
     memcpy(bad, z, sizeof bad);
     bad[7].height = NAN;
-    LENS_TEST(lens_dendrogram_write(bad, n, &o, tpath("b.png"), &e) == LENS_EINVAL, "NaN height");
-    LENS_TEST(lens_dendrogram_write(z, 1, &o, tpath("b.png"), &e) == LENS_EINVAL, "one leaf");
+    LENS_TEST(lens_dendrogram_write(bad, n, &o, lens_scratch_path("b.png"), &e) == LENS_EINVAL, "NaN height");
+    LENS_TEST(lens_dendrogram_write(z, 1, &o, lens_scratch_path("b.png"), &e) == LENS_EINVAL, "one leaf");
     struct lens_njtree_opts no;
     lens_njtree_opts_init(&no);
     no.scale = 0;
-    LENS_TEST(lens_njtree_write(t, &no, tpath("s.png"), &e) == LENS_EINVAL && strstr(e.msg, "scale"), "scale 0");
-    LENS_TEST(lens_njtree_write(t, NULL, tpath("t.gif"), &e) == LENS_EINVAL, "nj bad extension");
-    LENS_TEST(!exists(tpath("d.jpg")) && !exists(tpath("k.png")) && !exists(tpath("w.png")) &&
-                  !exists(tpath("f.svg")) && !exists(tpath("b.png")) && !exists(tpath("s.png")),
+    LENS_TEST(lens_njtree_write(t, &no, lens_scratch_path("s.png"), &e) == LENS_EINVAL && strstr(e.msg, "scale"), "scale 0");
+    LENS_TEST(lens_njtree_write(t, NULL, lens_scratch_path("t.gif"), &e) == LENS_EINVAL, "nj bad extension");
+    LENS_TEST(!lens_scratch_exists(lens_scratch_path("d.jpg")) && !lens_scratch_exists(lens_scratch_path("k.png")) && !lens_scratch_exists(lens_scratch_path("w.png")) &&
+                  !lens_scratch_exists(lens_scratch_path("f.svg")) && !lens_scratch_exists(lens_scratch_path("b.png")) && !lens_scratch_exists(lens_scratch_path("s.png")),
               "nothing written on errors");
-    LENS_TEST(leftovers() == 0, "temporary files left behind");
+    LENS_TEST(lens_scratch_leftovers() == 0, "temporary files left behind");
 }
 
 /* Every allocation of the writers fails once in turn: ENOMEM and no file, never a crash. */
@@ -520,7 +492,7 @@ static void test_faults(const struct lens_hclust_step *z, int n, const struct le
         int ok = 0, bad = 0;
         for (long k = 1; k < 400 && !ok; k++) {
             struct lens_err e = {0};
-            const char *path = tpath(which == 1 ? "ft.png" : "ft.svg");
+            const char *path = lens_scratch_path(which == 1 ? "ft.png" : "ft.svg");
             unlink(path);
             lens_malloc_fail_after(k);
             int rc = which == 0   ? lens_dendrogram_write(z, n, &o, path, &e)
@@ -530,21 +502,18 @@ static void test_faults(const struct lens_hclust_step *z, int n, const struct le
             lens_malloc_fail_after(0);
             if (rc == LENS_OK)
                 ok = 1;
-            else if (rc != LENS_ENOMEM || exists(path))
+            else if (rc != LENS_ENOMEM || lens_scratch_exists(path))
                 bad++;
         }
         LENS_TEST(ok && bad == 0, "writer %d under allocation failures: ok %d, bad %d", which, ok, bad);
     }
-    LENS_TEST(leftovers() == 0, "temporary files left behind after faults");
+    LENS_TEST(lens_scratch_leftovers() == 0, "temporary files left behind after faults");
 }
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "%s/test_dendrogram.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
+    if (lens_scratch_open("test_dendrogram") != 0)
         return 1;
-    }
     test_cuts();
     test_labels();
     test_permute();
@@ -574,9 +543,6 @@ int main(void)
     free(d);
     free(d2);
 
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", tmpdir);
+    lens_scratch_close();
     return LENS_TEST_DONE("test_dendrogram");
 }

@@ -6,6 +6,7 @@
 #include "../render/heatmap.h"
 #include "../render/histogram.h"
 #include "lens_test.h"
+#include "lens_scratch.h"
 
 #include <cairo.h>
 #include <dirent.h>
@@ -19,8 +20,6 @@
 
 #define FONT "fonts/DejaVuSans.ttf"
 #define PY "/usr/bin/python3"
-
-static char tmpdir[256];
 
 /* LeakSanitizer reads this when the test is built with ASan: fontconfig (behind cairo's
  * "sans" fallback font) never frees the configuration it parses once per process. */
@@ -37,35 +36,6 @@ static const int idx_log[15] = {113, 191, 0, 155, -1, 215, 84, 255, 202, 141, 23
 static const int idx_fixed[15] = {49, 163, 0, 102, -1, 215, 22, 255, 186, 83, 255, 0, 131, 9, 209};
 
 static const char *const hosts[5] = {"узел-01", "узел-02", "node-β", "хост-Ж", "n5"};
-
-static char *tpath(const char *name)
-{
-    static char buf[8][512];
-    static int k;
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static int exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
-/* Any leftover temporary file in the scratch dir. */
-static int leftovers(void)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *de;
-    int n = 0;
-    while (d && (de = readdir(d)))
-        if (strstr(de->d_name, ".tmp"))
-            n++;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 static void opts_known(struct lens_heatmap_opts *o)
 {
@@ -111,7 +81,7 @@ static void check_cells(const struct lens_heatmap_opts *o, const int *idx, const
 {
     struct lens_err e;
     struct lens_heatmap_layout L;
-    const char *p = tpath("cells.png");
+    const char *p = lens_scratch_path("cells.png");
     int rc = lens_heatmap_layout(known, 3, 5, o, &L, &e);
     LENS_TEST(rc == LENS_OK, "%s: layout: %s", what, e.msg);
     rc = lens_heatmap_write_png(known, 3, 5, o, p, &e);
@@ -164,7 +134,7 @@ static void test_colours(void)
     check_cells(&o, idx_linear, "viridis");
 
     /* the min and max cells are the ends of viridis, independent of the table code */
-    cairo_surface_t *s = cairo_image_surface_create_from_png(tpath("cells.png"));
+    cairo_surface_t *s = cairo_image_surface_create_from_png(lens_scratch_path("cells.png"));
     static const unsigned char lo_rgb[3] = {0x44, 0x01, 0x54}, hi_rgb[3] = {0xfd, 0xe7, 0x25};
     pixel(s, L.map_x + 2.5 * L.map_w / 5, L.map_y + 0.5 * L.map_h / 3, c);
     LENS_TEST(close_rgb(c, lo_rgb, 2), "min cell #%02x%02x%02x, want #440154", c[0], c[1], c[2]);
@@ -175,7 +145,7 @@ static void test_colours(void)
     o.cmap = LENS_CMAP_GREY;
     check_cells(&o, idx_linear, "grey");
     /* grey ends by the L* formula: light (L* 85) for the minimum, dark (L* 10) for the maximum */
-    s = cairo_image_surface_create_from_png(tpath("cells.png"));
+    s = cairo_image_surface_create_from_png(lens_scratch_path("cells.png"));
     pixel(s, L.map_x + 2.5 * L.map_w / 5, L.map_y + 0.5 * L.map_h / 3, c);
     LENS_TEST(abs(c[0] - grey_of_lstar(85)) <= 1 && c[0] == c[1] && c[1] == c[2], "grey min %d want %d", c[0], grey_of_lstar(85));
     pixel(s, L.map_x + 2.5 * L.map_w / 5, L.map_y + 1.5 * L.map_h / 3, c);
@@ -295,7 +265,7 @@ static int svg_parse(const char *path, const struct lens_heatmap_layout *L, int 
     char cmd[2048];
     memset(f, 0, sizeof *f);
     f->colour_ok = 1;
-    snprintf(cmd, sizeof cmd, "%s %s %s %.6f %.6f %.6f %.6f", PY, tpath("svg.py"), path,
+    snprintf(cmd, sizeof cmd, "%s %s %s %.6f %.6f %.6f %.6f", PY, lens_scratch_path("svg.py"), path,
              L->map_x, L->map_y, L->map_w, L->map_h);
     FILE *p = popen(cmd, "r");
     if (!p)
@@ -332,19 +302,19 @@ static void test_svg(void)
     struct lens_heatmap_layout L;
     struct lens_err e;
     struct svg_facts f;
-    FILE *py = fopen(tpath("svg.py"), "w");
+    FILE *py = fopen(lens_scratch_path("svg.py"), "w");
     LENS_TEST(py && fputs(svg_py, py) >= 0 && fclose(py) == 0, "write svg.py");
 
     opts_known(&o);
     LENS_TEST(lens_heatmap_layout(known, 3, 5, &o, &L, &e) == LENS_OK, "layout: %s", e.msg);
-    LENS_TEST(lens_heatmap_write_svg(known, 3, 5, &o, tpath("small.svg"), &e) == LENS_OK, "small svg: %s", e.msg);
-    LENS_TEST(svg_parse(tpath("small.svg"), &L, 3, 5, idx_linear, o.cmap, &f), "python parses small.svg");
+    LENS_TEST(lens_heatmap_write_svg(known, 3, 5, &o, lens_scratch_path("small.svg"), &e) == LENS_OK, "small svg: %s", e.msg);
+    LENS_TEST(svg_parse(lens_scratch_path("small.svg"), &L, 3, 5, idx_linear, o.cmap, &f), "python parses small.svg");
     LENS_TEST(f.rects == 15 && f.images == 0, "small svg: %d cell rects (want 15), %d images", f.rects, f.images);
     LENS_TEST(f.colour_ok, "small svg: cell colours match");
     LENS_TEST(f.notdef == 0, "small svg: every character (Cyrillic too) has a glyph, %d .notdef", f.notdef);
     /* same input, same bytes, even within one process (cairo's ids are renumbered) */
-    LENS_TEST(lens_heatmap_write_svg(known, 3, 5, &o, tpath("small2.svg"), &e) == LENS_OK, "svg again");
-    LENS_TEST(same_file(tpath("small.svg"), tpath("small2.svg")), "svg is byte-identical run to run");
+    LENS_TEST(lens_heatmap_write_svg(known, 3, 5, &o, lens_scratch_path("small2.svg"), &e) == LENS_OK, "svg again");
+    LENS_TEST(same_file(lens_scratch_path("small.svg"), lens_scratch_path("small2.svg")), "svg is byte-identical run to run");
 
     /* 600 x 600 with node blocks and noise: one embedded image, no per-cell rectangles */
     int n = 600;
@@ -361,24 +331,24 @@ static void test_svg(void)
     o.height = 700;
     LENS_TEST(lens_heatmap_layout(m, n, n, &o, &L, &e) == LENS_OK, "big layout: %s", e.msg);
     LENS_TEST(L.row_step > 1 && L.col_step > 1, "labels thinned: every %d / %d", L.row_step, L.col_step);
-    LENS_TEST(lens_heatmap_write_svg(m, n, n, &o, tpath("big.svg"), &e) == LENS_OK, "big svg: %s", e.msg);
-    LENS_TEST(svg_parse(tpath("big.svg"), &L, n, n, NULL, o.cmap, &f), "python parses big.svg");
+    LENS_TEST(lens_heatmap_write_svg(m, n, n, &o, lens_scratch_path("big.svg"), &e) == LENS_OK, "big svg: %s", e.msg);
+    LENS_TEST(svg_parse(lens_scratch_path("big.svg"), &L, n, n, NULL, o.cmap, &f), "python parses big.svg");
     LENS_TEST(f.images == 1 && f.img_w == n && f.img_h == n, "big svg: %d image(s) %dx%d", f.images, f.img_w, f.img_h);
     LENS_TEST(f.rects == 0, "big svg: %d cell rects", f.rects);
-    long sz = file_size(tpath("big.svg"));
+    long sz = file_size(lens_scratch_path("big.svg"));
     LENS_TEST(sz > 0 && sz < 1500000, "big svg is %ld bytes", sz);
-    LENS_TEST(lens_heatmap_write_svg(m, n, n, &o, tpath("big2.svg"), &e) == LENS_OK, "big svg again");
-    LENS_TEST(same_file(tpath("big.svg"), tpath("big2.svg")), "big svg byte-identical");
+    LENS_TEST(lens_heatmap_write_svg(m, n, n, &o, lens_scratch_path("big2.svg"), &e) == LENS_OK, "big svg again");
+    LENS_TEST(same_file(lens_scratch_path("big.svg"), lens_scratch_path("big2.svg")), "big svg byte-identical");
 
     /* the PNG in memory is the same bytes as the PNG file, and decodes */
     unsigned char *buf = NULL;
     size_t len = 0;
     LENS_TEST(lens_heatmap_png_mem(m, n, n, &o, &buf, &len, &e) == LENS_OK, "png_mem: %s", e.msg);
     LENS_TEST(len > 8 && buf && !memcmp(buf, "\x89PNG\r\n\x1a\n", 8), "png signature");
-    LENS_TEST(lens_heatmap_write_png(m, n, n, &o, tpath("big.png"), &e) == LENS_OK, "big png: %s", e.msg);
-    LENS_TEST(lens_heatmap_write_png(m, n, n, &o, tpath("big2.png"), &e) == LENS_OK, "big png again");
-    LENS_TEST(same_file(tpath("big.png"), tpath("big2.png")), "png byte-identical");
-    FILE *fp = fopen(tpath("big.png"), "rb");
+    LENS_TEST(lens_heatmap_write_png(m, n, n, &o, lens_scratch_path("big.png"), &e) == LENS_OK, "big png: %s", e.msg);
+    LENS_TEST(lens_heatmap_write_png(m, n, n, &o, lens_scratch_path("big2.png"), &e) == LENS_OK, "big png again");
+    LENS_TEST(same_file(lens_scratch_path("big.png"), lens_scratch_path("big2.png")), "png byte-identical");
+    FILE *fp = fopen(lens_scratch_path("big.png"), "rb");
     unsigned char *fb = malloc(len + 1);
     size_t got = fp ? fread(fb, 1, len + 1, fp) : 0;
     if (fp)
@@ -400,11 +370,11 @@ static void test_errors(void)
 {
     struct lens_heatmap_opts o;
     struct lens_err e;
-    const char *p = tpath("bad.png");
+    const char *p = lens_scratch_path("bad.png");
     opts_known(&o);
     int rc = lens_heatmap_write_png(known, 0, 5, &o, p, &e);
     LENS_TEST(rc == LENS_EINVAL && strstr(e.msg, p) && strstr(e.msg, "rows=0"), "rows=0: %s", e.msg);
-    rc = lens_heatmap_write_svg(known, 3, -1, &o, tpath("bad.svg"), &e);
+    rc = lens_heatmap_write_svg(known, 3, -1, &o, lens_scratch_path("bad.svg"), &e);
     LENS_TEST(rc == LENS_EINVAL && strstr(e.msg, "bad.svg"), "cols<0: %s", e.msg);
     LENS_TEST(lens_heatmap_write_png(NULL, 3, 5, &o, p, &e) == LENS_EINVAL, "NULL matrix");
     const char *unw = "/nonexistent-mpilens-dir/heat.png";
@@ -416,7 +386,7 @@ static void test_errors(void)
     rc = lens_heatmap_write_png(known, 3, 5, &o, p, &e);
     LENS_TEST(rc == LENS_EIO && strstr(e.msg, "NoSuchFont.ttf"), "missing font: %s", e.msg);
     o.font_path = "fonts/LICENSE-DejaVu.txt";
-    rc = lens_heatmap_write_svg(known, 3, 5, &o, tpath("bad.svg"), &e);
+    rc = lens_heatmap_write_svg(known, 3, 5, &o, lens_scratch_path("bad.svg"), &e);
     LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "LICENSE-DejaVu.txt"), "not a font: %s", e.msg);
     o.font_path = FONT;
     o.fixed_range = 1;
@@ -442,22 +412,22 @@ static void test_errors(void)
     size_t len = 5;
     rc = lens_heatmap_png_mem(known, -2, 5, &o, &buf, &len, &e);
     LENS_TEST(rc == LENS_EINVAL && !buf && len == 0 && strstr(e.msg, "memory"), "png_mem bad rows: %s", e.msg);
-    LENS_TEST(!exists(p) && !exists(tpath("bad.svg")) && leftovers() == 0, "errors leave no files");
+    LENS_TEST(!lens_scratch_exists(p) && !lens_scratch_exists(lens_scratch_path("bad.svg")) && lens_scratch_leftovers() == 0, "errors leave no files");
 
     /* allocation failures anywhere in a render: an error, no file, no leak (under ASan) */
     opts_known(&o);
     int failures = 0;
     for (long k = 1; k < 40; k++) {
         lens_malloc_fail_after(k);
-        rc = lens_heatmap_write_svg(known, 3, 5, &o, tpath("oom.svg"), &e);
+        rc = lens_heatmap_write_svg(known, 3, 5, &o, lens_scratch_path("oom.svg"), &e);
         lens_malloc_fail_after(0);
         if (rc == LENS_OK)
             break;
         failures++;
-        LENS_TEST(rc == LENS_ENOMEM && !exists(tpath("oom.svg")), "oom %ld: rc %d %s", k, rc, e.msg);
+        LENS_TEST(rc == LENS_ENOMEM && !lens_scratch_exists(lens_scratch_path("oom.svg")), "oom %ld: rc %d %s", k, rc, e.msg);
     }
-    LENS_TEST(failures > 3 && exists(tpath("oom.svg")), "allocation failures walked: %d", failures);
-    LENS_TEST(leftovers() == 0, "no temporary files after allocation failures");
+    LENS_TEST(failures > 3 && lens_scratch_exists(lens_scratch_path("oom.svg")), "allocation failures walked: %d", failures);
+    LENS_TEST(lens_scratch_leftovers() == 0, "no temporary files after allocation failures");
 }
 
 /* Diagonal hidden by default (self-delays are 0 in network_test2 files), shown on request;
@@ -481,8 +451,8 @@ static void test_diagonal(void)
     LENS_TEST(lens_heatmap_layout(m, N, N, &o, &L, &e) == LENS_OK, "layout: %s", e.msg);
     LENS_TEST(L.missing == N && L.vmin >= 2.0 && fabs(L.vmax - 40.0) < 1e-9,
               "diagonal hidden: missing %lld, range [%g, %g]", L.missing, L.vmin, L.vmax);
-    LENS_TEST(lens_heatmap_write_png(m, N, N, &o, tpath("diag.png"), &e) == LENS_OK, "png: %s", e.msg);
-    cairo_surface_t *img = cairo_image_surface_create_from_png(tpath("diag.png"));
+    LENS_TEST(lens_heatmap_write_png(m, N, N, &o, lens_scratch_path("diag.png"), &e) == LENS_OK, "png: %s", e.msg);
+    cairo_surface_t *img = cairo_image_surface_create_from_png(lens_scratch_path("diag.png"));
     unsigned char got[3], want[3];
     pixel(img, L.map_x + 5.5 * L.map_w / N, L.map_y + 5.5 * L.map_h / N, got);
     lens_colormap_missing(LENS_CMAP_VIRIDIS, want);
@@ -522,7 +492,7 @@ static void test_edge_cases(void)
     struct lens_heatmap_layout L;
     double allnan[4] = {NAN, NAN, INFINITY, NAN};
     lens_heatmap_opts_init(&o); /* defaults: toy font, no title */
-    LENS_TEST(lens_heatmap_write_png(allnan, 2, 2, &o, tpath("nan.png"), &e) == LENS_OK, "all missing renders: %s", e.msg);
+    LENS_TEST(lens_heatmap_write_png(allnan, 2, 2, &o, lens_scratch_path("nan.png"), &e) == LENS_OK, "all missing renders: %s", e.msg);
     LENS_TEST(lens_heatmap_layout(allnan, 2, 2, NULL, &L, &e) == LENS_OK && L.missing == 4, "all missing counted");
     double flat[6] = {2e-6, 2e-6, 2e-6, 2e-6, 2e-6, 2e-6};
     LENS_TEST(lens_heatmap_layout(flat, 2, 3, &o, &L, &e) == LENS_OK && L.vmin < 2.0 && L.vmax > 2.0,
@@ -539,17 +509,14 @@ static void test_edge_cases(void)
     double col[50];
     for (int i = 0; i < 50; i++)
         col[i] = (i * 37 % 50) * 1e-6;
-    LENS_TEST(lens_heatmap_write_png(col, 50, 1, &o, tpath("col.png"), &e) == LENS_OK, "50x1: %s", e.msg);
+    LENS_TEST(lens_heatmap_write_png(col, 50, 1, &o, lens_scratch_path("col.png"), &e) == LENS_OK, "50x1: %s", e.msg);
     LENS_TEST(lens_heatmap_layout(col, 50, 1, &o, &L, &e) == LENS_OK && L.map_w >= 20, "50x1 map width %g", L.map_w);
 }
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "%s/mpilens-heatmap.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
+    if (lens_scratch_open("mpilens-heatmap") != 0)
         return 1;
-    }
     test_colours();
     test_histogram();
     test_svg();
@@ -557,9 +524,6 @@ int main(void)
     test_diagonal();
     test_edge_cases();
     cairo_debug_reset_static_data(); /* drops cairo's font caches so LeakSanitizer sees real leaks only */
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", tmpdir);
+    lens_scratch_close();
     return LENS_TEST_DONE("test_heatmap");
 }

@@ -12,6 +12,7 @@
 #include "../render/linkmap.h"
 #include "../render/slices.h"
 #include "lens_test.h"
+#include "lens_scratch.h"
 
 #include <cairo-pdf.h>
 #include <cairo.h>
@@ -25,37 +26,8 @@
 
 #define FONT "fonts/DejaVuSans.ttf"
 
-static char tmpdir[256];
-
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void) { return "leak:libfontconfig.so\n"; }
-
-static char *tpath(const char *name)
-{
-    static char buf[8][512];
-    static int k;
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-    return buf[k];
-}
-
-static int exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
-static int leftovers(void)
-{
-    DIR *d = opendir(tmpdir);
-    struct dirent *de;
-    int n = 0;
-    while (d && (de = readdir(d)))
-        n += strstr(de->d_name, ".tmp") != NULL;
-    if (d)
-        closedir(d);
-    return n;
-}
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
@@ -208,7 +180,7 @@ static void test_map(void)
             o.labels = hosts;
         struct lens_linkmap_layout L;
         LENS_TEST(lens_linkmap_layout(r, &o, &L, &e) == LENS_OK, "layout: %s", e.msg);
-        char *png = tpath("map.png");
+        char *png = lens_scratch_path("map.png");
         LENS_TEST(lens_linkmap_write(png, r, &o, &e) == LENS_OK, "write png: %s", e.msg);
         cairo_surface_t *img = cairo_image_surface_create_from_png(png);
         LENS_TEST(cairo_surface_status(img) == CAIRO_STATUS_SUCCESS, "png reads back");
@@ -219,8 +191,8 @@ static void test_map(void)
                       variant);
         cairo_surface_destroy(img);
         /* the same bytes again, and in memory */
-        LENS_TEST(lens_linkmap_write(tpath("map2.png"), r, &o, &e) == LENS_OK, "write again: %s", e.msg);
-        LENS_TEST(same_file(png, tpath("map2.png")), "variant %d: png byte-identical", variant);
+        LENS_TEST(lens_linkmap_write(lens_scratch_path("map2.png"), r, &o, &e) == LENS_OK, "write again: %s", e.msg);
+        LENS_TEST(same_file(png, lens_scratch_path("map2.png")), "variant %d: png byte-identical", variant);
         unsigned char *mem = NULL;
         size_t len = 0, flen = 0;
         LENS_TEST(lens_linkmap_png_mem(r, &o, &mem, &len, &e) == LENS_OK, "png_mem: %s", e.msg);
@@ -229,10 +201,10 @@ static void test_map(void)
         lens_free(mem);
         free(file);
         /* SVG: vector cells (runs) in each cluster's colour up to 256 processes, else an image */
-        char *svg = tpath("map.svg");
+        char *svg = lens_scratch_path("map.svg");
         LENS_TEST(lens_linkmap_write(svg, r, &o, &e) == LENS_OK, "write svg: %s", e.msg);
-        LENS_TEST(lens_linkmap_write(tpath("map2.svg"), r, &o, &e) == LENS_OK, "write svg again: %s", e.msg);
-        LENS_TEST(same_file(svg, tpath("map2.svg")), "variant %d: svg byte-identical", variant);
+        LENS_TEST(lens_linkmap_write(lens_scratch_path("map2.svg"), r, &o, &e) == LENS_OK, "write svg again: %s", e.msg);
+        LENS_TEST(same_file(svg, lens_scratch_path("map2.svg")), "variant %d: svg byte-identical", variant);
         size_t sl;
         char *text = (char *)slurp(svg, &sl);
         if (variant < 2) {
@@ -261,12 +233,12 @@ static void test_map(void)
         struct lens_linkcurves_opts co;
         lens_linkcurves_opts_init(&co);
         co.font_path = FONT;
-        LENS_TEST(lens_linkcurves_write(tpath("c.svg"), r, &co, &e) == LENS_OK, "curves svg: %s", e.msg);
-        LENS_TEST(lens_linkcurves_write(tpath("c2.svg"), r, &co, &e) == LENS_OK, "curves svg again: %s", e.msg);
-        LENS_TEST(same_file(tpath("c.svg"), tpath("c2.svg")), "curves svg byte-identical");
-        LENS_TEST(lens_linkcurves_write(tpath("c.png"), r, &co, &e) == LENS_OK, "curves png: %s", e.msg);
+        LENS_TEST(lens_linkcurves_write(lens_scratch_path("c.svg"), r, &co, &e) == LENS_OK, "curves svg: %s", e.msg);
+        LENS_TEST(lens_linkcurves_write(lens_scratch_path("c2.svg"), r, &co, &e) == LENS_OK, "curves svg again: %s", e.msg);
+        LENS_TEST(same_file(lens_scratch_path("c.svg"), lens_scratch_path("c2.svg")), "curves svg byte-identical");
+        LENS_TEST(lens_linkcurves_write(lens_scratch_path("c.png"), r, &co, &e) == LENS_OK, "curves png: %s", e.msg);
         LENS_TEST(lens_linkcurves_png_mem(r, &co, &mem, &len, &e) == LENS_OK, "curves png_mem: %s", e.msg);
-        file = slurp(tpath("c.png"), &flen);
+        file = slurp(lens_scratch_path("c.png"), &flen);
         LENS_TEST(mem && file && len == flen && !memcmp(mem, file, len), "curves png_mem equals the file");
         lens_free(mem);
         free(file);
@@ -282,28 +254,28 @@ static void test_map_errors(void)
     struct lens_linkmap_opts o;
     lens_linkmap_opts_init(&o);
     o.font_path = FONT;
-    char *bad = tpath("map.jpg");
+    char *bad = lens_scratch_path("map.jpg");
     LENS_TEST(lens_linkmap_write(bad, r, &o, &e) == LENS_EINVAL && strstr(e.msg, bad), "bad extension: %s", e.msg);
-    LENS_TEST(!exists(bad), "nothing written for a bad extension");
+    LENS_TEST(!lens_scratch_exists(bad), "nothing written for a bad extension");
     LENS_TEST(lens_linkcurves_write(bad, r, NULL, &e) == LENS_EINVAL && strstr(e.msg, bad), "curves bad extension");
-    char *nodir = tpath("no/such/dir/map.png");
+    char *nodir = lens_scratch_path("no/such/dir/map.png");
     LENS_TEST(lens_linkmap_write(nodir, r, &o, &e) == LENS_EIO && strstr(e.msg, "no/such/dir/map.png"),
               "unwritable png: %s", e.msg);
-    nodir = tpath("no/such/dir/map.svg");
+    nodir = lens_scratch_path("no/such/dir/map.svg");
     LENS_TEST(lens_linkmap_write(nodir, r, &o, &e) == LENS_EIO && strstr(e.msg, "no/such/dir/map.svg"),
               "unwritable svg: %s", e.msg);
     LENS_TEST(lens_linkcurves_write(nodir, r, &(struct lens_linkcurves_opts){.log_x = -1, .log_y = -1, .width = 800,
                                                                                .height = 500},
                                     &e) == LENS_EIO,
               "curves unwritable: %s", e.msg);
-    o.font_path = tpath("missing.ttf");
-    LENS_TEST(lens_linkmap_write(tpath("m.png"), r, &o, &e) == LENS_EIO && strstr(e.msg, "missing.ttf"),
+    o.font_path = lens_scratch_path("missing.ttf");
+    LENS_TEST(lens_linkmap_write(lens_scratch_path("m.png"), r, &o, &e) == LENS_EIO && strstr(e.msg, "missing.ttf"),
               "missing font: %s", e.msg);
     o.font_path = FONT;
     o.width = 100;
-    LENS_TEST(lens_linkmap_write(tpath("m.png"), r, &o, &e) == LENS_EINVAL, "figure too small");
-    LENS_TEST(!exists(tpath("m.png")), "nothing written for a bad size");
-    LENS_TEST(lens_linkmap_write(tpath("m.png"), NULL, NULL, &e) == LENS_EINVAL, "no clustering");
+    LENS_TEST(lens_linkmap_write(lens_scratch_path("m.png"), r, &o, &e) == LENS_EINVAL, "figure too small");
+    LENS_TEST(!lens_scratch_exists(lens_scratch_path("m.png")), "nothing written for a bad size");
+    LENS_TEST(lens_linkmap_write(lens_scratch_path("m.png"), NULL, NULL, &e) == LENS_EINVAL, "no clustering");
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 200, 200);
     cairo_t *cr = cairo_create(s);
     LENS_TEST(lens_linkmap_draw(cr, 0, 0, 60, 40, r, NULL, &e) == LENS_EINVAL && strstr(e.msg, "too small"),
@@ -318,16 +290,16 @@ static void test_map_errors(void)
     co.log_y = 1;
     for (int u = 0; u < r->k; u++)
         r->clusters[u].mean[0] = 0;
-    LENS_TEST(lens_linkcurves_write(tpath("c.png"), r, &co, &e) == LENS_OK, "log y with some zeros: %s", e.msg);
+    LENS_TEST(lens_linkcurves_write(lens_scratch_path("c.png"), r, &co, &e) == LENS_OK, "log y with some zeros: %s", e.msg);
     for (int u = 0; u < r->k; u++)
         for (int l = 0; l < r->nlen; l++)
             r->clusters[u].mean[l] = 0;
-    LENS_TEST(lens_linkcurves_write(tpath("c0.png"), r, &co, &e) == LENS_EINVAL && strstr(e.msg, "log"),
+    LENS_TEST(lens_linkcurves_write(lens_scratch_path("c0.png"), r, &co, &e) == LENS_EINVAL && strstr(e.msg, "log"),
               "log y over zeros only: %s", e.msg);
     co.log_y = 3;
-    LENS_TEST(lens_linkcurves_write(tpath("c0.png"), r, &co, &e) == LENS_EINVAL, "log_y out of range");
-    LENS_TEST(!exists(tpath("c0.png")), "nothing written");
-    LENS_TEST(leftovers() == 0, "no temporary files left");
+    LENS_TEST(lens_linkcurves_write(lens_scratch_path("c0.png"), r, &co, &e) == LENS_EINVAL, "log_y out of range");
+    LENS_TEST(!lens_scratch_exists(lens_scratch_path("c0.png")), "nothing written");
+    LENS_TEST(lens_scratch_leftovers() == 0, "no temporary files left");
     fake_free(r);
 }
 
@@ -421,7 +393,7 @@ static void test_slices(void)
     struct lens_slices_layout Lo;
     LENS_TEST(lens_slices_layout(s, &o, &Lo, &e) == LENS_OK, "layout: %s", e.msg);
     LENS_TEST(Lo.height == 110 + 330 * 3 && Lo.width == 1200, "automatic size %dx%d", Lo.width, Lo.height);
-    char *png = tpath("slices.png");
+    char *png = lens_scratch_path("slices.png");
     LENS_TEST(lens_slices_write(png, s, &o, &e) == LENS_OK, "write: %s", e.msg);
     cairo_surface_t *img = cairo_image_surface_create_from_png(png);
     LENS_TEST(cairo_surface_status(img) == CAIRO_STATUS_SUCCESS, "png reads back");
@@ -471,11 +443,11 @@ static void test_slices(void)
         LENS_TEST(bad == 0, "%d panel cells with the wrong colour", bad);
     }
     cairo_surface_destroy(img);
-    LENS_TEST(lens_slices_write(tpath("slices2.png"), s, &o, &e) == LENS_OK, "write again");
-    LENS_TEST(same_file(png, tpath("slices2.png")), "slices png byte-identical");
-    LENS_TEST(lens_slices_write(tpath("s.svg"), s, &o, &e) == LENS_OK, "svg: %s", e.msg);
-    LENS_TEST(lens_slices_write(tpath("s2.svg"), s, &o, &e) == LENS_OK, "svg again");
-    LENS_TEST(same_file(tpath("s.svg"), tpath("s2.svg")), "slices svg byte-identical");
+    LENS_TEST(lens_slices_write(lens_scratch_path("slices2.png"), s, &o, &e) == LENS_OK, "write again");
+    LENS_TEST(same_file(png, lens_scratch_path("slices2.png")), "slices png byte-identical");
+    LENS_TEST(lens_slices_write(lens_scratch_path("s.svg"), s, &o, &e) == LENS_OK, "svg: %s", e.msg);
+    LENS_TEST(lens_slices_write(lens_scratch_path("s2.svg"), s, &o, &e) == LENS_OK, "svg again");
+    LENS_TEST(same_file(lens_scratch_path("s.svg"), lens_scratch_path("s2.svg")), "slices svg byte-identical");
     unsigned char *mem;
     size_t len, flen;
     LENS_TEST(lens_slices_png_mem(s, &o, &mem, &len, &e) == LENS_OK, "png_mem: %s", e.msg);
@@ -485,7 +457,7 @@ static void test_slices(void)
     free(file);
 
     /* from the cube written to disk and streamed back: the same slices; the one-call form */
-    char *prefix = tpath("n");
+    char *prefix = lens_scratch_path("n");
     struct lens_cube_stream *in = NULL;
     LENS_TEST(lens_cube_write(c, prefix, NULL, &e) == LENS_OK, "cube write: %s", e.msg);
     LENS_TEST(lens_cube_stream_open(prefix, &in, &e) == LENS_OK, "stream open: %s", e.msg);
@@ -497,10 +469,10 @@ static void test_slices(void)
               "streamed slices equal the in-memory ones");
     lens_slices_free(fs);
     char sum[512];
-    LENS_TEST(in && lens_slices_plot_stream(tpath("pp.png"), in, p, w2, 3, FONT, sum, sizeof sum, &e) == LENS_OK,
+    LENS_TEST(in && lens_slices_plot_stream(lens_scratch_path("pp.png"), in, p, w2, 3, FONT, sum, sizeof sum, &e) == LENS_OK,
               "plot_stream: %s", e.msg);
     LENS_TEST(strstr(sum, "median: 0 B max error") && strstr(sum, "; 6000 B max error"), "summary: %s", sum);
-    LENS_TEST(in && lens_slices_plot_stream(tpath("none.png"), in, (struct lens_packed *[LENS_STAT_COUNT]){NULL}, NULL,
+    LENS_TEST(in && lens_slices_plot_stream(lens_scratch_path("none.png"), in, (struct lens_packed *[LENS_STAT_COUNT]){NULL}, NULL,
                                             0, FONT, NULL, 0, &e) == LENS_EINVAL &&
                   strstr(e.msg, "none.png"),
               "nothing packed: %s", e.msg);
@@ -510,20 +482,20 @@ static void test_slices(void)
     lens_cube_stream_close(in);
 
     /* errors */
-    char *bad = tpath("s.gif");
+    char *bad = lens_scratch_path("s.gif");
     LENS_TEST(lens_slices_write(bad, s, &o, &e) == LENS_EINVAL && strstr(e.msg, bad), "bad extension: %s", e.msg);
-    LENS_TEST(lens_slices_write(tpath("x/y/s.png"), s, &o, &e) == LENS_EIO && strstr(e.msg, "x/y/s.png"),
+    LENS_TEST(lens_slices_write(lens_scratch_path("x/y/s.png"), s, &o, &e) == LENS_EIO && strstr(e.msg, "x/y/s.png"),
               "unwritable: %s", e.msg);
-    LENS_TEST(!exists(bad), "nothing written");
+    LENS_TEST(!lens_scratch_exists(bad), "nothing written");
     o.height = 200;
-    LENS_TEST(lens_slices_write(tpath("small.png"), s, &o, &e) == LENS_EINVAL, "too small: %s", e.msg);
-    LENS_TEST(!exists(tpath("small.png")), "nothing written for a bad size");
+    LENS_TEST(lens_slices_write(lens_scratch_path("small.png"), s, &o, &e) == LENS_EINVAL, "too small: %s", e.msg);
+    LENS_TEST(!lens_scratch_exists(lens_scratch_path("small.png")), "nothing written for a bad size");
     struct lens_slices *s2 = s;
     LENS_TEST(lens_slices_new(&s2, 4, LENS_SLICES_MAX + 1, &e) == LENS_EINVAL && s2 == NULL, "too many slices");
     LENS_TEST(lens_slices_from_packed(c, LENS_STAT_AVERAGE, p[LENS_STAT_MEDIAN], NULL, 0, &s2, &e) == LENS_EINVAL &&
                   strstr(e.msg, "average"),
               "absent statistic: %s", e.msg);
-    LENS_TEST(leftovers() == 0, "no temporary files left");
+    LENS_TEST(lens_scratch_leftovers() == 0, "no temporary files left");
     /* every allocation failing in turn */
     int clean = 1;
     for (long k = 1; k < 200; k++) {
@@ -585,18 +557,12 @@ static void test_pdf(void)
 
 int main(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "%s/mpilens-linkpics.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
+    if (lens_scratch_open("mpilens-linkpics") != 0)
         return 1;
-    }
     test_map();
     test_map_errors();
     test_slices();
     test_pdf();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", tmpdir);
+    lens_scratch_close();
     return LENS_TEST_DONE("test_linkpics");
 }
