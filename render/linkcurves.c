@@ -500,6 +500,21 @@ static int render(struct fig *f, cairo_t *cr, const struct lens_links *r, const 
     return lens_figure_status(cr, name, e);
 }
 
+struct job {
+    const struct lens_links *r;
+    const struct lens_linkcurves_opts *o;
+    double x, y; /* where the figure's box starts in cr (0, 0 for a file) */
+};
+
+static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
+{
+    const struct job *j = ctx;
+    struct fig f;
+    int rc = render(&f, cr, j->r, j->o, name, j->x, j->y, w, h, e);
+    fig_end(&f);
+    return rc;
+}
+
 int lens_linkcurves_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_links *r,
                          const struct lens_linkcurves_opts *o, struct lens_err *e)
 {
@@ -512,27 +527,13 @@ int lens_linkcurves_draw(cairo_t *cr, double x, double y, double w, double h, co
     int rc = check_args(r, o, name, 0, e);
     if (rc)
         return rc;
-    struct fig f;
+    struct job j = {r, o, x, y};
     cairo_save(cr);
-    rc = render(&f, cr, r, o, name, x, y, w, h, e);
-    fig_end(&f);
+    rc = paint(&j, cr, w, h, name, e);
     cairo_restore(cr);
     return rc;
 }
 
-struct job {
-    const struct lens_links *r;
-    const struct lens_linkcurves_opts *o;
-};
-
-static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
-{
-    const struct job *j = ctx;
-    struct fig f;
-    int rc = render(&f, cr, j->r, j->o, name, 0, 0, w, h, e);
-    fig_end(&f);
-    return rc;
-}
 
 /* PNG into path (path != NULL) or into *buf; SVG into path. */
 static int output(const char *path, const struct lens_links *r, const struct lens_linkcurves_opts *o,
@@ -549,7 +550,7 @@ static int output(const char *path, const struct lens_links *r, const struct len
     int rc = check_args(r, o, name, 1, e);
     if (rc)
         return rc;
-    struct job j = {r, o};
+    struct job j = {r, o, 0, 0};
     return lens_figure_output(path, name, o->width, o->height, paint, &j, buf, len, e);
 }
 

@@ -476,6 +476,24 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     return lens_figure_status(cr, f->name, e);
 }
 
+struct job {
+    const struct lens_links *r;
+    const struct lens_linkmap_opts *o;
+    double x, y; /* where the figure's box starts in cr (0, 0 for a file) */
+};
+
+static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
+{
+    const struct job *j = ctx;
+    struct fig f;
+    memset(&f, 0, sizeof f);
+    int rc = fig_begin(&f, j->r, j->o, name, cr, j->x, j->y, w, h, e);
+    if (rc == LENS_OK)
+        rc = draw_fig(&f, cr, e);
+    fig_end(&f);
+    return rc;
+}
+
 int lens_linkmap_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_links *r,
                       const struct lens_linkmap_opts *o, struct lens_err *e)
 {
@@ -488,32 +506,13 @@ int lens_linkmap_draw(cairo_t *cr, double x, double y, double w, double h, const
     int rc = check_args(r, o, name, 0, e);
     if (rc)
         return rc;
-    struct fig f;
+    struct job j = {r, o, x, y};
     cairo_save(cr);
-    rc = fig_begin(&f, r, o, name, cr, x, y, w, h, e);
-    if (rc == LENS_OK)
-        rc = draw_fig(&f, cr, e);
-    fig_end(&f);
+    rc = paint(&j, cr, w, h, name, e);
     cairo_restore(cr);
     return rc;
 }
 
-struct job {
-    const struct lens_links *r;
-    const struct lens_linkmap_opts *o;
-};
-
-static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
-{
-    const struct job *j = ctx;
-    struct fig f;
-    memset(&f, 0, sizeof f);
-    int rc = fig_begin(&f, j->r, j->o, name, cr, 0, 0, w, h, e);
-    if (rc == LENS_OK)
-        rc = draw_fig(&f, cr, e);
-    fig_end(&f);
-    return rc;
-}
 
 /* PNG into path (path != NULL) or into *buf; SVG into path. */
 static int output(const char *path, const struct lens_links *r, const struct lens_linkmap_opts *o,
@@ -530,7 +529,7 @@ static int output(const char *path, const struct lens_links *r, const struct len
     int rc = check_args(r, o, name, 1, e);
     if (rc)
         return rc;
-    struct job j = {r, o};
+    struct job j = {r, o, 0, 0};
     return lens_figure_output(path, name, o->width, o->height, paint, &j, buf, len, e);
 }
 

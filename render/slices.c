@@ -565,6 +565,24 @@ static void fig_end(struct fig *f)
     f->face = NULL;
 }
 
+struct job {
+    const struct lens_slices *s;
+    const struct lens_slices_opts *o;
+    double x, y; /* where the figure's box starts in cr (0, 0 for a file) */
+};
+
+static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
+{
+    const struct job *j = ctx;
+    struct fig f;
+    memset(&f, 0, sizeof f);
+    int rc = fig_begin(&f, j->s, j->o, name, cr, j->x, j->y, w, h, e);
+    if (rc == LENS_OK)
+        rc = draw_fig(&f, cr, e);
+    fig_end(&f);
+    return rc;
+}
+
 int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_slices *s,
                      const struct lens_slices_opts *o, struct lens_err *e)
 {
@@ -577,32 +595,13 @@ int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const 
     int rc = check_args(s, name, e);
     if (rc)
         return rc;
-    struct fig f;
+    struct job j = {s, o, x, y};
     cairo_save(cr);
-    rc = fig_begin(&f, s, o, name, cr, x, y, w, h, e);
-    if (rc == LENS_OK)
-        rc = draw_fig(&f, cr, e);
-    fig_end(&f);
+    rc = paint(&j, cr, w, h, name, e);
     cairo_restore(cr);
     return rc;
 }
 
-struct job {
-    const struct lens_slices *s;
-    const struct lens_slices_opts *o;
-};
-
-static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
-{
-    const struct job *j = ctx;
-    struct fig f;
-    memset(&f, 0, sizeof f);
-    int rc = fig_begin(&f, j->s, j->o, name, cr, 0, 0, w, h, e);
-    if (rc == LENS_OK)
-        rc = draw_fig(&f, cr, e);
-    fig_end(&f);
-    return rc;
-}
 
 /* PNG into path (path != NULL) or into *buf; SVG into path. */
 static int output(const char *path, const struct lens_slices *s, const struct lens_slices_opts *o,
@@ -622,7 +621,7 @@ static int output(const char *path, const struct lens_slices *s, const struct le
     int W = o->width, H = auto_height(s, o);
     if (W < 320 || H < 240 || W > 16384 || H > 16384)
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 320x240..16384x16384", name, W, H);
-    struct job j = {s, o};
+    struct job j = {s, o, 0, 0};
     return lens_figure_output(path, name, W, H, paint, &j, buf, len, e);
 }
 
