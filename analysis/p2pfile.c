@@ -11,11 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The 13 double columns: CSV header names and NetCDF variable names are the same. */
-enum { C_LAT, C_LAT_MIN, C_LAT_MED, C_LAT_MAX, C_BW, C_BW_MIN, C_BW_MED, C_BW_MAX,
-       C_RATE, C_RATE_MIN, C_RATE_MED, C_RATE_MAX, C_BW_TIME, C_COUNT };
-
-static const char *const col_names[C_COUNT] = {
+const char *const lens_p2p_col_names[LENS_P2P_NCOLS] = {
     "latency_s", "latency_min_s", "latency_median_s", "latency_max_s",
     "bandwidth_Bps", "bandwidth_min_Bps", "bandwidth_median_Bps", "bandwidth_max_Bps",
     "msg_rate_per_s", "msg_rate_min_per_s", "msg_rate_median_per_s", "msg_rate_max_per_s",
@@ -23,7 +19,7 @@ static const char *const col_names[C_COUNT] = {
 
 static double *point_col(struct lens_p2p_point *pt, int c)
 {
-    double *const cols[C_COUNT] = {
+    double *const cols[LENS_P2P_NCOLS] = {
         &pt->latency_s, &pt->latency_min_s, &pt->latency_median_s, &pt->latency_max_s,
         &pt->bandwidth_Bps, &pt->bandwidth_min_Bps, &pt->bandwidth_median_Bps, &pt->bandwidth_max_Bps,
         &pt->msg_rate_per_s, &pt->msg_rate_min_per_s, &pt->msg_rate_median_per_s, &pt->msg_rate_max_per_s,
@@ -92,7 +88,7 @@ static const char *const opt_names[O_COUNT] = {"window", "round_trips_per_iter",
 struct csv {
     const char *path;
     int nf;              /* fields in the header */
-    int size_col, col[C_COUNT], opt[O_COUNT]; /* field index of each known column */
+    int size_col, col[LENS_P2P_NCOLS], opt[O_COUNT]; /* field index of each known column */
     char **field;        /* nf pointers into the current line */
 };
 
@@ -150,15 +146,15 @@ static int csv_header(struct csv *c, char *line, struct lens_err *e)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", c->path);
     c->nf = split(line, c->field, n);
     c->size_col = NONE;
-    for (int k = 0; k < C_COUNT; k++)
+    for (int k = 0; k < LENS_P2P_NCOLS; k++)
         c->col[k] = NONE;
     for (int k = 0; k < O_COUNT; k++)
         c->opt[k] = NONE;
     for (int f = 0; f < c->nf; f++) {
         if (!strcmp(c->field[f], "size_bytes"))
             c->size_col = f;
-        for (int k = 0; k < C_COUNT; k++)
-            if (!strcmp(c->field[f], col_names[k]))
+        for (int k = 0; k < LENS_P2P_NCOLS; k++)
+            if (!strcmp(c->field[f], lens_p2p_col_names[k]))
                 c->col[k] = f;
         for (int k = 0; k < O_COUNT; k++)
             if (!strcmp(c->field[f], opt_names[k]))
@@ -168,9 +164,9 @@ static int csv_header(struct csv *c, char *line, struct lens_err *e)
         return lens_err_set(e, LENS_EFORMAT, "%s:1: no column 'size_bytes': not a p2p file from "
                             "mpilens-bench -t p2p", c->path);
     /* bw_time_s is informative only; every other statistic is required */
-    for (int k = 0; k < C_BW_TIME; k++)
+    for (int k = 0; k < LENS_P2P_BW_TIME; k++)
         if (c->col[k] == NONE)
-            return lens_err_set(e, LENS_EFORMAT, "%s:1: no column '%s'", c->path, col_names[k]);
+            return lens_err_set(e, LENS_EFORMAT, "%s:1: no column '%s'", c->path, lens_p2p_col_names[k]);
     return LENS_OK;
 }
 
@@ -222,9 +218,9 @@ static int csv_row(struct csv *c, struct lens_p2pfile *f, long line, struct acc 
     pt.bw_time_s = NAN;
     int rc = parse_int(c, line, c->size_col, "size_bytes", 0, &v, e);
     pt.size_bytes = v;
-    for (int k = 0; rc == LENS_OK && k < C_COUNT; k++)
+    for (int k = 0; rc == LENS_OK && k < LENS_P2P_NCOLS; k++)
         if (c->col[k] != NONE)
-            rc = parse_double(c, line, c->col[k], col_names[k], point_col(&pt, k), e);
+            rc = parse_double(c, line, c->col[k], lens_p2p_col_names[k], point_col(&pt, k), e);
     int *ints[4] = {&f->window, &pt.round_trips_per_iter, &pt.lat_iters, &pt.bw_iters};
     for (int k = O_WINDOW; rc == LENS_OK && k <= O_BW_ITERS; k++)
         if (c->opt[k] != NONE && (rc = parse_int(c, line, c->opt[k], opt_names[k], 0, &v, e)) == LENS_OK)
@@ -414,7 +410,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
     int *sizes = lens_malloc(S * sizeof(int)), *trips = lens_malloc(S * sizeof(int));
     int *ra = lens_malloc(P * sizeof(int)), *rb = lens_malloc(P * sizeof(int));
     int *li = lens_malloc(Q * sizeof(int)), *bi = lens_malloc(Q * sizeof(int));
-    double *col = lens_malloc(Q * C_COUNT * sizeof(double));
+    double *col = lens_malloc(Q * LENS_P2P_NCOLS * sizeof(double));
     char *ha = NULL, *hb = NULL, *kd = NULL;
     size_t wa = 0, wb = 0, wk = 0;
     f->pair = lens_calloc(P, sizeof *f->pair);
@@ -432,8 +428,8 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
         rc = nc_get_ints(id, path, "lat_iters", 2, d_ps, "(pair, size)", li, e);
     if (rc == LENS_OK)
         rc = nc_get_ints(id, path, "bw_iters", 2, d_ps, "(pair, size)", bi, e);
-    for (int c = 0; rc == LENS_OK && c < C_COUNT; c++)
-        rc = nc_get_doubles(id, path, col_names[c], 2, d_ps, "(pair, size)", col + (size_t)c * Q, e);
+    for (int c = 0; rc == LENS_OK && c < LENS_P2P_NCOLS; c++)
+        rc = nc_get_doubles(id, path, lens_p2p_col_names[c], 2, d_ps, "(pair, size)", col + (size_t)c * Q, e);
     if (rc == LENS_OK)
         rc = nc_get_labels(id, path, "host_a", dp, &ha, &wa, e);
     if (rc == LENS_OK)
@@ -473,7 +469,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
             pt->round_trips_per_iter = trips[k];
             pt->lat_iters = li[x];
             pt->bw_iters = bi[x];
-            for (int c = 0; c < C_COUNT; c++)
+            for (int c = 0; c < LENS_P2P_NCOLS; c++)
                 *point_col(pt, c) = col[(size_t)c * Q + x];
         }
     }

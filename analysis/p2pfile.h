@@ -7,6 +7,14 @@
 
 #include "../common/err.h"
 
+/* The file format's double columns, in CSV order: the CSV header names and the NetCDF variable
+ * names are the same. Shared by the writer (bench/p2p_out.c) and the reader (p2pfile.c), so
+ * the two cannot drift apart. */
+enum { LENS_P2P_LAT, LENS_P2P_LAT_MIN, LENS_P2P_LAT_MED, LENS_P2P_LAT_MAX, LENS_P2P_BW,
+       LENS_P2P_BW_MIN, LENS_P2P_BW_MED, LENS_P2P_BW_MAX, LENS_P2P_RATE, LENS_P2P_RATE_MIN,
+       LENS_P2P_RATE_MED, LENS_P2P_RATE_MAX, LENS_P2P_BW_TIME, LENS_P2P_NCOLS };
+extern const char *const lens_p2p_col_names[LENS_P2P_NCOLS];
+
 /* One message size of one pair. The plain columns are means over the whole run; min,
  * median and max are over the timed iterations (bandwidth and rate min come from the
  * slowest window). At 0 bytes the bandwidth is 0. */

@@ -4,6 +4,8 @@
 
 #include "stats.h"
 
+#include "../analysis/p2pfile.h"
+
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
@@ -11,16 +13,6 @@
 #include <sys/stat.h>
 
 #define LABEL_LEN 256
-
-/* The 12 statistics columns, in CSV order. */
-enum { C_LAT, C_LAT_MIN, C_LAT_MED, C_LAT_MAX, C_BW, C_BW_MIN, C_BW_MED, C_BW_MAX,
-       C_RATE, C_RATE_MIN, C_RATE_MED, C_RATE_MAX, C_BW_TIME, C_COUNT };
-
-static const char *const col_names[C_COUNT] = {
-    "latency_s", "latency_min_s", "latency_median_s", "latency_max_s",
-    "bandwidth_Bps", "bandwidth_min_Bps", "bandwidth_median_Bps", "bandwidth_max_Bps",
-    "msg_rate_per_s", "msg_rate_min_per_s", "msg_rate_median_per_s", "msg_rate_max_per_s",
-    "bw_time_s"};
 
 int lens_p2p_out_init(struct lens_p2p_out *r, int npairs, int nsize, int max_lat, int max_bw,
                       struct lens_err *e)
@@ -103,21 +95,21 @@ static void columns(const struct lens_p2p_out *r, size_t q, double *scratch, dou
     struct lens_bench_stats st;
     /* Latency: T / 2c per iteration of c round trips; the mean is over every round trip. */
     lens_bench_stats_compute(lat, (size_t)nl, scratch, &st);
-    col[C_LAT] = st.average / c2;
-    col[C_LAT_MIN] = st.min / c2;
-    col[C_LAT_MED] = st.median / c2;
-    col[C_LAT_MAX] = st.max / c2;
+    col[LENS_P2P_LAT] = st.average / c2;
+    col[LENS_P2P_LAT_MIN] = st.min / c2;
+    col[LENS_P2P_LAT_MED] = st.median / c2;
+    col[LENS_P2P_LAT_MAX] = st.max / c2;
     /* Bandwidth and rate fall as the window time grows: min comes from the slowest window. */
     lens_bench_stats_compute(bw, (size_t)nb, scratch, &st);
-    col[C_BW_TIME] = st.average;
-    col[C_BW] = k * s / st.average;
-    col[C_BW_MIN] = k * s / st.max;
-    col[C_BW_MED] = k * s / st.median;
-    col[C_BW_MAX] = k * s / st.min;
-    col[C_RATE] = k / st.average;
-    col[C_RATE_MIN] = k / st.max;
-    col[C_RATE_MED] = k / st.median;
-    col[C_RATE_MAX] = k / st.min;
+    col[LENS_P2P_BW_TIME] = st.average;
+    col[LENS_P2P_BW] = k * s / st.average;
+    col[LENS_P2P_BW_MIN] = k * s / st.max;
+    col[LENS_P2P_BW_MED] = k * s / st.median;
+    col[LENS_P2P_BW_MAX] = k * s / st.min;
+    col[LENS_P2P_RATE] = k / st.average;
+    col[LENS_P2P_RATE_MIN] = k / st.max;
+    col[LENS_P2P_RATE_MED] = k / st.median;
+    col[LENS_P2P_RATE_MAX] = k / st.min;
 }
 
 static char *path_with(const char *prefix, const char *suffix)
@@ -136,16 +128,16 @@ static int write_csv(const struct lens_p2p_out *r, const char *path, double *scr
     if (rc != LENS_OK)
         return rc;
     fprintf(a.fp, "size_bytes");
-    for (int c = 0; c < C_COUNT; c++)
-        fprintf(a.fp, ",%s", col_names[c]);
+    for (int c = 0; c < LENS_P2P_NCOLS; c++)
+        fprintf(a.fp, ",%s", lens_p2p_col_names[c]);
     fprintf(a.fp, ",window,round_trips_per_iter,lat_iters,bw_iters,pair,kind,rank_a,rank_b,host_a,host_b\n");
     for (int p = 0; p < r->npairs; p++)
         for (int k = 0; k < r->nsize; k++) {
             size_t q = (size_t)p * r->nsize + k;
-            double col[C_COUNT];
+            double col[LENS_P2P_NCOLS];
             columns(r, q, scratch, col);
             fprintf(a.fp, "%d", r->sizes[k]);
-            for (int c = 0; c < C_COUNT; c++)
+            for (int c = 0; c < LENS_P2P_NCOLS; c++)
                 fprintf(a.fp, ",%.9g", col[c]);
             fprintf(a.fp, ",%d,%d,%d,%d,%d,%s,%d,%d,%s,%s\n", r->window, r->batch[k], r->lat_iters[q], r->bw_iters[q],
                     p, r->kind[p], r->rank_a[p], r->rank_b[p], r->host_a[p], r->host_b[p]);
@@ -157,7 +149,7 @@ static int write_csv(const struct lens_p2p_out *r, const char *path, double *scr
 static int fill_nc(int id, const struct lens_p2p_out *r, const char *const *attrs, double *scratch)
 {
     int st, dp, ds, dl, db, dc, v_size, v_batch, v_ra, v_rb, v_ha, v_hb, v_kind, v_li, v_bi, v_lraw, v_braw;
-    int v_col[C_COUNT];
+    int v_col[LENS_P2P_NCOLS];
     if ((st = nc_def_dim(id, "pair", (size_t)r->npairs, &dp)) || (st = nc_def_dim(id, "size", (size_t)r->nsize, &ds)) ||
         (st = nc_def_dim(id, "lat_iter", (size_t)r->max_lat, &dl)) ||
         (st = nc_def_dim(id, "bw_iter", (size_t)r->max_bw, &db)) || (st = nc_def_dim(id, "label", LABEL_LEN, &dc)))
@@ -172,8 +164,8 @@ static int fill_nc(int id, const struct lens_p2p_out *r, const char *const *attr
         (st = nc_def_var(id, "lat_iter_time", NC_DOUBLE, 3, d_psl, &v_lraw)) ||
         (st = nc_def_var(id, "bw_window_time", NC_DOUBLE, 3, d_psb, &v_braw)))
         return st;
-    for (int c = 0; c < C_COUNT; c++)
-        if ((st = nc_def_var(id, col_names[c], NC_DOUBLE, 2, d_ps, &v_col[c])))
+    for (int c = 0; c < LENS_P2P_NCOLS; c++)
+        if ((st = nc_def_var(id, lens_p2p_col_names[c], NC_DOUBLE, 2, d_ps, &v_col[c])))
             return st;
     if ((st = nc_put_att_text(id, v_lraw, "units", 1, "s")) || (st = nc_put_att_text(id, v_braw, "units", 1, "s")))
         return st;
@@ -201,9 +193,9 @@ static int fill_nc(int id, const struct lens_p2p_out *r, const char *const *attr
                 return st;
         }
         for (int k = 0; k < r->nsize; k++) {
-            double col[C_COUNT];
+            double col[LENS_P2P_NCOLS];
             columns(r, (size_t)p * r->nsize + k, scratch, col);
-            for (int c = 0; c < C_COUNT; c++) {
+            for (int c = 0; c < LENS_P2P_NCOLS; c++) {
                 size_t idx[2] = {(size_t)p, (size_t)k};
                 if ((st = nc_put_var1_double(id, v_col[c], idx, &col[c])))
                     return st;
