@@ -471,13 +471,18 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
                 return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
         } else if (!strcmp(ps[i].name, "duration")) {
             pr->duration = ps[i].expr;
+        } else if (!strcmp(ps[i].name, "waits")) {
+            const char *v = x->op == LENS_RN_STR ? r->strings[(int)x->num] : "";
+            if (strcmp(v, "from_enter") && strcmp(v, "until_leave"))
+                return perr(p, &pos, "parameter 'waits' must be \"from_enter\" or \"until_leave\"%s", "");
+            pr->waits_until_leave = !strcmp(v, "until_leave");
         } else if (!strcmp(ps[i].name, "location")) {
             if (x->op != LENS_RN_NAME)
                 return perr(p, &pos, "parameter 'location' must name a member%s", "");
             pr->location = -2 - ps[i].expr; /* resolved in bind */
         } else {
             return perr(p, &pos, "unknown problem parameter '%s' (known: id, name, description, "
-                                 "advice, name_ru, description_ru, advice_ru, duration, location)",
+                                 "advice, name_ru, description_ru, advice_ru, duration, location, waits)",
                         ps[i].name);
         }
     }

@@ -47,6 +47,9 @@ struct lens_rule_problem {
     int composite;                  /* index into composites */
     int when, duration;             /* node indices; when may be -1 */
     int location;                   /* member slot charged with the time (default 0) */
+    int waits_until_leave;          /* 1: the wasted time is the end of the charged call
+                                       (waits = "until_leave", completion problems); 0: it
+                                       starts at the call's enter (the default) */
     const char *file;
     int line, col;
 };

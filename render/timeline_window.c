@@ -79,14 +79,14 @@ uint32_t lens_timeline_end_call(const struct lens_trace_rank *k, double t1)
     return lo;
 }
 
-/* The wasted span of a charged call: completion problems end with the call (time after the
- * first process could leave), every other rule waits from the call's enter. */
+/* The wasted span of a charged call: for rules declared with waits = "until_leave"
+ * (completion problems: time after the first process could leave) it ends with the call,
+ * for every other rule it starts at the call's enter. */
 static void charge_span(const struct lens_trace *t, const struct lens_problem_result *r,
                         int32_t rank, uint32_t call, double sec, double *a, double *b)
 {
     const struct lens_trace_call *c = &t->ranks[rank].calls[call];
-    size_t n = strlen(r->rule->id);
-    if (n >= 11 && !strcmp(r->rule->id + n - 11, "_completion")) {
+    if (r->rule->waits_until_leave) {
         *a = c->leave - sec;
         *b = c->leave;
     } else {

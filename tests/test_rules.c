@@ -204,6 +204,19 @@ static void test_errors(void)
     expect_error(buf, "t.rules:7:107: parameter 'location' must name a member");
     snprintf(buf, sizeof buf, "%s1);\n%s2);", prob, prob);
     expect_error(buf, "t.rules:8:1: problem id 'x' declared twice");
+    snprintf(buf, sizeof buf, "%s1, waits = \"later\");", prob);
+    expect_error(buf, "t.rules:7:107: parameter 'waits' must be \"from_enter\" or \"until_leave\"");
+    /* waits: the default, and both values */
+    const char *const waits[3] = {"", ", waits = \"until_leave\"", ", waits = \"from_enter\""};
+    for (int w = 0; w < 3; w++) {
+        struct lens_rules *r;
+        struct lens_err e = {0};
+        snprintf(buf, sizeof buf, "%s1%s);", prob, waits[w]);
+        int rc = load(&r, buf, &e);
+        LENS_TEST(rc == LENS_OK && r->nproblems == 1 && r->problems[0].waits_until_leave == (w == 1),
+                  "waits case %d: rc %d %s", w, rc, e.msg);
+        lens_rules_free(r);
+    }
     /* binding */
     expect_error("declare composite event c2 member (nosuch as a);",
                  "t.rules:7:36: unknown event type 'nosuch'");
