@@ -28,20 +28,6 @@ void lens_report_analysis_free(struct lens_report_analysis *a)
     lens_free(a);
 }
 
-/* Picks the number of groups a->k (lens_hclust_cut_auto); z must be in merge order. */
-static int auto_cut(struct lens_report_analysis *a, int n, struct lens_err *e)
-{
-    struct lens_hclust_autocut c;
-    int rc = lens_hclust_cut_auto(a->z, n, &c, e);
-    if (rc != LENS_OK)
-        return rc;
-    a->k = c.k;
-    a->ratio = c.ratio;
-    a->ratio_min = LENS_HCLUST_GAP_MIN;
-    a->low = c.low;
-    a->high = c.high;
-    return LENS_OK;
-}
 
 /* Runs the clustering; a cube it cannot cluster is reported in words, not as an error. */
 static int cluster(struct lens_report_analysis *a, const struct lens_cube *c, int stat, struct lens_err *e)
@@ -67,9 +53,9 @@ static int cluster(struct lens_report_analysis *a, const struct lens_cube *c, in
     if (rc == LENS_OK)
         rc = lens_hclust_leaf_order(a->z, n, a->order, &ce);
     if (rc == LENS_OK)
-        rc = auto_cut(a, n, &ce);
+        rc = lens_hclust_cut_auto(a->z, n, &a->cut, &ce);
     if (rc == LENS_OK)
-        rc = lens_hclust_cut(a->z, n, a->k, a->label, &ce);
+        rc = lens_hclust_cut(a->z, n, a->cut.k, a->label, &ce);
     if (rc == LENS_ENOMEM) {
         *e = ce;
         return rc;

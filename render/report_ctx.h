@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "../analysis/hclust.h"
 #include "pdf.h"
 #include "report.h"
 #include "template.h"
@@ -28,9 +29,7 @@ struct lens_report_analysis {
     struct lens_distmat *dm;        /* NULL when the clustering failed (why in cluster_err) */
     struct lens_hclust_step *z;     /* n-1 merges */
     int *order, *label;             /* leaf order of the tree; group of each process */
-    int k;                          /* groups at the cut */
-    double low, high, ratio;        /* heights around the largest gap (seconds) and their ratio */
-    double ratio_min;               /* the ratio a cut needs */
+    struct lens_hclust_autocut cut; /* the automatic cut: cut.k groups, heights in seconds */
     char cluster_err[1024];
     struct lens_links *links;       /* NULL when the link clustering failed (links_err) */
     char links_err[1024];

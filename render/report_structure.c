@@ -104,7 +104,7 @@ static void host_range(const char **names, int nh, char *buf, size_t n)
 static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    int P = c->procs, k = a->k, rc;
+    int P = c->procs, k = a->cut.k, rc;
     char sizes[CELL] = "", buf[2 * CELL];
     int *size = lens_calloc((size_t)k, sizeof *size), equal = 1;
     int *host = lens_malloc((size_t)P * sizeof *host);
@@ -228,14 +228,14 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
         if (rc == LENS_OK)
             rc = lens_tmpl_vars_set(&r->vars, "cut", "", e);
     } else {
-        lens_report_fmt_us(a->low, lo, sizeof lo);
-        lens_report_fmt_us(a->high, hi, sizeof hi);
+        lens_report_fmt_us(a->cut.low, lo, sizeof lo);
+        lens_report_fmt_us(a->cut.high, hi, sizeof hi);
         rc = lens_tmpl_vars_set(&r->vars, "cut_low", lo, e);
         if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut_high", hi, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_ratio", "%.2f", a->ratio);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_min", "%.2f", a->ratio_min);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_ratio", "%.2f", a->cut.ratio);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_min", "%.2f", (double)LENS_HCLUST_GAP_MIN);
         if (rc == LENS_OK) rc = words(r, a, e);
-        if (rc == LENS_OK) rc = lens_report_text(r, a->k > 1 ? "cut_gap" : "cut_none", buf, sizeof buf, e);
+        if (rc == LENS_OK) rc = lens_report_text(r, a->cut.k > 1 ? "cut_gap" : "cut_none", buf, sizeof buf, e);
         if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut", buf, e);
     }
     /* the link clusters */
@@ -287,7 +287,7 @@ static int groups_table(struct lens_report_ctx *r, const struct lens_report_anal
 {
     const struct lens_cube *c = lens_report_cube(r);
     int rc = LENS_OK;
-    for (int g = 0; a->dm && g < a->k && rc == LENS_OK; g++) {
+    for (int g = 0; a->dm && g < a->cut.k && rc == LENS_OK; g++) {
         char id[16], size[16], ranks[CELL], hosts[CELL], within[32];
         int n = 0;
         double sum = 0;
@@ -480,7 +480,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
     int hosts = a->dm->labels ? lens_treefig_host_groups((const char *const *)a->dm->labels, P, group) : 0;
     rc = lens_nj_run(a->dm->d, P, LENS_NJ_FAST, &nj, e);
     if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, a->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, a->cut.k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
 
@@ -491,7 +491,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
     f[0].dendro.method = lens_hclust_method_name(LENS_HCLUST_AVERAGE);
     f[0].dendro.unit = unit;
     f[0].dendro.labels = leaves;
-    f[0].dendro.k = a->k;
+    f[0].dendro.k = a->cut.k;
     f[0].dendro.cut_note = note;
     f[0].dendro.width = f[0].w;
     f[0].dendro.height = f[0].h;
