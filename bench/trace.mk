@@ -7,7 +7,7 @@ TRACE_SRC     := bench/trace.c bench/trace_wrap.c bench/trace_coll.c bench/trace
                  bench/trace_func.c bench/trace_symbols.c bench/callsite.c bench/clocksync.c \
                  common/err.c
 TRACE_PIC     := $(TRACE_SRC:%.c=$(BUILD)/pic/%.o)
-TRACE_OTF2    := $(shell pkg-config --libs otf2 2>/dev/null)
+TRACE_OTF2     = $(OTF2_LIBS)
 TRACE_TESTS   := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(wildcard tests/mpi/trace_*.c))
 
 $(BUILD)/pic/%.o: %.c
