@@ -45,7 +45,7 @@ static void help(void)
            "With --timeline or --report the text listing is not printed unless --json or -o\n"
            "asks for it; a line on standard error says which window was drawn.\n\n"
            "example:\n"
-           "  mpilens problems ../shared/data/otf2/casita-4_mpi_ls_barr\n"
+           "  mpilens problems tests/data/otf2/casita-4_mpi_ls_barr\n"
            "  mpilens problems --json --lang ru mpilens-trace/traces.otf2 -o problems.json\n"
            "  mpilens problems mpilens-trace --timeline worst.svg --report problems.pdf\n"
            "  mpilens problems --report jacobi.pdf --labels naive,overlapped --walls 12.8,7.9 \\\n"

@@ -44,7 +44,7 @@ static void help(void)
            "directory holding fonts/ and templates/ to override. With SOURCE_DATE_EPOCH set the\n"
            "PDF is byte-identical across runs.\n\n"
            "example:\n"
-           "  mpilens report ../shared/data/network-tests2/one_to_one_np4/network -o out/report.pdf \\\n"
+           "  mpilens report tests/data/network-tests2/one_to_one_np4/network -o out/report.pdf \\\n"
            "      --figures out/figures --title 'Кластер vm: one_to_one'\n"
            "  mpilens report samples/cubes/synth32/network out/demo/live/pair -o out/both.pdf\n");
 }

@@ -5,7 +5,7 @@ set -eu
 build=${1:-build}
 only=${2:-}
 export BUILD=$build BIN=$build/bin
-export DATA=${DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
+export DATA=${DATA:-$(cd "$(dirname "$0")/.." && pwd)/tests/data}
 status=0
 for s in scripts/bench.d/*.sh; do
     [ -e "$s" ] || continue

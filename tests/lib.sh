@@ -5,7 +5,7 @@ PASSED=0
 FAILED=0
 BUILD=${BUILD:-build}
 BIN=${BIN:-$BUILD/bin}
-DATA=${DATA:-../shared/data}
+DATA=${DATA:-tests/data}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mpilens-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 

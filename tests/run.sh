@@ -5,7 +5,7 @@ set -u
 build=${1:-build}
 pattern=${2:-}
 export BUILD=$build BIN=$build/bin
-export DATA=${DATA:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
+export DATA=${DATA:-$(cd "$(dirname "$0")" && pwd)/data}
 total_p=0 total_f=0 broken=0
 log=$(mktemp)
 for t in "$build"/tests/test_* tests/test_*.sh; do

@@ -78,7 +78,7 @@ int main(void)
      * (ASan's leak checker verifies the second half of that) */
     const char *data = getenv("DATA");
     char prefix[4096];
-    snprintf(prefix, sizeof prefix, "%s/network-tests2/plugins-branch-2024", data ? data : "../shared/data");
+    snprintf(prefix, sizeof prefix, "%s/network-tests2/plugins-branch-2024", data ? data : "tests/data");
     struct lens_synth_opts so;
     lens_synth_opts_init(&so);
     for (int which = 0; which < 2; which++) {

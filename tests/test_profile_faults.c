@@ -76,7 +76,7 @@ int main(void)
     struct lens_err e;
     lens_err_clear(&e);
     replay_by_hand();
-    const char *data = getenv("DATA") ? getenv("DATA") : "../shared/data";
+    const char *data = getenv("DATA") ? getenv("DATA") : "tests/data";
     char trace[PATH_MAX];
     snprintf(trace, sizeof trace, "%s/otf2/casita-4_mpi_ls_barr", data);
 

@@ -185,7 +185,7 @@ int main(void)
 {
     struct lens_err e;
     lens_err_clear(&e);
-    const char *data = getenv("DATA") ? getenv("DATA") : "../shared/data";
+    const char *data = getenv("DATA") ? getenv("DATA") : "tests/data";
     char path[PATH_MAX], datadir[PATH_MAX];
     snprintf(path, sizeof path, "%s" TRACE, data);
     LENS_TEST(lens_report_datadir(datadir, sizeof datadir, &e) == LENS_OK, "datadir: %s", e.msg);
