@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "../analysis/problems.h"
+#include "../common/datadir.h"
 #include "../render/problems_report.h"
 #include "../render/report.h"
 #include "../render/timeline.h"
@@ -28,7 +29,8 @@ static void help(void)
            "each problem with its time, share of the total time (sum over ranks), time per\n"
            "rank, description, advice and the call sites that caused it.\n\n"
            "options:\n"
-           "  --rules DIR     rule files (*.rules); default $MPILENS_RULES or templates/rules\n"
+           "  --rules DIR     rule files (*.rules); default $MPILENS_RULES, else templates/rules\n"
+           "                  of the data directory (build or installed tree)\n"
            "  --json          JSON instead of text\n"
            "  --lang en|ru    language of names, descriptions and advice (default en)\n"
            "  -o, --output F  write to F (atomically) instead of standard output\n"
@@ -52,34 +54,14 @@ static void help(void)
            "      naive-trace overlapped-trace\n");
 }
 
-static int is_dir(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* $MPILENS_RULES, then templates/rules beside the build tree of this binary, then ./ */
-static const char *default_rules(char *buf, size_t n)
+/* $MPILENS_RULES, else templates/rules of the data directory (the build or installed tree,
+ * never the working directory); NULL with e filled when there is none. */
+static const char *default_rules(char *buf, size_t n, struct lens_err *e)
 {
     const char *env = getenv("MPILENS_RULES");
     if (env && *env)
         return env;
-    char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        exe[len] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(buf, n, "%s/../../templates/rules", exe);
-            if (is_dir(buf))
-                return buf;
-            snprintf(buf, n, "%s/../share/mpilens/rules", exe);
-            if (is_dir(buf))
-                return buf;
-        }
-    }
-    return "templates/rules";
+    return lens_datadir_locate("templates/rules", buf, n, e) == LENS_OK ? buf : NULL;
 }
 
 /* "T0,T1" in seconds into t0 < t1. */
@@ -315,9 +297,9 @@ int cmd_problems(int argc, char **argv)
         return lens_cli_usage("problems", "--title needs --report OUT.pdf");
     for (int i = 0; i < q.ntraces; i++)
         q.trace[i] = argv[optind + i];
-    if (!q.rules)
-        q.rules = default_rules(buf, sizeof buf);
     struct lens_err e = {0};
+    if (!q.rules && !(q.rules = default_rules(buf, sizeof buf, &e)))
+        return lens_cli_fail(&e);
     struct lens_problems *p = NULL;
     int listing = json || output || (!q.timeline && !q.report);
     if (q.timeline || q.report) {

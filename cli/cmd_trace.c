@@ -4,9 +4,10 @@
  * they are turned into an OTF2 archive holding the events up to the last buffer flush. */
 #include "cli.h"
 
+#include "../common/datadir.h"
+
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -34,24 +35,6 @@ static void usage(FILE *fp)
             "  -h, --help         this text\n\n"
             "example:\n"
             "  mpilens trace -o jacobi-trace -- mpirun -np 4 ./jacobi\n");
-}
-
-/* DIR of the mpilens executable + "/../lib/" + name. */
-static int sibling_lib(const char *name, char *out, size_t n)
-{
-    char exe[PATH_MAX];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k <= 0)
-        return -1;
-    exe[k] = '\0';
-    int w = snprintf(out, n, "%s/../lib/%s", dirname(exe), name);
-    if (w < 0 || (size_t)w >= n)
-        return -1;
-    char real[PATH_MAX];
-    if (!realpath(out, real))
-        return -1;
-    snprintf(out, n, "%s", real);
-    return 0;
 }
 
 static int is_mpirun(const char *cmd)
@@ -114,13 +97,9 @@ int cmd_trace(int argc, char **argv)
             return lens_cli_usage("trace", "--buffer '%s' is not a size such as 65536, 64k or 8M",
                                   buffer);
     }
-    if (sibling_lib("libmpilens-trace.so", so, sizeof so) != 0) {
-        struct lens_err e;
-        lens_err_set(&e, LENS_EIO, "libmpilens-trace.so not found next to the mpilens "
-                                   "executable (expected in ../lib/)");
-        return lens_cli_fail(&e);
-    }
     struct lens_err e;
+    if (lens_datadir_find_lib("libmpilens-trace.so", so, sizeof so, &e) != LENS_OK)
+        return lens_cli_fail(&e);
     if (lens_mkdir_p(out, &e) != LENS_OK)
         return lens_cli_fail(&e);
     if (!realpath(out, dir)) {
@@ -165,10 +144,8 @@ int cmd_trace(int argc, char **argv)
     }
     if (!exists(dir, "traces.otf2") && exists(dir, "raw/0.defs")) {
         /* no MPI_Finalize: convert what the ranks flushed */
-        if (sibling_lib("mpilens-trace-recover", recover, sizeof recover) != 0) {
-            lens_err_set(&e, LENS_EIO, "mpilens-trace-recover not found next to mpilens");
+        if (lens_datadir_find_lib("mpilens-trace-recover", recover, sizeof recover, &e) != LENS_OK)
             return lens_cli_fail(&e);
-        }
         char *rargv[] = {recover, dir, NULL};
         fprintf(stderr, "mpilens: the run ended without MPI_Finalize; recovering the trace up "
                         "to the last flush of each rank\n");

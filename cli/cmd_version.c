@@ -2,6 +2,8 @@
  * for bug reports and for the self-describing output files. */
 #include "cli.h"
 
+#include "../common/datadir.h"
+
 #include <cairo.h>
 #include <gsl/gsl_version.h>
 #include <hpdf.h>
@@ -15,7 +17,8 @@ int cmd_version(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: mpilens version\n\nPrints the versions of mpilens, NetCDF, cairo, "
-               "libharu and GSL.\n\nexample:\n  mpilens version\n");
+               "libharu and GSL,\nand the data directory in use (fonts, templates, rules and the samples; "
+               "see\nMPILENS_DATADIR).\n\nexample:\n  mpilens version\n");
         return LENS_EXIT_OK;
     }
     if (argc > 1)
@@ -25,5 +28,12 @@ int cmd_version(int argc, char **argv)
     printf("cairo %s\n", cairo_version_string());
     printf("libharu %s\n", HPDF_GetVersion());
     printf("gsl %s\n", gsl_version);
+    /* where an installed mpilens keeps its templates and samples, for people and scripts */
+    char dir[4096];
+    struct lens_err e;
+    if (lens_datadir_find(dir, sizeof dir, &e) == LENS_OK)
+        printf("datadir %s\n", dir);
+    else
+        printf("datadir none (%s)\n", e.msg);
     return LENS_EXIT_OK;
 }

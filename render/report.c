@@ -3,6 +3,7 @@
  * Sections are found by name in the `renderers` registry at the end of the file. */
 #include "report.h"
 
+#include "../common/datadir.h"
 #include "heatmap.h"
 #include "pdf.h"
 #include "report_ctx.h"
@@ -14,10 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#ifndef LENS_DATADIR
-#define LENS_DATADIR "/usr/local/share/mpilens"
-#endif
 
 void lens_report_opts_init(struct lens_report_opts *o)
 {
@@ -524,45 +521,4 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
 
 /* ---- locating fonts/ and templates/ ---- */
 
-static int datadir_ok(const char *dir)
-{
-    char p[PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s/fonts/DejaVuSans.ttf", dir);
-    if (access(p, R_OK) != 0)
-        return 0;
-    snprintf(p, sizeof p, "%s/templates/report.tmpl", dir);
-    return access(p, R_OK) == 0;
-}
-
-int lens_report_datadir(char *buf, size_t n, struct lens_err *e)
-{
-    const char *env = getenv("MPILENS_DATADIR");
-    if (env && *env) {
-        if (!datadir_ok(env))
-            return lens_err_set(e, LENS_EIO, "MPILENS_DATADIR=%s: no fonts/DejaVuSans.ttf or templates/report.tmpl there",
-                                env);
-        snprintf(buf, n, "%s", env);
-        return LENS_OK;
-    }
-    char exe[PATH_MAX], tried[3][PATH_MAX + 32];
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    int nt = 0;
-    if (k > 0) {
-        exe[k] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
-        snprintf(tried[nt++], sizeof tried[0], "%s/../..", exe);
-        snprintf(tried[nt++], sizeof tried[0], "%s/../share/mpilens", exe);
-    }
-    snprintf(tried[nt++], sizeof tried[0], "%s", LENS_DATADIR);
-    for (int i = 0; i < nt; i++)
-        if (datadir_ok(tried[i])) {
-            char *real = realpath(tried[i], NULL);
-            snprintf(buf, n, "%s", real ? real : tried[i]);
-            free(real);
-            return LENS_OK;
-        }
-    return lens_err_set(e, LENS_EIO, "cannot find fonts/ and templates/ (looked in %s%s%s%s%s); set MPILENS_DATADIR",
-                        tried[0], nt > 1 ? ", " : "", nt > 1 ? tried[1] : "", nt > 2 ? ", " : "", nt > 2 ? tried[2] : "");
-}
+int lens_report_datadir(char *buf, size_t n, struct lens_err *e) { return lens_datadir_find(buf, n, e); }

@@ -42,10 +42,8 @@ void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, d
 int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
                       const char *path, struct lens_err *e);
 
-/* Finds the directory holding fonts/DejaVuSans.ttf and templates/report.tmpl: $MPILENS_DATADIR
- * if set (an error if it lacks them), else <exe>/../.. (the build tree), <exe>/../share/mpilens,
- * then LENS_DATADIR (compile-time, default /usr/local/share/mpilens). LENS_EIO lists where
- * it looked. */
+/* Finds the directory holding fonts/ and templates/: lens_datadir_find (common/datadir.h), the
+ * one lookup of the build and installed trees, under the name the report modules use. */
 int lens_report_datadir(char *buf, size_t n, struct lens_err *e);
 
 #endif
