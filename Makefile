@@ -1,5 +1,5 @@
 # mpilens: one Makefile for the serial tool, the MPI benchmark and the tests.
-# Targets: all demo check bench asan clean regen-golden deps
+# Targets: all demo check bench asan clean regen-golden deps install uninstall man
 include config.mk
 
 CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP -I.
@@ -81,5 +81,34 @@ regen-golden: all
 
 clean:
 	rm -rf build build-asan out
+
+# ---- install / uninstall (docs/install.md) ----
+# GNU conventions: PREFIX (or prefix), DESTDIR, mandir, docdir. bin/, lib/mpilens and
+# share/mpilens stay under one prefix: an installed mpilens finds its files relative to its
+# executable (common/datadir.h), so the installed tree can be copied or moved as a whole.
+# scripts/install.sh records what it writes in share/mpilens/install-manifest for uninstall.
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+datarootdir ?= $(prefix)/share
+mandir      ?= $(datarootdir)/man
+docdir      ?= $(datarootdir)/doc/mpilens
+INSTALL     ?= install
+MAN_PAGES   := $(BUILD)/man/mpilens.1 $(BUILD)/man/mpilens-bench.1
+INSTALL_ENV  = BUILD="$(BUILD)" DESTDIR="$(DESTDIR)" prefix="$(prefix)" mandir="$(mandir)" \
+               docdir="$(docdir)" INSTALL="$(INSTALL)"
+
+.PHONY: install uninstall man
+man: $(MAN_PAGES)
+
+# man pages from --help (help2man); mpilens's lists every subcommand's help
+$(BUILD)/man/%.1: $(BUILD)/bin/% scripts/manpage.sh
+	@echo "  MAN     $@"
+	@scripts/manpage.sh $< $@
+
+install: $(MPILENS) $(MPILENS_BENCH) $(TRACE_SO) $(TRACE_RECOVER) $(MAN_PAGES)
+	@$(INSTALL_ENV) scripts/install.sh install
+
+uninstall:
+	@$(INSTALL_ENV) scripts/install.sh uninstall
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(PERF_BIN:=.d)

@@ -4,7 +4,7 @@
 set -eu
 build_pkgs="build-essential pkg-config libnetcdf-dev netcdf-bin libcairo2-dev libhpdf-dev
   libopenmpi-dev openmpi-bin libgsl-dev poppler-utils fonts-dejavu-core
-  libopen-trace-format2-dev otf2-tools libdw-dev"
+  libopen-trace-format2-dev otf2-tools libdw-dev help2man"
 # python3-scipy / python3-sklearn: reference linkage and k-means in tests only; python3 parses
 # SVG with its XML parser.
 test_pkgs="python3 python3-scipy python3-numpy python3-sklearn"
