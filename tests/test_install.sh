@@ -2,9 +2,9 @@
 # make install / make uninstall: installs into a temporary DESTDIR under a prefix other than
 # /usr/local, then runs the installed mpilens with the source tree made invisible (a private
 # mount namespace with an empty tmpfs over it), from an unrelated directory and with no
-# MPILENS_* variable: report on a cube, problems --report on the CASITA trace, scale report on
-# the installed samples, trace (clean and crashed runs, so both the collector and the recovery
-# tool come from the installed tree). Checks the PDFs with pdfinfo/pdftotext, the man pages
+# MPILENS_* variable: report on a cube, problems --report on the CASITA trace, scale report and
+# profile-clusters --report on the installed samples, trace (clean and crashed runs, so both
+# the collector and the recovery tool come from the installed tree). Checks the PDFs with pdfinfo/pdftotext, the man pages
 # with man -l, a relocated copy of the prefix, the error when the data are gone, and that
 # uninstall leaves exactly the files that were there before.
 . tests/lib.sh
@@ -95,6 +95,7 @@ run report "$P/bin/mpilens" report "$IN/cube/network" -o report.pdf
 run problems "$P/bin/mpilens" problems --json "$IN/casita" -o problems.json
 run problems_report "$P/bin/mpilens" problems --report problems.pdf "$IN/casita"
 run scale "$P/bin/mpilens" scale report "$P/share/mpilens/samples/scale/"*.csv -o scale.pdf
+run profile "$P/bin/mpilens" profile-clusters "$P/share/mpilens/samples/profiles/halo64.csv" --report profile.pdf
 if [ $have_mpi = 1 ]; then
     run trace "$P/bin/mpilens" trace -o tr -- $MPIRUN -np 2 "$IN/trace_app" 3
     run crash "$P/bin/mpilens" trace -o crash -b 2k -- $MPIRUN -np 2 "$IN/trace_app" 200 60
@@ -146,6 +147,9 @@ check_rc scale 0
 check_match "scale report: pages" "$(pages scale.pdf)" '^([2-9]|[1-9][0-9]+)$'
 check_match "scale report: applications of the installed sample" "$(pdftext scale.pdf)" "linpack"
 check_match "scale report: a sentence of templates/scale.txt" "$(pdftext scale.pdf)" "efficiency (falls|rises|hardly changes) as"
+check_rc profile 0
+check_match "profile report: pages" "$(pages profile.pdf)" '^[1-9][0-9]*$'
+check_match "profile report: names the installed sample" "$(pdftext profile.pdf)" "halo64"
 if [ $have_mpi = 1 ]; then
     check_rc trace 0
     check "trace: otf2-print reads the archive" otf2-print --silent "$WORK/tr/traces.otf2"
