@@ -18,22 +18,37 @@ list_files() {
     if [ "$2" = git ]; then
         git -C "$1" ls-files
     else
-        (cd "$1" && find . -type f ! -path './.git/*' ! -path './build*' ! -path './out/*' \
+        (cd "$1" && find . -type f ! -path './.git' ! -path './.git/*' ! -path './build*' ! -path './out/*' \
             | sed 's|^\./||' | sort)
     fi
 }
 
-# scan DIR MODE: prints "file:line: names 'X'" for every forbidden name in a text file.
-scan() {
-    local dir=$1 mode=$2 f p
-    list_files "$dir" "$mode" | while IFS= read -r f; do
-        [ -f "$dir/$f" ] || continue # listed but deleted in the work tree
-        for p in "${FORBIDDEN[@]}"; do
-            # -I: binary files (the NetCDF and OTF2 reference data) are not text to read
-            grep -I -n -E -- "$(printf '%s' "$p" | sed 's/\./\\./g')" "$dir/$f" 2>/dev/null \
-                | sed "s|^\([0-9]*\):.*|$f:\1: names '$p'|"
-        done
+# existing DIR MODE: the listed files that exist (a tracked file may be deleted in the work
+# tree), NUL-separated for xargs, relative to DIR.
+existing() {
+    list_files "$1" "$2" | while IFS= read -r f; do
+        [ -f "$1/$f" ] && printf '%s\0' "$f"
     done
+}
+
+# scan DIR MODE: prints "file:line: names 'X'" for every forbidden name in a text file. One
+# grep reads every file; the name is then told apart on the few lines that hold one.
+scan() {
+    local dir=$1 mode=$2 p hit file rest line text
+    local res=() args=()
+    for p in "${FORBIDDEN[@]}"; do
+        res+=("$(printf '%s' "$p" | sed 's/\./\\./g')")
+        args+=(-e "${res[${#res[@]} - 1]}")
+    done
+    # -I: binary files (the NetCDF and OTF2 reference data) are not text to read
+    existing "$dir" "$mode" | (cd "$dir" && xargs -0 -r grep -I -n -H -E "${args[@]}" -- 2>/dev/null) \
+        | while IFS= read -r hit; do
+            file=${hit%%:*} rest=${hit#*:}
+            line=${rest%%:*} text=${rest#*:}
+            for p in "${!res[@]}"; do
+                printf '%s\n' "$text" | grep -q -E -- "${res[$p]}" && echo "$file:$line: names '${FORBIDDEN[$p]}'"
+            done
+        done
 }
 
 # check_citations FILE: prints one line per inconsistency between the text of a methods
@@ -79,16 +94,15 @@ check_citations() {
 # check_etal DIR MODE METHODS: every "Name et al" citation in a text file of the project must be in
 # the reference list of METHODS.
 check_etal() {
-    local refs
+    local refs hit
     refs=$(sed -n '/^## [0-9]*\. References/,$p' "$3")
-    list_files "$1" "$2" | while IFS= read -r f; do
-        [ -f "$1/$f" ] || continue
-        grep -I -o -E $'[A-Z][A-Za-z\x80-\xff-]* et al\\.' "$1/$f" 2>/dev/null | sort -u \
-            | while IFS= read -r cite; do
-                name=${cite% et al.}
-                printf '%s\n' "$refs" | grep -q -F -- "$name" || echo "$f: '$cite' is not in the reference list"
-            done
-    done
+    existing "$1" "$2" \
+        | (cd "$1" && xargs -0 -r grep -I -o -H -E $'[A-Z][A-Za-z\x80-\xff-]* et al\\.' -- 2>/dev/null) \
+        | sort -u | while IFS= read -r hit; do
+            name=${hit#*:}
+            name=${name% et al.}
+            printf '%s\n' "$refs" | grep -q -F -- "$name" || echo "${hit%%:*}: '${hit#*:}' is not in the reference list"
+        done
 }
 
 # ---- the checks can fail: planted faults in a scratch tree ----
