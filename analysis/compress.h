@@ -1,5 +1,5 @@
 /* Lossy compression of a latency cube with a guaranteed per-element relative error
- * (ALGORITHMS.md section 4). Streaming: one P x P matrix per length goes in, in length order,
+ * (docs/methods.md §4). Streaming: one P x P matrix per length goes in, in length order,
  * and only the current partition of the P^2 pairs into groups is kept. Each group holds one
  * value per length; a group whose values no longer fit the bound splits, groups that come
  * together merge, and when that costs more than a new partition the partition is stored anew.

@@ -1,5 +1,5 @@
 /* The latency cube in memory: lifecycle, names, off-diagonal statistics, asymmetry, and the
- * repair of network_test2's known defects (ALGORITHMS.md section 1). NetCDF I/O is in
+ * repair of network_test2's known defects (docs/methods.md §1). NetCDF I/O is in
  * cube_nc.c so this file builds and tests without touching files. */
 #include "cube.h"
 

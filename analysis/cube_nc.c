@@ -1,7 +1,7 @@
 /* network_test2's NetCDF layout, reading: both layouts (int test_type and the plugins
  * branch's char test_type(strings), with _all.nc raw repeats and _measurements_amount.nc),
  * whole (lens_cube_read) or file by file for the streaming reader of cube_stream.c.
- * Writing the classic layout is in cube_write.c (ALGORITHMS.md §1). */
+ * Writing the classic layout is in cube_write.c (docs/methods.md §1). */
 #include "cube.h"
 
 #include <dirent.h>

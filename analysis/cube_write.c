@@ -1,6 +1,6 @@
 /* network_test2's NetCDF layout, writing: the classic layout plus descriptive global
  * attributes, whole (lens_cube_write) or length by length as a benchmark measures
- * (lens_cube_writer_*). Reading is in cube_nc.c (ALGORITHMS.md §1). */
+ * (lens_cube_writer_*). Reading is in cube_nc.c (docs/methods.md §1). */
 #include "cube.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Condensed symmetric distance matrix between processes: the input of hierarchical clustering
- * and neighbor joining. Built from a square CSV matrix or from a latency cube (ALGORITHMS.md
- * section 2): symmetrised as (A + A^T) / 2, diagonal 0, with the asymmetry it had recorded. */
+ * and neighbor joining. Built from a square CSV matrix or from a latency cube (docs/methods.md
+ * §2.1): symmetrised as (A + A^T) / 2, diagonal 0, with the asymmetry it had recorded. */
 #ifndef LENS_DISTMAT_H
 #define LENS_DISTMAT_H
 
@@ -26,7 +26,7 @@ struct lens_distmat {
     int nwarn;
 };
 
-#define LENS_DISTMAT_ASYM_NOTE 0.05 /* the paper's 5 % threshold */
+#define LENS_DISTMAT_ASYM_NOTE 0.05 /* Salnikov et al.'s 5 % bound */
 
 /* Index of pair (i, j), i != j, in the condensed array (scipy's squareform order). */
 static inline size_t lens_distmat_index(int n, int i, int j)

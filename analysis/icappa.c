@@ -1,4 +1,4 @@
-/* ICAPPA: iterative clustering of profiles (ALGORITHMS.md section 7, paper 003).
+/* ICAPPA: iterative clustering of profiles (docs/methods.md §7; Zhu, Li and Li).
  * Phase 1 clusters functions (D_n) to find the dominating ones, phase 2 clusters processes
  * (D_p) on those functions to find where they cost most. Each round: PCA drops low-variance
  * attributes, 2-means splits, BIC and the 5% / 80% criteria decide whether to go on. */

@@ -1,4 +1,4 @@
-/* ICAPPA (ALGORITHMS.md section 7): iterative clustering of a profile to find the functions
+/* ICAPPA (docs/methods.md §7): iterative clustering of a profile to find the functions
  * that dominate the cost and the processes where they cost most. Each round drops
  * low-variance attributes by PCA, splits the points with 2-means (k-means++ seeding, fixed
  * seed, restarts), validates the split with the X-means BIC and the 5% / 80% criteria, and
@@ -92,7 +92,7 @@ int lens_icappa_kmeans2(const double *x, size_t R, size_t M, unsigned long seed,
                         int max_iter, double *centres, int *labels, double *inertia,
                         struct lens_err *e);
 /* BIC in the X-means form for R points in M dimensions split into K clusters by labels with
- * the given centres (ALGORITHMS.md section 7):
+ * the given centres (docs/methods.md §7):
  *   sigma^2 = SS / (R - K),  SS = sum_i ||x_i - mu_(i)||^2
  *   l = sum_i log(R_(i) / R) - R (M/2) log(2 pi sigma^2) - SS / (2 sigma^2)
  *   BIC = l - (p/2) log R,   p = (K - 1) + M K + 1

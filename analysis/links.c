@@ -1,4 +1,4 @@
-/* Divisive clustering of links, as paper 000 describes it: farthest-pair centres, lazily
+/* Divisive clustering of links, as Salnikov et al. describe it: farthest-pair centres, lazily
  * computed distances, larger diameter first, stopped by a scree rule on the diameters.
  * Every split is a pure function of its cluster, so splitting the best two clusters at once
  * on two threads gives the same tree as one thread; only the order of work changes. */

@@ -1,4 +1,4 @@
-/* Divisive clustering of links (ALGORITHMS.md section 3, paper 000). Objects are the P(P-1)
+/* Divisive clustering of links (docs/methods.md §3, Salnikov et al.). Objects are the P(P-1)
  * ordered pairs (row i, column j), i != j (the diagonal is not a measurement and is left out);
  * object (i,j) is its curve of mean delays a_ij(l) over the L lengths with variances
  * d_ij(l) = deviation^2. Distance:

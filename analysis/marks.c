@@ -1,5 +1,5 @@
 /* Teplov's scalability marks over an efficiency grid, their ranking across applications and
- * the sentences that explain them (ALGORITHMS.md section 8). */
+ * the sentences that explain them (docs/methods.md §8). */
 #include "marks.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* Teplov's scalability marks (ALGORITHMS.md section 8): per application the metric
+/* Teplov's scalability marks (docs/methods.md §8): per application the metric
  * (min p, min d, max p, max d, MarkProcs, MarkData, MarkAll, max E, min E) computed from its
  * efficiency grid, the ranking of applications by a mark, and one English sentence per mark
  * whose wording comes from templates/scale.txt. */

@@ -1,4 +1,4 @@
-/* Message-size profile (paper 002): distinct sizes kept sorted with their counts, grouped
+/* Message-size profile (docs/methods.md §5.2): distinct sizes kept sorted with their counts, grouped
  * into bins on demand, so one read of a trace can be rebinned and given a time model. */
 #include "msgsize.h"
 

@@ -1,7 +1,7 @@
-/* Message-size profile of an application (paper 002, ALGORITHMS.md section 5): the pairs
+/* Message-size profile of an application (docs/methods.md §5.2): the pairs
  * count_n : size_n of the point-to-point messages a trace sent, grouped into size bins, with
  * each bin's share of the messages, of the volume and of the send time. Collectives and
- * one-sided transfers are not messages here (section 5 counts messages); they are counted
+ * one-sided transfers are not messages here (the profile counts messages); they are counted
  * aside so that reports can say what was left out. Sizes are bytes, times seconds. */
 #ifndef LENS_MSGSIZE_H
 #define LENS_MSGSIZE_H

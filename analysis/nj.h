@@ -1,4 +1,4 @@
-/* Saitou-Nei neighbor joining (ALGORITHMS.md section 2): an unrooted tree of processes with
+/* Saitou-Nei neighbor joining (docs/methods.md §2.4): an unrooted tree of processes with
  * branch lengths. Two searches for the pair to join give the same tree: the canonical O(r^2)
  * scan, and an exact RapidNJ-style search over rows sorted by distance with a lower bound on
  * Q that stops each row early. */

@@ -1,4 +1,4 @@
-/* The rule language of paper 001's Performance Expert (ALGORITHMS.md section 6): a lexer and
+/* The rule language of Dergunov's Performance Expert (docs/methods.md §6): a lexer and
  * a parser into expression trees (binding and evaluation: ruleeval.h). Rules are text so an
  * expert adds a problem without recompiling:
  *   declare composite event T member ([shared] type as name, ...) when EXPR

@@ -1,5 +1,5 @@
 /* Runs CSV reader and the reduction of repeated runs to one efficiency grid per application
- * (ALGORITHMS.md section 8: per configuration keep the best of the repeated runs). */
+ * (docs/methods.md §8: per configuration keep the best of the repeated runs). */
 #include "runs.h"
 
 #include <ctype.h>

@@ -1,5 +1,5 @@
 /* Runs of applications over a grid of launch configurations (processes p, problem size d), read
- * from CSV, reduced to one efficiency grid E(p, d) per application (ALGORITHMS.md section 8).
+ * from CSV, reduced to one efficiency grid E(p, d) per application (docs/methods.md §8).
  * A runs file has a header naming its columns: app, procs, size and efficiency or time, plus an
  * optional status column (ok, failed, timeout); other columns are ignored, '#' lines are comments.
  * Times are turned into efficiency by a serial reference (E = T1 / (p * Tp), T1 = best time at

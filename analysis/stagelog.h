@@ -1,4 +1,4 @@
-/* Stage logs of a task runtime (ALGORITHMS.md section 5, last item): JSON lines
+/* Stage logs of a task runtime (docs/methods.md §5.3): JSON lines
  * {"task": id, "stage": name, "t": seconds, "node": n}, one per task entering a stage, as a
  * runtime like LuNA writes for its computation fragments. Gives the number of tasks, how many
  * waited for inputs, the histogram of migrations [A0, A1, ...], the time each task spent in

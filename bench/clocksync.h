@@ -2,7 +2,7 @@
  * rank in turn, keeps the round with the smallest round trip, and the offset that maps the
  * worker's clock onto rank 0's is t_master + rtt/2 - t_worker (t_master: master's send time,
  * t_worker: the worker's reply time). Measured at MPI_Init and at MPI_Finalize; the analyzer
- * interpolates linearly between the two (ALGORITHMS.md section 6). */
+ * interpolates linearly between the two (docs/methods.md §6). */
 #ifndef LENS_CLOCKSYNC_H
 #define LENS_CLOCKSYNC_H
 

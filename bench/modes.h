@@ -1,5 +1,5 @@
 /* The all-pairs measurement modes of mpilens-bench, with network_test2's meaning of each
- * (ALGORITHMS.md section 1) and its defects fixed: warm-up repeats before timing, buffers
+ * (docs/methods.md §1) and its defects fixed: warm-up repeats before timing, buffers
  * touched before timing, a zero diagonal, and every statistic over the same per-repeat delay.
  * One call measures one message length on every rank; allpairs.c gathers and writes it. */
 #ifndef LENS_BENCH_MODES_H

@@ -1,6 +1,6 @@
-/* The point-to-point sweep (-t p2p, ALGORITHMS.md section 5): latency by ping-pong with the
+/* The point-to-point sweep (-t p2p, docs/methods.md §5.1): latency by ping-pong with the
  * same size both ways, L = T / 2c for an iteration of c round trips; bandwidth and message rate by a window of k messages of
- * s bytes answered by an empty reply, B = k*s / T and M = k / T (the thesis prints these
+ * s bytes answered by an empty reply, B = k*s / T and M = k / T (the LuNA thesis prints these
  * inverted). OSU's loop: warm-up, pair synchronisation, MPI_Wtime, fewer iterations for
  * sizes above 8 KiB, every iteration's time kept. */
 #ifndef LENS_BENCH_P2P_H

@@ -1,5 +1,5 @@
-# Sample MPI applications of samples/apps/ (the two Jacobi versions of paper 001 and one
-# program per performance problem), each built from samples/apps/NAME.c into
+# Sample MPI applications of samples/apps/ (the two Jacobi versions of Dergunov's experiment
+# and one program per performance problem), each built from samples/apps/NAME.c into
 # $(BUILD)/bin/samples/NAME. Built without sanitizers (they run under mpirun, where Open
 # MPI's own allocations would drown the reports), with -g so call sites resolve to lines.
 SAMPLES_SRC := $(sort $(wildcard samples/apps/*.c))

@@ -1,4 +1,4 @@
-/* mpilens msgsizes: the message-size profile of an OTF2 trace (paper 002): point-to-point
+/* mpilens msgsizes: the message-size profile of an OTF2 trace (docs/methods.md §5.2): point-to-point
  * messages per size bin with their share of the messages, of the volume and of the send
  * time, as a table, JSON, CSV and a pie chart. */
 #include "cli.h"

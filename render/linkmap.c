@@ -1,4 +1,4 @@
-/* The link-cluster map (paper 000, Figure 6): layout, the categorical map (a raster, or runs
+/* The link-cluster map (Figure 6 of Salnikov et al.): layout, the categorical map (a raster, or runs
  * of equal cells as vector rectangles on PDF/SVG), host blocks, axes and the legend. See
  * linkmap.h for the contracts. */
 #include "linkmap.h"

@@ -1,4 +1,4 @@
-/* The P x P map of link clusters (paper 000, Figure 6): cell (row, column) takes the colour of
+/* The P x P map of link clusters (Figure 6 of Salnikov et al.): cell (row, column) takes the colour of
  * the cluster analysis/links.h gave that link, the diagonal (not a link) a light grey; a legend
  * lists each cluster with its size and mean delay. Clusters keep the ids of links.h (ordered by
  * mean delay over all lengths, fastest first), and cluster id always has the colour

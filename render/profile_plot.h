@@ -1,5 +1,5 @@
 /* Figures for profiles and stage logs, drawn with cairo: bar charts of function cost per
- * ICAPPA cluster (as in paper 003's figures 1-5), a PCA scatter of the processes coloured by
+ * ICAPPA cluster (as in figures 1-5 of Zhu, Li and Li), a PCA scatter of the processes coloured by
  * cluster, and the two stage-log plots (time in stage against arrival time, tasks in each
  * stage against time). The format follows the file name: ".svg" is SVG, anything else PNG.
  * Every file is written through a temporary name and renamed when complete. font_path is a

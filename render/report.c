@@ -25,7 +25,7 @@ void lens_report_opts_init(struct lens_report_opts *o)
 
 const struct lens_cube *lens_report_cube(const struct lens_report_ctx *r) { return r->in[r->cur].cube; }
 
-/* Which matrix index is the sender, from the mode's semantics (ALGORITHMS.md section 1):
+/* Which matrix index is the sender, from the mode's semantics (docs/methods.md §1):
  * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
 int lens_report_direction(int mode)
 {

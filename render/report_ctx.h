@@ -55,7 +55,7 @@ struct lens_report_ctx {
 
 /* The current input's cube (NULL for a p2p input). */
 const struct lens_cube *lens_report_cube(const struct lens_report_ctx *r);
-/* Which matrix index is the sender, from the mode's semantics (ALGORITHMS.md section 1):
+/* Which matrix index is the sender, from the mode's semantics (docs/methods.md §1):
  * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
 int lens_report_direction(int mode);
 /* A delay in seconds as microseconds with 3 decimals, "n/a" if not finite. */

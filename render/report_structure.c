@@ -535,7 +535,7 @@ out:
     return rc;
 }
 
-/* Link-cluster map (paper 000, Figure 6) and the mean curve of each cluster. */
+/* Link-cluster map (Figure 6 of Salnikov et al.) and the mean curve of each cluster. */
 static int link_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
 {
     char title[2][512];

@@ -1,4 +1,4 @@
-/* The cube sliced along message length, original against compressed (paper 000, Figure 7):
+/* The cube sliced along message length, original against compressed (Figure 7 of Salnikov et al.):
  * for a few lengths, the original P x P matrix next to the one decoded from the packed cube
  * (analysis/compress.h), both on one colour scale per length, with the measured relative
  * error (max and RMS) of that length in the row's caption. Written as PNG or SVG (by the

@@ -51,7 +51,7 @@ if [ -x "$BIN/apps/dot" ]; then
         --figures "$out/scale/figures" --title "mpilens demo: scalability on $(hostname)"
     say "done: $out/scale.pdf"
 fi
-# Traces: the naive and the overlapped Jacobi of samples/apps (paper 001), traced with the
+# Traces: the naive and the overlapped Jacobi of samples/apps (Dergunov's experiment, docs/methods.md §6), traced with the
 # PMPI collector; the problems found in each, the timelines around the worst instances and
 # the measured speed-up go to out/demo/jacobi.pdf.
 if [ -x "$BIN/samples/jacobi_naive" ] && [ -e "$build/lib/libmpilens-trace.so" ]; then

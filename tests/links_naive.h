@@ -1,5 +1,5 @@
-/* The reference for divisive link clustering in tests and benchmarks: the section 3 steps of
- * ALGORITHMS.md on a precomputed full N x N matrix of squared distances, the naive way that
+/* The reference for divisive link clustering in tests and benchmarks: the steps of
+ * docs/methods.md §3 on a precomputed full N x N matrix of squared distances, the naive way that
  * analysis/links.c avoids. Shared by tests/test_links.c and tests/perf_links.c. */
 #ifndef LENS_LINKS_NAIVE_H
 #define LENS_LINKS_NAIVE_H
@@ -17,7 +17,7 @@ static int farthest(const double *D, int N, const int *set, int ns, int a)
     return best;
 }
 
-/* The section 3 steps on a precomputed N x N matrix; K clusters. */
+/* The steps of docs/methods.md §3 on a precomputed N x N matrix; K clusters. */
 static void naive(const double *D, int N, int K, int *lab)
 {
     if (N < 2 || K < 1)

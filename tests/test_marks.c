@@ -1,4 +1,4 @@
-/* Teplov's marks on grids worked out by hand (ALGORITHMS.md section 8), the ranking's tie
+/* Teplov's marks on grids worked out by hand (docs/methods.md §8), the ranking's tie
  * order, the sentences and their template file. */
 #include <math.h>
 #include <stdio.h>

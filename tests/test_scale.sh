@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mpilens scale end to end: marks of the paper sample against the paper's Table 1 and an
-# independent Python implementation of ALGORITHMS.md section 8, CSV errors through the command,
+# independent Python implementation of docs/methods.md §8, CSV errors through the command,
 # surfaces (PNG, SVG parsed by Python's XML parser), and `scale run` on a real tiny grid.
 . tests/lib.sh
 PY=/usr/bin/python3

@@ -1,8 +1,9 @@
 /* The Jacobi relaxation of Laplace's equation shared by jacobi_naive.c and jacobi_overlap.c
- * (paper 001's experiment): an N x N grid, top edge held at 1, the other edges at 0, split
- * by rows over the ranks (1-D decomposition, one halo row above and below). Both versions
- * update every point with the same formula in the same order of values, so they give
- * bit-identical grids and checksums; they differ only in when the halos travel.
+ * (Dergunov's experiment, docs/methods.md §6): an N x N grid, top edge held at 1, the other
+ * edges at 0, split by rows over the ranks (1-D decomposition, one halo row above and
+ * below). Both versions update every point with the same formula in the same order of
+ * values, so they give bit-identical grids and checksums; they differ only in when the halos
+ * travel.
  * Optional jitter (-j MS) adds to each rank's work of each iteration a pseudo-random sleep of
  * 0..MS milliseconds, the same in both versions, standing in for OS noise and uneven work;
  * -w MS adds a fixed sleep to the interior work, standing in for a larger grid without the

@@ -1,4 +1,4 @@
-/* Jacobi relaxation, naive version (paper 001): each iteration computes the whole block,
+/* Jacobi relaxation, naive version (Dergunov's experiment): each iteration computes the whole block,
  * then exchanges halo rows with blocking MPI_Send/MPI_Recv: send up and receive from below,
  * then send down and receive from above. Every receive waits for a neighbour that has
  * finished its whole computation, so any imbalance or noise (-j) becomes late-sender time,

@@ -1,4 +1,4 @@
-/* Jacobi relaxation, overlapped version (paper 001's fix): each iteration posts MPI_Irecv
+/* Jacobi relaxation, overlapped version (Dergunov's fix): each iteration posts MPI_Irecv
  * for both halos and MPI_Isend of both edge rows first, computes the interior rows (which
  * need no halo), waits for the halos, then computes the two edge rows. A neighbour's halo
  * has until the end of the interior computation to arrive, so noise (-j) and transfer time

@@ -1,5 +1,5 @@
 /* Shared by the sample applications of samples/apps/ (each one provokes a known performance
- * problem, or is one of the two Jacobi versions of paper 001): the fatal-error path
+ * problem, or is one of the two Jacobi versions of Dergunov's experiment): the fatal-error path
  * (MPI_Abort, never exit), option parsing and a millisecond sleep. Header-only so that each
  * sample stays one file to read. */
 #ifndef LENS_SAMPLE_H

@@ -32,7 +32,7 @@ with open(sys.argv[1], "w") as f:
                 f.write("app%03d,%d,%d,%.9f\n" % (a, 1 + 4 * i, 1000 + 250 * j, e))
 PYEOF
 cat >"$tmp/peer.py" <<'PYEOF'
-# The peer: read the CSV with the csv module, best of repeats in a dict, section 8 in loops.
+# The peer: read the CSV with the csv module, best of repeats in a dict, the marks of docs/methods.md §8 in loops.
 import csv, json, sys
 runs = {}
 with open(sys.argv[1]) as f:
