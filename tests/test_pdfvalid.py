@@ -6,8 +6,10 @@
                                    and prints one line per Tj; fails when a Type0 font has no
                                    ToUnicode, or one with begincidrange (libharu 2.3's defect),
                                    or a code without a mapping
-  test_pdfvalid.py words PDF TXT   compares the words pdfminer extracts from PDF with the words
-                                   of TXT (pdftotext's text): prints the differences, fails on any
+  test_pdfvalid.py words PDF TXT [OUT]
+                                   compares the words pdfminer extracts from PDF with the words
+                                   of TXT (pdftotext's text): prints the differences, fails on
+                                   any; writes pdfminer's text to OUT
 """
 import base64
 import collections
@@ -88,9 +90,12 @@ def tounicode(path):
         sys.exit("%s: no text shown" % path)
 
 
-def words(path, txt):
+def words(path, txt, out=None):
     from pdfminer.high_level import extract_text
-    a = collections.Counter(re.findall(r"\w+", extract_text(path)))
+    text = extract_text(path)
+    if out:
+        open(out, "w", encoding="utf-8").write(text)
+    a = collections.Counter(re.findall(r"\w+", text))
     b = collections.Counter(re.findall(r"\w+", open(txt, encoding="utf-8").read()))
     if a != b:
         print("only pdfminer:", sorted((a - b).items())[:10], "only pdftotext:", sorted((b - a).items())[:10])
@@ -101,7 +106,7 @@ def words(path, txt):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "tounicode":
         tounicode(sys.argv[2])
-    elif len(sys.argv) == 4 and sys.argv[1] == "words":
-        words(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "words":
+        words(*sys.argv[2:])
     else:
         sys.exit(__doc__)
