@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* More objects than this is not a report (libharu writes a few per page and image). */
@@ -103,12 +104,15 @@ static const unsigned char *skip_literal(const unsigned char *p, const unsigned 
 {
     int nest = 0;
     for (; p < end; p++) {
-        if (*p == '\\')
-            p++;
-        else if (*p == '(')
+        if (*p == '\\') {
+            if (end - p < 2)
+                break;
+            p++; /* the escaped byte, whatever it is */
+        } else if (*p == '(') {
             nest++;
-        else if (*p == ')' && --nest == 0)
+        } else if (*p == ')' && --nest == 0) {
             return p + 1;
+        }
     }
     return NULL;
 }
@@ -310,7 +314,8 @@ static int read_xref(const unsigned char *in, size_t n, size_t off, struct obj *
         const unsigned char *q = read_uint(p, end, &first);
         if (q)
             q = read_uint(skip_ws(q, end), end, &cnt);
-        if (!q || first + cnt > MAX_OBJECTS || cnt > (uint64_t)(end - q) / 20) {
+        if (!q || first > MAX_OBJECTS || cnt > MAX_OBJECTS || first + cnt > MAX_OBJECTS ||
+            cnt > (uint64_t)(end - q) / 20) {
             lens_free(o);
             return bad(e, (size_t)(p - in), "bad xref subsection header");
         }
@@ -329,9 +334,9 @@ static int read_xref(const unsigned char *in, size_t n, size_t off, struct obj *
         for (uint64_t i = 0; i < cnt; i++, q += 20) {
             uint64_t v, g;
             const unsigned char *r = q + 20 <= end ? read_uint(q, q + 10, &v) : NULL;
-            if (r)
+            if (r == q + 10)
                 r = read_uint(q + 11, q + 16, &g);
-            if (!r || q[10] != ' ' || q[16] != ' ' || (q[17] != 'n' && q[17] != 'f')) {
+            if (r != q + 16 || q[10] != ' ' || q[16] != ' ' || (q[17] != 'n' && q[17] != 'f')) {
                 lens_free(o);
                 return bad(e, (size_t)(q - in), "bad xref entry");
             }
@@ -361,14 +366,28 @@ static int read_xref(const unsigned char *in, size_t n, size_t off, struct obj *
     return LENS_OK;
 }
 
+struct placed {
+    size_t off, num;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+    size_t x = ((const struct placed *)a)->off, y = ((const struct placed *)b)->off;
+    return x < y ? -1 : x > y;
+}
+
 /* Checks that each in-use entry points at "N G obj" and sets each object's end to the
  * start of the next one in file order (or of the xref table). */
 static int locate_objects(const unsigned char *in, size_t xref, struct obj *o, size_t nobj,
                           size_t **order_out, size_t *norder, struct lens_err *e)
 {
     size_t *ord = lens_malloc((nobj ? nobj : 1) * sizeof *ord), k = 0;
-    if (!ord)
+    struct placed *pl = lens_malloc((nobj ? nobj : 1) * sizeof *pl);
+    if (!ord || !pl) {
+        lens_free(ord);
+        lens_free(pl);
         return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+    }
     const unsigned char *end = in + xref;
     for (size_t i = 0; i < nobj; i++) {
         if (!o[i].inuse)
@@ -379,19 +398,19 @@ static int locate_objects(const unsigned char *in, size_t xref, struct obj *o, s
             q = read_uint(skip_ws(q, end), end, &gen);
         if (!q || num != i || !is_keyword(skip_ws(q, end), end, "obj")) {
             lens_free(ord);
+            lens_free(pl);
             lens_err_set(e, LENS_EFORMAT, "pdf: xref entry of object %zu points at byte %zu, which does not start it",
                          i, o[i].off);
             return LENS_EFORMAT;
         }
-        /* insertion into file order: libharu writes objects in number order, so this is
-         * a linear pass in practice */
-        size_t j = k++;
-        while (j > 0 && o[ord[j - 1]].off > o[i].off) {
-            ord[j] = ord[j - 1];
-            j--;
-        }
-        ord[j] = i;
+        pl[k].off = o[i].off;
+        pl[k++].num = i;
     }
+    /* libharu writes objects in number order, but nothing in the format says so */
+    qsort(pl, k, sizeof *pl, by_offset);
+    for (size_t j = 0; j < k; j++)
+        ord[j] = pl[j].num;
+    lens_free(pl);
     for (size_t j = 0; j < k; j++) {
         o[ord[j]].end = j + 1 < k ? o[ord[j + 1]].off : xref;
         if (j + 1 < k && o[ord[j + 1]].off == o[ord[j]].off) {
