@@ -98,7 +98,8 @@ def words(path, txt, out=None):
     a = collections.Counter(re.findall(r"\w+", text))
     b = collections.Counter(re.findall(r"\w+", open(txt, encoding="utf-8").read()))
     if a != b:
-        print("only pdfminer:", sorted((a - b).items())[:10], "only pdftotext:", sorted((b - a).items())[:10])
+        print("only pdfminer:", sorted((a - b).items())[:10], "only pdftotext:", sorted((b - a).items())[:10],
+              file=sys.stderr)
         sys.exit(1)
     print(sum(a.values()))
 
