@@ -2,8 +2,10 @@
  * callback; ours records the first one in the document struct and every public function
  * turns it into a lens_err, so nothing longjmps or aborts. */
 #include "pdf.h"
+#include "pdf_fix.h"
 
 #include <cairo.h>
+#include <errno.h>
 #include <hpdf.h>
 #include <stdio.h>
 #include <string.h>
@@ -626,14 +628,42 @@ int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e)
     }
     if (rc != LENS_OK)
         return rc;
-    struct lens_atomic a;
-    if ((rc = lens_atomic_open(&a, path, NULL, e)) != LENS_OK)
-        return rc;
-    HPDF_SaveToFile(p->doc, a.tmp);
-    if ((rc = hcheck(p, "writing the file", e)) != LENS_OK) {
-        lens_err_prefix(e, path);
-        lens_atomic_abort(&a);
-        return rc;
+    /* libharu writes into its memory stream; we repair its ToUnicode CMaps (pdf_fix.h) and
+     * write the bytes ourselves, so libharu never opens a file */
+    unsigned char *raw = NULL, *fixed = NULL;
+    size_t nfixed = 0;
+    HPDF_SaveToStream(p->doc);
+    HPDF_UINT32 n = HPDF_GetStreamSize(p->doc);
+    rc = hcheck(p, "writing the document to memory", e);
+    if (rc == LENS_OK && n == 0)
+        rc = lens_err_set(e, LENS_ELIB, "libharu wrote an empty document");
+    if (rc == LENS_OK && !(raw = lens_malloc(n)))
+        rc = lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+    if (rc == LENS_OK) {
+        HPDF_UINT32 got = n;
+        HPDF_ResetStream(p->doc); /* read from the start of what was written */
+        HPDF_STATUS st = HPDF_ReadFromStream(p->doc, raw, &got);
+        /* HPDF_STREAM_EOF only says the whole stream was read */
+        if ((rc = hcheck(p, "reading the document from memory", e)) == LENS_OK &&
+            ((st != HPDF_OK && st != HPDF_STREAM_EOF) || got != n))
+            rc = lens_err_set(e, LENS_ELIB, "libharu returned %u of %u bytes", (unsigned)got, (unsigned)n);
     }
-    return lens_atomic_commit(&a, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_fix_tounicode(raw, n, &fixed, &nfixed, NULL, e);
+    lens_free(raw);
+    if (rc != LENS_OK) {
+        lens_err_prefix(e, path);
+        return rc; /* fixed is NULL on error */
+    }
+    struct lens_atomic a;
+    if ((rc = lens_atomic_open(&a, path, "wb", e)) == LENS_OK) {
+        if (fwrite(fixed, 1, nfixed, a.fp) != nfixed) {
+            rc = lens_err_set(e, LENS_EIO, "%s: write failed: %s", path, strerror(errno));
+            lens_atomic_abort(&a);
+        } else {
+            rc = lens_atomic_commit(&a, e);
+        }
+    }
+    lens_free(fixed);
+    return rc;
 }

@@ -72,9 +72,11 @@ int lens_pdf_table_end(struct lens_pdf *p, struct lens_err *e);
 int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len, double max_height,
                        struct lens_err *e);
 
-/* Draws the footers and writes the document to path through a temporary file and rename.
- * The document stays usable for nothing but lens_pdf_free afterwards. With a fixed date
- * (SOURCE_DATE_EPOCH) the output is byte-identical across runs. */
+/* Draws the footers, has libharu write the document to memory, replaces libharu's invalid
+ * ToUnicode CMaps (render/pdf_fix.h, so text extracts without warnings) and writes the bytes
+ * to path through a temporary file and rename (lens_atomic_*). The document stays usable for
+ * nothing but lens_pdf_free afterwards. With a fixed date (SOURCE_DATE_EPOCH) the output is
+ * byte-identical across runs. */
 int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e);
 
 #endif

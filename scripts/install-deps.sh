@@ -7,7 +7,7 @@ build_pkgs="build-essential pkg-config libnetcdf-dev netcdf-bin libcairo2-dev li
   libopen-trace-format2-dev otf2-tools libdw-dev help2man"
 # python3-scipy / python3-sklearn: reference linkage and k-means in tests only; python3 parses
 # SVG with its XML parser.
-test_pkgs="python3 python3-scipy python3-numpy python3-sklearn"
+test_pkgs="python3 python3-scipy python3-numpy python3-sklearn qpdf python3-pdfminer"
 pkgs=$build_pkgs
 [ "${1:-}" = "--test" ] && pkgs="$pkgs $test_pkgs"
 
