@@ -11,7 +11,7 @@ CMD=profile-clusters
 "$M" $CMD --help >/dev/null 2>&1 || CMD=profile_clusters
 HALO=samples/profiles/halo64.csv
 CASITA=$DATA/otf2/casita-4_mpi_ls_barr
-text() { pdftotext -layout "$1" - 2> >(grep -v "begincidrange" >&2) | tr -d '\f'; }
+text() { pdftotext -layout "$1" - | tr -d '\f'; }
 flat() { pdftotext "$1" - 2>/dev/null | tr -s ' \n\f' '  '; }
 export SOURCE_DATE_EPOCH=1712345678
 mkdir -p "$TMP/figs"

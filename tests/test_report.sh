@@ -8,9 +8,7 @@ NT=$DATA/network-tests2
 ONE=$NT/one_to_one_np4/network
 PLUG=$NT/plugins-branch-2024/delays-MSK-2024-05-16
 export SOURCE_DATE_EPOCH=1715860800
-# poppler warns about libharu 2.3's ToUnicode CMaps ("Invalid 'begincidrange' operator"),
-# a known harmless defect: keep only other messages
-text() { pdftotext -layout "$1" - 2> >(grep -v "begincidrange" >&2) | tr -d '\f'; }
+text() { pdftotext -layout "$1" - | tr -d '\f'; }
 # has_line DESCRIPTION TEXT REGEX: passes when one line of TEXT matches REGEX
 has_line() { if printf '%s\n' "$2" | grep -Eq -- "$3"; then ok; else fail "$1: no line matches /$3/"; fi; }
 pages() { pdfinfo "$1" 2>/dev/null | sed -n 's/^Pages: *//p'; }

@@ -6,7 +6,7 @@
 PY=/usr/bin/python3
 S32=samples/cubes/synth32/network
 export SOURCE_DATE_EPOCH=1715860800
-text() { pdftotext -layout "$1" - 2> >(grep -v "begincidrange" >&2) | tr -d '\f'; }
+text() { pdftotext -layout "$1" - | tr -d '\f'; }
 pages() { pdfinfo "$1" 2>/dev/null | sed -n 's/^Pages: *//p'; }
 
 # A sweep of two pairs (one inside a node, one across nodes) in the CSV layout of

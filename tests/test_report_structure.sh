@@ -8,7 +8,7 @@
 PY=/usr/bin/python3
 S32=samples/cubes/synth32/network
 export SOURCE_DATE_EPOCH=1715860800
-text() { pdftotext -layout "$1" - 2> >(grep -v "begincidrange" >&2) | tr -d '\f'; }
+text() { pdftotext -layout "$1" - | tr -d '\f'; }
 pages() { pdfinfo "$1" 2>/dev/null | sed -n 's/^Pages: *//p'; }
 # the words of the structure section as one line (the paragraph after the cut)
 words() { printf '%s\n' "$1" | sed -n '/^Structure of the machine/,/^ *group /p' | tr '\n' ' ' | tr -s ' '; }

@@ -11,7 +11,7 @@ APPS=$BIN/apps
 PAPER=samples/scale/paper.csv
 export SOURCE_DATE_EPOCH=1715860800
 # poppler warns about libharu 2.3's ToUnicode CMaps, a known harmless defect
-text() { pdftotext -layout "$1" - 2> >(grep -v "begincidrange" >&2) | tr -d '\f'; }
+text() { pdftotext -layout "$1" - | tr -d '\f'; }
 pages() { pdfinfo "$1" 2>/dev/null | sed -n 's/^Pages: *//p'; }
 outline() {
     $PY - "$1" <<'EOF'
