@@ -176,6 +176,35 @@ static void on_crash_signal(int sig)
     errno = saved;
 }
 
+/* SIGCONT: Open MPI's mpirun sends it to every rank one second before SIGTERM when it ends a
+ * job, and sometimes SIGKILLs a rank without the SIGTERM (seen with 4.1.4 after an MPI_Abort
+ * or a crash of another rank). So it flushes too, but the process goes on: only when no record
+ * is being filled or flushed (then nothing else touches buf and n), and only without threads. */
+static struct sigaction prev_cont;
+static int cont_installed;
+
+static void on_cont_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    if (lens_tr.on && !lens_tr.stopped && !lens_tr.mt && !lens_tr.open && !lens_tr.flushing &&
+        lens_tr.evt_fd >= 0 && lens_tr.n > 0) {
+        size_t n = lens_tr.n;
+        if (write_all(lens_tr.evt_fd, lens_tr.buf, n * sizeof *lens_tr.buf) == 0) {
+            defs_mark("last", lens_tr.buf[n - 1].t1);
+            lens_tr.n = 0;
+        } else {
+            lens_tr.on = 0; /* a half-written flush: writing more would repeat records */
+        }
+    }
+    if (prev_cont.sa_flags & SA_SIGINFO) {
+        if (prev_cont.sa_sigaction)
+            prev_cont.sa_sigaction(sig, si, uc);
+    } else if (prev_cont.sa_handler != SIG_DFL && prev_cont.sa_handler != SIG_IGN) {
+        prev_cont.sa_handler(sig);
+    }
+    errno = saved;
+}
+
 static void install_handlers(void)
 {
     stack_t ss;
@@ -199,6 +228,11 @@ static void install_handlers(void)
             continue; /* an ignored SIGINT/SIGTERM stays ignored */
         installed[i] = sigaction(crash_signals[i], &sa, NULL) == 0;
     }
+    sa.sa_handler = NULL;
+    sa.sa_sigaction = on_cont_signal;
+    sa.sa_flags = SA_ONSTACK | SA_SIGINFO | SA_RESTART;
+    if (sigaction(SIGCONT, NULL, &prev_cont) == 0)
+        cont_installed = sigaction(SIGCONT, &sa, NULL) == 0;
 }
 
 /* ---- pointer-keyed open-addressing map (handles -> small indices), backward-shift delete */
@@ -782,6 +816,8 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
     for (size_t i = 0; i < NCRASH; i++) /* ours do nothing now; give them back */
         if (installed[i])
             sigaction(crash_signals[i], &prev_action[i], NULL);
+    if (cont_installed)
+        sigaction(SIGCONT, &prev_cont, NULL);
     if (lens_tr.evt_fd >= 0)
         close(lens_tr.evt_fd);
     if (lens_tr.defs_fd >= 0)
