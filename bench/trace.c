@@ -191,6 +191,7 @@ static void on_cont_signal(int sig, siginfo_t *si, void *uc)
         size_t n = lens_tr.n;
         if (write_all(lens_tr.evt_fd, lens_tr.buf, n * sizeof *lens_tr.buf) == 0) {
             defs_mark("last", lens_tr.buf[n - 1].t1);
+            defs_mark("cont", lens_tr.buf[n - 1].t1);
             lens_tr.n = 0;
         } else {
             lens_tr.on = 0; /* a half-written flush: writing more would repeat records */

@@ -3,7 +3,8 @@
  * location, through OTF2's serial collective callbacks. `mpilens trace` runs it for you.
  * Before converting it says on stderr how each rank ended, from the marks the collector
  * appends to raw/<rank>.defs: "signal N" (a crash signal was handled), "abort N" (MPI_Abort),
- * "end" (MPI_Finalize), none of them (SIGKILL, or a rank that never flushed).
+ * "end" (MPI_Finalize), "cont T" (flushed at a SIGCONT, which Open MPI's mpirun sends before
+ * it kills a rank), none of them (SIGKILL, or a rank that never flushed).
  * MPILENS_TRACE_KEEP_RAW=1 keeps raw/ as it is after the conversion. */
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 static void rank_end(const char *dir, int r, char *out, size_t n)
 {
     char path[4200], line[512];
-    int sig = 0, code = 0, aborted = 0, ended = 0;
+    int sig = 0, code = 0, aborted = 0, ended = 0, cont = 0;
     snprintf(path, sizeof path, "%s/raw/%d.defs", dir, r);
     FILE *fp = fopen(path, "r");
     if (!fp) {
@@ -31,6 +32,8 @@ static void rank_end(const char *dir, int r, char *out, size_t n)
             aborted = 1;
         else if (!strncmp(line, "end ", 4))
             ended = 1;
+        else if (!strncmp(line, "cont ", 5))
+            cont = 1;
     }
     fclose(fp);
     if (ended)
@@ -40,6 +43,9 @@ static void rank_end(const char *dir, int r, char *out, size_t n)
     else if (sig)
         snprintf(out, n, "ended by signal %d (%s); everything it recorded before is kept", sig,
                  strsignal(sig));
+    else if (cont)
+        snprintf(out, n, "flushed when mpirun sent SIGCONT before killing it, then ended with no "
+                 "handler running (SIGKILL): events after that flush, if any, are lost");
     else
         snprintf(out, n, "no end mark (SIGKILL or a crash no handler saw): events after its "
                  "last flush are lost");

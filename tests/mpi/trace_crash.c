@@ -6,7 +6,7 @@
  *   segv   RANK writes through a null pointer (SIGSEGV); the others wait in the next Sendrecv
  *   abort  RANK calls MPI_Abort(MPI_COMM_WORLD, 3); the others wait in the next Sendrecv
  *   hang   every rank sleeps without calling MPI until it is killed (SIGTERM from outside)
- *   kill   after N iterations RANK sends itself SIGKILL (no handler can run)
+ *   kill   after N iterations RANK (every rank for -1) sends itself SIGKILL (no handler runs)
  * Iterations are 5 ms apart, so that a run lasts longer than a short flush interval
  * (MPILENS_TRACE_FLUSH_SEC): Open MPI sometimes SIGKILLs a survivor with no SIGTERM first,
  * and then only the time-driven flushes keep its events. Survivors go on until killed.
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "hang")) {
         for (;;)
             pause();
-    } else if (!strcmp(mode, "kill") && rank == victim) {
+    } else if (!strcmp(mode, "kill") && (rank == victim || victim < 0)) {
         raise(SIGKILL);
     }
     for (;;) { /* survivors: blocked on the victim until the runtime kills them */
