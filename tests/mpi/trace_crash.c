@@ -5,6 +5,8 @@
  * RANK the victim (default 2):
  *   segv   RANK writes through a null pointer (SIGSEGV); the others wait in the next Sendrecv
  *   abort  RANK calls MPI_Abort(MPI_COMM_WORLD, 3); the others wait in the next Sendrecv
+ *   term   RANK sends itself SIGTERM (the collector's handler flushes, then the default
+ *          action ends the process: its exit status says SIGTERM)
  *   hang   every rank sleeps without calling MPI until it is killed (SIGTERM from outside)
  *   kill   after N iterations RANK (every rank for -1) sends itself SIGKILL (no handler runs)
  * Iterations are 5 ms apart, so that a run lasts longer than a short flush interval
@@ -38,7 +40,7 @@ int main(int argc, char **argv)
 {
     int rank, size;
     if (argc < 3) {
-        fprintf(stderr, "usage: trace_crash segv|abort|hang|kill N [RANK]\n");
+        fprintf(stderr, "usage: trace_crash segv|abort|term|hang|kill N [RANK]\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
         *p = 1;
     } else if (!strcmp(mode, "abort") && rank == victim) {
         MPI_Abort(MPI_COMM_WORLD, 3);
+    } else if (!strcmp(mode, "term") && rank == victim) {
+        raise(SIGTERM);
     } else if (!strcmp(mode, "hang")) {
         for (;;)
             pause();
