@@ -11,7 +11,8 @@
 # same run gives without tracing). Then MPILENS_TRACE_KEEP_RAW=1 keeps raw/ (item 12).
 . tests/lib.sh
 APP=$BUILD/tests/mpi/trace_crash
-ASAN_X="ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+# under AddressSanitizer the crash signals must reach the collector and the default action
+ASAN_X="ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:handle_segv=0:handle_abort=0"
 MPIRUN="mpirun --allow-run-as-root --oversubscribe -x $ASAN_X"
 N=60 SLACK=20
 

@@ -3,7 +3,8 @@
  * Every iteration each rank does one MPI_Sendrecv around a ring and one MPI_Barrier, so after
  * N whole iterations a rank has recorded MPI_Init + 2N calls (1 + 2N Enter events). Then, with
  * RANK the victim (default 2):
- *   segv   RANK writes through a null pointer (SIGSEGV); the others wait in the next Sendrecv
+ *   segv   RANK writes to a PROT_NONE page (a real SIGSEGV, and no undefined behaviour for
+ *          UBSan to stop first); the others wait in the next Sendrecv
  *   abort  RANK calls MPI_Abort(MPI_COMM_WORLD, 3); the others wait in the next Sendrecv
  *   term   RANK sends itself SIGTERM (the collector's handler flushes, then the default
  *          action ends the process: its exit status says SIGTERM)
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,8 +56,9 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "rank %d: %d iterations\n", rank, n);
     if (!strcmp(mode, "segv") && rank == victim) {
-        volatile int *p = NULL;
-        *p = 1;
+        volatile char *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED)
+            p[0] = 1;
     } else if (!strcmp(mode, "abort") && rank == victim) {
         MPI_Abort(MPI_COMM_WORLD, 3);
     } else if (!strcmp(mode, "term") && rank == victim) {
