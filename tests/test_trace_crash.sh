@@ -18,10 +18,11 @@ N=60 SLACK=20
 
 # enters FILE RANK: Enter events of RANK in otf2-print's output
 enters() { awk -v r="$2" '$1 == "ENTER" && $2 == r { n++ } END { print n + 0 }' "$1"; }
-# events FILE: "0=n 1=n ..." counted from otf2-print's output, every event line of each location
+# events FILE [NRANKS]: "0=n 1=n ..." counted from otf2-print's output, every event line of
+# each location
 events() {
-    awk 'NF >= 3 && $1 ~ /^[A-Z_]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { n[$2]++ }
-         END { for (r = 0; r < 4; r++) printf "%s%d=%d", r ? " " : "", r, n[r] + 0 }' "$1"
+    awk -v nr="${2:-4}" 'NF >= 3 && $1 ~ /^[A-Z_]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ { n[$2]++ }
+         END { for (r = 0; r < nr; r++) printf "%s%d=%d", r ? " " : "", r, n[r] + 0 }' "$1"
 }
 
 # crashed NAME VICTIM: the checks every crashed 4-rank run must pass
@@ -103,4 +104,13 @@ rm -rf "$TMP/keep/traces" "$TMP/keep/traces.otf2" "$TMP/keep/traces.def"
 check "recover again from the kept raw files" $BUILD/lib/mpilens-trace-recover "$TMP/keep"
 check_eq "the same events again" "$(otf2-print "$TMP/keep/traces.otf2" | events /dev/stdin)" "$(cat "$TMP/keep.1")"
 check "raw/ removed without KEEP_RAW" test ! -e "$TMP/segv/raw"
+# 8. complete Score-P traces: the counts, and no warning
+for t in casita-4_mpi_ls_barr:4 pipit-ping-pong:2; do
+    d=$DATA/otf2/${t%:*}
+    $BIN/mpilens problems "$d" >/dev/null 2>"$TMP/full.err"
+    check_eq "${t%:*}: events per rank as otf2-print counts them" \
+        "$(sed -n 's/^mpilens: .*: events per rank: //p' "$TMP/full.err")" \
+        "$(otf2-print "$d/traces.otf2" | events /dev/stdin ${t#*:})"
+    check_eq "${t%:*}: no warning" "$(grep -c 'ends early' "$TMP/full.err")" 0
+done
 finish test_trace_crash
