@@ -87,12 +87,13 @@ check_eq "singleton SIGTERM: all calls kept" "$(otf2-print "$TMP/s1/traces.otf2"
 check_exit "singleton SIGSEGV: status 139" 139 env $ASAN_X $BIN/mpilens trace -o "$TMP/s2" -- $APP segv 10 0
 check_eq "singleton SIGSEGV: all calls kept" "$(otf2-print "$TMP/s2/traces.otf2" | enters /dev/stdin 0)" 21
 
-# 6. every rank SIGKILLed before its first flush: an archive with no events; mpilens trace
-#    warns, mpilens problems refuses to say "no problems found"
-check_exit "kill before any flush: status 137" 137 $BIN/mpilens trace -o "$TMP/none" -- $MPIRUN -np 4 $APP kill 2 -1
+# 6. a singleton SIGKILLed before its first flush (no mpirun, so no SIGCONT flush either): an
+#    archive without events; mpilens trace warns, mpilens problems refuses to say "no problems
+#    found"
+check_exit "kill before any flush: status 137" 137 env $ASAN_X $BIN/mpilens trace -o "$TMP/none" -- $APP kill 2 0
 check_match "no events: mpilens trace warns" "$(cat "$TMP/err")" 'warning: .*no rank kept any event'
 check_exit "no events: mpilens problems fails" 1 $BIN/mpilens problems "$TMP/none"
-check_match "no events: says so" "$(cat "$TMP/err")" 'no events in any of its 4 ranks'
+check_match "no events: says so" "$(cat "$TMP/err")" 'no events in any of its 1 ranks'
 check_eq "no events: no listing" "$(grep -c 'no problems found' "$TMP/out")" 0
 
 # 7. item 12: MPILENS_TRACE_KEEP_RAW=1 keeps raw/ after a recovery (and after a clean run);
@@ -104,7 +105,26 @@ rm -rf "$TMP/keep/traces" "$TMP/keep/traces.otf2" "$TMP/keep/traces.def"
 check "recover again from the kept raw files" $BUILD/lib/mpilens-trace-recover "$TMP/keep"
 check_eq "the same events again" "$(otf2-print "$TMP/keep/traces.otf2" | events /dev/stdin)" "$(cat "$TMP/keep.1")"
 check "raw/ removed without KEEP_RAW" test ! -e "$TMP/segv/raw"
-# 8. complete Score-P traces: the counts, and no warning
+
+# 8. a clean run kept with MPILENS_TRACE_KEEP_RAW=1, then rank 1's raw files cut to the first
+#    half of its records without the MPI_Finalize mark: recovered, only rank 1 ends early
+MPILENS_TRACE_KEEP_RAW=1 $BIN/mpilens trace -o "$TMP/cut" -- $MPIRUN -np 3 $BUILD/tests/mpi/trace_app 7 >/dev/null 2>&1
+check_eq "keep raw after a clean run" "$(ls "$TMP/cut/raw" 2>/dev/null | grep -cE '^[0-2]\.(evt|defs)$')" 6
+sz=$(stat -c %s "$TMP/cut/raw/1.evt")
+truncate -s $((sz / 64 / 2 * 64)) "$TMP/cut/raw/1.evt"
+sed -i '/^end /d' "$TMP/cut/raw/1.defs"
+rm -rf "$TMP/cut/traces" "$TMP/cut/traces.otf2" "$TMP/cut/traces.def"
+check "recover the cut run" $BUILD/lib/mpilens-trace-recover "$TMP/cut"
+check_match "recovery: rank 1 has no end mark" "$(cat "$TMP/err")" 'rank 1: no end mark'
+otf2-print "$TMP/cut/traces.otf2" >"$TMP/cut.txt" 2>&1
+ev1=$(events "$TMP/cut.txt" 3 | tr ' ' '\n' | sed -n 's/^1=//p')
+check_exit "cut run: problems still lists (exit 0)" 0 $BIN/mpilens problems "$TMP/cut"
+check_match "cut run: warns about rank 1 only" "$(cat "$TMP/err")" \
+    "the trace of 1 of 3 ranks ends early \\(no MPI_Finalize.*\\): rank 1 kept until [0-9.]+ s \\($ev1 events\\); the last"
+check_match "cut run: rank 1 keeps fewer Enter events than rank 0" \
+    "$([ "$(enters "$TMP/cut.txt" 1)" -lt "$(enters "$TMP/cut.txt" 0)" ] && echo yes)" yes
+
+# 9. complete Score-P traces: the counts, and no warning
 for t in casita-4_mpi_ls_barr:4 pipit-ping-pong:2; do
     d=$DATA/otf2/${t%:*}
     $BIN/mpilens problems "$d" >/dev/null 2>"$TMP/full.err"
