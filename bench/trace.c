@@ -147,7 +147,7 @@ static void defs_mark(const char *word, uint64_t v)
  * must not write the same records twice). */
 static void signal_flush(int sig)
 {
-    if (!lens_tr.on || lens_tr.stopped || lens_tr.evt_fd < 0)
+    if (!lens_tr.on || lens_tr.stopped || lens_tr.evt_fd < 0 || getpid() != lens_tr.pid)
         return;
     lens_tr.on = 0;
     size_t n = lens_tr.n;
@@ -187,7 +187,7 @@ static void on_cont_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved = errno;
     if (lens_tr.on && !lens_tr.stopped && !lens_tr.mt && !lens_tr.open && !lens_tr.flushing &&
-        lens_tr.evt_fd >= 0 && lens_tr.n > 0) {
+        lens_tr.evt_fd >= 0 && lens_tr.n > 0 && getpid() == lens_tr.pid) {
         size_t n = lens_tr.n;
         if (write_all(lens_tr.evt_fd, lens_tr.buf, n * sizeof *lens_tr.buf) == 0) {
             defs_mark("last", lens_tr.buf[n - 1].t1);
@@ -639,8 +639,9 @@ static void clean_dir(const char *dir)
 
 static void flush_at_exit(void)
 {
-    /* exit() without MPI_Finalize: keep what was recorded for `mpilens trace` to recover */
-    if (lens_tr.on && !lens_tr.stopped)
+    /* exit() without MPI_Finalize: keep what was recorded for `mpilens trace` to recover
+     * (not from a forked child: its copy of the buffer is the parent's) */
+    if (lens_tr.on && !lens_tr.stopped && getpid() == lens_tr.pid)
         lens_tr_flush();
 }
 
@@ -732,6 +733,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
         return;
     lens_tr_func_start(t0, provided);
     lens_tr.on = 1;
+    lens_tr.pid = (int)getpid();
     lens_tr.flushed_at = lens_clock_now();
     struct lens_trace_rec *r = lens_tr_rec();
     memset(r, 0, sizeof *r);

@@ -69,6 +69,7 @@ struct lens_tr_state {
     /* Read by the crash-signal handler (trace.c), which writes buf[0, n) itself: `open` says
      * that buf[n - 1] may be half filled, `flushing` that a write of the buffer is under way. */
     volatile sig_atomic_t open, flushing;
+    int pid;                       /* getpid() at MPI_Init: a forked child writes nothing */
 };
 extern struct lens_tr_state lens_tr;
 
