@@ -6,6 +6,8 @@
 #include "otf2evt.h"
 
 #include <otf2/otf2.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -422,6 +424,11 @@ static int read_archive(struct state *s, const char *anchor)
         rc = fail(s, LENS_EFORMAT, "cannot set up the otf2 reader");
         goto out;
     }
+    char *creator = NULL;
+    if (OTF2_Reader_GetCreator(rd, &creator) == OTF2_SUCCESS && creator) {
+        s->ev.t->ours = !strncmp(creator, "mpilens", 7);
+        free(creator); /* OTF2 hands over a malloc'ed copy */
+    }
     if ((rc = read_globals(s, rd)))
         goto out;
     for (size_t i = 0; i < s->nlocs; i++)
@@ -495,6 +502,106 @@ int lens_trace_read_flags(const char *path, unsigned flags, struct lens_trace **
     }
     *out = s.ev.t;
     return LENS_OK;
+}
+
+int lens_trace_ends(const struct lens_trace *t, struct lens_trace_end *out, double *t_end)
+{
+    int any_events = 0, any_final = 0, early = 0;
+    double first = 0, last = 0;
+    for (int r = 0; r < t->nranks; r++) {
+        const struct lens_trace_rank *k = &t->ranks[r];
+        struct lens_trace_end *o = &out[r];
+        memset(o, 0, sizeof *o);
+        o->nevents = k->nevents;
+        if (!k->nevents)
+            continue;
+        o->t_last = k->t_last;
+        /* the Finalize call is the last or nearly the last one: search from the end */
+        for (uint32_t c = k->ncalls; c-- > 0 && !o->finalized;)
+            o->finalized = !strcmp(lens_trace_region_name(t, k->calls[c].region), "MPI_Finalize");
+        if (!any_events || k->t_first < first)
+            first = k->t_first;
+        if (!any_events || k->t_last > last)
+            last = k->t_last;
+        any_events = 1;
+        any_final |= o->finalized;
+    }
+    for (int r = 0; r < t->nranks; r++) {
+        struct lens_trace_end *o = &out[r];
+        if (!o->nevents)
+            o->early = any_events;
+        else if (any_final || t->ours)
+            o->early = !o->finalized;
+        else
+            o->early = last - o->t_last > 0.1 * (last - first);
+        early += o->early;
+    }
+    *t_end = last;
+    return early;
+}
+
+/* snprintf that appends to buf[*len] and never runs past n. */
+static void cat(char *buf, size_t n, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void cat(char *buf, size_t n, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    if (*len >= n)
+        return;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, n - *len, fmt, ap);
+    va_end(ap);
+    *len = w < 0 ? n : *len + (size_t)w < n ? *len + (size_t)w : n;
+}
+
+int lens_trace_ends_text(const struct lens_trace *t, char *counts, size_t ncounts, char *warning,
+                         size_t nwarning)
+{
+    struct lens_trace_end *o = lens_calloc((size_t)t->nranks + 1, sizeof *o);
+    size_t lc = 0, lw = 0;
+    double t_end = 0;
+    if (!o)
+        return LENS_ENOMEM;
+    int early = lens_trace_ends(t, o, &t_end);
+    counts[0] = warning[0] = '\0';
+    cat(counts, ncounts, &lc, "events per rank:");
+    if (t->nranks <= 16) {
+        for (int r = 0; r < t->nranks; r++)
+            cat(counts, ncounts, &lc, " %d=%llu", r, (unsigned long long)o[r].nevents);
+    } else {
+        int lo = 0, hi = 0;
+        for (int r = 1; r < t->nranks; r++) {
+            lo = o[r].nevents < o[lo].nevents ? r : lo;
+            hi = o[r].nevents > o[hi].nevents ? r : hi;
+        }
+        cat(counts, ncounts, &lc, " min %llu (rank %d), max %llu (rank %d), %llu in all %d ranks",
+            (unsigned long long)o[lo].nevents, lo, (unsigned long long)o[hi].nevents, hi,
+            (unsigned long long)t->nevents, t->nranks);
+    }
+    if (early) {
+        int shown = 0, nofinal = 0;
+        for (int r = 0; r < t->nranks; r++)
+            nofinal += o[r].early && o[r].nevents && !o[r].finalized;
+        cat(warning, nwarning, &lw, "the trace of %d of %d ranks ends early (%s; the run crashed "
+            "or was killed and their later events are lost): ", early, t->nranks,
+            nofinal ? "no MPI_Finalize" : "no events");
+        for (int r = 0; r < t->nranks; r++) {
+            if (!o[r].early)
+                continue;
+            if (shown++ == 8) {
+                cat(warning, nwarning, &lw, ", and %d more", early - 8);
+                break;
+            }
+            if (o[r].nevents)
+                cat(warning, nwarning, &lw, "%srank %d kept until %.6f s (%llu events)",
+                    shown > 1 ? ", " : "", r, o[r].t_last, (unsigned long long)o[r].nevents);
+            else
+                cat(warning, nwarning, &lw, "%srank %d kept no events", shown > 1 ? ", " : "", r);
+        }
+        cat(warning, nwarning, &lw, "; the last event of any rank is at %.6f s", t_end);
+    }
+    lens_free(o);
+    return early;
 }
 
 static void free_comms(struct lens_trace_comm *c, uint32_t n)

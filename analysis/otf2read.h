@@ -104,7 +104,28 @@ struct lens_trace {
     uint64_t nevents;              /* all OTF2 events read */
     uint64_t nrma;                 /* one-sided records (0: the RMA analysis is skipped) */
     int clock_offsets;             /* number of ranks that had ClockOffset records */
+    int ours;                      /* 1: written by mpilens' collector (creator "mpilens ...") */
 };
+
+/* How one rank's events end (lens_trace_ends): what a run that crashed or was killed kept. */
+struct lens_trace_end {
+    uint64_t nevents; /* OTF2 events read on the rank */
+    double t_last;    /* seconds, its last event (0 when it has none) */
+    int finalized;    /* it has an MPI_Finalize call */
+    int early;        /* 1: its events stop before the run ended */
+};
+
+/* Fills out[t->nranks] and returns the number of ranks whose trace ends early: a rank
+ * without events while another has some; a rank without MPI_Finalize when another rank has
+ * it or the archive is ours (our collector always records it; Score-P too); in a foreign
+ * archive where no rank has it, a rank whose last event is more than 10% of the run's span
+ * before the latest one. *t_end is the latest last event of all ranks (seconds). */
+int lens_trace_ends(const struct lens_trace *t, struct lens_trace_end *out, double *t_end);
+/* The same as text for the commands: counts gets "events per rank: 0=102 1=102 ..." (a
+ * summary beyond 16 ranks), warning "" or which ranks end early, why, and until when their
+ * events are kept. Returns the number of early ranks, LENS_ENOMEM on failure. */
+int lens_trace_ends_text(const struct lens_trace *t, char *counts, size_t ncounts, char *warning,
+                         size_t nwarning);
 
 /* Reads the archive whose anchor file is path ("traces.otf2") or the directory holding it.
  * Fills *out (caller-owned, release with lens_trace_free). Errors: LENS_EIO when the anchor

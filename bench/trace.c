@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,7 @@ static void defs_printf(const char *fmt, ...)
 
 void lens_tr_flush(void)
 {
+    lens_tr.flushed_at = lens_clock_now();
     if (lens_tr.evt_fd < 0 || lens_tr.n == 0) {
         lens_tr.n = 0;
         return;
@@ -92,11 +94,146 @@ void lens_tr_flush(void)
         if (lens_callsite_write_modules(lens_tr.defs_fd) != LENS_OK)
             tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
     }
-    if (write_all(lens_tr.evt_fd, lens_tr.buf, lens_tr.n * sizeof *lens_tr.buf) != 0)
+    /* a signal handler must not write these records a second time */
+    lens_tr.flushing = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    int rc = write_all(lens_tr.evt_fd, lens_tr.buf, lens_tr.n * sizeof *lens_tr.buf);
+    uint64_t last = lens_tr.buf[lens_tr.n - 1].t1;
+    lens_tr.n = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    lens_tr.flushing = 0;
+    if (rc != 0)
         tr_fail("cannot write %s: %s", lens_tr.evt_path, strerror(errno));
     else
-        defs_printf("last %" PRIu64 "\n", lens_tr.buf[lens_tr.n - 1].t1);
-    lens_tr.n = 0;
+        defs_printf("last %" PRIu64 "\n", last);
+}
+
+/* ---- crash signals: what the handler may do is write(2) what is already encoded */
+
+static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
+#define NCRASH (sizeof crash_signals / sizeof crash_signals[0])
+static struct sigaction prev_action[NCRASH]; /* the dispositions before ours */
+static int installed[NCRASH];
+static char altstack[64 * 1024];             /* so that a stack overflow still flushes */
+
+static size_t put_u64(char *p, uint64_t v)
+{
+    char d[24];
+    size_t n = 0, k = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n > 0)
+        p[k++] = d[--n];
+    return k;
+}
+
+/* Appends "<word> <value>\n" to the .defs file without stdio (async-signal-safe). */
+static void defs_mark(const char *word, uint64_t v)
+{
+    char line[64];
+    size_t k = 0;
+    while (*word && k < 32)
+        line[k++] = *word++;
+    line[k++] = ' ';
+    k += put_u64(line + k, v);
+    line[k++] = '\n';
+    if (lens_tr.defs_fd >= 0)
+        (void)!write_all(lens_tr.defs_fd, line, k);
+}
+
+/* Writes the records of the buffer that are complete, then stops tracing on this rank (the
+ * process is about to end; should a handler of the application let it go on, a later flush
+ * must not write the same records twice). */
+static void signal_flush(int sig)
+{
+    if (!lens_tr.on || lens_tr.stopped || lens_tr.evt_fd < 0 || getpid() != lens_tr.pid)
+        return;
+    lens_tr.on = 0;
+    size_t n = lens_tr.n;
+    if (lens_tr.open && n > 0)
+        n--; /* interrupted while filling it */
+    if (!lens_tr.flushing && n > 0 &&
+        write_all(lens_tr.evt_fd, lens_tr.buf, n * sizeof *lens_tr.buf) == 0)
+        defs_mark("last", lens_tr.buf[n - 1].t1);
+    defs_mark("signal", (uint64_t)sig);
+    close(lens_tr.evt_fd);
+    lens_tr.evt_fd = -1;
+}
+
+static void on_crash_signal(int sig)
+{
+    int saved = errno;
+    signal_flush(sig);
+    /* Give the signal back to whatever had it before MPI_Init (the default action, or the
+     * MPI library's or the application's handler): it is blocked while we run, so it is
+     * delivered to that disposition as soon as we return, and a default action kills the
+     * process with this signal, keeping its exit status. */
+    for (size_t i = 0; i < NCRASH; i++)
+        if (crash_signals[i] == sig)
+            sigaction(sig, &prev_action[i], NULL);
+    raise(sig);
+    errno = saved;
+}
+
+/* SIGCONT: Open MPI's mpirun sends it to every rank one second before SIGTERM when it ends a
+ * job, and sometimes SIGKILLs a rank without the SIGTERM (seen with 4.1.4 after an MPI_Abort
+ * or a crash of another rank). So it flushes too, but the process goes on: only when no record
+ * is being filled or flushed (then nothing else touches buf and n), and only without threads. */
+static struct sigaction prev_cont;
+static int cont_installed;
+
+static void on_cont_signal(int sig, siginfo_t *si, void *uc)
+{
+    int saved = errno;
+    if (lens_tr.on && !lens_tr.stopped && !lens_tr.mt && !lens_tr.open && !lens_tr.flushing &&
+        lens_tr.evt_fd >= 0 && lens_tr.n > 0 && getpid() == lens_tr.pid) {
+        size_t n = lens_tr.n;
+        if (write_all(lens_tr.evt_fd, lens_tr.buf, n * sizeof *lens_tr.buf) == 0) {
+            defs_mark("last", lens_tr.buf[n - 1].t1);
+            defs_mark("cont", lens_tr.buf[n - 1].t1);
+            lens_tr.n = 0;
+        } else {
+            lens_tr.on = 0; /* a half-written flush: writing more would repeat records */
+        }
+    }
+    if (prev_cont.sa_flags & SA_SIGINFO) {
+        if (prev_cont.sa_sigaction)
+            prev_cont.sa_sigaction(sig, si, uc);
+    } else if (prev_cont.sa_handler != SIG_DFL && prev_cont.sa_handler != SIG_IGN) {
+        prev_cont.sa_handler(sig);
+    }
+    errno = saved;
+}
+
+static void install_handlers(void)
+{
+    stack_t ss;
+    if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_DISABLE)) {
+        ss.ss_sp = altstack;
+        ss.ss_size = sizeof altstack;
+        ss.ss_flags = 0;
+        sigaltstack(&ss, NULL);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_crash_signal;
+    sa.sa_flags = SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NCRASH; i++) /* one handler at a time */
+        sigaddset(&sa.sa_mask, crash_signals[i]);
+    for (size_t i = 0; i < NCRASH; i++) {
+        if (sigaction(crash_signals[i], NULL, &prev_action[i]) != 0)
+            continue;
+        if (prev_action[i].sa_handler == SIG_IGN)
+            continue; /* an ignored SIGINT/SIGTERM stays ignored */
+        installed[i] = sigaction(crash_signals[i], &sa, NULL) == 0;
+    }
+    sa.sa_handler = NULL;
+    sa.sa_sigaction = on_cont_signal;
+    sa.sa_flags = SA_ONSTACK | SA_SIGINFO | SA_RESTART;
+    if (sigaction(SIGCONT, NULL, &prev_cont) == 0)
+        cont_installed = sigaction(SIGCONT, &sa, NULL) == 0;
 }
 
 /* ---- pointer-keyed open-addressing map (handles -> small indices), backward-shift delete */
@@ -502,8 +639,9 @@ static void clean_dir(const char *dir)
 
 static void flush_at_exit(void)
 {
-    /* exit() without MPI_Finalize: keep what was recorded for `mpilens trace` to recover */
-    if (lens_tr.on && !lens_tr.stopped)
+    /* exit() without MPI_Finalize: keep what was recorded for `mpilens trace` to recover
+     * (not from a forked child: its copy of the buffer is the parent's) */
+    if (lens_tr.on && !lens_tr.stopped && getpid() == lens_tr.pid)
         lens_tr_flush();
 }
 
@@ -536,6 +674,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
 {
     const char *dir = getenv("MPILENS_TRACE_DIR");
     const char *bs = getenv("MPILENS_TRACE_BUFFER");
+    const char *fs = getenv("MPILENS_TRACE_FLUSH_SEC");
     size_t bytes = LENS_TRACE_DEFAULT_BUFFER;
     if (lens_tr.started)
         return;
@@ -555,6 +694,16 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     }
     if (bytes < LENS_TRACE_MIN_BUFFER)
         bytes = LENS_TRACE_MIN_BUFFER;
+    lens_tr.flush_ns = (uint64_t)(LENS_TRACE_DEFAULT_FLUSH_SEC * 1e9);
+    if (fs && *fs) {
+        char *end;
+        double sec = strtod(fs, &end);
+        if (end == fs || *end || !(sec >= 0 && sec <= 1e6))
+            tr_fail("MPILENS_TRACE_FLUSH_SEC='%s' is not a number of seconds such as 1 or 0.25",
+                    fs);
+        else
+            lens_tr.flush_ns = (uint64_t)(sec * 1e9);
+    }
     /* everything collective happens on every rank, whatever failed locally */
     PMPI_Comm_dup(MPI_COMM_WORLD, &lens_tr.dup);
     PMPI_Comm_group(MPI_COMM_WORLD, &lens_tr.world_group);
@@ -584,6 +733,8 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
         return;
     lens_tr_func_start(t0, provided);
     lens_tr.on = 1;
+    lens_tr.pid = (int)getpid();
+    lens_tr.flushed_at = lens_clock_now();
     struct lens_trace_rec *r = lens_tr_rec();
     memset(r, 0, sizeof *r);
     r->t0 = t0;
@@ -592,7 +743,9 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     r->fn = (uint16_t)fn;
     r->type = LENS_REC_CALL;
     r->peer = LENS_TRACE_NONE;
+    lens_tr_closed();
     atexit(flush_at_exit);
+    install_handlers();
 }
 
 static void release_all(void)
@@ -651,6 +804,7 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
         r->fn = LENS_FN_Finalize;
         r->type = LENS_REC_CALL;
         r->peer = LENS_TRACE_NONE;
+        lens_tr_closed();
         lens_tr_func_stop(t0);
     }
     lens_clocksync_measure(lens_tr.dup, LENS_TRACE_SYNC_ROUNDS, &off);
@@ -662,6 +816,11 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
     }
     lens_tr.on = 0;
     lens_tr.stopped = 1;
+    for (size_t i = 0; i < NCRASH; i++) /* ours do nothing now; give them back */
+        if (installed[i])
+            sigaction(crash_signals[i], &prev_action[i], NULL);
+    if (cont_installed)
+        sigaction(SIGCONT, &prev_cont, NULL);
     if (lens_tr.evt_fd >= 0)
         close(lens_tr.evt_fd);
     if (lens_tr.defs_fd >= 0)
@@ -678,8 +837,11 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
     release_all();
 }
 
-void lens_tr_abort(void)
+void lens_tr_abort(int code)
 {
-    if (lens_tr.on && !lens_tr.stopped)
-        lens_tr_flush();
+    if (!lens_tr.on || lens_tr.stopped)
+        return;
+    lens_tr_flush();
+    defs_printf("abort %d\n", code);
+    lens_tr.on = 0; /* the runtime kills this process: nothing more to record */
 }

@@ -7,7 +7,11 @@
  *   MPILENS_TRACE_DIR     trace directory (default ./mpilens-trace)
  *   MPILENS_TRACE_BUFFER  buffer bytes per rank, suffix k/M/G allowed (default 8M, min 1k):
  *                         the collector's only memory that grows with the run
- *   MPILENS_TRACE_KEEP_RAW=1  keep raw/ after the archive is written
+ *   MPILENS_TRACE_FLUSH_SEC  seconds between time-driven flushes (default 1; 0 = every call):
+ *                         a SIGKILLed rank loses at most the events of that interval
+ *   MPILENS_TRACE_KEEP_RAW=1  keep raw/ after the archive is written (also after a recovery)
+ * Crash signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT) flush the buffer
+ * with write(2) and are then handed to the disposition they had before MPI_Init.
  * Works by LD_PRELOAD or by linking before -lmpi. Only MPI_* symbols are exported. */
 #ifndef LENS_TRACE_H
 #define LENS_TRACE_H
@@ -17,6 +21,7 @@
 #define LENS_TRACE_DEFAULT_DIR "mpilens-trace"
 #define LENS_TRACE_DEFAULT_BUFFER (8u << 20)
 #define LENS_TRACE_MIN_BUFFER 1024u
+#define LENS_TRACE_DEFAULT_FLUSH_SEC 1.0
 #define LENS_TRACE_SYNC_ROUNDS 20   /* ping-pongs per rank for each clock measurement */
 
 /* Parses a MPILENS_TRACE_BUFFER value ("65536", "64k", "8M", "1G"); 0 when malformed. */

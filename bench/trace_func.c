@@ -79,7 +79,9 @@ static void put(int type, uint64_t t0, uint64_t t1, const struct frame *f)
     r->peer = LENS_TRACE_NONE;
     r->idx = LENS_TRACE_NOIDX;
     r->type = (uint16_t)type;
+    lens_tr_closed();
     announce(f->fn);
+    lens_tr_flush_due(t1);
 }
 
 static int recording(void)

@@ -3,6 +3,7 @@
 #ifndef LENS_TRACE_INT_H
 #define LENS_TRACE_INT_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -63,6 +64,12 @@ struct lens_tr_state {
     struct lens_tr_map reqmap;
     uint64_t next_req, next_match;
     atomic_flag lock;              /* taken only under MPI_THREAD_MULTIPLE */
+    uint64_t flush_ns;             /* MPILENS_TRACE_FLUSH_SEC: flush when this much time passed */
+    uint64_t flushed_at;           /* local ns of the last flush (or of MPI_Init) */
+    /* Read by the crash-signal handler (trace.c), which writes buf[0, n) itself: `open` says
+     * that buf[n - 1] may be half filled, `flushing` that a write of the buffer is under way. */
+    volatile sig_atomic_t open, flushing;
+    int pid;                       /* getpid() at MPI_Init: a forked child writes nothing */
 };
 extern struct lens_tr_state lens_tr;
 
@@ -80,7 +87,8 @@ void lens_tr_req_add(MPI_Request h, const struct lens_tr_req *r);
 int lens_tr_req_done(MPI_Request h, const MPI_Status *st, uint64_t t);
 void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided);
 void lens_tr_stop(uint64_t t0, uint64_t site);
-void lens_tr_abort(void);
+/* MPI_Abort(comm, code) on this rank: flushes and notes the code in the .defs file. */
+void lens_tr_abort(int code);
 
 /* User functions (trace_func.c): enters not written yet must precede any new record. */
 extern int lens_tr_func_pending;
@@ -88,14 +96,33 @@ void lens_tr_func_sync(void);
 void lens_tr_func_start(uint64_t t0, int provided);
 void lens_tr_func_stop(uint64_t t);
 
-/* The next free record; flushes the buffer to disk when it is full. */
+/* The next free record; flushes the buffer to disk when it is full. The record stays `open`
+ * (not written by a signal handler) until lens_tr_closed(): records are filled one after the
+ * other, so only the last one can be incomplete. */
 static inline struct lens_trace_rec *lens_tr_rec(void)
 {
     if (lens_tr_func_pending)
         lens_tr_func_sync();
     if (lens_tr.n == lens_tr.cap)
         lens_tr_flush();
+    lens_tr.open = 1;
+    atomic_signal_fence(memory_order_seq_cst); /* compiler barrier only: same thread */
     return &lens_tr.buf[lens_tr.n++];
+}
+
+/* The last record is complete. */
+static inline void lens_tr_closed(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    lens_tr.open = 0;
+}
+
+/* Flushes when MPILENS_TRACE_FLUSH_SEC passed since the last flush (t: now, local ns), so that
+ * a SIGKILL loses at most that much of the run. Only between complete call groups. */
+static inline void lens_tr_flush_due(uint64_t t)
+{
+    if ((int64_t)(t - lens_tr.flushed_at) >= (int64_t)lens_tr.flush_ns)
+        lens_tr_flush();
 }
 
 static inline void lens_tr_lock(void)
@@ -107,6 +134,7 @@ static inline void lens_tr_lock(void)
 
 static inline void lens_tr_unlock(void)
 {
+    lens_tr_closed();
     if (lens_tr.mt)
         atomic_flag_clear_explicit(&lens_tr.lock, memory_order_release);
 }
@@ -154,6 +182,8 @@ static inline void lens_tr_call(unsigned fn, uint64_t t0, uint64_t t1, uint64_t 
     r->type = LENS_REC_CALL;
     r->nsub = nsub;
     r->pad = 0;
+    lens_tr_closed();
+    lens_tr_flush_due(t1); /* a call record ends its group: a flush here splits none */
 }
 
 #endif

@@ -17,6 +17,9 @@
  *       clock <ns> <offset ns> <rtt>   offset to rank 0 measured at local time <ns>
  *       last <ns>                      time of the last record flushed so far
  *       end <ns>                       written at MPI_Finalize only
+ *       signal <n>                     a crash signal n was handled (its flush is done)
+ *       abort <code>                   MPI_Abort(comm, code) was called (after its flush)
+ *       cont <ns>                      flushed at a SIGCONT (mpirun's warning before a kill)
  *   traces.otf2, traces.def, traces/   the OTF2 archive (see docs/trace.md for the records)
  *
  * What the OTF2 archive holds (the analyzer relies on this; docs/trace.md has the long form):

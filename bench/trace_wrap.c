@@ -38,7 +38,7 @@ LENS_TR_EXPORT int MPI_Finalize(void)
 
 LENS_TR_EXPORT int MPI_Abort(MPI_Comm comm, int code)
 {
-    lens_tr_abort(); /* keep what was recorded: `mpilens trace` recovers it */
+    lens_tr_abort(code); /* keep what was recorded: `mpilens trace` recovers it */
     return PMPI_Abort(comm, code);
 }
 

@@ -136,6 +136,48 @@ static void analysed_release(struct analysed *a)
     memset(a, 0, sizeof *a);
 }
 
+/* The events per rank on stderr, and a warning when ranks' traces end early (a run that
+ * crashed or was killed: problems after that point cannot be found). A trace without any
+ * event is an error: "no problems found" would be a claim about nothing. */
+static int check_ends(const char *trace, const struct lens_trace *t, struct lens_err *e)
+{
+    char counts[2048], warning[4096];
+    int early = lens_trace_ends_text(t, counts, sizeof counts, warning, sizeof warning);
+    if (early < 0)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    fprintf(stderr, "mpilens: %s: %s\n", trace, counts);
+    if (t->nevents == 0)
+        return lens_err_set(e, LENS_EFORMAT, "%s: no events in any of its %d ranks: nothing to "
+                            "analyse (a traced run that ended before its first flush?)", trace,
+                            t->nranks);
+    if (early)
+        lens_cli_warn("%s: %s; problems after that are not seen", trace, warning);
+    return LENS_OK;
+}
+
+/* The listing's analysis: rules, trace, the check above, problems. */
+static int listing_run(const char *trace, const char *rules, struct lens_problems **p,
+                       struct lens_err *e)
+{
+    struct lens_rules *r = lens_rules_new();
+    struct lens_trace *t = NULL;
+    if (!r)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    int rc = lens_rules_load_dir(r, rules, e);
+    if (rc == LENS_OK)
+        rc = lens_trace_read(trace, &t, e);
+    if (rc == LENS_OK)
+        rc = check_ends(trace, t, e);
+    if (rc != LENS_OK) {
+        lens_rules_free(r);
+        lens_trace_free(t);
+        return rc;
+    }
+    rc = lens_problems_analyze(t, r, p, e); /* takes r over */
+    lens_trace_free(t);
+    return rc;
+}
+
 static int analyse(const char *trace, const char *rules, struct analysed *a, struct lens_err *e)
 {
     struct lens_rules *r = lens_rules_new();
@@ -144,6 +186,8 @@ static int analyse(const char *trace, const char *rules, struct analysed *a, str
     int rc = lens_rules_load_dir(r, rules, e);
     if (rc == LENS_OK)
         rc = lens_trace_read(trace, &a->t, e);
+    if (rc == LENS_OK)
+        rc = check_ends(trace, a->t, e);
     if (rc != LENS_OK) {
         lens_rules_free(r);
         return rc;
@@ -306,7 +350,7 @@ int cmd_problems(int argc, char **argv)
         if (pictures(&q, &p, &e))
             return lens_cli_fail(&e);
     } else {
-        if (lens_problems_run(q.trace[0], q.rules, &p, &e))
+        if (listing_run(q.trace[0], q.rules, &p, &e))
             return lens_cli_fail(&e);
         if (p->warning[0])
             lens_cli_warn("%s", p->warning);

@@ -1,14 +1,18 @@
 /* mpilens trace [-o DIR] [-b SIZE] -- mpirun -np 4 ./app: runs an MPI command with the trace
  * collector preloaded into every rank (mpirun -x LD_PRELOAD=...), then says where the OTF2
  * trace went. A run that ends without MPI_Finalize (crash, abort, kill) leaves raw files;
- * they are turned into an OTF2 archive holding the events up to the last buffer flush. */
+ * they are turned into an OTF2 archive holding the events up to the last buffer flush.
+ * It then reads the archive, prints the events per rank and warns about ranks whose trace
+ * ends early, and exits with the command's status. */
 #include "cli.h"
 
+#include "../analysis/otf2read.h"
 #include "../common/datadir.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +36,13 @@ static void usage(FILE *fp)
             "options:\n"
             "  -o, --output DIR   trace directory (default $MPILENS_TRACE_DIR or ./mpilens-trace)\n"
             "  -b, --buffer SIZE  event buffer per rank before a flush to disk (default 8M)\n"
+            "  -f, --flush SEC    also flush when SEC seconds passed since the last flush\n"
+            "                     (default $MPILENS_TRACE_FLUSH_SEC or 1): what a SIGKILL loses\n"
             "  -h, --help         this text\n\n"
+            "After the run it prints the events per rank and warns about ranks whose trace ends\n"
+            "early (crash, MPI_Abort, kill); the trace keeps what they recorded until then.\n"
+            "MPILENS_TRACE_KEEP_RAW=1 keeps DIR/raw. Exit status: the command's (128 + N when a\n"
+            "signal N ended it), or 1 when no trace could be written, 2 for bad usage.\n\n"
             "example:\n"
             "  mpilens trace -o jacobi-trace -- mpirun -np 4 ./jacobi\n");
 }
@@ -44,20 +54,68 @@ static int is_mpirun(const char *cmd)
     return !strcmp(b, "mpirun") || !strcmp(b, "mpiexec") || !strcmp(b, "orterun");
 }
 
+static volatile pid_t child; /* the command being waited for */
+
+/* SIGTERM/SIGHUP to mpilens go on to the command (mpirun then ends the ranks, which flush
+ * their traces) and mpilens waits to recover the trace. SIGINT from a terminal reaches the
+ * whole process group, mpirun included, so it is only not fatal here. */
+static void on_signal(int sig)
+{
+    if (sig != SIGINT && child > 0)
+        kill(child, sig);
+}
+
 /* Runs argv, waits, returns its exit status (128 + signal when killed), -1 if it cannot run. */
 static int run(char **argv)
 {
     pid_t pid;
     int st;
+    struct sigaction sa, old[3];
+    static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
     int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
     if (rc != 0) {
         errno = rc;
         return -1;
     }
+    child = pid;
+    for (int i = 0; i < 3; i++)
+        sigaction(sigs[i], &sa, &old[i]);
     while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
-            return -1;
+        if (errno != EINTR) {
+            st = -1;
+            break;
+        }
+    for (int i = 0; i < 3; i++)
+        sigaction(sigs[i], &old[i], NULL);
+    child = 0;
+    if (st == -1)
+        return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Reads the archive and says what it holds per rank; returns 0 or -1 (e filled). */
+static int summarise(const char *dir, struct lens_err *e)
+{
+    struct lens_trace *t = NULL;
+    char counts[2048], warning[4096];
+    if (lens_trace_read(dir, &t, e) != LENS_OK)
+        return -1;
+    int early = lens_trace_ends_text(t, counts, sizeof counts, warning, sizeof warning);
+    if (early < 0) {
+        lens_trace_free(t);
+        lens_err_set(e, LENS_ENOMEM, "out of memory");
+        return -1;
+    }
+    fprintf(stderr, "mpilens: %s\n", counts);
+    if (t->nevents == 0)
+        lens_cli_warn("%s: no rank kept any event (the run ended before its first flush)", dir);
+    else if (early)
+        lens_cli_warn("%s", warning);
+    lens_trace_free(t);
+    return 0;
 }
 
 static int exists(const char *dir, const char *name)
@@ -72,18 +130,20 @@ int cmd_trace(int argc, char **argv)
 {
     static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
                                              {"buffer", required_argument, NULL, 'b'},
+                                             {"flush", required_argument, NULL, 'f'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    const char *out = getenv("MPILENS_TRACE_DIR"), *buffer = NULL;
+    const char *out = getenv("MPILENS_TRACE_DIR"), *buffer = NULL, *flush = NULL;
     char dir[PATH_MAX], so[PATH_MAX], recover[PATH_MAX];
     int c;
     if (!out || !*out)
         out = "mpilens-trace";
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:b:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+o:b:f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'b': buffer = optarg; break;
+        case 'f': flush = optarg; break;
         case 'h': usage(stdout); return LENS_EXIT_OK;
         default: return lens_cli_usage("trace", "unknown option");
         }
@@ -96,6 +156,14 @@ int cmd_trace(int argc, char **argv)
         if (end == buffer || (*end && strchr("kKmMgG", *end) == NULL) || (*end && end[1]) || v == 0)
             return lens_cli_usage("trace", "--buffer '%s' is not a size such as 65536, 64k or 8M",
                                   buffer);
+    }
+    if (flush) {
+        char *end;
+        double v = strtod(flush, &end);
+        if (end == flush || *end || !(v >= 0 && v <= 1e6))
+            return lens_cli_usage("trace", "--flush '%s' is not a number of seconds such as 1 "
+                                  "or 0.25", flush);
+        setenv("MPILENS_TRACE_FLUSH_SEC", flush, 1);
     }
     struct lens_err e;
     if (lens_datadir_find_lib("libmpilens-trace.so", so, sizeof so, &e) != LENS_OK)
@@ -110,8 +178,13 @@ int cmd_trace(int argc, char **argv)
     snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
     unlink(anchor); /* so that an anchor after the run is this run's */
 
+    /* the collector's other settings reach remote ranks only with -x */
+    static const char *const fwd[] = {"MPILENS_TRACE_FLUSH_SEC", "MPILENS_TRACE_KEEP_RAW",
+                                      "MPILENS_TRACE_FUNCS", "MPILENS_TRACE_FUNC_DEPTH",
+                                      "MPILENS_TRACE_FUNC_MIN"};
+    const int nfwd = (int)(sizeof fwd / sizeof fwd[0]);
     int n = argc - optind;
-    char **cmd = calloc((size_t)n + 7, sizeof *cmd);
+    char **cmd = calloc((size_t)n + 7 + 2 * (size_t)nfwd, sizeof *cmd);
     char pre[PATH_MAX + 16], tdir[PATH_MAX + 24], tbuf[64];
     if (!cmd) {
         lens_err_set(&e, LENS_ENOMEM, "out of memory");
@@ -126,6 +199,9 @@ int cmd_trace(int argc, char **argv)
         cmd[k++] = "-x", cmd[k++] = pre, cmd[k++] = "-x", cmd[k++] = tdir;
         if (buffer)
             cmd[k++] = "-x", cmd[k++] = tbuf;
+        for (int i = 0; i < nfwd; i++)
+            if (getenv(fwd[i]))
+                cmd[k++] = "-x", cmd[k++] = (char *)fwd[i];
     } else {
         setenv("LD_PRELOAD", so, 1);
         setenv("MPILENS_TRACE_DIR", dir, 1);
@@ -151,18 +227,26 @@ int cmd_trace(int argc, char **argv)
                         "to the last flush of each rank\n");
         if (run(rargv) != 0) {
             lens_err_set(&e, LENS_EIO, "%s/raw: could not recover a trace", dir);
-            return lens_cli_fail(&e);
+            lens_cli_fail(&e);
+            return status > 0 ? status : LENS_EXIT_FAIL;
         }
     }
     if (!exists(dir, "traces.otf2")) {
         lens_err_set(&e, LENS_EIO, "%s: no trace written (exit status %d; did the program call "
                      "MPI_Init?)", dir, status);
-        return lens_cli_fail(&e);
+        lens_cli_fail(&e);
+        return status > 0 ? status : LENS_EXIT_FAIL;
+    }
+    if (summarise(dir, &e) != 0) {
+        lens_cli_fail(&e);
+        return status > 0 ? status : LENS_EXIT_FAIL;
     }
     printf("%s\n", anchor);
-    if (status != 0) {
+    if (status > 128 && status < 128 + NSIG)
+        fprintf(stderr, "mpilens: the command exited with status %d (signal %d, %s)\n", status,
+                status - 128, strsignal(status - 128));
+    else if (status != 0)
         fprintf(stderr, "mpilens: the command exited with status %d\n", status);
-        return LENS_EXIT_FAIL;
-    }
-    return LENS_EXIT_OK;
+    /* the application's status, as the shell would give it (128 + N for signal N) */
+    return status;
 }
