@@ -8,6 +8,7 @@
  * and attributes on s_value: nevents, splits, merges, err_max, err_rms. Global attributes
  * carry the cube's metadata (procs, begin, end, step, mode, repeats, hosts, max_error). */
 #include "compress.h"
+#include "nc_guard.h"
 
 #include <limits.h>
 #include <math.h>
@@ -288,10 +289,9 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     *meta = NULL;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         stats[s] = NULL;
-    int id, st = nc_open(path, NC_NOWRITE, &id), rc = LENS_OK;
-    if (st)
-        return lens_err_set(e, st == NC_ENOTNC ? LENS_EFORMAT : LENS_EIO, "%s: not a readable NetCDF file: %s", path,
-                            nc_strerror(st));
+    int id, st = 0, rc = lens_nc_guard_open(path, &id, e);
+    if (rc != LENS_OK)
+        return rc;
     char fmt[64] = "";
     size_t n = 0;
     if (nc_inq_attlen(id, NC_GLOBAL, "format", &n) || n >= sizeof fmt || nc_get_att_text(id, NC_GLOBAL, "format", fmt) ||

@@ -3,6 +3,7 @@
  * whole (lens_cube_read) or file by file for the streaming reader of cube_stream.c.
  * Writing the classic layout is in cube_write.c (ALGORITHMS.md §1). */
 #include "cube.h"
+#include "nc_guard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -167,127 +168,16 @@ static int read_mode(int id, struct ncmeta *m, const char *path, struct lens_err
     return LENS_OK;
 }
 
-/* The NetCDF library reads a truncated classic file without complaint (missing records come
- * back as fill values), so check the header's own promise against the file size: every
- * variable's begin + size, and the record section's begin + numrecs * recsize. */
-struct hdr {
-    const unsigned char *p, *end;
-    int wide; /* CDF-5: 8-byte counts */
-    int ok;
-};
-
-static unsigned long long hdr_uint(struct hdr *h, int bytes)
-{
-    unsigned long long v = 0;
-    if (h->end - h->p < bytes) {
-        h->ok = 0;
-        return 0;
-    }
-    for (int i = 0; i < bytes; i++)
-        v = (v << 8) | *h->p++;
-    return v;
-}
-
-static unsigned long long hdr_count(struct hdr *h) { return hdr_uint(h, h->wide ? 8 : 4); }
-
-static void hdr_skip(struct hdr *h, unsigned long long n)
-{
-    n = (n + 3) & ~3ULL; /* everything is padded to 4 bytes */
-    if ((unsigned long long)(h->end - h->p) < n) {
-        h->ok = 0;
-        h->p = h->end;
-    } else {
-        h->p += n;
-    }
-}
-
-static int type_size(unsigned t)
-{
-    static const int sizes[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};
-    return t < sizeof sizes / sizeof *sizes ? sizes[t] : 0;
-}
-
-static void hdr_skip_atts(struct hdr *h)
-{
-    unsigned long long tag = hdr_uint(h, 4), n = hdr_count(h);
-    (void)tag;
-    for (unsigned long long a = 0; a < n && h->ok; a++) {
-        hdr_skip(h, hdr_count(h)); /* name */
-        int size = type_size((unsigned)hdr_uint(h, 4));
-        hdr_skip(h, hdr_count(h) * (unsigned long long)(size ? size : 1));
-    }
-}
-
-static int check_classic_size(const char *path, struct lens_err *e)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char buf[65536];
-    size_t got = fread(buf, 1, sizeof buf, fp);
-    fseek(fp, 0, SEEK_END);
-    long long fsize = ftell(fp);
-    fclose(fp);
-    if (got < 8 || memcmp(buf, "CDF", 3) != 0 || (buf[3] != 1 && buf[3] != 2 && buf[3] != 5))
-        return LENS_OK; /* not classic (e.g. NetCDF-4/HDF5): the library checks itself */
-    struct hdr h = {buf + 4, buf + got, buf[3] == 5, 1};
-    int off8 = buf[3] != 1;
-    unsigned long long numrecs = hdr_count(&h);
-    unsigned long long ndims, unlimited = ~0ULL;
-    hdr_uint(&h, 4);
-    ndims = hdr_count(&h);
-    for (unsigned long long d = 0; d < ndims && h.ok; d++) {
-        hdr_skip(&h, hdr_count(&h));
-        if (hdr_count(&h) == 0)
-            unlimited = d;
-    }
-    hdr_skip_atts(&h);
-    hdr_uint(&h, 4);
-    unsigned long long nvars = hdr_count(&h), recsize = 0, recbegin = ~0ULL, need = 0;
-    int nrecvars = 0;
-    for (unsigned long long v = 0; v < nvars && h.ok; v++) {
-        hdr_skip(&h, hdr_count(&h));
-        unsigned long long rank = hdr_count(&h), first = ~0ULL;
-        for (unsigned long long r = 0; r < rank; r++) {
-            unsigned long long id = hdr_count(&h);
-            if (r == 0)
-                first = id;
-        }
-        hdr_skip_atts(&h);
-        hdr_uint(&h, 4);
-        unsigned long long vsize = hdr_count(&h), begin = hdr_uint(&h, off8 ? 8 : 4);
-        if (rank > 0 && first == unlimited) {
-            recsize += vsize;
-            nrecvars++;
-            recbegin = begin < recbegin ? begin : recbegin;
-        } else if (begin + vsize > need) {
-            need = begin + vsize;
-        }
-    }
-    if (!h.ok)
-        return lens_err_set(e, LENS_EFORMAT, "%s: truncated or corrupt NetCDF header", path);
-    if (nrecvars > 0 && recbegin + numrecs * recsize > need)
-        need = recbegin + numrecs * recsize;
-    /* A lone record variable is not padded, others are: allow the last padding bytes. */
-    if ((unsigned long long)fsize + (nrecvars > 1 ? 3 : 0) < need)
-        return lens_err_set(e, LENS_EFORMAT, "%s: truncated NetCDF file: %lld bytes, the header "
-                            "promises %llu", path, fsize, need);
-    return LENS_OK;
-}
-
 /* Opens path and checks the shape of data(n, x, y[, z]); fills m. */
 static int open_stat(const char *path, int want_dims, int *idp, int *varp, struct ncmeta *m,
                      struct lens_err *e)
 {
-    int id, st = nc_open(path, NC_NOWRITE, &id);
-    if (st != NC_NOERR)
-        return lens_err_set(e, LENS_EFORMAT, "%s: not a readable NetCDF file: %s", path, nc_strerror(st));
-    if (check_classic_size(path, e) != LENS_OK) {
-        nc_close(id);
-        return e ? e->code : LENS_EFORMAT;
-    }
+    /* the guard checks the header (and that the file holds what it promises) first */
+    int id, rc = lens_nc_guard_open(path, &id, e);
+    if (rc != LENS_OK)
+        return rc;
     memset(m, 0, sizeof *m);
-    int rc = LENS_OK, var, ndims, dims[NC_MAX_VAR_DIMS];
+    int var, ndims, dims[NC_MAX_VAR_DIMS];
     nc_type type;
     size_t len[4] = {0};
     if (nc_inq_varid(id, "data", &var) != NC_NOERR) {

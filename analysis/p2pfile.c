@@ -2,6 +2,7 @@
  * the send-time interpolation that message-size profiles use. The CSV is parsed by column
  * name, so extra or reordered columns are fine; the NetCDF file by variable name. */
 #include "p2pfile.h"
+#include "nc_guard.h"
 
 #include <errno.h>
 #include <math.h>
@@ -489,14 +490,10 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
 
 static int read_nc(struct lens_p2pfile *f, struct lens_err *e)
 {
-    FILE *fp = fopen(f->path, "r");
-    if (!fp)
-        return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", f->path, strerror(errno));
-    fclose(fp);
-    int id, st = nc_open(f->path, NC_NOWRITE, &id);
-    if (st != NC_NOERR)
-        return lens_err_set(e, LENS_EFORMAT, "%s: not a readable NetCDF file (truncated, or not NetCDF): %s", f->path, nc_strerror(st));
-    int rc = nc_fill(id, f, e);
+    int id, rc = lens_nc_guard_open(f->path, &id, e);
+    if (rc != LENS_OK)
+        return rc;
+    rc = nc_fill(id, f, e);
     nc_close(id);
     return rc;
 }
