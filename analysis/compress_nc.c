@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PACK_FORMAT "mpilens packed cube 1"
 
@@ -170,10 +171,41 @@ fail:
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
+/* One-value attributes: nc_get_att_* writes every value, so a longer one would overrun. */
+static int att1_int(int id, int var, const char *name, int *v)
+{
+    size_t n;
+    int st = nc_inq_attlen(id, var, name, &n);
+    return st ? st : n != 1 ? NC_EINVAL : nc_get_att_int(id, var, name, v);
+}
+
+static int att1_double(int id, int var, const char *name, double *v)
+{
+    size_t n;
+    int st = nc_inq_attlen(id, var, name, &n);
+    return st ? st : n != 1 ? NC_EINVAL : nc_get_att_double(id, var, name, v);
+}
+
 static int dim_len(int id, const char *name, size_t *n)
 {
     int d, st = nc_inq_dimid(id, name, &d);
     return st ? st : nc_inq_dimlen(id, d, n);
+}
+
+/* Whether variable name has exactly the dimensions d0 (and d1 when not NULL): nc_get_var_*
+ * fills the whole variable, so its shape must be the one the buffers are sized for. */
+static int var_shape(int id, const char *name, const char *d0, const char *d1)
+{
+    int var, nd, dims[2], st = nc_inq_varid(id, name, &var);
+    char dn[NC_MAX_NAME + 1];
+    if (st || (st = nc_inq_varndims(id, var, &nd)))
+        return st;
+    if (nd != (d1 ? 2 : 1) || (st = nc_inq_vardimid(id, var, dims)))
+        return st ? st : NC_EDIMSIZE;
+    for (int d = 0; d < nd; d++)
+        if ((st = nc_inq_dimname(id, dims[d], dn)) || strcmp(dn, d ? d1 : d0))
+            return st ? st : NC_EBADDIM;
+    return NC_NOERR;
 }
 
 static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **out, const char *path,
@@ -197,17 +229,33 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
     if ((st = dim_len(id, name, &nv)))
         goto fail;
     snprintf(name, sizeof name, "%s_value", sn);
-    if ((st = nc_inq_varid(id, name, &var)) || (st = nc_get_att_int(id, var, "nevents", &ival)))
+    if ((st = nc_inq_varid(id, name, &var)) || (st = att1_int(id, var, "nevents", &ival)))
         goto fail;
+    {
+        /* the shapes the buffers below are sized for (the guard bounded them by the file size) */
+        char n1[64], n2[64], n3[64], n4[64], n5[64], dr[64], de[64], dv[64];
+        snprintf(n1, sizeof n1, "%s_reset_length", sn);
+        snprintf(n2, sizeof n2, "%s_reset_group", sn);
+        snprintf(n3, sizeof n3, "%s_event", sn);
+        snprintf(n4, sizeof n4, "%s_value", sn);
+        snprintf(n5, sizeof n5, "%s_value_start", sn);
+        snprintf(dr, sizeof dr, "%s_resets", sn);
+        snprintf(de, sizeof de, "%s_events", sn);
+        snprintf(dv, sizeof dv, "%s_values", sn);
+        if ((st = var_shape(id, n1, dr, NULL)) || (st = var_shape(id, n2, dr, "pairs")) ||
+            (st = var_shape(id, n3, de, "four")) || (st = var_shape(id, n4, dv, NULL)) ||
+            (st = var_shape(id, n5, "lengths1", NULL)))
+            goto fail;
+    }
     if (ival < 0 || (size_t)ival > ne || nr < 1 || nr > (size_t)L || nv < 1) {
         lens_packed_free(p);
         return lens_err_set(e, LENS_EFORMAT, "%s: %s: inconsistent sizes (%zu partitions, %d events, %zu values)",
                             path, sn, nr, ival, nv);
     }
     int isp = 0, img = 0;
-    nc_get_att_int(id, var, "splits", &isp);
-    nc_get_att_int(id, var, "merges", &img);
-    nc_get_att_double(id, var, "err_max", &p->err_max);
+    att1_int(id, var, "splits", &isp);
+    att1_int(id, var, "merges", &img);
+    att1_double(id, var, "err_max", &p->err_max);
     p->splits = isp;
     p->merges = img;
     p->nreset = (int)nr;
@@ -237,7 +285,7 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
         p->value_start[k] = vs[k];
     lens_free(vs);
     double bound = 0;
-    nc_get_att_double(id, NC_GLOBAL, "max_error", &bound);
+    att1_double(id, NC_GLOBAL, "max_error", &bound);
     p->max_error = bound;
     snprintf(name, sizeof name, "%s: %s", path, sn);
     int rc = lens_packed_check(p, name, e);
@@ -265,8 +313,14 @@ static int get_hosts(int id, struct lens_cube *m, const char *path, struct lens_
         lens_free(s);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
-    nc_get_att_text(id, NC_GLOBAL, "hosts", s);
+    if (nc_get_att_text(id, NC_GLOBAL, "hosts", s)) {
+        lens_free(s);
+        return lens_err_set(e, LENS_EFORMAT, "%s: attribute 'hosts' is not text", path);
+    }
     s[n] = 0;
+    /* the names go to JSON and PDF output: valid UTF-8 only (the hosts file's rule) */
+    if (!lens_nc_guard_utf8(s, n))
+        return lens_free(s), lens_err_set(e, LENS_EFORMAT, "%s: attribute 'hosts' is not valid UTF-8", path);
     int i = 0;
     for (char *t = s, *nl; i < m->procs && t; t = nl ? nl + 1 : NULL, i++) {
         nl = strchr(t, '\n');
@@ -303,15 +357,36 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     int iv[9] = {0};
     size_t nl1 = 0, np = 0;
     for (int i = 0; i < 9 && !st; i++)
-        st = nc_get_att_int(id, NC_GLOBAL, int_attrs[i], &iv[i]);
+        st = att1_int(id, NC_GLOBAL, int_attrs[i], &iv[i]);
     if (!st)
         st = dim_len(id, "lengths1", &nl1);
     if (!st)
         st = dim_len(id, "pairs", &np);
-    if (st || iv[0] < 1 || iv[0] > 1 << 15 || nl1 < 2 || np != (size_t)iv[0] * iv[0] || iv[3] < 1) {
+    size_t four = 0;
+    if (!st)
+        st = dim_len(id, "four", &four);
+    if (st || iv[0] < 1 || iv[0] > 1 << 15 || nl1 < 2 || np != (size_t)iv[0] * iv[0] || iv[3] < 1 || four != 4) {
         nc_close(id);
         return lens_err_set(e, LENS_EFORMAT, "%s: bad or missing metadata (procs, lengths, step)", path);
     }
+    /* Every pair has a group number and every length a value start (4 bytes each), so the
+     * file bounds both before anything is allocated from them. */
+    struct stat sb;
+    unsigned long long fsize = stat(path, &sb) == 0 ? (unsigned long long)sb.st_size : 0;
+    if (np > fsize / 4 || nl1 > fsize / 4) {
+        nc_close(id);
+        return lens_err_set(e, LENS_EFORMAT, "%s: the header declares %zu pairs and %zu lengths, but the file holds "
+                            "%llu bytes", path, np, nl1 - 1, fsize);
+    }
+    if ((rc = lens_cube_check_lengths(path, (long long)nl1 - 1, iv[1], iv[3], e)) != LENS_OK) {
+        nc_close(id);
+        return rc;
+    }
+    for (int i = 5; i < 9; i++)
+        if (iv[i] < 0) {
+            nc_close(id);
+            return lens_err_set(e, LENS_EFORMAT, "%s: attribute %s = %d is negative", path, int_attrs[i], iv[i]);
+        }
     struct lens_cube *m;
     if ((rc = lens_cube_new(&m, iv[0], (int)nl1 - 1, iv[1], iv[3], 0, e)) != LENS_OK) {
         nc_close(id);

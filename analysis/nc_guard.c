@@ -292,9 +292,11 @@ struct extent {
     unsigned long long need;        /* largest begin + size of a fixed-size variable */
     unsigned long long recbegin;    /* smallest begin of a record variable */
     unsigned long long recsize;     /* bytes of one record: the record variables' sizes */
-    unsigned long long last_recvar; /* unpadded size of the last record variable */
+    unsigned long long last_recvar; /* unpadded size of the last record variable read */
+    unsigned long long tail_begin;  /* begin of the record variable stored last in a record */
+    unsigned long long tail_pad;    /* its padding, which the last record may lack */
     int nrec;                       /* record variables */
-    char first[80], last[80];       /* names of the variables at first_begin and need */
+    char first[80];                 /* name of the variable at first_begin */
 };
 
 static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned long long ndims,
@@ -372,6 +374,10 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
         if (isrec) {
             x->recsize += padded;
             x->last_recvar = bytes;
+            if (x->nrec == 0 || begin >= x->tail_begin) {
+                x->tail_begin = begin;
+                x->tail_pad = padded - bytes;
+            }
             x->recbegin = begin < x->recbegin ? begin : x->recbegin;
             x->nrec++;
             if (x->recsize < padded) {
@@ -384,7 +390,6 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
             break;
         } else if (begin + bytes > x->need) {
             x->need = begin + bytes;
-            snprintf(x->last, sizeof x->last, "%s", nm);
         }
     }
     names_free(&h);
@@ -431,7 +436,7 @@ static int check_classic(struct rd *r, unsigned version)
     }
     names_free(&h);
     get_atts(r, "the file (global)");
-    struct extent x = {UINT64_MAX, 0, UINT64_MAX, 0, 0, 0, "", ""};
+    struct extent x = {UINT64_MAX, 0, UINT64_MAX, 0, 0, 0, 0, 0, ""};
     if (r->rc == LENS_OK)
         get_vars(r, dimlen, ndims, unlimited, &x);
     lens_free(dimlen);
@@ -446,11 +451,13 @@ static int check_classic(struct rd *r, unsigned version)
     if (x.nrec > 0 && !streaming) {
         if (!mul_ok(numrecs, recsize, &recs) || x.recbegin > UINT64_MAX - recs)
             return fail(r, "the header declares %llu records of %llu bytes, more than 2^64 bytes", numrecs, recsize);
+        /* the padding of the last variable of the last record need not be written */
+        if (recs > 0 && x.nrec > 1)
+            recs -= x.tail_pad;
         if (x.recbegin + recs > need)
             need = x.recbegin + recs;
     }
-    /* A lone record variable is not padded, others are: allow the last padding bytes. */
-    if (r->fsize + (x.nrec > 1 ? 3 : 0) < need)
+    if (r->fsize < need)
         return r->rc = lens_err_set(r->e, LENS_EFORMAT, "%s: truncated NetCDF file: %llu bytes, the header "
                                     "promises %llu", r->path, r->fsize, need);
     return LENS_OK;

@@ -404,7 +404,9 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
     if (P > 1 << 20 || S > 1 << 20)
         return lens_err_set(e, LENS_EFORMAT, "%s: %zu pairs x %zu sizes is implausible", path, P, S);
     int window = 0;
-    if (nc_get_att_int(id, NC_GLOBAL, "window", &window) == NC_NOERR)
+    size_t wn = 0; /* one value only: nc_get_att_int writes them all */
+    if (nc_inq_attlen(id, NC_GLOBAL, "window", &wn) == NC_NOERR && wn == 1 &&
+        nc_get_att_int(id, NC_GLOBAL, "window", &window) == NC_NOERR)
         f->window = window;
     int d_s[1] = {ds}, d_p[1] = {dp}, d_ps[2] = {dp, ds};
     size_t Q = P * S;
