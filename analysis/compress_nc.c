@@ -231,21 +231,20 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
     snprintf(name, sizeof name, "%s_value", sn);
     if ((st = nc_inq_varid(id, name, &var)) || (st = att1_int(id, var, "nevents", &ival)))
         goto fail;
-    {
-        /* the shapes the buffers below are sized for (the guard bounded them by the file size) */
-        char n1[64], n2[64], n3[64], n4[64], n5[64], dr[64], de[64], dv[64];
-        snprintf(n1, sizeof n1, "%s_reset_length", sn);
-        snprintf(n2, sizeof n2, "%s_reset_group", sn);
-        snprintf(n3, sizeof n3, "%s_event", sn);
-        snprintf(n4, sizeof n4, "%s_value", sn);
-        snprintf(n5, sizeof n5, "%s_value_start", sn);
-        snprintf(dr, sizeof dr, "%s_resets", sn);
-        snprintf(de, sizeof de, "%s_events", sn);
-        snprintf(dv, sizeof dv, "%s_values", sn);
-        if ((st = var_shape(id, n1, dr, NULL)) || (st = var_shape(id, n2, dr, "pairs")) ||
-            (st = var_shape(id, n3, de, "four")) || (st = var_shape(id, n4, dv, NULL)) ||
-            (st = var_shape(id, n5, "lengths1", NULL)))
-            goto fail;
+    /* the shapes the buffers below are sized for (the guard bounded them by the file size) */
+    static const char *const shape[5][3] = {{"reset_length", "resets", NULL}, {"reset_group", "resets", "pairs"},
+                                            {"event", "events", "four"}, {"value", "values", NULL},
+                                            {"value_start", NULL, "lengths1"}};
+    for (int t = 0; t < 5; t++) {
+        char vn[64], d0[64];
+        snprintf(vn, sizeof vn, "%s_%s", sn, shape[t][0]);
+        snprintf(d0, sizeof d0, "%s_%s", sn, shape[t][1] ? shape[t][1] : "");
+        const char *a = shape[t][1] ? d0 : shape[t][2], *b = shape[t][1] ? shape[t][2] : NULL;
+        if (var_shape(id, vn, a, b) != NC_NOERR) {
+            lens_packed_free(p);
+            return lens_err_set(e, LENS_EFORMAT, "%s: variable '%s' is missing or not (%s%s%s)", path, vn, a,
+                                b ? ", " : "", b ? b : "");
+        }
     }
     if (ival < 0 || (size_t)ival > ne || nr < 1 || nr > (size_t)L || nv < 1) {
         lens_packed_free(p);
