@@ -43,6 +43,7 @@ check_eq "2000-byte Cyrillic host: valid JSON, one host of 2000 bytes, 4 hosts" 
     "4 2000 True"
 check_exit "2000-byte Cyrillic host: info" 0 "$M" info "$TMP/long/network"
 check_match "2000-byte Cyrillic host: 2 distinct" "$(cat "$TMP/out")" "hosts: +2 distinct"
+check_exit "2000-byte Cyrillic host: report (cairo failed on the split name)" 0 "$M" report "$TMP/long/network" -o "$TMP/long.pdf"
 
 mk huge; python3 -c 'import sys; [print("n" * 9999 + str(i)) for i in range(4)]' >"$TMP/huge/network_hosts.txt"
 check_exit "10,000-character names: info --json" 0 "$M" info --json "$TMP/huge/network"
