@@ -152,6 +152,13 @@ struct names {
     size_t mask;
 };
 
+static void names_free(struct names *h)
+{
+    lens_free(h->at);
+    lens_free(h->len);
+    h->at = h->len = NULL;
+}
+
 static int names_init(struct rd *r, struct names *h, unsigned long long n)
 {
     size_t size = 16;
@@ -160,16 +167,11 @@ static int names_init(struct rd *r, struct names *h, unsigned long long n)
     h->mask = size - 1;
     h->at = lens_calloc(size, sizeof *h->at);
     h->len = lens_calloc(size, sizeof *h->len);
-    if (!h->at || !h->len)
+    if (!h->at || !h->len) {
+        names_free(h);
         return r->rc = lens_err_set(r->e, LENS_ENOMEM, "%s: out of memory reading the header", r->path);
+    }
     return LENS_OK;
-}
-
-static void names_free(struct names *h)
-{
-    lens_free(h->at);
-    lens_free(h->len);
-    h->at = h->len = NULL;
 }
 
 /* 1 if the name buf[at..at+n) is there already, else adds it and returns 0. */

@@ -619,6 +619,28 @@ static void test_reference_and_mutations(const char *data)
     LENS_TEST(lens_nc_guard_check(path, &e) == LENS_EIO && strstr(e.msg, "cannot open"), "absent: %s", e.msg);
 }
 
+/* Every allocation of the guard fails in turn: LENS_ENOMEM, never a crash or a leak (ASan). */
+static void test_alloc_faults(void)
+{
+    struct spec s = baseline(2);
+    struct out o = build(&s);
+    char path[512];
+    snprintf(path, sizeof path, "%s/faults.nc", dir);
+    write_file(path, o.b, o.n);
+    free(o.b);
+    int clean = 0, n, nomem = 0;
+    for (n = 1; n < 100 && !clean; n++) {
+        struct lens_err e = {0};
+        lens_malloc_fail_after(n);
+        int rc = lens_nc_guard_check(path, &e);
+        lens_malloc_fail_after(0);
+        clean = rc == LENS_OK;
+        nomem += rc == LENS_ENOMEM && strstr(e.msg, "out of memory");
+        LENS_TEST(rc == LENS_OK || rc == LENS_ENOMEM, "allocation %d failing: rc %d %s", n, rc, e.msg);
+    }
+    LENS_TEST(clean && nomem == n - 2 && nomem >= 3, "allocation faults: %d out of memory, clean after %d", nomem, n - 1);
+}
+
 static void test_utf8(void)
 {
     LENS_TEST(lens_nc_guard_utf8("node-01", 7), "ascii");
@@ -647,6 +669,7 @@ int main(void)
     test_structure();
     test_counts();
     test_memory();
+    test_alloc_faults();
     test_truncation(data);
     test_reference_and_mutations(data);
     char cmd[400];
