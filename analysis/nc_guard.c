@@ -145,11 +145,12 @@ int lens_nc_guard_utf8(const char *str, size_t n)
 }
 
 /* A set of names (offsets into r->buf, which only grows) to find duplicates: open addressing
- * on FNV-1a, at most half full. */
+ * on FNV-1a, at most half full, grown as names are added, so memory follows the names read,
+ * not the count the header declares. */
 struct names {
     size_t *at; /* offset + 1 of the name's bytes, 0 = empty slot */
     size_t *len;
-    size_t mask;
+    size_t mask, count;
 };
 
 static void names_free(struct names *h)
@@ -157,33 +158,52 @@ static void names_free(struct names *h)
     lens_free(h->at);
     lens_free(h->len);
     h->at = h->len = NULL;
+    h->mask = h->count = 0;
 }
 
-static int names_init(struct rd *r, struct names *h, unsigned long long n)
-{
-    size_t size = 16;
-    while (size < 2 * n)
-        size *= 2;
-    h->mask = size - 1;
-    h->at = lens_calloc(size, sizeof *h->at);
-    h->len = lens_calloc(size, sizeof *h->len);
-    if (!h->at || !h->len) {
-        names_free(h);
-        return r->rc = lens_err_set(r->e, LENS_ENOMEM, "%s: out of memory reading the header", r->path);
-    }
-    return LENS_OK;
-}
-
-/* 1 if the name buf[at..at+n) is there already, else adds it and returns 0. */
-static int names_add(const struct rd *r, struct names *h, size_t at, size_t n)
+static uint64_t fnv(const unsigned char *s, size_t n)
 {
     uint64_t x = 1469598103934665603ULL;
     for (size_t i = 0; i < n; i++)
-        x = (x ^ r->buf[at + i]) * 1099511628211ULL;
-    for (size_t i = (size_t)x & h->mask;; i = (i + 1) & h->mask) {
+        x = (x ^ s[i]) * 1099511628211ULL;
+    return x;
+}
+
+/* Rebuilds h with size slots (a power of two above twice the names held). */
+static int names_grow(struct rd *r, struct names *h, size_t size)
+{
+    size_t *at = lens_calloc(size, sizeof *at), *len = lens_calloc(size, sizeof *len);
+    if (!at || !len) {
+        lens_free(at);
+        lens_free(len);
+        return r->rc = lens_err_set(r->e, LENS_ENOMEM, "%s: out of memory reading the header", r->path);
+    }
+    for (size_t i = 0; h->at && i <= h->mask; i++)
+        if (h->at[i]) {
+            size_t j = (size_t)fnv(r->buf + h->at[i] - 1, h->len[i]) & (size - 1);
+            while (at[j])
+                j = (j + 1) & (size - 1);
+            at[j] = h->at[i];
+            len[j] = h->len[i];
+        }
+    lens_free(h->at);
+    lens_free(h->len);
+    h->at = at;
+    h->len = len;
+    h->mask = size - 1;
+    return LENS_OK;
+}
+
+/* 1 if the name buf[at..at+n) is there already, 0 after adding it, LENS_ENOMEM. */
+static int names_add(struct rd *r, struct names *h, size_t at, size_t n)
+{
+    if (2 * (h->count + 1) > (h->at ? h->mask + 1 : 0) && names_grow(r, h, h->at ? 2 * (h->mask + 1) : 16))
+        return LENS_ENOMEM;
+    for (size_t i = (size_t)fnv(r->buf + at, n) & h->mask;; i = (i + 1) & h->mask) {
         if (!h->at[i]) {
             h->at[i] = at + 1;
             h->len[i] = n;
+            h->count++;
             return 0;
         }
         if (h->len[i] == n && !memcmp(r->buf + h->at[i] - 1, r->buf + at, n))
@@ -259,8 +279,6 @@ static void get_atts(struct rd *r, const char *owner)
     if (r->rc != LENS_OK || n == 0)
         return;
     struct names h = {0};
-    if (names_init(r, &h, n) != LENS_OK)
-        return;
     snprintf(kind, sizeof kind, "attribute of %s", owner);
     char nm[80];
     for (unsigned long long a = 0; a < n && r->rc == LENS_OK; a++) {
@@ -268,7 +286,10 @@ static void get_atts(struct rd *r, const char *owner)
         get_name(r, kind, a, &at, &len);
         if (r->rc != LENS_OK)
             break;
-        if (names_add(r, &h, at, len)) {
+        int dup = names_add(r, &h, at, len);
+        if (dup < 0)
+            break;
+        if (dup) {
             fail(r, "two attributes of %s are named '%s'", owner, show(r, at, len, nm, sizeof nm));
             break;
         }
@@ -309,8 +330,6 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
     if (r->rc != LENS_OK || n == 0)
         return;
     struct names h = {0};
-    if (names_init(r, &h, n) != LENS_OK)
-        return;
     for (unsigned long long v = 0; v < n && r->rc == LENS_OK; v++) {
         size_t at, len;
         char nm[80], owner[120];
@@ -318,7 +337,10 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
         if (r->rc != LENS_OK)
             break;
         show(r, at, len, nm, sizeof nm);
-        if (names_add(r, &h, at, len)) {
+        int dup = names_add(r, &h, at, len);
+        if (dup < 0)
+            break;
+        if (dup) {
             fail(r, "two variables are named '%s'", nm);
             break;
         }
@@ -411,20 +433,25 @@ static int check_classic(struct rd *r, unsigned version)
     unsigned long long ndims = get_list(r, TAG_DIMENSION, "dimensions", (unsigned long long)(2 * r->cnt + 4));
     if (r->rc != LENS_OK)
         return r->rc;
-    unsigned long long *dimlen = lens_calloc(ndims ? ndims : 1, sizeof *dimlen), unlimited = UINT64_MAX;
+    /* grown as dimensions are read: a declared count costs nothing until its entries are there */
+    unsigned long long *dimlen = NULL, unlimited = UINT64_MAX;
+    size_t dimcap = 0;
     struct names h = {0};
-    if (!dimlen)
-        return r->rc = lens_err_set(r->e, LENS_ENOMEM, "%s: out of memory reading the header", r->path);
-    if (ndims)
-        names_init(r, &h, ndims);
     for (unsigned long long d = 0; d < ndims && r->rc == LENS_OK; d++) {
+        if (lens_reserve((void **)&dimlen, &dimcap, (size_t)d + 1, sizeof *dimlen) != LENS_OK) {
+            r->rc = lens_err_set(r->e, LENS_ENOMEM, "%s: out of memory reading the header", r->path);
+            break;
+        }
         size_t at, len;
         char nm[80];
         get_name(r, "dimension", d, &at, &len);
         if (r->rc != LENS_OK)
             break;
         show(r, at, len, nm, sizeof nm);
-        if (names_add(r, &h, at, len)) {
+        int dup = names_add(r, &h, at, len);
+        if (dup < 0)
+            break;
+        if (dup) {
             fail(r, "two dimensions are named '%s'", nm);
             break;
         }
