@@ -403,6 +403,13 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
         return lens_err_set(e, LENS_EDATA, "%s: %zu pairs x %zu sizes: no data", path, P, S);
     if (P > 1 << 20 || S > 1 << 20)
         return lens_err_set(e, LENS_EFORMAT, "%s: %zu pairs x %zu sizes is implausible", path, P, S);
+    /* lat_iters(pair, size) holds 4 bytes per cell in the file (the guard checked that the file
+     * holds every variable): a header declaring more cells than that is refused before the
+     * buffers below are sized from it */
+    struct stat fst;
+    if (stat(path, &fst) != 0 || P * S > (size_t)fst.st_size / 4)
+        return lens_err_set(e, LENS_EFORMAT, "%s: the header declares %zu pairs x %zu sizes, but the file holds "
+                            "%lld bytes", path, P, S, (long long)fst.st_size);
     int window = 0;
     size_t wn = 0; /* one value only: nc_get_att_int writes them all */
     if (nc_inq_attlen(id, NC_GLOBAL, "window", &wn) == NC_NOERR && wn == 1 &&

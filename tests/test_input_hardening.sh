@@ -153,4 +153,10 @@ ncgen -k 2 -o "$TMP/pfour.nc" "$TMP/pfour.cdl"
 bad "packed: event table of 5 columns" "pfour.nc: variable .average_event. is missing or not \(average_events, four\)" "$M" decompress "$TMP/pfour.nc" -o "$TMP/x4/network"
 check_eq "nothing written by the failed decompressions" "$(ls -d "$TMP"/bombout "$TMP"/x[1-4] 2>/dev/null | wc -l)" "0"
 
+# a p2p file whose dimensions promise a trillion cells that no variable holds
+printf 'netcdf b { dimensions: pair = 1048576 ; size = 1048576 ; variables: int unused ; data: unused = 0 ; }\n' >"$TMP/pb.cdl"
+ncgen -k 2 -o "$TMP/pb_p2p.nc" "$TMP/pb.cdl"
+bad "p2p: cells beyond the file" "pb_p2p.nc: the header declares 1048576 pairs x 1048576 sizes, but the file holds [0-9]+ bytes" \
+    "$M" p2p "$TMP/pb_p2p.nc"
+
 finish test_input_hardening
