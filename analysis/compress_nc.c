@@ -8,6 +8,7 @@
  * and attributes on s_value: nevents, splits, merges, err_max, err_rms. Global attributes
  * carry the cube's metadata (procs, begin, end, step, mode, repeats, hosts, max_error). */
 #include "compress.h"
+#include "nc_guard.h"
 
 #include <limits.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PACK_FORMAT "mpilens packed cube 1"
 
@@ -169,10 +171,41 @@ fail:
 
 /* ---- reading ----------------------------------------------------------------------------- */
 
+/* One-value attributes: nc_get_att_* writes every value, so a longer one would overrun. */
+static int att1_int(int id, int var, const char *name, int *v)
+{
+    size_t n;
+    int st = nc_inq_attlen(id, var, name, &n);
+    return st ? st : n != 1 ? NC_EINVAL : nc_get_att_int(id, var, name, v);
+}
+
+static int att1_double(int id, int var, const char *name, double *v)
+{
+    size_t n;
+    int st = nc_inq_attlen(id, var, name, &n);
+    return st ? st : n != 1 ? NC_EINVAL : nc_get_att_double(id, var, name, v);
+}
+
 static int dim_len(int id, const char *name, size_t *n)
 {
     int d, st = nc_inq_dimid(id, name, &d);
     return st ? st : nc_inq_dimlen(id, d, n);
+}
+
+/* Whether variable name has exactly the dimensions d0 (and d1 when not NULL): nc_get_var_*
+ * fills the whole variable, so its shape must be the one the buffers are sized for. */
+static int var_shape(int id, const char *name, const char *d0, const char *d1)
+{
+    int var, nd, dims[2], st = nc_inq_varid(id, name, &var);
+    char dn[NC_MAX_NAME + 1];
+    if (st || (st = nc_inq_varndims(id, var, &nd)))
+        return st;
+    if (nd != (d1 ? 2 : 1) || (st = nc_inq_vardimid(id, var, dims)))
+        return st ? st : NC_EDIMSIZE;
+    for (int d = 0; d < nd; d++)
+        if ((st = nc_inq_dimname(id, dims[d], dn)) || strcmp(dn, d ? d1 : d0))
+            return st ? st : NC_EBADDIM;
+    return NC_NOERR;
 }
 
 static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **out, const char *path,
@@ -196,17 +229,32 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
     if ((st = dim_len(id, name, &nv)))
         goto fail;
     snprintf(name, sizeof name, "%s_value", sn);
-    if ((st = nc_inq_varid(id, name, &var)) || (st = nc_get_att_int(id, var, "nevents", &ival)))
+    if ((st = nc_inq_varid(id, name, &var)) || (st = att1_int(id, var, "nevents", &ival)))
         goto fail;
+    /* the shapes the buffers below are sized for (the guard bounded them by the file size) */
+    static const char *const shape[5][3] = {{"reset_length", "resets", NULL}, {"reset_group", "resets", "pairs"},
+                                            {"event", "events", "four"}, {"value", "values", NULL},
+                                            {"value_start", NULL, "lengths1"}};
+    for (int t = 0; t < 5; t++) {
+        char vn[64], d0[64];
+        snprintf(vn, sizeof vn, "%s_%s", sn, shape[t][0]);
+        snprintf(d0, sizeof d0, "%s_%s", sn, shape[t][1] ? shape[t][1] : "");
+        const char *a = shape[t][1] ? d0 : shape[t][2], *b = shape[t][1] ? shape[t][2] : NULL;
+        if (var_shape(id, vn, a, b) != NC_NOERR) {
+            lens_packed_free(p);
+            return lens_err_set(e, LENS_EFORMAT, "%s: variable '%s' is missing or not (%s%s%s)", path, vn, a,
+                                b ? ", " : "", b ? b : "");
+        }
+    }
     if (ival < 0 || (size_t)ival > ne || nr < 1 || nr > (size_t)L || nv < 1) {
         lens_packed_free(p);
         return lens_err_set(e, LENS_EFORMAT, "%s: %s: inconsistent sizes (%zu partitions, %d events, %zu values)",
                             path, sn, nr, ival, nv);
     }
     int isp = 0, img = 0;
-    nc_get_att_int(id, var, "splits", &isp);
-    nc_get_att_int(id, var, "merges", &img);
-    nc_get_att_double(id, var, "err_max", &p->err_max);
+    att1_int(id, var, "splits", &isp);
+    att1_int(id, var, "merges", &img);
+    att1_double(id, var, "err_max", &p->err_max);
     p->splits = isp;
     p->merges = img;
     p->nreset = (int)nr;
@@ -236,7 +284,7 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
         p->value_start[k] = vs[k];
     lens_free(vs);
     double bound = 0;
-    nc_get_att_double(id, NC_GLOBAL, "max_error", &bound);
+    att1_double(id, NC_GLOBAL, "max_error", &bound);
     p->max_error = bound;
     snprintf(name, sizeof name, "%s: %s", path, sn);
     int rc = lens_packed_check(p, name, e);
@@ -264,8 +312,14 @@ static int get_hosts(int id, struct lens_cube *m, const char *path, struct lens_
         lens_free(s);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
-    nc_get_att_text(id, NC_GLOBAL, "hosts", s);
+    if (nc_get_att_text(id, NC_GLOBAL, "hosts", s)) {
+        lens_free(s);
+        return lens_err_set(e, LENS_EFORMAT, "%s: attribute 'hosts' is not text", path);
+    }
     s[n] = 0;
+    /* the names go to JSON and PDF output: valid UTF-8 only (the hosts file's rule) */
+    if (!lens_nc_guard_utf8(s, n))
+        return lens_free(s), lens_err_set(e, LENS_EFORMAT, "%s: attribute 'hosts' is not valid UTF-8", path);
     int i = 0;
     for (char *t = s, *nl; i < m->procs && t; t = nl ? nl + 1 : NULL, i++) {
         nl = strchr(t, '\n');
@@ -288,10 +342,9 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     *meta = NULL;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         stats[s] = NULL;
-    int id, st = nc_open(path, NC_NOWRITE, &id), rc = LENS_OK;
-    if (st)
-        return lens_err_set(e, st == NC_ENOTNC ? LENS_EFORMAT : LENS_EIO, "%s: not a readable NetCDF file: %s", path,
-                            nc_strerror(st));
+    int id, st = 0, rc = lens_nc_guard_open(path, &id, e);
+    if (rc != LENS_OK)
+        return rc;
     char fmt[64] = "";
     size_t n = 0;
     if (nc_inq_attlen(id, NC_GLOBAL, "format", &n) || n >= sizeof fmt || nc_get_att_text(id, NC_GLOBAL, "format", fmt) ||
@@ -303,15 +356,36 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     int iv[9] = {0};
     size_t nl1 = 0, np = 0;
     for (int i = 0; i < 9 && !st; i++)
-        st = nc_get_att_int(id, NC_GLOBAL, int_attrs[i], &iv[i]);
+        st = att1_int(id, NC_GLOBAL, int_attrs[i], &iv[i]);
     if (!st)
         st = dim_len(id, "lengths1", &nl1);
     if (!st)
         st = dim_len(id, "pairs", &np);
-    if (st || iv[0] < 1 || iv[0] > 1 << 15 || nl1 < 2 || np != (size_t)iv[0] * iv[0] || iv[3] < 1) {
+    size_t four = 0;
+    if (!st)
+        st = dim_len(id, "four", &four);
+    if (st || iv[0] < 1 || iv[0] > 1 << 15 || nl1 < 2 || np != (size_t)iv[0] * iv[0] || iv[3] < 1 || four != 4) {
         nc_close(id);
         return lens_err_set(e, LENS_EFORMAT, "%s: bad or missing metadata (procs, lengths, step)", path);
     }
+    /* Every pair has a group number and every length a value start (4 bytes each), so the
+     * file bounds both before anything is allocated from them. */
+    struct stat sb;
+    unsigned long long fsize = stat(path, &sb) == 0 ? (unsigned long long)sb.st_size : 0;
+    if (np > fsize / 4 || nl1 > fsize / 4) {
+        nc_close(id);
+        return lens_err_set(e, LENS_EFORMAT, "%s: the header declares %zu pairs and %zu lengths, but the file holds "
+                            "%llu bytes", path, np, nl1 - 1, fsize);
+    }
+    if ((rc = lens_cube_check_lengths(path, (long long)nl1 - 1, iv[1], iv[3], e)) != LENS_OK) {
+        nc_close(id);
+        return rc;
+    }
+    for (int i = 5; i < 9; i++)
+        if (iv[i] < 0) {
+            nc_close(id);
+            return lens_err_set(e, LENS_EFORMAT, "%s: attribute %s = %d is negative", path, int_attrs[i], iv[i]);
+        }
     struct lens_cube *m;
     if ((rc = lens_cube_new(&m, iv[0], (int)nl1 - 1, iv[1], iv[3], 0, e)) != LENS_OK) {
         nc_close(id);

@@ -3,6 +3,7 @@
  * cube_nc.c so this file builds and tests without touching files. */
 #include "cube.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,12 +73,35 @@ const char *lens_cube_mode_semantics(int mode)
     }
 }
 
+int lens_cube_check_lengths(const char *src, long long nlen, long long begin, long long step,
+                            struct lens_err *e)
+{
+    if (nlen < 1 || nlen > INT_MAX)
+        return lens_err_set(e, LENS_EFORMAT, "%s: %lld message lengths (1 to %d allowed)", src, nlen, INT_MAX);
+    if (begin < 0 || begin > INT_MAX)
+        return lens_err_set(e, LENS_EFORMAT, "%s: begin_mes_length = %lld, not a length in bytes", src, begin);
+    if (step < 0 || step > INT_MAX || (step == 0 && nlen > 1))
+        return lens_err_set(e, LENS_EFORMAT, "%s: step_length = %lld for %lld lengths (must be positive)", src,
+                            step, nlen);
+    /* nlen and step are below 2^31, so the product fits a long long: no overflow here */
+    if (begin + nlen * step > INT_MAX)
+        return lens_err_set(e, LENS_EFORMAT, "%s: %lld lengths from begin_mes_length = %lld by step_length = "
+                            "%lld end at %lld bytes, beyond %d", src, nlen, begin, step, begin + nlen * step,
+                            INT_MAX);
+    return LENS_OK;
+}
+
 int lens_cube_new(struct lens_cube **out, int procs, int nlen, int begin, int step,
                   unsigned stat_mask, struct lens_err *e)
 {
     *out = NULL;
     if (procs < 1 || nlen < 1)
         return lens_err_set(e, LENS_EINVAL, "cube: invalid size %d processes x %d lengths", procs, nlen);
+    /* readers check with the file's name first; this keeps begin + k*step from overflowing int
+     * (the sequence is monotone, so its extremes are begin and the end) */
+    long long end = (long long)begin + (long long)nlen * step;
+    if (end < INT_MIN || end > INT_MAX - (step > 0 ? 0 : 1))
+        return lens_err_set(e, LENS_EINVAL, "cube: %d lengths from %d by %d overflow int", nlen, begin, step);
     struct lens_cube *c = lens_calloc(1, sizeof *c);
     if (!c)
         return lens_err_set(e, LENS_ENOMEM, "cube: out of memory");

@@ -7,6 +7,9 @@
 
 #include "../common/err.h"
 
+/* Longest host name the readers accept, in bytes (one line of <prefix>_hosts.txt). */
+#define LENS_HOST_NAME_MAX 65536
+
 enum lens_stat {
     LENS_STAT_AVERAGE = 0,
     LENS_STAT_MEDIAN = 1,
@@ -40,7 +43,8 @@ struct lens_cube {
     int repeats;           /* num_repeates */
     int noise_len, noise_msgs, noise_procs; /* noise parameters (0 in the newer layout) */
     double *data[LENS_STAT_COUNT]; /* seconds, data[s][(k*P + i)*P + j]; NULL if absent */
-    char **hosts;          /* P host names in rank order, NULL if no hosts file */
+    char **hosts;          /* P host names in rank order (valid UTF-8, at most LENS_HOST_NAME_MAX
+                              bytes each), NULL if no hosts file */
     double *raw;           /* optional _all.nc: raw[((k*P + i)*P + j)*nraw + r], NaN = missing */
     int nraw;              /* repeats stored per pair in raw, 0 if none */
     double *amount;        /* optional _measurements_amount.nc: L*P*P counts, NULL if absent */
@@ -65,6 +69,11 @@ struct lens_summary {
 int lens_cube_new(struct lens_cube **out, int procs, int nlen, int begin, int step,
                   unsigned stat_mask, struct lens_err *e);
 void lens_cube_free(struct lens_cube *c);
+/* Checks lengths read from a file before they are used: nlen >= 1, begin >= 0, step >= 0
+ * (> 0 when nlen > 1), and every length begin + k*step and the exclusive end begin +
+ * nlen*step fit an int. LENS_EFORMAT naming src (the file) and the variables otherwise. */
+int lens_cube_check_lengths(const char *src, long long nlen, long long begin, long long step,
+                            struct lens_err *e);
 
 /* Appends a warning (printf-style); returns LENS_ENOMEM on allocation failure. */
 int lens_cube_warn(struct lens_cube *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -3,9 +3,11 @@
  * whole (lens_cube_read) or file by file for the streaming reader of cube_stream.c.
  * Writing the classic layout is in cube_write.c (docs/methods.md §1). */
 #include "cube.h"
+#include "nc_guard.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <netcdf.h>
 #include <stdio.h>
@@ -133,6 +135,18 @@ static int get_int(int id, const char *name, int *v, int required, const char *p
             return LENS_OK;
         return lens_err_set(e, LENS_EFORMAT, "%s: missing variable '%s'", path, name);
     }
+    /* nc_get_var_int writes every element: more than one would overrun *v */
+    int ndims, dims[NC_MAX_VAR_DIMS];
+    size_t n = 1, len;
+    if ((st = nc_inq_varndims(id, var, &ndims)) || ndims > NC_MAX_VAR_DIMS || (st = nc_inq_vardimid(id, var, dims)))
+        return nc_fail(e, path, name, st);
+    for (int d = 0; d < ndims; d++) {
+        if ((st = nc_inq_dimlen(id, dims[d], &len)))
+            return nc_fail(e, path, name, st);
+        n *= len;
+    }
+    if (n != 1)
+        return lens_err_set(e, LENS_EFORMAT, "%s: variable '%s' holds %zu values, expected one", path, name, n);
     st = nc_get_var_int(id, var, v);
     return st == NC_NOERR ? LENS_OK : nc_fail(e, path, name, st);
 }
@@ -147,10 +161,10 @@ static int read_mode(int id, struct ncmeta *m, const char *path, struct lens_err
         return lens_err_set(e, LENS_EFORMAT, "%s: cannot read variable 'test_type'", path);
     if (type == NC_CHAR) {
         char buf[256] = {0};
-        int dim;
+        int dim, ndims = 0;
         size_t len = 0;
-        if (nc_inq_vardimid(id, var, &dim) != NC_NOERR || nc_inq_dimlen(id, dim, &len) != NC_NOERR ||
-            len >= sizeof buf)
+        if (nc_inq_varndims(id, var, &ndims) != NC_NOERR || ndims != 1 || nc_inq_vardimid(id, var, &dim) != NC_NOERR ||
+            nc_inq_dimlen(id, dim, &len) != NC_NOERR || len >= sizeof buf)
             return lens_err_set(e, LENS_EFORMAT, "%s: variable 'test_type' has a bad shape", path);
         int st = nc_get_var_text(id, var, buf);
         if (st != NC_NOERR)
@@ -167,127 +181,16 @@ static int read_mode(int id, struct ncmeta *m, const char *path, struct lens_err
     return LENS_OK;
 }
 
-/* The NetCDF library reads a truncated classic file without complaint (missing records come
- * back as fill values), so check the header's own promise against the file size: every
- * variable's begin + size, and the record section's begin + numrecs * recsize. */
-struct hdr {
-    const unsigned char *p, *end;
-    int wide; /* CDF-5: 8-byte counts */
-    int ok;
-};
-
-static unsigned long long hdr_uint(struct hdr *h, int bytes)
-{
-    unsigned long long v = 0;
-    if (h->end - h->p < bytes) {
-        h->ok = 0;
-        return 0;
-    }
-    for (int i = 0; i < bytes; i++)
-        v = (v << 8) | *h->p++;
-    return v;
-}
-
-static unsigned long long hdr_count(struct hdr *h) { return hdr_uint(h, h->wide ? 8 : 4); }
-
-static void hdr_skip(struct hdr *h, unsigned long long n)
-{
-    n = (n + 3) & ~3ULL; /* everything is padded to 4 bytes */
-    if ((unsigned long long)(h->end - h->p) < n) {
-        h->ok = 0;
-        h->p = h->end;
-    } else {
-        h->p += n;
-    }
-}
-
-static int type_size(unsigned t)
-{
-    static const int sizes[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};
-    return t < sizeof sizes / sizeof *sizes ? sizes[t] : 0;
-}
-
-static void hdr_skip_atts(struct hdr *h)
-{
-    unsigned long long tag = hdr_uint(h, 4), n = hdr_count(h);
-    (void)tag;
-    for (unsigned long long a = 0; a < n && h->ok; a++) {
-        hdr_skip(h, hdr_count(h)); /* name */
-        int size = type_size((unsigned)hdr_uint(h, 4));
-        hdr_skip(h, hdr_count(h) * (unsigned long long)(size ? size : 1));
-    }
-}
-
-static int check_classic_size(const char *path, struct lens_err *e)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char buf[65536];
-    size_t got = fread(buf, 1, sizeof buf, fp);
-    fseek(fp, 0, SEEK_END);
-    long long fsize = ftell(fp);
-    fclose(fp);
-    if (got < 8 || memcmp(buf, "CDF", 3) != 0 || (buf[3] != 1 && buf[3] != 2 && buf[3] != 5))
-        return LENS_OK; /* not classic (e.g. NetCDF-4/HDF5): the library checks itself */
-    struct hdr h = {buf + 4, buf + got, buf[3] == 5, 1};
-    int off8 = buf[3] != 1;
-    unsigned long long numrecs = hdr_count(&h);
-    unsigned long long ndims, unlimited = ~0ULL;
-    hdr_uint(&h, 4);
-    ndims = hdr_count(&h);
-    for (unsigned long long d = 0; d < ndims && h.ok; d++) {
-        hdr_skip(&h, hdr_count(&h));
-        if (hdr_count(&h) == 0)
-            unlimited = d;
-    }
-    hdr_skip_atts(&h);
-    hdr_uint(&h, 4);
-    unsigned long long nvars = hdr_count(&h), recsize = 0, recbegin = ~0ULL, need = 0;
-    int nrecvars = 0;
-    for (unsigned long long v = 0; v < nvars && h.ok; v++) {
-        hdr_skip(&h, hdr_count(&h));
-        unsigned long long rank = hdr_count(&h), first = ~0ULL;
-        for (unsigned long long r = 0; r < rank; r++) {
-            unsigned long long id = hdr_count(&h);
-            if (r == 0)
-                first = id;
-        }
-        hdr_skip_atts(&h);
-        hdr_uint(&h, 4);
-        unsigned long long vsize = hdr_count(&h), begin = hdr_uint(&h, off8 ? 8 : 4);
-        if (rank > 0 && first == unlimited) {
-            recsize += vsize;
-            nrecvars++;
-            recbegin = begin < recbegin ? begin : recbegin;
-        } else if (begin + vsize > need) {
-            need = begin + vsize;
-        }
-    }
-    if (!h.ok)
-        return lens_err_set(e, LENS_EFORMAT, "%s: truncated or corrupt NetCDF header", path);
-    if (nrecvars > 0 && recbegin + numrecs * recsize > need)
-        need = recbegin + numrecs * recsize;
-    /* A lone record variable is not padded, others are: allow the last padding bytes. */
-    if ((unsigned long long)fsize + (nrecvars > 1 ? 3 : 0) < need)
-        return lens_err_set(e, LENS_EFORMAT, "%s: truncated NetCDF file: %lld bytes, the header "
-                            "promises %llu", path, fsize, need);
-    return LENS_OK;
-}
-
 /* Opens path and checks the shape of data(n, x, y[, z]); fills m. */
 static int open_stat(const char *path, int want_dims, int *idp, int *varp, struct ncmeta *m,
                      struct lens_err *e)
 {
-    int id, st = nc_open(path, NC_NOWRITE, &id);
-    if (st != NC_NOERR)
-        return lens_err_set(e, LENS_EFORMAT, "%s: not a readable NetCDF file: %s", path, nc_strerror(st));
-    if (check_classic_size(path, e) != LENS_OK) {
-        nc_close(id);
-        return e ? e->code : LENS_EFORMAT;
-    }
+    /* the guard checks the header (and that the file holds what it promises) first */
+    int id, rc = lens_nc_guard_open(path, &id, e);
+    if (rc != LENS_OK)
+        return rc;
     memset(m, 0, sizeof *m);
-    int rc = LENS_OK, var, ndims, dims[NC_MAX_VAR_DIMS];
+    int var, ndims, dims[NC_MAX_VAR_DIMS];
     nc_type type;
     size_t len[4] = {0};
     if (nc_inq_varid(id, "data", &var) != NC_NOERR) {
@@ -318,6 +221,12 @@ static int open_stat(const char *path, int want_dims, int *idp, int *varp, struc
         rc = lens_err_set(e, LENS_EFORMAT, "%s: zero message lengths (dimension n is 0)", path);
         goto out;
     }
+    /* the dimensions become ints: a length beyond INT_MAX would wrap */
+    if (len[0] > INT_MAX || (want_dims == 4 && (len[3] < 1 || len[3] > INT_MAX))) {
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: dimension %s = %zu does not fit an int", path,
+                          len[0] > INT_MAX ? "n" : "z", len[0] > INT_MAX ? len[0] : len[3]);
+        goto out;
+    }
     m->procs = (int)len[1];
     m->nlen = (int)len[0];
     m->nraw = want_dims == 4 ? (int)len[3] : 0;
@@ -330,6 +239,17 @@ static int open_stat(const char *path, int want_dims, int *idp, int *varp, struc
         (rc = get_int(id, "num_noise_mes", &m->noise_msgs, 0, path, e)) ||
         (rc = get_int(id, "num_noise_proc", &m->noise_procs, 0, path, e)))
         goto out;
+    /* every length must fit an int, and counts cannot be negative */
+    if ((rc = lens_cube_check_lengths(path, m->nlen, m->begin, m->step, e)))
+        goto out;
+    const char *neg = m->repeats < 0 ? "num_repeates" : m->noise_len < 0 ? "noise_mes_length"
+                      : m->noise_msgs < 0 ? "num_noise_mes" : m->noise_procs < 0 ? "num_noise_proc" : NULL;
+    if (neg) {
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: %s = %d is negative", path, neg,
+                          m->repeats < 0 ? m->repeats : m->noise_len < 0 ? m->noise_len
+                          : m->noise_msgs < 0 ? m->noise_msgs : m->noise_procs);
+        goto out;
+    }
     int proc_num = m->procs;
     if ((rc = get_int(id, "proc_num", &proc_num, 0, path, e)))
         goto out;
@@ -370,6 +290,38 @@ static int same_shape(const struct ncmeta *a, const struct ncmeta *b, const char
     return LENS_OK;
 }
 
+/* Reads one line of fp into *buf (grown as needed, NUL-terminated, without "\n" or "\r\n")
+ * and its length into *len, up to max bytes: 1 a line, 0 at the end of the file, -1 a line
+ * longer than max (the rest of it is skipped), LENS_ENOMEM. Bytes are kept as they are, NULs
+ * included, so the caller sees exactly what the file holds. */
+static int read_line(FILE *fp, char **buf, size_t *cap, size_t *len, size_t max)
+{
+    int ch, any = 0, over = 0;
+    *len = 0;
+    while ((ch = getc(fp)) != EOF && ch != '\n') {
+        any = 1;
+        if (over || *len >= max) {
+            over = 1;
+            continue;
+        }
+        if (lens_reserve((void **)buf, cap, *len + 2, 1) != LENS_OK)
+            return LENS_ENOMEM;
+        (*buf)[(*len)++] = (char)ch;
+    }
+    if (!any && ch == EOF)
+        return 0;
+    if (over)
+        return -1;
+    if (*len > 0 && (*buf)[*len - 1] == '\r')
+        (*len)--;
+    if (lens_reserve((void **)buf, cap, *len + 1, 1) != LENS_OK)
+        return LENS_ENOMEM;
+    (*buf)[*len] = '\0';
+    return 1;
+}
+
+/* One host name per line, in rank order; blank lines are skipped. A name is never split: it
+ * may be up to LENS_HOST_NAME_MAX bytes of UTF-8 (what JSON output and the PDF need). */
 static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *e)
 {
     char *path = path_join(prefix, "_hosts.txt");
@@ -381,24 +333,34 @@ static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *
         lens_free(path);
         return rc == LENS_OK ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
     }
-    int rc = LENS_OK, n = 0;
-    char line[1024];
+    int rc = LENS_OK, n = 0, got;
+    long lineno = 0;
+    char *line = NULL;
+    size_t cap = 0, len;
     c->hosts = lens_calloc((size_t)c->procs, sizeof *c->hosts);
     if (!c->hosts)
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
-    while (rc == LENS_OK && fgets(line, sizeof line, fp)) {
-        size_t len = strcspn(line, "\r\n");
-        line[len] = '\0';
-        if (len == 0)
-            continue;
-        if (n >= c->procs) {
-            n++;
-            continue;
-        }
-        if (!(c->hosts[n++] = lens_strdup(line)))
+    while (rc == LENS_OK && (got = read_line(fp, &line, &cap, &len, LENS_HOST_NAME_MAX)) != 0) {
+        lineno++;
+        if (got == LENS_ENOMEM) {
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+        } else if (got < 0) {
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: host name longer than %d bytes", path, lineno,
+                              LENS_HOST_NAME_MAX);
+        } else if (len == 0) {
+            continue;
+        } else if (!lens_nc_guard_utf8(line, len)) {
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: host name is not valid UTF-8", path, lineno);
+        } else if (n >= c->procs) {
+            n++; /* counted for the message below */
+        } else if (!(c->hosts[n++] = lens_strdup(line))) {
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+        }
     }
+    if (rc == LENS_OK && ferror(fp))
+        rc = lens_err_set(e, LENS_EIO, "%s: read error: %s", path, strerror(errno));
     fclose(fp);
+    lens_free(line);
     if (rc == LENS_OK && n != c->procs)
         rc = lens_err_set(e, LENS_EDATA, "%s: %d host names for %d processes", path, n, c->procs);
     lens_free(path);

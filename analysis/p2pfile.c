@@ -2,6 +2,7 @@
  * the send-time interpolation that message-size profiles use. The CSV is parsed by column
  * name, so extra or reordered columns are fine; the NetCDF file by variable name. */
 #include "p2pfile.h"
+#include "nc_guard.h"
 
 #include <errno.h>
 #include <math.h>
@@ -402,8 +403,17 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
         return lens_err_set(e, LENS_EDATA, "%s: %zu pairs x %zu sizes: no data", path, P, S);
     if (P > 1 << 20 || S > 1 << 20)
         return lens_err_set(e, LENS_EFORMAT, "%s: %zu pairs x %zu sizes is implausible", path, P, S);
+    /* lat_iters(pair, size) holds 4 bytes per cell in the file (the guard checked that the file
+     * holds every variable): a header declaring more cells than that is refused before the
+     * buffers below are sized from it */
+    struct stat fst;
+    if (stat(path, &fst) != 0 || P * S > (size_t)fst.st_size / 4)
+        return lens_err_set(e, LENS_EFORMAT, "%s: the header declares %zu pairs x %zu sizes, but the file holds "
+                            "%lld bytes", path, P, S, (long long)fst.st_size);
     int window = 0;
-    if (nc_get_att_int(id, NC_GLOBAL, "window", &window) == NC_NOERR)
+    size_t wn = 0; /* one value only: nc_get_att_int writes them all */
+    if (nc_inq_attlen(id, NC_GLOBAL, "window", &wn) == NC_NOERR && wn == 1 &&
+        nc_get_att_int(id, NC_GLOBAL, "window", &window) == NC_NOERR)
         f->window = window;
     int d_s[1] = {ds}, d_p[1] = {dp}, d_ps[2] = {dp, ds};
     size_t Q = P * S;
@@ -489,14 +499,10 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
 
 static int read_nc(struct lens_p2pfile *f, struct lens_err *e)
 {
-    FILE *fp = fopen(f->path, "r");
-    if (!fp)
-        return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", f->path, strerror(errno));
-    fclose(fp);
-    int id, st = nc_open(f->path, NC_NOWRITE, &id);
-    if (st != NC_NOERR)
-        return lens_err_set(e, LENS_EFORMAT, "%s: not a readable NetCDF file (truncated, or not NetCDF): %s", f->path, nc_strerror(st));
-    int rc = nc_fill(id, f, e);
+    int id, rc = lens_nc_guard_open(f->path, &id, e);
+    if (rc != LENS_OK)
+        return rc;
+    rc = nc_fill(id, f, e);
     nc_close(id);
     return rc;
 }
