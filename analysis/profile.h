@@ -8,10 +8,10 @@
 #include "../common/err.h"
 #include "keymap.h"
 
-/* Bounds (docs/icappa.md): ranks are 0 .. LENS_PROFILE_MAX_RANK - 1; the dense matrix holds
- * at most LENS_PROFILE_MAX_CELLS processes x functions (512 MiB of seconds); CSV lines are at
- * most LENS_TEXTLINE_MAX bytes (1 MiB). Beyond them: LENS_EINVAL/LENS_EFORMAT, never a
- * multi-gigabyte allocation. */
+/* Bounds (docs/problems.md, "Limits of the text readers"): ranks are 0 ..
+ * LENS_PROFILE_MAX_RANK - 1; the dense matrix holds at most LENS_PROFILE_MAX_CELLS processes x
+ * functions (512 MiB of seconds); CSV lines are at most LENS_TEXTLINE_MAX bytes (1 MiB).
+ * Beyond them: LENS_EINVAL/LENS_EFORMAT, never a multi-gigabyte allocation. */
 #define LENS_PROFILE_MAX_RANK (1L << 26)
 #define LENS_PROFILE_MAX_CELLS ((size_t)1 << 26)
 

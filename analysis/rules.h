@@ -14,9 +14,9 @@
 
 #include "../common/err.h"
 
-/* Bounds of the rule language (docs/problems.md, "Limits"), each refused with file:line:col:
- * nesting of parentheses, function arguments, 'not' and unary '-', and the height of an
- * expression tree (a chain a + a + ... of 256 operators is 257 levels deep), so that the
+/* Bounds of the rule language (docs/problems.md, "Limits of the text readers"), each
+ * refused with file:line:col: nesting of parentheses, function arguments, 'not' and unary
+ * '-', and the height of an expression tree (a chain a + a + ... of 256 operators is 257 levels deep), so that the
  * recursive parser, binder and evaluator never run out of stack; the size of one rules
  * text; declarations, members and parameters, whose names are compared pairwise. */
 #define LENS_RULES_MAX_DEPTH 256

@@ -11,7 +11,8 @@
 
 #include "../common/err.h"
 
-/* A runs CSV line longer than this (bytes) is LENS_EFORMAT naming file:line (docs/scale.md). */
+/* A runs CSV line longer than this (bytes) is LENS_EFORMAT naming file:line (docs/problems.md,
+ * "Limits of the text readers"). */
 #define LENS_RUNS_MAX_LINE ((size_t)1 << 20)
 
 enum lens_runs_status {

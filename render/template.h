@@ -9,8 +9,9 @@
 #include "../common/err.h"
 #include "pdf.h"
 
-/* Bounds of the template reader, each LENS_EFORMAT naming file:line (docs/report.md): a
- * template file, one line, one text after its continuation lines, a placeholder name. */
+/* Bounds of the template reader, each LENS_EFORMAT naming file:line (docs/problems.md,
+ * "Limits of the text readers"): bytes of a template file, of one line, of one text with its
+ * continuation lines, of a placeholder name. */
 #define LENS_TEMPLATE_MAX_FILE ((size_t)1 << 20)
 #define LENS_TEMPLATE_MAX_LINE 4095
 #define LENS_TEMPLATE_MAX_TEXT ((size_t)64 << 10)
