@@ -31,17 +31,18 @@ static const char *put(const char *name, const char *text, size_t n)
     return path;
 }
 
-/* A line of `len` bytes 'x' after `head`, then '\n' and `tail`. */
-static char *long_line(const char *head, size_t len, const char *tail)
+/* head, then `len` bytes 'x', then suffix and '\n' (the last line is head's tail + x + suffix). */
+static char *long_line(const char *head, size_t len, const char *suffix)
 {
-    size_t h = strlen(head), t = strlen(tail);
+    size_t h = strlen(head), t = strlen(suffix);
     char *s = malloc(h + len + t + 2);
     if (!s)
         return NULL;
     memcpy(s, head, h);
     memset(s + h, 'x', len);
-    s[h + len] = '\n';
-    memcpy(s + h + len + 1, tail, t + 1);
+    memcpy(s + h + len, suffix, t);
+    s[h + len + t] = '\n';
+    s[h + len + t + 1] = '\0';
     return s;
 }
 
@@ -97,9 +98,8 @@ static void test_profile(void)
     struct lens_err e = {0};
     struct lens_profile *p = NULL;
     /* a line over 1 MiB, and one of exactly 1 MiB (a long function name) */
-    char *s = long_line("0,", LENS_TEXTLINE_MAX - 4, "");
+    char *s = long_line("0,", LENS_TEXTLINE_MAX - 4, ",1"); /* "0," + name + ",1" = 1 MiB */
     if (s) {
-        memcpy(s + LENS_TEXTLINE_MAX - 2, ",1", 2); /* "0," + name + ",1" = 1 MiB */
         int rc = lens_profile_read_csv(put("p_ok.csv", s, strlen(s)), &p, &e);
         LENS_TEST(rc == LENS_OK && p && p->nfunc == 1 && strlen(p->funcs[0]) == LENS_TEXTLINE_MAX - 4,
                   "1 MiB line read: %s", e.msg);
@@ -107,9 +107,8 @@ static void test_profile(void)
         p = NULL;
         free(s);
     }
-    s = long_line("0,", LENS_TEXTLINE_MAX - 3, "");
+    s = long_line("0,", LENS_TEXTLINE_MAX - 3, ",1");
     if (s) {
-        memcpy(s + LENS_TEXTLINE_MAX - 1, ",1", 2);
         int rc = lens_profile_read_csv(put("p_long.csv", s, strlen(s)), &p, &e);
         LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "p_long.csv:1: line longer than 1048576 bytes"),
                   "1 MiB + 1 line: rc %d '%s'", rc, e.msg);
