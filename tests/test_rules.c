@@ -429,6 +429,17 @@ static void test_count_limits(void)
     LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "more than 64 parameters in one declaration (at 'p64')"),
               "65 parameters: rc %d '%s'", rc, e.msg);
     free(t);
+    /* 4097 composite events: the last one is refused at its name */
+    t = malloc((LENS_RULES_MAX_DECLS + 1) * 64);
+    if (t) {
+        n = 0;
+        for (int k = 0; k <= LENS_RULES_MAX_DECLS; k++)
+            n += (size_t)sprintf(t + n, "declare composite event c%d member (ev as a);\n", k);
+        rc = parse_only(t, &e);
+        LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "t.rules:4097:25: more than 4096 composite events (at 'c4096')"),
+                  "4097 composites: rc %d '%s'", rc, e.msg);
+        free(t);
+    }
     struct lens_rules *r = lens_rules_new();
     int ok = r != NULL;
     char buf[32];
