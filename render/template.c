@@ -275,7 +275,7 @@ static int parse_column(struct parser *P, const char *rest)
     char align[16];
     double width;
     int used = 0;
-    if (sscanf(rest, "%15s %lf %n", align, &width, &used) < 2 || width < 0 || width > 1)
+    if (sscanf(rest, "%15s %lf %n", align, &width, &used) < 2 || !(width >= 0 && width <= 1)) /* NaN too */
         return PFAIL(P, "%s:%d: expected 'column left|right|center WIDTH HEADER' with 0 <= WIDTH <= 1",
                      P->t->path, P->line);
     struct lens_pdf_column *c = &it->cols[it->ncols];
@@ -384,7 +384,7 @@ static int parse_line(struct parser *P, const char *l)
     } else if (!strcmp(kw, "space")) {
         char *end;
         double pts = strtod(rest, &end);
-        if (end == rest || *skip_ws(end) || pts < 0 || pts > 800)
+        if (end == rest || *skip_ws(end) || !(pts >= 0 && pts <= 800))
             return PFAIL(P, "%s:%d: expected 'space POINTS' (0..800)", P->t->path, P->line);
         if (!(it = new_item(P, LENS_TMPL_SPACE, kw)))
             return P->e ? P->e->code : LENS_EFORMAT;

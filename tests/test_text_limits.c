@@ -287,6 +287,17 @@ static void test_template(void)
               "128-byte name: rc %d '%s'", rc, e.msg);
     lens_free(out);
     lens_tmpl_vars_release(&v);
+    /* NaN passed the range checks of column widths and spaces */
+    static const char *const nan_cases[2] = {"section s\ntable t\ncolumn left nan H\n",
+                                             "section s\nspace nan\n"};
+    static const char *const nan_want[2] = {"nan.tmpl:3: expected 'column",
+                                            "nan.tmpl:2: expected 'space POINTS'"};
+    for (int k = 0; k < 2; k++) {
+        t = NULL;
+        rc = lens_template_parse(nan_cases[k], "nan.tmpl", &t, &e);
+        LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, nan_want[k]), "NaN %d: rc %d '%s'", k, rc, e.msg);
+        lens_template_free(t);
+    }
     free(s);
 }
 
