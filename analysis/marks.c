@@ -2,6 +2,8 @@
  * the sentences that explain them (docs/methods.md §8). */
 #include "marks.h"
 
+#include "../common/textline.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -200,13 +202,20 @@ int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct len
     FILE *fp = fopen(path, "r");
     if (!fp)
         return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t cap = 0;
+    struct lens_textline tl = {0};
     long line = 0;
-    int rc = LENS_OK;
-    while (rc == LENS_OK && getline(&buf, &cap, fp) >= 0) {
+    int rc = LENS_OK, got;
+    while (rc == LENS_OK && (got = lens_textline_read(fp, &tl, LENS_TEXTLINE_MAX)) != LENS_TEXTLINE_EOF) {
         line++;
-        char *s = strip(buf);
+        if (got != LENS_TEXTLINE_OK) {
+            rc = got == LENS_TEXTLINE_NOMEM ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path)
+               : got == LENS_TEXTLINE_IOERR ? lens_err_set(e, LENS_EIO, "%s:%ld: read error", path, line)
+               : got == LENS_TEXTLINE_NUL ? lens_err_set(e, LENS_EFORMAT, "%s:%ld: NUL byte in a text line", path, line)
+               : lens_err_set(e, LENS_EFORMAT, "%s:%ld: line longer than %zu bytes", path, line,
+                              (size_t)LENS_TEXTLINE_MAX);
+            break;
+        }
+        char *s = strip(tl.s);
         if (!*s || *s == '#')
             continue;
         char *eq = strchr(s, '=');
@@ -226,8 +235,8 @@ int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct len
         if (k <= T_STRONG) {
             char *end;
             double v = strtod(val, &end);
-            if (end == val || *end || !(v >= 0)) {
-                rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: %s '%s' is not a non-negative number",
+            if (end == val || *end || !(v >= 0) || !isfinite(v)) {
+                rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: %s '%s' is not a finite number >= 0",
                                   path, line, key, val);
                 break;
             }
@@ -241,9 +250,7 @@ int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct len
         lens_free(t->text[k]);
         t->text[k] = copy;
     }
-    if (rc == LENS_OK && ferror(fp))
-        rc = lens_err_set(e, LENS_EIO, "%s: read error", path);
-    free(buf); /* from getline */
+    lens_textline_release(&tl);
     fclose(fp);
     return rc;
 }

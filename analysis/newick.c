@@ -217,10 +217,15 @@ static int parse_length(struct parser *p, double *len)
         return LENS_OK;
     p->pos++;
     char *end;
+    errno = 0;
     *len = strtod(p->s + p->pos, &end);
     if (end == p->s + p->pos)
         return lens_err_set(p->e, LENS_EFORMAT, "newick: branch length expected at byte %zu",
                             p->pos);
+    /* nan, inf and 1e999 parse as numbers but are no length: the comparison would be NaN */
+    if (errno == ERANGE || !isfinite(*len))
+        return lens_err_set(p->e, LENS_EFORMAT, "newick: branch length at byte %zu is not a "
+                            "finite number", p->pos);
     p->pos = (size_t)(end - p->s);
     return LENS_OK;
 }
@@ -245,6 +250,11 @@ int lens_newick_parse(const char *text, const char *const *names, int n,
         skip_ws(&p);
         char c = text[p.pos];
         if (c == '(') {
+            /* "(a,b)(c,d)": a second subtree where a ',' or ')' belongs would be lost */
+            if (last >= 0) {
+                rc = lens_err_set(e, LENS_EFORMAT, "newick: unexpected '(' at byte %zu", p.pos);
+                goto done;
+            }
             if (depth >= n) {
                 rc = lens_err_set(e, LENS_EFORMAT, "newick: too deep at byte %zu", p.pos);
                 goto done;

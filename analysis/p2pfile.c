@@ -4,6 +4,8 @@
 #include "p2pfile.h"
 #include "nc_guard.h"
 
+#include "../common/textline.h"
+
 #include <errno.h>
 #include <math.h>
 #include <netcdf.h>
@@ -274,14 +276,22 @@ static int read_csv(struct lens_p2pfile *f, struct lens_err *e)
     struct csv c;
     memset(&c, 0, sizeof c);
     c.path = f->path;
-    char *buf = NULL;
-    size_t bcap = 0;
+    struct lens_textline tl = {0};
     struct acc a = {0, NULL, NULL};
-    int rc = LENS_OK, have_header = 0;
+    int rc = LENS_OK, have_header = 0, got;
     long line = 0;
-    ssize_t len;
-    while (rc == LENS_OK && (len = getline(&buf, &bcap, fp)) >= 0) {
+    while (rc == LENS_OK && (got = lens_textline_read(fp, &tl, LENS_TEXTLINE_MAX)) != LENS_TEXTLINE_EOF) {
         line++;
+        if (got != LENS_TEXTLINE_OK) {
+            rc = got == LENS_TEXTLINE_NOMEM ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->path)
+               : got == LENS_TEXTLINE_IOERR ? lens_err_set(e, LENS_EIO, "%s:%ld: read error: %s", f->path, line, strerror(errno))
+               : got == LENS_TEXTLINE_NUL ? lens_err_set(e, LENS_EFORMAT, "%s:%ld: NUL byte in a text line", f->path, line)
+               : lens_err_set(e, LENS_EFORMAT, "%s:%ld: line longer than %zu bytes", f->path, line,
+                              (size_t)LENS_TEXTLINE_MAX);
+            break;
+        }
+        char *buf = tl.s;
+        size_t len = tl.len;
         int complete = len > 0 && buf[len - 1] == '\n';
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
             buf[--len] = '\0';
@@ -300,8 +310,6 @@ static int read_csv(struct lens_p2pfile *f, struct lens_err *e)
         }
         rc = csv_row(&c, f, line, &a, e);
     }
-    if (rc == LENS_OK && ferror(fp))
-        rc = lens_err_set(e, LENS_EIO, "%s: read error: %s", f->path, strerror(errno));
     if (rc == LENS_OK && !have_header)
         rc = lens_err_set(e, LENS_EFORMAT, "%s: empty file, expected the p2p CSV header", f->path);
     if (rc == LENS_OK && f->npairs == 0)
@@ -310,7 +318,7 @@ static int read_csv(struct lens_p2pfile *f, struct lens_err *e)
         if (!a.seen[p])
             rc = lens_err_set(e, LENS_EDATA, "%s: pair %d has rows but pair %d has none", f->path,
                               f->npairs - 1, p);
-    free(buf); /* from getline */
+    lens_textline_release(&tl);
     lens_free(c.field);
     lens_free(a.seen);
     lens_free(a.ptcap);

@@ -3,12 +3,14 @@
  * names appear, so one reader serves CSV files and trace walkers alike. */
 #include "profile.h"
 
+#include "../common/textline.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RANK_LIMIT (1L << 26) /* rank -> row is a direct table: bounded to keep it small */
+#define RANK_LIMIT LENS_PROFILE_MAX_RANK
 
 struct lens_profile *lens_profile_new(void)
 {
@@ -24,7 +26,8 @@ void lens_profile_free(struct lens_profile *p)
     lens_free(p->funcs);
     lens_free(p->ranks);
     lens_free(p->sec);
-    lens_free(p->row_of);
+    lens_keymap_release(&p->row_of);
+    lens_free(p->fslot);
     lens_free(p);
 }
 
@@ -33,6 +36,10 @@ void lens_profile_free(struct lens_profile *p)
 static int grow(struct lens_profile *p, size_t nproc, size_t nfunc, struct lens_err *e)
 {
     size_t pcap = p->pcap, fcap = p->fcap;
+    /* the matrix is dense: a profile of many ranks and many names would need gigabytes */
+    if (nproc && nfunc > LENS_PROFILE_MAX_CELLS / nproc)
+        return lens_err_set(e, LENS_EINVAL, "profile: %zu processes x %zu functions is more than "
+                            "%zu cells", nproc, nfunc, (size_t)LENS_PROFILE_MAX_CELLS);
     while (pcap < nproc)
         pcap = pcap ? 2 * pcap : 64;
     while (fcap < nfunc)
@@ -66,16 +73,55 @@ static int grow(struct lens_profile *p, size_t nproc, size_t nfunc, struct lens_
     return LENS_OK;
 }
 
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+/* Slot of func in the hash of names (nfslot > 0): holds its column + 1, or 0 to fill. */
+static size_t fslot_of(const struct lens_profile *p, const char *func)
+{
+    size_t h = name_hash(func) & (p->nfslot - 1);
+    while (p->fslot[h] && strcmp(p->funcs[p->fslot[h] - 1], func))
+        h = (h + 1) & (p->nfslot - 1);
+    return h;
+}
+
 long lens_profile_find(const struct lens_profile *p, const char *func)
 {
+    if (p->nfslot) { /* a profile built by lens_profile_add always has its hash */
+        size_t h = fslot_of(p, func);
+        return p->fslot[h] ? (long)p->fslot[h] - 1 : -1;
+    }
     for (size_t f = 0; f < p->nfunc; f++)
         if (!strcmp(p->funcs[f], func))
             return (long)f;
     return -1;
 }
 
+/* Doubles the hash of names so it stays at most half full with one more name. */
+static int fslot_grow(struct lens_profile *p, struct lens_err *e)
+{
+    if (2 * (p->nfunc + 1) <= p->nfslot)
+        return LENS_OK;
+    size_t n = p->nfslot ? 2 * p->nfslot : 64;
+    size_t *slot = lens_calloc(n, sizeof *slot);
+    if (!slot)
+        return lens_err_set(e, LENS_ENOMEM, "profile: out of memory for %zu function names", p->nfunc + 1);
+    lens_free(p->fslot);
+    p->fslot = slot;
+    p->nfslot = n;
+    for (size_t f = 0; f < p->nfunc; f++)
+        p->fslot[fslot_of(p, p->funcs[f])] = f + 1;
+    return LENS_OK;
+}
+
 /* Column of func, created when new. Input usually repeats the same order of names for
- * every process, so the column after the last one is tried first. */
+ * every process, so the column after the last one is tried first; then the hash, so many
+ * distinct names stay linear. */
 static long column(struct lens_profile *p, const char *func, struct lens_err *e)
 {
     size_t guess[2] = {p->last_f + 1, p->last_f};
@@ -85,7 +131,7 @@ static long column(struct lens_profile *p, const char *func, struct lens_err *e)
     long f = lens_profile_find(p, func);
     if (f >= 0)
         return f;
-    if (grow(p, p->nproc, p->nfunc + 1, e) != LENS_OK)
+    if (fslot_grow(p, e) != LENS_OK || grow(p, p->nproc, p->nfunc + 1, e) != LENS_OK)
         return -1;
     char *name = lens_strdup(func);
     if (!name) {
@@ -93,30 +139,27 @@ static long column(struct lens_profile *p, const char *func, struct lens_err *e)
         return -1;
     }
     p->funcs[p->nfunc] = name;
+    p->fslot[fslot_of(p, name)] = p->nfunc + 1;
     return (long)p->nfunc++;
 }
 
 static long row(struct lens_profile *p, long rank, struct lens_err *e)
 {
-    if ((size_t)rank < p->row_of_n && p->row_of[rank])
-        return p->row_of[rank] - 1;
-    if ((size_t)rank >= p->row_of_n) {
-        size_t n = p->row_of_n ? p->row_of_n : 256;
-        while (n <= (size_t)rank)
-            n *= 2;
-        long *t = lens_realloc(p->row_of, n * sizeof *t);
-        if (!t) {
-            lens_err_set(e, LENS_ENOMEM, "profile: out of memory for rank %ld", rank);
-            return -1;
-        }
-        memset(t + p->row_of_n, 0, (n - p->row_of_n) * sizeof *t);
-        p->row_of = t;
-        p->row_of_n = n;
+    struct lens_key k = {{(uint32_t)rank, 0, 0, 0}};
+    int found = 0;
+    if (p->row_of.cap) {
+        size_t s = lens_keymap_slot(&p->row_of, &k, &found);
+        if (found)
+            return p->row_of.vals[s];
     }
     if (grow(p, p->nproc + 1, p->nfunc, e) != LENS_OK)
         return -1;
+    int added;
+    if (lens_keymap_get(&p->row_of, k, (int32_t)p->nproc, &added) < 0) {
+        lens_err_set(e, LENS_ENOMEM, "profile: out of memory for rank %ld", rank);
+        return -1;
+    }
     p->ranks[p->nproc] = rank;
-    p->row_of[rank] = (long)p->nproc + 1;
     return (long)p->nproc++;
 }
 
@@ -160,11 +203,13 @@ int lens_profile_finish(struct lens_profile *p, struct lens_err *e)
     memcpy(sorted, p->ranks, p->nproc * sizeof *sorted);
     qsort(sorted, p->nproc, sizeof *sorted, rank_cmp);
     for (size_t i = 0; i < p->nproc; i++) {
-        size_t from = (size_t)p->row_of[sorted[i]] - 1;
+        struct lens_key k = {{(uint32_t)sorted[i], 0, 0, 0}};
+        int found;
+        size_t s = lens_keymap_slot(&p->row_of, &k, &found);
+        size_t from = (size_t)p->row_of.vals[s];
         memcpy(sec + i * p->nfunc, p->sec + from * p->fcap, p->nfunc * sizeof *sec);
+        p->row_of.vals[s] = (int32_t)i; /* the row the rank has once sorted */
     }
-    for (size_t i = 0; i < p->nproc; i++)
-        p->row_of[sorted[i]] = (long)i + 1;
     lens_free(p->ranks);
     lens_free(p->sec);
     p->ranks = sorted;
@@ -275,27 +320,27 @@ int lens_profile_read_csv(const char *path, struct lens_profile **out, struct le
     if (!fp)
         return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct lens_profile *p = lens_profile_new();
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    struct lens_textline tl = {0};
     long lineno = 0;
-    int rc = p ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
-    while (rc == LENS_OK && (n = getline(&line, &cap, fp)) >= 0) {
+    int got, rc = p ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    while (rc == LENS_OK && (got = lens_textline_read(fp, &tl, LENS_TEXTLINE_MAX)) != LENS_TEXTLINE_EOF) {
         lineno++;
-        if ((size_t)n != strlen(line)) {
-            rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: NUL byte in a text line", path, lineno);
+        if (got != LENS_TEXTLINE_OK) {
+            rc = got == LENS_TEXTLINE_NOMEM ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path)
+               : got == LENS_TEXTLINE_IOERR ? lens_err_set(e, LENS_EIO, "%s:%ld: read error: %s", path, lineno, strerror(errno))
+               : got == LENS_TEXTLINE_NUL ? lens_err_set(e, LENS_EFORMAT, "%s:%ld: NUL byte in a text line", path, lineno)
+               : lens_err_set(e, LENS_EFORMAT, "%s:%ld: line longer than %zu bytes", path, lineno,
+                              (size_t)LENS_TEXTLINE_MAX);
             break;
         }
-        char *t = trim(line);
+        char *t = trim(tl.s);
         if (!*t || *t == '#')
             continue;
         if (lineno == 1 && !strcmp(t, "process,function,seconds"))
             continue;
         rc = parse_line(p, t, path, lineno, e);
     }
-    if (rc == LENS_OK && ferror(fp))
-        rc = lens_err_set(e, LENS_EIO, "%s: read error: %s", path, strerror(errno));
-    free(line); /* allocated by getline, not by lens_malloc */
+    lens_textline_release(&tl);
     fclose(fp);
     if (rc == LENS_OK && (!p->nproc || !p->nfunc))
         rc = lens_err_set(e, LENS_EDATA, "%s: no data lines 'process,function,seconds'", path);

@@ -6,6 +6,14 @@
 #define LENS_PROFILE_H
 
 #include "../common/err.h"
+#include "keymap.h"
+
+/* Bounds (docs/problems.md, "Limits of the text readers"): ranks are 0 ..
+ * LENS_PROFILE_MAX_RANK - 1; the dense matrix holds at most LENS_PROFILE_MAX_CELLS processes x
+ * functions (512 MiB of seconds); CSV lines are at most LENS_TEXTLINE_MAX bytes (1 MiB).
+ * Beyond them: LENS_EINVAL/LENS_EFORMAT, never a multi-gigabyte allocation. */
+#define LENS_PROFILE_MAX_RANK (1L << 26)
+#define LENS_PROFILE_MAX_CELLS ((size_t)1 << 26)
 
 struct lens_profile {
     size_t nproc;     /* rows: processes */
@@ -16,8 +24,9 @@ struct lens_profile {
                         builder uses stride fcap); 0 = never called */
     /* builder state, private to profile.c */
     size_t pcap, fcap; /* allocated rows and columns of sec (and of ranks, funcs) */
-    long *row_of;      /* rank -> row + 1 (0: not seen yet), row_of_n entries */
-    size_t row_of_n;
+    struct lens_keymap row_of; /* rank -> row: a hash, so a sparse rank costs no table */
+    size_t *fslot;     /* hash of funcs: column + 1, 0 empty; nfslot a power of two */
+    size_t nfslot;
     size_t last_f;     /* column of the last lens_profile_add, a cheap cache */
 };
 
@@ -27,7 +36,8 @@ void lens_profile_free(struct lens_profile *p);
 
 /* Adds seconds (finite, >= 0) to the cell (rank, func), creating the row and the column on
  * first use; repeated cells accumulate. Rows keep first-seen order until lens_profile_finish.
- * Errors: LENS_EINVAL (rank < 0 or rank >= 2^26, bad seconds, empty name), LENS_ENOMEM. */
+ * Errors: LENS_EINVAL (rank < 0 or rank >= 2^26, bad seconds, empty name, more than
+ * LENS_PROFILE_MAX_CELLS cells), LENS_ENOMEM. */
 int lens_profile_add(struct lens_profile *p, long rank, const char *func, double seconds,
                      struct lens_err *e);
 /* Sorts the rows by rank. Call once after the last add; the CSV reader does.

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#define LENS_STR_(x) #x
+#define LENS_STR(x) LENS_STR_(x)
 
 struct scope {
     const struct lens_rule_composite *c;
@@ -32,10 +34,16 @@ static int member_slot(const struct lens_rule_composite *c, const char *name)
     return -1;
 }
 
-static int bind_expr(struct lens_rules *r, int n, const struct scope *s, struct lens_err *e)
+/* depth counts the nodes above n: the parser bounds a tree's height, this bound holds for
+ * nodes built by other means too, so the recursion never outgrows the stack. */
+static int bind_expr(struct lens_rules *r, int n, const struct scope *s, int depth,
+                     struct lens_err *e)
 {
     struct lens_rule_node *x = &r->nodes[n];
     int rc;
+    if (depth > LENS_RULES_MAX_DEPTH)
+        return berr(r, n, e, "expression nested deeper than %s levels (the limit of the rule "
+                    "language)%s", LENS_STR(LENS_RULES_MAX_DEPTH), "");
     switch (x->op) {
     case LENS_RN_NUM:
     case LENS_RN_STR:
@@ -73,7 +81,8 @@ static int bind_expr(struct lens_rules *r, int n, const struct scope *s, struct 
     default:
         break;
     }
-    if ((rc = bind_expr(r, x->a, s, e)) || (x->b >= 0 && (rc = bind_expr(r, x->b, s, e))))
+    if ((rc = bind_expr(r, x->a, s, depth + 1, e)) ||
+        (x->b >= 0 && (rc = bind_expr(r, x->b, s, depth + 1, e))))
         return rc;
     x = &r->nodes[n];
     int ta = r->nodes[x->a].type, tb = x->b >= 0 ? r->nodes[x->b].type : LENS_RV_NUM;
@@ -108,11 +117,11 @@ int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *ty
                                     k->file, mb->line, mb->col, mb->type);
         }
         struct scope s = {k, types, 0, 0};
-        if (k->when >= 0 && (rc = bind_expr(r, k->when, &s, e)))
+        if (k->when >= 0 && (rc = bind_expr(r, k->when, &s, 1, e)))
             return rc;
         for (int i = 0; i < k->nparams; i++) {
             s.nparams = i;
-            if ((rc = bind_expr(r, k->params[i].expr, &s, e)))
+            if ((rc = bind_expr(r, k->params[i].expr, &s, 1, e)))
                 return rc;
         }
     }
@@ -120,8 +129,8 @@ int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *ty
         struct lens_rule_problem *p = &r->problems[i];
         const struct lens_rule_composite *k = &r->composites[p->composite];
         struct scope s = {k, types, k->nparams, 0};
-        if ((p->when >= 0 && (rc = bind_expr(r, p->when, &s, e))) ||
-            (rc = bind_expr(r, p->duration, &s, e)))
+        if ((p->when >= 0 && (rc = bind_expr(r, p->when, &s, 1, e))) ||
+            (rc = bind_expr(r, p->duration, &s, 1, e)))
             return rc;
         if (r->nodes[p->duration].type != LENS_RV_NUM)
             return berr(r, p->duration, e, "duration must be a number, not a string%s%s", "", "");
@@ -143,12 +152,20 @@ struct eval {
     const struct lens_rules *r;
     const struct lens_ruleeval_ctx *x;
     int bad;        /* node of the first division by zero, -1 when none */
+    int deep;       /* node where LENS_RULES_MAX_DEPTH was crossed, -1 when never */
 };
 
-static double ev(struct eval *v, int n)
+/* depth: nodes above n, bounded like the binder's (a bound tree never reaches the limit). */
+static double ev(struct eval *v, int n, int depth)
 {
     const struct lens_rule_node *x = &v->r->nodes[n];
     double a, b;
+    if (depth > LENS_RULES_MAX_DEPTH) {
+        if (v->deep < 0)
+            v->deep = n;
+        return 0;
+    }
+    depth++;
     switch (x->op) {
     case LENS_RN_NUM:
     case LENS_RN_STR:
@@ -158,20 +175,20 @@ static double ev(struct eval *v, int n)
     case LENS_RN_PARAM:
         return v->x->params[x->index];
     case LENS_RN_NEG:
-        return -ev(v, x->a);
+        return -ev(v, x->a, depth);
     case LENS_RN_NOT:
-        return ev(v, x->a) == 0;
+        return ev(v, x->a, depth) == 0;
     case LENS_RN_ABS:
-        return fabs(ev(v, x->a));
+        return fabs(ev(v, x->a, depth));
     case LENS_RN_AND:
-        return ev(v, x->a) != 0 && ev(v, x->b) != 0;
+        return ev(v, x->a, depth) != 0 && ev(v, x->b, depth) != 0;
     case LENS_RN_OR:
-        return ev(v, x->a) != 0 || ev(v, x->b) != 0;
+        return ev(v, x->a, depth) != 0 || ev(v, x->b, depth) != 0;
     default:
         break;
     }
-    a = ev(v, x->a);
-    b = ev(v, x->b);
+    a = ev(v, x->a, depth);
+    b = ev(v, x->b, depth);
     switch (x->op) {
     case LENS_RN_ADD: return a + b;
     case LENS_RN_SUB: return a - b;
@@ -198,8 +215,13 @@ static double ev(struct eval *v, int n)
 static int eval_checked(const struct lens_rules *r, int n, const struct lens_ruleeval_ctx *x,
                         const char *what, double *out, struct lens_err *e)
 {
-    struct eval v = {r, x, -1};
-    *out = ev(&v, n);
+    struct eval v = {r, x, -1, -1};
+    *out = ev(&v, n, 1);
+    if (v.deep >= 0) {
+        const struct lens_rule_node *b = &r->nodes[v.deep];
+        return lens_err_set(e, LENS_EDATA, "%s:%d:%d: expression nested deeper than %d levels in %s",
+                            b->file, b->line, b->col, LENS_RULES_MAX_DEPTH, what);
+    }
     if (v.bad >= 0) {
         const struct lens_rule_node *b = &r->nodes[v.bad];
         return lens_err_set(e, LENS_EDATA, "%s:%d:%d: division by zero in %s", b->file, b->line,

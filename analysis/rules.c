@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define LENS_STR_(x) #x
+#define LENS_STR(x) LENS_STR_(x)
+
 enum tok { T_EOF, T_IDENT, T_NUM, T_STR, T_PUNCT };
 
 struct token {
@@ -25,6 +28,7 @@ struct parser {
     const char *file;
     struct token *toks;
     int ntoks, cap, pos;
+    int depth;   /* nesting of the expression being parsed (parse_expr, not, unary -) */
 };
 
 static int perr(struct parser *p, const struct token *t, const char *fmt, const char *arg)
@@ -215,9 +219,24 @@ static int expect_ident(struct parser *p, const char *what, struct token **out)
     return LENS_OK;
 }
 
+/* The one message of both depth bounds, at the token where the limit was crossed. */
+static int too_deep(struct parser *p, const struct token *at)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "expression nested deeper than %d levels (the limit of the rule "
+             "language): split it into composite parameters", LENS_RULES_MAX_DEPTH);
+    return perr(p, at, "%s", msg);
+}
+
 static int new_node(struct parser *p, int op, int a, int b, const struct token *at)
 {
     struct lens_rules *r = p->r;
+    /* the tree height bounds the recursion of bind and eval; a long chain such as
+     * a + a + ... is parsed by a loop but builds a tree as deep as it is long */
+    int da = a >= 0 ? r->nodes[a].depth : 0, db = b >= 0 ? r->nodes[b].depth : 0;
+    int depth = 1 + (da > db ? da : db);
+    if (depth > LENS_RULES_MAX_DEPTH)
+        return too_deep(p, at);
     if (r->nnodes == r->cap_nodes) {
         int m = r->cap_nodes ? 2 * r->cap_nodes : 256;
         struct lens_rule_node *q = lens_realloc(r->nodes, (size_t)m * sizeof *q);
@@ -227,7 +246,7 @@ static int new_node(struct parser *p, int op, int a, int b, const struct token *
         r->cap_nodes = m;
     }
     r->nodes[r->nnodes] = (struct lens_rule_node){op, a, b, 0, NULL, NULL, -1, -1, LENS_RV_NUM,
-                                                  p->file, at->line, at->col};
+                                                  p->file, at->line, at->col, depth};
     return r->nnodes++;
 }
 
@@ -310,7 +329,11 @@ static int parse_unary(struct parser *p)
 {
     struct token *t = peek(p);
     if (accept(p, "-")) {
+        if (p->depth >= LENS_RULES_MAX_DEPTH)
+            return too_deep(p, t);
+        p->depth++;
         int a = parse_unary(p);
+        p->depth--;
         return a < 0 ? a : new_node(p, LENS_RN_NEG, a, -1, t);
     }
     return parse_primary(p);
@@ -331,7 +354,11 @@ static int parse_level(struct parser *p, int level)
     if (level == 2) { /* not */
         struct token *t = peek(p);
         if (accept(p, "not")) {
+            if (p->depth >= LENS_RULES_MAX_DEPTH)
+                return too_deep(p, t);
+            p->depth++;
             int a = parse_level(p, 2);
+            p->depth--;
             return a < 0 ? a : new_node(p, LENS_RN_NOT, a, -1, t);
         }
         return parse_level(p, 3);
@@ -363,7 +390,17 @@ static int parse_level(struct parser *p, int level)
     return a;
 }
 
-static int parse_expr(struct parser *p) { return parse_level(p, 0); }
+/* Every parenthesis, argument list and declared expression comes through here: the nesting
+ * bound keeps the recursion of the parser itself within a small stack. */
+static int parse_expr(struct parser *p)
+{
+    if (p->depth >= LENS_RULES_MAX_DEPTH)
+        return too_deep(p, peek(p));
+    p->depth++;
+    int n = parse_level(p, 0);
+    p->depth--;
+    return n;
+}
 
 static int parse_params(struct parser *p, struct lens_rule_param **out, int *n)
 {
@@ -378,6 +415,9 @@ static int parse_params(struct parser *p, struct lens_rule_param **out, int *n)
         for (int i = 0; i < *n; i++)
             if (!strcmp((*out)[i].name, name->text))
                 return perr(p, name, "parameter '%s' given twice", name->text);
+        if (*n == LENS_RULES_MAX_PARAMS)
+            return perr(p, name, "more than " LENS_STR(LENS_RULES_MAX_PARAMS) " parameters in one "
+                        "declaration (at '%s')", name->text);
         int x = parse_expr(p);
         if (x < 0)
             return x;
@@ -402,6 +442,9 @@ static int parse_composite(struct parser *p, const struct token *at)
         return rc;
     if (lens_rules_composite_find(r, name->text) >= 0)
         return perr(p, name, "composite event '%s' declared twice", name->text);
+    if (r->ncomposites == LENS_RULES_MAX_DECLS)
+        return perr(p, name, "more than " LENS_STR(LENS_RULES_MAX_DECLS) " composite events (at '%s')",
+                    name->text);
     struct lens_rule_composite *q = lens_realloc(r->composites,
                                                  (size_t)(r->ncomposites + 1) * sizeof *q);
     if (!q)
@@ -425,6 +468,9 @@ static int parse_composite(struct parser *p, const struct token *at)
         for (int i = 0; i < c->nmembers; i++)
             if (!strcmp(c->members[i].name, mname->text))
                 return perr(p, mname, "member name '%s' used twice", mname->text);
+        if (c->nmembers == LENS_RULES_MAX_MEMBERS)
+            return perr(p, mname, "more than " LENS_STR(LENS_RULES_MAX_MEMBERS) " members in one "
+                        "composite event (at '%s')", mname->text);
         struct lens_rule_member *m = lens_realloc(c->members,
                                                   (size_t)(c->nmembers + 1) * sizeof *m);
         if (!m)
@@ -505,6 +551,8 @@ static int parse_problem(struct parser *p, const struct token *at)
     if ((rc = expect(p, "for", "after 'problem'")) ||
         (rc = expect_ident(p, "a composite event type after 'for'", &type)))
         return rc;
+    if (r->nproblems == LENS_RULES_MAX_DECLS)
+        return perr(p, at, "more than " LENS_STR(LENS_RULES_MAX_DECLS) " problems%s", "");
     struct lens_rule_problem *q = lens_realloc(r->problems, (size_t)(r->nproblems + 1) * sizeof *q);
     if (!q)
         return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
@@ -543,8 +591,13 @@ int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, s
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", file);
     }
     r->files = f;
-    struct parser p = {r, e, f[r->nfiles++], NULL, 0, 0, 0};
+    struct parser p = {r, e, f[r->nfiles++], NULL, 0, 0, 0, 0};
     r->bound = 0;
+    /* line and column are ints, token and node counts too */
+    size_t len = strlen(text);
+    if (len > LENS_RULES_MAX_TEXT)
+        return lens_err_set(e, LENS_EFORMAT, "%s: %zu bytes, more than the %zu a rules file may hold",
+                            p.file, len, (size_t)LENS_RULES_MAX_TEXT);
     int rc = lex(&p, text);
     while (!rc && peek(&p)->kind != T_EOF) {
         struct token *at = peek(&p);
@@ -570,11 +623,36 @@ int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, s
 
 struct lens_rules *lens_rules_new(void) { return lens_calloc(1, sizeof(struct lens_rules)); }
 
+static size_t str_hash(const char *s)
+{
+    size_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* Interning through a hash of the strings: a rule base of many literals stays linear. */
 int lens_rules_intern(struct lens_rules *r, const char *s)
 {
-    for (int i = 0; i < r->nstrings; i++)
-        if (!strcmp(r->strings[i], s))
-            return i;
+    if (2 * (r->nstrings + 1) > r->nslot) {
+        int n = r->nslot ? 2 * r->nslot : 128;
+        int *slot = lens_calloc((size_t)n, sizeof *slot);
+        if (!slot)
+            return LENS_ENOMEM;
+        for (int i = 0; i < r->nstrings; i++) {
+            size_t h = str_hash(r->strings[i]) & (size_t)(n - 1);
+            while (slot[h])
+                h = (h + 1) & (size_t)(n - 1);
+            slot[h] = i + 1;
+        }
+        lens_free(r->string_slot);
+        r->string_slot = slot;
+        r->nslot = n;
+    }
+    size_t h = str_hash(s) & (size_t)(r->nslot - 1);
+    for (; r->string_slot[h]; h = (h + 1) & (size_t)(r->nslot - 1))
+        if (!strcmp(r->strings[r->string_slot[h] - 1], s))
+            return r->string_slot[h] - 1;
     if (r->nstrings == r->cap_strings) {
         int m = r->cap_strings ? 2 * r->cap_strings : 64;
         char **q = lens_realloc(r->strings, (size_t)m * sizeof *q);
@@ -585,6 +663,7 @@ int lens_rules_intern(struct lens_rules *r, const char *s)
     }
     if (!(r->strings[r->nstrings] = lens_strdup(s)))
         return LENS_ENOMEM;
+    r->string_slot[h] = r->nstrings + 1;
     return r->nstrings++;
 }
 
@@ -610,7 +689,7 @@ static int read_file(const char *path, char **out, struct lens_err *e)
     char *buf = lens_malloc(cap);
     while (buf) {
         n += fread(buf + n, 1, cap - n - 1, fp);
-        if (n < cap - 1)
+        if (n < cap - 1 || n > LENS_RULES_MAX_TEXT)
             break;
         char *q = lens_realloc(buf, cap *= 2);
         if (!q)
@@ -624,6 +703,11 @@ static int read_file(const char *path, char **out, struct lens_err *e)
     if (err) {
         lens_free(buf);
         return lens_err_set(e, LENS_EIO, "%s: read error", path);
+    }
+    if (n > LENS_RULES_MAX_TEXT) {
+        lens_free(buf);
+        return lens_err_set(e, LENS_EFORMAT, "%s: more than %zu bytes, too large for a rules file",
+                            path, (size_t)LENS_RULES_MAX_TEXT);
     }
     buf[n] = 0;
     if (strlen(buf) != n) {
@@ -709,6 +793,7 @@ void lens_rules_free(struct lens_rules *r)
     for (int i = 0; i < r->nstrings; i++)
         lens_free(r->strings[i]);
     lens_free(r->strings);
+    lens_free(r->string_slot);
     for (int i = 0; i < r->nfiles; i++)
         lens_free(r->files[i]);
     lens_free(r->files);

@@ -14,6 +14,17 @@
 
 #include "../common/err.h"
 
+/* Bounds of the rule language (docs/problems.md, "Limits of the text readers"), each
+ * refused with file:line:col: nesting of parentheses, function arguments, 'not' and unary
+ * '-', and the height of an expression tree (a chain a + a + ... of 256 operators is 257 levels deep), so that the
+ * recursive parser, binder and evaluator never run out of stack; the size of one rules
+ * text; declarations, members and parameters, whose names are compared pairwise. */
+#define LENS_RULES_MAX_DEPTH 256
+#define LENS_RULES_MAX_TEXT ((size_t)16 << 20) /* bytes of one rules file */
+#define LENS_RULES_MAX_DECLS 4096               /* composite events, and problems */
+#define LENS_RULES_MAX_MEMBERS 64               /* members of one composite event */
+#define LENS_RULES_MAX_PARAMS 64                /* parameters of one declaration */
+
 struct lens_rule_member {
     char *type, *name;
     int shared;      /* declared "shared": one event common to several composites */
@@ -73,6 +84,7 @@ struct lens_rule_node {
     int type;         /* enum lens_rule_vtype after binding */
     const char *file;
     int line, col;
+    int depth;        /* height of the tree rooted here, 1 for a leaf, <= LENS_RULES_MAX_DEPTH */
 };
 
 struct lens_rules {
@@ -84,6 +96,8 @@ struct lens_rules {
     int nnodes, cap_nodes;
     char **strings;                 /* interned strings; a string value is its index here */
     int nstrings, cap_strings;
+    int *string_slot;               /* hash of strings: index + 1, 0 empty; nslot a power of 2 */
+    int nslot;
     char **files;                   /* names of the parsed files, for messages */
     int nfiles;
     int bound;                      /* lens_ruleeval_bind succeeded */
@@ -92,7 +106,8 @@ struct lens_rules {
 struct lens_rules *lens_rules_new(void);
 void lens_rules_free(struct lens_rules *r);
 /* Parses text (NUL-terminated) whose messages name file. Declarations add to r.
- * LENS_EFORMAT with "file:line:col: ..." for a syntax error, LENS_ENOMEM. */
+ * LENS_EFORMAT with "file:line:col: ..." for a syntax error or a bound above exceeded,
+ * LENS_ENOMEM. */
 int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, struct lens_err *e);
 /* Parses every *.rules file of dir in name order. LENS_EIO when dir has none. */
 int lens_rules_load_dir(struct lens_rules *r, const char *dir, struct lens_err *e);

@@ -2,8 +2,11 @@
  * (docs/methods.md §8: per configuration keep the best of the repeated runs). */
 #include "runs.h"
 
+#include "../common/textline.h"
+
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@ void lens_runs_free(struct lens_runs *r)
     for (size_t i = 0; i < r->n_apps; i++)
         lens_free(r->apps[i]);
     lens_free(r->apps);
+    lens_free(r->app_slot);
     lens_free(r->recs);
     lens_free(r);
 }
@@ -41,16 +45,63 @@ const char *lens_runs_status_name(int status)
     }
 }
 
+static size_t name_hash(const char *s, size_t len)
+{
+    size_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+/* A slot of the hash of application names: the full hash spares comparing strings of other
+ * names, and one slot is one cache line access for the common miss. */
+struct lens_runs_slot {
+    size_t hash;
+    size_t idx; /* index + 1 into apps, 0 when empty */
+};
+
+/* Rebuilds the hash of application names with room for at least `need` names at half load. */
+static int rehash(struct lens_runs *r, size_t need, struct lens_err *e)
+{
+    size_t n = 64;
+    while (n < 2 * need)
+        n *= 2;
+    struct lens_runs_slot *slot = lens_calloc(n, sizeof *slot);
+    if (!slot)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for %zu applications", need);
+    for (size_t i = 0; i < r->n_apps; i++) {
+        size_t hv = name_hash(r->apps[i], strlen(r->apps[i])), h = hv & (n - 1);
+        while (slot[h].idx)
+            h = (h + 1) & (n - 1);
+        slot[h] = (struct lens_runs_slot){hv, i + 1};
+    }
+    lens_free(r->app_slot);
+    r->app_slot = slot;
+    r->n_slot = n;
+    return LENS_OK;
+}
+
 /* Index of app in r->apps, adding it when new. Rows of one app usually come together, so the
- * last hit is tried first; otherwise a linear scan (files hold tens to hundreds of apps). */
+ * last hit is tried first; otherwise a hash lookup, so a file of 250,000 applications reads
+ * about as fast as one of a single application (a linear search made it quadratic). */
 static int app_index(struct lens_runs *r, const char *app, size_t len, struct lens_err *e)
 {
     size_t last = r->last_app;
-    if (last < r->n_apps && strlen(r->apps[last]) == len && !memcmp(r->apps[last], app, len))
+    if (last < r->n_apps && !strncmp(r->apps[last], app, len) && r->apps[last][len] == '\0')
         return (int)last;
-    for (size_t i = 0; i < r->n_apps; i++)
-        if (strlen(r->apps[i]) == len && !memcmp(r->apps[i], app, len))
-            return (int)(r->last_app = i);
+    if (2 * (r->n_apps + 1) > r->n_slot && rehash(r, r->n_apps + 1, e) != LENS_OK)
+        return LENS_ENOMEM;
+    size_t hv = name_hash(app, len), h = hv & (r->n_slot - 1);
+    for (; r->app_slot[h].idx; h = (h + 1) & (r->n_slot - 1)) {
+        if (r->app_slot[h].hash != hv)
+            continue;
+        const char *s = r->apps[r->app_slot[h].idx - 1];
+        if (!strncmp(s, app, len) && s[len] == '\0')
+            return (int)(r->last_app = r->app_slot[h].idx - 1);
+    }
+    /* the record's app field is an int */
+    if (r->n_apps >= INT_MAX)
+        return lens_err_set(e, LENS_EFORMAT, "more than %d applications", INT_MAX);
     if (r->n_apps == r->cap_apps) {
         size_t cap = r->cap_apps ? 2 * r->cap_apps : 16;
         char **a = lens_realloc(r->apps, cap * sizeof *a);
@@ -65,6 +116,7 @@ static int app_index(struct lens_runs *r, const char *app, size_t len, struct le
     memcpy(s, app, len);
     s[len] = '\0';
     r->apps[r->n_apps] = s;
+    r->app_slot[h] = (struct lens_runs_slot){hv, r->n_apps + 1};
     return (int)(r->last_app = r->n_apps++);
 }
 
@@ -276,14 +328,22 @@ int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
         return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
     size_t n0 = r->n, apps0 = r->n_apps;
     struct fields fs = {0};
-    char *buf = NULL;
-    size_t cap = 0;
+    struct lens_textline tl = {0};
     long line = 0;
-    int idx[N_COLS], have_header = 0, rc = LENS_OK;
+    int idx[N_COLS], have_header = 0, rc = LENS_OK, got;
     size_t n_header = 0;
-    ssize_t len;
-    while ((len = getline(&buf, &cap, fp)) >= 0) {
+    while ((got = lens_textline_read(fp, &tl, LENS_RUNS_MAX_LINE)) != LENS_TEXTLINE_EOF) {
         line++;
+        if (got != LENS_TEXTLINE_OK) {
+            rc = got == LENS_TEXTLINE_NOMEM ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path)
+               : got == LENS_TEXTLINE_IOERR ? lens_err_set(e, LENS_EIO, "%s:%ld: read error", path, line)
+               : got == LENS_TEXTLINE_NUL ? lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: NUL byte in a text line", path, line)
+               : lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: line longer than %zu bytes", path, line,
+                              (size_t)LENS_RUNS_MAX_LINE);
+            break;
+        }
+        char *buf = tl.s;
+        size_t len = tl.len;
         char *text = buf;
         if (line == 1 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
             text += 3; /* UTF-8 byte order mark, as spreadsheets write it */
@@ -301,21 +361,23 @@ int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
         if ((rc = parse_row(r, &fs, idx, n_header, path, line, e)) < 0)
             break;
     }
-    if (rc == LENS_OK && ferror(fp))
-        rc = lens_err_set(e, LENS_EIO, "%s:%ld: read error", path, line + 1);
     if (rc == LENS_OK && !have_header)
         rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: empty file, expected a header such as "
                           "app,procs,size,time", path, line + 1);
     if (rc == LENS_OK && r->n == n0)
         rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: no runs after the header", path, line + 1);
     fclose(fp);
-    free(buf); /* allocated by getline */
+    lens_textline_release(&tl);
     lens_free(fs.f);
     lens_free(fs.col);
     if (rc < 0) {
         r->n = n0;
         while (r->n_apps > apps0)
             lens_free(r->apps[--r->n_apps]);
+        /* the hash still names the dropped apps: rebuilt on the next lookup */
+        lens_free(r->app_slot);
+        r->app_slot = NULL;
+        r->n_slot = 0;
     }
     return rc;
 }

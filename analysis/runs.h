@@ -11,6 +11,10 @@
 
 #include "../common/err.h"
 
+/* A runs CSV line longer than this (bytes) is LENS_EFORMAT naming file:line (docs/problems.md,
+ * "Limits of the text readers"). */
+#define LENS_RUNS_MAX_LINE ((size_t)1 << 20)
+
 enum lens_runs_status {
     LENS_RUNS_OK = 0,     /* the run finished and its value is valid */
     LENS_RUNS_FAILED = 1, /* the program failed or printed no time: a missing configuration */
@@ -36,6 +40,8 @@ struct lens_runs {
     char **apps;                     /* distinct application names in order of appearance */
     size_t n_apps, cap_apps;
     size_t last_app;                 /* cache: index of the last name looked up */
+    struct lens_runs_slot *app_slot; /* hash of apps (private to runs.c) */
+    size_t n_slot;                   /* slots, a power of two, or 0 before the first name */
     struct lens_runs_record *recs;   /* every row, repeated runs included */
     size_t n, cap;
 };

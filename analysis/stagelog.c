@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/json.h"
+#include "../common/textline.h"
 
 struct rec {
     size_t task, stage;
@@ -87,11 +89,17 @@ static long task_index(struct reader *r, const char *id, struct lens_err *e)
     return (long)r->nid++;
 }
 
-static long stage_index(struct reader *r, const char *name, struct lens_err *e)
+static long stage_index(struct reader *r, const char *name, size_t lineno, struct lens_err *e)
 {
     for (size_t s = 0; s < r->nstage; s++)
         if (!strcmp(r->stages[s], name))
             return (long)s;
+    /* the search above is linear and every task holds a row of nstage seconds */
+    if (r->nstage == LENS_STAGELOG_MAX_STAGES) {
+        lens_err_set(e, LENS_EFORMAT, "%s:%zu: more than %d distinct stages (a runtime has a few; "
+                     "is \"stage\" a task name?)", r->path, lineno, LENS_STAGELOG_MAX_STAGES);
+        return -1;
+    }
     if (r->nstage == r->scap) {
         size_t cap = r->scap ? 2 * r->scap : 8;
         char **st = lens_realloc(r->stages, cap * sizeof *st);
@@ -171,10 +179,18 @@ static const char *parse_string(const char *s, char *out)
     return s + 1;
 }
 
-/* Parses one line into a record. buf is scratch as long as the line. */
-static int parse_line(struct reader *r, const char *line, size_t lineno, char *buf,
-                      char *key, struct lens_err *e)
+/* Scratch strings of one line, each as long as the line: the key and value being parsed, and
+ * the task id and stage name kept until the whole line is known to be good. */
+struct scratch {
+    char *key, *val, *task, *stage;
+};
+
+/* Parses one line into a record. Task ids and stage names are registered only once the line
+ * is complete and valid, so a bad or repeated key never leaves a task without records. */
+static int parse_line(struct reader *r, const char *line, size_t lineno, struct scratch *sc,
+                      struct lens_err *e)
 {
+    char *buf = sc->val, *key = sc->key;
     const char *s = skip_ws(line);
     const char *path = r->path;
     if (*s != '{')
@@ -216,17 +232,20 @@ static int parse_line(struct reader *r, const char *line, size_t lineno, char *b
                                 path, lineno, key);
         }
         int is_num = !is_str && buf[0];
+        /* a repeated key would make the record ambiguous (which task, which time?) */
+        int *seen = !strcmp(key, "task") ? &have_task : !strcmp(key, "stage") ? &have_stage
+                  : !strcmp(key, "t") ? &have_t : !strcmp(key, "node") ? &have_node : NULL;
+        if (seen && *seen)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%zu: key \"%s\" given twice in one record", path, lineno, key);
         if (!strcmp(key, "task")) {
             if (!buf[0])
                 return lens_err_set(e, LENS_EFORMAT, "%s:%zu: \"task\" must be a number or a non-empty string", path, lineno);
-            if ((task = task_index(r, buf, e)) < 0)
-                return e ? e->code : LENS_ENOMEM;
+            strcpy(sc->task, buf);
             have_task = 1;
         } else if (!strcmp(key, "stage")) {
             if (!is_str || !buf[0])
                 return lens_err_set(e, LENS_EFORMAT, "%s:%zu: \"stage\" must be a non-empty string", path, lineno);
-            if ((stage = stage_index(r, buf, e)) < 0)
-                return e ? e->code : LENS_ENOMEM;
+            strcpy(sc->stage, buf);
             have_stage = 1;
         } else if (!strcmp(key, "t")) {
             if (!is_num)
@@ -250,6 +269,8 @@ static int parse_line(struct reader *r, const char *line, size_t lineno, char *b
     const char *missing = !have_task ? "task" : !have_stage ? "stage" : !have_t ? "t" : !have_node ? "node" : NULL;
     if (missing)
         return lens_err_set(e, LENS_EFORMAT, "%s:%zu: missing key \"%s\"", path, lineno, missing);
+    if ((task = task_index(r, sc->task, e)) < 0 || (stage = stage_index(r, sc->stage, lineno, e)) < 0)
+        return e ? e->code : LENS_ENOMEM;
     if (r->nrec == r->rcap) {
         size_t cap = r->rcap ? 2 * r->rcap : 1024;
         struct rec *recs = lens_realloc(r->recs, cap * sizeof *recs);
@@ -303,6 +324,8 @@ void lens_stagelog_free(struct lens_stagelog *l)
 static int build(struct reader *r, long wait, struct lens_stagelog *l, struct lens_err *e)
 {
     size_t T = r->nid, S = r->nstage;
+    if (S && T > SIZE_MAX / sizeof *l->pool / S)
+        return lens_err_set(e, LENS_ENOMEM, "%s: %zu tasks x %zu stages do not fit in memory", r->path, T, S);
     l->tasks = lens_calloc(T, sizeof *l->tasks);
     l->pool = lens_calloc(T * S, sizeof *l->pool);
     l->spans = lens_malloc(r->nrec * sizeof *l->spans);
@@ -312,13 +335,16 @@ static int build(struct reader *r, long wait, struct lens_stagelog *l, struct le
     l->nstage = S;
     r->stages = NULL;
     r->nstage = 0;
+    /* every task owns its row, even one without records (none can be: ids are registered
+     * with their record), so no reader of in_stage meets a NULL */
+    for (size_t t = 0; t < T; t++)
+        l->tasks[t].in_stage = l->pool + t * S;
     size_t maxmig = 0;
     for (size_t i = 0; i < r->nrec;) {
         size_t j = i;
         while (j + 1 < r->nrec && r->recs[j + 1].task == r->recs[i].task)
             j++;
         struct lens_stagelog_task *k = &l->tasks[r->recs[i].task];
-        k->in_stage = l->pool + r->recs[i].task * S;
         k->arrival = r->recs[i].t;
         k->end = r->recs[j].t;
         for (size_t q = i; q < j; q++) {
@@ -364,37 +390,53 @@ int lens_stagelog_read(const char *path, const char *wait_stage, struct lens_sta
     if (!fp)
         return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct reader r = {.path = path};
-    char *line = NULL, *buf = NULL, *key = NULL;
-    size_t cap = 0, bufcap = 0, lineno = 0;
-    ssize_t n;
-    int rc = LENS_OK;
-    while ((n = getline(&line, &cap, fp)) >= 0) {
+    struct lens_textline tl = {0};
+    struct scratch sc = {0};
+    size_t bufcap = 0, lineno = 0;
+    int rc = LENS_OK, got;
+    while ((got = lens_textline_read(fp, &tl, LENS_STAGELOG_MAX_LINE)) != LENS_TEXTLINE_EOF) {
         lineno++;
-        if ((size_t)n != strlen(line)) {
+        if (got == LENS_TEXTLINE_LONG) {
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%zu: line longer than %zu bytes", path, lineno,
+                              (size_t)LENS_STAGELOG_MAX_LINE);
+            break;
+        }
+        if (got == LENS_TEXTLINE_NUL) {
             rc = lens_err_set(e, LENS_EFORMAT, "%s:%zu: NUL byte in a text line", path, lineno);
             break;
         }
+        if (got == LENS_TEXTLINE_NOMEM) {
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        if (got == LENS_TEXTLINE_IOERR) {
+            rc = lens_err_set(e, LENS_EIO, "%s:%zu: read error: %s", path, lineno, strerror(errno));
+            break;
+        }
+        const char *line = tl.s;
+        size_t n = tl.len;
         if (!*skip_ws(line))
             continue;
-        if ((size_t)n + 1 > bufcap) {
-            lens_free(buf);
-            lens_free(key);
-            bufcap = (size_t)n + 1;
-            buf = lens_malloc(bufcap);
-            key = lens_malloc(bufcap);
-            if (!buf || !key) {
+        if (n + 1 > bufcap) {
+            char **bufs[] = {&sc.key, &sc.val, &sc.task, &sc.stage};
+            bufcap = n + 1;
+            for (int k = 0; k < 4; k++) {
+                lens_free(*bufs[k]);
+                *bufs[k] = lens_malloc(bufcap);
+            }
+            if (!sc.key || !sc.val || !sc.task || !sc.stage) {
                 rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
                 break;
             }
         }
-        if ((rc = parse_line(&r, line, lineno, buf, key, e)) != LENS_OK)
+        if ((rc = parse_line(&r, line, lineno, &sc, e)) != LENS_OK)
             break;
     }
-    if (rc == LENS_OK && ferror(fp))
-        rc = lens_err_set(e, LENS_EIO, "%s: read error: %s", path, strerror(errno));
-    free(line); /* from getline */
-    lens_free(buf);
-    lens_free(key);
+    lens_textline_release(&tl);
+    lens_free(sc.key);
+    lens_free(sc.val);
+    lens_free(sc.task);
+    lens_free(sc.stage);
     fclose(fp);
     if (rc == LENS_OK && r.nrec == 0)
         rc = lens_err_set(e, LENS_EDATA, "%s: no records", path);

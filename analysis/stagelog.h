@@ -11,6 +11,11 @@
 
 #include "../common/err.h"
 
+/* Bounds of the reader (docs/problems.md, "Limits of the text readers"): a longer line or
+ * more stage names is LENS_EFORMAT naming file:line, never a silent split or a slow scan. */
+#define LENS_STAGELOG_MAX_LINE ((size_t)1 << 20) /* bytes per record line */
+#define LENS_STAGELOG_MAX_STAGES 256            /* distinct stage names */
+
 struct lens_stagelog_task {
     char *id;          /* the "task" value as written (number or string), owned */
     double arrival;    /* t of its first record, seconds */
@@ -42,7 +47,7 @@ struct lens_stagelog {
 
 /* Reads a log. wait_stage names the stage that means "waiting for inputs" (NULL: "wait").
  * Lines are JSON objects with "task" (number or string), "stage" (string), "t" (number,
- * seconds) and "node" (integer); other keys are ignored; empty lines are skipped. Records of
+ * seconds) and "node" (integer), each once; other keys are ignored; empty lines are skipped. Records of
  * a task are taken in order of t (then of lines). Errors name file:line: LENS_EIO,
  * LENS_EFORMAT (bad JSON, missing key, bad value), LENS_EDATA (no records), LENS_ENOMEM. */
 int lens_stagelog_read(const char *path, const char *wait_stage, struct lens_stagelog **out,

@@ -136,6 +136,8 @@ static int parse_list(const char *s, double *v, int *n, int integral)
 {
     *n = 0;
     char buf[4096];
+    if (strlen(s) >= sizeof buf) /* cut short, the last number would be another number */
+        return -1;
     snprintf(buf, sizeof buf, "%s", s);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (*n == MAX_LIST || parse_num(t, &v[*n]) < 0 || !(v[*n] > 0) ||
@@ -505,7 +507,7 @@ static int find_time(const char *out, double *secs)
     return 0;
 }
 
-/* Runs argv with a time limit, collecting its stdout and stderr (up to 1 MiB). */
+/* Runs argv with a time limit, collecting its stdout and stderr (the last 1 MiB). */
 static void run_one(char **argv, double timeout, struct outcome *oc)
 {
     memset(oc, 0, sizeof *oc);
@@ -557,10 +559,15 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
             continue;
         if (k <= 0)
             break;
-        if (out && len < cap) {
-            size_t take = (size_t)k < cap - len ? (size_t)k : cap - len;
-            memcpy(out + len, chunk, take);
-            len += take;
+        if (out) {
+            /* keep the last 1 MiB: the time line comes at the end of a chatty program */
+            if (len + (size_t)k > cap) {
+                size_t drop = cap / 2; /* half at a time: copying stays linear in the output */
+                memmove(out, out + drop, len - drop);
+                len -= drop;
+            }
+            memcpy(out + len, chunk, (size_t)k);
+            len += (size_t)k;
         }
     }
     close(fd[0]);

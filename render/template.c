@@ -122,10 +122,13 @@ int lens_template_expand(const char *text, const struct lens_tmpl_vars *v, const
             lens_free(b.s);
             return lens_err_set(e, LENS_EFORMAT, "%s:%d: '$' must start ${name} or be written $$", path, line);
         }
-        char name[128];
+        char name[LENS_TEMPLATE_MAX_NAME + 1];
         size_t n = (size_t)(close - d - 2);
-        if (n >= sizeof name)
-            n = sizeof name - 1;
+        if (n > LENS_TEMPLATE_MAX_NAME) { /* cut short it would name another placeholder */
+            lens_free(b.s);
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d: placeholder name longer than %d bytes", path,
+                                line, LENS_TEMPLATE_MAX_NAME);
+        }
         memcpy(name, d + 2, n);
         name[n] = '\0';
         const char *val = v ? lens_tmpl_vars_get(v, name) : NULL;
@@ -210,10 +213,13 @@ static char *dup_n(const char *s, size_t n)
     return d;
 }
 
-/* Appends " more" to *target (a continuation line). */
+/* Appends " more" to *target (a continuation line). LENS_EFORMAT beyond
+ * LENS_TEMPLATE_MAX_TEXT: each append measures the text, so an unbounded one is quadratic. */
 static int append(char **target, const char *more)
 {
     size_t a = strlen(*target), b = strlen(more);
+    if (a + b + 1 > LENS_TEMPLATE_MAX_TEXT)
+        return LENS_EFORMAT;
     char *n = lens_realloc(*target, a + b + 2);
     if (!n)
         return LENS_ENOMEM;
@@ -269,7 +275,7 @@ static int parse_column(struct parser *P, const char *rest)
     char align[16];
     double width;
     int used = 0;
-    if (sscanf(rest, "%15s %lf %n", align, &width, &used) < 2 || width < 0 || width > 1)
+    if (sscanf(rest, "%15s %lf %n", align, &width, &used) < 2 || !(width >= 0 && width <= 1)) /* NaN too */
         return PFAIL(P, "%s:%d: expected 'column left|right|center WIDTH HEADER' with 0 <= WIDTH <= 1",
                      P->t->path, P->line);
     struct lens_pdf_column *c = &it->cols[it->ncols];
@@ -300,7 +306,11 @@ static int parse_line(struct parser *P, const char *l)
         if (!P->cont)
             return PFAIL(P, "%s:%d: indented line continues nothing (keywords start in column 1)",
                          P->t->path, P->line);
-        return append(P->cont, ws) == LENS_OK ? LENS_OK : PNOMEM(P);
+        int rc = append(P->cont, ws);
+        if (rc == LENS_EFORMAT)
+            return PFAIL(P, "%s:%d: text longer than %zu bytes with its continuation lines",
+                         P->t->path, P->line, (size_t)LENS_TEMPLATE_MAX_TEXT);
+        return rc == LENS_OK ? LENS_OK : PNOMEM(P);
     }
     char kw[16];
     size_t k = strcspn(l, " \t");
@@ -374,7 +384,7 @@ static int parse_line(struct parser *P, const char *l)
     } else if (!strcmp(kw, "space")) {
         char *end;
         double pts = strtod(rest, &end);
-        if (end == rest || *skip_ws(end) || pts < 0 || pts > 800)
+        if (end == rest || *skip_ws(end) || !(pts >= 0 && pts <= 800))
             return PFAIL(P, "%s:%d: expected 'space POINTS' (0..800)", P->t->path, P->line);
         if (!(it = new_item(P, LENS_TMPL_SPACE, kw)))
             return P->e ? P->e->code : LENS_EFORMAT;
@@ -406,7 +416,13 @@ int lens_template_parse(const char *text, const char *path, struct lens_template
     }
     struct parser P = {.t = t, .e = e};
     int rc = LENS_OK;
-    char line[4096];
+    char line[LENS_TEMPLATE_MAX_LINE + 1];
+    size_t len = strlen(text);
+    if (len > LENS_TEMPLATE_MAX_FILE) { /* line numbers and item counts are ints */
+        lens_template_free(t);
+        return lens_err_set(e, LENS_EFORMAT, "%s: %zu bytes, more than the %zu a template may hold", path,
+                            len, (size_t)LENS_TEMPLATE_MAX_FILE);
+    }
     for (const char *s = text; *s && rc == LENS_OK;) {
         size_t n = strcspn(s, "\n");
         P.line++;
@@ -451,10 +467,15 @@ int lens_template_load(const char *path, struct lens_template **out, struct lens
     char chunk[8192];
     size_t k;
     int rc = sb_add(&b, "", 0);
-    while (rc == LENS_OK && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
+    while (rc == LENS_OK && b.n <= LENS_TEMPLATE_MAX_FILE && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
         rc = sb_add(&b, chunk, k);
     int bad = ferror(fp);
     fclose(fp);
+    if (rc == LENS_OK && !bad && b.n > LENS_TEMPLATE_MAX_FILE) { /* read no further than the cap */
+        lens_free(b.s);
+        return lens_err_set(e, LENS_EFORMAT, "%s: more than %zu bytes, too large for a template", path,
+                            (size_t)LENS_TEMPLATE_MAX_FILE);
+    }
     if (rc != LENS_OK || bad) {
         lens_free(b.s);
         return rc != LENS_OK ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path)

@@ -9,6 +9,14 @@
 #include "../common/err.h"
 #include "pdf.h"
 
+/* Bounds of the template reader, each LENS_EFORMAT naming file:line (docs/problems.md,
+ * "Limits of the text readers"): bytes of a template file, of one line, of one text with its
+ * continuation lines, of a placeholder name. */
+#define LENS_TEMPLATE_MAX_FILE ((size_t)1 << 20)
+#define LENS_TEMPLATE_MAX_LINE 4095
+#define LENS_TEMPLATE_MAX_TEXT ((size_t)64 << 10)
+#define LENS_TEMPLATE_MAX_NAME 127
+
 enum lens_tmpl_kind {
     LENS_TMPL_PAGE = 0, /* page: start a new page */
     LENS_TMPL_HEADING,  /* title (level 0), h1..h3 */

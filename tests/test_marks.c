@@ -227,7 +227,7 @@ static void test_describe(void)
         failures++;
         LENS_TEST(rc == LENS_ENOMEM, "k=%ld: rc %d", k, rc);
     }
-    LENS_TEST(failures == 16, "one allocation per text of the file: %d", failures);
+    LENS_TEST(failures == 17, "one allocation per text of the file and the line buffer: %d", failures);
 }
 
 int main(void)

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const ev_fields[] = {"enter", "leave", "rank", "op", NULL};
 static const char *const agg_fields[] = {"max_enter", "min_leave", NULL};
@@ -270,6 +271,190 @@ static void test_fault_injection(void)
     LENS_TEST(ok && failures > 10, "fault injection walked %d failures to success", failures);
 }
 
+
+/* Parses text as t.rules (no binding); returns the rc, message in e. */
+static int parse_only(const char *text, struct lens_err *e)
+{
+    struct lens_rules *r = lens_rules_new();
+    int rc = r ? lens_rules_parse(r, "t.rules", text, e) : LENS_ENOMEM;
+    lens_rules_free(r);
+    return rc;
+}
+
+/* "t.rules:1:COL: expression nested deeper than 256 levels" is the message of both bounds. */
+static void expect_deep(const char *what, int rc, const struct lens_err *e, size_t col)
+{
+    char want[128];
+    snprintf(want, sizeof want, "t.rules:1:%zu: expression nested deeper than %d levels", col,
+             LENS_RULES_MAX_DEPTH);
+    LENS_TEST(rc == LENS_EFORMAT, "%s: rc %d", what, rc);
+    LENS_TEST(!strncmp(e->msg, want, strlen(want)), "%s: message '%.200s', want '%s'", what,
+              e->msg, want);
+}
+
+/* The fuzzer's reproducers: 100,000 nested parentheses, 'not's and unary '-'s, and a 10 MB
+ * sum, each overflowed the stack of the parser or the binder. Columns are worked out from the
+ * text: the parser refuses the token that would open level 257. */
+static void test_depth_limits(void)
+{
+    static const char head[] = "declare composite event deep member (ev as a) parameters (x = ";
+    size_t h = strlen(head), big = 100000;
+    char *t = malloc(h + 10 * 1000 * 1000 + 64);
+    struct lens_err e = {0};
+    if (!t) {
+        LENS_TEST(0, "out of memory");
+        return;
+    }
+    /* parentheses: the expression itself is level 1, the k-th '(' opens level k + 1 */
+    memcpy(t, head, h);
+    memset(t + h, '(', big);
+    strcpy(t + h + big, "a.enter");
+    memset(t + h + big + 7, ')', big);
+    strcpy(t + h + 2 * big + 7, ");\n");
+    expect_deep("100000 parentheses", parse_only(t, &e), &e, h + 256 + 1);
+    /* 'not': the k-th opens level k + 1, so the 256th is refused */
+    size_t n = h;
+    for (size_t k = 0; k < big; k++)
+        memcpy(t + n, "not ", 4), n += 4;
+    strcpy(t + n, "true);\n");
+    expect_deep("100000 not", parse_only(t, &e), &e, h + 4 * 255 + 1);
+    /* unary minus, the same */
+    memset(t + h, '-', big);
+    strcpy(t + h + big, "a.enter);\n");
+    expect_deep("100000 unary -", parse_only(t, &e), &e, h + 255 + 1);
+    /* a 10 MB chain a.enter + a.enter + ...: parsed by a loop, but the k-th '+' makes a tree
+     * of height k + 1, so the 256th '+' is refused; it sits after "a.enter" and 255 times
+     * " + a.enter", then a space */
+    n = h;
+    memcpy(t + n, "a.enter", 7), n += 7;
+    while (n < h + 10 * 1000 * 1000)
+        memcpy(t + n, " + a.enter", 10), n += 10;
+    strcpy(t + n, ");\n");
+    double t0 = lens_now();
+    expect_deep("10 MB sum", parse_only(t, &e), &e, h + 7 + 255 * 10 + 2);
+    LENS_TEST(lens_now() - t0 < 20, "10 MB sum refused in %.1f s", lens_now() - t0);
+
+    /* just inside the limits: 255 parentheses, and a sum of 256 terms (255 '+', height 256)
+     * that binds and evaluates to 256 * enter */
+    memset(t + h, '(', 255);
+    strcpy(t + h + 255, "a.enter");
+    memset(t + h + 262, ')', 255);
+    strcpy(t + h + 517, ");\n");
+    LENS_TEST(parse_only(t, &e) == LENS_OK, "255 parentheses: %s", e.msg);
+    n = h;
+    memcpy(t + n, "a.enter", 7), n += 7;
+    for (int k = 0; k < 255; k++)
+        memcpy(t + n, " + a.enter", 10), n += 10;
+    strcpy(t + n, ", y = ");
+    n += 6;
+    for (int k = 0; k < 255; k++)
+        t[n++] = '-';
+    strcpy(t + n, "a.enter);\n");
+    struct lens_rules *r = lens_rules_new();
+    int rc = lens_rules_parse(r, "t.rules", t, &e);
+    if (!rc)
+        rc = lens_ruleeval_bind(r, types, 2, &e);
+    LENS_TEST(rc == LENS_OK, "256 terms and 255 '-' bind: %s", e.msg);
+    if (!rc) {
+        double f[4] = {0.5, 1, 0, 0}, params[2] = {0, 0};
+        const double *mem[1] = {f};
+        struct lens_ruleeval_ctx x = {mem, params};
+        LENS_TEST(lens_ruleeval_composite(r, 0, &x, &e) == 1, "evaluates: %s", e.msg);
+        LENS_TEST(params[0] == 128 && params[1] == -0.5, "256 * 0.5 = %g, (-)^255 0.5 = %g",
+                  params[0], params[1]);
+        /* Trees made by hand, not by the parser: y's innermost '-' (node 257, after x's 511
+         * nodes and y's leaf) points at x's root (510) -> height 255 + 256 = 511. The
+         * evaluator refuses it on the bound tree, the binder on a fresh bind. */
+        LENS_TEST(r->nodes[511].op == LENS_RN_FIELD && r->nodes[512].op == LENS_RN_NEG &&
+                  r->nodes[512].a == 511 && r->nodes[510].op == LENS_RN_ADD, "node layout");
+        r->nodes[512].a = 510;
+        rc = lens_ruleeval_composite(r, 0, &x, &e);
+        LENS_TEST(rc == LENS_EDATA && strstr(e.msg, "nested deeper than 256 levels"),
+                  "evaluator bound: rc %d '%s'", rc, e.msg);
+        rc = lens_ruleeval_bind(r, types, 2, &e);
+        LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "nested deeper than 256 levels"),
+                  "binder bound: rc %d '%s'", rc, e.msg);
+    }
+    lens_rules_free(r);
+
+    /* the size bound: one byte over 16 MiB, as text and as a file */
+    size_t over = LENS_RULES_MAX_TEXT + 1;
+    char *huge = malloc(over + 1);
+    if (huge) {
+        memset(huge, ' ', over);
+        huge[over] = '\0';
+        rc = parse_only(huge, &e);
+        LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "t.rules: 16777217 bytes, more than"),
+                  "16 MiB + 1 text: rc %d '%s'", rc, e.msg);
+        char dir[] = "/tmp/mpilens-rules-XXXXXX", path[64];
+        if (mkdtemp(dir)) {
+            snprintf(path, sizeof path, "%s/big.rules", dir);
+            FILE *fp = fopen(path, "w");
+            if (fp) {
+                fwrite(huge, 1, over, fp);
+                fclose(fp);
+            }
+            r = lens_rules_new();
+            rc = lens_rules_load_dir(r, dir, &e);
+            LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "big.rules: more than 16777216 bytes"),
+                      "16 MiB + 1 file: rc %d '%s'", rc, e.msg);
+            lens_rules_free(r);
+            remove(path);
+            rmdir(dir);
+        }
+        free(huge);
+    }
+    free(t);
+}
+
+/* Counts compared pairwise are bounded; interning many literals stays exact. */
+static void test_count_limits(void)
+{
+    char *t = malloc(64 * 1024);
+    struct lens_err e = {0};
+    if (!t)
+        return;
+    size_t n = (size_t)sprintf(t, "declare composite event c member (");
+    for (int k = 0; k <= LENS_RULES_MAX_MEMBERS; k++)
+        n += (size_t)sprintf(t + n, "%sev as m%d", k ? ", " : "", k);
+    strcpy(t + n, ");\n");
+    int rc = parse_only(t, &e);
+    LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "more than 64 members in one composite event (at 'm64')"),
+              "65 members: rc %d '%s'", rc, e.msg);
+    n = (size_t)sprintf(t, "declare composite event c member (ev as a) parameters (");
+    for (int k = 0; k <= LENS_RULES_MAX_PARAMS; k++)
+        n += (size_t)sprintf(t + n, "%sp%d = %d", k ? ", " : "", k, k);
+    strcpy(t + n, ");\n");
+    rc = parse_only(t, &e);
+    LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "more than 64 parameters in one declaration (at 'p64')"),
+              "65 parameters: rc %d '%s'", rc, e.msg);
+    free(t);
+    /* 4097 composite events: the last one is refused at its name */
+    t = malloc((LENS_RULES_MAX_DECLS + 1) * 64);
+    if (t) {
+        n = 0;
+        for (int k = 0; k <= LENS_RULES_MAX_DECLS; k++)
+            n += (size_t)sprintf(t + n, "declare composite event c%d member (ev as a);\n", k);
+        rc = parse_only(t, &e);
+        LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "t.rules:4097:25: more than 4096 composite events (at 'c4096')"),
+                  "4097 composites: rc %d '%s'", rc, e.msg);
+        free(t);
+    }
+    struct lens_rules *r = lens_rules_new();
+    int ok = r != NULL;
+    char buf[32];
+    for (int k = 0; k < 20000 && ok; k++) {
+        snprintf(buf, sizeof buf, "s%d", k);
+        ok = lens_rules_intern(r, buf) == k;
+    }
+    for (int k = 0; k < 20000 && ok; k += 7) {
+        snprintf(buf, sizeof buf, "s%d", k);
+        ok = lens_rules_intern(r, buf) == k && !strcmp(r->strings[k], buf);
+    }
+    LENS_TEST(ok && r->nstrings == 20000, "20000 interned strings keep their ids");
+    lens_rules_free(r);
+}
+
 static void test_load_dir(void)
 {
     struct lens_rules *r = lens_rules_new();
@@ -297,5 +482,7 @@ int main(void)
     test_errors();
     test_fault_injection();
     test_load_dir();
+    test_depth_limits();
+    test_count_limits();
     return LENS_TEST_DONE("test_rules");
 }

@@ -200,6 +200,149 @@ static void test_fault_injection(void)
     LENS_TEST(failures > 5 && successes == 1, "walked %d failures to success", failures);
 }
 
+
+/* Many applications interleaved (the fuzzer's slow case, 1 M rows of 250,000 apps, in small):
+ * the hashed reader and the grouping pass must give what the slow path gives, a linear search
+ * of each name and, per application, a scan of every row for the best of each configuration. */
+#define MA_APPS 3000
+#define MA_ROWS 20000
+struct ma_row {
+    char app[16];
+    int procs, size, failed;
+    double eff;
+};
+
+static void test_many_apps(void)
+{
+    static struct ma_row rows[MA_ROWS];
+    static char names[MA_APPS][16];
+    static const int ps[3] = {1, 2, 4}, ds[2] = {10, 20};
+    unsigned long x = 12345;
+    char path[256];
+    snprintf(path, sizeof path, "%s/many.csv", dir);
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        return;
+    fputs("app,procs,size,efficiency,status\n", fp);
+    for (int k = 0; k < MA_ROWS; k++) {
+        x = x * 6364136223846793005ul + 1442695040888963407ul; /* a fixed LCG: no two runs differ */
+        struct ma_row *w = &rows[k];
+        snprintf(w->app, sizeof w->app, "a%lu", (x >> 33) % MA_APPS);
+        w->procs = ps[(x >> 20) % 3];
+        w->size = ds[(x >> 24) % 2];
+        w->failed = (x >> 28) % 13 == 0;
+        w->eff = (double)((x >> 40) % 1000) / 1000;
+        fprintf(fp, "%s,%d,%d,%.3f,%s\n", w->app, w->procs, w->size, w->eff, w->failed ? "failed" : "ok");
+    }
+    fclose(fp);
+    /* the slow path: names in order of first appearance by linear search */
+    int napp = 0;
+    for (int k = 0; k < MA_ROWS; k++) {
+        int a = 0;
+        while (a < napp && strcmp(names[a], rows[k].app))
+            a++;
+        if (a == napp)
+            strcpy(names[napp++], rows[k].app);
+    }
+    struct lens_runs *r = lens_runs_new();
+    struct lens_grid *g = NULL;
+    size_t n = 0;
+    struct lens_err e = {0};
+    int rc = lens_runs_read(r, path, &e);
+    if (rc == LENS_OK)
+        rc = lens_runs_grids(r, NULL, &g, &n, &e);
+    LENS_TEST(rc == LENS_OK, "many apps: %s", e.msg);
+    LENS_TEST(n == (size_t)napp && napp > MA_APPS * 9 / 10, "%zu grids, %d apps", n, napp);
+    int bad_name = 0, bad_cell = 0, bad_axes = 0, bad_failed = 0;
+    for (size_t a = 0; rc == LENS_OK && a < n; a++) {
+        bad_name += strcmp(g[a].app, names[a]) != 0;
+        /* the slow path's grid: every row scanned for this app */
+        double best[3][2];
+        int have_p[3] = {0, 0, 0}, have_d[2] = {0, 0};
+        size_t failed = 0;
+        for (int i = 0; i < 3; i++)
+            best[i][0] = best[i][1] = NAN;
+        for (int k = 0; k < MA_ROWS; k++) {
+            if (strcmp(rows[k].app, names[a]))
+                continue;
+            if (rows[k].failed) {
+                failed++;
+                continue;
+            }
+            int i = rows[k].procs == 1 ? 0 : rows[k].procs == 2 ? 1 : 2, j = rows[k].size == 20;
+            have_p[i] = have_d[j] = 1;
+            if (isnan(best[i][j]) || rows[k].eff > best[i][j])
+                best[i][j] = rows[k].eff;
+        }
+        bad_failed += g[a].n_failed != failed;
+        bad_axes += g[a].np != (size_t)(have_p[0] + have_p[1] + have_p[2]) ||
+                    g[a].nd != (size_t)(have_d[0] + have_d[1]);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 2; j++)
+                if (have_p[i] && have_d[j]) {
+                    double c = cell(&g[a], ps[i], ds[j]);
+                    bad_cell += !(isnan(best[i][j]) ? isnan(c) : c == best[i][j]);
+                }
+    }
+    LENS_TEST(!bad_name && !bad_cell && !bad_axes && !bad_failed,
+              "against the slow path: %d names, %d cells, %d axes, %d failure counts differ",
+              bad_name, bad_cell, bad_axes, bad_failed);
+    lens_runs_grids_free(g, n);
+
+    /* A file that fails after naming new apps drops them: the hash must forget them too,
+     * so a name read afterwards gets a fresh index and old names keep theirs. */
+    const char *bad = write_file("late_error.csv",
+                                 "app,procs,size,efficiency\nnew1,1,10,0.5\nnew2,1,10,0.5\nnew2,x,10,0.5\n");
+    size_t apps0 = r->n_apps;
+    LENS_TEST(lens_runs_read(r, bad, &e) == LENS_EFORMAT && r->n_apps == apps0, "late error rolls back");
+    LENS_TEST(lens_runs_add(r, "new2", LENS_RUNS_EFFICIENCY, LENS_RUNS_OK, 1, 10, 0.5, &e) == LENS_OK &&
+              r->n_apps == apps0 + 1 && !strcmp(r->apps[r->recs[r->n - 1].app], "new2"),
+              "a dropped name comes back with a fresh index");
+    LENS_TEST(lens_runs_add(r, names[7], LENS_RUNS_EFFICIENCY, LENS_RUNS_OK, 1, 10, 0.5, &e) == LENS_OK &&
+              r->n_apps == apps0 + 1 && r->recs[r->n - 1].app == 7, "an old name keeps its index");
+    lens_runs_free(r);
+}
+
+/* A line over the 1 MiB cap, and a NUL byte, are errors naming file:line; one just under the
+ * cap is read. */
+static void test_line_cap(void)
+{
+    size_t big = LENS_RUNS_MAX_LINE;
+    char *t = malloc(big + 128);
+    if (!t)
+        return;
+    for (int k = 0; k < 2; k++) {
+        /* app name of big - 9 or big - 8 bytes + ",1,10,0.5" (9): the line is big - 0 or big + 1 */
+        size_t name = big - 9 + (size_t)k;
+        size_t n = (size_t)sprintf(t, "app,procs,size,efficiency\n");
+        memset(t + n, 'a', name);
+        strcpy(t + n + name, ",1,10,0.5\n");
+        const char *path = write_file("long.csv", t);
+        struct lens_runs *r = lens_runs_new();
+        struct lens_err e = {0};
+        int rc = lens_runs_read(r, path, &e);
+        if (k == 0)
+            LENS_TEST(rc == LENS_OK && r->n == 1, "line of exactly 1 MiB: %s", e.msg);
+        else
+            LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "long.csv:2:1: line longer than 1048576 bytes"),
+                      "line of 1 MiB + 1: rc %d '%s'", rc, e.msg);
+        lens_runs_free(r);
+    }
+    free(t);
+    char path[256];
+    snprintf(path, sizeof path, "%s/nul.csv", dir);
+    FILE *fp = fopen(path, "w");
+    if (fp) {
+        fwrite("app,procs,size,efficiency\nab\0c,1,10,0.5\n", 1, 41, fp);
+        fclose(fp);
+    }
+    struct lens_runs *r = lens_runs_new();
+    struct lens_err e = {0};
+    int rc = lens_runs_read(r, path, &e);
+    LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "nul.csv:2:1: NUL byte"), "NUL byte: rc %d '%s'", rc, e.msg);
+    lens_runs_free(r);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/test_runs.XXXXXX");
@@ -210,6 +353,8 @@ int main(void)
     test_time();
     test_errors();
     test_fault_injection();
+    test_many_apps();
+    test_line_cap();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

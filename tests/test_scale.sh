@@ -204,7 +204,14 @@ EOF
     check_exit "run without a command" 2 $M scale run --procs 1 --sizes 1 -o "$TMP/x.csv"
     check_exit "run: command without --" 2 $M scale run --procs 1 --sizes 1 -o "$TMP/x.csv" true
     check_exit "run: placement label with a comma" 2 $M scale run --procs 1 --sizes 1 --placement 'a,b=--map-by core' -o "$TMP/x.csv" -- true
+    # a --sizes list over 4095 bytes was cut there, its last number silently shortened
+    long=$($PY -c 'print(",".join(str(10**20 + k) for k in range(200)))')
+    check_exit "run: a list over 4095 bytes" 2 $M scale run --procs 1 --sizes "$long" -o "$TMP/x.csv" -- true
     check_eq "usage errors write nothing" "$(ls "$TMP"/x.csv* 2>/dev/null)" ""
+    # more than 1 MiB of output before the time line: the last 1 MiB is kept, the time found
+    check "chatty program" $M scale run --procs 1 --sizes 7 -o "$TMP/chatty.csv" --app chatty -- \
+        sh -c 'head -c 3000000 /dev/zero | tr "\0" x; echo; echo "mpilens-time: 0.25"'
+    check_eq "chatty row ok with its time" "$(grep -c '^chatty,,1,7,1,0.25,ok$' "$TMP/chatty.csv")" "1"
 else
     fail "bench apps or mpirun missing: $APPS/dot"
 fi

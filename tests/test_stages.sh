@@ -73,6 +73,50 @@ check_match "not JSON names file:line" "$(cat "$TMP/err")" "csv.jsonl:1: expecte
 : >"$TMP/empty.jsonl"
 check_exit "empty log" 1 "$M" stages "$TMP/empty.jsonl"
 check_match "empty names file" "$(cat "$TMP/err")" "empty.jsonl: no records"
+# a key given twice (fuzzer reproducer: it registered a task without records and the text
+# and JSON writers crashed on its NULL row), in text and JSON mode, for each of the four keys
+printf '%s\n' '{"task":1,"task":2,"stage":"a","t":1,"node":0}' >"$TMP/dup.jsonl"
+check_exit "repeated task key, text" 1 "$M" stages "$TMP/dup.jsonl"
+check_match "repeated task names file:line" "$(cat "$TMP/err")" "dup.jsonl:1: key \"task\" given twice"
+check_exit "repeated task key, json" 1 "$M" stages "$TMP/dup.jsonl" --json
+check_exit "repeated task key, csv" 1 "$M" stages "$TMP/dup.jsonl" --tasks-csv "$TMP/never2.csv"
+for k in stage t node; do
+    case $k in stage) v='"b"' ;; *) v=2 ;; esac
+    printf '%s\n' '{"task": 1, "stage": "a", "t": 1, "node": 0}' \
+        "{\"task\": 2, \"stage\": \"a\", \"t\": 1, \"node\": 0, \"$k\": $v}" >"$TMP/dup_$k.jsonl"
+    check_exit "repeated $k key" 1 "$M" stages "$TMP/dup_$k.jsonl"
+    check_match "repeated $k names file:line" "$(cat "$TMP/err")" "dup_$k.jsonl:2: key \"$k\" given twice"
+done
+# every key missing in turn, also after a good line that introduced the task
+for k in task stage t node; do
+    line=$($PY -c 'import json,sys; d={"task": 3, "stage": "x", "t": 1.5, "node": 1}; del d[sys.argv[1]]; print(json.dumps(d))' "$k")
+    printf '%s\n' '{"task": 3, "stage": "a", "t": 1, "node": 0}' "$line" >"$TMP/miss_$k.jsonl"
+    check_exit "missing $k" 1 "$M" stages "$TMP/miss_$k.jsonl" --json
+    check_match "missing $k names file:line" "$(cat "$TMP/err")" "miss_$k.jsonl:2: missing key \"$k\""
+done
+# unknown keys may repeat: they are ignored
+printf '%s\n' '{"task": 1, "x": 1, "x": 2, "stage": "a", "t": 1, "node": 0}' >"$TMP/dupx.jsonl"
+check "repeated unknown key ignored" "$M" stages "$TMP/dupx.jsonl"
+# bounds: a record line over 1 MiB, more than 256 stage names, a number beyond double
+$PY -c 'print("{\"task\": 1, \"stage\": \"a\", \"t\": 1, \"node\": 0, \"pad\": \"" + "x" * (1 << 20) + "\"}")' >"$TMP/long.jsonl"
+check_exit "line over 1 MiB" 1 "$M" stages "$TMP/long.jsonl"
+check_match "long line names file:line and the cap" "$(cat "$TMP/err")" "long.jsonl:1: line longer than 1048576 bytes"
+$PY -c 'print("{\"task\": 1, \"stage\": \"a\", \"t\": 1, \"node\": 0, \"pad\": \"" + "x" * 1000000 + "\"}")' >"$TMP/long_ok.jsonl"
+check "line just under 1 MiB" "$M" stages "$TMP/long_ok.jsonl"
+$PY -c '
+for s in range(257): print("{\"task\": %d, \"stage\": \"s%d\", \"t\": 1, \"node\": 0}" % (s, s))' >"$TMP/stages257.jsonl"
+check_exit "257 stages" 1 "$M" stages "$TMP/stages257.jsonl"
+check_match "257 stages names file:line" "$(cat "$TMP/err")" "stages257.jsonl:257: more than 256 distinct stages"
+head -256 "$TMP/stages257.jsonl" >"$TMP/stages256.jsonl"
+check "256 stages" "$M" stages "$TMP/stages256.jsonl"
+printf '%s\n' '{"task": 1, "stage": "a", "t": 1e999, "node": 0}' >"$TMP/huge.jsonl"
+check_exit "t beyond double" 1 "$M" stages "$TMP/huge.jsonl"
+check_match "t beyond double names file:line" "$(cat "$TMP/err")" "huge.jsonl:1: number out of range"
+printf '%s\n' '{"task": 1, "stage": "a", "t": 1, "node": 1e300}' >"$TMP/hugen.jsonl"
+check_exit "node beyond long" 1 "$M" stages "$TMP/hugen.jsonl"
+printf '{"task": 1, "stage": "a", "t": 1, "node": 0}\n{"task": 1, "stage": "\0b", "t": 2, "node": 0}\n' >"$TMP/nul.jsonl"
+check_exit "NUL byte" 1 "$M" stages "$TMP/nul.jsonl"
+check_match "NUL names file:line" "$(cat "$TMP/err")" "nul.jsonl:2: NUL byte"
 check_exit "missing log" 1 "$M" stages "$TMP/nope.jsonl"
 check_exit "no log" 2 "$M" stages
 check_exit "bad points" 2 "$M" stages "$LOG" --points 0

@@ -76,3 +76,29 @@ for a in c["apps"]:
 print("agreement: %d apps, largest relative difference %.2e" % (len(c["apps"]), worst))
 sys.exit(0 if worst < 1e-9 else 1)
 PYEOF
+
+# Many applications: 1 M rows of one application against 1 M rows of 250,000 applications
+# interleaved (4 runs each). A linear search per name made the second 150x slower (88 s);
+# with the hash of names and one grouping pass both are linear. The second prints 250,000
+# JSON records (58 MB) where the first prints one, which is most of the difference left.
+$PY - "$tmp/one.csv" "$tmp/many.csv" <<'PYEOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("app,procs,size,efficiency\n")
+    for k in range(1000000):
+        i, j = k % 1000, k // 1000
+        f.write("app,%d,%d,%.6f\n" % (1 + i, 100 + j, 0.9 - 1e-4 * i - 1e-5 * j))
+with open(sys.argv[2], "w") as f:
+    f.write("app,procs,size,efficiency\n")
+    for r in range(4):
+        for a in range(250000):
+            f.write("app%06d,%d,%d,%.6f\n" % (a, 1 + (r & 1), 100 + 100 * (r >> 1),
+                                              0.9 - 0.1 * (r & 1) - 0.01 * (r >> 1) + (a % 97) * 1e-4))
+PYEOF
+t0=$(now); "$BIN/mpilens" scale marks "$tmp/one.csv" --json >/dev/null; t1=$(now)
+"$BIN/mpilens" scale marks "$tmp/many.csv" --json >/dev/null; t2=$(now)
+t1a=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+tma=$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')
+printf 'scale marks, 1 M rows of 1 application:        %.3f s\n' "$t1a"
+printf 'scale marks, 1 M rows of 250,000 applications: %.3f s  (was 88 s; target: same order as one app)\n' "$tma"
+awk -v a="$t1a" -v b="$tma" 'BEGIN { printf "ratio 250,000 apps / 1 app: %.1fx\n", b / a }'
