@@ -447,6 +447,23 @@ int lens_atomic_group_commit(struct lens_err *e)
     return rc;
 }
 
+const char *lens_atomic_group_find(const char *path)
+{
+    for (size_t i = group_n; i-- > 0;)
+        if (group[i].tmp && !strcmp(group[i].path, path))
+            return group[i].tmp;
+    return NULL;
+}
+
+int lens_atomic_group_suspend(void)
+{
+    int d = group_depth;
+    group_depth = 0;
+    return d;
+}
+
+void lens_atomic_group_resume(int depth) { group_depth = depth; }
+
 int lens_atomic_dir(const char *dir, char **where, struct lens_err *e)
 {
     *where = NULL;

@@ -83,6 +83,12 @@ void lens_atomic_abort(struct lens_atomic *a);
 void lens_atomic_group_begin(void);
 int lens_atomic_group_commit(struct lens_err *e);
 void lens_atomic_group_abort(void);
+/* The temporary name under which the open group keeps path's content, or NULL. */
+const char *lens_atomic_group_find(const char *path);
+/* Scratch files a command writes and reads back itself are no results: between suspend and
+ * resume, commits rename at once. resume takes what suspend returned. */
+int lens_atomic_group_suspend(void);
+void lens_atomic_group_resume(int depth);
 /* A folder of results (report --figures DIR): when DIR does not exist yet and a group is
  * open, *where is a fresh private folder "DIR.tmp<random>" that group_commit renames to DIR
  * (group_abort removes it with its contents); otherwise DIR is made (with its parents) and
