@@ -177,32 +177,54 @@ static int open_failed(struct lens_atomic *a, const char *path, const char *what
 int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, struct lens_err *e)
 {
     memset(a, 0, sizeof *a);
+    struct stat st, lst;
+    int exists = stat(path, &st) == 0;
+    /* stat follows links on purpose: /dev/stdout is a link to whatever fd 1 is, and a
+     * device or FIFO behind any link is written in place. A link to a regular file keeps
+     * pointing at it: the file it names is the one replaced. */
+    char *real = NULL;
+    if (exists && S_ISREG(st.st_mode) && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        if (!(real = realpath(path, NULL)))
+            return lens_err_set(e, LENS_EIO, "%s: cannot resolve the link: %s", path, strerror(errno));
+        path = real;
+    }
     size_t n = 2 * strlen(path) + 64; /* room for "<dir>/<basename>" */
     a->path = lens_strdup(path);
     a->tmp = lens_malloc(n);
+    free(real); /* from realpath */
+    path = a->path;
     if (!a->path || !a->tmp)
-        return open_failed(a, path, "cannot create", ENOMEM, e);
+        return open_failed(a, a->path ? a->path : "output", "cannot create", ENOMEM, e);
     a->tmp[0] = '\0'; /* nothing of ours to remove yet */
-    struct stat st;
-    /* stat follows links on purpose: /dev/stdout is a link to whatever fd 1 is. */
-    a->inplace = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    a->inplace = exists && !S_ISREG(st.st_mode);
     if (a->inplace && S_ISDIR(st.st_mode))
         return open_failed(a, path, "cannot write", EISDIR, e);
     if (!mode) {
         /* A library creates the file by name (and may remove and recreate it): give it a
-         * directory nobody else can write to, next to the target so rename stays atomic. */
-        char *dir = lens_malloc(n);
+         * directory nobody else can write to, next to the target so rename stays atomic.
+         * For a device the copy is only copied into it: the directory goes to TMPDIR
+         * rather than into /dev. */
+        const char *tdir = getenv("TMPDIR");
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        size_t dn = n + (tdir ? strlen(tdir) : 0) + 32;
+        char *dir = lens_malloc(dn);
         if (!dir)
             return open_failed(a, path, "cannot create", ENOMEM, e);
-        snprintf(dir, n, "%s.tmpXXXXXX", path);
+        if (a->inplace)
+            snprintf(dir, dn, "%s/mpilens.XXXXXX", tdir && *tdir ? tdir : "/tmp");
+        else
+            snprintf(dir, dn, "%s.tmpXXXXXX", path);
         if (!mkdtemp(dir)) {
             int err = errno;
             lens_free(dir);
             return open_failed(a, path, "cannot create a temporary directory", err, e);
         }
         a->dir = dir;
-        const char *base = strrchr(path, '/');
-        snprintf(a->tmp, n, "%s/%s", dir, base ? base + 1 : path);
+        lens_free(a->tmp);
+        if (!(a->tmp = lens_malloc(dn + strlen(base) + 2)))
+            return open_failed(a, path, "cannot create", ENOMEM, e);
+        snprintf(a->tmp, dn + strlen(base) + 2, "%s/%s", dir, base);
         return LENS_OK;
     }
     int fd = -1;
@@ -392,6 +414,8 @@ void lens_atomic_group_begin(void) { group_depth++; }
 void lens_atomic_group_abort(void)
 {
     for (size_t i = 0; i < group_n; i++) {
+        if (!group[i].tmp)
+            continue; /* renamed by a group commit: in place, not ours to remove */
         if (group[i].isdir)
             remove_tree(group[i].tmp);
         else
