@@ -129,7 +129,7 @@ int cmd_stages(int argc, char **argv)
         rc = lens_atomic_open(&a, csv, "w", &e);
         if (rc == LENS_OK) {
             rc = lens_stagelog_write_tasks_csv(l, a.fp, &e);
-            rc = rc == LENS_OK ? lens_atomic_commit(&a, &e) : (lens_atomic_abort(&a), rc);
+            rc = rc == LENS_OK ? lens_atomic_commit(&a, &e) : lens_atomic_fail(&a, rc, &e);
         }
     }
     if (rc == LENS_OK && plots) {

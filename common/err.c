@@ -165,11 +165,14 @@ static void remove_temps(const char *tmp, const char *dir)
         (void)rmdir(dir);
 }
 
+static const char *shown(const char *path, char *buf, size_t n);
+
 static int open_failed(struct lens_atomic *a, const char *path, const char *what, int err,
                        struct lens_err *e)
 {
-    int rc = lens_err_set(e, err == ENOMEM ? LENS_ENOMEM : LENS_EIO, "%s: %s: %s", path, what,
-                          strerror(err));
+    char show[4096];
+    int rc = lens_err_set(e, err == ENOMEM ? LENS_ENOMEM : LENS_EIO, "%s: %s: %s",
+                          shown(path, show, sizeof show), what, strerror(err));
     lens_atomic_abort(a);
     return rc;
 }
@@ -300,6 +303,21 @@ static struct pending *group;
 static size_t group_n, group_cap;
 static int group_depth;
 
+/* The name people asked for: a file inside a folder still being built (lens_atomic_dir)
+ * is named by the folder's final name, not by the temporary one. */
+static const char *shown(const char *path, char *buf, size_t n)
+{
+    for (size_t i = 0; path && i < group_n; i++) {
+        const struct pending *q = &group[i];
+        size_t l = q->isdir && q->tmp ? strlen(q->tmp) : 0;
+        if (l && !strncmp(path, q->tmp, l) && path[l] == '/') {
+            snprintf(buf, n, "%s%s", q->path, path + l);
+            return buf;
+        }
+    }
+    return path;
+}
+
 static int remove_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;
@@ -366,7 +384,9 @@ int lens_atomic_commit(struct lens_atomic *a, struct lens_err *e)
         what = "cannot write";
     }
     if (err) {
-        int rc = lens_err_set(e, LENS_EIO, "%s: %s: %s", a->path, what, strerror(err));
+        char show[4096];
+        int rc = lens_err_set(e, LENS_EIO, "%s: %s: %s", shown(a->path, show, sizeof show), what,
+                              strerror(err));
         lens_atomic_abort(a);
         return rc;
     }
@@ -407,6 +427,19 @@ void lens_atomic_abort(struct lens_atomic *a)
     else
         remove_temps(a->tmp && a->tmp[0] ? a->tmp : NULL, a->dir);
     atomic_release(a);
+}
+
+int lens_atomic_fail(struct lens_atomic *a, int rc, struct lens_err *e)
+{
+    int err = errno;
+    char show[4096];
+    if (a->fp && ferror(a->fp))
+        rc = lens_err_set(e, LENS_EIO, "%s: write failed: %s", shown(a->path, show, sizeof show),
+                          strerror(err ? err : EIO));
+    else if (rc == LENS_OK)
+        rc = lens_err_set(e, LENS_EIO, "%s: write failed", a->path ? a->path : "output");
+    lens_atomic_abort(a);
+    return rc;
 }
 
 void lens_atomic_group_begin(void) { group_depth++; }

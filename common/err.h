@@ -74,6 +74,11 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
 int lens_atomic_commit(struct lens_atomic *a, struct lens_err *e);
 /* Removes tmp and releases a; safe on a zeroed or already released struct. */
 void lens_atomic_abort(struct lens_atomic *a);
+/* Ends a writer whose code returned rc (!= LENS_OK) after writing to a->fp: when the stream
+ * holds a write error, e says "PATH: write failed: <strerror(errno)>" (No space left on
+ * device, File too large) instead of the writer's generic message. Call it right after the
+ * failed write, before anything can change errno. Aborts a; returns the code recorded. */
+int lens_atomic_fail(struct lens_atomic *a, int rc, struct lens_err *e);
 
 /* A multi-file result appears whole or not at all. Between group_begin and group_commit,
  * lens_atomic_commit writes, syncs and closes each file but keeps it under its temporary
