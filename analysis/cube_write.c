@@ -27,7 +27,8 @@ static char *path_join(const char *prefix, const char *suffix)
 struct ncout {
     int id;          /* NetCDF id, -1 when closed */
     int var;         /* the data variable */
-    char *path;      /* final name */
+    char *path;      /* final name, for messages */
+    char *at;        /* where it is written: path, or inside a folder being built */
     char *tmp;       /* name written to: a.tmp, or path when direct */
     struct lens_atomic a; /* !direct: the private temporary netCDF creates */
     off_t good;      /* direct: file size after the last length written to every file */
@@ -49,10 +50,10 @@ static int define_file(struct ncout *o, const struct lens_cube *m, int data_type
     /* NC_NOCLOBBER opens with O_EXCL: never through a link planted under the name. The
      * temporary lives in a private directory; the direct name was cleared by the caller. */
     int id, st = nc_create(o->tmp, NC_NOCLOBBER | NC_64BIT_OFFSET, &id);
+    o->created = direct && st != NC_EEXIST; /* a failed create may leave the file behind */
     if (st != NC_NOERR)
         return lens_err_set(e, LENS_EIO, "%s: cannot create: %s", o->path, nc_strerror(st));
     o->id = id;
-    o->created = direct;
     int dx, dy, dn, dz = -1, ds;
     const char *scalars[] = {"proc_num", "test_type", "data_type", "begin_mes_length",
                              "end_mes_length", "step_length", "noise_mes_length", "num_noise_mes",
@@ -170,28 +171,37 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
     struct lens_cube_writer *w = lens_calloc(1, sizeof *w);
     if (!w)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
-    /* An output prefix in a new directory is the common case (-o out/run1/network). */
-    const char *slash = strrchr(prefix, '/');
+    /* All files of the prefix appear together or not at all (ended by close or abort). */
+    if (!direct)
+        lens_atomic_group_begin();
+    /* An output prefix in a new directory is the common case (-o out/run1/network). Unless
+     * direct, a new directory is built aside and appears with the files (lens_atomic_dir). */
+    const char *slash = strrchr(prefix, '/'), *wprefix = prefix;
+    char *inside = NULL;
     if (slash && slash != prefix) {
-        char *dir = lens_strdup(prefix);
+        char *dir = lens_strdup(prefix), *where = NULL;
         int rc = dir ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
         if (dir) {
             dir[slash - prefix] = '\0';
-            rc = lens_mkdir_p(dir, e);
+            rc = direct ? lens_mkdir_p(dir, e) : lens_atomic_dir(dir, &where, e);
             lens_free(dir);
         }
+        if (rc == LENS_OK && where && !(inside = path_join(where, slash)))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+        lens_free(where);
         if (rc != LENS_OK) {
+            if (!direct)
+                lens_atomic_group_abort();
             lens_free(w);
             return rc;
         }
+        if (inside)
+            wprefix = inside;
     }
     w->procs = meta->procs;
     w->nraw = raw_repeats;
     w->direct = direct;
     w->mask = stat_mask;
-    /* All files of the prefix appear together or not at all (ended by close or abort). */
-    if (!direct)
-        lens_atomic_group_begin();
     for (int s = 0; s <= LENS_STAT_COUNT; s++)
         w->f[s].id = -1;
     int rc = LENS_OK;
@@ -202,10 +212,11 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
         snprintf(suffix, sizeof suffix, "_%s.nc", s < LENS_STAT_COUNT ? file_stats[s] : "all");
         struct ncout *o = &w->f[s];
         o->path = path_join(prefix, suffix);
-        if (!o->path) {
+        o->at = path_join(wprefix, suffix);
+        if (!o->path || !o->at) {
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
         } else if (!direct) {
-            if ((rc = lens_atomic_open(&o->a, o->path, NULL, e)) == LENS_OK)
+            if ((rc = lens_atomic_open(&o->a, o->at, NULL, e)) == LENS_OK)
                 o->tmp = o->a.tmp;
         } else if ((rc = clear_direct(o->path, e)) == LENS_OK) {
             o->tmp = o->path;
@@ -215,7 +226,8 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
                              s < LENS_STAT_COUNT ? 0 : raw_repeats, direct, extra_attrs, e);
     }
     if (rc == LENS_OK)
-        rc = write_hosts(w, meta, prefix, e);
+        rc = write_hosts(w, meta, wprefix, e);
+    lens_free(inside);
     if (rc != LENS_OK) {
         lens_cube_writer_abort(w);
         return rc;
@@ -263,6 +275,7 @@ static void writer_free(struct lens_cube_writer *w)
     for (int s = 0; s <= LENS_STAT_COUNT; s++) {
         lens_atomic_abort(&w->f[s].a); /* a no-op once committed */
         lens_free(w->f[s].path);
+        lens_free(w->f[s].at);
     }
     lens_free(w->hosts);
     lens_free(w);

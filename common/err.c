@@ -1,6 +1,8 @@
 /* Errors, allocation with fault injection, atomic file output and clocks.
  * This file is compiled into every program (serial tool, benchmark, trace library). */
-#define _XOPEN_SOURCE 700
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fopencookie */
+#endif
 #include "err.h"
 
 #include <errno.h>
@@ -146,8 +148,44 @@ static void random_suffix(char *buf, size_t n)
     snprintf(buf, n, "%ld-%s", (long)getpid(), s);
 }
 
+/* The stream under a->fp: stdio reports a failed write only as a flag, and by the time
+ * the caller looks errno may say anything. The first failure's errno is kept here, so a full
+ * disk is reported as one however much the caller wrote after it. */
+struct sink {
+    int fd;
+    int err;
+};
+
+static ssize_t sink_write(void *c, const char *buf, size_t n)
+{
+    struct sink *s = c;
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = write(s->fd, buf + off, n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!s->err)
+                s->err = w < 0 ? errno : EIO;
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+static int sink_close(void *c)
+{
+    struct sink *s = c;
+    int rc = s->fd >= 0 ? close(s->fd) : 0;
+    s->fd = -1;
+    return rc;
+}
+
 static void atomic_release(struct lens_atomic *a)
 {
+    lens_free(a->sink);
+    a->sink = NULL;
     lens_free(a->path);
     lens_free(a->tmp);
     lens_free(a->dir);
@@ -255,12 +293,19 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
             return open_failed(a, path, "cannot create a temporary file", EEXIST, e);
         }
     }
-    a->fp = fdopen(fd, strchr(mode, 'a') ? "a" : "w");
+    struct sink *s = lens_malloc(sizeof *s);
+    if (s) {
+        *s = (struct sink){fd, 0};
+        cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
+        a->fp = fopencookie(s, strchr(mode, 'a') ? "a" : "w", io);
+    }
     if (!a->fp) {
-        int err = errno;
+        int err = s ? errno : ENOMEM;
         close(fd);
+        lens_free(s);
         return open_failed(a, path, "cannot create", err, e);
     }
+    a->sink = s;
     return LENS_OK;
 }
 
@@ -360,12 +405,13 @@ int lens_atomic_commit(struct lens_atomic *a, struct lens_err *e)
     int err = 0;
     const char *what = "write failed";
     if (a->fp) {
+        struct sink *s = a->sink;
         errno = 0;
         if (fflush(a->fp) != 0 || ferror(a->fp))
-            err = errno ? errno : EIO;
+            err = s->err ? s->err : errno ? errno : EIO;
         /* fsync before rename: after a crash the name points at the whole file. Devices
          * and FIFOs may not support fsync; what was written to them is all that counts. */
-        if (!err && !a->inplace && fsync(fileno(a->fp)) != 0)
+        if (!err && !a->inplace && fsync(s->fd) != 0)
             err = errno;
         if (fclose(a->fp) != 0 && !err)
             err = errno;
@@ -431,7 +477,7 @@ void lens_atomic_abort(struct lens_atomic *a)
 
 int lens_atomic_fail(struct lens_atomic *a, int rc, struct lens_err *e)
 {
-    int err = errno;
+    int err = a->sink && ((struct sink *)a->sink)->err ? ((struct sink *)a->sink)->err : errno;
     char show[4096];
     if (a->fp && ferror(a->fp))
         rc = lens_err_set(e, LENS_EIO, "%s: write failed: %s", shown(a->path, show, sizeof show),

@@ -65,6 +65,7 @@ struct lens_atomic {
     char *dir;  /* private directory (mode 0700, made by mkdtemp) holding tmp, or NULL */
     int inplace; /* path is a device/FIFO: fp writes it directly; a library's tmp is copied
                     into it on commit */
+    void *sink;  /* under fp: the descriptor and the errno of its first failed write */
 };
 /* Opens the output with fopen-like mode ("w", "wb") unless mode is NULL: then only tmp is
  * set, a name in a private directory that a library (netCDF, libharu) may create and write. */
