@@ -84,8 +84,9 @@ int lens_atomic_fail(struct lens_atomic *a, int rc, struct lens_err *e);
 /* A multi-file result appears whole or not at all. Between group_begin and group_commit,
  * lens_atomic_commit writes, syncs and closes each file but keeps it under its temporary
  * name; group_commit renames them all, and if a rename fails removes every temporary and
- * every part it already renamed. group_abort removes them all. Groups nest (only the
- * outermost commit renames); not thread-safe: the serial tool and rank 0 use them. */
+ * every part it already renamed. group_abort removes them all (at any depth: the whole
+ * group is dropped). Groups nest (only the outermost commit renames); not thread-safe: the
+ * serial tool and rank 0 use them. */
 void lens_atomic_group_begin(void);
 int lens_atomic_group_commit(struct lens_err *e);
 void lens_atomic_group_abort(void);
