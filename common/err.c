@@ -579,13 +579,16 @@ int lens_atomic_dir(const char *dir, char **where, struct lens_err *e)
     }
     char *parent = lens_strdup(dir), *path = lens_strdup(dir), *tmp = lens_malloc(strlen(dir) + 16);
     int rc = parent && path && tmp ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", dir);
+    /* "figs/" names the folder figs */
+    for (size_t l = rc == LENS_OK ? strlen(path) : 0; l > 1 && path[l - 1] == '/'; l--)
+        path[l - 1] = parent[l - 1] = '\0';
     char *slash = parent ? strrchr(parent, '/') : NULL;
     if (rc == LENS_OK && slash && slash != parent) {
         *slash = '\0';
         rc = lens_mkdir_p(parent, e);
     }
     if (rc == LENS_OK) {
-        snprintf(tmp, strlen(dir) + 16, "%s.tmpXXXXXX", dir);
+        snprintf(tmp, strlen(dir) + 16, "%s.tmpXXXXXX", path);
         if (!mkdtemp(tmp))
             rc = lens_err_set(e, LENS_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
     }
