@@ -126,7 +126,7 @@ int lens_packed_write(const char *path, const struct lens_cube *m, struct lens_p
         lens_atomic_abort(&a);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
-    if ((st = nc_create(a.tmp, NC_CLOBBER | NC_64BIT_OFFSET, &id)))
+    if ((st = nc_create(a.tmp, NC_NOCLOBBER | NC_64BIT_OFFSET, &id)))
         goto fail;
     if ((st = nc_def_dim(id, "pairs", (size_t)m->procs * m->procs, &dpairs)) ||
         (st = nc_def_dim(id, "lengths1", (size_t)m->nlen + 1, &dlen1)) || (st = nc_def_dim(id, "four", 4, &dfour)))

@@ -121,7 +121,9 @@ int lens_cube_exists(const char *prefix);
  * each length as soon as it is measured. The writer copies what it needs from `meta`
  * (procs, lengths, mode, parameters, hosts) at open; the caller keeps ownership of meta.
  * direct = 1 creates the final files at once and syncs after each length, so an interrupted
- * run leaves readable files; direct = 0 writes temporary files renamed at close.
+ * run leaves readable files; a failed length takes every file back to the lengths complete in
+ * all of them. direct = 0 writes temporary files renamed together at close (one
+ * lens_atomic group, docs/outputs.md).
  * stat_mask: bit s = statistic s. raw_repeats > 0 also creates <prefix>_all.nc with z. */
 struct lens_cube_writer;
 int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube *meta,
@@ -133,7 +135,8 @@ int lens_cube_writer_put(struct lens_cube_writer *w, int k, const double *const 
                          const double *raw, struct lens_err *e);
 /* Closes every file (renaming temporaries) and frees w, also on failure. */
 int lens_cube_writer_close(struct lens_cube_writer *w, struct lens_err *e);
-/* Closes and deletes what was written (temporaries only when direct = 0); frees w. */
+/* Closes and deletes what was written: the temporaries when direct = 0; when direct = 1 the
+ * files if not one length was complete, else they keep the complete lengths. Frees w. */
 void lens_cube_writer_abort(struct lens_cube_writer *w);
 
 /* Streaming reader (cube_stream.c): one P x P matrix of one statistic at a time, with the

@@ -3,11 +3,14 @@
  * (lens_cube_writer_*). Reading is in cube_nc.c (docs/methods.md §1). */
 #include "cube.h"
 
+#define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <netcdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const file_stats[LENS_STAT_COUNT] = {"average", "median", "deviation", "min"};
@@ -24,21 +27,30 @@ static char *path_join(const char *prefix, const char *suffix)
 struct ncout {
     int id;          /* NetCDF id, -1 when closed */
     int var;         /* the data variable */
-    char *path;      /* final name */
-    char *tmp;       /* name written to (== path when direct) */
+    char *path;      /* final name, for messages */
+    char *at;        /* where it is written: path, or inside a folder being built */
+    char *tmp;       /* name written to: a.tmp, or path when direct */
+    struct lens_atomic a; /* !direct: the private temporary netCDF creates */
+    off_t good;      /* direct: file size after the last length written to every file */
+    int created;     /* direct: this run created path */
 };
 
 struct lens_cube_writer {
     int procs, nraw, direct;
+    int done;        /* lengths complete in every file */
     unsigned mask;
+    char *hosts;     /* direct: the hosts file this run wrote, or NULL */
     struct ncout f[LENS_STAT_COUNT + 1]; /* the statistics, then _all.nc */
 };
 
 /* Defines the file's dimensions, scalars and attributes, then writes the scalar values. */
 static int define_file(struct ncout *o, const struct lens_cube *m, int data_type, int nraw,
-                       const char *const *extra, struct lens_err *e)
+                       int direct, const char *const *extra, struct lens_err *e)
 {
-    int id, st = nc_create(o->tmp, NC_CLOBBER | NC_64BIT_OFFSET, &id);
+    /* NC_NOCLOBBER opens with O_EXCL: never through a link planted under the name. The
+     * temporary lives in a private directory; the direct name was cleared by the caller. */
+    int id, st = nc_create(o->tmp, NC_NOCLOBBER | NC_64BIT_OFFSET, &id);
+    o->created = direct && st != NC_EEXIST; /* a failed create may leave the file behind */
     if (st != NC_NOERR)
         return lens_err_set(e, LENS_EIO, "%s: cannot create: %s", o->path, nc_strerror(st));
     o->id = id;
@@ -84,12 +96,15 @@ static int define_file(struct ncout *o, const struct lens_cube *m, int data_type
             goto fail;
     if ((st = nc_sync(id)))
         goto fail;
+    struct stat sb;
+    o->good = stat(o->tmp, &sb) == 0 ? sb.st_size : 0;
     return LENS_OK;
 fail:
     return lens_err_set(e, LENS_EIO, "%s: cannot write: %s", o->path, nc_strerror(st));
 }
 
-static int write_hosts(const struct lens_cube *m, const char *prefix, int direct, struct lens_err *e)
+static int write_hosts(struct lens_cube_writer *w, const struct lens_cube *m, const char *prefix,
+                       struct lens_err *e)
 {
     if (!m->hosts)
         return LENS_OK;
@@ -103,9 +118,49 @@ static int write_hosts(const struct lens_cube *m, const char *prefix, int direct
             fprintf(a.fp, "%s\n", m->hosts[i] ? m->hosts[i] : "unknown");
         rc = lens_atomic_commit(&a, e);
     }
-    (void)direct;
-    lens_free(path);
+    if (rc == LENS_OK && w->direct)
+        w->hosts = path; /* removed again if not one length gets written */
+    else
+        lens_free(path);
     return rc;
+}
+
+/* Direct mode: the final name must be ours to create. A stale result (--force) or a link
+ * is removed rather than written through; anything else (a device, a folder) is refused. */
+static int clear_direct(const char *path, struct lens_err *e)
+{
+    struct stat sb;
+    if (lstat(path, &sb) != 0)
+        return LENS_OK;
+    if (!S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+        return lens_err_set(e, LENS_EIO, "%s: exists and is not a regular file", path);
+    if (unlink(path) != 0)
+        return lens_err_set(e, LENS_EIO, "%s: cannot remove the old result: %s", path, strerror(errno));
+    return LENS_OK;
+}
+
+/* Direct mode after a failed length: every file goes back to the lengths complete in all
+ * of them (docs/bench.md: an interrupted run stays readable). In the 64-bit-offset
+ * classic format the record count is the big-endian 32-bit word at byte 4. */
+static void rollback_direct(struct lens_cube_writer *w)
+{
+    for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        struct ncout *o = &w->f[s];
+        if (o->id >= 0)
+            (void)nc_close(o->id);
+        o->id = -1;
+        if (!o->created)
+            continue;
+        int fd = open(o->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        unsigned char n[4] = {(unsigned char)(w->done >> 24), (unsigned char)(w->done >> 16),
+                              (unsigned char)(w->done >> 8), (unsigned char)w->done};
+        /* Shrinking and rewriting 4 bytes in place need no free space. */
+        if (ftruncate(fd, o->good) == 0 && pwrite(fd, n, 4, 4) == 4)
+            (void)fsync(fd);
+        close(fd);
+    }
 }
 
 int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube *meta,
@@ -116,20 +171,32 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
     struct lens_cube_writer *w = lens_calloc(1, sizeof *w);
     if (!w)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
-    /* An output prefix in a new directory is the common case (-o out/run1/network). */
-    const char *slash = strrchr(prefix, '/');
+    /* All files of the prefix appear together or not at all (ended by close or abort). */
+    if (!direct)
+        lens_atomic_group_begin();
+    /* An output prefix in a new directory is the common case (-o out/run1/network). Unless
+     * direct, a new directory is built aside and appears with the files (lens_atomic_dir). */
+    const char *slash = strrchr(prefix, '/'), *wprefix = prefix;
+    char *inside = NULL;
     if (slash && slash != prefix) {
-        char *dir = lens_strdup(prefix);
+        char *dir = lens_strdup(prefix), *where = NULL;
         int rc = dir ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
         if (dir) {
             dir[slash - prefix] = '\0';
-            rc = lens_mkdir_p(dir, e);
+            rc = direct ? lens_mkdir_p(dir, e) : lens_atomic_dir(dir, &where, e);
             lens_free(dir);
         }
+        if (rc == LENS_OK && where && !(inside = path_join(where, slash)))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+        lens_free(where);
         if (rc != LENS_OK) {
+            if (!direct)
+                lens_atomic_group_abort();
             lens_free(w);
             return rc;
         }
+        if (inside)
+            wprefix = inside;
     }
     w->procs = meta->procs;
     w->nraw = raw_repeats;
@@ -145,21 +212,22 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
         snprintf(suffix, sizeof suffix, "_%s.nc", s < LENS_STAT_COUNT ? file_stats[s] : "all");
         struct ncout *o = &w->f[s];
         o->path = path_join(prefix, suffix);
-        if (o->path && !direct) {
-            size_t n = strlen(o->path) + 32;
-            if ((o->tmp = lens_malloc(n)))
-                snprintf(o->tmp, n, "%s.tmp%ld", o->path, (long)getpid());
-        } else if (o->path) {
-            o->tmp = lens_strdup(o->path);
-        }
-        if (!o->path || !o->tmp)
+        o->at = path_join(wprefix, suffix);
+        if (!o->path || !o->at) {
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
-        else
+        } else if (!direct) {
+            if ((rc = lens_atomic_open(&o->a, o->at, NULL, e)) == LENS_OK)
+                o->tmp = o->a.tmp;
+        } else if ((rc = clear_direct(o->path, e)) == LENS_OK) {
+            o->tmp = o->path;
+        }
+        if (rc == LENS_OK)
             rc = define_file(o, meta, s < LENS_STAT_COUNT ? s + 1 : 5,
-                             s < LENS_STAT_COUNT ? 0 : raw_repeats, extra_attrs, e);
+                             s < LENS_STAT_COUNT ? 0 : raw_repeats, direct, extra_attrs, e);
     }
     if (rc == LENS_OK)
-        rc = write_hosts(meta, prefix, direct, e);
+        rc = write_hosts(w, meta, wprefix, e);
+    lens_free(inside);
     if (rc != LENS_OK) {
         lens_cube_writer_abort(w);
         return rc;
@@ -183,18 +251,33 @@ int lens_cube_writer_put(struct lens_cube_writer *w, int k, const double *const 
         int st = nc_put_vara_double(o->id, o->var, start, count, src);
         if (st == NC_NOERR)
             st = nc_sync(o->id);
-        if (st != NC_NOERR)
-            return lens_err_set(e, LENS_EIO, "%s: cannot write length %d: %s", o->path, k, nc_strerror(st));
+        if (st != NC_NOERR) {
+            int rc = lens_err_set(e, LENS_EIO, "%s: cannot write length %d: %s", o->path, k,
+                                  nc_strerror(st));
+            if (w->direct)
+                rollback_direct(w);
+            return rc;
+        }
     }
+    /* Every file holds length k: this is the state a later failure goes back to. */
+    for (int s = 0; s <= LENS_STAT_COUNT && w->direct; s++) {
+        struct stat sb;
+        if (w->f[s].id >= 0 && stat(w->f[s].path, &sb) == 0)
+            w->f[s].good = sb.st_size;
+    }
+    if (k + 1 > w->done)
+        w->done = k + 1;
     return LENS_OK;
 }
 
 static void writer_free(struct lens_cube_writer *w)
 {
     for (int s = 0; s <= LENS_STAT_COUNT; s++) {
+        lens_atomic_abort(&w->f[s].a); /* a no-op once committed */
         lens_free(w->f[s].path);
-        lens_free(w->f[s].tmp);
+        lens_free(w->f[s].at);
     }
+    lens_free(w->hosts);
     lens_free(w);
 }
 
@@ -210,15 +293,20 @@ int lens_cube_writer_close(struct lens_cube_writer *w, struct lens_err *e)
         if (st != NC_NOERR && rc == LENS_OK)
             rc = lens_err_set(e, LENS_EIO, "%s: cannot close: %s", o->path, nc_strerror(st));
     }
-    for (int s = 0; s <= LENS_STAT_COUNT && !w->direct; s++) {
-        struct ncout *o = &w->f[s];
-        if (!o->tmp)
-            continue;
-        if (rc == LENS_OK && rename(o->tmp, o->path) != 0)
-            rc = lens_err_set(e, LENS_EIO, "%s: cannot rename temporary file: %s", o->path, strerror(errno));
+    if (w->direct) {
         if (rc != LENS_OK)
-            (void)unlink(o->tmp);
+            rollback_direct(w);
+        writer_free(w);
+        return rc;
     }
+    /* fsync each temporary, then rename them all together. */
+    for (int s = 0; s <= LENS_STAT_COUNT && rc == LENS_OK; s++)
+        if (w->f[s].a.path)
+            rc = lens_atomic_commit(&w->f[s].a, e);
+    if (rc == LENS_OK)
+        rc = lens_atomic_group_commit(e);
+    else
+        lens_atomic_group_abort();
     writer_free(w);
     return rc;
 }
@@ -231,8 +319,19 @@ void lens_cube_writer_abort(struct lens_cube_writer *w)
         struct ncout *o = &w->f[s];
         if (o->id >= 0)
             nc_close(o->id);
-        if (!w->direct && o->tmp && o->path)
-            (void)unlink(o->tmp);
+        o->id = -1;
+    }
+    if (w->direct && w->done == 0) {
+        /* Not one length measured: nothing worth keeping, and a retry must not need --force. */
+        for (int s = 0; s <= LENS_STAT_COUNT; s++)
+            if (w->f[s].created)
+                (void)unlink(w->f[s].path);
+        if (w->hosts)
+            (void)unlink(w->hosts);
+    } else if (w->direct) {
+        rollback_direct(w);
+    } else {
+        lens_atomic_group_abort();
     }
     writer_free(w);
 }

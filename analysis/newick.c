@@ -141,8 +141,8 @@ int lens_newick_save(const struct lens_newick *t, const char *const *labels, con
     if (rc < 0)
         return rc;
     if ((rc = lens_newick_write(t, labels, a.fp, e)) < 0) {
-        lens_atomic_abort(&a);
-        return lens_err_prefix(e, path), rc;
+        lens_err_prefix(e, path);
+        return lens_atomic_fail(&a, rc, e); /* the system's reason for a failed write */
     }
     return lens_atomic_commit(&a, e);
 }

@@ -212,7 +212,7 @@ static int write_nc(const struct lens_p2p_out *r, const char *path, const char *
     int rc = lens_atomic_open(&a, path, NULL, e);
     if (rc != LENS_OK)
         return rc;
-    int id, st = nc_create(a.tmp, NC_CLOBBER | NC_64BIT_OFFSET, &id);
+    int id, st = nc_create(a.tmp, NC_NOCLOBBER | NC_64BIT_OFFSET, &id);
     if (st != NC_NOERR) {
         lens_atomic_abort(&a);
         return lens_err_set(e, LENS_EIO, "%s: cannot create: %s", path, nc_strerror(st));
@@ -247,10 +247,16 @@ int lens_p2p_out_write(const struct lens_p2p_out *r, const char *prefix, const c
             lens_free(dir);
         }
     }
+    /* The CSV and the NetCDF file appear together or not at all. */
+    lens_atomic_group_begin();
     if (rc == LENS_OK)
         rc = write_csv(r, csv, scratch, e);
     if (rc == LENS_OK)
         rc = write_nc(r, nc, attrs, scratch, e);
+    if (rc == LENS_OK)
+        rc = lens_atomic_group_commit(e);
+    else
+        lens_atomic_group_abort();
     lens_free(csv);
     lens_free(nc);
     lens_free(scratch);

@@ -190,7 +190,8 @@ int cmd_compress(int argc, char **argv)
     struct lens_err e;
     lens_err_clear(&e);
     struct stat sb;
-    if (!force && stat(out, &sb) == 0) {
+    /* A device or FIFO is written in place, not overwritten: only a file needs --force. */
+    if (!force && stat(out, &sb) == 0 && S_ISREG(sb.st_mode)) {
         lens_err_set(&e, LENS_EIO, "%s: exists; use --force to overwrite", out);
         return lens_cli_fail(&e);
     }
@@ -224,16 +225,20 @@ int cmd_compress(int argc, char **argv)
         rc = lens_cube_stream_end(in, &e); /* the repairs' warnings; no usable delay fails here */
     r.seconds = lens_now() - t0;
     char plotted[512];
+    lens_atomic_group_begin(); /* the plot and the packed file appear together or not at all */
     if (rc == LENS_OK && plot)
         rc = lens_slices_plot_stream(plot, in, p, nwant ? want : NULL, nwant, lens_cli_font(), plotted, sizeof plotted, &e);
     if (rc == LENS_OK)
         rc = lens_packed_write(out, c, p, &e);
+    if (rc == LENS_OK)
+        rc = lens_atomic_group_commit(&e);
+    else
+        lens_atomic_group_abort();
     if (plot && rc == LENS_OK)
         fprintf(stderr, "mpilens: wrote %s\n", plotted);
-    else if (plot)
-        remove(plot);
     if (rc == LENS_OK) {
-        r.file = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
+        const char *now = lens_atomic_group_find(out); /* renamed when the command ends */
+        r.file = stat(now ? now : out, &sb) == 0 ? (long long)sb.st_size : -1;
         for (int w = 0; w < c->nwarn; w++)
             lens_cli_warn("%s", c->warnings[w]);
         if (json)

@@ -228,20 +228,17 @@ int cmd_links(int argc, char **argv)
         return lens_cli_fail(&e);
     struct lens_links *r = NULL;
     int rc = lens_links_run(c, &o, &r, &e);
-    /* the outputs in order; when one fails, those written before it are removed */
-    const char *done[4];
-    int ndone = 0;
-    if (rc == LENS_OK && csv && (rc = write_links(csv, r, &e)) == LENS_OK)
-        done[ndone++] = csv;
-    if (rc == LENS_OK && ccsv && (rc = write_clusters(ccsv, r, &e)) == LENS_OK)
-        done[ndone++] = ccsv;
+    /* the outputs wait under temporary names: when one fails, none appears (cli/main.c) */
+    if (rc == LENS_OK && csv)
+        rc = write_links(csv, r, &e);
+    if (rc == LENS_OK && ccsv)
+        rc = write_clusters(ccsv, r, &e);
     if (rc == LENS_OK && plot) {
         struct lens_linkmap_opts mo;
         lens_linkmap_opts_init(&mo);
         mo.labels = (const char *const *)c->hosts;
         mo.font_path = lens_cli_font();
-        if ((rc = lens_linkmap_write(plot, r, &mo, &e)) == LENS_OK)
-            done[ndone++] = plot;
+        rc = lens_linkmap_write(plot, r, &mo, &e);
     }
     if (rc == LENS_OK && curves) {
         struct lens_linkcurves_opts co;
@@ -250,8 +247,6 @@ int cmd_links(int argc, char **argv)
         co.font_path = lens_cli_font();
         rc = lens_linkcurves_write(curves, r, &co, &e);
     }
-    for (int t = 0; rc != LENS_OK && t < ndone; t++)
-        remove(done[t]);
     if (rc != LENS_OK) {
         lens_links_free(r);
         lens_cube_free(c);

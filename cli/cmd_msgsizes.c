@@ -50,8 +50,8 @@ static int write_csv(const char *path, const struct lens_msgsize *m, struct lens
     if (rc)
         return rc;
     if (lens_msgsize_write_csv(m, a.fp)) {
-        lens_atomic_abort(&a);
-        return lens_err_set(e, LENS_EIO, "%s: write error", path);
+        lens_err_set(e, LENS_EIO, "%s: write error", path);
+        return lens_atomic_fail(&a, LENS_EIO, e); /* the system's reason when there is one */
     }
     return lens_atomic_commit(&a, e);
 }
@@ -130,11 +130,11 @@ static int run(const struct opts *o, struct lens_err *e)
         if (rc == LENS_OK) {
             int bad = o->json ? lens_msgsize_write_json(m, o->trace, model, fp)
                               : lens_msgsize_write_text(m, o->trace, model, fp);
-            if (bad && o->output)
-                lens_atomic_abort(&a);
             if (bad)
                 rc = lens_err_set(e, LENS_EIO, "%s: write error", o->output ? o->output : "stdout");
-            else if (o->output)
+            if (bad && o->output)
+                rc = lens_atomic_fail(&a, rc, e);
+            else if (!bad && o->output)
                 rc = lens_atomic_commit(&a, e);
         }
     }

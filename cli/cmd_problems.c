@@ -370,13 +370,14 @@ int cmd_problems(int argc, char **argv)
     }
     int rc = json ? lens_problems_write_json(p, q.lang, fp)
                   : lens_problems_write_text(p, q.lang, fp);
+    if (output && rc) {
+        lens_err_set(&e, LENS_EIO, "%s: write error", output);
+        lens_atomic_fail(&a, LENS_EIO, &e); /* the system's reason when there is one */
+        lens_problems_free(p);
+        return lens_cli_fail(&e);
+    }
     lens_problems_free(p);
     if (output) {
-        if (rc) {
-            lens_atomic_abort(&a);
-            lens_err_set(&e, LENS_EIO, "%s: write error", output);
-            return lens_cli_fail(&e);
-        }
         if (lens_atomic_commit(&a, &e))
             return lens_cli_fail(&e);
     }

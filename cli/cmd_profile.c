@@ -62,16 +62,17 @@ static int parse_count(const char *s, unsigned long max, unsigned long *v)
 static int write_plots(const struct lens_profile *p, const struct lens_icappa *r, const char *dir,
                        const char *ext, struct lens_err *e)
 {
-    char path[4096];
-    int rc = lens_mkdir_p(dir, e);
+    char path[4096], *where = NULL; /* a new folder appears whole with the other outputs */
+    int rc = lens_atomic_dir(dir, &where, e);
     for (size_t k = 0; rc == LENS_OK && k < r->nrounds; k++) {
-        snprintf(path, sizeof path, "%s/round%zu_bars.%s", dir, k + 1, ext);
+        snprintf(path, sizeof path, "%s/round%zu_bars.%s", where, k + 1, ext);
         rc = lens_profile_plot_bars(p, r, k, path, lens_cli_font(), e);
     }
     if (rc == LENS_OK && p->nproc >= 2 && p->nfunc <= 4096) {
-        snprintf(path, sizeof path, "%s/pca_scatter.%s", dir, ext);
+        snprintf(path, sizeof path, "%s/pca_scatter.%s", where, ext);
         rc = lens_profile_plot_scatter(p, r, path, lens_cli_font(), e);
     }
+    lens_free(where);
     return rc;
 }
 

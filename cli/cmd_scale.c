@@ -721,7 +721,11 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
                 }
     lens_free(argv);
     lens_free(words);
-    if (lens_atomic_commit(&out, &e) < 0)
+    /* The CSV records failed runs too: it appears even when the command then fails. */
+    int depth = lens_atomic_group_suspend();
+    int rc = lens_atomic_commit(&out, &e);
+    lens_atomic_group_resume(depth);
+    if (rc < 0)
         return lens_cli_fail(&e);
     fprintf(stderr, "mpilens: wrote %s: %ld of %ld runs ok\n", o->out, n_ok, total);
     if (n_ok == 0) {

@@ -129,19 +129,20 @@ int cmd_stages(int argc, char **argv)
         rc = lens_atomic_open(&a, csv, "w", &e);
         if (rc == LENS_OK) {
             rc = lens_stagelog_write_tasks_csv(l, a.fp, &e);
-            rc = rc == LENS_OK ? lens_atomic_commit(&a, &e) : (lens_atomic_abort(&a), rc);
+            rc = rc == LENS_OK ? lens_atomic_commit(&a, &e) : lens_atomic_fail(&a, rc, &e);
         }
     }
     if (rc == LENS_OK && plots) {
-        char path[4096];
+        char path[4096], *where = NULL; /* a new folder appears whole, with the CSV */
         const char *ext = svg ? "svg" : "png";
-        rc = lens_mkdir_p(plots, &e);
-        snprintf(path, sizeof path, "%s/stage_times.%s", plots, ext);
+        rc = lens_atomic_dir(plots, &where, &e);
+        snprintf(path, sizeof path, "%s/stage_times.%s", where ? where : plots, ext);
         if (rc == LENS_OK)
             rc = lens_stagelog_plot_times(l, path, lens_cli_font(), &e);
-        snprintf(path, sizeof path, "%s/stage_occupancy.%s", plots, ext);
+        snprintf(path, sizeof path, "%s/stage_occupancy.%s", where ? where : plots, ext);
         if (rc == LENS_OK)
             rc = lens_stagelog_plot_occupancy(l, points, path, lens_cli_font(), &e);
+        lens_free(where);
     }
     if (rc == LENS_OK && json) {
         rc = lens_stagelog_write_json(l, points, stdout, &e);

@@ -126,8 +126,8 @@ int cmd_synth(int argc, char **argv)
     const char *attrs[] = {"generator", "mpilens synth", "seed", seed, NULL, NULL};
     /* the truth first: it cannot fail for want of room after the cube is written */
     int rc = truth ? lens_synth_truth_write(&o, truth, &e) : LENS_OK;
-    if (rc == LENS_OK && (rc = lens_cube_write(c, prefix, attrs, &e)) != LENS_OK && truth)
-        (void)unlink(truth);
+    if (rc == LENS_OK) /* the truth waits with the cube: on failure neither appears */
+        rc = lens_cube_write(c, prefix, attrs, &e);
     lens_cube_free(c);
     if (rc != LENS_OK)
         return lens_cli_fail(&e);

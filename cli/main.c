@@ -109,8 +109,19 @@ int main(int argc, char **argv)
     for (char *c = name; *c; c++)
         *c = *c == '-' ? '_' : *c;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(name, commands[i].name))
-            return lens_cli_finish(commands[i].fn(argc - 1, argv + 1));
+        if (!strcmp(name, commands[i].name)) {
+            /* Everything a command writes appears when it succeeds, all of it, or not at
+             * all (docs/outputs.md): its outputs wait under temporary names until here. */
+            lens_atomic_group_begin();
+            int st = commands[i].fn(argc - 1, argv + 1);
+            struct lens_err e;
+            lens_err_clear(&e);
+            if (st == LENS_EXIT_OK && lens_atomic_group_commit(&e) != LENS_OK)
+                st = lens_cli_fail(&e);
+            else if (st != LENS_EXIT_OK)
+                lens_atomic_group_abort();
+            return lens_cli_finish(st);
+        }
     fprintf(stderr, "mpilens: '%s' is not a command; see 'mpilens --help'\n", argv[1]);
     return LENS_EXIT_USAGE;
 }

@@ -289,11 +289,10 @@ int lens_figure_png_write(cairo_surface_t *img, const char *path, struct lens_er
     if (rc)
         return rc;
     cairo_status_t st = cairo_surface_write_to_png_stream(img, file_write, a.fp);
+    if (st == CAIRO_STATUS_WRITE_ERROR) /* the system's reason, kept by the atomic writer */
+        return lens_atomic_fail(&a, LENS_EIO, e);
     if (st != CAIRO_STATUS_SUCCESS) {
-        int err = errno;
         lens_atomic_abort(&a);
-        if (st == CAIRO_STATUS_WRITE_ERROR)
-            return lens_err_set(e, LENS_EIO, "%s: write failed: %s", path, strerror(err));
         return lens_err_set(e, LENS_ELIB, "%s: cairo: %s", path, cairo_status_to_string(st));
     }
     return lens_atomic_commit(&a, e);

@@ -470,15 +470,18 @@ int lens_p2pplot_png_mem(const struct lens_p2pfile *f, int metric, const struct 
 int lens_p2pplot_write_dir(const struct lens_p2pfile *f, const struct lens_p2pplot_opts *o,
                            const char *dir, const char *stem, struct lens_err *e)
 {
-    int rc = lens_mkdir_p(dir, e);
+    char *where = NULL; /* a new folder is built aside and appears with the other outputs */
+    int rc = lens_atomic_dir(dir, &where, e);
     static const char *const ext[2] = {"png", "svg"};
     for (int m = 0; rc == LENS_OK && m < LENS_P2PPLOT_NMETRICS; m++)
         for (int x = 0; rc == LENS_OK && x < 2; x++) {
             char path[4096];
-            if ((size_t)snprintf(path, sizeof path, "%s/%s_%s.%s", dir, stem, metric_names[m], ext[x]) >= sizeof path)
-                return lens_err_set(e, LENS_EINVAL, "%s: path too long", dir);
-            rc = lens_p2pplot_write(f, m, o, path, e);
+            if ((size_t)snprintf(path, sizeof path, "%s/%s_%s.%s", where, stem, metric_names[m], ext[x]) >= sizeof path)
+                rc = lens_err_set(e, LENS_EINVAL, "%s: path too long", dir);
+            else
+                rc = lens_p2pplot_write(f, m, o, path, e);
         }
+    lens_free(where);
     return rc;
 }
 

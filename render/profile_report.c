@@ -262,8 +262,10 @@ static int figure_png(struct prep *s, long k, unsigned char **png, size_t *len, 
     }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/figure.png", s->tmpdir);
+    int depth = lens_atomic_group_suspend(); /* a scratch file, read back at once */
     int rc = k >= 0 ? lens_profile_plot_bars(s->p, s->r, (size_t)k, path, s->font_path, e)
                     : lens_profile_plot_scatter(s->p, s->r, path, s->font_path, e);
+    lens_atomic_group_resume(depth);
     if (rc != LENS_OK)
         return rc;
     FILE *fp = fopen(path, "rb");

@@ -482,7 +482,10 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
             return lens_err_set(e, LENS_EDATA, "%s: statistic '%s' not present", in[i].name,
                                 lens_cube_stat_name(o->stat));
     }
-    struct lens_report_ctx r = {.o = o, .in = in, .nin = nin, .cur = -1};
+    /* The figures go to a folder that appears with the PDF (lens_atomic_dir). */
+    struct lens_report_opts ow = *o;
+    char *figdir = NULL;
+    struct lens_report_ctx r = {.o = &ow, .in = in, .nin = nin, .cur = -1};
     lens_tmpl_vars_init(&r.vars);
     char tpath[PATH_MAX], fontdir[PATH_MAX];
     if (o->template_path)
@@ -498,8 +501,8 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
         rc = lens_template_check(t, renderers, NRENDERERS, e);
     if (rc == LENS_OK)
         rc = check_groups(t, e);
-    if (rc == LENS_OK && o->figures_dir)
-        rc = lens_mkdir_p(o->figures_dir, e);
+    if (rc == LENS_OK && o->figures_dir && (rc = lens_atomic_dir(o->figures_dir, &figdir, e)) == LENS_OK)
+        ow.figures_dir = figdir;
     if (rc == LENS_OK)
         rc = lens_pdf_new(&r.pdf, fontdir, e);
     if (rc == LENS_OK)
@@ -512,6 +515,7 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
         rc = lens_pdf_set_info(r.pdf, lens_tmpl_vars_get(&r.vars, "title"), "MPI latency report", o->date, e);
     if (rc == LENS_OK)
         rc = lens_pdf_save(r.pdf, path, e);
+    lens_free(figdir);
     lens_pdf_free(r.pdf);
     lens_report_analysis_free(r.an);
     lens_template_free(t);

@@ -366,7 +366,9 @@ int lens_scale_report_write(const struct lens_scale_report_opts *o, const struct
 {
     if (n == 0 || !grids)
         return lens_err_set(e, LENS_EINVAL, "%s: no application to report", path);
-    struct scale_report r = {.o = o, .g = grids, .n = n};
+    struct lens_scale_report_opts ow = *o; /* figures_dir: the folder being built */
+    char *figdir = NULL;
+    struct scale_report r = {.o = &ow, .g = grids, .n = n};
     lens_tmpl_vars_init(&r.vars);
     char tpath[PATH_MAX], xpath[PATH_MAX], fontdir[PATH_MAX];
     snprintf(tpath, sizeof tpath, "%s", o->template_path ? o->template_path : "");
@@ -388,8 +390,8 @@ int lens_scale_report_write(const struct lens_scale_report_opts *o, const struct
         rc = lens_marks_text_load(r.texts, xpath, e);
     if (rc == LENS_OK)
         rc = compute_marks(&r, e);
-    if (rc == LENS_OK && o->figures_dir)
-        rc = lens_mkdir_p(o->figures_dir, e);
+    if (rc == LENS_OK && o->figures_dir && (rc = lens_atomic_dir(o->figures_dir, &figdir, e)) == LENS_OK)
+        ow.figures_dir = figdir;
     if (rc == LENS_OK)
         rc = lens_pdf_new(&r.pdf, fontdir, e);
     if (rc == LENS_OK)
@@ -402,6 +404,7 @@ int lens_scale_report_write(const struct lens_scale_report_opts *o, const struct
         rc = lens_pdf_set_info(r.pdf, lens_tmpl_vars_get(&r.vars, "title"), "Scalability report", o->date, e);
     if (rc == LENS_OK)
         rc = lens_pdf_save(r.pdf, path, e);
+    lens_free(figdir);
     lens_pdf_free(r.pdf);
     lens_template_free(t);
     lens_marks_text_free(r.texts);
