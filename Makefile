@@ -93,7 +93,7 @@ FUZZ_TARGETS := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 FUZZ_DEPS    := tests/fuzz/fuzz_common.h tests/synth_otf2.h
 FUZZ_CC      ?= clang-14
 FUZZ_SECONDS ?= 60
-FUZZ_BUILD   ?= build-fuzz
+FUZZ_BUILD   ?= build/libfuzzer
 FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 .PHONY: fuzz fuzz-build clean-fuzz
 all: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
@@ -115,7 +115,6 @@ fuzz:
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT="-O1 -g" SANFLAGS="$(FUZZ_SAN)" fuzz-build
 	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-clean: clean-fuzz
 clean-fuzz:
 	rm -rf $(FUZZ_BUILD)
 

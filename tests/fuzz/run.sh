@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Runs libFuzzer targets one after the other (make fuzz; docs/fuzz.md) and prints a table:
+# executions, executions per second, coverage (cov: edges, ft: features), corpus size and
+# crashes per target. New inputs go to FUZZ_BUILD/corpus/<target> (the seeds in
+# tests/fuzz/corpus/<target> are read, never written); crashes, leaks, timeouts and
+# out-of-memory inputs go to FUZZ_BUILD/artifacts/<target>/ and are listed at the end.
+# Usage: tests/fuzz/run.sh FUZZ_BUILD SECONDS TARGET...
+# Environment: FUZZ_FLAGS adds libFuzzer flags (e.g. "-jobs=2 -workers=2", "-max_len=65536").
+set -u
+build=$1 secs=$2
+shift 2
+export TMPDIR="$build/tmp"   # the harnesses' scratch directories
+mkdir -p "$TMPDIR"
+sym=$(command -v llvm-symbolizer-14 || command -v llvm-symbolizer || true)
+[ -n "$sym" ] && export ASAN_SYMBOLIZER_PATH=$sym
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+table="$build/fuzz-summary.txt"
+printf '%-10s %12s %8s %7s %7s %7s %7s\n' target execs exec/s cov ft corpus crashes > "$table"
+status=0
+for t in "$@"; do
+    bin=$build/fuzz/fuzz_$t
+    [ -x "$bin" ] || { echo "fuzz: $bin not built" >&2; status=1; continue; }
+    work=$build/corpus/$t art=$build/artifacts/$t log=$build/logs/$t.log
+    mkdir -p "$work" "$art" "$(dirname "$log")"
+    dict=; [ -f "tests/fuzz/$t.dict" ] && dict=-dict=tests/fuzz/$t.dict
+    echo "fuzz: $t for $secs s (log $log)" >&2
+    # -timeout: an input slower than 20 s is a hang; -rss_limit_mb bounds a memory blow-up
+    "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$art/" $dict ${FUZZ_FLAGS:-} "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1
+    rc=$?
+    execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n 1)
+    last=$(grep -E '^#[0-9]+' "$log" | grep -E 'cov: [0-9]+' | tail -n 1)
+    cov=$(echo "$last" | sed -nE 's/.*cov: ([0-9]+).*/\1/p')
+    ft=$(echo "$last" | sed -nE 's/.* ft: ([0-9]+).*/\1/p')
+    [ -z "$execs" ] && execs=$(echo "$last" | sed -nE 's/^#([0-9]+).*/\1/p')
+    ncorp=$(find "$work" -type f | wc -l)
+    ncrash=$(find "$art" -type f | wc -l)
+    eps=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+).*/\1/p' "$log" | tail -n 1)
+    printf '%-10s %12s %8s %7s %7s %7s %7s\n' "$t" "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" \
+        "$ncorp" "$ncrash" >> "$table"
+    if [ "$rc" != 0 ] || [ "$ncrash" != 0 ]; then
+        status=1
+        grep -E '^==[0-9]+==ERROR|runtime error|^SUMMARY|Test unit written|#[0-9]+ 0x' "$log" | head -12 | sed 's/^/  /' >&2
+    fi
+done
+rm -rf "$TMPDIR"
+cat "$table"
+[ "$status" = 0 ] || echo "fuzz: crashes found; see $build/artifacts/ and docs/fuzz.md (adding a crash as a regression)" >&2
+exit $status
