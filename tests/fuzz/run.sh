@@ -3,9 +3,13 @@
 # executions, executions per second, coverage (cov: edges, ft: features), corpus size and
 # crashes per target. New inputs go to FUZZ_BUILD/corpus/<target> (the seeds in
 # tests/fuzz/corpus/<target> are read, never written); crashes, leaks, timeouts and
-# out-of-memory inputs go to FUZZ_BUILD/artifacts/<target>/ and are listed at the end.
+# out-of-memory inputs go to FUZZ_BUILD/artifacts/<target>/ and are counted.
+# Each target runs in libFuzzer's fork mode (-fork=1) and goes on after a crash, a timeout or
+# an out-of-memory input (-ignore_*), so a known bug does not end its run in the first
+# second; tests/fuzz/<target>.options holds extra flags for one target.
 # Usage: tests/fuzz/run.sh FUZZ_BUILD SECONDS TARGET...
-# Environment: FUZZ_FLAGS adds libFuzzer flags (e.g. "-jobs=2 -workers=2", "-max_len=65536").
+# Environment: FUZZ_FLAGS adds libFuzzer flags (e.g. "-max_len=65536"); FUZZ_FORK=0 runs
+# in-process instead, stopping at the first crash (as libFuzzer does by default).
 set -u
 build=$1 secs=$2
 shift 2
@@ -23,24 +27,29 @@ for t in "$@"; do
     work=$build/corpus/$t art=$build/artifacts/$t log=$build/logs/$t.log
     mkdir -p "$work" "$art" "$(dirname "$log")"
     dict=; [ -f "tests/fuzz/$t.dict" ] && dict=-dict=tests/fuzz/$t.dict
+    opts=; [ -f "tests/fuzz/$t.options" ] && opts=$(grep -v '^#' "tests/fuzz/$t.options")
+    mode="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
+    [ "${FUZZ_FORK:-1}" = 0 ] && mode=
     echo "fuzz: $t for $secs s (log $log)" >&2
     # -timeout: an input slower than 20 s is a hang; -rss_limit_mb bounds a memory blow-up
     "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$art/" $dict ${FUZZ_FLAGS:-} "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1
+        -artifact_prefix="$art/" $mode $dict $opts ${FUZZ_FLAGS:-} "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1
     rc=$?
-    execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n 1)
-    last=$(grep -E '^#[0-9]+' "$log" | grep -E 'cov: [0-9]+' | tail -n 1)
+    # in-process: "#N DONE cov: C ft: F" and stat:: lines; fork mode: "#N: cov: C ft: F ..."
+    last=$(grep -E '^#[0-9]+:? ' "$log" | grep -E 'cov: [0-9]+' | tail -n 1)
+    execs=$(echo "$last" | sed -nE 's/^#([0-9]+).*/\1/p')
     cov=$(echo "$last" | sed -nE 's/.*cov: ([0-9]+).*/\1/p')
     ft=$(echo "$last" | sed -nE 's/.* ft: ([0-9]+).*/\1/p')
-    [ -z "$execs" ] && execs=$(echo "$last" | sed -nE 's/^#([0-9]+).*/\1/p')
+    st=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n 1)
+    [ -n "$st" ] && execs=$st
     ncorp=$(find "$work" -type f | wc -l)
     ncrash=$(find "$art" -type f | wc -l)
-    eps=$(sed -nE 's/^stat::average_exec_per_sec: *([0-9]+).*/\1/p' "$log" | tail -n 1)
+    eps=$(awk -v n="${execs:-0}" -v s="$secs" 'BEGIN { printf "%d", (s > 0 ? n / s : 0) }')
     printf '%-10s %12s %8s %7s %7s %7s %7s\n' "$t" "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" \
         "$ncorp" "$ncrash" >> "$table"
     if [ "$rc" != 0 ] || [ "$ncrash" != 0 ]; then
         status=1
-        grep -E '^==[0-9]+==ERROR|runtime error|^SUMMARY|Test unit written|#[0-9]+ 0x' "$log" | head -12 | sed 's/^/  /' >&2
+        grep -E '==ERROR|runtime error|^SUMMARY|Test unit written|CRASH|#[0-9]+ 0x' "$log" | head -12 | sed 's/^/  /' >&2
     fi
 done
 rm -rf "$TMPDIR"
