@@ -1,12 +1,14 @@
 /* Fuzz target "hosts": the hosts file of a cube (<prefix>_hosts.txt, one host name per rank,
  * read by analysis/cube_nc.c) and the consumers of the names: the distance matrix's
- * "r<rank>@<host>" labels (analysis/distmat.c) and the grouping of ranks by host that the
- * tree figures draw (render/treefig.c). A valid 4-process cube (median only) is written once
+ * "r<rank>@<host>" labels (analysis/distmat.c), the grouping of ranks by host that the
+ * tree figures draw (render/treefig.c) and the JSON string escaping of `mpilens info --json`
+ * (common/json.c). A valid 4-process cube (median only) is written once
  * per process; each input becomes its hosts file. Seeds: the hosts files of
  * tests/data/network-tests2 and samples/cubes, and hand-made edge cases. */
 #include "fuzz_common.h"
 #include "../../analysis/cube.h"
 #include "../../analysis/distmat.h"
+#include "../../common/json.h"
 #include "../../render/treefig.h"
 
 #define P 4
@@ -41,6 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct lens_err e = {0};
     struct lens_cube *c = NULL;
     if (fuzz_said("read", lens_cube_read(pre, &c, &e), &e) == LENS_OK) {
+        struct lens_json j;
+        lens_json_init(&j, fuzz_null());
+        lens_json_begin_array(&j);
+        for (int i = 0; c->hosts && i < c->procs; i++)
+            lens_json_string(&j, c->hosts[i]);
+        lens_json_end_array(&j);
         struct lens_distmat *m = NULL;
         if (lens_distmat_from_cube(c, LENS_STAT_MEDIAN, -1, &m, &e) == LENS_OK) {
             int group[P];

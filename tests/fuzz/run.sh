@@ -17,6 +17,8 @@ export TMPDIR="$build/tmp"   # the harnesses' scratch directories
 mkdir -p "$TMPDIR"
 sym=$(command -v llvm-symbolizer-14 || command -v llvm-symbolizer || true)
 [ -n "$sym" ] && export ASAN_SYMBOLIZER_PATH=$sym
+# the suite's suppressions: leaks inside libraries (libotf2 leaks on a damaged archive)
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 table="$build/fuzz-summary.txt"
 printf '%-10s %12s %8s %7s %7s %7s %7s\n' target execs exec/s cov ft corpus crashes > "$table"
