@@ -1,6 +1,7 @@
 /* Fuzz target "profile": a per-process profile CSV (process,function,seconds) as
  * `mpilens profile-clusters` reads it (analysis/profile.c), written back and read again.
- * Oracle besides the sanitizers: the profile read back has the same non-zero values.
+ * Oracle besides the sanitizers: the profile read back has the same processes and the
+ * same non-zero values.
  * Seeds: the heads of the CSV files of samples/profiles and hand-made files. */
 #include "fuzz_common.h"
 #include "../../analysis/profile.h"
@@ -17,9 +18,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (lens_profile_write_csv(p, again, &e) == LENS_OK) {
             if (lens_profile_read_csv(again, &back, &e) != LENS_OK)
                 fuzz_die("read back the profile written:", e.msg);
-            /* zero entries are not written (0 = never called), so a process or function with
-               only zeros vanishes; columns are in order of first appearance, which the
-               rank-sorted file changes: match functions by name and processes by rank */
+            /* zero entries are not written (0 = never called) but for one per process that
+               has nothing else, so every process comes back while a function with only zeros
+               may vanish; columns are in order of first appearance, which the rank-sorted
+               file changes: match functions by name and processes by rank */
+            if (back->nproc != p->nproc)
+                fuzz_die("read back every process from", again);
             for (size_t r = 0; r < p->nproc; r++)
                 for (size_t f = 0; f < p->nfunc; f++) {
                     double x = p->sec[r * p->nfunc + f];
