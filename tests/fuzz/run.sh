@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs libFuzzer targets one after the other (make fuzz; docs/fuzz.md) and prints a table:
 # executions, executions per second, coverage (cov: edges, ft: features), corpus size and
-# crashes per target. New inputs go to FUZZ_BUILD/corpus/<target> (the seeds in
-# tests/fuzz/corpus/<target> are read, never written); crashes, leaks, timeouts and
-# out-of-memory inputs go to FUZZ_BUILD/artifacts/<target>/ and are counted.
+# crashes (artifacts new in this run) per target. New inputs go to FUZZ_BUILD/corpus/<target>
+# (the seeds in tests/fuzz/corpus/<target> are read, never written); crashes, leaks, timeouts
+# and out-of-memory inputs go to FUZZ_BUILD/artifacts/<target>/.
 # Each target runs in libFuzzer's fork mode (-fork=1) and goes on after a crash, a timeout or
 # an out-of-memory input (-ignore_*), so a known bug does not end its run in the first
 # second; tests/fuzz/<target>.options holds extra flags for one target.
@@ -34,6 +34,7 @@ for t in "$@"; do
     [ "${FUZZ_FORK:-1}" = 0 ] && mode=
     echo "fuzz: $t for $secs s (log $log)" >&2
     # -timeout: an input slower than 20 s is a hang; -rss_limit_mb bounds a memory blow-up
+    before=$(find "$art" -type f | wc -l)
     "$bin" -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$art/" $mode $dict $opts ${FUZZ_FLAGS:-} "$work" "tests/fuzz/corpus/$t" >"$log" 2>&1
     rc=$?
@@ -45,7 +46,7 @@ for t in "$@"; do
     st=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n 1)
     [ -n "$st" ] && execs=$st
     ncorp=$(find "$work" -type f | wc -l)
-    ncrash=$(find "$art" -type f | wc -l)
+    ncrash=$(( $(find "$art" -type f | wc -l) - before ))   # new in this run
     eps=$(awk -v n="${execs:-0}" -v s="$secs" 'BEGIN { printf "%d", (s > 0 ? n / s : 0) }')
     printf '%-10s %12s %8s %7s %7s %7s %7s\n' "$t" "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" \
         "$ncorp" "$ncrash" >> "$table"
