@@ -111,4 +111,40 @@ install: $(MPILENS) $(MPILENS_BENCH) $(TRACE_SO) $(TRACE_RECOVER) $(MAN_PAGES)
 uninstall:
 	@$(INSTALL_ENV) scripts/install.sh uninstall
 
+# ---- fuzzing (docs/fuzz.md) ----
+# Each tests/fuzz/fuzz_<target>.c defines LLVMFuzzerTestOneInput. `make all` links every one
+# with tests/fuzz/replay_main.c using $(CC) (no clang needed), and tests/test_fuzz_replay.sh
+# (run by make check and make asan) replays the seed corpus and every past crash through them.
+# `make fuzz` builds them with clang and libFuzzer in $(FUZZ_BUILD) and runs each target for
+# FUZZ_SECONDS; `make fuzz FUZZ_TARGETS="cube rules"` runs only those.
+FUZZ_SRC     := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_DEPS    := tests/fuzz/fuzz_common.h tests/synth_otf2.h
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_BUILD   ?= build/libfuzzer
+FUZZ_SAN     := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+.PHONY: fuzz fuzz-build clean-fuzz
+all: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/replay_%)
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c $(FUZZ_DEPS) $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -o $@ $< tests/fuzz/replay_main.c $(LIBMPILENS) $(LIBS)
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS) $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	@$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -fsanitize=fuzzer -o $@ $< $(LIBMPILENS) $(LIBS)
+
+fuzz-build: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+
+fuzz:
+	@scripts/install-deps.sh --fuzz
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) OPT="-O1 -g" SANFLAGS="$(FUZZ_SAN)" fuzz-build
+	@tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+clean-fuzz:
+	rm -rf $(FUZZ_BUILD)
+
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(PERF_BIN:=.d)

@@ -24,7 +24,7 @@ endif
 # `make deps` need no flags and do not build it.
 PKGS        := netcdf cairo gsl otf2 libdw freetype2
 PKG_MK      := $(BUILD)/config.pkg.mk
-NO_PKG_GOALS := clean deps distclean uninstall
+NO_PKG_GOALS := clean clean-fuzz deps distclean uninstall
 ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NO_PKG_GOALS),$(MAKECMDGOALS)),all),)
 -include $(PKG_MK)
 endif

@@ -376,11 +376,15 @@ int lens_profile_write_csv(const struct lens_profile *p, const char *path, struc
         fp = a.fp;
     }
     fputs("process,function,seconds\n", fp);
-    for (size_t r = 0; r < p->nproc; r++)
+    for (size_t r = 0; r < p->nproc; r++) {
+        int wrote = 0;
         for (size_t f = 0; f < p->nfunc; f++) {
             double v = p->sec[r * p->fcap + f];
-            if (v == 0)
+            /* zeros are left out (never called), except one for a process that has nothing
+               else, so the process and the file survive a round trip through the reader */
+            if (v == 0 && (wrote || f + 1 < p->nfunc))
                 continue;
+            wrote = 1;
             const char *name = p->funcs[f];
             fprintf(fp, "%ld,", p->ranks[r]);
             if (needs_quotes(name)) {
@@ -396,6 +400,7 @@ int lens_profile_write_csv(const struct lens_profile *p, const char *path, struc
             }
             fprintf(fp, ",%.17g\n", v);
         }
+    }
     if (to_stdout)
         return fflush(fp) == 0 && !ferror(fp) ? LENS_OK
                : lens_err_set(e, LENS_EIO, "standard output: write failed");

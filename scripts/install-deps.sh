@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mpilens needs, only those missing, and says what it does.
-# Usage: scripts/install-deps.sh [--test]   (--test adds what only the test suite needs)
+# Usage: scripts/install-deps.sh [--test|--fuzz]   (--test adds what only the test suite needs,
+#   --fuzz what make fuzz needs)
 set -eu
 build_pkgs="build-essential pkg-config libnetcdf-dev netcdf-bin libcairo2-dev libhpdf-dev
   libopenmpi-dev openmpi-bin libgsl-dev poppler-utils fonts-dejavu-core
@@ -8,8 +9,13 @@ build_pkgs="build-essential pkg-config libnetcdf-dev netcdf-bin libcairo2-dev li
 # python3-scipy / python3-sklearn: reference linkage and k-means in tests only; python3 parses
 # SVG with its XML parser.
 test_pkgs="python3 python3-scipy python3-numpy python3-sklearn qpdf python3-pdfminer"
+# clang-14 builds the libFuzzer targets (make fuzz, docs/fuzz.md); Debian 12 ships libFuzzer
+# (libclang_rt.fuzzer) and the sanitizer runtimes in libclang-rt-14-dev, which clang-14 only
+# recommends; llvm-14 has llvm-symbolizer-14 for readable crash stacks.
+fuzz_pkgs="clang-14 libclang-rt-14-dev llvm-14"
 pkgs=$build_pkgs
 [ "${1:-}" = "--test" ] && pkgs="$pkgs $test_pkgs"
+[ "${1:-}" = "--fuzz" ] && pkgs="$pkgs $fuzz_pkgs"
 
 missing=""
 for p in $pkgs; do
