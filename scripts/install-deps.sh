@@ -7,8 +7,9 @@ build_pkgs="build-essential pkg-config libnetcdf-dev netcdf-bin libcairo2-dev li
   libopenmpi-dev openmpi-bin libgsl-dev poppler-utils fonts-dejavu-core
   libopen-trace-format2-dev otf2-tools libdw-dev help2man"
 # python3-scipy / python3-sklearn: reference linkage and k-means in tests only; python3 parses
-# SVG with its XML parser.
-test_pkgs="python3 python3-scipy python3-numpy python3-sklearn qpdf python3-pdfminer"
+# SVG with its XML parser; qpdf / python3-pdfminer check the PDFs (test_pdfvalid); time gives
+# /usr/bin/time -v for peak memory.
+test_pkgs="python3 python3-scipy python3-numpy python3-sklearn qpdf python3-pdfminer time"
 # clang-14 builds the libFuzzer targets (make fuzz, docs/fuzz.md); Debian 12 ships libFuzzer
 # (libclang_rt.fuzzer) and the sanitizer runtimes in libclang-rt-14-dev, which clang-14 only
 # recommends; llvm-14 has llvm-symbolizer-14 for readable crash stacks.

@@ -71,10 +71,22 @@ check_match "kill: rank 2 lost at most one flush interval ($k2 of $((1 + 2 * N))
 
 # 4. every rank hangs after N iterations until timeout sends SIGTERM: mpilens passes it on to
 #    mpirun, which ends the ranks; the status is the one of the same untraced run
-timeout --preserve-status -s TERM 3 $MPIRUN -np 4 $APP hang 5 >/dev/null 2>&1
+# term_when_ready CMD...: runs CMD in the background, sends it SIGTERM once every rank hangs
+# (the app's ready file; a fixed delay failed on a loaded machine where the ranks had not yet
+# reached MPI_Init), and returns its exit status
+term_when_ready() {
+    rm -f "$TMP/ready"
+    TRACE_CRASH_READY="$TMP/ready" "$@" >"$TMP/out" 2>"$TMP/err" &
+    local pid=$! i
+    for i in $(seq 1200); do [ -e "$TMP/ready" ] && break; sleep 0.1; done
+    sleep 0.3
+    kill -TERM $pid
+    wait $pid
+}
+term_when_ready $MPIRUN -np 4 $APP hang 5
 ref=$?
-check_exit "term: status of the untraced run ($ref)" $ref \
-    timeout --preserve-status -s TERM 3 $BIN/mpilens trace -o "$TMP/term" -f 0.1 -- $MPIRUN -np 4 $APP hang $N
+term_when_ready $BIN/mpilens trace -o "$TMP/term" -f 0.1 -- $MPIRUN -np 4 $APP hang $N
+check_eq "term: status of the untraced run" "$?" "$ref"
 cp "$TMP/err" "$TMP/term.err"
 crashed term -1
 check "term: mpilens trace printed the anchor" grep -q 'term/traces.otf2$' "$TMP/out"

@@ -64,6 +64,15 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "term") && rank == victim) {
         raise(SIGTERM);
     } else if (!strcmp(mode, "hang")) {
+        /* tell the test that every rank is past its N iterations (file $TRACE_CRASH_READY), so
+         * that its SIGTERM lands in the hang however slowly a loaded machine starts the ranks */
+        MPI_Barrier(MPI_COMM_WORLD);
+        const char *ready = getenv("TRACE_CRASH_READY");
+        if (ready && rank == 0) {
+            FILE *f = fopen(ready, "w");
+            if (f)
+                fclose(f);
+        }
         for (;;)
             pause();
     } else if (!strcmp(mode, "kill") && (rank == victim || victim < 0)) {
