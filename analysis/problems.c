@@ -420,6 +420,19 @@ static int no_kind(const struct run *u, const struct lens_rule_composite *k, str
                         "types %s", k->file, k->line, k->col, k->name, list);
 }
 
+/* Marks in used[slot] the fields tree n reads (bound rules: FIELD nodes hold slot and index). */
+static void mark_fields(const struct lens_rules *r, int n, uint32_t used[2])
+{
+    if (n < 0)
+        return;
+    const struct lens_rule_node *x = &r->nodes[n];
+    if (x->op == LENS_RN_FIELD && x->slot >= 0 && x->slot < 2 && x->index >= 0 &&
+        x->index < LENS_PROBLEMS_MAXF)
+        used[x->slot] |= 1u << x->index;
+    mark_fields(r, x->a, used);
+    mark_fields(r, x->b, used);
+}
+
 static int run_composite(struct run *u, int c, struct lens_err *e)
 {
     const struct lens_rule_composite *k = &u->r->composites[c];
@@ -445,20 +458,30 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
         return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: more than 64 parameters", k->file,
                             k->line, k->col);
     /* f[j]: the field values of member slot j, as ruleeval reads them */
-    double f[2][LENS_PROBLEMS_MAXF], params[64];
+    double f[2][LENS_PROBLEMS_MAXF] = {{0}}, params[64];
     const double *mem[2] = {f[0], f[1]};
     struct lens_ruleeval_ctx x = {mem, params};
     const struct lens_problems_type *ty[2] = {&u->v->types[kind->member[0]],
                                               &u->v->types[kind->member[1]]};
     struct lens_problems_inst in = {.t = u->t, .ev = u->ev, .opnames = u->opnames,
                                     .opkinds = u->opkinds};
+    /* only the fields the rules of this composite read are fetched: most are never named */
+    uint32_t used[2] = {0, 0};
+    mark_fields(u->r, k->when, used);
+    for (int j = 0; j < k->nparams; j++)
+        mark_fields(u->r, k->params[j].expr, used);
+    for (int j = 0; j < np; j++) {
+        mark_fields(u->r, u->r->problems[probs[j]].when, used);
+        mark_fields(u->r, u->r->problems[probs[j]].duration, used);
+    }
     size_t n = kind->count(u->ev);
     for (size_t i = 0; i < n; i++) {
         if (!kind->build(&in, i))
             continue;
         for (int s = 0; s < 2; s++)
             for (int fl = 0; fl < ty[s]->nfields; fl++)
-                f[side[s]][fl] = ty[s]->fields[fl].get(&in);
+                if (used[side[s]] >> fl & 1u)
+                    f[side[s]][fl] = ty[s]->fields[fl].get(&in);
         int rc = lens_ruleeval_composite(u->r, c, &x, e);
         if (rc < 0)
             return rc;
