@@ -80,10 +80,11 @@ static int found(const struct lens_problems *p)
 /* The longest rank of a trace (last event - first event), seconds. */
 static double longest(const struct lens_problems_report_input *in)
 {
+    const struct lens_trace *t = in->analysis->trace;
     double m = 0;
-    for (int r = 0; r < in->analysis->trace->nranks; r++)
-        if (in->analysis->trace->ranks[r].nevents)
-            m = fmax(m, in->analysis->trace->ranks[r].t_last - in->analysis->trace->ranks[r].t_first);
+    for (int r = 0; r < t->nranks; r++)
+        if (t->ranks[r].nevents)
+            m = fmax(m, t->ranks[r].t_last - t->ranks[r].t_first);
     return m;
 }
 
@@ -119,7 +120,8 @@ static int title_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "ntraces", "%d", s->nin);
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "rules", s->o->rules ? s->o->rules : "-", e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_setf(v, e, "nrules", "%d", s->in[0].analysis->problems->rules->nproblems);
+        rc = lens_tmpl_vars_setf(v, e, "nrules", "%d",
+                                 s->in[0].analysis->problems->rules->nproblems);
     if (rc == LENS_OK && s->o->title)
         rc = lens_tmpl_vars_set(v, "title", s->o->title, e);
     else if (rc == LENS_OK && (rc = text(s, "default_title", def, sizeof def, e)) == LENS_OK)

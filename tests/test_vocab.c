@@ -42,8 +42,8 @@ static int type_index(const struct lens_problems_vocab *v, const char *name)
 }
 
 /* Type t with its fields copied into fields[] (so one can be changed), plus extra rows. */
-static void own_fields(struct lens_problems_vocab *v, int t, const struct lens_problems_field *extra,
-                       int nextra)
+static void own_fields(struct lens_problems_vocab *v, int t,
+                       const struct lens_problems_field *extra, int nextra)
 {
     int n = v->types[t].nfields;
     memcpy(fields, v->types[t].fields, (size_t)n * sizeof *fields);
