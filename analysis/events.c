@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <otf2/OTF2_Events.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -490,9 +491,18 @@ static void coll_stats(struct lens_events *ev, const struct lens_trace *t)
     }
 }
 
+/* How many times lens_events_build ran in this process (atomic: tests may build in threads). */
+static atomic_ulong builds;
+
+unsigned long lens_events_builds(void)
+{
+    return atomic_load(&builds);
+}
+
 int lens_events_build(struct lens_trace *t, struct lens_events **out, struct lens_err *e)
 {
     *out = NULL;
+    atomic_fetch_add(&builds, 1);
     struct lens_events *ev = lens_calloc(1, sizeof *ev);
     uint32_t *order = NULL;
     uint8_t *cls = ev ? region_classes(t) : NULL;

@@ -78,5 +78,8 @@ struct lens_events {
  * LENS_ENOMEM is the only failure. */
 int lens_events_build(struct lens_trace *t, struct lens_events **out, struct lens_err *e);
 void lens_events_free(struct lens_events *ev);
+/* How many times lens_events_build ran in this process: a debug counter, so tests can check
+ * that one `mpilens problems` run builds the events of a trace once (trace_analysis.h). */
+unsigned long lens_events_builds(void);
 
 #endif

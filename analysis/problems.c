@@ -1,5 +1,6 @@
-/* Problem detection (problems.h): the event types the rules may use, the filling of their
- * fields for each composite instance, and the aggregation per problem. */
+/* Problem detection (problems.h): the rule vocabulary (event types with their fields, and the
+ * composite kinds that build instances from the events), the evaluation of every composite
+ * instance, and the aggregation per problem. */
 #include "problems.h"
 
 #include "callsite_resolve.h"
@@ -9,39 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the event types offered to the rule base; field order = the F_* constants ---- */
-
-static const char *const send_f[] = {"enter", "leave", "done_enter", "done_leave", "rank", "peer",
-                                     "tag", "comm", "bytes", "blocking", NULL};
-static const char *const recv_f[] = {"enter", "leave", "post_enter", "post_leave", "rank", "peer",
-                                     "tag", "comm", "bytes", "blocking", "wrong_order", NULL};
-static const char *const coll_f[] = {"enter", "leave", "rank", "root", "is_root", "comm",
-                                     "prefix_max_enter", "op", "kind", NULL};
-static const char *const inst_f[] = {"min_enter", "max_enter", "min_leave", "max_leave",
-                                     "root_enter", "max_enter_nonroot", "size", "comm", "op",
-                                     "kind", NULL};
-static const char *const lock_f[] = {"enter", "leave", "wait_enter", "wait_leave", "rank",
-                                     "target", "exclusive", NULL};
-static const char *const holder_f[] = {"release", "rank", "exclusive", NULL};
-static const char *const access_f[] = {"start_enter", "complete_enter", "complete_leave",
-                                       "wait_enter", "wait_leave", "blocked", "rank", "target",
-                                       NULL};
-static const char *const expo_f[] = {"post_enter", "wait_enter", "wait_leave",
-                                     "last_complete_enter", "rank", NULL};
-
-enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, NTYPES };
-#define MAXF 12
-
-static const struct lens_ruleeval_type types[NTYPES] = {
-    {"send", send_f, NULL},          {"recv", recv_f, NULL},
-    {"collective", coll_f, ".......ss"}, {"collective_instance", inst_f, "........ss"},
-    {"lock_epoch", lock_f, NULL},    {"lock_holder", holder_f, NULL},
-    {"access_epoch", access_f, NULL}, {"exposure_epoch", expo_f, NULL}};
-
-/* Matchers: which member types a composite must have. */
-enum { M_P2P, M_COLL, M_LOCK, M_PSCW, NMATCH };
-static const int match_types[NMATCH][2] = {
-    {T_SEND, T_RECV}, {T_COLL, T_INST}, {T_LOCK, T_HOLDER}, {T_ACCESS, T_EXPO}};
+/* ---- collective ops as the rules name them ---- */
 
 static const char *op_name(uint32_t op)
 {
@@ -77,6 +46,319 @@ static const char *op_kind(uint32_t op)
     }
 }
 
+/* Interned ids are kept per op slot: the OTF2 ops 0..19, the three window ops, "other". */
+static int op_slot(uint32_t op)
+{
+    return op < 20 ? (int)op : op >= 100 && op <= 102 ? 20 + (int)(op - 100) : 23;
+}
+static const uint32_t slot_op[24] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                     17, 18, 19, 100, 101, 102, 999};
+
+/* ---- the event types: one line per field ----
+ * FIELDS lists give (type, field, 'n' number or 's' interned string, value); x is the
+ * instance the kind's builder filled (problems.h), and x->call[] holds the calls it resolved
+ * (listed at each builder). The list expands once into getters and once into the table, so
+ * a field's name and its value cannot drift apart. */
+#define GETTER(ty, fl, kind, expr) \
+    static double get_##ty##_##fl(const struct lens_problems_inst *x) { return (double)(expr); }
+#define FIELD_ROW(ty, fl, kind, expr) {#fl, kind, get_##ty##_##fl},
+#define EVENT_TYPE(ty, LIST) \
+    LIST(GETTER) static const struct lens_problems_field ty##_fields[] = {LIST(FIELD_ROW)};
+
+/* send and recv: a matched message (p2p builder: call 0 send, 1 send completion, 2 receive
+ * post, 3 receive completion) */
+#define SEND_FIELDS(F) \
+    F(send, enter, 'n', x->call[0]->enter) \
+    F(send, leave, 'n', x->call[0]->leave) \
+    F(send, done_enter, 'n', x->call[1]->enter) \
+    F(send, done_leave, 'n', x->call[1]->leave) \
+    F(send, rank, 'n', x->p2p->src) \
+    F(send, peer, 'n', x->p2p->dst) \
+    F(send, tag, 'n', x->p2p->tag) \
+    F(send, comm, 'n', x->p2p->comm) \
+    F(send, bytes, 'n', x->p2p->bytes) \
+    F(send, blocking, 'n', x->p2p->send_call == x->p2p->send_done)
+EVENT_TYPE(send, SEND_FIELDS)
+
+#define RECV_FIELDS(F) \
+    F(recv, enter, 'n', x->call[3]->enter) \
+    F(recv, leave, 'n', x->call[3]->leave) \
+    F(recv, post_enter, 'n', x->call[2]->enter) \
+    F(recv, post_leave, 'n', x->call[2]->leave) \
+    F(recv, rank, 'n', x->p2p->dst) \
+    F(recv, peer, 'n', x->p2p->src) \
+    F(recv, tag, 'n', x->p2p->tag) \
+    F(recv, comm, 'n', x->p2p->comm) \
+    F(recv, bytes, 'n', x->p2p->bytes) \
+    F(recv, blocking, 'n', x->p2p->recv_post == x->p2p->recv_done) \
+    F(recv, wrong_order, 'n', x->p2p->wrong_order)
+EVENT_TYPE(recv, RECV_FIELDS)
+
+/* collective: one member's call (call 0); collective_instance: the whole instance */
+#define COLL_FIELDS(F) \
+    F(coll, enter, 'n', x->call[0]->enter) \
+    F(coll, leave, 'n', x->call[0]->leave) \
+    F(coll, rank, 'n', x->member->rank) \
+    F(coll, root, 'n', x->coll->root) \
+    F(coll, is_root, 'n', x->member->rank == x->coll->root) \
+    F(coll, comm, 'n', x->coll->comm) \
+    F(coll, prefix_max_enter, 'n', x->member->prefix_max_enter) \
+    F(coll, op, 's', x->opnames[op_slot(x->coll->op)]) \
+    F(coll, kind, 's', x->opkinds[op_slot(x->coll->op)])
+EVENT_TYPE(coll, COLL_FIELDS)
+
+#define INST_FIELDS(F) \
+    F(inst, min_enter, 'n', x->coll->min_enter) \
+    F(inst, max_enter, 'n', x->coll->max_enter) \
+    F(inst, min_leave, 'n', x->coll->min_leave) \
+    F(inst, max_leave, 'n', x->coll->max_leave) \
+    F(inst, root_enter, 'n', x->coll->root_enter) \
+    F(inst, max_enter_nonroot, 'n', x->coll->max_enter_nonroot) \
+    F(inst, size, 'n', x->coll->n) \
+    F(inst, comm, 'n', x->coll->comm) \
+    F(inst, op, 's', x->opnames[op_slot(x->coll->op)]) \
+    F(inst, kind, 's', x->opkinds[op_slot(x->coll->op)])
+EVENT_TYPE(inst, INST_FIELDS)
+
+/* lock_epoch and the lock_holder it waited for (lock builder: call 0 Win_lock, 1 Win_unlock,
+ * 2 the blocked call, 3 the holder's Win_unlock; its enter is the release) */
+#define LOCK_FIELDS(F) \
+    F(lock, enter, 'n', x->call[0]->enter) \
+    F(lock, leave, 'n', x->call[1]->leave) \
+    F(lock, wait_enter, 'n', x->call[2]->enter) \
+    F(lock, wait_leave, 'n', x->call[2]->leave) \
+    F(lock, rank, 'n', x->lock->rank) \
+    F(lock, target, 'n', x->lock->target) \
+    F(lock, exclusive, 'n', x->lock->exclusive)
+EVENT_TYPE(lock, LOCK_FIELDS)
+
+#define HOLDER_FIELDS(F) \
+    F(holder, release, 'n', x->call[3]->enter) \
+    F(holder, rank, 'n', x->holder->rank) \
+    F(holder, exclusive, 'n', x->holder->exclusive)
+EVENT_TYPE(holder, HOLDER_FIELDS)
+
+/* access_epoch and exposure_epoch (pscw builder: call 0 Win_start, 1 Win_complete, 2 the
+ * origin's blocked call (Win_start when none), 3 Win_post, 4 Win_wait) */
+#define ACCESS_FIELDS(F) \
+    F(access, start_enter, 'n', x->call[0]->enter) \
+    F(access, complete_enter, 'n', x->call[1]->enter) \
+    F(access, complete_leave, 'n', x->call[1]->leave) \
+    F(access, wait_enter, 'n', x->call[2]->enter) \
+    F(access, wait_leave, 'n', x->call[2]->leave) \
+    F(access, blocked, 'n', x->blocked) \
+    F(access, rank, 'n', x->pscw->origin) \
+    F(access, target, 'n', x->pscw->target)
+EVENT_TYPE(access, ACCESS_FIELDS)
+
+#define EXPO_FIELDS(F) \
+    F(expo, post_enter, 'n', x->call[3]->enter) \
+    F(expo, wait_enter, 'n', x->call[4]->enter) \
+    F(expo, wait_leave, 'n', x->call[4]->leave) \
+    F(expo, last_complete_enter, 'n', x->pscw->last_complete_enter) \
+    F(expo, rank, 'n', x->pscw->target)
+EVENT_TYPE(expo, EXPO_FIELDS)
+
+#define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
+enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, NTYPES };
+static const struct lens_problems_type types[NTYPES] = {
+    [T_SEND] = {"send", send_fields, NFIELDS(send_fields)},
+    [T_RECV] = {"recv", recv_fields, NFIELDS(recv_fields)},
+    [T_COLL] = {"collective", coll_fields, NFIELDS(coll_fields)},
+    [T_INST] = {"collective_instance", inst_fields, NFIELDS(inst_fields)},
+    [T_LOCK] = {"lock_epoch", lock_fields, NFIELDS(lock_fields)},
+    [T_HOLDER] = {"lock_holder", holder_fields, NFIELDS(holder_fields)},
+    [T_ACCESS] = {"access_epoch", access_fields, NFIELDS(access_fields)},
+    [T_EXPO] = {"exposure_epoch", expo_fields, NFIELDS(expo_fields)}};
+
+/* ---- the composite kinds: builders ---- */
+
+static const struct lens_trace_call *call_at(const struct lens_problems_inst *x, int32_t r,
+                                             uint32_t c)
+{
+    return &x->t->ranks[r].calls[c];
+}
+
+static size_t p2p_count(const struct lens_events *ev) { return ev->np2p; }
+
+static int p2p_build(struct lens_problems_inst *x, size_t i)
+{
+    const struct lens_p2p *p = x->p2p = &x->ev->p2p[i];
+    x->call[0] = call_at(x, p->src, p->send_call);
+    x->call[1] = call_at(x, p->src, p->send_done);
+    x->call[2] = call_at(x, p->dst, p->recv_post);
+    x->call[3] = call_at(x, p->dst, p->recv_done);
+    x->rank[0] = p->src, x->charged[0] = p->send_done;
+    x->rank[1] = p->dst, x->charged[1] = p->recv_done;
+    return 1;
+}
+
+/* A call completing more than one message (Waitall) may be charged once per message. */
+static int p2p_may_repeat(const struct lens_trace *t, int32_t rank, uint32_t call)
+{
+    const struct lens_trace_rank *k = &t->ranks[rank];
+    const struct lens_trace_call *c = &k->calls[call];
+    int sends = 0, recvs = 0;
+    for (uint32_t i = c->rec; i < c->rec + c->nrec; i++) {
+        int kind = k->recs[i].kind;
+        sends += kind == LENS_TREC_SEND || kind == LENS_TREC_ISEND_COMPLETE;
+        recvs += kind == LENS_TREC_RECV || kind == LENS_TREC_IRECV;
+    }
+    return sends > 1 || recvs > 1;
+}
+
+/* Instances are the members: cursor walks the collectives alongside, as members are stored
+ * collective by collective. */
+static size_t coll_count(const struct lens_events *ev) { return ev->nmembers; }
+
+static int coll_build(struct lens_problems_inst *x, size_t i)
+{
+    const struct lens_events *ev = x->ev;
+    while (i >= (size_t)ev->coll[x->cursor].first + ev->coll[x->cursor].n)
+        x->cursor++;
+    const struct lens_coll_member *m = x->member = &ev->members[i];
+    x->coll = &ev->coll[x->cursor];
+    x->call[0] = call_at(x, m->rank, m->call);
+    x->rank[0] = x->rank[1] = m->rank;
+    x->charged[0] = x->charged[1] = m->call;
+    return 1;
+}
+
+static int never_repeats(const struct lens_trace *t, int32_t rank, uint32_t call)
+{
+    (void)t, (void)rank, (void)call;
+    return 0;
+}
+
+/* One-sided epochs share calls (a Win_wait waits for several origins). */
+static int always_repeats(const struct lens_trace *t, int32_t rank, uint32_t call)
+{
+    (void)t, (void)rank, (void)call;
+    return 1;
+}
+
+static size_t lock_count(const struct lens_events *ev) { return ev->nlocks; }
+
+static int lock_build(struct lens_problems_inst *x, size_t i)
+{
+    const struct lens_lock_epoch *l = x->lock = &x->ev->locks[i];
+    if (l->prev < 0) /* it waited for nobody */
+        return 0;
+    const struct lens_lock_epoch *p = x->holder = &x->ev->locks[l->prev];
+    x->call[0] = call_at(x, l->rank, l->lock_call);
+    x->call[1] = call_at(x, l->rank, l->unlock_call);
+    x->call[2] = call_at(x, l->rank, l->wait_call);
+    x->call[3] = call_at(x, p->rank, p->unlock_call);
+    x->rank[0] = l->rank, x->charged[0] = l->wait_call;
+    x->rank[1] = p->rank, x->charged[1] = p->unlock_call;
+    return 1;
+}
+
+static size_t pscw_count(const struct lens_events *ev) { return ev->npscw; }
+
+static int pscw_build(struct lens_problems_inst *x, size_t i)
+{
+    const struct lens_pscw *p = x->pscw = &x->ev->pscw[i];
+    x->blocked = p->blocked_call != LENS_NONE;
+    x->call[0] = call_at(x, p->origin, p->start_call);
+    x->call[1] = call_at(x, p->origin, p->complete_call);
+    x->call[2] = x->blocked ? call_at(x, p->origin, p->blocked_call) : x->call[0];
+    x->call[3] = call_at(x, p->target, p->post_call);
+    x->call[4] = call_at(x, p->target, p->wait_call);
+    x->rank[0] = p->origin, x->charged[0] = x->blocked ? p->blocked_call : p->start_call;
+    x->rank[1] = p->target, x->charged[1] = p->wait_call;
+    return 1;
+}
+
+static const struct lens_problems_kind kinds[] = {
+    {{T_SEND, T_RECV}, p2p_count, p2p_build, p2p_may_repeat},
+    {{T_COLL, T_INST}, coll_count, coll_build, never_repeats},
+    {{T_LOCK, T_HOLDER}, lock_count, lock_build, always_repeats},
+    {{T_ACCESS, T_EXPO}, pscw_count, pscw_build, always_repeats}};
+
+static const struct lens_problems_vocab builtin = {types, NTYPES, kinds, NFIELDS(kinds)};
+
+const struct lens_problems_vocab *lens_problems_vocab_builtin(void)
+{
+    return &builtin;
+}
+
+/* ---- checking and binding a vocabulary ---- */
+
+int lens_problems_vocab_check(const struct lens_problems_vocab *v, struct lens_err *e)
+{
+    if (!v || !v->types || v->ntypes < 1 || v->ntypes > LENS_PROBLEMS_MAXTYPES || !v->kinds ||
+        v->nkinds < 1)
+        return lens_err_set(e, LENS_EINVAL, "rule vocabulary: needs 1..%d types and a kind",
+                            LENS_PROBLEMS_MAXTYPES);
+    for (int i = 0; i < v->ntypes; i++) {
+        const struct lens_problems_type *t = &v->types[i];
+        if (!t->name || !t->name[0])
+            return lens_err_set(e, LENS_EINVAL, "rule vocabulary: type %d has no name", i);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(v->types[j].name, t->name))
+                return lens_err_set(e, LENS_EINVAL, "rule vocabulary: type '%s' twice",
+                                    t->name);
+        if (t->nfields < 1 || t->nfields > LENS_PROBLEMS_MAXF || !t->fields)
+            return lens_err_set(e, LENS_EINVAL, "rule vocabulary: type '%s' has %d fields "
+                                "(1..%d)", t->name, t->nfields, LENS_PROBLEMS_MAXF);
+        for (int f = 0; f < t->nfields; f++) {
+            const struct lens_problems_field *d = &t->fields[f];
+            if (!d->name || !d->name[0] || !d->get || (d->type != 'n' && d->type != 's'))
+                return lens_err_set(e, LENS_EINVAL, "rule vocabulary: field %d of '%s' (%s) "
+                                    "lacks a name, a getter or a type n/s", f, t->name,
+                                    d->name ? d->name : "?");
+            for (int g = 0; g < f; g++)
+                if (!strcmp(t->fields[g].name, d->name))
+                    return lens_err_set(e, LENS_EINVAL, "rule vocabulary: field '%s.%s' twice",
+                                        t->name, d->name);
+        }
+    }
+    for (int k = 0; k < v->nkinds; k++) {
+        const struct lens_problems_kind *q = &v->kinds[k];
+        int a = q->member[0], b = q->member[1];
+        if (a < 0 || a >= v->ntypes || b < 0 || b >= v->ntypes || a == b)
+            return lens_err_set(e, LENS_EINVAL, "rule vocabulary: kind %d needs two distinct "
+                                "member types in 0..%d, has %d and %d", k, v->ntypes - 1, a, b);
+        if (!q->count || !q->build || !q->may_repeat)
+            return lens_err_set(e, LENS_EINVAL, "rule vocabulary: kind %s+%s lacks count, "
+                                "build or may_repeat", v->types[a].name, v->types[b].name);
+        /* a composite is matched to its kind by the member types: a pair must be unique */
+        for (int j = 0; j < k; j++) {
+            const int *m = v->kinds[j].member;
+            if ((m[0] == a && m[1] == b) || (m[0] == b && m[1] == a))
+                return lens_err_set(e, LENS_EINVAL, "rule vocabulary: kind %s+%s twice",
+                                    v->types[a].name, v->types[b].name);
+        }
+    }
+    return LENS_OK;
+}
+
+int lens_problems_bind(struct lens_rules *rules, const struct lens_problems_vocab *v,
+                       struct lens_err *e)
+{
+    if (!v)
+        v = &builtin;
+    int rc = lens_problems_vocab_check(v, e);
+    if (rc)
+        return rc;
+    /* ruleeval takes NULL-terminated name lists; the tables are small, the stack holds them */
+    const char *names[LENS_PROBLEMS_MAXTYPES][LENS_PROBLEMS_MAXF + 1];
+    char str[LENS_PROBLEMS_MAXTYPES][LENS_PROBLEMS_MAXF + 1];
+    struct lens_ruleeval_type rt[LENS_PROBLEMS_MAXTYPES];
+    for (int i = 0; i < v->ntypes; i++) {
+        const struct lens_problems_type *t = &v->types[i];
+        for (int f = 0; f < t->nfields; f++) {
+            names[i][f] = t->fields[f].name;
+            str[i][f] = t->fields[f].type;
+        }
+        names[i][t->nfields] = NULL;
+        str[i][t->nfields] = '\0';
+        rt[i] = (struct lens_ruleeval_type){t->name, names[i], str[i]};
+    }
+    return lens_ruleeval_bind(rules, rt, v->ntypes, e);
+}
+
 /* ---- per-run state ---- */
 
 struct acc {                 /* one charged (rank, call) of a problem */
@@ -88,121 +370,28 @@ struct acc {                 /* one charged (rank, call) of a problem */
 struct run {
     const struct lens_trace *t;
     const struct lens_events *ev;
+    const struct lens_problems_vocab *v;
     struct lens_rules *r;
     struct lens_problems *out;
     struct acc **acc;        /* per problem: charged calls */
     size_t *nacc, *capacc;
     uint8_t *repeat;         /* per problem: a call may have been charged twice */
-    int opnames[32], opkinds[32]; /* interned ids by op (index: op, or 17.. for RMA ops) */
+    int opnames[24], opkinds[24]; /* interned ids by op slot (op_slot) */
     int bad_problem;         /* first problem disabled by a runtime error, -1 */
 };
-
-static int op_slot(uint32_t op)
-{
-    return op < 20 ? (int)op : op >= 100 && op <= 102 ? 20 + (int)(op - 100) : 23;
-}
-static const uint32_t slot_op[24] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-                                     17, 18, 19, 100, 101, 102, 999};
 
 static const struct lens_trace_call *call_of(const struct run *u, int32_t r, uint32_t c)
 {
     return &u->t->ranks[r].calls[c];
 }
 
-/* ---- filling the fields of one instance ---- */
-
-static void fill_p2p(const struct run *u, const struct lens_p2p *p, double *s, double *v,
-                     int32_t *rank, uint32_t *call)
-{
-    const struct lens_trace_call *sc = call_of(u, p->src, p->send_call),
-                                 *sd = call_of(u, p->src, p->send_done),
-                                 *rp = call_of(u, p->dst, p->recv_post),
-                                 *rd = call_of(u, p->dst, p->recv_done);
-    double sv[] = {sc->enter, sc->leave, sd->enter, sd->leave, p->src, p->dst, p->tag, p->comm,
-                   (double)p->bytes, p->send_call == p->send_done};
-    double rv[] = {rd->enter, rd->leave, rp->enter, rp->leave, p->dst, p->src, p->tag, p->comm,
-                   (double)p->bytes, p->recv_post == p->recv_done, p->wrong_order};
-    memcpy(s, sv, sizeof sv);
-    memcpy(v, rv, sizeof rv);
-    rank[0] = p->src, call[0] = p->send_done;
-    rank[1] = p->dst, call[1] = p->recv_done;
-}
-
-static void fill_coll(const struct run *u, const struct lens_coll *c,
-                      const struct lens_coll_member *m, double *a, double *b, int32_t *rank,
-                      uint32_t *call)
-{
-    const struct lens_trace_call *k = call_of(u, m->rank, m->call);
-    int s = op_slot(c->op);
-    double av[] = {k->enter, k->leave, m->rank, c->root, m->rank == c->root, c->comm,
-                   m->prefix_max_enter, u->opnames[s], u->opkinds[s]};
-    double bv[] = {c->min_enter, c->max_enter, c->min_leave, c->max_leave, c->root_enter,
-                   c->max_enter_nonroot, c->n, c->comm, u->opnames[s], u->opkinds[s]};
-    memcpy(a, av, sizeof av);
-    memcpy(b, bv, sizeof bv);
-    rank[0] = rank[1] = m->rank;
-    call[0] = call[1] = m->call;
-}
-
-static void fill_lock(const struct run *u, const struct lens_lock_epoch *l, double *a, double *b,
-                      int32_t *rank, uint32_t *call)
-{
-    const struct lens_lock_epoch *p = &u->ev->locks[l->prev];
-    const struct lens_trace_call *lk = call_of(u, l->rank, l->lock_call),
-                                 *ul = call_of(u, l->rank, l->unlock_call),
-                                 *w = call_of(u, l->rank, l->wait_call),
-                                 *pu = call_of(u, p->rank, p->unlock_call);
-    double av[] = {lk->enter, ul->leave, w->enter, w->leave, l->rank, l->target, l->exclusive};
-    double bv[] = {pu->enter, p->rank, p->exclusive}; /* release: enter of the unlock */
-    memcpy(a, av, sizeof av);
-    memcpy(b, bv, sizeof bv);
-    rank[0] = l->rank, call[0] = l->wait_call;
-    rank[1] = p->rank, call[1] = p->unlock_call;
-}
-
-static void fill_pscw(const struct run *u, const struct lens_pscw *p, double *a, double *b,
-                      int32_t *rank, uint32_t *call)
-{
-    const struct lens_trace_call *st = call_of(u, p->origin, p->start_call),
-                                 *co = call_of(u, p->origin, p->complete_call),
-                                 *po = call_of(u, p->target, p->post_call),
-                                 *wa = call_of(u, p->target, p->wait_call);
-    int blocked = p->blocked_call != LENS_NONE;
-    const struct lens_trace_call *bl = blocked ? call_of(u, p->origin, p->blocked_call) : st;
-    double av[] = {st->enter, co->enter, co->leave, bl->enter, bl->leave, blocked, p->origin,
-                   p->target};
-    double bv[] = {po->enter, wa->enter, wa->leave, p->last_complete_enter, p->target};
-    memcpy(a, av, sizeof av);
-    memcpy(b, bv, sizeof bv);
-    rank[0] = p->origin, call[0] = blocked ? p->blocked_call : p->start_call;
-    rank[1] = p->target, call[1] = p->wait_call;
-}
-
 /* ---- evaluation ---- */
 
-/* Whether instances of matcher m charged to this call can repeat: a call completing more
- * than one message (Waitall), or the one-sided matchers, whose epochs share calls. */
-static int may_repeat(const struct run *u, int m, int32_t rank, uint32_t call)
-{
-    if (m == M_COLL)
-        return 0;
-    if (m != M_P2P)
-        return 1;
-    const struct lens_trace_rank *k = &u->t->ranks[rank];
-    const struct lens_trace_call *c = &k->calls[call];
-    int sends = 0, recvs = 0;
-    for (uint32_t i = c->rec; i < c->rec + c->nrec; i++) {
-        int kind = k->recs[i].kind;
-        sends += kind == LENS_TREC_SEND || kind == LENS_TREC_ISEND_COMPLETE;
-        recvs += kind == LENS_TREC_RECV || kind == LENS_TREC_IRECV;
-    }
-    return sends > 1 || recvs > 1;
-}
-
 /* Records one instance; repeated (rank, call) pairs are merged in aggregate(). */
-static int charge(struct run *u, int p, int match, int32_t rank, uint32_t call, double sec)
+static int charge(struct run *u, int p, const struct lens_problems_kind *kind, int32_t rank,
+                  uint32_t call, double sec)
 {
-    if (!u->repeat[p] && may_repeat(u, match, rank, call))
+    if (!u->repeat[p] && kind->may_repeat(u->t, rank, call))
         u->repeat[p] = 1;
     if (u->nacc[p] == u->capacc[p]) {
         size_t m = u->capacc[p] ? 2 * u->capacc[p] : 256;
@@ -216,6 +405,34 @@ static int charge(struct run *u, int p, int match, int32_t rank, uint32_t call, 
     return LENS_OK;
 }
 
+/* The error for a composite no kind matches, listing the kinds of the vocabulary. */
+static int no_kind(const struct run *u, const struct lens_rule_composite *k, struct lens_err *e)
+{
+    char list[600] = "";
+    size_t n = 0;
+    for (int m = 0; m < u->v->nkinds && n < sizeof list; m++) {
+        const int *t = u->v->kinds[m].member;
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s+%s",
+                              !m ? "" : m == u->v->nkinds - 1 ? " or " : ", ",
+                              u->v->types[t[0]].name, u->v->types[t[1]].name);
+    }
+    return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: composite event '%s' needs the member "
+                        "types %s", k->file, k->line, k->col, k->name, list);
+}
+
+/* Marks in used[slot] the fields tree n reads (bound rules: FIELD nodes hold slot and index). */
+static void mark_fields(const struct lens_rules *r, int n, uint32_t used[2])
+{
+    if (n < 0)
+        return;
+    const struct lens_rule_node *x = &r->nodes[n];
+    if (x->op == LENS_RN_FIELD && x->slot >= 0 && x->slot < 2 && x->index >= 0 &&
+        x->index < LENS_PROBLEMS_MAXF)
+        used[x->slot] |= 1u << x->index;
+    mark_fields(r, x->a, used);
+    mark_fields(r, x->b, used);
+}
+
 static int run_composite(struct run *u, int c, struct lens_err *e)
 {
     const struct lens_rule_composite *k = &u->r->composites[c];
@@ -225,52 +442,46 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
             probs[np++] = p;
     if (!np)
         return LENS_OK;
-    /* which matcher, and which member slot holds which side */
-    int match = -1, side[2] = {-1, -1};
-    for (int m = 0; m < NMATCH && match < 0; m++) {
-        if (k->nmembers != 2)
-            break;
+    /* the kind whose member types the composite has; side[s]: the member slot of its side s */
+    const struct lens_problems_kind *kind = NULL;
+    int side[2] = {-1, -1};
+    for (int m = 0; m < u->v->nkinds && !kind && k->nmembers == 2; m++) {
         for (int s = 0; s < 2; s++)
-            for (int j = 0; j < 2; j++)
-                if (k->members[j].type_index == match_types[m][s])
-                    side[s] = j;
+            side[s] = k->members[0].type_index == u->v->kinds[m].member[s] ? 0
+                    : k->members[1].type_index == u->v->kinds[m].member[s] ? 1 : -1;
         if (side[0] >= 0 && side[1] >= 0 && side[0] != side[1])
-            match = m;
-        else
-            side[0] = side[1] = -1;
+            kind = &u->v->kinds[m];
     }
-    if (match < 0)
-        return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: composite event '%s' needs the member "
-                            "types send+recv, collective+collective_instance, "
-                            "lock_epoch+lock_holder or access_epoch+exposure_epoch",
-                            k->file, k->line, k->col, k->name);
-    double f[2][MAXF], params[64];
-    const double *mem[2] = {f[side[0]], f[side[1]]};
-    struct lens_ruleeval_ctx x = {mem, params};
+    if (!kind)
+        return no_kind(u, k, e);
     if (k->nparams > 64)
         return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: more than 64 parameters", k->file,
                             k->line, k->col);
-    int32_t rank[2];
-    uint32_t call[2];
-    const struct lens_events *ev = u->ev;
-    size_t n = match == M_P2P ? ev->np2p : match == M_COLL ? ev->nmembers
-             : match == M_LOCK ? ev->nlocks : ev->npscw;
-    size_t ci = 0; /* collective instance of member i */
+    /* f[j]: the field values of member slot j, as ruleeval reads them */
+    double f[2][LENS_PROBLEMS_MAXF] = {{0}}, params[64];
+    const double *mem[2] = {f[0], f[1]};
+    struct lens_ruleeval_ctx x = {mem, params};
+    const struct lens_problems_type *ty[2] = {&u->v->types[kind->member[0]],
+                                              &u->v->types[kind->member[1]]};
+    struct lens_problems_inst in = {.t = u->t, .ev = u->ev, .opnames = u->opnames,
+                                    .opkinds = u->opkinds};
+    /* only the fields the rules of this composite read are fetched: most are never named */
+    uint32_t used[2] = {0, 0};
+    mark_fields(u->r, k->when, used);
+    for (int j = 0; j < k->nparams; j++)
+        mark_fields(u->r, k->params[j].expr, used);
+    for (int j = 0; j < np; j++) {
+        mark_fields(u->r, u->r->problems[probs[j]].when, used);
+        mark_fields(u->r, u->r->problems[probs[j]].duration, used);
+    }
+    size_t n = kind->count(u->ev);
     for (size_t i = 0; i < n; i++) {
-        double *a = f[side[0]], *b = f[side[1]];
-        if (match == M_P2P) {
-            fill_p2p(u, &ev->p2p[i], a, b, rank, call);
-        } else if (match == M_COLL) {
-            while (i >= (size_t)ev->coll[ci].first + ev->coll[ci].n)
-                ci++;
-            fill_coll(u, &ev->coll[ci], &ev->members[i], a, b, rank, call);
-        } else if (match == M_LOCK) {
-            if (ev->locks[i].prev < 0)
-                continue;
-            fill_lock(u, &ev->locks[i], a, b, rank, call);
-        } else {
-            fill_pscw(u, &ev->pscw[i], a, b, rank, call);
-        }
+        if (!kind->build(&in, i))
+            continue;
+        for (int s = 0; s < 2; s++)
+            for (int fl = 0; fl < ty[s]->nfields; fl++)
+                if (used[side[s]] >> fl & 1u)
+                    f[side[s]][fl] = ty[s]->fields[fl].get(&in);
         int rc = lens_ruleeval_composite(u->r, c, &x, e);
         if (rc < 0)
             return rc;
@@ -292,7 +503,8 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
                 continue;
             }
             int loc = u->r->problems[p].location == side[0] ? 0 : 1;
-            if (rc == 1 && d > 0 && isfinite(d) && charge(u, p, match, rank[loc], call[loc], d))
+            if (rc == 1 && d > 0 && isfinite(d) &&
+                charge(u, p, kind, in.rank[loc], in.charged[loc], d))
                 return lens_err_set(e, LENS_ENOMEM, "out of memory evaluating '%s'",
                                     u->r->problems[p].id);
         }
@@ -492,15 +704,26 @@ static int intern_ops(struct run *u)
 int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
                           struct lens_problems **out, struct lens_err *e)
 {
-    return lens_problems_analyze_flags(t, rules, 0, out, e);
+    struct lens_events *ev = NULL;
+    *out = NULL;
+    int rc = lens_problems_bind(rules, NULL, e); /* rule errors before building the events */
+    if (!rc)
+        rc = lens_events_build(t, &ev, e);
+    if (rc) {
+        lens_rules_free(rules);
+        return rc;
+    }
+    rc = lens_problems_detect(t, ev, rules, NULL, 0, out, e);
+    lens_events_free(ev);
+    return rc;
 }
 
-int lens_problems_analyze_flags(struct lens_trace *t, struct lens_rules *rules, unsigned flags,
-                                struct lens_problems **out, struct lens_err *e)
+int lens_problems_detect(const struct lens_trace *t, const struct lens_events *ev,
+                         struct lens_rules *rules, const struct lens_problems_vocab *v,
+                         unsigned flags, struct lens_problems **out, struct lens_err *e)
 {
     *out = NULL;
     struct lens_problems *res = lens_calloc(1, sizeof *res);
-    struct lens_events *ev = NULL;
     struct run u = {0};
     int rc;
     if (!res) {
@@ -509,9 +732,9 @@ int lens_problems_analyze_flags(struct lens_trace *t, struct lens_rules *rules, 
     }
     res->rules = rules;
     res->nranks = t->nranks;
-    if ((rc = lens_ruleeval_bind(rules, types, NTYPES, e)) || (rc = lens_events_build(t, &ev, e)))
+    if ((rc = lens_problems_bind(rules, v, e)))
         goto fail;
-    u = (struct run){t, ev, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1};
+    u = (struct run){t, ev, v ? v : &builtin, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1};
     int np = rules->nproblems;
     u.acc = lens_calloc((size_t)np + 1, sizeof *u.acc);
     u.nacc = lens_calloc((size_t)np + 1, sizeof *u.nacc);
@@ -548,7 +771,6 @@ fail:
     lens_free(u.nacc);
     lens_free(u.capacc);
     lens_free(u.repeat);
-    lens_events_free(ev);
     if (rc) {
         lens_problems_free(res);
         return rc;
@@ -567,7 +789,7 @@ int lens_problems_run(const char *trace_path, const char *rules_dir, struct lens
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
     int rc = lens_rules_load_dir(r, rules_dir, e);
     if (!rc)
-        rc = lens_ruleeval_bind(r, types, NTYPES, e); /* rule errors before reading a big trace */
+        rc = lens_problems_bind(r, NULL, e); /* rule errors before reading a big trace */
     if (!rc)
         rc = lens_trace_read(trace_path, &t, e);
     if (rc) {

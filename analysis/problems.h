@@ -59,21 +59,98 @@ struct lens_problems {
     char warning[1200];              /* a rule skipped after a runtime error, "" when none */
 };
 
+/* ---- the rule vocabulary ----
+ * What rules may name: event types, each a table of {name, getter} fields, and composite
+ * kinds, each a pair of member types with the builder that enumerates its instances from the
+ * composite events (events.h). A new field is one line in its type's table in problems.c; a
+ * new kind is its events (events.c) plus two types and one kind row here (docs/design.md). */
+
+#define LENS_PROBLEMS_MAXTYPES 32 /* event types in a vocabulary */
+#define LENS_PROBLEMS_MAXF 16     /* fields per event type */
+
+/* One instance of a composite kind, as its builder found it; getters read it. Only the
+ * pointers of the kind being evaluated are set. */
+struct lens_problems_inst {
+    const struct lens_trace *t;          /* call times carry the logical-clock fix */
+    const struct lens_events *ev;
+    const int *opnames, *opkinds;        /* interned op name / class ids by op slot */
+    size_t cursor;                       /* builder state across instances (0 at the start) */
+    const struct lens_p2p *p2p;          /* send+recv */
+    const struct lens_coll *coll;        /* collective+collective_instance */
+    const struct lens_coll_member *member;
+    const struct lens_lock_epoch *lock, *holder; /* lock_epoch+lock_holder */
+    const struct lens_pscw *pscw;        /* access_epoch+exposure_epoch */
+    const struct lens_trace_call *call[5]; /* calls the builder resolved (meaning per kind) */
+    int blocked;                         /* pscw: the origin blocked across the post */
+    int32_t rank[2];                     /* per member: the rank charged for it */
+    uint32_t charged[2];                 /* per member: the call charged (index on rank[m]) */
+};
+
+typedef double (*lens_problems_get_fn)(const struct lens_problems_inst *x);
+
+struct lens_problems_field {
+    const char *name;          /* as written in rules after "member." */
+    char type;                 /* 'n' number, 's' string (an id from lens_rules_intern) */
+    lens_problems_get_fn get;
+};
+
+struct lens_problems_type {
+    const char *name;          /* as written in rules: "send", "collective" */
+    const struct lens_problems_field *fields;
+    int nfields;
+};
+
+struct lens_problems_kind {
+    int member[2];             /* type indices of the two members */
+    /* how many candidate instances the events hold */
+    size_t (*count)(const struct lens_events *ev);
+    /* fills x for candidate i (i ascending); 0 when i is no instance (skipped) */
+    int (*build)(struct lens_problems_inst *x, size_t i);
+    /* whether a call charged for this kind may be charged twice for one problem (then the
+     * charges of a call are merged to its largest, Scalasca's rule) */
+    int (*may_repeat)(const struct lens_trace *t, int32_t rank, uint32_t call);
+};
+
+struct lens_problems_vocab {
+    const struct lens_problems_type *types;
+    int ntypes;
+    const struct lens_problems_kind *kinds;
+    int nkinds;
+};
+
+/* The built-in vocabulary (docs/problems.md lists its fields). */
+const struct lens_problems_vocab *lens_problems_vocab_builtin(void);
+/* Checks a vocabulary: names present and unique (types; fields within a type), every field
+ * with a getter and a type 'n' or 's', at most LENS_PROBLEMS_MAXTYPES types and
+ * LENS_PROBLEMS_MAXF fields, every kind with count/build/may_repeat and two distinct member
+ * types in range, no two kinds on the same pair. LENS_EINVAL naming the entry. */
+int lens_problems_vocab_check(const struct lens_problems_vocab *v, struct lens_err *e);
+/* Binds rules to vocabulary v (NULL: the built-in one) after checking v: the errors of
+ * lens_problems_vocab_check and lens_ruleeval_bind (file:line:col). */
+int lens_problems_bind(struct lens_rules *rules, const struct lens_problems_vocab *v,
+                       struct lens_err *e);
+
+/* ---- detection ---- */
+
 /* Loads the rules of rules_dir, reads the trace at trace_path, builds the composite events
  * and evaluates every problem. A rule that fails at run time (division by zero) is skipped
  * and named in warning. Errors: those of lens_trace_read, lens_rules_load_dir and
- * lens_ruleeval_bind (file:line:col), LENS_ENOMEM. */
+ * lens_ruleeval_bind (file:line:col), LENS_ENOMEM. (trace_analysis.h keeps the trace and
+ * events as well.) */
 int lens_problems_run(const char *trace_path, const char *rules_dir, struct lens_problems **out,
                       struct lens_err *e);
 /* The same on a trace already read (t is modified by the clock fix) and rules already parsed
- * (taken over: freed with the result, also on failure). */
+ * (taken over: freed with the result, also on failure); the events are built and freed. */
 int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
                           struct lens_problems **out, struct lens_err *e);
-/* The same with flags: LENS_PROBLEMS_KEEP_CHARGES keeps every charged call in
- * lens_problem_result.charges (16 bytes each), whose call indices refer to t. */
+/* Evaluates the rules on events ev already built from t (lens_events_build), with vocabulary
+ * v (NULL: built-in). rules are taken over as above. Flags: LENS_PROBLEMS_KEEP_CHARGES keeps
+ * every charged call in lens_problem_result.charges (16 bytes each), whose call indices
+ * refer to t. */
 #define LENS_PROBLEMS_KEEP_CHARGES 1u
-int lens_problems_analyze_flags(struct lens_trace *t, struct lens_rules *rules, unsigned flags,
-                                struct lens_problems **out, struct lens_err *e);
+int lens_problems_detect(const struct lens_trace *t, const struct lens_events *ev,
+                         struct lens_rules *rules, const struct lens_problems_vocab *v,
+                         unsigned flags, struct lens_problems **out, struct lens_err *e);
 void lens_problems_free(struct lens_problems *p);
 
 /* Report output. lang is 0 for English, 1 for Russian (falls back to English per text). */

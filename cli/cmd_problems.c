@@ -3,7 +3,7 @@
  * optionally draws the timeline around the worst instance and writes the PDF report. */
 #include "cli.h"
 
-#include "../analysis/problems.h"
+#include "../analysis/trace_analysis.h"
 #include "../common/datadir.h"
 #include "../render/problems_report.h"
 #include "../render/report.h"
@@ -121,21 +121,6 @@ static int parse_walls(struct request *q, const char *arg)
     }
 }
 
-/* One trace read and analysed with every charged call kept, plus its composite events. */
-struct analysed {
-    struct lens_trace *t;
-    struct lens_events *ev;
-    struct lens_problems *p;
-};
-
-static void analysed_release(struct analysed *a)
-{
-    lens_problems_free(a->p);
-    lens_events_free(a->ev);
-    lens_trace_free(a->t);
-    memset(a, 0, sizeof *a);
-}
-
 /* The events per rank on stderr, and a warning when ranks' traces end early (a run that
  * crashed or was killed: problems after that point cannot be found). A trace without any
  * event is an error: "no problems found" would be a claim about nothing. */
@@ -155,54 +140,24 @@ static int check_ends(const char *trace, const struct lens_trace *t, struct lens
     return LENS_OK;
 }
 
-/* The listing's analysis: rules, trace, the check above, problems. */
-static int listing_run(const char *trace, const char *rules, struct lens_problems **p,
-                       struct lens_err *e)
+/* Reads TRACE and the rules, checks its ends (above) and analyses it: the events are built
+ * once here, and the listing, the timeline and the report all read this one analysis. */
+static int analyse(const char *trace, const char *rules, unsigned flags,
+                   struct lens_trace_analysis **a, struct lens_err *e)
 {
-    struct lens_rules *r = lens_rules_new();
-    struct lens_trace *t = NULL;
-    if (!r)
-        return lens_err_set(e, LENS_ENOMEM, "out of memory");
-    int rc = lens_rules_load_dir(r, rules, e);
+    int rc = lens_trace_analysis_read(trace, rules, a, e);
     if (rc == LENS_OK)
-        rc = lens_trace_read(trace, &t, e);
+        rc = check_ends(trace, (*a)->trace, e);
     if (rc == LENS_OK)
-        rc = check_ends(trace, t, e);
-    if (rc != LENS_OK) {
-        lens_rules_free(r);
-        lens_trace_free(t);
-        return rc;
-    }
-    rc = lens_problems_analyze(t, r, p, e); /* takes r over */
-    lens_trace_free(t);
+        rc = lens_trace_analysis_run(*a, flags, e);
+    if (rc == LENS_OK && (*a)->problems->warning[0])
+        lens_cli_warn("%s", (*a)->problems->warning);
     return rc;
 }
 
-static int analyse(const char *trace, const char *rules, struct analysed *a, struct lens_err *e)
+static int draw_timeline(const struct request *q, const struct lens_trace_analysis *a,
+                         struct lens_err *e)
 {
-    struct lens_rules *r = lens_rules_new();
-    if (!r)
-        return lens_err_set(e, LENS_ENOMEM, "out of memory");
-    int rc = lens_rules_load_dir(r, rules, e);
-    if (rc == LENS_OK)
-        rc = lens_trace_read(trace, &a->t, e);
-    if (rc == LENS_OK)
-        rc = check_ends(trace, a->t, e);
-    if (rc != LENS_OK) {
-        lens_rules_free(r);
-        return rc;
-    }
-    rc = lens_problems_analyze_flags(a->t, r, LENS_PROBLEMS_KEEP_CHARGES, &a->p, e);
-    if (rc == LENS_OK) /* the clock fix is already applied: this only matches the messages */
-        rc = lens_events_build(a->t, &a->ev, e);
-    if (rc == LENS_OK && a->p->warning[0])
-        lens_cli_warn("%s", a->p->warning);
-    return rc;
-}
-
-static int draw_timeline(const struct request *q, const struct analysed *a, struct lens_err *e)
-{
-    struct lens_timeline_src src = {a->t, a->ev, a->p};
     struct lens_timeline_opts o;
     struct lens_timeline_window w;
     lens_timeline_opts_init(&o);
@@ -211,20 +166,21 @@ static int draw_timeline(const struct request *q, const struct analysed *a, stru
     o.problem = q->problem;
     o.lang = q->lang;
     o.font_path = lens_cli_font();
-    int rc = lens_timeline_select(&src, &o, &w, e);
+    int rc = lens_timeline_select(a, &o, &w, e);
     if (rc)
         return lens_err_prefix(e, q->timeline);
-    if ((rc = lens_timeline_write(q->timeline, &src, &o, &w, e)))
+    if ((rc = lens_timeline_write(q->timeline, a, &o, &w, e)))
         return rc;
     fprintf(stderr, "timeline: %s: window %.9f %.9f s, problem %s, rank %d, instance %.9f s for "
             "%.9f s, lanes %d-%d, calls %zu, messages %zu, instances %zu\n",
-            q->timeline, w.t0, w.t1, w.problem >= 0 ? a->p->res[w.problem].rule->id : "-",
+            q->timeline, w.t0, w.t1, w.problem >= 0 ? a->problems->res[w.problem].rule->id : "-",
             w.rank, w.time, w.seconds, w.lane0, w.lane0 + w.nlanes - 1, w.ncalls, w.nmessages,
             w.ninstances);
     return LENS_OK;
 }
 
-static int write_report(const struct request *q, const struct analysed *a, struct lens_err *e)
+static int write_report(const struct request *q, struct lens_trace_analysis *const *a,
+                        struct lens_err *e)
 {
     char datadir[4096];
     int rc = lens_report_datadir(datadir, sizeof datadir, e);
@@ -239,30 +195,30 @@ static int write_report(const struct request *q, const struct analysed *a, struc
     struct lens_problems_report_input in[MAX_TRACES];
     for (int i = 0; i < q->ntraces; i++)
         in[i] = (struct lens_problems_report_input){
-            i < q->nlabels ? q->label[i] : q->trace[i], a[i].t, a[i].ev, a[i].p,
-            i < q->nwalls ? q->wall[i] : NAN};
+            i < q->nlabels ? q->label[i] : q->trace[i], a[i], i < q->nwalls ? q->wall[i] : NAN};
     return lens_problems_report_write(&o, in, q->ntraces, q->report, e);
 }
 
-/* The timeline file and the PDF: they need the traces and their composite events. The
- * first trace's problems are handed back for the listing. */
-static int pictures(const struct request *q, struct lens_problems **pout, struct lens_err *e)
+/* The listing (text or JSON) to output, atomically, or to standard output. LENS_EIO with e
+ * left empty: a write error on standard output (the exit status says it). */
+static int write_listing(const struct lens_problems *p, int json, int lang, const char *output,
+                         struct lens_err *e)
 {
-    struct analysed a[MAX_TRACES] = {{0}};
-    int rc = LENS_OK;
-    for (int i = 0; i < q->ntraces && rc == LENS_OK; i++)
-        rc = analyse(q->trace[i], q->rules, &a[i], e);
-    if (rc == LENS_OK && q->timeline)
-        rc = draw_timeline(q, &a[0], e);
-    if (rc == LENS_OK && q->report)
-        rc = write_report(q, a, e);
-    if (rc == LENS_OK) {
-        *pout = a[0].p;
-        a[0].p = NULL;
+    struct lens_atomic a = {0};
+    FILE *fp = stdout;
+    if (output) {
+        if (lens_atomic_open(&a, output, "w", e))
+            return LENS_EIO;
+        fp = a.fp;
     }
-    for (int i = 0; i < q->ntraces; i++)
-        analysed_release(&a[i]);
-    return rc;
+    int rc = json ? lens_problems_write_json(p, lang, fp) : lens_problems_write_text(p, lang, fp);
+    if (output && rc) {
+        lens_err_set(e, LENS_EIO, "%s: write error", output);
+        return lens_atomic_fail(&a, LENS_EIO, e); /* the system's reason when there is one */
+    }
+    if (output)
+        return lens_atomic_commit(&a, e);
+    return rc ? LENS_EIO : LENS_OK;
 }
 
 int cmd_problems(int argc, char **argv)
@@ -344,42 +300,22 @@ int cmd_problems(int argc, char **argv)
     struct lens_err e = {0};
     if (!q.rules && !(q.rules = default_rules(buf, sizeof buf, &e)))
         return lens_cli_fail(&e);
-    struct lens_problems *p = NULL;
+    /* every TRACE analysed once; the timeline and the report need every charged call */
+    struct lens_trace_analysis *an[MAX_TRACES] = {NULL};
+    unsigned flags = q.timeline || q.report ? LENS_PROBLEMS_KEEP_CHARGES : 0;
     int listing = json || output || (!q.timeline && !q.report);
-    if (q.timeline || q.report) {
-        if (pictures(&q, &p, &e))
-            return lens_cli_fail(&e);
-    } else {
-        if (listing_run(q.trace[0], q.rules, &p, &e))
-            return lens_cli_fail(&e);
-        if (p->warning[0])
-            lens_cli_warn("%s", p->warning);
-    }
-    if (!listing) {
-        lens_problems_free(p);
-        return LENS_EXIT_OK;
-    }
-    struct lens_atomic a = {0};
-    FILE *fp = stdout;
-    if (output) {
-        if (lens_atomic_open(&a, output, "w", &e)) {
-            lens_problems_free(p);
-            return lens_cli_fail(&e);
-        }
-        fp = a.fp;
-    }
-    int rc = json ? lens_problems_write_json(p, q.lang, fp)
-                  : lens_problems_write_text(p, q.lang, fp);
-    if (output && rc) {
-        lens_err_set(&e, LENS_EIO, "%s: write error", output);
-        lens_atomic_fail(&a, LENS_EIO, &e); /* the system's reason when there is one */
-        lens_problems_free(p);
-        return lens_cli_fail(&e);
-    }
-    lens_problems_free(p);
-    if (output) {
-        if (lens_atomic_commit(&a, &e))
-            return lens_cli_fail(&e);
-    }
-    return rc ? LENS_EXIT_FAIL : LENS_EXIT_OK;
+    int rc = LENS_OK;
+    for (int i = 0; i < q.ntraces && rc == LENS_OK; i++)
+        rc = analyse(q.trace[i], q.rules, flags, &an[i], &e);
+    if (rc == LENS_OK && q.timeline)
+        rc = draw_timeline(&q, an[0], &e);
+    if (rc == LENS_OK && q.report)
+        rc = write_report(&q, an, &e);
+    if (rc == LENS_OK && listing)
+        rc = write_listing(an[0]->problems, json, q.lang, output, &e);
+    for (int i = 0; i < q.ntraces; i++)
+        lens_trace_analysis_free(an[i]);
+    if (rc == LENS_EIO && !e.msg[0]) /* a write error on standard output */
+        return LENS_EXIT_FAIL;
+    return rc ? lens_cli_fail(&e) : LENS_EXIT_OK;
 }

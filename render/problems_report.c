@@ -80,10 +80,11 @@ static int found(const struct lens_problems *p)
 /* The longest rank of a trace (last event - first event), seconds. */
 static double longest(const struct lens_problems_report_input *in)
 {
+    const struct lens_trace *t = in->analysis->trace;
     double m = 0;
-    for (int r = 0; r < in->trace->nranks; r++)
-        if (in->trace->ranks[r].nevents)
-            m = fmax(m, in->trace->ranks[r].t_last - in->trace->ranks[r].t_first);
+    for (int r = 0; r < t->nranks; r++)
+        if (t->ranks[r].nevents)
+            m = fmax(m, t->ranks[r].t_last - t->ranks[r].t_first);
     return m;
 }
 
@@ -119,7 +120,8 @@ static int title_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "ntraces", "%d", s->nin);
     if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "rules", s->o->rules ? s->o->rules : "-", e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_setf(v, e, "nrules", "%d", s->in[0].problems->rules->nproblems);
+        rc = lens_tmpl_vars_setf(v, e, "nrules", "%d",
+                                 s->in[0].analysis->problems->rules->nproblems);
     if (rc == LENS_OK && s->o->title)
         rc = lens_tmpl_vars_set(v, "title", s->o->title, e);
     else if (rc == LENS_OK && (rc = text(s, "default_title", def, sizeof def, e)) == LENS_OK)
@@ -157,7 +159,7 @@ static int comparison_block(void *ctx, const struct lens_tmpl_item *it, struct l
     if (rc == LENS_OK)
         rc = lens_pdf_table_begin(s->pdf, cols, 7, LENS_PDF_SANS, e);
     for (int i = 0; i < s->nin && rc == LENS_OK; i++) {
-        const struct lens_problems *p = s->in[i].problems;
+        const struct lens_problems *p = s->in[i].analysis->problems;
         double t = run_time(&s->in[i]), w = wasted(p);
         char ranks[24], time[32], sp[32], ws[32], share[32], largest[512];
         snprintf(ranks, sizeof ranks, "%d", p->nranks);
@@ -186,7 +188,7 @@ static int trace_vars(void *ctx, struct lens_err *e)
 {
     struct prep *s = ctx;
     const struct lens_problems_report_input *in = &s->in[s->cur];
-    const struct lens_problems *p = in->problems;
+    const struct lens_problems *p = in->analysis->problems;
     char total[32], w[32], rt[32], lg[32];
     fmt_s(p->total_time_s, total, sizeof total);
     fmt_s(wasted(p), w, sizeof w);
@@ -219,7 +221,7 @@ static int problems_table(void *ctx, const struct lens_tmpl_item *it, struct len
         return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'problems' needs 6 columns (#, "
                             "problem, seconds, share, instances, most on rank), got %d",
                             s->t->path, it->line, it->ncols);
-    const struct lens_problems *p = s->in[s->cur].problems;
+    const struct lens_problems *p = s->in[s->cur].analysis->problems;
     int rc = LENS_OK, k = 0;
     for (int i = 0; i < p->nres && rc == LENS_OK; i++) {
         const struct lens_problem_result *r = &p->res[i];
@@ -359,7 +361,6 @@ static int sites_table(struct prep *s, const struct lens_problem_result *r, stru
 static int timeline(struct prep *s, const struct lens_problem_result *r, struct lens_err *e)
 {
     const struct lens_problems_report_input *in = &s->in[s->cur];
-    struct lens_timeline_src src = {in->trace, in->events, in->problems};
     struct lens_timeline_opts o;
     struct lens_timeline_window w;
     lens_timeline_opts_init(&o);
@@ -369,7 +370,7 @@ static int timeline(struct prep *s, const struct lens_problem_result *r, struct 
     o.font_size = TL_FONT;
     o.font_path = s->font_path;
     char wd[64], sec[64], buf[512];
-    int rc = lens_timeline_select(&src, &o, &w, e);
+    int rc = lens_timeline_select(in->analysis, &o, &w, e);
     if (rc != LENS_OK)
         return rc;
     snprintf(wd, sizeof wd, "%.3f ms", 1e3 * (w.t1 - w.t0));
@@ -389,7 +390,7 @@ static int timeline(struct prep *s, const struct lens_problem_result *r, struct 
     unsigned char *png = NULL;
     size_t len = 0;
     if (rc == LENS_OK)
-        rc = lens_timeline_png_mem(&src, &o, &w, &png, &len, e);
+        rc = lens_timeline_png_mem(in->analysis, &o, &w, &png, &len, e);
     if (rc == LENS_OK)
         rc = figure(s, png, len, h, "timeline_caption", e);
     lens_free(png);
@@ -400,7 +401,7 @@ static int timeline(struct prep *s, const struct lens_problem_result *r, struct 
 static int detail(struct prep *s, const struct lens_problem_result *r, int index,
                   struct lens_err *e)
 {
-    const struct lens_problems *p = s->in[s->cur].problems;
+    const struct lens_problems *p = s->in[s->cur].analysis->problems;
     int L = s->o->lang, worst = 0;
     for (int q = 1; q < p->nranks; q++)
         if (r->per_rank[q] > r->per_rank[worst])
@@ -454,7 +455,7 @@ static int details_block(void *ctx, const struct lens_tmpl_item *it, struct lens
     struct prep *s = ctx;
     if (strcmp(it->name, "problems"))
         return unknown_item(s, it, e);
-    const struct lens_problems *p = s->in[s->cur].problems;
+    const struct lens_problems *p = s->in[s->cur].analysis->problems;
     int rc = LENS_OK, shown = 0, nf = found(p);
     for (int i = 0; i < p->nres && rc == LENS_OK && shown < s->o->max_problems; i++)
         if (p->res[i].total_s > 0)
@@ -485,8 +486,8 @@ int lens_problems_report_write(const struct lens_problems_report_opts *o,
     if (nin < 1 || !in)
         return lens_err_set(e, LENS_EINVAL, "%s: no trace to report", path);
     for (int i = 0; i < nin; i++)
-        if (!in[i].trace || !in[i].problems || !in[i].name ||
-            in[i].problems->nranks != in[i].trace->nranks)
+        if (!in[i].analysis || !in[i].analysis->trace || !in[i].analysis->problems ||
+            !in[i].name || in[i].analysis->problems->nranks != in[i].analysis->trace->nranks)
             return lens_err_set(e, LENS_EINVAL, "%s: input %d lacks its trace or problems",
                                 path, i + 1);
     if (o->max_problems < 0 || o->max_sites < 0)

@@ -7,19 +7,15 @@
 #ifndef LENS_PROBLEMS_REPORT_H
 #define LENS_PROBLEMS_REPORT_H
 
-#include "../analysis/events.h"
-#include "../analysis/problems.h"
+#include "../analysis/trace_analysis.h"
 #include "../common/err.h"
 
-/* One analysed trace, all borrowed. problems should come from lens_problems_analyze_flags
- * with LENS_PROBLEMS_KEEP_CHARGES on trace (the timelines then highlight every instance),
- * events from lens_events_build on the same trace afterwards. */
+/* One analysed trace, borrowed. The analysis should be run with LENS_PROBLEMS_KEEP_CHARGES
+ * (the timelines then highlight every instance); the report builds nothing itself. */
 struct lens_problems_report_input {
     const char *name;                      /* how the report names the trace (its path, or
                                               "naive" / "overlapped" in a comparison) */
-    const struct lens_trace *trace;
-    const struct lens_events *events;
-    const struct lens_problems *problems;
+    const struct lens_trace_analysis *analysis;
     double wall_s;                         /* measured run time in seconds (the speed-up of
                                               a comparison uses it); NaN: unknown, then the
                                               trace's longest rank is used */

@@ -69,7 +69,7 @@ static void duration(double sec, char *buf, size_t n)
 /* ---- drawing ---- */
 
 struct layout {
-    const struct lens_timeline_src *s;
+    const struct lens_trace_analysis *s;
     const struct lens_timeline_opts *o;
     const struct lens_timeline_window *w;
     cairo_t *cr;
@@ -136,7 +136,7 @@ static void draw_band(const struct layout *L, int32_t rank)
 static void draw_lane(const struct layout *L, int32_t rank, const unsigned char *cls)
 {
     cairo_t *cr = L->cr;
-    const struct lens_trace_rank *k = &L->s->t->ranks[rank];
+    const struct lens_trace_rank *k = &L->s->trace->ranks[rank];
     double by, bh;
     bar_box(L, rank, &by, &bh);
     if (!k->ncalls)
@@ -153,7 +153,7 @@ static void draw_lane(const struct layout *L, int32_t rank, const unsigned char 
     for (uint32_t i = c0; i < c1; i++) {
         const struct lens_trace_call *q = &k->calls[i];
         double x0 = xof(L, fmax(q->enter, L->w->t0)), x1 = xof(L, fmin(q->leave, L->w->t1));
-        int c = q->region < L->s->t->nregions ? cls[q->region] : LENS_TL_OTHER, tiny = x1 - x0 < 1;
+        int c = q->region < L->s->trace->nregions ? cls[q->region] : LENS_TL_OTHER, tiny = x1 - x0 < 1;
         if (have && tiny && x0 - run1 < 1) {
             run1 = fmax(run1, x1);
             best[c] += x1 - x0 + 1e-9;
@@ -195,7 +195,7 @@ static int is_centred(const struct layout *L, const struct lens_problem_result *
                       uint32_t call)
 {
     return rank == L->w->rank && call == L->w->call && L->w->problem >= 0 &&
-           r == &L->s->p->res[L->w->problem];
+           r == &L->s->problems->res[L->w->problem];
 }
 
 /* Pass 0 draws the shading of every instance and the label of the centred one, pass 1 the
@@ -366,30 +366,30 @@ static void titles(const struct layout *L, char *title, size_t tn, char *sub, si
     if (L->o->title) {
         snprintf(title, tn, "%s", L->o->title);
     } else if (w->problem >= 0 && w->rank >= 0) {
-        const struct lens_problem_result *r = &L->s->p->res[w->problem];
-        const struct lens_trace_call *c = &L->s->t->ranks[w->rank].calls[w->call];
+        const struct lens_problem_result *r = &L->s->problems->res[w->problem];
+        const struct lens_trace_call *c = &L->s->trace->ranks[w->rank].calls[w->call];
         duration(w->seconds, a, sizeof a);
         snprintf(title, tn, word(L->o, S_TITLE), lens_timeline_problem_name(r, L->o->lang),
-                 w->rank, a, lens_trace_region_name(L->s->t, c->region),
+                 w->rank, a, lens_trace_region_name(L->s->trace, c->region),
                  w->time * 1e3);
     } else {
-        snprintf(title, tn, word(L->o, S_PLAIN), L->s->t->nranks);
+        snprintf(title, tn, word(L->o, S_PLAIN), L->s->trace->nranks);
     }
     duration(w->t1 - w->t0, b, sizeof b);
-    snprintf(sub, sn, word(L->o, S_SUB), b, w->lane0, w->lane0 + w->nlanes - 1, L->s->t->nranks, w->ncalls, w->nmessages_all,
+    snprintf(sub, sn, word(L->o, S_SUB), b, w->lane0, w->lane0 + w->nlanes - 1, L->s->trace->nranks, w->ncalls, w->nmessages_all,
              w->nmessages < w->nmessages_all ? word(L->o, S_PARTIAL) : "", w->ninstances);
 }
 
 int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double height,
-                       const struct lens_timeline_src *s, const struct lens_timeline_opts *o,
+                       const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                        const struct lens_timeline_window *w, struct lens_err *e)
 {
     if (width < 320 || height < 120)
         return lens_err_set(e, LENS_EINVAL, "timeline: box %.0f x %.0f is below 320 x 120",
                             width, height);
-    if (!(w->t1 > w->t0) || w->nlanes <= 0 || w->lane0 < 0 || w->lane0 + w->nlanes > s->t->nranks)
+    if (!(w->t1 > w->t0) || w->nlanes <= 0 || w->lane0 < 0 || w->lane0 + w->nlanes > s->trace->nranks)
         return lens_err_set(e, LENS_EINVAL, "timeline: window not chosen for this trace");
-    unsigned char *cls = lens_malloc(s->t->nregions + 1);
+    unsigned char *cls = lens_malloc(s->trace->nregions + 1);
     double *labels = lens_calloc((size_t)w->nlanes * 2 * MAXLAB, sizeof *labels);
     int *nlabels = lens_calloc((size_t)w->nlanes, sizeof *nlabels);
     double *marks = lens_malloc((size_t)w->nlanes * sizeof *marks);
@@ -400,8 +400,8 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
         lens_free(cls);
         return lens_err_set(e, LENS_ENOMEM, "timeline: out of memory");
     }
-    for (uint32_t i = 0; i < s->t->nregions; i++)
-        cls[i] = (unsigned char)lens_timeline_class(lens_trace_region_name(s->t, i));
+    for (uint32_t i = 0; i < s->trace->nregions; i++)
+        cls[i] = (unsigned char)lens_timeline_class(lens_trace_region_name(s->trace, i));
     cairo_font_face_t *face = NULL;
     int rc = lens_figure_font_load(o->font_path, &face, e);
     if (rc < 0) {
@@ -489,7 +489,7 @@ static int ends_with(const char *s, const char *suf)
     return n >= m && !strcasecmp(s + n - m, suf);
 }
 
-static int render_image(const struct lens_timeline_src *s, const struct lens_timeline_opts *o,
+static int render_image(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                         const struct lens_timeline_window *w, cairo_surface_t **img,
                         struct lens_err *e)
 {
@@ -505,7 +505,7 @@ static int render_image(const struct lens_timeline_src *s, const struct lens_tim
     return rc;
 }
 
-int lens_timeline_write(const char *path, const struct lens_timeline_src *s,
+int lens_timeline_write(const char *path, const struct lens_trace_analysis *s,
                         const struct lens_timeline_opts *o, const struct lens_timeline_window *w,
                         struct lens_err *e)
 {
@@ -538,7 +538,7 @@ int lens_timeline_write(const char *path, const struct lens_timeline_src *s,
     return rc;
 }
 
-int lens_timeline_png_mem(const struct lens_timeline_src *s, const struct lens_timeline_opts *o,
+int lens_timeline_png_mem(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                           const struct lens_timeline_window *w, unsigned char **buf, size_t *len,
                           struct lens_err *e)
 {

@@ -7,22 +7,17 @@
 #ifndef LENS_TIMELINE_H
 #define LENS_TIMELINE_H
 
-#include "../analysis/events.h"
-#include "../analysis/problems.h"
+#include "../analysis/trace_analysis.h"
 #include "../common/err.h"
 
 #include <cairo.h>
 #include <stddef.h>
 
-/* What a timeline shows, all borrowed: the trace (after lens_problems_analyze_flags, so its
- * times carry the clock fix), its composite events (lens_events_build on that trace) and the
- * problems found with LENS_PROBLEMS_KEEP_CHARGES (without charges only the ten largest
- * instances of each problem can be highlighted; p may be NULL for a plain timeline). */
-struct lens_timeline_src {
-    const struct lens_trace *t;
-    const struct lens_events *ev;
-    const struct lens_problems *p;
-};
+/* What a timeline shows is a trace analysis (analysis/trace_analysis.h), borrowed: its trace
+ * (times carry the clock fix), its composite events (the message lines) and its problems,
+ * found with LENS_PROBLEMS_KEEP_CHARGES (without charges only the ten largest instances of
+ * each problem can be highlighted; problems may be NULL for a plain timeline). Nothing here
+ * builds events or runs detection. */
 
 struct lens_timeline_opts {
     double t0, t1;         /* window in seconds of trace time; t1 <= t0: chosen automatically */
@@ -48,8 +43,8 @@ struct lens_timeline_window {
     int32_t rank;           /* the centred instance: charged rank (-1: none) */
     uint32_t call;          /* its call on that rank (index into lens_trace_rank.calls) */
     double time, seconds;   /* its wasted span [time, time + seconds], seconds of trace time:
-                               from the call's enter, or up to its leave for the rules whose
-                               id ends in "_completion" */
+                               from the call's enter, or up to its leave for the rules
+                               declared with waits = "until_leave" (completion problems) */
     int lane0, nlanes;      /* ranks lane0 .. lane0 + nlanes - 1 are drawn */
     size_t ncalls;          /* MPI calls overlapping the window on the drawn ranks */
     size_t nmessages;       /* message lines drawn (at most max_messages) */
@@ -64,13 +59,13 @@ struct lens_timeline_window {
  * calls would show. A trace without instances gets its first second. Errors: LENS_EINVAL (a
  * window outside the trace or t1 <= t0 given, an unknown problem id, a problem with no
  * instance, no MPI call in the trace). */
-int lens_timeline_select(const struct lens_timeline_src *s, const struct lens_timeline_opts *o,
+int lens_timeline_select(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                          struct lens_timeline_window *w, struct lens_err *e);
 
 /* Draws the timeline of window w into cr over the box (x, y, width, height), background
  * included. LENS_EINVAL for a box below 320 x 120, LENS_ELIB for cairo errors. */
 int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double height,
-                       const struct lens_timeline_src *s, const struct lens_timeline_opts *o,
+                       const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                        const struct lens_timeline_window *w, struct lens_err *e);
 
 /* The figure size the writers use: o->width/height, or the defaults for w's lanes. */
@@ -79,12 +74,12 @@ void lens_timeline_size(const struct lens_timeline_opts *o, const struct lens_ti
 
 /* Writes the figure to path atomically: ".svg" is SVG, ".png" PNG, anything else LENS_EINVAL.
  * Errors name path: LENS_EIO, LENS_ELIB, LENS_ENOMEM, and those of lens_timeline_draw. */
-int lens_timeline_write(const char *path, const struct lens_timeline_src *s,
+int lens_timeline_write(const char *path, const struct lens_trace_analysis *s,
                         const struct lens_timeline_opts *o, const struct lens_timeline_window *w,
                         struct lens_err *e);
 
 /* The figure as PNG bytes: *buf is lens_malloc'd (the caller lens_frees it), *len its size. */
-int lens_timeline_png_mem(const struct lens_timeline_src *s, const struct lens_timeline_opts *o,
+int lens_timeline_png_mem(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                           const struct lens_timeline_window *w, unsigned char **buf, size_t *len,
                           struct lens_err *e);
 

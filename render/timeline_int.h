@@ -1,5 +1,6 @@
 /* Shared by render/timeline.c (drawing) and render/timeline_window.c (the window and what it
- * holds); not for other modules. Ranks and calls index lens_timeline_src.t. */
+ * holds); not for other modules. Ranks and calls index the trace of the
+ * lens_trace_analysis drawn. */
 #ifndef LENS_TIMELINE_INT_H
 #define LENS_TIMELINE_INT_H
 
@@ -16,7 +17,7 @@ uint32_t lens_timeline_end_call(const struct lens_trace_rank *k, double t1);
  * span [a, b] in seconds: from the kept charges when there are, else the top instances. */
 typedef void (*lens_timeline_instance_fn)(void *ctx, const struct lens_problem_result *r,
                                           int32_t rank, uint32_t call, double a, double b);
-void lens_timeline_each_instance(const struct lens_timeline_src *s,
+void lens_timeline_each_instance(const struct lens_trace_analysis *s,
                                  const struct lens_timeline_window *w,
                                  lens_timeline_instance_fn f, void *ctx);
 
@@ -24,7 +25,7 @@ void lens_timeline_each_instance(const struct lens_timeline_src *s,
  * leave tr) crosses w's window (f may be NULL); returns how many messages cross it in all. */
 typedef void (*lens_timeline_message_fn)(void *ctx, const struct lens_p2p *m, double ts,
                                          double tr);
-size_t lens_timeline_each_message(const struct lens_timeline_src *s,
+size_t lens_timeline_each_message(const struct lens_trace_analysis *s,
                                   const struct lens_timeline_window *w,
                                   lens_timeline_message_fn f, void *ctx, size_t max);
 

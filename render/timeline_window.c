@@ -136,12 +136,12 @@ static size_t count_calls(const struct lens_trace *t, const struct lens_timeline
     return n;
 }
 
-void lens_timeline_each_instance(const struct lens_timeline_src *s, const struct lens_timeline_window *w,
+void lens_timeline_each_instance(const struct lens_trace_analysis *s, const struct lens_timeline_window *w,
                           lens_timeline_instance_fn f, void *ctx)
 {
-    const struct lens_trace *t = s->t;
-    for (int i = 0; s->p && i < s->p->nres; i++) {
-        const struct lens_problem_result *r = &s->p->res[i];
+    const struct lens_trace *t = s->trace;
+    for (int i = 0; s->problems && i < s->problems->nres; i++) {
+        const struct lens_problem_result *r = &s->problems->res[i];
         double a, b;
         if (r->total_s <= 0)
             continue;
@@ -187,13 +187,13 @@ static void count_instance(void *ctx, const struct lens_problem_result *r, int32
     ++*(size_t *)ctx;
 }
 
-size_t lens_timeline_each_message(const struct lens_timeline_src *s, const struct lens_timeline_window *w,
+size_t lens_timeline_each_message(const struct lens_trace_analysis *s, const struct lens_timeline_window *w,
                            lens_timeline_message_fn f, void *ctx, size_t max)
 {
     size_t n = 0;
-    const struct lens_trace *t = s->t;
-    for (size_t i = 0; s->ev && i < s->ev->np2p; i++) {
-        const struct lens_p2p *m = &s->ev->p2p[i];
+    const struct lens_trace *t = s->trace;
+    for (size_t i = 0; s->events && i < s->events->np2p; i++) {
+        const struct lens_p2p *m = &s->events->p2p[i];
         if (m->src < w->lane0 || m->src >= w->lane0 + w->nlanes || m->dst < w->lane0 ||
             m->dst >= w->lane0 + w->nlanes)
             continue;
@@ -256,10 +256,10 @@ static void choose_lanes(const struct lens_trace *t, const struct lens_timeline_
     }
 }
 
-int lens_timeline_select(const struct lens_timeline_src *s, const struct lens_timeline_opts *o,
+int lens_timeline_select(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                          struct lens_timeline_window *w, struct lens_err *e)
 {
-    const struct lens_trace *t = s->t;
+    const struct lens_trace *t = s->trace;
     memset(w, 0, sizeof *w);
     w->problem = -1;
     w->rank = -1;
@@ -267,7 +267,7 @@ int lens_timeline_select(const struct lens_timeline_src *s, const struct lens_ti
     trace_range(t, &lo, &hi);
     if (!(lo <= hi))
         return lens_err_set(e, LENS_EINVAL, "timeline: the trace holds no MPI call");
-    const struct lens_problems *p = s->p;
+    const struct lens_problems *p = s->problems;
     int want = -1;
     if (o->problem) {
         for (int i = 0; p && i < p->nres && want < 0; i++)

@@ -3,7 +3,7 @@
  * kept charges against the aggregates, the window choice (worst instance, lanes, narrowing),
  * the errors the command line cannot reach, a two-trace comparison (speed-up from the wall
  * times given), and allocation failures walked over the report: always an error, no PDF. */
-#include "../analysis/problems.h"
+#include "../analysis/trace_analysis.h"
 #include "../render/problems_report.h"
 #include "../render/report.h"
 #include "../render/timeline.h"
@@ -33,21 +33,6 @@ static const struct lens_problem_result *find(const struct lens_problems *p, con
     return NULL;
 }
 
-/* Reads and analyses the trace: flags for lens_problems_analyze_flags. */
-static int load(const char *path, unsigned flags, struct lens_trace **t, struct lens_events **ev,
-                struct lens_problems **p, struct lens_err *e)
-{
-    struct lens_rules *r = lens_rules_new();
-    int rc = r ? lens_rules_load_dir(r, "templates/rules", e) : LENS_ENOMEM;
-    if (rc == LENS_OK)
-        rc = lens_trace_read(path, t, e);
-    if (rc == LENS_OK)
-        return (rc = lens_problems_analyze_flags(*t, r, flags, p, e)) ? rc
-                                                                       : lens_events_build(*t, ev, e);
-    lens_rules_free(r);
-    return rc;
-}
-
 static void charges(const struct lens_problems *p)
 {
     int checked = 0;
@@ -71,11 +56,11 @@ static void charges(const struct lens_problems *p)
     LENS_TEST(checked == 3, "three problems with charges, got %d", checked);
 }
 
-static void windows(const struct lens_trace *t, const struct lens_events *ev,
-                    const struct lens_problems *p)
+static void windows(const struct lens_trace_analysis *a)
 {
     struct lens_err e;
-    struct lens_timeline_src s = {t, ev, p};
+    struct lens_trace_analysis s = *a; /* a view whose problems are swapped below */
+    const struct lens_problems *p = a->problems;
     struct lens_timeline_opts o;
     struct lens_timeline_window w, full;
     lens_timeline_opts_init(&o);
@@ -142,7 +127,7 @@ static void windows(const struct lens_trace *t, const struct lens_events *ev,
         res[i].ncharges = 0;
     }
     q.res = res;
-    s.p = &q;
+    s.problems = &q;
     LENS_TEST(lens_timeline_select(&s, &o, &w, &e) == LENS_OK && w.ninstances == full.ninstances &&
                   w.t0 == full.t0 && w.t1 == full.t1, "same window and instances from the top lists");
     LENS_TEST(lens_timeline_class("MPI_Waitall") == 3 && lens_timeline_class("MPI_Win_fence") == 2 &&
@@ -151,8 +136,7 @@ static void windows(const struct lens_trace *t, const struct lens_events *ev,
 }
 
 /* A comparison of two runs: the same trace as "naive" (20 s) and "overlapped" (8 s). */
-static void comparison(const char *datadir, const struct lens_trace *t,
-                       const struct lens_events *ev, const struct lens_problems *p,
+static void comparison(const char *datadir, const struct lens_trace_analysis *a,
                        const char *dir)
 {
     struct lens_err e;
@@ -161,8 +145,7 @@ static void comparison(const char *datadir, const struct lens_trace *t,
     o.datadir = datadir;
     o.date = 1700000000;
     o.timelines = 0;
-    struct lens_problems_report_input in[2] = {{"naive", t, ev, p, 20},
-                                               {"overlapped", t, ev, p, 8}};
+    struct lens_problems_report_input in[2] = {{"naive", a, 20}, {"overlapped", a, 8}};
     char pdf[PATH_MAX], cmd[PATH_MAX + 64], text[65536];
     snprintf(pdf, sizeof pdf, "%s/cmp.pdf", dir);
     LENS_TEST(lens_problems_report_write(&o, in, 2, pdf, &e) == LENS_OK, "comparison: %s", e.msg);
@@ -177,7 +160,9 @@ static void comparison(const char *datadir, const struct lens_trace *t,
     LENS_TEST(strstr(text, "overlapped") != NULL && strstr(text, "Late sender (37.44%)") != NULL,
               "largest problem per run");
     LENS_TEST(lens_problems_report_write(&o, in, 0, pdf, &e) == LENS_EINVAL, "no input");
-    in[1].problems = NULL;
+    struct lens_trace_analysis bare = *a;
+    bare.problems = NULL;
+    in[1].analysis = &bare;
     LENS_TEST(lens_problems_report_write(&o, in, 2, pdf, &e) == LENS_EINVAL, "input without problems");
 }
 
@@ -189,17 +174,19 @@ int main(void)
     char path[PATH_MAX], datadir[PATH_MAX];
     snprintf(path, sizeof path, "%s" TRACE, data);
     LENS_TEST(lens_report_datadir(datadir, sizeof datadir, &e) == LENS_OK, "datadir: %s", e.msg);
-    struct lens_trace *t = NULL;
-    struct lens_events *ev = NULL;
-    struct lens_problems *p = NULL;
-    LENS_TEST(load(path, LENS_PROBLEMS_KEEP_CHARGES, &t, &ev, &p, &e) == LENS_OK, "load: %s", e.msg);
-    if (!p || !ev)
+    struct lens_trace_analysis *a = NULL;
+    unsigned long builds = lens_events_builds();
+    LENS_TEST(lens_trace_analysis_new(path, "templates/rules", LENS_PROBLEMS_KEEP_CHARGES, &a,
+                                      &e) == LENS_OK, "analysis: %s", e.msg);
+    if (!a)
         return LENS_TEST_DONE("test_timeline_api");
-    charges(p);
-    windows(t, ev, p);
+    LENS_TEST(lens_events_builds() == builds + 1, "the analysis built the events once, not %lu",
+              lens_events_builds() - builds);
+    charges(a->problems);
+    windows(a);
     char dir[] = "/tmp/mpilens-tlapi-XXXXXX", pdf[PATH_MAX];
     LENS_TEST(mkdtemp(dir) != NULL, "mkdtemp");
-    comparison(datadir, t, ev, p, dir);
+    comparison(datadir, a, dir);
 
     /* allocation failures over the whole report (with timelines): every point up to 120,
      * then every 9th (each run embeds three fonts and six figures) */
@@ -207,7 +194,7 @@ int main(void)
     lens_problems_report_opts_init(&o);
     o.datadir = datadir;
     o.date = 1700000000;
-    struct lens_problems_report_input in = {"casita", t, ev, p, NAN};
+    struct lens_problems_report_input in = {"casita", a, NAN};
     snprintf(pdf, sizeof pdf, "%s/r.pdf", dir);
     int steps = 0, reported = 0, clean = 0;
     for (long n = 1; n < 200000; n += n < 120 ? 1 : 9, steps++) {
@@ -226,17 +213,16 @@ int main(void)
     if (getenv("VERBOSE"))
         fprintf(stderr, "%d allocation points\n", steps);
     /* and over the timeline PNG alone */
-    struct lens_timeline_src s = {t, ev, p};
     struct lens_timeline_opts to;
     struct lens_timeline_window w;
     lens_timeline_opts_init(&to);
-    LENS_TEST(lens_timeline_select(&s, &to, &w, &e) == LENS_OK, "select");
+    LENS_TEST(lens_timeline_select(a, &to, &w, &e) == LENS_OK, "select");
     steps = reported = 0;
     for (long n = 1; n < 100000; n++, steps++) {
         unsigned char *buf = NULL;
         size_t len = 0;
         lens_malloc_fail_after(n);
-        int rc = lens_timeline_png_mem(&s, &to, &w, &buf, &len, &e);
+        int rc = lens_timeline_png_mem(a, &to, &w, &buf, &len, &e);
         lens_malloc_fail_after(0);
         lens_free(buf);
         if (rc == LENS_OK)
@@ -248,8 +234,9 @@ int main(void)
     snprintf(pdf, sizeof pdf, "%s/cmp.pdf", dir);
     unlink(pdf);
     rmdir(dir);
-    lens_problems_free(p);
-    lens_events_free(ev);
-    lens_trace_free(t);
+    /* the timelines, the report and its comparison drew from the one analysis */
+    LENS_TEST(lens_events_builds() == builds + 1, "nothing after the analysis built events: %lu "
+              "builds", lens_events_builds() - builds);
+    lens_trace_analysis_free(a);
     return LENS_TEST_DONE("test_timeline_api");
 }
