@@ -38,7 +38,7 @@ struct lens_report_ctx {
     int rep;                             /* repetition index the template driver writes */
     const int *map;                      /* repetition -> index into in[] for the group drawn */
     int figure;                          /* figures drawn so far (numbering) */
-    struct lens_report_analysis *an;     /* clusters, links, anomalies of one input (owned) */
+    struct lens_report_analysis *an;     /* structure of one cube input (owned) */
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
 };
 

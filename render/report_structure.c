@@ -2,7 +2,9 @@
  * templates/report.tmpl): the groups of processes at the automatic cut of the average-linkage
  * tree, compared with the hosts in words (one host each, groups of hosts, split hosts, or no
  * relation), a table of the groups and one of the link clusters, and the figures: dendrogram,
- * heatmap in tree order, neighbor-joining tree, link-cluster map and per-cluster curves. */
+ * heatmap in tree order, neighbor-joining tree, link-cluster map and per-cluster curves.
+ * Everything shown comes finished from lens_structure_run (analysis/structure.h), asked once
+ * per cube input here and shared with the "Anomalies" section; this file only lays it out. */
 #include "report_ctx.h"
 
 #include "dendrogram.h"
