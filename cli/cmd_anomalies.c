@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "../analysis/anomaly.h"
+#include "../analysis/structure.h"
 #include "../common/json.h"
 
 #include <getopt.h>
@@ -137,18 +138,25 @@ int cmd_anomalies(int argc, char **argv)
     struct lens_cube *c;
     if (lens_cube_read(argv[optind], &c, &e) != LENS_OK)
         return lens_cli_fail(&e);
-    struct lens_anomalies *a;
-    if (lens_anomaly_find(c, &o, &a, &e) != LENS_OK) {
+    /* only the anomaly part of the structure pipeline */
+    struct lens_structure_opts so;
+    lens_structure_opts_default(&so);
+    so.parts = LENS_STRUCTURE_ANOMALIES;
+    so.anomaly = o;
+    struct lens_structure s;
+    if (lens_structure_run(c, &so, &s, &e) != LENS_OK) {
+        lens_structure_release(&s);
         lens_cube_free(c);
         return lens_cli_fail(&e);
     }
+    const struct lens_anomalies *a = s.an;
     for (int w = 0; w < c->nwarn; w++)
         lens_cli_warn("%s", c->warnings[w]);
     if (json)
         print_json(a);
     else
         print_text(c, a);
-    lens_anomaly_free(a);
+    lens_structure_release(&s);
     lens_cube_free(c);
     return LENS_EXIT_OK;
 }

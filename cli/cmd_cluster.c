@@ -13,6 +13,7 @@
 #include "../analysis/distmat.h"
 #include "../analysis/hclust.h"
 #include "../analysis/newick.h"
+#include "../analysis/structure.h"
 #include "../render/dendrogram.h"
 #include "../render/treefig.h"
 
@@ -229,46 +230,27 @@ struct pictures {
     double height;     /* for cut 3, displayed units */
 };
 
-/* Cut, clusters, dendrogram and heatmap once Z is known; sq is the square distance matrix
- * (needed for the heatmap only). */
-static int draw_pictures(const struct pictures *pc, const struct lens_distmat *m, int method,
-                         const struct lens_hclust_step *z, const double *sq, const char *input,
-                         struct lens_err *e)
+/* The cut's line on stderr, the clusters, the dendrogram and the heatmap of the finished
+ * structure st (tree and cut computed by lens_structure_run_distances). */
+static int draw_pictures(const struct pictures *pc, const struct lens_structure *st, int method,
+                         const char *input, struct lens_err *e)
 {
-    int n = m->n, k = 0, rc = LENS_OK;
-    double scale = m->from_cube ? 1e6 : 1.0, gap = 0;
-    const char *unit = m->from_cube ? "\xc2\xb5s" : NULL, *note = NULL;
-    if (pc->cut == 1) {
-        k = pc->k;
-        if (k > n)
-            return lens_err_set(e, LENS_EUSAGE, "%s: cannot cut %d processes into %d clusters", input, n, k);
-    } else if (pc->cut == 2) {
-        struct lens_hclust_autocut ac;
-        rc = lens_hclust_cut_auto(z, n, &ac, e);
-        k = ac.k;
-        gap = ac.ratio;
-        note = "automatic cut";
-    } else if (pc->cut == 3) {
-        rc = lens_dendrogram_cut_height(z, n, pc->height / scale, &k, e);
-        note = "height asked";
-    }
-    int *label = NULL;
-    if (rc == LENS_OK && k > 0) {
-        label = lens_malloc((size_t)n * sizeof *label);
-        rc = label ? lens_hclust_cut(z, n, k, label, e)
-                   : lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", n);
-        if (rc == LENS_OK) {
-            fprintf(stderr, "mpilens cluster: cut into %d cluster%s at %.4g%s%s", k, k == 1 ? "" : "s",
-                    lens_dendrogram_cut_level(z, n, k) * scale, unit ? " " : "", unit ? unit : "");
-            if (pc->cut == 2)
-                fprintf(stderr, " (the next merge is %.3gx the groups' median inside height; %.3gx needed)",
-                        gap, LENS_HCLUST_GAP_MIN);
-            fputc('\n', stderr);
-            if (pc->clusters)
-                rc = save_clusters(pc->clusters, m, label, e);
-            else
-                write_clusters(stdout, m, label);
-        }
+    const struct lens_distmat *m = st->dm;
+    int n = st->n, k = st->k, rc = LENS_OK;
+    double scale = m->from_cube ? 1e6 : 1.0;
+    const char *unit = m->from_cube ? "\xc2\xb5s" : NULL;
+    const char *note = pc->cut == 2 ? "automatic cut" : pc->cut == 3 ? "height asked" : NULL;
+    if (k > 0) {
+        fprintf(stderr, "mpilens cluster: cut into %d cluster%s at %.4g%s%s", k, k == 1 ? "" : "s",
+                lens_dendrogram_cut_level(st->z, n, k) * scale, unit ? " " : "", unit ? unit : "");
+        if (pc->cut == 2)
+            fprintf(stderr, " (the next merge is %.3gx the groups' median inside height; %.3gx needed)",
+                    st->autocut.ratio, LENS_HCLUST_GAP_MIN);
+        fputc('\n', stderr);
+        if (pc->clusters)
+            rc = save_clusters(pc->clusters, m, st->label, e);
+        else
+            write_clusters(stdout, m, st->label);
     }
     char **labels = (pc->plot || pc->heatmap) ? lens_cli_tree_labels(m) : NULL;
     char title[512];
@@ -281,16 +263,18 @@ static int draw_pictures(const struct pictures *pc, const struct lens_distmat *m
         o.unit = unit;
         o.scale = scale;
         o.labels = (const char *const *)labels;
+        o.order = st->order;
         o.k = k;
+        o.cluster = st->label;
         o.cut_note = note;
         o.font_path = lens_cli_font();
-        rc = lens_dendrogram_write(z, n, &o, pc->plot, e);
+        rc = lens_dendrogram_write(st->z, n, &o, pc->plot, e);
     }
     if (rc == LENS_OK && pc->heatmap) {
-        int *order = lens_malloc((size_t)n * sizeof *order);
-        rc = order ? lens_hclust_leaf_order(z, n, order, e)
-                   : lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", n);
-        if (rc == LENS_OK) {
+        double *sq = square_of(m->d, n);
+        if (!sq) {
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", n);
+        } else {
             struct lens_heatmap_opts ho;
             lens_heatmap_opts_init(&ho);
             snprintf(title, sizeof title, "%s: distances in dendrogram order (%s linkage)", input,
@@ -301,13 +285,12 @@ static int draw_pictures(const struct pictures *pc, const struct lens_distmat *m
             ho.xlabel = "process (dendrogram order)";
             ho.ylabel = "process (dendrogram order)";
             ho.font_path = lens_cli_font();
-            rc = lens_dendrogram_heatmap_write(sq, n, order, (const char *const *)labels, &ho,
+            rc = lens_dendrogram_heatmap_write(sq, n, st->order, (const char *const *)labels, &ho,
                                                pc->heatmap, e);
         }
-        lens_free(order);
+        lens_free(sq);
     }
     lens_free(labels);
-    lens_free(label);
     return rc;
 }
 
@@ -408,13 +391,18 @@ int cmd_cluster(int argc, char **argv)
     struct lens_err e = {0};
     struct lens_newick *t = NULL;
     int n = m->n, rc = LENS_OK;
-    /* the heatmap needs the distances that clustering overwrites */
-    double *sq = pc.heatmap ? square_of(m->d, n) : NULL;
-    struct lens_hclust_step *z = lens_malloc((size_t)(n - 1) * sizeof *z);
-    if (!z || (pc.heatmap && !sq))
-        rc = lens_err_set(&e, LENS_ENOMEM, "out of memory for %d processes", n);
-    else if ((rc = lens_hclust_run(m->d, n, method, z, &e)) < 0 && e.code != LENS_ENOMEM)
-        lens_err_prefix(&e, argv[optind]); /* m->d is consumed as working space */
+    /* the tree and the cut in one call; `cluster` does not pay for NJ, links or anomalies */
+    struct lens_structure_opts so;
+    lens_structure_opts_default(&so);
+    so.parts = LENS_STRUCTURE_TREE | (pc.cut ? LENS_STRUCTURE_CUT : 0);
+    so.method = method;
+    so.cut = pc.cut == 1 && pc.k > n ? LENS_STRUCTURE_CUT_NONE : pc.cut; /* too many: said below */
+    so.k = pc.k;
+    so.height = pc.height / (m->from_cube ? 1e6 : 1.0);
+    so.source = argv[optind];
+    struct lens_structure res;
+    rc = lens_structure_run_distances(m, NULL, &so, &res, &e);
+    const struct lens_hclust_step *z = res.z;
     if (rc == LENS_OK && zpath)
         rc = lens_hclust_write_csv(z, n, zpath, &e);
     if (rc == LENS_OK && npath && (rc = lens_newick_from_hclust(z, n, &t, &e)) == LENS_OK)
@@ -427,11 +415,11 @@ int cmd_cluster(int argc, char **argv)
     if (rc == LENS_OK)
         fprintf(stderr, "mpilens cluster: %s linkage of %d processes, root height %.6g\n",
                 lens_hclust_method_name(method), n, z[n - 2].height);
+    if (rc == LENS_OK && pc.cut == 1 && pc.k > n)
+        rc = lens_err_set(&e, LENS_EUSAGE, "%s: cannot cut %d processes into %d clusters", argv[optind], n, pc.k);
     if (rc == LENS_OK && (pc.plot || pc.heatmap || pc.cut))
-        rc = draw_pictures(&pc, m, method, z, sq, argv[optind], &e);
+        rc = draw_pictures(&pc, &res, method, argv[optind], &e);
     lens_newick_free(t);
-    lens_free(z);
-    lens_free(sq);
-    lens_distmat_free(m);
+    lens_structure_release(&res); /* frees m too */
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
 }

@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "../analysis/links.h"
+#include "../analysis/structure.h"
 #include "../render/linkcurves.h"
 #include "../render/linkmap.h"
 #include "../common/json.h"
@@ -226,8 +227,14 @@ int cmd_links(int argc, char **argv)
     struct lens_cube *c;
     if (lens_cube_read(argv[optind], &c, &e) != LENS_OK)
         return lens_cli_fail(&e);
-    struct lens_links *r = NULL;
-    int rc = lens_links_run(c, &o, &r, &e);
+    /* only the link part of the structure pipeline */
+    struct lens_structure_opts so;
+    lens_structure_opts_default(&so);
+    so.parts = LENS_STRUCTURE_LINKS;
+    so.links = o;
+    struct lens_structure s;
+    int rc = lens_structure_run(c, &so, &s, &e);
+    const struct lens_links *r = s.links;
     /* the outputs wait under temporary names: when one fails, none appears (cli/main.c) */
     if (rc == LENS_OK && csv)
         rc = write_links(csv, r, &e);
@@ -248,7 +255,7 @@ int cmd_links(int argc, char **argv)
         rc = lens_linkcurves_write(curves, r, &co, &e);
     }
     if (rc != LENS_OK) {
-        lens_links_free(r);
+        lens_structure_release(&s);
         lens_cube_free(c);
         return lens_cli_fail(&e);
     }
@@ -258,7 +265,7 @@ int cmd_links(int argc, char **argv)
         print_json(r);
     else
         print_text(c, r, &o);
-    lens_links_free(r);
+    lens_structure_release(&s);
     lens_cube_free(c);
     return LENS_EXIT_OK;
 }

@@ -11,6 +11,7 @@
 #include "../analysis/distmat.h"
 #include "../analysis/newick.h"
 #include "../analysis/nj.h"
+#include "../analysis/structure.h"
 #include "../render/njtree.h"
 #include "../render/treefig.h"
 
@@ -126,9 +127,15 @@ int cmd_nj(int argc, char **argv)
         lens_distmat_free(m);
         return st;
     }
-    struct lens_newick *t = NULL;
+    /* only the NJ part of the structure pipeline */
+    struct lens_structure_opts so;
+    lens_structure_opts_default(&so);
+    so.parts = LENS_STRUCTURE_NJ;
+    so.nj_search = search;
+    struct lens_structure s;
     double t0 = lens_now();
-    int rc = lens_nj_run(m->d, m->n, search, &t, &e);
+    int rc = lens_structure_run_distances(m, NULL, &so, &s, &e);
+    const struct lens_newick *t = s.nj;
     if (rc == LENS_OK) {
         fprintf(stderr, "mpilens nj: %d processes joined in %.3f s (%s search)\n", m->n,
                 lens_now() - t0, search == LENS_NJ_FAST ? "fast" : "canonical");
@@ -140,7 +147,6 @@ int cmd_nj(int argc, char **argv)
     }
     if (rc == LENS_OK && plot)
         rc = draw_tree(m, t, root, argv[optind], plot, &e);
-    lens_newick_free(t);
-    lens_distmat_free(m);
+    lens_structure_release(&s); /* frees m too */
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
 }

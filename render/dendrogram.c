@@ -49,18 +49,6 @@ static int check_linkage(const struct lens_hclust_step *z, int n, const char *na
     return rc;
 }
 
-int lens_dendrogram_cut_height(const struct lens_hclust_step *z, int n, double height, int *k,
-                               struct lens_err *e)
-{
-    if (n < 2 || isnan(height))
-        return lens_err_set(e, LENS_EINVAL, "cannot cut %d objects at height %g", n, height);
-    int s = 0;
-    while (s < n - 1 && z[s].height <= height)
-        s++;
-    *k = n - s;
-    return LENS_OK;
-}
-
 double lens_dendrogram_cut_level(const struct lens_hclust_step *z, int n, int k)
 {
     if (k <= 1)
@@ -72,6 +60,33 @@ double lens_dendrogram_cut_level(const struct lens_hclust_step *z, int n, int k)
     return kept == 0 ? z[0].height / 2 : (below + z[kept].height) / 2;
 }
 
+/* The caller's leaf order must be a permutation and its clusters 0..k-1 (when cut): the
+ * drawing indexes arrays with them. */
+static int check_order(const int *order, const int *cluster, int n, int k, const char *name,
+                       struct lens_err *e)
+{
+    if (!order)
+        return lens_err_set(e, LENS_EINVAL, "%s: no leaf order given", name);
+    if (k >= 1 && !cluster)
+        return lens_err_set(e, LENS_EINVAL, "%s: a cut into %d clusters needs the cluster of each leaf", name, k);
+    unsigned char *seen = lens_calloc((size_t)n, 1);
+    if (!seen)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d leaves", name, n);
+    int rc = LENS_OK;
+    for (int i = 0; i < n && rc == LENS_OK; i++) {
+        if (order[i] < 0 || order[i] >= n || seen[order[i]])
+            rc = lens_err_set(e, LENS_EINVAL, "%s: leaf order is not a permutation of 0..%d (entry %d is %d)",
+                              name, n - 1, i, order[i]);
+        else if (cluster && (cluster[i] < 0 || cluster[i] >= k))
+            rc = lens_err_set(e, LENS_EINVAL, "%s: leaf %d is in cluster %d, expected 0..%d", name, i,
+                              cluster[i], k - 1);
+        else
+            seen[order[i]] = 1;
+    }
+    lens_free(seen);
+    return rc;
+}
+
 /* ---- the figure ---- */
 
 struct dfig {
@@ -80,44 +95,38 @@ struct dfig {
     const struct lens_dendrogram_opts *o;
     const char *name;
     /* filled while drawing */
-    int *order, *cluster, *color, *csize; /* leaf order; cluster of each leaf; colour number
-                                           * per cluster (left to right); leaves per cluster */
+    const int *order, *cluster;           /* leaf order; cluster of each leaf (the caller's,
+                                           * or all 0 without a cut: then owned in nocut) */
+    int *nocut, *color, *csize;           /* colour number per cluster (left to right);
+                                           * leaves per cluster */
     double *nx;                           /* x of every node in leaf units, 2n-1 */
     cairo_font_face_t *face;
 };
 
 static void dfig_release(struct dfig *f)
 {
-    lens_free(f->order);
-    lens_free(f->cluster);
+    lens_free(f->nocut);
     lens_free(f->color);
     lens_free(f->csize);
     lens_free(f->nx);
     if (f->face)
         cairo_font_face_destroy(f->face);
-    f->order = f->cluster = f->color = f->csize = NULL;
+    f->nocut = f->color = f->csize = NULL;
     f->nx = NULL;
     f->face = NULL;
 }
 
-/* Leaf order, node positions and the clusters with their colours. */
+/* Node positions from the given leaf order, and the colours of the given clusters. */
 static int dfig_prepare(struct dfig *f, struct lens_err *e)
 {
-    int n = f->n, k = f->o->k;
-    f->order = lens_malloc((size_t)n * sizeof *f->order);
-    f->cluster = lens_malloc((size_t)n * sizeof *f->cluster);
+    int n = f->n;
+    f->order = f->o->order;
+    f->cluster = f->o->k >= 1 ? f->o->cluster : (f->nocut = lens_calloc((size_t)n, sizeof *f->nocut));
     f->color = lens_malloc((size_t)n * sizeof *f->color);
     f->csize = lens_calloc((size_t)n, sizeof *f->csize);
     f->nx = lens_malloc((size_t)(2 * n - 1) * sizeof *f->nx);
-    if (!f->order || !f->cluster || !f->color || !f->csize || !f->nx)
+    if (!f->cluster || !f->color || !f->csize || !f->nx)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d leaves", f->name, n);
-    int rc = lens_hclust_leaf_order(f->z, n, f->order, e);
-    if (rc == LENS_OK && k >= 1)
-        rc = lens_hclust_cut(f->z, n, k, f->cluster, e);
-    else
-        memset(f->cluster, 0, (size_t)n * sizeof *f->cluster);
-    if (rc)
-        return rc;
     for (int c = 0; c < n; c++)
         f->color[c] = -1;
     int next = 0;
@@ -467,6 +476,9 @@ static int dfig_init(struct dfig *f, const struct lens_hclust_step *z, int n,
         return rc;
     if (o->k < 0 || o->k > n)
         return lens_err_set(e, LENS_EINVAL, "%s: cut into %d clusters, expected 0..%d", name, o->k, n);
+    rc = check_order(o->order, o->k >= 1 ? o->cluster : NULL, n, o->k, name, e);
+    if (rc)
+        return rc;
     if (!(o->scale > 0.0) || !isfinite(o->scale))
         return lens_err_set(e, LENS_EINVAL, "%s: scale must be finite and > 0 (got %g)", name, o->scale);
     return LENS_OK;

@@ -7,7 +7,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "../analysis/hclust.h"
+#include "../analysis/structure.h"
 #include "pdf.h"
 #include "report.h"
 #include "template.h"
@@ -17,24 +17,13 @@
 #define LENS_REPORT_TREE_H 700 /* the NJ tree: one line per leaf needs more height */
 #define LENS_REPORT_CELL 400 /* longest table cell or list the sections write, bytes */
 
-struct lens_distmat;
-struct lens_hclust_step;
-struct lens_links;
-struct lens_anomalies;
-
-/* The analyses of one cube input (report_analysis.c), each NULL with the reason in words when
- * it failed on this cube. */
+/* The structure of one cube input (analysis/structure.h), computed once on its first use and
+ * kept until the next input. A part that failed on this cube is NULL with its reason in
+ * st.*_err, which the sections put in words: st.z NULL means no tree (tree_err), st.links
+ * NULL no link clusters (links_err), st.an NULL no anomalies (anomaly_err). */
 struct lens_report_analysis {
-    int input;                      /* index into in[] these results are for */
-    struct lens_distmat *dm;        /* NULL when the clustering failed (why in cluster_err) */
-    struct lens_hclust_step *z;     /* n-1 merges */
-    int *order, *label;             /* leaf order of the tree; group of each process */
-    struct lens_hclust_autocut cut; /* the automatic cut: cut.k groups, heights in seconds */
-    char cluster_err[1024];
-    struct lens_links *links;       /* NULL when the link clustering failed (links_err) */
-    char links_err[1024];
-    struct lens_anomalies *an;      /* NULL when the search failed (anomaly_err) */
-    char anomaly_err[1024];
+    int input;               /* index into in[] these results are for */
+    struct lens_structure st;
 };
 
 struct lens_report_ctx {
@@ -49,7 +38,7 @@ struct lens_report_ctx {
     int rep;                             /* repetition index the template driver writes */
     const int *map;                      /* repetition -> index into in[] for the group drawn */
     int figure;                          /* figures drawn so far (numbering) */
-    struct lens_report_analysis *an;     /* clusters, links, anomalies of one input (owned) */
+    struct lens_report_analysis *an;     /* structure of one cube input (owned) */
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
 };
 
@@ -73,10 +62,13 @@ int lens_report_place_figure(struct lens_report_ctx *r, const char *heading, con
 void lens_report_figure_path(const struct lens_report_ctx *r, const char *name, const char *ext, char *buf,
                              size_t n);
 
-/* The analyses of the current cube input, computed on its first use (report_analysis.c).
- * Only LENS_ENOMEM is an error; other failures are kept in the struct's *_err texts. */
+/* The structure of the current cube input: lens_structure_run on its first use
+ * (report_structure.c), the sections only lay it out. Only LENS_ENOMEM is an error; other
+ * failures are kept in st's *_err. */
 int lens_report_analysis_get(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e);
 void lens_report_analysis_free(struct lens_report_analysis *a); /* NULL does nothing */
+
+/* ---- text helpers (report_text.c) ---- */
 /* Appends s to buf (size n) at *o, ending with "..." when it does not fit. */
 void lens_report_append(char *buf, size_t n, size_t *o, const char *s);
 /* Sets each placeholder names[i] to the text of the same name, or to "" when rows is 0: a

@@ -2,7 +2,9 @@
  * templates/report.tmpl): the groups of processes at the automatic cut of the average-linkage
  * tree, compared with the hosts in words (one host each, groups of hosts, split hosts, or no
  * relation), a table of the groups and one of the link clusters, and the figures: dendrogram,
- * heatmap in tree order, neighbor-joining tree, link-cluster map and per-cluster curves. */
+ * heatmap in tree order, neighbor-joining tree, link-cluster map and per-cluster curves.
+ * Everything shown comes finished from lens_structure_run (analysis/structure.h), asked once
+ * per cube input here and shared with the "Anomalies" section; this file only lays it out. */
 #include "report_ctx.h"
 
 #include "dendrogram.h"
@@ -13,9 +15,7 @@
 #include "treefig.h"
 
 #include "../analysis/distmat.h"
-#include "../analysis/hclust.h"
-#include "../analysis/links.h"
-#include "../analysis/nj.h"
+#include "../analysis/structure.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +23,41 @@
 #include <string.h>
 
 #define CELL LENS_REPORT_CELL
+
+/* ---- the structure, computed once per cube input ---- */
+
+void lens_report_analysis_free(struct lens_report_analysis *a)
+{
+    if (!a)
+        return;
+    lens_structure_release(&a->st);
+    lens_free(a);
+}
+
+int lens_report_analysis_get(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e)
+{
+    if (r->an && r->an->input == r->cur) {
+        *out = r->an;
+        return LENS_OK;
+    }
+    lens_report_analysis_free(r->an);
+    r->an = lens_calloc(1, sizeof *r->an);
+    if (!r->an)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    r->an->input = r->cur;
+    /* everything the two sections show, average linkage cut automatically; a part that
+     * fails on this cube is described in words, not reported as an error */
+    struct lens_structure_opts so;
+    lens_structure_opts_default(&so);
+    so.stat = r->o->stat;
+    so.keep_going = 1;
+    so.anomaly.stat = r->o->stat == LENS_STAT_DEVIATION ? -1 : r->o->stat; /* a spread is not a delay */
+    *out = r->an;
+    int rc = lens_structure_run(lens_report_cube(r), &so, &r->an->st, e);
+    if (rc == LENS_ENOMEM)
+        lens_err_prefix(e, "report");
+    return rc;
+}
 
 /* ---- words ---- */
 
@@ -104,17 +139,16 @@ static void host_range(const char **names, int nh, char *buf, size_t n)
 static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    int P = c->procs, k = a->cut.k, rc;
+    const struct lens_structure *st = &a->st;
+    int P = c->procs, k = st->k, rc, equal = 1;
+    const int *size = st->group_size, *label = st->label;
     char sizes[CELL] = "", buf[2 * CELL];
-    int *size = lens_calloc((size_t)k, sizeof *size), equal = 1;
     int *host = lens_malloc((size_t)P * sizeof *host);
     const char **names = lens_malloc((size_t)P * sizeof *names);
-    if (!size || !host || !names) {
+    if (!host || !names) {
         rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory");
         goto out;
     }
-    for (int i = 0; i < P; i++)
-        size[a->label[i]]++;
     size_t o = 0;
     for (int g = 0; g < k; g++) {
         equal &= size[g] == size[0];
@@ -141,7 +175,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
     for (int g = 0; g < k; g++) {
         int h0 = -1, pure = 1;
         for (int i = 0; i < P; i++)
-            if (a->label[i] == g) {
+            if (label[i] == g) {
                 pure &= h0 < 0 || host[i] == h0;
                 h0 = host[i];
             }
@@ -152,7 +186,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         list[0] = '\0';
         for (int h = 0; h < nh; h++)
             for (int i = 0; i < P; i++)
-                if (a->label[i] == g && host[i] == h) {
+                if (label[i] == g && host[i] == h) {
                     lens_report_append(list, sizeof list, &lo, lo ? ", " : "");
                     lens_report_append(list, sizeof list, &lo, names[h]);
                     break;
@@ -164,8 +198,8 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         int g0 = -1, whole = 1;
         for (int i = 0; i < P; i++)
             if (host[i] == h) {
-                whole &= g0 < 0 || a->label[i] == g0;
-                g0 = a->label[i];
+                whole &= g0 < 0 || label[i] == g0;
+                g0 = label[i];
             }
         if (whole)
             continue;
@@ -174,7 +208,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         list[0] = '\0';
         for (int g = 0; g < k; g++)
             for (int i = 0; i < P; i++)
-                if (host[i] == h && a->label[i] == g) {
+                if (host[i] == h && label[i] == g) {
                     snprintf(buf, sizeof buf, "%s%d", lo ? ", " : "", g);
                     lens_report_append(list, sizeof list, &lo, buf);
                     break;
@@ -199,7 +233,6 @@ set:
     if (rc == LENS_OK)
         rc = lens_tmpl_vars_set(&r->vars, "structure_words", buf, e);
 out:
-    lens_free(size);
     lens_free(host);
     lens_free(names);
     return rc;
@@ -219,8 +252,9 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
     char buf[2 * CELL], lo[32], hi[32];
     if (rc != LENS_OK)
         return rc;
-    if (!a->dm) {
-        rc = lens_tmpl_vars_set(&r->vars, "error", a->cluster_err, e);
+    const struct lens_structure *st = &a->st;
+    if (!st->z) {
+        rc = lens_tmpl_vars_set(&r->vars, "error", st->tree_err.msg, e);
         if (rc == LENS_OK)
             rc = lens_report_text(r, "words_failed", buf, sizeof buf, e);
         if (rc == LENS_OK)
@@ -228,18 +262,18 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
         if (rc == LENS_OK)
             rc = lens_tmpl_vars_set(&r->vars, "cut", "", e);
     } else {
-        lens_report_fmt_us(a->cut.low, lo, sizeof lo);
-        lens_report_fmt_us(a->cut.high, hi, sizeof hi);
+        lens_report_fmt_us(st->autocut.low, lo, sizeof lo);
+        lens_report_fmt_us(st->autocut.high, hi, sizeof hi);
         rc = lens_tmpl_vars_set(&r->vars, "cut_low", lo, e);
         if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut_high", hi, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_ratio", "%.2f", a->cut.ratio);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_ratio", "%.2f", st->autocut.ratio);
         if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_min", "%.2f", (double)LENS_HCLUST_GAP_MIN);
         if (rc == LENS_OK) rc = words(r, a, e);
-        if (rc == LENS_OK) rc = lens_report_text(r, a->cut.k > 1 ? "cut_gap" : "cut_none", buf, sizeof buf, e);
+        if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_gap" : "cut_none", buf, sizeof buf, e);
         if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut", buf, e);
     }
     /* the link clusters */
-    const struct lens_links *l = a->links;
+    const struct lens_links *l = st->links;
     if (rc == LENS_OK && l) {
         rc = lens_tmpl_vars_setf(&r->vars, e, "nlinks", "%ld", (long)l->procs * (l->procs - 1));
         if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "nlinkclusters", "%d", l->k);
@@ -249,7 +283,7 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
             rc = lens_report_text(r, l->forced ? "links_forced" : l->elbow ? "links_scree" : "links_no_elbow", buf,
                                   sizeof buf, e);
     } else if (rc == LENS_OK) {
-        rc = lens_tmpl_vars_set(&r->vars, "error", a->links_err, e);
+        rc = lens_tmpl_vars_set(&r->vars, "error", st->links_err.msg, e);
         if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "first_length", "", e);
         if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "last_length", "", e);
         if (rc == LENS_OK) rc = lens_report_text(r, "links_failed", buf, sizeof buf, e);
@@ -257,7 +291,7 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK)
         rc = lens_tmpl_vars_set(&r->vars, "links_words", buf, e);
     if (rc == LENS_OK)
-        rc = lens_report_headers(r, group_columns, 5, a->dm != NULL, e);
+        rc = lens_report_headers(r, group_columns, 5, st->z != NULL, e);
     return rc == LENS_OK ? lens_report_headers(r, link_columns, 7, l != NULL, e) : rc;
 }
 
@@ -286,28 +320,18 @@ static void group_hosts(const struct lens_cube *c, const int *label, int g, char
 static int groups_table(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
+    const struct lens_structure *st = &a->st;
     int rc = LENS_OK;
-    for (int g = 0; a->dm && g < a->cut.k && rc == LENS_OK; g++) {
+    for (int g = 0; st->z && g < st->k && rc == LENS_OK; g++) {
         char id[16], size[16], ranks[CELL], hosts[CELL], within[32];
-        int n = 0;
-        double sum = 0;
-        long pairs = 0;
-        for (int i = 0; i < c->procs; i++) {
-            n += a->label[i] == g;
-            for (int j = i + 1; j < c->procs; j++)
-                if (a->label[i] == g && a->label[j] == g) {
-                    sum += a->dm->d[lens_distmat_index(c->procs, i, j)];
-                    pairs++;
-                }
-        }
         snprintf(id, sizeof id, "%d", g);
-        snprintf(size, sizeof size, "%d", n);
-        rank_list(c, a->label, g, NULL, ranks, sizeof ranks);
+        snprintf(size, sizeof size, "%d", st->group_size[g]);
+        rank_list(c, st->label, g, NULL, ranks, sizeof ranks);
         if (c->hosts)
-            group_hosts(c, a->label, g, hosts, sizeof hosts);
+            group_hosts(c, st->label, g, hosts, sizeof hosts);
         else
             snprintf(hosts, sizeof hosts, "-");
-        lens_report_fmt_us(pairs ? sum / pairs : NAN, within, sizeof within);
+        lens_report_fmt_us(st->group_within[g], within, sizeof within);
         const char *cells[5] = {id, size, ranks, hosts, within};
         rc = lens_pdf_table_row(r->pdf, cells, e);
     }
@@ -316,7 +340,7 @@ static int groups_table(struct lens_report_ctx *r, const struct lens_report_anal
 
 static int links_table(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
 {
-    const struct lens_links *l = a->links;
+    const struct lens_links *l = a->st.links;
     int rc = LENS_OK;
     for (int id = 0; l && id < l->k && rc == LENS_OK; id++) {
         struct lens_links_row row;
@@ -352,34 +376,6 @@ int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, stru
     return lens_report_unknown_item(r, it, e);
 }
 
-/* The median-over-lengths matrix of the report's statistic with rows and columns in the
- * tree's leaf order, as the heatmap of the structure (lens_malloc'd, P x P, seconds). */
-/* The median over lengths of the report's statistic per element (P x P, seconds,
- * lens_malloc'd): the matrix the heatmap in tree order shows. */
-static double *median_matrix(const struct lens_cube *c, int stat)
-{
-    int P = c->procs, L = c->nlen;
-    double *m = lens_malloc((size_t)P * P * sizeof *m), *v = lens_malloc((size_t)L * sizeof *v);
-    for (int i = 0; m && v && i < P; i++)
-        for (int j = 0; j < P; j++) {
-            int n = 0;
-            for (int k = 0; k < L; k++) {
-                double x = LENS_CUBE_AT(c, stat, k, i, j);
-                if (isfinite(x)) {
-                    int p = n++;
-                    while (p > 0 && v[p - 1] > x) { /* insertion: L is small */
-                        v[p] = v[p - 1];
-                        p--;
-                    }
-                    v[p] = x;
-                }
-            }
-            m[(size_t)i * P + j] = n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-        }
-    lens_free(v);
-    return m;
-}
-
 /* ---- figures ---- */
 
 enum fig_kind { FIG_DENDROGRAM, FIG_HEATMAP, FIG_NJ, FIG_LINKMAP, FIG_CURVES };
@@ -390,8 +386,6 @@ struct fig {
     const char *name;              /* texts <name>_heading, _title, _caption; the file name */
     int w, h;                      /* pixels */
     const struct lens_report_analysis *a;
-    const struct lens_newick *nj;  /* FIG_NJ */
-    const double *m;               /* FIG_HEATMAP: P x P, original order */
     const char *const *labels;     /* FIG_HEATMAP: rank labels by original index */
     struct lens_dendrogram_opts dendro;
     struct lens_heatmap_opts heat;
@@ -403,22 +397,22 @@ struct fig {
 /* The figure into path (PNG or SVG by its extension), or with path NULL as PNG bytes. */
 static int fig_render(const struct fig *f, const char *path, unsigned char **png, size_t *len, struct lens_err *e)
 {
-    const struct lens_report_analysis *a = f->a;
-    int n = a->dm ? a->dm->n : 0;
+    const struct lens_structure *st = &f->a->st;
+    int n = st->n;
     switch (f->kind) {
     case FIG_DENDROGRAM:
-        return path ? lens_dendrogram_write(a->z, n, &f->dendro, path, e)
-                    : lens_dendrogram_png_mem(a->z, n, &f->dendro, png, len, e);
+        return path ? lens_dendrogram_write(st->z, n, &f->dendro, path, e)
+                    : lens_dendrogram_png_mem(st->z, n, &f->dendro, png, len, e);
     case FIG_HEATMAP:
-        return path ? lens_dendrogram_heatmap_write(f->m, n, a->order, f->labels, &f->heat, path, e)
-                    : lens_dendrogram_heatmap_png_mem(f->m, n, a->order, f->labels, &f->heat, png, len, e);
+        return path ? lens_dendrogram_heatmap_write(st->matrix, n, st->order, f->labels, &f->heat, path, e)
+                    : lens_dendrogram_heatmap_png_mem(st->matrix, n, st->order, f->labels, &f->heat, png, len, e);
     case FIG_NJ:
-        return path ? lens_njtree_write(f->nj, &f->tree, path, e) : lens_njtree_png_mem(f->nj, &f->tree, png, len, e);
+        return path ? lens_njtree_write(st->nj, &f->tree, path, e) : lens_njtree_png_mem(st->nj, &f->tree, png, len, e);
     case FIG_LINKMAP:
-        return path ? lens_linkmap_write(path, a->links, &f->map, e) : lens_linkmap_png_mem(a->links, &f->map, png, len, e);
+        return path ? lens_linkmap_write(path, st->links, &f->map, e) : lens_linkmap_png_mem(st->links, &f->map, png, len, e);
     default:
-        return path ? lens_linkcurves_write(path, a->links, &f->curves, e)
-                    : lens_linkcurves_png_mem(a->links, &f->curves, png, len, e);
+        return path ? lens_linkcurves_write(path, st->links, &f->curves, e)
+                    : lens_linkcurves_png_mem(st->links, &f->curves, png, len, e);
     }
 }
 
@@ -459,28 +453,31 @@ static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e
 static int tree_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
+    const struct lens_structure *st = &a->st;
     int P = c->procs, rc = LENS_OK, dir = lens_report_direction(c->mode);
     char title[3][512], unit[32], note[128], xl[128], yl[128];
     char *leaf = lens_malloc((size_t)P * 64), *rank = lens_malloc((size_t)P * 12);
     const char **leaves = lens_malloc((size_t)P * sizeof *leaves), **ranks = lens_malloc((size_t)P * sizeof *ranks);
     int *group = lens_malloc((size_t)P * sizeof *group);
-    double *m = median_matrix(c, r->o->stat);
-    struct lens_newick *nj = NULL;
     struct fig *f = lens_calloc(3, sizeof *f);
-    if (!leaf || !rank || !leaves || !ranks || !group || !m || !f) {
+    if (!st->nj) { /* the one part of the tree figures that can fail on its own */
+        *e = st->nj_err;
+        rc = e->code;
+        goto out;
+    }
+    if (!leaf || !rank || !leaves || !ranks || !group || !st->matrix || !f) {
         rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory drawing the trees of %d processes", P);
         goto out;
     }
     for (int i = 0; i < P; i++) {
-        lens_treefig_leaf_label(a->dm->labels ? a->dm->labels[i] : NULL, i, leaf + 64 * i, 64);
+        lens_treefig_leaf_label(st->dm->labels ? st->dm->labels[i] : NULL, i, leaf + 64 * i, 64);
         leaves[i] = leaf + 64 * i;
         snprintf(rank + 12 * i, 12, "%d", i);
         ranks[i] = rank + 12 * i;
     }
-    int hosts = a->dm->labels ? lens_treefig_host_groups((const char *const *)a->dm->labels, P, group) : 0;
-    rc = lens_nj_run(a->dm->d, P, LENS_NJ_FAST, &nj, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
-    if (rc == LENS_OK) rc = lens_report_text(r, a->cut.k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
+    int hosts = st->dm->labels ? lens_treefig_host_groups((const char *const *)st->dm->labels, P, group) : 0;
+    rc = lens_report_text(r, "unit", unit, sizeof unit, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
 
@@ -491,7 +488,9 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
     f[0].dendro.method = lens_hclust_method_name(LENS_HCLUST_AVERAGE);
     f[0].dendro.unit = unit;
     f[0].dendro.labels = leaves;
-    f[0].dendro.k = a->cut.k;
+    f[0].dendro.order = st->order;
+    f[0].dendro.k = st->k;
+    f[0].dendro.cluster = st->label;
     f[0].dendro.cut_note = note;
     f[0].dendro.width = f[0].w;
     f[0].dendro.height = f[0].h;
@@ -500,7 +499,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
 
     if (rc == LENS_OK) rc = fig_title(r, "structure_heatmap", title[1], sizeof title[1], e);
     f[1] = (struct fig){.kind = FIG_HEATMAP, .name = "structure_heatmap", .w = LENS_REPORT_FIG_W,
-                        .h = LENS_REPORT_FIG_H, .a = a, .m = m, .labels = ranks};
+                        .h = LENS_REPORT_FIG_H, .a = a, .labels = ranks};
     lens_heatmap_opts_init(&f[1].heat);
     f[1].heat.title = title[1];
     f[1].heat.unit = unit;
@@ -513,7 +512,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
     if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
 
     if (rc == LENS_OK) rc = fig_title(r, "nj_tree", title[2], sizeof title[2], e);
-    f[2] = (struct fig){.kind = FIG_NJ, .name = "nj_tree", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_TREE_H, .a = a, .nj = nj};
+    f[2] = (struct fig){.kind = FIG_NJ, .name = "nj_tree", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_TREE_H, .a = a};
     lens_njtree_opts_init(&f[2].tree);
     f[2].tree.title = title[2];
     f[2].tree.unit = unit;
@@ -524,9 +523,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
     f[2].tree.font_path = r->font_path;
     if (rc == LENS_OK) rc = fig_draw(r, &f[2], e);
 out:
-    lens_newick_free(nj);
     lens_free(f);
-    lens_free(m);
     lens_free(group);
     lens_free(leaf);
     lens_free(rank);
@@ -573,8 +570,8 @@ int lens_report_structure_block(void *ctx, const struct lens_tmpl_item *it, stru
     if (rc != LENS_OK)
         return rc;
     if (!strcmp(it->name, "figures"))
-        return a->dm ? tree_figures(r, a, e) : LENS_OK;
+        return a->st.z ? tree_figures(r, a, e) : LENS_OK;
     if (!strcmp(it->name, "link_figures"))
-        return a->links ? link_figures(r, a, e) : LENS_OK;
+        return a->st.links ? link_figures(r, a, e) : LENS_OK;
     return lens_report_unknown_item(r, it, e);
 }

@@ -6,6 +6,7 @@
 #include "../analysis/distmat.h"
 #include "../analysis/hclust.h"
 #include "../analysis/nj.h"
+#include "../analysis/structure.h"
 #include "../render/dendrogram.h"
 #include "../render/njtree.h"
 #include "../render/treefig.h"
@@ -99,10 +100,10 @@ static void test_cuts(void)
     static const double hs[6] = {-1, 0.37, 0.4, 2.91, 3.0, 100};
     static const int ks[6] = {5, 4, 4, 2, 2, 1};
     for (int i = 0; i < 6; i++) {
-        LENS_TEST(lens_dendrogram_cut_height(z, 5, hs[i], &k, &e) == LENS_OK && k == ks[i],
+        LENS_TEST(lens_structure_cut_height(z, 5, hs[i], &k, &e) == LENS_OK && k == ks[i],
                   "cut at %g: k=%d want %d", hs[i], k, ks[i]);
     }
-    LENS_TEST(lens_dendrogram_cut_height(z, 5, NAN, &k, &e) == LENS_EINVAL, "NaN height");
+    LENS_TEST(lens_structure_cut_height(z, 5, NAN, &k, &e) == LENS_EINVAL, "NaN height");
     /* a chain 1.25, 2.25, 3.25, 4.25: ratios 2.25/1.25 = 1.8 (k=4), 3.25/1.75 = 1.86 (k=3),
      * 4.25/2.75 = 1.55 (k=2): k = 3 */
     const struct lens_hclust_step eq[4] = {{0, 1, 1.25, 2}, {2, 3, 2.25, 2}, {4, 5, 3.25, 3}, {6, 7, 4.25, 5}};
@@ -248,6 +249,19 @@ static uint32_t pixel(cairo_surface_t *s, double x, double y)
     return ((const uint32_t *)(const void *)(d + (size_t)(int)y * stride))[(int)x] & 0xffffffu;
 }
 
+/* The figure's inputs as the structure pipeline gives them: the leaf order and the k
+ * clusters of the cut (k <= 40). */
+static int tree_order[40], tree_cluster[40];
+static void tree_inputs(struct lens_dendrogram_opts *o, const struct lens_hclust_step *z, int n, int k)
+{
+    struct lens_err e = {0};
+    LENS_TEST(lens_hclust_leaf_order(z, n, tree_order, &e) == LENS_OK, "%s", e.msg);
+    LENS_TEST(k < 1 || lens_hclust_cut(z, n, k, tree_cluster, &e) == LENS_OK, "%s", e.msg);
+    o->order = tree_order;
+    o->k = k;
+    o->cluster = tree_cluster;
+}
+
 static void test_png(const struct lens_hclust_step *z, int n, const struct lens_newick *t,
                      const char *const *labels)
 {
@@ -255,7 +269,7 @@ static void test_png(const struct lens_hclust_step *z, int n, const struct lens_
     struct lens_dendrogram_opts o;
     lens_dendrogram_opts_init(&o);
     o.labels = labels;
-    o.k = 4;
+    tree_inputs(&o, z, n, 4);
     o.method = "average";
     o.title = "Dendrogram of 40 points";
     o.font_path = FONT;
@@ -310,13 +324,16 @@ static void test_png(const struct lens_hclust_step *z, int n, const struct lens_
 static void test_draw_box(const struct lens_hclust_step *z, int n, const struct lens_newick *t)
 {
     struct lens_err e = {0};
+    struct lens_dendrogram_opts o;
+    lens_dendrogram_opts_init(&o);
+    tree_inputs(&o, z, n, 0);
     for (int which = 0; which < 2; which++) {
         cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 900, 700);
         cairo_t *cr = cairo_create(s);
         cairo_set_source_rgb(cr, 1, 0, 0);
         cairo_paint(cr);
         cairo_set_source_rgb(cr, 0, 0, 1); /* the caller's source must come back */
-        int rc = which == 0 ? lens_dendrogram_draw(cr, 117, 83, 640, 480, z, n, NULL, &e)
+        int rc = which == 0 ? lens_dendrogram_draw(cr, 117, 83, 640, 480, z, n, &o, &e)
                             : lens_njtree_draw(cr, 117, 83, 640, 480, t, NULL, &e);
         LENS_TEST(rc == LENS_OK, "draw %d: %s", which, e.msg);
         double r, g, b;
@@ -333,8 +350,22 @@ static void test_draw_box(const struct lens_hclust_step *z, int n, const struct 
     }
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 100, 100);
     cairo_t *cr = cairo_create(s);
-    LENS_TEST(lens_dendrogram_draw(cr, 0, 0, 150, 480, z, n, NULL, &e) == LENS_EINVAL && strstr(e.msg, "150x480"),
+    LENS_TEST(lens_dendrogram_draw(cr, 0, 0, 150, 480, z, n, &o, &e) == LENS_EINVAL && strstr(e.msg, "150x480"),
               "narrow box: %s", e.msg);
+    /* the order and the cut are inputs now: missing or out of range is an error, not a crash */
+    LENS_TEST(lens_dendrogram_draw(cr, 0, 0, 640, 480, z, n, NULL, &e) == LENS_EINVAL && strstr(e.msg, "no leaf order"),
+              "no order: %s", e.msg);
+    int swapped = tree_order[1];
+    tree_order[1] = tree_order[0];
+    LENS_TEST(lens_dendrogram_draw(cr, 0, 0, 640, 480, z, n, &o, &e) == LENS_EINVAL && strstr(e.msg, "permutation"),
+              "order with a repeat: %s", e.msg);
+    tree_order[1] = swapped;
+    tree_inputs(&o, z, n, 3);
+    tree_cluster[5] = 3;
+    LENS_TEST(lens_dendrogram_draw(cr, 0, 0, 640, 480, z, n, &o, &e) == LENS_EINVAL && strstr(e.msg, "cluster 3"),
+              "cluster outside 0..k-1: %s", e.msg);
+    o.cluster = NULL;
+    LENS_TEST(lens_dendrogram_draw(cr, 0, 0, 640, 480, z, n, &o, &e) == LENS_EINVAL, "a cut without clusters");
     LENS_TEST(lens_njtree_draw(cr, 0, 0, 640, NAN, t, NULL, &e) == LENS_EINVAL, "NaN box");
     cairo_destroy(cr);
     cairo_surface_destroy(s);
@@ -408,7 +439,7 @@ static void test_files(const struct lens_hclust_step *z, int n, const struct len
     struct lens_dendrogram_opts o;
     lens_dendrogram_opts_init(&o);
     o.labels = labels;
-    o.k = 3;
+    tree_inputs(&o, z, n, 3);
     o.cut_note = "a <test> & \"note\"";
     o.title = "Tree & <leaves>";
     o.font_path = FONT;
@@ -442,7 +473,7 @@ static void test_files(const struct lens_hclust_step *z, int n, const struct len
     o.k = n + 1;
     LENS_TEST(lens_dendrogram_write(z, n, &o, lens_scratch_path("k.png"), &e) == LENS_EINVAL && strstr(e.msg, "k.png"),
               "k > n: %s", e.msg);
-    o.k = 2;
+    tree_inputs(&o, z, n, 2);
     o.width = 120;
     LENS_TEST(lens_dendrogram_write(z, n, &o, lens_scratch_path("w.png"), &e) == LENS_EINVAL && strstr(e.msg, "120x640"),
               "too narrow: %s", e.msg);
@@ -478,7 +509,7 @@ static void test_faults(const struct lens_hclust_step *z, int n, const struct le
     struct lens_dendrogram_opts o;
     lens_dendrogram_opts_init(&o);
     o.labels = labels;
-    o.k = 4;
+    tree_inputs(&o, z, n, 4);
     o.font_path = FONT;
     struct lens_njtree_opts no;
     lens_njtree_opts_init(&no);
