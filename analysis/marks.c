@@ -208,11 +208,7 @@ int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct len
     while (rc == LENS_OK && (got = lens_textline_read(fp, &tl, LENS_TEXTLINE_MAX)) != LENS_TEXTLINE_EOF) {
         line++;
         if (got != LENS_TEXTLINE_OK) {
-            rc = got == LENS_TEXTLINE_NOMEM ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path)
-               : got == LENS_TEXTLINE_IOERR ? lens_err_set(e, LENS_EIO, "%s:%ld: read error", path, line)
-               : got == LENS_TEXTLINE_NUL ? lens_err_set(e, LENS_EFORMAT, "%s:%ld: NUL byte in a text line", path, line)
-               : lens_err_set(e, LENS_EFORMAT, "%s:%ld: line longer than %zu bytes", path, line,
-                              (size_t)LENS_TEXTLINE_MAX);
+            rc = lens_textline_fail(got, path, line, 0, LENS_TEXTLINE_MAX, e);
             break;
         }
         char *s = strip(tl.s);

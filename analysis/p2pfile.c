@@ -283,11 +283,7 @@ static int read_csv(struct lens_p2pfile *f, struct lens_err *e)
     while (rc == LENS_OK && (got = lens_textline_read(fp, &tl, LENS_TEXTLINE_MAX)) != LENS_TEXTLINE_EOF) {
         line++;
         if (got != LENS_TEXTLINE_OK) {
-            rc = got == LENS_TEXTLINE_NOMEM ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->path)
-               : got == LENS_TEXTLINE_IOERR ? lens_err_set(e, LENS_EIO, "%s:%ld: read error: %s", f->path, line, strerror(errno))
-               : got == LENS_TEXTLINE_NUL ? lens_err_set(e, LENS_EFORMAT, "%s:%ld: NUL byte in a text line", f->path, line)
-               : lens_err_set(e, LENS_EFORMAT, "%s:%ld: line longer than %zu bytes", f->path, line,
-                              (size_t)LENS_TEXTLINE_MAX);
+            rc = lens_textline_fail(got, f->path, line, 0, LENS_TEXTLINE_MAX, e);
             break;
         }
         char *buf = tl.s;

@@ -326,11 +326,7 @@ int lens_profile_read_csv(const char *path, struct lens_profile **out, struct le
     while (rc == LENS_OK && (got = lens_textline_read(fp, &tl, LENS_TEXTLINE_MAX)) != LENS_TEXTLINE_EOF) {
         lineno++;
         if (got != LENS_TEXTLINE_OK) {
-            rc = got == LENS_TEXTLINE_NOMEM ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path)
-               : got == LENS_TEXTLINE_IOERR ? lens_err_set(e, LENS_EIO, "%s:%ld: read error: %s", path, lineno, strerror(errno))
-               : got == LENS_TEXTLINE_NUL ? lens_err_set(e, LENS_EFORMAT, "%s:%ld: NUL byte in a text line", path, lineno)
-               : lens_err_set(e, LENS_EFORMAT, "%s:%ld: line longer than %zu bytes", path, lineno,
-                              (size_t)LENS_TEXTLINE_MAX);
+            rc = lens_textline_fail(got, path, lineno, 0, LENS_TEXTLINE_MAX, e);
             break;
         }
         char *t = trim(tl.s);

@@ -335,11 +335,7 @@ int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
     while ((got = lens_textline_read(fp, &tl, LENS_RUNS_MAX_LINE)) != LENS_TEXTLINE_EOF) {
         line++;
         if (got != LENS_TEXTLINE_OK) {
-            rc = got == LENS_TEXTLINE_NOMEM ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path)
-               : got == LENS_TEXTLINE_IOERR ? lens_err_set(e, LENS_EIO, "%s:%ld: read error", path, line)
-               : got == LENS_TEXTLINE_NUL ? lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: NUL byte in a text line", path, line)
-               : lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: line longer than %zu bytes", path, line,
-                              (size_t)LENS_RUNS_MAX_LINE);
+            rc = lens_textline_fail(got, path, line, 1, LENS_RUNS_MAX_LINE, e);
             break;
         }
         char *buf = tl.s;

@@ -396,21 +396,8 @@ int lens_stagelog_read(const char *path, const char *wait_stage, struct lens_sta
     int rc = LENS_OK, got;
     while ((got = lens_textline_read(fp, &tl, LENS_STAGELOG_MAX_LINE)) != LENS_TEXTLINE_EOF) {
         lineno++;
-        if (got == LENS_TEXTLINE_LONG) {
-            rc = lens_err_set(e, LENS_EFORMAT, "%s:%zu: line longer than %zu bytes", path, lineno,
-                              (size_t)LENS_STAGELOG_MAX_LINE);
-            break;
-        }
-        if (got == LENS_TEXTLINE_NUL) {
-            rc = lens_err_set(e, LENS_EFORMAT, "%s:%zu: NUL byte in a text line", path, lineno);
-            break;
-        }
-        if (got == LENS_TEXTLINE_NOMEM) {
-            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
-            break;
-        }
-        if (got == LENS_TEXTLINE_IOERR) {
-            rc = lens_err_set(e, LENS_EIO, "%s:%zu: read error: %s", path, lineno, strerror(errno));
+        if (got != LENS_TEXTLINE_OK) {
+            rc = lens_textline_fail(got, path, (long)lineno, 0, LENS_STAGELOG_MAX_LINE, e);
             break;
         }
         const char *line = tl.s;

@@ -4,6 +4,9 @@
 
 #include "err.h"
 
+#include <errno.h>
+#include <string.h>
+
 int lens_textline_read(FILE *fp, struct lens_textline *l, size_t max)
 {
     l->len = 0;
@@ -42,4 +45,22 @@ void lens_textline_release(struct lens_textline *l)
     lens_free(l->s);
     l->s = NULL;
     l->len = l->cap = 0;
+}
+
+int lens_textline_fail(int got, const char *path, long line, int col, size_t max, struct lens_err *e)
+{
+    int err = errno; /* of the failed read, before anything else can change it */
+    char at[32] = "";
+    if (col > 0)
+        snprintf(at, sizeof at, ":%d", col);
+    switch (got) {
+    case LENS_TEXTLINE_NOMEM:
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    case LENS_TEXTLINE_IOERR:
+        return lens_err_set(e, LENS_EIO, "%s:%ld: read error: %s", path, line, strerror(err));
+    case LENS_TEXTLINE_NUL:
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld%s: NUL byte in a text line", path, line, at);
+    default:
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld%s: line longer than %zu bytes", path, line, at, max);
+    }
 }

@@ -33,4 +33,11 @@ struct lens_textline {
 int lens_textline_read(FILE *fp, struct lens_textline *l, size_t max);
 void lens_textline_release(struct lens_textline *l);
 
+struct lens_err;
+/* Turns a failed lens_textline_read result `got` (not OK, not EOF) into the error every text
+ * reader gives: "PATH:LINE[:COL]: line longer than MAX bytes", "... NUL byte in a text line",
+ * "... read error: <errno text>" or "PATH: out of memory". col 0 leaves the column out (readers
+ * that report columns, such as the runs CSV, pass 1). Returns the negative LENS_E* code. */
+int lens_textline_fail(int got, const char *path, long line, int col, size_t max, struct lens_err *e);
+
 #endif
