@@ -105,7 +105,7 @@ static int draw_all(const struct lens_doc *d, const struct lens_template *t, str
         } else {
             int kind = lens_doc_find(d->kind, t->sections[i].name)->input;
             for (int k = 0; k < d->ninputs && rc == LENS_OK; k++) {
-                if (d->inputs[k] != kind)
+                if ((d->inputs ? d->inputs[k] : d->every) != kind)
                     continue;
                 *cur = k;
                 if (d->kind->input_vars)

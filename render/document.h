@@ -66,6 +66,7 @@ struct lens_doc {
     long long date;            /* Unix seconds stored in the PDF (lens_source_date()) */
     const int *inputs;         /* enum lens_doc_input of each input, in the order given */
     int ninputs;
+    int every;                 /* with inputs NULL: the kind of every one of the ninputs */
     void *ctx;                 /* handed to every section function */
     /* The report's own set-up once the template is checked and before the PDF is opened
      * (figure folder, texts, document placeholders); NULL: none. */

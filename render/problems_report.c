@@ -502,17 +502,10 @@ int lens_problems_report_write(const struct lens_problems_report_opts *o,
     snprintf(tpath, sizeof tpath, "%s/templates/problems_report_ru.tmpl", dd);
     if (!tp && o->lang == 1 && access(tpath, R_OK) == 0)
         tp = tpath;
-    int *kinds = lens_malloc((size_t)nin * sizeof *kinds);
-    if (!kinds)
-        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
-    for (int i = 0; i < nin; i++)
-        kinds[i] = LENS_DOC_TRACE;
     struct prep s = {.o = o, .in = in, .nin = nin, .cur = -1};
     const struct lens_doc d = {.kind = &kind, .datadir = dd, .template_path = tp, .date = o->date,
-                               .inputs = kinds, .ninputs = nin, .ctx = &s, .t = &s.t, .sec = &s.sec,
+                               .ninputs = nin, .every = LENS_DOC_TRACE, .ctx = &s, .t = &s.t, .sec = &s.sec,
                                .pdf = &s.pdf, .vars = &s.vars, .cur = &s.cur, .font_path = s.font_path,
                                .font_path_size = sizeof s.font_path};
-    int rc = lens_doc_write(&d, path, e);
-    lens_free(kinds);
-    return rc;
+    return lens_doc_write(&d, path, e);
 }

@@ -381,17 +381,13 @@ int lens_scale_report_write(const struct lens_scale_report_opts *o, const struct
     w.r.o = &w.ow;
     for (int k = 0; k < 3; k++)
         w.r.order[k] = order[k];
-    int *kinds = n <= INT_MAX ? lens_malloc(n * sizeof *kinds) : NULL; /* every input is one application */
-    if (!kinds)
-        return lens_err_set(e, LENS_ENOMEM, "scale report: out of memory for %zu applications", n);
-    for (size_t a = 0; a < n; a++)
-        kinds[a] = LENS_DOC_RUNS;
+    if (n > INT_MAX)
+        return lens_err_set(e, LENS_EINVAL, "%s: %zu applications are too many", path, n);
     const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
-                               .date = o->date, .inputs = kinds, .ninputs = (int)n, .ctx = &w, .prepare = prepare,
+                               .date = o->date, .ninputs = (int)n, .every = LENS_DOC_RUNS, .ctx = &w, .prepare = prepare,
                                .t = &w.r.t, .sec = &w.r.sec, .pdf = &w.r.pdf, .vars = &w.r.vars, .cur = &w.r.cur,
                                .font_path = w.r.font_path, .font_path_size = sizeof w.r.font_path};
     int rc = lens_doc_write(&d, path, e);
-    lens_free(kinds);
     lens_free(w.figdir);
     lens_marks_text_free(w.r.texts);
     return rc;

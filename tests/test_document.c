@@ -177,6 +177,16 @@ int main(void)
     LENS_TEST(!strcmp(x.log, "cover@-1 i@0 sweeps@0 i@1 sweeps@1 "), "only sweeps: %s", x.log);
     remove(lens_scratch_path("out.pdf"));
 
+    /* every input of one kind, said once: three traces */
+    struct dummy z = {.fail_at_input = -1};
+    const struct lens_doc same = {.kind = &kind, .datadir = ".", .template_path = lens_scratch_path("t/dummy.tmpl"),
+                                  .ninputs = 3, .every = LENS_DOC_TRACE, .ctx = &z, .t = &z.t, .sec = &z.sec,
+                                  .pdf = &z.pdf, .vars = &z.vars, .cur = &z.cur, .font_path = z.font_path,
+                                  .font_path_size = sizeof z.font_path};
+    LENS_TEST(lens_doc_write(&same, lens_scratch_path("out.pdf"), &e) == LENS_OK, "every: %s", e.msg);
+    LENS_TEST(!strcmp(z.log, "cover@-1 i@0 traces@0 i@1 traces@1 i@2 traces@2 "), "every: %s", z.log);
+    remove(lens_scratch_path("out.pdf"));
+
     /* a failing section: its error, no PDF */
     x.fail_at_input = 2;
     rc = write_doc(&x, good, inputs, 5, &e);
