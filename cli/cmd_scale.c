@@ -330,6 +330,40 @@ static void print_text(const struct lens_grid *g, const struct lens_marks *m, si
     }
 }
 
+/* The marks of the n applications and their three rankings, computed once here for both
+ * `scale marks` and `scale report` (the report takes them). Free with marks_free. */
+struct marks_set {
+    struct lens_marks *m;
+    size_t *order[3]; /* ascending ranks by enum lens_marks_key */
+};
+
+static void marks_free(struct marks_set *ms)
+{
+    for (int k = 0; k < 3; k++)
+        lens_free(ms->order[k]);
+    lens_free(ms->m);
+}
+
+static int marks_compute(const struct lens_grid *g, size_t n, struct marks_set *ms, struct lens_err *e)
+{
+    *ms = (struct marks_set){0};
+    ms->m = lens_calloc(n + 1, sizeof *ms->m);
+    const char **names = lens_calloc(n + 1, sizeof *names);
+    for (int k = 0; k < 3; k++)
+        ms->order[k] = lens_calloc(n + 1, sizeof *ms->order[k]);
+    int rc = LENS_OK;
+    if (!ms->m || !names || !ms->order[0] || !ms->order[1] || !ms->order[2])
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory for %zu applications", n);
+    for (size_t a = 0; a < n && rc == LENS_OK; a++) {
+        rc = lens_marks_compute(&g[a], &ms->m[a], e);
+        names[a] = g[a].app;
+    }
+    for (int k = 0; k < 3 && rc == LENS_OK; k++)
+        rc = lens_marks_rank(ms->m, names, n, k, ms->order[k], e);
+    lens_free(names);
+    return rc;
+}
+
 static int scale_marks(const struct scale_opts *o, char **files, int nfiles)
 {
     if (nfiles < 1)
@@ -337,9 +371,7 @@ static int scale_marks(const struct scale_opts *o, char **files, int nfiles)
     struct lens_err e = {0};
     struct lens_grid *g = NULL;
     size_t n = 0;
-    struct lens_marks *m = NULL;
-    const char **names = NULL;
-    size_t *order[3] = {NULL, NULL, NULL};
+    struct marks_set ms = {0};
     struct lens_marks_text *t = lens_marks_text_new();
     int rc = t ? LENS_OK : lens_err_set(&e, LENS_ENOMEM, "out of memory");
     const char *dir = getenv("MPILENS_TEMPLATES");
@@ -351,30 +383,15 @@ static int scale_marks(const struct scale_opts *o, char **files, int nfiles)
     }
     if (rc == LENS_OK)
         rc = load_grids(o, files, nfiles, &g, &n, &e);
-    if (rc == LENS_OK) {
-        m = lens_calloc(n + 1, sizeof *m);
-        names = lens_calloc(n + 1, sizeof *names);
-        for (int k = 0; k < 3; k++)
-            order[k] = lens_calloc(n + 1, sizeof *order[k]);
-        if (!m || !names || !order[0] || !order[1] || !order[2])
-            rc = lens_err_set(&e, LENS_ENOMEM, "out of memory for %zu applications", n);
-    }
-    for (size_t a = 0; a < n && rc == LENS_OK; a++) {
-        rc = lens_marks_compute(&g[a], &m[a], &e);
-        names[a] = g[a].app;
-    }
-    for (int k = 0; k < 3 && rc == LENS_OK; k++)
-        rc = lens_marks_rank(m, names, n, k, order[k], &e);
+    if (rc == LENS_OK)
+        rc = marks_compute(g, n, &ms, &e);
     if (rc == LENS_OK) {
         if (o->json)
-            print_json(g, m, n, order);
+            print_json(g, ms.m, n, ms.order);
         else
-            print_text(g, m, n, order, t);
+            print_text(g, ms.m, n, ms.order, t);
     }
-    for (int k = 0; k < 3; k++)
-        lens_free(order[k]);
-    lens_free(names);
-    lens_free(m);
+    marks_free(&ms);
     lens_runs_grids_free(g, n);
     lens_marks_text_free(t);
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
@@ -456,9 +473,13 @@ static int scale_report(const struct scale_opts *o, char **files, int nfiles)
     }
     struct lens_grid *g = NULL;
     size_t n = 0;
+    struct marks_set ms = {0};
     int rc = load_grids(o, files, nfiles, &g, &n, &e);
     if (rc == LENS_OK)
-        rc = lens_scale_report_write(&ro, g, n, o->out, &e);
+        rc = marks_compute(g, n, &ms, &e);
+    if (rc == LENS_OK)
+        rc = lens_scale_report_write(&ro, g, ms.m, (const size_t *const *)ms.order, n, o->out, &e);
+    marks_free(&ms);
     lens_runs_grids_free(g, n);
     if (rc < 0)
         return lens_cli_fail(&e);

@@ -1,9 +1,11 @@
 /* The problems report (problems_report.h). The template decides the order, headings and
  * texts; this file supplies, per section, the placeholder values, table rows and figures:
  * the per-rank bar chart is drawn here with cairo, the timelines by render/timeline.c, both
- * embedded as PNG bytes. Sections are found by name in the `renderers` registry. */
+ * embedded as PNG bytes. Each section is a row of the `sections` table at the end, drawn by
+ * render/document.c. */
 #include "problems_report.h"
 
+#include "document.h"
 #include "figure.h"
 #include "pdf.h"
 #include "template.h"
@@ -469,15 +471,17 @@ static int details_block(void *ctx, const struct lens_tmpl_item *it, struct lens
     return rc;
 }
 
-/* ---- the registry: one line per section a template may name ---- */
+/* ---- the section table: one row per section a template may name ---- */
 
-static const struct lens_tmpl_renderer renderers[] = {
-    {"title", -1, title_vars, NULL, NULL},
-    {"comparison", -1, NULL, NULL, comparison_block},
-    {"trace", 1, trace_vars, problems_table, NULL},
-    {"problem_details", 1, NULL, NULL, details_block},
+static const struct lens_doc_section sections[] = {
+    {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"comparison", LENS_DOC_NONE, NULL, NULL, comparison_block},
+    {"trace", LENS_DOC_TRACE, trace_vars, problems_table, NULL},
+    {"problem_details", LENS_DOC_TRACE, NULL, NULL, details_block},
 };
-#define NRENDERERS ((int)(sizeof renderers / sizeof renderers[0]))
+
+static const struct lens_doc_kind kind = {"problems_report.tmpl", "Performance problems", sections,
+                                          (int)(sizeof sections / sizeof sections[0]), NULL};
 
 int lens_problems_report_write(const struct lens_problems_report_opts *o,
                                const struct lens_problems_report_input *in, int nin,
@@ -493,40 +497,16 @@ int lens_problems_report_write(const struct lens_problems_report_opts *o,
     if (o->max_problems < 0 || o->max_sites < 0)
         return lens_err_set(e, LENS_EINVAL, "%s: bad limits (problems %d, sites %d)", path,
                             o->max_problems, o->max_sites);
+    char tpath[PATH_MAX];
+    const char *dd = o->datadir ? o->datadir : ".", *tp = o->template_path;
+    /* the Russian template when there is one, else the kind's default */
+    snprintf(tpath, sizeof tpath, "%s/templates/problems_report_ru.tmpl", dd);
+    if (!tp && o->lang == 1 && access(tpath, R_OK) == 0)
+        tp = tpath;
     struct prep s = {.o = o, .in = in, .nin = nin, .cur = -1};
-    lens_tmpl_vars_init(&s.vars);
-    char tpath[PATH_MAX], fontdir[PATH_MAX];
-    const char *dd = o->datadir ? o->datadir : ".";
-    if (o->template_path)
-        snprintf(tpath, sizeof tpath, "%s", o->template_path);
-    else /* the Russian template when there is one */
-        snprintf(tpath, sizeof tpath, "%s/templates/problems_report%s.tmpl", dd,
-                 o->lang == 1 ? "_ru" : "");
-    if (!o->template_path && o->lang == 1 && access(tpath, R_OK) != 0)
-        snprintf(tpath, sizeof tpath, "%s/templates/problems_report.tmpl", dd);
-    snprintf(fontdir, sizeof fontdir, "%s/fonts", dd);
-    snprintf(s.font_path, sizeof s.font_path, "%s/DejaVuSans.ttf", fontdir);
-    struct lens_template *t = NULL;
-    int rc = lens_template_load(tpath, &t, e);
-    s.t = t;
-    if (rc == LENS_OK)
-        rc = lens_template_check(t, renderers, NRENDERERS, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_new(&s.pdf, fontdir, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_set_footer(s.pdf, t->footer, e);
-    if (rc == LENS_OK) {
-        const struct lens_tmpl_report d = {t, renderers, NRENDERERS, &s.vars, s.pdf, &s,
-                                           &s.sec, &s.cur, nin, NULL};
-        rc = lens_template_draw_all(&d, e);
-    }
-    if (rc == LENS_OK)
-        rc = lens_pdf_set_info(s.pdf, lens_tmpl_vars_get(&s.vars, "title"),
-                               "Performance problems", o->date, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_save(s.pdf, path, e);
-    lens_pdf_free(s.pdf);
-    lens_template_free(t);
-    lens_tmpl_vars_release(&s.vars);
-    return rc;
+    const struct lens_doc d = {.kind = &kind, .datadir = dd, .template_path = tp, .date = o->date,
+                               .ninputs = nin, .every = LENS_DOC_TRACE, .ctx = &s, .t = &s.t, .sec = &s.sec,
+                               .pdf = &s.pdf, .vars = &s.vars, .cur = &s.cur, .font_path = s.font_path,
+                               .font_path_size = sizeof s.font_path};
+    return lens_doc_write(&d, path, e);
 }

@@ -3,7 +3,8 @@
  * of each run, speed-up against the first, the time of each problem); then per trace a ranked
  * table of its problems and, per problem, description, advice, total and share, a bar chart
  * of the seconds per rank, the top call sites and the timeline around its worst instance
- * (render/timeline.h). Sections are looked up by name in a registry in problems_report.c. */
+ * (render/timeline.h). The sections are rows of a table in problems_report.c, drawn by the
+ * document driver (render/document.h). */
 #ifndef LENS_PROBLEMS_REPORT_H
 #define LENS_PROBLEMS_REPORT_H
 

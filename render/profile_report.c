@@ -1,9 +1,11 @@
 /* The profile report (profile_report.h). The template decides the order, headings and prose;
  * this file supplies, per section, the placeholder values, table rows and figures. Figures
  * come from render/profile_plot.h, which writes files: each is drawn into a private temporary
- * directory, read back into memory, removed, and embedded as PNG. */
+ * directory, read back into memory, removed, and embedded as PNG. Each section is a row of the
+ * `sections` table near the end, drawn by render/document.c. */
 #include "profile_report.h"
 
+#include "document.h"
 #include "pdf.h"
 #include "profile_plot.h"
 #include "template.h"
@@ -392,21 +394,17 @@ static int rounds_table(void *ctx, const struct lens_tmpl_item *it, struct lens_
     return rc;
 }
 
-/* ---- the registry: one line per section the template may name ---- */
+/* ---- the section table: one row per section the template may name ---- */
 
-static const struct lens_tmpl_renderer renderers[] = {
-    {"title", -1, title_vars, NULL, NULL},
-    {"where", -1, where_vars, where_table, prose_block},
-    {"figures", -1, NULL, NULL, figures_block},
-    {"iterations", -1, iterations_vars, rounds_table, NULL},
+static const struct lens_doc_section sections[] = {
+    {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"where", LENS_DOC_NONE, where_vars, where_table, prose_block},
+    {"figures", LENS_DOC_NONE, NULL, NULL, figures_block},
+    {"iterations", LENS_DOC_NONE, iterations_vars, rounds_table, NULL},
 };
 
-static int draw_all(struct prep *s, struct lens_err *e)
-{
-    const struct lens_tmpl_report d = {s->t, renderers, (int)(sizeof renderers / sizeof renderers[0]), &s->vars, s->pdf, s,
-                                       &s->sec, NULL, 0, NULL};
-    return lens_template_draw_all(&d, e);
-}
+static const struct lens_doc_kind kind = {"profile_report.tmpl", "Where the time goes", sections,
+                                          (int)(sizeof sections / sizeof sections[0]), NULL};
 
 /* Costliest first, ties by name, so the order does not depend on the input's column order. */
 static int cmp_cost(const void *a, const void *b, void *ctx)
@@ -441,14 +439,6 @@ int lens_profile_report_write(const struct lens_profile_report_opts *o, const st
         return lens_err_set(e, LENS_EINVAL, "profile report: bad limits (functions %d, rounds %d)",
                             o->max_functions, o->max_rounds);
     struct prep s = {.o = o, .p = p, .r = r};
-    lens_tmpl_vars_init(&s.vars);
-    char tpath[PATH_MAX], fontdir[PATH_MAX];
-    if (o->template_path)
-        snprintf(tpath, sizeof tpath, "%s", o->template_path);
-    else
-        snprintf(tpath, sizeof tpath, "%s/templates/profile_report.tmpl", o->datadir ? o->datadir : ".");
-    snprintf(fontdir, sizeof fontdir, "%s/fonts", o->datadir ? o->datadir : ".");
-    snprintf(s.font_path, sizeof s.font_path, "%s/DejaVuSans.ttf", fontdir);
     if (!(s.order = lens_malloc(p->nfunc * sizeof *s.order)))
         return lens_err_set(e, LENS_ENOMEM, "profile report: out of memory");
     for (size_t f = 0; f < p->nfunc; f++) {
@@ -456,26 +446,13 @@ int lens_profile_report_write(const struct lens_profile_report_opts *o, const st
         s.total += lens_profile_func_total(p, f);
     }
     qsort_r(s.order, p->nfunc, sizeof *s.order, cmp_cost, (void *)p);
-    struct lens_template *t = NULL;
-    rc = lens_template_load(tpath, &t, e);
-    s.t = t;
-    if (rc == LENS_OK)
-        rc = lens_template_check(t, renderers, (int)(sizeof renderers / sizeof renderers[0]), e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_new(&s.pdf, fontdir, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_set_footer(s.pdf, t->footer, e);
-    if (rc == LENS_OK)
-        rc = draw_all(&s, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_set_info(s.pdf, lens_tmpl_vars_get(&s.vars, "title"), "Where the time goes", o->date, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_save(s.pdf, path, e);
+    /* one profile: every section is about the whole document */
+    const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
+                               .date = o->date, .ctx = &s, .t = &s.t, .sec = &s.sec, .pdf = &s.pdf,
+                               .vars = &s.vars, .font_path = s.font_path, .font_path_size = sizeof s.font_path};
+    rc = lens_doc_write(&d, path, e);
     if (s.tmpdir[0])
         rmdir(s.tmpdir);
-    lens_pdf_free(s.pdf);
-    lens_template_free(t);
-    lens_tmpl_vars_release(&s.vars);
     lens_free(s.order);
     return rc;
 }

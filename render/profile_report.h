@@ -1,8 +1,8 @@
 /* The profile report "Where the time goes": draws templates/profile_report.tmpl with a profile
  * and its ICAPPA result into a PDF (title page; the answer in words with the ranked functions
  * and the process groups; the bar chart of every round and the PCA scatter of the processes
- * from render/profile_plot.h; the rounds with their BIC). Sections are looked up by name in a
- * registry in profile_report.c, as in render/report.c. */
+ * from render/profile_plot.h; the rounds with their BIC). The sections are rows of a table in
+ * profile_report.c, drawn by the document driver (render/document.h). */
 #ifndef LENS_PROFILE_REPORT_H
 #define LENS_PROFILE_REPORT_H
 

@@ -1,9 +1,11 @@
 /* The latency-cube report (see report.h). The template decides the order, headings and
  * prose; this file supplies, per section, the placeholder values, table rows and figures.
- * Sections are found by name in the `renderers` registry at the end of the file. */
+ * Each section is a row of the `sections` table near the end of the file, which names the
+ * kind of input it is about; render/document.c draws them. */
 #include "report.h"
 
 #include "../common/datadir.h"
+#include "document.h"
 #include "heatmap.h"
 #include "pdf.h"
 #include "report_ctx.h"
@@ -389,83 +391,48 @@ static int quality_block(void *ctx, const struct lens_tmpl_item *it, struct lens
     return rc;
 }
 
-/* ---- the registry: one line per section a template may name ---- */
+/* ---- the section table: one row per section a template may name ---- */
 
-static const struct lens_tmpl_renderer renderers[] = {
-    {"title", 0, title_vars, NULL, NULL},
-    {"parameters", 1, NULL, NULL, NULL},
-    {"input", 1, NULL, NULL, NULL},
-    {"summary", 1, summary_vars, summary_table, NULL},
-    {"structure", 1, lens_report_structure_vars, lens_report_structure_table, lens_report_structure_block},
-    {"anomalies", 1, lens_report_anomalies_vars, lens_report_anomalies_table, NULL},
-    {"heatmaps", 1, NULL, NULL, heatmap_block},
-    {"quality", 1, NULL, NULL, quality_block},
-    {"p2p_parameters", 1, NULL, NULL, NULL},
-    {"p2p", 1, lens_report_p2p_vars, lens_report_p2p_table, lens_report_p2p_block},
+static const struct lens_doc_section sections[] = {
+    {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"parameters", LENS_DOC_CUBE, NULL, NULL, NULL},
+    {"input", LENS_DOC_CUBE, NULL, NULL, NULL},
+    {"summary", LENS_DOC_CUBE, summary_vars, summary_table, NULL},
+    {"structure", LENS_DOC_CUBE, lens_report_structure_vars, lens_report_structure_table, lens_report_structure_block},
+    {"anomalies", LENS_DOC_CUBE, lens_report_anomalies_vars, lens_report_anomalies_table, NULL},
+    {"heatmaps", LENS_DOC_CUBE, NULL, NULL, heatmap_block},
+    {"quality", LENS_DOC_CUBE, NULL, NULL, quality_block},
+    {"p2p_parameters", LENS_DOC_SWEEP, NULL, NULL, NULL},
+    {"p2p", LENS_DOC_SWEEP, lens_report_p2p_vars, lens_report_p2p_table, lens_report_p2p_block},
 };
 
-#define NRENDERERS ((int)(sizeof renderers / sizeof renderers[0]))
-
-/* Sections about a p2p sweep; the others inside "repeat inputs" are about a cube. */
-static int p2p_section(const char *name)
-{
-    return !strncmp(name, "p2p", 3);
-}
-
-/* Every "repeat inputs" group is about one kind of input: it repeats over those inputs. */
-static int check_groups(const struct lens_template *t, struct lens_err *e)
-{
-    for (int i = 1; i < t->nsections; i++) {
-        const struct lens_tmpl_section *a = &t->sections[i - 1], *b = &t->sections[i];
-        if (a->repeat && a->repeat == b->repeat && p2p_section(a->name) != p2p_section(b->name))
-            return lens_err_set(e, LENS_EFORMAT,
-                                "%s:%d: section '%s' is about %s inputs, '%s' above it in the same 'repeat inputs' is "
-                                "about %s inputs; give each its own repeat",
-                                t->path, b->line, b->name, p2p_section(b->name) ? "p2p" : "cube", a->name,
-                                p2p_section(a->name) ? "p2p" : "cube");
-    }
-    return LENS_OK;
-}
-
+/* The placeholders of the input a "repeat inputs" group is drawn for. */
 static int repeat_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
-    r->cur = r->map[r->rep];
     return r->in[r->cur].cube ? input_vars(ctx, e) : lens_report_p2p_input_vars(ctx, e);
 }
 
-/* The template in runs of sections: a section drawn once, or one "repeat inputs" group drawn
- * once per cube input or per p2p input, whichever kind its sections are about. */
-static int draw_all(struct lens_report_ctx *r, struct lens_err *e)
+static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
+                                          (int)(sizeof sections / sizeof sections[0]), repeat_vars};
+
+/* The sections' context and what only the set-up below needs: the options with the figure
+ * folder being built in place of the one asked for. */
+struct report_doc {
+    struct lens_report_ctx r; /* first, so the sections' context is this struct too */
+    struct lens_report_opts ow;
+    char *figdir;
+};
+
+/* After the template is checked: the figure folder, which appears with the PDF
+ * (lens_atomic_dir), and the document-wide placeholders. */
+static int prepare(void *ctx, struct lens_err *e)
 {
-    int *cubes = lens_malloc((size_t)r->nin * sizeof *cubes), *sweeps = lens_malloc((size_t)r->nin * sizeof *sweeps);
-    int ncubes = 0, nsweeps = 0, rc = cubes && sweeps ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "report: out of memory");
-    for (int i = 0; i < r->nin && rc == LENS_OK; i++) {
-        if (r->in[i].cube)
-            cubes[ncubes++] = i;
-        else
-            sweeps[nsweeps++] = i;
-    }
-    const struct lens_template *t = r->t;
-    for (int i = 0; i < t->nsections && rc == LENS_OK;) {
-        int end = i + 1;
-        while (t->sections[i].repeat && end < t->nsections && t->sections[end].repeat == t->sections[i].repeat)
-            end++;
-        struct lens_template part = *t; /* a view of sections i..end-1, owning nothing */
-        part.sections = &t->sections[i];
-        part.nsections = end - i;
-        int p2p = p2p_section(t->sections[i].name);
-        r->map = p2p ? sweeps : cubes;
-        const struct lens_tmpl_report d = {&part, renderers, NRENDERERS,          &r->vars,    r->pdf,
-                                           r,     &r->sec,   &r->rep,             p2p ? nsweeps : ncubes,
-                                           repeat_vars};
-        rc = lens_template_draw_all(&d, e);
-        r->cur = -1;
-        i = end;
-    }
-    lens_free(cubes);
-    lens_free(sweeps);
-    return rc;
+    struct report_doc *w = ctx;
+    int rc = LENS_OK;
+    if (w->ow.figures_dir && (rc = lens_atomic_dir(w->ow.figures_dir, &w->figdir, e)) == LENS_OK)
+        w->ow.figures_dir = w->figdir;
+    return rc == LENS_OK ? document_vars(&w->r, e) : rc;
 }
 
 int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
@@ -482,44 +449,21 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
             return lens_err_set(e, LENS_EDATA, "%s: statistic '%s' not present", in[i].name,
                                 lens_cube_stat_name(o->stat));
     }
-    /* The figures go to a folder that appears with the PDF (lens_atomic_dir). */
-    struct lens_report_opts ow = *o;
-    char *figdir = NULL;
-    struct lens_report_ctx r = {.o = &ow, .in = in, .nin = nin, .cur = -1};
-    lens_tmpl_vars_init(&r.vars);
-    char tpath[PATH_MAX], fontdir[PATH_MAX];
-    if (o->template_path)
-        snprintf(tpath, sizeof tpath, "%s", o->template_path);
-    else
-        snprintf(tpath, sizeof tpath, "%s/templates/report.tmpl", o->datadir);
-    snprintf(fontdir, sizeof fontdir, "%s/fonts", o->datadir);
-    snprintf(r.font_path, sizeof r.font_path, "%s/DejaVuSans.ttf", fontdir);
-    struct lens_template *t = NULL;
-    int rc = lens_template_load(tpath, &t, e);
-    r.t = t;
-    if (rc == LENS_OK)
-        rc = lens_template_check(t, renderers, NRENDERERS, e);
-    if (rc == LENS_OK)
-        rc = check_groups(t, e);
-    if (rc == LENS_OK && o->figures_dir && (rc = lens_atomic_dir(o->figures_dir, &figdir, e)) == LENS_OK)
-        ow.figures_dir = figdir;
-    if (rc == LENS_OK)
-        rc = lens_pdf_new(&r.pdf, fontdir, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_set_footer(r.pdf, t->footer, e);
-    if (rc == LENS_OK)
-        rc = document_vars(&r, e);
-    if (rc == LENS_OK)
-        rc = draw_all(&r, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_set_info(r.pdf, lens_tmpl_vars_get(&r.vars, "title"), "MPI latency report", o->date, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_save(r.pdf, path, e);
-    lens_free(figdir);
-    lens_pdf_free(r.pdf);
-    lens_report_analysis_free(r.an);
-    lens_template_free(t);
-    lens_tmpl_vars_release(&r.vars);
+    int *kinds = lens_malloc((size_t)nin * sizeof *kinds);
+    if (!kinds)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    for (int i = 0; i < nin; i++) /* a section says which of the two it is about */
+        kinds[i] = in[i].cube ? LENS_DOC_CUBE : LENS_DOC_SWEEP;
+    struct report_doc w = {.r = {.in = in, .nin = nin, .cur = -1}, .ow = *o};
+    w.r.o = &w.ow;
+    const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
+                               .date = o->date, .inputs = kinds, .ninputs = nin, .ctx = &w, .prepare = prepare,
+                               .t = &w.r.t, .sec = &w.r.sec, .pdf = &w.r.pdf, .vars = &w.r.vars, .cur = &w.r.cur,
+                               .font_path = w.r.font_path, .font_path_size = sizeof w.r.font_path};
+    int rc = lens_doc_write(&d, path, e);
+    lens_free(w.figdir);
+    lens_free(kinds);
+    lens_report_analysis_free(w.r.an);
     return rc;
 }
 

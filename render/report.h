@@ -1,9 +1,9 @@
 /* The latency-cube report: draws templates/report.tmpl with the values of one or more cubes
  * and point-to-point sweeps into a PDF (title page; per cube the summary, structure of the
  * machine, anomalies, heatmaps and data quality; per sweep the latency, bandwidth and message
- * rate), and optionally writes every figure as PNG and SVG. The sections are looked up by
- * name in a registry in report.c, so a new section is a renderer plus a `section` in the
- * template. */
+ * rate), and optionally writes every figure as PNG and SVG. Each section is a row of the
+ * section table in report.c that names the kind of input it is about (render/document.h), so
+ * a new section is a row, its functions and a `section` in the template (docs/design.md). */
 #ifndef LENS_REPORT_H
 #define LENS_REPORT_H
 

@@ -1,6 +1,6 @@
 /* Internal to the latency-cube report (render/report*.c, not for other modules): the context
  * every section renderer receives, the helpers they share, and the section functions that
- * live in their own files and are listed in the registry of report.c. */
+ * live in their own files and are rows of the section table of report.c. */
 #ifndef LENS_REPORT_CTX_H
 #define LENS_REPORT_CTX_H
 
@@ -35,8 +35,6 @@ struct lens_report_ctx {
     const struct lens_report_input *in;  /* all inputs, cubes and p2p sweeps */
     int nin;
     int cur;                             /* index into in[] of the current input, -1 outside repeats */
-    int rep;                             /* repetition index the template driver writes */
-    const int *map;                      /* repetition -> index into in[] for the group drawn */
     int figure;                          /* figures drawn so far (numbering) */
     struct lens_report_analysis *an;     /* structure of one cube input (owned) */
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */

@@ -1,9 +1,11 @@
 /* The scalability report (see scale_report.h). The template decides the order, headings and
  * prose; this file supplies, per section, the placeholder values, table rows and figures.
- * Sections are found by name in the `renderers` registry near the end of the file. */
+ * Each section is a row of the `sections` table near the end, drawn by render/document.c; the
+ * marks come finished from the caller. */
 #include "scale_report.h"
 
 #include "../analysis/marks.h"
+#include "document.h"
 #include "pdf.h"
 #include "surface.h"
 #include "template.h"
@@ -24,8 +26,8 @@ struct scale_report {
     struct lens_tmpl_vars vars;          /* document and current-application placeholders */
     const struct lens_grid *g;           /* all applications (borrowed) */
     size_t n;
-    struct lens_marks *m;                /* n marks, owned */
-    size_t *order[3];                    /* ascending ranks by enum lens_marks_key, owned */
+    const struct lens_marks *m;          /* n marks (borrowed: the caller computed them) */
+    const size_t *order[3];              /* ascending ranks by enum lens_marks_key (borrowed) */
     struct lens_marks_text *texts;       /* sentences of the marks, owned */
     int cur;                             /* current application inside a repeat, -1 outside */
     char font_path[PATH_MAX + 32];       /* TTF handed to the surface renderer */
@@ -325,92 +327,68 @@ static int rank_table(void *ctx, const struct lens_tmpl_item *it, struct lens_er
     return rc;
 }
 
-/* ---- the registry: one line per section a template may name ---- */
+/* ---- the section table: one row per section a template may name ---- */
 
-static const struct lens_tmpl_renderer renderers[] = {
-    {"title", 0, title_vars, NULL, NULL},
-    {"app", 1, app_vars, metrics_table, app_block},
-    {"comparison", 0, NULL, rank_table, NULL},
-    {"ranking", 0, ranking_vars, rank_table, NULL},
+static const struct lens_doc_section sections[] = {
+    {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"app", LENS_DOC_RUNS, app_vars, metrics_table, app_block},
+    {"comparison", LENS_DOC_NONE, NULL, rank_table, NULL},
+    {"ranking", LENS_DOC_NONE, ranking_vars, rank_table, NULL},
 };
 
-static int draw_all(struct scale_report *r, struct lens_err *e)
-{
-    const struct lens_tmpl_report d = {r->t, renderers, (int)(sizeof renderers / sizeof renderers[0]), &r->vars, r->pdf, r,
-                                       &r->sec, &r->cur, (int)r->n, NULL};
-    return lens_template_draw_all(&d, e);
-}
+static const struct lens_doc_kind kind = {"scale_report.tmpl", "Scalability report", sections,
+                                          (int)(sizeof sections / sizeof sections[0]), NULL};
 
-/* Marks and the three orders of every application. */
-static int compute_marks(struct scale_report *r, struct lens_err *e)
+/* The sections' context and what only the set-up below needs. */
+struct scale_doc {
+    struct scale_report r; /* first, so the sections' context is this struct too */
+    struct lens_scale_report_opts ow; /* figures_dir: the folder being built */
+    char *figdir;
+    const char *texts_path;
+};
+
+/* After the template is checked: the sentences of the marks, the figure folder (it appears
+ * with the PDF, lens_atomic_dir) and the document placeholders. */
+static int prepare(void *ctx, struct lens_err *e)
 {
-    r->m = lens_calloc(r->n, sizeof *r->m);
-    const char **names = lens_calloc(r->n, sizeof *names);
-    for (int k = 0; k < 3; k++)
-        r->order[k] = lens_calloc(r->n, sizeof *r->order[k]);
-    int rc = LENS_OK;
-    if (!r->m || !names || !r->order[0] || !r->order[1] || !r->order[2])
-        rc = lens_err_set(e, LENS_ENOMEM, "scale report: out of memory for %zu applications", r->n);
-    for (size_t a = 0; a < r->n && rc == LENS_OK; a++) {
-        names[a] = r->g[a].app;
-        rc = lens_marks_compute(&r->g[a], &r->m[a], e);
-    }
-    for (int k = 0; k < 3 && rc == LENS_OK; k++)
-        rc = lens_marks_rank(r->m, names, r->n, k, r->order[k], e);
-    lens_free(names);
+    struct scale_doc *w = ctx;
+    int rc = (w->r.texts = lens_marks_text_new()) ? LENS_OK
+                                                  : lens_err_set(e, LENS_ENOMEM, "scale report: out of memory");
+    if (rc == LENS_OK)
+        rc = lens_marks_text_load(w->r.texts, w->texts_path, e);
+    if (rc == LENS_OK && w->ow.figures_dir && (rc = lens_atomic_dir(w->ow.figures_dir, &w->figdir, e)) == LENS_OK)
+        w->ow.figures_dir = w->figdir;
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_setf(&w->r.vars, e, "napps", "%zu", w->r.n);
     return rc;
 }
 
 int lens_scale_report_write(const struct lens_scale_report_opts *o, const struct lens_grid *grids,
-                            size_t n, const char *path, struct lens_err *e)
+                            const struct lens_marks *marks, const size_t *const order[3], size_t n,
+                            const char *path, struct lens_err *e)
 {
-    if (n == 0 || !grids)
+    if (n == 0 || !grids || !marks || !order)
         return lens_err_set(e, LENS_EINVAL, "%s: no application to report", path);
-    struct lens_scale_report_opts ow = *o; /* figures_dir: the folder being built */
-    char *figdir = NULL;
-    struct scale_report r = {.o = &ow, .g = grids, .n = n};
-    lens_tmpl_vars_init(&r.vars);
-    char tpath[PATH_MAX], xpath[PATH_MAX], fontdir[PATH_MAX];
-    snprintf(tpath, sizeof tpath, "%s", o->template_path ? o->template_path : "");
-    if (!o->template_path)
-        snprintf(tpath, sizeof tpath, "%s/templates/scale_report.tmpl", o->datadir);
+    for (int k = 0; k < 3; k++) /* the rankings index grids[] and marks[] */
+        for (size_t i = 0; i < n; i++)
+            if (!order[k] || order[k][i] >= n)
+                return lens_err_set(e, LENS_EINVAL, "%s: ranking %d does not fit %zu applications", path, k, n);
+    char xpath[PATH_MAX];
     snprintf(xpath, sizeof xpath, "%s", o->texts_path ? o->texts_path : "");
     if (!o->texts_path)
         snprintf(xpath, sizeof xpath, "%s/templates/scale.txt", o->datadir);
-    snprintf(fontdir, sizeof fontdir, "%s/fonts", o->datadir);
-    snprintf(r.font_path, sizeof r.font_path, "%s/DejaVuSans.ttf", fontdir);
-    struct lens_template *t = NULL;
-    int rc = lens_template_load(tpath, &t, e);
-    r.t = t;
-    if (rc == LENS_OK)
-        rc = lens_template_check(t, renderers, (int)(sizeof renderers / sizeof renderers[0]), e);
-    if (rc == LENS_OK && !(r.texts = lens_marks_text_new()))
-        rc = lens_err_set(e, LENS_ENOMEM, "scale report: out of memory");
-    if (rc == LENS_OK)
-        rc = lens_marks_text_load(r.texts, xpath, e);
-    if (rc == LENS_OK)
-        rc = compute_marks(&r, e);
-    if (rc == LENS_OK && o->figures_dir && (rc = lens_atomic_dir(o->figures_dir, &figdir, e)) == LENS_OK)
-        ow.figures_dir = figdir;
-    if (rc == LENS_OK)
-        rc = lens_pdf_new(&r.pdf, fontdir, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_set_footer(r.pdf, t->footer, e);
-    if (rc == LENS_OK)
-        rc = lens_tmpl_vars_setf(&r.vars, e, "napps", "%zu", n);
-    if (rc == LENS_OK)
-        rc = draw_all(&r, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_set_info(r.pdf, lens_tmpl_vars_get(&r.vars, "title"), "Scalability report", o->date, e);
-    if (rc == LENS_OK)
-        rc = lens_pdf_save(r.pdf, path, e);
-    lens_free(figdir);
-    lens_pdf_free(r.pdf);
-    lens_template_free(t);
-    lens_marks_text_free(r.texts);
-    lens_tmpl_vars_release(&r.vars);
-    lens_free(r.m);
+    struct scale_doc w = {.r = {.g = grids, .n = n, .m = marks, .cur = -1}, .ow = *o, .texts_path = xpath};
+    w.r.o = &w.ow;
     for (int k = 0; k < 3; k++)
-        lens_free(r.order[k]);
+        w.r.order[k] = order[k];
+    if (n > INT_MAX)
+        return lens_err_set(e, LENS_EINVAL, "%s: %zu applications are too many", path, n);
+    const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
+                               .date = o->date, .ninputs = (int)n, .every = LENS_DOC_RUNS, .ctx = &w, .prepare = prepare,
+                               .t = &w.r.t, .sec = &w.r.sec, .pdf = &w.r.pdf, .vars = &w.r.vars, .cur = &w.r.cur,
+                               .font_path = w.r.font_path, .font_path_size = sizeof w.r.font_path};
+    int rc = lens_doc_write(&d, path, e);
+    lens_free(w.figdir);
+    lens_marks_text_free(w.r.texts);
     return rc;
 }

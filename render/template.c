@@ -580,101 +580,11 @@ int lens_template_render(const struct lens_template *t, const struct lens_tmpl_s
     return rc;
 }
 
-/* ---- section registries shared by every report ---- */
-
-const struct lens_tmpl_renderer *lens_template_find(const struct lens_tmpl_renderer *reg, int n,
-                                                    const char *name)
-{
-    for (int i = 0; i < n; i++)
-        if (!strcmp(reg[i].name, name))
-            return &reg[i];
-    return NULL;
-}
-
-int lens_template_check(const struct lens_template *t, const struct lens_tmpl_renderer *reg, int n,
-                        struct lens_err *e)
-{
-    for (int i = 0; i < t->nsections; i++) {
-        const struct lens_tmpl_section *s = &t->sections[i];
-        const struct lens_tmpl_renderer *r = lens_template_find(reg, n, s->name);
-        if (!r) {
-            char known[512];
-            size_t o = 0;
-            for (int k = 0; k < n && o < sizeof known; k++)
-                o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", k ? ", " : "", reg[k].name);
-            return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown section '%s' (known: %s)", t->path, s->line,
-                                s->name, known);
-        }
-        if (r->repeat == 1 && !s->repeat)
-            return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' belongs inside 'repeat inputs'", t->path,
-                                s->line, s->name);
-        if (r->repeat == -1 && s->repeat)
-            return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' cannot sit inside 'repeat inputs'",
-                                t->path, s->line, s->name);
-    }
-    return LENS_OK;
-}
+/* ---- shared by the section functions of every report (render/document.h) ---- */
 
 int lens_template_unknown_item(const struct lens_template *t, const struct lens_tmpl_section *s,
                                const struct lens_tmpl_item *it, struct lens_err *e)
 {
     return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' has no %s '%s'", t->path, it->line, s->name,
                         it->kind == LENS_TMPL_TABLE ? "table" : "block", it->name);
-}
-
-/* What the item hooks of lens_template_render need to reach the registry entry. */
-struct draw_ctx {
-    const struct lens_template *t;
-    const struct lens_tmpl_section *s;
-    const struct lens_tmpl_renderer *r;
-    void *ctx;
-};
-
-static int draw_table(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
-{
-    struct draw_ctx *d = ctx;
-    (void)pdf;
-    return d->r->table ? d->r->table(d->ctx, it, e) : lens_template_unknown_item(d->t, d->s, it, e);
-}
-
-static int draw_block(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
-{
-    struct draw_ctx *d = ctx;
-    (void)pdf;
-    return d->r->block ? d->r->block(d->ctx, it, e) : lens_template_unknown_item(d->t, d->s, it, e);
-}
-
-int lens_template_draw(const struct lens_template *t, const struct lens_tmpl_section *s,
-                       const struct lens_tmpl_renderer *reg, int n, const struct lens_tmpl_vars *v,
-                       void *ctx, struct lens_pdf *pdf, struct lens_err *e)
-{
-    static const struct lens_tmpl_hooks hooks = {draw_table, draw_block};
-    struct draw_ctx d = {t, s, lens_template_find(reg, n, s->name), ctx};
-    if (!d.r)
-        return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown section '%s'", t->path, s->line, s->name);
-    int rc = d.r->vars ? d.r->vars(ctx, e) : LENS_OK;
-    return rc == LENS_OK ? lens_template_render(t, s, v, &hooks, &d, pdf, e) : rc;
-}
-
-int lens_template_draw_all(const struct lens_tmpl_report *d, struct lens_err *e)
-{
-    const struct lens_template *t = d->t;
-    int rc = LENS_OK, none = 0, *cur = d->cur ? d->cur : &none;
-    for (int i = 0; i < t->nsections && rc == LENS_OK;) {
-        int end = i + 1;
-        while (t->sections[i].repeat && end < t->nsections && t->sections[end].repeat == t->sections[i].repeat)
-            end++;
-        int reps = t->sections[i].repeat ? d->nrepeat : 1;
-        for (int k = 0; k < reps && rc == LENS_OK; k++) {
-            *cur = t->sections[i].repeat ? k : -1;
-            if (t->sections[i].repeat && d->repeat_vars)
-                rc = d->repeat_vars(d->ctx, e);
-            for (int j = i; j < end && rc == LENS_OK; j++) {
-                *d->sec = &t->sections[j];
-                rc = lens_template_draw(t, *d->sec, d->reg, d->nreg, d->vars, d->ctx, d->pdf, e);
-            }
-        }
-        i = end;
-    }
-    return rc;
 }

@@ -1,7 +1,7 @@
 /* Report templates (templates/NAME.tmpl): a line-based description of a report's layout and
  * texts, parsed into sections of items, plus the interpreter that draws a section into a
- * lens_pdf with ${placeholders} expanded. The C side (render/report.c) only supplies the
- * values, table rows and figures that a section names. The format is documented at the top
+ * lens_pdf with ${placeholders} expanded. The C side (the reports, through the document
+ * driver render/document.h) only supplies the values, table rows and figures a section names. The format is documented at the top
  * of templates/report.tmpl. */
 #ifndef LENS_TEMPLATE_H
 #define LENS_TEMPLATE_H
@@ -102,48 +102,9 @@ int lens_template_render(const struct lens_template *t, const struct lens_tmpl_s
                          const struct lens_tmpl_vars *v, const struct lens_tmpl_hooks *h, void *ctx,
                          struct lens_pdf *pdf, struct lens_err *e);
 
-/* A report's section registry: one entry per section name its template may use. The
- * functions receive the report's own context; vars sets the section's placeholders before
- * its items are drawn, table and block fill "table" and "block" items (NULL: none). */
-struct lens_tmpl_renderer {
-    const char *name;
-    int repeat; /* 1: must sit inside "repeat inputs"; 0: anywhere; -1: never inside one */
-    int (*vars)(void *ctx, struct lens_err *e);
-    int (*table)(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
-    int (*block)(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
-};
-
-/* The entry called name, or NULL. */
-const struct lens_tmpl_renderer *lens_template_find(const struct lens_tmpl_renderer *reg, int n,
-                                                    const char *name);
-/* Every section of t names an entry of reg and sits where its repeat flag says; otherwise
- * LENS_EFORMAT naming "path:line" and listing the known sections. */
-int lens_template_check(const struct lens_template *t, const struct lens_tmpl_renderer *reg, int n,
-                        struct lens_err *e);
 /* "path:line: section 'S' has no table|block 'NAME'" (LENS_EFORMAT), for renderers that do not
  * know an item's name. */
 int lens_template_unknown_item(const struct lens_template *t, const struct lens_tmpl_section *s,
                                const struct lens_tmpl_item *it, struct lens_err *e);
-/* Draws section s (checked by lens_template_check): its entry's vars, then its items. */
-int lens_template_draw(const struct lens_template *t, const struct lens_tmpl_section *s,
-                       const struct lens_tmpl_renderer *reg, int n, const struct lens_tmpl_vars *v,
-                       void *ctx, struct lens_pdf *pdf, struct lens_err *e);
-
-/* A whole report drawn from its template: sections in order, each "repeat inputs" block once
- * per input. The driver stores the section being drawn in *sec and the repetition index in
- * *cur (-1 outside a repeat) before calling the renderers, which read them from their ctx. */
-struct lens_tmpl_report {
-    const struct lens_template *t;
-    const struct lens_tmpl_renderer *reg;
-    int nreg;
-    struct lens_tmpl_vars *vars;
-    struct lens_pdf *pdf;
-    void *ctx;                             /* handed to every renderer function */
-    const struct lens_tmpl_section **sec;  /* the report's "current section" field */
-    int *cur;                              /* the report's "current input" field, may be NULL */
-    int nrepeat;                           /* repetitions of a repeat block */
-    int (*repeat_vars)(void *ctx, struct lens_err *e); /* before each repetition, may be NULL */
-};
-int lens_template_draw_all(const struct lens_tmpl_report *d, struct lens_err *e);
 
 #endif
