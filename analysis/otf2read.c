@@ -7,6 +7,7 @@
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,8 +414,57 @@ static int read_rank(struct state *s, OTF2_Reader *rd, const struct loc *l,
     return LENS_OK;
 }
 
+/* libotf2 (2.3) callocs 2 * (number of properties) pointers straight from the anchor file,
+ * so a damaged or crafted anchor of a few hundred bytes makes it allocate gigabytes (found by
+ * tests/fuzz/fuzz_otf2). Before the library sees the file, walk the anchor's fixed layout as
+ * OTF2 writes it (chunk header 0x03, endianness 0x42 little / 0x23 big, "OTF2\0", the anchor
+ * format, 38 bytes of fixed fields, machine, creator and description strings, then the
+ * uint32 property count) and refuse a count the file cannot hold: each property is two
+ * NUL-terminated strings. A layout we do not recognise is left to libotf2's own checks. */
+#define ANCHOR_MAX_BYTES (16u << 20) /* real anchors are a few hundred bytes */
+static int check_anchor(struct state *s, const char *anchor)
+{
+    FILE *f = fopen(anchor, "rb");
+    if (!f)
+        return LENS_OK; /* OTF2_Reader_Open reports the missing file */
+    unsigned char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    struct stat st;
+    int known = fstat(fileno(f), &st) == 0;
+    fclose(f);
+    if (!known)
+        return LENS_OK;
+    if ((unsigned long long)st.st_size > ANCHOR_MAX_BYTES)
+        return fail(s, LENS_EFORMAT, "anchor file is larger than %u bytes: not an otf2 anchor",
+                    ANCHOR_MAX_BYTES);
+    if (n < 8 || buf[0] != 0x03 || (buf[1] != 0x42 && buf[1] != 0x23) || memcmp(buf + 2, "OTF2", 5))
+        return LENS_OK;
+    size_t at = 7;
+    unsigned format = buf[at++];
+    at += 38;
+    for (int str = 0; str < 3; str++) { /* machine, creator, description */
+        const unsigned char *z = at < n ? memchr(buf + at, 0, n - at) : NULL;
+        if (!z)
+            return LENS_OK; /* truncated, or strings past 4 KiB: libotf2 checks the rest */
+        at = (size_t)(z - buf) + 1;
+    }
+    if (format < 2 || at + 4 > n)
+        return LENS_OK;
+    uint32_t props = buf[1] == 0x42
+        ? (uint32_t)buf[at] | (uint32_t)buf[at + 1] << 8 | (uint32_t)buf[at + 2] << 16 | (uint32_t)buf[at + 3] << 24
+        : (uint32_t)buf[at + 3] | (uint32_t)buf[at + 2] << 8 | (uint32_t)buf[at + 1] << 16 | (uint32_t)buf[at] << 24;
+    unsigned long long room = (unsigned long long)st.st_size - (at + 4);
+    if (props > room / 2)
+        return fail(s, LENS_EFORMAT, "anchor file declares %u properties, but holds %llu bytes after the count",
+                    props, room);
+    return LENS_OK;
+}
+
 static int read_archive(struct state *s, const char *anchor)
 {
+    int grc = check_anchor(s, anchor);
+    if (grc != LENS_OK)
+        return grc;
     OTF2_Reader *rd = OTF2_Reader_Open(anchor);
     if (!rd)
         return fail(s, LENS_EFORMAT, "not an otf2 archive or damaged anchor file");
