@@ -9,7 +9,7 @@
  *     pass over the average and median per 16 bits (old network_test2 files only).
  * Warnings are rebuilt at the end in lens_cube_read's order. tests/test_cube_stream.c checks
  * the equality on the reference files and on cubes with every defect. */
-#include "cube.h"
+#include "cube_readers.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -18,7 +18,10 @@
 
 struct lens_cube_stream {
     struct lens_cube *meta;             /* metadata, data[] NULL; owns the warnings */
-    struct lens_cube_ncfiles f;
+    struct lens_cube_source src;        /* the format's open files (cube_readers.h) */
+    int procs, nlen;
+    const char *name;                   /* meta->source, or "cube": for messages */
+    double *scratch;                    /* P x P, for sources without a diagonal reader */
     unsigned mask;                      /* statistics present */
     int zero_diag[LENS_STAT_COUNT];     /* the diagonal of statistic s is set to 0 */
     char diag_warn[LENS_STAT_COUNT][512]; /* its warning, "" if none */
@@ -38,10 +41,10 @@ static int is_garbage(double x)
  * the round-trip correction (off while it is being decided). */
 static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat, int halve, struct lens_err *e)
 {
-    int rc = lens_cube_ncfiles_get(&st->f, s, k, mat, e);
+    int rc = st->src.get(st->src.state, s, k, mat, e);
     if (rc != LENS_OK)
         return rc;
-    size_t P = (size_t)st->f.procs;
+    size_t P = (size_t)st->procs;
     if (st->zero_diag[s])
         for (size_t i = 0; i < P; i++)
             mat[i * P + i] = 0.0;
@@ -54,7 +57,7 @@ static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat,
                 bad++;
             }
         }
-    long *b = &st->bad[(size_t)s * st->f.nlen + k];
+    long *b = &st->bad[(size_t)s * st->nlen + k];
     if (*b < 0)
         *b = bad;
     if (halve && st->halve && (s == LENS_STAT_MEDIAN || s == LENS_STAT_MIN))
@@ -63,19 +66,33 @@ static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat,
     return LENS_OK;
 }
 
+/* The P diagonal values of matrix k of statistic s, unrepaired. */
+static int read_diagonal(struct lens_cube_stream *st, int s, int k, double *diag, struct lens_err *e)
+{
+    if (st->src.diagonal)
+        return st->src.diagonal(st->src.state, s, k, diag, e);
+    size_t P = (size_t)st->procs;
+    if (!st->scratch && !(st->scratch = lens_malloc(P * P * sizeof *st->scratch)))
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
+    int rc = st->src.get(st->src.state, s, k, st->scratch, e);
+    for (size_t i = 0; i < P && rc == LENS_OK; i++)
+        diag[i] = st->scratch[i * P + i];
+    return rc;
+}
+
 /* Replays cube.c's repair_diagonal over the statistics in order. */
 static int plan_diagonal(struct lens_cube_stream *st, struct lens_err *e)
 {
-    int P = st->f.procs, L = st->f.nlen;
+    int P = st->procs, L = st->nlen;
     long garbage[LENS_STAT_COUNT] = {0}, nonzero[LENS_STAT_COUNT] = {0};
     double gex[LENS_STAT_COUNT] = {0}, nzex[LENS_STAT_COUNT] = {0};
     double *diag = lens_malloc((size_t)P * sizeof *diag);
     if (!diag)
-        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
     int rc = LENS_OK;
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++)
         for (int k = 0; k < L && rc == LENS_OK && (st->mask >> s & 1); k++) {
-            rc = lens_cube_ncfiles_diagonal(&st->f, s, k, diag, e);
+            rc = read_diagonal(st, s, k, diag, e);
             for (int i = 0; i < P && rc == LENS_OK; i++) {
                 double x = diag[i];
                 if (is_garbage(x) && !garbage[s]++)
@@ -132,10 +149,10 @@ static double unkey(uint64_t k)
 static int ratio_pass(struct lens_cube_stream *st, double *avg, double *med, uint64_t prefix, int shift,
                       size_t *hist, size_t *n, struct lens_err *e)
 {
-    size_t P = (size_t)st->f.procs;
+    size_t P = (size_t)st->procs;
     memset(hist, 0, 65536 * sizeof *hist);
     *n = 0;
-    for (int k = 0; k < st->f.nlen; k++) {
+    for (int k = 0; k < st->nlen; k++) {
         int rc = read_repaired(st, LENS_STAT_AVERAGE, k, avg, 0, e);
         if (rc == LENS_OK)
             rc = read_repaired(st, LENS_STAT_MEDIAN, k, med, 0, e);
@@ -183,7 +200,7 @@ static int plan_round_trip(struct lens_cube_stream *st, struct lens_err *e)
     size_t P2 = (size_t)c->procs * c->procs, n;
     double *avg = lens_malloc(P2 * sizeof *avg), *med = lens_malloc(P2 * sizeof *med);
     size_t *hist = lens_malloc(65536 * sizeof *hist);
-    int rc = avg && med && hist ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+    int rc = avg && med && hist ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
     double ratio = NAN, lo, hi;
     if (rc == LENS_OK)
         rc = ratio_pass(st, avg, med, 0, 48, hist, &n, e);
@@ -207,23 +224,28 @@ static int plan_round_trip(struct lens_cube_stream *st, struct lens_err *e)
     return LENS_OK;
 }
 
-int lens_cube_stream_open(const char *input, struct lens_cube_stream **out, struct lens_err *e)
+int lens_cube_stream_new(struct lens_cube *meta, unsigned mask, const struct lens_cube_source *src,
+                         struct lens_cube_stream **out, struct lens_err *e)
 {
     *out = NULL;
     struct lens_cube_stream *st = lens_calloc(1, sizeof *st);
-    if (!st)
-        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
-    int rc = lens_cube_ncfiles_open(input, &st->meta, &st->f, e);
-    if (rc != LENS_OK) {
-        lens_free(st);
+    if (!st) {
+        int rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", meta->source ? meta->source : "cube");
+        if (src->close)
+            src->close(src->state);
+        lens_cube_free(meta);
         return rc;
     }
-    for (int s = 0; s < LENS_STAT_COUNT; s++)
-        if (st->f.id[s] >= 0)
-            st->mask |= 1u << s;
-    size_t nb = (size_t)LENS_STAT_COUNT * st->f.nlen;
+    st->meta = meta;
+    st->src = *src;
+    st->mask = mask;
+    st->procs = meta->procs;
+    st->nlen = meta->nlen;
+    st->name = meta->source ? meta->source : "cube";
+    size_t nb = (size_t)LENS_STAT_COUNT * st->nlen;
+    int rc = LENS_OK;
     if (!(st->bad = lens_malloc(nb * sizeof *st->bad)))
-        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
     for (size_t x = 0; x < nb && rc == LENS_OK; x++)
         st->bad[x] = -1;
     if (rc == LENS_OK)
@@ -244,24 +266,27 @@ unsigned lens_cube_stream_stats(const struct lens_cube_stream *st) { return st->
 
 int lens_cube_stream_read(struct lens_cube_stream *st, int stat, int k, double *mat, struct lens_err *e)
 {
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !(st->mask >> stat & 1) || k < 0 || k >= st->f.nlen)
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !(st->mask >> stat & 1) || k < 0 || k >= st->nlen)
         return lens_err_set(e, LENS_EINVAL, "%s: no statistic '%s' at length index %d (%d lengths)",
-                            st->f.prefix, lens_cube_stat_name(stat), k, st->f.nlen);
+                            st->name, lens_cube_stat_name(stat), k, st->nlen);
     return read_repaired(st, stat, k, mat, 1, e);
 }
 
-int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e)
+/* lens_cube_stream_end over the statistics of mask only: a reader that loads only some
+ * statistics neither reads nor judges the others. */
+static int stream_end(struct lens_cube_stream *st, unsigned mask, struct lens_err *e)
 {
     if (st->ended)
         return LENS_OK;
-    int P = st->f.procs, L = st->f.nlen;
+    mask &= st->mask;
+    int P = st->procs, L = st->nlen;
     double *scratch = NULL;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
-        for (int k = 0; k < L && (st->mask >> s & 1); k++) {
+        for (int k = 0; k < L && (mask >> s & 1); k++) {
             if (st->bad[(size_t)s * L + k] >= 0)
                 continue;
             if (!scratch && !(scratch = lens_malloc((size_t)P * P * sizeof *scratch)))
-                return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+                return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
             int rc = read_repaired(st, s, k, scratch, 0, e);
             if (rc != LENS_OK) {
                 lens_free(scratch);
@@ -272,7 +297,7 @@ int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e)
     struct lens_cube *c = st->meta;
     const char *src = c->source ? c->source : "cube";
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
-        if (!(st->mask >> s & 1))
+        if (!(mask >> s & 1))
             continue;
         long bad = 0, total = (long)P * (P - 1) * L;
         for (int k = 0; k < L; k++)
@@ -295,12 +320,70 @@ int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e)
     return LENS_OK;
 }
 
+int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e) { return stream_end(st, st->mask, e); }
+
+/* Moves the statistics of mask into the stream's metadata, repaired, and hands it out: the
+ * matrices go straight into the cube, one length at a time, so nothing is held twice. */
+static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cube **out, struct lens_err *e)
+{
+    struct lens_cube *c = st->meta;
+    size_t P2 = (size_t)st->procs * st->procs;
+    mask &= st->mask;
+    int rc = LENS_OK;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (!(mask >> s & 1))
+            continue;
+        if (!(c->data[s] = lens_malloc(P2 * st->nlen * sizeof(double))))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", st->name, P2 * st->nlen);
+        for (int k = 0; k < st->nlen && rc == LENS_OK; k++)
+            rc = read_repaired(st, s, k, c->data[s] + (size_t)k * P2, 1, e);
+    }
+    if (rc == LENS_OK)
+        rc = stream_end(st, mask, e);
+    if (rc != LENS_OK)
+        return rc;
+    *out = c;
+    st->meta = NULL;
+    return LENS_OK;
+}
+
+int lens_cube_read_streamed(const struct lens_cube_reader *row, const char *input, struct lens_cube **out,
+                            struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_cube_stream *st;
+    int rc = row->stream_open(input, &st, e);
+    if (rc != LENS_OK)
+        return rc;
+    rc = load_stats(st, st->mask, out, e);
+    lens_cube_stream_close(st);
+    return rc;
+}
+
+int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **out, struct lens_err *e)
+{
+    *out = NULL;
+    const struct lens_cube_reader *row = lens_cube_readers_find(input);
+    /* every statistic: the row's own reader, which also loads the raw repeats */
+    if ((mask & 15u) == 15u && row->read)
+        return row->read(input, out, e);
+    struct lens_cube_stream *st;
+    int rc = row->stream_open(input, &st, e);
+    if (rc != LENS_OK)
+        return rc;
+    rc = load_stats(st, mask, out, e);
+    lens_cube_stream_close(st);
+    return rc;
+}
+
 void lens_cube_stream_close(struct lens_cube_stream *st)
 {
     if (!st)
         return;
-    lens_cube_ncfiles_close(&st->f);
+    if (st->src.close)
+        st->src.close(st->src.state);
     lens_cube_free(st->meta);
+    lens_free(st->scratch);
     lens_free(st->bad);
     lens_free(st);
 }
