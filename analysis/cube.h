@@ -53,6 +53,8 @@ struct lens_cube {
     char *source;          /* prefix the cube was read from (for messages), may be NULL */
     int new_layout;        /* 1 if test_type was a string (plugins branch) */
     int written_by_mpilens; /* 1 if the files carry our attributes: no round-trip guessing */
+    const char *format;    /* the reader table row that read it ("network_test2", "packed"),
+                              static, NULL for a cube not read from a file */
 };
 
 /* Element (k, i, j) of statistic s. */

@@ -624,8 +624,20 @@ int lens_cube_nc_stream_open(const char *input, struct lens_cube_stream **out, s
  * files: the names alone decide, so a missing prefix still gets this row's messages. */
 int lens_cube_nc_probe(const char *input)
 {
-    if (is_dir(input))
-        return 1;
+    if (is_dir(input)) {
+        /* a folder is ours when it holds a statistic file (which prefix is the reader's business) */
+        DIR *d = opendir(input);
+        struct dirent *de;
+        int found = 0;
+        while (d && !found && (de = readdir(d)) != NULL)
+            for (int s = 0; s < LENS_STAT_COUNT && !found; s++) {
+                size_t n = strlen(de->d_name), m = strlen(suffixes[s]);
+                found = n > m && !strcmp(de->d_name + n - m, suffixes[s]);
+            }
+        if (d)
+            closedir(d);
+        return found;
+    }
     if (strip_suffix(input))
         return is_file(input);
     /* no allocation: a probe cannot fail, and an allocation failure must reach the reader */

@@ -50,11 +50,18 @@ int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e
 {
     const struct lens_cube_reader *row = lens_cube_readers_find(input);
     /* a format without a reader of its own is read through its stream, repairs included */
-    return row->read ? row->read(input, out, e) : lens_cube_read_streamed(row, input, out, e);
+    int rc = row->read ? row->read(input, out, e) : lens_cube_read_streamed(row, input, out, e);
+    if (rc == LENS_OK)
+        (*out)->format = row->name;
+    return rc;
 }
 
 int lens_cube_stream_open(const char *input, struct lens_cube_stream **out, struct lens_err *e)
 {
     *out = NULL;
-    return lens_cube_readers_find(input)->stream_open(input, out, e);
+    const struct lens_cube_reader *row = lens_cube_readers_find(input);
+    int rc = row->stream_open(input, out, e);
+    if (rc == LENS_OK)
+        lens_cube_stream_set_format(*out, row->name);
+    return rc;
 }

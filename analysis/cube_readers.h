@@ -40,6 +40,8 @@ struct lens_cube_source {
  * repairs (cube_stream.c). Owns meta and src from the call on, also on failure. */
 int lens_cube_stream_new(struct lens_cube *meta, unsigned mask, const struct lens_cube_source *src,
                          struct lens_cube_stream **out, struct lens_err *e);
+/* Sets the format the stream's metadata names (lens_cube.format). */
+void lens_cube_stream_set_format(struct lens_cube_stream *st, const char *format);
 /* A whole cube read through the row's stream_open: every statistic, no raw repeats. */
 int lens_cube_read_streamed(const struct lens_cube_reader *row, const char *input, struct lens_cube **out,
                             struct lens_err *e);

@@ -264,6 +264,8 @@ const struct lens_cube *lens_cube_stream_meta(const struct lens_cube_stream *st)
 
 unsigned lens_cube_stream_stats(const struct lens_cube_stream *st) { return st->mask; }
 
+void lens_cube_stream_set_format(struct lens_cube_stream *st, const char *format) { st->meta->format = format; }
+
 int lens_cube_stream_read(struct lens_cube_stream *st, int stat, int k, double *mat, struct lens_err *e)
 {
     if (stat < 0 || stat >= LENS_STAT_COUNT || !(st->mask >> stat & 1) || k < 0 || k >= st->nlen)
@@ -365,12 +367,17 @@ int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **ou
     *out = NULL;
     const struct lens_cube_reader *row = lens_cube_readers_find(input);
     /* every statistic: the row's own reader, which also loads the raw repeats */
-    if ((mask & 15u) == 15u && row->read)
-        return row->read(input, out, e);
+    if ((mask & 15u) == 15u && row->read) {
+        int rc = row->read(input, out, e);
+        if (rc == LENS_OK)
+            (*out)->format = row->name;
+        return rc;
+    }
     struct lens_cube_stream *st;
     int rc = row->stream_open(input, &st, e);
     if (rc != LENS_OK)
         return rc;
+    st->meta->format = row->name;
     rc = load_stats(st, mask, out, e);
     lens_cube_stream_close(st);
     return rc;

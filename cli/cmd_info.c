@@ -17,9 +17,10 @@ static void help(void)
 {
     printf("usage: mpilens info [--json] INPUT\n\n"
            "Summarises a latency cube. INPUT is a network_test2 prefix (dir/network), a directory\n"
-           "holding one result, or one <prefix>_median.nc file. Values are seconds over the\n"
-           "off-diagonal elements of every length; asymmetry is |A - A^T| / (A + A^T) of the\n"
-           "median (or the first statistic present).\n\n"
+           "holding one result, one <prefix>_median.nc file, or a packed cube written by\n"
+           "'mpilens compress'. Values are seconds over the off-diagonal elements of every\n"
+           "length; asymmetry is |A - A^T| / (A + A^T) of the median (or the first statistic\n"
+           "present).\n\n"
            "options:\n"
            "  --json      print the summary as JSON\n"
            "  -h, --help  show this help\n\n"
@@ -62,7 +63,10 @@ static void print_text(const struct lens_cube *c, const struct lens_summary *sum
     printf("lengths:    %d, from %d to %d bytes step %d\n", c->nlen, c->lengths[0],
            c->lengths[c->nlen - 1], c->step);
     printf("repeats:    %d%s\n", c->repeats, c->raw ? " (raw repeats present)" : "");
-    printf("layout:     %s\n", c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic");
+    /* a packed cube keeps the network_test2 metadata but not its layout */
+    int packed = c->format && !strcmp(c->format, "packed");
+    printf("layout:     %s\n", packed ? "packed cube (mpilens compress; values within its bound)"
+                               : c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic");
     printf("\n%-10s %14s %14s %14s\n", "statistic", "min (s)", "median (s)", "max (s)");
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
         if (!c->data[s])
