@@ -61,7 +61,13 @@ int lens_cube_stream_open(const char *input, struct lens_cube_stream **out, stru
     *out = NULL;
     const struct lens_cube_reader *row = lens_cube_readers_find(input);
     int rc = row->stream_open(input, out, e);
-    if (rc == LENS_OK)
-        lens_cube_stream_set_format(*out, row->name);
+    if (rc != LENS_OK)
+        return rc;
+    lens_cube_stream_set_format(*out, row->name);
+    /* every statistic readable, as cube.h promises */
+    if ((rc = lens_cube_stream_plan(*out, 15u, e)) != LENS_OK) {
+        lens_cube_stream_close(*out);
+        *out = NULL;
+    }
     return rc;
 }

@@ -36,10 +36,15 @@ struct lens_cube_source {
 };
 
 /* Makes a stream of meta (a cube without data: procs, lengths, mode, hosts, source ...; the
- * stream owns it) from src, with statistic s present when bit s of mask is set, and plans the
- * repairs (cube_stream.c). Owns meta and src from the call on, also on failure. */
+ * stream owns it) from src, with statistic s present when bit s of mask is set (cube_stream.c).
+ * Owns meta and src from the call on, also on failure. Nothing is readable before
+ * lens_cube_stream_plan, which the table calls (a row never does). */
 int lens_cube_stream_new(struct lens_cube *meta, unsigned mask, const struct lens_cube_source *src,
                          struct lens_cube_stream **out, struct lens_err *e);
+/* Decides the repairs that need the whole cube for the statistics of want, reading only the
+ * diagonals (and, for old send_recv_and_recv_send files, the passes) they depend on; then
+ * those statistics are readable. lens_cube_stream_open plans all of them. */
+int lens_cube_stream_plan(struct lens_cube_stream *st, unsigned want, struct lens_err *e);
 /* Sets the format the stream's metadata names (lens_cube.format). */
 void lens_cube_stream_set_format(struct lens_cube_stream *st, const char *format);
 /* A whole cube read through the row's stream_open: every statistic, no raw repeats. */

@@ -23,6 +23,7 @@ struct lens_cube_stream {
     const char *name;                   /* meta->source, or "cube": for messages */
     double *scratch;                    /* P x P, for sources without a diagonal reader */
     unsigned mask;                      /* statistics present */
+    unsigned planned;                   /* statistics whose repairs are decided: readable */
     int zero_diag[LENS_STAT_COUNT];     /* the diagonal of statistic s is set to 0 */
     char diag_warn[LENS_STAT_COUNT][512]; /* its warning, "" if none */
     int halve;                          /* median and min hold a full round trip: times 0.5 */
@@ -81,7 +82,7 @@ static int read_diagonal(struct lens_cube_stream *st, int s, int k, double *diag
 }
 
 /* Replays cube.c's repair_diagonal over the statistics in order. */
-static int plan_diagonal(struct lens_cube_stream *st, struct lens_err *e)
+static int plan_diagonal(struct lens_cube_stream *st, unsigned need, struct lens_err *e)
 {
     int P = st->procs, L = st->nlen;
     long garbage[LENS_STAT_COUNT] = {0}, nonzero[LENS_STAT_COUNT] = {0};
@@ -91,7 +92,7 @@ static int plan_diagonal(struct lens_cube_stream *st, struct lens_err *e)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
     int rc = LENS_OK;
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++)
-        for (int k = 0; k < L && rc == LENS_OK && (st->mask >> s & 1); k++) {
+        for (int k = 0; k < L && rc == LENS_OK && (need >> s & 1); k++) {
             rc = read_diagonal(st, s, k, diag, e);
             for (int i = 0; i < P && rc == LENS_OK; i++) {
                 double x = diag[i];
@@ -109,7 +110,7 @@ static int plan_diagonal(struct lens_cube_stream *st, struct lens_err *e)
     for (int s = 0; s < 2; s++)
         zero[s] = (st->mask >> s & 1) && nonzero[s] == 0;
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
-        if (!(st->mask >> s & 1))
+        if (!(need >> s & 1))
             continue;
         /* with an unmeasured diagonal every non-zero value is bad (garbage is never zero) */
         int unmeasured = zero[LENS_STAT_AVERAGE] || zero[LENS_STAT_MEDIAN];
@@ -248,16 +249,27 @@ int lens_cube_stream_new(struct lens_cube *meta, unsigned mask, const struct len
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
     for (size_t x = 0; x < nb && rc == LENS_OK; x++)
         st->bad[x] = -1;
-    if (rc == LENS_OK)
-        rc = plan_diagonal(st, e);
-    if (rc == LENS_OK)
-        rc = plan_round_trip(st, e);
     if (rc != LENS_OK) {
         lens_cube_stream_close(st);
         return rc;
     }
     *out = st;
     return LENS_OK;
+}
+
+int lens_cube_stream_plan(struct lens_cube_stream *st, unsigned want, struct lens_err *e)
+{
+    want &= st->mask;
+    /* a statistic's diagonal repair also looks at whether the average and median diagonals
+     * are zero (cube.c's order), so those two are read whatever is wanted */
+    unsigned need = want | (st->mask & (1u << LENS_STAT_AVERAGE | 1u << LENS_STAT_MEDIAN));
+    int rc = plan_diagonal(st, want ? need : 0, e);
+    /* halving touches median and min only */
+    if (rc == LENS_OK && (want & (1u << LENS_STAT_MEDIAN | 1u << LENS_STAT_MIN)))
+        rc = plan_round_trip(st, e);
+    if (rc == LENS_OK)
+        st->planned = want;
+    return rc;
 }
 
 const struct lens_cube *lens_cube_stream_meta(const struct lens_cube_stream *st) { return st->meta; }
@@ -268,7 +280,7 @@ void lens_cube_stream_set_format(struct lens_cube_stream *st, const char *format
 
 int lens_cube_stream_read(struct lens_cube_stream *st, int stat, int k, double *mat, struct lens_err *e)
 {
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !(st->mask >> stat & 1) || k < 0 || k >= st->nlen)
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !(st->planned >> stat & 1) || k < 0 || k >= st->nlen)
         return lens_err_set(e, LENS_EINVAL, "%s: no statistic '%s' at length index %d (%d lengths)",
                             st->name, lens_cube_stat_name(stat), k, st->nlen);
     return read_repaired(st, stat, k, mat, 1, e);
@@ -280,7 +292,7 @@ static int stream_end(struct lens_cube_stream *st, unsigned mask, struct lens_er
 {
     if (st->ended)
         return LENS_OK;
-    mask &= st->mask;
+    mask &= st->planned;
     int P = st->procs, L = st->nlen;
     double *scratch = NULL;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
@@ -330,7 +342,7 @@ static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cu
 {
     struct lens_cube *c = st->meta;
     size_t P2 = (size_t)st->procs * st->procs;
-    mask &= st->mask;
+    mask &= st->planned;
     int rc = LENS_OK;
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
         if (!(mask >> s & 1))
@@ -357,7 +369,8 @@ int lens_cube_read_streamed(const struct lens_cube_reader *row, const char *inpu
     int rc = row->stream_open(input, &st, e);
     if (rc != LENS_OK)
         return rc;
-    rc = load_stats(st, st->mask, out, e);
+    if ((rc = lens_cube_stream_plan(st, st->mask, e)) == LENS_OK)
+        rc = load_stats(st, st->mask, out, e);
     lens_cube_stream_close(st);
     return rc;
 }
@@ -378,7 +391,9 @@ int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **ou
     if (rc != LENS_OK)
         return rc;
     st->meta->format = row->name;
-    rc = load_stats(st, mask, out, e);
+    /* only the diagonals the wanted statistics' repairs depend on are read */
+    if ((rc = lens_cube_stream_plan(st, mask, e)) == LENS_OK)
+        rc = load_stats(st, mask, out, e);
     lens_cube_stream_close(st);
     return rc;
 }
