@@ -339,6 +339,8 @@ static double cube_value(const struct lens_cube *c, int stat, int k, int i, int 
     }
     if (m == 0)
         return NAN;
+    if (m <= 2) /* one or two lengths (a cube of one length is common): no sort needed */
+        return m == 1 ? tmp[0] : (tmp[0] + tmp[1]) / 2;
     qsort(tmp, (size_t)m, sizeof *tmp, cmp_double);
     return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
 }
