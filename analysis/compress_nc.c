@@ -339,6 +339,15 @@ static int get_hosts(int id, struct lens_cube *m, const char *path, struct lens_
     return LENS_OK;
 }
 
+/* Whether open file id carries the format attribute of a packed cube (the probe's test too). */
+static int has_pack_format(int id)
+{
+    char fmt[64] = "";
+    size_t n = 0;
+    return !nc_inq_attlen(id, NC_GLOBAL, "format", &n) && n < sizeof fmt &&
+           !nc_get_att_text(id, NC_GLOBAL, "format", fmt) && !strncmp(fmt, PACK_FORMAT, strlen(PACK_FORMAT));
+}
+
 int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_packed *stats[LENS_STAT_COUNT],
                      struct lens_err *e)
 {
@@ -348,10 +357,7 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     int id, st = 0, rc = lens_nc_guard_open(path, &id, e);
     if (rc != LENS_OK)
         return rc;
-    char fmt[64] = "";
-    size_t n = 0;
-    if (nc_inq_attlen(id, NC_GLOBAL, "format", &n) || n >= sizeof fmt || nc_get_att_text(id, NC_GLOBAL, "format", fmt) ||
-        strncmp(fmt, PACK_FORMAT, strlen(PACK_FORMAT))) {
+    if (!has_pack_format(id)) {
         nc_close(id);
         return lens_err_set(e, LENS_EFORMAT, "%s: not a packed cube (no format \"%s\"); use 'mpilens compress'", path,
                             PACK_FORMAT);
@@ -429,15 +435,6 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
 }
 
 /* ---- the row of the reader table -------------------------------------------------------- */
-
-/* Whether path holds the format attribute of a packed cube: the header only. */
-static int has_pack_format(int id)
-{
-    char fmt[64] = "";
-    size_t n = 0;
-    return !nc_inq_attlen(id, NC_GLOBAL, "format", &n) && n < sizeof fmt &&
-           !nc_get_att_text(id, NC_GLOBAL, "format", fmt) && !strncmp(fmt, PACK_FORMAT, strlen(PACK_FORMAT));
-}
 
 int lens_packed_probe(const char *input)
 {
