@@ -46,7 +46,8 @@ struct lens_cube {
     char **hosts;          /* P host names in rank order (valid UTF-8, at most LENS_HOST_NAME_MAX
                               bytes each), NULL if no hosts file */
     double *raw;           /* optional _all.nc: raw[((k*P + i)*P + j)*nraw + r], NaN = missing */
-    int nraw;              /* repeats stored per pair in raw, 0 if none */
+    int nraw;              /* repeats stored per pair in _all.nc, 0 if none; raw holds them
+                              only when they were loaded (lens_cube_read) */
     double *amount;        /* optional _measurements_amount.nc: L*P*P counts, NULL if absent */
     char **warnings;       /* nwarn messages about defects found and what was done */
     int nwarn;
@@ -111,10 +112,12 @@ int lens_cube_repair(struct lens_cube *c, struct lens_err *e);
  * statistics present (median required unless only one file is given), the hosts, and for
  * NetCDF _all.nc / _measurements_amount.nc. */
 int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e);
-/* Reads only the statistics of mask (bit s = statistic s; absent ones stay NULL) and no raw
- * repeats or counts: what a command that uses one statistic needs. The matrices read equal
- * lens_cube_read's bit for bit; the warnings are those about the statistics read. All four
- * bits: lens_cube_read. */
+/* Reads only the statistics of mask (bit s = statistic s; absent ones stay NULL), and the raw
+ * repeats and counts only with LENS_CUBE_EXTRAS: what a command uses. The matrices equal
+ * lens_cube_read's bit for bit; the warnings are those about the statistics read (all of
+ * lens_cube_read's when every statistic is). lens_cube_read is mask LENS_CUBE_ALL. */
+#define LENS_CUBE_EXTRAS (1u << LENS_STAT_COUNT)
+#define LENS_CUBE_ALL (((1u << LENS_STAT_COUNT) - 1) | LENS_CUBE_EXTRAS)
 int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **out, struct lens_err *e);
 /* Whether some row of the reader table recognises input (names and headers only, no data). */
 int lens_cube_probe(const char *input);

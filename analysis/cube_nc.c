@@ -515,7 +515,7 @@ static void ncfiles_close(struct ncfiles *f)
 }
 
 /* The companions are only checked here: a stream never reads raw repeats or counts. */
-static int check_extras(const struct ncfiles *f, const struct ncmeta *ref, struct lens_err *e)
+static int check_extras(const struct ncfiles *f, const struct ncmeta *ref, struct lens_cube *c, struct lens_err *e)
 {
     const char *refpath = NULL;
     for (int s = 0; s < LENS_STAT_COUNT && !refpath; s++)
@@ -531,6 +531,8 @@ static int check_extras(const struct ncfiles *f, const struct ncmeta *ref, struc
             rc = open_stat(path, which == 0 ? 4 : 3, &id, &var, &m, e);
             if (rc == LENS_OK)
                 rc = same_shape(ref, &m, refpath, path, e);
+            if (rc == LENS_OK && which == 0)
+                c->nraw = m.nraw; /* how many there are, for the summary; never read here */
             if (id >= 0)
                 nc_close(id);
         }
@@ -550,7 +552,7 @@ static int ncfiles_open(const char *input, struct lens_cube **meta, struct ncfil
     if (rc != LENS_OK)
         return rc;
     if ((rc = read_hosts(c, f->prefix, e)) == LENS_OK)
-        rc = check_extras(f, &ref, e);
+        rc = check_extras(f, &ref, c, e);
     if (rc != LENS_OK) {
         ncfiles_close(f);
         lens_cube_free(c);

@@ -361,6 +361,31 @@ static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cu
     return LENS_OK;
 }
 
+/* Every statistic: the matrices as the source gives them, then cube.c's repairs over the
+ * whole cube, exactly lens_cube_read's order and warnings, without the diagonal passes a
+ * stream needs when it never holds the cube. */
+static int load_whole(struct lens_cube_stream *st, struct lens_cube **out, struct lens_err *e)
+{
+    struct lens_cube *c = st->meta;
+    size_t P2 = (size_t)st->procs * st->procs;
+    int rc = LENS_OK;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (!(st->mask >> s & 1))
+            continue;
+        if (!(c->data[s] = lens_malloc(P2 * st->nlen * sizeof(double))))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", st->name, P2 * st->nlen);
+        for (int k = 0; k < st->nlen && rc == LENS_OK; k++)
+            rc = st->src.get(st->src.state, s, k, c->data[s] + (size_t)k * P2, e);
+    }
+    if (rc == LENS_OK)
+        rc = lens_cube_repair(c, e);
+    if (rc != LENS_OK)
+        return rc;
+    *out = c;
+    st->meta = NULL;
+    return LENS_OK;
+}
+
 int lens_cube_read_streamed(const struct lens_cube_reader *row, const char *input, struct lens_cube **out,
                             struct lens_err *e)
 {
@@ -369,8 +394,7 @@ int lens_cube_read_streamed(const struct lens_cube_reader *row, const char *inpu
     int rc = row->stream_open(input, &st, e);
     if (rc != LENS_OK)
         return rc;
-    if ((rc = lens_cube_stream_plan(st, st->mask, e)) == LENS_OK)
-        rc = load_stats(st, st->mask, out, e);
+    rc = load_whole(st, out, e);
     lens_cube_stream_close(st);
     return rc;
 }
@@ -379,8 +403,8 @@ int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **ou
 {
     *out = NULL;
     const struct lens_cube_reader *row = lens_cube_readers_find(input);
-    /* every statistic: the row's own reader, which also loads the raw repeats */
-    if ((mask & 15u) == 15u && row->read) {
+    /* everything: the row's own reader, which also loads the raw repeats */
+    if (mask == LENS_CUBE_ALL && row->read) {
         int rc = row->read(input, out, e);
         if (rc == LENS_OK)
             (*out)->format = row->name;
@@ -391,8 +415,10 @@ int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **ou
     if (rc != LENS_OK)
         return rc;
     st->meta->format = row->name;
+    if ((mask & 15u) == 15u) /* every statistic, no raw repeats: held whole, repaired whole */
+        rc = load_whole(st, out, e);
     /* only the diagonals the wanted statistics' repairs depend on are read */
-    if ((rc = lens_cube_stream_plan(st, mask, e)) == LENS_OK)
+    else if ((rc = lens_cube_stream_plan(st, mask, e)) == LENS_OK)
         rc = load_stats(st, mask, out, e);
     lens_cube_stream_close(st);
     return rc;
