@@ -234,6 +234,8 @@ static uint64_t order_key(double x)
  * permutation, as the contract says), about 2n branch-free steps where quickselect takes
  * ~3.4n unpredictable ones. The two middle ranks go together until they fall into different
  * buckets: then they are the largest of the lower bucket and the smallest of the upper one.
+ * Bits above those where the keys differ are skipped, and the remaining ones share every bit
+ * above each pass's 16 (the last pass may overlap the one before: shared bits count nothing).
  * Returns 0 (and leaves v as it was) when v holds a NaN or hist cannot be allocated. */
 static int radix_median(double *v, size_t n, double *out)
 {
@@ -241,15 +243,25 @@ static int radix_median(double *v, size_t n, double *out)
     if (!hist)
         return 0;
     size_t klo = (n - 1) / 2, khi = n / 2; /* the same rank for odd n */
-    for (int shift = 48; shift >= 0; shift -= 16) {
-        memset(hist, 0, 65536 * sizeof *hist);
-        for (size_t i = 0; i < n; i++) {
-            if (shift == 48 && isnan(v[i])) {
-                lens_free(hist);
-                return 0;
-            }
-            hist[order_key(v[i]) >> shift & 0xFFFF]++;
+    /* the keys share their top bits (delays span few exponents): start below what they share */
+    uint64_t kmin = UINT64_MAX, kmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i])) {
+            lens_free(hist);
+            return 0;
         }
+        uint64_t k = order_key(v[i]);
+        kmin = k < kmin ? k : kmin;
+        kmax = k > kmax ? k : kmax;
+    }
+    int top = 0; /* bits that differ somewhere */
+    while (top < 64 && (kmin ^ kmax) >> top)
+        top++;
+    for (int shift = top > 16 ? top - 16 : 0, last = 0; !last; shift = shift > 16 ? shift - 16 : 0) {
+        last = shift == 0;
+        memset(hist, 0, 65536 * sizeof *hist);
+        for (size_t i = 0; i < n; i++)
+            hist[order_key(v[i]) >> shift & 0xFFFF]++;
         size_t dlo = 0, below = 0;
         while (klo >= below + hist[dlo])
             below += hist[dlo++];
