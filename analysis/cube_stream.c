@@ -38,13 +38,10 @@ static int is_garbage(double x)
     return !isfinite(x) || x < 0 || (x != 0 && fabs(x) < 1e-100) || x > 3600.0;
 }
 
-/* Reads matrix k of statistic s with the repairs; counts the off-diagonal ones once. halve: also
- * the round-trip correction (off while it is being decided). */
-static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat, int halve, struct lens_err *e)
+/* The repairs of matrix k of statistic s, in place; counts the off-diagonal ones once. halve:
+ * also the round-trip correction (off while it is being decided). */
+static void repair_matrix(struct lens_cube_stream *st, int s, int k, double *mat, int halve)
 {
-    int rc = st->src.get(st->src.state, s, k, mat, e);
-    if (rc != LENS_OK)
-        return rc;
     size_t P = (size_t)st->procs;
     if (st->zero_diag[s])
         for (size_t i = 0; i < P; i++)
@@ -64,15 +61,30 @@ static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat,
     if (halve && st->halve && (s == LENS_STAT_MEDIAN || s == LENS_STAT_MIN))
         for (size_t x = 0; x < P * P; x++)
             mat[x] *= 0.5;
-    return LENS_OK;
+}
+
+/* Reads matrix k of statistic s with the repairs. */
+static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat, int halve, struct lens_err *e)
+{
+    int rc = st->src.get(st->src.state, s, k, mat, e);
+    if (rc == LENS_OK)
+        repair_matrix(st, s, k, mat, halve);
+    return rc;
 }
 
 /* The P diagonal values of matrix k of statistic s, unrepaired. */
 static int read_diagonal(struct lens_cube_stream *st, int s, int k, double *diag, struct lens_err *e)
 {
+    size_t P = (size_t)st->procs;
+    /* a statistic being loaded whole (load_stats) is in memory, unrepaired: no second read */
+    const double *held = st->meta->data[s];
+    if (held) {
+        for (size_t i = 0; i < P; i++)
+            diag[i] = held[((size_t)k * P + i) * P + i];
+        return LENS_OK;
+    }
     if (st->src.diagonal)
         return st->src.diagonal(st->src.state, s, k, diag, e);
-    size_t P = (size_t)st->procs;
     if (!st->scratch && !(st->scratch = lens_malloc(P * P * sizeof *st->scratch)))
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
     int rc = st->src.get(st->src.state, s, k, st->scratch, e);
@@ -337,12 +349,13 @@ static int stream_end(struct lens_cube_stream *st, unsigned mask, struct lens_er
 int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e) { return stream_end(st, st->mask, e); }
 
 /* Moves the statistics of mask into the stream's metadata, repaired, and hands it out: the
- * matrices go straight into the cube, one length at a time, so nothing is held twice. */
+ * matrices go straight into the cube, so nothing is held twice, and are repaired in place once
+ * the plan (which takes their diagonals from memory) is made. */
 static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cube **out, struct lens_err *e)
 {
     struct lens_cube *c = st->meta;
     size_t P2 = (size_t)st->procs * st->procs;
-    mask &= st->planned;
+    mask &= st->mask;
     int rc = LENS_OK;
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
         if (!(mask >> s & 1))
@@ -350,8 +363,14 @@ static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cu
         if (!(c->data[s] = lens_malloc(P2 * st->nlen * sizeof(double))))
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", st->name, P2 * st->nlen);
         for (int k = 0; k < st->nlen && rc == LENS_OK; k++)
-            rc = read_repaired(st, s, k, c->data[s] + (size_t)k * P2, 1, e);
+            rc = st->src.get(st->src.state, s, k, c->data[s] + (size_t)k * P2, e);
     }
+    /* only the diagonals the wanted statistics' repairs depend on are read */
+    if (rc == LENS_OK)
+        rc = lens_cube_stream_plan(st, mask, e);
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++)
+        for (int k = 0; k < st->nlen && (mask >> s & 1); k++)
+            repair_matrix(st, s, k, c->data[s] + (size_t)k * P2, 1);
     if (rc == LENS_OK)
         rc = stream_end(st, mask, e);
     if (rc != LENS_OK)
@@ -417,8 +436,7 @@ int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **ou
     st->meta->format = row->name;
     if ((mask & 15u) == 15u) /* every statistic, no raw repeats: held whole, repaired whole */
         rc = load_whole(st, out, e);
-    /* only the diagonals the wanted statistics' repairs depend on are read */
-    else if ((rc = lens_cube_stream_plan(st, mask, e)) == LENS_OK)
+    else
         rc = load_stats(st, mask, out, e);
     lens_cube_stream_close(st);
     return rc;
