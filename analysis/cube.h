@@ -1,6 +1,7 @@
 /* The latency cube: P x P x L delays per statistic, as measured by network_test2 or
- * mpilens-bench, with its metadata. Reading and writing the network_test2 NetCDF layout
- * lives in cube_nc.c; statistics and defect repair live in cube.c.
+ * mpilens-bench, with its metadata. Reading goes through the reader table of cube_readers.c
+ * (network_test2 NetCDF in cube_nc.c, packed cubes in compress_nc.c); writing the
+ * network_test2 layout lives in cube_write.c; statistics and defect repair live in cube.c.
  * A cube owns every pointer inside it; lens_cube_free() releases them all. */
 #ifndef LENS_CUBE_H
 #define LENS_CUBE_H

@@ -8,7 +8,11 @@
  *     off-diagonal element, found exactly by a radix selection on the bits of the ratios, one
  *     pass over the average and median per 16 bits (old network_test2 files only).
  * Warnings are rebuilt at the end in lens_cube_read's order. tests/test_cube_stream.c checks
- * the equality on the reference files and on cubes with every defect. */
+ * the equality on the reference files and on cubes with every defect.
+ * The stream knows no format: a row of the reader table (cube_readers.h) hands it a
+ * lens_cube_source, and the table plans the repairs ("decided at open" above) right after.
+ * The same machinery loads the statistics a command asks for (lens_cube_read_stats) and
+ * whole cubes of formats without a reader of their own (lens_cube_read_streamed). */
 #include "cube_readers.h"
 
 #include <math.h>
