@@ -1,7 +1,7 @@
 /* The latency cube in memory: lifecycle, names, off-diagonal statistics, asymmetry, and the
  * repair of network_test2's known defects (docs/methods.md §1). NetCDF I/O is in
  * cube_nc.c so this file builds and tests without touching files. */
-#include "cube.h"
+#include "cube_readers.h"
 
 #include <limits.h>
 #include <math.h>
@@ -221,14 +221,6 @@ double lens_cube_select(double *v, size_t n, size_t k)
     return v[k];
 }
 
-/* Order-preserving integer key of a double (no NaN): the bits, the sign folded. */
-static uint64_t order_key(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b >> 63 ? ~b : b | 0x8000000000000000ULL;
-}
-
 /* lens_cube_median by a radix selection on the keys, 16 bits a pass from the top: each pass
  * is a histogram and a partition that moves the bucket holding the middle to the front (a
  * permutation, as the contract says), about 2n branch-free steps where quickselect takes
@@ -250,7 +242,7 @@ static int radix_median(double *v, size_t n, double *out)
             lens_free(hist);
             return 0;
         }
-        uint64_t k = order_key(v[i]);
+        uint64_t k = lens_cube_order_key(v[i]);
         kmin = k < kmin ? k : kmin;
         kmax = k > kmax ? k : kmax;
     }
@@ -261,7 +253,7 @@ static int radix_median(double *v, size_t n, double *out)
         last = shift == 0;
         memset(hist, 0, 65536 * sizeof *hist);
         for (size_t i = 0; i < n; i++)
-            hist[order_key(v[i]) >> shift & 0xFFFF]++;
+            hist[lens_cube_order_key(v[i]) >> shift & 0xFFFF]++;
         size_t dlo = 0, below = 0;
         while (klo >= below + hist[dlo])
             below += hist[dlo++];
@@ -271,7 +263,7 @@ static int radix_median(double *v, size_t n, double *out)
         if (dhi != dlo) {
             double lo = -INFINITY, hi = INFINITY;
             for (size_t i = 0; i < n; i++) {
-                size_t d = order_key(v[i]) >> shift & 0xFFFF;
+                size_t d = lens_cube_order_key(v[i]) >> shift & 0xFFFF;
                 if (d == dlo && v[i] > lo)
                     lo = v[i];
                 if (d == dhi && v[i] < hi)
@@ -285,7 +277,7 @@ static int radix_median(double *v, size_t n, double *out)
         khi -= below;
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
-            if ((order_key(v[i]) >> shift & 0xFFFF) == dlo) {
+            if ((lens_cube_order_key(v[i]) >> shift & 0xFFFF) == dlo) {
                 double t = v[m];
                 v[m++] = v[i];
                 v[i] = t;

@@ -8,6 +8,18 @@
 
 #include "cube.h"
 
+#include <stdint.h>
+#include <string.h>
+
+/* Order-preserving integer key of a double that is not NaN (the sign folded): the radix
+ * selections of cube.c (the median) and cube_stream.c (the round-trip ratio) sort by it. */
+static inline uint64_t lens_cube_order_key(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b >> 63 ? ~b : b | 0x8000000000000000ULL;
+}
+
 /* One format. probe is cheap (names, a header) and never sets an error: 1 when input is in
  * this format. read fills a whole cube as lens_cube_read documents (NULL: the table reads
  * it through stream_open, see lens_cube_read_streamed). stream_open opens a

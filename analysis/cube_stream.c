@@ -144,14 +144,7 @@ static int plan_diagonal(struct lens_cube_stream *st, unsigned need, struct lens
     return LENS_OK;
 }
 
-/* Order-preserving integer key of a double and back (no NaN here). */
-static uint64_t key(double v)
-{
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    return b >> 63 ? ~b : b | 0x8000000000000000ULL;
-}
-
+/* lens_cube_order_key back to the double. */
 static double unkey(uint64_t k)
 {
     uint64_t b = k >> 63 ? k & 0x7FFFFFFFFFFFFFFFULL : ~k;
@@ -178,7 +171,7 @@ static int ratio_pass(struct lens_cube_stream *st, double *avg, double *med, uin
         for (size_t x = 0; x < P * P; x++) {
             if (x / P == x % P || !isfinite(avg[x]) || !isfinite(med[x]) || !(avg[x] > 0))
                 continue;
-            uint64_t kk = key(med[x] / avg[x]);
+            uint64_t kk = lens_cube_order_key(med[x] / avg[x]);
             (*n)++;
             if (shift < 48 && (kk >> (shift + 16)) != (prefix >> (shift + 16)))
                 continue;
