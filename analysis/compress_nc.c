@@ -6,8 +6,11 @@
  *   double s_value(s_values)                 group values, ascending group, length by length
  *   int    s_value_start(lengths1)           where each length's values start
  * and attributes on s_value: nevents, splits, merges, err_max, err_rms. Global attributes
- * carry the cube's metadata (procs, begin, end, step, mode, repeats, hosts, max_error). */
+ * carry the cube's metadata (procs, begin, end, step, mode, repeats, hosts, max_error).
+ * The reader side is also a row of the cube reader table (cube_readers.c): every command that
+ * reads a cube reads a packed one, decoded length by length through the streaming reader. */
 #include "compress.h"
+#include "cube_readers.h"
 #include "nc_guard.h"
 
 #include <limits.h>
@@ -336,6 +339,15 @@ static int get_hosts(int id, struct lens_cube *m, const char *path, struct lens_
     return LENS_OK;
 }
 
+/* Whether open file id carries the format attribute of a packed cube (the probe's test too). */
+static int has_pack_format(int id)
+{
+    char fmt[64] = "";
+    size_t n = 0;
+    return !nc_inq_attlen(id, NC_GLOBAL, "format", &n) && n < sizeof fmt &&
+           !nc_get_att_text(id, NC_GLOBAL, "format", fmt) && !strncmp(fmt, PACK_FORMAT, strlen(PACK_FORMAT));
+}
+
 int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_packed *stats[LENS_STAT_COUNT],
                      struct lens_err *e)
 {
@@ -345,10 +357,7 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     int id, st = 0, rc = lens_nc_guard_open(path, &id, e);
     if (rc != LENS_OK)
         return rc;
-    char fmt[64] = "";
-    size_t n = 0;
-    if (nc_inq_attlen(id, NC_GLOBAL, "format", &n) || n >= sizeof fmt || nc_get_att_text(id, NC_GLOBAL, "format", fmt) ||
-        strncmp(fmt, PACK_FORMAT, strlen(PACK_FORMAT))) {
+    if (!has_pack_format(id)) {
         nc_close(id);
         return lens_err_set(e, LENS_EFORMAT, "%s: not a packed cube (no format \"%s\"); use 'mpilens compress'", path,
                             PACK_FORMAT);
@@ -423,4 +432,79 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     }
     *meta = m;
     return LENS_OK;
+}
+
+/* ---- the row of the reader table -------------------------------------------------------- */
+
+int lens_packed_probe(const char *input)
+{
+    struct stat sb;
+    if (stat(input, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    /* the guard checks the header before libnetcdf sees it; its message is not wanted here */
+    struct lens_err scratch;
+    lens_err_clear(&scratch);
+    int id, rc = lens_nc_guard_open(input, &id, &scratch);
+    if (rc != LENS_OK)
+        return rc == LENS_ENOMEM; /* undecided: the read reports the allocation failure */
+    int yes = has_pack_format(id);
+    nc_close(id);
+    return yes;
+}
+
+/* The stream source: one decoder per statistic, restarted when a length before the last one
+ * decoded is asked for (the stream reads in length order, so that is rare). */
+struct packsrc {
+    struct lens_packed *p[LENS_STAT_COUNT];
+    struct lens_unpack *u[LENS_STAT_COUNT];
+    int next[LENS_STAT_COUNT]; /* the length u[s] decodes next */
+};
+
+static int packsrc_get(void *state, int stat, int k, double *mat, struct lens_err *e)
+{
+    struct packsrc *q = state;
+    int rc = LENS_OK;
+    if (!q->u[stat] || k < q->next[stat]) {
+        lens_unpack_free(q->u[stat]);
+        q->u[stat] = NULL;
+        q->next[stat] = 0;
+        if ((rc = lens_unpack_new(&q->u[stat], q->p[stat], e)) != LENS_OK)
+            return rc;
+    }
+    while (rc == LENS_OK && q->next[stat] <= k) {
+        rc = lens_unpack_next(q->u[stat], mat, e);
+        q->next[stat]++;
+    }
+    return rc;
+}
+
+static void packsrc_free(void *state)
+{
+    struct packsrc *q = state;
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        lens_unpack_free(q->u[s]);
+        lens_packed_free(q->p[s]);
+    }
+    lens_free(q);
+}
+
+int lens_packed_stream_open(const char *input, struct lens_cube_stream **out, struct lens_err *e)
+{
+    *out = NULL;
+    struct packsrc *q = lens_calloc(1, sizeof *q);
+    if (!q)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
+    struct lens_cube *meta;
+    int rc = lens_packed_read(input, &meta, q->p, e);
+    if (rc != LENS_OK) {
+        lens_free(q);
+        return rc;
+    }
+    unsigned mask = 0;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (q->p[s])
+            mask |= 1u << s;
+    /* no diagonal reader: a decoded matrix costs what its diagonal would */
+    struct lens_cube_source src = {q, packsrc_get, NULL, packsrc_free};
+    return lens_cube_stream_new(meta, mask, &src, out, e);
 }

@@ -1,6 +1,7 @@
 /* The latency cube: P x P x L delays per statistic, as measured by network_test2 or
- * mpilens-bench, with its metadata. Reading and writing the network_test2 NetCDF layout
- * lives in cube_nc.c; statistics and defect repair live in cube.c.
+ * mpilens-bench, with its metadata. Reading goes through the reader table of cube_readers.c
+ * (network_test2 NetCDF in cube_nc.c, packed cubes in compress_nc.c); writing the
+ * network_test2 layout lives in cube_write.c; statistics and defect repair live in cube.c.
  * A cube owns every pointer inside it; lens_cube_free() releases them all. */
 #ifndef LENS_CUBE_H
 #define LENS_CUBE_H
@@ -46,13 +47,16 @@ struct lens_cube {
     char **hosts;          /* P host names in rank order (valid UTF-8, at most LENS_HOST_NAME_MAX
                               bytes each), NULL if no hosts file */
     double *raw;           /* optional _all.nc: raw[((k*P + i)*P + j)*nraw + r], NaN = missing */
-    int nraw;              /* repeats stored per pair in raw, 0 if none */
+    int nraw;              /* repeats stored per pair in _all.nc, 0 if none; raw holds them
+                              only when they were loaded (lens_cube_read) */
     double *amount;        /* optional _measurements_amount.nc: L*P*P counts, NULL if absent */
     char **warnings;       /* nwarn messages about defects found and what was done */
     int nwarn;
     char *source;          /* prefix the cube was read from (for messages), may be NULL */
     int new_layout;        /* 1 if test_type was a string (plugins branch) */
     int written_by_mpilens; /* 1 if the files carry our attributes: no round-trip guessing */
+    const char *format;    /* the reader table row that read it ("network_test2", "packed"),
+                              static, NULL for a cube not read from a file */
 };
 
 /* Element (k, i, j) of statistic s. */
@@ -103,10 +107,21 @@ int lens_cube_length_index(const struct lens_cube *c, int bytes);
  * non-finite or negative delays) and records a warning for each. Called by the reader. */
 int lens_cube_repair(struct lens_cube *c, struct lens_err *e);
 
-/* Reading (cube_nc.c). input is a prefix ("dir/network"), a directory holding exactly one
- * prefix, or one "<prefix>_<stat>.nc" file. Reads all statistics present (median required
- * unless only one file is given), the hosts file, and _all.nc / _measurements_amount.nc. */
+/* Reading, in any format of the reader table (cube_readers.c): network_test2 NetCDF (cube_nc.c),
+ * where input is a prefix ("dir/network"), a directory holding exactly one prefix, or one
+ * "<prefix>_<stat>.nc" file, or a packed cube of mpilens compress (compress_nc.c). Reads all
+ * statistics present (median required unless only one file is given), the hosts, and for
+ * NetCDF _all.nc / _measurements_amount.nc. */
 int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e);
+/* Reads only the statistics of mask (bit s = statistic s; absent ones stay NULL), and the raw
+ * repeats and counts only with LENS_CUBE_EXTRAS: what a command uses. The matrices equal
+ * lens_cube_read's bit for bit; the warnings are those about the statistics read (all of
+ * lens_cube_read's when every statistic is). lens_cube_read is mask LENS_CUBE_ALL. */
+#define LENS_CUBE_EXTRAS (1u << LENS_STAT_COUNT)
+#define LENS_CUBE_ALL (((1u << LENS_STAT_COUNT) - 1) | LENS_CUBE_EXTRAS)
+int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **out, struct lens_err *e);
+/* Whether some row of the reader table recognises input (names and headers only, no data). */
+int lens_cube_probe(const char *input);
 /* Writes <prefix>_{average,median,deviation,min}.nc (those present) and <prefix>_hosts.txt
  * in the network_test2 layout plus descriptive global attributes. Each file goes through a
  * temporary name. extra_attrs: NULL-terminated list of name, value pairs (may be NULL). */
@@ -139,7 +154,7 @@ int lens_cube_writer_close(struct lens_cube_writer *w, struct lens_err *e);
  * files if not one length was complete, else they keep the complete lengths. Frees w. */
 void lens_cube_writer_abort(struct lens_cube_writer *w);
 
-/* Streaming reader (cube_stream.c): one P x P matrix of one statistic at a time, with the
+/* Streaming reader (cube_stream.c, opened through the reader table): one P x P matrix of one statistic at a time, with the
  * repairs of lens_cube_read applied, so that every matrix equals the one lens_cube_read would
  * give, bit for bit. Memory is O(P^2) whatever the number of lengths. Open reads the metadata
  * and the hosts, checks every file as lens_cube_read does (the _all.nc and
@@ -163,23 +178,5 @@ int lens_cube_stream_read(struct lens_cube_stream *st, int stat, int k, double *
 int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e);
 /* Closes the files and frees st and its metadata; NULL does nothing. */
 void lens_cube_stream_close(struct lens_cube_stream *st);
-
-/* cube_nc.c's side of the stream: the open statistic files of one cube, values unrepaired.
- * Not for use outside cube_nc.c and cube_stream.c. */
-struct lens_cube_ncfiles {
-    char *prefix;                   /* resolved prefix (owned) */
-    char *path[LENS_STAT_COUNT];    /* file of each statistic, NULL if absent (owned) */
-    int id[LENS_STAT_COUNT];        /* NetCDF ids, -1 if absent */
-    int var[LENS_STAT_COUNT];       /* the data variable */
-    int procs, nlen;
-};
-/* Opens and checks the files as lens_cube_read does and reads the hosts: *meta has no data. */
-int lens_cube_ncfiles_open(const char *input, struct lens_cube **meta, struct lens_cube_ncfiles *f,
-                           struct lens_err *e);
-/* Matrix k of statistic stat (P x P), or its diagonal (P values). */
-int lens_cube_ncfiles_get(const struct lens_cube_ncfiles *f, int stat, int k, double *mat, struct lens_err *e);
-int lens_cube_ncfiles_diagonal(const struct lens_cube_ncfiles *f, int stat, int k, double *diag,
-                               struct lens_err *e);
-void lens_cube_ncfiles_close(struct lens_cube_ncfiles *f);
 
 #endif

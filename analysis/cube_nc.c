@@ -1,8 +1,9 @@
 /* network_test2's NetCDF layout, reading: both layouts (int test_type and the plugins
  * branch's char test_type(strings), with _all.nc raw repeats and _measurements_amount.nc),
- * whole (lens_cube_read) or file by file for the streaming reader of cube_stream.c.
- * Writing the classic layout is in cube_write.c (docs/methods.md §1). */
-#include "cube.h"
+ * whole (lens_cube_nc_read) or matrix by matrix for the streaming reader of cube_stream.c.
+ * It is the first row of the reader table (cube_readers.c). Writing the classic layout is in
+ * cube_write.c (docs/methods.md §1). */
+#include "cube_readers.h"
 #include "nc_guard.h"
 
 #include <dirent.h>
@@ -16,6 +17,24 @@
 #include <sys/stat.h>
 
 static const char *const file_stats[LENS_STAT_COUNT] = {"average", "median", "deviation", "min"};
+
+/* Every file name of one result, after the prefix: the statistics (in lens_stat order), the
+ * two companions of the newer layout, and the hosts. The one list the probe, the prefix
+ * resolution and lens_cube_exists share. */
+enum { SUFFIX_ALL = LENS_STAT_COUNT, SUFFIX_AMOUNT, SUFFIX_HOSTS, SUFFIX_COUNT };
+static const char *const suffixes[SUFFIX_COUNT] = {"_average.nc", "_median.nc", "_deviation.nc", "_min.nc",
+                                                   "_all.nc", "_measurements_amount.nc", "_hosts.txt"};
+
+/* The open statistic files of one cube, values unrepaired: the state of the stream source. */
+struct ncfiles {
+    char *prefix;                   /* resolved prefix (owned) */
+    char *path[LENS_STAT_COUNT];    /* file of each statistic, NULL if absent (owned) */
+    int id[LENS_STAT_COUNT];        /* NetCDF ids, -1 if absent */
+    int var[LENS_STAT_COUNT];       /* the data variable */
+    int procs, nlen;
+};
+
+static void ncfiles_close(struct ncfiles *f);
 
 static int is_file(const char *p)
 {
@@ -41,10 +60,8 @@ static char *path_join(const char *prefix, const char *suffix)
 /* "<prefix>_<suffix>.nc" when name ends that way: returns the prefix length, else 0. */
 static size_t strip_suffix(const char *name)
 {
-    static const char *const suffixes[] = {"_average.nc", "_median.nc", "_deviation.nc", "_min.nc",
-                                           "_all.nc", "_measurements_amount.nc"};
     size_t n = strlen(name);
-    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+    for (size_t i = 0; i < SUFFIX_HOSTS; i++) {
         size_t m = strlen(suffixes[i]);
         if (n > m && !strcmp(name + n - m, suffixes[i]))
             return n - m;
@@ -63,7 +80,7 @@ static int prefix_from_dir(const char *dir, char **prefix, struct lens_err *e)
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         size_t m = strip_suffix(de->d_name);
-        if (!m || strstr(de->d_name, "_all.nc") || strstr(de->d_name, "_measurements_amount.nc"))
+        if (!m || strstr(de->d_name, suffixes[SUFFIX_ALL]) || strstr(de->d_name, suffixes[SUFFIX_AMOUNT]))
             continue;
         size_t n = strlen(dir) + m + 2;
         char *p = lens_malloc(n);
@@ -371,9 +388,8 @@ static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *
 static int read_extras(struct lens_cube *c, const char *prefix, const struct ncmeta *ref,
                        const char *refpath, struct lens_err *e)
 {
-    static const char *const names[2] = {"_all.nc", "_measurements_amount.nc"};
     for (int which = 0; which < 2; which++) {
-        char *path = path_join(prefix, names[which]);
+        char *path = path_join(prefix, suffixes[SUFFIX_ALL + which]);
         if (!path)
             return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
         if (!is_file(path)) {
@@ -415,7 +431,7 @@ static int read_extras(struct lens_cube *c, const char *prefix, const struct ncm
 /* Opens every statistic file of input and checks them against each other, as one cube: *out
  * gets the metadata (no data, no hosts) and the reader's warnings, f the open files, ref what
  * the first file said. On failure everything is closed and freed. */
-static int files_open(const char *input, struct lens_cube **out, struct lens_cube_ncfiles *f,
+static int files_open(const char *input, struct lens_cube **out, struct ncfiles *f,
                       struct ncmeta *ref, struct lens_err *e)
 {
     *out = NULL;
@@ -429,9 +445,7 @@ static int files_open(const char *input, struct lens_cube **out, struct lens_cub
     struct lens_cube *c = NULL;
     const char *refpath = NULL;
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
-        char suffix[32];
-        snprintf(suffix, sizeof suffix, "_%s.nc", file_stats[s]);
-        char *path = path_join(f->prefix, suffix);
+        char *path = path_join(f->prefix, suffixes[s]);
         if (!path) {
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->prefix);
             break;
@@ -472,12 +486,12 @@ static int files_open(const char *input, struct lens_cube **out, struct lens_cub
                  : lens_err_set(e, LENS_ENOMEM, "out of memory");
     }
     if (rc == LENS_OK && !c) {
-        char *path = path_join(f->prefix, "_median.nc");
+        char *path = path_join(f->prefix, suffixes[LENS_STAT_MEDIAN]);
         rc = lens_err_set(e, LENS_EIO, "%s: no such file", path ? path : f->prefix);
         lens_free(path);
     }
     if (rc != LENS_OK) {
-        lens_cube_ncfiles_close(f);
+        ncfiles_close(f);
         lens_cube_free(c);
         return rc;
     }
@@ -487,7 +501,7 @@ static int files_open(const char *input, struct lens_cube **out, struct lens_cub
     return LENS_OK;
 }
 
-void lens_cube_ncfiles_close(struct lens_cube_ncfiles *f)
+static void ncfiles_close(struct ncfiles *f)
 {
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
         if (f->id[s] >= 0)
@@ -501,14 +515,13 @@ void lens_cube_ncfiles_close(struct lens_cube_ncfiles *f)
 }
 
 /* The companions are only checked here: a stream never reads raw repeats or counts. */
-static int check_extras(const struct lens_cube_ncfiles *f, const struct ncmeta *ref, struct lens_err *e)
+static int check_extras(const struct ncfiles *f, const struct ncmeta *ref, struct lens_cube *c, struct lens_err *e)
 {
-    static const char *const names[2] = {"_all.nc", "_measurements_amount.nc"};
     const char *refpath = NULL;
     for (int s = 0; s < LENS_STAT_COUNT && !refpath; s++)
         refpath = f->path[s];
     for (int which = 0; which < 2; which++) {
-        char *path = path_join(f->prefix, names[which]);
+        char *path = path_join(f->prefix, suffixes[SUFFIX_ALL + which]);
         if (!path)
             return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->prefix);
         int rc = LENS_OK;
@@ -518,6 +531,8 @@ static int check_extras(const struct lens_cube_ncfiles *f, const struct ncmeta *
             rc = open_stat(path, which == 0 ? 4 : 3, &id, &var, &m, e);
             if (rc == LENS_OK)
                 rc = same_shape(ref, &m, refpath, path, e);
+            if (rc == LENS_OK && which == 0)
+                c->nraw = m.nraw; /* how many there are, for the summary; never read here */
             if (id >= 0)
                 nc_close(id);
         }
@@ -528,8 +543,8 @@ static int check_extras(const struct lens_cube_ncfiles *f, const struct ncmeta *
     return LENS_OK;
 }
 
-int lens_cube_ncfiles_open(const char *input, struct lens_cube **meta, struct lens_cube_ncfiles *f,
-                           struct lens_err *e)
+/* Opens and checks the files as lens_cube_nc_read does and reads the hosts: *meta has no data. */
+static int ncfiles_open(const char *input, struct lens_cube **meta, struct ncfiles *f, struct lens_err *e)
 {
     struct ncmeta ref;
     struct lens_cube *c;
@@ -537,9 +552,9 @@ int lens_cube_ncfiles_open(const char *input, struct lens_cube **meta, struct le
     if (rc != LENS_OK)
         return rc;
     if ((rc = read_hosts(c, f->prefix, e)) == LENS_OK)
-        rc = check_extras(f, &ref, e);
+        rc = check_extras(f, &ref, c, e);
     if (rc != LENS_OK) {
-        lens_cube_ncfiles_close(f);
+        ncfiles_close(f);
         lens_cube_free(c);
         return rc;
     }
@@ -547,8 +562,10 @@ int lens_cube_ncfiles_open(const char *input, struct lens_cube **meta, struct le
     return LENS_OK;
 }
 
-int lens_cube_ncfiles_get(const struct lens_cube_ncfiles *f, int stat, int k, double *mat, struct lens_err *e)
+/* Matrix k of statistic stat (P x P): the source's get. */
+static int ncfiles_get(void *state, int stat, int k, double *mat, struct lens_err *e)
 {
+    const struct ncfiles *f = state;
     if (stat < 0 || stat >= LENS_STAT_COUNT || f->id[stat] < 0 || k < 0 || k >= f->nlen)
         return lens_err_set(e, LENS_EINVAL, "%s: no statistic %s at length index %d",
                             f->prefix ? f->prefix : "cube", lens_cube_stat_name(stat), k);
@@ -560,9 +577,10 @@ int lens_cube_ncfiles_get(const struct lens_cube_ncfiles *f, int stat, int k, do
     return LENS_OK;
 }
 
-int lens_cube_ncfiles_diagonal(const struct lens_cube_ncfiles *f, int stat, int k, double *diag,
-                               struct lens_err *e)
+/* Its diagonal (P values): the source's diagonal. */
+static int ncfiles_diagonal(void *state, int stat, int k, double *diag, struct lens_err *e)
 {
+    const struct ncfiles *f = state;
     if (stat < 0 || stat >= LENS_STAT_COUNT || f->id[stat] < 0 || k < 0 || k >= f->nlen)
         return lens_err_set(e, LENS_EINVAL, "%s: no statistic %s at length index %d",
                             f->prefix ? f->prefix : "cube", lens_cube_stat_name(stat), k);
@@ -578,10 +596,67 @@ int lens_cube_ncfiles_diagonal(const struct lens_cube_ncfiles *f, int stat, int 
     return LENS_OK;
 }
 
-int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e)
+static void ncfiles_free(void *state)
+{
+    ncfiles_close(state);
+    lens_free(state);
+}
+
+int lens_cube_nc_stream_open(const char *input, struct lens_cube_stream **out, struct lens_err *e)
 {
     *out = NULL;
-    struct lens_cube_ncfiles f;
+    struct ncfiles *f = lens_calloc(1, sizeof *f);
+    if (!f)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
+    struct lens_cube *meta;
+    int rc = ncfiles_open(input, &meta, f, e);
+    if (rc != LENS_OK) {
+        lens_free(f);
+        return rc;
+    }
+    unsigned mask = 0;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (f->id[s] >= 0)
+            mask |= 1u << s;
+    struct lens_cube_source src = {f, ncfiles_get, ncfiles_diagonal, ncfiles_free};
+    return lens_cube_stream_new(meta, mask, &src, out, e);
+}
+
+/* A directory, a file named <prefix>_<stat>.nc (or a companion), or a prefix with one of the
+ * files: the names alone decide, so a missing prefix still gets this row's messages. */
+int lens_cube_nc_probe(const char *input)
+{
+    if (is_dir(input)) {
+        /* a folder is ours when it holds a statistic file (which prefix is the reader's business) */
+        DIR *d = opendir(input);
+        struct dirent *de;
+        int found = 0;
+        while (d && !found && (de = readdir(d)) != NULL)
+            for (int s = 0; s < LENS_STAT_COUNT && !found; s++) {
+                size_t n = strlen(de->d_name), m = strlen(suffixes[s]);
+                found = n > m && !strcmp(de->d_name + n - m, suffixes[s]);
+            }
+        if (d)
+            closedir(d);
+        return found;
+    }
+    if (strip_suffix(input))
+        return is_file(input);
+    /* no allocation: a probe cannot fail, and an allocation failure must reach the reader */
+    char p[PATH_MAX];
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        if (snprintf(p, sizeof p, "%s%s", input, suffixes[s]) >= (int)sizeof p)
+            return 1; /* too long for a path: this row says so */
+        if (is_file(p))
+            return 1;
+    }
+    return 0;
+}
+
+int lens_cube_nc_read(const char *input, struct lens_cube **out, struct lens_err *e)
+{
+    *out = NULL;
+    struct ncfiles f;
     struct ncmeta ref;
     struct lens_cube *c;
     int rc = files_open(input, &c, &f, &ref, e);
@@ -605,7 +680,7 @@ int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e
         rc = read_extras(c, f.prefix, &ref, refpath, e);
     if (rc == LENS_OK)
         rc = lens_cube_repair(c, e);
-    lens_cube_ncfiles_close(&f);
+    ncfiles_close(&f);
     if (rc != LENS_OK) {
         lens_cube_free(c);
         return rc;
@@ -616,10 +691,10 @@ int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e
 
 int lens_cube_exists(const char *prefix)
 {
-    static const char *const names[] = {"_average.nc", "_median.nc", "_deviation.nc", "_min.nc",
-                                        "_all.nc", "_hosts.txt"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char *p = path_join(prefix, names[i]);
+    for (int i = 0; i < SUFFIX_COUNT; i++) {
+        if (i == SUFFIX_AMOUNT)
+            continue; /* never written by mpilens */
+        char *p = path_join(prefix, suffixes[i]);
         int found = p && is_file(p);
         lens_free(p);
         if (found)

@@ -8,8 +8,12 @@
  *     off-diagonal element, found exactly by a radix selection on the bits of the ratios, one
  *     pass over the average and median per 16 bits (old network_test2 files only).
  * Warnings are rebuilt at the end in lens_cube_read's order. tests/test_cube_stream.c checks
- * the equality on the reference files and on cubes with every defect. */
-#include "cube.h"
+ * the equality on the reference files and on cubes with every defect.
+ * The stream knows no format: a row of the reader table (cube_readers.h) hands it a
+ * lens_cube_source, and the table plans the repairs ("decided at open" above) right after.
+ * The same machinery loads the statistics a command asks for (lens_cube_read_stats) and
+ * whole cubes of formats without a reader of their own (lens_cube_read_streamed). */
+#include "cube_readers.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -18,8 +22,12 @@
 
 struct lens_cube_stream {
     struct lens_cube *meta;             /* metadata, data[] NULL; owns the warnings */
-    struct lens_cube_ncfiles f;
+    struct lens_cube_source src;        /* the format's open files (cube_readers.h) */
+    int procs, nlen;
+    const char *name;                   /* meta->source, or "cube": for messages */
+    double *scratch;                    /* P x P, for sources without a diagonal reader */
     unsigned mask;                      /* statistics present */
+    unsigned planned;                   /* statistics whose repairs are decided: readable */
     int zero_diag[LENS_STAT_COUNT];     /* the diagonal of statistic s is set to 0 */
     char diag_warn[LENS_STAT_COUNT][512]; /* its warning, "" if none */
     int halve;                          /* median and min hold a full round trip: times 0.5 */
@@ -34,14 +42,11 @@ static int is_garbage(double x)
     return !isfinite(x) || x < 0 || (x != 0 && fabs(x) < 1e-100) || x > 3600.0;
 }
 
-/* Reads matrix k of statistic s with the repairs; counts the off-diagonal ones once. halve: also
- * the round-trip correction (off while it is being decided). */
-static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat, int halve, struct lens_err *e)
+/* The repairs of matrix k of statistic s, in place; counts the off-diagonal ones once. halve:
+ * also the round-trip correction (off while it is being decided). */
+static void repair_matrix(struct lens_cube_stream *st, int s, int k, double *mat, int halve)
 {
-    int rc = lens_cube_ncfiles_get(&st->f, s, k, mat, e);
-    if (rc != LENS_OK)
-        return rc;
-    size_t P = (size_t)st->f.procs;
+    size_t P = (size_t)st->procs;
     if (st->zero_diag[s])
         for (size_t i = 0; i < P; i++)
             mat[i * P + i] = 0.0;
@@ -54,28 +59,57 @@ static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat,
                 bad++;
             }
         }
-    long *b = &st->bad[(size_t)s * st->f.nlen + k];
+    long *b = &st->bad[(size_t)s * st->nlen + k];
     if (*b < 0)
         *b = bad;
     if (halve && st->halve && (s == LENS_STAT_MEDIAN || s == LENS_STAT_MIN))
         for (size_t x = 0; x < P * P; x++)
             mat[x] *= 0.5;
-    return LENS_OK;
+}
+
+/* Reads matrix k of statistic s with the repairs. */
+static int read_repaired(struct lens_cube_stream *st, int s, int k, double *mat, int halve, struct lens_err *e)
+{
+    int rc = st->src.get(st->src.state, s, k, mat, e);
+    if (rc == LENS_OK)
+        repair_matrix(st, s, k, mat, halve);
+    return rc;
+}
+
+/* The P diagonal values of matrix k of statistic s, unrepaired. */
+static int read_diagonal(struct lens_cube_stream *st, int s, int k, double *diag, struct lens_err *e)
+{
+    size_t P = (size_t)st->procs;
+    /* a statistic being loaded whole (load_stats) is in memory, unrepaired: no second read */
+    const double *held = st->meta->data[s];
+    if (held) {
+        for (size_t i = 0; i < P; i++)
+            diag[i] = held[((size_t)k * P + i) * P + i];
+        return LENS_OK;
+    }
+    if (st->src.diagonal)
+        return st->src.diagonal(st->src.state, s, k, diag, e);
+    if (!st->scratch && !(st->scratch = lens_malloc(P * P * sizeof *st->scratch)))
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
+    int rc = st->src.get(st->src.state, s, k, st->scratch, e);
+    for (size_t i = 0; i < P && rc == LENS_OK; i++)
+        diag[i] = st->scratch[i * P + i];
+    return rc;
 }
 
 /* Replays cube.c's repair_diagonal over the statistics in order. */
-static int plan_diagonal(struct lens_cube_stream *st, struct lens_err *e)
+static int plan_diagonal(struct lens_cube_stream *st, unsigned need, struct lens_err *e)
 {
-    int P = st->f.procs, L = st->f.nlen;
+    int P = st->procs, L = st->nlen;
     long garbage[LENS_STAT_COUNT] = {0}, nonzero[LENS_STAT_COUNT] = {0};
     double gex[LENS_STAT_COUNT] = {0}, nzex[LENS_STAT_COUNT] = {0};
     double *diag = lens_malloc((size_t)P * sizeof *diag);
     if (!diag)
-        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
     int rc = LENS_OK;
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++)
-        for (int k = 0; k < L && rc == LENS_OK && (st->mask >> s & 1); k++) {
-            rc = lens_cube_ncfiles_diagonal(&st->f, s, k, diag, e);
+        for (int k = 0; k < L && rc == LENS_OK && (need >> s & 1); k++) {
+            rc = read_diagonal(st, s, k, diag, e);
             for (int i = 0; i < P && rc == LENS_OK; i++) {
                 double x = diag[i];
                 if (is_garbage(x) && !garbage[s]++)
@@ -92,7 +126,7 @@ static int plan_diagonal(struct lens_cube_stream *st, struct lens_err *e)
     for (int s = 0; s < 2; s++)
         zero[s] = (st->mask >> s & 1) && nonzero[s] == 0;
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
-        if (!(st->mask >> s & 1))
+        if (!(need >> s & 1))
             continue;
         /* with an unmeasured diagonal every non-zero value is bad (garbage is never zero) */
         int unmeasured = zero[LENS_STAT_AVERAGE] || zero[LENS_STAT_MEDIAN];
@@ -110,14 +144,7 @@ static int plan_diagonal(struct lens_cube_stream *st, struct lens_err *e)
     return LENS_OK;
 }
 
-/* Order-preserving integer key of a double and back (no NaN here). */
-static uint64_t key(double v)
-{
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    return b >> 63 ? ~b : b | 0x8000000000000000ULL;
-}
-
+/* lens_cube_order_key back to the double. */
 static double unkey(uint64_t k)
 {
     uint64_t b = k >> 63 ? k & 0x7FFFFFFFFFFFFFFFULL : ~k;
@@ -132,10 +159,10 @@ static double unkey(uint64_t k)
 static int ratio_pass(struct lens_cube_stream *st, double *avg, double *med, uint64_t prefix, int shift,
                       size_t *hist, size_t *n, struct lens_err *e)
 {
-    size_t P = (size_t)st->f.procs;
+    size_t P = (size_t)st->procs;
     memset(hist, 0, 65536 * sizeof *hist);
     *n = 0;
-    for (int k = 0; k < st->f.nlen; k++) {
+    for (int k = 0; k < st->nlen; k++) {
         int rc = read_repaired(st, LENS_STAT_AVERAGE, k, avg, 0, e);
         if (rc == LENS_OK)
             rc = read_repaired(st, LENS_STAT_MEDIAN, k, med, 0, e);
@@ -144,7 +171,7 @@ static int ratio_pass(struct lens_cube_stream *st, double *avg, double *med, uin
         for (size_t x = 0; x < P * P; x++) {
             if (x / P == x % P || !isfinite(avg[x]) || !isfinite(med[x]) || !(avg[x] > 0))
                 continue;
-            uint64_t kk = key(med[x] / avg[x]);
+            uint64_t kk = lens_cube_order_key(med[x] / avg[x]);
             (*n)++;
             if (shift < 48 && (kk >> (shift + 16)) != (prefix >> (shift + 16)))
                 continue;
@@ -183,7 +210,7 @@ static int plan_round_trip(struct lens_cube_stream *st, struct lens_err *e)
     size_t P2 = (size_t)c->procs * c->procs, n;
     double *avg = lens_malloc(P2 * sizeof *avg), *med = lens_malloc(P2 * sizeof *med);
     size_t *hist = lens_malloc(65536 * sizeof *hist);
-    int rc = avg && med && hist ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+    int rc = avg && med && hist ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
     double ratio = NAN, lo, hi;
     if (rc == LENS_OK)
         rc = ratio_pass(st, avg, med, 0, 48, hist, &n, e);
@@ -207,29 +234,30 @@ static int plan_round_trip(struct lens_cube_stream *st, struct lens_err *e)
     return LENS_OK;
 }
 
-int lens_cube_stream_open(const char *input, struct lens_cube_stream **out, struct lens_err *e)
+int lens_cube_stream_new(struct lens_cube *meta, unsigned mask, const struct lens_cube_source *src,
+                         struct lens_cube_stream **out, struct lens_err *e)
 {
     *out = NULL;
     struct lens_cube_stream *st = lens_calloc(1, sizeof *st);
-    if (!st)
-        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
-    int rc = lens_cube_ncfiles_open(input, &st->meta, &st->f, e);
-    if (rc != LENS_OK) {
-        lens_free(st);
+    if (!st) {
+        int rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", meta->source ? meta->source : "cube");
+        if (src->close)
+            src->close(src->state);
+        lens_cube_free(meta);
         return rc;
     }
-    for (int s = 0; s < LENS_STAT_COUNT; s++)
-        if (st->f.id[s] >= 0)
-            st->mask |= 1u << s;
-    size_t nb = (size_t)LENS_STAT_COUNT * st->f.nlen;
+    st->meta = meta;
+    st->src = *src;
+    st->mask = mask;
+    st->procs = meta->procs;
+    st->nlen = meta->nlen;
+    st->name = meta->source ? meta->source : "cube";
+    size_t nb = (size_t)LENS_STAT_COUNT * st->nlen;
+    int rc = LENS_OK;
     if (!(st->bad = lens_malloc(nb * sizeof *st->bad)))
-        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
     for (size_t x = 0; x < nb && rc == LENS_OK; x++)
         st->bad[x] = -1;
-    if (rc == LENS_OK)
-        rc = plan_diagonal(st, e);
-    if (rc == LENS_OK)
-        rc = plan_round_trip(st, e);
     if (rc != LENS_OK) {
         lens_cube_stream_close(st);
         return rc;
@@ -238,30 +266,50 @@ int lens_cube_stream_open(const char *input, struct lens_cube_stream **out, stru
     return LENS_OK;
 }
 
+int lens_cube_stream_plan(struct lens_cube_stream *st, unsigned want, struct lens_err *e)
+{
+    want &= st->mask;
+    /* a statistic's diagonal repair also looks at whether the average and median diagonals
+     * are zero (cube.c's order), so those two are read whatever is wanted */
+    unsigned need = want | (st->mask & (1u << LENS_STAT_AVERAGE | 1u << LENS_STAT_MEDIAN));
+    int rc = plan_diagonal(st, want ? need : 0, e);
+    /* halving touches median and min only */
+    if (rc == LENS_OK && (want & (1u << LENS_STAT_MEDIAN | 1u << LENS_STAT_MIN)))
+        rc = plan_round_trip(st, e);
+    if (rc == LENS_OK)
+        st->planned = want;
+    return rc;
+}
+
 const struct lens_cube *lens_cube_stream_meta(const struct lens_cube_stream *st) { return st->meta; }
 
 unsigned lens_cube_stream_stats(const struct lens_cube_stream *st) { return st->mask; }
 
+void lens_cube_stream_set_format(struct lens_cube_stream *st, const char *format) { st->meta->format = format; }
+
 int lens_cube_stream_read(struct lens_cube_stream *st, int stat, int k, double *mat, struct lens_err *e)
 {
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !(st->mask >> stat & 1) || k < 0 || k >= st->f.nlen)
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !(st->planned >> stat & 1) || k < 0 || k >= st->nlen)
         return lens_err_set(e, LENS_EINVAL, "%s: no statistic '%s' at length index %d (%d lengths)",
-                            st->f.prefix, lens_cube_stat_name(stat), k, st->f.nlen);
+                            st->name, lens_cube_stat_name(stat), k, st->nlen);
     return read_repaired(st, stat, k, mat, 1, e);
 }
 
-int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e)
+/* lens_cube_stream_end over the statistics of mask only: a reader that loads only some
+ * statistics neither reads nor judges the others. */
+static int stream_end(struct lens_cube_stream *st, unsigned mask, struct lens_err *e)
 {
     if (st->ended)
         return LENS_OK;
-    int P = st->f.procs, L = st->f.nlen;
+    mask &= st->planned;
+    int P = st->procs, L = st->nlen;
     double *scratch = NULL;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
-        for (int k = 0; k < L && (st->mask >> s & 1); k++) {
+        for (int k = 0; k < L && (mask >> s & 1); k++) {
             if (st->bad[(size_t)s * L + k] >= 0)
                 continue;
             if (!scratch && !(scratch = lens_malloc((size_t)P * P * sizeof *scratch)))
-                return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->f.prefix);
+                return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", st->name);
             int rc = read_repaired(st, s, k, scratch, 0, e);
             if (rc != LENS_OK) {
                 lens_free(scratch);
@@ -272,7 +320,7 @@ int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e)
     struct lens_cube *c = st->meta;
     const char *src = c->source ? c->source : "cube";
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
-        if (!(st->mask >> s & 1))
+        if (!(mask >> s & 1))
             continue;
         long bad = 0, total = (long)P * (P - 1) * L;
         for (int k = 0; k < L; k++)
@@ -295,12 +343,110 @@ int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e)
     return LENS_OK;
 }
 
+int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e) { return stream_end(st, st->mask, e); }
+
+/* Moves the statistics of mask into the stream's metadata, repaired, and hands it out: the
+ * matrices go straight into the cube, so nothing is held twice, and are repaired in place once
+ * the plan (which takes their diagonals from memory) is made. */
+static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cube **out, struct lens_err *e)
+{
+    struct lens_cube *c = st->meta;
+    size_t P2 = (size_t)st->procs * st->procs;
+    mask &= st->mask;
+    int rc = LENS_OK;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (!(mask >> s & 1))
+            continue;
+        if (!(c->data[s] = lens_malloc(P2 * st->nlen * sizeof(double))))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", st->name, P2 * st->nlen);
+        for (int k = 0; k < st->nlen && rc == LENS_OK; k++)
+            rc = st->src.get(st->src.state, s, k, c->data[s] + (size_t)k * P2, e);
+    }
+    /* only the diagonals the wanted statistics' repairs depend on are read */
+    if (rc == LENS_OK)
+        rc = lens_cube_stream_plan(st, mask, e);
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++)
+        for (int k = 0; k < st->nlen && (mask >> s & 1); k++)
+            repair_matrix(st, s, k, c->data[s] + (size_t)k * P2, 1);
+    if (rc == LENS_OK)
+        rc = stream_end(st, mask, e);
+    if (rc != LENS_OK)
+        return rc;
+    *out = c;
+    st->meta = NULL;
+    return LENS_OK;
+}
+
+/* Every statistic: the matrices as the source gives them, then cube.c's repairs over the
+ * whole cube, exactly lens_cube_read's order and warnings, without the diagonal passes a
+ * stream needs when it never holds the cube. */
+static int load_whole(struct lens_cube_stream *st, struct lens_cube **out, struct lens_err *e)
+{
+    struct lens_cube *c = st->meta;
+    size_t P2 = (size_t)st->procs * st->procs;
+    int rc = LENS_OK;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (!(st->mask >> s & 1))
+            continue;
+        if (!(c->data[s] = lens_malloc(P2 * st->nlen * sizeof(double))))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", st->name, P2 * st->nlen);
+        for (int k = 0; k < st->nlen && rc == LENS_OK; k++)
+            rc = st->src.get(st->src.state, s, k, c->data[s] + (size_t)k * P2, e);
+    }
+    if (rc == LENS_OK)
+        rc = lens_cube_repair(c, e);
+    if (rc != LENS_OK)
+        return rc;
+    *out = c;
+    st->meta = NULL;
+    return LENS_OK;
+}
+
+int lens_cube_read_streamed(const struct lens_cube_reader *row, const char *input, struct lens_cube **out,
+                            struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_cube_stream *st;
+    int rc = row->stream_open(input, &st, e);
+    if (rc != LENS_OK)
+        return rc;
+    rc = load_whole(st, out, e);
+    lens_cube_stream_close(st);
+    return rc;
+}
+
+int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **out, struct lens_err *e)
+{
+    *out = NULL;
+    const struct lens_cube_reader *row = lens_cube_readers_find(input);
+    /* everything: the row's own reader, which also loads the raw repeats */
+    if (mask == LENS_CUBE_ALL && row->read) {
+        int rc = row->read(input, out, e);
+        if (rc == LENS_OK)
+            (*out)->format = row->name;
+        return rc;
+    }
+    struct lens_cube_stream *st;
+    int rc = row->stream_open(input, &st, e);
+    if (rc != LENS_OK)
+        return rc;
+    st->meta->format = row->name;
+    if ((mask & 15u) == 15u) /* every statistic, no raw repeats: held whole, repaired whole */
+        rc = load_whole(st, out, e);
+    else
+        rc = load_stats(st, mask, out, e);
+    lens_cube_stream_close(st);
+    return rc;
+}
+
 void lens_cube_stream_close(struct lens_cube_stream *st)
 {
     if (!st)
         return;
-    lens_cube_ncfiles_close(&st->f);
+    if (st->src.close)
+        st->src.close(st->src.state);
     lens_cube_free(st->meta);
+    lens_free(st->scratch);
     lens_free(st->bad);
     lens_free(st);
 }

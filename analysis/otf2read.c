@@ -4,6 +4,7 @@
 #include "otf2read.h"
 
 #include "otf2evt.h"
+#include "../common/otf2names.h"
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
@@ -357,11 +358,11 @@ static int read_globals(struct state *s, OTF2_Reader *rd)
     for (int i = 0; i < s->nattr; i++) {
         uint32_t id = s->attr_name[i];
         const char *nm = id < t->nstrings && t->strings[id] ? t->strings[id] : "";
-        if (!strcmp(nm, "mpilens::callsite_module"))
+        if (!strcmp(nm, LENS_OTF2_ATTR_MODULE))
             s->ev.attr_module = s->attr_id[i];
-        if (!strcmp(nm, "mpilens::callsite_offset"))
+        if (!strcmp(nm, LENS_OTF2_ATTR_OFFSET))
             s->ev.attr_offset = s->attr_id[i];
-        if (!strcmp(nm, "mpilens::window"))
+        if (!strcmp(nm, LENS_OTF2_ATTR_WINDOW))
             s->ev.attr_window = s->attr_id[i];
     }
     if (t->nregions && !(t->regions = lens_calloc(t->nregions, sizeof(char *))))

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/otf2names.h"
 #include "callsite.h"
 #include "trace_defs.h"
 #include "trace_symbols.h"
@@ -163,11 +164,9 @@ static uint32_t gwin_of(const struct conv *c, uint64_t key)
 /* Strings in a fixed order, so every process gives them the same ids. */
 static int number_strings(struct conv *c)
 {
-    static const char *fixed[] = {"", "MPI", "mpilens::callsite_module",
-                                  "module path of the call site (ELF file)",
-                                  "mpilens::callsite_offset",
-                                  "call site: return address - 1 - load bias (ELF vaddr)",
-                                  "mpilens::window", "RMA window of the call", "machine",
+    static const char *fixed[] = {"", "MPI", LENS_OTF2_ATTR_MODULE, LENS_OTF2_ATTR_MODULE_DESCR,
+                                  LENS_OTF2_ATTR_OFFSET, LENS_OTF2_ATTR_OFFSET_DESCR,
+                                  LENS_OTF2_ATTR_WINDOW, LENS_OTF2_ATTR_WINDOW_DESCR, "machine",
                                   "mpilens", "node", "Master thread", "MPI_COMM_WORLD"};
     char buf[64];
     uint32_t id;
@@ -475,14 +474,12 @@ static void write_globals(struct conv *c, const uint64_t *nevents)
     OK2(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000u, lo, len, OTF2_UNDEFINED_TIMESTAMP));
     for (size_t i = 0; i < c->nstr; i++)
         OK2(OTF2_GlobalDefWriter_WriteString(g, (uint32_t)i, c->str[i]));
-    OK2(OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_MODULE, sid(c, "mpilens::callsite_module"),
-                                            sid(c, "module path of the call site (ELF file)"),
-                                            OTF2_TYPE_STRING));
-    OK2(OTF2_GlobalDefWriter_WriteAttribute(
-        g, ATTR_OFFSET, sid(c, "mpilens::callsite_offset"),
-        sid(c, "call site: return address - 1 - load bias (ELF vaddr)"), OTF2_TYPE_UINT64));
-    OK2(OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_WINDOW, sid(c, "mpilens::window"),
-                                            sid(c, "RMA window of the call"), OTF2_TYPE_RMA_WIN));
+    OK2(OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_MODULE, sid(c, LENS_OTF2_ATTR_MODULE),
+                                            sid(c, LENS_OTF2_ATTR_MODULE_DESCR), OTF2_TYPE_STRING));
+    OK2(OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_OFFSET, sid(c, LENS_OTF2_ATTR_OFFSET),
+                                            sid(c, LENS_OTF2_ATTR_OFFSET_DESCR), OTF2_TYPE_UINT64));
+    OK2(OTF2_GlobalDefWriter_WriteAttribute(g, ATTR_WINDOW, sid(c, LENS_OTF2_ATTR_WINDOW),
+                                            sid(c, LENS_OTF2_ATTR_WINDOW_DESCR), OTF2_TYPE_RMA_WIN));
     /* system tree: one machine, one node per host name (first seen order) */
     OK2(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, sid(c, "mpilens"), sid(c, "machine"),
                                                  OTF2_UNDEFINED_SYSTEM_TREE_NODE));

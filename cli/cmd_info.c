@@ -17,9 +17,10 @@ static void help(void)
 {
     printf("usage: mpilens info [--json] INPUT\n\n"
            "Summarises a latency cube. INPUT is a network_test2 prefix (dir/network), a directory\n"
-           "holding one result, or one <prefix>_median.nc file. Values are seconds over the\n"
-           "off-diagonal elements of every length; asymmetry is |A - A^T| / (A + A^T) of the\n"
-           "median (or the first statistic present).\n\n"
+           "holding one result, one <prefix>_median.nc file, or a packed cube written by\n"
+           "'mpilens compress'. Values are seconds over the off-diagonal elements of every\n"
+           "length; asymmetry is |A - A^T| / (A + A^T) of the median (or the first statistic\n"
+           "present).\n\n"
            "options:\n"
            "  --json      print the summary as JSON\n"
            "  -h, --help  show this help\n\n"
@@ -61,8 +62,11 @@ static void print_text(const struct lens_cube *c, const struct lens_summary *sum
     printf("mode:       %s (%s)\n", lens_cube_mode_name(c->mode), lens_cube_mode_semantics(c->mode));
     printf("lengths:    %d, from %d to %d bytes step %d\n", c->nlen, c->lengths[0],
            c->lengths[c->nlen - 1], c->step);
-    printf("repeats:    %d%s\n", c->repeats, c->raw ? " (raw repeats present)" : "");
-    printf("layout:     %s\n", c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic");
+    printf("repeats:    %d%s\n", c->repeats, c->nraw ? " (raw repeats present)" : "");
+    /* a packed cube keeps the network_test2 metadata but not its layout */
+    int packed = c->format && !strcmp(c->format, "packed");
+    printf("layout:     %s\n", packed ? "packed cube (mpilens compress; values within its bound)"
+                               : c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic");
     printf("\n%-10s %14s %14s %14s\n", "statistic", "min (s)", "median (s)", "max (s)");
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
         if (!c->data[s])
@@ -133,7 +137,7 @@ static void print_json(const struct lens_cube *c, const struct lens_summary *sum
     lens_json_key(&j, "semantics");
     lens_json_string(&j, lens_cube_mode_semantics(c->mode));
     lens_json_key(&j, "raw_repeats");
-    lens_json_int(&j, c->raw ? c->nraw : 0);
+    lens_json_int(&j, c->nraw);
     lens_json_key(&j, "source");
     lens_json_string(&j, c->source);
     lens_json_end_object(&j);
@@ -157,7 +161,8 @@ int cmd_info(int argc, char **argv)
     struct lens_err e;
     lens_err_clear(&e);
     struct lens_cube *c;
-    if (lens_cube_read(argv[optind], &c, &e) != LENS_OK)
+    /* every statistic, but not the raw repeats: only how many there are is shown */
+    if (lens_cube_read_stats(argv[optind], LENS_CUBE_ALL & ~LENS_CUBE_EXTRAS, &c, &e) != LENS_OK)
         return lens_cli_fail(&e);
     struct lens_summary sum[LENS_STAT_COUNT];
     double am = NAN, ax = NAN;

@@ -1,7 +1,8 @@
 /* mpilens report: reads one or more latency cubes and point-to-point sweeps and writes the
- * PDF report through render/report.c. An INPUT is a p2p sweep when it is a *_p2p.nc or
- * *_p2p.csv file or a PREFIX with PREFIX_p2p.nc or PREFIX_p2p.csv; a PREFIX that also holds a
- * cube gives both. */
+ * PDF report through render/report.c. What an INPUT is comes from the table `kinds` below:
+ * a cube when a row of the cube reader table recognises it (network_test2 NetCDF, packed
+ * cube), a p2p sweep when it is a *_p2p.nc or *_p2p.csv file or a PREFIX with PREFIX_p2p.nc
+ * or PREFIX_p2p.csv; a PREFIX that holds both gives both. */
 #include "cli.h"
 
 #include "../analysis/cube.h"
@@ -25,9 +26,10 @@ static void help(void)
            "structure of the machine (process groups against hosts, link clusters), the ranked\n"
            "anomalies, heatmaps for the first, middle and last length and the data-quality\n"
            "warnings; per sweep log-log plots of latency, bandwidth and message rate with tables.\n"
-           "A cube INPUT is a prefix (dir/network), a directory holding one result, or a\n"
-           "*_median.nc file; a sweep is the -f PREFIX of mpilens-bench -t p2p (PREFIX_p2p.nc or\n"
-           "PREFIX_p2p.csv exists) or one of those files.\n\n"
+           "A cube INPUT is a prefix (dir/network), a directory holding one result, a\n"
+           "*_median.nc file, or a packed cube of 'mpilens compress'; a sweep is the -f PREFIX\n"
+           "of mpilens-bench -t p2p (PREFIX_p2p.nc or PREFIX_p2p.csv exists) or one of those\n"
+           "files; an OTF2 trace is refused with the command that reports on it.\n\n"
            "options:\n"
            "  -o, --output FILE       the PDF to write (required)\n"
            "      --figures DIR       also write every figure as PNG and SVG into DIR:\n"
@@ -66,6 +68,62 @@ static int is_p2p(const char *input)
         return 1;
     snprintf(path, sizeof path, "%s_p2p.csv", input);
     return access(path, F_OK) == 0;
+}
+
+/* An OTF2 trace: the anchor file or the folder holding traces.otf2. */
+static int is_trace(const char *input)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/traces.otf2", input);
+    return ends_with(input, ".otf2") || access(path, F_OK) == 0;
+}
+
+static int load_cube(const char *name, struct lens_report_input *in, struct lens_err *e)
+{
+    struct lens_cube *c;
+    int rc = lens_cube_read(name, &c, e);
+    if (rc != LENS_OK)
+        return rc;
+    in->cube = c;
+    for (int w = 0; w < c->nwarn; w++)
+        lens_cli_warn("%s", c->warnings[w]);
+    return LENS_OK;
+}
+
+static int load_sweep(const char *name, struct lens_report_input *in, struct lens_err *e)
+{
+    struct lens_p2pfile *p;
+    int rc = lens_p2pfile_read(name, &p, e);
+    in->p2p = rc == LENS_OK ? p : NULL;
+    return rc;
+}
+
+/* A trace has its own report: say which instead of looking for a cube in it. */
+static int load_trace(const char *name, struct lens_report_input *in, struct lens_err *e)
+{
+    (void)in;
+    return lens_err_set(e, LENS_EINVAL, "%s: an OTF2 trace; 'mpilens problems %s -o REPORT.pdf' writes "
+                        "its report", name, name);
+}
+
+/* The kinds of INPUT, tried in order on every argument; every kind whose probe accepts it is
+ * loaded. An argument no probe accepts is read as a cube (the first row), whose messages say
+ * which file is missing. */
+static const struct input_kind {
+    const char *name;
+    int (*probe)(const char *input);
+    int (*load)(const char *input, struct lens_report_input *in, struct lens_err *e);
+} kinds[] = {
+    {"cube", lens_cube_probe, load_cube},
+    {"p2p sweep", is_p2p, load_sweep},
+    {"trace", is_trace, load_trace},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof *kinds))
+
+static void unload(struct lens_report_input *in)
+{
+    lens_cube_free((struct lens_cube *)in->cube);
+    lens_p2pfile_free((struct lens_p2pfile *)in->p2p);
 }
 
 /* Parses "512,4096,65536" into a lens_malloc'd array. */
@@ -151,40 +209,27 @@ int cmd_report(int argc, char **argv)
     }
     o.datadir = datadir;
     int nargs = argc - optind, nin = 0, rc = LENS_OK;
-    /* a prefix may hold both a cube and a sweep: room for two inputs per argument */
-    struct lens_report_input *in = lens_calloc((size_t)nargs * 2, sizeof *in);
-    struct lens_cube **cubes = lens_calloc((size_t)nargs * 2, sizeof *cubes);
-    struct lens_p2pfile **sweeps = lens_calloc((size_t)nargs * 2, sizeof *sweeps);
-    if (!in || !cubes || !sweeps)
+    /* an argument may be several kinds of input (a prefix holding a cube and a sweep) */
+    struct lens_report_input *in = lens_calloc((size_t)nargs * NKINDS, sizeof *in);
+    if (!in)
         rc = lens_err_set(&e, LENS_ENOMEM, "out of memory");
     for (int i = 0; i < nargs && rc == LENS_OK; i++) {
         const char *name = argv[optind + i];
-        int p2p = is_p2p(name);
-        if (!p2p || lens_cube_exists(name)) {
+        int any = 0;
+        for (int k = 0; k <= NKINDS && rc == LENS_OK; k++) {
+            /* k == NKINDS: no kind took it, so it is read as a cube for the message */
+            if (k < NKINDS ? !kinds[k].probe(name) : any)
+                continue;
+            any = 1;
             in[nin].name = name;
-            rc = lens_cube_read(name, &cubes[nin], &e);
-            if (rc != LENS_OK)
-                break;
-            in[nin].cube = cubes[nin];
-            for (int w = 0; w < cubes[nin]->nwarn; w++)
-                lens_cli_warn("%s", cubes[nin]->warnings[w]);
-            nin++;
-        }
-        if (p2p) {
-            in[nin].name = name;
-            rc = lens_p2pfile_read(name, &sweeps[nin], &e);
-            in[nin].p2p = sweeps[nin];
+            rc = kinds[k < NKINDS ? k : 0].load(name, &in[nin], &e);
             nin += rc == LENS_OK;
         }
     }
     if (rc == LENS_OK)
         rc = lens_report_write(&o, in, nin, output, &e);
-    for (int i = 0; cubes && sweeps && i < 2 * nargs; i++) {
-        lens_cube_free(cubes[i]);
-        lens_p2pfile_free(sweeps[i]);
-    }
-    lens_free(cubes);
-    lens_free(sweeps);
+    for (int i = 0; i < nin; i++)
+        unload(&in[i]);
     lens_free(in);
     lens_free(lengths);
     if (rc != LENS_OK)

@@ -4,6 +4,8 @@
 #ifndef LENS_SYNTH_OTF2_H
 #define LENS_SYNTH_OTF2_H
 
+#include "../common/otf2names.h"
+
 #include <otf2/otf2.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -239,10 +241,10 @@ static inline int synth_close(struct synth *s, const char *extra_string)
         OTF2_GlobalDefWriter_WriteString(g, (OTF2_StringRef)(i + 1), synth_region_names[i]);
     OTF2_GlobalDefWriter_WriteString(g, 40, "node");
     OTF2_GlobalDefWriter_WriteString(g, 41, "MPI_COMM_WORLD");
-    OTF2_GlobalDefWriter_WriteString(g, 42, "mpilens::callsite_module");
-    OTF2_GlobalDefWriter_WriteString(g, 43, "mpilens::callsite_offset");
+    OTF2_GlobalDefWriter_WriteString(g, 42, LENS_OTF2_ATTR_MODULE);
+    OTF2_GlobalDefWriter_WriteString(g, 43, LENS_OTF2_ATTR_OFFSET);
     OTF2_GlobalDefWriter_WriteString(g, 44, "win");
-    OTF2_GlobalDefWriter_WriteString(g, 45, "mpilens::window");
+    OTF2_GlobalDefWriter_WriteString(g, 45, LENS_OTF2_ATTR_WINDOW);
     if (extra_string)
         OTF2_GlobalDefWriter_WriteString(g, 100, extra_string);
     for (int r = 0; r < s->nranks; r++) {

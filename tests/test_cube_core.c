@@ -13,8 +13,40 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The median of large arrays (the radix path of lens_cube_median) against sorting: odd and
+ * even sizes, ties, a narrow range (few distinct top bits), negative values and zeros; the
+ * array stays a permutation of its values. */
+static void test_large_median(void)
+{
+    static const size_t sizes[] = {16384, 16385, 100000, 100001};
+    unsigned seed = 12345;
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++)
+        for (int kind = 0; kind < 4; kind++) {
+            size_t n = sizes[t];
+            double *v = malloc(n * sizeof *v), *ref = malloc(n * sizeof *ref);
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                double u = (seed >> 8) / 16777216.0;
+                v[i] = kind == 0 ? 3.5e-7 + 1e-8 * u                  /* narrow: one exponent */
+                     : kind == 1 ? (double)(int)(u * 5)                /* ties everywhere */
+                     : kind == 2 ? (u - 0.5) * 1e3                     /* negatives, both signs */
+                     : (i % 2 ? 0.0 : 1e-6 * u);                       /* half zeros */
+                ref[i] = v[i];
+            }
+            qsort(ref, n, sizeof *ref, cmp);
+            double want = n % 2 ? ref[n / 2] : 0.5 * (ref[n / 2 - 1] + ref[n / 2]);
+            double got = lens_cube_median(v, n);
+            LENS_TEST(got == want, "median n=%zu kind %d: %.17g, sorting gives %.17g", n, kind, got, want);
+            qsort(v, n, sizeof *v, cmp);
+            LENS_TEST(!memcmp(v, ref, n * sizeof *v), "median n=%zu kind %d: still a permutation", n, kind);
+            free(v);
+            free(ref);
+        }
+}
+
 int main(void)
 {
+    test_large_median();
     struct lens_err e;
     lens_err_clear(&e);
     struct lens_cube *c;
