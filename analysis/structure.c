@@ -25,16 +25,27 @@ void lens_structure_opts_default(struct lens_structure_opts *o)
     lens_anomaly_opts_default(&o->anomaly);
 }
 
-void lens_structure_release(struct lens_structure *s)
+/* Drops the tree parts after a failure kept in words, so that "no z" means "no tree". */
+static void drop_tree(struct lens_structure *s)
 {
-    if (!s)
-        return;
     lens_distmat_free(s->dm);
     lens_free(s->z);
     lens_free(s->order);
     lens_free(s->label);
     lens_free(s->group_size);
     lens_free(s->group_within);
+    s->dm = NULL;
+    s->z = NULL;
+    s->order = s->label = s->group_size = NULL;
+    s->group_within = NULL;
+    s->k = 0;
+}
+
+void lens_structure_release(struct lens_structure *s)
+{
+    if (!s)
+        return;
+    drop_tree(s);
     lens_free(s->matrix);
     lens_newick_free(s->nj);
     lens_links_free(s->links);
@@ -129,22 +140,6 @@ static int tree(struct lens_structure *s, const struct lens_structure_opts *o, s
                       : lens_err_set(te, LENS_ENOMEM, "out of memory for %d processes", n);
     }
     return rc == LENS_OK ? group_stats(s, te) : rc;
-}
-
-/* Drops the tree parts after a failure kept in words, so that "no z" means "no tree". */
-static void drop_tree(struct lens_structure *s)
-{
-    lens_distmat_free(s->dm);
-    lens_free(s->z);
-    lens_free(s->order);
-    lens_free(s->label);
-    lens_free(s->group_size);
-    lens_free(s->group_within);
-    s->dm = NULL;
-    s->z = NULL;
-    s->order = s->label = s->group_size = NULL;
-    s->group_within = NULL;
-    s->k = 0;
 }
 
 /* The median over lengths of statistic stat per element (NAN when none is finite). */
