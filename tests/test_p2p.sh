@@ -80,8 +80,11 @@ check_eq "latency at 0 B below 100 us" "$(sed -n 2p "$TMP/rel.txt")" "lat0_ok"
 # machine only ever slow a window down, so the best shows the transport), ranked against size
 # from 1 KiB to 1 MiB (the rank correlation is printed, not judged: shared memory has dips, e.g.
 # at 64 KiB, that OSU's osu_bw shows too, and load scrambles the middle sizes), and the best of
-# 256 KiB..1 MiB must be over 2x the best of 1..2 KiB (about 4.5x idle). Several sizes per group, so one
-# stalled size cannot decide, and under heavy load one fresh sweep is allowed before failing.
+# 256 KiB..1 MiB must be over 2x the best of 64..256 B (5.9x here). Not 1..2 KiB: Open MPI's
+# shared-memory transport buffers messages below its 4 KiB eager limit, and on this machine the
+# best 1-2 KiB windows reached 12.9-18.6 GB/s against 15.7-16.4 GB/s at 256 KiB..1 MiB, so a
+# ratio there measures the eager buffers, not whether bandwidth grows. Several sizes per group,
+# so one stalled size cannot decide, and under heavy load one fresh sweep is allowed.
 cat >"$TMP/bw.py" <<'PYEOF'
 import sys, csv, numpy as np
 rows = list(csv.DictReader(open(sys.argv[1] + "_p2p.csv")))
@@ -90,7 +93,7 @@ bw = np.array([float(r["bandwidth_max_Bps"]) for r in rows])
 sel = (sizes >= 1024) & (sizes <= 1 << 20)
 ranks = lambda x: np.argsort(np.argsort(x))
 rho = np.corrcoef(ranks(sizes[sel]), ranks(bw[sel]))[0, 1]
-grow = bw[(sizes >= 1 << 18) & (sizes <= 1 << 20)].max() / bw[(sizes >= 1024) & (sizes <= 2048)].max()
+grow = bw[(sizes >= 1 << 18) & (sizes <= 1 << 20)].max() / bw[(sizes >= 64) & (sizes <= 256)].max()
 # rho is printed for diagnosis only: under heavy load it fell to 0.44 while growth stayed 4.4x
 print("bw_ok" if grow > 2 else "bw rho %.2f growth %.2f" % (rho, grow))
 PYEOF
@@ -101,7 +104,7 @@ if [ "$bw" != bw_ok ]; then
     bw="$bw; again: $($PY "$TMP/bw.py" "$TMP/again/pair")"
     case "$bw" in *"again: bw_ok") bw=bw_ok ;; esac
 fi
-check_eq "bandwidth grows from 1 KiB to 1 MiB" "$bw" "bw_ok"
+check_eq "bandwidth grows from 64-256 B to 256 KiB-1 MiB" "$bw" "bw_ok"
 # The check can fail: the same CSV with the bandwidth of a formula that forgot s (B = k/T,
 # i.e. the message rate) does not pass it.
 mkdir -p "$TMP/flat"
