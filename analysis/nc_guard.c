@@ -271,6 +271,23 @@ static unsigned type_size(const struct rd *r, unsigned long long t)
     return t >= 1 && t <= (r->cdf5 ? 11u : 6u) ? sizes[t] : 0;
 }
 
+/* Reads the name of entry idx of a list (kind, e.g. "variable") into nm, for messages, and
+ * adds it to h: a repeated name is an error, since libnetcdf 4.9 silently resolves it to the
+ * last entry of that name. Returns 0, or -1 when reading stopped (r->rc says why). */
+static int get_unique_name(struct rd *r, struct names *h, const char *kind, const char *plural,
+                           unsigned long long idx, char *nm, size_t cap)
+{
+    size_t at, len;
+    get_name(r, kind, idx, &at, &len);
+    if (r->rc != LENS_OK)
+        return -1;
+    show(r, at, len, nm, cap);
+    int dup = names_add(r, h, at, len);
+    if (dup > 0)
+        fail(r, "two %s are named '%s'", plural, nm);
+    return dup ? -1 : 0;
+}
+
 static void get_atts(struct rd *r, const char *owner)
 {
     char kind[160];
@@ -281,28 +298,21 @@ static void get_atts(struct rd *r, const char *owner)
     struct names h = {0};
     snprintf(kind, sizeof kind, "attribute of %s", owner);
     char nm[80];
+    char plural[160];
+    snprintf(plural, sizeof plural, "attributes of %s", owner);
     for (unsigned long long a = 0; a < n && r->rc == LENS_OK; a++) {
-        size_t at, len;
-        get_name(r, kind, a, &at, &len);
-        if (r->rc != LENS_OK)
+        if (get_unique_name(r, &h, kind, plural, a, nm, sizeof nm))
             break;
-        int dup = names_add(r, &h, at, len);
-        if (dup < 0)
-            break;
-        if (dup) {
-            fail(r, "two attributes of %s are named '%s'", owner, show(r, at, len, nm, sizeof nm));
-            break;
-        }
         r->what = kind;
         unsigned long long t = get_uint(r, 4), cnt = get_count(r, "an attribute's length"), bytes = 0;
         unsigned size = type_size(r, t);
         if (r->rc != LENS_OK)
             break;
         if (!size)
-            fail(r, "attribute '%s' of %s has an invalid type %llu", show(r, at, len, nm, sizeof nm), owner, t);
+            fail(r, "attribute '%s' of %s has an invalid type %llu", nm, owner, t);
         else if (!mul_ok(cnt, size, &bytes) || bytes > r->fsize - r->pos)
             fail(r, "attribute '%s' of %s declares %llu values, but the file holds %llu bytes",
-                 show(r, at, len, nm, sizeof nm), owner, cnt, r->fsize);
+                 nm, owner, cnt, r->fsize);
         else
             skip(r, bytes);
     }
@@ -331,19 +341,9 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
         return;
     struct names h = {0};
     for (unsigned long long v = 0; v < n && r->rc == LENS_OK; v++) {
-        size_t at, len;
         char nm[80], owner[120];
-        get_name(r, "variable", v, &at, &len);
-        if (r->rc != LENS_OK)
+        if (get_unique_name(r, &h, "variable", "variables", v, nm, sizeof nm))
             break;
-        show(r, at, len, nm, sizeof nm);
-        int dup = names_add(r, &h, at, len);
-        if (dup < 0)
-            break;
-        if (dup) {
-            fail(r, "two variables are named '%s'", nm);
-            break;
-        }
         snprintf(owner, sizeof owner, "variable '%s'", nm);
         r->what = owner;
         unsigned long long rank = get_count(r, "a variable's rank");
@@ -442,19 +442,9 @@ static int check_classic(struct rd *r, unsigned version)
             r->rc = lens_err_set(r->e, LENS_ENOMEM, "%s: out of memory reading the header", r->path);
             break;
         }
-        size_t at, len;
         char nm[80];
-        get_name(r, "dimension", d, &at, &len);
-        if (r->rc != LENS_OK)
+        if (get_unique_name(r, &h, "dimension", "dimensions", d, nm, sizeof nm))
             break;
-        show(r, at, len, nm, sizeof nm);
-        int dup = names_add(r, &h, at, len);
-        if (dup < 0)
-            break;
-        if (dup) {
-            fail(r, "two dimensions are named '%s'", nm);
-            break;
-        }
         r->what = "a dimension's size";
         dimlen[d] = get_count(r, "a dimension's size");
         if (r->rc == LENS_OK && dimlen[d] == 0) {
