@@ -345,14 +345,12 @@ static int stream_end(struct lens_cube_stream *st, unsigned mask, struct lens_er
 
 int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e) { return stream_end(st, st->mask, e); }
 
-/* Moves the statistics of mask into the stream's metadata, repaired, and hands it out: the
- * matrices go straight into the cube, so nothing is held twice, and are repaired in place once
- * the plan (which takes their diagonals from memory) is made. */
-static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cube **out, struct lens_err *e)
+/* Reads the matrices of the statistics in mask into st->meta, all lengths each, as the source
+ * gives them (no repair yet). */
+static int load_matrices(struct lens_cube_stream *st, unsigned mask, struct lens_err *e)
 {
     struct lens_cube *c = st->meta;
     size_t P2 = (size_t)st->procs * st->procs;
-    mask &= st->mask;
     int rc = LENS_OK;
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
         if (!(mask >> s & 1))
@@ -362,6 +360,18 @@ static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cu
         for (int k = 0; k < st->nlen && rc == LENS_OK; k++)
             rc = st->src.get(st->src.state, s, k, c->data[s] + (size_t)k * P2, e);
     }
+    return rc;
+}
+
+/* Moves the statistics of mask into the stream's metadata, repaired, and hands it out: the
+ * matrices go straight into the cube, so nothing is held twice, and are repaired in place once
+ * the plan (which takes their diagonals from memory) is made. */
+static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cube **out, struct lens_err *e)
+{
+    struct lens_cube *c = st->meta;
+    size_t P2 = (size_t)st->procs * st->procs;
+    mask &= st->mask;
+    int rc = load_matrices(st, mask, e);
     /* only the diagonals the wanted statistics' repairs depend on are read */
     if (rc == LENS_OK)
         rc = lens_cube_stream_plan(st, mask, e);
@@ -383,16 +393,7 @@ static int load_stats(struct lens_cube_stream *st, unsigned mask, struct lens_cu
 static int load_whole(struct lens_cube_stream *st, struct lens_cube **out, struct lens_err *e)
 {
     struct lens_cube *c = st->meta;
-    size_t P2 = (size_t)st->procs * st->procs;
-    int rc = LENS_OK;
-    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
-        if (!(st->mask >> s & 1))
-            continue;
-        if (!(c->data[s] = lens_malloc(P2 * st->nlen * sizeof(double))))
-            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", st->name, P2 * st->nlen);
-        for (int k = 0; k < st->nlen && rc == LENS_OK; k++)
-            rc = st->src.get(st->src.state, s, k, c->data[s] + (size_t)k * P2, e);
-    }
+    int rc = load_matrices(st, st->mask, e);
     if (rc == LENS_OK)
         rc = lens_cube_repair(c, e);
     if (rc != LENS_OK)
