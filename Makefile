@@ -6,7 +6,7 @@ CFLAGS  := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD 
 LDFLAGS := $(SANFLAGS)
 LIBS    := $(PKG_LIBS)
 
-LIB_SRC   := $(sort $(wildcard common/*.c analysis/*.c render/*.c))
+LIB_SRC   := $(sort $(wildcard common/*.c analysis/*/*.c render/*/*.c))
 CLI_SRC   := $(sort $(wildcard cli/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

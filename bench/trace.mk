@@ -3,8 +3,8 @@
 # $(BUILD)/lib/mpilens-trace-recover, and the MPI test programs tests/mpi/trace_*.c.
 TRACE_SO      := $(BUILD)/lib/libmpilens-trace.so
 TRACE_RECOVER := $(BUILD)/lib/mpilens-trace-recover
-TRACE_SRC     := bench/trace.c bench/trace_wrap.c bench/trace_coll.c bench/trace_otf2.c bench/trace_defs.c \
-                 bench/trace_func.c bench/trace_symbols.c bench/callsite.c bench/clocksync.c \
+TRACE_SRC     := bench/trace/trace.c bench/trace/trace_wrap.c bench/trace/trace_coll.c bench/trace/trace_otf2.c bench/trace/trace_defs.c \
+                 bench/trace/trace_func.c bench/trace/trace_symbols.c bench/trace/callsite.c bench/trace/clocksync.c \
                  common/err.c
 TRACE_PIC     := $(TRACE_SRC:%.c=$(BUILD)/pic/%.o)
 TRACE_OTF2     = $(OTF2_LIBS)
@@ -18,9 +18,9 @@ $(TRACE_SO): $(TRACE_PIC)
 	@mkdir -p $(dir $@)
 	$(MPICC) -shared $(LDFLAGS) -o $@ $(TRACE_PIC) $(TRACE_OTF2) -ldl
 
-$(TRACE_RECOVER): bench/trace_recover.c bench/trace_otf2.c bench/trace_defs.c bench/trace_symbols.c bench/callsite.c $(LIBMPILENS)
+$(TRACE_RECOVER): bench/trace/trace_recover.c bench/trace/trace_otf2.c bench/trace/trace_defs.c bench/trace/trace_symbols.c bench/trace/callsite.c $(LIBMPILENS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ bench/trace_recover.c bench/trace_otf2.c bench/trace_defs.c bench/trace_symbols.c bench/callsite.c \
+	$(CC) $(CFLAGS) -o $@ bench/trace/trace_recover.c bench/trace/trace_otf2.c bench/trace/trace_defs.c bench/trace/trace_symbols.c bench/trace/callsite.c \
 	    $(LIBMPILENS) $(TRACE_OTF2) -ldl
 
 # test programs: -O1 keeps the call sites the tests look up on their source lines

@@ -6,7 +6,7 @@
 #ifndef LENS_CLI_H
 #define LENS_CLI_H
 
-#include "../common/err.h"
+#include "common/err.h"
 
 #define LENS_COMMAND(name, summary)                                              \
     int cmd_##name(int argc, char **argv);                                       \

@@ -2,9 +2,9 @@
  * latency cube, ranked, each with its evidence in robust units. */
 #include "cli.h"
 
-#include "../analysis/anomaly.h"
-#include "../analysis/structure.h"
-#include "../common/json.h"
+#include "analysis/structure/anomaly.h"
+#include "analysis/structure/structure.h"
+#include "common/json.h"
 
 #include <getopt.h>
 #include <math.h>

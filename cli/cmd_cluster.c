@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/cube.h"
-#include "../analysis/distmat.h"
-#include "../analysis/hclust.h"
-#include "../analysis/newick.h"
-#include "../analysis/structure.h"
-#include "../render/dendrogram.h"
-#include "../render/treefig.h"
+#include "analysis/cube/cube.h"
+#include "analysis/structure/distmat.h"
+#include "analysis/structure/hclust.h"
+#include "analysis/structure/newick.h"
+#include "analysis/structure/structure.h"
+#include "render/fig/dendrogram.h"
+#include "render/fig/treefig.h"
 
 LENS_COMMAND(cluster, "hierarchical clustering of processes (scipy linkage Z, Newick)");
 

@@ -3,9 +3,9 @@
  * The cube is streamed: one P x P matrix in memory at a time (lens_cube_stream_read). */
 #include "cli.h"
 
-#include "../analysis/compress.h"
-#include "../common/json.h"
-#include "../render/slices.h"
+#include "analysis/cube/packed.h"
+#include "common/json.h"
+#include "render/fig/slices.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * defects, and writes it back in the classic layout with descriptive attributes. */
 #include "cli.h"
 
-#include "../analysis/cube.h"
+#include "analysis/cube/cube.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  * off-diagonal elements, asymmetry, and the defects found on reading. */
 #include "cli.h"
 
-#include "../analysis/cube.h"
-#include "../common/json.h"
+#include "analysis/cube/cube.h"
+#include "common/json.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -3,11 +3,11 @@
  * size, diameter and mean curve. */
 #include "cli.h"
 
-#include "../analysis/links.h"
-#include "../analysis/structure.h"
-#include "../render/linkcurves.h"
-#include "../render/linkmap.h"
-#include "../common/json.h"
+#include "analysis/structure/links.h"
+#include "analysis/structure/structure.h"
+#include "render/fig/linkcurves.h"
+#include "render/fig/linkmap.h"
+#include "common/json.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -3,9 +3,9 @@
  * time, as a table, JSON, CSV and a pie chart. */
 #include "cli.h"
 
-#include "../analysis/msgsize.h"
-#include "../analysis/p2pfile.h"
-#include "../render/pie.h"
+#include "analysis/trace/msgsize.h"
+#include "analysis/cube/p2pfile.h"
+#include "render/fig/pie.h"
 
 #include <getopt.h>
 #include <math.h>

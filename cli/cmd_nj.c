@@ -7,13 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../analysis/cube.h"
-#include "../analysis/distmat.h"
-#include "../analysis/newick.h"
-#include "../analysis/nj.h"
-#include "../analysis/structure.h"
-#include "../render/njtree.h"
-#include "../render/treefig.h"
+#include "analysis/cube/cube.h"
+#include "analysis/structure/distmat.h"
+#include "analysis/structure/newick.h"
+#include "analysis/structure/nj.h"
+#include "analysis/structure/structure.h"
+#include "render/fig/njtree.h"
+#include "render/fig/treefig.h"
 
 LENS_COMMAND(nj, "neighbor-joining tree of processes (Newick)");
 

@@ -3,11 +3,11 @@
  * optionally draws the timeline around the worst instance and writes the PDF report. */
 #include "cli.h"
 
-#include "../analysis/trace_analysis.h"
-#include "../common/datadir.h"
-#include "../render/problems_report.h"
-#include "../render/report.h"
-#include "../render/timeline.h"
+#include "analysis/trace/trace_analysis.h"
+#include "common/datadir.h"
+#include "render/doc/problems_report.h"
+#include "render/doc/report.h"
+#include "render/fig/timeline.h"
 
 #include <math.h>
 #include <getopt.h>

@@ -9,12 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../analysis/icappa.h"
-#include "../analysis/profile.h"
-#include "../analysis/profile_otf2.h"
-#include "../render/profile_plot.h"
-#include "../render/profile_report.h"
-#include "../render/report.h"
+#include "analysis/profile/icappa.h"
+#include "analysis/profile/profile.h"
+#include "analysis/profile/profile_otf2.h"
+#include "render/fig/profile_plot.h"
+#include "render/doc/profile_report.h"
+#include "render/doc/report.h"
 
 LENS_COMMAND(profile_clusters, "dominating functions and costly processes of a profile (ICAPPA)");
 
@@ -76,7 +76,7 @@ static int write_plots(const struct lens_profile *p, const struct lens_icappa *r
     return rc;
 }
 
-/* The PDF "Where the time goes" (render/profile_report.h), fonts and template from the data
+/* The PDF "Where the time goes" (render/doc/profile_report.h), fonts and template from the data
  * directory that `mpilens report` uses. */
 static int write_report(const struct lens_profile *p, const struct lens_icappa *r, const char *in,
                         const char *out, const char *title, struct lens_err *e)

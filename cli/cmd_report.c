@@ -1,13 +1,13 @@
 /* mpilens report: reads one or more latency cubes and point-to-point sweeps and writes the
- * PDF report through render/report.c. What an INPUT is comes from the table `kinds` below:
+ * PDF report through render/doc/report.c. What an INPUT is comes from the table `kinds` below:
  * a cube when a row of the cube reader table recognises it (network_test2 NetCDF, packed
  * cube), a p2p sweep when it is a *_p2p.nc or *_p2p.csv file or a PREFIX with PREFIX_p2p.nc
  * or PREFIX_p2p.csv; a PREFIX that holds both gives both. */
 #include "cli.h"
 
-#include "../analysis/cube.h"
-#include "../analysis/p2pfile.h"
-#include "../render/report.h"
+#include "analysis/cube/cube.h"
+#include "analysis/cube/p2pfile.h"
+#include "render/doc/report.h"
 
 #include <getopt.h>
 #include <limits.h>

@@ -16,12 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../analysis/marks.h"
-#include "../analysis/runs.h"
-#include "../common/json.h"
-#include "../render/report.h"
-#include "../render/scale_report.h"
-#include "../render/surface.h"
+#include "analysis/scale/marks.h"
+#include "analysis/scale/runs.h"
+#include "common/json.h"
+#include "render/doc/report.h"
+#include "render/doc/scale_report.h"
+#include "render/fig/surface.h"
 
 LENS_COMMAND(scale, "scalability: run a grid, Teplov's marks, efficiency surfaces, PDF report");
 
@@ -78,7 +78,7 @@ static void usage_scale(FILE *fp)
         "prints no time is recorded with status failed or timeout, never as a time.\n"
         "\n"
         "examples:\n"
-        "  mpilens scale run --procs 1,2 --sizes 200,400 --repeats 2 -o runs.csv -- build/bin/apps/matmul\n"
+        "  mpilens scale run --procs 1,2 --sizes 200,400 --repeats 2 -o runs.csv -- build/bin/samples/matmul\n"
         "  mpilens scale marks runs.csv\n"
         "  mpilens scale marks samples/scale/paper.csv --json\n"
         "  mpilens scale surface samples/scale/paper.csv --app matmul -o matmul.png\n"

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../analysis/stagelog.h"
-#include "../render/profile_plot.h"
+#include "analysis/profile/stagelog.h"
+#include "render/fig/profile_plot.h"
 
 LENS_COMMAND(stages, "tasks, waits, migrations and stage occupancy of a task-runtime stage log");
 

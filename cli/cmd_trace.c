@@ -6,8 +6,8 @@
  * ends early, and exits with the command's status. */
 #include "cli.h"
 
-#include "../analysis/otf2read.h"
-#include "../common/datadir.h"
+#include "analysis/trace/trace.h"
+#include "common/datadir.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -2,7 +2,7 @@
  * for bug reports and for the self-describing output files. */
 #include "cli.h"
 
-#include "../common/datadir.h"
+#include "common/datadir.h"
 
 #include <cairo.h>
 #include <gsl/gsl_version.h>

@@ -2,7 +2,7 @@
  * generated from the LENS_COMMAND lines of cli/cmd_*.c (see the Makefile), as git does. */
 #include "cli.h"
 
-#include "../render/report.h"
+#include "render/doc/report.h"
 
 #include <errno.h>
 #include <stdarg.h>

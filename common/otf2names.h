@@ -1,5 +1,5 @@
 /* The names mpilens gives its own OTF2 attributes: one place for the writer (the trace
- * collector, bench/trace_otf2.c) and the reader (analysis/otf2read.c), so a renamed or added
+ * collector, bench/trace/trace_otf2.c) and the reader (analysis/trace/trace.c), so a renamed or added
  * attribute cannot leave traces the reader no longer recognises. Plain strings, no OTF2 types:
  * either side includes this without pulling in the other. */
 #ifndef LENS_OTF2NAMES_H

@@ -40,12 +40,12 @@ pages=$(pdfinfo "$out/report.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
 say "done: $out/report.pdf ($pages pages), figures in $out/figures"
 
 # Scalability of the sample applications: a small grid measured live, then Teplov's marks.
-if [ -x "$BIN/apps/dot" ]; then
+if [ -x "$BIN/samples/dot" ]; then
     mkdir -p "$out/scale"
     say "measuring a small scalability grid of the sample applications (1, 2, 4 processes)"
     for spec in dot:1000000,4000000,16000000 matvec:1000,2000,4000 matmul:200,400,600 jacobi:128,256,512; do
         "$BIN/mpilens" scale run --procs 1,2,4 --sizes "${spec#*:}" --timeout 30 \
-            -o "$out/scale/${spec%%:*}.csv" -- "$BIN/apps/${spec%%:*}"
+            -o "$out/scale/${spec%%:*}.csv" -- "$BIN/samples/${spec%%:*}"
     done
     "$BIN/mpilens" scale report "$out"/scale/{dot,matvec,matmul,jacobi}.csv -o "$out/scale.pdf" \
         --figures "$out/scale/figures" --title "mpilens demo: scalability on $(hostname)"

@@ -1,6 +1,6 @@
 /* The reference for divisive link clustering in tests and benchmarks: the steps of
  * docs/methods.md §3 on a precomputed full N x N matrix of squared distances, the naive way that
- * analysis/links.c avoids. Shared by tests/test_links.c and tests/perf_links.c. */
+ * analysis/structure/links.c avoids. Shared by tests/test_links.c and tests/perf_links.c. */
 #ifndef LENS_LINKS_NAIVE_H
 #define LENS_LINKS_NAIVE_H
 

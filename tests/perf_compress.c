@@ -5,7 +5,7 @@
  *   perf_compress whole  PREFIX BOUND   lens_cube_read, then every statistic compressed
  *   perf_compress stream PREFIX BOUND   lens_cube_stream_read length by length
  * Prints: mode, seconds, MB of matrices, MB/s, packed ratio, peak RSS (MB). */
-#include "../analysis/compress.h"
+#include "analysis/cube/packed.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Timing driver for `make bench`: loads a cube N times and prints the median load time and
  * throughput. Usage: perf_cube PREFIX [REPEATS] */
-#include "../analysis/cube.h"
+#include "analysis/cube/cube.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,10 +12,10 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../analysis/distmat.h"
-#include "../analysis/hclust.h"
-#include "../analysis/newick.h"
-#include "../analysis/nj.h"
+#include "analysis/structure/distmat.h"
+#include "analysis/structure/hclust.h"
+#include "analysis/structure/newick.h"
+#include "analysis/structure/nj.h"
 
 static uint64_t state;
 static double urand(void)

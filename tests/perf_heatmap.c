@@ -2,7 +2,7 @@
  * 1024 x 1024 and 8192 x 8192 matrices (median of 3 runs), against the naive approach of one
  * cairo rectangle + fill per cell, measured in the same run on 1024 x 1024.
  * Usage: perf_heatmap FONT.ttf SCRATCH_DIR   (exit 1 when 8192 PNG misses the 2 s target) */
-#include "../render/heatmap.h"
+#include "render/fig/heatmap.h"
 
 #include <cairo.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * where kmeans_seconds is one lens_icappa_kmeans2 run with 10 restarts on the D_p matrix
  * (the figure comparable to scikit-learn's KMeans(n_init=10)). Usage: perf_icappa [P F [CSV]]
  * With CSV, the profile is also written there (for the peer in the bench script). */
-#include "../analysis/icappa.h"
-#include "../analysis/profile.h"
+#include "analysis/profile/icappa.h"
+#include "analysis/profile/profile.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

@@ -5,9 +5,9 @@
  *   perf_links naive P NODES B:E:S           full-matrix version: time, same partition?
  *   perf_links dump  P NODES B:E:S FILE      objects, weights and our labels for scipy
  *   perf_links compress P NODES B:E:S BOUND  streaming compression rate of each statistic */
-#include "../analysis/compress.h"
-#include "../analysis/links.h"
-#include "../analysis/synth.h"
+#include "analysis/cube/packed.h"
+#include "analysis/structure/links.h"
+#include "analysis/cube/synth.h"
 #include "links_naive.h"
 
 #include <math.h>

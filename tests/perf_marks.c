@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/marks.h"
-#include "../analysis/runs.h"
-#include "../render/surface.h"
+#include "analysis/scale/marks.h"
+#include "analysis/scale/runs.h"
+#include "render/fig/surface.h"
 
 #define N_APPS 100
 #define N_GRID 256

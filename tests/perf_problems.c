@@ -2,7 +2,7 @@
  * of about N events (8 ranks in a ring: computation, Isend/Irecv/Waitall with random
  * imbalance, an Allreduce every 10 iterations), then times reading and problem detection.
  * usage: perf_problems DIR [EVENTS]   prints "key value" lines. */
-#include "../analysis/problems.h"
+#include "analysis/trace/problems.h"
 #include "synth_otf2.h"
 
 #include <otf2/OTF2_Events.h>

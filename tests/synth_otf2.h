@@ -4,7 +4,7 @@
 #ifndef LENS_SYNTH_OTF2_H
 #define LENS_SYNTH_OTF2_H
 
-#include "../common/otf2names.h"
+#include "common/otf2names.h"
 
 #include <otf2/otf2.h>
 #include <stdint.h>

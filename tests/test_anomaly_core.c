@@ -1,8 +1,8 @@
-/* Tests for analysis/anomaly.c on cubes with known faults: the synthetic generator's slow node
+/* Tests for analysis/structure/anomaly.c on cubes with known faults: the synthetic generator's slow node
  * and bad link, an asymmetric pair and a two-way bad link edited into a clean cube, a protocol
  * switch built by hand; a clean cube must give nothing; errors and allocation failures. */
-#include "../analysis/anomaly.h"
-#include "../analysis/synth.h"
+#include "analysis/structure/anomaly.h"
+#include "analysis/cube/synth.h"
 #include "lens_test.h"
 
 #include <math.h>

@@ -1,9 +1,9 @@
-/* Tests for analysis/compress.c and compress_nc.c: the error bound on every element of
+/* Tests for analysis/cube/packed.c and packed_nc.c: the error bound on every element of
  * synthetic and random cubes at several bounds, independently recomputed; a ratio above 1 on
  * a structured cube; a merge and a split across lengths, each seen as such; special values;
  * lossless at bound 0; the file round trip; corrupted files; errors and allocation failures. */
-#include "../analysis/compress.h"
-#include "../analysis/synth.h"
+#include "analysis/cube/packed.h"
+#include "analysis/cube/synth.h"
 #include "lens_test.h"
 
 #include <math.h>

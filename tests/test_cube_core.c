@@ -1,7 +1,7 @@
 /* Cube statistics by hand, selection against sorting, and allocation-failure injection over
  * every constructor (reader, synthetic generator, writer). */
-#include "../analysis/cube.h"
-#include "../analysis/synth.h"
+#include "analysis/cube/cube.h"
+#include "analysis/cube/synth.h"
 #include "lens_test.h"
 
 #include <stdlib.h>

@@ -1,10 +1,10 @@
-/* The cube reader table (analysis/cube_readers.h), and the recipe of docs/design.md ("A cube
+/* The cube reader table (analysis/cube/cube_readers.h), and the recipe of docs/design.md ("A cube
  * input format: one row + one file") followed by a test-only format: the row below, "dummy:P",
  * makes a P-process, 2-length cube from a hand formula with one injected defect, and every
  * entry point (probe, read, read_stats, stream) must give exactly the formula back. Also
  * lens_cube_read_stats against lens_cube_read, the reference, on the network_test2 files. */
-#include "../analysis/cube_readers.h"
-#include "../analysis/distmat.h"
+#include "analysis/cube/cube_readers.h"
+#include "analysis/structure/distmat.h"
 #include "lens_test.h"
 
 #include <stdlib.h>

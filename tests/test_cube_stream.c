@@ -3,7 +3,7 @@
  * diagonals and round-trip mix) and on written cubes with each defect (garbage and unmeasured
  * diagonals, negative, infinite and NaN delays, the round-trip mix with an odd and an even
  * number of ratios, a statistic without any usable delay); errors and allocation failures. */
-#include "../analysis/cube.h"
+#include "analysis/cube/cube.h"
 #include "lens_test.h"
 
 #include <netcdf.h>

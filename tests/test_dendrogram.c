@@ -1,15 +1,15 @@
-/* Tests for render/dendrogram.c, render/njtree.c and render/treefig.c: cuts of a hand-worked
+/* Tests for render/fig/dendrogram.c, render/fig/njtree.c and render/fig/treefig.c: cuts of a hand-worked
  * linkage, the midpoint root and ladderized order of a hand-made tree, the reordered heatmap
  * against the plain one pixel for pixel, figure sizes and byte-identical output, drawing into
  * a box of a larger surface, every error path (nothing left behind) and every allocation
  * failure. The leaf order against scipy is in tests/test_trees_cli.sh. */
-#include "../analysis/distmat.h"
-#include "../analysis/hclust.h"
-#include "../analysis/nj.h"
-#include "../analysis/structure.h"
-#include "../render/dendrogram.h"
-#include "../render/njtree.h"
-#include "../render/treefig.h"
+#include "analysis/structure/distmat.h"
+#include "analysis/structure/hclust.h"
+#include "analysis/structure/nj.h"
+#include "analysis/structure/structure.h"
+#include "render/fig/dendrogram.h"
+#include "render/fig/njtree.h"
+#include "render/fig/treefig.h"
 #include "lens_test.h"
 #include "lens_scratch.h"
 

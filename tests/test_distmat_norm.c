@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/cube.h"
-#include "../analysis/distmat.h"
-#include "../analysis/synth.h"
+#include "analysis/cube/cube.h"
+#include "analysis/structure/distmat.h"
+#include "analysis/cube/synth.h"
 #include "lens_test.h"
 
 /* A matrix from its upper triangle, row by row: d01, d02, ..., d(n-2)(n-1). */

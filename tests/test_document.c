@@ -1,11 +1,11 @@
-/* Tests for render/document.c, following the recipe of docs/design.md ("a report section"):
+/* Tests for render/doc/doc.c, following the recipe of docs/design.md ("a report section"):
  * a dummy document kind registers one section per kind of input (one row each) and a
  * template lists them; each section must be drawn once per input of its kind, in input order,
  * with the current input set, and the document sections once outside any repeat. The
  * expected calls are written out by hand from the inputs array. Also: every template error
  * the driver checks names file:line and leaves no PDF, a failing section leaves no PDF, and
  * the text of the PDF (pdftotext) holds the headings in the order drawn. */
-#include "../render/document.h"
+#include "render/doc/doc.h"
 #include "lens_test.h"
 #include "lens_scratch.h"
 

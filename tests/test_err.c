@@ -1,5 +1,5 @@
 /* Tests for common/err.c: error recording, fault injection and atomic output. */
-#include "../common/err.h"
+#include "common/err.h"
 #include "lens_test.h"
 
 #include <dirent.h>

@@ -1,8 +1,8 @@
-/* Tests for analysis/otf2read.c, events.c, problems.c and callsite_resolve.c on synthetic
+/* Tests for analysis/trace/trace.c, events.c, problems.c and callsite_resolve.c on synthetic
  * OTF2 archives written with OTF2's writer, where every wait is worked out by hand from the
  * Scalasca definitions of docs/methods.md §6. */
-#include "../analysis/callsite_resolve.h"
-#include "../analysis/problems.h"
+#include "analysis/trace/callsite_resolve.h"
+#include "analysis/trace/problems.h"
 #include "lens_test.h"
 #include "synth_otf2.h"
 

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../analysis/cube.h"
-#include "../analysis/distmat.h"
-#include "../analysis/hclust.h"
-#include "../analysis/newick.h"
-#include "../analysis/synth.h"
+#include "analysis/cube/cube.h"
+#include "analysis/structure/distmat.h"
+#include "analysis/structure/hclust.h"
+#include "analysis/structure/newick.h"
+#include "analysis/cube/synth.h"
 #include "lens_test.h"
 
 static char tmpdir[] = "/tmp/test_hclust.XXXXXX";

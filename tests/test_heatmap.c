@@ -1,10 +1,10 @@
-/* Tests for render/heatmap.c, colormap.c, histogram.c and figure.c: known cells get known
+/* Tests for render/fig/heatmap.c, colormap.c, histogram.c and figure.c: known cells get known
  * colours in the PNG (viridis, grey, log scale, fixed range, by hand), the SVG parses with
  * Python's XML parser (one rectangle per cell when small, one embedded image when large),
  * output is byte-identical run to run, and every error path names its file and leaves none. */
-#include "../render/figure.h"
-#include "../render/heatmap.h"
-#include "../render/histogram.h"
+#include "render/fig/figure.h"
+#include "render/fig/heatmap.h"
+#include "render/fig/histogram.h"
 #include "lens_test.h"
 #include "lens_scratch.h"
 

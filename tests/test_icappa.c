@@ -1,9 +1,9 @@
-/* Tests for analysis/icappa.c and analysis/profile.c: planted structure found exactly, BIC
+/* Tests for analysis/profile/icappa.c and analysis/profile/profile.c: planted structure found exactly, BIC
  * against a hand computation, PCA dropping constant attributes on both paths, k-means
  * against scikit-learn from the same initial centres, determinism, the stop rule on noise,
  * CSV parsing and its errors, and allocation failures. */
-#include "../analysis/icappa.h"
-#include "../analysis/profile.h"
+#include "analysis/profile/icappa.h"
+#include "analysis/profile/profile.h"
 #include "lens_test.h"
 
 #include <gsl/gsl_rng.h>

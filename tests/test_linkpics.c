@@ -1,16 +1,16 @@
-/* Tests for render/linkmap.c, linkcurves.c and slices.c: every cell of the link map read back
+/* Tests for render/fig/linkmap.c, linkcurves.c and slices.c: every cell of the link map read back
  * from the PNG has the colour of its link's cluster (small, host-labelled, large raster, and
  * drawn into a box of a bigger surface), the SVG map fills each cluster's colour, output is
  * byte-identical run to run and equal in memory and on disk; slices decoded from a packed
  * cube have the errors an independent decoder pass measures, the pixels of both panels are
  * the viridis entries of their values on the row's shared range; every error path names its
  * file and leaves none. */
-#include "../analysis/compress.h"
-#include "../analysis/links.h"
-#include "../render/colormap.h"
-#include "../render/linkcurves.h"
-#include "../render/linkmap.h"
-#include "../render/slices.h"
+#include "analysis/cube/packed.h"
+#include "analysis/structure/links.h"
+#include "render/fig/colormap.h"
+#include "render/fig/linkcurves.h"
+#include "render/fig/linkmap.h"
+#include "render/fig/slices.h"
 #include "lens_test.h"
 #include "lens_scratch.h"
 

@@ -1,9 +1,9 @@
-/* Tests for analysis/links.c: the scree rule on hand-made diameter sequences; the distance
+/* Tests for analysis/structure/links.c: the scree rule on hand-made diameter sequences; the distance
  * against the formula with its variance floor; the known link classes of a 2 nodes x 2 sockets
  * machine; the lazy in-place implementation against a naive one with a full distance matrix;
  * the same result on 1, 2 and 3 threads; errors and allocation failures. */
-#include "../analysis/links.h"
-#include "../analysis/synth.h"
+#include "analysis/structure/links.h"
+#include "analysis/cube/synth.h"
 #include "lens_test.h"
 #include "links_naive.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../analysis/marks.h"
+#include "analysis/scale/marks.h"
 #include "lens_test.h"
 
 /* A grid over caller-owned arrays (no allocation, nothing to free). */

@@ -1,9 +1,9 @@
-/* Tests for analysis/msgsize.c and render/pie.c: binning and the time model against a naive
+/* Tests for analysis/trace/msgsize.c and render/fig/pie.c: binning and the time model against a naive
  * per-message reference, --bins parsing and its errors, reading sends from a synthetic OTF2
  * archive, pie areas measured in pixels, deterministic PNG/SVG, and every allocation
  * failing in turn. */
-#include "../analysis/msgsize.h"
-#include "../render/pie.h"
+#include "analysis/trace/msgsize.h"
+#include "render/fig/pie.h"
 #include "lens_test.h"
 #include "synth_otf2.h"
 

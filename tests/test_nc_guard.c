@@ -1,4 +1,4 @@
-/* The NetCDF header guard (analysis/nc_guard.c) against crafted headers written byte by byte
+/* The NetCDF header guard (analysis/cube/nc_guard.c) against crafted headers written byte by byte
  * here, after the NetCDF classic format specification. The reference for a well-formed header
  * is libnetcdf itself: the baseline files built by build() must open with nc_open and show the
  * dimensions they were built with; each crafted fault is one change to such a file, and must
@@ -8,8 +8,8 @@
  * in its hashmap when the allocation fails), every truncation of a real file, huge attribute
  * lengths, overflowing sizes; and single-byte corruptions of a real header, which must never
  * crash (this test runs under ASan/UBSan too). */
-#include "../analysis/cube.h"
-#include "../analysis/nc_guard.h"
+#include "analysis/cube/cube.h"
+#include "analysis/cube/nc_guard.h"
 #include "lens_test.h"
 
 #include <netcdf.h>

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analysis/distmat.h"
-#include "../analysis/newick.h"
-#include "../analysis/nj.h"
-#include "../analysis/synth.h"
+#include "analysis/structure/distmat.h"
+#include "analysis/structure/newick.h"
+#include "analysis/structure/nj.h"
+#include "analysis/cube/synth.h"
 #include "lens_test.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The OTF2 anchor guard (analysis/otf2read.c check_anchor): libotf2 2.3 callocs two pointers per
+# The OTF2 anchor guard (analysis/trace/trace.c check_anchor): libotf2 2.3 callocs two pointers per
 # property the anchor file declares, so a crafted count made it allocate gigabytes (found by
 # tests/fuzz/fuzz_otf2). A count the file cannot hold must be a clear error before the library
 # sees it; the real anchors of tests/data still read.

@@ -25,10 +25,10 @@ if command -v mpirun >/dev/null && [ -x "$BIN/mpilens-bench" ] &&
     timeout 120 $MPIRUN -np 2 "$BIN/mpilens-bench" -t p2p -n 10 -e 20000 -f "$TMP/sweep" </dev/null >/dev/null 2>&1; then
     SWEEP=$TMP/sweep
 fi
-# libharu writes the PDF by file name until render/pdf.c saves through lens_atomic: its
+# libharu writes the PDF by file name until render/doc/pdf.c saves through lens_atomic: its
 # failure detail is ferror()'s flag, not errno. Those messages are checked once it does.
 PDF_ERRNO=1
-grep -q 'HPDF_SaveToFile' render/pdf.c && PDF_ERRNO=0
+grep -q 'HPDF_SaveToFile' render/doc/pdf.c && PDF_ERRNO=0
 
 # One output per line: EXT|ARGS, @ standing for the output file.
 CMDS=$(cat <<EOF

@@ -1,10 +1,10 @@
 /* The p2p reader on hand-made files (a CSV in shuffled column order with two pairs, and a
- * NetCDF file written here with the netcdf library in bench/p2p_out.c's layout): every value
+ * NetCDF file written here with the netcdf library in bench/net/p2p_out.c's layout): every value
  * read back exactly, labels and the intra/inter flag, the prefix lookup, every error path
  * with the file and line or variable named, allocation failures, and the send-time
  * interpolation and alpha-beta fit against hand-worked numbers. Real files from mpirun are
  * checked in tests/test_p2pfile.sh. */
-#include "../analysis/p2pfile.h"
+#include "analysis/cube/p2pfile.h"
 #include "lens_test.h"
 
 #include <netcdf.h>
@@ -139,7 +139,7 @@ static void csv_errors(void)
     fails("gap.csv", LENS_EDATA, "pair 2 has rows but pair 0 has none");
 }
 
-/* Writes name in bench/p2p_out.c's layout for 2 pairs x 3 sizes; flaw selects a defect. */
+/* Writes name in bench/net/p2p_out.c's layout for 2 pairs x 3 sizes; flaw selects a defect. */
 enum { NC_GOOD, NC_NO_LATENCY, NC_BAD_SHAPE, NC_DECREASING, NC_NO_PAIR };
 static const int nc_sizes[3] = {0, 256, 65536};
 static double nc_value(int c, int p, int k) { return (c + 1) * 1.0e-7 + p * 3.1e-6 + k * 7.3e-5 + c * p * k * 1.1e-9; }

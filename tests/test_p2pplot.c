@@ -3,8 +3,8 @@
  * inside the box it is given, each pair's colour and the marker shapes appear where the
  * log-log mapping puts them, the 0 B column, an empty figure, captions, table cells, the PDF
  * section, argument errors and allocation failures. */
-#include "../render/figure.h"
-#include "../render/p2pplot.h"
+#include "render/fig/figure.h"
+#include "render/fig/p2pplot.h"
 #include "lens_test.h"
 
 #include <cairo.h>

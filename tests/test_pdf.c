@@ -1,7 +1,7 @@
-/* Tests for render/pdf.c: a document with Cyrillic text, a table spanning several pages, a
+/* Tests for render/doc/pdf.c: a document with Cyrillic text, a table spanning several pages, a
  * cairo-made PNG and nested outlines, checked independently with poppler (pdfinfo, pdftotext
  * -bbox, pdfimages); byte-identical output for a fixed date; every error path. */
-#include "../render/pdf.h"
+#include "render/doc/pdf.h"
 #include "lens_test.h"
 
 #include <cairo.h>

@@ -1,4 +1,4 @@
-/* Tests for render/pdf_fix.c. A PDF made here with libharu 2.3 directly (UTF-8 TrueType
+/* Tests for render/doc/pdf_fix.c. A PDF made here with libharu 2.3 directly (UTF-8 TrueType
  * fonts, the defect present: poppler warns "begincidrange") with ASCII, Cyrillic, symbols and
  * accented letters; after lens_pdf_fix_tounicode: poppler prints nothing on stderr and
  * extracts exactly the lines drawn, qpdf --check passes, and tests/test_pdfvalid.py decodes
@@ -6,8 +6,8 @@
  * the lines drawn. Also: the CMap text by hand, unchanged input for a PDF without the defect,
  * idempotence, determinism, the whole path through lens_pdf_save, malformed and truncated
  * input (LENS_EFORMAT, never a crash), and every allocation failure (LENS_ENOMEM). */
-#include "../render/pdf.h"
-#include "../render/pdf_fix.h"
+#include "render/doc/pdf.h"
+#include "render/doc/pdf_fix.h"
 #include "lens_test.h"
 
 #include <hpdf.h>

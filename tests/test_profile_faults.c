@@ -2,10 +2,10 @@
  * a Score-P trace) and over the profile report (lens_profile_report_write): every failure is
  * an error with a message, the report leaves no PDF, ASan checks for leaks. Also the library
  * errors the command line cannot reach, and the exclusive-time replay on a hand-made trace. */
-#include "../analysis/icappa.h"
-#include "../analysis/profile_otf2.h"
-#include "../render/profile_report.h"
-#include "../render/report.h"
+#include "analysis/profile/icappa.h"
+#include "analysis/profile/profile_otf2.h"
+#include "render/doc/profile_report.h"
+#include "render/doc/report.h"
 #include "lens_test.h"
 
 #include <limits.h>

@@ -1,7 +1,7 @@
 /* Allocation-failure injection over lens_report_write (template, PDF, heatmaps, figure files):
  * every failure is reported with an error and leaves no PDF; ASan checks for leaks. Also the
  * data-directory lookup and the library-level errors that the command line cannot reach. */
-#include "../render/report.h"
+#include "render/doc/report.h"
 #include "lens_test.h"
 
 #include <limits.h>

@@ -10,7 +10,7 @@ text() { pdftotext -layout "$1" - | tr -d '\f'; }
 pages() { pdfinfo "$1" 2>/dev/null | sed -n 's/^Pages: *//p'; }
 
 # A sweep of two pairs (one inside a node, one across nodes) in the CSV layout of
-# bench/p2p_out.c, with irregular values: a latency model plus seeded noise.
+# bench/net/p2p_out.c, with irregular values: a latency model plus seeded noise.
 mkdir -p "$TMP/sw"
 $PY - "$TMP/sw/pair_p2p.csv" <<'EOF'
 import sys, random

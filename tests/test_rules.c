@@ -1,6 +1,6 @@
-/* Tests for analysis/rules.c: parsing, binding and evaluation of the rule language against
+/* Tests for analysis/trace/rules.c: parsing, binding and evaluation of the rule language against
  * hand-computed values, and every error path with its file:line:column. */
-#include "../analysis/ruleeval.h"
+#include "analysis/trace/ruleeval.h"
 #include "lens_test.h"
 
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../analysis/marks.h"
-#include "../analysis/runs.h"
+#include "analysis/scale/marks.h"
+#include "analysis/scale/runs.h"
 #include "lens_test.h"
 
 static char dir[64];

@@ -5,7 +5,7 @@
 . tests/lib.sh
 PY=/usr/bin/python3
 M=$BIN/mpilens
-APPS=$BIN/apps
+APPS=$BIN/samples
 
 # --- marks: JSON against the paper and against Python ---
 check "marks --json on the paper sample" $M scale marks samples/scale/paper.csv --json

@@ -3,11 +3,11 @@
 # `scale marks --json` and an independent Python rendering of the sentences (pages, apps,
 # metric rows, the three ranked tables in order, bookmarks, images, figure files), byte-identical
 # output, missing and failed configurations, every error path, and a real end-to-end run of
-# `scale run` on bench/apps/dot followed by `scale report`.
+# `scale run` on samples/apps/dot followed by `scale report`.
 . tests/lib.sh
 PY=/usr/bin/python3
 M=$BIN/mpilens
-APPS=$BIN/apps
+APPS=$BIN/samples
 PAPER=samples/scale/paper.csv
 export SOURCE_DATE_EPOCH=1715860800
 # poppler warns about libharu 2.3's ToUnicode CMaps, a known harmless defect
@@ -223,7 +223,7 @@ check_exit "bad elevation" 2 $M scale report $PAPER -o "$TMP/x.pdf" --elevation 
 check_exit "help" 0 $M scale --help
 check_match "help has a report example" "$(cat "$TMP/out")" "scale report samples/scale/paper\.csv -o scale\.pdf"
 
-# ---- end to end: measure a tiny grid of bench/apps/dot, then report it ----
+# ---- end to end: measure a tiny grid of samples/apps/dot, then report it ----
 if [ -x "$APPS/dot" ] && command -v mpirun >/dev/null; then
     export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     check "scale run dot: 1-2 processes, 2 sizes" $M scale run --procs 1,2 --sizes 30000,90000 \

@@ -3,9 +3,9 @@
  * grid gives (7.25, -3.5) must be what the PDF shows, in the metric table and in the ranking
  * order the caller passed; a ranking index outside the applications is LENS_EINVAL and
  * leaves no file. */
-#include "../analysis/marks.h"
-#include "../analysis/runs.h"
-#include "../render/scale_report.h"
+#include "analysis/scale/marks.h"
+#include "analysis/scale/runs.h"
+#include "render/doc/scale_report.h"
 #include "lens_test.h"
 #include "lens_scratch.h"
 

@@ -1,8 +1,8 @@
-/* Tests for analysis/stagelog.c at the C level: a hand-made log whose stays, migrations,
+/* Tests for analysis/profile/stagelog.c at the C level: a hand-made log whose stays, migrations,
  * waits and occupancy are worked out below, the time-point edges, and allocation failures
  * walked over the reader under ASan. The sample log against its generator is in
  * tests/test_stages.sh. */
-#include "../analysis/stagelog.h"
+#include "analysis/profile/stagelog.h"
 #include "lens_test.h"
 
 #include <stdlib.h>

@@ -1,13 +1,13 @@
-/* Tests for analysis/structure.c, the structure pipeline computed once: every part on a
+/* Tests for analysis/structure/structure.c, the structure pipeline computed once: every part on a
  * hand-made cube whose tree, cut, group means and matrix are worked out by hand; the parts
  * asked for and only those; the cuts by k and by height; the error policy (first failure
  * returned, or kept per part with keep_going); every allocation failure. And the recipe of
  * docs/design.md "Structure results": a consumer (here a dummy section) only lays out the
  * finished struct. */
-#include "../analysis/cube.h"
-#include "../analysis/distmat.h"
-#include "../analysis/newick.h"
-#include "../analysis/structure.h"
+#include "analysis/cube/cube.h"
+#include "analysis/structure/distmat.h"
+#include "analysis/structure/newick.h"
+#include "analysis/structure/structure.h"
 #include "lens_test.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The report's groups and automatic cut are `mpilens cluster --cut auto`'s: both come from
-# lens_structure_run (analysis/structure.h) now. On cubes whose cut differs (4 nodes, shuffled
+# lens_structure_run (analysis/structure/structure.h) now. On cubes whose cut differs (4 nodes, shuffled
 # ranks, two switches, one host) the report's table of groups (ranks and sizes) and its gap
 # ratio are compared with the clusters CSV and the stderr line of `cluster`, which is the
 # reference here: an independent path through the command's own output code.

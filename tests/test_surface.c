@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../render/gridmap.h"
-#include "../render/surface.h"
+#include "render/fig/gridmap.h"
+#include "render/fig/surface.h"
 #include "lens_test.h"
 
 static char dir[64];

@@ -2,7 +2,7 @@
  * default placement is the identity, the extensions switched off leave the cube of the first
  * version, levels and faults are where the placement says, every bad option is refused with a
  * message naming it, and every allocation failure of cube and truth is survived. */
-#include "../analysis/synth.h"
+#include "analysis/cube/synth.h"
 #include "lens_test.h"
 
 #include <stdio.h>

@@ -1,8 +1,8 @@
-/* Tests for render/template.c: parsing every keyword, continuation lines, repeat groups,
+/* Tests for render/doc/template.c: parsing every keyword, continuation lines, repeat groups,
  * placeholder expansion (UTF-8, $$), every parse error naming file:line, drawing a section
  * through hooks (checked with pdftotext), allocation-failure injection, and that the shipped
  * templates/report.tmpl parses. */
-#include "../render/template.h"
+#include "render/doc/template.h"
 #include "lens_test.h"
 
 #include <stdlib.h>

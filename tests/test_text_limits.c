@@ -3,11 +3,11 @@
  * own way (profile CSV, p2p CSV, Newick, templates) a case just inside the bound that is read
  * and one just outside that is refused with file and line. The stage log and the rules have
  * theirs in test_stages.sh and test_rules.c, the runs CSV in test_runs.c. */
-#include "../analysis/newick.h"
-#include "../analysis/p2pfile.h"
-#include "../analysis/profile.h"
-#include "../common/textline.h"
-#include "../render/template.h"
+#include "analysis/structure/newick.h"
+#include "analysis/cube/p2pfile.h"
+#include "analysis/profile/profile.h"
+#include "common/textline.h"
+#include "render/doc/template.h"
 #include "lens_test.h"
 
 #include <stdio.h>

@@ -3,10 +3,10 @@
  * kept charges against the aggregates, the window choice (worst instance, lanes, narrowing),
  * the errors the command line cannot reach, a two-trace comparison (speed-up from the wall
  * times given), and allocation failures walked over the report: always an error, no PDF. */
-#include "../analysis/trace_analysis.h"
-#include "../render/problems_report.h"
-#include "../render/report.h"
-#include "../render/timeline.h"
+#include "analysis/trace/trace_analysis.h"
+#include "render/doc/problems_report.h"
+#include "render/doc/report.h"
+#include "render/fig/timeline.h"
 #include "lens_test.h"
 
 #include <limits.h>

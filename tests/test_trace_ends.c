@@ -1,10 +1,10 @@
-/* lens_trace_ends / lens_trace_ends_text (analysis/otf2read.c) on synthetic archives written
+/* lens_trace_ends / lens_trace_ends_text (analysis/trace/trace.c) on synthetic archives written
  * with OTF2's own writer (tests/synth_otf2.h, which records no MPI_Finalize and no creator, so
  * the archives are "foreign"): a rank whose last event is more than 10% of the run before the
  * latest ends early, a rank without events while others have some ends early, an archive whose
  * creator is mpilens without MPI_Finalize ends early on every rank. Event counts are compared
  * with what the writer counted. */
-#include "../analysis/otf2read.h"
+#include "analysis/trace/trace.h"
 #include "lens_test.h"
 #include "lens_scratch.h"
 #include "synth_otf2.h"

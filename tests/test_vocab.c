@@ -1,10 +1,10 @@
-/* The rule vocabulary of analysis/problems.c as tables (problems.h): the start-up check
+/* The rule vocabulary of analysis/trace/problems.c as tables (problems.h): the start-up check
  * accepts the built-in one and rejects each kind of broken table (a duplicate name, a field
  * without getter, a kind whose member types are out of range or repeat another kind); a
  * dummy field added the way docs/design.md says ("one line in its type's table") is usable
  * in a rule at once, and its rule finds exactly what the same rule written with the existing
  * fields finds, also in a composite that declares its members in the other order. */
-#include "../analysis/trace_analysis.h"
+#include "analysis/trace/trace_analysis.h"
 #include "lens_test.h"
 
 #include <limits.h>

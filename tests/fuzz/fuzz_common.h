@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "../../common/err.h"
+#include "common/err.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

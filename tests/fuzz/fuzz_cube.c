@@ -1,4 +1,4 @@
-/* Fuzz target "cube": one NetCDF statistic file through the cube reader (analysis/cube_nc.c,
+/* Fuzz target "cube": one NetCDF statistic file through the cube reader (analysis/cube/cube_nc.c,
  * cube.c repairs) and the streaming reader (cube_stream.c). The input is written as
  * <scratch>/network_median.nc and read as a one-file cube, so every header, dimension,
  * attribute and data path of network_test2's two layouts is reachable; libnetcdf parses the
@@ -6,7 +6,7 @@
  * Oracle besides the sanitizers: cube.h promises that the stream gives lens_cube_read's
  * matrices bit for bit, so a difference aborts. */
 #include "fuzz_common.h"
-#include "../../analysis/cube.h"
+#include "analysis/cube/cube.h"
 
 #include <math.h>
 

@@ -1,9 +1,9 @@
-/* Fuzz target "distmat": a square distance matrix CSV (analysis/distmat.c), the input
+/* Fuzz target "distmat": a square distance matrix CSV (analysis/structure/distmat.c), the input
  * `mpilens cluster` and `mpilens nj` take instead of a cube, read as lens_distmat_read does
  * for a .csv name. Seeds: small hand-made matrices, with and without a label line. */
 #include "fuzz_common.h"
-#include "../../analysis/cube.h"
-#include "../../analysis/distmat.h"
+#include "analysis/cube/cube.h"
+#include "analysis/structure/distmat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,15 +1,15 @@
 /* Fuzz target "hosts": the hosts file of a cube (<prefix>_hosts.txt, one host name per rank,
- * read by analysis/cube_nc.c) and the consumers of the names: the distance matrix's
- * "r<rank>@<host>" labels (analysis/distmat.c), the grouping of ranks by host that the
- * tree figures draw (render/treefig.c) and the JSON string escaping of `mpilens info --json`
+ * read by analysis/cube/cube_nc.c) and the consumers of the names: the distance matrix's
+ * "r<rank>@<host>" labels (analysis/structure/distmat.c), the grouping of ranks by host that the
+ * tree figures draw (render/fig/treefig.c) and the JSON string escaping of `mpilens info --json`
  * (common/json.c). A valid 4-process cube (median only) is written once
  * per process; each input becomes its hosts file. Seeds: the hosts files of
  * tests/data/network-tests2 and samples/cubes, and hand-made edge cases. */
 #include "fuzz_common.h"
-#include "../../analysis/cube.h"
-#include "../../analysis/distmat.h"
-#include "../../common/json.h"
-#include "../../render/treefig.h"
+#include "analysis/cube/cube.h"
+#include "analysis/structure/distmat.h"
+#include "common/json.h"
+#include "render/fig/treefig.h"
 
 #define P 4
 

@@ -1,11 +1,11 @@
-/* Fuzz target "newick": a Newick tree (analysis/newick.c) as `mpilens nj`/`cluster` compare
+/* Fuzz target "newick": a Newick tree (analysis/structure/newick.c) as `mpilens nj`/`cluster` compare
  * them, then writing it back and comparing it with itself (Robinson-Foulds distance 0).
  * Input: the first line lists the leaf names separated by spaces (at most 64), the rest is
  * the tree. Seeds: trees written by `mpilens cluster --newick` and hand-made ones.
  * Oracles besides the sanitizers: the tree written back and parsed again has the same
  * splits (Robinson-Foulds distance 0), and with finite lengths the same lengths. */
 #include "fuzz_common.h"
-#include "../../analysis/newick.h"
+#include "analysis/structure/newick.h"
 
 #include <math.h>
 

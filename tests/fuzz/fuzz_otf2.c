@@ -1,6 +1,6 @@
-/* Fuzz target "otf2": an OTF2 archive through the project's reader (analysis/otf2read.c,
+/* Fuzz target "otf2": an OTF2 archive through the project's reader (analysis/trace/trace.c,
  * otf2evt.c, with region events kept), the composite events and logical-clock fix
- * (analysis/events.c) and the profile builder (analysis/profile_otf2.c). The OTF2 library
+ * (analysis/trace/events.c) and the profile builder (analysis/profile/profile_otf2.c). The OTF2 library
  * decodes the files first, so its parser is fuzzed too.
  *
  * An archive is several files, so the input is split at the marker OTF2_FUZZ_MARK into
@@ -9,10 +9,10 @@
  * are the archives of tests/data/otf2 joined this way (tests/fuzz/otf2_seed.sh), so every
  * mutation changes one real file of a real archive; tests/fuzz/otf2.dict holds the marker. */
 #include "fuzz_common.h"
-#include "../../analysis/events.h"
-#include "../../analysis/otf2read.h"
-#include "../../analysis/profile.h"
-#include "../../analysis/profile_otf2.h"
+#include "analysis/trace/events.h"
+#include "analysis/trace/trace.h"
+#include "analysis/profile/profile.h"
+#include "analysis/profile/profile_otf2.h"
 
 #include <sys/stat.h>
 

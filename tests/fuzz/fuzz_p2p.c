@@ -1,11 +1,11 @@
 /* Fuzz target "p2p": a point-to-point sweep CSV of `mpilens-bench -t p2p` through the reader
- * (analysis/p2pfile.c), then what `mpilens p2p` computes from a pair: pair lookup, the
+ * (analysis/cube/p2pfile.c), then what `mpilens p2p` computes from a pair: pair lookup, the
  * interpolated send time and the latency/bandwidth fit. An input that starts with a NetCDF
  * magic number is written as run_p2p.nc and goes through the NetCDF reader instead. Seeds:
  * hand-made CSVs in the bench's column layout (tests/test_p2pfile.c's shapes) and a small
  * run_p2p.nc of the bench. */
 #include "fuzz_common.h"
-#include "../../analysis/p2pfile.h"
+#include "analysis/cube/p2pfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,10 +1,10 @@
 /* Fuzz target "packed": a compressed cube (`mpilens compress` output, one NetCDF file) through
- * the reader and decoder that `mpilens decompress` uses (analysis/compress_nc.c, the
- * lens_unpack decoder of compress.c): read, check, then decode every length of every
+ * the reader and decoder that `mpilens decompress` uses (analysis/cube/packed_nc.c, the
+ * lens_unpack decoder of packed.c): read, check, then decode every length of every
  * statistic. Seeds: small cubes of tests/data/network-tests2 and samples/cubes compressed
  * with `mpilens compress`. */
 #include "fuzz_common.h"
-#include "../../analysis/compress.h"
+#include "analysis/cube/packed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

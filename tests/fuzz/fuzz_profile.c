@@ -1,10 +1,10 @@
 /* Fuzz target "profile": a per-process profile CSV (process,function,seconds) as
- * `mpilens profile-clusters` reads it (analysis/profile.c), written back and read again.
+ * `mpilens profile-clusters` reads it (analysis/profile/profile.c), written back and read again.
  * Oracle besides the sanitizers: the profile read back has the same processes and the
  * same non-zero values.
  * Seeds: the heads of the CSV files of samples/profiles and hand-made files. */
 #include "fuzz_common.h"
-#include "../../analysis/profile.h"
+#include "analysis/profile/profile.h"
 
 #include <math.h>
 

@@ -1,13 +1,13 @@
-/* Fuzz target "rules": a rule file (analysis/rules.c: lexer, parser into expression trees)
+/* Fuzz target "rules": a rule file (analysis/trace/rules.c: lexer, parser into expression trees)
  * and, when it parses, binding to the analyzer's event types and evaluation on every
- * composite instance of a small trace (analysis/problems.c, ruleeval.c), as
+ * composite instance of a small trace (analysis/trace/problems.c, ruleeval.c), as
  * `mpilens problems` does. The trace (3 ranks: a late sender into a Waitall, a barrier, an
  * exclusive-lock conflict and a post/start/complete/wait epoch) is written once per process
  * with OTF2's writer. Seeds: the files of templates/rules and short hand-made rules. */
 #include "fuzz_common.h"
-#include "../../analysis/otf2read.h"
-#include "../../analysis/problems.h"
-#include "../../analysis/rules.h"
+#include "analysis/trace/trace.h"
+#include "analysis/trace/problems.h"
+#include "analysis/trace/rules.h"
 #include "../synth_otf2.h"
 
 static const char *trace_dir(void)

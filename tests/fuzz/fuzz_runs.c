@@ -1,8 +1,8 @@
-/* Fuzz target "runs": a runs CSV of `mpilens scale` (analysis/runs.c: the reader, then the
+/* Fuzz target "runs": a runs CSV of `mpilens scale` (analysis/scale/runs.c: the reader, then the
  * per-application efficiency grids with and without a serial model). Seeds:
  * samples/scale/paper.csv and short hand-made files. */
 #include "fuzz_common.h"
-#include "../../analysis/runs.h"
+#include "analysis/scale/runs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,9 +1,9 @@
 /* Fuzz target "sentences": the `key = text` file that overrides the sentences of the
- * scalability report (analysis/marks.c, templates/scale.txt), then every sentence drawn from
+ * scalability report (analysis/scale/marks.c, templates/scale.txt), then every sentence drawn from
  * it for marks of each kind and strength, into a buffer too short on purpose for some.
  * Seeds: templates/scale.txt and short hand-made files. */
 #include "fuzz_common.h"
-#include "../../analysis/marks.h"
+#include "analysis/scale/marks.h"
 
 #include <math.h>
 

@@ -1,8 +1,8 @@
-/* Fuzz target "stagelog": a stage log (JSON lines, analysis/stagelog.c) as `mpilens stages`
+/* Fuzz target "stagelog": a stage log (JSON lines, analysis/profile/stagelog.c) as `mpilens stages`
  * reads it, then the occupancy, the JSON summary and the per-task CSV it writes.
  * Seeds: the head of samples/stages/luna_sim.jsonl and short hand-made logs. */
 #include "fuzz_common.h"
-#include "../../analysis/stagelog.h"
+#include "analysis/profile/stagelog.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,9 +1,9 @@
-/* Fuzz target "template": a report template (render/template.c: the line parser of
+/* Fuzz target "template": a report template (render/doc/template.c: the line parser of
  * templates/NAME.tmpl, loaded from a file as the reports do) and the ${placeholder} expansion of
  * every text it holds (headings, paragraphs, field labels and values, named texts, footer).
  * Seeds: every templates/NAME.tmpl and templates/scale.txt. */
 #include "fuzz_common.h"
-#include "../../render/template.h"
+#include "render/doc/template.h"
 
 static void expand(const char *text, const struct lens_tmpl_vars *v, int line)
 {

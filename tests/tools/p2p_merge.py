@@ -2,7 +2,7 @@
 """Merges real `mpilens-bench -t p2p` results into one multi-pair result, as `--pairs per-node`
 writes on several nodes (this machine has one node, so per-node runs give one pair). Each pair
 gets the kind, hosts and ranks given; values and raw times are copied unchanged. Writes
-OUT_p2p.nc (bench/p2p_out.c's layout, raw arrays NaN-padded) and OUT_p2p.csv (its columns, %.9g).
+OUT_p2p.nc (bench/net/p2p_out.c's layout, raw arrays NaN-padded) and OUT_p2p.csv (its columns, %.9g).
 Usage: p2p_merge.py OUT PREFIX:KIND:HOST_A:HOST_B:RANK_A:RANK_B ..."""
 import sys
 import numpy as np

@@ -1,0 +1,182 @@
+/* The latency cube: P x P x L delays per statistic, as measured by network_test2 or
+ * mpilens-bench, with its metadata. Reading goes through the reader table of cube_readers.c
+ * (network_test2 NetCDF in cube_nc.c, packed cubes in packed_nc.c); writing the
+ * network_test2 layout lives in cube_write.c; statistics and defect repair live in cube.c.
+ * A cube owns every pointer inside it; lens_cube_free() releases them all. */
+#ifndef LENS_CUBE_H
+#define LENS_CUBE_H
+
+#include "common/err.h"
+
+/* Longest host name the readers accept, in bytes (one line of <prefix>_hosts.txt). */
+#define LENS_HOST_NAME_MAX 65536
+
+enum lens_stat {
+    LENS_STAT_AVERAGE = 0,
+    LENS_STAT_MEDIAN = 1,
+    LENS_STAT_DEVIATION = 2,
+    LENS_STAT_MIN = 3,
+    LENS_STAT_COUNT = 4
+};
+
+/* network_test2 test_type codes (1-based in the files); 0 means unknown. */
+enum lens_mode {
+    LENS_MODE_UNKNOWN = 0,
+    LENS_MODE_ONE_TO_ONE = 1,
+    LENS_MODE_ALL_TO_ALL = 2,
+    LENS_MODE_ASYNC_ONE_TO_ONE = 3,
+    LENS_MODE_SEND_RECV_AND_RECV_SEND = 4,
+    LENS_MODE_NOISE = 5,
+    LENS_MODE_NOISE_BLOCKING = 6,
+    LENS_MODE_BCAST = 7,
+    LENS_MODE_PUT = 8,
+    LENS_MODE_GET = 9,
+    LENS_MODE_P2P = 10, /* mpilens-bench only: point-to-point sweep */
+    LENS_MODE_LAST = 10
+};
+
+struct lens_cube {
+    int procs;             /* P: matrices are P x P */
+    int nlen;              /* L: number of message lengths */
+    int *lengths;          /* L message lengths in bytes: begin + k*step */
+    int begin, end, step;  /* as in the file; end is exclusive */
+    int mode;              /* enum lens_mode */
+    int repeats;           /* num_repeates */
+    int noise_len, noise_msgs, noise_procs; /* noise parameters (0 in the newer layout) */
+    double *data[LENS_STAT_COUNT]; /* seconds, data[s][(k*P + i)*P + j]; NULL if absent */
+    char **hosts;          /* P host names in rank order (valid UTF-8, at most LENS_HOST_NAME_MAX
+                              bytes each), NULL if no hosts file */
+    double *raw;           /* optional _all.nc: raw[((k*P + i)*P + j)*nraw + r], NaN = missing */
+    int nraw;              /* repeats stored per pair in _all.nc, 0 if none; raw holds them
+                              only when they were loaded (lens_cube_read) */
+    double *amount;        /* optional _measurements_amount.nc: L*P*P counts, NULL if absent */
+    char **warnings;       /* nwarn messages about defects found and what was done */
+    int nwarn;
+    char *source;          /* prefix the cube was read from (for messages), may be NULL */
+    int new_layout;        /* 1 if test_type was a string (plugins branch) */
+    int written_by_mpilens; /* 1 if the files carry our attributes: no round-trip guessing */
+    const char *format;    /* the reader table row that read it ("network_test2", "packed"),
+                              static, NULL for a cube not read from a file */
+};
+
+/* Element (k, i, j) of statistic s. */
+#define LENS_CUBE_AT(c, s, k, i, j) ((c)->data[(s)][((size_t)(k) * (c)->procs + (i)) * (c)->procs + (j)])
+
+/* Summary of one statistic over the off-diagonal elements of every length. */
+struct lens_summary {
+    double min, median, max; /* seconds; NaN when no finite value */
+    long count;              /* finite values used */
+};
+
+/* Lifecycle. lens_cube_new allocates P*P*L for each statistic flagged in stat_mask
+ * (bit s = statistic s), lengths from begin/step. */
+int lens_cube_new(struct lens_cube **out, int procs, int nlen, int begin, int step,
+                  unsigned stat_mask, struct lens_err *e);
+void lens_cube_free(struct lens_cube *c);
+/* Checks lengths read from a file before they are used: nlen >= 1, begin >= 0, step >= 0
+ * (> 0 when nlen > 1), and every length begin + k*step and the exclusive end begin +
+ * nlen*step fit an int. LENS_EFORMAT naming src (the file) and the variables otherwise. */
+int lens_cube_check_lengths(const char *src, long long nlen, long long begin, long long step,
+                            struct lens_err *e);
+
+/* Appends a warning (printf-style); returns LENS_ENOMEM on allocation failure. */
+int lens_cube_warn(struct lens_cube *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Names: "one_to_one", ... and "average", "median", "deviation", "min". */
+const char *lens_cube_mode_name(int mode);
+int lens_cube_mode_parse(const char *name); /* LENS_MODE_UNKNOWN if not a mode name */
+const char *lens_cube_stat_name(int stat);
+int lens_cube_stat_parse(const char *name); /* -1 if unknown */
+/* What one element means for a mode: "one-way delay, row = receiver, column = sender", ... */
+const char *lens_cube_mode_semantics(int mode);
+
+/* Off-diagonal min/median/max of statistic s over all lengths (or one length if k >= 0). */
+int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_summary *out,
+                      struct lens_err *e);
+/* Asymmetry |A - A^T| / (A + A^T) over off-diagonal pairs i<j of statistic s, all lengths. */
+int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, double *max,
+                        struct lens_err *e);
+/* Order statistics of a scratch array (reordered in place): the k-th smallest of v[0..n),
+ * n > 0; and the median (mean of the two middle values for even n, NaN for n == 0). */
+double lens_cube_select(double *v, size_t n, size_t k);
+double lens_cube_median(double *v, size_t n);
+/* Index of the length nearest to `bytes`, or -1. */
+int lens_cube_length_index(const struct lens_cube *c, int bytes);
+
+/* Detects and repairs network_test2 defects (garbage min diagonal, half/full round-trip mix,
+ * non-finite or negative delays) and records a warning for each. Called by the reader. */
+int lens_cube_repair(struct lens_cube *c, struct lens_err *e);
+
+/* Reading, in any format of the reader table (cube_readers.c): network_test2 NetCDF (cube_nc.c),
+ * where input is a prefix ("dir/network"), a directory holding exactly one prefix, or one
+ * "<prefix>_<stat>.nc" file, or a packed cube of mpilens compress (packed_nc.c). Reads all
+ * statistics present (median required unless only one file is given), the hosts, and for
+ * NetCDF _all.nc / _measurements_amount.nc. */
+int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e);
+/* Reads only the statistics of mask (bit s = statistic s; absent ones stay NULL), and the raw
+ * repeats and counts only with LENS_CUBE_EXTRAS: what a command uses. The matrices equal
+ * lens_cube_read's bit for bit; the warnings are those about the statistics read (all of
+ * lens_cube_read's when every statistic is). lens_cube_read is mask LENS_CUBE_ALL. */
+#define LENS_CUBE_EXTRAS (1u << LENS_STAT_COUNT)
+#define LENS_CUBE_ALL (((1u << LENS_STAT_COUNT) - 1) | LENS_CUBE_EXTRAS)
+int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **out, struct lens_err *e);
+/* Whether some row of the reader table recognises input (names and headers only, no data). */
+int lens_cube_probe(const char *input);
+/* Writes <prefix>_{average,median,deviation,min}.nc (those present) and <prefix>_hosts.txt
+ * in the network_test2 layout plus descriptive global attributes. Each file goes through a
+ * temporary name. extra_attrs: NULL-terminated list of name, value pairs (may be NULL). */
+int lens_cube_write(const struct lens_cube *c, const char *prefix, const char *const *extra_attrs,
+                    struct lens_err *e);
+
+/* Whether any of <prefix>_{average,median,deviation,min,all}.nc or _hosts.txt exists:
+ * writers refuse to overwrite a result unless told to (--force). */
+int lens_cube_exists(const char *prefix);
+
+/* Streaming writer (cube_nc.c), used by lens_cube_write and by the benchmark, which writes
+ * each length as soon as it is measured. The writer copies what it needs from `meta`
+ * (procs, lengths, mode, parameters, hosts) at open; the caller keeps ownership of meta.
+ * direct = 1 creates the final files at once and syncs after each length, so an interrupted
+ * run leaves readable files; a failed length takes every file back to the lengths complete in
+ * all of them. direct = 0 writes temporary files renamed together at close (one
+ * lens_atomic group, docs/outputs.md).
+ * stat_mask: bit s = statistic s. raw_repeats > 0 also creates <prefix>_all.nc with z. */
+struct lens_cube_writer;
+int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube *meta,
+                          const char *prefix, unsigned stat_mask, int raw_repeats,
+                          const char *const *extra_attrs, int direct, struct lens_err *e);
+/* Writes length index k: mats[s] is a P x P matrix (row-major, seconds) for each statistic
+ * in stat_mask; raw (may be NULL) is P x P x raw_repeats with NaN for missing repeats. */
+int lens_cube_writer_put(struct lens_cube_writer *w, int k, const double *const *mats,
+                         const double *raw, struct lens_err *e);
+/* Closes every file (renaming temporaries) and frees w, also on failure. */
+int lens_cube_writer_close(struct lens_cube_writer *w, struct lens_err *e);
+/* Closes and deletes what was written: the temporaries when direct = 0; when direct = 1 the
+ * files if not one length was complete, else they keep the complete lengths. Frees w. */
+void lens_cube_writer_abort(struct lens_cube_writer *w);
+
+/* Streaming reader (cube_stream.c, opened through the reader table): one P x P matrix of one statistic at a time, with the
+ * repairs of lens_cube_read applied, so that every matrix equals the one lens_cube_read would
+ * give, bit for bit. Memory is O(P^2) whatever the number of lengths. Open reads the metadata
+ * and the hosts, checks every file as lens_cube_read does (the _all.nc and
+ * _measurements_amount.nc companions are checked but never read), and decides the repairs
+ * that need the whole cube (diagonal, round-trip mix) from the diagonals and, for old
+ * send_recv_and_recv_send files only, from extra passes over the average and median. */
+struct lens_cube_stream;
+int lens_cube_stream_open(const char *input, struct lens_cube_stream **out, struct lens_err *e);
+/* The metadata: procs, lengths, mode, hosts, source ... with data[] NULL. Its warnings are
+ * those of lens_cube_read, in the same order, once lens_cube_stream_end has succeeded (the
+ * off-diagonal repairs are counted as the matrices go by). Owned by the stream. */
+const struct lens_cube *lens_cube_stream_meta(const struct lens_cube_stream *st);
+/* Bit s set when statistic s is present. */
+unsigned lens_cube_stream_stats(const struct lens_cube_stream *st);
+/* Reads statistic stat at length index k into mat (P x P, row-major, seconds), repaired.
+ * Any order, any number of times. Errors: LENS_EINVAL (absent statistic, k out of range),
+ * LENS_EFORMAT (unreadable data, naming the file and the length index). */
+int lens_cube_stream_read(struct lens_cube_stream *st, int stat, int k, double *mat, struct lens_err *e);
+/* Completes the warnings (reading the matrices that were never read, to count their
+ * repairs) and returns LENS_EDATA, as lens_cube_read does, if a statistic has no usable delay. */
+int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e);
+/* Closes the files and frees st and its metadata; NULL does nothing. */
+void lens_cube_stream_close(struct lens_cube_stream *st);
+
+#endif

@@ -1,0 +1,657 @@
+/* Streaming compression of a latency cube with a per-element relative error bound, after
+ * Andreev and Salnikov's sequential clustering of (src, dst, length) triples, extended to
+ * notice merges as well as splits. One matrix at a time:
+ *   1. try the previous partition; a group whose values no longer fit the bound splits along
+ *      its sorted values (the largest part keeps the group number, the others move);
+ *   2. groups whose values fit together within half the bound merge (half, so that groups
+ *      drifting apart do not merge and split again at the next length);
+ *   3. if those changes cost more bytes than a new partition, store a new partition instead;
+ *   4. one value per group: the mean of its members clamped into the interval that keeps
+ *      every member within the bound. */
+#include "packed.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Value classes: finite values share tolerance intervals; the others decode exactly. */
+static int vclass(double v) { return isnan(v) ? 3 : isinf(v) ? (v > 0 ? 1 : 2) : 0; }
+
+struct item {
+    double v;
+    int pair, cls;
+};
+
+/* Order-preserving integer key of a double: -inf < finite ascending < +inf < every NaN. */
+static uint64_t key(double v)
+{
+    if (isnan(v))
+        return UINT64_MAX;
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b >> 63 ? ~b : b | 0x8000000000000000ULL;
+}
+
+static int cmp_item(const void *pa, const void *pb)
+{
+    const struct item *a = pa, *b = pb;
+    uint64_t x = key(a->v), y = key(b->v);
+    if (x != y)
+        return x < y ? -1 : 1;
+    return a->pair - b->pair;
+}
+
+/* Sorts it[0..n) by (key, pair): the items come in ascending pair order, and the LSD radix
+ * sort (16-bit digits) is stable, so both branches give the same order. tmp holds n items. */
+static void sort_items(struct item *it, struct item *tmp, size_t n, size_t *count)
+{
+    if (n < 4096) {
+        qsort(it, n, sizeof *it, cmp_item);
+        return;
+    }
+    for (int shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, 65537 * sizeof *count);
+        for (size_t t = 0; t < n; t++)
+            count[((key(it[t].v) >> shift) & 0xFFFF) + 1]++;
+        if (count[((key(it[0].v) >> shift) & 0xFFFF) + 1] == n)
+            continue; /* one digit value: the pass changes nothing */
+        for (int d = 0; d < 65536; d++)
+            count[d + 1] += count[d];
+        for (size_t t = 0; t < n; t++)
+            tmp[count[(key(it[t].v) >> shift) & 0xFFFF]++] = it[t];
+        memcpy(it, tmp, n * sizeof *it);
+    }
+}
+
+struct lens_compress {
+    int P, L, k;
+    size_t P2;
+    double eps;             /* the bound, shrunk by 1e-9 relative so rounding cannot break it */
+    int *gid, *tgid, *fgid; /* group per pair: current, tried, fresh */
+    int nid, tnid;          /* group numbers in use are < nid */
+    int cap;                /* per-group arrays hold cap entries */
+    int *cnt, *start, *alias, *cls;
+    double *lo, *hi, *sum;
+    int *members, *ends;    /* P2 each */
+    struct item *items, *tmp; /* P2 each */
+    size_t *count;          /* 65537 radix buckets */
+    struct lens_packed *p;
+    long cap_ev, cap_val;
+    long ev0;               /* events before this length */
+    int gf;                 /* groups of the fresh partition in fgid, 0 when not made yet */
+};
+
+/* Per-group arrays for group numbers < n. */
+static int ensure_ids(struct lens_compress *z, int n)
+{
+    if (n <= z->cap)
+        return LENS_OK;
+    int cap = z->cap ? z->cap : 64;
+    while (cap < n)
+        cap *= 2;
+    void **arr[] = {(void **)&z->cnt, (void **)&z->alias, (void **)&z->cls, (void **)&z->lo,
+                    (void **)&z->hi, (void **)&z->sum, (void **)&z->start};
+    size_t size[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(double), sizeof(double), sizeof(double),
+                     sizeof(int)};
+    for (int a = 0; a < 7; a++) {
+        void *q = lens_realloc(*arr[a], (size_t)(cap + 1) * size[a]);
+        if (!q)
+            return LENS_ENOMEM;
+        *arr[a] = q;
+    }
+    z->cap = cap;
+    return LENS_OK;
+}
+
+int lens_compress_new(struct lens_compress **out, int procs, int nlen, double max_error, struct lens_err *e)
+{
+    *out = NULL;
+    if (procs < 1 || nlen < 1 || !(max_error >= 0 && max_error < 1))
+        return lens_err_set(e, LENS_EINVAL, "compress: need P >= 1, L >= 1 and 0 <= max error < 1 (got %d, %d, %g)",
+                            procs, nlen, max_error);
+    struct lens_compress *z = lens_calloc(1, sizeof *z);
+    if (!z)
+        return lens_err_set(e, LENS_ENOMEM, "compress: out of memory");
+    z->P = procs;
+    z->L = nlen;
+    z->P2 = (size_t)procs * procs;
+    z->eps = max_error * (1 - 1e-9);
+    z->gid = lens_malloc(z->P2 * sizeof(int));
+    z->tgid = lens_malloc(z->P2 * sizeof(int));
+    z->fgid = lens_malloc(z->P2 * sizeof(int));
+    z->members = lens_malloc(z->P2 * sizeof(int));
+    z->ends = lens_malloc(z->P2 * sizeof(int));
+    z->items = lens_malloc(z->P2 * sizeof(struct item));
+    z->tmp = lens_malloc(z->P2 * sizeof(struct item));
+    z->count = lens_malloc(65537 * sizeof(size_t));
+    z->p = lens_calloc(1, sizeof *z->p);
+    if (z->p) {
+        z->p->procs = procs;
+        z->p->nlen = nlen;
+        z->p->max_error = max_error;
+        z->p->value_start = lens_calloc((size_t)nlen + 1, sizeof(long));
+        z->p->reset_k = lens_malloc((size_t)nlen * sizeof(int));
+    }
+    if (!z->gid || !z->tgid || !z->fgid || !z->members || !z->ends || !z->items || !z->tmp || !z->count || !z->p || !z->p->value_start ||
+        !z->p->reset_k || ensure_ids(z, 64) != LENS_OK) {
+        lens_compress_free(z);
+        return lens_err_set(e, LENS_ENOMEM, "compress: out of memory for %d x %d", procs, procs);
+    }
+    *out = z;
+    return LENS_OK;
+}
+
+void lens_compress_free(struct lens_compress *z)
+{
+    if (!z)
+        return;
+    lens_free(z->gid);
+    lens_free(z->tgid);
+    lens_free(z->fgid);
+    lens_free(z->cnt);
+    lens_free(z->start);
+    lens_free(z->alias);
+    lens_free(z->cls);
+    lens_free(z->lo);
+    lens_free(z->hi);
+    lens_free(z->sum);
+    lens_free(z->members);
+    lens_free(z->ends);
+    lens_free(z->items);
+    lens_free(z->tmp);
+    lens_free(z->count);
+    lens_packed_free(z->p);
+    lens_free(z);
+}
+
+void lens_packed_free(struct lens_packed *p)
+{
+    if (!p)
+        return;
+    lens_free(p->reset_k);
+    lens_free(p->reset_group);
+    lens_free(p->event);
+    lens_free(p->value);
+    lens_free(p->value_start);
+    lens_free(p);
+}
+
+double lens_packed_bytes(const struct lens_packed *p)
+{
+    return 4.0 * p->nreset * (1 + (double)p->procs * p->procs) + 16.0 * p->nevent + 8.0 * p->nvalue +
+           8.0 * (p->nlen + 1);
+}
+
+static int add_event(struct lens_compress *z, int kind, int a, int b)
+{
+    struct lens_packed *p = z->p;
+    size_t cap = (size_t)z->cap_ev;
+    if (lens_reserve((void **)&p->event, &cap, 4 * (size_t)(p->nevent + 1), sizeof(int)) != LENS_OK)
+        return LENS_ENOMEM;
+    z->cap_ev = (long)cap;
+    int *ev = p->event + 4 * p->nevent++;
+    ev[0] = z->k;
+    ev[1] = kind;
+    ev[2] = a;
+    ev[3] = b;
+    return LENS_OK;
+}
+
+/* The tolerance interval of value v: decoded values inside it are within the bound. */
+static void tol(double v, double eps, double *lo, double *hi)
+{
+    *lo = v - eps * fabs(v);
+    *hi = v + eps * fabs(v);
+}
+
+/* Cuts sorted items[0..n) into the fewest runs that each fit the bound (both ends of the
+ * tolerance intervals grow with v, so the greedy cut is optimal); ends[r] is the end of run r. */
+static int cover(const struct item *it, int n, double eps, int *ends)
+{
+    int nr = 0;
+    for (int i = 0; i < n;) {
+        int j = i + 1;
+        if (it[i].cls != 0) {
+            while (j < n && it[j].cls == it[i].cls)
+                j++;
+        } else {
+            double lo, hi, l2, h2;
+            tol(it[i].v, eps, &lo, &hi);
+            for (; j < n && it[j].cls == 0; j++) {
+                tol(it[j].v, eps, &l2, &h2);
+                if (fmax(lo, l2) > fmin(hi, h2))
+                    break;
+                lo = fmax(lo, l2);
+                hi = fmin(hi, h2);
+            }
+        }
+        ends[nr++] = j;
+        i = j;
+    }
+    return nr;
+}
+
+/* Members of every group of g (group numbers < n), ascending pairs: members[start[id]..]. */
+static void members_of(struct lens_compress *z, const int *g, int n)
+{
+    memset(z->cnt, 0, (size_t)n * sizeof *z->cnt);
+    for (size_t q = 0; q < z->P2; q++)
+        z->cnt[g[q]]++;
+    z->start[0] = 0;
+    for (int id = 0; id < n; id++)
+        z->start[id + 1] = z->start[id] + z->cnt[id];
+    for (int id = 0; id < n; id++)
+        z->cnt[id] = z->start[id];
+    for (size_t q = 0; q < z->P2; q++)
+        z->members[z->cnt[g[q]]++] = (int)q;
+    for (int id = 0; id < n; id++)
+        z->cnt[id] -= z->start[id];
+}
+
+/* A new partition of the whole matrix into fresh groups 0..G-1; returns G. */
+static int fresh(struct lens_compress *z, const double *mat, int *g)
+{
+    for (size_t q = 0; q < z->P2; q++)
+        z->items[q] = (struct item){mat[q], (int)q, vclass(mat[q])};
+    sort_items(z->items, z->tmp, z->P2, z->count);
+    int nr = cover(z->items, (int)z->P2, z->eps, z->ends), from = 0;
+    for (int r = 0; r < nr; r++) {
+        for (int t = from; t < z->ends[r]; t++)
+            g[z->items[t].pair] = r;
+        from = z->ends[r];
+    }
+    return nr;
+}
+
+/* Step 1 on tgid: splits the groups that no longer fit. At the first split the fresh
+ * partition is made (fgid, gf); as soon as the changes cost more bytes than storing it, the
+ * refinement gives up: returns 1. */
+static int refine(struct lens_compress *z, const double *mat, int *give_up)
+{
+    int n = z->tnid;
+    members_of(z, z->tgid, n);
+    int *ends = z->ends;
+    *give_up = 0;
+    for (int id = 0; id < n; id++) {
+        int c = z->cnt[id], fits = 1, cl = -1;
+        const int *m = z->members + z->start[id];
+        double lo = -INFINITY, hi = INFINITY;
+        for (int t = 0; t < c && fits; t++) {
+            double v = mat[m[t]], l2, h2;
+            int vc = vclass(v);
+            fits = cl < 0 || vc == cl;
+            cl = vc;
+            if (vc == 0) {
+                tol(v, z->eps, &l2, &h2);
+                lo = fmax(lo, l2);
+                hi = fmin(hi, h2);
+                fits = fits && lo <= hi;
+            }
+        }
+        if (fits)
+            continue;
+        if (!z->gf)
+            z->gf = fresh(z, mat, z->fgid);
+        for (int t = 0; t < c; t++)
+            z->items[t] = (struct item){mat[m[t]], m[t], vclass(mat[m[t]])};
+        sort_items(z->items, z->tmp, (size_t)c, z->count);
+        int nr = cover(z->items, c, z->eps, ends), keep = 0;
+        for (int r = 1; r < nr; r++)
+            if (ends[r] - ends[r - 1] > ends[keep] - (keep ? ends[keep - 1] : 0))
+                keep = r;
+        for (int r = 0, from = 0; r < nr; from = ends[r++]) {
+            if (r == keep)
+                continue;
+            int nid = z->tnid++;
+            for (int t = from; t < ends[r]; t++) {
+                z->tgid[z->items[t].pair] = nid;
+                if (add_event(z, LENS_PACK_MOVE, z->items[t].pair, nid) != LENS_OK)
+                    return LENS_ENOMEM;
+            }
+        }
+        z->p->splits++;
+        if (16.0 * (z->p->nevent - z->ev0) > 4.0 * (1 + z->P2) + 8.0 * z->gf) {
+            *give_up = 1;
+            return LENS_OK;
+        }
+    }
+    return ensure_ids(z, z->tnid);
+}
+
+struct span {
+    double lo, hi;
+    int cls, id;
+};
+
+static int cmp_span(const void *pa, const void *pb)
+{
+    const struct span *a = pa, *b = pb;
+    if (a->cls != b->cls)
+        return a->cls - b->cls;
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    return a->id - b->id;
+}
+
+/* Per group of g: class, count and the interval of tolerance eps of its members. */
+static void intervals(struct lens_compress *z, const double *mat, const int *g, int n, double eps)
+{
+    for (int id = 0; id < n; id++) {
+        z->cnt[id] = 0;
+        z->lo[id] = -INFINITY;
+        z->hi[id] = INFINITY;
+        z->sum[id] = 0;
+    }
+    for (size_t q = 0; q < z->P2; q++) {
+        int id = g[q];
+        double v = mat[q], l2, h2;
+        z->cnt[id]++;
+        z->cls[id] = vclass(v);
+        if (z->cls[id] == 0) {
+            tol(v, eps, &l2, &h2);
+            z->lo[id] = fmax(z->lo[id], l2);
+            z->hi[id] = fmin(z->hi[id], h2);
+            z->sum[id] += v;
+        }
+    }
+}
+
+/* Step 2 on tgid: merges groups whose members fit within half the bound together. */
+static int merge(struct lens_compress *z, const double *mat)
+{
+    int n = z->tnid, ns = 0;
+    intervals(z, mat, z->tgid, n, 0.5 * z->eps);
+    struct span *s = lens_malloc((size_t)n * sizeof *s);
+    if (!s)
+        return LENS_ENOMEM;
+    for (int id = 0; id < n; id++) {
+        z->alias[id] = id;
+        if (z->cnt[id] > 0)
+            s[ns++] = (struct span){z->lo[id], z->hi[id], z->cls[id], id};
+    }
+    qsort(s, (size_t)ns, sizeof *s, cmp_span);
+    int any = 0;
+    for (int a = 0; a < ns;) {
+        int b = a + 1, keep = s[a].id;
+        double hi = s[a].hi;
+        while (b < ns && s[b].cls == s[a].cls && (s[a].cls != 0 || s[b].lo <= hi)) {
+            hi = fmin(hi, s[b].hi);
+            keep = s[b].id < keep ? s[b].id : keep;
+            b++;
+        }
+        for (int t = a; t < b && b - a > 1; t++) {
+            if (s[t].id == keep)
+                continue;
+            z->alias[s[t].id] = keep;
+            any = 1;
+            z->p->merges++;
+        }
+        a = b;
+    }
+    /* events in ascending group order, so that decoding needs no sorting */
+    for (int id = 0; id < n && any; id++)
+        if (z->alias[id] != id && add_event(z, LENS_PACK_MERGE, id, z->alias[id]) != LENS_OK) {
+            lens_free(s);
+            return LENS_ENOMEM;
+        }
+    for (size_t q = 0; q < z->P2 && any; q++)
+        z->tgid[q] = z->alias[z->tgid[q]];
+    lens_free(s);
+    return LENS_OK;
+}
+
+static int add_reset(struct lens_compress *z, const int *g)
+{
+    struct lens_packed *p = z->p;
+    int *q = lens_realloc(p->reset_group, (size_t)(p->nreset + 1) * z->P2 * sizeof *q);
+    if (!q)
+        return LENS_ENOMEM;
+    p->reset_group = q;
+    memcpy(q + (size_t)p->nreset * z->P2, g, z->P2 * sizeof *g);
+    p->reset_k[p->nreset++] = z->k;
+    return LENS_OK;
+}
+
+/* Step 4: the values of length k, and the errors they make. */
+static int values(struct lens_compress *z, const double *mat)
+{
+    struct lens_packed *p = z->p;
+    intervals(z, mat, z->gid, z->nid, z->eps);
+    size_t cap = (size_t)z->cap_val;
+    long nv = 0;
+    for (int id = 0; id < z->nid; id++)
+        nv += z->cnt[id] > 0;
+    if (lens_reserve((void **)&p->value, &cap, (size_t)(p->nvalue + nv), sizeof(double)) != LENS_OK)
+        return LENS_ENOMEM;
+    z->cap_val = (long)cap;
+    static const double special[4] = {0, INFINITY, -INFINITY, NAN};
+    for (int id = 0; id < z->nid; id++) {
+        if (z->cnt[id] == 0)
+            continue;
+        double v = special[z->cls[id]];
+        if (z->cls[id] == 0)
+            v = fmin(fmax(z->sum[id] / z->cnt[id], z->lo[id]), z->hi[id]);
+        z->sum[id] = v; /* reused: the group's decoded value */
+        p->value[p->nvalue++] = v;
+    }
+    p->value_start[z->k + 1] = p->nvalue;
+    for (size_t q = 0; q < z->P2; q++) {
+        double v = mat[q];
+        if (q / z->P == q % z->P || !isfinite(v))
+            continue;
+        double d = fabs(z->sum[z->gid[q]] - v), r = v != 0 ? d / fabs(v) : (d == 0 ? 0 : INFINITY);
+        p->err_max = fmax(p->err_max, r);
+        p->err_sum2 += r * r;
+        p->err_n++;
+    }
+    return LENS_OK;
+}
+
+static int put(struct lens_compress *z, const double *mat)
+{
+    struct lens_packed *p = z->p;
+    if (z->k == 0) {
+        z->nid = fresh(z, mat, z->gid);
+        if (ensure_ids(z, z->nid) != LENS_OK || add_reset(z, z->gid) != LENS_OK)
+            return LENS_ENOMEM;
+        return values(z, mat);
+    }
+    long sp0 = p->splits, mg0 = p->merges;
+    z->ev0 = p->nevent;
+    z->gf = 0;
+    memcpy(z->tgid, z->gid, z->P2 * sizeof *z->gid);
+    z->tnid = z->nid;
+    int reset = 0;
+    if (refine(z, mat, &reset) != LENS_OK || (!reset && merge(z, mat) != LENS_OK))
+        return LENS_ENOMEM;
+    if (!reset && z->gf) {
+        /* something split: compare the bytes of the changes and values with a new partition */
+        int gt = 0;
+        memset(z->cnt, 0, (size_t)z->tnid * sizeof *z->cnt);
+        for (size_t q = 0; q < z->P2; q++)
+            gt += z->cnt[z->tgid[q]]++ == 0;
+        reset = 4.0 * (1 + z->P2) + 8.0 * z->gf < 16.0 * (p->nevent - z->ev0) + 8.0 * gt;
+    }
+    if (reset) {
+        p->nevent = z->ev0;
+        p->splits = sp0;
+        p->merges = mg0;
+        z->nid = z->gf;
+        memcpy(z->gid, z->fgid, z->P2 * sizeof *z->gid);
+        if (ensure_ids(z, z->nid) != LENS_OK || add_reset(z, z->gid) != LENS_OK)
+            return LENS_ENOMEM;
+    } else {
+        int *t = z->gid;
+        z->gid = z->tgid;
+        z->tgid = t;
+        z->nid = z->tnid;
+    }
+    return values(z, mat);
+}
+
+int lens_compress_put(struct lens_compress *z, const double *mat, struct lens_err *e)
+{
+    if (z->k >= z->L)
+        return lens_err_set(e, LENS_EINVAL, "compress: more than the %d lengths announced", z->L);
+    if (put(z, mat) != LENS_OK)
+        return lens_err_set(e, LENS_ENOMEM, "compress: out of memory at length %d", z->k);
+    z->k++;
+    return LENS_OK;
+}
+
+int lens_compress_finish(struct lens_compress *z, struct lens_packed **out, struct lens_err *e)
+{
+    *out = NULL;
+    if (z->k != z->L) {
+        int k = z->k, L = z->L;
+        lens_compress_free(z);
+        return lens_err_set(e, LENS_EINVAL, "compress: %d of %d lengths given", k, L);
+    }
+    *out = z->p;
+    z->p = NULL;
+    lens_compress_free(z);
+    return LENS_OK;
+}
+
+/* ---- decoding ------------------------------------------------------------------------------ */
+
+int lens_packed_check(const struct lens_packed *p, const char *name, struct lens_err *e)
+{
+    long P2 = (long)p->procs * p->procs, bound = P2 + p->nevent + 1;
+    if (p->procs < 1 || p->nlen < 1 || p->nreset < 1 || p->reset_k[0] != 0 || !(p->max_error >= 0 && p->max_error < 1))
+        return lens_err_set(e, LENS_EFORMAT, "%s: bad header (processes, lengths, first partition or bound)", name);
+    for (int r = 1; r < p->nreset; r++)
+        if (p->reset_k[r] <= p->reset_k[r - 1] || p->reset_k[r] >= p->nlen)
+            return lens_err_set(e, LENS_EFORMAT, "%s: partition %d at length index %d out of order", name, r, p->reset_k[r]);
+    for (long t = 0; t < (long)p->nreset * P2; t++)
+        if (p->reset_group[t] < 0 || p->reset_group[t] >= P2)
+            return lens_err_set(e, LENS_EFORMAT, "%s: group number %d out of range in partition %ld", name,
+                                p->reset_group[t], t / P2);
+    for (long t = 0, r = 0; t < p->nevent; t++) {
+        const int *ev = p->event + 4 * t;
+        while (r < p->nreset && p->reset_k[r] < ev[0])
+            r++;
+        int bad = ev[0] < 1 || ev[0] >= p->nlen || (t > 0 && ev[0] < ev[-4]) ||
+                  (r < p->nreset && p->reset_k[r] == ev[0]) || ev[2] < 0 || ev[3] < 0 || ev[3] >= bound ||
+                  (ev[1] == LENS_PACK_MOVE ? ev[2] >= P2 : ev[1] != LENS_PACK_MERGE || ev[2] >= bound);
+        if (bad)
+            return lens_err_set(e, LENS_EFORMAT, "%s: event %ld (%d %d %d %d) is not valid", name, t, ev[0], ev[1],
+                                ev[2], ev[3]);
+    }
+    if (p->value_start[0] != 0 || p->value_start[p->nlen] != p->nvalue)
+        return lens_err_set(e, LENS_EFORMAT, "%s: value starts do not span the %ld values", name, p->nvalue);
+    for (int k = 0; k < p->nlen; k++)
+        if (p->value_start[k + 1] <= p->value_start[k])
+            return lens_err_set(e, LENS_EFORMAT, "%s: no values at length index %d", name, k);
+    return LENS_OK;
+}
+
+struct lens_unpack {
+    const struct lens_packed *p;
+    int k, ri;
+    long ei;
+    size_t P2;
+    int *gid, *alias, *live;
+    double *val;
+    size_t cap;
+};
+
+int lens_unpack_new(struct lens_unpack **out, const struct lens_packed *p, struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_unpack *u = lens_calloc(1, sizeof *u);
+    if (!u)
+        return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
+    u->p = p;
+    u->P2 = (size_t)p->procs * p->procs;
+    u->gid = lens_malloc(u->P2 * sizeof *u->gid);
+    if (!u->gid) {
+        lens_unpack_free(u);
+        return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
+    }
+    *out = u;
+    return LENS_OK;
+}
+
+void lens_unpack_free(struct lens_unpack *u)
+{
+    if (!u)
+        return;
+    lens_free(u->gid);
+    lens_free(u->alias);
+    lens_free(u->live);
+    lens_free(u->val);
+    lens_free(u);
+}
+
+static int unpack_ids(struct lens_unpack *u, size_t n)
+{
+    if (n <= u->cap)
+        return LENS_OK;
+    size_t cap = u->cap ? u->cap : 64;
+    while (cap < n)
+        cap *= 2;
+    int *a = lens_realloc(u->alias, cap * sizeof *a);
+    if (a)
+        u->alias = a;
+    int *l = a ? lens_realloc(u->live, cap * sizeof *l) : NULL;
+    if (l)
+        u->live = l;
+    double *v = l ? lens_realloc(u->val, cap * sizeof *v) : NULL;
+    if (!v)
+        return LENS_ENOMEM;
+    u->val = v;
+    u->cap = cap;
+    return LENS_OK;
+}
+
+int lens_unpack_next(struct lens_unpack *u, double *mat, struct lens_err *e)
+{
+    const struct lens_packed *p = u->p;
+    if (u->k >= p->nlen)
+        return lens_err_set(e, LENS_EINVAL, "decompress: all %d lengths decoded already", p->nlen);
+    size_t n = 0;
+    if (u->ri < p->nreset && p->reset_k[u->ri] == u->k) {
+        memcpy(u->gid, p->reset_group + (size_t)u->ri++ * u->P2, u->P2 * sizeof *u->gid);
+    } else {
+        int merged = 0;
+        for (; u->ei < p->nevent && p->event[4 * u->ei] == u->k; u->ei++) {
+            const int *ev = p->event + 4 * u->ei;
+            if (ev[1] == LENS_PACK_MOVE) {
+                u->gid[ev[2]] = ev[3];
+                continue;
+            }
+            size_t top = (size_t)(ev[2] > ev[3] ? ev[2] : ev[3]) + 1, old = merged ? u->cap : 0;
+            if (unpack_ids(u, top) != LENS_OK)
+                return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
+            for (size_t id = old; id < u->cap; id++) /* identity for the entries not set yet */
+                u->alias[id] = (int)id;
+            merged = 1;
+            u->alias[ev[2]] = ev[3];
+        }
+        for (size_t q = 0; q < u->P2 && merged; q++)
+            if ((size_t)u->gid[q] < u->cap)
+                u->gid[q] = u->alias[u->gid[q]];
+    }
+    for (size_t q = 0; q < u->P2; q++)
+        n = (size_t)u->gid[q] + 1 > n ? (size_t)u->gid[q] + 1 : n;
+    if (unpack_ids(u, n) != LENS_OK)
+        return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
+    memset(u->live, 0, n * sizeof *u->live);
+    for (size_t q = 0; q < u->P2; q++)
+        u->live[u->gid[q]] = 1;
+    long v = p->value_start[u->k];
+    for (size_t id = 0; id < n; id++)
+        if (u->live[id]) {
+            if (v >= p->value_start[u->k + 1])
+                return lens_err_set(e, LENS_EFORMAT, "decompress: length index %d has more groups than values", u->k);
+            u->val[id] = p->value[v++];
+        }
+    if (v != p->value_start[u->k + 1])
+        return lens_err_set(e, LENS_EFORMAT, "decompress: length index %d has fewer groups than values", u->k);
+    for (size_t q = 0; q < u->P2; q++)
+        mat[q] = u->val[u->gid[q]];
+    u->k++;
+    return LENS_OK;
+}

@@ -1,0 +1,68 @@
+/* Lossy compression of a latency cube with a guaranteed per-element relative error
+ * (docs/methods.md §4). Streaming: one P x P matrix per length goes in, in length order,
+ * and only the current partition of the P^2 pairs into groups is kept. Each group holds one
+ * value per length; a group whose values no longer fit the bound splits, groups that come
+ * together merge, and when that costs more than a new partition the partition is stored anew.
+ * Every decoded element v' of an element v satisfies |v' - v| <= max_error * |v| (NaN and
+ * infinities decode exactly). packed_nc.c stores the result in one NetCDF file. */
+#ifndef LENS_COMPRESS_H
+#define LENS_COMPRESS_H
+
+#include "cube.h"
+
+enum { LENS_PACK_MOVE = 0, LENS_PACK_MERGE = 1 };
+
+/* The compressed form of one statistic. All arrays are owned. */
+struct lens_packed {
+    int procs, nlen;
+    double max_error;     /* the bound, relative */
+    int nreset;           /* partitions stored whole: at length reset_k[r], pair p is in group */
+    int *reset_k;         /*   reset_group[r * P^2 + p]; reset_k[0] == 0 */
+    int *reset_group;
+    long nevent;          /* changes between lengths, in order: {k, kind, a, b}: */
+    int *event;           /*   MOVE: pair a joins new group b; MERGE: group a joins group b */
+    long nvalue;          /* values of the live groups, ascending group id, length by length: */
+    double *value;        /*   length k's are value[value_start[k] .. value_start[k+1]) */
+    long *value_start;    /* nlen + 1 */
+    /* measured while compressing, over the off-diagonal elements that are finite */
+    double err_max;       /* largest relative error */
+    double err_sum2;      /* sum of squared relative errors */
+    long err_n;
+    long splits, merges;  /* groups split, groups merged into another */
+};
+
+struct lens_compress; /* streaming state */
+
+/* Errors: LENS_EINVAL (procs < 1, nlen < 1, max_error not in [0, 1)), LENS_ENOMEM. */
+int lens_compress_new(struct lens_compress **out, int procs, int nlen, double max_error,
+                      struct lens_err *e);
+/* Adds the next length: mat is P x P, row-major, not kept. LENS_EINVAL after nlen matrices. */
+int lens_compress_put(struct lens_compress *z, const double *mat, struct lens_err *e);
+/* After the nlen-th put: moves the result to *out (caller frees) and frees z in any case. */
+int lens_compress_finish(struct lens_compress *z, struct lens_packed **out, struct lens_err *e);
+void lens_compress_free(struct lens_compress *z);
+
+/* Bytes of the packed payload: 4 per group number and event field, 8 per value and start. */
+double lens_packed_bytes(const struct lens_packed *p);
+void lens_packed_free(struct lens_packed *p);
+/* Checks the internal consistency of p (after reading a file): LENS_EFORMAT naming what. */
+int lens_packed_check(const struct lens_packed *p, const char *name, struct lens_err *e);
+
+/* Streaming decoder: length after length into a P x P matrix. */
+struct lens_unpack;
+int lens_unpack_new(struct lens_unpack **out, const struct lens_packed *p, struct lens_err *e);
+/* Decodes the next length into mat (P x P); LENS_EINVAL after nlen lengths. */
+int lens_unpack_next(struct lens_unpack *u, double *mat, struct lens_err *e);
+void lens_unpack_free(struct lens_unpack *u);
+
+/* packed_nc.c: one NetCDF (64-bit offset) file holding the packed statistics of a cube
+ * and its metadata (processes, lengths, mode, repeats, hosts). stats[s] is NULL for an absent
+ * statistic. meta's data arrays are not used. The file is written through a temporary name. */
+int lens_packed_write(const char *path, const struct lens_cube *meta,
+                      struct lens_packed *const stats[LENS_STAT_COUNT], struct lens_err *e);
+/* Reads such a file: *meta is a cube without data (lens_cube_free), stats[s] NULL if absent.
+ * Errors: LENS_EIO, LENS_EFORMAT (not a packed cube, inconsistent), LENS_ENOMEM. */
+int lens_packed_read(const char *path, struct lens_cube **meta,
+                     struct lens_packed *stats[LENS_STAT_COUNT], struct lens_err *e);
+
+#endif

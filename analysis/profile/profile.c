@@ -1,0 +1,404 @@
+/* Profiles: building the processes x functions matrix cell by cell, reading and writing the
+ * CSV form `process,function,seconds`. The matrix grows in both directions as ranks and
+ * names appear, so one reader serves CSV files and trace walkers alike. */
+#include "profile.h"
+
+#include "common/textline.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RANK_LIMIT LENS_PROFILE_MAX_RANK
+
+struct lens_profile *lens_profile_new(void)
+{
+    return lens_calloc(1, sizeof(struct lens_profile));
+}
+
+void lens_profile_free(struct lens_profile *p)
+{
+    if (!p)
+        return;
+    for (size_t f = 0; f < p->nfunc; f++)
+        lens_free(p->funcs[f]);
+    lens_free(p->funcs);
+    lens_free(p->ranks);
+    lens_free(p->sec);
+    lens_keymap_release(&p->row_of);
+    lens_free(p->fslot);
+    lens_free(p);
+}
+
+/* Makes room for nproc rows and nfunc columns; sec keeps its row-major layout with stride
+ * fcap while building, and is repacked to stride nfunc by lens_profile_finish. */
+static int grow(struct lens_profile *p, size_t nproc, size_t nfunc, struct lens_err *e)
+{
+    size_t pcap = p->pcap, fcap = p->fcap;
+    /* the matrix is dense: a profile of many ranks and many names would need gigabytes */
+    if (nproc && nfunc > LENS_PROFILE_MAX_CELLS / nproc)
+        return lens_err_set(e, LENS_EINVAL, "profile: %zu processes x %zu functions is more than "
+                            "%zu cells", nproc, nfunc, (size_t)LENS_PROFILE_MAX_CELLS);
+    while (pcap < nproc)
+        pcap = pcap ? 2 * pcap : 64;
+    while (fcap < nfunc)
+        fcap = fcap ? 2 * fcap : 16;
+    if (pcap == p->pcap && fcap == p->fcap)
+        return LENS_OK;
+    double *sec = lens_calloc(pcap * fcap, sizeof *sec);
+    int bad = !sec;
+    if (pcap != p->pcap) {
+        long *ranks = lens_realloc(p->ranks, pcap * sizeof *ranks);
+        if (ranks)
+            p->ranks = ranks;
+        bad |= !ranks;
+    }
+    if (fcap != p->fcap) {
+        char **funcs = lens_realloc(p->funcs, fcap * sizeof *funcs);
+        if (funcs)
+            p->funcs = funcs;
+        bad |= !funcs;
+    }
+    if (bad) {
+        lens_free(sec);
+        return lens_err_set(e, LENS_ENOMEM, "profile: out of memory for %zu x %zu cells", nproc, nfunc);
+    }
+    for (size_t r = 0; r < p->nproc; r++)
+        memcpy(sec + r * fcap, p->sec + r * p->fcap, p->nfunc * sizeof *sec);
+    lens_free(p->sec);
+    p->sec = sec;
+    p->pcap = pcap;
+    p->fcap = fcap;
+    return LENS_OK;
+}
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+/* Slot of func in the hash of names (nfslot > 0): holds its column + 1, or 0 to fill. */
+static size_t fslot_of(const struct lens_profile *p, const char *func)
+{
+    size_t h = name_hash(func) & (p->nfslot - 1);
+    while (p->fslot[h] && strcmp(p->funcs[p->fslot[h] - 1], func))
+        h = (h + 1) & (p->nfslot - 1);
+    return h;
+}
+
+long lens_profile_find(const struct lens_profile *p, const char *func)
+{
+    if (p->nfslot) { /* a profile built by lens_profile_add always has its hash */
+        size_t h = fslot_of(p, func);
+        return p->fslot[h] ? (long)p->fslot[h] - 1 : -1;
+    }
+    for (size_t f = 0; f < p->nfunc; f++)
+        if (!strcmp(p->funcs[f], func))
+            return (long)f;
+    return -1;
+}
+
+/* Doubles the hash of names so it stays at most half full with one more name. */
+static int fslot_grow(struct lens_profile *p, struct lens_err *e)
+{
+    if (2 * (p->nfunc + 1) <= p->nfslot)
+        return LENS_OK;
+    size_t n = p->nfslot ? 2 * p->nfslot : 64;
+    size_t *slot = lens_calloc(n, sizeof *slot);
+    if (!slot)
+        return lens_err_set(e, LENS_ENOMEM, "profile: out of memory for %zu function names", p->nfunc + 1);
+    lens_free(p->fslot);
+    p->fslot = slot;
+    p->nfslot = n;
+    for (size_t f = 0; f < p->nfunc; f++)
+        p->fslot[fslot_of(p, p->funcs[f])] = f + 1;
+    return LENS_OK;
+}
+
+/* Column of func, created when new. Input usually repeats the same order of names for
+ * every process, so the column after the last one is tried first; then the hash, so many
+ * distinct names stay linear. */
+static long column(struct lens_profile *p, const char *func, struct lens_err *e)
+{
+    size_t guess[2] = {p->last_f + 1, p->last_f};
+    for (int i = 0; i < 2; i++)
+        if (guess[i] < p->nfunc && !strcmp(p->funcs[guess[i]], func))
+            return (long)guess[i];
+    long f = lens_profile_find(p, func);
+    if (f >= 0)
+        return f;
+    if (fslot_grow(p, e) != LENS_OK || grow(p, p->nproc, p->nfunc + 1, e) != LENS_OK)
+        return -1;
+    char *name = lens_strdup(func);
+    if (!name) {
+        lens_err_set(e, LENS_ENOMEM, "profile: out of memory for function '%s'", func);
+        return -1;
+    }
+    p->funcs[p->nfunc] = name;
+    p->fslot[fslot_of(p, name)] = p->nfunc + 1;
+    return (long)p->nfunc++;
+}
+
+static long row(struct lens_profile *p, long rank, struct lens_err *e)
+{
+    struct lens_key k = {{(uint32_t)rank, 0, 0, 0}};
+    int found = 0;
+    if (p->row_of.cap) {
+        size_t s = lens_keymap_slot(&p->row_of, &k, &found);
+        if (found)
+            return p->row_of.vals[s];
+    }
+    if (grow(p, p->nproc + 1, p->nfunc, e) != LENS_OK)
+        return -1;
+    int added;
+    if (lens_keymap_get(&p->row_of, k, (int32_t)p->nproc, &added) < 0) {
+        lens_err_set(e, LENS_ENOMEM, "profile: out of memory for rank %ld", rank);
+        return -1;
+    }
+    p->ranks[p->nproc] = rank;
+    return (long)p->nproc++;
+}
+
+int lens_profile_add(struct lens_profile *p, long rank, const char *func, double seconds,
+                     struct lens_err *e)
+{
+    if (rank < 0 || rank >= RANK_LIMIT)
+        return lens_err_set(e, LENS_EINVAL, "process %ld out of range 0..%ld", rank, RANK_LIMIT - 1);
+    if (!func || !*func)
+        return lens_err_set(e, LENS_EINVAL, "empty function name");
+    if (!isfinite(seconds) || seconds < 0)
+        return lens_err_set(e, LENS_EINVAL, "seconds %g is not a finite number >= 0", seconds);
+    long f = column(p, func, e);
+    if (f < 0)
+        return e ? e->code : LENS_ENOMEM;
+    long r = row(p, rank, e);
+    if (r < 0)
+        return e ? e->code : LENS_ENOMEM;
+    p->sec[(size_t)r * p->fcap + (size_t)f] += seconds;
+    p->last_f = (size_t)f;
+    return LENS_OK;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+int lens_profile_finish(struct lens_profile *p, struct lens_err *e)
+{
+    if (p->nproc == 0 || p->nfunc == 0)
+        return lens_err_set(e, LENS_EDATA, "profile is empty");
+    double *sec = lens_malloc(p->nproc * p->nfunc * sizeof *sec);
+    long *sorted = lens_malloc(p->nproc * sizeof *sorted);
+    if (!sec || !sorted) {
+        lens_free(sec);
+        lens_free(sorted);
+        return lens_err_set(e, LENS_ENOMEM, "profile: out of memory for %zu x %zu cells", p->nproc, p->nfunc);
+    }
+    memcpy(sorted, p->ranks, p->nproc * sizeof *sorted);
+    qsort(sorted, p->nproc, sizeof *sorted, rank_cmp);
+    for (size_t i = 0; i < p->nproc; i++) {
+        struct lens_key k = {{(uint32_t)sorted[i], 0, 0, 0}};
+        int found;
+        size_t s = lens_keymap_slot(&p->row_of, &k, &found);
+        size_t from = (size_t)p->row_of.vals[s];
+        memcpy(sec + i * p->nfunc, p->sec + from * p->fcap, p->nfunc * sizeof *sec);
+        p->row_of.vals[s] = (int32_t)i; /* the row the rank has once sorted */
+    }
+    lens_free(p->ranks);
+    lens_free(p->sec);
+    p->ranks = sorted;
+    p->sec = sec;
+    p->pcap = p->nproc;
+    p->fcap = p->nfunc;
+    return LENS_OK;
+}
+
+double lens_profile_func_total(const struct lens_profile *p, size_t f)
+{
+    double s = 0;
+    for (size_t r = 0; r < p->nproc; r++)
+        s += p->sec[r * p->fcap + f];
+    return s;
+}
+
+/* Splits one CSV line into three fields in place. The function field may be quoted.
+ * Returns NULL on success or a message for the error. */
+static const char *split_line(char *line, char **proc, char **func, char **secs)
+{
+    char *s = line;
+    *proc = s;
+    s = strchr(s, ',');
+    if (!s)
+        return "expected 3 fields 'process,function,seconds', found 1";
+    *s++ = '\0';
+    if (*s == '"') {
+        char *w = ++s;
+        *func = w;
+        for (;;) {
+            if (*s == '\0')
+                return "unterminated quoted function name";
+            if (*s == '"' && s[1] == '"') {
+                *w++ = '"';
+                s += 2;
+            } else if (*s == '"') {
+                s++;
+                break;
+            } else {
+                *w++ = *s++;
+            }
+        }
+        *w = '\0';
+        if (*s != ',')
+            return *s ? "text after the closing quote of the function name"
+                      : "expected 3 fields 'process,function,seconds', found 2";
+        s++;
+    } else {
+        *func = s;
+        s = strchr(s, ',');
+        if (!s)
+            return "expected 3 fields 'process,function,seconds', found 2";
+        *s++ = '\0';
+    }
+    *secs = s;
+    if (strchr(s, ','))
+        return "expected 3 fields 'process,function,seconds', found more";
+    return NULL;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* Parses one data line into p. lineno is for the message only. */
+static int parse_line(struct lens_profile *p, char *line, const char *path, long lineno,
+                      struct lens_err *e)
+{
+    char *ps, *fs, *ss;
+    const char *why = split_line(line, &ps, &fs, &ss);
+    if (why)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld: %s", path, lineno, why);
+    ps = trim(ps);
+    fs = trim(fs);
+    ss = trim(ss);
+    char *end;
+    errno = 0;
+    long rank = strtol(ps, &end, 10);
+    if (!*ps || *end || errno || rank < 0 || rank >= RANK_LIMIT)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld: process '%s' is not a rank in 0..%ld",
+                            path, lineno, ps, RANK_LIMIT - 1);
+    if (!*fs)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld: empty function name", path, lineno);
+    errno = 0;
+    double v = strtod(ss, &end);
+    if (!*ss || *end || errno == ERANGE || !isfinite(v) || v < 0)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld: seconds '%s' is not a finite number >= 0",
+                            path, lineno, ss);
+    struct lens_err sub;
+    lens_err_clear(&sub);
+    int rc = lens_profile_add(p, rank, fs, v, &sub);
+    if (rc != LENS_OK)
+        return lens_err_set(e, rc, "%s:%ld: %s", path, lineno, sub.msg);
+    return LENS_OK;
+}
+
+int lens_profile_read_csv(const char *path, struct lens_profile **out, struct lens_err *e)
+{
+    *out = NULL;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct lens_profile *p = lens_profile_new();
+    struct lens_textline tl = {0};
+    long lineno = 0;
+    int got, rc = p ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    while (rc == LENS_OK && (got = lens_textline_read(fp, &tl, LENS_TEXTLINE_MAX)) != LENS_TEXTLINE_EOF) {
+        lineno++;
+        if (got != LENS_TEXTLINE_OK) {
+            rc = lens_textline_fail(got, path, lineno, 0, LENS_TEXTLINE_MAX, e);
+            break;
+        }
+        char *t = trim(tl.s);
+        if (!*t || *t == '#')
+            continue;
+        if (lineno == 1 && !strcmp(t, "process,function,seconds"))
+            continue;
+        rc = parse_line(p, t, path, lineno, e);
+    }
+    lens_textline_release(&tl);
+    fclose(fp);
+    if (rc == LENS_OK && (!p->nproc || !p->nfunc))
+        rc = lens_err_set(e, LENS_EDATA, "%s: no data lines 'process,function,seconds'", path);
+    if (rc == LENS_OK) {
+        rc = lens_profile_finish(p, e);
+        if (rc != LENS_OK)
+            lens_err_prefix(e, path);
+    }
+    if (rc != LENS_OK) {
+        lens_profile_free(p);
+        return rc;
+    }
+    *out = p;
+    return LENS_OK;
+}
+
+/* Whether a name must be quoted in CSV. */
+static int needs_quotes(const char *s)
+{
+    return strpbrk(s, ",\"") != NULL || *s == ' ' || *s == '#' ||
+           (*s && s[strlen(s) - 1] == ' ');
+}
+
+int lens_profile_write_csv(const struct lens_profile *p, const char *path, struct lens_err *e)
+{
+    struct lens_atomic a = {0};
+    FILE *fp = stdout;
+    int to_stdout = !strcmp(path, "-");
+    if (!to_stdout) {
+        int rc = lens_atomic_open(&a, path, "w", e);
+        if (rc != LENS_OK)
+            return rc;
+        fp = a.fp;
+    }
+    fputs("process,function,seconds\n", fp);
+    for (size_t r = 0; r < p->nproc; r++) {
+        int wrote = 0;
+        for (size_t f = 0; f < p->nfunc; f++) {
+            double v = p->sec[r * p->fcap + f];
+            /* zeros are left out (never called), except one for a process that has nothing
+               else, so the process and the file survive a round trip through the reader */
+            if (v == 0 && (wrote || f + 1 < p->nfunc))
+                continue;
+            wrote = 1;
+            const char *name = p->funcs[f];
+            fprintf(fp, "%ld,", p->ranks[r]);
+            if (needs_quotes(name)) {
+                fputc('"', fp);
+                for (const char *c = name; *c; c++) {
+                    if (*c == '"')
+                        fputc('"', fp);
+                    fputc(*c, fp);
+                }
+                fputc('"', fp);
+            } else {
+                fputs(name, fp);
+            }
+            fprintf(fp, ",%.17g\n", v);
+        }
+    }
+    if (to_stdout)
+        return fflush(fp) == 0 && !ferror(fp) ? LENS_OK
+               : lens_err_set(e, LENS_EIO, "standard output: write failed");
+    return lens_atomic_commit(&a, e);
+}

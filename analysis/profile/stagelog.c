@@ -1,0 +1,599 @@
+/* Stage logs of a task runtime: reading the JSON-lines log, grouping records by task,
+ * migrations, waits, time per stage, and the number of tasks in each stage over time.
+ * The JSON reader accepts the flat objects the format needs, nothing nested. */
+#include "stagelog.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "common/textline.h"
+
+struct rec {
+    size_t task, stage;
+    double t;
+    long node;
+    size_t line;
+};
+
+/* Reader state: records, task ids in a hash table, stage names. */
+struct reader {
+    const char *path;
+    struct rec *recs;
+    size_t nrec, rcap;
+    char **ids;
+    size_t nid, idcap;
+    size_t *slot; /* hash of ids: index + 1, 0 empty */
+    size_t nslot;
+    char **stages;
+    size_t nstage, scap;
+};
+
+static size_t hash(const char *s)
+{
+    size_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int rehash(struct reader *r, struct lens_err *e)
+{
+    size_t n = r->nslot ? 2 * r->nslot : 1024;
+    size_t *slot = lens_calloc(n, sizeof *slot);
+    if (!slot)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for task ids", r->path);
+    for (size_t i = 0; i < r->nid; i++) {
+        size_t h = hash(r->ids[i]) & (n - 1);
+        while (slot[h])
+            h = (h + 1) & (n - 1);
+        slot[h] = i + 1;
+    }
+    lens_free(r->slot);
+    r->slot = slot;
+    r->nslot = n;
+    return LENS_OK;
+}
+
+/* Index of a task id, added when new; -1 on error. */
+static long task_index(struct reader *r, const char *id, struct lens_err *e)
+{
+    if (2 * (r->nid + 1) > r->nslot && rehash(r, e) != LENS_OK)
+        return -1;
+    size_t h = hash(id) & (r->nslot - 1);
+    while (r->slot[h]) {
+        if (!strcmp(r->ids[r->slot[h] - 1], id))
+            return (long)r->slot[h] - 1;
+        h = (h + 1) & (r->nslot - 1);
+    }
+    if (r->nid == r->idcap) {
+        size_t cap = r->idcap ? 2 * r->idcap : 256;
+        char **ids = lens_realloc(r->ids, cap * sizeof *ids);
+        if (!ids) {
+            lens_err_set(e, LENS_ENOMEM, "%s: out of memory for task ids", r->path);
+            return -1;
+        }
+        r->ids = ids;
+        r->idcap = cap;
+    }
+    char *copy = lens_strdup(id);
+    if (!copy) {
+        lens_err_set(e, LENS_ENOMEM, "%s: out of memory for task ids", r->path);
+        return -1;
+    }
+    r->ids[r->nid] = copy;
+    r->slot[h] = r->nid + 1;
+    return (long)r->nid++;
+}
+
+static long stage_index(struct reader *r, const char *name, size_t lineno, struct lens_err *e)
+{
+    for (size_t s = 0; s < r->nstage; s++)
+        if (!strcmp(r->stages[s], name))
+            return (long)s;
+    /* the search above is linear and every task holds a row of nstage seconds */
+    if (r->nstage == LENS_STAGELOG_MAX_STAGES) {
+        lens_err_set(e, LENS_EFORMAT, "%s:%zu: more than %d distinct stages (a runtime has a few; "
+                     "is \"stage\" a task name?)", r->path, lineno, LENS_STAGELOG_MAX_STAGES);
+        return -1;
+    }
+    if (r->nstage == r->scap) {
+        size_t cap = r->scap ? 2 * r->scap : 8;
+        char **st = lens_realloc(r->stages, cap * sizeof *st);
+        if (!st) {
+            lens_err_set(e, LENS_ENOMEM, "%s: out of memory for stages", r->path);
+            return -1;
+        }
+        r->stages = st;
+        r->scap = cap;
+    }
+    if (!(r->stages[r->nstage] = lens_strdup(name))) {
+        lens_err_set(e, LENS_ENOMEM, "%s: out of memory for stages", r->path);
+        return -1;
+    }
+    return (long)r->nstage++;
+}
+
+static void reader_release(struct reader *r)
+{
+    for (size_t i = 0; i < r->nid; i++)
+        lens_free(r->ids[i]);
+    for (size_t i = 0; i < r->nstage; i++)
+        lens_free(r->stages[i]);
+    lens_free(r->ids);
+    lens_free(r->stages);
+    lens_free(r->slot);
+    lens_free(r->recs);
+}
+
+static const char *skip_ws(const char *s)
+{
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+        s++;
+    return s;
+}
+
+/* Parses a JSON string at s (on the opening quote) into out (at most n bytes, the input
+ * line is never longer). \u escapes outside ASCII become '?'. Returns the end or NULL. */
+static const char *parse_string(const char *s, char *out)
+{
+    s++;
+    while (*s && *s != '"') {
+        if (*s == '\\') {
+            s++;
+            switch (*s) {
+            case '"': case '\\': case '/': *out++ = *s++; break;
+            case 'n': *out++ = '\n'; s++; break;
+            case 't': *out++ = '\t'; s++; break;
+            case 'r': *out++ = '\r'; s++; break;
+            case 'b': *out++ = '\b'; s++; break;
+            case 'f': *out++ = '\f'; s++; break;
+            case 'u': {
+                unsigned v = 0;
+                for (int i = 1; i <= 4; i++) {
+                    char c = s[i];
+                    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+                    if (d < 0)
+                        return NULL;
+                    v = v * 16 + (unsigned)d;
+                }
+                *out++ = v >= 0x20 && v < 0x80 ? (char)v : '?';
+                s += 5;
+                break;
+            }
+            default: return NULL;
+            }
+        } else if ((unsigned char)*s < 0x20) {
+            return NULL;
+        } else {
+            *out++ = *s++;
+        }
+    }
+    if (*s != '"')
+        return NULL;
+    *out = '\0';
+    return s + 1;
+}
+
+/* Scratch strings of one line, each as long as the line: the key and value being parsed, and
+ * the task id and stage name kept until the whole line is known to be good. */
+struct scratch {
+    char *key, *val, *task, *stage;
+};
+
+/* Parses one line into a record. Task ids and stage names are registered only once the line
+ * is complete and valid, so a bad or repeated key never leaves a task without records. */
+static int parse_line(struct reader *r, const char *line, size_t lineno, struct scratch *sc,
+                      struct lens_err *e)
+{
+    char *buf = sc->val, *key = sc->key;
+    const char *s = skip_ws(line);
+    const char *path = r->path;
+    if (*s != '{')
+        return lens_err_set(e, LENS_EFORMAT, "%s:%zu: expected a JSON object '{...}'", path, lineno);
+    s = skip_ws(s + 1);
+    int have_task = 0, have_stage = 0, have_t = 0, have_node = 0;
+    long task = -1, stage = -1, node = 0;
+    double t = 0;
+    while (*s != '}') {
+        if (*s != '"' || !(s = parse_string(s, key)))
+            return lens_err_set(e, LENS_EFORMAT, "%s:%zu: expected a key string", path, lineno);
+        s = skip_ws(s);
+        if (*s != ':')
+            return lens_err_set(e, LENS_EFORMAT, "%s:%zu: expected ':' after \"%s\"", path, lineno, key);
+        s = skip_ws(s + 1);
+        int is_str = *s == '"';
+        double num = 0;
+        if (is_str) {
+            if (!(s = parse_string(s, buf)))
+                return lens_err_set(e, LENS_EFORMAT, "%s:%zu: bad string for \"%s\"", path, lineno, key);
+        } else if (*s == '-' || (*s >= '0' && *s <= '9')) {
+            char *end;
+            errno = 0;
+            num = strtod(s, &end);
+            if (errno == ERANGE || !isfinite(num))
+                return lens_err_set(e, LENS_EFORMAT, "%s:%zu: number out of range for \"%s\"", path, lineno, key);
+            size_t n = (size_t)(end - s);
+            memcpy(buf, s, n);
+            buf[n] = '\0';
+            s = end;
+        } else if (!strncmp(s, "true", 4) || !strncmp(s, "null", 4)) {
+            s += 4;
+            buf[0] = '\0';
+        } else if (!strncmp(s, "false", 5)) {
+            s += 5;
+            buf[0] = '\0';
+        } else {
+            return lens_err_set(e, LENS_EFORMAT, "%s:%zu: unsupported value for \"%s\" (nested or malformed)",
+                                path, lineno, key);
+        }
+        int is_num = !is_str && buf[0];
+        /* a repeated key would make the record ambiguous (which task, which time?) */
+        int *seen = !strcmp(key, "task") ? &have_task : !strcmp(key, "stage") ? &have_stage
+                  : !strcmp(key, "t") ? &have_t : !strcmp(key, "node") ? &have_node : NULL;
+        if (seen && *seen)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%zu: key \"%s\" given twice in one record", path, lineno, key);
+        if (!strcmp(key, "task")) {
+            if (!buf[0])
+                return lens_err_set(e, LENS_EFORMAT, "%s:%zu: \"task\" must be a number or a non-empty string", path, lineno);
+            strcpy(sc->task, buf);
+            have_task = 1;
+        } else if (!strcmp(key, "stage")) {
+            if (!is_str || !buf[0])
+                return lens_err_set(e, LENS_EFORMAT, "%s:%zu: \"stage\" must be a non-empty string", path, lineno);
+            strcpy(sc->stage, buf);
+            have_stage = 1;
+        } else if (!strcmp(key, "t")) {
+            if (!is_num)
+                return lens_err_set(e, LENS_EFORMAT, "%s:%zu: \"t\" must be a number of seconds", path, lineno);
+            t = num;
+            have_t = 1;
+        } else if (!strcmp(key, "node")) {
+            if (!is_num || num != floor(num) || fabs(num) > 1e15)
+                return lens_err_set(e, LENS_EFORMAT, "%s:%zu: \"node\" must be an integer", path, lineno);
+            node = (long)num;
+            have_node = 1;
+        }
+        s = skip_ws(s);
+        if (*s == ',')
+            s = skip_ws(s + 1);
+        else if (*s != '}')
+            return lens_err_set(e, LENS_EFORMAT, "%s:%zu: expected ',' or '}' after \"%s\"", path, lineno, key);
+    }
+    if (*skip_ws(s + 1))
+        return lens_err_set(e, LENS_EFORMAT, "%s:%zu: text after the JSON object", path, lineno);
+    const char *missing = !have_task ? "task" : !have_stage ? "stage" : !have_t ? "t" : !have_node ? "node" : NULL;
+    if (missing)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%zu: missing key \"%s\"", path, lineno, missing);
+    if ((task = task_index(r, sc->task, e)) < 0 || (stage = stage_index(r, sc->stage, lineno, e)) < 0)
+        return e ? e->code : LENS_ENOMEM;
+    if (r->nrec == r->rcap) {
+        size_t cap = r->rcap ? 2 * r->rcap : 1024;
+        struct rec *recs = lens_realloc(r->recs, cap * sizeof *recs);
+        if (!recs)
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu records", path, cap);
+        r->recs = recs;
+        r->rcap = cap;
+    }
+    r->recs[r->nrec++] = (struct rec){(size_t)task, (size_t)stage, t, node, lineno};
+    return LENS_OK;
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const struct rec *x = a, *y = b;
+    if (x->task != y->task)
+        return x->task < y->task ? -1 : 1;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+static int cmp_task(const void *a, const void *b)
+{
+    const struct lens_stagelog_task *x = a, *y = b;
+    if (x->arrival != y->arrival)
+        return x->arrival < y->arrival ? -1 : 1;
+    size_t lx = strlen(x->id), ly = strlen(y->id); /* numeric ids in numeric order */
+    if (lx != ly)
+        return lx < ly ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+void lens_stagelog_free(struct lens_stagelog *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->ntask; i++)
+        lens_free(l->tasks[i].id);
+    for (size_t s = 0; s < l->nstage; s++)
+        lens_free(l->stages[s]);
+    lens_free(l->tasks);
+    lens_free(l->stages);
+    lens_free(l->spans);
+    lens_free(l->mig_hist);
+    lens_free(l->pool);
+    lens_free(l);
+}
+
+/* Turns sorted records into tasks, spans and the histogram; takes ids and stages from r. */
+static int build(struct reader *r, long wait, struct lens_stagelog *l, struct lens_err *e)
+{
+    size_t T = r->nid, S = r->nstage;
+    if (S && T > SIZE_MAX / sizeof *l->pool / S)
+        return lens_err_set(e, LENS_ENOMEM, "%s: %zu tasks x %zu stages do not fit in memory", r->path, T, S);
+    l->tasks = lens_calloc(T, sizeof *l->tasks);
+    l->pool = lens_calloc(T * S, sizeof *l->pool);
+    l->spans = lens_malloc(r->nrec * sizeof *l->spans);
+    if (!l->tasks || !l->pool || !l->spans)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu tasks", r->path, T);
+    l->stages = r->stages;
+    l->nstage = S;
+    r->stages = NULL;
+    r->nstage = 0;
+    /* every task owns its row, even one without records (none can be: ids are registered
+     * with their record), so no reader of in_stage meets a NULL */
+    for (size_t t = 0; t < T; t++)
+        l->tasks[t].in_stage = l->pool + t * S;
+    size_t maxmig = 0;
+    for (size_t i = 0; i < r->nrec;) {
+        size_t j = i;
+        while (j + 1 < r->nrec && r->recs[j + 1].task == r->recs[i].task)
+            j++;
+        struct lens_stagelog_task *k = &l->tasks[r->recs[i].task];
+        k->arrival = r->recs[i].t;
+        k->end = r->recs[j].t;
+        for (size_t q = i; q < j; q++) {
+            const struct rec *a = &r->recs[q], *b = &r->recs[q + 1];
+            k->in_stage[a->stage] += b->t - a->t;
+            k->migrations += a->node != b->node;
+            l->spans[l->nspan++] = (struct lens_stagelog_span){a->stage, a->t, b->t};
+        }
+        if (wait >= 0 && k->in_stage[wait] > 0)
+            k->waited = 1;
+        l->waited += (size_t)k->waited;
+        if ((size_t)k->migrations > maxmig)
+            maxmig = (size_t)k->migrations;
+        i = j + 1;
+    }
+    for (size_t t = 0; t < T; t++) {
+        l->tasks[t].id = r->ids[t];
+        r->ids[t] = NULL;
+    }
+    l->ntask = T;
+    r->nid = 0;
+    l->nmig = maxmig + 1;
+    if (!(l->mig_hist = lens_calloc(l->nmig, sizeof *l->mig_hist)))
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", r->path);
+    for (size_t t = 0; t < T; t++)
+        l->mig_hist[l->tasks[t].migrations]++;
+    qsort(l->tasks, T, sizeof *l->tasks, cmp_task);
+    l->nrecord = r->nrec;
+    l->t0 = INFINITY;
+    l->t1 = -INFINITY;
+    for (size_t i = 0; i < r->nrec; i++) {
+        l->t0 = fmin(l->t0, r->recs[i].t);
+        l->t1 = fmax(l->t1, r->recs[i].t);
+    }
+    return LENS_OK;
+}
+
+int lens_stagelog_read(const char *path, const char *wait_stage, struct lens_stagelog **out,
+                       struct lens_err *e)
+{
+    *out = NULL;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    struct reader r = {.path = path};
+    struct lens_textline tl = {0};
+    struct scratch sc = {0};
+    size_t bufcap = 0, lineno = 0;
+    int rc = LENS_OK, got;
+    while ((got = lens_textline_read(fp, &tl, LENS_STAGELOG_MAX_LINE)) != LENS_TEXTLINE_EOF) {
+        lineno++;
+        if (got != LENS_TEXTLINE_OK) {
+            rc = lens_textline_fail(got, path, (long)lineno, 0, LENS_STAGELOG_MAX_LINE, e);
+            break;
+        }
+        const char *line = tl.s;
+        size_t n = tl.len;
+        if (!*skip_ws(line))
+            continue;
+        if (n + 1 > bufcap) {
+            char **bufs[] = {&sc.key, &sc.val, &sc.task, &sc.stage};
+            bufcap = n + 1;
+            for (int k = 0; k < 4; k++) {
+                lens_free(*bufs[k]);
+                *bufs[k] = lens_malloc(bufcap);
+            }
+            if (!sc.key || !sc.val || !sc.task || !sc.stage) {
+                rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+                break;
+            }
+        }
+        if ((rc = parse_line(&r, line, lineno, &sc, e)) != LENS_OK)
+            break;
+    }
+    lens_textline_release(&tl);
+    lens_free(sc.key);
+    lens_free(sc.val);
+    lens_free(sc.task);
+    lens_free(sc.stage);
+    fclose(fp);
+    if (rc == LENS_OK && r.nrec == 0)
+        rc = lens_err_set(e, LENS_EDATA, "%s: no records", path);
+    struct lens_stagelog *l = NULL;
+    if (rc == LENS_OK && !(l = lens_calloc(1, sizeof *l)))
+        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    if (rc == LENS_OK) {
+        qsort(r.recs, r.nrec, sizeof *r.recs, cmp_rec);
+        long wait = -1;
+        for (size_t s = 0; s < r.nstage; s++)
+            if (!strcmp(r.stages[s], wait_stage ? wait_stage : "wait"))
+                wait = (long)s;
+        rc = build(&r, wait, l, e);
+    }
+    reader_release(&r);
+    if (rc != LENS_OK) {
+        lens_stagelog_free(l);
+        return rc;
+    }
+    *out = l;
+    return LENS_OK;
+}
+
+long lens_stagelog_find(const struct lens_stagelog *l, const char *stage)
+{
+    for (size_t s = 0; s < l->nstage; s++)
+        if (!strcmp(l->stages[s], stage))
+            return (long)s;
+    return -1;
+}
+
+/* First bin whose time is >= t (n when none), by arithmetic then exact correction. */
+static size_t first_at_or_after(double t, double t0, double dt, size_t n)
+{
+    double g = ceil((t - t0) / dt - 0.5);
+    size_t i = g <= 0 ? 0 : g >= (double)n ? n : (size_t)g;
+    while (i < n && t0 + ((double)i + 0.5) * dt < t)
+        i++;
+    while (i > 0 && t0 + ((double)(i - 1) + 0.5) * dt >= t)
+        i--;
+    return i;
+}
+
+int lens_stagelog_occupancy(const struct lens_stagelog *l, size_t nbins, double *times,
+                            size_t *counts, struct lens_err *e)
+{
+    if (nbins == 0)
+        return lens_err_set(e, LENS_EINVAL, "stages: the number of time points must be >= 1");
+    size_t S = l->nstage;
+    long *diff = lens_calloc((nbins + 1) * S, sizeof *diff);
+    if (!diff)
+        return lens_err_set(e, LENS_ENOMEM, "stages: out of memory for %zu time points", nbins);
+    double dt = (l->t1 - l->t0) / (double)nbins;
+    for (size_t i = 0; i < nbins; i++)
+        times[i] = l->t0 + ((double)i + 0.5) * dt;
+    if (dt > 0)
+        for (size_t k = 0; k < l->nspan; k++) {
+            const struct lens_stagelog_span *sp = &l->spans[k];
+            size_t a = first_at_or_after(sp->from, l->t0, dt, nbins);
+            size_t b = first_at_or_after(sp->to, l->t0, dt, nbins); /* tau < to */
+            if (a < b) {
+                diff[a * S + sp->stage]++;
+                diff[b * S + sp->stage]--;
+            }
+        }
+    for (size_t s = 0; s < S; s++) {
+        long run = 0;
+        for (size_t i = 0; i < nbins; i++) {
+            run += diff[i * S + s];
+            counts[i * S + s] = (size_t)run;
+        }
+    }
+    lens_free(diff);
+    return LENS_OK;
+}
+
+int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *fp,
+                             struct lens_err *e)
+{
+    size_t S = l->nstage;
+    double *times = lens_malloc((nbins ? nbins : 1) * sizeof *times);
+    size_t *counts = lens_malloc((nbins ? nbins : 1) * (S ? S : 1) * sizeof *counts);
+    int rc = times && counts ? lens_stagelog_occupancy(l, nbins, times, counts, e)
+                             : lens_err_set(e, LENS_ENOMEM, "stages: out of memory");
+    if (rc != LENS_OK) {
+        lens_free(times);
+        lens_free(counts);
+        return rc;
+    }
+    struct lens_json j;
+    lens_json_init(&j, fp);
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "records");
+    lens_json_int(&j, (long long)l->nrecord);
+    lens_json_key(&j, "tasks");
+    lens_json_int(&j, (long long)l->ntask);
+    lens_json_key(&j, "waited");
+    lens_json_int(&j, (long long)l->waited);
+    lens_json_key(&j, "migrations");
+    lens_json_begin_array(&j);
+    for (size_t k = 0; k < l->nmig; k++)
+        lens_json_int(&j, (long long)l->mig_hist[k]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "t0");
+    lens_json_number(&j, l->t0);
+    lens_json_key(&j, "t1");
+    lens_json_number(&j, l->t1);
+    lens_json_key(&j, "stages");
+    lens_json_begin_array(&j);
+    for (size_t s = 0; s < S; s++) {
+        double sum = 0, max = 0;
+        size_t n = 0;
+        for (size_t t = 0; t < l->ntask; t++) {
+            double v = l->tasks[t].in_stage[s];
+            sum += v;
+            max = fmax(max, v);
+            n += v > 0;
+        }
+        lens_json_begin_object(&j);
+        lens_json_key(&j, "name");
+        lens_json_string(&j, l->stages[s]);
+        lens_json_key(&j, "tasks");
+        lens_json_int(&j, (long long)n);
+        lens_json_key(&j, "mean_seconds");
+        lens_json_number(&j, n ? sum / (double)n : 0.0);
+        lens_json_key(&j, "max_seconds");
+        lens_json_number(&j, max);
+        lens_json_end_object(&j);
+    }
+    lens_json_end_array(&j);
+    lens_json_key(&j, "occupancy");
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "t");
+    lens_json_begin_array(&j);
+    for (size_t i = 0; i < nbins; i++)
+        lens_json_number(&j, times[i]);
+    lens_json_end_array(&j);
+    lens_json_key(&j, "counts");
+    lens_json_begin_array(&j);
+    for (size_t i = 0; i < nbins; i++) {
+        lens_json_begin_array(&j);
+        for (size_t s = 0; s < S; s++)
+            lens_json_int(&j, (long long)counts[i * S + s]);
+        lens_json_end_array(&j);
+    }
+    lens_json_end_array(&j);
+    lens_json_end_object(&j);
+    lens_json_end_object(&j);
+    fputc('\n', fp);
+    lens_free(times);
+    lens_free(counts);
+    if (ferror(fp))
+        return lens_err_set(e, LENS_EIO, "stages: write error");
+    return LENS_OK;
+}
+
+int lens_stagelog_write_tasks_csv(const struct lens_stagelog *l, FILE *fp, struct lens_err *e)
+{
+    fputs("task,arrival,migrations,waited", fp);
+    for (size_t s = 0; s < l->nstage; s++)
+        fprintf(fp, ",%s", l->stages[s]);
+    fputc('\n', fp);
+    for (size_t t = 0; t < l->ntask; t++) {
+        const struct lens_stagelog_task *k = &l->tasks[t];
+        fprintf(fp, "%s,%.10g,%d,%d", k->id, k->arrival, k->migrations, k->waited);
+        for (size_t s = 0; s < l->nstage; s++)
+            fprintf(fp, ",%.10g", k->in_stage[s]);
+        fputc('\n', fp);
+    }
+    if (ferror(fp))
+        return lens_err_set(e, LENS_EIO, "stages: write error");
+    return LENS_OK;
+}

@@ -1,0 +1,623 @@
+/* Runs CSV reader and the reduction of repeated runs to one efficiency grid per application
+ * (docs/methods.md §8: per configuration keep the best of the repeated runs). */
+#include "runs.h"
+
+#include "common/textline.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { COL_APP, COL_PROCS, COL_SIZE, COL_EFF, COL_TIME, COL_STATUS, N_COLS };
+
+/* Accepted header names per column, case-insensitive; the first is the documented one. */
+static const char *const col_names[N_COLS][3] = {
+    {"app", "application", NULL}, {"procs", "processes", "np"}, {"size", "d", NULL},
+    {"efficiency", "eff", NULL},  {"time", "seconds", NULL},     {"status", NULL, NULL},
+};
+
+struct lens_runs *lens_runs_new(void) { return lens_calloc(1, sizeof(struct lens_runs)); }
+
+void lens_runs_free(struct lens_runs *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_apps; i++)
+        lens_free(r->apps[i]);
+    lens_free(r->apps);
+    lens_free(r->app_slot);
+    lens_free(r->recs);
+    lens_free(r);
+}
+
+const char *lens_runs_status_name(int status)
+{
+    switch (status) {
+    case LENS_RUNS_OK: return "ok";
+    case LENS_RUNS_FAILED: return "failed";
+    case LENS_RUNS_TIMEOUT: return "timeout";
+    default: return "unknown";
+    }
+}
+
+static size_t name_hash(const char *s, size_t len)
+{
+    size_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h ^ (h >> 29);
+}
+
+/* A slot of the hash of application names: the full hash spares comparing strings of other
+ * names, and one slot is one cache line access for the common miss. */
+struct lens_runs_slot {
+    size_t hash;
+    size_t idx; /* index + 1 into apps, 0 when empty */
+};
+
+/* Rebuilds the hash of application names with room for at least `need` names at half load. */
+static int rehash(struct lens_runs *r, size_t need, struct lens_err *e)
+{
+    size_t n = 64;
+    while (n < 2 * need)
+        n *= 2;
+    struct lens_runs_slot *slot = lens_calloc(n, sizeof *slot);
+    if (!slot)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for %zu applications", need);
+    for (size_t i = 0; i < r->n_apps; i++) {
+        size_t hv = name_hash(r->apps[i], strlen(r->apps[i])), h = hv & (n - 1);
+        while (slot[h].idx)
+            h = (h + 1) & (n - 1);
+        slot[h] = (struct lens_runs_slot){hv, i + 1};
+    }
+    lens_free(r->app_slot);
+    r->app_slot = slot;
+    r->n_slot = n;
+    return LENS_OK;
+}
+
+/* Index of app in r->apps, adding it when new. Rows of one app usually come together, so the
+ * last hit is tried first; otherwise a hash lookup, so a file of 250,000 applications reads
+ * about as fast as one of a single application (a linear search made it quadratic). */
+static int app_index(struct lens_runs *r, const char *app, size_t len, struct lens_err *e)
+{
+    size_t last = r->last_app;
+    if (last < r->n_apps && !strncmp(r->apps[last], app, len) && r->apps[last][len] == '\0')
+        return (int)last;
+    if (2 * (r->n_apps + 1) > r->n_slot && rehash(r, r->n_apps + 1, e) != LENS_OK)
+        return LENS_ENOMEM;
+    size_t hv = name_hash(app, len), h = hv & (r->n_slot - 1);
+    for (; r->app_slot[h].idx; h = (h + 1) & (r->n_slot - 1)) {
+        if (r->app_slot[h].hash != hv)
+            continue;
+        const char *s = r->apps[r->app_slot[h].idx - 1];
+        if (!strncmp(s, app, len) && s[len] == '\0')
+            return (int)(r->last_app = r->app_slot[h].idx - 1);
+    }
+    /* the record's app field is an int */
+    if (r->n_apps >= INT_MAX)
+        return lens_err_set(e, LENS_EFORMAT, "more than %d applications", INT_MAX);
+    if (r->n_apps == r->cap_apps) {
+        size_t cap = r->cap_apps ? 2 * r->cap_apps : 16;
+        char **a = lens_realloc(r->apps, cap * sizeof *a);
+        if (!a)
+            return lens_err_set(e, LENS_ENOMEM, "out of memory for %zu applications", cap);
+        r->apps = a;
+        r->cap_apps = cap;
+    }
+    char *s = lens_malloc(len + 1);
+    if (!s)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for an application name");
+    memcpy(s, app, len);
+    s[len] = '\0';
+    r->apps[r->n_apps] = s;
+    r->app_slot[h] = (struct lens_runs_slot){hv, r->n_apps + 1};
+    return (int)(r->last_app = r->n_apps++);
+}
+
+static int push_record(struct lens_runs *r, const struct lens_runs_record *rec, struct lens_err *e)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 256;
+        struct lens_runs_record *p = lens_realloc(r->recs, cap * sizeof *p);
+        if (!p)
+            return lens_err_set(e, LENS_ENOMEM, "out of memory for %zu runs", cap);
+        r->recs = p;
+        r->cap = cap;
+    }
+    r->recs[r->n++] = *rec;
+    return LENS_OK;
+}
+
+/* Checks a record's numbers; msg gets the reason. Shared by the reader and lens_runs_add. */
+static const char *check_record(const struct lens_runs_record *rec, int *bad_col)
+{
+    *bad_col = COL_PROCS;
+    if (!(rec->procs >= 1) || rec->procs != floor(rec->procs) || rec->procs > 1e9)
+        return "must be a positive integer";
+    *bad_col = COL_SIZE;
+    if (!(rec->size > 0) || !isfinite(rec->size))
+        return "must be a positive number";
+    if (rec->status != LENS_RUNS_OK)
+        return NULL;
+    *bad_col = rec->kind == LENS_RUNS_TIME ? COL_TIME : COL_EFF;
+    if (!isfinite(rec->value) || rec->value < 0 || (rec->kind == LENS_RUNS_TIME && rec->value == 0))
+        return rec->kind == LENS_RUNS_TIME ? "must be a positive number of seconds"
+                                           : "must be a non-negative number";
+    return NULL;
+}
+
+int lens_runs_add(struct lens_runs *r, const char *app, int kind, int status, double procs,
+                  double size, double value, struct lens_err *e)
+{
+    int a = app_index(r, app, strlen(app), e);
+    if (a < 0)
+        return a;
+    struct lens_runs_record rec = {a, kind, status, procs, size, status == LENS_RUNS_OK ? value : NAN};
+    int col;
+    const char *why = check_record(&rec, &col);
+    if (why)
+        return lens_err_set(e, LENS_EINVAL, "%s: %s %s", app, col_names[col][0], why);
+    return push_record(r, &rec, e);
+}
+
+/* One line split in place into fields; start[] keeps each field's 1-based column. */
+struct fields {
+    char **f;
+    int *col;
+    size_t n, cap;
+};
+
+static char *trim(char *s, char **end)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *t = *end;
+    while (t > s && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r' || t[-1] == '\n'))
+        t--;
+    if (t - s >= 2 && *s == '"' && t[-1] == '"') {
+        s++;
+        t--;
+    }
+    *t = '\0';
+    *end = t;
+    return s;
+}
+
+static int split(char *line, struct fields *fs, struct lens_err *e)
+{
+    fs->n = 0;
+    char *p = line;
+    for (;;) {
+        if (fs->n == fs->cap) {
+            size_t cap = fs->cap ? 2 * fs->cap : 16;
+            char **f = lens_realloc(fs->f, cap * sizeof *f);
+            if (!f)
+                return lens_err_set(e, LENS_ENOMEM, "out of memory");
+            fs->f = f;
+            int *c = lens_realloc(fs->col, cap * sizeof *c);
+            if (!c)
+                return lens_err_set(e, LENS_ENOMEM, "out of memory");
+            fs->col = c;
+            fs->cap = cap;
+        }
+        char *comma = strchr(p, ',');
+        char *end = comma ? comma : p + strlen(p);
+        fs->col[fs->n] = (int)(p - line) + 1;
+        fs->f[fs->n++] = trim(p, &end);
+        if (!comma)
+            return LENS_OK;
+        p = comma + 1;
+    }
+}
+
+static int blank(const char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    return *s == '\0' || *s == '#';
+}
+
+/* Finds the header's columns; returns LENS_OK or a format error naming what is missing. */
+static int map_header(const struct fields *fs, int idx[N_COLS], const char *path, long line,
+                      struct lens_err *e)
+{
+    for (int c = 0; c < N_COLS; c++)
+        idx[c] = -1;
+    for (size_t k = 0; k < fs->n; k++)
+        for (int c = 0; c < N_COLS; c++)
+            for (int a = 0; a < 3 && col_names[c][a]; a++)
+                if (!strcasecmp(fs->f[k], col_names[c][a])) {
+                    if (idx[c] >= 0)
+                        return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: column '%s' appears twice",
+                                            path, line, fs->col[k], col_names[c][0]);
+                    idx[c] = (int)k;
+                }
+    static const int need[] = {COL_APP, COL_PROCS, COL_SIZE};
+    for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
+        if (idx[need[k]] < 0)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: missing column '%s' (need app,procs,size "
+                                "and efficiency or time)", path, line, col_names[need[k]][0]);
+    if (idx[COL_EFF] < 0 && idx[COL_TIME] < 0)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: missing column 'efficiency' or 'time'",
+                            path, line);
+    return LENS_OK;
+}
+
+static int parse_number(const char *s, double *v)
+{
+    if (!*s)
+        return -1;
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    if (*end || errno == ERANGE || !isfinite(*v))
+        return -1;
+    return 0;
+}
+
+static int parse_status(const char *s)
+{
+    if (!*s || !strcasecmp(s, "ok"))
+        return LENS_RUNS_OK;
+    if (!strcasecmp(s, "failed") || !strcasecmp(s, "fail"))
+        return LENS_RUNS_FAILED;
+    if (!strcasecmp(s, "timeout"))
+        return LENS_RUNS_TIMEOUT;
+    return -1;
+}
+
+/* Parses one data row into a record. */
+static int parse_row(struct lens_runs *r, const struct fields *fs, const int idx[N_COLS],
+                     size_t n_header, const char *path, long line, struct lens_err *e)
+{
+    if (fs->n != n_header)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: expected %zu fields as in the header, got %zu",
+                            path, line, fs->col[fs->n - 1], n_header, fs->n);
+    struct lens_runs_record rec = {0};
+    const char *app = fs->f[idx[COL_APP]];
+    if (!*app)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: empty app name", path, line,
+                            fs->col[idx[COL_APP]]);
+    rec.status = LENS_RUNS_OK;
+    if (idx[COL_STATUS] >= 0) {
+        rec.status = parse_status(fs->f[idx[COL_STATUS]]);
+        if (rec.status < 0)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: status '%s' is not ok, failed or timeout",
+                                path, line, fs->col[idx[COL_STATUS]], fs->f[idx[COL_STATUS]]);
+    }
+    /* The efficiency column wins when a file has both. */
+    int vcol = idx[COL_EFF] >= 0 ? COL_EFF : COL_TIME;
+    rec.kind = vcol == COL_EFF ? LENS_RUNS_EFFICIENCY : LENS_RUNS_TIME;
+    const int num_cols[] = {COL_PROCS, COL_SIZE, vcol};
+    double *dst[] = {&rec.procs, &rec.size, &rec.value};
+    for (int k = 0; k < 3; k++) {
+        const char *s = fs->f[idx[num_cols[k]]];
+        if (k == 2 && rec.status != LENS_RUNS_OK) {
+            rec.value = NAN; /* a failed run's value is never used, whatever it says */
+            break;
+        }
+        if (parse_number(s, dst[k]) < 0)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: %s '%s' is not a finite number", path, line,
+                                fs->col[idx[num_cols[k]]], col_names[num_cols[k]][0], s);
+    }
+    int bad;
+    const char *why = check_record(&rec, &bad);
+    if (why) {
+        int c = bad == COL_EFF || bad == COL_TIME ? vcol : bad;
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: %s '%s' %s", path, line, fs->col[idx[c]],
+                            col_names[c][0], fs->f[idx[c]], why);
+    }
+    int a = app_index(r, app, strlen(app), e);
+    if (a < 0)
+        return lens_err_prefix(e, path);
+    rec.app = a;
+    int rc = push_record(r, &rec, e);
+    return rc < 0 ? lens_err_prefix(e, path) : LENS_OK;
+}
+
+int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    size_t n0 = r->n, apps0 = r->n_apps;
+    struct fields fs = {0};
+    struct lens_textline tl = {0};
+    long line = 0;
+    int idx[N_COLS], have_header = 0, rc = LENS_OK, got;
+    size_t n_header = 0;
+    while ((got = lens_textline_read(fp, &tl, LENS_RUNS_MAX_LINE)) != LENS_TEXTLINE_EOF) {
+        line++;
+        if (got != LENS_TEXTLINE_OK) {
+            rc = lens_textline_fail(got, path, line, 1, LENS_RUNS_MAX_LINE, e);
+            break;
+        }
+        char *buf = tl.s;
+        size_t len = tl.len;
+        char *text = buf;
+        if (line == 1 && len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+            text += 3; /* UTF-8 byte order mark, as spreadsheets write it */
+        if (blank(text))
+            continue;
+        if ((rc = split(text, &fs, e)) < 0)
+            break;
+        if (!have_header) {
+            if ((rc = map_header(&fs, idx, path, line, e)) < 0)
+                break;
+            have_header = 1;
+            n_header = fs.n;
+            continue;
+        }
+        if ((rc = parse_row(r, &fs, idx, n_header, path, line, e)) < 0)
+            break;
+    }
+    if (rc == LENS_OK && !have_header)
+        rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: empty file, expected a header such as "
+                          "app,procs,size,time", path, line + 1);
+    if (rc == LENS_OK && r->n == n0)
+        rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: no runs after the header", path, line + 1);
+    fclose(fp);
+    lens_textline_release(&tl);
+    lens_free(fs.f);
+    lens_free(fs.col);
+    if (rc < 0) {
+        r->n = n0;
+        while (r->n_apps > apps0)
+            lens_free(r->apps[--r->n_apps]);
+        /* the hash still names the dropped apps: rebuilt on the next lookup */
+        lens_free(r->app_slot);
+        r->app_slot = NULL;
+        r->n_slot = 0;
+    }
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts v[0..n) and removes duplicates; returns the new count. */
+static size_t sort_unique(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m == 0 || v[i] != v[m - 1])
+            v[m++] = v[i];
+    return m;
+}
+
+/* Distinct values of v[0..n) into v[0..m), ascending; returns m. An open-addressing hash set
+ * drops the repeats first, so only the distinct values are sorted (a 256 x 256 grid has 65536
+ * runs but 256 distinct process counts). slots is scratch for 2 * n + 2 doubles. */
+static size_t distinct(double *v, size_t n, double *slots)
+{
+    size_t cap = 2;
+    int bits_cap = 1;
+    while (cap < 2 * n) {
+        cap *= 2;
+        bits_cap++;
+    }
+    unsigned char *used = (unsigned char *)(slots + cap);
+    memset(used, 0, cap);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint64_t bits;
+        double x = v[k] == 0 ? 0 : v[k]; /* -0 and 0 hash alike */
+        memcpy(&bits, &x, sizeof bits);
+        /* Fibonacci hashing: the top bits of the product mix all bits of the key (integral
+         * values have long runs of zero low bits) */
+        size_t h = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> (64 - bits_cap));
+        while (used[h] && slots[h] != x)
+            h = (h + 1) & (cap - 1);
+        if (!used[h]) {
+            used[h] = 1;
+            slots[h] = x;
+            v[m++] = x;
+        }
+    }
+    return sort_unique(v, m);
+}
+
+/* Index of x in the ascending v[0..n), or -1. Rows of a file usually walk the grid in order,
+ * so the previous answer (*hint) and its successor are tried before a binary search. */
+static long find(const double *v, size_t n, double x, size_t *hint)
+{
+    if (*hint < n && v[*hint] == x)
+        return (long)*hint;
+    if (*hint + 1 < n && v[*hint + 1] == x)
+        return (long)++*hint;
+    if (n && v[0] == x)
+        return (long)(*hint = 0);
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < n && v[lo] == x)
+        return (long)(*hint = lo);
+    return -1;
+}
+
+void lens_runs_grids_free(struct lens_grid *grids, size_t n)
+{
+    if (!grids)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        lens_free(grids[i].app);
+        lens_free(grids[i].procs);
+        lens_free(grids[i].size);
+        lens_free(grids[i].eff);
+    }
+    lens_free(grids);
+}
+
+/* Fills g from the records of one app (ids[0..m)); eff[] holds their efficiencies (NaN when
+ * the run failed). scratch has room for m doubles. */
+static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_t *ids, size_t m,
+                     const double *eff, struct lens_err *e)
+{
+    size_t n_ok = 0;
+    for (size_t k = 0; k < m; k++)
+        n_ok += !isnan(eff[k]);
+    g->procs = lens_malloc((n_ok + 1) * sizeof(double));
+    g->size = lens_malloc((n_ok + 1) * sizeof(double));
+    if (!g->procs || !g->size)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the grid", g->app);
+    size_t q = 0;
+    for (size_t k = 0; k < m; k++)
+        if (!isnan(eff[k])) {
+            g->procs[q] = r->recs[ids[k]].procs;
+            g->size[q++] = r->recs[ids[k]].size;
+        }
+    size_t cap = 2;
+    while (cap < 2 * n_ok)
+        cap *= 2;
+    /* cap doubles of slots plus cap bytes of flags */
+    double *scratch = lens_malloc(cap * sizeof(double) + cap + 1);
+    if (!scratch)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the grid", g->app);
+    g->np = distinct(g->procs, n_ok, scratch);
+    g->nd = distinct(g->size, n_ok, scratch);
+    lens_free(scratch);
+    g->eff = lens_malloc((g->np * g->nd + 1) * sizeof(double));
+    if (!g->eff)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a %zu x %zu grid", g->app, g->np,
+                            g->nd);
+    for (size_t k = 0; k < g->np * g->nd; k++)
+        g->eff[k] = NAN;
+    size_t hp = 0, hd = 0;
+    for (size_t k = 0; k < m; k++) {
+        const struct lens_runs_record *rec = &r->recs[ids[k]];
+        if (rec->status != LENS_RUNS_OK) {
+            g->n_failed++;
+            continue;
+        }
+        long i = find(g->procs, g->np, rec->procs, &hp), j = find(g->size, g->nd, rec->size, &hd);
+        double *cell = &g->eff[(size_t)j * g->np + (size_t)i];
+        if (isnan(*cell) || eff[k] > *cell)
+            *cell = eff[k]; /* best of the repeated runs */
+    }
+    return LENS_OK;
+}
+
+/* Efficiencies of one app's records: as given, through the model, or against the best serial
+ * time at the same size. ref is scratch for m (size, time) pairs. */
+static int app_efficiencies(const struct lens_runs *r, const char *app, const size_t *ids, size_t m,
+                            const struct lens_runs_model *model, double *eff, double *ref,
+                            struct lens_err *e)
+{
+    size_t nref = 0;
+    for (size_t k = 0; k < m; k++) {
+        const struct lens_runs_record *rec = &r->recs[ids[k]];
+        if (rec->status == LENS_RUNS_OK && rec->kind == LENS_RUNS_TIME && rec->procs == 1) {
+            ref[2 * nref] = rec->size;
+            ref[2 * nref++ + 1] = rec->value;
+        }
+    }
+    /* Sorted by size then time, the first pair of each size holds its best serial time. */
+    qsort(ref, nref, 2 * sizeof(double), cmp_double);
+    for (size_t k = 0; k + 1 < nref;) {
+        size_t l = k + 1;
+        while (l < nref && ref[2 * l] == ref[2 * k])
+            l++;
+        for (size_t t = k + 1; t < l; t++)
+            if (ref[2 * t + 1] < ref[2 * k + 1])
+                ref[2 * k + 1] = ref[2 * t + 1];
+        k = l;
+    }
+    for (size_t k = 0; k < m; k++) {
+        const struct lens_runs_record *rec = &r->recs[ids[k]];
+        if (rec->status != LENS_RUNS_OK) {
+            eff[k] = NAN;
+        } else if (rec->kind == LENS_RUNS_EFFICIENCY) {
+            eff[k] = rec->value;
+        } else if (model && model->peak > 0) {
+            double flops = model->flops_coef * pow(rec->size, model->flops_power);
+            eff[k] = flops / (rec->procs * rec->value * model->peak);
+        } else {
+            /* first pair with this size: binary search over the pairs */
+            size_t lo = 0, hi = nref;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (ref[2 * mid] < rec->size)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo == nref || ref[2 * lo] != rec->size)
+                return lens_err_set(e, LENS_EDATA, "%s: no serial reference for size %g: add a run at "
+                                    "procs 1 or give a performance model", app, rec->size);
+            eff[k] = ref[2 * lo + 1] / (rec->procs * rec->value);
+        }
+    }
+    return LENS_OK;
+}
+
+int lens_runs_grids(const struct lens_runs *r, const struct lens_runs_model *model,
+                    struct lens_grid **grids, size_t *n, struct lens_err *e)
+{
+    *grids = NULL;
+    *n = 0;
+    size_t na = r->n_apps;
+    struct lens_grid *g = lens_calloc(na ? na : 1, sizeof *g);
+    size_t *start = lens_calloc(na + 1, sizeof *start);
+    size_t *ids = lens_malloc((r->n + 1) * sizeof *ids);
+    double *eff = lens_malloc((r->n + 1) * sizeof *eff);
+    double *ref = lens_malloc((2 * r->n + 2) * sizeof *ref);
+    int rc = LENS_OK;
+    if (!g || !start || !ids || !eff || !ref) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory for %zu runs", r->n);
+        goto out;
+    }
+    /* Counting sort of the records by app keeps each app's rows in file order. */
+    for (size_t k = 0; k < r->n; k++)
+        start[r->recs[k].app + 1]++;
+    for (size_t a = 0; a < na; a++)
+        start[a + 1] += start[a];
+    {
+        size_t *pos = lens_malloc((na + 1) * sizeof *pos);
+        if (!pos) {
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+            goto out;
+        }
+        memcpy(pos, start, (na + 1) * sizeof *pos);
+        for (size_t k = 0; k < r->n; k++)
+            ids[pos[r->recs[k].app]++] = k;
+        lens_free(pos);
+    }
+    for (size_t a = 0; a < na && rc == LENS_OK; a++) {
+        g[a].app = lens_strdup(r->apps[a]);
+        if (!g[a].app) {
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+            break;
+        }
+        size_t m = start[a + 1] - start[a];
+        rc = app_efficiencies(r, r->apps[a], ids + start[a], m, model, eff, ref, e);
+        if (rc == LENS_OK)
+            rc = fill_grid(&g[a], r, ids + start[a], m, eff, e);
+    }
+out:
+    lens_free(start);
+    lens_free(ids);
+    lens_free(eff);
+    lens_free(ref);
+    if (rc < 0) {
+        lens_runs_grids_free(g, na);
+        return rc;
+    }
+    *grids = g;
+    *n = na;
+    return LENS_OK;
+}

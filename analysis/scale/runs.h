@@ -1,0 +1,90 @@
+/* Runs of applications over a grid of launch configurations (processes p, problem size d), read
+ * from CSV, reduced to one efficiency grid E(p, d) per application (docs/methods.md §8).
+ * A runs file has a header naming its columns: app, procs, size and efficiency or time, plus an
+ * optional status column (ok, failed, timeout); other columns are ignored, '#' lines are comments.
+ * Times are turned into efficiency by a serial reference (E = T1 / (p * Tp), T1 = best time at
+ * p = 1 for the same app and size) or by a performance model (E = flops(d) / (p * Tp * peak)). */
+#ifndef LENS_RUNS_H
+#define LENS_RUNS_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+
+/* A runs CSV line longer than this (bytes) is LENS_EFORMAT naming file:line (docs/problems.md,
+ * "Limits of the text readers"). */
+#define LENS_RUNS_MAX_LINE ((size_t)1 << 20)
+
+enum lens_runs_status {
+    LENS_RUNS_OK = 0,     /* the run finished and its value is valid */
+    LENS_RUNS_FAILED = 1, /* the program failed or printed no time: a missing configuration */
+    LENS_RUNS_TIMEOUT = 2 /* the run was killed after its time limit: a missing configuration */
+};
+
+enum lens_runs_kind {
+    LENS_RUNS_EFFICIENCY = 0, /* value is a parallel efficiency (1 = ideal) */
+    LENS_RUNS_TIME = 1        /* value is a wall time in seconds */
+};
+
+struct lens_runs_record {
+    int app;       /* index into lens_runs.apps */
+    int kind;      /* enum lens_runs_kind */
+    int status;    /* enum lens_runs_status */
+    double procs;  /* number of MPI processes, a positive integer */
+    double size;   /* problem size in the application's own unit, > 0 */
+    double value;  /* efficiency or seconds; NaN unless status is LENS_RUNS_OK */
+};
+
+/* All records read so far; owns the application names and the records. */
+struct lens_runs {
+    char **apps;                     /* distinct application names in order of appearance */
+    size_t n_apps, cap_apps;
+    size_t last_app;                 /* cache: index of the last name looked up */
+    struct lens_runs_slot *app_slot; /* hash of apps (private to runs.c) */
+    size_t n_slot;                   /* slots, a power of two, or 0 before the first name */
+    struct lens_runs_record *recs;   /* every row, repeated runs included */
+    size_t n, cap;
+};
+
+/* How times become efficiencies. Zeroed = serial reference from the runs at p = 1. */
+struct lens_runs_model {
+    double peak;        /* peak flop/s of one process; > 0 selects the model */
+    double flops_coef;  /* flops(d) = flops_coef * d^flops_power */
+    double flops_power;
+};
+
+/* One application's grid: the axis values present (ok runs only) and the best efficiency per
+ * configuration. Owns app, procs, size and eff. */
+struct lens_grid {
+    char *app;
+    size_t np, nd;   /* number of distinct processes and sizes present */
+    double *procs;   /* np values, ascending */
+    double *size;    /* nd values, ascending */
+    double *eff;     /* nd * np, eff[j * np + i] = E(procs[i], size[j]); NaN = missing */
+    size_t n_failed; /* runs of this app recorded as failed or timed out */
+};
+
+struct lens_runs *lens_runs_new(void);
+void lens_runs_free(struct lens_runs *r);
+
+/* Appends every row of the CSV file at path. Errors (LENS_EIO, LENS_EFORMAT, LENS_ENOMEM) name
+ * "path:line:column"; on error r keeps the rows of earlier files only. */
+int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e);
+
+/* Appends one record; value is ignored (stored as NaN) unless status is LENS_RUNS_OK. */
+int lens_runs_add(struct lens_runs *r, const char *app, int kind, int status, double procs,
+                  double size, double value, struct lens_err *e);
+
+/* Builds one grid per application, in order of first appearance. Repeated runs keep the best
+ * (highest efficiency, i.e. shortest time). model may be NULL (serial reference). An app whose
+ * ok runs are all missing yields a grid with np = nd = 0. A time without a reference (no ok run
+ * at p = 1 for that app and size, and no model) is LENS_EDATA naming app and size.
+ * On success *grids (n entries) belongs to the caller: free it with lens_runs_grids_free. */
+int lens_runs_grids(const struct lens_runs *r, const struct lens_runs_model *model,
+                    struct lens_grid **grids, size_t *n, struct lens_err *e);
+void lens_runs_grids_free(struct lens_grid *grids, size_t n);
+
+/* Status names used in CSV files: "ok", "failed", "timeout". */
+const char *lens_runs_status_name(int status);
+
+#endif

@@ -1,0 +1,488 @@
+/* Message-size profile (docs/methods.md §5.2): distinct sizes kept sorted with their counts, grouped
+ * into bins on demand, so one read of a trace can be rebinned and given a time model. */
+#include "msgsize.h"
+
+#include "common/json.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const uint64_t lens_msgsize_default_edges[] = {0, 1, 64, 1024, 4096, 65536, 1048576};
+const size_t lens_msgsize_default_nedges =
+    sizeof lens_msgsize_default_edges / sizeof lens_msgsize_default_edges[0];
+
+int lens_msgsize_new(struct lens_msgsize **out, struct lens_err *e)
+{
+    *out = lens_calloc(1, sizeof **out);
+    if (!*out)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for the message-size profile");
+    (*out)->total_model_s = NAN;
+    return LENS_OK;
+}
+
+void lens_msgsize_free(struct lens_msgsize *m)
+{
+    if (!m)
+        return;
+    lens_free(m->sizes);
+    lens_free(m->bins);
+    lens_free(m);
+}
+
+/* Drops the bins: they no longer describe the sizes. */
+static void unbin(struct lens_msgsize *m)
+{
+    lens_free(m->bins);
+    m->bins = NULL;
+    m->nbins = 0;
+    m->total_model_s = NAN;
+}
+
+int lens_msgsize_add(struct lens_msgsize *m, uint64_t bytes, uint64_t count, double call_s,
+                     struct lens_err *e)
+{
+    if (!(call_s >= 0.0) || isinf(call_s))
+        return lens_err_set(e, LENS_EDATA, "message of %" PRIu64 " bytes: call time %g s is not a "
+                            "finite non-negative number", bytes, call_s);
+    if (count == 0)
+        return LENS_OK;
+    unbin(m);
+    /* binary search: first size >= bytes */
+    size_t lo = 0, hi = m->nsizes;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->sizes[mid].bytes < bytes)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == m->nsizes || m->sizes[lo].bytes != bytes) {
+        if (lens_reserve((void **)&m->sizes, &m->cap_sizes, m->nsizes + 1, sizeof *m->sizes))
+            return lens_err_set(e, LENS_ENOMEM, "out of memory for %zu message sizes",
+                                m->nsizes + 1);
+        memmove(m->sizes + lo + 1, m->sizes + lo, (m->nsizes - lo) * sizeof *m->sizes);
+        m->sizes[lo] = (struct lens_msgsize_size){bytes, 0, 0.0};
+        m->nsizes++;
+    }
+    m->sizes[lo].count += count;
+    m->sizes[lo].call_s += call_s;
+    m->total_messages += count;
+    m->total_bytes += bytes * count;
+    m->total_call_s += call_s;
+    return LENS_OK;
+}
+
+int lens_msgsize_add_trace(struct lens_msgsize *m, const struct lens_trace *t,
+                           struct lens_err *e)
+{
+    m->nranks = t->nranks;
+    for (int r = 0; r < t->nranks; r++) {
+        const struct lens_trace_rank *rk = &t->ranks[r];
+        for (uint32_t c = 0; c < rk->ncalls; c++) {
+            const struct lens_trace_call *call = &rk->calls[c];
+            uint32_t nsend = 0;
+            for (uint32_t k = 0; k < call->nrec; k++) {
+                uint8_t kind = rk->recs[call->rec + k].kind;
+                nsend += kind == LENS_TREC_SEND || kind == LENS_TREC_ISEND;
+            }
+            /* the call's time is shared by the sends it issued (Sendrecv: one) */
+            double dur = call->leave - call->enter;
+            double share = nsend && dur > 0.0 && isfinite(dur) ? dur / nsend : 0.0;
+            for (uint32_t k = 0; k < call->nrec; k++) {
+                const struct lens_trace_record *rec = &rk->recs[call->rec + k];
+                switch (rec->kind) {
+                case LENS_TREC_SEND:
+                case LENS_TREC_ISEND: {
+                    int rc = lens_msgsize_add(m, rec->bytes, 1, share, e);
+                    if (rc)
+                        return rc;
+                    break;
+                }
+                case LENS_TREC_COLL_END:
+                    m->coll_calls++;
+                    m->coll_bytes += rec->bytes;
+                    break;
+                case LENS_TREC_RMA_PUT:
+                case LENS_TREC_RMA_GET:
+                    m->rma_ops++;
+                    m->rma_bytes += rec->bytes;
+                    break;
+                default:
+                    break;
+                }
+            }
+        }
+    }
+    return LENS_OK;
+}
+
+int lens_msgsize_read(const char *path, struct lens_msgsize **out, struct lens_err *e)
+{
+    struct lens_trace *t = NULL;
+    *out = NULL;
+    int rc = lens_trace_read(path, &t, e);
+    if (rc)
+        return rc;
+    struct lens_msgsize *m = NULL;
+    rc = lens_msgsize_new(&m, e);
+    if (rc == LENS_OK)
+        rc = lens_msgsize_add_trace(m, t, e);
+    lens_trace_free(t);
+    if (rc) {
+        lens_msgsize_free(m);
+        return rc;
+    }
+    *out = m;
+    return LENS_OK;
+}
+
+/* One edge of a --bins list: digits with an optional k/K/M/G (powers of 1024). */
+static int parse_edge(const char *s, size_t len, uint64_t *v, struct lens_err *e)
+{
+    char item[64];
+    if (len == 0)
+        return lens_err_set(e, LENS_EINVAL, "--bins: empty item in the list");
+    if (len >= sizeof item)
+        return lens_err_set(e, LENS_EINVAL, "--bins: item '%.20s...' is too long", s);
+    memcpy(item, s, len);
+    item[len] = 0;
+    if (!isdigit((unsigned char)item[0]))
+        return lens_err_set(e, LENS_EINVAL, "--bins: '%s' is not a non-negative integer", item);
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(item, &end, 10);
+    unsigned shift = 0;
+    if (*end && !end[1]) {
+        switch (*end) {
+        case 'k': case 'K': shift = 10; end++; break;
+        case 'm': case 'M': shift = 20; end++; break;
+        case 'g': case 'G': shift = 30; end++; break;
+        default: break;
+        }
+    }
+    if (*end)
+        return lens_err_set(e, LENS_EINVAL, "--bins: '%s' is not a size (digits and an optional "
+                            "k, M or G)", item);
+    if (errno == ERANGE || (shift && x > (UINT64_MAX >> shift)) || (x << shift) == UINT64_MAX)
+        return lens_err_set(e, LENS_EINVAL, "--bins: '%s' is too large", item);
+    *v = (uint64_t)x << shift;
+    return LENS_OK;
+}
+
+int lens_msgsize_parse_bins(const char *spec, uint64_t **edges, size_t *n, int *drop_empty,
+                            struct lens_err *e)
+{
+    *edges = NULL;
+    *n = 0;
+    *drop_empty = 0;
+    if (!strcmp(spec, "pow2")) {
+        uint64_t *v = lens_malloc(64 * sizeof *v);
+        if (!v)
+            return lens_err_set(e, LENS_ENOMEM, "--bins: out of memory");
+        v[0] = 0;
+        for (int k = 0; k <= 62; k++)
+            v[k + 1] = (uint64_t)1 << k;
+        *edges = v;
+        *n = 64;
+        *drop_empty = 1;
+        return LENS_OK;
+    }
+    size_t items = 1;
+    for (const char *p = spec; *p; p++)
+        items += *p == ',';
+    uint64_t *v = lens_malloc((items + 1) * sizeof *v);
+    if (!v)
+        return lens_err_set(e, LENS_ENOMEM, "--bins: out of memory for %zu edges", items);
+    size_t k = 0;
+    v[k++] = 0; /* overwritten when the list starts at 0 */
+    const char *p = spec;
+    for (int first = 1;; first = 0) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        uint64_t x = 0;
+        int rc = parse_edge(p, len, &x, e);
+        if (rc == LENS_OK && !first && x <= v[k - 1])
+            rc = lens_err_set(e, LENS_EINVAL, "--bins: edges must increase, but %" PRIu64
+                              " follows %" PRIu64, x, v[k - 1]);
+        if (rc) {
+            lens_free(v);
+            return rc;
+        }
+        if (first && x == 0)
+            k = 0; /* the list gives the 0 edge itself */
+        v[k++] = x;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *edges = v;
+    *n = k;
+    return LENS_OK;
+}
+
+int lens_msgsize_bin(struct lens_msgsize *m, const uint64_t *edges, size_t n, int drop_empty,
+                     struct lens_err *e)
+{
+    if (!edges) {
+        edges = lens_msgsize_default_edges;
+        n = lens_msgsize_default_nedges;
+    }
+    if (n == 0 || edges[0] != 0)
+        return lens_err_set(e, LENS_EINVAL, "message-size bins must start at 0 bytes");
+    for (size_t k = 1; k < n; k++)
+        if (edges[k] <= edges[k - 1])
+            return lens_err_set(e, LENS_EINVAL, "message-size bin edges must increase (edge %zu: "
+                                "%" PRIu64 " after %" PRIu64 ")", k, edges[k], edges[k - 1]);
+    struct lens_msgsize_bin *b = lens_calloc(n, sizeof *b);
+    if (!b)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for %zu message-size bins", n);
+    for (size_t k = 0; k < n; k++) {
+        b[k].lo = edges[k];
+        b[k].hi = k + 1 < n ? edges[k + 1] - 1 : LENS_MSGSIZE_OPEN;
+        b[k].model_s = NAN;
+        b[k].share_time = NAN;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < m->nsizes; i++) { /* sizes ascend: walk the bins along */
+        const struct lens_msgsize_size *s = &m->sizes[i];
+        while (s->bytes > b[k].hi)
+            k++;
+        b[k].count += s->count;
+        b[k].bytes += s->bytes * s->count;
+        b[k].call_s += s->call_s;
+    }
+    size_t kept = 0;
+    for (k = 0; k < n; k++) {
+        if (drop_empty && b[k].count == 0)
+            continue;
+        struct lens_msgsize_bin *d = &b[kept++];
+        *d = b[k];
+        d->share_messages = m->total_messages ? (double)d->count / (double)m->total_messages : 0;
+        d->share_volume = m->total_bytes ? (double)d->bytes / (double)m->total_bytes : 0;
+        d->share_call_time = m->total_call_s > 0 ? d->call_s / m->total_call_s : 0;
+    }
+    lens_free(m->bins);
+    m->bins = b;
+    m->nbins = kept;
+    m->total_model_s = NAN;
+    return LENS_OK;
+}
+
+int lens_msgsize_model(struct lens_msgsize *m, lens_msgsize_time_fn time, void *ctx,
+                       struct lens_err *e)
+{
+    if (!m->bins && m->nsizes)
+        return lens_err_set(e, LENS_EINVAL, "message-size profile: model before binning");
+    for (size_t k = 0; k < m->nbins; k++)
+        m->bins[k].model_s = 0.0;
+    double total = 0.0;
+    size_t k = 0;
+    for (size_t i = 0; i < m->nsizes; i++) {
+        const struct lens_msgsize_size *s = &m->sizes[i];
+        double t;
+        int rc = time(ctx, s->bytes, &t, e);
+        if (rc)
+            return rc;
+        if (!(t >= 0.0) || isinf(t))
+            return lens_err_set(e, LENS_EDATA, "time model: %g s to send %" PRIu64 " bytes is "
+                                "not a finite non-negative time", t, s->bytes);
+        double add = t * (double)s->count;
+        total += add;
+        while (k < m->nbins && s->bytes > m->bins[k].hi)
+            k++;
+        if (k < m->nbins && s->bytes >= m->bins[k].lo)
+            m->bins[k].model_s += add;
+    }
+    for (k = 0; k < m->nbins; k++)
+        m->bins[k].share_time = total > 0 ? m->bins[k].model_s / total : 0;
+    m->total_model_s = total;
+    return LENS_OK;
+}
+
+void lens_msgsize_bin_label(const struct lens_msgsize_bin *b, char *buf, size_t n)
+{
+    if (b->hi == LENS_MSGSIZE_OPEN)
+        snprintf(buf, n, ">= %" PRIu64 " B", b->lo);
+    else if (b->hi == b->lo)
+        snprintf(buf, n, "%" PRIu64 " B", b->lo);
+    else
+        snprintf(buf, n, "%" PRIu64 "-%" PRIu64 " B", b->lo, b->hi);
+}
+
+/* "1.50 MiB" for a byte count. */
+static void human_bytes(uint64_t v, char *buf, size_t n)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double x = (double)v;
+    int u = 0;
+    while (x >= 1024.0 && u < 6) {
+        x /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, n, "%" PRIu64 " B", v);
+    else
+        snprintf(buf, n, "%.2f %s", x, unit[u]);
+}
+
+static void pct(char *buf, size_t n, double share)
+{
+    if (isnan(share))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.1f%%", 100.0 * share);
+}
+
+int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, const char *model,
+                            FILE *fp)
+{
+    char hb[32], cb[32];
+    human_bytes(m->total_bytes, hb, sizeof hb);
+    human_bytes(m->coll_bytes, cb, sizeof cb);
+    fprintf(fp, "message sizes of %s\n", source ? source : "(profile)");
+    fprintf(fp, "%d ranks, %" PRIu64 " point-to-point messages, %" PRIu64 " bytes (%s), "
+            "%zu distinct sizes\n", m->nranks, m->total_messages, m->total_bytes, hb, m->nsizes);
+    fprintf(fp, "not counted: %" PRIu64 " collective calls (%s sent), %" PRIu64
+            " one-sided transfers (%" PRIu64 " B)\n", m->coll_calls, cb, m->rma_ops, m->rma_bytes);
+    if (model)
+        fprintf(fp, "%% time: modelled send time from %s (%.6f s in total); "
+                "%% call: recorded time in the send calls (%.6f s)\n", model,
+                m->total_model_s, m->total_call_s);
+    else
+        fprintf(fp, "%% call: recorded time in the send calls (%.6f s); no --p2p file, so no "
+                "modelled send time\n", m->total_call_s);
+    fprintf(fp, "\n%-24s %12s %8s %16s %9s", "size", "messages", "% msgs", "bytes", "% volume");
+    if (model)
+        fprintf(fp, " %8s", "% time");
+    fprintf(fp, " %8s\n", "% call");
+    char label[64], a[16], b[16], c[16], d[16];
+    for (size_t k = 0; k < m->nbins; k++) {
+        const struct lens_msgsize_bin *x = &m->bins[k];
+        lens_msgsize_bin_label(x, label, sizeof label);
+        pct(a, sizeof a, x->share_messages);
+        pct(b, sizeof b, x->share_volume);
+        pct(c, sizeof c, x->share_time);
+        pct(d, sizeof d, x->share_call_time);
+        fprintf(fp, "%-24s %12" PRIu64 " %8s %16" PRIu64 " %9s", label, x->count, a, x->bytes, b);
+        if (model)
+            fprintf(fp, " %8s", c);
+        fprintf(fp, " %8s\n", d);
+    }
+    const char *full = m->total_messages ? "100.0%" : "0.0%";
+    fprintf(fp, "%-24s %12" PRIu64 " %8s %16" PRIu64 " %9s", "total", m->total_messages, full,
+            m->total_bytes, m->total_bytes ? "100.0%" : "0.0%");
+    if (model)
+        fprintf(fp, " %8s", m->total_model_s > 0 ? "100.0%" : "0.0%");
+    fprintf(fp, " %8s\n", m->total_call_s > 0 ? "100.0%" : "0.0%");
+    return ferror(fp) ? -1 : 0;
+}
+
+static void json_u64(struct lens_json *j, const char *key, uint64_t v)
+{
+    lens_json_key(j, key);
+    if (v <= (uint64_t)INT64_MAX)
+        lens_json_int(j, (long long)v);
+    else
+        lens_json_number(j, (double)v);
+}
+
+static void json_num(struct lens_json *j, const char *key, double v)
+{
+    lens_json_key(j, key);
+    lens_json_number(j, v); /* NaN -> null */
+}
+
+int lens_msgsize_write_json(const struct lens_msgsize *m, const char *source, const char *model,
+                            FILE *fp)
+{
+    struct lens_json j;
+    lens_json_init(&j, fp);
+    lens_json_begin_object(&j);
+    lens_json_key(&j, "trace");
+    lens_json_string(&j, source);
+    lens_json_key(&j, "nranks");
+    lens_json_int(&j, m->nranks);
+    json_u64(&j, "total_messages", m->total_messages);
+    json_u64(&j, "total_bytes", m->total_bytes);
+    json_u64(&j, "distinct_sizes", m->nsizes);
+    lens_json_key(&j, "time_model");
+    lens_json_string(&j, model);
+    json_num(&j, "total_time_s", model ? m->total_model_s : NAN);
+    json_num(&j, "total_call_s", m->total_call_s);
+    json_u64(&j, "collective_calls", m->coll_calls);
+    json_u64(&j, "collective_bytes", m->coll_bytes);
+    json_u64(&j, "rma_transfers", m->rma_ops);
+    json_u64(&j, "rma_bytes", m->rma_bytes);
+    lens_json_key(&j, "bins");
+    lens_json_begin_array(&j);
+    char label[64];
+    for (size_t k = 0; k < m->nbins; k++) {
+        const struct lens_msgsize_bin *b = &m->bins[k];
+        lens_json_begin_object(&j);
+        json_u64(&j, "lo", b->lo);
+        lens_json_key(&j, "hi");
+        if (b->hi == LENS_MSGSIZE_OPEN)
+            lens_json_null(&j);
+        else
+            lens_json_int(&j, (long long)b->hi);
+        lens_msgsize_bin_label(b, label, sizeof label);
+        lens_json_key(&j, "label");
+        lens_json_string(&j, label);
+        json_u64(&j, "count", b->count);
+        json_num(&j, "share_messages", b->share_messages);
+        json_u64(&j, "bytes", b->bytes);
+        json_num(&j, "share_volume", b->share_volume);
+        json_num(&j, "time_s", model ? b->model_s : NAN);
+        json_num(&j, "share_time", model ? b->share_time : NAN);
+        json_num(&j, "call_s", b->call_s);
+        json_num(&j, "share_call_time", b->share_call_time);
+        lens_json_end_object(&j);
+    }
+    lens_json_end_array(&j);
+    lens_json_key(&j, "sizes");
+    lens_json_begin_array(&j);
+    for (size_t i = 0; i < m->nsizes; i++) {
+        lens_json_begin_object(&j);
+        json_u64(&j, "bytes", m->sizes[i].bytes);
+        json_u64(&j, "count", m->sizes[i].count);
+        lens_json_end_object(&j);
+    }
+    lens_json_end_array(&j);
+    lens_json_end_object(&j);
+    fputc('\n', fp);
+    return ferror(fp) ? -1 : 0;
+}
+
+static void csv_num(FILE *fp, double v, int last)
+{
+    if (isfinite(v))
+        fprintf(fp, "%.17g", v);
+    fputc(last ? '\n' : ',', fp);
+}
+
+int lens_msgsize_write_csv(const struct lens_msgsize *m, FILE *fp)
+{
+    fprintf(fp, "lo,hi,label,count,share_messages,bytes,share_volume,time_s,share_time,call_s,"
+            "share_call_time\n");
+    char label[64];
+    for (size_t k = 0; k < m->nbins; k++) {
+        const struct lens_msgsize_bin *b = &m->bins[k];
+        lens_msgsize_bin_label(b, label, sizeof label);
+        fprintf(fp, "%" PRIu64 ",", b->lo);
+        if (b->hi != LENS_MSGSIZE_OPEN)
+            fprintf(fp, "%" PRIu64, b->hi);
+        fprintf(fp, ",%s,%" PRIu64 ",", label, b->count);
+        csv_num(fp, b->share_messages, 0);
+        fprintf(fp, "%" PRIu64 ",", b->bytes);
+        csv_num(fp, b->share_volume, 0);
+        csv_num(fp, b->model_s, 0);
+        csv_num(fp, b->share_time, 0);
+        csv_num(fp, b->call_s, 0);
+        csv_num(fp, b->share_call_time, 1);
+    }
+    return ferror(fp) ? -1 : 0;
+}

@@ -1,0 +1,19 @@
+# mpilens-bench: the MPI collector (all-pairs cube and p2p sweep), built with $(MPICC).
+# Only these files: the trace collector (bench/trace/) has bench/trace.mk, the sample applications samples.mk.
+BENCH_SRC := $(addprefix bench/net/,main.c opts.c modes.c allpairs.c p2p.c p2p_out.c stats.c fatal.c)
+BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
+MPILENS_BENCH := $(BUILD)/bin/mpilens-bench
+
+$(BENCH_OBJ): $(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  MPICC   $<"
+	@$(MPICC) $(CFLAGS) -c $< -o $@
+
+$(MPILENS_BENCH): $(BENCH_OBJ) $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	@echo "  LINK    $@"
+	@$(MPICC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIBMPILENS) $(LIBS)
+
+bench-all: $(MPILENS_BENCH)
+
+-include $(BENCH_OBJ:.o=.d)

@@ -1,0 +1,244 @@
+/* The all-pairs driver (see allpairs.h): per length, every rank measures its cells, rank 0
+ * gathers 4 x P x P statistics (and, with --raw, P x P x repeats samples), writes them and
+ * syncs. Memory: O(P) doubles per rank, O(P^2) on rank 0 (times the repeats with --raw). */
+#include "allpairs.h"
+
+#include "fatal.h"
+#include "modes.h"
+#include "analysis/cube/cube.h"
+
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void lens_bench_mpi_version(char *buf, size_t n)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(v, &len);
+    v[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+    size_t k = strcspn(v, "\r\n");
+    while (k > 0 && (v[k - 1] == ' ' || v[k - 1] == ','))
+        k--;
+    v[k] = '\0';
+    snprintf(buf, n, "%s", v);
+}
+
+void lens_bench_gather_hosts(char ***hosts)
+{
+    int rank, P, len = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    char name[MPI_MAX_PROCESSOR_NAME];
+    memset(name, 0, sizeof name);
+    MPI_Get_processor_name(name, &len);
+    char *all = NULL;
+    struct lens_err e;
+    *hosts = NULL;
+    if (rank == 0 && !(all = lens_malloc((size_t)P * MPI_MAX_PROCESSOR_NAME))) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory for %d host names", P);
+        lens_bench_fatal(&e);
+    }
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+               MPI_COMM_WORLD);
+    if (rank != 0)
+        return;
+    char **h = lens_calloc((size_t)P, sizeof *h);
+    for (int i = 0; h && i < P; i++) {
+        char *s = all + (size_t)i * MPI_MAX_PROCESSOR_NAME;
+        s[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+        if (!(h[i] = lens_strdup(s[0] ? s : "unknown"))) {
+            for (int k = 0; k < i; k++)
+                lens_free(h[k]);
+            lens_free(h);
+            h = NULL;
+        }
+    }
+    lens_free(all);
+    if (!h) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory for %d host names", P);
+        lens_bench_fatal(&e);
+    }
+    *hosts = h;
+}
+
+/* Rank 0's side: the writer and the gather buffers. */
+struct sink {
+    struct lens_cube *meta;
+    struct lens_cube_writer *w;
+    double *gath;     /* P x 4 x P as gathered: rank, statistic, cell */
+    double *mats[4];  /* P x P per statistic */
+    double *rawg;     /* --raw: P x P x repeats as gathered */
+    double *rawm;     /* --raw, transposed modes: the same in file order */
+};
+
+static void sink_fail(struct sink *s, struct lens_err *e)
+{
+    if (s->w)
+        lens_cube_writer_abort(s->w);
+    s->w = NULL;
+    lens_bench_fatal(e);
+}
+
+static void sink_open(struct sink *s, const struct lens_bench_opts *o, const struct lens_bench_ctx *c,
+                      char **hosts)
+{
+    struct lens_err e;
+    size_t P = (size_t)c->procs, n = (size_t)o->repeats;
+    memset(s, 0, sizeof *s);
+    if (lens_cube_new(&s->meta, c->procs, o->nlen, o->begin, o->step, 0, &e) != LENS_OK)
+        sink_fail(s, &e);
+    s->meta->end = o->end;
+    s->meta->mode = o->mode;
+    s->meta->repeats = o->repeats;
+    s->meta->noise_len = o->noise_len;
+    s->meta->noise_msgs = o->noise_msgs;
+    s->meta->noise_procs = o->noise_procs;
+    s->meta->hosts = hosts; /* the cube owns them from here */
+    s->gath = lens_malloc(4 * P * P * sizeof(double));
+    for (int k = 0; k < 4; k++)
+        s->mats[k] = lens_malloc(P * P * sizeof(double));
+    if (o->raw) {
+        s->rawg = lens_malloc(P * P * n * sizeof(double));
+        s->rawm = c->transposed ? lens_malloc(P * P * n * sizeof(double)) : s->rawg;
+    }
+    if (!s->gath || !s->mats[0] || !s->mats[1] || !s->mats[2] || !s->mats[3] ||
+        (o->raw && (!s->rawg || !s->rawm))) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory for the %zu x %zu matrices", P, P);
+        sink_fail(s, &e);
+    }
+    char mpiv[256], warm[32];
+    lens_bench_mpi_version(mpiv, sizeof mpiv);
+    snprintf(warm, sizeof warm, "%d", o->warmup);
+    const char *attrs[] = {
+        "tool", "mpilens-bench",
+        "mpi_library_version", mpiv,
+        "command_line", o->cmdline,
+        "delay_definition", lens_bench_mode_definition(o->mode),
+        "statistics", "average = arithmetic mean; median = middle value, the mean of the two "
+                      "middle values for an even count; deviation = population standard "
+                      "deviation (divide by N); min = smallest; all four over the same "
+                      "per-repeat delay defined in delay_definition",
+        "diagonal", "0 in every statistic: a rank is not measured against itself",
+        "warmup_repeats", warm,
+        NULL, NULL};
+    /* --force over a run that kept its raw repeats: a stale _all.nc would not match. */
+    if (!o->raw && o->force) {
+        size_t plen = strlen(o->prefix) + 8;
+        char *stale = lens_malloc(plen);
+        if (stale) {
+            snprintf(stale, plen, "%s_all.nc", o->prefix);
+            (void)unlink(stale);
+        }
+        lens_free(stale);
+    }
+    if (lens_cube_writer_open(&s->w, s->meta, o->prefix, 0xf, o->raw ? o->repeats : 0, attrs, 1, &e) != LENS_OK)
+        sink_fail(s, &e);
+}
+
+static void sink_put(struct sink *s, const struct lens_bench_ctx *c, int k)
+{
+    size_t P = (size_t)c->procs, n = (size_t)c->o->repeats;
+    for (size_t i = 0; i < P; i++)
+        for (int st = 0; st < 4; st++)
+            for (size_t x = 0; x < P; x++) {
+                double v = s->gath[(i * 4 + (size_t)st) * P + x];
+                s->mats[st][c->transposed ? x * P + i : i * P + x] = v;
+            }
+    if (s->rawg && c->transposed)
+        for (size_t i = 0; i < P; i++)
+            for (size_t x = 0; x < P; x++)
+                memcpy(s->rawm + (x * P + i) * n, s->rawg + (i * P + x) * n, n * sizeof(double));
+    const double *mats[4] = {s->mats[0], s->mats[1], s->mats[2], s->mats[3]};
+    struct lens_err e;
+    if (lens_cube_writer_put(s->w, k, mats, s->rawm, &e) != LENS_OK)
+        sink_fail(s, &e);
+}
+
+static void sink_close(struct sink *s)
+{
+    struct lens_err e;
+    int rc = lens_cube_writer_close(s->w, &e);
+    s->w = NULL;
+    lens_free(s->gath);
+    for (int k = 0; k < 4; k++)
+        lens_free(s->mats[k]);
+    if (s->rawm != s->rawg)
+        lens_free(s->rawm);
+    lens_free(s->rawg);
+    lens_cube_free(s->meta);
+    if (rc != LENS_OK)
+        lens_bench_fatal(&e);
+}
+
+/* This process's peak resident set in kB (VmHWM of /proc/self/status), -1 if unknown. */
+static long peak_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progress_fn fn, void *arg)
+{
+    struct lens_bench_ctx c;
+    struct lens_err e;
+    if (lens_bench_ctx_init(&c, o, &e) != LENS_OK)
+        lens_bench_fatal(&e);
+    char **hosts;
+    lens_bench_gather_hosts(&hosts);
+    size_t P = (size_t)c.procs, n = (size_t)o->repeats;
+    double *pack = lens_malloc(4 * P * sizeof(double));
+    if (!pack) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory");
+        lens_bench_fatal(&e);
+    }
+    struct sink s;
+    if (c.rank == 0)
+        sink_open(&s, o, &c, hosts);
+    double start = MPI_Wtime();
+    for (int k = 0; k < o->nlen; k++) {
+        int len = o->begin + k * o->step;
+        double t0 = MPI_Wtime();
+        lens_bench_mode_run(&c, len);
+        if (o->timing)
+            lens_bench_barrier(c.oversubscribed); /* the last pair done: the gather waits for no one */
+        double t1 = MPI_Wtime();
+        for (int st = 0; st < 4; st++)
+            memcpy(pack + (size_t)st * P, c.row[st], P * sizeof(double));
+        MPI_Gather(pack, (int)(4 * P), MPI_DOUBLE, c.rank == 0 ? s.gath : NULL, (int)(4 * P),
+                   MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (o->raw)
+            MPI_Gather(c.rawrow, (int)(P * n), MPI_DOUBLE, c.rank == 0 ? s.rawg : NULL, (int)(P * n),
+                       MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        double t2 = MPI_Wtime();
+        long rss = -1, mine = o->timing && c.rank != 0 ? peak_rss_kb() : -1;
+        if (o->timing)
+            MPI_Reduce(&mine, &rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (c.rank != 0)
+            continue;
+        sink_put(&s, &c, k);
+        double t3 = MPI_Wtime();
+        if (o->die_after == k + 1)
+            raise(SIGKILL); /* testing: an interrupted run, with k + 1 lengths on disk */
+        if (fn) {
+            double el = t3 - start;
+            struct lens_bench_progress p = {k + 1, o->nlen, len, (k + 1) * c.pairs,
+                                            (long)o->nlen * c.pairs, el, el / (k + 1) * (o->nlen - k - 1),
+                                            t1 - t0, t2 - t1, t3 - t2, o->timing ? peak_rss_kb() : -1, rss};
+            fn(arg, &p);
+        }
+    }
+    if (c.rank == 0)
+        sink_close(&s);
+    lens_free(pack);
+    lens_bench_ctx_release(&c);
+}

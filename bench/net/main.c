@@ -1,0 +1,183 @@
+/* mpilens-bench: the MPI collector. A drop-in replacement for network_test2 (same options,
+ * same four-file NetCDF layout) with its defects fixed, plus the point-to-point sweep
+ * (-t p2p). Options are checked identically on every rank, so bad usage ends the job
+ * collectively with a message from rank 0; errors during the run go through MPI_Abort. */
+#include "allpairs.h"
+#include "modes.h"
+#include "opts.h"
+#include "p2p.h"
+#include "analysis/cube/cube.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Prints "  name: text" wrapped at 90 columns, continuation lines indented by 4. */
+static void print_wrapped(const char *name, const char *text)
+{
+    int col = printf("  %s:", name);
+    while (*text) {
+        size_t w = strcspn(text, " ");
+        if (col + 1 + (int)w > 90) {
+            printf("\n   ");
+            col = 3;
+        }
+        col += printf(" %.*s", (int)w, text);
+        text += w;
+        text += strspn(text, " ");
+    }
+    printf("\n");
+}
+
+static void help(void)
+{
+    printf(
+        "usage: mpirun -np N mpilens-bench [options]\n\n"
+        "Measures the delay between every ordered pair of MPI processes for a sweep of message\n"
+        "lengths and writes PREFIX_{average,median,deviation,min}.nc and PREFIX_hosts.txt in\n"
+        "network_test2's layout (read them with `mpilens info PREFIX`). network_test2's options\n"
+        "work unchanged; N must be at least 2.\n\n"
+        "options (network_test2's):\n"
+        "  -t, --type MODE                  one_to_one (default), all_to_all, async_one_to_one,\n"
+        "                                   send_recv_and_recv_send, noise, noise_blocking, bcast,\n"
+        "                                   put, get; or p2p (the point-to-point sweep below)\n"
+        "  -f, --file PREFIX                output prefix (default network)\n"
+        "  -b, --begin BYTES                first message length (default 0)\n"
+        "  -e, --end BYTES                  end of the lengths, exclusive (default 1000000)\n"
+        "  -s, --step BYTES                 length step (default 100)\n"
+        "  -n, --num_iterations N           timed repeats per pair and length (default 100)\n"
+        "  -l, --length_noise_message BYTES noise message length (default 0)\n"
+        "  -m, --num_noise_message N        noise messages per repeat (default 1)\n"
+        "  -p, --procs_noise N              noise processes, used in pairs (default 0)\n"
+        "  -h, --help                       show this help\n"
+        "  -v, --version                    show the version and the MPI library\n\n"
+        "options (mpilens-bench's):\n"
+        "      --warmup N      untimed repeats per pair and length before the timed ones\n"
+        "                      (default n/10, between 2 and 10)\n"
+        "      --raw           also write every timed repeat to PREFIX_all.nc\n"
+        "      --force         overwrite an existing result (it is never overwritten otherwise)\n"
+        "      --progress      draw the progress line in place even when stderr is not a terminal\n"
+        "      --timing        per length, print the seconds spent measuring, gathering to rank 0\n"
+        "                      and writing, and the peak resident memory (adds a barrier)\n"
+        "      --pair A,B      p2p: the two ranks (default 0,1)\n"
+        "      --pairs per-node  p2p: one pair inside a node and one across each pair of nodes\n\n"
+        "What is fixed against network_test2:\n"
+        "  - warm-up repeats run before the timed ones, and every buffer is written before\n"
+        "    timing, so no first-touch page fault or connection set-up is measured;\n"
+        "  - the diagonal (a rank against itself) is 0 in every statistic, never garbage;\n"
+        "  - average, median, deviation and min are all computed over the same per-repeat delay\n"
+        "    (send_recv_and_recv_send: half the round trip in all four);\n"
+        "  - median of an even count is the mean of the two middle values; deviation is the\n"
+        "    population standard deviation (divide by N), as network_test2's;\n"
+        "  - the delay each mode stores and which index is the sender are written into every\n"
+        "    file (attributes delay_definition, sender_index), with the tool and MPI library\n"
+        "    versions, the date and the command line;\n"
+        "  - an unknown mode, a single process or a bad length range is an error;\n"
+        "  - rank 0 writes and syncs each length as soon as it is measured, so an interrupted\n"
+        "    run leaves files holding the lengths done.\n\n"
+        "What each mode stores (row i, column j of matrix l):\n");
+    for (int m = LENS_MODE_ONE_TO_ONE; m <= LENS_MODE_GET; m++)
+        print_wrapped(lens_cube_mode_name(m), lens_bench_mode_definition(m));
+    printf(
+        "\np2p: ranks A and B, sizes 0, 1, 2, 4, ... 4 MiB (or below -e). Latency = T/2c for\n"
+        "iterations of c ping-pong round trips with the same size both ways (c = %d up to 8 KiB,\n"
+        "1 above); bandwidth = k*s/T and message rate = k/T for a window of k = %d messages of\n"
+        "s bytes answered by an empty reply. Latency: -n iterations (default %d, OSU's 10000\n"
+        "and 1000 round trips); bandwidth: n/10 windows up to 8 KiB, n/50 above; warm-up a\n"
+        "tenth of each; page-aligned buffers. Writes PREFIX_p2p.csv and PREFIX_p2p.nc\n"
+        "with the mean and min/median/max over the iterations, and every iteration's time in\n"
+        "the .nc file. The median resists preemption stalls on a busy machine.\n\n"
+        "examples:\n"
+        "  mpirun -np 4 mpilens-bench -t one_to_one -n 20 -b 0 -e 4097 -s 1024 -f out/demo/network\n"
+        "  mpilens info out/demo/network\n"
+        "  mpirun -np 2 mpilens-bench -t p2p -f out/demo/pair\n", LENS_BENCH_P2P_BATCH,
+        LENS_BENCH_P2P_WINDOW, LENS_BENCH_P2P_ITERS);
+}
+
+/* The progress line: in place on a terminal (or with --progress), else one line per length. */
+struct progress_how {
+    int inplace; /* redraw one line (terminal or --progress) */
+    int timing;  /* --timing: one line per length with the phases */
+};
+
+static void show_progress(void *arg, const struct lens_bench_progress *p)
+{
+    const struct progress_how *how = arg;
+    if (how->timing) {
+        fprintf(stderr, "mpilens-bench: timing length %d B (%d/%d): measure %.6f s, gather %.6f s, "
+                "write %.6f s; peak RSS rank 0 %ld kB, other ranks max %ld kB\n", p->len, p->k,
+                p->nlen, p->measure_s, p->gather_s, p->write_s, p->rss0_kb, p->rss_kb);
+    }
+    if (how->inplace) {
+        fprintf(stderr, "\rmpilens-bench: length %d B (%d/%d), pairs %ld/%ld, %.1f s, %.1f s left\033[K%s",
+                p->len, p->k, p->nlen, p->pairs_done, p->pairs_total, p->elapsed, p->remaining,
+                p->k == p->nlen ? "\n" : "");
+    } else {
+        fprintf(stderr, "mpilens-bench: length %d B done (%d/%d), pairs %ld/%ld, %.1f s elapsed, "
+                "%.1f s left\n", p->len, p->k, p->nlen, p->pairs_done, p->pairs_total, p->elapsed,
+                p->remaining);
+    }
+    fflush(stderr);
+}
+
+static void say(void *arg, const char *line)
+{
+    (void)arg;
+    fprintf(stderr, "mpilens-bench: %s\n", line);
+    fflush(stderr);
+}
+
+/* Rank 0 decides whether the output may be written; every rank learns the verdict. */
+static int check_output(const struct lens_bench_opts *o, int rank, struct lens_err *e)
+{
+    int exists = 0;
+    if (rank == 0)
+        exists = o->mode == LENS_MODE_P2P ? lens_bench_p2p_exists(o->prefix) : lens_cube_exists(o->prefix);
+    MPI_Bcast(&exists, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (exists && !o->force)
+        return lens_err_set(e, LENS_EIO, "%s: a result with this prefix exists; use --force to "
+                            "overwrite it", o->prefix);
+    return LENS_OK;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, procs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &procs);
+    struct lens_bench_opts o;
+    struct lens_err e;
+    lens_err_clear(&e);
+    int rc = lens_bench_opts_parse(&o, argc, argv, &e);
+    if (rc == LENS_OK && (o.help || o.version)) {
+        if (rank == 0 && o.help)
+            help();
+        if (rank == 0 && o.version) {
+            char v[256];
+            lens_bench_mpi_version(v, sizeof v);
+            printf("mpilens-bench %s (%s)\n", LENS_VERSION, v);
+        }
+    } else {
+        if (rc == LENS_OK)
+            rc = lens_bench_opts_check(&o, procs, &e);
+        if (rc == LENS_OK)
+            rc = check_output(&o, rank, &e);
+        if (rc == LENS_OK) {
+            struct progress_how how = {o.progress || isatty(STDERR_FILENO), o.timing};
+            if (o.mode == LENS_MODE_P2P)
+                lens_bench_p2p_run(&o, say, NULL);
+            else
+                lens_bench_allpairs_run(&o, show_progress, &how);
+        } else if (rank == 0) {
+            fprintf(stderr, "mpilens-bench: %s%s\n", e.msg,
+                    rc == LENS_EUSAGE ? " (try mpilens-bench --help)" : "");
+        }
+    }
+    lens_bench_opts_release(&o);
+    MPI_Finalize();
+    if (rank == 0 && fclose(stdout) != 0 && rc == LENS_OK)
+        rc = LENS_EIO;
+    return rc == LENS_OK ? 0 : rc == LENS_EUSAGE ? 2 : 1;
+}

@@ -1,0 +1,488 @@
+/* The all-pairs modes (see modes.h). Pair modes measure one pair at a time: a token passed
+ * from the leader of one pair to the ranks of the next keeps measurements from overlapping
+ * without a barrier of all P ranks per pair. The delay each mode stores is defined in
+ * lens_bench_mode_definition() and written into every file. */
+#include "modes.h"
+
+#include "stats.h"
+#include "analysis/cube/cube.h"
+
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { TAG_DATA = 11, TAG_PING = 12, TAG_GO = 13, TAG_DONE = 14, TAG_NOISE = 15 };
+
+const char *lens_bench_mode_definition(int mode)
+{
+    switch (mode) {
+    case LENS_MODE_ONE_TO_ONE:
+        return "one-way delay of an l-byte blocking MPI_Send from column j to row i: i sends an "
+               "empty token to j and times until j's l-byte message has arrived, minus half the "
+               "smallest round trip seen between i and j (empty ones interleaved with the repeats, "
+               "and the repeats themselves); "
+               "row = receiver (the rank that measured), column = sender";
+    case LENS_MODE_NOISE_BLOCKING:
+        return "one_to_one's one-way delay (column j sends l bytes to row i, i measures) while "
+               "-p other ranks, in pairs, exchange -m blocking messages (MPI_Sendrecv) of -l "
+               "bytes per repeat; row = receiver, column = sender";
+    case LENS_MODE_SEND_RECV_AND_RECV_SEND:
+        return "half the round trip of an l-byte message sent by row i (MPI_Send then MPI_Recv) "
+               "and sent back by column j; average, median, deviation and min are all of the half "
+               "round trip; row = the rank that started it, column = its partner";
+    case LENS_MODE_ASYNC_ONE_TO_ONE:
+        return "time for row i to complete an MPI_Isend and an MPI_Irecv of l bytes with column j "
+               "while j does the same (both directions at once), measured on both ranks; row = the "
+               "rank that measured, column = its partner";
+    case LENS_MODE_NOISE:
+        return "async_one_to_one's delay (simultaneous MPI_Isend/MPI_Irecv of l bytes, row i "
+               "measured) while -p other ranks, in pairs, exchange -m nonblocking messages of -l "
+               "bytes per repeat; row = the rank that measured, column = its partner";
+    case LENS_MODE_ALL_TO_ALL:
+        return "time from a common start (after a barrier) until row i has received column j's "
+               "l-byte message while every rank sends to and receives from every other at once "
+               "(MPI_Isend/MPI_Irecv); row = receiver, column = sender";
+    case LENS_MODE_BCAST:
+        return "time of an l-byte MPI_Bcast from root i as seen by rank j, from the end of a "
+               "barrier until MPI_Bcast returned on j; row = root, column = receiver";
+    case LENS_MODE_PUT:
+        return "time of MPI_Win_lock (exclusive), an l-byte MPI_Put and MPI_Win_unlock on row i "
+               "into column j's window (passive target, completion included); row = origin, "
+               "column = target";
+    case LENS_MODE_GET:
+        return "time of MPI_Win_lock (shared), an l-byte MPI_Get and MPI_Win_unlock on row i from "
+               "column j's window (passive target, completion included); row = origin, column = "
+               "target";
+    default:
+        return "unknown mode";
+    }
+}
+
+/* Spins (MPI_Wait) when every rank has its own core; on an oversubscribed node tests and
+ * sleeps 200 us between tests, because a rank spinning while it waits for its turn takes the
+ * core from the pair being measured (8 ranks on 2 cores: 6 spinning, the sweep 100 times
+ * slower and its delays full of preemption). 200 us was the best of 20, 50, 200 and 1000 us
+ * at 8 and 64 ranks on 2 cores. */
+void lens_bench_wait(MPI_Request *rq, int oversubscribed)
+{
+    if (!oversubscribed) {
+        MPI_Wait(rq, MPI_STATUS_IGNORE);
+        return;
+    }
+    int done = 0;
+    MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+    while (!done) {
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+        MPI_Test(rq, &done, MPI_STATUS_IGNORE);
+    }
+}
+
+void lens_bench_barrier(int oversubscribed)
+{
+    if (!oversubscribed) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    }
+    MPI_Request rq;
+    MPI_Ibarrier(MPI_COMM_WORLD, &rq);
+    lens_bench_wait(&rq, 1);
+}
+
+int lens_bench_node_oversubscribed(void)
+{
+    MPI_Comm node;
+    int local = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && local > cores;
+}
+
+static int symmetric(int mode) { return mode == LENS_MODE_ASYNC_ONE_TO_ONE || mode == LENS_MODE_NOISE; }
+static int noisy(int mode) { return mode == LENS_MODE_NOISE || mode == LENS_MODE_NOISE_BLOCKING; }
+static int rma(int mode) { return mode == LENS_MODE_PUT || mode == LENS_MODE_GET; }
+
+int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *o, struct lens_err *e)
+{
+    memset(c, 0, sizeof *c);
+    c->o = o;
+    c->win = MPI_WIN_NULL;
+    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c->procs);
+    size_t P = (size_t)c->procs;
+    c->maxlen = o->begin + (o->nlen - 1) * o->step;
+    size_t blen = c->maxlen > 0 ? (size_t)c->maxlen : 1;
+    size_t nlen = o->noise_len > 0 ? (size_t)o->noise_len : 1;
+    size_t n = (size_t)o->repeats;
+    size_t nreq = 2 * (P > (size_t)o->noise_msgs ? P : (size_t)o->noise_msgs);
+    int mode = o->mode;
+    c->sbuf = lens_malloc(blen);
+    c->rbuf = lens_malloc(blen);
+    c->samples = lens_malloc(P * n * sizeof(double));
+    c->scratch = lens_malloc(P * n * sizeof(double));
+    c->req = lens_malloc(nreq * sizeof(MPI_Request));
+    c->iw = lens_malloc(2 * P * sizeof(int));
+    for (int s = 0; s < 4; s++)
+        c->row[s] = lens_calloc(P, sizeof(double));
+    if (o->raw)
+        c->rawrow = lens_calloc(P * (size_t)o->repeats, sizeof(double));
+    if (mode == LENS_MODE_ALL_TO_ALL)
+        c->a2a = lens_malloc(P * blen);
+    if (noisy(mode)) {
+        c->nsbuf = lens_malloc(nlen);
+        c->nrbuf = lens_malloc(nlen);
+    }
+    int bad = !c->sbuf || !c->rbuf || !c->samples || !c->scratch || !c->req || !c->iw ||
+              !c->row[0] || !c->row[1] || !c->row[2] || !c->row[3] || (o->raw && !c->rawrow) ||
+              (mode == LENS_MODE_ALL_TO_ALL && !c->a2a) || (noisy(mode) && (!c->nsbuf || !c->nrbuf));
+    if (bad) {
+        lens_bench_ctx_release(c);
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for the message buffers (%zu bytes, %zu "
+                            "processes)", blen, P);
+    }
+    /* Touch every page before timing, so no first-touch page fault lands in a measurement. */
+    memset(c->sbuf, 0xa5, blen);
+    memset(c->rbuf, 0x5a, blen);
+    if (c->a2a)
+        memset(c->a2a, 0x3c, P * blen);
+    if (c->nsbuf) {
+        memset(c->nsbuf, 0xc3, nlen);
+        memset(c->nrbuf, 0x96, nlen);
+    }
+    c->transposed = mode == LENS_MODE_BCAST;
+    c->oversubscribed = lens_bench_node_oversubscribed();
+    long pp = (long)P * (long)(P - 1);
+    c->pairs = symmetric(mode) ? pp / 2 : mode == LENS_MODE_BCAST ? (long)P : pp;
+    if (rma(mode)) {
+        char *base = NULL;
+        MPI_Win_allocate((MPI_Aint)blen, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &c->win);
+        memset(base, 0x69, blen);
+    }
+    return LENS_OK;
+}
+
+void lens_bench_ctx_release(struct lens_bench_ctx *c)
+{
+    if (c->win != MPI_WIN_NULL)
+        MPI_Win_free(&c->win);
+    lens_free(c->sbuf);
+    lens_free(c->rbuf);
+    lens_free(c->a2a);
+    lens_free(c->nsbuf);
+    lens_free(c->nrbuf);
+    lens_free(c->req);
+    lens_free(c->iw);
+    lens_free(c->samples);
+    lens_free(c->scratch);
+    for (int s = 0; s < 4; s++)
+        lens_free(c->row[s]);
+    lens_free(c->rawrow);
+    memset(c, 0, sizeof *c);
+    c->win = MPI_WIN_NULL;
+}
+
+/* Stores the statistics of x[0..n-1] as cell x of this rank's row (and the raw samples). */
+static void store_cell(struct lens_bench_ctx *c, int cell, const double *x)
+{
+    size_t n = (size_t)c->o->repeats;
+    struct lens_bench_stats st;
+    lens_bench_stats_compute(x, n, c->scratch, &st);
+    c->row[0][cell] = st.average;
+    c->row[1][cell] = st.median;
+    c->row[2][cell] = st.deviation;
+    c->row[3][cell] = st.min;
+    if (c->rawrow)
+        memcpy(c->rawrow + (size_t)cell * n, x, n * sizeof *x);
+}
+
+/* ---- the timed kernels: warm-up repeats first, then the timed ones, one sample each ---- */
+
+/* one_to_one, noise_blocking: row i (receiver) measures the message from column j. The
+ * receiver cannot see when the sender started, so each repeat is an empty round trip (i to j
+ * and back) followed by i's empty token and j's l-byte answer; the delay is the token-and-
+ * answer time minus the token's cost, taken as half the smallest round trip seen between the
+ * two (empty ones and the repeats themselves). Stalls only lengthen a round trip, so the
+ * smallest is the cleanest; interleaving keeps calibration and repeats under the same
+ * conditions, and including the repeats keeps every delay positive even when an
+ * oversubscribed node makes all empty round trips slow. */
+static void kernel_one_to_one(struct lens_bench_ctx *c, int i, int j, int len)
+{
+    int w = c->o->warmup, n = c->o->repeats;
+    double *x = c->samples, zmin = HUGE_VAL;
+    if (c->rank == j) {
+        for (int r = 0; r < w + n; r++) {
+            MPI_Recv(NULL, 0, MPI_BYTE, i, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(NULL, 0, MPI_BYTE, i, TAG_PING, MPI_COMM_WORLD);
+            MPI_Recv(NULL, 0, MPI_BYTE, i, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(c->sbuf, len, MPI_BYTE, i, TAG_DATA, MPI_COMM_WORLD);
+        }
+        return;
+    }
+    for (int r = 0; r < w + n; r++) {
+        double t0 = MPI_Wtime();
+        MPI_Send(NULL, 0, MPI_BYTE, j, TAG_PING, MPI_COMM_WORLD);
+        MPI_Recv(NULL, 0, MPI_BYTE, j, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        double t1 = MPI_Wtime();
+        MPI_Send(NULL, 0, MPI_BYTE, j, TAG_PING, MPI_COMM_WORLD);
+        MPI_Recv(c->rbuf, len, MPI_BYTE, j, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        double t2 = MPI_Wtime();
+        zmin = t1 - t0 < zmin ? t1 - t0 : zmin;
+        if (r >= w)
+            x[r - w] = t2 - t1;
+    }
+    for (int r = 0; r < n; r++)
+        zmin = x[r] < zmin ? x[r] : zmin;
+    for (int r = 0; r < n; r++)
+        x[r] -= 0.5 * zmin;
+    store_cell(c, j, x);
+}
+
+/* send_recv_and_recv_send: row i sends, column j sends back; half the round trip. */
+static void kernel_send_recv(struct lens_bench_ctx *c, int i, int j, int len)
+{
+    int w = c->o->warmup, n = c->o->repeats;
+    double *x = c->samples;
+    if (c->rank == j) {
+        for (int r = 0; r < w + n; r++) {
+            MPI_Recv(c->rbuf, len, MPI_BYTE, i, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(c->sbuf, len, MPI_BYTE, i, TAG_DATA, MPI_COMM_WORLD);
+        }
+        return;
+    }
+    for (int r = 0; r < w + n; r++) {
+        double t0 = MPI_Wtime();
+        MPI_Send(c->sbuf, len, MPI_BYTE, j, TAG_DATA, MPI_COMM_WORLD);
+        MPI_Recv(c->rbuf, len, MPI_BYTE, j, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        double t1 = MPI_Wtime();
+        if (r >= w)
+            x[r - w] = 0.5 * (t1 - t0);
+    }
+    store_cell(c, j, x);
+}
+
+/* async_one_to_one, noise: both ranks exchange at once and both measure. */
+static void kernel_async(struct lens_bench_ctx *c, int other, int len)
+{
+    int w = c->o->warmup, n = c->o->repeats;
+    double *x = c->samples;
+    for (int r = 0; r < w + n; r++) {
+        double t0 = MPI_Wtime();
+        MPI_Irecv(c->rbuf, len, MPI_BYTE, other, TAG_DATA, MPI_COMM_WORLD, &c->req[0]);
+        MPI_Isend(c->sbuf, len, MPI_BYTE, other, TAG_DATA, MPI_COMM_WORLD, &c->req[1]);
+        MPI_Waitall(2, c->req, MPI_STATUSES_IGNORE);
+        double t1 = MPI_Wtime();
+        if (r >= w)
+            x[r - w] = t1 - t0;
+    }
+    store_cell(c, other, x);
+}
+
+/* put, get: row i (origin) measures; the target takes no part (passive target). */
+static void kernel_rma(struct lens_bench_ctx *c, int target, int len)
+{
+    int w = c->o->warmup, n = c->o->repeats, put = c->o->mode == LENS_MODE_PUT;
+    double *x = c->samples;
+    for (int r = 0; r < w + n; r++) {
+        double t0 = MPI_Wtime();
+        MPI_Win_lock(put ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target, 0, c->win);
+        if (put)
+            MPI_Put(c->sbuf, len, MPI_BYTE, target, 0, len, MPI_BYTE, c->win);
+        else
+            MPI_Get(c->rbuf, len, MPI_BYTE, target, 0, len, MPI_BYTE, c->win);
+        MPI_Win_unlock(target, c->win);
+        double t1 = MPI_Wtime();
+        if (r >= w)
+            x[r - w] = t1 - t0;
+    }
+    store_cell(c, target, x);
+}
+
+/* A noise process: one burst of -m messages with its noise partner per repeat. */
+static void kernel_noise(struct lens_bench_ctx *c, int partner)
+{
+    const struct lens_bench_opts *o = c->o;
+    int m = o->noise_msgs, L = o->noise_len;
+    for (int r = 0; r < o->warmup + o->repeats; r++) {
+        if (o->mode == LENS_MODE_NOISE_BLOCKING) {
+            for (int k = 0; k < m; k++)
+                MPI_Sendrecv(c->nsbuf, L, MPI_BYTE, partner, TAG_NOISE, c->nrbuf, L, MPI_BYTE,
+                             partner, TAG_NOISE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            continue;
+        }
+        for (int k = 0; k < m; k++)
+            MPI_Irecv(c->nrbuf, L, MPI_BYTE, partner, TAG_NOISE, MPI_COMM_WORLD, &c->req[k]);
+        for (int k = 0; k < m; k++)
+            MPI_Isend(c->nsbuf, L, MPI_BYTE, partner, TAG_NOISE, MPI_COMM_WORLD, &c->req[m + k]);
+        MPI_Waitall(2 * m, c->req, MPI_STATUSES_IGNORE);
+    }
+}
+
+/* ---- pair modes: one pair at a time, in a fixed order every rank computes ---- */
+
+static int next_pair(const struct lens_bench_ctx *c, int *i, int *j)
+{
+    int P = c->procs;
+    if (symmetric(c->o->mode)) {
+        if (++*j >= P) {
+            ++*i;
+            *j = *i + 1;
+        }
+        return *j < P;
+    }
+    if (++*j == *i)
+        ++*j;
+    if (*j >= P) {
+        ++*i;
+        *j = *i == 0 ? 1 : 0;
+    }
+    return *i < P;
+}
+
+/* The ranks taking part in pair (i, j): the leader i first, then j (not for put/get, whose
+ * target is passive), then the noise processes, which pair up as (2, 3), (4, 5), ... */
+static int participants(const struct lens_bench_ctx *c, int i, int j, int *list)
+{
+    int n = 0, P = c->procs;
+    list[n++] = i;
+    if (!rma(c->o->mode))
+        list[n++] = j;
+    if (noisy(c->o->mode)) {
+        int want = c->o->noise_procs & ~1;
+        for (int t = 1; t < P && want > 0; t++) {
+            int q = (j + t) % P;
+            if (q != i && q != j) {
+                list[n++] = q;
+                want--;
+            }
+        }
+    }
+    return n;
+}
+
+static void measure_pair(struct lens_bench_ctx *c, const int *list, int at, int i, int j, int len)
+{
+    int mode = c->o->mode;
+    if (at >= 2) {
+        kernel_noise(c, list[2 + ((at - 2) ^ 1)]);
+    } else if (rma(mode)) {
+        kernel_rma(c, j, len);
+    } else if (symmetric(mode)) {
+        kernel_async(c, at == 0 ? j : i, len);
+    } else if (mode == LENS_MODE_SEND_RECV_AND_RECV_SEND) {
+        kernel_send_recv(c, i, j, len);
+    } else {
+        kernel_one_to_one(c, i, j, len);
+    }
+}
+
+static void run_pairs(struct lens_bench_ctx *c, int len)
+{
+    int me = c->rank, P = c->procs;
+    int *cur = c->iw, *nxt = c->iw + P;
+    int i = 0, j = 1, ncur = participants(c, i, j, cur), prev_lead = -1, more = 1;
+    while (more) {
+        int ni = i, nj = j, nnext = 0;
+        more = next_pair(c, &ni, &nj);
+        if (more)
+            nnext = participants(c, ni, nj, nxt);
+        int at = -1;
+        for (int k = 0; k < ncur && at < 0; k++)
+            if (cur[k] == me)
+                at = k;
+        if (at >= 0) {
+            /* Start when the previous pair's leader says it has finished. */
+            if (prev_lead >= 0 && prev_lead != me) {
+                MPI_Request rq;
+                MPI_Irecv(NULL, 0, MPI_BYTE, prev_lead, TAG_GO, MPI_COMM_WORLD, &rq);
+                lens_bench_wait(&rq, c->oversubscribed);
+            }
+            measure_pair(c, cur, at, i, j, len);
+            if (at > 0) {
+                MPI_Send(NULL, 0, MPI_BYTE, cur[0], TAG_DONE, MPI_COMM_WORLD);
+            } else {
+                for (int k = 1; k < ncur; k++)
+                    MPI_Recv(NULL, 0, MPI_BYTE, cur[k], TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                for (int k = 0; k < nnext; k++)
+                    if (nxt[k] != me)
+                        MPI_Send(NULL, 0, MPI_BYTE, nxt[k], TAG_GO, MPI_COMM_WORLD);
+            }
+        }
+        prev_lead = cur[0];
+        int *t = cur;
+        cur = nxt;
+        nxt = t;
+        ncur = nnext;
+        i = ni;
+        j = nj;
+    }
+}
+
+/* ---- collective modes ---- */
+
+static void run_all_to_all(struct lens_bench_ctx *c, int len)
+{
+    int P = c->procs, me = c->rank, w = c->o->warmup, n = c->o->repeats;
+    size_t blen = c->maxlen > 0 ? (size_t)c->maxlen : 1;
+    MPI_Request *rq = c->req, *sq = c->req + P;
+    for (int r = 0; r < w + n; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        /* Staggered partners: rank i first sends to i+1, so no rank is everyone's first. */
+        for (int d = 1; d < P; d++) {
+            int src = (me - d + P) % P;
+            MPI_Irecv(c->a2a + (size_t)src * blen, len, MPI_BYTE, src, TAG_DATA, MPI_COMM_WORLD, &rq[d - 1]);
+        }
+        for (int d = 1; d < P; d++)
+            MPI_Isend(c->sbuf, len, MPI_BYTE, (me + d) % P, TAG_DATA, MPI_COMM_WORLD, &sq[d - 1]);
+        for (int got = 0; got < P - 1; got++) {
+            int idx;
+            MPI_Waitany(P - 1, rq, &idx, MPI_STATUS_IGNORE);
+            double t = MPI_Wtime() - t0;
+            int src = (me - (idx + 1) + P) % P;
+            if (r >= w)
+                c->samples[(size_t)src * n + (r - w)] = t;
+        }
+        MPI_Waitall(P - 1, sq, MPI_STATUSES_IGNORE);
+    }
+    for (int src = 0; src < P; src++)
+        if (src != me)
+            store_cell(c, src, c->samples + (size_t)src * n);
+}
+
+static void run_bcast(struct lens_bench_ctx *c, int len)
+{
+    int P = c->procs, me = c->rank, w = c->o->warmup, n = c->o->repeats;
+    for (int root = 0; root < P; root++) {
+        char *buf = root == me ? c->sbuf : c->rbuf;
+        for (int r = 0; r < w + n; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            MPI_Bcast(buf, len, MPI_BYTE, root, MPI_COMM_WORLD);
+            double t1 = MPI_Wtime();
+            if (r >= w)
+                c->samples[r - w] = t1 - t0;
+        }
+        if (root != me)
+            store_cell(c, root, c->samples);
+    }
+}
+
+void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
+{
+    size_t P = (size_t)c->procs;
+    for (int s = 0; s < 4; s++)
+        memset(c->row[s], 0, P * sizeof(double));
+    if (c->rawrow)
+        memset(c->rawrow, 0, P * (size_t)c->o->repeats * sizeof(double));
+    lens_bench_barrier(c->oversubscribed);
+    switch (c->o->mode) {
+    case LENS_MODE_ALL_TO_ALL: run_all_to_all(c, len); break;
+    case LENS_MODE_BCAST: run_bcast(c, len); break;
+    default: run_pairs(c, len); break;
+    }
+}

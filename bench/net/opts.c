@@ -1,0 +1,219 @@
+/* Option parsing for mpilens-bench (see opts.h). network_test2's options keep their letters
+ * and long names (-t/--type, -f/--file, -n/--num_iterations, -b/--begin, -e/--end,
+ * -s/--step, -l/--length_noise_message, -m/--num_noise_message, -p/--procs_noise,
+ * -h/--help, -v/--version) so its scripts run unchanged; an unknown mode is an error here,
+ * not a silent fallback to one_to_one as in network_test2. */
+#include "opts.h"
+
+#include "analysis/cube/cube.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    O_RAW = 256, O_FORCE, O_PROGRESS, O_TIMING, O_PAIR, O_PAIRS, O_WARMUP, O_DIE,
+};
+
+static const struct option long_opts[] = {
+    {"type", required_argument, NULL, 't'},
+    {"file", required_argument, NULL, 'f'},
+    {"num_iterations", required_argument, NULL, 'n'},
+    {"begin", required_argument, NULL, 'b'},
+    {"end", required_argument, NULL, 'e'},
+    {"step", required_argument, NULL, 's'},
+    {"length_noise_message", required_argument, NULL, 'l'},
+    {"num_noise_message", required_argument, NULL, 'm'},
+    {"procs_noise", required_argument, NULL, 'p'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'v'},
+    {"raw", no_argument, NULL, O_RAW},
+    {"force", no_argument, NULL, O_FORCE},
+    {"progress", no_argument, NULL, O_PROGRESS},
+    {"timing", no_argument, NULL, O_TIMING},
+    {"pair", required_argument, NULL, O_PAIR},
+    {"pairs", required_argument, NULL, O_PAIRS},
+    {"warmup", required_argument, NULL, O_WARMUP},
+    {"die-after-length", required_argument, NULL, O_DIE}, /* testing only, not in --help */
+    {NULL, 0, NULL, 0}};
+
+/* A whole decimal integer in [lo, hi]. */
+static int parse_int(const char *s, long lo, long hi, int *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (end == s || *end || errno || x < lo || x > hi)
+        return -1;
+    *v = (int)x;
+    return 0;
+}
+
+static char *join_args(int argc, char **argv)
+{
+    size_t n = 1;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *s = lens_malloc(n), *p = s;
+    if (!s)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        size_t k = strlen(argv[i]);
+        memcpy(p, argv[i], k);
+        p += k;
+        *p++ = i + 1 < argc ? ' ' : '\0';
+    }
+    if (argc == 0)
+        *p = '\0';
+    return s;
+}
+
+static void set_defaults(struct lens_bench_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    /* network_test2's defaults, so a script that relies on them measures the same sweep. */
+    o->mode = LENS_MODE_ONE_TO_ONE;
+    o->begin = 0;
+    o->end = 1000000;
+    o->step = 100;
+    o->repeats = 100;
+    o->warmup = -1; /* chosen from the repeats below */
+    o->noise_len = 0;
+    o->noise_msgs = 1;
+    o->noise_procs = 0;
+    o->prefix = "network";
+    o->pair_a = 0;
+    o->pair_b = 1;
+}
+
+/* The option value check for one option letter; returns 0 or -1. */
+static int take(struct lens_bench_opts *o, int ch, const char *arg)
+{
+    switch (ch) {
+    case 't':
+        o->mode = lens_cube_mode_parse(arg);
+        return o->mode == LENS_MODE_UNKNOWN ? -1 : 0;
+    case 'f': o->prefix = arg; return *arg ? 0 : -1;
+    case 'n': o->repeats_set = 1; return parse_int(arg, 1, 100000000, &o->repeats);
+    case 'b': return parse_int(arg, INT_MIN, INT_MAX, &o->begin);
+    case 'e': o->end_set = 1; return parse_int(arg, INT_MIN, INT_MAX, &o->end);
+    case 's': return parse_int(arg, INT_MIN, INT_MAX, &o->step);
+    case 'l': return parse_int(arg, 0, INT_MAX, &o->noise_len);
+    case 'm': return parse_int(arg, 1, 1000000, &o->noise_msgs);
+    case 'p': return parse_int(arg, 0, INT_MAX, &o->noise_procs);
+    case O_WARMUP: o->warmup_set = 1; return parse_int(arg, 0, 100000000, &o->warmup);
+    case O_DIE: return parse_int(arg, 1, INT_MAX, &o->die_after);
+    case O_PAIRS:
+        if (strcmp(arg, "per-node"))
+            return -1;
+        o->pairs_per_node = 1;
+        return 0;
+    case O_PAIR: {
+        char *comma = strchr(arg, ',');
+        if (!comma || comma - arg > 15)
+            return -1;
+        char a[16];
+        memcpy(a, arg, (size_t)(comma - arg));
+        a[comma - arg] = '\0';
+        return parse_int(a, 0, INT_MAX, &o->pair_a) || parse_int(comma + 1, 0, INT_MAX, &o->pair_b) ? -1 : 0;
+    }
+    default: return -1;
+    }
+}
+
+static const char *option_name(int ch, char *buf, size_t n)
+{
+    for (const struct option *p = long_opts; p->name; p++) {
+        if (p->val != ch)
+            continue;
+        if (ch < 256)
+            snprintf(buf, n, "-%c/--%s", ch, p->name);
+        else
+            snprintf(buf, n, "--%s", p->name);
+        return buf;
+    }
+    return "option";
+}
+
+int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, struct lens_err *e)
+{
+    set_defaults(o);
+    int ch;
+    optind = 1;
+    opterr = 0; /* every rank parses: the messages are printed once, by rank 0, from e */
+    while ((ch = getopt_long(argc, argv, ":t:f:n:b:e:s:l:m:p:hv", long_opts, NULL)) != -1) {
+        char name[64];
+        if (ch == 'h') {
+            o->help = 1;
+        } else if (ch == 'v') {
+            o->version = 1;
+        } else if (ch == O_RAW) {
+            o->raw = 1;
+        } else if (ch == O_FORCE) {
+            o->force = 1;
+        } else if (ch == O_PROGRESS) {
+            o->progress = 1;
+        } else if (ch == O_TIMING) {
+            o->timing = 1;
+        } else if (ch == ':') {
+            return lens_err_set(e, LENS_EUSAGE, "option %s needs a value",
+                                optopt ? option_name(optopt, name, sizeof name) : argv[optind - 1]);
+        } else if (ch == '?') {
+            if (optopt)
+                return lens_err_set(e, LENS_EUSAGE, "unknown option -%c", optopt);
+            return lens_err_set(e, LENS_EUSAGE, "unknown option %s", argv[optind - 1]);
+        } else if (take(o, ch, optarg) != 0) {
+            if (ch == 't')
+                return lens_err_set(e, LENS_EUSAGE, "unknown mode '%s' (one_to_one, all_to_all, "
+                                    "async_one_to_one, send_recv_and_recv_send, noise, "
+                                    "noise_blocking, bcast, put, get, p2p)", optarg);
+            return lens_err_set(e, LENS_EUSAGE, "bad value '%s' for %s", optarg,
+                                option_name(ch, name, sizeof name));
+        }
+    }
+    if (optind < argc)
+        return lens_err_set(e, LENS_EUSAGE, "unexpected argument '%s'", argv[optind]);
+    if (o->help || o->version)
+        return LENS_OK;
+    if (o->mode != LENS_MODE_P2P) {
+        if (o->begin < 0 || o->step <= 0 || o->end <= o->begin)
+            return lens_err_set(e, LENS_EUSAGE, "bad length range: begin %d, end %d (exclusive), "
+                                "step %d; need 0 <= begin < end and step > 0", o->begin, o->end, o->step);
+        o->nlen = (int)(((long)o->end - o->begin + o->step - 1) / o->step);
+    } else if (o->end_set && o->end < 1) {
+        return lens_err_set(e, LENS_EUSAGE, "bad length range: end %d; p2p needs end >= 1", o->end);
+    }
+    if (o->pair_a == o->pair_b)
+        return lens_err_set(e, LENS_EUSAGE, "--pair %d,%d: need two different ranks", o->pair_a, o->pair_b);
+    if (o->warmup < 0)
+        o->warmup = o->repeats / 10 < 2 ? 2 : o->repeats / 10 > 10 ? 10 : o->repeats / 10;
+    if (!(o->cmdline = join_args(argc, argv)))
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    return LENS_OK;
+}
+
+int lens_bench_opts_check(const struct lens_bench_opts *o, int procs, struct lens_err *e)
+{
+    if (procs < 2)
+        return lens_err_set(e, LENS_EUSAGE, "needs at least 2 MPI processes, got %d "
+                            "(run it with mpirun -np N, N >= 2)", procs);
+    if (o->mode == LENS_MODE_P2P && !o->pairs_per_node &&
+        (o->pair_a >= procs || o->pair_b >= procs || o->pair_a == o->pair_b))
+        return lens_err_set(e, LENS_EUSAGE, "--pair %d,%d: need two different ranks below %d",
+                            o->pair_a, o->pair_b, procs);
+    if ((o->mode == LENS_MODE_NOISE || o->mode == LENS_MODE_NOISE_BLOCKING) && o->noise_procs > procs - 2)
+        return lens_err_set(e, LENS_EUSAGE, "-p %d noise processes, but only %d ranks are not in "
+                            "the measured pair", o->noise_procs, procs - 2);
+    return LENS_OK;
+}
+
+void lens_bench_opts_release(struct lens_bench_opts *o)
+{
+    if (!o)
+        return;
+    lens_free(o->cmdline);
+    o->cmdline = NULL;
+}

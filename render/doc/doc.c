@@ -1,0 +1,160 @@
+/* The document driver (see doc.h): template → check → PDF → footer → sections → save,
+ * shared by the four reports. */
+#include "doc.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *lens_doc_input_name(int input)
+{
+    /* "p2p" is the word the latency report's template and docs use for a sweep */
+    static const char *const names[LENS_DOC_NINPUTS] = {"document", "cube", "p2p", "trace", "runs"};
+    return input >= 0 && input < LENS_DOC_NINPUTS ? names[input] : "unknown";
+}
+
+const struct lens_doc_section *lens_doc_find(const struct lens_doc_kind *k, const char *name)
+{
+    for (int i = 0; i < k->nsections; i++)
+        if (!strcmp(k->sections[i].name, name))
+            return &k->sections[i];
+    return NULL;
+}
+
+/* Every section of t is known and sits where its input kind says; the sections of one
+ * "repeat inputs" group are all about the same kind of input, which the group repeats over. */
+static int check(const struct lens_doc_kind *k, const struct lens_template *t, struct lens_err *e)
+{
+    for (int i = 0; i < t->nsections; i++) {
+        const struct lens_tmpl_section *s = &t->sections[i];
+        const struct lens_doc_section *d = lens_doc_find(k, s->name);
+        if (!d) {
+            char known[512];
+            size_t o = 0;
+            for (int j = 0; j < k->nsections && o < sizeof known; j++)
+                o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", j ? ", " : "", k->sections[j].name);
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown section '%s' (known: %s)", t->path, s->line,
+                                s->name, known);
+        }
+        if (d->input != LENS_DOC_NONE && !s->repeat)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' belongs inside 'repeat inputs'", t->path,
+                                s->line, s->name);
+        if (d->input == LENS_DOC_NONE && s->repeat)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' cannot sit inside 'repeat inputs'",
+                                t->path, s->line, s->name);
+    }
+    /* a second pass, so that an unknown or misplaced section is named first */
+    for (int i = 1; i < t->nsections; i++) {
+        const struct lens_tmpl_section *a = &t->sections[i - 1], *s = &t->sections[i];
+        const struct lens_doc_section *da = lens_doc_find(k, a->name), *d = lens_doc_find(k, s->name);
+        if (a->repeat && a->repeat == s->repeat && da->input != d->input)
+            return lens_err_set(e, LENS_EFORMAT,
+                                "%s:%d: section '%s' is about %s inputs, '%s' above it in the same 'repeat inputs' is "
+                                "about %s inputs; give each its own repeat",
+                                t->path, s->line, s->name, lens_doc_input_name(d->input), a->name,
+                                lens_doc_input_name(da->input));
+    }
+    return LENS_OK;
+}
+
+/* What the item hooks of lens_template_render need to reach the section's functions. */
+struct hook_ctx {
+    const struct lens_template *t;
+    const struct lens_tmpl_section *s;
+    const struct lens_doc_section *d;
+    void *ctx;
+};
+
+static int hook_table(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
+{
+    struct hook_ctx *h = ctx;
+    (void)pdf; /* the section draws into the report's PDF, which it holds */
+    return h->d->table ? h->d->table(h->ctx, it, e) : lens_template_unknown_item(h->t, h->s, it, e);
+}
+
+static int hook_block(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
+{
+    struct hook_ctx *h = ctx;
+    (void)pdf;
+    return h->d->block ? h->d->block(h->ctx, it, e) : lens_template_unknown_item(h->t, h->s, it, e);
+}
+
+/* One section (known: checked above): its placeholders, then its items. */
+static int draw_section(const struct lens_doc *d, const struct lens_template *t, const struct lens_tmpl_section *s,
+                        struct lens_err *e)
+{
+    static const struct lens_tmpl_hooks hooks = {hook_table, hook_block};
+    struct hook_ctx h = {t, s, lens_doc_find(d->kind, s->name), d->ctx};
+    *d->sec = s;
+    int rc = h.d->vars ? h.d->vars(d->ctx, e) : LENS_OK;
+    return rc == LENS_OK ? lens_template_render(t, s, d->vars, &hooks, &h, *d->pdf, e) : rc;
+}
+
+/* The template in runs: a section drawn once, or a "repeat inputs" group drawn once per input
+ * of the kind its sections are about. */
+static int draw_all(const struct lens_doc *d, const struct lens_template *t, struct lens_err *e)
+{
+    int rc = LENS_OK, none = -1, *cur = d->cur ? d->cur : &none;
+    for (int i = 0; i < t->nsections && rc == LENS_OK;) {
+        int end = i + 1;
+        while (t->sections[i].repeat && end < t->nsections && t->sections[end].repeat == t->sections[i].repeat)
+            end++;
+        if (!t->sections[i].repeat) {
+            *cur = -1;
+            rc = draw_section(d, t, &t->sections[i], e);
+        } else {
+            int kind = lens_doc_find(d->kind, t->sections[i].name)->input;
+            for (int k = 0; k < d->ninputs && rc == LENS_OK; k++) {
+                if ((d->inputs ? d->inputs[k] : d->every) != kind)
+                    continue;
+                *cur = k;
+                if (d->kind->input_vars)
+                    rc = d->kind->input_vars(d->ctx, e);
+                for (int j = i; j < end && rc == LENS_OK; j++)
+                    rc = draw_section(d, t, &t->sections[j], e);
+            }
+            *cur = -1;
+        }
+        i = end;
+    }
+    return rc;
+}
+
+int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *e)
+{
+    const char *dd = d->datadir ? d->datadir : ".";
+    char tpath[PATH_MAX], fontdir[PATH_MAX];
+    if (d->template_path)
+        snprintf(tpath, sizeof tpath, "%s", d->template_path);
+    else
+        snprintf(tpath, sizeof tpath, "%s/templates/%s", dd, d->kind->template_name);
+    snprintf(fontdir, sizeof fontdir, "%s/fonts", dd);
+    snprintf(d->font_path, d->font_path_size, "%s/DejaVuSans.ttf", fontdir);
+    lens_tmpl_vars_init(d->vars);
+    *d->pdf = NULL;
+    if (d->cur)
+        *d->cur = -1;
+    struct lens_template *t = NULL;
+    int rc = lens_template_load(tpath, &t, e);
+    *d->t = t;
+    if (rc == LENS_OK)
+        rc = check(d->kind, t, e);
+    if (rc == LENS_OK && d->prepare)
+        rc = d->prepare(d->ctx, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_new(d->pdf, fontdir, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_set_footer(*d->pdf, t->footer, e);
+    if (rc == LENS_OK)
+        rc = draw_all(d, t, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_set_info(*d->pdf, lens_tmpl_vars_get(d->vars, "title"), d->kind->subject, d->date, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_save(*d->pdf, path, e);
+    lens_pdf_free(*d->pdf);
+    *d->pdf = NULL;
+    lens_template_free(t);
+    *d->t = NULL;
+    lens_tmpl_vars_release(d->vars);
+    return rc;
+}

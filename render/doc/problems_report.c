@@ -1,0 +1,512 @@
+/* The problems report (problems_report.h). The template decides the order, headings and
+ * texts; this file supplies, per section, the placeholder values, table rows and figures:
+ * the per-rank bar chart is drawn here with cairo, the timelines by render/fig/timeline.c, both
+ * embedded as PNG bytes. Each section is a row of the `sections` table at the end, drawn by
+ * render/doc/doc.c. */
+#include "problems_report.h"
+
+#include "doc.h"
+#include "render/fig/figure.h"
+#include "pdf.h"
+#include "template.h"
+#include "render/fig/timeline.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CHART_W 1000 /* per-rank chart, pixels */
+#define CHART_H 250
+#define TL_W 1000    /* timeline, pixels (its height follows the lanes) */
+#define TL_FONT 16.5 /* its base font size: about 8 points once scaled to the text width */
+
+struct prep {
+    const struct lens_problems_report_opts *o;
+    const struct lens_problems_report_input *in;
+    int nin;
+    const struct lens_template *t;
+    const struct lens_tmpl_section *sec; /* section being drawn */
+    struct lens_pdf *pdf;
+    struct lens_tmpl_vars vars;
+    int cur;                             /* current trace inside the repeat, -1 outside */
+    int figure;                          /* figures drawn so far (numbering) */
+    char font_path[PATH_MAX + 32];
+};
+
+void lens_problems_report_opts_init(struct lens_problems_report_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_problems = 8;
+    o->max_sites = 5;
+    o->timelines = 1;
+    o->date = lens_source_date();
+}
+
+/* A section text expanded with the current placeholders into buf. */
+static int text(struct prep *s, const char *name, char *buf, size_t n, struct lens_err *e)
+{
+    char *x = NULL;
+    int rc = lens_template_text(s->t, s->sec, name, &s->vars, &x, e);
+    if (rc == LENS_OK)
+        snprintf(buf, n, "%s", x);
+    lens_free(x);
+    return rc;
+}
+
+static int unknown_item(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    return lens_template_unknown_item(s->t, s->sec, it, e);
+}
+
+/* Seconds as `mpilens problems` prints them (6 decimals), so the numbers can be found again. */
+static void fmt_s(double v, char *buf, size_t n)
+{
+    snprintf(buf, n, isfinite(v) ? "%.6f" : "n/a", v);
+}
+
+static const char *rule_text(const struct lens_problem_result *r, int lang, int k)
+{
+    return lang == 1 && r->rule->text[1][k] ? r->rule->text[1][k] : r->rule->text[0][k];
+}
+
+static int found(const struct lens_problems *p)
+{
+    int n = 0;
+    for (int i = 0; i < p->nres; i++)
+        n += p->res[i].total_s > 0;
+    return n;
+}
+
+/* The longest rank of a trace (last event - first event), seconds. */
+static double longest(const struct lens_problems_report_input *in)
+{
+    const struct lens_trace *t = in->analysis->trace;
+    double m = 0;
+    for (int r = 0; r < t->nranks; r++)
+        if (t->ranks[r].nevents)
+            m = fmax(m, t->ranks[r].t_last - t->ranks[r].t_first);
+    return m;
+}
+
+/* Run time of an input: the measured wall time, else the longest rank of the trace. */
+static double run_time(const struct lens_problems_report_input *in)
+{
+    return isfinite(in->wall_s) && in->wall_s > 0 ? in->wall_s : longest(in);
+}
+
+static double wasted(const struct lens_problems *p)
+{
+    double w = 0;
+    for (int i = 0; i < p->nres; i++)
+        w += p->res[i].total_s;
+    return w;
+}
+
+/* ---- title page ---- */
+
+static int title_vars(void *ctx, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    char date[64], def[512], names[4096];
+    size_t o = 0;
+    names[0] = '\0';
+    for (int i = 0; i < s->nin && o < sizeof names; i++)
+        o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "", s->in[i].name);
+    lens_format_date(s->o->date, date, sizeof date);
+    struct lens_tmpl_vars *v = &s->vars;
+    int rc = lens_tmpl_vars_set(v, "date", date, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "version", LENS_VERSION, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "traces", names, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "ntraces", "%d", s->nin);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "rules", s->o->rules ? s->o->rules : "-", e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_setf(v, e, "nrules", "%d",
+                                 s->in[0].analysis->problems->rules->nproblems);
+    if (rc == LENS_OK && s->o->title)
+        rc = lens_tmpl_vars_set(v, "title", s->o->title, e);
+    else if (rc == LENS_OK && (rc = text(s, "default_title", def, sizeof def, e)) == LENS_OK)
+        rc = lens_tmpl_vars_set(v, "title", def, e);
+    return rc;
+}
+
+/* ---- comparison of several traces (drawn only when there are two or more) ---- */
+
+static int comparison_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "comparison"))
+        return unknown_item(s, it, e);
+    if (s->nin < 2)
+        return LENS_OK;
+    static const char *const heads[7] = {"col_run", "col_ranks", "col_time", "col_speedup",
+                                         "col_wasted", "col_share", "col_largest"};
+    static const double widths[7] = {0.15, 0.09, 0.12, 0.13, 0.14, 0.10, 0};
+    char h[7][128], buf[2048];
+    struct lens_pdf_column cols[7];
+    double t0 = run_time(&s->in[0]);
+    int rc = lens_tmpl_vars_setf(&s->vars, e, "first", "%s", s->in[0].name);
+    if (rc == LENS_OK)
+        rc = lens_pdf_new_page(s->pdf, e);
+    if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 1, buf, e);
+    if (rc == LENS_OK && (rc = text(s, "intro", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_paragraph(s->pdf, buf, e);
+    for (int c = 0; c < 7 && rc == LENS_OK; c++) {
+        rc = text(s, heads[c], h[c], sizeof h[c], e);
+        cols[c] = (struct lens_pdf_column){h[c], c == 0 || c == 6 ? LENS_PDF_LEFT : LENS_PDF_RIGHT,
+                                           widths[c]};
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_begin(s->pdf, cols, 7, LENS_PDF_SANS, e);
+    for (int i = 0; i < s->nin && rc == LENS_OK; i++) {
+        const struct lens_problems *p = s->in[i].analysis->problems;
+        double t = run_time(&s->in[i]), w = wasted(p);
+        char ranks[24], time[32], sp[32], ws[32], share[32], largest[512];
+        snprintf(ranks, sizeof ranks, "%d", p->nranks);
+        fmt_s(t, time, sizeof time);
+        snprintf(sp, sizeof sp, t > 0 ? "%.2fx" : "n/a", t0 / t);
+        fmt_s(w, ws, sizeof ws);
+        snprintf(share, sizeof share, "%.2f%%", p->total_time_s > 0 ? 100 * w / p->total_time_s : 0);
+        if (p->nres && p->res[0].total_s > 0)
+            snprintf(largest, sizeof largest, "%s (%.2f%%)", rule_text(&p->res[0], s->o->lang, 0),
+                     100 * p->res[0].share);
+        else
+            snprintf(largest, sizeof largest, "-");
+        const char *cells[7] = {s->in[i].name, ranks, time, sp, ws, share, largest};
+        rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_end(s->pdf, e);
+    if (rc == LENS_OK && (rc = text(s, "note", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_text(s->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, buf, e);
+    return rc;
+}
+
+/* ---- one trace: summary and ranked table ---- */
+
+static int trace_vars(void *ctx, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    const struct lens_problems_report_input *in = &s->in[s->cur];
+    const struct lens_problems *p = in->analysis->problems;
+    char total[32], w[32], rt[32], lg[32];
+    fmt_s(p->total_time_s, total, sizeof total);
+    fmt_s(wasted(p), w, sizeof w);
+    fmt_s(run_time(in), rt, sizeof rt);
+    fmt_s(longest(in), lg, sizeof lg);
+    struct lens_tmpl_vars *v = &s->vars;
+    int rc = lens_tmpl_vars_set(v, "trace_name", in->name, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "trace_index", "%d", s->cur + 1);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nranks", "%d", p->nranks);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "events", "%llu", (unsigned long long)p->nevents);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "messages", "%llu", (unsigned long long)p->np2p);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "collectives", "%llu", (unsigned long long)p->ncoll);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "total_time", total, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "run_time", rt, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "longest", lg, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nfound", "%d", found(p));
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "wasted", w, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_setf(v, e, "wasted_share", "%.2f",
+                                 p->total_time_s > 0 ? 100 * wasted(p) / p->total_time_s : 0);
+    return rc;
+}
+
+static int problems_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "problems"))
+        return unknown_item(s, it, e);
+    if (it->ncols != 6)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'problems' needs 6 columns (#, "
+                            "problem, seconds, share, instances, most on rank), got %d",
+                            s->t->path, it->line, it->ncols);
+    const struct lens_problems *p = s->in[s->cur].analysis->problems;
+    int rc = LENS_OK, k = 0;
+    for (int i = 0; i < p->nres && rc == LENS_OK; i++) {
+        const struct lens_problem_result *r = &p->res[i];
+        if (r->total_s <= 0)
+            continue;
+        int worst = 0;
+        for (int q = 1; q < p->nranks; q++)
+            if (r->per_rank[q] > r->per_rank[worst])
+                worst = q;
+        char num[16], sec[32], share[32], count[32], most[64];
+        snprintf(num, sizeof num, "%d", ++k);
+        fmt_s(r->total_s, sec, sizeof sec);
+        snprintf(share, sizeof share, "%.2f%%", 100 * r->share);
+        snprintf(count, sizeof count, "%llu", (unsigned long long)r->count);
+        snprintf(most, sizeof most, "%d (%.6f s)", worst, r->per_rank[worst]);
+        const char *cells[6] = {num, rule_text(r, s->o->lang, 0), sec, share, count, most};
+        rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    if (rc == LENS_OK && k == 0) {
+        char none[512];
+        rc = text(s, "none", none, sizeof none, e);
+        const char *cells[6] = {"", none, "", "", "", ""};
+        if (rc == LENS_OK)
+            rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    return rc;
+}
+
+/* ---- one trace: each problem in detail ---- */
+
+/* Seconds of one problem per rank as a bar chart (PNG bytes). */
+static int rank_chart(struct prep *s, const struct lens_problem_result *r, int nranks,
+                      unsigned char **png, size_t *len, struct lens_err *e)
+{
+    cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, CHART_W, CHART_H);
+    cairo_t *cr = cairo_create(img);
+    cairo_font_face_t *face = NULL;
+    int rc = lens_figure_font_load(s->font_path, &face, e);
+    if (rc == LENS_OK) {
+        double vmax = 0, ticks[12], step;
+        for (int q = 0; q < nranks; q++)
+            vmax = fmax(vmax, r->per_rank[q]);
+        double unit = vmax >= 1 ? 1 : 1e-3; /* seconds or milliseconds */
+        static const char *const lab[2][3] = {{"seconds", "milliseconds", "rank"},
+                                              {"секунды", "миллисекунды", "процесс"}};
+        int L = s->o->lang == 1;
+        const char *ylab = lab[L][vmax >= 1 ? 0 : 1];
+        int nt = lens_figure_ticks(0, vmax > 0 ? vmax / unit : 1, 0, 6, ticks, &step);
+        double top = nt ? fmax(ticks[nt - 1], vmax / unit) : 1;
+        double x0 = 90, y0 = 16, w = CHART_W - x0 - 20, h = CHART_H - y0 - 66;
+        lens_figure_set_font(cr, face, 17);
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_paint(cr);
+        for (int i = 0; i < nt; i++) {
+            char buf[48];
+            double y = y0 + h - ticks[i] / top * h;
+            cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+            cairo_set_line_width(cr, 1);
+            cairo_move_to(cr, x0, y);
+            cairo_line_to(cr, x0 + w, y);
+            cairo_stroke(cr);
+            cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+            lens_figure_format_value(ticks[i], step, buf, sizeof buf);
+            lens_figure_text(cr, x0 - 8, y, buf, 1, 0.5, 0);
+        }
+        lens_figure_text(cr, 22, y0 + 0.5 * h, ylab, 0.5, 0.5, -M_PI / 2);
+        double bw = w / nranks;
+        int every = (int)ceil(60.0 / bw);  /* rank labels that fit */
+        for (int q = 0; q < nranks; q++) {
+            double v = r->per_rank[q] / unit / top * h, gap = bw > 6 ? fmax(0.2 * bw, bw - 110) : 0;
+            cairo_set_source_rgb(cr, 0.800, 0.000, 0.100);
+            cairo_rectangle(cr, x0 + q * bw + 0.5 * gap, y0 + h - v, fmax(bw - gap, 0.5), v);
+            cairo_fill(cr);
+            if (q % every == 0 || (q == nranks - 1 && (q % every) * bw > 60)) {
+                char buf[16];
+                snprintf(buf, sizeof buf, "%d", q);
+                cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+                lens_figure_text(cr, x0 + (q + 0.5) * bw, y0 + h + 8, buf, 0.5, 0, 0);
+            }
+        }
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        cairo_set_line_width(cr, 1.5);
+        cairo_move_to(cr, x0, y0 + h);
+        cairo_line_to(cr, x0 + w, y0 + h);
+        cairo_stroke(cr);
+        lens_figure_text(cr, x0 + 0.5 * w, y0 + h + 34, lab[L][2], 0.5, 0, 0);
+        cairo_font_face_destroy(face);
+        rc = lens_figure_status(cr, "rank chart", e);
+    }
+    cairo_destroy(cr);
+    if (rc == LENS_OK)
+        rc = lens_figure_png_mem(img, "rank chart", png, len, e);
+    cairo_surface_destroy(img);
+    return rc;
+}
+
+static int figure(struct prep *s, const unsigned char *png, size_t len, double h,
+                  const char *caption_name, struct lens_err *e)
+{
+    char caption[2048];
+    int rc = lens_tmpl_vars_setf(&s->vars, e, "figure", "%d", ++s->figure);
+    if (rc == LENS_OK)
+        rc = text(s, caption_name, caption, sizeof caption, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_image_png(s->pdf, png, len, h, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_text(s->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
+    lens_pdf_space(s->pdf, 8);
+    return rc;
+}
+
+static int sites_table(struct prep *s, const struct lens_problem_result *r, struct lens_err *e)
+{
+    char h[3][128];
+    int rc = text(s, "col_site", h[0], sizeof h[0], e);
+    if (rc == LENS_OK) rc = text(s, "col_seconds", h[1], sizeof h[1], e);
+    if (rc == LENS_OK) rc = text(s, "col_count", h[2], sizeof h[2], e);
+    const struct lens_pdf_column cols[3] = {{h[0], LENS_PDF_LEFT, 0.66},
+                                            {h[1], LENS_PDF_RIGHT, 0.18},
+                                            {h[2], LENS_PDF_RIGHT, 0}};
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_begin(s->pdf, cols, 3, LENS_PDF_SANS, e);
+    int n = r->nsites < s->o->max_sites ? r->nsites : s->o->max_sites;
+    for (int k = 0; k < n && rc == LENS_OK; k++) {
+        char sec[32], count[32];
+        fmt_s(r->sites[k].seconds, sec, sizeof sec);
+        snprintf(count, sizeof count, "%llu", (unsigned long long)r->sites[k].count);
+        const char *cells[3] = {s->o->lang == 1 ? r->sites[k].text_ru : r->sites[k].text, sec,
+                                count};
+        rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_end(s->pdf, e);
+    return rc;
+}
+
+static int timeline(struct prep *s, const struct lens_problem_result *r, struct lens_err *e)
+{
+    const struct lens_problems_report_input *in = &s->in[s->cur];
+    struct lens_timeline_opts o;
+    struct lens_timeline_window w;
+    lens_timeline_opts_init(&o);
+    o.problem = r->rule->id;
+    o.lang = s->o->lang;
+    o.width = TL_W;
+    o.font_size = TL_FONT;
+    o.font_path = s->font_path;
+    char wd[64], sec[64], buf[512];
+    int rc = lens_timeline_select(in->analysis, &o, &w, e);
+    if (rc != LENS_OK)
+        return rc;
+    snprintf(wd, sizeof wd, "%.3f ms", 1e3 * (w.t1 - w.t0));
+    fmt_s(w.seconds, sec, sizeof sec);
+    rc = lens_tmpl_vars_set(&s->vars, "window", wd, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&s->vars, e, "window_start", "%.6f", w.t0);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&s->vars, e, "rank", "%d", w.rank);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(&s->vars, "seconds", sec, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&s->vars, e, "instance_time", "%.6f", w.time);
+    int W, H;
+    lens_timeline_size(&o, &w, &W, &H);
+    double h = lens_pdf_text_width(s->pdf) * H / W;
+    if (rc == LENS_OK) /* heading, figure and caption on one page */
+        rc = lens_pdf_need(s->pdf, h + 90, e);
+    if (rc == LENS_OK && (rc = text(s, "timeline_heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 3, buf, e);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if (rc == LENS_OK)
+        rc = lens_timeline_png_mem(in->analysis, &o, &w, &png, &len, e);
+    if (rc == LENS_OK)
+        rc = figure(s, png, len, h, "timeline_caption", e);
+    lens_free(png);
+    return rc;
+}
+
+/* Heading, totals, description, advice, ranks, sites and timeline of one problem. */
+static int detail(struct prep *s, const struct lens_problem_result *r, int index,
+                  struct lens_err *e)
+{
+    const struct lens_problems *p = s->in[s->cur].analysis->problems;
+    int L = s->o->lang, worst = 0;
+    for (int q = 1; q < p->nranks; q++)
+        if (r->per_rank[q] > r->per_rank[worst])
+            worst = q;
+    char total[32], wsec[32], buf[4096];
+    fmt_s(r->total_s, total, sizeof total);
+    fmt_s(r->per_rank[worst], wsec, sizeof wsec);
+    struct lens_tmpl_vars *v = &s->vars;
+    int rc = lens_tmpl_vars_setf(v, e, "index", "%d", index);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "name", rule_text(r, L, 0), e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "id", r->rule->id, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "total", total, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "share", "%.2f", 100 * r->share);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "count", "%llu", (unsigned long long)r->count);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "worst_rank", "%d", worst);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "worst_rank_s", wsec, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "description", rule_text(r, L, 1), e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "advice", rule_text(r, L, 2), e);
+    if (rc == LENS_OK) rc = lens_pdf_new_page(s->pdf, e); /* one problem per page */
+    static const char *const paras[] = {"totals", "what", "todo"};
+    if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 2, buf, e);
+    for (int k = 0; k < 3 && rc == LENS_OK; k++) {
+        if ((rc = text(s, paras[k], buf, sizeof buf, e)) == LENS_OK)
+            rc = lens_pdf_paragraph(s->pdf, buf, e);
+        lens_pdf_space(s->pdf, 3);
+    }
+    if (rc == LENS_OK && (rc = text(s, "sites_heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 3, buf, e);
+    if (rc == LENS_OK)
+        rc = sites_table(s, r, e);
+    double ch = lens_pdf_text_width(s->pdf) * CHART_H / CHART_W;
+    if (rc == LENS_OK)
+        rc = lens_pdf_need(s->pdf, ch + 80, e);
+    if (rc == LENS_OK && (rc = text(s, "ranks_heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 3, buf, e);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if (rc == LENS_OK)
+        rc = rank_chart(s, r, p->nranks, &png, &len, e);
+    if (rc == LENS_OK)
+        rc = figure(s, png, len, ch, "ranks_caption", e);
+    lens_free(png);
+    if (rc == LENS_OK && s->o->timelines)
+        rc = timeline(s, r, e);
+    return rc;
+}
+
+static int details_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "problems"))
+        return unknown_item(s, it, e);
+    const struct lens_problems *p = s->in[s->cur].analysis->problems;
+    int rc = LENS_OK, shown = 0, nf = found(p);
+    for (int i = 0; i < p->nres && rc == LENS_OK && shown < s->o->max_problems; i++)
+        if (p->res[i].total_s > 0)
+            rc = detail(s, &p->res[i], ++shown, e);
+    if (rc == LENS_OK && nf > shown) {
+        char buf[512];
+        rc = lens_tmpl_vars_setf(&s->vars, e, "more", "%d", nf - shown);
+        if (rc == LENS_OK && (rc = text(s, "more", buf, sizeof buf, e)) == LENS_OK)
+            rc = lens_pdf_paragraph(s->pdf, buf, e);
+    }
+    return rc;
+}
+
+/* ---- the section table: one row per section a template may name ---- */
+
+static const struct lens_doc_section sections[] = {
+    {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"comparison", LENS_DOC_NONE, NULL, NULL, comparison_block},
+    {"trace", LENS_DOC_TRACE, trace_vars, problems_table, NULL},
+    {"problem_details", LENS_DOC_TRACE, NULL, NULL, details_block},
+};
+
+static const struct lens_doc_kind kind = {"problems_report.tmpl", "Performance problems", sections,
+                                          (int)(sizeof sections / sizeof sections[0]), NULL};
+
+int lens_problems_report_write(const struct lens_problems_report_opts *o,
+                               const struct lens_problems_report_input *in, int nin,
+                               const char *path, struct lens_err *e)
+{
+    if (nin < 1 || !in)
+        return lens_err_set(e, LENS_EINVAL, "%s: no trace to report", path);
+    for (int i = 0; i < nin; i++)
+        if (!in[i].analysis || !in[i].analysis->trace || !in[i].analysis->problems ||
+            !in[i].name || in[i].analysis->problems->nranks != in[i].analysis->trace->nranks)
+            return lens_err_set(e, LENS_EINVAL, "%s: input %d lacks its trace or problems",
+                                path, i + 1);
+    if (o->max_problems < 0 || o->max_sites < 0)
+        return lens_err_set(e, LENS_EINVAL, "%s: bad limits (problems %d, sites %d)", path,
+                            o->max_problems, o->max_sites);
+    char tpath[PATH_MAX];
+    const char *dd = o->datadir ? o->datadir : ".", *tp = o->template_path;
+    /* the Russian template when there is one, else the kind's default */
+    snprintf(tpath, sizeof tpath, "%s/templates/problems_report_ru.tmpl", dd);
+    if (!tp && o->lang == 1 && access(tpath, R_OK) == 0)
+        tp = tpath;
+    struct prep s = {.o = o, .in = in, .nin = nin, .cur = -1};
+    const struct lens_doc d = {.kind = &kind, .datadir = dd, .template_path = tp, .date = o->date,
+                               .ninputs = nin, .every = LENS_DOC_TRACE, .ctx = &s, .t = &s.t, .sec = &s.sec,
+                               .pdf = &s.pdf, .vars = &s.vars, .cur = &s.cur, .font_path = s.font_path,
+                               .font_path_size = sizeof s.font_path};
+    return lens_doc_write(&d, path, e);
+}

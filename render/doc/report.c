@@ -1,0 +1,472 @@
+/* The latency-cube report (see report.h). The template decides the order, headings and
+ * prose; this file supplies, per section, the placeholder values, table rows and figures.
+ * Each section is a row of the `sections` table near the end of the file, which names the
+ * kind of input it is about; render/doc/doc.c draws them. */
+#include "report.h"
+
+#include "common/datadir.h"
+#include "doc.h"
+#include "render/fig/heatmap.h"
+#include "pdf.h"
+#include "report_ctx.h"
+#include "template.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void lens_report_opts_init(struct lens_report_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->stat = LENS_STAT_MEDIAN;
+    o->date = lens_source_date();
+}
+
+const struct lens_cube *lens_report_cube(const struct lens_report_ctx *r) { return r->in[r->cur].cube; }
+
+/* Which matrix index is the sender, from the mode's semantics (docs/methods.md §1):
+ * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
+int lens_report_direction(int mode)
+{
+    switch (mode) {
+    case LENS_MODE_ONE_TO_ONE:
+    case LENS_MODE_ALL_TO_ALL:
+    case LENS_MODE_NOISE:
+    case LENS_MODE_NOISE_BLOCKING:
+        return 1;
+    case LENS_MODE_BCAST:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+/* A delay in seconds as microseconds for the tables and captions. */
+void lens_report_fmt_us(double s, char *buf, size_t n)
+{
+    if (isfinite(s))
+        snprintf(buf, n, "%.3f", s * 1e6);
+    else
+        snprintf(buf, n, "n/a");
+}
+
+/* A section text expanded with the current placeholders into buf. */
+int lens_report_text(struct lens_report_ctx *r, const char *name, char *buf, size_t n, struct lens_err *e)
+{
+    char *s = NULL;
+    int rc = lens_template_text(r->t, r->sec, name, &r->vars, &s, e);
+    if (rc == LENS_OK)
+        snprintf(buf, n, "%s", s);
+    lens_free(s);
+    return rc;
+}
+
+int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    return lens_template_unknown_item(r->t, r->sec, it, e);
+}
+
+/* ---- document-wide and per-input placeholders ---- */
+
+static int document_vars(struct lens_report_ctx *r, struct lens_err *e)
+{
+    char date[64], sources[2048] = "";
+    lens_format_date(r->o->date, date, sizeof date);
+    size_t o = 0;
+    for (int i = 0; i < r->nin && o < sizeof sources; i++)
+        o += (size_t)snprintf(sources + o, sizeof sources - o, "%s%s", i ? ", " : "", r->in[i].name);
+    int rc = lens_tmpl_vars_set(&r->vars, "date", date, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "version", LENS_VERSION, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_setf(&r->vars, e, "ninputs", "%d", r->nin);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "sources", sources, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "stat", lens_cube_stat_name(r->o->stat), e);
+    return rc;
+}
+
+/* "vm (4 processes)" or "n01 (2), n02 (2), ... and 30 more": distinct hosts in rank order. */
+static void hosts_summary(const struct lens_cube *c, char *buf, size_t n, int *distinct)
+{
+    *distinct = 0;
+    buf[0] = '\0';
+    if (!c->hosts) {
+        snprintf(buf, n, "not recorded");
+        return;
+    }
+    size_t o = 0;
+    for (int i = 0; i < c->procs; i++) {
+        int seen = 0, count = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = !strcmp(c->hosts[j], c->hosts[i]);
+        if (seen)
+            continue;
+        for (int j = i; j < c->procs; j++)
+            count += !strcmp(c->hosts[j], c->hosts[i]);
+        if (++*distinct <= 12 && o < n)
+            o += (size_t)snprintf(buf + o, n - o, "%s%s (%d %s)", *distinct > 1 ? ", " : "", c->hosts[i], count,
+                                  count == 1 ? "process" : "processes");
+    }
+    if (*distinct > 12 && o < n)
+        snprintf(buf + o, n - o, " and %d more", *distinct - 12);
+}
+
+static int input_vars(void *ctx, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    const struct lens_cube *c = lens_report_cube(r);
+    char hosts[2048], lengths[256], stats[128] = "", files[2048] = "";
+    int nhosts;
+    hosts_summary(c, hosts, sizeof hosts, &nhosts);
+    snprintf(lengths, sizeof lengths, "%d, from %d to %d bytes step %d", c->nlen, c->lengths[0],
+             c->lengths[c->nlen - 1], c->step);
+    size_t so = 0;
+    const char *src = c->source ? c->source : r->in[r->cur].name;
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (c->data[s])
+            so += (size_t)snprintf(stats + so, sizeof stats - so, "%s%s", so ? "," : "", lens_cube_stat_name(s));
+    /* the files as one brace pattern: prefix_{average,median}.nc, prefix_hosts.txt */
+    snprintf(files, sizeof files, "%s_{%s}.nc%s%s%s", src, stats, c->hosts ? ", " : "",
+             c->hosts ? src : "", c->hosts ? "_hosts.txt" : "");
+    for (char *p = stats; *p; p++) /* "average, median" for the statistics field */
+        if (*p == ',' && so + 1 < sizeof stats) {
+            memmove(p + 2, p + 1, strlen(p + 1) + 1);
+            p[1] = ' ';
+            so++;
+        }
+    struct lens_tmpl_vars *v = &r->vars;
+    int rc = lens_tmpl_vars_setf(v, e, "input_index", "%d", r->cur + 1);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "input_name", r->in[r->cur].name, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "mode", lens_cube_mode_name(c->mode), e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "semantics", lens_cube_mode_semantics(c->mode), e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "procs", "%d", c->procs);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "hosts", hosts, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nhosts", "%d", nhosts);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "lengths", lengths, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nlengths", "%d", c->nlen);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "repeats", "%d%s", c->repeats, c->nraw ? " (raw repeats present)" : "");
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "stats", stats, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(v, "layout", c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic", e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "files", files, e);
+    return rc;
+}
+
+static int title_vars(void *ctx, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    char def[512];
+    if (r->o->title)
+        return lens_tmpl_vars_set(&r->vars, "title", r->o->title, e);
+    int rc = lens_report_text(r, "default_title", def, sizeof def, e);
+    return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "title", def, e) : rc;
+}
+
+/* ---- summary ---- */
+
+/* The largest finite off-diagonal element of length k as "s -> d (host)". */
+static void slowest_pair(const struct lens_cube *c, int stat, int k, char *buf, size_t n)
+{
+    int bi = -1, bj = -1;
+    double best = -INFINITY;
+    for (int i = 0; i < c->procs; i++)
+        for (int j = 0; j < c->procs; j++) {
+            double v = LENS_CUBE_AT(c, stat, k, i, j);
+            if (i != j && isfinite(v) && v > best) {
+                best = v;
+                bi = i;
+                bj = j;
+            }
+        }
+    if (bi < 0) {
+        snprintf(buf, n, "n/a");
+        return;
+    }
+    int from = lens_report_direction(c->mode) == 1 ? bj : bi, to = lens_report_direction(c->mode) == 1 ? bi : bj;
+    if (!c->hosts)
+        snprintf(buf, n, "%d -> %d", from, to);
+    else if (!strcmp(c->hosts[from], c->hosts[to]))
+        snprintf(buf, n, "%d -> %d (%s)", from, to, c->hosts[from]);
+    else
+        snprintf(buf, n, "%d -> %d (%s -> %s)", from, to, c->hosts[from], c->hosts[to]);
+}
+
+static int summary_vars(void *ctx, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    char order[128];
+    const char *name = lens_report_direction(lens_report_cube(r)->mode) ? "pair_sender" : "pair_row";
+    int rc = lens_report_text(r, name, order, sizeof order, e);
+    return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "pair_order", order, e) : rc;
+}
+
+static int summary_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    if (strcmp(it->name, "lengths"))
+        return lens_report_unknown_item(r, it, e);
+    const struct lens_cube *c = lens_report_cube(r);
+    int rc = LENS_OK;
+    for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
+        struct lens_summary s;
+        if ((rc = lens_cube_summary(c, r->o->stat, k, &s, e)) != LENS_OK)
+            break;
+        char len[32], mn[32], md[32], mx[32], pair[600];
+        snprintf(len, sizeof len, "%d", c->lengths[k]);
+        lens_report_fmt_us(s.min, mn, sizeof mn);
+        lens_report_fmt_us(s.median, md, sizeof md);
+        lens_report_fmt_us(s.max, mx, sizeof mx);
+        slowest_pair(c, r->o->stat, k, pair, sizeof pair);
+        const char *cells[5] = {len, mn, md, mx, pair};
+        rc = lens_pdf_table_row(r->pdf, cells, e);
+    }
+    return rc;
+}
+
+/* ---- heatmaps ---- */
+
+/* Indices of the lengths to draw (deduplicated, in the order asked). */
+static int figure_lengths(const struct lens_report_ctx *r, int *idx)
+{
+    const struct lens_cube *c = lens_report_cube(r);
+    int n = 0;
+    if (!r->o->lengths || r->o->nlengths == 0) {
+        int want[3] = {0, (c->nlen - 1) / 2, c->nlen - 1};
+        for (int i = 0; i < 3; i++)
+            if (n == 0 || want[i] != idx[n - 1])
+                idx[n++] = want[i];
+        return n;
+    }
+    for (int i = 0; i < r->o->nlengths; i++) {
+        int k = lens_cube_length_index(c, r->o->lengths[i]), dup = 0;
+        for (int j = 0; j < n; j++)
+            dup |= idx[j] == k;
+        if (k >= 0 && !dup)
+            idx[n++] = k;
+    }
+    return n;
+}
+
+void lens_report_figure_path(const struct lens_report_ctx *r, const char *name, const char *ext, char *buf,
+                             size_t n)
+{
+    char prefix[32] = "";
+    if (r->nin > 1)
+        snprintf(prefix, sizeof prefix, "input%d_", r->cur + 1);
+    snprintf(buf, n, "%s/%s%s.%s", r->o->figures_dir, prefix, name, ext);
+}
+
+static int write_figure_files(struct lens_report_ctx *r, const double *m, const struct lens_heatmap_opts *ho, int len,
+                              struct lens_err *e)
+{
+    char name[128], path[PATH_MAX + 8];
+    snprintf(name, sizeof name, "heatmap_%s_%dB", lens_cube_stat_name(r->o->stat), len);
+    int P = lens_report_cube(r)->procs;
+    lens_report_figure_path(r, name, "png", path, sizeof path);
+    int rc = lens_heatmap_write_png(m, P, P, ho, path, e);
+    if (rc == LENS_OK) {
+        lens_report_figure_path(r, name, "svg", path, sizeof path);
+        rc = lens_heatmap_write_svg(m, P, P, ho, path, e);
+    }
+    return rc;
+}
+
+int lens_report_place_figure(struct lens_report_ctx *r, const char *heading, const unsigned char *png, size_t len,
+                             int w, int h, const char *caption, struct lens_err *e)
+{
+    double fig_h = lens_pdf_text_width(r->pdf) * h / w, extra = 80;
+    double room = lens_pdf_remaining(r->pdf) - extra;
+    int rc;
+    if (room < 0.75 * fig_h) {
+        if ((rc = lens_pdf_new_page(r->pdf, e)) != LENS_OK)
+            return rc;
+    } else if (room < fig_h) {
+        fig_h = room;
+    }
+    if ((rc = lens_pdf_heading(r->pdf, 3, heading, e)) != LENS_OK)
+        return rc;
+    rc = lens_pdf_image_png(r->pdf, png, len, fig_h, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
+    if (rc == LENS_OK)
+        lens_pdf_space(r->pdf, 8);
+    return rc;
+}
+
+static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
+{
+    const struct lens_cube *c = lens_report_cube(r);
+    int P = c->procs, rc;
+    struct lens_summary s;
+    if ((rc = lens_cube_summary(c, r->o->stat, k, &s, e)) != LENS_OK)
+        return rc;
+    char buf[4][64];
+    lens_report_fmt_us(s.min, buf[0], sizeof buf[0]);
+    lens_report_fmt_us(s.max, buf[1], sizeof buf[1]);
+    lens_report_fmt_us(s.median, buf[2], sizeof buf[2]);
+    struct lens_tmpl_vars *v = &r->vars;
+    rc = lens_tmpl_vars_setf(v, e, "length", "%d", c->lengths[k]);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "figure", "%d", ++r->figure);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "min", buf[0], e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "max", buf[1], e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "median", buf[2], e);
+    char heading[512], title[512], caption[2048], xl[128], yl[128], unit[32];
+    int dir = lens_report_direction(c->mode);
+    const char *xname = dir == 1 ? "axis_sender" : dir == 2 ? "axis_receiver" : "axis_column";
+    const char *yname = dir == 1 ? "axis_receiver" : dir == 2 ? "axis_sender" : "axis_row";
+    if (rc == LENS_OK) rc = lens_report_text(r, "heading", heading, sizeof heading, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, "figure_title", title, sizeof title, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, "caption", caption, sizeof caption, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, xname, xl, sizeof xl, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, yname, yl, sizeof yl, e);
+    if (rc != LENS_OK)
+        return rc;
+
+    const double *m = &c->data[r->o->stat][(size_t)k * P * P];
+    struct lens_heatmap_opts ho;
+    lens_heatmap_opts_init(&ho);
+    ho.title = title;
+    ho.unit = unit;
+    ho.scale = 1e6;
+    ho.xlabel = xl;
+    ho.ylabel = yl;
+    ho.histogram = 1;
+    ho.hide_diagonal = 1; /* the diagonal is not a measurement (garbage in min) */
+    ho.width = LENS_REPORT_FIG_W;
+    ho.height = LENS_REPORT_FIG_H;
+    ho.font_path = r->font_path;
+
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if ((rc = lens_heatmap_png_mem(m, P, P, &ho, &png, &len, e)) != LENS_OK)
+        return rc;
+    rc = lens_report_place_figure(r, heading, png, len, LENS_REPORT_FIG_W, LENS_REPORT_FIG_H,
+                                  caption, e);
+    lens_free(png);
+    if (rc == LENS_OK && r->o->figures_dir)
+        rc = write_figure_files(r, m, &ho, c->lengths[k], e);
+    return rc;
+}
+
+static int heatmap_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    if (strcmp(it->name, "figures"))
+        return lens_report_unknown_item(r, it, e);
+    int *idx = lens_malloc((size_t)(r->o->nlengths + 3) * sizeof *idx);
+    int rc = idx ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    int n = rc == LENS_OK ? figure_lengths(r, idx) : 0;
+    for (int i = 0; i < n && rc == LENS_OK; i++)
+        rc = one_figure(r, idx[i], e);
+    lens_free(idx);
+    return rc;
+}
+
+/* ---- data quality ---- */
+
+static int quality_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    if (strcmp(it->name, "warnings"))
+        return lens_report_unknown_item(r, it, e);
+    const struct lens_cube *c = lens_report_cube(r);
+    if (c->nwarn == 0) {
+        char none[512];
+        int rc = lens_report_text(r, "none", none, sizeof none, e);
+        return rc == LENS_OK ? lens_pdf_paragraph(r->pdf, none, e) : rc;
+    }
+    int rc = LENS_OK;
+    for (int i = 0; i < c->nwarn && rc == LENS_OK; i++) {
+        char line[2048];
+        snprintf(line, sizeof line, "• %s", c->warnings[i]);
+        rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 10, LENS_PDF_LEFT, 8, line, e);
+        lens_pdf_space(r->pdf, 3);
+    }
+    return rc;
+}
+
+/* ---- the section table: one row per section a template may name ---- */
+
+static const struct lens_doc_section sections[] = {
+    {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"parameters", LENS_DOC_CUBE, NULL, NULL, NULL},
+    {"input", LENS_DOC_CUBE, NULL, NULL, NULL},
+    {"summary", LENS_DOC_CUBE, summary_vars, summary_table, NULL},
+    {"structure", LENS_DOC_CUBE, lens_report_structure_vars, lens_report_structure_table, lens_report_structure_block},
+    {"anomalies", LENS_DOC_CUBE, lens_report_anomalies_vars, lens_report_anomalies_table, NULL},
+    {"heatmaps", LENS_DOC_CUBE, NULL, NULL, heatmap_block},
+    {"quality", LENS_DOC_CUBE, NULL, NULL, quality_block},
+    {"p2p_parameters", LENS_DOC_SWEEP, NULL, NULL, NULL},
+    {"p2p", LENS_DOC_SWEEP, lens_report_p2p_vars, lens_report_p2p_table, lens_report_p2p_block},
+};
+
+/* The placeholders of the input a "repeat inputs" group is drawn for. */
+static int repeat_vars(void *ctx, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    return r->in[r->cur].cube ? input_vars(ctx, e) : lens_report_p2p_input_vars(ctx, e);
+}
+
+static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
+                                          (int)(sizeof sections / sizeof sections[0]), repeat_vars};
+
+/* The sections' context and what only the set-up below needs: the options with the figure
+ * folder being built in place of the one asked for. */
+struct report_doc {
+    struct lens_report_ctx r; /* first, so the sections' context is this struct too */
+    struct lens_report_opts ow;
+    char *figdir;
+};
+
+/* After the template is checked: the figure folder, which appears with the PDF
+ * (lens_atomic_dir), and the document-wide placeholders. */
+static int prepare(void *ctx, struct lens_err *e)
+{
+    struct report_doc *w = ctx;
+    int rc = LENS_OK;
+    if (w->ow.figures_dir && (rc = lens_atomic_dir(w->ow.figures_dir, &w->figdir, e)) == LENS_OK)
+        w->ow.figures_dir = w->figdir;
+    return rc == LENS_OK ? document_vars(&w->r, e) : rc;
+}
+
+int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
+                      const char *path, struct lens_err *e)
+{
+    if (nin < 1)
+        return lens_err_set(e, LENS_EINVAL, "report: no input");
+    if (o->stat < 0 || o->stat >= LENS_STAT_COUNT)
+        return lens_err_set(e, LENS_EINVAL, "report: bad statistic %d", o->stat);
+    for (int i = 0; i < nin; i++) {
+        if (!in[i].cube == !in[i].p2p)
+            return lens_err_set(e, LENS_EINVAL, "report: input %s must be a cube or a p2p sweep", in[i].name);
+        if (in[i].cube && (!in[i].cube->data[o->stat] || in[i].cube->nlen < 1))
+            return lens_err_set(e, LENS_EDATA, "%s: statistic '%s' not present", in[i].name,
+                                lens_cube_stat_name(o->stat));
+    }
+    int *kinds = lens_malloc((size_t)nin * sizeof *kinds);
+    if (!kinds)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    for (int i = 0; i < nin; i++) /* a section says which of the two it is about */
+        kinds[i] = in[i].cube ? LENS_DOC_CUBE : LENS_DOC_SWEEP;
+    struct report_doc w = {.r = {.in = in, .nin = nin, .cur = -1}, .ow = *o};
+    w.r.o = &w.ow;
+    const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
+                               .date = o->date, .inputs = kinds, .ninputs = nin, .ctx = &w, .prepare = prepare,
+                               .t = &w.r.t, .sec = &w.r.sec, .pdf = &w.r.pdf, .vars = &w.r.vars, .cur = &w.r.cur,
+                               .font_path = w.r.font_path, .font_path_size = sizeof w.r.font_path};
+    int rc = lens_doc_write(&d, path, e);
+    lens_free(w.figdir);
+    lens_free(kinds);
+    lens_report_analysis_free(w.r.an);
+    return rc;
+}
+
+/* ---- locating fonts/ and templates/ ---- */
+
+int lens_report_datadir(char *buf, size_t n, struct lens_err *e) { return lens_datadir_find(buf, n, e); }

@@ -1,0 +1,49 @@
+/* The latency-cube report: draws templates/report.tmpl with the values of one or more cubes
+ * and point-to-point sweeps into a PDF (title page; per cube the summary, structure of the
+ * machine, anomalies, heatmaps and data quality; per sweep the latency, bandwidth and message
+ * rate), and optionally writes every figure as PNG and SVG. Each section is a row of the
+ * section table in report.c that names the kind of input it is about (render/doc/doc.h), so
+ * a new section is a row, its functions and a `section` in the template (docs/design.md). */
+#ifndef LENS_REPORT_H
+#define LENS_REPORT_H
+
+#include "analysis/cube/cube.h"
+#include "common/err.h"
+
+struct lens_p2pfile; /* analysis/cube/p2pfile.h */
+
+/* One input: a cube or a p2p sweep (exactly one of the two is set). */
+struct lens_report_input {
+    const char *name;            /* the INPUT as the user gave it (shown in the report) */
+    const struct lens_cube *cube; /* borrowed, not freed; NULL for a p2p sweep */
+    const struct lens_p2pfile *p2p; /* borrowed, not freed; NULL for a cube */
+};
+
+struct lens_report_opts {
+    const char *title;       /* UTF-8; NULL: the template's default_title text */
+    const char *datadir;     /* holds fonts/ and templates/ (see lens_report_datadir) */
+    const char *template_path; /* NULL: <datadir>/templates/report.tmpl */
+    const char *figures_dir; /* NULL: no figure files; else PNG + SVG of every figure */
+    int stat;                /* enum lens_stat shown in the summary and heatmaps */
+    const int *lengths;      /* message lengths (bytes) to draw, nearest present length is used;
+                                NULL: the first, middle and last length */
+    int nlengths;
+    long long date;          /* Unix seconds printed and stored (lens_source_date()) */
+};
+
+void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, date now */
+
+/* Writes the report to path (temporary file + rename: a failure leaves nothing). Errors name
+ * the input, template line or file: LENS_EDATA (statistic missing from a cube), LENS_EINVAL
+ * (an input with neither or both of cube and p2p), LENS_EFORMAT (template), LENS_EIO,
+ * LENS_ELIB, LENS_ENOMEM. Figure file names are heatmap_<stat>_<length>B, structure_heatmap,
+ * dendrogram, nj_tree, link_clusters, link_curves (cubes) and p2p_{latency,bandwidth,msg_rate}
+ * (sweeps), .png and .svg, prefixed with input<k>_ when there are several inputs. */
+int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
+                      const char *path, struct lens_err *e);
+
+/* Finds the directory holding fonts/ and templates/: lens_datadir_find (common/datadir.h), the
+ * one lookup of the build and installed trees, under the name the report modules use. */
+int lens_report_datadir(char *buf, size_t n, struct lens_err *e);
+
+#endif

@@ -1,0 +1,90 @@
+/* Internal to the latency-cube report (render/report*.c, not for other modules): the context
+ * every section renderer receives, the helpers they share, and the section functions that
+ * live in their own files and are rows of the section table of report.c. */
+#ifndef LENS_REPORT_CTX_H
+#define LENS_REPORT_CTX_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "analysis/structure/structure.h"
+#include "pdf.h"
+#include "report.h"
+#include "template.h"
+
+#define LENS_REPORT_FIG_W 900 /* figure size: pixels for PNG, points for SVG */
+#define LENS_REPORT_FIG_H 560
+#define LENS_REPORT_TREE_H 700 /* the NJ tree: one line per leaf needs more height */
+#define LENS_REPORT_CELL 400 /* longest table cell or list the sections write, bytes */
+
+/* The structure of one cube input (analysis/structure/structure.h), computed once on its first use and
+ * kept until the next input. A part that failed on this cube is NULL with its reason in
+ * st.*_err, which the sections put in words: st.z NULL means no tree (tree_err), st.links
+ * NULL no link clusters (links_err), st.an NULL no anomalies (anomaly_err). */
+struct lens_report_analysis {
+    int input;               /* index into in[] these results are for */
+    struct lens_structure st;
+};
+
+struct lens_report_ctx {
+    const struct lens_report_opts *o;
+    const struct lens_template *t;
+    const struct lens_tmpl_section *sec; /* section being drawn */
+    struct lens_pdf *pdf;
+    struct lens_tmpl_vars vars;          /* document and current-input placeholders */
+    const struct lens_report_input *in;  /* all inputs, cubes and p2p sweeps */
+    int nin;
+    int cur;                             /* index into in[] of the current input, -1 outside repeats */
+    int figure;                          /* figures drawn so far (numbering) */
+    struct lens_report_analysis *an;     /* structure of one cube input (owned) */
+    char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
+};
+
+/* The current input's cube (NULL for a p2p input). */
+const struct lens_cube *lens_report_cube(const struct lens_report_ctx *r);
+/* Which matrix index is the sender, from the mode's semantics (docs/methods.md §1):
+ * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
+int lens_report_direction(int mode);
+/* A delay in seconds as microseconds with 3 decimals, "n/a" if not finite. */
+void lens_report_fmt_us(double s, char *buf, size_t n);
+/* The current section's "text NAME" expanded with the current placeholders into buf. */
+int lens_report_text(struct lens_report_ctx *r, const char *name, char *buf, size_t n, struct lens_err *e);
+/* LENS_EFORMAT "path:line: section 'S' has no table|block 'NAME'". */
+int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_tmpl_item *it, struct lens_err *e);
+/* Draws an h3 heading, a PNG of w x h pixels and a caption kept together on one page: the
+ * figure spans the text width, shrinking to 75% of its height to stay on the current page,
+ * else a new page is started. The PNG stays the caller's. */
+int lens_report_place_figure(struct lens_report_ctx *r, const char *heading, const unsigned char *png, size_t len,
+                             int w, int h, const char *caption, struct lens_err *e);
+/* DIR/[input<k>_]NAME.EXT for the current input, k shown when there are several inputs. */
+void lens_report_figure_path(const struct lens_report_ctx *r, const char *name, const char *ext, char *buf,
+                             size_t n);
+
+/* The structure of the current cube input: lens_structure_run on its first use
+ * (report_structure.c), the sections only lay it out. Only LENS_ENOMEM is an error; other
+ * failures are kept in st's *_err. */
+int lens_report_analysis_get(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e);
+void lens_report_analysis_free(struct lens_report_analysis *a); /* NULL does nothing */
+
+/* ---- text helpers (report_text.c) ---- */
+/* Appends s to buf (size n) at *o, ending with "..." when it does not fit. */
+void lens_report_append(char *buf, size_t n, size_t *o, const char *s);
+/* Sets each placeholder names[i] to the text of the same name, or to "" when rows is 0: a
+ * table whose headers are all empty draws no header row. */
+int lens_report_headers(struct lens_report_ctx *r, const char *const *names, int n, int rows, struct lens_err *e);
+
+/* "Structure of the machine" (report_structure.c) and "Anomalies" (report_anomalies.c). */
+int lens_report_structure_vars(void *ctx, struct lens_err *e);
+int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+int lens_report_structure_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+int lens_report_anomalies_vars(void *ctx, struct lens_err *e);
+int lens_report_anomalies_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+
+/* The point-to-point sweep (report_p2p.c): placeholders of the current p2p input (for every
+ * section of its "repeat inputs" group) and the p2p section. */
+int lens_report_p2p_input_vars(void *ctx, struct lens_err *e);
+int lens_report_p2p_vars(void *ctx, struct lens_err *e);
+int lens_report_p2p_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+int lens_report_p2p_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+
+#endif

@@ -1,0 +1,577 @@
+/* "Structure of the machine" of the latency-cube report (section structure of
+ * templates/report.tmpl): the groups of processes at the automatic cut of the average-linkage
+ * tree, compared with the hosts in words (one host each, groups of hosts, split hosts, or no
+ * relation), a table of the groups and one of the link clusters, and the figures: dendrogram,
+ * heatmap in tree order, neighbor-joining tree, link-cluster map and per-cluster curves.
+ * Everything shown comes finished from lens_structure_run (analysis/structure/structure.h), asked once
+ * per cube input here and shared with the "Anomalies" section; this file only lays it out. */
+#include "report_ctx.h"
+
+#include "render/fig/dendrogram.h"
+#include "render/fig/heatmap.h"
+#include "render/fig/linkcurves.h"
+#include "render/fig/linkmap.h"
+#include "render/fig/njtree.h"
+#include "render/fig/treefig.h"
+
+#include "analysis/structure/distmat.h"
+#include "analysis/structure/structure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CELL LENS_REPORT_CELL
+
+/* ---- the structure, computed once per cube input ---- */
+
+void lens_report_analysis_free(struct lens_report_analysis *a)
+{
+    if (!a)
+        return;
+    lens_structure_release(&a->st);
+    lens_free(a);
+}
+
+int lens_report_analysis_get(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e)
+{
+    if (r->an && r->an->input == r->cur) {
+        *out = r->an;
+        return LENS_OK;
+    }
+    lens_report_analysis_free(r->an);
+    r->an = lens_calloc(1, sizeof *r->an);
+    if (!r->an)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    r->an->input = r->cur;
+    /* everything the two sections show, average linkage cut automatically; a part that
+     * fails on this cube is described in words, not reported as an error */
+    struct lens_structure_opts so;
+    lens_structure_opts_default(&so);
+    so.stat = r->o->stat;
+    so.keep_going = 1;
+    so.anomaly.stat = r->o->stat == LENS_STAT_DEVIATION ? -1 : r->o->stat; /* a spread is not a delay */
+    *out = r->an;
+    int rc = lens_structure_run(lens_report_cube(r), &so, &r->an->st, e);
+    if (rc == LENS_ENOMEM)
+        lens_err_prefix(e, "report");
+    return rc;
+}
+
+/* ---- words ---- */
+
+/* Ranks of group g (or all ranks of host h when g < 0) as "0-7, 12, 14-15". */
+static void rank_list(const struct lens_cube *c, const int *label, int g, const char *host, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < c->procs;) {
+        int in = host ? !strcmp(c->hosts[i], host) : label[i] == g;
+        if (!in) {
+            i++;
+            continue;
+        }
+        int j = i;
+        while (j + 1 < c->procs && (host ? !strcmp(c->hosts[j + 1], host) : label[j + 1] == g))
+            j++;
+        char part[48];
+        if (j == i)
+            snprintf(part, sizeof part, "%s%d", o ? ", " : "", i);
+        else
+            snprintf(part, sizeof part, "%s%d-%d", o ? ", " : "", i, j);
+        lens_report_append(buf, n, &o, part);
+        i = j + 1;
+    }
+}
+
+/* Distinct hosts of the cube in rank order: host[i] = index into names; returns the count. */
+static int host_ids(const struct lens_cube *c, int *host, const char **names)
+{
+    int nh = 0;
+    for (int i = 0; i < c->procs; i++) {
+        int h = 0;
+        while (h < nh && strcmp(names[h], c->hosts[i]))
+            h++;
+        if (h == nh)
+            names[nh++] = c->hosts[i];
+        host[i] = h;
+    }
+    return nh;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* "node01..node04" when the names are one prefix and consecutive numbers of one width, else
+ * the names separated by ", " (sorted). */
+static void host_range(const char **names, int nh, char *buf, size_t n)
+{
+    const char **s = lens_malloc((size_t)nh * sizeof *s);
+    if (!s) {
+        snprintf(buf, n, "%d hosts", nh);
+        return;
+    }
+    memcpy(s, names, (size_t)nh * sizeof *s);
+    qsort(s, (size_t)nh, sizeof *s, by_name);
+    size_t len = strlen(s[0]), digits = 0;
+    while (digits < len && s[0][len - 1 - digits] >= '0' && s[0][len - 1 - digits] <= '9')
+        digits++;
+    int range = nh >= 3 && digits > 0 && digits < 10;
+    long first = range ? strtol(s[0] + len - digits, NULL, 10) : 0;
+    for (int i = 1; i < nh && range; i++)
+        range = strlen(s[i]) == len && !strncmp(s[i], s[0], len - digits) &&
+                strspn(s[i] + len - digits, "0123456789") == digits && strtol(s[i] + len - digits, NULL, 10) == first + i;
+    size_t o = 0;
+    buf[0] = '\0';
+    if (range) {
+        snprintf(buf, n, "%s..%s", s[0], s[nh - 1]);
+    } else {
+        for (int i = 0; i < nh; i++) {
+            lens_report_append(buf, n, &o, i ? ", " : "");
+            lens_report_append(buf, n, &o, s[i]);
+        }
+    }
+    lens_free(s);
+}
+
+/* Sets ${groups} ("4 groups of 8 processes") and ${structure_words}: what the groups are
+ * in terms of hosts, from the section's texts. */
+static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+{
+    const struct lens_cube *c = lens_report_cube(r);
+    const struct lens_structure *st = &a->st;
+    int P = c->procs, k = st->k, rc, equal = 1;
+    const int *size = st->group_size, *label = st->label;
+    char sizes[CELL] = "", buf[2 * CELL];
+    int *host = lens_malloc((size_t)P * sizeof *host);
+    const char **names = lens_malloc((size_t)P * sizeof *names);
+    if (!host || !names) {
+        rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+        goto out;
+    }
+    size_t o = 0;
+    for (int g = 0; g < k; g++) {
+        equal &= size[g] == size[0];
+        snprintf(buf, sizeof buf, "%s%d", g ? ", " : "", size[g]);
+        lens_report_append(sizes, sizeof sizes, &o, buf);
+    }
+    rc = lens_tmpl_vars_setf(&r->vars, e, "ngroups", "%d", k);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "sizes", equal ? (snprintf(buf, sizeof buf, "%d", size[0]), buf) : sizes, e);
+    if (rc == LENS_OK)
+        rc = lens_report_text(r, k == 1 ? "groups_one" : equal ? "groups_equal" : "groups_unequal", buf, sizeof buf, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "groups", buf, e);
+    if (rc != LENS_OK || !c->hosts) {
+        if (rc == LENS_OK)
+            rc = lens_report_text(r, "words_no_hosts", buf, sizeof buf, e);
+        goto set;
+    }
+    int nh = host_ids(c, host, names);
+    /* a group is pure when it lies on one host; a host is whole when one group holds it */
+    char spans[CELL] = "", splits[CELL] = "", list[CELL];
+    size_t so = 0, po = 0;
+    int impure = 0, split = 0;
+    for (int g = 0; g < k; g++) {
+        int h0 = -1, pure = 1;
+        for (int i = 0; i < P; i++)
+            if (label[i] == g) {
+                pure &= h0 < 0 || host[i] == h0;
+                h0 = host[i];
+            }
+        if (pure)
+            continue;
+        impure++;
+        size_t lo = 0;
+        list[0] = '\0';
+        for (int h = 0; h < nh; h++)
+            for (int i = 0; i < P; i++)
+                if (label[i] == g && host[i] == h) {
+                    lens_report_append(list, sizeof list, &lo, lo ? ", " : "");
+                    lens_report_append(list, sizeof list, &lo, names[h]);
+                    break;
+                }
+        snprintf(buf, sizeof buf, "%s%d: %s", so ? "; " : "", g, list);
+        lens_report_append(spans, sizeof spans, &so, buf);
+    }
+    for (int h = 0; h < nh; h++) {
+        int g0 = -1, whole = 1;
+        for (int i = 0; i < P; i++)
+            if (host[i] == h) {
+                whole &= g0 < 0 || label[i] == g0;
+                g0 = label[i];
+            }
+        if (whole)
+            continue;
+        split++;
+        size_t lo = 0;
+        list[0] = '\0';
+        for (int g = 0; g < k; g++)
+            for (int i = 0; i < P; i++)
+                if (host[i] == h && label[i] == g) {
+                    snprintf(buf, sizeof buf, "%s%d", lo ? ", " : "", g);
+                    lens_report_append(list, sizeof list, &lo, buf);
+                    break;
+                }
+        snprintf(buf, sizeof buf, "%s%s: %s", po ? "; " : "", names[h], list);
+        lens_report_append(splits, sizeof splits, &po, buf);
+    }
+    host_range(names, nh, list, sizeof list);
+    rc = lens_tmpl_vars_set(&r->vars, "host_range", list, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "nhosts", "%d", nh);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "spanning", spans, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "split", splits, e);
+    const char *which = k == 1 && nh == 1 ? "words_one_host"
+                        : k == 1          ? "words_one"
+                        : !impure && !split ? "words_exact"
+                        : !split            ? "words_coarser"
+                        : !impure           ? "words_finer"
+                                            : "words_mixed";
+    if (rc == LENS_OK)
+        rc = lens_report_text(r, which, buf, sizeof buf, e);
+set:
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "structure_words", buf, e);
+out:
+    lens_free(host);
+    lens_free(names);
+    return rc;
+}
+
+/* ---- structure section ---- */
+
+/* Column headers: placeholders set from the texts of the same name, empty without rows. */static const char *const group_columns[] = {"col_group", "col_processes", "col_ranks", "col_hosts", "col_inside"};
+static const char *const link_columns[] = {"col_cluster", "col_links",   "col_share", "col_diameter",
+                                           "col_first",   "col_last",    "col_within"};
+
+int lens_report_structure_vars(void *ctx, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    struct lens_report_analysis *a;
+    int rc = lens_report_analysis_get(r, &a, e);
+    char buf[2 * CELL], lo[32], hi[32];
+    if (rc != LENS_OK)
+        return rc;
+    const struct lens_structure *st = &a->st;
+    if (!st->z) {
+        rc = lens_tmpl_vars_set(&r->vars, "error", st->tree_err.msg, e);
+        if (rc == LENS_OK)
+            rc = lens_report_text(r, "words_failed", buf, sizeof buf, e);
+        if (rc == LENS_OK)
+            rc = lens_tmpl_vars_set(&r->vars, "structure_words", buf, e);
+        if (rc == LENS_OK)
+            rc = lens_tmpl_vars_set(&r->vars, "cut", "", e);
+    } else {
+        lens_report_fmt_us(st->autocut.low, lo, sizeof lo);
+        lens_report_fmt_us(st->autocut.high, hi, sizeof hi);
+        rc = lens_tmpl_vars_set(&r->vars, "cut_low", lo, e);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut_high", hi, e);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_ratio", "%.2f", st->autocut.ratio);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_min", "%.2f", (double)LENS_HCLUST_GAP_MIN);
+        if (rc == LENS_OK) rc = words(r, a, e);
+        if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_gap" : "cut_none", buf, sizeof buf, e);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut", buf, e);
+    }
+    /* the link clusters */
+    const struct lens_links *l = st->links;
+    if (rc == LENS_OK && l) {
+        rc = lens_tmpl_vars_setf(&r->vars, e, "nlinks", "%ld", (long)l->procs * (l->procs - 1));
+        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "nlinkclusters", "%d", l->k);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "first_length", "%d", l->lengths[0]);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "last_length", "%d", l->lengths[l->nlen - 1]);
+        if (rc == LENS_OK)
+            rc = lens_report_text(r, l->forced ? "links_forced" : l->elbow ? "links_scree" : "links_no_elbow", buf,
+                                  sizeof buf, e);
+    } else if (rc == LENS_OK) {
+        rc = lens_tmpl_vars_set(&r->vars, "error", st->links_err.msg, e);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "first_length", "", e);
+        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "last_length", "", e);
+        if (rc == LENS_OK) rc = lens_report_text(r, "links_failed", buf, sizeof buf, e);
+    }
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(&r->vars, "links_words", buf, e);
+    if (rc == LENS_OK)
+        rc = lens_report_headers(r, group_columns, 5, st->z != NULL, e);
+    return rc == LENS_OK ? lens_report_headers(r, link_columns, 7, l != NULL, e) : rc;
+}
+
+/* Distinct hosts of group g with their process counts: "node01 (4), node02 (4)". */
+static void group_hosts(const struct lens_cube *c, const int *label, int g, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    int distinct = 0;
+    for (int i = 0; i < c->procs; i++) {
+        if (label[i] != g)
+            continue;
+        int seen = 0, count = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = label[j] == g && !strcmp(c->hosts[j], c->hosts[i]);
+        if (seen)
+            continue;
+        for (int j = i; j < c->procs; j++)
+            count += label[j] == g && !strcmp(c->hosts[j], c->hosts[i]);
+        char part[CELL];
+        snprintf(part, sizeof part, "%s%s (%d)", distinct++ ? ", " : "", c->hosts[i], count);
+        lens_report_append(buf, n, &o, part);
+    }
+}
+
+static int groups_table(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+{
+    const struct lens_cube *c = lens_report_cube(r);
+    const struct lens_structure *st = &a->st;
+    int rc = LENS_OK;
+    for (int g = 0; st->z && g < st->k && rc == LENS_OK; g++) {
+        char id[16], size[16], ranks[CELL], hosts[CELL], within[32];
+        snprintf(id, sizeof id, "%d", g);
+        snprintf(size, sizeof size, "%d", st->group_size[g]);
+        rank_list(c, st->label, g, NULL, ranks, sizeof ranks);
+        if (c->hosts)
+            group_hosts(c, st->label, g, hosts, sizeof hosts);
+        else
+            snprintf(hosts, sizeof hosts, "-");
+        lens_report_fmt_us(st->group_within[g], within, sizeof within);
+        const char *cells[5] = {id, size, ranks, hosts, within};
+        rc = lens_pdf_table_row(r->pdf, cells, e);
+    }
+    return rc;
+}
+
+static int links_table(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+{
+    const struct lens_links *l = a->st.links;
+    int rc = LENS_OK;
+    for (int id = 0; l && id < l->k && rc == LENS_OK; id++) {
+        struct lens_links_row row;
+        char sentence[256], cells[7][48];
+        lens_links_row(l, id, &row, sentence, sizeof sentence);
+        snprintf(cells[0], sizeof cells[0], "%d", row.id);
+        snprintf(cells[1], sizeof cells[1], "%ld", row.size);
+        snprintf(cells[2], sizeof cells[2], "%.1f%%", 100 * row.share);
+        snprintf(cells[3], sizeof cells[3], "%.4g", row.diameter);
+        lens_report_fmt_us(row.first, cells[4], sizeof cells[4]);
+        lens_report_fmt_us(row.last, cells[5], sizeof cells[5]);
+        if (isfinite(row.same_host))
+            snprintf(cells[6], sizeof cells[6], "%.0f%%", 100 * row.same_host);
+        else
+            snprintf(cells[6], sizeof cells[6], "-");
+        const char *p[7] = {cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]};
+        rc = lens_pdf_table_row(r->pdf, p, e);
+    }
+    return rc;
+}
+
+int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    struct lens_report_analysis *a;
+    int rc = lens_report_analysis_get(r, &a, e);
+    if (rc != LENS_OK)
+        return rc;
+    if (!strcmp(it->name, "groups"))
+        return groups_table(r, a, e);
+    if (!strcmp(it->name, "link_clusters"))
+        return links_table(r, a, e);
+    return lens_report_unknown_item(r, it, e);
+}
+
+/* ---- figures ---- */
+
+enum fig_kind { FIG_DENDROGRAM, FIG_HEATMAP, FIG_NJ, FIG_LINKMAP, FIG_CURVES };
+
+/* One figure of the section: which renderer, its options, and what it draws. */
+struct fig {
+    int kind;                      /* enum fig_kind */
+    const char *name;              /* texts <name>_heading, _title, _caption; the file name */
+    int w, h;                      /* pixels */
+    const struct lens_report_analysis *a;
+    const char *const *labels;     /* FIG_HEATMAP: rank labels by original index */
+    struct lens_dendrogram_opts dendro;
+    struct lens_heatmap_opts heat;
+    struct lens_njtree_opts tree;
+    struct lens_linkmap_opts map;
+    struct lens_linkcurves_opts curves;
+};
+
+/* The figure into path (PNG or SVG by its extension), or with path NULL as PNG bytes. */
+static int fig_render(const struct fig *f, const char *path, unsigned char **png, size_t *len, struct lens_err *e)
+{
+    const struct lens_structure *st = &f->a->st;
+    int n = st->n;
+    switch (f->kind) {
+    case FIG_DENDROGRAM:
+        return path ? lens_dendrogram_write(st->z, n, &f->dendro, path, e)
+                    : lens_dendrogram_png_mem(st->z, n, &f->dendro, png, len, e);
+    case FIG_HEATMAP:
+        return path ? lens_dendrogram_heatmap_write(st->matrix, n, st->order, f->labels, &f->heat, path, e)
+                    : lens_dendrogram_heatmap_png_mem(st->matrix, n, st->order, f->labels, &f->heat, png, len, e);
+    case FIG_NJ:
+        return path ? lens_njtree_write(st->nj, &f->tree, path, e) : lens_njtree_png_mem(st->nj, &f->tree, png, len, e);
+    case FIG_LINKMAP:
+        return path ? lens_linkmap_write(path, st->links, &f->map, e) : lens_linkmap_png_mem(st->links, &f->map, png, len, e);
+    default:
+        return path ? lens_linkcurves_write(path, st->links, &f->curves, e)
+                    : lens_linkcurves_png_mem(st->links, &f->curves, png, len, e);
+    }
+}
+
+/* Numbers the figure, draws heading, figure and caption from the texts named after it, and
+ * writes name.png and name.svg with --figures. title receives the figure's own title text. */
+static int fig_title(struct lens_report_ctx *r, const char *name, char *title, size_t n, struct lens_err *e)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s_title", name);
+    int rc = lens_tmpl_vars_setf(&r->vars, e, "figure", "%d", r->figure + 1);
+    return rc == LENS_OK ? lens_report_text(r, key, title, n, e) : rc;
+}
+
+static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e)
+{
+    char key[64], heading[512], caption[2048], path[PATH_MAX + 64];
+    r->figure++;
+    snprintf(key, sizeof key, "%s_heading", f->name);
+    int rc = lens_report_text(r, key, heading, sizeof heading, e);
+    snprintf(key, sizeof key, "%s_caption", f->name);
+    if (rc == LENS_OK)
+        rc = lens_report_text(r, key, caption, sizeof caption, e);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if (rc == LENS_OK)
+        rc = fig_render(f, NULL, &png, &len, e);
+    if (rc == LENS_OK)
+        rc = lens_report_place_figure(r, heading, png, len, f->w, f->h, caption, e);
+    lens_free(png);
+    for (int k = 0; k < 2 && rc == LENS_OK && r->o->figures_dir; k++) {
+        lens_report_figure_path(r, f->name, k ? "svg" : "png", path, sizeof path);
+        rc = fig_render(f, path, NULL, NULL, e);
+    }
+    return rc;
+}
+
+/* Dendrogram, heatmap in tree order and NJ tree. */
+static int tree_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+{
+    const struct lens_cube *c = lens_report_cube(r);
+    const struct lens_structure *st = &a->st;
+    int P = c->procs, rc = LENS_OK, dir = lens_report_direction(c->mode);
+    char title[3][512], unit[32], note[128], xl[128], yl[128];
+    char *leaf = lens_malloc((size_t)P * 64), *rank = lens_malloc((size_t)P * 12);
+    const char **leaves = lens_malloc((size_t)P * sizeof *leaves), **ranks = lens_malloc((size_t)P * sizeof *ranks);
+    int *group = lens_malloc((size_t)P * sizeof *group);
+    struct fig *f = lens_calloc(3, sizeof *f);
+    if (!st->nj) { /* the one part of the tree figures that can fail on its own */
+        *e = st->nj_err;
+        rc = e->code;
+        goto out;
+    }
+    if (!leaf || !rank || !leaves || !ranks || !group || !st->matrix || !f) {
+        rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory drawing the trees of %d processes", P);
+        goto out;
+    }
+    for (int i = 0; i < P; i++) {
+        lens_treefig_leaf_label(st->dm->labels ? st->dm->labels[i] : NULL, i, leaf + 64 * i, 64);
+        leaves[i] = leaf + 64 * i;
+        snprintf(rank + 12 * i, 12, "%d", i);
+        ranks[i] = rank + 12 * i;
+    }
+    int hosts = st->dm->labels ? lens_treefig_host_groups((const char *const *)st->dm->labels, P, group) : 0;
+    rc = lens_report_text(r, "unit", unit, sizeof unit, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
+    if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "dendrogram", title[0], sizeof title[0], e);
+    f[0] = (struct fig){.kind = FIG_DENDROGRAM, .name = "dendrogram", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    lens_dendrogram_opts_init(&f[0].dendro);
+    f[0].dendro.title = title[0];
+    f[0].dendro.method = lens_hclust_method_name(LENS_HCLUST_AVERAGE);
+    f[0].dendro.unit = unit;
+    f[0].dendro.labels = leaves;
+    f[0].dendro.order = st->order;
+    f[0].dendro.k = st->k;
+    f[0].dendro.cluster = st->label;
+    f[0].dendro.cut_note = note;
+    f[0].dendro.width = f[0].w;
+    f[0].dendro.height = f[0].h;
+    f[0].dendro.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[0], e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "structure_heatmap", title[1], sizeof title[1], e);
+    f[1] = (struct fig){.kind = FIG_HEATMAP, .name = "structure_heatmap", .w = LENS_REPORT_FIG_W,
+                        .h = LENS_REPORT_FIG_H, .a = a, .labels = ranks};
+    lens_heatmap_opts_init(&f[1].heat);
+    f[1].heat.title = title[1];
+    f[1].heat.unit = unit;
+    f[1].heat.log_scale = 1; /* one bad link must not wash out the blocks */
+    f[1].heat.xlabel = xl;
+    f[1].heat.ylabel = yl;
+    f[1].heat.width = f[1].w;
+    f[1].heat.height = f[1].h;
+    f[1].heat.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "nj_tree", title[2], sizeof title[2], e);
+    f[2] = (struct fig){.kind = FIG_NJ, .name = "nj_tree", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_TREE_H, .a = a};
+    lens_njtree_opts_init(&f[2].tree);
+    f[2].tree.title = title[2];
+    f[2].tree.unit = unit;
+    f[2].tree.labels = leaves;
+    f[2].tree.group = hosts > 0 ? group : NULL;
+    f[2].tree.width = f[2].w;
+    f[2].tree.height = f[2].h;
+    f[2].tree.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[2], e);
+out:
+    lens_free(f);
+    lens_free(group);
+    lens_free(leaf);
+    lens_free(rank);
+    lens_free(leaves);
+    lens_free(ranks);
+    return rc;
+}
+
+/* Link-cluster map (Figure 6 of Salnikov et al.) and the mean curve of each cluster. */
+static int link_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+{
+    char title[2][512];
+    struct fig *f = lens_calloc(2, sizeof *f);
+    if (!f)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    int rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
+    f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    lens_linkmap_opts_init(&f[0].map);
+    f[0].map.title = title[0];
+    f[0].map.labels = (const char *const *)lens_report_cube(r)->hosts;
+    f[0].map.width = f[0].w;
+    f[0].map.height = f[0].h;
+    f[0].map.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[0], e);
+
+    if (rc == LENS_OK) rc = fig_title(r, "link_curves", title[1], sizeof title[1], e);
+    f[1] = (struct fig){.kind = FIG_CURVES, .name = "link_curves", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    lens_linkcurves_opts_init(&f[1].curves);
+    f[1].curves.title = title[1];
+    f[1].curves.cube = lens_report_cube(r);
+    f[1].curves.width = f[1].w;
+    f[1].curves.height = f[1].h;
+    f[1].curves.font_path = r->font_path;
+    if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
+    lens_free(f);
+    return rc;
+}
+
+int lens_report_structure_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    struct lens_report_analysis *a;
+    int rc = lens_report_analysis_get(r, &a, e);
+    if (rc != LENS_OK)
+        return rc;
+    if (!strcmp(it->name, "figures"))
+        return a->st.z ? tree_figures(r, a, e) : LENS_OK;
+    if (!strcmp(it->name, "link_figures"))
+        return a->st.links ? link_figures(r, a, e) : LENS_OK;
+    return lens_report_unknown_item(r, it, e);
+}

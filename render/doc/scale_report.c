@@ -1,0 +1,394 @@
+/* The scalability report (see scale_report.h). The template decides the order, headings and
+ * prose; this file supplies, per section, the placeholder values, table rows and figures.
+ * Each section is a row of the `sections` table near the end, drawn by render/doc/doc.c; the
+ * marks come finished from the caller. */
+#include "scale_report.h"
+
+#include "analysis/scale/marks.h"
+#include "doc.h"
+#include "pdf.h"
+#include "render/fig/surface.h"
+#include "template.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define FIG_W 1100 /* surface figure in pixels (PNG) or points (SVG) */
+#define FIG_H 520
+
+struct scale_report {
+    const struct lens_scale_report_opts *o;
+    const struct lens_template *t;
+    const struct lens_tmpl_section *sec; /* section being drawn */
+    struct lens_pdf *pdf;
+    struct lens_tmpl_vars vars;          /* document and current-application placeholders */
+    const struct lens_grid *g;           /* all applications (borrowed) */
+    size_t n;
+    const struct lens_marks *m;          /* n marks (borrowed: the caller computed them) */
+    const size_t *order[3];              /* ascending ranks by enum lens_marks_key (borrowed) */
+    struct lens_marks_text *texts;       /* sentences of the marks, owned */
+    int cur;                             /* current application inside a repeat, -1 outside */
+    char font_path[PATH_MAX + 32];       /* TTF handed to the surface renderer */
+};
+
+void lens_scale_report_opts_init(struct lens_scale_report_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->azimuth = -60;
+    o->elevation = 30;
+    o->date = lens_source_date();
+}
+
+/* A number for the tables: 6 significant digits as `scale marks` prints them, "-" if missing. */
+static void fmt_num(double v, char *buf, size_t n)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.6g", v);
+}
+
+/* A section text expanded with the current placeholders into buf (truncated safely). */
+static int text(struct scale_report *r, const char *name, char *buf, size_t n, struct lens_err *e)
+{
+    char *s = NULL;
+    int rc = lens_template_text(r->t, r->sec, name, &r->vars, &s, e);
+    if (rc == LENS_OK)
+        snprintf(buf, n, "%s", s);
+    lens_free(s);
+    return rc;
+}
+
+static int unknown_item(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    return lens_template_unknown_item(r->t, r->sec, it, e);
+}
+
+/* "a, b, c" of the n strings get(ctx, i) into buf; "and k more" after 40 of them. */
+static void join(const char *(*get)(const void *, size_t), const void *ctx, size_t n, char *buf, size_t size)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && o < size; i++) {
+        if (i == 40) {
+            snprintf(buf + o, size - o, " and %zu more", n - 40);
+            return;
+        }
+        o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? ", " : "", get(ctx, i));
+    }
+}
+
+static const char *source_name(const void *ctx, size_t i) { return ((const char *const *)ctx)[i]; }
+static const char *app_name(const void *ctx, size_t i) { return ((const struct lens_grid *)ctx)[i].app; }
+
+/* "1, 2, 4, 8" (or "1 .. 64 (7 values)" for long axes). */
+static void axis_values(const double *v, size_t n, char *buf, size_t size)
+{
+    if (n == 0) {
+        snprintf(buf, size, "none");
+        return;
+    }
+    if (n > 8) {
+        snprintf(buf, size, "%.6g .. %.6g (%zu values)", v[0], v[n - 1], n);
+        return;
+    }
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && o < size; i++)
+        o += (size_t)snprintf(buf + o, size - o, "%s%.6g", i ? ", " : "", v[i]);
+}
+
+/* ---- title page ---- */
+
+static int title_vars(void *ctx, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    char date[64], buf[4096];
+    lens_format_date(r->o->date, date, sizeof date);
+    struct lens_tmpl_vars *v = &r->vars;
+    int rc = lens_tmpl_vars_set(v, "date", date, e);
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_set(v, "version", LENS_VERSION, e);
+    if (rc == LENS_OK) {
+        join(app_name, r->g, r->n, buf, sizeof buf);
+        rc = lens_tmpl_vars_set(v, "apps", buf, e);
+    }
+    if (rc == LENS_OK) {
+        join(source_name, r->o->sources, (size_t)(r->o->sources ? r->o->nsources : 0), buf, sizeof buf);
+        rc = lens_tmpl_vars_set(v, "sources", r->o->sources && r->o->nsources ? buf : "-", e);
+    }
+    if (rc == LENS_OK && r->o->title)
+        rc = lens_tmpl_vars_set(v, "title", r->o->title, e);
+    else if (rc == LENS_OK && (rc = text(r, "default_title", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_tmpl_vars_set(v, "title", buf, e);
+    return rc;
+}
+
+/* ---- one application ---- */
+
+static int app_vars(void *ctx, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    const struct lens_grid *g = &r->g[r->cur];
+    char procs[512], sizes[512];
+    size_t nconf = 0;
+    for (size_t k = 0; k < g->np * g->nd; k++)
+        nconf += !isnan(g->eff[k]);
+    axis_values(g->procs, g->np, procs, sizeof procs);
+    axis_values(g->size, g->nd, sizes, sizeof sizes);
+    struct lens_tmpl_vars *v = &r->vars;
+    int rc = lens_tmpl_vars_set(v, "app", g->app, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "app_index", "%d", r->cur + 1);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "procs", procs, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "sizes", sizes, e);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nconfigs", "%zu", nconf);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nelements", "%zu", r->m[r->cur].n_elements);
+    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "failed", "%zu", g->n_failed);
+    return rc;
+}
+
+/* app with every character outside [A-Za-z0-9._@-] replaced by '_', for file names. */
+static void safe_name(const char *app, char *buf, size_t n)
+{
+    size_t i = 0;
+    for (; app[i] && i + 1 < n; i++) {
+        unsigned char c = (unsigned char)app[i];
+        int keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                   c == '_' || c == '@' || c == '-';
+        buf[i] = keep ? (char)c : '_';
+    }
+    buf[i] = '\0';
+}
+
+/* The figure files of application k without extension: <dir>/<safe name>_surface, with the
+ * index added when an earlier application has the same safe name ("a/b" and "a_b"). */
+static void figure_base(const struct scale_report *r, size_t k, char *buf, size_t n)
+{
+    char mine[256], other[256];
+    safe_name(r->g[k].app, mine, sizeof mine);
+    int clash = !strcmp(mine, ".") || !strcmp(mine, "..");
+    for (size_t j = 0; j < k && !clash; j++) {
+        safe_name(r->g[j].app, other, sizeof other);
+        clash = !strcmp(mine, other);
+    }
+    if (clash)
+        snprintf(buf, n, "%s/%s_%zu_surface", r->o->figures_dir, mine, k + 1);
+    else
+        snprintf(buf, n, "%s/%s_surface", r->o->figures_dir, mine);
+}
+
+static int surface_block(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    if (strcmp(it->name, "surface"))
+        return unknown_item(r, it, e);
+    const struct lens_grid *g = &r->g[r->cur];
+    char title[512], caption[2048], note[1024];
+    int rc = LENS_OK;
+    if (g->np == 0 || g->nd == 0) {
+        rc = text(r, "no_surface", note, sizeof note, e);
+        if (rc == LENS_OK)
+            rc = lens_pdf_paragraph(r->pdf, note, e);
+    } else {
+        struct lens_surface_opts so;
+        lens_surface_opts_default(&so);
+        so.azimuth = r->o->azimuth;
+        so.elevation = r->o->elevation;
+        so.log_procs = r->o->log_procs;
+        so.log_size = r->o->log_size;
+        so.width = FIG_W;
+        so.height = FIG_H;
+        so.font_path = r->font_path;
+        so.title = title;
+        if ((rc = text(r, "figure_title", title, sizeof title, e)) == LENS_OK)
+            rc = text(r, "caption", caption, sizeof caption, e);
+        unsigned char *png = NULL;
+        size_t len = 0;
+        if (rc == LENS_OK)
+            rc = lens_surface_png_mem(g, &so, &png, &len, e);
+        if (rc == LENS_OK)
+            rc = lens_pdf_image_png(r->pdf, png, len, lens_pdf_text_width(r->pdf) * FIG_H / FIG_W, e);
+        lens_free(png);
+        if (rc == LENS_OK)
+            rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
+        if (rc == LENS_OK && r->o->figures_dir) {
+            char base[PATH_MAX], path[PATH_MAX + 8];
+            figure_base(r, (size_t)r->cur, base, sizeof base);
+            snprintf(path, sizeof path, "%s.png", base);
+            rc = lens_surface_write(path, g, &so, e);
+            snprintf(path, sizeof path, "%s.svg", base);
+            if (rc == LENS_OK)
+                rc = lens_surface_write(path, g, &so, e);
+        }
+    }
+    if (rc == LENS_OK && g->n_failed) {
+        lens_pdf_space(r->pdf, 4);
+        if ((rc = text(r, "failed", note, sizeof note, e)) == LENS_OK)
+            rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, note, e);
+    }
+    if (rc == LENS_OK)
+        lens_pdf_space(r->pdf, 6);
+    return rc;
+}
+
+static int metrics_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    if (strcmp(it->name, "metrics"))
+        return unknown_item(r, it, e);
+    if (it->ncols != 9)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'metrics' needs 9 columns (min p, max p, min d, "
+                            "max d, MarkProcs, MarkData, MarkAll, max E, min E), got %d",
+                            r->t->path, it->line, it->ncols);
+    const struct lens_marks *m = &r->m[r->cur];
+    const double vals[9] = {m->min_p, m->max_p, m->min_d, m->max_d, m->mark_procs,
+                            m->mark_data, m->mark_all, m->max_e, m->min_e};
+    char s[9][32];
+    const char *cells[9];
+    for (int k = 0; k < 9; k++) {
+        if (k >= 4 && !isnan(vals[k])) /* marks and efficiencies: 5 digits fit 9 columns */
+            snprintf(s[k], sizeof s[k], "%.5g", vals[k]);
+        else
+            fmt_num(vals[k], s[k], sizeof s[k]);
+        cells[k] = s[k];
+    }
+    return lens_pdf_table_row(r->pdf, cells, e);
+}
+
+static int sentences_block(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    if (strcmp(it->name, "sentences"))
+        return unknown_item(r, it, e);
+    static const char *const labels[3] = {"procs", "data", "all"};
+    int rc = LENS_OK;
+    for (int k = 0; k < 3 && rc == LENS_OK; k++) {
+        char label[256], sentence[1024], line[1400];
+        rc = text(r, labels[k], label, sizeof label, e);
+        if (rc == LENS_OK)
+            rc = lens_marks_describe(r->texts, k, lens_marks_get(&r->m[r->cur], k), sentence, sizeof sentence, e);
+        if (rc != LENS_OK)
+            break;
+        snprintf(line, sizeof line, "%s: %s", label, sentence);
+        rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 10, LENS_PDF_LEFT, 8, line, e);
+        lens_pdf_space(r->pdf, 3);
+    }
+    return rc;
+}
+
+static int app_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    return !strcmp(it->name, "sentences") ? sentences_block(r, it, e) : surface_block(r, it, e);
+}
+
+/* ---- rankings ---- */
+
+/* Keeps a ranking section on one page when it fits on a page: its headings and table rows
+ * (one line each) are estimated from pdf.c's sizes. */
+static int ranking_vars(void *ctx, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    double need = 0, row = 10 * 1.35 + 2 * 4 + 1; /* body size, leading, cell padding */
+    for (int i = 0; i < r->sec->nitems; i++) {
+        const struct lens_tmpl_item *it = &r->sec->items[i];
+        if (it->kind == LENS_TMPL_HEADING)
+            need += 40;
+        else if (it->kind == LENS_TMPL_TABLE)
+            need += (double)(r->n + 1) * row + 10;
+        else
+            need += 20;
+    }
+    return need < 700 ? lens_pdf_need(r->pdf, need, e) : LENS_OK;
+}
+
+static int rank_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    static const char *const names[3] = {"rank_procs", "rank_data", "rank_all"};
+    int key = -1;
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(it->name, names[k]))
+            key = k;
+    if (key < 0)
+        return unknown_item(r, it, e);
+    if (it->ncols != 3)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table '%s' needs 3 columns (rank, application, mark), got %d",
+                            r->t->path, it->line, it->name, it->ncols);
+    int rc = LENS_OK;
+    for (size_t i = 0; i < r->n && rc == LENS_OK; i++) {
+        size_t a = r->order[key][i];
+        char rank[32], mark[32];
+        snprintf(rank, sizeof rank, "%zu", i + 1);
+        fmt_num(lens_marks_get(&r->m[a], key), mark, sizeof mark);
+        const char *cells[3] = {rank, r->g[a].app, mark};
+        rc = lens_pdf_table_row(r->pdf, cells, e);
+    }
+    return rc;
+}
+
+/* ---- the section table: one row per section a template may name ---- */
+
+static const struct lens_doc_section sections[] = {
+    {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"app", LENS_DOC_RUNS, app_vars, metrics_table, app_block},
+    {"comparison", LENS_DOC_NONE, NULL, rank_table, NULL},
+    {"ranking", LENS_DOC_NONE, ranking_vars, rank_table, NULL},
+};
+
+static const struct lens_doc_kind kind = {"scale_report.tmpl", "Scalability report", sections,
+                                          (int)(sizeof sections / sizeof sections[0]), NULL};
+
+/* The sections' context and what only the set-up below needs. */
+struct scale_doc {
+    struct scale_report r; /* first, so the sections' context is this struct too */
+    struct lens_scale_report_opts ow; /* figures_dir: the folder being built */
+    char *figdir;
+    const char *texts_path;
+};
+
+/* After the template is checked: the sentences of the marks, the figure folder (it appears
+ * with the PDF, lens_atomic_dir) and the document placeholders. */
+static int prepare(void *ctx, struct lens_err *e)
+{
+    struct scale_doc *w = ctx;
+    int rc = (w->r.texts = lens_marks_text_new()) ? LENS_OK
+                                                  : lens_err_set(e, LENS_ENOMEM, "scale report: out of memory");
+    if (rc == LENS_OK)
+        rc = lens_marks_text_load(w->r.texts, w->texts_path, e);
+    if (rc == LENS_OK && w->ow.figures_dir && (rc = lens_atomic_dir(w->ow.figures_dir, &w->figdir, e)) == LENS_OK)
+        w->ow.figures_dir = w->figdir;
+    if (rc == LENS_OK)
+        rc = lens_tmpl_vars_setf(&w->r.vars, e, "napps", "%zu", w->r.n);
+    return rc;
+}
+
+int lens_scale_report_write(const struct lens_scale_report_opts *o, const struct lens_grid *grids,
+                            const struct lens_marks *marks, const size_t *const order[3], size_t n,
+                            const char *path, struct lens_err *e)
+{
+    if (n == 0 || !grids || !marks || !order)
+        return lens_err_set(e, LENS_EINVAL, "%s: no application to report", path);
+    for (int k = 0; k < 3; k++) /* the rankings index grids[] and marks[] */
+        for (size_t i = 0; i < n; i++)
+            if (!order[k] || order[k][i] >= n)
+                return lens_err_set(e, LENS_EINVAL, "%s: ranking %d does not fit %zu applications", path, k, n);
+    char xpath[PATH_MAX];
+    snprintf(xpath, sizeof xpath, "%s", o->texts_path ? o->texts_path : "");
+    if (!o->texts_path)
+        snprintf(xpath, sizeof xpath, "%s/templates/scale.txt", o->datadir);
+    struct scale_doc w = {.r = {.g = grids, .n = n, .m = marks, .cur = -1}, .ow = *o, .texts_path = xpath};
+    w.r.o = &w.ow;
+    for (int k = 0; k < 3; k++)
+        w.r.order[k] = order[k];
+    if (n > INT_MAX)
+        return lens_err_set(e, LENS_EINVAL, "%s: %zu applications are too many", path, n);
+    const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
+                               .date = o->date, .ninputs = (int)n, .every = LENS_DOC_RUNS, .ctx = &w, .prepare = prepare,
+                               .t = &w.r.t, .sec = &w.r.sec, .pdf = &w.r.pdf, .vars = &w.r.vars, .cur = &w.r.cur,
+                               .font_path = w.r.font_path, .font_path_size = sizeof w.r.font_path};
+    int rc = lens_doc_write(&d, path, e);
+    lens_free(w.figdir);
+    lens_marks_text_free(w.r.texts);
+    return rc;
+}

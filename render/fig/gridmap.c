@@ -1,0 +1,195 @@
+/* Heatmap of an efficiency grid, colour map, colour bar and tick helpers (used by surface.c). */
+#include "gridmap.h"
+
+#include "colormap.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void lens_gridmap_colour(double t, double rgb[3])
+{
+    /* the project's viridis (render/fig/colormap.c), so every figure maps values alike */
+    lens_colormap_rgb(LENS_CMAP_VIRIDIS, lens_colormap_index(t), rgb);
+}
+
+size_t lens_gridmap_ticks(double lo, double hi, double *ticks, size_t max)
+{
+    if (!(hi > lo) || max == 0) {
+        if (max > 0 && isfinite(lo)) {
+            ticks[0] = lo;
+            return 1;
+        }
+        return 0;
+    }
+    double target = (hi - lo) / 5;
+    double mag = pow(10, floor(log10(target)));
+    double step = mag;
+    static const double mult[] = {1, 2, 5, 10};
+    for (size_t k = 0; k < 4; k++)
+        if (mult[k] * mag >= target) {
+            step = mult[k] * mag;
+            break;
+        }
+    size_t n = 0;
+    double first = ceil(lo / step - 1e-9) * step;
+    for (double v = first; v <= hi + step * 1e-9 && n < max; v = first + (double)n * step) {
+        ticks[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+    }
+    return n;
+}
+
+void lens_gridmap_format(double v, char *buf, size_t n)
+{
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%g", v);
+    /* "1e+06" -> "1e6", "2.5e-05" -> "2.5e-5" */
+    char *e = strchr(tmp, 'e');
+    if (e) {
+        char *d = e + 1, *s = e + 1;
+        if (*s == '+')
+            s++;
+        else if (*s == '-')
+            *d++ = *s++;
+        while (*s == '0' && s[1])
+            s++;
+        memmove(d, s, strlen(s) + 1);
+    }
+    snprintf(buf, n, "%s", tmp);
+}
+
+void lens_gridmap_text(cairo_t *cr, const char *s, double x, double y, double ax, double ay)
+{
+    cairo_text_extents_t te;
+    cairo_font_extents_t fe;
+    cairo_text_extents(cr, s, &te);
+    cairo_font_extents(cr, &fe);
+    /* Vertical anchoring on the font box, not the ink, so labels of a row line up. */
+    double h = fe.ascent + fe.descent;
+    cairo_move_to(cr, x - ax * te.x_advance, y - ay * h + fe.ascent);
+    cairo_show_text(cr, s);
+}
+
+/* The cell area inside the box: room on the left and below for ticks and titles. */
+static void cell_area(double x, double y, double w, double h, double *cx, double *cy, double *cw,
+                      double *ch)
+{
+    *cx = x + 62;
+    *cy = y + 8;
+    *cw = w - 70;
+    *ch = h - 58;
+    if (*cw < 1)
+        *cw = 1;
+    if (*ch < 1)
+        *ch = 1;
+}
+
+void lens_gridmap_cell(const struct lens_grid *g, double x, double y, double w, double h, size_t i,
+                       size_t j, double *cx, double *cy)
+{
+    double ax, ay, aw, ah;
+    cell_area(x, y, w, h, &ax, &ay, &aw, &ah);
+    double np = g->np ? (double)g->np : 1, nd = g->nd ? (double)g->nd : 1;
+    *cx = ax + aw * ((double)i + 0.5) / np;
+    *cy = ay + ah * (1 - ((double)j + 0.5) / nd); /* sizes grow upwards */
+}
+
+/* Label every k-th value so that labels do not overlap. */
+static size_t label_step(size_t n, double room, double need)
+{
+    size_t k = 1;
+    while (k < n && room / (double)n * (double)k < need)
+        k++;
+    return k;
+}
+
+void lens_gridmap_draw(cairo_t *cr, const struct lens_grid *g, double x, double y, double w,
+                       double h, double zlo, double zhi)
+{
+    double ax, ay, aw, ah;
+    cell_area(x, y, w, h, &ax, &ay, &aw, &ah);
+    size_t np = g->np, nd = g->nd;
+    double span = zhi > zlo ? zhi - zlo : 1;
+    cairo_save(cr);
+    if (np && nd) {
+        double cw = aw / (double)np, ch = ah / (double)nd;
+        for (size_t j = 0; j < nd; j++)
+            for (size_t i = 0; i < np; i++) {
+                double v = g->eff[j * np + i];
+                if (isnan(v))
+                    continue; /* a missing configuration stays empty */
+                double rgb[3];
+                lens_gridmap_colour((v - zlo) / span, rgb);
+                cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+                /* Snap to whole units so neighbouring cells meet without seams. */
+                double x0 = floor(ax + cw * (double)i), x1 = floor(ax + cw * (double)(i + 1));
+                double y1 = floor(ay + ah - ch * (double)j), y0 = floor(ay + ah - ch * (double)(j + 1));
+                cairo_rectangle(cr, x0, y0, x1 - x0, y1 - y0);
+                cairo_fill(cr);
+            }
+    }
+    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, ax - 0.5, ay - 0.5, aw + 1, ah + 1);
+    cairo_stroke(cr);
+    cairo_set_font_size(cr, 11);
+    char buf[64];
+    size_t kp = label_step(np, aw, 40), kd = label_step(nd, ah, 16);
+    for (size_t i = 0; i < np; i += kp) {
+        double cx, cy;
+        lens_gridmap_cell(g, x, y, w, h, i, 0, &cx, &cy);
+        lens_gridmap_format(g->procs[i], buf, sizeof buf);
+        lens_gridmap_text(cr, buf, cx, ay + ah + 4, 0.5, 0);
+    }
+    for (size_t j = 0; j < nd; j += kd) {
+        double cx, cy;
+        lens_gridmap_cell(g, x, y, w, h, 0, j, &cx, &cy);
+        lens_gridmap_format(g->size[j], buf, sizeof buf);
+        lens_gridmap_text(cr, buf, ax - 5, cy, 1, 0.5);
+    }
+    cairo_set_font_size(cr, 13);
+    lens_gridmap_text(cr, "processes", ax + aw / 2, ay + ah + 24, 0.5, 0);
+    cairo_save(cr);
+    cairo_translate(cr, x + 4, ay + ah / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    lens_gridmap_text(cr, "problem size", 0, 0, 0.5, 0);
+    cairo_restore(cr);
+    cairo_restore(cr);
+}
+
+void lens_gridmap_colourbar(cairo_t *cr, double x, double y, double w, double h, double zlo,
+                            double zhi, const char *label)
+{
+    cairo_save(cr);
+    cairo_pattern_t *pat = cairo_pattern_create_linear(0, y + h, 0, y);
+    for (int k = 0; k <= 16; k++) {
+        double rgb[3];
+        lens_gridmap_colour(k / 16.0, rgb);
+        cairo_pattern_add_color_stop_rgb(pat, k / 16.0, rgb[0], rgb[1], rgb[2]);
+    }
+    cairo_rectangle(cr, x, y, w, h);
+    cairo_set_source(cr, pat);
+    cairo_fill(cr);
+    cairo_pattern_destroy(pat);
+    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, x - 0.5, y - 0.5, w + 1, h + 1);
+    cairo_stroke(cr);
+    double ticks[16];
+    size_t nt = lens_gridmap_ticks(zlo, zhi, ticks, 16);
+    cairo_set_font_size(cr, 11);
+    for (size_t k = 0; k < nt; k++) {
+        double ty = zhi > zlo ? y + h - h * (ticks[k] - zlo) / (zhi - zlo) : y + h / 2;
+        cairo_move_to(cr, x + w, ty);
+        cairo_line_to(cr, x + w + 4, ty);
+        cairo_stroke(cr);
+        char buf[64];
+        lens_gridmap_format(ticks[k], buf, sizeof buf);
+        lens_gridmap_text(cr, buf, x + w + 6, ty, 0, 0.5);
+    }
+    if (label) {
+        cairo_set_font_size(cr, 13);
+        lens_gridmap_text(cr, label, x + w / 2, y - 8, 0.5, 1);
+    }
+    cairo_restore(cr);
+}

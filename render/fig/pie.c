@@ -1,0 +1,588 @@
+/* Pie charts with a table (render/fig/pie.h): wedges clockwise from twelve o'clock in slice
+ * order, labels placed per side of the pie and pushed apart so none overlap, and a table
+ * whose colour key ties each row to its wedges. */
+#include "pie.h"
+
+#include "figure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Tableau 10 without its grey, which is kept for "other". */
+static const double PALETTE[9][3] = {
+    {0.306, 0.475, 0.655}, {0.949, 0.557, 0.169}, {0.882, 0.341, 0.349},
+    {0.463, 0.718, 0.698}, {0.349, 0.631, 0.310}, {0.929, 0.788, 0.282},
+    {0.690, 0.478, 0.631}, {1.000, 0.616, 0.655}, {0.612, 0.459, 0.373}};
+static const double OTHER[3] = {0.78, 0.78, 0.78};
+
+#define LABEL_MAX 160 /* bytes of one slice label with its percentage */
+
+/* Slices 0-8 take the palette, 9-17 the same colours lightened halfway to white, 18-26
+ * darkened by a third; then the cycle repeats. */
+static void set_colour(cairo_t *cr, int slice)
+{
+    if (slice < 0) {
+        cairo_set_source_rgb(cr, OTHER[0], OTHER[1], OTHER[2]);
+        return;
+    }
+    const double *c = PALETTE[slice % 9];
+    int variant = (slice / 9) % 3;
+    double rgb[3];
+    for (int k = 0; k < 3; k++)
+        rgb[k] = variant == 1 ? c[k] + (1 - c[k]) * 0.5 : variant == 2 ? c[k] * (2.0 / 3) : c[k];
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+}
+
+/* Base font size for a figure of width w. */
+static double font_size(double w)
+{
+    double fs = w / 72.0;
+    return fs < 7.0 ? 7.0 : fs > 15.0 ? 15.0 : fs;
+}
+
+static int table_rows(const struct lens_pie_chart *c)
+{
+    return c->ncols > 0 ? c->nslices + 1 + (c->total_cells != NULL) : 0;
+}
+
+double lens_pie_height(const struct lens_pie_chart *c, double w)
+{
+    double fs = font_size(w);
+    int np = c->npies < 1 ? 1 : c->npies;
+    double pies = w / np * 0.62;
+    if (pies > w * 0.45)
+        pies = w * 0.45;
+    if (pies < 14 * fs)
+        pies = 14 * fs;
+    double title = c->title ? 2.2 * fs : 0.5 * fs;
+    double table = table_rows(c) ? table_rows(c) * 1.45 * fs + 1.5 * fs : 0;
+    return ceil(title + pies + table + fs);
+}
+
+static int check_chart(const struct lens_pie_chart *c, const char *name, struct lens_err *e)
+{
+    if (c->npies < 1 || c->npies > LENS_PIE_MAX || c->nslices < 0 || c->ncols < 0)
+        return lens_err_set(e, LENS_EINVAL, "%s: pie chart needs 1 to %d pies (got %d), and "
+                            "non-negative slice and column counts", name, LENS_PIE_MAX, c->npies);
+    if (c->nslices > 0 && (!c->labels || !c->values))
+        return lens_err_set(e, LENS_EINVAL, "%s: pie chart without labels or values", name);
+    if (c->ncols > 0 && c->nslices > 0 && (!c->col_heads || !c->cells))
+        return lens_err_set(e, LENS_EINVAL, "%s: pie chart table without headings or cells",
+                            name);
+    for (int k = 0; k < c->npies * c->nslices; k++)
+        if (!(c->values[k] >= 0.0) || isinf(c->values[k]))
+            return lens_err_set(e, LENS_EINVAL, "%s: pie %d, slice %d: value %g is not a "
+                                "finite non-negative number", name, k / c->nslices,
+                                k % c->nslices, c->values[k]);
+    return LENS_OK;
+}
+
+struct wedge {
+    int slice;          /* slice index, -1 for "other" */
+    double share;       /* of the pie's total */
+    double a0, a1;      /* radians, clockwise from the x axis (cairo's y points down) */
+    double want, y;     /* label centre: wanted and placed */
+    int labelled;       /* the label is drawn */
+    char text[LABEL_MAX + 24]; /* name (cut to LABEL_MAX), two spaces, pct */
+    char pct[16];       /* "12.3%", kept when the name is cut */
+};
+
+static int by_want(const void *a, const void *b)
+{
+    const struct wedge *x = *(const struct wedge *const *)a, *y = *(const struct wedge *const *)b;
+    return (x->want > y->want) - (x->want < y->want);
+}
+
+static int by_share_desc(const void *a, const void *b)
+{
+    const struct wedge *x = *(const struct wedge *const *)a, *y = *(const struct wedge *const *)b;
+    if (x->share != y->share)
+        return (x->share < y->share) - (x->share > y->share);
+    return (x->slice > y->slice) - (x->slice < y->slice);
+}
+
+/* Places the labels of one side between top and bottom, at least sp apart: the largest
+ * wedges keep a label when not all fit; then a forward and a backward sweep. */
+static void place_side(struct wedge **s, int n, double top, double bottom, double sp)
+{
+    int cap = bottom > top ? (int)floor((bottom - top) / sp) + 1 : 1;
+    if (n > cap) {
+        qsort(s, (size_t)n, sizeof *s, by_share_desc);
+        for (int i = cap; i < n; i++)
+            s[i]->labelled = 0;
+        n = cap;
+    }
+    qsort(s, (size_t)n, sizeof *s, by_want);
+    for (int i = 0; i < n; i++) {
+        double lo = i ? s[i - 1]->y + sp : top;
+        s[i]->y = s[i]->want > lo ? s[i]->want : lo;
+    }
+    if (n > 0 && s[n - 1]->y > bottom)
+        s[n - 1]->y = bottom;
+    for (int i = n - 2; i >= 0; i--)
+        if (s[i]->y > s[i + 1]->y - sp)
+            s[i]->y = s[i + 1]->y - sp;
+}
+
+/* "name  pct" into text, the name cut (with an ellipsis) until the whole is at most maxw
+ * wide in the current font; maxw <= 0 for no limit. */
+static void label_text(cairo_t *cr, const char *name, const char *pct, char *text, size_t n,
+                       double maxw)
+{
+    char cut[LABEL_MAX];
+    int cp = 0;
+    for (const char *p = name; *p; p++)
+        cp += ((unsigned char)*p & 0xc0) != 0x80;
+    snprintf(text, n, "%s  %s", name, pct);
+    while (maxw > 0 && cp > 1 && lens_figure_text_width(cr, text) > maxw) {
+        lens_figure_ellipsize(name, --cp, cut, sizeof cut);
+        snprintf(text, n, "%s  %s", cut, pct);
+    }
+}
+
+static const char *slice_name(const struct lens_pie_chart *c, int slice)
+{
+    if (slice < 0)
+        return "other";
+    return c->short_labels ? c->short_labels[slice] : c->labels[slice];
+}
+
+/* One pie with its title and labels in the column (px, py, pw, ph). */
+static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double px, double py,
+                    double pw, double ph, double fs, cairo_font_face_t *face, const char *name,
+                    struct lens_err *e)
+{
+    const double *v = c->values + (size_t)p * (size_t)c->nslices;
+    double title_h = 1.8 * fs;
+    lens_figure_set_font(cr, face, fs * 1.05);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    if (c->pie_titles && c->pie_titles[p])
+        lens_figure_text(cr, px + pw / 2, py + 0.3 * fs, c->pie_titles[p], 0.5, 0.0, 0.0);
+    double top = py + title_h, area = ph - title_h;
+    double cx = px + pw / 2, cy = top + area / 2;
+    lens_figure_set_font(cr, face, fs * 0.9);
+
+    double total = 0.0;
+    int nsmall = 0;
+    for (int i = 0; i < c->nslices; i++)
+        total += v[i];
+    for (int i = 0; i < c->nslices; i++)
+        nsmall += v[i] > 0 && c->group_below > 0 && v[i] / total < c->group_below;
+    if (!(total > 0)) { /* nothing to show: an empty disc */
+        double r = fmin(area / 2 - fs, pw / 2 - fs);
+        cairo_set_source_rgb(cr, 0.5, 0.5, 0.5);
+        cairo_set_line_width(cr, 1.0);
+        cairo_arc(cr, cx, cy, r > fs ? r : fs, 0, 2 * M_PI);
+        cairo_stroke(cr);
+        lens_figure_text(cr, cx, cy, "no data", 0.5, 0.5, 0);
+        return LENS_OK;
+    }
+    struct wedge *w = lens_calloc((size_t)c->nslices + 1, sizeof *w);
+    struct wedge **side = lens_calloc((size_t)c->nslices + 1, sizeof *side);
+    if (!w || !side) {
+        lens_free(w);
+        lens_free(side);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d pie slices", name,
+                            c->nslices);
+    }
+    int nw = 0;
+    double other = 0.0;
+    for (int i = 0; i < c->nslices; i++) {
+        if (!(v[i] > 0))
+            continue;
+        if (nsmall >= 2 && v[i] / total < c->group_below) {
+            other += v[i];
+            continue;
+        }
+        w[nw].slice = i;
+        w[nw++].share = v[i] / total;
+    }
+    if (other > 0) {
+        w[nw].slice = -1;
+        w[nw++].share = other / total;
+    }
+    double maxw = 0.0;
+    for (int k = 0; k < nw; k++) {
+        snprintf(w[k].pct, sizeof w[k].pct, "%.1f%%", 100.0 * w[k].share);
+        label_text(cr, slice_name(c, w[k].slice), w[k].pct, w[k].text, sizeof w[k].text, 0);
+        double tw = lens_figure_text_width(cr, w[k].text);
+        maxw = tw > maxw ? tw : maxw;
+    }
+    /* radius: the labels beside the pie first, but the pie at least 0.26 of the column */
+    double r = fmin(area / 2 - 1.2 * fs, pw / 2 - maxw - 2.5 * fs);
+    double rmin = fmin(0.26 * fmin(pw, area), area / 2 - 1.2 * fs);
+    if (r < rmin) { /* labels too wide: a smaller font (down to 0.7) before cutting names */
+        double scale = fmax(0.7, (pw / 2 - rmin - 2.2 * fs) / maxw);
+        lens_figure_set_font(cr, face, fs * 0.9 * scale);
+        r = fmax(rmin, fmin(area / 2 - 1.2 * fs, pw / 2 - maxw * scale - 2.2 * fs));
+    }
+    double avail = pw / 2 - r - 2.2 * fs;
+    double a = -M_PI / 2;
+    for (int k = 0; k < nw; k++) {
+        w[k].a0 = a;
+        a += 2 * M_PI * w[k].share;
+        w[k].a1 = k == nw - 1 ? 1.5 * M_PI : a;
+        double mid = (w[k].a0 + w[k].a1) / 2;
+        w[k].want = cy + (r + 0.9 * fs) * sin(mid);
+        w[k].labelled = 1;
+        if (lens_figure_text_width(cr, w[k].text) > avail)
+            label_text(cr, slice_name(c, w[k].slice), w[k].pct, w[k].text, sizeof w[k].text,
+                       avail);
+    }
+    for (int k = 0; k < nw; k++) {
+        set_colour(cr, w[k].slice);
+        if (nw == 1) {
+            cairo_arc(cr, cx, cy, r, 0, 2 * M_PI);
+        } else {
+            cairo_move_to(cr, cx, cy);
+            cairo_arc(cr, cx, cy, r, w[k].a0, w[k].a1);
+            cairo_close_path(cr);
+        }
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_set_line_width(cr, nw > 1 ? 1.0 : 0.0);
+        cairo_stroke(cr);
+    }
+    /* labels: right side (cos >= 0) and left side placed separately */
+    double sp = 1.2 * fs, ytop = top + 0.5 * fs, ybot = top + area - 0.5 * fs;
+    for (int right = 0; right <= 1; right++) {
+        int n = 0;
+        for (int k = 0; k < nw; k++) {
+            double mid = (w[k].a0 + w[k].a1) / 2;
+            if ((cos(mid) >= -1e-12) == right)
+                side[n++] = &w[k];
+        }
+        place_side(side, n, ytop, ybot, sp);
+        double sgn = right ? 1.0 : -1.0, ex = cx + sgn * (r + 1.4 * fs);
+        for (int i = 0; i < n; i++) {
+            struct wedge *x = side[i];
+            if (!x->labelled)
+                continue;
+            double mid = (x->a0 + x->a1) / 2;
+            cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+            cairo_set_line_width(cr, 0.8);
+            cairo_move_to(cr, cx + r * cos(mid), cy + r * sin(mid));
+            cairo_line_to(cr, cx + (r + 0.5 * fs) * cos(mid), cy + (r + 0.5 * fs) * sin(mid));
+            cairo_line_to(cr, ex, x->y);
+            cairo_line_to(cr, ex + sgn * 0.4 * fs, x->y);
+            cairo_stroke(cr);
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            lens_figure_text(cr, ex + sgn * 0.6 * fs, x->y, x->text, right ? 0.0 : 1.0, 0.5, 0);
+        }
+    }
+    lens_free(side);
+    lens_free(w);
+    return LENS_OK;
+}
+
+/* The table: a colour key and name per slice, then the columns; total row last. */
+static int draw_table(cairo_t *cr, const struct lens_pie_chart *c, double x, double y, double w,
+                      double fs, cairo_font_face_t *face, const char *name, struct lens_err *e)
+{
+    int nc = c->ncols + 1;
+    double *cw = lens_calloc((size_t)nc, sizeof *cw);
+    if (!cw)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the table", name);
+    for (int pass = 0; pass < 2; pass++) { /* second pass: shrunk to fit w */
+        lens_figure_set_font(cr, face, fs);
+        memset(cw, 0, (size_t)nc * sizeof *cw);
+        cw[0] = fmax(lens_figure_text_width(cr, "total"),
+                     lens_figure_text_width(cr, c->name_head ? c->name_head : ""));
+        for (int i = 0; i < c->nslices; i++)
+            cw[0] = fmax(cw[0], lens_figure_text_width(cr, c->labels[i]));
+        for (int j = 0; j < c->ncols; j++) {
+            cw[j + 1] = lens_figure_text_width(cr, c->col_heads[j]);
+            for (int i = 0; i < c->nslices; i++)
+                cw[j + 1] = fmax(cw[j + 1], lens_figure_text_width(cr, c->cells[i * c->ncols + j]));
+            if (c->total_cells)
+                cw[j + 1] = fmax(cw[j + 1], lens_figure_text_width(cr, c->total_cells[j]));
+        }
+        double tw = 1.6 * fs;
+        for (int j = 0; j < nc; j++)
+            tw += cw[j] + 1.5 * fs;
+        if (pass == 0 && tw > w) {
+            fs *= w / tw;
+            continue;
+        }
+        double rh = 1.45 * fs, x0 = x + (w - tw) / 2, yy = y;
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        double cx = x0 + 1.6 * fs;
+        for (int j = 0; j < nc; j++) {
+            cx += cw[j] + (j ? 1.5 * fs : 0);
+            if (j)
+                lens_figure_text(cr, cx, yy + rh / 2, c->col_heads[j - 1], 1.0, 0.5, 0);
+            else
+                lens_figure_text(cr, x0 + 1.6 * fs, yy + rh / 2, c->name_head ? c->name_head : "",
+                                 0.0, 0.5, 0);
+        }
+        cairo_set_line_width(cr, 0.8);
+        cairo_move_to(cr, x0, yy + rh);
+        cairo_line_to(cr, x0 + tw, yy + rh);
+        cairo_stroke(cr);
+        int rows = c->nslices + (c->total_cells != NULL);
+        for (int i = 0; i < rows; i++) {
+            int is_total = i == c->nslices;
+            yy += rh;
+            if (is_total) {
+                cairo_set_source_rgb(cr, 0, 0, 0);
+                cairo_move_to(cr, x0, yy);
+                cairo_line_to(cr, x0 + tw, yy);
+                cairo_stroke(cr);
+            } else {
+                set_colour(cr, i);
+                cairo_rectangle(cr, x0, yy + rh * 0.2, fs, rh * 0.6);
+                cairo_fill(cr);
+            }
+            cairo_set_source_rgb(cr, 0, 0, 0);
+            lens_figure_text(cr, x0 + 1.6 * fs, yy + rh / 2, is_total ? "total" : c->labels[i],
+                             0.0, 0.5, 0);
+            cx = x0 + 1.6 * fs + cw[0];
+            for (int j = 0; j < c->ncols; j++) {
+                cx += 1.5 * fs + cw[j + 1];
+                const char *s = is_total ? c->total_cells[j] : c->cells[i * c->ncols + j];
+                lens_figure_text(cr, cx, yy + rh / 2, s, 1.0, 0.5, 0);
+            }
+        }
+        break;
+    }
+    lens_free(cw);
+    return LENS_OK;
+}
+
+int lens_pie_draw(cairo_t *cr, const struct lens_pie_chart *c, double x, double y, double w,
+                  double h, cairo_font_face_t *face, const char *name, struct lens_err *e)
+{
+    int rc = check_chart(c, name, e);
+    if (rc)
+        return rc;
+    cairo_save(cr);
+    double fs = font_size(w);
+    double title_h = c->title ? 2.2 * fs : 0.5 * fs;
+    double tfs = fs;
+    int rows = table_rows(c);
+    double table_h = rows ? rows * 1.45 * tfs + 1.5 * fs : 0;
+    if (table_h > 0.6 * h) { /* a long table gets a smaller font, the pies keep 40% */
+        tfs *= 0.6 * h / table_h;
+        table_h = 0.6 * h;
+    }
+    if (c->title) {
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        lens_figure_set_font(cr, face, fs * 1.25);
+        lens_figure_text(cr, x + w / 2, y + 0.5 * fs, c->title, 0.5, 0.0, 0.0);
+    }
+    double pies_h = h - title_h - table_h - 0.5 * fs;
+    double pw = w / c->npies;
+    for (int p = 0; p < c->npies && rc == LENS_OK; p++)
+        rc = draw_pie(cr, c, p, x + p * pw, y + title_h, pw, pies_h, fs, face, name, e);
+    if (rows && rc == LENS_OK)
+        rc = draw_table(cr, c, x + fs, y + title_h + pies_h + fs, w - 2 * fs, tfs, face, name, e);
+    cairo_restore(cr);
+    return rc ? rc : lens_figure_status(cr, name, e);
+}
+
+/* The default width: LENS_PIE_WIDTH, wider for three pies. */
+static int default_width(const struct lens_pie_chart *c)
+{
+    return c->npies * 420 > LENS_PIE_WIDTH ? c->npies * 420 : LENS_PIE_WIDTH;
+}
+
+/* Renders c on a white surface of width x lens_pie_height: an image, or SVG into svg. */
+static int render(const struct lens_pie_chart *c, int width, const char *font_path, int svg_mode,
+                  struct lens_figure_buf *svg, const char *name, cairo_surface_t **out,
+                  struct lens_err *e)
+{
+    *out = NULL;
+    int rc = check_chart(c, name, e);
+    if (rc)
+        return rc;
+    double w = width > 0 ? width : default_width(c);
+    double h = lens_pie_height(c, w);
+    cairo_font_face_t *face = NULL;
+    rc = lens_figure_font_load(font_path, &face, e);
+    if (rc)
+        return rc;
+    cairo_surface_t *s = svg_mode ? lens_figure_svg_create(svg, w, h)
+                                  : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
+    cairo_t *cr = cairo_create(s);
+    rc = lens_figure_status(cr, name, e);
+    if (rc == LENS_OK) {
+        cairo_set_source_rgb(cr, 1, 1, 1);
+        cairo_paint(cr);
+        rc = lens_pie_draw(cr, c, 0, 0, w, h, face, name, e);
+    }
+    cairo_destroy(cr);
+    cairo_font_face_destroy(face);
+    if (rc) {
+        cairo_surface_destroy(s);
+        if (svg_mode) {
+            lens_free(svg->data);
+            memset(svg, 0, sizeof *svg);
+        }
+        return rc;
+    }
+    if (!svg_mode)
+        cairo_surface_flush(s);
+    *out = s;
+    return LENS_OK;
+}
+
+static int has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), k = strlen(ext);
+    return n > k && !strcasecmp(path + n - k, ext);
+}
+
+int lens_pie_write(const struct lens_pie_chart *c, const char *path, int width,
+                   const char *font_path, struct lens_err *e)
+{
+    int is_svg = has_ext(path, ".svg");
+    if (!is_svg && !has_ext(path, ".png"))
+        return lens_err_set(e, LENS_EINVAL, "%s: the plot file must end in .png or .svg", path);
+    struct lens_figure_buf svg = {0};
+    cairo_surface_t *s;
+    int rc = render(c, width, font_path, is_svg, &svg, path, &s, e);
+    if (rc)
+        return rc;
+    if (is_svg)
+        return lens_figure_svg_commit(s, &svg, path, e);
+    rc = lens_figure_png_write(s, path, e);
+    cairo_surface_destroy(s);
+    return rc;
+}
+
+int lens_pie_png_mem(const struct lens_pie_chart *c, int width, const char *font_path,
+                     unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    static const char name[] = "pie chart png (memory)";
+    *buf = NULL;
+    *len = 0;
+    cairo_surface_t *s;
+    int rc = render(c, width, font_path, 0, NULL, name, &s, e);
+    if (rc)
+        return rc;
+    rc = lens_figure_png_mem(s, name, buf, len, e);
+    cairo_surface_destroy(s);
+    return rc;
+}
+
+/* ---- a message-size profile as a chart ---- */
+
+#define CELL 48 /* bytes per string: a 20-digit count or a bin label fits */
+
+static const char *const MSG_TITLES[3] = {"share of messages", "share of volume",
+                                          "share of send time (model)"};
+static const char *const MSG_HEADS[5] = {"messages", "% messages", "bytes", "% volume",
+                                         "% time"};
+
+/* 0, 57, 4K, 64K, 1M, 1G: a whole number of KiB/MiB/GiB gets the unit, else bytes. */
+static void compact(uint64_t v, char *buf, size_t n)
+{
+    static const char unit[] = "KMGTPE";
+    int u = -1;
+    while (v >= 1024 && v % 1024 == 0 && u < 5) {
+        v /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, n, "%llu", (unsigned long long)v);
+    else
+        snprintf(buf, n, "%llu%c", (unsigned long long)v, unit[u]);
+}
+
+/* The bin's name beside the pie: "0 B", "1-63", "4K-64K" (a range ending just below a
+ * whole KiB is written up to it), ">=1M". The table gives the exact bounds. */
+static void short_label(const struct lens_msgsize_bin *b, char *buf, size_t n)
+{
+    char lo[24], hi[24];
+    compact(b->lo, lo, sizeof lo);
+    if (b->hi == LENS_MSGSIZE_OPEN) {
+        snprintf(buf, n, ">=%s", lo);
+        return;
+    }
+    if (b->hi == b->lo) {
+        snprintf(buf, n, "%s B", lo);
+        return;
+    }
+    uint64_t end = (b->hi + 1) % 1024 == 0 ? b->hi + 1 : b->hi;
+    compact(end, hi, sizeof hi);
+    snprintf(buf, n, "%s-%s", lo, hi);
+}
+
+/* String k of the table: ptrs[k] points at it. */
+static char *slot(struct lens_pie_msgsize *p, size_t k)
+{
+    p->ptrs[k] = p->text + k * CELL;
+    return p->text + k * CELL;
+}
+
+int lens_pie_msgsize_init(struct lens_pie_msgsize *p, const struct lens_msgsize *m,
+                          const char *title, struct lens_err *e)
+{
+    memset(p, 0, sizeof *p);
+    if (!m->bins && m->nsizes)
+        return lens_err_set(e, LENS_EINVAL, "message-size chart: the profile is not binned");
+    int nb = (int)m->nbins, model = !isnan(m->total_model_s);
+    int np = model ? 3 : 2, nc = model ? 5 : 4;
+    size_t nstr = (size_t)nb * (size_t)(nc + 2) + (size_t)nc;
+    p->text = lens_calloc(nstr, CELL);
+    p->ptrs = lens_calloc(nstr, sizeof *p->ptrs);
+    p->values = lens_calloc((size_t)np * (size_t)nb + 1, sizeof *p->values);
+    if (!p->text || !p->ptrs || !p->values) {
+        lens_pie_msgsize_release(p);
+        return lens_err_set(e, LENS_ENOMEM, "message-size chart: out of memory for %d bins", nb);
+    }
+    size_t next = 0;
+    for (int i = 0; i < nb; i++) {
+        const struct lens_msgsize_bin *b = &m->bins[i];
+        lens_msgsize_bin_label(b, slot(p, next++), CELL);
+        p->values[i] = (double)b->count;
+        p->values[nb + i] = (double)b->bytes;
+        if (model)
+            p->values[2 * nb + i] = b->model_s;
+    }
+    size_t shorts = next;
+    for (int i = 0; i < nb; i++)
+        short_label(&m->bins[i], slot(p, next++), CELL);
+    size_t cells = next;
+    for (int i = 0; i < nb; i++) {
+        const struct lens_msgsize_bin *b = &m->bins[i];
+        snprintf(slot(p, next++), CELL, "%llu", (unsigned long long)b->count);
+        snprintf(slot(p, next++), CELL, "%.1f%%", 100.0 * b->share_messages);
+        snprintf(slot(p, next++), CELL, "%llu", (unsigned long long)b->bytes);
+        snprintf(slot(p, next++), CELL, "%.1f%%", 100.0 * b->share_volume);
+        if (model)
+            snprintf(slot(p, next++), CELL, "%.1f%%", 100.0 * b->share_time);
+    }
+    size_t totals = next;
+    snprintf(slot(p, next++), CELL, "%llu", (unsigned long long)m->total_messages);
+    snprintf(slot(p, next++), CELL, "%s", m->total_messages ? "100.0%" : "0.0%");
+    snprintf(slot(p, next++), CELL, "%llu", (unsigned long long)m->total_bytes);
+    snprintf(slot(p, next++), CELL, "%s", m->total_bytes ? "100.0%" : "0.0%");
+    if (model)
+        snprintf(slot(p, next++), CELL, "%s", m->total_model_s > 0 ? "100.0%" : "0.0%");
+    struct lens_pie_chart *c = &p->chart;
+    c->title = title;
+    c->nslices = nb;
+    c->labels = p->ptrs;
+    c->short_labels = p->ptrs + shorts;
+    c->npies = np;
+    c->pie_titles = MSG_TITLES;
+    c->values = p->values;
+    c->ncols = nc;
+    c->name_head = "message size";
+    c->col_heads = MSG_HEADS;
+    c->cells = p->ptrs + cells;
+    c->total_cells = p->ptrs + totals;
+    c->group_below = 0.01;
+    return LENS_OK;
+}
+
+void lens_pie_msgsize_release(struct lens_pie_msgsize *p)
+{
+    lens_free(p->text);
+    lens_free(p->ptrs);
+    lens_free(p->values);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,420 @@
+/* Profile and stage-log figures with cairo: a small chart frame (axes with round ticks,
+ * title, legend) shared by four plots. PNG through an image surface, SVG through cairo's SVG
+ * surface, fonts and atomic output through render/fig/figure.h. */
+#include "profile_plot.h"
+#include "figure.h"
+
+#include <cairo.h>
+#include <gsl/gsl_eigen.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIG_W 900
+#define FIG_H 540
+
+/* Colour-blind-safe palette (Okabe-Ito); cluster 0, the costlier, is the vermilion. */
+static const double PALETTE[8][3] = {
+    {0.835, 0.369, 0.000}, {0.000, 0.447, 0.698}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
+    {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914}, {0.941, 0.894, 0.259}, {0.0, 0.0, 0.0}};
+
+struct chart {
+    cairo_surface_t *surface;
+    cairo_t *cr;
+    cairo_font_face_t *face;
+    struct lens_figure_buf svg;    /* the SVG document while it is drawn */
+    int is_svg;
+    double x0, y0, x1, y1;         /* plot area, device units: left, top, right, bottom */
+    double xmin, xmax, ymin, ymax; /* data range */
+};
+
+static int chart_begin(struct chart *c, const char *path, const char *font_path, struct lens_err *e)
+{
+    memset(c, 0, sizeof *c);
+    size_t n = strlen(path);
+    c->is_svg = n >= 4 && !strcmp(path + n - 4, ".svg");
+    int rc = lens_figure_font_load(font_path, &c->face, e);
+    if (rc != LENS_OK)
+        return rc;
+    c->surface = c->is_svg ? lens_figure_svg_create(&c->svg, FIG_W, FIG_H)
+                           : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, FIG_W, FIG_H);
+    c->cr = cairo_create(c->surface);
+    if (cairo_status(c->cr) != CAIRO_STATUS_SUCCESS) {
+        rc = lens_figure_status(c->cr, path, e);
+        cairo_destroy(c->cr);
+        cairo_surface_destroy(c->surface);
+        cairo_font_face_destroy(c->face);
+        lens_free(c->svg.data);
+        return rc;
+    }
+    cairo_set_source_rgb(c->cr, 1, 1, 1);
+    cairo_paint(c->cr);
+    lens_figure_set_font(c->cr, c->face, 12);
+    c->x0 = 80;
+    c->y0 = 50;
+    c->x1 = FIG_W - 170;
+    c->y1 = FIG_H - 90;
+    return LENS_OK;
+}
+
+/* Checks cairo once per figure and writes the file atomically (deterministic SVG ids). */
+static int chart_end(struct chart *c, const char *path, struct lens_err *e)
+{
+    int rc = lens_figure_status(c->cr, path, e);
+    cairo_destroy(c->cr);
+    if (c->is_svg) {
+        if (rc == LENS_OK)
+            rc = lens_figure_svg_commit(c->surface, &c->svg, path, e);
+        else {
+            cairo_surface_destroy(c->surface);
+            lens_free(c->svg.data);
+        }
+    } else {
+        if (rc == LENS_OK)
+            rc = lens_figure_png_write(c->surface, path, e);
+        cairo_surface_destroy(c->surface);
+    }
+    cairo_font_face_destroy(c->face);
+    return rc;
+}
+
+static double X(const struct chart *c, double v)
+{
+    return c->x0 + (v - c->xmin) / (c->xmax - c->xmin) * (c->x1 - c->x0);
+}
+
+static double Y(const struct chart *c, double v)
+{
+    return c->y1 - (v - c->ymin) / (c->ymax - c->ymin) * (c->y1 - c->y0);
+}
+
+static void text(cairo_t *cr, double x, double y, double size, double align, const char *s)
+{
+    cairo_text_extents_t ext;
+    cairo_set_font_size(cr, size);
+    cairo_text_extents(cr, s, &ext);
+    cairo_move_to(cr, x - align * ext.x_advance, y);
+    cairo_show_text(cr, s);
+}
+
+/* A round step near range/5: 1, 2 or 5 times a power of ten. */
+static double tick_step(double range)
+{
+    double raw = range / 5, p = pow(10, floor(log10(raw))), m = raw / p;
+    return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
+}
+
+/* Widens a data range to round ends; a flat range gets a unit of room. */
+static void nice_range(double *lo, double *hi, int from_zero)
+{
+    if (from_zero && *lo > 0)
+        *lo = 0;
+    if (!(*hi > *lo)) {
+        double d = fabs(*lo) > 0 ? fabs(*lo) * 0.5 : 1;
+        *lo -= d;
+        *hi += d;
+    }
+    double s = tick_step(*hi - *lo);
+    *lo = floor(*lo / s) * s;
+    *hi = ceil(*hi / s) * s;
+}
+
+/* Frame, ticks and titles. xticks == 0 leaves the x axis to the caller (categories). */
+static void chart_axes(struct chart *c, const char *title, const char *xlabel, const char *ylabel, int xticks)
+{
+    cairo_t *cr = c->cr;
+    char buf[64];
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_rectangle(cr, c->x0, c->y0, c->x1 - c->x0, c->y1 - c->y0);
+    cairo_stroke(cr);
+    double s = tick_step(c->ymax - c->ymin);
+    for (double v = ceil(c->ymin / s) * s; v <= c->ymax + s * 1e-9; v += s) {
+        snprintf(buf, sizeof buf, "%g", fabs(v) < s * 1e-9 ? 0.0 : v);
+        cairo_move_to(cr, c->x0 - 5, Y(c, v));
+        cairo_line_to(cr, c->x0, Y(c, v));
+        cairo_stroke(cr);
+        text(cr, c->x0 - 8, Y(c, v) + 4, 11, 1, buf);
+    }
+    if (xticks) {
+        s = tick_step(c->xmax - c->xmin);
+        for (double v = ceil(c->xmin / s) * s; v <= c->xmax + s * 1e-9; v += s) {
+            snprintf(buf, sizeof buf, "%g", fabs(v) < s * 1e-9 ? 0.0 : v);
+            cairo_move_to(cr, X(c, v), c->y1);
+            cairo_line_to(cr, X(c, v), c->y1 + 5);
+            cairo_stroke(cr);
+            text(cr, X(c, v), c->y1 + 18, 11, 0.5, buf);
+        }
+        text(cr, (c->x0 + c->x1) / 2, c->y1 + 42, 13, 0.5, xlabel);
+    }
+    text(cr, (c->x0 + c->x1) / 2, 30, 15, 0.5, title);
+    cairo_save(cr);
+    cairo_translate(cr, 24, (c->y0 + c->y1) / 2);
+    cairo_rotate(cr, -M_PI / 2);
+    text(cr, 0, 0, 13, 0.5, ylabel);
+    cairo_restore(cr);
+}
+
+static void colour(cairo_t *cr, size_t i)
+{
+    const double *p = PALETTE[i % 8];
+    cairo_set_source_rgb(cr, p[0], p[1], p[2]);
+}
+
+static void legend(struct chart *c, const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double y = c->y0 + 10 + 22 * (double)i;
+        colour(c->cr, i);
+        cairo_rectangle(c->cr, c->x1 + 15, y, 14, 14);
+        cairo_fill(c->cr);
+        cairo_set_source_rgb(c->cr, 0, 0, 0);
+        text(c->cr, c->x1 + 35, y + 12, 12, 0, names[i]);
+    }
+}
+
+/* ---------- profile figures ---------- */
+
+int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icappa *r, size_t k,
+                           const char *path, const char *font_path, struct lens_err *e)
+{
+    if (k >= r->nrounds)
+        return lens_err_set(e, LENS_EINVAL, "%s: round %zu of %zu", path, k + 1, r->nrounds);
+    const struct lens_icappa_round *d = &r->rounds[k];
+    int procs = d->set == LENS_ICAPPA_PROCESSES;
+    size_t nf = procs ? p->nfunc : d->size[0] + d->size[1];
+    size_t *f = lens_malloc(nf * sizeof *f);
+    double *tot = lens_malloc(nf * sizeof *tot), *val = lens_calloc(2 * nf, sizeof *val);
+    int *cl = lens_calloc(nf, sizeof *cl);
+    if (!f || !tot || !val || !cl) {
+        lens_free(f); lens_free(tot); lens_free(val); lens_free(cl);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    }
+    for (size_t i = 0; i < nf; i++) {
+        int c = !procs && i >= d->size[0];
+        f[i] = procs ? i : d->members[c][c ? i - d->size[0] : i];
+        cl[i] = c;
+        tot[i] = lens_profile_func_total(p, f[i]);
+    }
+    /* costliest first: a selection sort is plenty for a few dozen bars */
+    size_t show = nf < (procs ? 16u : 24u) ? nf : (procs ? 16u : 24u);
+    for (size_t i = 0; i < show; i++)
+        for (size_t j = i + 1; j < nf; j++)
+            if (tot[j] > tot[i] || (tot[j] == tot[i] && f[j] < f[i])) {
+                size_t tf = f[i]; f[i] = f[j]; f[j] = tf;
+                double tt = tot[i]; tot[i] = tot[j]; tot[j] = tt;
+                int tc = cl[i]; cl[i] = cl[j]; cl[j] = tc;
+            }
+    double ymax = 0;
+    for (size_t i = 0; i < show; i++) {
+        if (procs)
+            for (int c = 0; c < 2; c++) {
+                for (size_t m = 0; m < d->size[c]; m++)
+                    val[2 * i + (size_t)c] += p->sec[d->members[c][m] * p->nfunc + f[i]];
+                val[2 * i + (size_t)c] /= d->size[c] ? (double)d->size[c] : 1.0;
+            }
+        else
+            val[2 * i] = tot[i];
+        ymax = fmax(ymax, fmax(val[2 * i], val[2 * i + 1]));
+    }
+    struct chart c;
+    int rc = chart_begin(&c, path, font_path, e);
+    if (rc == LENS_OK) {
+        c.xmin = 0;
+        c.xmax = (double)show;
+        c.ymin = 0;
+        c.ymax = ymax;
+        nice_range(&c.ymin, &c.ymax, 1);
+        char title[128];
+        snprintf(title, sizeof title, "ICAPPA round %zu: %s, clusters of %zu and %zu", k + 1,
+                 procs ? "processes" : "functions", d->size[0], d->size[1]);
+        chart_axes(&c, title, "", procs ? "mean seconds per process" : "seconds, all processes", 0);
+        double bw = (c.x1 - c.x0) / (double)show;
+        for (size_t i = 0; i < show; i++) {
+            for (int s = 0; s < (procs ? 2 : 1); s++) {
+                double w = procs ? bw * 0.4 : bw * 0.7;
+                double x = c.x0 + bw * (double)i + bw * 0.1 + (procs ? w * s : bw * 0.05);
+                colour(c.cr, procs ? (size_t)s : (size_t)cl[i]);
+                cairo_rectangle(c.cr, x, Y(&c, val[2 * i + (size_t)s]), w, c.y1 - Y(&c, val[2 * i + (size_t)s]));
+                cairo_fill(c.cr);
+            }
+            cairo_save(c.cr);
+            cairo_set_source_rgb(c.cr, 0, 0, 0);
+            cairo_translate(c.cr, c.x0 + bw * ((double)i + 0.5), c.y1 + 12);
+            cairo_rotate(c.cr, -M_PI / 5);
+            text(c.cr, 0, 0, 10, 1, p->funcs[f[i]]);
+            cairo_restore(c.cr);
+        }
+        static const char *const names[2] = {"cluster 0 (costlier)", "cluster 1"};
+        legend(&c, names, 2);
+        rc = chart_end(&c, path, e);
+    }
+    lens_free(f); lens_free(tot); lens_free(val); lens_free(cl);
+    return rc;
+}
+
+/* Scores of the rows of x (R x M) on the two leading principal components (covariance). */
+static int pca2(const double *x, size_t R, size_t M, double *score, struct lens_err *e)
+{
+    double *mean = lens_calloc(M, sizeof *mean), *cov = lens_calloc(M * M, sizeof *cov);
+    double *vec = lens_malloc(M * M * sizeof *vec), *val = lens_malloc(M * sizeof *val);
+    gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(M);
+    int rc = LENS_OK;
+    if (!mean || !cov || !vec || !val || !ws) {
+        rc = lens_err_set(e, LENS_ENOMEM, "pca: out of memory for %zu functions", M);
+        goto out;
+    }
+    for (size_t i = 0; i < R; i++)
+        for (size_t j = 0; j < M; j++)
+            mean[j] += x[i * M + j] / (double)R;
+    for (size_t i = 0; i < R; i++)
+        for (size_t j = 0; j < M; j++)
+            for (size_t l = j; l < M; l++)
+                cov[j * M + l] += (x[i * M + j] - mean[j]) * (x[i * M + l] - mean[l]);
+    for (size_t j = 0; j < M; j++)
+        for (size_t l = 0; l < j; l++)
+            cov[j * M + l] = cov[l * M + j];
+    gsl_set_error_handler_off();
+    gsl_matrix_view a = gsl_matrix_view_array(cov, M, M), v = gsl_matrix_view_array(vec, M, M);
+    gsl_vector_view ev = gsl_vector_view_array(val, M);
+    int g = gsl_eigen_symmv(&a.matrix, &ev.vector, &v.matrix, ws);
+    if (g == GSL_SUCCESS)
+        g = gsl_eigen_symmv_sort(&ev.vector, &v.matrix, GSL_EIGEN_SORT_VAL_DESC);
+    if (g != GSL_SUCCESS) {
+        rc = lens_err_set(e, LENS_ELIB, "pca: gsl_eigen_symmv: %s", gsl_strerror(g));
+        goto out;
+    }
+    for (size_t i = 0; i < R; i++)
+        for (size_t c = 0; c < 2; c++) {
+            double s = 0;
+            if (c < M)
+                for (size_t j = 0; j < M; j++)
+                    s += (x[i * M + j] - mean[j]) * vec[j * M + c];
+            score[2 * i + c] = s;
+        }
+out:
+    if (ws)
+        gsl_eigen_symmv_free(ws);
+    lens_free(mean); lens_free(cov); lens_free(vec); lens_free(val);
+    return rc;
+}
+
+int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_icappa *r,
+                              const char *path, const char *font_path, struct lens_err *e)
+{
+    if (p->nproc < 2 || p->nfunc > 4096)
+        return lens_err_set(e, LENS_EDATA, "%s: a PCA scatter needs >= 2 processes and <= 4096 functions", path);
+    double *score = lens_malloc(2 * p->nproc * sizeof *score);
+    char *costly = lens_calloc(p->nproc, 1);
+    int rc = score && costly ? pca2(p->sec, p->nproc, p->nfunc, score, e)
+                             : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    struct chart c;
+    if (rc == LENS_OK)
+        rc = chart_begin(&c, path, font_path, e);
+    if (rc == LENS_OK) {
+        for (size_t i = 0; i < r->ncostly; i++)
+            costly[r->costly[i]] = 1;
+        c.xmin = c.ymin = INFINITY;
+        c.xmax = c.ymax = -INFINITY;
+        for (size_t i = 0; i < p->nproc; i++) {
+            c.xmin = fmin(c.xmin, score[2 * i]);
+            c.xmax = fmax(c.xmax, score[2 * i]);
+            c.ymin = fmin(c.ymin, score[2 * i + 1]);
+            c.ymax = fmax(c.ymax, score[2 * i + 1]);
+        }
+        nice_range(&c.xmin, &c.xmax, 0);
+        nice_range(&c.ymin, &c.ymax, 0);
+        chart_axes(&c, "processes on the first two principal components", "PC 1 (seconds)",
+                   "PC 2 (seconds)", 1);
+        for (int pass = 1; pass >= 0; pass--) { /* costly processes on top */
+            colour(c.cr, pass ? 1 : 0);
+            for (size_t i = 0; i < p->nproc; i++)
+                if (costly[i] == !pass) {
+                    cairo_arc(c.cr, X(&c, score[2 * i]), Y(&c, score[2 * i + 1]), 2.5, 0, 2 * M_PI);
+                    cairo_fill(c.cr);
+                }
+        }
+        static const char *const names[2] = {"costly processes", "other processes"};
+        legend(&c, names, 2);
+        rc = chart_end(&c, path, e);
+    }
+    lens_free(score);
+    lens_free(costly);
+    return rc;
+}
+
+/* ---------- stage-log figures ---------- */
+
+int lens_stagelog_plot_times(const struct lens_stagelog *l, const char *path, const char *font_path,
+                             struct lens_err *e)
+{
+    struct chart c;
+    int rc = chart_begin(&c, path, font_path, e);
+    if (rc != LENS_OK)
+        return rc;
+    c.xmin = l->t0;
+    c.xmax = l->t1;
+    c.ymin = 0;
+    c.ymax = 0;
+    for (size_t t = 0; t < l->ntask; t++)
+        for (size_t s = 0; s < l->nstage; s++)
+            c.ymax = fmax(c.ymax, l->tasks[t].in_stage[s]);
+    nice_range(&c.xmin, &c.xmax, 0);
+    nice_range(&c.ymin, &c.ymax, 1);
+    chart_axes(&c, "time in stage against arrival time", "arrival time (s)", "seconds in stage", 1);
+    for (size_t s = 0; s < l->nstage; s++) {
+        colour(c.cr, s);
+        for (size_t t = 0; t < l->ntask; t++) {
+            double v = l->tasks[t].in_stage[s];
+            if (v > 0) {
+                cairo_arc(c.cr, X(&c, l->tasks[t].arrival), Y(&c, v), 2.5, 0, 2 * M_PI);
+                cairo_fill(c.cr);
+            }
+        }
+    }
+    legend(&c, (const char *const *)l->stages, l->nstage < 8 ? l->nstage : 8);
+    return chart_end(&c, path, e);
+}
+
+int lens_stagelog_plot_occupancy(const struct lens_stagelog *l, size_t points, const char *path,
+                                 const char *font_path, struct lens_err *e)
+{
+    size_t S = l->nstage;
+    double *times = lens_malloc((points ? points : 1) * sizeof *times);
+    size_t *counts = lens_malloc((points ? points : 1) * (S ? S : 1) * sizeof *counts);
+    int rc = times && counts ? lens_stagelog_occupancy(l, points, times, counts, e)
+                             : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    struct chart c;
+    if (rc == LENS_OK)
+        rc = chart_begin(&c, path, font_path, e);
+    if (rc == LENS_OK) {
+        c.xmin = l->t0;
+        c.xmax = l->t1;
+        c.ymin = 0;
+        c.ymax = 1;
+        for (size_t i = 0; i < points * S; i++)
+            c.ymax = fmax(c.ymax, (double)counts[i]);
+        nice_range(&c.xmin, &c.xmax, 0);
+        nice_range(&c.ymin, &c.ymax, 1);
+        chart_axes(&c, "tasks in each stage against time", "time (s)", "tasks", 1);
+        cairo_set_line_width(c.cr, 1.8);
+        for (size_t s = 0; s < S; s++) {
+            colour(c.cr, s);
+            for (size_t i = 0; i < points; i++) {
+                double x = X(&c, times[i]), y = Y(&c, (double)counts[i * S + s]);
+                if (i)
+                    cairo_line_to(c.cr, x, y);
+                else
+                    cairo_move_to(c.cr, x, y);
+            }
+            cairo_stroke(c.cr);
+        }
+        legend(&c, (const char *const *)l->stages, S < 8 ? S : 8);
+        rc = chart_end(&c, path, e);
+    }
+    lens_free(times);
+    lens_free(counts);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* Figures for profiles and stage logs, drawn with cairo: bar charts of function cost per
+ * ICAPPA cluster (as in figures 1-5 of Zhu, Li and Li), a PCA scatter of the processes coloured by
+ * cluster, and the two stage-log plots (time in stage against arrival time, tasks in each
+ * stage against time). The format follows the file name: ".svg" is SVG, anything else PNG.
+ * Every file is written through a temporary name and renamed when complete. font_path is a
+ * TTF for the text (fonts/DejaVuSans.ttf), NULL for cairo's "sans". Output is deterministic. */
+#ifndef LENS_PROFILE_PLOT_H
+#define LENS_PROFILE_PLOT_H
+
+#include "analysis/profile/icappa.h"
+#include "analysis/profile/profile.h"
+#include "analysis/profile/stagelog.h"
+
+/* Cost per cluster for round k of r. A processes round: for each of the (at most 16)
+ * costliest functions, the mean seconds per process in each cluster, side by side. A
+ * functions round: the total seconds of each function, coloured by its cluster.
+ * Errors: LENS_EINVAL (k out of range), LENS_ELIB (cairo), LENS_EIO (output or font file),
+ * LENS_EFORMAT (font), LENS_ENOMEM. */
+int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icappa *r, size_t k,
+                           const char *path, const char *font_path, struct lens_err *e);
+
+/* Processes on the first two principal components of their function times, the costly
+ * processes of r in one colour and the others in another. Needs 2 processes and at most
+ * 4096 functions. Errors: LENS_EDATA, LENS_ELIB, LENS_EIO, LENS_ENOMEM. */
+int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_icappa *r,
+                              const char *path, const char *font_path, struct lens_err *e);
+
+/* Seconds each task spent in each stage (one colour per stage) against its arrival time. */
+int lens_stagelog_plot_times(const struct lens_stagelog *l, const char *path, const char *font_path,
+                             struct lens_err *e);
+/* Tasks in each stage against time, on `points` time points (see lens_stagelog_occupancy). */
+int lens_stagelog_plot_occupancy(const struct lens_stagelog *l, size_t points, const char *path,
+                                 const char *font_path, struct lens_err *e);
+
+#endif

@@ -1,0 +1,442 @@
+/* 3-D efficiency surface E(p, d) with the heatmap beside it (render/fig/gridmap.c) and a colour bar.
+ * Orthographic projection; quads are painted far to near in grid order, which is exact for a
+ * height field: two cells in different columns are separated by a vertical plane p = const, and a
+ * line of sight crosses it once, so the cell on the viewer's side can hide the other but never
+ * the reverse (the same holds for rows within a column). */
+#include "surface.h"
+
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "figure.h"
+#include "gridmap.h"
+
+#define TITLE_H 34.0
+#define ZSCALE 0.75 /* height of the efficiency axis relative to the floor's side */
+
+void lens_surface_opts_default(struct lens_surface_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->azimuth = -60;
+    o->elevation = 30;
+    o->width = 1100;
+    o->height = 520;
+}
+
+/* Everything needed to map (p, d, E) to the figure. */
+struct view {
+    double ca, sa, ce, se;  /* cos/sin of azimuth and elevation */
+    double scale, ox, oy;   /* screen transform of the projected unit cube */
+    double p0, p1, d0, d1;  /* axis ranges (log2 / log10 applied when the axis is logarithmic) */
+    double zlo, zhi;        /* efficiency range of the vertical axis and the colour bar */
+    int logp, logd;
+    double W, H;            /* figure size */
+    double px0, pw;         /* the 3-D panel's horizontal extent */
+};
+
+static double axis_p(const struct view *v, double p)
+{
+    double f = v->logp ? log2(p) : p;
+    return v->p1 > v->p0 ? (f - v->p0) / (v->p1 - v->p0) : 0.5;
+}
+
+static double axis_d(const struct view *v, double d)
+{
+    double f = v->logd ? log10(d) : d;
+    return v->d1 > v->d0 ? (f - v->d0) / (v->d1 - v->d0) : 0.5;
+}
+
+static double axis_e(const struct view *v, double e) { return (e - v->zlo) / (v->zhi - v->zlo); }
+
+/* Unit-cube coordinates to screen-space before the fit: (sx, up). */
+static void rotate(const struct view *v, double X, double Y, double Z, double *sx, double *up)
+{
+    double x = X - 0.5, y = Y - 0.5, z = (Z - 0.5) * ZSCALE;
+    double xr = x * v->ca - y * v->sa;
+    double yr = x * v->sa + y * v->ca;
+    *sx = xr;
+    *up = yr * v->se + z * v->ce;
+}
+
+static void project(const struct view *v, double X, double Y, double Z, double *px, double *py)
+{
+    double sx, up;
+    rotate(v, X, Y, Z, &sx, &up);
+    *px = v->ox + v->scale * sx;
+    *py = v->oy - v->scale * up;
+}
+
+static int view_init(struct view *v, const struct lens_grid *g, const struct lens_surface_opts *o,
+                     struct lens_err *e)
+{
+    memset(v, 0, sizeof *v);
+    if (!(o->elevation >= 0 && o->elevation <= 90) || !isfinite(o->azimuth))
+        return lens_err_set(e, LENS_EINVAL, "surface: elevation %g outside [0, 90] or bad azimuth",
+                            o->elevation);
+    if (o->width < 300 || o->height < 200 || o->width > 20000 || o->height > 20000)
+        return lens_err_set(e, LENS_EINVAL, "surface: size %d x %d outside 300x200 .. 20000x20000",
+                            o->width, o->height);
+    if (g->np == 0 || g->nd == 0)
+        return lens_err_set(e, LENS_EINVAL, "surface: %s has no configuration with a valid run",
+                            g->app ? g->app : "grid");
+    v->logp = o->log_procs;
+    v->logd = o->log_size;
+    v->p0 = v->logp ? log2(g->procs[0]) : g->procs[0];
+    v->p1 = v->logp ? log2(g->procs[g->np - 1]) : g->procs[g->np - 1];
+    if (v->logd && !(g->size[0] > 0))
+        return lens_err_set(e, LENS_EINVAL, "surface: logarithmic size axis needs sizes > 0");
+    v->d0 = v->logd ? log10(g->size[0]) : g->size[0];
+    v->d1 = v->logd ? log10(g->size[g->nd - 1]) : g->size[g->nd - 1];
+    double lo = 0, hi = 1;
+    for (size_t k = 0; k < g->np * g->nd; k++)
+        if (!isnan(g->eff[k])) {
+            lo = g->eff[k] < lo ? g->eff[k] : lo;
+            hi = g->eff[k] > hi ? g->eff[k] : hi;
+        }
+    v->zlo = lo;
+    v->zhi = hi;
+    double az = o->azimuth * M_PI / 180, el = o->elevation * M_PI / 180;
+    v->ca = cos(az);
+    v->sa = sin(az);
+    v->ce = cos(el);
+    v->se = sin(el);
+    v->W = o->width;
+    v->H = o->height;
+    /* The 3-D panel takes the left 54 %; fit the projected cube with room for labels. */
+    v->px0 = 0;
+    v->pw = 0.54 * v->W;
+    double minx = 1e9, maxx = -1e9, minu = 1e9, maxu = -1e9;
+    for (int c = 0; c < 8; c++) {
+        double sx, up;
+        rotate(v, c & 1, (c >> 1) & 1, (c >> 2) & 1, &sx, &up);
+        minx = fmin(minx, sx);
+        maxx = fmax(maxx, sx);
+        minu = fmin(minu, up);
+        maxu = fmax(maxu, up);
+    }
+    double mx = 85, my = 60;
+    double aw = v->pw - 2 * mx, ah = v->H - TITLE_H - 2 * my;
+    double sw = aw / fmax(maxx - minx, 1e-9), sh = ah / fmax(maxu - minu, 1e-9);
+    v->scale = fmin(sw, sh);
+    v->ox = v->px0 + v->pw / 2 - v->scale * (minx + maxx) / 2;
+    v->oy = TITLE_H + my + ah / 2 + v->scale * (minu + maxu) / 2;
+    return LENS_OK;
+}
+
+/* Screen direction (unit, y down) of the world vector (dx, dy, 0) — for placing labels. */
+static void screen_dir(const struct view *v, double dx, double dy, double *ux, double *uy)
+{
+    double sx, up, sx0, up0;
+    rotate(v, 0.5 + dx, 0.5 + dy, 0.5, &sx, &up);
+    rotate(v, 0.5, 0.5, 0.5, &sx0, &up0);
+    double x = sx - sx0, y = -(up - up0), n = hypot(x, y);
+    *ux = n > 1e-12 ? x / n : 0;
+    *uy = n > 1e-12 ? y / n : 1;
+}
+
+static void line3(cairo_t *cr, const struct view *v, double X0, double Y0, double Z0, double X1,
+                  double Y1, double Z1)
+{
+    double x, y;
+    project(v, X0, Y0, Z0, &x, &y);
+    cairo_move_to(cr, x, y);
+    project(v, X1, Y1, Z1, &x, &y);
+    cairo_line_to(cr, x, y);
+    cairo_stroke(cr);
+}
+
+/* Tick values of an axis in data units: nice linear ticks, or powers of base on a log axis. */
+static size_t axis_ticks(double lo, double hi, int logbase, double *t, size_t max)
+{
+    if (!logbase)
+        return lens_gridmap_ticks(lo, hi, t, max);
+    size_t n = 0;
+    double lb = log(logbase);
+    for (double k = ceil(log(lo) / lb - 1e-9); k <= floor(log(hi) / lb + 1e-9) && n < max; k++)
+        t[n++] = pow(logbase, k);
+    if (n < 2 && max >= 2) {
+        t[0] = lo;
+        t[1] = hi;
+        n = hi > lo ? 2 : 1;
+    }
+    return n;
+}
+
+/* Back panes with grid lines, then (after the surface) the labelled front edges. */
+static void draw_panes(cairo_t *cr, const struct view *v, const struct lens_grid *g, double xf,
+                       double yf)
+{
+    double pt[32], dt[32], zt[32];
+    size_t npt = axis_ticks(g->procs[0], g->procs[g->np - 1], v->logp ? 2 : 0, pt, 32);
+    size_t ndt = axis_ticks(g->size[0], g->size[g->nd - 1], v->logd ? 10 : 0, dt, 32);
+    size_t nzt = lens_gridmap_ticks(v->zlo, v->zhi, zt, 32);
+    /* floor, wall at X = xf (far p side), wall at Y = yf (far d side) */
+    double fl[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+    double wx[4][3] = {{xf, 0, 0}, {xf, 1, 0}, {xf, 1, 1}, {xf, 0, 1}};
+    double wy[4][3] = {{0, yf, 0}, {1, yf, 0}, {1, yf, 1}, {0, yf, 1}};
+    double (*panes[3])[3] = {fl, wx, wy};
+    for (int k = 0; k < 3; k++) {
+        for (int c = 0; c < 4; c++) {
+            double x, y;
+            project(v, panes[k][c][0], panes[k][c][1], panes[k][c][2], &x, &y);
+            c ? cairo_line_to(cr, x, y) : cairo_move_to(cr, x, y);
+        }
+        cairo_close_path(cr);
+        cairo_set_source_rgb(cr, 0.965, 0.965, 0.965);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+        cairo_set_line_width(cr, 0.8);
+        cairo_stroke(cr);
+    }
+    cairo_set_source_rgb(cr, 0.82, 0.82, 0.82);
+    cairo_set_line_width(cr, 0.6);
+    for (size_t k = 0; k < npt; k++) {
+        double X = axis_p(v, pt[k]);
+        line3(cr, v, X, 0, 0, X, 1, 0);
+        line3(cr, v, X, yf, 0, X, yf, 1);
+    }
+    for (size_t k = 0; k < ndt; k++) {
+        double Y = axis_d(v, dt[k]);
+        line3(cr, v, 0, Y, 0, 1, Y, 0);
+        line3(cr, v, xf, Y, 0, xf, Y, 1);
+    }
+    for (size_t k = 0; k < nzt; k++) {
+        double Z = axis_e(v, zt[k]);
+        line3(cr, v, xf, 0, Z, xf, 1, Z);
+        line3(cr, v, 0, yf, Z, 1, yf, Z);
+    }
+}
+
+static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_grid *g, double xf,
+                        double yf)
+{
+    double pt[32], dt[32], zt[32], ux, uy, x, y;
+    char buf[64];
+    size_t npt = axis_ticks(g->procs[0], g->procs[g->np - 1], v->logp ? 2 : 0, pt, 32);
+    size_t ndt = axis_ticks(g->size[0], g->size[g->nd - 1], v->logd ? 10 : 0, dt, 32);
+    size_t nzt = lens_gridmap_ticks(v->zlo, v->zhi, zt, 32);
+    double yn = 1 - yf, xn = 1 - xf; /* near edges carry the labels */
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_set_font_size(cr, 11);
+    screen_dir(v, 0, yn - 0.5, &ux, &uy);
+    for (size_t k = 0; k < npt; k++) {
+        project(v, axis_p(v, pt[k]), yn, 0, &x, &y);
+        lens_gridmap_format(pt[k], buf, sizeof buf);
+        lens_gridmap_text(cr, buf, x + 8 * ux, y + 8 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
+    }
+    cairo_set_font_size(cr, 13);
+    project(v, 0.5, yn, 0, &x, &y);
+    lens_gridmap_text(cr, "processes", x + 34 * ux, y + 34 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
+    cairo_set_font_size(cr, 11);
+    screen_dir(v, xn - 0.5, 0, &ux, &uy);
+    for (size_t k = 0; k < ndt; k++) {
+        project(v, xn, axis_d(v, dt[k]), 0, &x, &y);
+        lens_gridmap_format(dt[k], buf, sizeof buf);
+        lens_gridmap_text(cr, buf, x + 8 * ux, y + 8 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
+    }
+    cairo_set_font_size(cr, 13);
+    project(v, xn, 0.5, 0, &x, &y);
+    lens_gridmap_text(cr, "problem size", x + 34 * ux, y + 34 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
+    /* Efficiency ticks on the left-most vertical edge of the box. */
+    double best = 1e18, cx = 0, cy = 0;
+    for (int c = 0; c < 4; c++) {
+        double sx;
+        project(v, c & 1, c >> 1, 0, &sx, &y);
+        if (sx < best) {
+            best = sx;
+            cx = c & 1;
+            cy = c >> 1;
+        }
+    }
+    cairo_set_font_size(cr, 11);
+    for (size_t k = 0; k < nzt; k++) {
+        project(v, cx, cy, axis_e(v, zt[k]), &x, &y);
+        lens_gridmap_format(zt[k], buf, sizeof buf);
+        lens_gridmap_text(cr, buf, x - 6, y, 1, 0.5);
+    }
+    cairo_set_font_size(cr, 13);
+    project(v, cx, cy, 0.5, &x, &y);
+    cairo_save(cr);
+    cairo_translate(cr, x - 44, y);
+    cairo_rotate(cr, -M_PI / 2);
+    lens_gridmap_text(cr, "efficiency", 0, 0, 0.5, 1);
+    cairo_restore(cr);
+}
+
+/* The surface: one quad per element (a triangle when one corner is missing), far to near. */
+static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid *g)
+{
+    size_t np = g->np, nd = g->nd;
+    if (np < 2 || nd < 2)
+        return;
+    /* depth grows with X when sin(az) > 0 and with Y when cos(az) > 0 (see rotate) */
+    int far_hi_i = v->sa > 0, far_hi_j = v->ca > 0;
+    int edges = np <= 48 && nd <= 48;
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    for (size_t a = 0; a + 1 < np; a++) {
+        size_t i = far_hi_i ? np - 2 - a : a;
+        for (size_t b = 0; b + 1 < nd; b++) {
+            size_t j = far_hi_j ? nd - 2 - b : b;
+            const double c[4] = {g->eff[j * np + i], g->eff[j * np + i + 1],
+                                 g->eff[(j + 1) * np + i + 1], g->eff[(j + 1) * np + i]};
+            /* A missing configuration leaves a gap: with one corner missing the triangle of
+             * the other three is drawn, so the hole is the diamond around the missing point. */
+            int present = 0;
+            double sum = 0;
+            for (int k = 0; k < 4; k++)
+                if (!isnan(c[k])) {
+                    present++;
+                    sum += c[k];
+                }
+            if (present < 3)
+                continue;
+            const double P[4] = {g->procs[i], g->procs[i + 1], g->procs[i + 1], g->procs[i]};
+            const double D[4] = {g->size[j], g->size[j], g->size[j + 1], g->size[j + 1]};
+            int first = 1;
+            for (int k = 0; k < 4; k++) {
+                if (isnan(c[k]))
+                    continue;
+                double x, y;
+                project(v, axis_p(v, P[k]), axis_d(v, D[k]), axis_e(v, c[k]), &x, &y);
+                first ? cairo_move_to(cr, x, y) : cairo_line_to(cr, x, y);
+                first = 0;
+            }
+            cairo_close_path(cr);
+            double rgb[3];
+            lens_gridmap_colour(axis_e(v, sum / present), rgb);
+            cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+            cairo_fill_preserve(cr);
+            /* Outline: dark mesh on small grids, own colour on large ones to hide seams. */
+            if (edges)
+                cairo_set_source_rgba(cr, 0, 0, 0, 0.45);
+            cairo_set_line_width(cr, edges ? 0.7 : 0.5);
+            cairo_stroke(cr);
+        }
+    }
+}
+
+int lens_surface_draw(cairo_t *cr, const struct lens_grid *g, const struct lens_surface_opts *o,
+                      struct lens_err *e)
+{
+    struct view v;
+    int rc = view_init(&v, g, o, e);
+    if (rc < 0)
+        return rc;
+    cairo_font_face_t *face = NULL;
+    if ((rc = lens_figure_font_load(o->font_path, &face, e)) < 0)
+        return rc;
+    cairo_save(cr);
+    lens_figure_set_font(cr, face, 12); /* hinting off: the layout does not depend on the device */
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    char title[512];
+    if (o->title)
+        snprintf(title, sizeof title, "%s", o->title);
+    else
+        snprintf(title, sizeof title, "%s: parallel efficiency E(p, d)", g->app ? g->app : "");
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_font_size(cr, 16);
+    lens_gridmap_text(cr, title, v.W / 2, 10, 0.5, 0);
+    double xf = v.sa > 0 ? 1 : 0, yf = v.ca > 0 ? 1 : 0; /* far walls */
+    draw_panes(cr, &v, g, xf, yf);
+    draw_quads(cr, &v, g);
+    draw_labels(cr, &v, g, xf, yf);
+    lens_gridmap_draw(cr, g, 0.56 * v.W, TITLE_H + 30, 0.31 * v.W, v.H - TITLE_H - 60, v.zlo, v.zhi);
+    lens_gridmap_colourbar(cr, 0.905 * v.W, TITLE_H + 50, 18, v.H - TITLE_H - 120, v.zlo, v.zhi,
+                           "efficiency");
+    cairo_restore(cr);
+    cairo_font_face_destroy(face);
+    return lens_figure_status(cr, g->app ? g->app : "surface", e);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && !strcasecmp(s + n - m, suf);
+}
+
+/* Draws the figure on a new image surface; the caller destroys *img. */
+static int render_image(const struct lens_grid *g, const struct lens_surface_opts *o,
+                        cairo_surface_t **img, struct lens_err *e)
+{
+    *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, o->width, o->height);
+    cairo_t *cr = cairo_create(*img);
+    int rc = lens_surface_draw(cr, g, o, e);
+    cairo_destroy(cr);
+    if (rc == LENS_OK && cairo_surface_status(*img) != CAIRO_STATUS_SUCCESS)
+        rc = lens_err_set(e, LENS_ELIB, "cairo: %s", cairo_status_to_string(cairo_surface_status(*img)));
+    return rc;
+}
+
+int lens_surface_write(const char *path, const struct lens_grid *g,
+                       const struct lens_surface_opts *o, struct lens_err *e)
+{
+    int svg = ends_with(path, ".svg");
+    if (!svg && !ends_with(path, ".png"))
+        return lens_err_set(e, LENS_EINVAL, "%s: output must end in .png or .svg", path);
+    struct view v;
+    int rc = view_init(&v, g, o, e);
+    if (rc < 0)
+        return lens_err_prefix(e, path);
+    if (svg) {
+        /* lens_figure_svg_commit renumbers cairo's process-wide ids: same grid, same bytes */
+        struct lens_figure_buf buf = {0};
+        cairo_surface_t *s = lens_figure_svg_create(&buf, o->width, o->height);
+        cairo_t *cr = cairo_create(s);
+        rc = lens_surface_draw(cr, g, o, e);
+        cairo_destroy(cr);
+        if (rc < 0) {
+            cairo_surface_destroy(s);
+            lens_free(buf.data);
+            return lens_err_prefix(e, path);
+        }
+        return lens_figure_svg_commit(s, &buf, path, e);
+    }
+    cairo_surface_t *img;
+    rc = render_image(g, o, &img, e);
+    if (rc == LENS_OK)
+        rc = lens_figure_png_write(img, path, e);
+    else
+        lens_err_prefix(e, path);
+    cairo_surface_destroy(img);
+    return rc;
+}
+
+int lens_surface_png_mem(const struct lens_grid *g, const struct lens_surface_opts *o,
+                         unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    *buf = NULL;
+    *len = 0;
+    cairo_surface_t *img;
+    int rc = render_image(g, o, &img, e);
+    if (rc == LENS_OK)
+        rc = lens_figure_png_mem(img, g->app ? g->app : "surface", buf, len, e);
+    cairo_surface_destroy(img);
+    return rc;
+}
+
+int lens_surface_locate(const struct lens_grid *g, const struct lens_surface_opts *o, double p,
+                        double d, double eff, double *x, double *y, struct lens_err *e)
+{
+    struct view v;
+    int rc = view_init(&v, g, o, e);
+    if (rc < 0)
+        return rc;
+    project(&v, axis_p(&v, p), axis_d(&v, d), axis_e(&v, eff), x, y);
+    return LENS_OK;
+}
+
+int lens_surface_locate_cell(const struct lens_grid *g, const struct lens_surface_opts *o, size_t i,
+                             size_t j, double *x, double *y, struct lens_err *e)
+{
+    struct view v;
+    int rc = view_init(&v, g, o, e);
+    if (rc < 0)
+        return rc;
+    if (i >= g->np || j >= g->nd)
+        return lens_err_set(e, LENS_EINVAL, "surface: cell (%zu, %zu) outside %zu x %zu", i, j, g->np,
+                            g->nd);
+    lens_gridmap_cell(g, 0.56 * v.W, TITLE_H + 30, 0.31 * v.W, v.H - TITLE_H - 60, i, j, x, y);
+    return LENS_OK;
+}
