@@ -2,6 +2,7 @@
  * distance matrix; writes scipy's linkage matrix Z as CSV, the dendrogram as Newick and as a
  * picture, the clusters of a cut, and the distance heatmap reordered by the tree. */
 #include "cli.h"
+#include "common/atomic.h"
 #include "cli_dist.h"
 
 #include <getopt.h>

@@ -2,6 +2,8 @@
  * relative error, into one packed NetCDF file; reports the ratio and the measured errors.
  * The cube is streamed: one P x P matrix in memory at a time (lens_cube_stream_read). */
 #include "cli.h"
+#include "common/atomic.h"
+#include "common/time.h"
 
 #include "analysis/cube/packed.h"
 #include "common/json.h"
@@ -120,18 +122,18 @@ static int pack_stat(struct lens_cube_stream *in, int s, double bound, double *m
                      struct lens_err *e)
 {
     const struct lens_cube *c = lens_cube_stream_meta(in);
-    struct lens_compress *z;
-    int rc = lens_compress_new(&z, c->procs, c->nlen, bound, e);
+    struct lens_packed_encoder *z;
+    int rc = lens_packed_encoder_new(&z, c->procs, c->nlen, bound, e);
     for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
         rc = lens_cube_stream_read(in, s, k, mat, e);
         if (rc == LENS_OK)
-            rc = lens_compress_put(z, mat, e);
+            rc = lens_packed_encoder_put(z, mat, e);
     }
     if (rc != LENS_OK) {
-        lens_compress_free(z);
+        lens_packed_encoder_free(z);
         return rc;
     }
-    return lens_compress_finish(z, out, e);
+    return lens_packed_encoder_finish(z, out, e);
 }
 
 int cmd_compress(int argc, char **argv)
@@ -203,7 +205,7 @@ int cmd_compress(int argc, char **argv)
     struct report r = {0};
     double *mat = lens_malloc((size_t)c->procs * c->procs * sizeof *mat);
     int rc = mat ? LENS_OK : lens_err_set(&e, LENS_ENOMEM, "%s: out of memory", argv[optind]);
-    double t0 = lens_now();
+    double t0 = lens_time_now();
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
         if (!(lens_cube_stream_stats(in) >> s & 1))
             continue;
@@ -223,7 +225,7 @@ int cmd_compress(int argc, char **argv)
     lens_free(mat);
     if (rc == LENS_OK)
         rc = lens_cube_stream_end(in, &e); /* the repairs' warnings; no usable delay fails here */
-    r.seconds = lens_now() - t0;
+    r.seconds = lens_time_now() - t0;
     char plotted[512];
     lens_atomic_group_begin(); /* the plot and the packed file appear together or not at all */
     if (rc == LENS_OK && plot)

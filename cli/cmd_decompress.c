@@ -52,7 +52,7 @@ static int run(const char *path, const char *prefix, const char *verify, int for
 {
     struct lens_cube *m = NULL, *orig = NULL;
     struct lens_packed *p[LENS_STAT_COUNT];
-    struct lens_unpack *u[LENS_STAT_COUNT] = {NULL};
+    struct lens_packed_decoder *u[LENS_STAT_COUNT] = {NULL};
     struct lens_cube_writer *w = NULL;
     double *mats[LENS_STAT_COUNT] = {NULL};
     struct check ck[LENS_STAT_COUNT];
@@ -68,7 +68,7 @@ static int run(const char *path, const char *prefix, const char *verify, int for
             continue;
         mask |= 1u << s;
         bound = p[s]->max_error;
-        rc = lens_unpack_new(&u[s], p[s], e);
+        rc = lens_packed_decoder_new(&u[s], p[s], e);
         if (rc == LENS_OK && !(mats[s] = lens_malloc(P2 * sizeof(double))))
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
@@ -92,7 +92,7 @@ static int run(const char *path, const char *prefix, const char *verify, int for
         for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
             if (!p[s])
                 continue;
-            rc = lens_unpack_next(u[s], mats[s], e);
+            rc = lens_packed_decoder_next(u[s], mats[s], e);
             for (size_t q = 0; q < P2 && orig && rc == LENS_OK; q++)
                 if (q / m->procs != q % m->procs || !isfinite(orig->data[s][k * P2 + q]))
                     compare(&ck[s], mats[s][q], orig->data[s][k * P2 + q], bound);
@@ -124,7 +124,7 @@ static int run(const char *path, const char *prefix, const char *verify, int for
             rc = lens_err_set(e, LENS_EDATA, "%s: %ld elements outside the bound of %g", path, bad, bound);
     }
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
-        lens_unpack_free(u[s]);
+        lens_packed_decoder_free(u[s]);
         lens_packed_free(p[s]);
         lens_free(mats[s]);
     }

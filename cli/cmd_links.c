@@ -2,6 +2,7 @@
  * cube by their whole latency-against-length curves; per link a cluster, per cluster its
  * size, diameter and mean curve. */
 #include "cli.h"
+#include "common/atomic.h"
 
 #include "analysis/structure/links.h"
 #include "analysis/structure/structure.h"

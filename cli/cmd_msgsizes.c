@@ -2,6 +2,7 @@
  * messages per size bin with their share of the messages, of the volume and of the send
  * time, as a table, JSON, CSV and a pie chart. */
 #include "cli.h"
+#include "common/atomic.h"
 
 #include "analysis/trace/msgsize.h"
 #include "analysis/cube/p2pfile.h"

@@ -1,6 +1,7 @@
 /* mpilens nj: the neighbor-joining tree of processes from a latency cube or a square CSV
  * distance matrix, written as Newick with branch lengths and drawn as a phylogram. */
 #include "cli.h"
+#include "common/time.h"
 #include "cli_dist.h"
 
 #include <getopt.h>
@@ -133,12 +134,12 @@ int cmd_nj(int argc, char **argv)
     so.parts = LENS_STRUCTURE_NJ;
     so.nj_search = search;
     struct lens_structure s;
-    double t0 = lens_now();
+    double t0 = lens_time_now();
     int rc = lens_structure_run_distances(m, NULL, &so, &s, &e);
     const struct lens_newick *t = s.nj;
     if (rc == LENS_OK) {
         fprintf(stderr, "mpilens nj: %d processes joined in %.3f s (%s search)\n", m->n,
-                lens_now() - t0, search == LENS_NJ_FAST ? "fast" : "canonical");
+                lens_time_now() - t0, search == LENS_NJ_FAST ? "fast" : "canonical");
         const char *const *labels = (const char *const *)m->labels;
         if (npath)
             rc = lens_newick_save(t, labels, npath, &e);

@@ -2,6 +2,7 @@
  * problems found (text or JSON), with their share of the run time, advice and call sites;
  * optionally draws the timeline around the worst instance and writes the PDF report. */
 #include "cli.h"
+#include "common/atomic.h"
 
 #include "analysis/trace/trace_analysis.h"
 #include "common/datadir.h"

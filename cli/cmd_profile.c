@@ -2,6 +2,7 @@
  * the dominating functions, the processes where they cost most, and every round's clusters
  * and BIC, in words or as JSON (keys in docs/icappa.md). */
 #include "cli.h"
+#include "common/atomic.h"
 
 #include <getopt.h>
 #include <stdio.h>

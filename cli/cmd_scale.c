@@ -4,6 +4,8 @@
  *   scale report  runs.csv... -o scale.pdf          the PDF report of every application
  *   scale run [options] -- CMD...  measure a grid through mpirun and write the runs CSV */
 #include "cli.h"
+#include "common/atomic.h"
+#include "common/time.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -560,10 +562,10 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
     close(fd[1]);
     size_t cap = 1 << 20, len = 0;
     char *out = lens_malloc(cap + 1);
-    double deadline = lens_now() + timeout;
+    double deadline = lens_time_now() + timeout;
     int timed_out = 0;
     for (;;) {
-        double left = deadline - lens_now();
+        double left = deadline - lens_time_now();
         if (left <= 0) {
             timed_out = 1;
             break;
@@ -633,7 +635,7 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
 static void run_header(FILE *fp, const struct scale_opts *o, char **cmd, int ncmd)
 {
     char date[64], host[256] = "unknown", mpiver[256] = "unknown";
-    lens_format_date(lens_source_date(), date, sizeof date);
+    lens_time_format_date(lens_time_source_date(), date, sizeof date);
     gethostname(host, sizeof host - 1);
     char vcmd[4200];
     snprintf(vcmd, sizeof vcmd, "'%s' --version 2>/dev/null", o->mpirun);

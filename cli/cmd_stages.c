@@ -2,6 +2,7 @@
  * total tasks, how many waited for inputs, the migration histogram, time per stage, and the
  * number of tasks in each stage over time; optionally the per-task table behind the plots. */
 #include "cli.h"
+#include "common/atomic.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -138,10 +139,10 @@ int cmd_stages(int argc, char **argv)
         rc = lens_atomic_dir(plots, &where, &e);
         snprintf(path, sizeof path, "%s/stage_times.%s", where ? where : plots, ext);
         if (rc == LENS_OK)
-            rc = lens_stagelog_plot_times(l, path, lens_cli_font(), &e);
+            rc = lens_profile_plot_stagelog_times(l, path, lens_cli_font(), &e);
         snprintf(path, sizeof path, "%s/stage_occupancy.%s", where ? where : plots, ext);
         if (rc == LENS_OK)
-            rc = lens_stagelog_plot_occupancy(l, points, path, lens_cli_font(), &e);
+            rc = lens_profile_plot_stagelog_occupancy(l, points, path, lens_cli_font(), &e);
         lens_free(where);
     }
     if (rc == LENS_OK && json) {

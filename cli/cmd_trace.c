@@ -5,6 +5,7 @@
  * It then reads the archive, prints the events per rank and warns about ranks whose trace
  * ends early, and exits with the command's status. */
 #include "cli.h"
+#include "common/atomic.h"
 
 #include "analysis/trace/trace.h"
 #include "common/datadir.h"
@@ -168,7 +169,7 @@ int cmd_trace(int argc, char **argv)
     struct lens_err e;
     if (lens_datadir_find_lib("libmpilens-trace.so", so, sizeof so, &e) != LENS_OK)
         return lens_cli_fail(&e);
-    if (lens_mkdir_p(out, &e) != LENS_OK)
+    if (lens_atomic_mkdir_p(out, &e) != LENS_OK)
         return lens_cli_fail(&e);
     if (!realpath(out, dir)) {
         lens_err_set(&e, LENS_EIO, "%s: %s", out, strerror(errno));

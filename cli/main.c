@@ -1,6 +1,7 @@
 /* mpilens: the serial command-line tool. Dispatches to cmd_<name> through a table
  * generated from the LENS_COMMAND lines of cli/cmd_*.c (see the Makefile), as git does. */
 #include "cli.h"
+#include "common/atomic.h"
 
 #include "render/doc/report.h"
 

@@ -6,6 +6,7 @@
  *   perf_compress stream PREFIX BOUND   lens_cube_stream_read length by length
  * Prints: mode, seconds, MB of matrices, MB/s, packed ratio, peak RSS (MB). */
 #include "analysis/cube/packed.h"
+#include "common/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,20 +24,20 @@ static double maxrss_mb(void)
 static int pack(int P, int L, double bound, int (*get)(void *, int, double **, struct lens_err *), void *arg,
                 double *packed, struct lens_err *e)
 {
-    struct lens_compress *z;
+    struct lens_packed_encoder *z;
     struct lens_packed *p;
-    int rc = lens_compress_new(&z, P, L, bound, e);
+    int rc = lens_packed_encoder_new(&z, P, L, bound, e);
     for (int k = 0; k < L && rc == LENS_OK; k++) {
         double *mat;
         rc = get(arg, k, &mat, e);
         if (rc == LENS_OK)
-            rc = lens_compress_put(z, mat, e);
+            rc = lens_packed_encoder_put(z, mat, e);
     }
     if (rc != LENS_OK) {
-        lens_compress_free(z);
+        lens_packed_encoder_free(z);
         return rc;
     }
-    if ((rc = lens_compress_finish(z, &p, e)) == LENS_OK) {
+    if ((rc = lens_packed_encoder_finish(z, &p, e)) == LENS_OK) {
         *packed += lens_packed_bytes(p);
         lens_packed_free(p);
     }
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
     struct lens_err e;
     lens_err_clear(&e);
     int rc;
-    double t0 = lens_now();
+    double t0 = lens_time_now();
     if (!strcmp(argv[1], "whole")) {
         struct lens_cube *c;
         if ((rc = lens_cube_read(argv[2], &c, &e)) == LENS_OK) {
@@ -110,7 +111,7 @@ int main(int argc, char **argv)
             lens_cube_stream_close(st);
         }
     }
-    double t = lens_now() - t0;
+    double t = lens_time_now() - t0;
     if (rc != LENS_OK) {
         fprintf(stderr, "perf_compress: %s\n", e.msg);
         return 1;

@@ -1,6 +1,7 @@
 /* Timing driver for `make bench`: loads a cube N times and prints the median load time and
  * throughput. Usage: perf_cube PREFIX [REPEATS] */
 #include "analysis/cube/cube.h"
+#include "common/time.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +26,12 @@ int main(int argc, char **argv)
     lens_err_clear(&e);
     for (int r = 0; r < reps; r++) {
         struct lens_cube *c;
-        double t0 = lens_now();
+        double t0 = lens_time_now();
         if (lens_cube_read(argv[1], &c, &e) != LENS_OK) {
             fprintf(stderr, "perf_cube: %s\n", e.msg);
             return 1;
         }
-        t[r] = lens_now() - t0;
+        t[r] = lens_time_now() - t0;
         bytes = 0;
         for (int s = 0; s < LENS_STAT_COUNT; s++)
             if (c->data[s])

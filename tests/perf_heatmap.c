@@ -3,6 +3,7 @@
  * cairo rectangle + fill per cell, measured in the same run on 1024 x 1024.
  * Usage: perf_heatmap FONT.ttf SCRATCH_DIR   (exit 1 when 8192 PNG misses the 2 s target) */
 #include "render/fig/heatmap.h"
+#include "common/time.h"
 
 #include <cairo.h>
 #include <stdio.h>
@@ -111,12 +112,12 @@ int main(int argc, char **argv)
         }
         double t[3][RUNS];
         for (int r = 0; r < RUNS; r++) {
-            double t0 = lens_now();
+            double t0 = lens_time_now();
             if (lens_heatmap_write_png(m, n, n, &o, png, &e)) {
                 fprintf(stderr, "perf_heatmap: %s\n", e.msg);
                 return 1;
             }
-            double t1 = lens_now();
+            double t1 = lens_time_now();
             unsigned char *buf;
             size_t len;
             if (lens_heatmap_png_mem(m, n, n, &o, &buf, &len, &e)) {
@@ -124,12 +125,12 @@ int main(int argc, char **argv)
                 return 1;
             }
             lens_free(buf);
-            double t2 = lens_now();
+            double t2 = lens_time_now();
             if (lens_heatmap_write_svg(m, n, n, &o, svg, &e)) {
                 fprintf(stderr, "perf_heatmap: %s\n", e.msg);
                 return 1;
             }
-            double t3 = lens_now();
+            double t3 = lens_time_now();
             t[0][r] = t1 - t0;
             t[1][r] = t2 - t1;
             t[2][r] = t3 - t2;
@@ -144,12 +145,12 @@ int main(int argc, char **argv)
         if (k == 0) {
             double nt[RUNS];
             for (int r = 0; r < RUNS; r++) {
-                double t0 = lens_now();
+                double t0 = lens_time_now();
                 if (naive_png(m, n, 640, 640, naive)) {
                     fprintf(stderr, "perf_heatmap: naive peer failed to write %s\n", naive);
                     return 1;
                 }
-                nt[r] = lens_now() - t0;
+                nt[r] = lens_time_now() - t0;
             }
             naive_s = median3(nt[0], nt[1], nt[2]);
         }

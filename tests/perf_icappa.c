@@ -6,6 +6,7 @@
  * (the figure comparable to scikit-learn's KMeans(n_init=10)). Usage: perf_icappa [P F [CSV]]
  * With CSV, the profile is also written there (for the peer in the bench script). */
 #include "analysis/profile/icappa.h"
+#include "common/time.h"
 #include "analysis/profile/profile.h"
 
 #include <gsl/gsl_randist.h>
@@ -48,18 +49,18 @@ int main(int argc, char **argv)
     struct lens_icappa_opts o;
     lens_icappa_opts_default(&o);
     struct lens_icappa *res = NULL;
-    double t0 = lens_now();
+    double t0 = lens_time_now();
     int rc = lens_icappa_run(p, &o, &res, &e);
-    double t1 = lens_now();
+    double t1 = lens_time_now();
     if (rc != LENS_OK) {
         fprintf(stderr, "perf_icappa: %s\n", e.msg);
         return 1;
     }
     double *c = malloc(2 * F * sizeof *c), in;
     int *lab = malloc(P * sizeof *lab);
-    double t2 = lens_now();
+    double t2 = lens_time_now();
     rc = lens_icappa_kmeans2(p->sec, P, F, o.seed, 10, o.max_iter, c, lab, &in, &e);
-    double t3 = lens_now();
+    double t3 = lens_time_now();
     if (rc != LENS_OK) {
         fprintf(stderr, "perf_icappa: %s\n", e.msg);
         return 1;

@@ -6,6 +6,7 @@
  *   perf_links dump  P NODES B:E:S FILE      objects, weights and our labels for scipy
  *   perf_links compress P NODES B:E:S BOUND  streaming compression rate of each statistic */
 #include "analysis/cube/packed.h"
+#include "common/time.h"
 #include "analysis/structure/links.h"
 #include "analysis/cube/synth.h"
 #include "links_naive.h"
@@ -82,16 +83,16 @@ int main(int argc, char **argv)
         double bound = atof(argv[5]), raw = 0, packed = 0, t = 0;
         size_t P2 = (size_t)P * P;
         for (int s = 0; s < LENS_STAT_COUNT; s++) {
-            struct lens_compress *z;
+            struct lens_packed_encoder *z;
             struct lens_packed *p;
             struct lens_err e;
-            double t0 = lens_now();
-            lens_compress_new(&z, P, c->nlen, bound, &e);
+            double t0 = lens_time_now();
+            lens_packed_encoder_new(&z, P, c->nlen, bound, &e);
             for (int k = 0; k < c->nlen; k++)
-                lens_compress_put(z, c->data[s] + k * P2, &e);
-            if (lens_compress_finish(z, &p, &e) != LENS_OK)
+                lens_packed_encoder_put(z, c->data[s] + k * P2, &e);
+            if (lens_packed_encoder_finish(z, &p, &e) != LENS_OK)
                 return 1;
-            double ts = lens_now() - t0, rs = 8.0 * P2 * c->nlen;
+            double ts = lens_time_now() - t0, rs = 8.0 * P2 * c->nlen;
             t += ts;
             raw += rs;
             packed += lens_packed_bytes(p);
@@ -110,18 +111,18 @@ int main(int argc, char **argv)
     o.threads = !strcmp(argv[1], "run") && argc > 5 ? atoi(argv[5]) : 2;
     struct lens_links *r = NULL;
     struct lens_err e;
-    double t0 = lens_now();
+    double t0 = lens_time_now();
     if (lens_links_run(c, &o, &r, &e) != LENS_OK) {
         fprintf(stderr, "perf_links: %s\n", e.msg);
         return 1;
     }
-    double t = lens_now() - t0;
+    double t = lens_time_now() - t0;
     int N = P * (P - 1);
     if (!strcmp(argv[1], "run")) {
         printf("links P=%d L=%d objects=%d threads=%d: %.3f s, %d clusters, %d splits, peak RSS %.0f MB\n",
                P, c->nlen, N, o.threads, t, r->k, r->ndiam, maxrss_mb());
     } else if (!strcmp(argv[1], "naive")) {
-        double *a, *w, t1 = lens_now();
+        double *a, *w, t1 = lens_time_now();
         objects(c, &a, &w, &N);
         int L = c->nlen;
         double *D = malloc((size_t)N * N * sizeof *D);
@@ -136,7 +137,7 @@ int main(int argc, char **argv)
             }
         int *lab = malloc(N * sizeof *lab), *ours = our_labels(r, P);
         naive(D, N, r->k, lab);
-        double tn = lens_now() - t1;
+        double tn = lens_time_now() - t1;
         int same = same_partition(lab, ours, N);
         printf("naive P=%d L=%d objects=%d: %.3f s (full matrix %.0f MB), ours %.4f s, ratio naive/ours %.0fx, same partition: %s\n",
                P, L, N, tn, (double)N * N * 8 / 1048576, t, tn / t, same ? "yes" : "NO");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/scale/marks.h"
+#include "common/time.h"
 #include "analysis/scale/runs.h"
 #include "render/fig/surface.h"
 
@@ -48,12 +49,12 @@ int main(int argc, char **argv)
                 g[a].eff[j * N_GRID + i] = eff(a, i, j);
         names[a] = name[a];
     }
-    double t0 = lens_now();
+    double t0 = lens_time_now();
     for (int a = 0; a < N_APPS; a++)
         lens_marks_compute(&g[a], &m[a], &e);
     for (int k = 0; k < 3; k++)
         lens_marks_rank(m, names, N_APPS, k, order, &e);
-    double t_marks = lens_now() - t0;
+    double t_marks = lens_time_now() - t0;
     printf("marks_256x256x100 %.6f\n", t_marks);
     printf("marks_check %.12g %.12g\n", m[0].mark_procs, m[N_APPS - 1].mark_all);
 
@@ -67,10 +68,10 @@ int main(int argc, char **argv)
                                    g[a].size[j], eff(a, i, j) - ((i + j) % 10 == 0 ? 0.05 : 0), &e);
     size_t n = 0;
     struct lens_grid *built = NULL;
-    t0 = lens_now();
+    t0 = lens_time_now();
     if (rc == LENS_OK)
         rc = lens_runs_grids(r, NULL, &built, &n, &e);
-    double t_build = lens_now() - t0;
+    double t_build = lens_time_now() - t0;
     if (rc < 0) {
         fprintf(stderr, "perf_marks: %s\n", e.msg);
         return 1;
@@ -97,9 +98,9 @@ int main(int argc, char **argv)
     const char *ext[2] = {"png", "svg"};
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/surface64.%s", outdir, ext[k]);
-        t0 = lens_now();
+        t0 = lens_time_now();
         rc = lens_surface_write(path, &s, &o, &e);
-        double t = lens_now() - t0;
+        double t = lens_time_now() - t0;
         if (rc < 0) {
             fprintf(stderr, "perf_marks: %s\n", e.msg);
             return 1;

@@ -3,6 +3,7 @@
  * imbalance, an Allreduce every 10 iterations), then times reading and problem detection.
  * usage: perf_problems DIR [EVENTS]   prints "key value" lines. */
 #include "analysis/trace/problems.h"
+#include "common/time.h"
 #include "synth_otf2.h"
 
 #include <otf2/OTF2_Events.h>
@@ -72,12 +73,12 @@ int main(int argc, char **argv)
         return 2;
     }
     long target = argc > 2 ? atol(argv[2]) : 10000000;
-    double t0 = lens_now();
+    double t0 = lens_time_now();
     if (generate(argv[1], target)) {
         fprintf(stderr, "perf_problems: cannot write the trace in %s\n", argv[1]);
         return 1;
     }
-    double t1 = lens_now();
+    double t1 = lens_time_now();
     struct lens_err e = {0};
     struct lens_rules *r = lens_rules_new();
     struct lens_trace *t = NULL;
@@ -87,14 +88,14 @@ int main(int argc, char **argv)
         lens_rules_free(r);
         return 1;
     }
-    double t2 = lens_now();
+    double t2 = lens_time_now();
     uint64_t nev = t->nevents;
     if (lens_problems_analyze(t, r, &p, &e)) {
         fprintf(stderr, "perf_problems: %s\n", e.msg);
         lens_trace_free(t);
         return 1;
     }
-    double t3 = lens_now();
+    double t3 = lens_time_now();
     printf("events %llu\n", (unsigned long long)nev);
     printf("messages %llu\n", (unsigned long long)p->np2p);
     printf("generate_s %.3f\n", t1 - t0);

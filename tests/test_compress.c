@@ -13,17 +13,17 @@
 
 static struct lens_packed *pack(const double *cube, int P, int L, double bound)
 {
-    struct lens_compress *z;
+    struct lens_packed_encoder *z;
     struct lens_packed *p = NULL;
     struct lens_err e;
-    if (lens_compress_new(&z, P, L, bound, &e) != LENS_OK)
+    if (lens_packed_encoder_new(&z, P, L, bound, &e) != LENS_OK)
         return NULL;
     for (int k = 0; k < L; k++)
-        if (lens_compress_put(z, cube + (size_t)k * P * P, &e) != LENS_OK) {
-            lens_compress_free(z);
+        if (lens_packed_encoder_put(z, cube + (size_t)k * P * P, &e) != LENS_OK) {
+            lens_packed_encoder_free(z);
             return NULL;
         }
-    if (lens_compress_finish(z, &p, &e) != LENS_OK)
+    if (lens_packed_encoder_finish(z, &p, &e) != LENS_OK)
         fprintf(stderr, "finish: %s\n", e.msg);
     return p;
 }
@@ -34,14 +34,14 @@ static long verify(const struct lens_packed *p, const double *cube, double bound
 {
     int P = p->procs, L = p->nlen;
     size_t P2 = (size_t)P * P;
-    struct lens_unpack *u;
+    struct lens_packed_decoder *u;
     struct lens_err e;
     double *m = malloc(P2 * sizeof *m), s2 = 0;
     long bad = 0, n = 0;
     *max = 0;
-    lens_unpack_new(&u, p, &e);
+    lens_packed_decoder_new(&u, p, &e);
     for (int k = 0; k < L; k++) {
-        if (lens_unpack_next(u, m, &e) != LENS_OK) {
+        if (lens_packed_decoder_next(u, m, &e) != LENS_OK) {
             fprintf(stderr, "unpack: %s\n", e.msg);
             bad++;
             break;
@@ -61,7 +61,7 @@ static long verify(const struct lens_packed *p, const double *cube, double bound
             }
         }
     }
-    lens_unpack_free(u);
+    lens_packed_decoder_free(u);
     free(m);
     *rms = n ? sqrt(s2 / n) : 0;
     return bad;
@@ -319,24 +319,24 @@ static void test_file(void)
 
 static void test_errors(void)
 {
-    struct lens_compress *z;
+    struct lens_packed_encoder *z;
     struct lens_packed *p;
     struct lens_err e;
-    LENS_TEST(lens_compress_new(&z, 4, 2, 1.0, &e) == LENS_EINVAL && !z, "bound 1 refused");
-    LENS_TEST(lens_compress_new(&z, 0, 2, 0.1, &e) == LENS_EINVAL, "P = 0 refused");
+    LENS_TEST(lens_packed_encoder_new(&z, 4, 2, 1.0, &e) == LENS_EINVAL && !z, "bound 1 refused");
+    LENS_TEST(lens_packed_encoder_new(&z, 0, 2, 0.1, &e) == LENS_EINVAL, "P = 0 refused");
     double m[16] = {0};
-    lens_compress_new(&z, 4, 2, 0.1, &e);
-    lens_compress_put(z, m, &e);
-    LENS_TEST(lens_compress_finish(z, &p, &e) == LENS_EINVAL && !p && strstr(e.msg, "1 of 2"), "early finish: %s", e.msg);
-    lens_compress_new(&z, 4, 1, 0.1, &e);
-    lens_compress_put(z, m, &e);
-    LENS_TEST(lens_compress_put(z, m, &e) == LENS_EINVAL, "too many lengths");
-    lens_compress_finish(z, &p, &e);
-    struct lens_unpack *u;
-    lens_unpack_new(&u, p, &e);
-    lens_unpack_next(u, m, &e);
-    LENS_TEST(lens_unpack_next(u, m, &e) == LENS_EINVAL, "decode past the end");
-    lens_unpack_free(u);
+    lens_packed_encoder_new(&z, 4, 2, 0.1, &e);
+    lens_packed_encoder_put(z, m, &e);
+    LENS_TEST(lens_packed_encoder_finish(z, &p, &e) == LENS_EINVAL && !p && strstr(e.msg, "1 of 2"), "early finish: %s", e.msg);
+    lens_packed_encoder_new(&z, 4, 1, 0.1, &e);
+    lens_packed_encoder_put(z, m, &e);
+    LENS_TEST(lens_packed_encoder_put(z, m, &e) == LENS_EINVAL, "too many lengths");
+    lens_packed_encoder_finish(z, &p, &e);
+    struct lens_packed_decoder *u;
+    lens_packed_decoder_new(&u, p, &e);
+    lens_packed_decoder_next(u, m, &e);
+    LENS_TEST(lens_packed_decoder_next(u, m, &e) == LENS_EINVAL, "decode past the end");
+    lens_packed_decoder_free(u);
     lens_packed_free(p);
     /* allocation failures anywhere: ENOMEM, nothing leaked */
     double cube[3 * 36];
@@ -345,13 +345,13 @@ static void test_errors(void)
     int fails = 0, oks = 0;
     for (long n = 1; n < 200 && !oks; n++) {
         lens_malloc_fail_after(n);
-        int rc = lens_compress_new(&z, 6, 3, 0.05, &e);
+        int rc = lens_packed_encoder_new(&z, 6, 3, 0.05, &e);
         for (int k = 0; k < 3 && rc == LENS_OK; k++)
-            rc = lens_compress_put(z, cube + 36 * k, &e);
+            rc = lens_packed_encoder_put(z, cube + 36 * k, &e);
         if (rc == LENS_OK)
-            rc = lens_compress_finish(z, &p, &e);
+            rc = lens_packed_encoder_finish(z, &p, &e);
         else
-            lens_compress_free(z);
+            lens_packed_encoder_free(z);
         lens_malloc_fail_after(0);
         if (rc == LENS_OK) {
             oks = 1;

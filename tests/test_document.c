@@ -17,9 +17,9 @@
 /* The dummy report's context: the fields the driver fills, and a log of the calls. */
 struct dummy {
     const struct lens_template *t;
-    const struct lens_tmpl_section *sec;
+    const struct lens_template_section *sec;
     struct lens_pdf *pdf;
-    struct lens_tmpl_vars vars;
+    struct lens_template_vars vars;
     int cur;
     char font_path[PATH_MAX + 32];
     char log[512];     /* "name@cur " per section drawn, "i@cur " per input_vars */
@@ -36,18 +36,18 @@ static int cover_vars(void *ctx, struct lens_err *e)
 {
     struct dummy *x = ctx;
     note(x, "cover");
-    return lens_tmpl_vars_set(&x->vars, "title", "Dummy document", e);
+    return lens_template_vars_set(&x->vars, "title", "Dummy document", e);
 }
 
 static int input_vars(void *ctx, struct lens_err *e)
 {
     struct dummy *x = ctx;
     note(x, "i");
-    return lens_tmpl_vars_setf(&x->vars, e, "idx", "%d", x->cur + 1);
+    return lens_template_vars_setf(&x->vars, e, "idx", "%d", x->cur + 1);
 }
 
 /* The one section function a new section needs: here it draws a paragraph per call. */
-static int mark_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int mark_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct dummy *x = ctx;
     if (strcmp(it->name, "mark"))

@@ -1,5 +1,7 @@
 /* Tests for common/err.c: error recording, fault injection and atomic output. */
 #include "common/err.h"
+#include "common/atomic.h"
+#include "common/time.h"
 #include "lens_test.h"
 
 #include <dirent.h>
@@ -259,8 +261,8 @@ int main(void)
     LENS_TEST(mkdtemp(dir) != NULL, "mkdtemp");
     char path[256];
     snprintf(path, sizeof path, "%s/sub/deeper", dir);
-    LENS_TEST(lens_mkdir_p(path, &e) == LENS_OK, "mkdir -p: %s", e.msg);
-    LENS_TEST(lens_mkdir_p(path, &e) == LENS_OK, "mkdir -p twice: %s", e.msg);
+    LENS_TEST(lens_atomic_mkdir_p(path, &e) == LENS_OK, "mkdir -p: %s", e.msg);
+    LENS_TEST(lens_atomic_mkdir_p(path, &e) == LENS_OK, "mkdir -p twice: %s", e.msg);
     snprintf(path, sizeof path, "%s/out.txt", dir);
 
     /* abort leaves nothing behind; commit leaves exactly the final file */
@@ -288,12 +290,12 @@ int main(void)
     test_targets(dir);
 
     setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
-    LENS_TEST(lens_source_date() == 1700000000LL, "SOURCE_DATE_EPOCH honoured");
+    LENS_TEST(lens_time_source_date() == 1700000000LL, "SOURCE_DATE_EPOCH honoured");
     char date[64];
-    lens_format_date(lens_source_date(), date, sizeof date);
+    lens_time_format_date(lens_time_source_date(), date, sizeof date);
     LENS_TEST(!strcmp(date, "2023-11-14 22:13:20 UTC"), "date '%s'", date);
     setenv("SOURCE_DATE_EPOCH", "garbage", 1);
-    LENS_TEST(lens_source_date() > 1700000000LL, "invalid SOURCE_DATE_EPOCH ignored");
+    LENS_TEST(lens_time_source_date() > 1700000000LL, "invalid SOURCE_DATE_EPOCH ignored");
 
     snprintf(path, sizeof path, "rm -rf %s", dir);
     (void)system(path);

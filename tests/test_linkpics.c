@@ -332,12 +332,12 @@ static void test_slices(void)
     LENS_TEST(c != NULL, "cube");
     if (!c)
         return;
-    struct lens_compress *z;
+    struct lens_packed_encoder *z;
     struct lens_packed *p[LENS_STAT_COUNT] = {NULL};
-    LENS_TEST(lens_compress_new(&z, P, L, 0.05, &e) == LENS_OK, "compress: %s", e.msg);
+    LENS_TEST(lens_packed_encoder_new(&z, P, L, 0.05, &e) == LENS_OK, "compress: %s", e.msg);
     for (int k = 0; k < L; k++)
-        lens_compress_put(z, c->data[LENS_STAT_MEDIAN] + (size_t)k * P * P, &e);
-    LENS_TEST(lens_compress_finish(z, &p[LENS_STAT_MEDIAN], &e) == LENS_OK, "finish: %s", e.msg);
+        lens_packed_encoder_put(z, c->data[LENS_STAT_MEDIAN] + (size_t)k * P * P, &e);
+    LENS_TEST(lens_packed_encoder_finish(z, &p[LENS_STAT_MEDIAN], &e) == LENS_OK, "finish: %s", e.msg);
 
     /* picking: nearest, deduplicated, sorted; default first/middle/last */
     int idx[LENS_SLICES_MAX];
@@ -352,12 +352,12 @@ static void test_slices(void)
     LENS_TEST(lens_slices_from_packed(c, LENS_STAT_MEDIAN, p[LENS_STAT_MEDIAN], w2, 3, &s, &e) == LENS_OK,
               "from_packed: %s", e.msg);
     /* independent pass: decode everything, recompute the errors of the chosen lengths */
-    struct lens_unpack *u;
+    struct lens_packed_decoder *u;
     double *mat = malloc(sizeof(double) * P * P);
-    lens_unpack_new(&u, p[LENS_STAT_MEDIAN], &e);
+    lens_packed_decoder_new(&u, p[LENS_STAT_MEDIAN], &e);
     int t = 0;
     for (int k = 0; k < L; k++) {
-        lens_unpack_next(u, mat, &e);
+        lens_packed_decoder_next(u, mat, &e);
         if (t < s->n && c->lengths[k] == s->lengths[t]) {
             double mx = 0, s2 = 0;
             long cnt = 0;
@@ -383,7 +383,7 @@ static void test_slices(void)
         }
     }
     LENS_TEST(t == 3 && s->lengths[0] == 0 && s->lengths[1] == 3000 && s->lengths[2] == 6000, "three slices");
-    lens_unpack_free(u);
+    lens_packed_decoder_free(u);
     free(mat);
 
     /* pixels: both panels are the viridis entries of their values on the row's range */

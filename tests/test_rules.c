@@ -1,6 +1,7 @@
 /* Tests for analysis/trace/rules.c: parsing, binding and evaluation of the rule language against
  * hand-computed values, and every error path with its file:line:column. */
 #include "analysis/trace/ruleeval.h"
+#include "common/time.h"
 #include "lens_test.h"
 
 #include <stdlib.h>
@@ -330,9 +331,9 @@ static void test_depth_limits(void)
     while (n < h + 10 * 1000 * 1000)
         memcpy(t + n, " + a.enter", 10), n += 10;
     strcpy(t + n, ");\n");
-    double t0 = lens_now();
+    double t0 = lens_time_now();
     expect_deep("10 MB sum", parse_only(t, &e), &e, h + 7 + 255 * 10 + 2);
-    LENS_TEST(lens_now() - t0 < 20, "10 MB sum refused in %.1f s", lens_now() - t0);
+    LENS_TEST(lens_time_now() - t0 < 20, "10 MB sum refused in %.1f s", lens_time_now() - t0);
 
     /* just inside the limits: 255 parentheses, and a sum of 256 terms (255 '+', height 256)
      * that binds and evaluates to 256 * enter */

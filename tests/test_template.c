@@ -44,7 +44,7 @@ struct ctx {
     int tables, blocks;
 };
 
-static int tab(void *c, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
+static int tab(void *c, const struct lens_template_item *it, struct lens_pdf *pdf, struct lens_err *e)
 {
     struct ctx *x = c;
     x->tables++;
@@ -55,7 +55,7 @@ static int tab(void *c, const struct lens_tmpl_item *it, struct lens_pdf *pdf, s
     return rc ? rc : lens_pdf_table_row(pdf, r2, e);
 }
 
-static int blk(void *c, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
+static int blk(void *c, const struct lens_template_item *it, struct lens_pdf *pdf, struct lens_err *e)
 {
     struct ctx *x = c;
     x->blocks++;
@@ -84,7 +84,7 @@ int main(void)
         return LENS_TEST_DONE("test_template");
     LENS_TEST(t->nsections == 3, "3 sections, got %d", t->nsections);
     LENS_TEST(t->footer && !strcmp(t->footer, "стр. ${page} из ${pages}"), "footer '%s'", t->footer);
-    struct lens_tmpl_section *s0 = &t->sections[0], *s1 = &t->sections[1], *s2 = &t->sections[2];
+    struct lens_template_section *s0 = &t->sections[0], *s1 = &t->sections[1], *s2 = &t->sections[2];
     LENS_TEST(!strcmp(s0->name, "title") && s0->repeat == 0 && s0->line == 4, "title section");
     LENS_TEST(!strcmp(s1->name, "summary") && s1->repeat == 1 && s1->line == 15, "summary in repeat 1");
     LENS_TEST(!strcmp(s2->name, "tail") && s2->repeat == 0, "tail after end");
@@ -100,7 +100,7 @@ int main(void)
                   !strcmp(s0->texts[0].text, "Figure ${n}: ${what} second line of the caption"),
               "text '%s'", s0->ntexts ? s0->texts[0].text : "");
     LENS_TEST(s1->nitems == 8, "summary items %d", s1->nitems);
-    const struct lens_tmpl_item *tb = &s1->items[3];
+    const struct lens_template_item *tb = &s1->items[3];
     LENS_TEST(tb->kind == LENS_TMPL_TABLE && tb->ncols == 3 && !strcmp(tb->name, "lengths"), "table");
     LENS_TEST(tb->cols[0].align == LENS_PDF_RIGHT && tb->cols[0].width == 0.2 &&
                   !strcmp(tb->cols[0].header, "length, B"), "column 0 '%s'", tb->cols[0].header);
@@ -113,12 +113,12 @@ int main(void)
     LENS_TEST(s1->items[7].kind == LENS_TMPL_NOTE && !strcmp(s1->items[7].text, "small print"), "CRLF stripped");
 
     /* expansion */
-    struct lens_tmpl_vars v;
-    lens_tmpl_vars_init(&v);
-    LENS_TEST(lens_tmpl_vars_set(&v, "cost", "12.5", &e) == LENS_OK, "set");
-    LENS_TEST(lens_tmpl_vars_setf(&v, &e, "n", "%d", 7) == LENS_OK, "setf");
-    LENS_TEST(lens_tmpl_vars_set(&v, "what", "задержки", &e) == LENS_OK, "set utf-8");
-    LENS_TEST(lens_tmpl_vars_set(&v, "n", "42", &e) == LENS_OK && !strcmp(lens_tmpl_vars_get(&v, "n"), "42"),
+    struct lens_template_vars v;
+    lens_template_vars_init(&v);
+    LENS_TEST(lens_template_vars_set(&v, "cost", "12.5", &e) == LENS_OK, "set");
+    LENS_TEST(lens_template_vars_setf(&v, &e, "n", "%d", 7) == LENS_OK, "setf");
+    LENS_TEST(lens_template_vars_set(&v, "what", "задержки", &e) == LENS_OK, "set utf-8");
+    LENS_TEST(lens_template_vars_set(&v, "n", "42", &e) == LENS_OK && !strcmp(lens_template_vars_get(&v, "n"), "42"),
               "setting again replaces");
     char *out = NULL;
     LENS_TEST(lens_template_expand(s0->items[1].text, &v, "good.tmpl", 6, &out, &e) == LENS_OK && out &&
@@ -146,7 +146,7 @@ int main(void)
     LENS_TEST(rc == LENS_OK, "parse draw template: %s", e.msg);
     struct lens_pdf *pdf = NULL;
     struct ctx cx = {0, 0};
-    struct lens_tmpl_hooks hooks = {tab, blk};
+    struct lens_template_hooks hooks = {tab, blk};
     char dir[] = "/tmp/mpilens-tmpl-XXXXXX", path[256], cmd[512];
     LENS_TEST(mkdtemp(dir) != NULL, "mkdtemp");
     snprintf(path, sizeof path, "%s/t.pdf", dir);
@@ -177,7 +177,7 @@ int main(void)
     LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "draw.tmpl:7"), "table without hooks: %s", e.msg);
     lens_pdf_free(pdf);
     lens_template_free(t2);
-    lens_tmpl_vars_release(&v);
+    lens_template_vars_release(&v);
     lens_template_free(t);
     lens_template_free(NULL);
 

@@ -268,13 +268,13 @@ static void test_template(void)
               "19 continuation lines: %s", e.msg);
     lens_template_free(t);
     /* a placeholder name of 128 bytes is refused, one of 127 expanded */
-    struct lens_tmpl_vars v;
-    lens_tmpl_vars_init(&v);
+    struct lens_template_vars v;
+    lens_template_vars_init(&v);
     memset(s, 'n', 128);
     s[128] = '\0';
-    lens_tmpl_vars_set(&v, s, "long", NULL);
+    lens_template_vars_set(&v, s, "long", NULL);
     s[127] = '\0';
-    lens_tmpl_vars_set(&v, s, "short", NULL);
+    lens_template_vars_set(&v, s, "short", NULL);
     char text[300], *out = NULL;
     snprintf(text, sizeof text, "<${%s}>", s);
     rc = lens_template_expand(text, &v, "x.tmpl", 4, &out, &e);
@@ -286,7 +286,7 @@ static void test_template(void)
     LENS_TEST(rc == LENS_EFORMAT && strstr(e.msg, "x.tmpl:4: placeholder name longer than 127 bytes"),
               "128-byte name: rc %d '%s'", rc, e.msg);
     lens_free(out);
-    lens_tmpl_vars_release(&v);
+    lens_template_vars_release(&v);
     /* NaN passed the range checks of column widths and spaces */
     static const char *const nan_cases[2] = {"section s\ntable t\ncolumn left nan H\n",
                                              "section s\nspace nan\n"};

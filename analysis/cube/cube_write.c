@@ -2,6 +2,8 @@
  * attributes, whole (lens_cube_write) or length by length as a benchmark measures
  * (lens_cube_writer_*). Reading is in cube_nc.c (docs/methods.md §1). */
 #include "cube.h"
+#include "common/atomic.h"
+#include "common/time.h"
 
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -73,7 +75,7 @@ static int define_file(struct ncout *o, const struct lens_cube *m, int data_type
         goto fail;
     /* What network_test2 leaves implicit, stated once in every file. */
     char date[64];
-    lens_format_date(lens_source_date(), date, sizeof date);
+    lens_time_format_date(lens_time_source_date(), date, sizeof date);
     const char *attrs[] = {
         "mpilens_version", LENS_VERSION,
         "date", date,
@@ -183,7 +185,7 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
         int rc = dir ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
         if (dir) {
             dir[slash - prefix] = '\0';
-            rc = direct ? lens_mkdir_p(dir, e) : lens_atomic_dir(dir, &where, e);
+            rc = direct ? lens_atomic_mkdir_p(dir, e) : lens_atomic_dir(dir, &where, e);
             lens_free(dir);
         }
         if (rc == LENS_OK && where && !(inside = path_join(where, slash)))

@@ -64,7 +64,7 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, size_t *coun
     }
 }
 
-struct lens_compress {
+struct lens_packed_encoder {
     int P, L, k;
     size_t P2;
     double eps;             /* the bound, shrunk by 1e-9 relative so rounding cannot break it */
@@ -83,7 +83,7 @@ struct lens_compress {
 };
 
 /* Per-group arrays for group numbers < n. */
-static int ensure_ids(struct lens_compress *z, int n)
+static int ensure_ids(struct lens_packed_encoder *z, int n)
 {
     if (n <= z->cap)
         return LENS_OK;
@@ -104,13 +104,13 @@ static int ensure_ids(struct lens_compress *z, int n)
     return LENS_OK;
 }
 
-int lens_compress_new(struct lens_compress **out, int procs, int nlen, double max_error, struct lens_err *e)
+int lens_packed_encoder_new(struct lens_packed_encoder **out, int procs, int nlen, double max_error, struct lens_err *e)
 {
     *out = NULL;
     if (procs < 1 || nlen < 1 || !(max_error >= 0 && max_error < 1))
         return lens_err_set(e, LENS_EINVAL, "compress: need P >= 1, L >= 1 and 0 <= max error < 1 (got %d, %d, %g)",
                             procs, nlen, max_error);
-    struct lens_compress *z = lens_calloc(1, sizeof *z);
+    struct lens_packed_encoder *z = lens_calloc(1, sizeof *z);
     if (!z)
         return lens_err_set(e, LENS_ENOMEM, "compress: out of memory");
     z->P = procs;
@@ -135,14 +135,14 @@ int lens_compress_new(struct lens_compress **out, int procs, int nlen, double ma
     }
     if (!z->gid || !z->tgid || !z->fgid || !z->members || !z->ends || !z->items || !z->tmp || !z->count || !z->p || !z->p->value_start ||
         !z->p->reset_k || ensure_ids(z, 64) != LENS_OK) {
-        lens_compress_free(z);
+        lens_packed_encoder_free(z);
         return lens_err_set(e, LENS_ENOMEM, "compress: out of memory for %d x %d", procs, procs);
     }
     *out = z;
     return LENS_OK;
 }
 
-void lens_compress_free(struct lens_compress *z)
+void lens_packed_encoder_free(struct lens_packed_encoder *z)
 {
     if (!z)
         return;
@@ -183,7 +183,7 @@ double lens_packed_bytes(const struct lens_packed *p)
            8.0 * (p->nlen + 1);
 }
 
-static int add_event(struct lens_compress *z, int kind, int a, int b)
+static int add_event(struct lens_packed_encoder *z, int kind, int a, int b)
 {
     struct lens_packed *p = z->p;
     size_t cap = (size_t)z->cap_ev;
@@ -233,7 +233,7 @@ static int cover(const struct item *it, int n, double eps, int *ends)
 }
 
 /* Members of every group of g (group numbers < n), ascending pairs: members[start[id]..]. */
-static void members_of(struct lens_compress *z, const int *g, int n)
+static void members_of(struct lens_packed_encoder *z, const int *g, int n)
 {
     memset(z->cnt, 0, (size_t)n * sizeof *z->cnt);
     for (size_t q = 0; q < z->P2; q++)
@@ -250,7 +250,7 @@ static void members_of(struct lens_compress *z, const int *g, int n)
 }
 
 /* A new partition of the whole matrix into fresh groups 0..G-1; returns G. */
-static int fresh(struct lens_compress *z, const double *mat, int *g)
+static int fresh(struct lens_packed_encoder *z, const double *mat, int *g)
 {
     for (size_t q = 0; q < z->P2; q++)
         z->items[q] = (struct item){mat[q], (int)q, vclass(mat[q])};
@@ -267,7 +267,7 @@ static int fresh(struct lens_compress *z, const double *mat, int *g)
 /* Step 1 on tgid: splits the groups that no longer fit. At the first split the fresh
  * partition is made (fgid, gf); as soon as the changes cost more bytes than storing it, the
  * refinement gives up: returns 1. */
-static int refine(struct lens_compress *z, const double *mat, int *give_up)
+static int refine(struct lens_packed_encoder *z, const double *mat, int *give_up)
 {
     int n = z->tnid;
     members_of(z, z->tgid, n);
@@ -335,7 +335,7 @@ static int cmp_span(const void *pa, const void *pb)
 }
 
 /* Per group of g: class, count and the interval of tolerance eps of its members. */
-static void intervals(struct lens_compress *z, const double *mat, const int *g, int n, double eps)
+static void intervals(struct lens_packed_encoder *z, const double *mat, const int *g, int n, double eps)
 {
     for (int id = 0; id < n; id++) {
         z->cnt[id] = 0;
@@ -358,7 +358,7 @@ static void intervals(struct lens_compress *z, const double *mat, const int *g, 
 }
 
 /* Step 2 on tgid: merges groups whose members fit within half the bound together. */
-static int merge(struct lens_compress *z, const double *mat)
+static int merge(struct lens_packed_encoder *z, const double *mat)
 {
     int n = z->tnid, ns = 0;
     intervals(z, mat, z->tgid, n, 0.5 * z->eps);
@@ -401,7 +401,7 @@ static int merge(struct lens_compress *z, const double *mat)
     return LENS_OK;
 }
 
-static int add_reset(struct lens_compress *z, const int *g)
+static int add_reset(struct lens_packed_encoder *z, const int *g)
 {
     struct lens_packed *p = z->p;
     int *q = lens_realloc(p->reset_group, (size_t)(p->nreset + 1) * z->P2 * sizeof *q);
@@ -414,7 +414,7 @@ static int add_reset(struct lens_compress *z, const int *g)
 }
 
 /* Step 4: the values of length k, and the errors they make. */
-static int values(struct lens_compress *z, const double *mat)
+static int values(struct lens_packed_encoder *z, const double *mat)
 {
     struct lens_packed *p = z->p;
     intervals(z, mat, z->gid, z->nid, z->eps);
@@ -448,7 +448,7 @@ static int values(struct lens_compress *z, const double *mat)
     return LENS_OK;
 }
 
-static int put(struct lens_compress *z, const double *mat)
+static int put(struct lens_packed_encoder *z, const double *mat)
 {
     struct lens_packed *p = z->p;
     if (z->k == 0) {
@@ -490,7 +490,7 @@ static int put(struct lens_compress *z, const double *mat)
     return values(z, mat);
 }
 
-int lens_compress_put(struct lens_compress *z, const double *mat, struct lens_err *e)
+int lens_packed_encoder_put(struct lens_packed_encoder *z, const double *mat, struct lens_err *e)
 {
     if (z->k >= z->L)
         return lens_err_set(e, LENS_EINVAL, "compress: more than the %d lengths announced", z->L);
@@ -500,17 +500,17 @@ int lens_compress_put(struct lens_compress *z, const double *mat, struct lens_er
     return LENS_OK;
 }
 
-int lens_compress_finish(struct lens_compress *z, struct lens_packed **out, struct lens_err *e)
+int lens_packed_encoder_finish(struct lens_packed_encoder *z, struct lens_packed **out, struct lens_err *e)
 {
     *out = NULL;
     if (z->k != z->L) {
         int k = z->k, L = z->L;
-        lens_compress_free(z);
+        lens_packed_encoder_free(z);
         return lens_err_set(e, LENS_EINVAL, "compress: %d of %d lengths given", k, L);
     }
     *out = z->p;
     z->p = NULL;
-    lens_compress_free(z);
+    lens_packed_encoder_free(z);
     return LENS_OK;
 }
 
@@ -547,7 +547,7 @@ int lens_packed_check(const struct lens_packed *p, const char *name, struct lens
     return LENS_OK;
 }
 
-struct lens_unpack {
+struct lens_packed_decoder {
     const struct lens_packed *p;
     int k, ri;
     long ei;
@@ -557,24 +557,24 @@ struct lens_unpack {
     size_t cap;
 };
 
-int lens_unpack_new(struct lens_unpack **out, const struct lens_packed *p, struct lens_err *e)
+int lens_packed_decoder_new(struct lens_packed_decoder **out, const struct lens_packed *p, struct lens_err *e)
 {
     *out = NULL;
-    struct lens_unpack *u = lens_calloc(1, sizeof *u);
+    struct lens_packed_decoder *u = lens_calloc(1, sizeof *u);
     if (!u)
         return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
     u->p = p;
     u->P2 = (size_t)p->procs * p->procs;
     u->gid = lens_malloc(u->P2 * sizeof *u->gid);
     if (!u->gid) {
-        lens_unpack_free(u);
+        lens_packed_decoder_free(u);
         return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
     }
     *out = u;
     return LENS_OK;
 }
 
-void lens_unpack_free(struct lens_unpack *u)
+void lens_packed_decoder_free(struct lens_packed_decoder *u)
 {
     if (!u)
         return;
@@ -585,7 +585,7 @@ void lens_unpack_free(struct lens_unpack *u)
     lens_free(u);
 }
 
-static int unpack_ids(struct lens_unpack *u, size_t n)
+static int unpack_ids(struct lens_packed_decoder *u, size_t n)
 {
     if (n <= u->cap)
         return LENS_OK;
@@ -606,7 +606,7 @@ static int unpack_ids(struct lens_unpack *u, size_t n)
     return LENS_OK;
 }
 
-int lens_unpack_next(struct lens_unpack *u, double *mat, struct lens_err *e)
+int lens_packed_decoder_next(struct lens_packed_decoder *u, double *mat, struct lens_err *e)
 {
     const struct lens_packed *p = u->p;
     if (u->k >= p->nlen)

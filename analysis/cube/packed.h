@@ -31,16 +31,16 @@ struct lens_packed {
     long splits, merges;  /* groups split, groups merged into another */
 };
 
-struct lens_compress; /* streaming state */
+struct lens_packed_encoder; /* streaming state */
 
 /* Errors: LENS_EINVAL (procs < 1, nlen < 1, max_error not in [0, 1)), LENS_ENOMEM. */
-int lens_compress_new(struct lens_compress **out, int procs, int nlen, double max_error,
+int lens_packed_encoder_new(struct lens_packed_encoder **out, int procs, int nlen, double max_error,
                       struct lens_err *e);
 /* Adds the next length: mat is P x P, row-major, not kept. LENS_EINVAL after nlen matrices. */
-int lens_compress_put(struct lens_compress *z, const double *mat, struct lens_err *e);
+int lens_packed_encoder_put(struct lens_packed_encoder *z, const double *mat, struct lens_err *e);
 /* After the nlen-th put: moves the result to *out (caller frees) and frees z in any case. */
-int lens_compress_finish(struct lens_compress *z, struct lens_packed **out, struct lens_err *e);
-void lens_compress_free(struct lens_compress *z);
+int lens_packed_encoder_finish(struct lens_packed_encoder *z, struct lens_packed **out, struct lens_err *e);
+void lens_packed_encoder_free(struct lens_packed_encoder *z);
 
 /* Bytes of the packed payload: 4 per group number and event field, 8 per value and start. */
 double lens_packed_bytes(const struct lens_packed *p);
@@ -49,11 +49,11 @@ void lens_packed_free(struct lens_packed *p);
 int lens_packed_check(const struct lens_packed *p, const char *name, struct lens_err *e);
 
 /* Streaming decoder: length after length into a P x P matrix. */
-struct lens_unpack;
-int lens_unpack_new(struct lens_unpack **out, const struct lens_packed *p, struct lens_err *e);
+struct lens_packed_decoder;
+int lens_packed_decoder_new(struct lens_packed_decoder **out, const struct lens_packed *p, struct lens_err *e);
 /* Decodes the next length into mat (P x P); LENS_EINVAL after nlen lengths. */
-int lens_unpack_next(struct lens_unpack *u, double *mat, struct lens_err *e);
-void lens_unpack_free(struct lens_unpack *u);
+int lens_packed_decoder_next(struct lens_packed_decoder *u, double *mat, struct lens_err *e);
+void lens_packed_decoder_free(struct lens_packed_decoder *u);
 
 /* packed_nc.c: one NetCDF (64-bit offset) file holding the packed statistics of a cube
  * and its metadata (processes, lengths, mode, repeats, hosts). stats[s] is NULL for an absent

@@ -10,6 +10,8 @@
  * The reader side is also a row of the cube reader table (cube_readers.c): every command that
  * reads a cube reads a packed one, decoded length by length through the streaming reader. */
 #include "packed.h"
+#include "common/atomic.h"
+#include "common/time.h"
 #include "cube_readers.h"
 #include "nc_guard.h"
 
@@ -135,7 +137,7 @@ int lens_packed_write(const char *path, const struct lens_cube *m, struct lens_p
         (st = nc_def_dim(id, "lengths1", (size_t)m->nlen + 1, &dlen1)) || (st = nc_def_dim(id, "four", 4, &dfour)))
         goto fail;
     char date[64];
-    lens_format_date(lens_source_date(), date, sizeof date);
+    lens_time_format_date(lens_time_source_date(), date, sizeof date);
     const char *text[] = {"format", PACK_FORMAT, "mpilens_version", LENS_VERSION, "date", date,
                           "test_type_name", lens_cube_mode_name(m->mode), "sender_index", lens_cube_mode_semantics(m->mode),
                           "hosts", hosts, "source", m->source ? m->source : ""};
@@ -456,7 +458,7 @@ int lens_packed_probe(const char *input)
  * decoded is asked for (the stream reads in length order, so that is rare). */
 struct packsrc {
     struct lens_packed *p[LENS_STAT_COUNT];
-    struct lens_unpack *u[LENS_STAT_COUNT];
+    struct lens_packed_decoder *u[LENS_STAT_COUNT];
     int next[LENS_STAT_COUNT]; /* the length u[s] decodes next */
 };
 
@@ -465,14 +467,14 @@ static int packsrc_get(void *state, int stat, int k, double *mat, struct lens_er
     struct packsrc *q = state;
     int rc = LENS_OK;
     if (!q->u[stat] || k < q->next[stat]) {
-        lens_unpack_free(q->u[stat]);
+        lens_packed_decoder_free(q->u[stat]);
         q->u[stat] = NULL;
         q->next[stat] = 0;
-        if ((rc = lens_unpack_new(&q->u[stat], q->p[stat], e)) != LENS_OK)
+        if ((rc = lens_packed_decoder_new(&q->u[stat], q->p[stat], e)) != LENS_OK)
             return rc;
     }
     while (rc == LENS_OK && q->next[stat] <= k) {
-        rc = lens_unpack_next(q->u[stat], mat, e);
+        rc = lens_packed_decoder_next(q->u[stat], mat, e);
         q->next[stat]++;
     }
     return rc;
@@ -482,7 +484,7 @@ static void packsrc_free(void *state)
 {
     struct packsrc *q = state;
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
-        lens_unpack_free(q->u[s]);
+        lens_packed_decoder_free(q->u[s]);
         lens_packed_free(q->p[s]);
     }
     lens_free(q);

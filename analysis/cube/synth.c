@@ -3,6 +3,7 @@
  * the cube of the first version byte for byte (samples/cubes/synth32): every extension draws
  * from its own random stream, and only when it is switched on. */
 #include "synth.h"
+#include "common/atomic.h"
 
 #include "common/json.h"
 
@@ -303,7 +304,7 @@ int lens_synth_truth_write(const struct lens_synth_opts *o, const char *path, st
         char *dir = lens_strdup(path);
         if (dir) {
             dir[slash - path] = '\0';
-            rc = lens_mkdir_p(dir, e);
+            rc = lens_atomic_mkdir_p(dir, e);
             lens_free(dir);
         } else {
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);

@@ -2,6 +2,7 @@
  * CSV form `process,function,seconds`. The matrix grows in both directions as ranks and
  * names appear, so one reader serves CSV files and trace walkers alike. */
 #include "profile.h"
+#include "common/atomic.h"
 
 #include "common/textline.h"
 

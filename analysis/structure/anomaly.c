@@ -2,6 +2,7 @@
  * yardstick: a log-scale quantity, its median over its peers, and 1.4826 MAD (floored) as the
  * unit, so "z = 14" means fourteen robust standard deviations from the typical value. */
 #include "anomaly.h"
+#include "common/time.h"
 #include "anomaly_int.h"
 
 #include <math.h>
@@ -238,8 +239,8 @@ static int slow_finding(struct lens_anomaly_ctx *x, const struct slow *sl, const
     f->typical = exp(sl->typ_ref);
     f->unit = "s";
     f->ref_length = x->c->lengths[L - 1];
-    lens_format_duration(f->value, tv, sizeof tv);
-    lens_format_duration(f->typical, tt, sizeof tt);
+    lens_time_format_duration(f->value, tv, sizeof tv);
+    lens_time_format_duration(f->typical, tt, sizeof tt);
     snprintf(f->evidence, sizeof f->evidence,
              "%s: links %.2fx slower than the median rank's (median link %s against %s at %d B), "
              "robust z = %.1f; at least %.2fx at %d of %d lengths",

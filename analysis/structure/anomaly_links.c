@@ -2,6 +2,7 @@
  * typical link between the same two classes of interchangeable ranks, in robust units. Part of
  * the anomaly detectors; the shared context and helpers are in anomaly_int.h. */
 #include "anomaly_int.h"
+#include "common/time.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -196,8 +197,8 @@ static int bad_link(struct lens_anomaly_ctx *x, const struct links *lk, int i, i
     f->score = z;
     snprintf(f->subject, sizeof f->subject, both ? "link %d<->%d" : "link %d->%d", from, to);
     char tv[32], tt[32];
-    lens_format_duration(f->value, tv, sizeof tv);
-    lens_format_duration(f->typical, tt, sizeof tt);
+    lens_time_format_duration(f->value, tv, sizeof tv);
+    lens_time_format_duration(f->typical, tt, sizeof tt);
     int bs = lk->bsize[(size_t)lk->cls[i] * lk->C + lk->cls[j]];
     snprintf(f->evidence, sizeof f->evidence,
              "%s%s (row %d, column %d): %.2fx slower than the typical link of its class "
@@ -244,8 +245,8 @@ static int asym_pair(struct lens_anomaly_ctx *x, int i, int j, double q, double 
     f->score = fabs(z);
     snprintf(f->subject, sizeof f->subject, "pair %d<->%d", from, to);
     char tv[32], tt[32];
-    lens_format_duration(f->value, tv, sizeof tv);
-    lens_format_duration(f->typical, tt, sizeof tt);
+    lens_time_format_duration(f->value, tv, sizeof tv);
+    lens_time_format_duration(f->typical, tt, sizeof tt);
     snprintf(f->evidence, sizeof f->evidence,
              "%s: %d->%d takes %.2fx as long as %d->%d (%s against %s at %d B), robust z = %.1f; "
              "at least %.2fx at %d of %d lengths",

@@ -4,6 +4,7 @@
  * the MST and NN-chain results. Active clusters sit in a sorted array, so scans skip merged
  * ones without chasing pointers. */
 #include "hclust.h"
+#include "common/atomic.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * Every split is a pure function of its cluster, so splitting the best two clusters at once
  * on two threads gives the same tree as one thread; only the order of work changes. */
 #include "links.h"
+#include "common/time.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -602,8 +603,8 @@ void lens_links_row(const struct lens_links *r, int id, struct lens_links_row *r
     if (!buf || n == 0)
         return;
     char a[32], b[32], h[48] = "";
-    lens_format_duration(row->first, a, sizeof a);
-    lens_format_duration(row->last, b, sizeof b);
+    lens_time_format_duration(row->first, a, sizeof a);
+    lens_time_format_duration(row->last, b, sizeof b);
     if (!isnan(cl->same_host))
         snprintf(h, sizeof h, ", %.0f%% within a host", 100 * cl->same_host);
     snprintf(buf, n, "%ld links (%.0f%%)%s, %s at %d B to %s at %d B", cl->size, 100 * row->share, h, a,

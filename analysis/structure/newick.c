@@ -2,6 +2,7 @@
  * and split-based comparison (Robinson-Foulds). Traversals use explicit stacks because a
  * single-linkage dendrogram of thousands of processes can be as deep as it is wide. */
 #include "newick.h"
+#include "common/atomic.h"
 
 #include <ctype.h>
 #include <errno.h>

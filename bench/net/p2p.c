@@ -1,6 +1,7 @@
 /* The point-to-point sweep (see p2p.h). Rank A of each pair times, rank B answers; the raw
  * times go to rank 0, which computes the statistics and writes the files (p2p_out.c). */
 #include "p2p.h"
+#include "common/time.h"
 
 #include "allpairs.h"
 #include "fatal.h"
@@ -332,7 +333,7 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
     if (rank == 0) {
         char mpiv[256], date[64], wnd[32];
         lens_bench_mpi_version(mpiv, sizeof mpiv);
-        lens_format_date(lens_source_date(), date, sizeof date);
+        lens_time_format_date(lens_time_source_date(), date, sizeof date);
         snprintf(wnd, sizeof wnd, "%d", LENS_BENCH_P2P_WINDOW);
         const char *attrs[] = {
             "mpilens_version", LENS_VERSION,

@@ -1,6 +1,7 @@
 /* The p2p sweep's CSV and NetCDF files (see p2p_out.h). The CSV is for people and
  * spreadsheets; the NetCDF file holds the same columns plus every iteration's time. */
 #include "p2p_out.h"
+#include "common/atomic.h"
 
 #include "stats.h"
 
@@ -243,7 +244,7 @@ int lens_p2p_out_write(const struct lens_p2p_out *r, const char *prefix, const c
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
         else {
             dir[slash - prefix] = '\0';
-            rc = lens_mkdir_p(dir, e);
+            rc = lens_atomic_mkdir_p(dir, e);
             lens_free(dir);
         }
     }

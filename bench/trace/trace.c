@@ -2,6 +2,7 @@
  * window tables, MPI_Init/MPI_Finalize and OTF2's MPI collective callbacks. The per-call
  * wrappers are in trace_wrap.c and use the lens_tr_* helpers declared in trace_int.h. */
 #include "trace_int.h"
+#include "common/atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -650,7 +651,7 @@ static void open_files(void)
     char raw[4104], host[256] = "unknown";
     struct lens_err e;
     snprintf(raw, sizeof raw, "%s/raw", lens_tr.dir);
-    if (lens_mkdir_p(raw, &e) != LENS_OK) {
+    if (lens_atomic_mkdir_p(raw, &e) != LENS_OK) {
         tr_fail("%s", e.msg);
         return;
     }

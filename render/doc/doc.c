@@ -26,7 +26,7 @@ const struct lens_doc_section *lens_doc_find(const struct lens_doc_kind *k, cons
 static int check(const struct lens_doc_kind *k, const struct lens_template *t, struct lens_err *e)
 {
     for (int i = 0; i < t->nsections; i++) {
-        const struct lens_tmpl_section *s = &t->sections[i];
+        const struct lens_template_section *s = &t->sections[i];
         const struct lens_doc_section *d = lens_doc_find(k, s->name);
         if (!d) {
             char known[512];
@@ -45,7 +45,7 @@ static int check(const struct lens_doc_kind *k, const struct lens_template *t, s
     }
     /* a second pass, so that an unknown or misplaced section is named first */
     for (int i = 1; i < t->nsections; i++) {
-        const struct lens_tmpl_section *a = &t->sections[i - 1], *s = &t->sections[i];
+        const struct lens_template_section *a = &t->sections[i - 1], *s = &t->sections[i];
         const struct lens_doc_section *da = lens_doc_find(k, a->name), *d = lens_doc_find(k, s->name);
         if (a->repeat && a->repeat == s->repeat && da->input != d->input)
             return lens_err_set(e, LENS_EFORMAT,
@@ -60,19 +60,19 @@ static int check(const struct lens_doc_kind *k, const struct lens_template *t, s
 /* What the item hooks of lens_template_render need to reach the section's functions. */
 struct hook_ctx {
     const struct lens_template *t;
-    const struct lens_tmpl_section *s;
+    const struct lens_template_section *s;
     const struct lens_doc_section *d;
     void *ctx;
 };
 
-static int hook_table(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
+static int hook_table(void *ctx, const struct lens_template_item *it, struct lens_pdf *pdf, struct lens_err *e)
 {
     struct hook_ctx *h = ctx;
     (void)pdf; /* the section draws into the report's PDF, which it holds */
     return h->d->table ? h->d->table(h->ctx, it, e) : lens_template_unknown_item(h->t, h->s, it, e);
 }
 
-static int hook_block(void *ctx, const struct lens_tmpl_item *it, struct lens_pdf *pdf, struct lens_err *e)
+static int hook_block(void *ctx, const struct lens_template_item *it, struct lens_pdf *pdf, struct lens_err *e)
 {
     struct hook_ctx *h = ctx;
     (void)pdf;
@@ -80,10 +80,10 @@ static int hook_block(void *ctx, const struct lens_tmpl_item *it, struct lens_pd
 }
 
 /* One section (known: checked above): its placeholders, then its items. */
-static int draw_section(const struct lens_doc *d, const struct lens_template *t, const struct lens_tmpl_section *s,
+static int draw_section(const struct lens_doc *d, const struct lens_template *t, const struct lens_template_section *s,
                         struct lens_err *e)
 {
-    static const struct lens_tmpl_hooks hooks = {hook_table, hook_block};
+    static const struct lens_template_hooks hooks = {hook_table, hook_block};
     struct hook_ctx h = {t, s, lens_doc_find(d->kind, s->name), d->ctx};
     *d->sec = s;
     int rc = h.d->vars ? h.d->vars(d->ctx, e) : LENS_OK;
@@ -130,7 +130,7 @@ int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *
         snprintf(tpath, sizeof tpath, "%s/templates/%s", dd, d->kind->template_name);
     snprintf(fontdir, sizeof fontdir, "%s/fonts", dd);
     snprintf(d->font_path, d->font_path_size, "%s/DejaVuSans.ttf", fontdir);
-    lens_tmpl_vars_init(d->vars);
+    lens_template_vars_init(d->vars);
     *d->pdf = NULL;
     if (d->cur)
         *d->cur = -1;
@@ -148,13 +148,13 @@ int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *
     if (rc == LENS_OK)
         rc = draw_all(d, t, e);
     if (rc == LENS_OK)
-        rc = lens_pdf_set_info(*d->pdf, lens_tmpl_vars_get(d->vars, "title"), d->kind->subject, d->date, e);
+        rc = lens_pdf_set_info(*d->pdf, lens_template_vars_get(d->vars, "title"), d->kind->subject, d->date, e);
     if (rc == LENS_OK)
         rc = lens_pdf_save(*d->pdf, path, e);
     lens_pdf_free(*d->pdf);
     *d->pdf = NULL;
     lens_template_free(t);
     *d->t = NULL;
-    lens_tmpl_vars_release(d->vars);
+    lens_template_vars_release(d->vars);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "common/err.h"
+#include "common/time.h"
 #include "pdf.h"
 #include "template.h"
 
@@ -37,8 +38,8 @@ struct lens_doc_section {
     const char *name; /* the name after "section" in the template */
     int input;        /* enum lens_doc_input */
     int (*vars)(void *ctx, struct lens_err *e);
-    int (*table)(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
-    int (*block)(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+    int (*table)(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+    int (*block)(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 };
 
 /* A kind of document: its default template, the PDF subject and its sections. */
@@ -63,7 +64,7 @@ struct lens_doc {
     const struct lens_doc_kind *kind;
     const char *datadir;       /* holds fonts/ and templates/; NULL: "." */
     const char *template_path; /* NULL: <datadir>/templates/<kind->template_name> */
-    long long date;            /* Unix seconds stored in the PDF (lens_source_date()) */
+    long long date;            /* Unix seconds stored in the PDF (lens_time_source_date()) */
     const int *inputs;         /* enum lens_doc_input of each input, in the order given */
     int ninputs;
     int every;                 /* with inputs NULL: the kind of every one of the ninputs */
@@ -72,9 +73,9 @@ struct lens_doc {
      * (figure folder, texts, document placeholders); NULL: none. */
     int (*prepare)(void *ctx, struct lens_err *e);
     const struct lens_template **t;       /* set after loading, NULL again once freed */
-    const struct lens_tmpl_section **sec; /* the section being drawn */
+    const struct lens_template_section **sec; /* the section being drawn */
     struct lens_pdf **pdf;                /* set while the document is open, NULL after */
-    struct lens_tmpl_vars *vars;          /* initialised here and released at the end */
+    struct lens_template_vars *vars;          /* initialised here and released at the end */
     int *cur;                             /* index into inputs of the current input, -1 outside */
     char *font_path;                      /* receives <datadir>/fonts/DejaVuSans.ttf */
     size_t font_path_size;

@@ -2,6 +2,7 @@
  * callback; ours records the first one in the document struct and every public function
  * turns it into a lens_err, so nothing longjmps or aborts. */
 #include "pdf.h"
+#include "common/atomic.h"
 #include "pdf_fix.h"
 
 #include <cairo.h>

@@ -8,6 +8,8 @@
 #define LENS_PDF_H
 
 #include "common/err.h"
+#include "common/atomic.h"
+#include "common/time.h"
 
 struct lens_pdf; /* opaque: owns the libharu document, its pages and fonts */
 
@@ -30,7 +32,7 @@ int lens_pdf_new(struct lens_pdf **out, const char *fontdir, struct lens_err *e)
 void lens_pdf_free(struct lens_pdf *p); /* NULL does nothing */
 
 /* Document information: title and subject are UTF-8 (either may be NULL); date is Unix
- * seconds (use lens_source_date()) and becomes CreationDate and ModDate. */
+ * seconds (use lens_time_source_date()) and becomes CreationDate and ModDate. */
 int lens_pdf_set_info(struct lens_pdf *p, const char *title, const char *subject, long long date,
                       struct lens_err *e);
 /* Footer drawn centred on every page at save time; "${page}" and "${pages}" are replaced by

@@ -4,6 +4,7 @@
  * embedded as PNG bytes. Each section is a row of the `sections` table at the end, drawn by
  * render/doc/doc.c. */
 #include "problems_report.h"
+#include "common/time.h"
 
 #include "doc.h"
 #include "render/fig/figure.h"
@@ -27,9 +28,9 @@ struct prep {
     const struct lens_problems_report_input *in;
     int nin;
     const struct lens_template *t;
-    const struct lens_tmpl_section *sec; /* section being drawn */
+    const struct lens_template_section *sec; /* section being drawn */
     struct lens_pdf *pdf;
-    struct lens_tmpl_vars vars;
+    struct lens_template_vars vars;
     int cur;                             /* current trace inside the repeat, -1 outside */
     int figure;                          /* figures drawn so far (numbering) */
     char font_path[PATH_MAX + 32];
@@ -41,7 +42,7 @@ void lens_problems_report_opts_init(struct lens_problems_report_opts *o)
     o->max_problems = 8;
     o->max_sites = 5;
     o->timelines = 1;
-    o->date = lens_source_date();
+    o->date = lens_time_source_date();
 }
 
 /* A section text expanded with the current placeholders into buf. */
@@ -55,7 +56,7 @@ static int text(struct prep *s, const char *name, char *buf, size_t n, struct le
     return rc;
 }
 
-static int unknown_item(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e)
+static int unknown_item(struct prep *s, const struct lens_template_item *it, struct lens_err *e)
 {
     return lens_template_unknown_item(s->t, s->sec, it, e);
 }
@@ -114,26 +115,26 @@ static int title_vars(void *ctx, struct lens_err *e)
     names[0] = '\0';
     for (int i = 0; i < s->nin && o < sizeof names; i++)
         o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "", s->in[i].name);
-    lens_format_date(s->o->date, date, sizeof date);
-    struct lens_tmpl_vars *v = &s->vars;
-    int rc = lens_tmpl_vars_set(v, "date", date, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "version", LENS_VERSION, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "traces", names, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "ntraces", "%d", s->nin);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "rules", s->o->rules ? s->o->rules : "-", e);
+    lens_time_format_date(s->o->date, date, sizeof date);
+    struct lens_template_vars *v = &s->vars;
+    int rc = lens_template_vars_set(v, "date", date, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "version", LENS_VERSION, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "traces", names, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "ntraces", "%d", s->nin);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "rules", s->o->rules ? s->o->rules : "-", e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_setf(v, e, "nrules", "%d",
+        rc = lens_template_vars_setf(v, e, "nrules", "%d",
                                  s->in[0].analysis->problems->rules->nproblems);
     if (rc == LENS_OK && s->o->title)
-        rc = lens_tmpl_vars_set(v, "title", s->o->title, e);
+        rc = lens_template_vars_set(v, "title", s->o->title, e);
     else if (rc == LENS_OK && (rc = text(s, "default_title", def, sizeof def, e)) == LENS_OK)
-        rc = lens_tmpl_vars_set(v, "title", def, e);
+        rc = lens_template_vars_set(v, "title", def, e);
     return rc;
 }
 
 /* ---- comparison of several traces (drawn only when there are two or more) ---- */
 
-static int comparison_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int comparison_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct prep *s = ctx;
     if (strcmp(it->name, "comparison"))
@@ -146,7 +147,7 @@ static int comparison_block(void *ctx, const struct lens_tmpl_item *it, struct l
     char h[7][128], buf[2048];
     struct lens_pdf_column cols[7];
     double t0 = run_time(&s->in[0]);
-    int rc = lens_tmpl_vars_setf(&s->vars, e, "first", "%s", s->in[0].name);
+    int rc = lens_template_vars_setf(&s->vars, e, "first", "%s", s->in[0].name);
     if (rc == LENS_OK)
         rc = lens_pdf_new_page(s->pdf, e);
     if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
@@ -196,25 +197,25 @@ static int trace_vars(void *ctx, struct lens_err *e)
     fmt_s(wasted(p), w, sizeof w);
     fmt_s(run_time(in), rt, sizeof rt);
     fmt_s(longest(in), lg, sizeof lg);
-    struct lens_tmpl_vars *v = &s->vars;
-    int rc = lens_tmpl_vars_set(v, "trace_name", in->name, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "trace_index", "%d", s->cur + 1);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nranks", "%d", p->nranks);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "events", "%llu", (unsigned long long)p->nevents);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "messages", "%llu", (unsigned long long)p->np2p);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "collectives", "%llu", (unsigned long long)p->ncoll);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "total_time", total, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "run_time", rt, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "longest", lg, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nfound", "%d", found(p));
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "wasted", w, e);
+    struct lens_template_vars *v = &s->vars;
+    int rc = lens_template_vars_set(v, "trace_name", in->name, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "trace_index", "%d", s->cur + 1);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nranks", "%d", p->nranks);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "events", "%llu", (unsigned long long)p->nevents);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "messages", "%llu", (unsigned long long)p->np2p);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "collectives", "%llu", (unsigned long long)p->ncoll);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "total_time", total, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "run_time", rt, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "longest", lg, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nfound", "%d", found(p));
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "wasted", w, e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_setf(v, e, "wasted_share", "%.2f",
+        rc = lens_template_vars_setf(v, e, "wasted_share", "%.2f",
                                  p->total_time_s > 0 ? 100 * wasted(p) / p->total_time_s : 0);
     return rc;
 }
 
-static int problems_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int problems_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct prep *s = ctx;
     if (strcmp(it->name, "problems"))
@@ -324,7 +325,7 @@ static int figure(struct prep *s, const unsigned char *png, size_t len, double h
                   const char *caption_name, struct lens_err *e)
 {
     char caption[2048];
-    int rc = lens_tmpl_vars_setf(&s->vars, e, "figure", "%d", ++s->figure);
+    int rc = lens_template_vars_setf(&s->vars, e, "figure", "%d", ++s->figure);
     if (rc == LENS_OK)
         rc = text(s, caption_name, caption, sizeof caption, e);
     if (rc == LENS_OK)
@@ -377,11 +378,11 @@ static int timeline(struct prep *s, const struct lens_problem_result *r, struct 
         return rc;
     snprintf(wd, sizeof wd, "%.3f ms", 1e3 * (w.t1 - w.t0));
     fmt_s(w.seconds, sec, sizeof sec);
-    rc = lens_tmpl_vars_set(&s->vars, "window", wd, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&s->vars, e, "window_start", "%.6f", w.t0);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&s->vars, e, "rank", "%d", w.rank);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(&s->vars, "seconds", sec, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&s->vars, e, "instance_time", "%.6f", w.time);
+    rc = lens_template_vars_set(&s->vars, "window", wd, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "window_start", "%.6f", w.t0);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "rank", "%d", w.rank);
+    if (rc == LENS_OK) rc = lens_template_vars_set(&s->vars, "seconds", sec, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "instance_time", "%.6f", w.time);
     int W, H;
     lens_timeline_size(&o, &w, &W, &H);
     double h = lens_pdf_text_width(s->pdf) * H / W;
@@ -411,17 +412,17 @@ static int detail(struct prep *s, const struct lens_problem_result *r, int index
     char total[32], wsec[32], buf[4096];
     fmt_s(r->total_s, total, sizeof total);
     fmt_s(r->per_rank[worst], wsec, sizeof wsec);
-    struct lens_tmpl_vars *v = &s->vars;
-    int rc = lens_tmpl_vars_setf(v, e, "index", "%d", index);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "name", rule_text(r, L, 0), e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "id", r->rule->id, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "total", total, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "share", "%.2f", 100 * r->share);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "count", "%llu", (unsigned long long)r->count);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "worst_rank", "%d", worst);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "worst_rank_s", wsec, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "description", rule_text(r, L, 1), e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "advice", rule_text(r, L, 2), e);
+    struct lens_template_vars *v = &s->vars;
+    int rc = lens_template_vars_setf(v, e, "index", "%d", index);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "name", rule_text(r, L, 0), e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "id", r->rule->id, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "total", total, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "share", "%.2f", 100 * r->share);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "count", "%llu", (unsigned long long)r->count);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "worst_rank", "%d", worst);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "worst_rank_s", wsec, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "description", rule_text(r, L, 1), e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "advice", rule_text(r, L, 2), e);
     if (rc == LENS_OK) rc = lens_pdf_new_page(s->pdf, e); /* one problem per page */
     static const char *const paras[] = {"totals", "what", "todo"};
     if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
@@ -452,7 +453,7 @@ static int detail(struct prep *s, const struct lens_problem_result *r, int index
     return rc;
 }
 
-static int details_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int details_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct prep *s = ctx;
     if (strcmp(it->name, "problems"))
@@ -464,7 +465,7 @@ static int details_block(void *ctx, const struct lens_tmpl_item *it, struct lens
             rc = detail(s, &p->res[i], ++shown, e);
     if (rc == LENS_OK && nf > shown) {
         char buf[512];
-        rc = lens_tmpl_vars_setf(&s->vars, e, "more", "%d", nf - shown);
+        rc = lens_template_vars_setf(&s->vars, e, "more", "%d", nf - shown);
         if (rc == LENS_OK && (rc = text(s, "more", buf, sizeof buf, e)) == LENS_OK)
             rc = lens_pdf_paragraph(s->pdf, buf, e);
     }

@@ -10,6 +10,7 @@
 
 #include "analysis/trace/trace_analysis.h"
 #include "common/err.h"
+#include "common/time.h"
 
 /* One analysed trace, borrowed. The analysis should be run with LENS_PROBLEMS_KEEP_CHARGES
  * (the timelines then highlight every instance); the report builds nothing itself. */
@@ -31,10 +32,10 @@ struct lens_problems_report_opts {
     int max_problems;          /* problems detailed per trace (default 8, largest first) */
     int max_sites;             /* call sites listed per problem (default 5) */
     int timelines;             /* 1 (default): a timeline per problem; 0: none (faster) */
-    long long date;            /* Unix seconds printed and stored (lens_source_date()) */
+    long long date;            /* Unix seconds printed and stored (lens_time_source_date()) */
 };
 
-/* Defaults: the limits above, English, date = lens_source_date(). */
+/* Defaults: the limits above, English, date = lens_time_source_date(). */
 void lens_problems_report_opts_init(struct lens_problems_report_opts *o);
 
 /* Writes the report of the nin inputs to path through a temporary file and rename: a failure

@@ -4,6 +4,8 @@
  * directory, read back into memory, removed, and embedded as PNG. Each section is a row of the
  * `sections` table near the end, drawn by render/doc/doc.c. */
 #include "profile_report.h"
+#include "common/atomic.h"
+#include "common/time.h"
 
 #include "doc.h"
 #include "pdf.h"
@@ -24,9 +26,9 @@ struct prep {
     const struct lens_profile *p;
     const struct lens_icappa *r;
     const struct lens_template *t;
-    const struct lens_tmpl_section *sec; /* section being drawn */
+    const struct lens_template_section *sec; /* section being drawn */
     struct lens_pdf *pdf;
-    struct lens_tmpl_vars vars;
+    struct lens_template_vars vars;
     size_t *order;                       /* functions, costliest first (owned) */
     double total;                        /* seconds, all functions and processes */
     int figure;                          /* figures drawn so far (numbering) */
@@ -39,7 +41,7 @@ void lens_profile_report_opts_init(struct lens_profile_report_opts *o)
     memset(o, 0, sizeof *o);
     o->max_functions = 25;
     o->max_rounds = 8;
-    o->date = lens_source_date();
+    o->date = lens_time_source_date();
 }
 
 /* A section text expanded with the current placeholders into buf. */
@@ -53,7 +55,7 @@ static int text(struct prep *s, const char *name, char *buf, size_t n, struct le
     return rc;
 }
 
-static int unknown_item(struct prep *s, const struct lens_tmpl_item *it, struct lens_err *e)
+static int unknown_item(struct prep *s, const struct lens_template_item *it, struct lens_err *e)
 {
     return lens_template_unknown_item(s->t, s->sec, it, e);
 }
@@ -100,19 +102,19 @@ static int title_vars(void *ctx, struct lens_err *e)
 {
     struct prep *s = ctx;
     char date[64], total[64], def[512];
-    lens_format_date(s->o->date, date, sizeof date);
+    lens_time_format_date(s->o->date, date, sizeof date);
     fmt_s(s->total, total, sizeof total);
-    struct lens_tmpl_vars *v = &s->vars;
-    int rc = lens_tmpl_vars_set(v, "date", date, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "version", LENS_VERSION, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "input", s->o->input ? s->o->input : "-", e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nproc", "%zu", s->p->nproc);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nfunc", "%zu", s->p->nfunc);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "total", total, e);
+    struct lens_template_vars *v = &s->vars;
+    int rc = lens_template_vars_set(v, "date", date, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "version", LENS_VERSION, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "input", s->o->input ? s->o->input : "-", e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nproc", "%zu", s->p->nproc);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nfunc", "%zu", s->p->nfunc);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "total", total, e);
     if (rc == LENS_OK && s->o->title)
-        rc = lens_tmpl_vars_set(v, "title", s->o->title, e);
+        rc = lens_template_vars_set(v, "title", s->o->title, e);
     else if (rc == LENS_OK && (rc = text(s, "default_title", def, sizeof def, e)) == LENS_OK)
-        rc = lens_tmpl_vars_set(v, "title", def, e);
+        rc = lens_template_vars_set(v, "title", def, e);
     return rc;
 }
 
@@ -124,16 +126,16 @@ static int where_vars(void *ctx, struct lens_err *e)
     double dom = 0;
     for (size_t i = 0; i < s->r->ndom; i++)
         dom += lens_profile_func_total(s->p, s->r->dom[i]);
-    int rc = lens_tmpl_vars_setf(&s->vars, e, "ndom", "%zu", s->r->ndom);
+    int rc = lens_template_vars_setf(&s->vars, e, "ndom", "%zu", s->r->ndom);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_setf(&s->vars, e, "ncostly", "%zu", s->r->ncostly);
+        rc = lens_template_vars_setf(&s->vars, e, "ncostly", "%zu", s->r->ncostly);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_setf(&s->vars, e, "dom_share", "%.1f", s->total > 0 ? 100 * dom / s->total : 0);
+        rc = lens_template_vars_setf(&s->vars, e, "dom_share", "%.1f", s->total > 0 ? 100 * dom / s->total : 0);
     return rc;
 }
 
 /* The ICAPPA answer in words (lens_icappa_write_prose) as one paragraph. */
-static int prose_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int prose_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct prep *s = ctx;
     if (strcmp(it->name, "prose"))
@@ -177,7 +179,7 @@ static int functions_table(struct prep *s, struct lens_err *e)
     }
     if (rc == LENS_OK && n < p->nfunc) {
         char more[256];
-        rc = lens_tmpl_vars_setf(&s->vars, e, "more", "%zu", p->nfunc - n);
+        rc = lens_template_vars_setf(&s->vars, e, "more", "%zu", p->nfunc - n);
         if (rc == LENS_OK)
             rc = text(s, "more", more, sizeof more, e);
         const char *cells[6] = {"", more, "", "", "", ""};
@@ -236,7 +238,7 @@ static int groups_table(struct prep *s, struct lens_err *e)
     return rc;
 }
 
-static int where_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int where_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct prep *s = ctx;
     if (!strcmp(it->name, "functions"))
@@ -314,12 +316,12 @@ static int bars_block(struct prep *s, struct lens_err *e)
     for (size_t k = 0; k < s->r->nrounds && k < (size_t)s->o->max_rounds && rc == LENS_OK; k++) {
         const struct lens_icappa_round *d = &s->r->rounds[k];
         char caption[2048];
-        rc = lens_tmpl_vars_setf(&s->vars, e, "figure", "%d", ++s->figure);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&s->vars, e, "round", "%zu", k + 1);
+        rc = lens_template_vars_setf(&s->vars, e, "figure", "%d", ++s->figure);
+        if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "round", "%zu", k + 1);
         if (rc == LENS_OK)
-            rc = lens_tmpl_vars_set(&s->vars, "set", d->set == LENS_ICAPPA_FUNCTIONS ? "functions" : "processes", e);
+            rc = lens_template_vars_set(&s->vars, "set", d->set == LENS_ICAPPA_FUNCTIONS ? "functions" : "processes", e);
         if (rc == LENS_OK)
-            rc = lens_tmpl_vars_setf(&s->vars, e, "sizes", "%zu | %zu points", d->size[0], d->size[1]);
+            rc = lens_template_vars_setf(&s->vars, e, "sizes", "%zu | %zu points", d->size[0], d->size[1]);
         if (rc == LENS_OK) rc = text(s, "bars_caption", caption, sizeof caption, e);
         if (rc == LENS_OK) rc = place_figure(s, (long)k, caption, e);
     }
@@ -333,13 +335,13 @@ static int scatter_block(struct prep *s, struct lens_err *e)
         int rc = text(s, "no_scatter", caption, sizeof caption, e);
         return rc == LENS_OK ? lens_pdf_paragraph(s->pdf, caption, e) : rc;
     }
-    int rc = lens_tmpl_vars_setf(&s->vars, e, "figure", "%d", ++s->figure);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&s->vars, e, "ncostly", "%zu", s->r->ncostly);
+    int rc = lens_template_vars_setf(&s->vars, e, "figure", "%d", ++s->figure);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "ncostly", "%zu", s->r->ncostly);
     if (rc == LENS_OK) rc = text(s, "scatter_caption", caption, sizeof caption, e);
     return rc == LENS_OK ? place_figure(s, -1, caption, e) : rc;
 }
 
-static int figures_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int figures_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct prep *s = ctx;
     if (!strcmp(it->name, "bars"))
@@ -354,9 +356,9 @@ static int figures_block(void *ctx, const struct lens_tmpl_item *it, struct lens
 static int iterations_vars(void *ctx, struct lens_err *e)
 {
     struct prep *s = ctx;
-    int rc = lens_tmpl_vars_setf(&s->vars, e, "nrounds", "%zu", s->r->nrounds);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(&s->vars, "stop_functions", s->r->stop[0] ? s->r->stop[0] : "-", e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(&s->vars, "stop_processes", s->r->stop[1] ? s->r->stop[1] : "-", e);
+    int rc = lens_template_vars_setf(&s->vars, e, "nrounds", "%zu", s->r->nrounds);
+    if (rc == LENS_OK) rc = lens_template_vars_set(&s->vars, "stop_functions", s->r->stop[0] ? s->r->stop[0] : "-", e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(&s->vars, "stop_processes", s->r->stop[1] ? s->r->stop[1] : "-", e);
     return rc;
 }
 
@@ -368,7 +370,7 @@ static void fmt_bic(double v, char *buf, size_t n)
         snprintf(buf, n, "n/a");
 }
 
-static int rounds_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int rounds_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct prep *s = ctx;
     if (strcmp(it->name, "rounds"))

@@ -9,6 +9,7 @@
 #include "analysis/profile/icappa.h"
 #include "analysis/profile/profile.h"
 #include "common/err.h"
+#include "common/time.h"
 
 struct lens_profile_report_opts {
     const char *title;         /* UTF-8; NULL: the template's default_title text */
@@ -20,10 +21,10 @@ struct lens_profile_report_opts {
                                   $TMPDIR, else /tmp */
     int max_functions;         /* rows of the ranked function table (default 25) */
     int max_rounds;            /* bar charts drawn, one per round from the first (default 8) */
-    long long date;            /* Unix seconds printed and stored (lens_source_date()) */
+    long long date;            /* Unix seconds printed and stored (lens_time_source_date()) */
 };
 
-/* Defaults: no title, the limits above, date = lens_source_date(). */
+/* Defaults: no title, the limits above, date = lens_time_source_date(). */
 void lens_profile_report_opts_init(struct lens_profile_report_opts *o);
 
 /* Writes the report of p (finished) and r (lens_icappa_run on p), both borrowed, to path

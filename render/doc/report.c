@@ -3,6 +3,8 @@
  * Each section is a row of the `sections` table near the end of the file, which names the
  * kind of input it is about; render/doc/doc.c draws them. */
 #include "report.h"
+#include "common/atomic.h"
+#include "common/time.h"
 
 #include "common/datadir.h"
 #include "doc.h"
@@ -22,7 +24,7 @@ void lens_report_opts_init(struct lens_report_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->stat = LENS_STAT_MEDIAN;
-    o->date = lens_source_date();
+    o->date = lens_time_source_date();
 }
 
 const struct lens_cube *lens_report_cube(const struct lens_report_ctx *r) { return r->in[r->cur].cube; }
@@ -64,7 +66,7 @@ int lens_report_text(struct lens_report_ctx *r, const char *name, char *buf, siz
     return rc;
 }
 
-int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_tmpl_item *it, struct lens_err *e)
+int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_template_item *it, struct lens_err *e)
 {
     return lens_template_unknown_item(r->t, r->sec, it, e);
 }
@@ -74,19 +76,19 @@ int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_tmpl_i
 static int document_vars(struct lens_report_ctx *r, struct lens_err *e)
 {
     char date[64], sources[2048] = "";
-    lens_format_date(r->o->date, date, sizeof date);
+    lens_time_format_date(r->o->date, date, sizeof date);
     size_t o = 0;
     for (int i = 0; i < r->nin && o < sizeof sources; i++)
         o += (size_t)snprintf(sources + o, sizeof sources - o, "%s%s", i ? ", " : "", r->in[i].name);
-    int rc = lens_tmpl_vars_set(&r->vars, "date", date, e);
+    int rc = lens_template_vars_set(&r->vars, "date", date, e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "version", LENS_VERSION, e);
+        rc = lens_template_vars_set(&r->vars, "version", LENS_VERSION, e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_setf(&r->vars, e, "ninputs", "%d", r->nin);
+        rc = lens_template_vars_setf(&r->vars, e, "ninputs", "%d", r->nin);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "sources", sources, e);
+        rc = lens_template_vars_set(&r->vars, "sources", sources, e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "stat", lens_cube_stat_name(r->o->stat), e);
+        rc = lens_template_vars_set(&r->vars, "stat", lens_cube_stat_name(r->o->stat), e);
     return rc;
 }
 
@@ -139,21 +141,21 @@ static int input_vars(void *ctx, struct lens_err *e)
             p[1] = ' ';
             so++;
         }
-    struct lens_tmpl_vars *v = &r->vars;
-    int rc = lens_tmpl_vars_setf(v, e, "input_index", "%d", r->cur + 1);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "input_name", r->in[r->cur].name, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "mode", lens_cube_mode_name(c->mode), e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "semantics", lens_cube_mode_semantics(c->mode), e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "procs", "%d", c->procs);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "hosts", hosts, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nhosts", "%d", nhosts);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "lengths", lengths, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nlengths", "%d", c->nlen);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "repeats", "%d%s", c->repeats, c->nraw ? " (raw repeats present)" : "");
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "stats", stats, e);
+    struct lens_template_vars *v = &r->vars;
+    int rc = lens_template_vars_setf(v, e, "input_index", "%d", r->cur + 1);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", r->in[r->cur].name, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "mode", lens_cube_mode_name(c->mode), e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "semantics", lens_cube_mode_semantics(c->mode), e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "procs", "%d", c->procs);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "hosts", hosts, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nhosts", "%d", nhosts);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "lengths", lengths, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nlengths", "%d", c->nlen);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "repeats", "%d%s", c->repeats, c->nraw ? " (raw repeats present)" : "");
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "stats", stats, e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(v, "layout", c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic", e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "files", files, e);
+        rc = lens_template_vars_set(v, "layout", c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic", e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "files", files, e);
     return rc;
 }
 
@@ -162,9 +164,9 @@ static int title_vars(void *ctx, struct lens_err *e)
     struct lens_report_ctx *r = ctx;
     char def[512];
     if (r->o->title)
-        return lens_tmpl_vars_set(&r->vars, "title", r->o->title, e);
+        return lens_template_vars_set(&r->vars, "title", r->o->title, e);
     int rc = lens_report_text(r, "default_title", def, sizeof def, e);
-    return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "title", def, e) : rc;
+    return rc == LENS_OK ? lens_template_vars_set(&r->vars, "title", def, e) : rc;
 }
 
 /* ---- summary ---- */
@@ -202,10 +204,10 @@ static int summary_vars(void *ctx, struct lens_err *e)
     char order[128];
     const char *name = lens_report_direction(lens_report_cube(r)->mode) ? "pair_sender" : "pair_row";
     int rc = lens_report_text(r, name, order, sizeof order, e);
-    return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "pair_order", order, e) : rc;
+    return rc == LENS_OK ? lens_template_vars_set(&r->vars, "pair_order", order, e) : rc;
 }
 
-static int summary_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int summary_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "lengths"))
@@ -309,12 +311,12 @@ static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
     lens_report_fmt_us(s.min, buf[0], sizeof buf[0]);
     lens_report_fmt_us(s.max, buf[1], sizeof buf[1]);
     lens_report_fmt_us(s.median, buf[2], sizeof buf[2]);
-    struct lens_tmpl_vars *v = &r->vars;
-    rc = lens_tmpl_vars_setf(v, e, "length", "%d", c->lengths[k]);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "figure", "%d", ++r->figure);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "min", buf[0], e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "max", buf[1], e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "median", buf[2], e);
+    struct lens_template_vars *v = &r->vars;
+    rc = lens_template_vars_setf(v, e, "length", "%d", c->lengths[k]);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "figure", "%d", ++r->figure);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "min", buf[0], e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "max", buf[1], e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "median", buf[2], e);
     char heading[512], title[512], caption[2048], xl[128], yl[128], unit[32];
     int dir = lens_report_direction(c->mode);
     const char *xname = dir == 1 ? "axis_sender" : dir == 2 ? "axis_receiver" : "axis_column";
@@ -354,7 +356,7 @@ static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
     return rc;
 }
 
-static int heatmap_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int heatmap_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "figures"))
@@ -370,7 +372,7 @@ static int heatmap_block(void *ctx, const struct lens_tmpl_item *it, struct lens
 
 /* ---- data quality ---- */
 
-static int quality_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int quality_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "warnings"))

@@ -9,6 +9,7 @@
 
 #include "analysis/cube/cube.h"
 #include "common/err.h"
+#include "common/time.h"
 
 struct lens_p2pfile; /* analysis/cube/p2pfile.h */
 
@@ -28,7 +29,7 @@ struct lens_report_opts {
     const int *lengths;      /* message lengths (bytes) to draw, nearest present length is used;
                                 NULL: the first, middle and last length */
     int nlengths;
-    long long date;          /* Unix seconds printed and stored (lens_source_date()) */
+    long long date;          /* Unix seconds printed and stored (lens_time_source_date()) */
 };
 
 void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, date now */

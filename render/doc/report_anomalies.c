@@ -30,20 +30,20 @@ int lens_report_anomalies_vars(void *ctx, struct lens_err *e)
         snprintf(z, sizeof z, "%g", ao.z_min);
         snprintf(slow, sizeof slow, "%g", ao.slow_min);
         snprintf(link, sizeof link, "%g", ao.link_min);
-        rc = lens_tmpl_vars_setf(&r->vars, e, "nanomalies", "%d", n);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "anomaly_stat", lens_cube_stat_name(a->st.an->stat), e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "z_min", z, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "slow_min", slow, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "link_min", link, e);
+        rc = lens_template_vars_setf(&r->vars, e, "nanomalies", "%d", n);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "anomaly_stat", lens_cube_stat_name(a->st.an->stat), e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "z_min", z, e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "slow_min", slow, e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "link_min", link, e);
         if (rc == LENS_OK)
             rc = lens_report_text(r, n == 0 ? "none" : n == 1 ? "one" : "some", buf, sizeof buf, e);
     } else {
-        rc = lens_tmpl_vars_set(&r->vars, "error", a->st.anomaly_err.msg, e);
+        rc = lens_template_vars_set(&r->vars, "error", a->st.anomaly_err.msg, e);
         if (rc == LENS_OK)
             rc = lens_report_text(r, "failed", buf, sizeof buf, e);
     }
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "anomaly_words", buf, e);
+        rc = lens_template_vars_set(&r->vars, "anomaly_words", buf, e);
     return rc == LENS_OK ? lens_report_headers(r, anomaly_columns, 6, n > 0, e) : rc;
 }
 
@@ -104,7 +104,7 @@ static void finding_lengths(const struct lens_cube *c, const struct lens_anomaly
     }
 }
 
-int lens_report_anomalies_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "ranked"))

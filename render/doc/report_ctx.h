@@ -29,9 +29,9 @@ struct lens_report_analysis {
 struct lens_report_ctx {
     const struct lens_report_opts *o;
     const struct lens_template *t;
-    const struct lens_tmpl_section *sec; /* section being drawn */
+    const struct lens_template_section *sec; /* section being drawn */
     struct lens_pdf *pdf;
-    struct lens_tmpl_vars vars;          /* document and current-input placeholders */
+    struct lens_template_vars vars;          /* document and current-input placeholders */
     const struct lens_report_input *in;  /* all inputs, cubes and p2p sweeps */
     int nin;
     int cur;                             /* index into in[] of the current input, -1 outside repeats */
@@ -50,7 +50,7 @@ void lens_report_fmt_us(double s, char *buf, size_t n);
 /* The current section's "text NAME" expanded with the current placeholders into buf. */
 int lens_report_text(struct lens_report_ctx *r, const char *name, char *buf, size_t n, struct lens_err *e);
 /* LENS_EFORMAT "path:line: section 'S' has no table|block 'NAME'". */
-int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_tmpl_item *it, struct lens_err *e);
+int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_template_item *it, struct lens_err *e);
 /* Draws an h3 heading, a PNG of w x h pixels and a caption kept together on one page: the
  * figure spans the text width, shrinking to 75% of its height to stay on the current page,
  * else a new page is started. The PNG stays the caller's. */
@@ -75,16 +75,16 @@ int lens_report_headers(struct lens_report_ctx *r, const char *const *names, int
 
 /* "Structure of the machine" (report_structure.c) and "Anomalies" (report_anomalies.c). */
 int lens_report_structure_vars(void *ctx, struct lens_err *e);
-int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
-int lens_report_structure_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+int lens_report_structure_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+int lens_report_structure_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 int lens_report_anomalies_vars(void *ctx, struct lens_err *e);
-int lens_report_anomalies_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 
 /* The point-to-point sweep (report_p2p.c): placeholders of the current p2p input (for every
  * section of its "repeat inputs" group) and the p2p section. */
 int lens_report_p2p_input_vars(void *ctx, struct lens_err *e);
 int lens_report_p2p_vars(void *ctx, struct lens_err *e);
-int lens_report_p2p_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
-int lens_report_p2p_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e);
+int lens_report_p2p_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+int lens_report_p2p_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 
 #endif

@@ -38,7 +38,7 @@ int lens_report_p2p_input_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     const struct lens_p2pfile *f = sweep(r);
-    struct lens_tmpl_vars *v = &r->vars;
+    struct lens_template_vars *v = &r->vars;
     char sizes[128], pairs[2048] = "", iters[128] = "";
     size_range(f, sizes, sizeof sizes);
     size_t o = 0;
@@ -49,25 +49,25 @@ int lens_report_p2p_input_vars(void *ctx, struct lens_err *e)
         snprintf(iters, sizeof iters, "%d latency, %d bandwidth (smallest size)", pt->lat_iters, pt->bw_iters);
     else
         snprintf(iters, sizeof iters, "-");
-    int rc = lens_tmpl_vars_setf(v, e, "input_index", "%d", r->cur + 1);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "input_name", r->in[r->cur].name, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "p2p_file", f->path, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "p2p_format", f->is_nc ? "NetCDF" : "CSV", e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "npairs", "%d", f->npairs);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "pairs", pairs, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "sizes", sizes, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "window", "%d", f->window);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "round_trips", "%d", pt ? pt->round_trips_per_iter : 0);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "iterations", iters, e);
+    int rc = lens_template_vars_setf(v, e, "input_index", "%d", r->cur + 1);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", r->in[r->cur].name, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "p2p_file", f->path, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "p2p_format", f->is_nc ? "NetCDF" : "CSV", e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "npairs", "%d", f->npairs);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "pairs", pairs, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "sizes", sizes, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "window", "%d", f->window);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "round_trips", "%d", pt ? pt->round_trips_per_iter : 0);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "iterations", iters, e);
     return rc;
 }
 
 /* ${pair_index} and ${pair_label} of pair p, and its heading from the text pair_heading. */
 static int pair_heading(struct lens_report_ctx *r, int p, char *buf, size_t n, struct lens_err *e)
 {
-    int rc = lens_tmpl_vars_setf(&r->vars, e, "pair_index", "%d", p + 1);
+    int rc = lens_template_vars_setf(&r->vars, e, "pair_index", "%d", p + 1);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "pair_label", sweep(r)->pair[p].label, e);
+        rc = lens_template_vars_set(&r->vars, "pair_label", sweep(r)->pair[p].label, e);
     return rc == LENS_OK ? lens_report_text(r, "pair_heading", buf, n, e) : rc;
 }
 
@@ -76,7 +76,7 @@ int lens_report_p2p_vars(void *ctx, struct lens_err *e)
     struct lens_report_ctx *r = ctx;
     char first[512] = "";
     int rc = sweep(r)->npairs > 0 ? pair_heading(r, 0, first, sizeof first, e) : LENS_OK;
-    return rc == LENS_OK ? lens_tmpl_vars_set(&r->vars, "first_pair", first, e) : rc;
+    return rc == LENS_OK ? lens_template_vars_set(&r->vars, "first_pair", first, e) : rc;
 }
 
 /* A value scaled for a cell with fmt, "-" when it is not finite. */
@@ -107,7 +107,7 @@ static int pair_rows(struct lens_report_ctx *r, const struct lens_p2p_pair *q, s
 
 /* Pair 0 goes into the table the template opened under ${first_pair}; every further pair
  * gets its own heading and a new table with the same columns. */
-int lens_report_p2p_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+int lens_report_p2p_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "sizes"))
@@ -142,7 +142,7 @@ int lens_report_p2p_table(void *ctx, const struct lens_tmpl_item *it, struct len
 
 /* The three log-log figures of the sweep, headings, titles and captions from the texts
  * heading_<metric>, title_<metric> and caption_<metric>. */
-int lens_report_p2p_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+int lens_report_p2p_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "figures"))
@@ -152,7 +152,7 @@ int lens_report_p2p_block(void *ctx, const struct lens_tmpl_item *it, struct len
     for (int m = 0; m < LENS_P2PPLOT_NMETRICS && rc == LENS_OK; m++) {
         const char *metric = lens_p2pplot_metric_name(m);
         char key[64], heading[256], title[256], caption[2048], path[PATH_MAX + 64];
-        rc = lens_tmpl_vars_setf(&r->vars, e, "figure", "%d", ++r->figure);
+        rc = lens_template_vars_setf(&r->vars, e, "figure", "%d", ++r->figure);
         snprintf(key, sizeof key, "heading_%s", metric);
         if (rc == LENS_OK)
             rc = lens_report_text(r, key, heading, sizeof heading, e);

@@ -155,13 +155,13 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         snprintf(buf, sizeof buf, "%s%d", g ? ", " : "", size[g]);
         lens_report_append(sizes, sizeof sizes, &o, buf);
     }
-    rc = lens_tmpl_vars_setf(&r->vars, e, "ngroups", "%d", k);
+    rc = lens_template_vars_setf(&r->vars, e, "ngroups", "%d", k);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "sizes", equal ? (snprintf(buf, sizeof buf, "%d", size[0]), buf) : sizes, e);
+        rc = lens_template_vars_set(&r->vars, "sizes", equal ? (snprintf(buf, sizeof buf, "%d", size[0]), buf) : sizes, e);
     if (rc == LENS_OK)
         rc = lens_report_text(r, k == 1 ? "groups_one" : equal ? "groups_equal" : "groups_unequal", buf, sizeof buf, e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "groups", buf, e);
+        rc = lens_template_vars_set(&r->vars, "groups", buf, e);
     if (rc != LENS_OK || !c->hosts) {
         if (rc == LENS_OK)
             rc = lens_report_text(r, "words_no_hosts", buf, sizeof buf, e);
@@ -217,10 +217,10 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         lens_report_append(splits, sizeof splits, &po, buf);
     }
     host_range(names, nh, list, sizeof list);
-    rc = lens_tmpl_vars_set(&r->vars, "host_range", list, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "nhosts", "%d", nh);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "spanning", spans, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "split", splits, e);
+    rc = lens_template_vars_set(&r->vars, "host_range", list, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "nhosts", "%d", nh);
+    if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "spanning", spans, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "split", splits, e);
     const char *which = k == 1 && nh == 1 ? "words_one_host"
                         : k == 1          ? "words_one"
                         : !impure && !split ? "words_exact"
@@ -231,7 +231,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         rc = lens_report_text(r, which, buf, sizeof buf, e);
 set:
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "structure_words", buf, e);
+        rc = lens_template_vars_set(&r->vars, "structure_words", buf, e);
 out:
     lens_free(host);
     lens_free(names);
@@ -254,42 +254,42 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
         return rc;
     const struct lens_structure *st = &a->st;
     if (!st->z) {
-        rc = lens_tmpl_vars_set(&r->vars, "error", st->tree_err.msg, e);
+        rc = lens_template_vars_set(&r->vars, "error", st->tree_err.msg, e);
         if (rc == LENS_OK)
             rc = lens_report_text(r, "words_failed", buf, sizeof buf, e);
         if (rc == LENS_OK)
-            rc = lens_tmpl_vars_set(&r->vars, "structure_words", buf, e);
+            rc = lens_template_vars_set(&r->vars, "structure_words", buf, e);
         if (rc == LENS_OK)
-            rc = lens_tmpl_vars_set(&r->vars, "cut", "", e);
+            rc = lens_template_vars_set(&r->vars, "cut", "", e);
     } else {
         lens_report_fmt_us(st->autocut.low, lo, sizeof lo);
         lens_report_fmt_us(st->autocut.high, hi, sizeof hi);
-        rc = lens_tmpl_vars_set(&r->vars, "cut_low", lo, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut_high", hi, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_ratio", "%.2f", st->autocut.ratio);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "gap_min", "%.2f", (double)LENS_HCLUST_GAP_MIN);
+        rc = lens_template_vars_set(&r->vars, "cut_low", lo, e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "cut_high", hi, e);
+        if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "gap_ratio", "%.2f", st->autocut.ratio);
+        if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "gap_min", "%.2f", (double)LENS_HCLUST_GAP_MIN);
         if (rc == LENS_OK) rc = words(r, a, e);
         if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_gap" : "cut_none", buf, sizeof buf, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "cut", buf, e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "cut", buf, e);
     }
     /* the link clusters */
     const struct lens_links *l = st->links;
     if (rc == LENS_OK && l) {
-        rc = lens_tmpl_vars_setf(&r->vars, e, "nlinks", "%ld", (long)l->procs * (l->procs - 1));
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "nlinkclusters", "%d", l->k);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "first_length", "%d", l->lengths[0]);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_setf(&r->vars, e, "last_length", "%d", l->lengths[l->nlen - 1]);
+        rc = lens_template_vars_setf(&r->vars, e, "nlinks", "%ld", (long)l->procs * (l->procs - 1));
+        if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "nlinkclusters", "%d", l->k);
+        if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "first_length", "%d", l->lengths[0]);
+        if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "last_length", "%d", l->lengths[l->nlen - 1]);
         if (rc == LENS_OK)
             rc = lens_report_text(r, l->forced ? "links_forced" : l->elbow ? "links_scree" : "links_no_elbow", buf,
                                   sizeof buf, e);
     } else if (rc == LENS_OK) {
-        rc = lens_tmpl_vars_set(&r->vars, "error", st->links_err.msg, e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "first_length", "", e);
-        if (rc == LENS_OK) rc = lens_tmpl_vars_set(&r->vars, "last_length", "", e);
+        rc = lens_template_vars_set(&r->vars, "error", st->links_err.msg, e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "first_length", "", e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "last_length", "", e);
         if (rc == LENS_OK) rc = lens_report_text(r, "links_failed", buf, sizeof buf, e);
     }
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(&r->vars, "links_words", buf, e);
+        rc = lens_template_vars_set(&r->vars, "links_words", buf, e);
     if (rc == LENS_OK)
         rc = lens_report_headers(r, group_columns, 5, st->z != NULL, e);
     return rc == LENS_OK ? lens_report_headers(r, link_columns, 7, l != NULL, e) : rc;
@@ -362,7 +362,7 @@ static int links_table(struct lens_report_ctx *r, const struct lens_report_analy
     return rc;
 }
 
-int lens_report_structure_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+int lens_report_structure_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     struct lens_report_analysis *a;
@@ -422,7 +422,7 @@ static int fig_title(struct lens_report_ctx *r, const char *name, char *title, s
 {
     char key[64];
     snprintf(key, sizeof key, "%s_title", name);
-    int rc = lens_tmpl_vars_setf(&r->vars, e, "figure", "%d", r->figure + 1);
+    int rc = lens_template_vars_setf(&r->vars, e, "figure", "%d", r->figure + 1);
     return rc == LENS_OK ? lens_report_text(r, key, title, n, e) : rc;
 }
 
@@ -562,7 +562,7 @@ static int link_figures(struct lens_report_ctx *r, const struct lens_report_anal
     return rc;
 }
 
-int lens_report_structure_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+int lens_report_structure_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     struct lens_report_analysis *a;

@@ -24,7 +24,7 @@ int lens_report_headers(struct lens_report_ctx *r, const char *const *names, int
         if (rows)
             rc = lens_report_text(r, names[i], buf, sizeof buf, e);
         if (rc == LENS_OK)
-            rc = lens_tmpl_vars_set(&r->vars, names[i], buf, e);
+            rc = lens_template_vars_set(&r->vars, names[i], buf, e);
     }
     return rc;
 }

@@ -3,6 +3,8 @@
  * Each section is a row of the `sections` table near the end, drawn by render/doc/doc.c; the
  * marks come finished from the caller. */
 #include "scale_report.h"
+#include "common/atomic.h"
+#include "common/time.h"
 
 #include "analysis/scale/marks.h"
 #include "doc.h"
@@ -21,9 +23,9 @@
 struct scale_report {
     const struct lens_scale_report_opts *o;
     const struct lens_template *t;
-    const struct lens_tmpl_section *sec; /* section being drawn */
+    const struct lens_template_section *sec; /* section being drawn */
     struct lens_pdf *pdf;
-    struct lens_tmpl_vars vars;          /* document and current-application placeholders */
+    struct lens_template_vars vars;          /* document and current-application placeholders */
     const struct lens_grid *g;           /* all applications (borrowed) */
     size_t n;
     const struct lens_marks *m;          /* n marks (borrowed: the caller computed them) */
@@ -38,7 +40,7 @@ void lens_scale_report_opts_init(struct lens_scale_report_opts *o)
     memset(o, 0, sizeof *o);
     o->azimuth = -60;
     o->elevation = 30;
-    o->date = lens_source_date();
+    o->date = lens_time_source_date();
 }
 
 /* A number for the tables: 6 significant digits as `scale marks` prints them, "-" if missing. */
@@ -61,7 +63,7 @@ static int text(struct scale_report *r, const char *name, char *buf, size_t n, s
     return rc;
 }
 
-static int unknown_item(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+static int unknown_item(struct scale_report *r, const struct lens_template_item *it, struct lens_err *e)
 {
     return lens_template_unknown_item(r->t, r->sec, it, e);
 }
@@ -106,23 +108,23 @@ static int title_vars(void *ctx, struct lens_err *e)
 {
     struct scale_report *r = ctx;
     char date[64], buf[4096];
-    lens_format_date(r->o->date, date, sizeof date);
-    struct lens_tmpl_vars *v = &r->vars;
-    int rc = lens_tmpl_vars_set(v, "date", date, e);
+    lens_time_format_date(r->o->date, date, sizeof date);
+    struct lens_template_vars *v = &r->vars;
+    int rc = lens_template_vars_set(v, "date", date, e);
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_set(v, "version", LENS_VERSION, e);
+        rc = lens_template_vars_set(v, "version", LENS_VERSION, e);
     if (rc == LENS_OK) {
         join(app_name, r->g, r->n, buf, sizeof buf);
-        rc = lens_tmpl_vars_set(v, "apps", buf, e);
+        rc = lens_template_vars_set(v, "apps", buf, e);
     }
     if (rc == LENS_OK) {
         join(source_name, r->o->sources, (size_t)(r->o->sources ? r->o->nsources : 0), buf, sizeof buf);
-        rc = lens_tmpl_vars_set(v, "sources", r->o->sources && r->o->nsources ? buf : "-", e);
+        rc = lens_template_vars_set(v, "sources", r->o->sources && r->o->nsources ? buf : "-", e);
     }
     if (rc == LENS_OK && r->o->title)
-        rc = lens_tmpl_vars_set(v, "title", r->o->title, e);
+        rc = lens_template_vars_set(v, "title", r->o->title, e);
     else if (rc == LENS_OK && (rc = text(r, "default_title", buf, sizeof buf, e)) == LENS_OK)
-        rc = lens_tmpl_vars_set(v, "title", buf, e);
+        rc = lens_template_vars_set(v, "title", buf, e);
     return rc;
 }
 
@@ -138,14 +140,14 @@ static int app_vars(void *ctx, struct lens_err *e)
         nconf += !isnan(g->eff[k]);
     axis_values(g->procs, g->np, procs, sizeof procs);
     axis_values(g->size, g->nd, sizes, sizeof sizes);
-    struct lens_tmpl_vars *v = &r->vars;
-    int rc = lens_tmpl_vars_set(v, "app", g->app, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "app_index", "%d", r->cur + 1);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "procs", procs, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_set(v, "sizes", sizes, e);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nconfigs", "%zu", nconf);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "nelements", "%zu", r->m[r->cur].n_elements);
-    if (rc == LENS_OK) rc = lens_tmpl_vars_setf(v, e, "failed", "%zu", g->n_failed);
+    struct lens_template_vars *v = &r->vars;
+    int rc = lens_template_vars_set(v, "app", g->app, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "app_index", "%d", r->cur + 1);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "procs", procs, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "sizes", sizes, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nconfigs", "%zu", nconf);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nelements", "%zu", r->m[r->cur].n_elements);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "failed", "%zu", g->n_failed);
     return rc;
 }
 
@@ -179,7 +181,7 @@ static void figure_base(const struct scale_report *r, size_t k, char *buf, size_
         snprintf(buf, n, "%s/%s_surface", r->o->figures_dir, mine);
 }
 
-static int surface_block(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+static int surface_block(struct scale_report *r, const struct lens_template_item *it, struct lens_err *e)
 {
     if (strcmp(it->name, "surface"))
         return unknown_item(r, it, e);
@@ -232,7 +234,7 @@ static int surface_block(struct scale_report *r, const struct lens_tmpl_item *it
     return rc;
 }
 
-static int metrics_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int metrics_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct scale_report *r = ctx;
     if (strcmp(it->name, "metrics"))
@@ -256,7 +258,7 @@ static int metrics_table(void *ctx, const struct lens_tmpl_item *it, struct lens
     return lens_pdf_table_row(r->pdf, cells, e);
 }
 
-static int sentences_block(struct scale_report *r, const struct lens_tmpl_item *it, struct lens_err *e)
+static int sentences_block(struct scale_report *r, const struct lens_template_item *it, struct lens_err *e)
 {
     if (strcmp(it->name, "sentences"))
         return unknown_item(r, it, e);
@@ -276,7 +278,7 @@ static int sentences_block(struct scale_report *r, const struct lens_tmpl_item *
     return rc;
 }
 
-static int app_block(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int app_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct scale_report *r = ctx;
     return !strcmp(it->name, "sentences") ? sentences_block(r, it, e) : surface_block(r, it, e);
@@ -291,7 +293,7 @@ static int ranking_vars(void *ctx, struct lens_err *e)
     struct scale_report *r = ctx;
     double need = 0, row = 10 * 1.35 + 2 * 4 + 1; /* body size, leading, cell padding */
     for (int i = 0; i < r->sec->nitems; i++) {
-        const struct lens_tmpl_item *it = &r->sec->items[i];
+        const struct lens_template_item *it = &r->sec->items[i];
         if (it->kind == LENS_TMPL_HEADING)
             need += 40;
         else if (it->kind == LENS_TMPL_TABLE)
@@ -302,7 +304,7 @@ static int ranking_vars(void *ctx, struct lens_err *e)
     return need < 700 ? lens_pdf_need(r->pdf, need, e) : LENS_OK;
 }
 
-static int rank_table(void *ctx, const struct lens_tmpl_item *it, struct lens_err *e)
+static int rank_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct scale_report *r = ctx;
     static const char *const names[3] = {"rank_procs", "rank_data", "rank_all"};
@@ -359,7 +361,7 @@ static int prepare(void *ctx, struct lens_err *e)
     if (rc == LENS_OK && w->ow.figures_dir && (rc = lens_atomic_dir(w->ow.figures_dir, &w->figdir, e)) == LENS_OK)
         w->ow.figures_dir = w->figdir;
     if (rc == LENS_OK)
-        rc = lens_tmpl_vars_setf(&w->r.vars, e, "napps", "%zu", w->r.n);
+        rc = lens_template_vars_setf(&w->r.vars, e, "napps", "%zu", w->r.n);
     return rc;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/scale/marks.h"
 #include "analysis/scale/runs.h"
 #include "common/err.h"
+#include "common/time.h"
 
 struct lens_scale_report_opts {
     const char *title;         /* UTF-8; NULL: the template's default_title text */
@@ -22,10 +23,10 @@ struct lens_scale_report_opts {
     int nsources;
     double azimuth, elevation; /* surface view, degrees (defaults -60 and 30) */
     int log_procs, log_size;   /* 1: logarithmic axes in the surfaces */
-    long long date;            /* Unix seconds printed and stored (lens_source_date()) */
+    long long date;            /* Unix seconds printed and stored (lens_time_source_date()) */
 };
 
-/* Defaults: no title, no figures, the default view, date = lens_source_date(). */
+/* Defaults: no title, no figures, the default view, date = lens_time_source_date(). */
 void lens_scale_report_opts_init(struct lens_scale_report_opts *o);
 
 /* Writes the report of grids[0..n) with their marks (marks[a] of grids[a], lens_marks_compute)

@@ -12,9 +12,9 @@
 
 /* ---- placeholder values ---- */
 
-void lens_tmpl_vars_init(struct lens_tmpl_vars *v) { memset(v, 0, sizeof *v); }
+void lens_template_vars_init(struct lens_template_vars *v) { memset(v, 0, sizeof *v); }
 
-void lens_tmpl_vars_release(struct lens_tmpl_vars *v)
+void lens_template_vars_release(struct lens_template_vars *v)
 {
     for (int i = 0; i < v->n; i++) {
         lens_free(v->names[i]);
@@ -22,10 +22,10 @@ void lens_tmpl_vars_release(struct lens_tmpl_vars *v)
     }
     lens_free(v->names);
     lens_free(v->values);
-    lens_tmpl_vars_init(v);
+    lens_template_vars_init(v);
 }
 
-const char *lens_tmpl_vars_get(const struct lens_tmpl_vars *v, const char *name)
+const char *lens_template_vars_get(const struct lens_template_vars *v, const char *name)
 {
     for (int i = 0; i < v->n; i++)
         if (!strcmp(v->names[i], name))
@@ -33,7 +33,7 @@ const char *lens_tmpl_vars_get(const struct lens_tmpl_vars *v, const char *name)
     return NULL;
 }
 
-int lens_tmpl_vars_set(struct lens_tmpl_vars *v, const char *name, const char *value, struct lens_err *e)
+int lens_template_vars_set(struct lens_template_vars *v, const char *name, const char *value, struct lens_err *e)
 {
     char *val = lens_strdup(value ? value : "");
     if (!val)
@@ -65,14 +65,14 @@ int lens_tmpl_vars_set(struct lens_tmpl_vars *v, const char *name, const char *v
     return LENS_OK;
 }
 
-int lens_tmpl_vars_setf(struct lens_tmpl_vars *v, struct lens_err *e, const char *name, const char *fmt, ...)
+int lens_template_vars_setf(struct lens_template_vars *v, struct lens_err *e, const char *name, const char *fmt, ...)
 {
     char buf[4096];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    return lens_tmpl_vars_set(v, name, buf, e);
+    return lens_template_vars_set(v, name, buf, e);
 }
 
 /* ---- expansion ---- */
@@ -98,7 +98,7 @@ static int sb_add(struct sbuf *b, const char *s, size_t n)
     return LENS_OK;
 }
 
-int lens_template_expand(const char *text, const struct lens_tmpl_vars *v, const char *path, int line,
+int lens_template_expand(const char *text, const struct lens_template_vars *v, const char *path, int line,
                          char **out, struct lens_err *e)
 {
     struct sbuf b = {0};
@@ -131,7 +131,7 @@ int lens_template_expand(const char *text, const struct lens_tmpl_vars *v, const
         }
         memcpy(name, d + 2, n);
         name[n] = '\0';
-        const char *val = v ? lens_tmpl_vars_get(v, name) : NULL;
+        const char *val = v ? lens_template_vars_get(v, name) : NULL;
         if (!val) {
             lens_free(b.s);
             return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown placeholder ${%s}", path, line, name);
@@ -147,8 +147,8 @@ int lens_template_expand(const char *text, const struct lens_tmpl_vars *v, const
     return LENS_OK;
 }
 
-int lens_template_text(const struct lens_template *t, const struct lens_tmpl_section *s, const char *name,
-                       const struct lens_tmpl_vars *v, char **out, struct lens_err *e)
+int lens_template_text(const struct lens_template *t, const struct lens_template_section *s, const char *name,
+                       const struct lens_template_vars *v, char **out, struct lens_err *e)
 {
     for (int i = 0; i < s->ntexts; i++)
         if (!strcmp(s->texts[i].name, name))
@@ -159,7 +159,7 @@ int lens_template_text(const struct lens_template *t, const struct lens_tmpl_sec
 
 /* ---- parsing ---- */
 
-static void item_release(struct lens_tmpl_item *it)
+static void item_release(struct lens_template_item *it)
 {
     lens_free(it->name);
     lens_free(it->text);
@@ -167,7 +167,7 @@ static void item_release(struct lens_tmpl_item *it)
         lens_free((char *)it->cols[c].header);
 }
 
-static void section_release(struct lens_tmpl_section *s)
+static void section_release(struct lens_template_section *s)
 {
     for (int i = 0; i < s->nitems; i++)
         item_release(&s->items[i]);
@@ -232,7 +232,7 @@ static int append(char **target, const char *more)
 
 struct parser {
     struct lens_template *t;
-    struct lens_tmpl_section *sec; /* current section or NULL */
+    struct lens_template_section *sec; /* current section or NULL */
     char **cont;                   /* text a continuation line appends to, or NULL */
     int in_repeat, nrepeat, line;
     struct lens_err *e;
@@ -249,13 +249,13 @@ static const char *skip_ws(const char *s)
 }
 
 /* The item a keyword line adds to the current section. */
-static struct lens_tmpl_item *new_item(struct parser *P, int kind, const char *kw)
+static struct lens_template_item *new_item(struct parser *P, int kind, const char *kw)
 {
     if (!P->sec) {
         PFAIL(P, "%s:%d: '%s' outside a section (start one with 'section NAME')", P->t->path, P->line, kw);
         return NULL;
     }
-    struct lens_tmpl_item *it = grow((void **)&P->sec->items, &P->sec->nitems, sizeof *it);
+    struct lens_template_item *it = grow((void **)&P->sec->items, &P->sec->nitems, sizeof *it);
     if (!it) {
         PNOMEM(P);
         return NULL;
@@ -267,7 +267,7 @@ static struct lens_tmpl_item *new_item(struct parser *P, int kind, const char *k
 
 static int parse_column(struct parser *P, const char *rest)
 {
-    struct lens_tmpl_item *it = P->sec && P->sec->nitems ? &P->sec->items[P->sec->nitems - 1] : NULL;
+    struct lens_template_item *it = P->sec && P->sec->nitems ? &P->sec->items[P->sec->nitems - 1] : NULL;
     if (!it || it->kind != LENS_TMPL_TABLE)
         return PFAIL(P, "%s:%d: 'column' must follow a 'table' line or another column", P->t->path, P->line);
     if (it->ncols == LENS_PDF_MAXCOLS)
@@ -320,11 +320,11 @@ static int parse_line(struct parser *P, const char *l)
     kw[k] = '\0';
     const char *rest = skip_ws(l + k);
     P->cont = NULL;
-    struct lens_tmpl_item *it;
+    struct lens_template_item *it;
     if (!strcmp(kw, "section")) {
         if (!*rest || strcspn(rest, " \t") != strlen(rest))
             return PFAIL(P, "%s:%d: expected 'section NAME'", P->t->path, P->line);
-        struct lens_tmpl_section *s = grow((void **)&P->t->sections, &P->t->nsections, sizeof *s);
+        struct lens_template_section *s = grow((void **)&P->t->sections, &P->t->nsections, sizeof *s);
         if (!s || !(s->name = lens_strdup(rest)))
             return PNOMEM(P);
         s->line = P->line;
@@ -395,7 +395,7 @@ static int parse_line(struct parser *P, const char *l)
         size_t n = strcspn(rest, " \t");
         if (n == 0)
             return PFAIL(P, "%s:%d: expected 'text NAME TEXT'", P->t->path, P->line);
-        struct lens_tmpl_text *tx = grow((void **)&P->sec->texts, &P->sec->ntexts, sizeof *tx);
+        struct lens_template_text *tx = grow((void **)&P->sec->texts, &P->sec->ntexts, sizeof *tx);
         if (!tx || !(tx->name = dup_n(rest, n)) || !(tx->text = lens_strdup(skip_ws(rest + n))))
             return PNOMEM(P);
         tx->line = P->line;
@@ -443,7 +443,7 @@ int lens_template_parse(const char *text, const char *path, struct lens_template
         rc = lens_err_set(e, LENS_EFORMAT, "%s: no sections", path);
     for (int i = 0; rc == LENS_OK && i < t->nsections; i++)
         for (int j = 0; j < t->sections[i].nitems; j++) {
-            struct lens_tmpl_item *it = &t->sections[i].items[j];
+            struct lens_template_item *it = &t->sections[i].items[j];
             if (it->kind == LENS_TMPL_TABLE && it->ncols == 0) {
                 rc = lens_err_set(e, LENS_EFORMAT, "%s:%d: table '%s' has no column lines", path, it->line, it->name);
                 break;
@@ -494,13 +494,13 @@ int lens_template_load(const char *path, struct lens_template **out, struct lens
 
 /* Draws the run of field items starting at i as one label/value table; returns the index
  * after the run. */
-static int render_fields(const struct lens_template *t, const struct lens_tmpl_section *s, int *i,
-                         const struct lens_tmpl_vars *v, struct lens_pdf *pdf, struct lens_err *e)
+static int render_fields(const struct lens_template *t, const struct lens_template_section *s, int *i,
+                         const struct lens_template_vars *v, struct lens_pdf *pdf, struct lens_err *e)
 {
     static const struct lens_pdf_column cols[2] = {{NULL, LENS_PDF_LEFT, 0.28}, {NULL, LENS_PDF_LEFT, 0.72}};
     int rc = lens_pdf_table_begin(pdf, cols, 2, LENS_PDF_SANS, e);
     for (; rc == LENS_OK && *i < s->nitems && s->items[*i].kind == LENS_TMPL_FIELD; (*i)++) {
-        const struct lens_tmpl_item *it = &s->items[*i];
+        const struct lens_template_item *it = &s->items[*i];
         char *label = NULL, *value = NULL;
         rc = lens_template_expand(it->name, v, t->path, it->line, &label, e);
         if (rc == LENS_OK)
@@ -517,13 +517,13 @@ static int render_fields(const struct lens_template *t, const struct lens_tmpl_s
     return rc;
 }
 
-int lens_template_render(const struct lens_template *t, const struct lens_tmpl_section *s,
-                         const struct lens_tmpl_vars *v, const struct lens_tmpl_hooks *h, void *ctx,
+int lens_template_render(const struct lens_template *t, const struct lens_template_section *s,
+                         const struct lens_template_vars *v, const struct lens_template_hooks *h, void *ctx,
                          struct lens_pdf *pdf, struct lens_err *e)
 {
     int rc = LENS_OK;
     for (int i = 0; rc == LENS_OK && i < s->nitems;) {
-        const struct lens_tmpl_item *it = &s->items[i];
+        const struct lens_template_item *it = &s->items[i];
         char *txt = NULL;
         switch (it->kind) {
         case LENS_TMPL_PAGE:
@@ -582,8 +582,8 @@ int lens_template_render(const struct lens_template *t, const struct lens_tmpl_s
 
 /* ---- shared by the section functions of every report (render/doc/doc.h) ---- */
 
-int lens_template_unknown_item(const struct lens_template *t, const struct lens_tmpl_section *s,
-                               const struct lens_tmpl_item *it, struct lens_err *e)
+int lens_template_unknown_item(const struct lens_template *t, const struct lens_template_section *s,
+                               const struct lens_template_item *it, struct lens_err *e)
 {
     return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' has no %s '%s'", t->path, it->line, s->name,
                         it->kind == LENS_TMPL_TABLE ? "table" : "block", it->name);

@@ -1,6 +1,7 @@
 /* Shared cairo helpers: FreeType fonts, text, ticks, formats, status and deterministic
  * PNG/SVG output. See figure.h for the contracts. */
 #include "figure.h"
+#include "common/atomic.h"
 
 #include <cairo-ft.h>
 #include <cairo-svg.h>

@@ -3,6 +3,7 @@
  * messages; the y axis is log10 with decade ticks. One layout function places everything
  * relative to the box it is given, so the same drawing serves files, PDF and callers. */
 #include "p2pplot.h"
+#include "common/atomic.h"
 #include "figure.h"
 
 #include <math.h>

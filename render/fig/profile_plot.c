@@ -347,7 +347,7 @@ int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_ic
 
 /* ---------- stage-log figures ---------- */
 
-int lens_stagelog_plot_times(const struct lens_stagelog *l, const char *path, const char *font_path,
+int lens_profile_plot_stagelog_times(const struct lens_stagelog *l, const char *path, const char *font_path,
                              struct lens_err *e)
 {
     struct chart c;
@@ -378,7 +378,7 @@ int lens_stagelog_plot_times(const struct lens_stagelog *l, const char *path, co
     return chart_end(&c, path, e);
 }
 
-int lens_stagelog_plot_occupancy(const struct lens_stagelog *l, size_t points, const char *path,
+int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t points, const char *path,
                                  const char *font_path, struct lens_err *e)
 {
     size_t S = l->nstage;

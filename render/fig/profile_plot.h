@@ -26,10 +26,10 @@ int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_ic
                               const char *path, const char *font_path, struct lens_err *e);
 
 /* Seconds each task spent in each stage (one colour per stage) against its arrival time. */
-int lens_stagelog_plot_times(const struct lens_stagelog *l, const char *path, const char *font_path,
+int lens_profile_plot_stagelog_times(const struct lens_stagelog *l, const char *path, const char *font_path,
                              struct lens_err *e);
 /* Tasks in each stage against time, on `points` time points (see lens_stagelog_occupancy). */
-int lens_stagelog_plot_occupancy(const struct lens_stagelog *l, size_t points, const char *path,
+int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t points, const char *path,
                                  const char *font_path, struct lens_err *e);
 
 #endif

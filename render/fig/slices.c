@@ -143,16 +143,16 @@ static int collect(const struct source *src, int stat, const struct lens_packed 
         return rc;
     s->stat = stat;
     s->bound = p->max_error;
-    struct lens_unpack *u = NULL;
+    struct lens_packed_decoder *u = NULL;
     size_t P2 = (size_t)c->procs * c->procs;
     double *mat = lens_malloc(P2 * sizeof *mat);
     if (!mat)
         rc = lens_err_set(e, LENS_ENOMEM, "slices: out of memory");
     if (rc == LENS_OK)
-        rc = lens_unpack_new(&u, p, e);
+        rc = lens_packed_decoder_new(&u, p, e);
     /* the decoder streams: walk the lengths up to the last one shown */
     for (int k = 0, t = 0; rc == LENS_OK && t < n && k <= idx[n - 1]; k++) {
-        rc = lens_unpack_next(u, mat, e);
+        rc = lens_packed_decoder_next(u, mat, e);
         if (rc == LENS_OK && k == idx[t]) {
             s->lengths[t] = c->lengths[k];
             memcpy(s->dec + t * P2, mat, P2 * sizeof *mat);
@@ -160,7 +160,7 @@ static int collect(const struct source *src, int stat, const struct lens_packed 
             t++;
         }
     }
-    lens_unpack_free(u);
+    lens_packed_decoder_free(u);
     lens_free(mat);
     if (rc) {
         lens_slices_free(s);

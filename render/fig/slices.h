@@ -44,7 +44,7 @@ void lens_slices_measure(struct lens_slices *s);
 int lens_slices_pick(const int *lengths, int nlen, const int *want, int nwant, int idx[LENS_SLICES_MAX]);
 
 /* Slices of statistic stat of c (its data in memory) and of p (that statistic packed),
- * decoded with lens_unpack_next, at the lengths lens_slices_pick chooses; errors measured.
+ * decoded with lens_packed_decoder_next, at the lengths lens_slices_pick chooses; errors measured.
  * Errors: LENS_EINVAL (stat absent from c, p of another size), LENS_ENOMEM, decoder errors. */
 int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct lens_packed *p, const int *want,
                             int nwant, struct lens_slices **out, struct lens_err *e);

@@ -2,6 +2,7 @@
  * and the problem instances, and the PNG/SVG output. The window and what it holds come from
  * timeline_window.c; drawing costs what the window holds, not what the trace holds. */
 #include "timeline.h"
+#include "common/time.h"
 
 #include "figure.h"
 #include "timeline_int.h"
@@ -63,7 +64,7 @@ static void duration(double sec, char *buf, size_t n)
     if (sec >= 1)
         snprintf(buf, n, "%.2f s", sec);
     else
-        lens_format_duration(sec, buf, n);
+        lens_time_format_duration(sec, buf, n);
 }
 
 /* ---- drawing ---- */

@@ -18,15 +18,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
            exhausting the fuzzer's memory limit */
         double *mat = p2 <= (1u << 20) ? malloc(p2 * sizeof *mat) : NULL;
         for (int s = 0; mat && s < LENS_STAT_COUNT; s++) {
-            struct lens_unpack *u = NULL;
+            struct lens_packed_decoder *u = NULL;
             if (!p[s] || lens_packed_check(p[s], path, &e) != LENS_OK ||
-                lens_unpack_new(&u, p[s], &e) != LENS_OK) {
-                lens_unpack_free(u);
+                lens_packed_decoder_new(&u, p[s], &e) != LENS_OK) {
+                lens_packed_decoder_free(u);
                 continue;
             }
-            for (int k = 0; k < m->nlen && lens_unpack_next(u, mat, &e) == LENS_OK; k++)
+            for (int k = 0; k < m->nlen && lens_packed_decoder_next(u, mat, &e) == LENS_OK; k++)
                 ;
-            lens_unpack_free(u);
+            lens_packed_decoder_free(u);
         }
         free(mat);
     }

@@ -5,7 +5,7 @@
 #include "fuzz_common.h"
 #include "render/doc/template.h"
 
-static void expand(const char *text, const struct lens_tmpl_vars *v, int line)
+static void expand(const char *text, const struct lens_template_vars *v, int line)
 {
     struct lens_err e = {0};
     char *out = NULL;
@@ -19,16 +19,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct lens_err e = {0};
     struct lens_template *t = NULL;
     if (fuzz_said("load", lens_template_load(path, &t, &e), &e) == LENS_OK) {
-        struct lens_tmpl_vars v;
-        lens_tmpl_vars_init(&v);
-        lens_tmpl_vars_set(&v, "title", "A title", &e);
-        lens_tmpl_vars_set(&v, "page", "1", &e);
-        lens_tmpl_vars_set(&v, "pages", "2", &e);
-        lens_tmpl_vars_set(&v, "procs", "32", &e);
-        lens_tmpl_vars_set(&v, "title", "replaced $ {x}", &e);
+        struct lens_template_vars v;
+        lens_template_vars_init(&v);
+        lens_template_vars_set(&v, "title", "A title", &e);
+        lens_template_vars_set(&v, "page", "1", &e);
+        lens_template_vars_set(&v, "pages", "2", &e);
+        lens_template_vars_set(&v, "procs", "32", &e);
+        lens_template_vars_set(&v, "title", "replaced $ {x}", &e);
         expand(t->footer, &v, 0);
         for (int i = 0; i < t->nsections; i++) {
-            const struct lens_tmpl_section *s = &t->sections[i];
+            const struct lens_template_section *s = &t->sections[i];
             for (int j = 0; j < s->nitems; j++) {
                 expand(s->items[j].name, &v, s->items[j].line);
                 expand(s->items[j].text, &v, s->items[j].line);
@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     lens_free(out);
             }
         }
-        lens_tmpl_vars_release(&v);
+        lens_template_vars_release(&v);
     }
     lens_template_free(t);
     return 0;

@@ -1,0 +1,74 @@
+/* Allocation with fault injection (common/alloc.h). Compiled into every program. */
+#include "alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+/* Countdown for injected failures; 0 means never fail. Not thread-safe by design: fault
+ * injection runs in single-threaded tests only. */
+static long fail_countdown;
+static long alloc_count;
+
+void lens_malloc_fail_after(long n) { fail_countdown = n > 0 ? n : 0; }
+long lens_malloc_count(void) { return alloc_count; }
+
+static int inject_failure(void)
+{
+    alloc_count++;
+    if (fail_countdown > 0 && --fail_countdown == 0)
+        return 1;
+    return 0;
+}
+
+void *lens_malloc(size_t n)
+{
+    if (inject_failure())
+        return NULL;
+    return malloc(n ? n : 1);
+}
+
+void *lens_calloc(size_t count, size_t size)
+{
+    if (inject_failure())
+        return NULL;
+    if (count == 0 || size == 0)
+        count = size = 1;
+    return calloc(count, size);
+}
+
+void *lens_realloc(void *p, size_t n)
+{
+    if (inject_failure())
+        return NULL;
+    return realloc(p, n ? n : 1);
+}
+
+char *lens_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *d = lens_malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+void lens_free(void *p) { free(p); }
+
+int lens_reserve(void **p, size_t *capacity, size_t need, size_t size)
+{
+    if (need <= *capacity)
+        return LENS_OK;
+    size_t cap = *capacity ? *capacity : 64;
+    while (cap < need)
+        cap *= 2;
+    void *q = lens_realloc(*p, cap * size);
+    if (!q)
+        return LENS_ENOMEM;
+    *p = q;
+    *capacity = cap;
+    return LENS_OK;
+}

@@ -1,0 +1,48 @@
+/* Clocks and dates (common/time.h). */
+#include "common/time.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+double lens_time_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+long long lens_time_source_date(void)
+{
+    const char *s = getenv("SOURCE_DATE_EPOCH");
+    if (s && *s) {
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno == 0 && end && *end == '\0' && v >= 0)
+            return v;
+    }
+    return (long long)time(NULL);
+}
+
+void lens_time_format_date(long long t, char *buf, size_t n)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+void lens_time_format_duration(double s, char *buf, size_t n)
+{
+    if (!isfinite(s))
+        snprintf(buf, n, "n/a");
+    else if (s < 1e-6)
+        snprintf(buf, n, "%.0f ns", s * 1e9);
+    else if (s < 1e-3)
+        snprintf(buf, n, "%.2f us", s * 1e6);
+    else
+        snprintf(buf, n, "%.2f ms", s * 1e3);
+}

@@ -1,0 +1,18 @@
+/* Clocks and dates: a monotonic clock for durations, and the date stamped into outputs, which
+ * comes from SOURCE_DATE_EPOCH when set so that outputs are reproducible. */
+#ifndef LENS_TIME_H
+#define LENS_TIME_H
+
+#include <stddef.h>
+
+/* Seconds on a monotonic clock. */
+double lens_time_now(void);
+/* SOURCE_DATE_EPOCH when set and valid, else the current time: keeps outputs reproducible. */
+long long lens_time_source_date(void);
+/* Formats t (UTC) as "YYYY-MM-DD HH:MM:SS UTC" into buf. */
+void lens_time_format_date(long long t, char *buf, size_t n);
+
+/* A duration in seconds for people: "352 ns", "1.93 us", "4.10 ms", "n/a" if not finite. */
+void lens_time_format_duration(double s, char *buf, size_t n);
+
+#endif
