@@ -2,7 +2,6 @@
  * latency cube, ranked, each with its evidence in robust units. */
 #include "cli.h"
 
-#include "analysis/structure/anomaly.h"
 #include "analysis/structure/structure.h"
 #include "common/json.h"
 

@@ -11,12 +11,8 @@
 #include <string.h>
 
 #include "analysis/cube/cube.h"
-#include "analysis/structure/distmat.h"
-#include "analysis/structure/hclust.h"
-#include "analysis/structure/newick.h"
 #include "analysis/structure/structure.h"
-#include "render/fig/dendrogram.h"
-#include "render/fig/treefig.h"
+#include "render/fig/fig.h"
 
 LENS_COMMAND(cluster, "hierarchical clustering of processes (scipy linkage Z, Newick)");
 

@@ -5,9 +5,9 @@
 #include "common/atomic.h"
 #include "common/time.h"
 
-#include "analysis/cube/packed.h"
+#include "analysis/cube/cube.h"
 #include "common/json.h"
-#include "render/fig/slices.h"
+#include "render/fig/fig.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * decoded values against the original cube element by element. */
 #include "cli.h"
 
-#include "analysis/cube/packed.h"
+#include "analysis/cube/cube.h"
 
 #include <getopt.h>
 #include <math.h>

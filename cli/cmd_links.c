@@ -4,10 +4,8 @@
 #include "cli.h"
 #include "common/atomic.h"
 
-#include "analysis/structure/links.h"
 #include "analysis/structure/structure.h"
-#include "render/fig/linkcurves.h"
-#include "render/fig/linkmap.h"
+#include "render/fig/fig.h"
 #include "common/json.h"
 
 #include <getopt.h>

@@ -4,9 +4,9 @@
 #include "cli.h"
 #include "common/atomic.h"
 
-#include "analysis/trace/msgsize.h"
-#include "analysis/cube/p2pfile.h"
-#include "render/fig/pie.h"
+#include "analysis/trace/trace.h"
+#include "analysis/cube/cube.h"
+#include "render/fig/fig.h"
 
 #include <getopt.h>
 #include <math.h>

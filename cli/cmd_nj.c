@@ -9,12 +9,8 @@
 #include <string.h>
 
 #include "analysis/cube/cube.h"
-#include "analysis/structure/distmat.h"
-#include "analysis/structure/newick.h"
-#include "analysis/structure/nj.h"
 #include "analysis/structure/structure.h"
-#include "render/fig/njtree.h"
-#include "render/fig/treefig.h"
+#include "render/fig/fig.h"
 
 LENS_COMMAND(nj, "neighbor-joining tree of processes (Newick)");
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/cube/p2pfile.h"
+#include "analysis/cube/cube.h"
 #include "common/json.h"
-#include "render/fig/p2pplot.h"
+#include "render/fig/fig.h"
 
 LENS_COMMAND(p2p, "tables and log-log plots of the point-to-point sweep (mpilens-bench -t p2p)");
 

@@ -4,11 +4,10 @@
 #include "cli.h"
 #include "common/atomic.h"
 
-#include "analysis/trace/trace_analysis.h"
+#include "analysis/trace/trace.h"
 #include "common/datadir.h"
-#include "render/doc/problems_report.h"
-#include "render/doc/report.h"
-#include "render/fig/timeline.h"
+#include "render/doc/doc.h"
+#include "render/fig/fig.h"
 
 #include <math.h>
 #include <getopt.h>

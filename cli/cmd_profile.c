@@ -10,12 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/profile/icappa.h"
 #include "analysis/profile/profile.h"
-#include "analysis/profile/profile_otf2.h"
-#include "render/fig/profile_plot.h"
-#include "render/doc/profile_report.h"
-#include "render/doc/report.h"
+#include "render/fig/fig.h"
+#include "render/doc/doc.h"
 
 LENS_COMMAND(profile_clusters, "dominating functions and costly processes of a profile (ICAPPA)");
 

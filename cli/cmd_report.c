@@ -6,8 +6,7 @@
 #include "cli.h"
 
 #include "analysis/cube/cube.h"
-#include "analysis/cube/p2pfile.h"
-#include "render/doc/report.h"
+#include "render/doc/doc.h"
 
 #include <getopt.h>
 #include <limits.h>

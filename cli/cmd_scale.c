@@ -18,12 +18,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analysis/scale/marks.h"
-#include "analysis/scale/runs.h"
+#include "analysis/scale/scale.h"
 #include "common/json.h"
-#include "render/doc/report.h"
-#include "render/doc/scale_report.h"
-#include "render/fig/surface.h"
+#include "render/doc/doc.h"
+#include "render/fig/fig.h"
 
 LENS_COMMAND(scale, "scalability: run a grid, Teplov's marks, efficiency surfaces, PDF report");
 

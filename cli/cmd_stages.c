@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/profile/stagelog.h"
-#include "render/fig/profile_plot.h"
+#include "analysis/profile/profile.h"
+#include "render/fig/fig.h"
 
 LENS_COMMAND(stages, "tasks, waits, migrations and stage occupancy of a task-runtime stage log");
 

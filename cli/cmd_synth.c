@@ -2,7 +2,7 @@
  * optional injected faults, in the network_test2 layout. */
 #include "cli.h"
 
-#include "analysis/cube/synth.h"
+#include "analysis/cube/cube.h"
 
 #include <getopt.h>
 #include <stdio.h>

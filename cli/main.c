@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "common/atomic.h"
 
-#include "render/doc/report.h"
+#include "render/doc/doc.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -179,4 +179,11 @@ int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e);
 /* Closes the files and frees st and its metadata; NULL does nothing. */
 void lens_cube_stream_close(struct lens_cube_stream *st);
 
+/* ---- the rest of the cube wing (cubes and sweeps: read, write, pack, synthesise) ----
+ * This header is the public contract of its folder: code outside the folder includes
+ * this header and no other header of the folder (tests/test_layout.sh checks it). */
+#include "packed.h" /* the packed (compressed) cube: encoder, decoder, file */
+#include "p2pfile.h" /* the point-to-point sweep file (latency, bandwidth, message rate) */
+#include "synth.h" /* synthetic cubes of a known machine, for tests and the demo */
+
 #endif

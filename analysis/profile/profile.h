@@ -6,7 +6,7 @@
 #define LENS_PROFILE_H
 
 #include "common/err.h"
-#include "analysis/trace/keymap.h"
+#include "common/keymap.h"
 
 /* Bounds (docs/problems.md, "Limits of the text readers"): ranks are 0 ..
  * LENS_PROFILE_MAX_RANK - 1; the dense matrix holds at most LENS_PROFILE_MAX_CELLS processes x
@@ -58,5 +58,12 @@ int lens_profile_write_csv(const struct lens_profile *p, const char *path, struc
 long lens_profile_find(const struct lens_profile *p, const char *func);
 /* Total seconds of a function over all processes. */
 double lens_profile_func_total(const struct lens_profile *p, size_t f);
+
+/* ---- the rest of the profile wing (ICAPPA clustering, stage logs) ----
+ * This header is the public contract of its folder: code outside the folder includes
+ * this header and no other header of the folder (tests/test_layout.sh checks it). */
+#include "icappa.h" /* ICAPPA profile clustering */
+#include "profile_otf2.h" /* profiles from OTF2 traces */
+#include "stagelog.h" /* LuNA stage logs */
 
 #endif

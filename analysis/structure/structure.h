@@ -100,4 +100,11 @@ void lens_structure_release(struct lens_structure *s);
 int lens_structure_cut_height(const struct lens_hclust_step *z, int n, double height, int *k,
                               struct lens_err *e);
 
+/* ---- the rest of the structure wing (distances, trees, links, anomalies) ----
+ * This header is the public contract of its folder: code outside the folder includes
+ * this header and no other header of the folder (tests/test_layout.sh checks it). */
+#include "distmat.h" /* process distances from a cube */
+#include "nj.h" /* neighbour-joining trees */
+#include "newick.h" /* trees as Newick text */
+
 #endif

@@ -3,7 +3,7 @@
  * MPI's non-overtaking rule. Collectives are numbered per communicator on each rank. */
 #include "events.h"
 
-#include "keymap.h"
+#include "common/keymap.h"
 #include "rmaepochs.h"
 
 #include <math.h>

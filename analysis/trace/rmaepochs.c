@@ -3,7 +3,7 @@
  * (Win_post..Win_wait) per (origin, target, window) in order. */
 #include "rmaepochs.h"
 
-#include "keymap.h"
+#include "common/keymap.h"
 
 #include <math.h>
 #include <otf2/OTF2_Events.h>

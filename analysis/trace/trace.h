@@ -143,4 +143,13 @@ int32_t lens_trace_world_rank(const struct lens_trace *t, uint32_t comm, uint32_
 /* Name of region idx ("?" when out of range). */
 const char *lens_trace_region_name(const struct lens_trace *t, uint32_t idx);
 
+/* ---- the rest of the trace wing (events, problems, rules, message sizes) ----
+ * This header is the public contract of its folder: code outside the folder includes
+ * this header and no other header of the folder (tests/test_layout.sh checks it). */
+#include "trace_analysis.h" /* one trace analysed once: events and problems */
+#include "rules.h" /* the problem rule base, parsed */
+#include "ruleeval.h" /* rule conditions evaluated on events */
+#include "msgsize.h" /* message-size distributions */
+#include "callsite_resolve.h" /* call sites resolved to function, file and line */
+
 #endif

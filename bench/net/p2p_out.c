@@ -5,7 +5,7 @@
 
 #include "stats.h"
 
-#include "analysis/cube/p2pfile.h"
+#include "analysis/cube/cube.h"
 
 #include <math.h>
 #include <netcdf.h>

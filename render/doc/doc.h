@@ -87,4 +87,12 @@ struct lens_doc {
  * kinds of input in one group; LENS_EIO, LENS_ELIB, LENS_ENOMEM; or what a section returns. */
 int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *e);
 
+/* ---- the rest of the document wing (the four PDF reports) ----
+ * This header is the public contract of its folder: code outside the folder includes
+ * this header and no other header of the folder (tests/test_layout.sh checks it). */
+#include "report.h" /* the cube and sweep report */
+#include "problems_report.h" /* the trace problems report */
+#include "profile_report.h" /* the profiles report */
+#include "scale_report.h" /* the scalability report */
+
 #endif

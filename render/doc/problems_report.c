@@ -7,10 +7,9 @@
 #include "common/time.h"
 
 #include "doc.h"
-#include "render/fig/figure.h"
+#include "render/fig/fig.h"
 #include "pdf.h"
 #include "template.h"
-#include "render/fig/timeline.h"
 
 #include <limits.h>
 #include <math.h>

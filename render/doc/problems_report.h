@@ -8,7 +8,7 @@
 #ifndef LENS_PROBLEMS_REPORT_H
 #define LENS_PROBLEMS_REPORT_H
 
-#include "analysis/trace/trace_analysis.h"
+#include "analysis/trace/trace.h"
 #include "common/err.h"
 #include "common/time.h"
 

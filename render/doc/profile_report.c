@@ -9,7 +9,7 @@
 
 #include "doc.h"
 #include "pdf.h"
-#include "render/fig/profile_plot.h"
+#include "render/fig/fig.h"
 #include "template.h"
 
 #include <limits.h>

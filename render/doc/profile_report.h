@@ -6,7 +6,6 @@
 #ifndef LENS_PROFILE_REPORT_H
 #define LENS_PROFILE_REPORT_H
 
-#include "analysis/profile/icappa.h"
 #include "analysis/profile/profile.h"
 #include "common/err.h"
 #include "common/time.h"

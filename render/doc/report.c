@@ -8,7 +8,7 @@
 
 #include "common/datadir.h"
 #include "doc.h"
-#include "render/fig/heatmap.h"
+#include "render/fig/fig.h"
 #include "pdf.h"
 #include "report_ctx.h"
 #include "template.h"

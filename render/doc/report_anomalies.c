@@ -4,7 +4,7 @@
  * or the search failed. */
 #include "report_ctx.h"
 
-#include "analysis/structure/anomaly.h"
+#include "analysis/structure/structure.h"
 
 #include <stdio.h>
 #include <string.h>

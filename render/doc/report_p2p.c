@@ -5,9 +5,9 @@
  * recomputed, so every number in the tables is the file's. */
 #include "report_ctx.h"
 
-#include "render/fig/p2pplot.h"
+#include "render/fig/fig.h"
 
-#include "analysis/cube/p2pfile.h"
+#include "analysis/cube/cube.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,14 +7,8 @@
  * per cube input here and shared with the "Anomalies" section; this file only lays it out. */
 #include "report_ctx.h"
 
-#include "render/fig/dendrogram.h"
-#include "render/fig/heatmap.h"
-#include "render/fig/linkcurves.h"
-#include "render/fig/linkmap.h"
-#include "render/fig/njtree.h"
-#include "render/fig/treefig.h"
+#include "render/fig/fig.h"
 
-#include "analysis/structure/distmat.h"
 #include "analysis/structure/structure.h"
 
 #include <math.h>

@@ -6,10 +6,10 @@
 #include "common/atomic.h"
 #include "common/time.h"
 
-#include "analysis/scale/marks.h"
+#include "analysis/scale/scale.h"
 #include "doc.h"
 #include "pdf.h"
-#include "render/fig/surface.h"
+#include "render/fig/fig.h"
 #include "template.h"
 
 #include <limits.h>

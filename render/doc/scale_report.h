@@ -8,8 +8,7 @@
 
 #include <stddef.h>
 
-#include "analysis/scale/marks.h"
-#include "analysis/scale/runs.h"
+#include "analysis/scale/scale.h"
 #include "common/err.h"
 #include "common/time.h"
 

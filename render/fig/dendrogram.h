@@ -7,7 +7,7 @@
 #ifndef LENS_DENDROGRAM_H
 #define LENS_DENDROGRAM_H
 
-#include "analysis/structure/hclust.h"
+#include "analysis/structure/structure.h"
 #include "common/err.h"
 #include "heatmap.h"
 

@@ -8,7 +8,7 @@
 #include <cairo.h>
 #include <stddef.h>
 
-#include "analysis/scale/runs.h"
+#include "analysis/scale/scale.h"
 
 /* Colour of t in [0, 1] on viridis (render/fig/colormap.h: dark blue = low, yellow = high); t is
  * clamped, NaN counts as 0. */

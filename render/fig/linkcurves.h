@@ -8,7 +8,7 @@
 #define LENS_LINKCURVES_H
 
 #include "analysis/cube/cube.h"
-#include "analysis/structure/links.h"
+#include "analysis/structure/structure.h"
 #include "common/err.h"
 
 #include <cairo.h>

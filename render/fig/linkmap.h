@@ -8,7 +8,7 @@
 #ifndef LENS_LINKMAP_H
 #define LENS_LINKMAP_H
 
-#include "analysis/structure/links.h"
+#include "analysis/structure/structure.h"
 #include "common/err.h"
 
 #include <cairo.h>

@@ -5,7 +5,7 @@
 #ifndef LENS_NJTREE_H
 #define LENS_NJTREE_H
 
-#include "analysis/structure/newick.h"
+#include "analysis/structure/structure.h"
 #include "common/err.h"
 
 #include <cairo.h>

@@ -13,8 +13,8 @@
 #ifndef LENS_P2PPLOT_H
 #define LENS_P2PPLOT_H
 
-#include "analysis/cube/p2pfile.h"
-#include "render/doc/pdf.h"
+#include "analysis/cube/cube.h"
+#include "render/doc/doc.h"
 
 #include <cairo.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
 #ifndef LENS_PIE_H
 #define LENS_PIE_H
 
-#include "analysis/trace/msgsize.h"
+#include "analysis/trace/trace.h"
 #include "common/err.h"
 
 #include <cairo.h>

@@ -7,9 +7,7 @@
 #ifndef LENS_PROFILE_PLOT_H
 #define LENS_PROFILE_PLOT_H
 
-#include "analysis/profile/icappa.h"
 #include "analysis/profile/profile.h"
-#include "analysis/profile/stagelog.h"
 
 /* Cost per cluster for round k of r. A processes round: for each of the (at most 16)
  * costliest functions, the mean seconds per process in each cluster, side by side. A

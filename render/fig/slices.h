@@ -6,7 +6,6 @@
 #ifndef LENS_SLICES_H
 #define LENS_SLICES_H
 
-#include "analysis/cube/packed.h"
 #include "analysis/cube/cube.h"
 #include "common/err.h"
 

@@ -8,7 +8,7 @@
 #include <cairo.h>
 #include <stddef.h>
 
-#include "analysis/scale/runs.h"
+#include "analysis/scale/scale.h"
 #include "common/err.h"
 
 struct lens_surface_opts {

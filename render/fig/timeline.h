@@ -7,7 +7,7 @@
 #ifndef LENS_TIMELINE_H
 #define LENS_TIMELINE_H
 
-#include "analysis/trace/trace_analysis.h"
+#include "analysis/trace/trace.h"
 #include "common/err.h"
 
 #include <cairo.h>

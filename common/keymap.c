@@ -1,6 +1,6 @@
 /* Open-addressing hash map from four 32-bit words to an int (keymap.h): linear probing,
  * doubling at half load, backward-shift deletion so probe chains stay intact. */
-#include "keymap.h"
+#include "common/keymap.h"
 
 #include <string.h>
 
