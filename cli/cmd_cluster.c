@@ -58,97 +58,6 @@ static void cluster_help(void)
            "  mpilens cluster run/network --normalize slowness --cut 2 --clusters sw.csv\n");
 }
 
-#define LENS_CLI_SLOW_NOTE 1.15 /* slowness worth counting on stderr (anomalies' slow_min) */
-
-int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
-                            struct lens_distmat **out)
-{
-    struct lens_err e = {0};
-    if (lens_distmat_read(input, stat, length, out, &e) < 0)
-        return lens_cli_fail(&e);
-    const struct lens_distmat *m = *out;
-    char a[32], b[32];
-    for (int i = 0; i < m->nwarn; i++)
-        lens_cli_warn("%s", m->warnings[i]);
-    if (!m->from_cube && (stat != LENS_STAT_MEDIAN || length >= 0))
-        lens_cli_warn("%s: --stat and --length choose from a cube; ignored for a CSV matrix",
-                      input);
-    fprintf(stderr, "mpilens %s: %s: %d processes; asymmetry |a-b|/(a+b) mean %.2f %%, max %.2f %% "
-            "(%s, %s)\n", cmd, input, m->n, 100 * m->asym_mean, 100 * m->asym_max,
-            lens_distmat_label(m, m->asym_i, a, sizeof a), lens_distmat_label(m, m->asym_j, b, sizeof b));
-    if (m->asym_over > 0)
-        lens_cli_warn("%s: %ld of %zu pairs are more than %.0f %% asymmetric; their mean is used",
-                      input, m->asym_over, lens_distmat_pairs(m->n), 100 * LENS_DISTMAT_ASYM_NOTE);
-    if (m->diag_nonzero > 0)
-        lens_cli_warn("%s: %d non-zero diagonal entries ignored", input, m->diag_nonzero);
-    if (m->one_sided > 0)
-        lens_cli_warn("%s: %d pairs measured in one direction only", input, m->one_sided);
-    return LENS_EXIT_OK;
-}
-
-int lens_cli_normalize(const char *cmd, struct lens_distmat *m, int norm)
-{
-    if (norm != LENS_DISTMAT_NORM_SLOWNESS)
-        return LENS_EXIT_OK;
-    struct lens_err e = {0};
-    double *s = lens_malloc((size_t)m->n * sizeof *s);
-    if (!s) {
-        lens_err_set(&e, LENS_ENOMEM, "out of memory for the slowness of %d processes", m->n);
-        return lens_cli_fail(&e);
-    }
-    if (lens_distmat_normalize_slowness(m, s, &e) < 0) {
-        lens_free(s);
-        return lens_cli_fail(&e);
-    }
-    int worst = 0, over = 0;
-    for (int i = 0; i < m->n; i++) {
-        worst = s[i] > s[worst] ? i : worst;
-        over += s[i] > LENS_CLI_SLOW_NOTE;
-    }
-    char b[32];
-    fprintf(stderr, "mpilens %s: distances divided by the slower rank's slowness; slowest %s "
-            "%.3g, %d of %d ranks above %.2f\n", cmd, lens_distmat_label(m, worst, b, sizeof b),
-            s[worst], over, m->n, LENS_CLI_SLOW_NOTE);
-    lens_free(s);
-    return LENS_EXIT_OK;
-}
-
-int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length)
-{
-    if (opt == 's') {
-        *stat = lens_cube_stat_parse(arg);
-        if (*stat < 0)
-            return lens_cli_usage(cmd, "unknown statistic '%s' (average, median, deviation, min)",
-                                  arg);
-        return LENS_EXIT_OK;
-    }
-    char *end;
-    *length = strtol(arg, &end, 10);
-    if (end == arg || *end || *length < 0)
-        return lens_cli_usage(cmd, "--length wants a message length in bytes, got '%s'", arg);
-    return LENS_EXIT_OK;
-}
-
-char **lens_cli_tree_labels(const struct lens_distmat *m)
-{
-    if (!m->labels)
-        return NULL;
-    size_t bytes = (size_t)m->n * sizeof(char *);
-    for (int i = 0; i < m->n; i++)
-        bytes += strlen(m->labels[i]) + 16;
-    char **out = lens_malloc(bytes);
-    if (!out)
-        return NULL;
-    char *p = (char *)(out + m->n);
-    for (int i = 0; i < m->n; i++) {
-        size_t room = strlen(m->labels[i]) + 16;
-        lens_treefig_leaf_label(m->labels[i], i, p, room);
-        out[i] = p;
-        p += room;
-    }
-    return out;
-}
-
 /* The host of process i for the clusters CSV: the part after '@' of "r<rank>@<host>", the
  * label itself for a CSV header label, "" without labels or for "r<rank>". */
 static const char *host_of(const struct lens_distmat *m, int i)
@@ -249,7 +158,7 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
         else
             write_clusters(stdout, m, st->label);
     }
-    char **labels = (pc->plot || pc->heatmap) ? lens_cli_tree_labels(m) : NULL;
+    char **labels = (pc->plot || pc->heatmap) ? lens_cli_dist_tree_labels(m) : NULL;
     char title[512];
     if (rc == LENS_OK && pc->plot) {
         struct lens_dendrogram_opts o;
@@ -341,7 +250,7 @@ int cmd_cluster(int argc, char **argv)
         case 'n': npath = optarg; break;
         case 's':
         case 'l':
-            if ((st = lens_cli_parse_input_opts("cluster", c, optarg, &stat, &length)))
+            if ((st = lens_cli_dist_parse_opt("cluster", c, optarg, &stat, &length)))
                 return st;
             break;
         case 'p':
@@ -379,9 +288,9 @@ int cmd_cluster(int argc, char **argv)
         return lens_cli_usage("cluster", "--clusters needs --cut or --cut-height");
 
     struct lens_distmat *m = NULL;
-    if ((st = lens_cli_read_distances("cluster", argv[optind], stat, length, &m)) != 0)
+    if ((st = lens_cli_dist_read("cluster", argv[optind], stat, length, &m)) != 0)
         return st;
-    if ((st = lens_cli_normalize("cluster", m, norm)) != 0) {
+    if ((st = lens_cli_dist_normalize("cluster", m, norm)) != 0) {
         lens_distmat_free(m);
         return st;
     }

@@ -49,7 +49,7 @@ static void nj_help(void)
 static int draw_tree(const struct lens_distmat *m, const struct lens_newick *t, int root,
                      const char *input, const char *path, struct lens_err *e)
 {
-    char **labels = lens_cli_tree_labels(m), title[512];
+    char **labels = lens_cli_dist_tree_labels(m), title[512];
     int *group = lens_malloc((size_t)m->n * sizeof *group);
     if (!group) {
         lens_free(labels);
@@ -89,7 +89,7 @@ int cmd_nj(int argc, char **argv)
         case 'n': npath = optarg; break;
         case 's':
         case 'l':
-            if ((st = lens_cli_parse_input_opts("nj", c, optarg, &stat, &length)))
+            if ((st = lens_cli_dist_parse_opt("nj", c, optarg, &stat, &length)))
                 return st;
             break;
         case 'c': search = LENS_NJ_CANONICAL; break;
@@ -118,9 +118,9 @@ int cmd_nj(int argc, char **argv)
         return lens_cli_usage("nj", optind >= argc ? "missing INPUT" : "one INPUT expected");
 
     struct lens_distmat *m = NULL;
-    if ((st = lens_cli_read_distances("nj", argv[optind], stat, length, &m)) != 0)
+    if ((st = lens_cli_dist_read("nj", argv[optind], stat, length, &m)) != 0)
         return st;
-    if ((st = lens_cli_normalize("nj", m, norm)) != 0) {
+    if ((st = lens_cli_dist_normalize("nj", m, norm)) != 0) {
         lens_distmat_free(m);
         return st;
     }

@@ -3,13 +3,8 @@
 #include "cli.h"
 #include "common/atomic.h"
 
-#include "render/doc/doc.h"
-
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define X(name) int cmd_##name(int argc, char **argv); extern const char lens_cmd_summary_##name[];
 #include "commands.h"
@@ -26,54 +21,6 @@ static const struct command commands[] = {
 #include "commands.h"
 #undef X
 };
-
-int lens_cli_fail(const struct lens_err *e)
-{
-    fprintf(stderr, "mpilens: %s\n", e->msg[0] ? e->msg : "unknown error");
-    return e->code == LENS_EUSAGE ? LENS_EXIT_USAGE : LENS_EXIT_FAIL;
-}
-
-int lens_cli_usage(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "mpilens %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'mpilens %s --help'.\n", cmd);
-    return LENS_EXIT_USAGE;
-}
-
-void lens_cli_warn(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("mpilens: warning: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-int lens_cli_finish(int status)
-{
-    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
-        fprintf(stderr, "mpilens: error writing standard output: %s\n", strerror(errno));
-        return LENS_EXIT_FAIL;
-    }
-    return status;
-}
-
-int lens_cli_tty(void) { return isatty(STDERR_FILENO); }
-
-const char *lens_cli_font(void)
-{
-    static char path[4096 + 32];
-    char dir[4096];
-    if (lens_report_datadir(dir, sizeof dir, NULL) != LENS_OK)
-        return NULL;
-    snprintf(path, sizeof path, "%s/fonts/DejaVuSans.ttf", dir);
-    return access(path, R_OK) == 0 ? path : NULL;
-}
 
 static void usage(FILE *fp)
 {
