@@ -66,6 +66,7 @@ static const char *host_of(const struct lens_distmat *m, int i)
     if (!l)
         return "";
     const char *p = l + 1;
+    /* only a label of the reader's own form is taken apart; "rack1" or "r2d2" stay whole */
     if (l[0] == 'r' && *p >= '0' && *p <= '9') {
         while (*p >= '0' && *p <= '9')
             p++;
@@ -84,6 +85,7 @@ static void csv_field(FILE *fp, const char *s)
         fputs(s, fp);
         return;
     }
+    /* RFC 4180: the field in quotes, each quote inside doubled */
     fputc('"', fp);
     for (; *s; s++) {
         if (*s == '"')
@@ -93,6 +95,8 @@ static void csv_field(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
+/* rank,host,cluster: the rank is the row of the input, so a script can join it with the
+ * cube's hosts or its own list */
 static void write_clusters(FILE *fp, const struct lens_distmat *m, const int *label)
 {
     fputs("rank,host,cluster\n", fp);
@@ -103,6 +107,7 @@ static void write_clusters(FILE *fp, const struct lens_distmat *m, const int *la
     }
 }
 
+/* through the atomic writer, so that a failure later in the command removes the CSV too */
 static int save_clusters(const char *path, const struct lens_distmat *m, const int *label,
                          struct lens_err *e)
 {
@@ -120,6 +125,7 @@ static double *square_of(const double *d, int n)
     double *a = lens_malloc((size_t)n * n * sizeof *a);
     if (!a)
         return NULL;
+    /* the heatmap wants the full square, both triangles from the one condensed value */
     for (int i = 0; i < n; i++) {
         a[(size_t)i * n + i] = 0.0;
         for (int j = i + 1; j < n; j++)
@@ -130,6 +136,7 @@ static double *square_of(const double *d, int n)
 
 /* What the options asked for beyond Z and Newick. */
 struct pictures {
+    /* NULL: not asked */
     const char *plot, *heatmap, *clusters;
     int cut;           /* 0 none, 1 by k, 2 auto, 3 by height */
     int k;             /* for cut 1 */
@@ -143,21 +150,27 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
 {
     const struct lens_distmat *m = st->dm;
     int n = st->n, k = st->k, rc = LENS_OK;
+    /* a cube is in seconds and shown in microseconds; a CSV keeps its own, unnamed, unit */
     double scale = m->from_cube ? 1e6 : 1.0;
     const char *unit = m->from_cube ? "\xc2\xb5s" : NULL;
     const char *note = pc->cut == 2 ? "automatic cut" : pc->cut == 3 ? "height asked" : NULL;
+    /* the cut is said on stderr so that stdout can carry the clusters CSV alone */
     if (k > 0) {
         fprintf(stderr, "mpilens cluster: cut into %d cluster%s at %.4g%s%s", k, k == 1 ? "" : "s",
                 lens_dendrogram_cut_level(st->z, n, k) * scale, unit ? " " : "", unit ? unit : "");
+        /* the automatic cut says how far above the threshold it was, so that a borderline cut
+         * (ratio just above 1.5) can be told from a clear one */
         if (pc->cut == 2)
             fprintf(stderr, " (the next merge is %.3gx the groups' median inside height; %.3gx needed)",
                     st->autocut.ratio, LENS_HCLUST_GAP_MIN);
         fputc('\n', stderr);
+        /* without --clusters the CSV goes to stdout: a cut is asked for to see its groups */
         if (pc->clusters)
             rc = save_clusters(pc->clusters, m, st->label, e);
         else
             write_clusters(stdout, m, st->label);
     }
+    /* one label set for both pictures; NULL means leaves named by index */
     char **labels = (pc->plot || pc->heatmap) ? lens_cli_dist_tree_labels(m) : NULL;
     char title[512];
     if (rc == LENS_OK && pc->plot) {
@@ -169,6 +182,7 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
         o.unit = unit;
         o.scale = scale;
         o.labels = (const char *const *)labels;
+        /* the figure draws the order and cut computed once above: it runs no clustering itself */
         o.order = st->order;
         o.k = k;
         o.cluster = st->label;
@@ -196,6 +210,7 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
         }
         lens_free(sq);
     }
+    /* labels and sq are freed on every path, failed or not */
     lens_free(labels);
     return rc;
 }
@@ -203,12 +218,15 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
 /* Checks that a picture path ends in .png or .svg: the usage status, or LENS_EXIT_OK. */
 static int picture_path(const char *opt, const char *path)
 {
+    /* checked at parse time: a typo in a picture name must not cost the whole clustering */
     struct lens_err e = {0};
     if (lens_treefig_format(path, &e) < 0)
         return lens_cli_usage("cluster", "%s %s: the file name must end in .png or .svg", opt, path);
     return LENS_EXIT_OK;
 }
 
+/* --cut: "auto" or a number of clusters. The upper bound (2^24) only keeps the int cast
+ * safe; more clusters than processes is refused after reading, when n is known. */
 static int parse_cut(const char *arg, struct pictures *pc)
 {
     char *end;
@@ -233,6 +251,9 @@ int cmd_cluster(int argc, char **argv)
         {"cut", required_argument, 0, 'k'},    {"cut-height", required_argument, 0, 'H'},
         {"clusters", required_argument, 0, 'c'}, {"heatmap", required_argument, 0, 'M'},
         {"normalize", required_argument, 0, 'N'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    /* Defaults: average linkage (UPGMA, docs/hclust.md: a group's height is its mean link,
+     * which is what a switch level is), the median statistic (robust to slow repeats), raw
+     * distances; length -1 is the median over the lengths. */
     int method = LENS_HCLUST_AVERAGE, stat = LENS_STAT_MEDIAN, norm = LENS_DISTMAT_NORM_NONE, c, st;
     long length = -1;
     const char *zpath = NULL, *npath = NULL;
@@ -267,6 +288,7 @@ int cmd_cluster(int argc, char **argv)
             if ((st = parse_cut(optarg, &pc)))
                 return st;
             break;
+        /* !(h >= 0) also refuses NaN; the height is in displayed units (us for a cube) */
         case 'H':
             pc.height = strtod(optarg, &end);
             if (end == optarg || *end || !(pc.height >= 0) || pc.height > 1e300)
@@ -284,6 +306,7 @@ int cmd_cluster(int argc, char **argv)
     }
     if (optind != argc - 1)
         return lens_cli_usage("cluster", optind >= argc ? "missing INPUT" : "one INPUT expected");
+    /* --clusters alone has nothing to write: the groups come from a cut */
     if (pc.clusters && !pc.cut)
         return lens_cli_usage("cluster", "--clusters needs --cut or --cut-height");
 
@@ -291,6 +314,7 @@ int cmd_cluster(int argc, char **argv)
     if ((st = lens_cli_dist_read("cluster", argv[optind], stat, length, &m)) != 0)
         return st;
     if ((st = lens_cli_dist_normalize("cluster", m, norm)) != 0) {
+        /* m is still ours: the structure pipeline has not taken it yet */
         lens_distmat_free(m);
         return st;
     }
@@ -300,10 +324,12 @@ int cmd_cluster(int argc, char **argv)
     /* the tree and the cut in one call; `cluster` does not pay for NJ, links or anomalies */
     struct lens_structure_opts so;
     lens_structure_opts_default(&so);
+    /* the cut only when one was asked: an automatic cut nobody reads would still be computed */
     so.parts = LENS_STRUCTURE_TREE | (pc.cut ? LENS_STRUCTURE_CUT : 0);
     so.method = method;
     so.cut = pc.cut == 1 && pc.k > n ? LENS_STRUCTURE_CUT_NONE : pc.cut; /* too many: said below */
     so.k = pc.k;
+    /* the pipeline works in the matrix's unit (seconds for a cube), the option in microseconds */
     so.height = pc.height / (m->from_cube ? 1e6 : 1.0);
     so.source = argv[optind];
     struct lens_structure res;
@@ -313,6 +339,8 @@ int cmd_cluster(int argc, char **argv)
         rc = lens_hclust_write_csv(z, n, zpath, &e);
     if (rc == LENS_OK && npath && (rc = lens_newick_from_hclust(z, n, &t, &e)) == LENS_OK)
         rc = lens_newick_save(t, (const char *const *)m->labels, npath, &e);
+    /* Z on stdout only when no output was named, so that `mpilens cluster INPUT` is useful
+     * alone and never mixes Z with the clusters CSV; %.17g keeps every bit of the heights. */
     if (rc == LENS_OK && !zpath && !npath && !pc.plot && !pc.heatmap && !pc.cut) {
         printf("left,right,height,size\n");
         for (int k = 0; k < n - 1; k++)
@@ -321,6 +349,8 @@ int cmd_cluster(int argc, char **argv)
     if (rc == LENS_OK)
         fprintf(stderr, "mpilens cluster: %s linkage of %d processes, root height %.6g\n",
                 lens_hclust_method_name(method), n, z[n - 2].height);
+    /* status 2 through LENS_EUSAGE: asking for more clusters than processes is a usage error,
+     * known only now that n is; Z and the Newick already written are discarded with it */
     if (rc == LENS_OK && pc.cut == 1 && pc.k > n)
         rc = lens_err_set(&e, LENS_EUSAGE, "%s: cannot cut %d processes into %d clusters", argv[optind], n, pc.k);
     if (rc == LENS_OK && (pc.plot || pc.heatmap || pc.cut))
