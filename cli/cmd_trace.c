@@ -48,6 +48,8 @@ static void usage(FILE *fp)
             "  mpilens trace -o jacobi-trace -- mpirun -np 4 ./jacobi\n");
 }
 
+/* Whether cmd is Open MPI's launcher (by its base name): only it takes "-x VAR" to forward
+ * a variable to remote ranks; other launchers get the variables in the environment. */
 static int is_mpirun(const char *cmd)
 {
     const char *b = strrchr(cmd, '/');
@@ -73,6 +75,7 @@ static int run(char **argv)
     int st;
     struct sigaction sa, old[3];
     static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    /* no SA_RESTART: waitpid returns EINTR after a signal and the loop below waits again */
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -81,6 +84,7 @@ static int run(char **argv)
         errno = rc;
         return -1;
     }
+    /* handlers only once the child exists, so that a signal before has its default effect */
     child = pid;
     for (int i = 0; i < 3; i++)
         sigaction(sigs[i], &sa, &old[i]);
@@ -94,6 +98,7 @@ static int run(char **argv)
     child = 0;
     if (st == -1)
         return -1;
+    /* as a shell reports it, so that scripts see the same status with or without mpilens */
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -101,6 +106,7 @@ static int run(char **argv)
 static int summarise(const char *dir, struct lens_err *e)
 {
     struct lens_trace *t = NULL;
+    /* enough room: the counts are summarised beyond 16 ranks (analysis/trace/trace.h) */
     char counts[2048], warning[4096];
     if (lens_trace_read(dir, &t, e) != LENS_OK)
         return -1;
@@ -110,6 +116,7 @@ static int summarise(const char *dir, struct lens_err *e)
         lens_err_set(e, LENS_ENOMEM, "out of memory");
         return -1;
     }
+    /* on stderr: stdout carries only the anchor's path, for scripts */
     fprintf(stderr, "mpilens: %s\n", counts);
     if (t->nevents == 0)
         lens_cli_warn("%s: no rank kept any event (the run ended before its first flush)", dir);
@@ -119,6 +126,7 @@ static int summarise(const char *dir, struct lens_err *e)
     return 0;
 }
 
+/* Whether dir/name exists; the path is cut at PATH_MAX + 64, which then names nothing. */
 static int exists(const char *dir, const char *name)
 {
     char p[PATH_MAX + 64];
@@ -134,12 +142,16 @@ int cmd_trace(int argc, char **argv)
                                              {"flush", required_argument, NULL, 'f'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
+    /* Default folder: the collector's own variable when set, so that `mpilens trace` and a
+     * hand-made LD_PRELOAD run write to the same place; else ./mpilens-trace. */
     const char *out = getenv("MPILENS_TRACE_DIR"), *buffer = NULL, *flush = NULL;
     char dir[PATH_MAX], so[PATH_MAX], recover[PATH_MAX];
     int c;
     if (!out || !*out)
         out = "mpilens-trace";
     optind = 1;
+    /* "+": stop at the first non-option, so that the command's own options (mpirun -np 4)
+     * are left to it even without "--" */
     while ((c = getopt_long(argc, argv, "+o:b:f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
@@ -151,6 +163,8 @@ int cmd_trace(int argc, char **argv)
     }
     if (optind >= argc)
         return lens_cli_usage("trace", "missing the command to run (mpilens trace -- mpirun ...)");
+    /* The size is checked here (digits, one k/M/G suffix, not 0), before the run: inside the
+     * ranks a bad value would surface only once the job is under way, once per rank. */
     if (buffer) {
         char *end;
         unsigned long long v = strtoull(buffer, &end, 10);
@@ -160,17 +174,22 @@ int cmd_trace(int argc, char **argv)
     }
     if (flush) {
         char *end;
+        /* 0 turns the timed flush off; the bound (about 11 days) only refuses typos */
         double v = strtod(flush, &end);
         if (end == flush || *end || !(v >= 0 && v <= 1e6))
             return lens_cli_usage("trace", "--flush '%s' is not a number of seconds such as 1 "
                                   "or 0.25", flush);
+        /* set in our environment: forwarded below with the other collector settings */
         setenv("MPILENS_TRACE_FLUSH_SEC", flush, 1);
     }
     struct lens_err e;
+    /* The collector and the recovery tool are found before anything runs: a missing install
+     * fails at once (status 1), not after an hour-long MPI job. */
     if (lens_datadir_find_lib("libmpilens-trace.so", so, sizeof so, &e) != LENS_OK)
         return lens_cli_fail(&e);
     if (lens_atomic_mkdir_p(out, &e) != LENS_OK)
         return lens_cli_fail(&e);
+    /* an absolute path: the ranks may start in another working directory */
     if (!realpath(out, dir)) {
         lens_err_set(&e, LENS_EIO, "%s: %s", out, strerror(errno));
         return lens_cli_fail(&e);
@@ -185,6 +204,7 @@ int cmd_trace(int argc, char **argv)
                                       "MPILENS_TRACE_FUNC_MIN"};
     const int nfwd = (int)(sizeof fwd / sizeof fwd[0]);
     int n = argc - optind;
+    /* the command, 3 pairs of -x (preload, folder, buffer), the forwarded settings, NULL */
     char **cmd = calloc((size_t)n + 7 + 2 * (size_t)nfwd, sizeof *cmd);
     char pre[PATH_MAX + 16], tdir[PATH_MAX + 24], tbuf[64];
     if (!cmd) {
@@ -229,6 +249,8 @@ int cmd_trace(int argc, char **argv)
         if (run(rargv) != 0) {
             lens_err_set(&e, LENS_EIO, "%s/raw: could not recover a trace", dir);
             lens_cli_fail(&e);
+            /* Exit status after a run: the command's own when it failed (the more useful news), else
+             * 1 for a trace that could not be written; 0 only when both went well. */
             return status > 0 ? status : LENS_EXIT_FAIL;
         }
     }
