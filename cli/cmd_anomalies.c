@@ -39,6 +39,8 @@ static void help(void)
  * numbered paragraph per finding, because a sentence of numbers does not fit a column. */
 static void print_text(const struct lens_cube *c, const struct lens_anomalies *a)
 {
+    /* the statistic printed is the one used: without --stat the analysis takes the median, or
+     * the first statistic the cube has (lens_anomaly_opts_default leaves stat at -1) */
     printf("%d anomal%s in %s (%s, %d processes, %d lengths, %d classes of interchangeable ranks)\n",
            a->n, a->n == 1 ? "y" : "ies", c->source ? c->source : "cube", lens_cube_stat_name(a->stat),
            c->procs, c->nlen, a->nclasses);
@@ -100,6 +102,7 @@ static void print_json(const struct lens_anomalies *a)
         lens_json_end_object(&j);
     }
     lens_json_end_array(&j);
+    /* the statistic used, for the same reason as in the text's first line */
     lens_json_key(&j, "stat");
     lens_json_string(&j, lens_cube_stat_name(a->stat));
     lens_json_end_object(&j);

@@ -347,6 +347,7 @@ int cmd_cluster(int argc, char **argv)
             printf("%d,%d,%.17g,%d\n", z[k].left, z[k].right, z[k].height, z[k].size);
     }
     if (rc == LENS_OK)
+        /* n - 1 merges, the last one (z[n - 2]) is the root; the reader refuses fewer than 2 */
         fprintf(stderr, "mpilens cluster: %s linkage of %d processes, root height %.6g\n",
                 lens_hclust_method_name(method), n, z[n - 2].height);
     /* status 2 through LENS_EUSAGE: asking for more clusters than processes is a usage error,

@@ -141,6 +141,7 @@ static int run(const char *path, const char *prefix, const char *verify, int for
                    ck[s].bad ? "NO" : "yes");
             bad += ck[s].bad;
         }
+        /* says what was compared, so that "elements" above is not read as P x P x lengths */
         printf("bound %g%% (off-diagonal elements, and non-finite diagonal ones)\n", 100 * bound);
         if (bad)
             rc = lens_err_set(e, LENS_EDATA, "%s: %ld elements outside the bound of %g", path, bad, bound);

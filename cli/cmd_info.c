@@ -68,6 +68,7 @@ static void print_text(const struct lens_cube *c, const struct lens_summary *sum
            c->lengths[c->nlen - 1], c->step);
     printf("repeats:    %d%s\n", c->repeats, c->nraw ? " (raw repeats present)" : "");
     /* a packed cube keeps the network_test2 metadata but not its layout */
+    /* the layout says which writer made the file, which tells where a defect came from */
     int packed = c->format && !strcmp(c->format, "packed");
     printf("layout:     %s\n", packed ? "packed cube (mpilens compress; values within its bound)"
                                : c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic");
@@ -79,6 +80,7 @@ static void print_text(const struct lens_cube *c, const struct lens_summary *sum
         printf("%-10s %14.6g %14.6g %14.6g\n", lens_cube_stat_name(s), sum[s].min, sum[s].median,
                sum[s].max);
     }
+    /* of one statistic only (main_stat, the median when present), as the help says */
     printf("\nasymmetry |A-A^T|/(A+A^T): median %.4g, max %.4g\n", am, ax);
     /* the rank-to-host table only when the result names its hosts (hosts.txt may be missing) */
     if (c->hosts) {
@@ -138,6 +140,7 @@ static void print_json(const struct lens_cube *c, const struct lens_summary *sum
     lens_json_key(&j, "max");
     lens_json_number(&j, ax);
     lens_json_end_object(&j);
+    /* the repairs as sentences: the same text as the listing, so people and scripts agree */
     lens_json_key(&j, "warnings");
     lens_json_begin_array(&j);
     for (int w = 0; w < c->nwarn; w++)

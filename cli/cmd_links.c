@@ -82,6 +82,7 @@ static int write_clusters(const char *path, const struct lens_links *r, struct l
     int rc = lens_atomic_open(&a, path, "w", e);
     if (rc != LENS_OK)
         return rc;
+    /* one mean_<bytes> column per length, so the header says the length of each mean */
     fprintf(a.fp, "cluster,size,diameter,same_host");
     for (int l = 0; l < r->nlen; l++)
         fprintf(a.fp, ",mean_%d", r->lengths[l]);
@@ -261,6 +262,7 @@ int cmd_links(int argc, char **argv)
     int rc = lens_structure_run(c, &so, &s, &e);
     const struct lens_links *r = s.links;
     /* the outputs wait under temporary names: when one fails, none appears (cli/main.c) */
+    /* the files before the listing: a failed file leaves stdout empty */
     if (rc == LENS_OK && csv)
         rc = write_links(csv, r, &e);
     if (rc == LENS_OK && ccsv)

@@ -50,6 +50,7 @@ static int write_csv(const char *path, const struct lens_msgsize *m, struct lens
     int rc = lens_atomic_open(&a, path, "w", e);
     if (rc)
         return rc;
+    /* a stream error (disk full) makes the CSV fail as a whole, never a truncated file */
     if (lens_msgsize_write_csv(m, a.fp)) {
         lens_err_set(e, LENS_EIO, "%s: write error", path);
         return lens_atomic_fail(&a, LENS_EIO, e); /* the system's reason when there is one */
@@ -86,6 +87,7 @@ static int set_model(struct lens_msgsize *m, const char *input, const char *whic
     }
     /* copied out now: f and its labels are freed before the listing names the model */
     snprintf(desc, n, "%s (%s)", f->path, f->pair[k].label);
+    /* applied now, while f lives: one time per distinct size, times its count, per bin */
     rc = lens_msgsize_model(m, p2p_time, &f->pair[k], e);
     lens_p2pfile_free(f);
     return rc;

@@ -69,6 +69,7 @@ static int draw_tree(const struct lens_distmat *m, const struct lens_newick *t, 
     o.group = hosts > 1 ? group : NULL;
     o.root = root;
     o.font_path = lens_cli_font();
+    /* the picture's format follows the extension checked at parse time */
     int rc = lens_njtree_write(t, &o, path, e);
     lens_free(group);
     lens_free(labels);

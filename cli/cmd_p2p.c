@@ -108,6 +108,7 @@ static void json_point(struct lens_json *j, const struct lens_p2p_point *pt)
     const char *const names[13] = {"latency_s", "latency_min_s", "latency_median_s", "latency_max_s",
         "bandwidth_Bps", "bandwidth_min_Bps", "bandwidth_median_Bps", "bandwidth_max_Bps", "msg_rate_per_s",
         "msg_rate_min_per_s", "msg_rate_median_per_s", "msg_rate_max_per_s", "bw_time_s"};
+    /* v[] in the order of names[]; print_csv's header lists the same 13 in the same order */
     const double v[13] = {pt->latency_s, pt->latency_min_s, pt->latency_median_s, pt->latency_max_s,
         pt->bandwidth_Bps, pt->bandwidth_min_Bps, pt->bandwidth_median_Bps, pt->bandwidth_max_Bps,
         pt->msg_rate_per_s, pt->msg_rate_min_per_s, pt->msg_rate_median_per_s, pt->msg_rate_max_per_s,
@@ -115,6 +116,7 @@ static void json_point(struct lens_json *j, const struct lens_p2p_point *pt)
     lens_json_begin_object(j);
     lens_json_key(j, "size_bytes");
     lens_json_int(j, pt->size_bytes);
+    /* a statistic the sweep lacks (NaN) comes out as null */
     for (int c = 0; c < 13; c++) {
         lens_json_key(j, names[c]);
         lens_json_number(j, v[c]);
@@ -232,6 +234,7 @@ static void print_csv(const struct lens_p2pfile *f, int only)
         const struct lens_p2p_pair *q = &f->pair[p];
         for (int k = 0; k < q->nsize; k++) {
             const struct lens_p2p_point *pt = &q->pt[k];
+            /* the header's order, as in json_point */
             const double v[13] = {pt->latency_s, pt->latency_min_s, pt->latency_median_s, pt->latency_max_s,
                 pt->bandwidth_Bps, pt->bandwidth_min_Bps, pt->bandwidth_median_Bps, pt->bandwidth_max_Bps,
                 pt->msg_rate_per_s, pt->msg_rate_min_per_s, pt->msg_rate_median_per_s, pt->msg_rate_max_per_s,

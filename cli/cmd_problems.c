@@ -178,6 +178,7 @@ static int draw_timeline(const struct request *q, const struct lens_trace_analys
     o.problem = q->problem;
     o.lang = q->lang;
     o.font_path = lens_cli_font();
+    /* an impossible window or an unknown --problem fails here, named after the picture */
     int rc = lens_timeline_select(a, &o, &w, e);
     if (rc)
         return lens_err_prefix(e, q->timeline);
@@ -226,6 +227,7 @@ static int write_listing(const struct lens_problems *p, int json, int lang, cons
             return LENS_EIO;
         fp = a.fp;
     }
+    /* the writers return non-zero on a stream error; the atomic file keeps the system's reason */
     int rc = json ? lens_problems_write_json(p, lang, fp) : lens_problems_write_text(p, lang, fp);
     if (output && rc) {
         lens_err_set(e, LENS_EIO, "%s: write error", output);
@@ -317,6 +319,7 @@ int cmd_problems(int argc, char **argv)
     for (int i = 0; i < q.ntraces; i++)
         q.trace[i] = argv[optind + i];
     struct lens_err e = {0};
+    /* no rules, no analysis: status 1, naming where the rules were looked for */
     if (!q.rules && !(q.rules = default_rules(buf, sizeof buf, &e)))
         return lens_cli_fail(&e);
     /* every TRACE analysed once; the timeline and the report need every charged call */

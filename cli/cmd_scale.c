@@ -341,6 +341,8 @@ static void print_text(const struct lens_grid *g, const struct lens_marks *m, si
     printf("\n");
     for (size_t a = 0; a < n; a++) {
         printf("%s:", g[a].app);
+        /* failed and timed-out runs carry no time: they are named so that a hole in the grid is
+         * not mistaken for a configuration nobody ran */
         if (g[a].n_failed)
             printf(" (%zu failed or timed-out runs skipped)", g[a].n_failed);
         printf("\n");
@@ -614,6 +616,8 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
     char *out = lens_malloc(cap + 1);
     double deadline = lens_time_now() + timeout;
     int timed_out = 0;
+    /* The pipe is drained while the program runs: one that writes more than the pipe holds
+     * would block on its write and look like a timeout. */
     for (;;) {
         double left = deadline - lens_time_now();
         if (left <= 0) {
@@ -624,6 +628,7 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
         int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
         if (pr < 0 && errno == EINTR)
             continue;
+        /* no data before the deadline (pr 0): the loop head sees the time is up */
         if (pr <= 0)
             continue;
         char chunk[4096];
@@ -872,6 +877,7 @@ int cmd_scale(int argc, char **argv)
     }
     /* Move positional arguments out so getopt sees options only. */
     int nrest = 0;
+    /* rest[0] is the verb: getopt starts at index 1, as with a program name */
     rest[nrest++] = args[0];
     for (int k = 1; k < nargs; k++) {
         /* an option that takes a value keeps it, even a value that does not start with '-' */
@@ -879,9 +885,11 @@ int cmd_scale(int argc, char **argv)
         /* "-" alone is taken as a file name, not as an option */
         if (args[k][0] == '-' && args[k][1]) {
             rest[nrest++] = args[k];
+            /* "--procs=1,2" carries its value inline and matches no name here: nothing more taken */
             for (const struct option *lo = long_opts; lo->name; lo++)
                 if (args[k][1] == '-' && !strcmp(args[k] + 2, lo->name) && lo->has_arg == required_argument)
                     takes_arg = 1;
+            /* -o is the only short option with a value ("-ofile" is caught by getopt itself) */
             if (!strcmp(args[k], "-o"))
                 takes_arg = 1;
             if (takes_arg && k + 1 < nargs)

@@ -1,9 +1,5 @@
-/* mpilens trace [-o DIR] [-b SIZE] -- mpirun -np 4 ./app: runs an MPI command with the trace
- * collector preloaded into every rank (mpirun -x LD_PRELOAD=...), then says where the OTF2
- * trace went. A run that ends without MPI_Finalize (crash, abort, kill) leaves raw files;
- * they are turned into an OTF2 archive holding the events up to the last buffer flush.
- * It then reads the archive, prints the events per rank and warns about ranks whose trace
- * ends early, and exits with the command's status. */
+/* mpilens trace -- mpirun -np 4 ./app: runs an MPI command with the trace collector preloaded
+ * into every rank, recovers the trace of a run that crashed, and says what the trace holds. */
 #include "cli.h"
 #include "common/atomic.h"
 
@@ -229,6 +225,7 @@ int cmd_trace(int argc, char **argv)
         if (buffer)
             setenv("MPILENS_TRACE_BUFFER", buffer, 1);
     }
+    /* the rest of the command as given, after the inserted -x pairs */
     for (int i = optind + 1; i < argc; i++)
         cmd[k++] = argv[i];
     cmd[k] = NULL;
@@ -240,7 +237,10 @@ int cmd_trace(int argc, char **argv)
         return lens_cli_fail(&e);
     }
     if (!exists(dir, "traces.otf2") && exists(dir, "raw/0.defs")) {
-        /* no MPI_Finalize: convert what the ranks flushed */
+        /* A run that ends without MPI_Finalize (crash, abort, kill) leaves only the raw
+         * files: they are turned into an OTF2 archive holding each rank's events up to its
+         * last buffer flush, by mpilens-trace-recover, which shares the collector's OTF2
+         * writer (bench/trace) and says on stderr how each rank ended. */
         if (lens_datadir_find_lib("mpilens-trace-recover", recover, sizeof recover, &e) != LENS_OK)
             return lens_cli_fail(&e);
         char *rargv[] = {recover, dir, NULL};
