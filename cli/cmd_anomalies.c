@@ -119,8 +119,8 @@ int cmd_anomalies(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     struct lens_anomaly_opts o;
     lens_anomaly_opts_default(&o);
-    /* defaults from lens_anomaly_opts_default: median statistic, z >= 5 (few false alarms on a
-     * healthy machine, where robust z rarely exceeds 4) */
+    /* The defaults are the analysis's own (lens_anomaly_opts_default: median, z >= 5), so
+     * that this command and the report's "Anomalies" section find the same things. */
     int json = 0, ch;
     char *end;
     optind = 1;
@@ -133,8 +133,8 @@ int cmd_anomalies(int argc, char **argv)
             if (o.stat < 0 || o.stat == LENS_STAT_DEVIATION)
                 return lens_cli_usage("anomalies", "--stat must be median, average or min, not '%s'", optarg);
             break;
-        /* z must be positive (the analysis refuses 0, which would flag half of every set); the
- * upper bound only catches typos, no finding reaches it */
+        /* z must be positive (the analysis refuses 0, which would flag half of every set);
+         * the upper bound only catches typos, no finding reaches it */
         case O_Z:
             o.z_min = strtod(optarg, &end);
             if (end == optarg || *end || !(o.z_min > 0 && o.z_min < 1e6))

@@ -10,8 +10,8 @@
 
 LENS_COMMAND(convert, "rewrite a cube in the network_test2 layout with repairs and attributes");
 
-/* The help names every attribute written: they are what a converted file has that the
- * original lacks, and what tells a reader it was converted. */
+/* The help lists the descriptive attributes the writer adds (cmd_convert adds
+ * converted_from): they are what a converted file has that the original lacks. */
 static void help(void)
 {
     printf("usage: mpilens convert INPUT -o PREFIX [--force]\n\n"

@@ -104,7 +104,7 @@ static int run(const char *path, const char *prefix, const char *verify, int for
             rc = lens_cube_writer_open(&w, m, prefix, mask, 0, attrs, 0, e);
     }
     /* Lengths in order: the decoder is a stream that carries the partition of the pairs into
-         * groups from one length to the next (analysis/cube/packed.h). */
+     * groups from one length to the next (analysis/cube/packed.h). */
     for (int k = 0; k < m->nlen && rc == LENS_OK; k++) {
         for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
             if (!p[s])

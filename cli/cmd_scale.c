@@ -885,7 +885,7 @@ int cmd_scale(int argc, char **argv)
         /* "-" alone is taken as a file name, not as an option */
         if (args[k][0] == '-' && args[k][1]) {
             rest[nrest++] = args[k];
-            /* "--procs=1,2" carries its value inline and matches no name here: nothing more taken */
+            /* "--procs=1,2" carries its value inline and matches no name here */
             for (const struct option *lo = long_opts; lo->name; lo++)
                 if (args[k][1] == '-' && !strcmp(args[k] + 2, lo->name) && lo->has_arg == required_argument)
                     takes_arg = 1;

@@ -98,7 +98,7 @@ int cmd_synth(int argc, char **argv)
         case 'n': bad = parse_int(optarg, &o.procs); break;
         case O_NODES: bad = parse_int(optarg, &o.nodes); break;
         case O_SOCKETS: bad = parse_int(optarg, &o.sockets); break;
-        /* B:E:S as network_test2 gives lengths: E exclusive; their sense is the generator's check */
+        /* B:E:S as network_test2 gives lengths, E exclusive; the generator checks their sense */
         case 'l': bad = sscanf(optarg, "%d:%d:%d", &o.begin, &o.end, &o.step) != 3; break;
         /* --noise is relative (0.03 is 3 %); the upper bound only refuses absurd values */
         case O_NOISE: bad = parse_real(optarg, 0, 10, &o.noise); break;
@@ -138,7 +138,7 @@ int cmd_synth(int argc, char **argv)
     struct lens_cube *c;
     if (lens_synth_cube(&o, &c, &e) != LENS_OK)
         return lens_cli_fail(&e);
-    /* the seed in the files makes a synthetic cube reproducible from the cube alone */
+    /* the seed travels with the files: with the same options it makes the same cube again */
     char seed[32];
     snprintf(seed, sizeof seed, "%lu", o.seed);
     const char *attrs[] = {"generator", "mpilens synth", "seed", seed, NULL, NULL};

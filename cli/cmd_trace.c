@@ -236,6 +236,8 @@ int cmd_trace(int argc, char **argv)
         lens_err_set(&e, LENS_EIO, "cannot run '%s': %s", argv[optind], strerror(errno));
         return lens_cli_fail(&e);
     }
+    /* Exit status from here on: the command's own when it failed (the more useful news),
+     * else 1 when no trace could be written or read; 0 only when both went well. */
     if (!exists(dir, "traces.otf2") && exists(dir, "raw/0.defs")) {
         /* A run that ends without MPI_Finalize (crash, abort, kill) leaves only the raw
          * files: they are turned into an OTF2 archive holding each rank's events up to its
@@ -249,8 +251,6 @@ int cmd_trace(int argc, char **argv)
         if (run(rargv) != 0) {
             lens_err_set(&e, LENS_EIO, "%s/raw: could not recover a trace", dir);
             lens_cli_fail(&e);
-            /* Exit status after a run: the command's own when it failed (the more useful news), else
-             * 1 for a trace that could not be written; 0 only when both went well. */
             return status > 0 ? status : LENS_EXIT_FAIL;
         }
     }

@@ -44,7 +44,8 @@ static void usage(FILE *fp)
 }
 
 /* Exit status for every command: 0 ok, 1 failure (bad input, I/O), 2 usage (bad options or
- * arguments, including an unknown command); the commands return it, main only passes it on. */
+ * arguments, including an unknown command); the commands return it, main only passes it on
+ * (`trace` alone passes on the status of the program it ran). */
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -72,8 +73,8 @@ int main(int argc, char **argv)
              * all (docs/outputs.md): its outputs wait under temporary names until here. */
             lens_atomic_group_begin();
             int st = commands[i].fn(argc - 1, argv + 1);
-            /* Commit only after success: a command that failed half-way leaves no output at all, and a
-             * commit that fails (disk full while renaming) turns a success into status 1. */
+            /* Commit only after success: a command that failed half-way leaves no output at
+             * all, and a commit that fails (disk full while renaming) turns 0 into 1. */
             struct lens_err e;
             lens_err_clear(&e);
             if (st == LENS_EXIT_OK && lens_atomic_group_commit(&e) != LENS_OK)
