@@ -75,7 +75,7 @@ static int write_links(const char *path, const struct lens_links *r, struct lens
 }
 
 /* One line per cluster; same_host is NA when the cube names no hosts (docs/links.md), so that
- * a spreadsheet sees "unknown", not a share of 0. %.9g keeps nanoseconds of a second. */
+ * a spreadsheet sees "unknown", not a share of 0. %.9g: nine digits, far below the noise. */
 static int write_clusters(const char *path, const struct lens_links *r, struct lens_err *e)
 {
     struct lens_atomic a;

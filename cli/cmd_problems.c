@@ -58,7 +58,7 @@ static void help(void)
  * never the working directory); NULL with e filled when there is none. */
 static const char *default_rules(char *buf, size_t n, struct lens_err *e)
 {
-    /* an empty variable counts as unset, as a shell's VAR= in front of a command means */
+    /* an empty MPILENS_RULES ("MPILENS_RULES= mpilens ...") counts as unset */
     const char *env = getenv("MPILENS_RULES");
     if (env && *env)
         return env;

@@ -65,7 +65,7 @@ static int write_plots(const struct lens_profile *p, const struct lens_icappa *r
     char path[4096], *where = NULL; /* a new folder appears whole with the other outputs */
     /* a new DIR is made under a temporary name that main.c renames on success (common/atomic.h) */
     int rc = lens_atomic_dir(dir, &where, e);
-    /* rounds are numbered from 1 in the file names, as in the listing */
+    /* rounds are numbered from 1 in the file names: round1 is the first split */
     for (size_t k = 0; rc == LENS_OK && k < r->nrounds; k++) {
         snprintf(path, sizeof path, "%s/round%zu_bars.%s", where, k + 1, ext);
         rc = lens_profile_plot_bars(p, r, k, path, lens_cli_font(), e);
@@ -121,7 +121,8 @@ int cmd_profile_clusters(int argc, char **argv)
     const char *plots = NULL, *profile_csv = NULL, *report = NULL, *title = NULL;
     unsigned long v;
     optind = 1;
-    /* getopt's own message would say "./mpilens: unrecognized option"; ours names the command */
+    /* getopt's own message would name only argv[0]; ours says `mpilens profile-clusters` and
+     * points to its --help */
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
