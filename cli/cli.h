@@ -1,8 +1,10 @@
 /* Shared by the cmd_*.c files of the mpilens command: the subcommand declaration macro and
- * the only functions that print diagnostics. Each subcommand is
+ * the only functions that print diagnostics (defined in cli.c). Each subcommand is
  *   LENS_COMMAND(name, "one-line summary");
  *   int cmd_name(int argc, char **argv);   returns the exit status (0 ok, 1 failure, 2 usage)
- * and the Makefile collects the LENS_COMMAND lines into the command table. */
+ * and the Makefile collects the LENS_COMMAND lines into the command table. A cmd_*.c file
+ * exports only cmd_<name> and lens_cmd_summary_<name>, what the table needs; everything else
+ * in it is static, and helpers two commands share live in cli.c or cli_dist.c. */
 #ifndef LENS_CLI_H
 #define LENS_CLI_H
 

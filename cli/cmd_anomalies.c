@@ -35,11 +35,16 @@ static void help(void)
            "  mpilens anomalies --json results/network\n");
 }
 
+/* The table first, for a glance at what is wrong and how badly; the evidence after it, one
+ * numbered paragraph per finding, because a sentence of numbers does not fit a column. */
 static void print_text(const struct lens_cube *c, const struct lens_anomalies *a)
 {
+    /* the statistic printed is the one used: without --stat the analysis takes the median, or
+     * the first statistic the cube has (lens_anomaly_opts_default leaves stat at -1) */
     printf("%d anomal%s in %s (%s, %d processes, %d lengths, %d classes of interchangeable ranks)\n",
            a->n, a->n == 1 ? "y" : "ies", c->source ? c->source : "cube", lens_cube_stat_name(a->stat),
            c->procs, c->nlen, a->nclasses);
+    /* a healthy machine: the summary line alone says so, no empty table */
     if (a->n == 0)
         return;
     printf("\n%3s  %-16s  %7s  %7s  %s\n", "#", "kind", "z", "factor", "subject");
@@ -53,6 +58,8 @@ static void print_text(const struct lens_cube *c, const struct lens_anomalies *a
         printf("%d. %s\n", i + 1, a->items[i].evidence);
 }
 
+/* {"anomalies":[...], "stat":...} as docs/links.md shows it: kind, ranks, lengths, score and
+ * evidence are the interface scripts read; the keys after them feed the report's table. */
 static void print_json(const struct lens_anomalies *a)
 {
     struct lens_json j;
@@ -95,6 +102,7 @@ static void print_json(const struct lens_anomalies *a)
         lens_json_end_object(&j);
     }
     lens_json_end_array(&j);
+    /* the statistic used, for the same reason as in the text's first line */
     lens_json_key(&j, "stat");
     lens_json_string(&j, lens_cube_stat_name(a->stat));
     lens_json_end_object(&j);
@@ -102,6 +110,7 @@ static void print_json(const struct lens_anomalies *a)
 
 int cmd_anomalies(int argc, char **argv)
 {
+    /* long-only options take codes above 255, where no short option letter can collide */
     enum { O_JSON = 256, O_STAT, O_Z };
     static const struct option opts[] = {{"json", no_argument, NULL, O_JSON},
                                          {"stat", required_argument, NULL, O_STAT},
@@ -110,17 +119,22 @@ int cmd_anomalies(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     struct lens_anomaly_opts o;
     lens_anomaly_opts_default(&o);
+    /* The defaults are the analysis's own (lens_anomaly_opts_default: median, z >= 5), so
+     * that this command and the report's "Anomalies" section find the same things. */
     int json = 0, ch;
     char *end;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
         case O_JSON: json = 1; break;
+        /* deviation is a spread, not a latency: slowness and link ratios make no sense on it */
         case O_STAT:
             o.stat = lens_cube_stat_parse(optarg);
             if (o.stat < 0 || o.stat == LENS_STAT_DEVIATION)
                 return lens_cli_usage("anomalies", "--stat must be median, average or min, not '%s'", optarg);
             break;
+        /* z must be positive (the analysis refuses 0, which would flag half of every set);
+         * the upper bound only catches typos, no finding reaches it */
         case O_Z:
             o.z_min = strtod(optarg, &end);
             if (end == optarg || *end || !(o.z_min > 0 && o.z_min < 1e6))
@@ -130,6 +144,7 @@ int cmd_anomalies(int argc, char **argv)
         default: return lens_cli_usage("anomalies", "unknown option");
         }
     }
+    /* one cube per run: the ranking compares findings of one machine only; status 2 */
     if (optind != argc - 1)
         return lens_cli_usage("anomalies", "expected one INPUT, got %d", argc - optind);
     struct lens_err e;
@@ -144,13 +159,18 @@ int cmd_anomalies(int argc, char **argv)
     so.anomaly = o;
     struct lens_structure s;
     if (lens_structure_run(c, &so, &s, &e) != LENS_OK) {
+        /* release is safe on a failed run: it frees whatever parts were made */
         lens_structure_release(&s);
         lens_cube_free(c);
         return lens_cli_fail(&e);
     }
     const struct lens_anomalies *a = s.an;
+    /* the reader's warnings go out only now, after the analysis succeeded, so a failing run
+     * prints its error alone instead of burying it under warnings */
     for (int w = 0; w < c->nwarn; w++)
         lens_cli_warn("%s", c->warnings[w]);
+    /* Status 0 also when anomalies are found (docs/links.md): finding them is the command
+     * working, and a script reads the count from the output, not from the status. */
     if (json)
         print_json(a);
     else

@@ -58,97 +58,6 @@ static void cluster_help(void)
            "  mpilens cluster run/network --normalize slowness --cut 2 --clusters sw.csv\n");
 }
 
-#define LENS_CLI_SLOW_NOTE 1.15 /* slowness worth counting on stderr (anomalies' slow_min) */
-
-int lens_cli_read_distances(const char *cmd, const char *input, int stat, long length,
-                            struct lens_distmat **out)
-{
-    struct lens_err e = {0};
-    if (lens_distmat_read(input, stat, length, out, &e) < 0)
-        return lens_cli_fail(&e);
-    const struct lens_distmat *m = *out;
-    char a[32], b[32];
-    for (int i = 0; i < m->nwarn; i++)
-        lens_cli_warn("%s", m->warnings[i]);
-    if (!m->from_cube && (stat != LENS_STAT_MEDIAN || length >= 0))
-        lens_cli_warn("%s: --stat and --length choose from a cube; ignored for a CSV matrix",
-                      input);
-    fprintf(stderr, "mpilens %s: %s: %d processes; asymmetry |a-b|/(a+b) mean %.2f %%, max %.2f %% "
-            "(%s, %s)\n", cmd, input, m->n, 100 * m->asym_mean, 100 * m->asym_max,
-            lens_distmat_label(m, m->asym_i, a, sizeof a), lens_distmat_label(m, m->asym_j, b, sizeof b));
-    if (m->asym_over > 0)
-        lens_cli_warn("%s: %ld of %zu pairs are more than %.0f %% asymmetric; their mean is used",
-                      input, m->asym_over, lens_distmat_pairs(m->n), 100 * LENS_DISTMAT_ASYM_NOTE);
-    if (m->diag_nonzero > 0)
-        lens_cli_warn("%s: %d non-zero diagonal entries ignored", input, m->diag_nonzero);
-    if (m->one_sided > 0)
-        lens_cli_warn("%s: %d pairs measured in one direction only", input, m->one_sided);
-    return LENS_EXIT_OK;
-}
-
-int lens_cli_normalize(const char *cmd, struct lens_distmat *m, int norm)
-{
-    if (norm != LENS_DISTMAT_NORM_SLOWNESS)
-        return LENS_EXIT_OK;
-    struct lens_err e = {0};
-    double *s = lens_malloc((size_t)m->n * sizeof *s);
-    if (!s) {
-        lens_err_set(&e, LENS_ENOMEM, "out of memory for the slowness of %d processes", m->n);
-        return lens_cli_fail(&e);
-    }
-    if (lens_distmat_normalize_slowness(m, s, &e) < 0) {
-        lens_free(s);
-        return lens_cli_fail(&e);
-    }
-    int worst = 0, over = 0;
-    for (int i = 0; i < m->n; i++) {
-        worst = s[i] > s[worst] ? i : worst;
-        over += s[i] > LENS_CLI_SLOW_NOTE;
-    }
-    char b[32];
-    fprintf(stderr, "mpilens %s: distances divided by the slower rank's slowness; slowest %s "
-            "%.3g, %d of %d ranks above %.2f\n", cmd, lens_distmat_label(m, worst, b, sizeof b),
-            s[worst], over, m->n, LENS_CLI_SLOW_NOTE);
-    lens_free(s);
-    return LENS_EXIT_OK;
-}
-
-int lens_cli_parse_input_opts(const char *cmd, int opt, const char *arg, int *stat, long *length)
-{
-    if (opt == 's') {
-        *stat = lens_cube_stat_parse(arg);
-        if (*stat < 0)
-            return lens_cli_usage(cmd, "unknown statistic '%s' (average, median, deviation, min)",
-                                  arg);
-        return LENS_EXIT_OK;
-    }
-    char *end;
-    *length = strtol(arg, &end, 10);
-    if (end == arg || *end || *length < 0)
-        return lens_cli_usage(cmd, "--length wants a message length in bytes, got '%s'", arg);
-    return LENS_EXIT_OK;
-}
-
-char **lens_cli_tree_labels(const struct lens_distmat *m)
-{
-    if (!m->labels)
-        return NULL;
-    size_t bytes = (size_t)m->n * sizeof(char *);
-    for (int i = 0; i < m->n; i++)
-        bytes += strlen(m->labels[i]) + 16;
-    char **out = lens_malloc(bytes);
-    if (!out)
-        return NULL;
-    char *p = (char *)(out + m->n);
-    for (int i = 0; i < m->n; i++) {
-        size_t room = strlen(m->labels[i]) + 16;
-        lens_treefig_leaf_label(m->labels[i], i, p, room);
-        out[i] = p;
-        p += room;
-    }
-    return out;
-}
-
 /* The host of process i for the clusters CSV: the part after '@' of "r<rank>@<host>", the
  * label itself for a CSV header label, "" without labels or for "r<rank>". */
 static const char *host_of(const struct lens_distmat *m, int i)
@@ -157,6 +66,7 @@ static const char *host_of(const struct lens_distmat *m, int i)
     if (!l)
         return "";
     const char *p = l + 1;
+    /* only a label of the reader's own form is taken apart; "rack1" or "r2d2" stay whole */
     if (l[0] == 'r' && *p >= '0' && *p <= '9') {
         while (*p >= '0' && *p <= '9')
             p++;
@@ -175,6 +85,7 @@ static void csv_field(FILE *fp, const char *s)
         fputs(s, fp);
         return;
     }
+    /* RFC 4180: the field in quotes, each quote inside doubled */
     fputc('"', fp);
     for (; *s; s++) {
         if (*s == '"')
@@ -184,6 +95,8 @@ static void csv_field(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
+/* rank,host,cluster: the rank is the row of the input, so a script can join it with the
+ * cube's hosts or its own list */
 static void write_clusters(FILE *fp, const struct lens_distmat *m, const int *label)
 {
     fputs("rank,host,cluster\n", fp);
@@ -194,6 +107,7 @@ static void write_clusters(FILE *fp, const struct lens_distmat *m, const int *la
     }
 }
 
+/* through the atomic writer, so that a failure later in the command removes the CSV too */
 static int save_clusters(const char *path, const struct lens_distmat *m, const int *label,
                          struct lens_err *e)
 {
@@ -211,6 +125,7 @@ static double *square_of(const double *d, int n)
     double *a = lens_malloc((size_t)n * n * sizeof *a);
     if (!a)
         return NULL;
+    /* the heatmap wants the full square, both triangles from the one condensed value */
     for (int i = 0; i < n; i++) {
         a[(size_t)i * n + i] = 0.0;
         for (int j = i + 1; j < n; j++)
@@ -221,6 +136,7 @@ static double *square_of(const double *d, int n)
 
 /* What the options asked for beyond Z and Newick. */
 struct pictures {
+    /* NULL: not asked */
     const char *plot, *heatmap, *clusters;
     int cut;           /* 0 none, 1 by k, 2 auto, 3 by height */
     int k;             /* for cut 1 */
@@ -234,22 +150,28 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
 {
     const struct lens_distmat *m = st->dm;
     int n = st->n, k = st->k, rc = LENS_OK;
+    /* a cube is in seconds and shown in microseconds; a CSV keeps its own, unnamed, unit */
     double scale = m->from_cube ? 1e6 : 1.0;
     const char *unit = m->from_cube ? "\xc2\xb5s" : NULL;
     const char *note = pc->cut == 2 ? "automatic cut" : pc->cut == 3 ? "height asked" : NULL;
+    /* the cut is said on stderr so that stdout can carry the clusters CSV alone */
     if (k > 0) {
         fprintf(stderr, "mpilens cluster: cut into %d cluster%s at %.4g%s%s", k, k == 1 ? "" : "s",
                 lens_dendrogram_cut_level(st->z, n, k) * scale, unit ? " " : "", unit ? unit : "");
+        /* the automatic cut says how far above the threshold it was, so that a borderline cut
+         * (ratio just above 1.5) can be told from a clear one */
         if (pc->cut == 2)
             fprintf(stderr, " (the next merge is %.3gx the groups' median inside height; %.3gx needed)",
                     st->autocut.ratio, LENS_HCLUST_GAP_MIN);
         fputc('\n', stderr);
+        /* without --clusters the CSV goes to stdout: a cut is asked for to see its groups */
         if (pc->clusters)
             rc = save_clusters(pc->clusters, m, st->label, e);
         else
             write_clusters(stdout, m, st->label);
     }
-    char **labels = (pc->plot || pc->heatmap) ? lens_cli_tree_labels(m) : NULL;
+    /* one label set for both pictures; NULL means leaves named by index */
+    char **labels = (pc->plot || pc->heatmap) ? lens_cli_dist_tree_labels(m) : NULL;
     char title[512];
     if (rc == LENS_OK && pc->plot) {
         struct lens_dendrogram_opts o;
@@ -260,6 +182,7 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
         o.unit = unit;
         o.scale = scale;
         o.labels = (const char *const *)labels;
+        /* the figure draws the order and cut computed once above: it runs no clustering itself */
         o.order = st->order;
         o.k = k;
         o.cluster = st->label;
@@ -287,6 +210,7 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
         }
         lens_free(sq);
     }
+    /* labels and sq are freed on every path, failed or not */
     lens_free(labels);
     return rc;
 }
@@ -294,12 +218,15 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
 /* Checks that a picture path ends in .png or .svg: the usage status, or LENS_EXIT_OK. */
 static int picture_path(const char *opt, const char *path)
 {
+    /* checked at parse time: a typo in a picture name must not cost the whole clustering */
     struct lens_err e = {0};
     if (lens_treefig_format(path, &e) < 0)
         return lens_cli_usage("cluster", "%s %s: the file name must end in .png or .svg", opt, path);
     return LENS_EXIT_OK;
 }
 
+/* --cut: "auto" or a number of clusters. The upper bound (2^24) only keeps the int cast
+ * safe; more clusters than processes is refused after reading, when n is known. */
 static int parse_cut(const char *arg, struct pictures *pc)
 {
     char *end;
@@ -324,6 +251,9 @@ int cmd_cluster(int argc, char **argv)
         {"cut", required_argument, 0, 'k'},    {"cut-height", required_argument, 0, 'H'},
         {"clusters", required_argument, 0, 'c'}, {"heatmap", required_argument, 0, 'M'},
         {"normalize", required_argument, 0, 'N'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    /* Defaults: average linkage (UPGMA, docs/hclust.md: a group's height is its mean link,
+     * which is what a switch level is), the median statistic (robust to slow repeats), raw
+     * distances; length -1 is the median over the lengths. */
     int method = LENS_HCLUST_AVERAGE, stat = LENS_STAT_MEDIAN, norm = LENS_DISTMAT_NORM_NONE, c, st;
     long length = -1;
     const char *zpath = NULL, *npath = NULL;
@@ -341,7 +271,7 @@ int cmd_cluster(int argc, char **argv)
         case 'n': npath = optarg; break;
         case 's':
         case 'l':
-            if ((st = lens_cli_parse_input_opts("cluster", c, optarg, &stat, &length)))
+            if ((st = lens_cli_dist_parse_opt("cluster", c, optarg, &stat, &length)))
                 return st;
             break;
         case 'p':
@@ -358,6 +288,7 @@ int cmd_cluster(int argc, char **argv)
             if ((st = parse_cut(optarg, &pc)))
                 return st;
             break;
+        /* !(h >= 0) also refuses NaN; the height is in displayed units (us for a cube) */
         case 'H':
             pc.height = strtod(optarg, &end);
             if (end == optarg || *end || !(pc.height >= 0) || pc.height > 1e300)
@@ -375,13 +306,15 @@ int cmd_cluster(int argc, char **argv)
     }
     if (optind != argc - 1)
         return lens_cli_usage("cluster", optind >= argc ? "missing INPUT" : "one INPUT expected");
+    /* --clusters alone has nothing to write: the groups come from a cut */
     if (pc.clusters && !pc.cut)
         return lens_cli_usage("cluster", "--clusters needs --cut or --cut-height");
 
     struct lens_distmat *m = NULL;
-    if ((st = lens_cli_read_distances("cluster", argv[optind], stat, length, &m)) != 0)
+    if ((st = lens_cli_dist_read("cluster", argv[optind], stat, length, &m)) != 0)
         return st;
-    if ((st = lens_cli_normalize("cluster", m, norm)) != 0) {
+    if ((st = lens_cli_dist_normalize("cluster", m, norm)) != 0) {
+        /* m is still ours: the structure pipeline has not taken it yet */
         lens_distmat_free(m);
         return st;
     }
@@ -391,10 +324,12 @@ int cmd_cluster(int argc, char **argv)
     /* the tree and the cut in one call; `cluster` does not pay for NJ, links or anomalies */
     struct lens_structure_opts so;
     lens_structure_opts_default(&so);
+    /* the cut only when one was asked: an automatic cut nobody reads would still be computed */
     so.parts = LENS_STRUCTURE_TREE | (pc.cut ? LENS_STRUCTURE_CUT : 0);
     so.method = method;
     so.cut = pc.cut == 1 && pc.k > n ? LENS_STRUCTURE_CUT_NONE : pc.cut; /* too many: said below */
     so.k = pc.k;
+    /* the pipeline works in the matrix's unit (seconds for a cube), the option in microseconds */
     so.height = pc.height / (m->from_cube ? 1e6 : 1.0);
     so.source = argv[optind];
     struct lens_structure res;
@@ -404,14 +339,19 @@ int cmd_cluster(int argc, char **argv)
         rc = lens_hclust_write_csv(z, n, zpath, &e);
     if (rc == LENS_OK && npath && (rc = lens_newick_from_hclust(z, n, &t, &e)) == LENS_OK)
         rc = lens_newick_save(t, (const char *const *)m->labels, npath, &e);
+    /* Z on stdout only when no output was named, so that `mpilens cluster INPUT` is useful
+     * alone and never mixes Z with the clusters CSV; %.17g keeps every bit of the heights. */
     if (rc == LENS_OK && !zpath && !npath && !pc.plot && !pc.heatmap && !pc.cut) {
         printf("left,right,height,size\n");
         for (int k = 0; k < n - 1; k++)
             printf("%d,%d,%.17g,%d\n", z[k].left, z[k].right, z[k].height, z[k].size);
     }
     if (rc == LENS_OK)
+        /* n - 1 merges, the last one (z[n - 2]) is the root; the reader refuses fewer than 2 */
         fprintf(stderr, "mpilens cluster: %s linkage of %d processes, root height %.6g\n",
                 lens_hclust_method_name(method), n, z[n - 2].height);
+    /* status 2 through LENS_EUSAGE: asking for more clusters than processes is a usage error,
+     * known only now that n is; Z and the Newick already written are discarded with it */
     if (rc == LENS_OK && pc.cut == 1 && pc.k > n)
         rc = lens_err_set(&e, LENS_EUSAGE, "%s: cannot cut %d processes into %d clusters", argv[optind], n, pc.k);
     if (rc == LENS_OK && (pc.plot || pc.heatmap || pc.cut))

@@ -29,6 +29,8 @@ static void help(void)
            "  mpilens decompress synth32.lcz.nc --verify samples/cubes/synth32/network\n");
 }
 
+/* What --verify gathers per statistic: the largest and the sum of squared relative errors
+ * over the n finite elements compared, and how many elements broke the bound. */
 struct check {
     double max, sum2;
     long n, bad;
@@ -37,10 +39,14 @@ struct check {
 /* Relative error of decoded d against v; NaN and infinities must match exactly. */
 static void compare(struct check *ck, double d, double v, double bound)
 {
+    /* a non-finite original (a failed measurement) has no relative error: the packer decodes
+     * NaN and infinities exactly, so anything else is a defect */
     if (!isfinite(v)) {
         ck->bad += !(isnan(v) ? isnan(d) : d == v);
         return;
     }
+    /* A zero original allows only a zero: any other value is an infinite relative error. The
+     * test is !(r <= bound), not r > bound, so that a NaN decoded from a finite value fails. */
     double r = v != 0 ? fabs(d - v) / fabs(v) : (d == 0 ? 0 : INFINITY);
     ck->max = fmax(ck->max, r);
     ck->sum2 += r * r;
@@ -48,6 +54,10 @@ static void compare(struct check *ck, double d, double v, double bound)
     ck->bad += !(r <= bound);
 }
 
+/* Decodes PACKED.nc one length at a time (one P x P matrix per statistic in memory, not
+ * the whole cube), writing and/or comparing as it goes. Errors: those of the packed reader
+ * and the cube reader and writer, LENS_EDATA for a mismatched original or an element out of
+ * the bound, LENS_EIO for an existing output without --force. */
 static int run(const char *path, const char *prefix, const char *verify, int force, struct lens_err *e)
 {
     struct lens_cube *m = NULL, *orig = NULL;
@@ -63,6 +73,7 @@ static int run(const char *path, const char *prefix, const char *verify, int for
     size_t P2 = (size_t)m->procs * m->procs;
     unsigned mask = 0;
     double bound = 0;
+    /* every statistic is packed with the one --max-error of `compress`, so any p[s] gives it */
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
         if (!p[s])
             continue;
@@ -72,6 +83,8 @@ static int run(const char *path, const char *prefix, const char *verify, int for
         if (rc == LENS_OK && !(mats[s] = lens_malloc(P2 * sizeof(double))))
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
+    /* The original must have the same shape: comparing a 32-process cube with a 64-process one
+     * element by element would report nonsense errors, not a mismatch. */
     if (rc == LENS_OK && verify && (rc = lens_cube_read(verify, &orig, e)) == LENS_OK &&
         (orig->procs != m->procs || orig->nlen != m->nlen))
         rc = lens_err_set(e, LENS_EDATA, "%s: %d processes x %d lengths, but %s has %d x %d", verify, orig->procs,
@@ -80,26 +93,33 @@ static int run(const char *path, const char *prefix, const char *verify, int for
         if (p[s] && !orig->data[s])
             rc = lens_err_set(e, LENS_EDATA, "%s: no %s statistic to compare with", verify, lens_cube_stat_name(s));
     if (rc == LENS_OK && prefix) {
+        /* refuse to replace a result unless asked, as `convert` does */
         if (!force && lens_cube_exists(prefix))
             rc = lens_err_set(e, LENS_EIO, "%s: a result with this prefix exists; use --force to overwrite", prefix);
         char b[32];
         snprintf(b, sizeof b, "%g", bound);
+        /* the bound travels with the restored files: their values are not the measured ones */
         const char *attrs[] = {"mpilens_decompressed_from", path, "mpilens_max_error", b, NULL, NULL};
         if (rc == LENS_OK)
             rc = lens_cube_writer_open(&w, m, prefix, mask, 0, attrs, 0, e);
     }
+    /* Lengths in order: the decoder is a stream that carries the partition of the pairs into
+     * groups from one length to the next (analysis/cube/packed.h). */
     for (int k = 0; k < m->nlen && rc == LENS_OK; k++) {
         for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
             if (!p[s])
                 continue;
             rc = lens_packed_decoder_next(u[s], mats[s], e);
             for (size_t q = 0; q < P2 && orig && rc == LENS_OK; q++)
+                /* the finite diagonal is a process's time to itself, not a measurement, and is not
+                 * compared; a non-finite one is, since the packer must keep it */
                 if (q / m->procs != q % m->procs || !isfinite(orig->data[s][k * P2 + q]))
                     compare(&ck[s], mats[s][q], orig->data[s][k * P2 + q], bound);
         }
         if (rc == LENS_OK && w)
             rc = lens_cube_writer_put(w, k, (const double *const *)mats, NULL, e);
     }
+    /* a failed run aborts the writer: no half-written cube is left under PREFIX */
     if (w) {
         if (rc == LENS_OK)
             rc = lens_cube_writer_close(w, e);
@@ -109,6 +129,8 @@ static int run(const char *path, const char *prefix, const char *verify, int for
     if (rc == LENS_OK && prefix)
         fprintf(stderr, "mpilens: wrote %s_*.nc (%d processes, %d lengths)\n", prefix, m->procs, m->nlen);
     long bad = 0;
+    /* The table goes to stdout whether or not the bound held: the errors are the answer a
+     * person asked for; an element out of the bound then makes the status 1. */
     if (rc == LENS_OK && orig) {
         printf("%-10s %12s %12s %12s  %s\n", "statistic", "elements", "max error", "RMS error", "within the bound");
         for (int s = 0; s < LENS_STAT_COUNT; s++) {
@@ -119,6 +141,7 @@ static int run(const char *path, const char *prefix, const char *verify, int for
                    ck[s].bad ? "NO" : "yes");
             bad += ck[s].bad;
         }
+        /* says what was compared, so that "elements" above is not read as P x P x lengths */
         printf("bound %g%% (off-diagonal elements, and non-finite diagonal ones)\n", 100 * bound);
         if (bad)
             rc = lens_err_set(e, LENS_EDATA, "%s: %ld elements outside the bound of %g", path, bad, bound);
@@ -142,6 +165,7 @@ int cmd_decompress(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *prefix = NULL, *verify = NULL;
+    /* --force and --verify are long only: one letter each would be too easy to mistype for -o */
     int force = 0, ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -155,6 +179,7 @@ int cmd_decompress(int argc, char **argv)
     }
     if (optind != argc - 1)
         return lens_cli_usage("decompress", "expected one PACKED.nc, got %d", argc - optind);
+    /* decoding into nothing would be a run that checks and writes nothing: a usage error */
     if (!prefix && !verify)
         return lens_cli_usage("decompress", "nothing to do: give -o PREFIX and/or --verify INPUT");
     struct lens_err e;

@@ -38,6 +38,7 @@ static void help(void)
            "  mpilens links samples/cubes/synth32/network --plot links.png --curves curves.svg\n");
 }
 
+/* An int in [lo, hi], the whole argument; -1 otherwise (the caller names the option). */
 static int parse_int(const char *s, int lo, int hi, int *v)
 {
     char *end;
@@ -51,10 +52,13 @@ static int parse_int(const char *s, int lo, int hi, int *v)
 /* Whether a picture name has an extension the writers know. */
 static int picture_name(const char *s)
 {
+    /* n > 4: ".png" alone names no file */
     size_t n = strlen(s);
     return n > 4 && (!strcmp(s + n - 4, ".png") || !strcmp(s + n - 4, ".svg"));
 }
 
+/* row,col,cluster for every ordered pair off the diagonal (docs/links.md), in row-major
+ * order so that two runs compare with diff. Through the atomic writer: see cmd_links. */
 static int write_links(const char *path, const struct lens_links *r, struct lens_err *e)
 {
     struct lens_atomic a;
@@ -70,12 +74,15 @@ static int write_links(const char *path, const struct lens_links *r, struct lens
     return lens_atomic_commit(&a, e);
 }
 
+/* One line per cluster; same_host is NA when the cube names no hosts (docs/links.md), so that
+ * a spreadsheet sees "unknown", not a share of 0. %.9g: nine digits, far below the noise. */
 static int write_clusters(const char *path, const struct lens_links *r, struct lens_err *e)
 {
     struct lens_atomic a;
     int rc = lens_atomic_open(&a, path, "w", e);
     if (rc != LENS_OK)
         return rc;
+    /* one mean_<bytes> column per length, so the header says the length of each mean */
     fprintf(a.fp, "cluster,size,diameter,same_host");
     for (int l = 0; l < r->nlen; l++)
         fprintf(a.fp, ",mean_%d", r->lengths[l]);
@@ -94,8 +101,12 @@ static int write_clusters(const char *path, const struct lens_links *r, struct l
     return lens_atomic_commit(&a, e);
 }
 
+/* The text report: what was clustered, the diameter sequence the scree looked at, why the
+ * number of clusters is what it is (forced, elbow, or none found), then one line per
+ * cluster with an example link, so a person can look that link up in the cube. */
 static void print_text(const struct lens_cube *c, const struct lens_links *r, const struct lens_links_opts *o)
 {
+    /* the statistic is named as the analysis chose it: average when present, else median */
     printf("%ld links of %d processes (diagonal left out), %d lengths, %s statistic, variances %s\n",
            (long)r->procs * (r->procs - 1), r->procs, r->nlen,
            c->data[LENS_STAT_AVERAGE] ? "average" : "median",
@@ -104,6 +115,7 @@ static void print_text(const struct lens_cube *c, const struct lens_links *r, co
     for (int t = 0; t < r->ndiam; t++)
         printf(" %.4g", r->diameters[t]);
     printf("\n");
+    /* the three reasons for k are told apart: "no elbow" means the answer is 1 cluster by rule */
     if (r->forced)
         printf("cut at %d clusters (--k)\n", r->k);
     else if (r->elbow)
@@ -111,6 +123,7 @@ static void print_text(const struct lens_cube *c, const struct lens_links *r, co
                r->k, o->scree_window, o->scree_theta);
     else
         printf("no scree elbow within %d splits: %d cluster%s\n", r->ndiam, r->k, r->k == 1 ? "" : "s");
+    /* lens_links_row says in words what the links of a cluster share (same host, ...) */
     printf("\n%7s  %8s  %10s  %s\n", "cluster", "links", "diameter", "what they are");
     for (int u = 0; u < r->k; u++) {
         struct lens_links_row row;
@@ -121,6 +134,8 @@ static void print_text(const struct lens_cube *c, const struct lens_links *r, co
     }
 }
 
+/* The JSON of docs/links.md: labels as the full P x P matrix (-1 on the diagonal) so that a
+ * script can index it by (row, column) without knowing the order of the CSV. */
 static void print_json(const struct lens_links *r)
 {
     struct lens_json j;
@@ -155,6 +170,7 @@ static void print_json(const struct lens_links *r)
         lens_json_int(&j, cl->size);
         lens_json_key(&j, "diameter");
         lens_json_number(&j, cl->diameter);
+        /* NaN (no host names) is written as null by the JSON writer, as the CSV writes NA */
         lens_json_key(&j, "same_host");
         lens_json_number(&j, cl->same_host);
         lens_json_key(&j, "mean");
@@ -186,9 +202,12 @@ int cmd_links(int argc, char **argv)
         {"max-splits", required_argument, NULL, O_SPLITS}, {"threads", required_argument, NULL, O_THREADS},
         {"plot", required_argument, NULL, O_PLOT},       {"curves", required_argument, NULL, O_CURVES},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
+    /* Defaults from the analysis (lens_links_opts_default), shared with the report: 2 threads,
+     * 64 splits at most, k from the scree. */
     struct lens_links_opts o;
     lens_links_opts_default(&o);
     const char *csv = NULL, *ccsv = NULL, *plot = NULL, *curves = NULL;
+    /* text to stdout by default; the files (--csv, --clusters, pictures) are extra */
     int json = 0, ch;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "k:h", opts, NULL)) != -1) {
@@ -196,6 +215,7 @@ int cmd_links(int argc, char **argv)
         case O_CSV: csv = optarg; break;
         case O_CLUSTERS: ccsv = optarg; break;
         case O_JSON: json = 1; break;
+        /* the extension is checked now, before the cube is read and clustered */
         case O_PLOT:
         case O_CURVES:
             if (!picture_name(optarg))
@@ -203,6 +223,8 @@ int cmd_links(int argc, char **argv)
                                       ch == O_PLOT ? "--plot" : "--curves", optarg);
             *(ch == O_PLOT ? &plot : &curves) = optarg;
             break;
+        /* the upper bounds only keep the int cast safe: the analysis stops at the clusters it can
+         * split, whatever k asks */
         case 'k':
             if (parse_int(optarg, 1, 1 << 30, &o.clusters))
                 return lens_cli_usage("links", "-k must be a positive integer, not '%s'", optarg);
@@ -211,6 +233,8 @@ int cmd_links(int argc, char **argv)
             if (parse_int(optarg, 1, 1 << 20, &o.max_splits))
                 return lens_cli_usage("links", "--max-splits must be a positive integer, not '%s'", optarg);
             break;
+        /* at most 8: a batch of splits holds at most 8 clusters (analysis/structure/links.c), so
+         * more threads would idle; the result is the same on any number (docs/links.md) */
         case O_THREADS:
             if (parse_int(optarg, 1, 8, &o.threads))
                 return lens_cli_usage("links", "--threads must be 1..8, not '%s'", optarg);
@@ -219,14 +243,17 @@ int cmd_links(int argc, char **argv)
         default: return lens_cli_usage("links", "unknown option");
         }
     }
+    /* one cube per run, as `anomalies`; status 2 otherwise */
     if (optind != argc - 1)
         return lens_cli_usage("links", "expected one INPUT, got %d", argc - optind);
     struct lens_err e;
     lens_err_clear(&e);
     struct lens_cube *c;
+    /* the whole cube: the distance needs the means and, for the weights, the deviations */
     if (lens_cube_read(argv[optind], &c, &e) != LENS_OK)
         return lens_cli_fail(&e);
     /* only the link part of the structure pipeline */
+    /* the same pipeline the report runs, so both find the same link clusters */
     struct lens_structure_opts so;
     lens_structure_opts_default(&so);
     so.parts = LENS_STRUCTURE_LINKS;
@@ -235,10 +262,12 @@ int cmd_links(int argc, char **argv)
     int rc = lens_structure_run(c, &so, &s, &e);
     const struct lens_links *r = s.links;
     /* the outputs wait under temporary names: when one fails, none appears (cli/main.c) */
+    /* the files before the listing: a failed file leaves stdout empty */
     if (rc == LENS_OK && csv)
         rc = write_links(csv, r, &e);
     if (rc == LENS_OK && ccsv)
         rc = write_clusters(ccsv, r, &e);
+    /* the map's axes name hosts when the cube has them (NULL: rank numbers) */
     if (rc == LENS_OK && plot) {
         struct lens_linkmap_opts mo;
         lens_linkmap_opts_init(&mo);
@@ -246,6 +275,7 @@ int cmd_links(int argc, char **argv)
         mo.font_path = lens_cli_font();
         rc = lens_linkmap_write(plot, r, &mo, &e);
     }
+    /* with the cube, each cluster's curve also gets the min..max band of its links */
     if (rc == LENS_OK && curves) {
         struct lens_linkcurves_opts co;
         lens_linkcurves_opts_init(&co);
@@ -253,11 +283,14 @@ int cmd_links(int argc, char **argv)
         co.font_path = lens_cli_font();
         rc = lens_linkcurves_write(curves, r, &co, &e);
     }
+    /* the files already written wait under temporary names and are discarded by main.c, so
+     * only memory is freed here */
     if (rc != LENS_OK) {
         lens_structure_release(&s);
         lens_cube_free(c);
         return lens_cli_fail(&e);
     }
+    /* warnings only after success, before the listing: a failure prints its error alone */
     for (int w = 0; w < c->nwarn; w++)
         lens_cli_warn("%s", c->warnings[w]);
     if (json)

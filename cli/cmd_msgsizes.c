@@ -50,6 +50,7 @@ static int write_csv(const char *path, const struct lens_msgsize *m, struct lens
     int rc = lens_atomic_open(&a, path, "w", e);
     if (rc)
         return rc;
+    /* a stream error (disk full) makes the CSV fail as a whole, never a truncated file */
     if (lens_msgsize_write_csv(m, a.fp)) {
         lens_err_set(e, LENS_EIO, "%s: write error", path);
         return lens_atomic_fail(&a, LENS_EIO, e); /* the system's reason when there is one */
@@ -61,6 +62,8 @@ static int write_csv(const char *path, const struct lens_msgsize *m, struct lens
 static int p2p_time(void *ctx, uint64_t bytes, double *seconds, struct lens_err *e)
 {
     const struct lens_p2p_pair *p = ctx;
+    /* NaN (a pair without points), a negative or an infinite time means the sweep cannot
+     * answer for this size: an error naming the pair, never a silent zero. */
     *seconds = lens_p2pfile_send_time(p, (double)bytes);
     if (!(*seconds >= 0.0) || isinf(*seconds))
         return lens_err_set(e, LENS_EDATA, "p2p pair '%s': no send time for %llu bytes", p->label,
@@ -76,17 +79,21 @@ static int set_model(struct lens_msgsize *m, const char *input, const char *whic
     int rc = lens_p2pfile_read(input, &f, e);
     if (rc)
         return rc;
+    /* which NULL is pair 0, the default; a name that matches no pair is an error from find */
     int k = lens_p2pfile_find(f, which, e);
     if (k < 0) {
         lens_p2pfile_free(f);
         return k;
     }
+    /* copied out now: f and its labels are freed before the listing names the model */
     snprintf(desc, n, "%s (%s)", f->path, f->pair[k].label);
+    /* applied now, while f lives: one time per distinct size, times its count, per bin */
     rc = lens_msgsize_model(m, p2p_time, &f->pair[k], e);
     lens_p2pfile_free(f);
     return rc;
 }
 
+/* The options as parsed; NULL (or 0) when not given. */
 struct opts {
     const char *bins, *p2p, *pair, *csv, *plot, *output, *trace;
     int json;
@@ -99,22 +106,29 @@ static int run(const struct opts *o, struct lens_err *e)
     uint64_t *edges = NULL;
     size_t nedges = 0;
     int drop_empty = 0, rc = LENS_OK;
+    /* The bins are checked before the trace is read (a bad list costs no reading); a list the
+     * parser refuses (LENS_EINVAL) is the caller's mistake, so it becomes a usage error. */
     if (o->bins && (rc = lens_msgsize_parse_bins(o->bins, &edges, &nedges, &drop_empty, e)))
         return rc == LENS_EINVAL ? LENS_EUSAGE : rc;
     struct lens_msgsize *m = NULL;
+    /* the trace is read once; binning and the model work on its message list */
     rc = lens_msgsize_read(o->trace, &m, e);
     if (rc == LENS_OK)
         rc = lens_msgsize_bin(m, edges, nedges, drop_empty, e);
     lens_free(edges);
     const char *model = NULL;
+    /* room for a path of PATH_MAX and the pair's label */
     char desc[4096 + 256];
     if (rc == LENS_OK && o->p2p) {
         rc = set_model(m, o->p2p, o->pair, desc, sizeof desc, e);
         model = desc;
     }
+    /* Files first, the listing last: a failing file then leaves stdout empty rather than a
+     * table that claims success; every file waits in the command's group (main.c). */
     if (rc == LENS_OK && o->csv)
         rc = write_csv(o->csv, m, e);
     if (rc == LENS_OK && o->plot) {
+        /* the pies show the same bins as the listing: one profile, two views */
         struct lens_pie_msgsize pie;
         char title[256];
         snprintf(title, sizeof title, "message sizes: %s", o->trace);
@@ -126,6 +140,7 @@ static int run(const struct opts *o, struct lens_err *e)
     if (rc == LENS_OK) {
         struct lens_atomic a = {0};
         FILE *fp = stdout;
+        /* -o takes the listing off stdout through the atomic writer, like every other file */
         if (o->output && (rc = lens_atomic_open(&a, o->output, "w", e)) == LENS_OK)
             fp = a.fp;
         if (rc == LENS_OK) {
@@ -133,6 +148,7 @@ static int run(const struct opts *o, struct lens_err *e)
                               : lens_msgsize_write_text(m, o->trace, model, fp);
             if (bad)
                 rc = lens_err_set(e, LENS_EIO, "%s: write error", o->output ? o->output : "stdout");
+            /* on a write error the temporary is removed, with the system's reason kept in e */
             if (bad && o->output)
                 rc = lens_atomic_fail(&a, rc, e);
             else if (!bad && o->output)
@@ -155,6 +171,7 @@ int cmd_msgsizes(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     struct opts o = {0};
+    /* long options only, but for -o and -h */
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -172,8 +189,10 @@ int cmd_msgsizes(int argc, char **argv)
     }
     if (optind != argc - 1)
         return lens_cli_usage("msgsizes", optind >= argc ? "missing TRACE" : "one TRACE only");
+    /* --pair picks from the sweep; without one it would be ignored silently */
     if (o.pair && !o.p2p)
         return lens_cli_usage("msgsizes", "--pair needs --p2p");
+    /* the picture's name is checked before the trace is read, which may take long */
     if (o.plot) {
         size_t n = strlen(o.plot);
         if (n < 5 || (strcmp(o.plot + n - 4, ".png") && strcmp(o.plot + n - 4, ".svg")))
@@ -183,6 +202,7 @@ int cmd_msgsizes(int argc, char **argv)
     o.trace = argv[optind];
     struct lens_err e = {0};
     int rc = run(&o, &e);
+    /* a bad --bins list is reported as usage (status 2), with the parser's message */
     if (rc == LENS_EUSAGE)
         return lens_cli_usage("msgsizes", "%s", e.msg);
     if (rc)

@@ -49,23 +49,27 @@ static void nj_help(void)
 static int draw_tree(const struct lens_distmat *m, const struct lens_newick *t, int root,
                      const char *input, const char *path, struct lens_err *e)
 {
-    char **labels = lens_cli_tree_labels(m), title[512];
+    /* labels may be NULL (a CSV without a header): the figure then names leaves by index */
+    char **labels = lens_cli_dist_tree_labels(m), title[512];
     int *group = lens_malloc((size_t)m->n * sizeof *group);
     if (!group) {
         lens_free(labels);
         return lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", m->n);
     }
+    /* colour by host only when there are two or more: one colour says nothing */
     int hosts = lens_treefig_host_groups((const char *const *)m->labels, m->n, group);
     struct lens_njtree_opts o;
     lens_njtree_opts_init(&o);
     snprintf(title, sizeof title, "Neighbor-joining tree of %s", input);
     o.title = title;
+    /* a cube is in seconds, drawn in microseconds; a CSV matrix keeps its own unit */
     o.unit = m->from_cube ? "\xc2\xb5s" : NULL;
     o.scale = m->from_cube ? 1e6 : 1.0;
     o.labels = (const char *const *)labels;
     o.group = hosts > 1 ? group : NULL;
     o.root = root;
     o.font_path = lens_cli_font();
+    /* the picture's format follows the extension checked at parse time */
     int rc = lens_njtree_write(t, &o, path, e);
     lens_free(group);
     lens_free(labels);
@@ -79,6 +83,9 @@ int cmd_nj(int argc, char **argv)
         {"length", required_argument, 0, 'l'}, {"canonical", no_argument, 0, 'c'},
         {"plot", required_argument, 0, 'p'},   {"root", required_argument, 0, 'r'},
         {"normalize", required_argument, 0, 'N'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    /* Defaults: raw distances, the median statistic (robust to a few slow repeats), the exact
+     * fast search (same tree as the O(n^3) one, much faster), and a midpoint root, which
+     * draws a balanced picture of an unrooted tree. length -1: the median over the lengths. */
     int norm = LENS_DISTMAT_NORM_NONE, stat = LENS_STAT_MEDIAN, search = LENS_NJ_FAST, root = LENS_NJTREE_MIDPOINT, c, st;
     long length = -1;
     const char *npath = NULL, *plot = NULL;
@@ -89,15 +96,17 @@ int cmd_nj(int argc, char **argv)
         case 'n': npath = optarg; break;
         case 's':
         case 'l':
-            if ((st = lens_cli_parse_input_opts("nj", c, optarg, &stat, &length)))
+            if ((st = lens_cli_dist_parse_opt("nj", c, optarg, &stat, &length)))
                 return st;
             break;
         case 'c': search = LENS_NJ_CANONICAL; break;
+        /* the picture's format is checked before reading the input, so a typo costs nothing */
         case 'p':
             if (lens_treefig_format(optarg, &e) < 0)
                 return lens_cli_usage("nj", "--plot %s: the file name must end in .png or .svg", optarg);
             plot = optarg;
             break;
+        /* nj keeps the root of the last join: the tree exactly as the algorithm built it */
         case 'r':
             if (!strcmp(optarg, "midpoint"))
                 root = LENS_NJTREE_MIDPOINT;
@@ -114,22 +123,26 @@ int cmd_nj(int argc, char **argv)
         default: return lens_cli_usage("nj", "bad option");
         }
     }
+    /* exactly one INPUT: a tree is of one machine */
     if (optind != argc - 1)
         return lens_cli_usage("nj", optind >= argc ? "missing INPUT" : "one INPUT expected");
 
     struct lens_distmat *m = NULL;
-    if ((st = lens_cli_read_distances("nj", argv[optind], stat, length, &m)) != 0)
+    if ((st = lens_cli_dist_read("nj", argv[optind], stat, length, &m)) != 0)
         return st;
-    if ((st = lens_cli_normalize("nj", m, norm)) != 0) {
+    if ((st = lens_cli_dist_normalize("nj", m, norm)) != 0) {
+        /* m is still ours here: lens_structure_run_distances has not taken it yet */
         lens_distmat_free(m);
         return st;
     }
     /* only the NJ part of the structure pipeline */
+    /* only the NJ part: no hierarchical tree, cut, links or anomalies to pay for */
     struct lens_structure_opts so;
     lens_structure_opts_default(&so);
     so.parts = LENS_STRUCTURE_NJ;
     so.nj_search = search;
     struct lens_structure s;
+    /* the join is timed because its cost grows as n^3: the line tells people when to expect it */
     double t0 = lens_time_now();
     int rc = lens_structure_run_distances(m, NULL, &so, &s, &e);
     const struct lens_newick *t = s.nj;
@@ -137,11 +150,15 @@ int cmd_nj(int argc, char **argv)
         fprintf(stderr, "mpilens nj: %d processes joined in %.3f s (%s search)\n", m->n,
                 lens_time_now() - t0, search == LENS_NJ_FAST ? "fast" : "canonical");
         const char *const *labels = (const char *const *)m->labels;
+        /* Newick to stdout only when nothing else is asked: with --plot alone the picture is the
+         * output and a tree on the terminal would be noise. */
         if (npath)
             rc = lens_newick_save(t, labels, npath, &e);
         else if (!plot)
             rc = lens_newick_write(t, labels, stdout, &e);
     }
+    /* drawn only when the tree was saved: one failure, one message, and main.c discards
+     * whatever the command had written */
     if (rc == LENS_OK && plot)
         rc = draw_tree(m, t, root, argv[optind], plot, &e);
     lens_structure_release(&s); /* frees m too */

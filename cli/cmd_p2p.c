@@ -15,6 +15,7 @@
 
 LENS_COMMAND(p2p, "tables and log-log plots of the point-to-point sweep (mpilens-bench -t p2p)");
 
+/* --send-time sizes at most: a fixed array, and more would not fit a glance at the table */
 #define MAX_SEND 64
 
 static void help(void)
@@ -47,6 +48,8 @@ static void help(void)
 static void pad(const char *s, int width, int right)
 {
     int cp = 0;
+    /* count lead bytes only: the headers hold "µs", whose two bytes printf's width would
+     * count as two columns */
     for (const char *c = s; *c; c++)
         cp += ((unsigned char)*c & 0xC0) != 0x80;
     if (right)
@@ -55,17 +58,23 @@ static void pad(const char *s, int width, int right)
         printf("%s%*s", s, width > cp ? width - cp : 0, "");
 }
 
+/* The human table: one block per pair, the cells formatted by the figure module so that
+ * table and plots round the same way, then the fit and the asked send times. */
 static void print_table(const struct lens_p2pfile *f, int only, const double *send, int nsend)
 {
+    /* each header's width plus two spaces; the size column leaves room for "1.5 MiB" */
     static const int widths[LENS_P2PPLOT_NCOLS] = {10, 21, 18, 25, 22};
     printf("p2p sweep: %s (%d pair%s", f->path, f->npairs, f->npairs == 1 ? "" : "s");
+    /* the bandwidth test's window (messages in flight), when the file records it */
     if (f->window > 0)
         printf(", window %d", f->window);
     printf(")\n");
     for (int p = 0; p < f->npairs; p++) {
+        /* only -1 shows every pair */
         if (only >= 0 && p != only)
             continue;
         const struct lens_p2p_pair *q = &f->pair[p];
+        /* p is the pair's index in the file, also under --pair, so that it can be passed back */
         printf("\npair %d: %s (%s)\n", p, q->label, q->inter ? "across nodes" : "within a node");
         for (int c = 0; c < LENS_P2PPLOT_NCOLS; c++)
             pad(lens_p2pplot_headers[c], widths[c], c > 0);
@@ -79,20 +88,27 @@ static void print_table(const struct lens_p2pfile *f, int only, const double *se
         }
         double a, b;
         struct lens_err e;
+        /* a pair whose fit fails (fewer than two sizes, a non-positive slope) is still listed:
+         * the measured points stay valid, only the model is missing */
         if (lens_p2pfile_fit(q, &a, &b, &e) == LENS_OK)
             printf("fit: latency = %.4g us + size / (%.5g MB/s)\n", a * 1e6, b * 1e-6);
         else
             printf("fit: none (%s)\n", e.msg);
+        /* the send time interpolates the median latency between measured sizes and extends the
+         * last segment beyond them (analysis/cube/p2pfile.h), the model msgsizes uses too */
         for (int i = 0; i < nsend; i++)
             printf("send time of %.15g B: %.4g us\n", send[i], lens_p2pfile_send_time(q, send[i]) * 1e6);
     }
 }
 
+/* One measured size as an object: the 13 statistics under the names and units of the CSV
+ * columns, then the iteration counts that say how much each number rests on. */
 static void json_point(struct lens_json *j, const struct lens_p2p_point *pt)
 {
     const char *const names[13] = {"latency_s", "latency_min_s", "latency_median_s", "latency_max_s",
         "bandwidth_Bps", "bandwidth_min_Bps", "bandwidth_median_Bps", "bandwidth_max_Bps", "msg_rate_per_s",
         "msg_rate_min_per_s", "msg_rate_median_per_s", "msg_rate_max_per_s", "bw_time_s"};
+    /* v[] in the order of names[]; print_csv's header lists the same 13 in the same order */
     const double v[13] = {pt->latency_s, pt->latency_min_s, pt->latency_median_s, pt->latency_max_s,
         pt->bandwidth_Bps, pt->bandwidth_min_Bps, pt->bandwidth_median_Bps, pt->bandwidth_max_Bps,
         pt->msg_rate_per_s, pt->msg_rate_min_per_s, pt->msg_rate_median_per_s, pt->msg_rate_max_per_s,
@@ -100,10 +116,12 @@ static void json_point(struct lens_json *j, const struct lens_p2p_point *pt)
     lens_json_begin_object(j);
     lens_json_key(j, "size_bytes");
     lens_json_int(j, pt->size_bytes);
+    /* a statistic the sweep lacks (NaN) comes out as null */
     for (int c = 0; c < 13; c++) {
         lens_json_key(j, names[c]);
         lens_json_number(j, v[c]);
     }
+    /* integers kept apart from the 13 numbers: they are counts, not measurements */
     lens_json_key(j, "round_trips_per_iter");
     lens_json_int(j, pt->round_trips_per_iter);
     lens_json_key(j, "lat_iters");
@@ -113,6 +131,8 @@ static void json_point(struct lens_json *j, const struct lens_p2p_point *pt)
     lens_json_end_object(j);
 }
 
+/* The whole sweep as one object: file, format, window, then per pair its identity, the fit
+ * (null when there is none) and the send times, and its points. */
 static void print_json(const struct lens_p2pfile *f, int only, const double *send, int nsend)
 {
     struct lens_json j;
@@ -131,6 +151,7 @@ static void print_json(const struct lens_p2pfile *f, int only, const double *sen
             continue;
         const struct lens_p2p_pair *q = &f->pair[p];
         lens_json_begin_object(&j);
+        /* the file's index, as in the table: --pair filters, it does not renumber */
         lens_json_key(&j, "index");
         lens_json_int(&j, p);
         lens_json_key(&j, "label");
@@ -148,6 +169,7 @@ static void print_json(const struct lens_p2pfile *f, int only, const double *sen
         lens_json_key(&j, "host_b");
         lens_json_string(&j, q->host_b);
         double a, b;
+        /* alpha in seconds and beta in bytes/s: SI units in JSON, the table shows us and MB/s */
         lens_json_key(&j, "fit");
         if (lens_p2pfile_fit(q, &a, &b, NULL) == LENS_OK) {
             lens_json_begin_object(&j);
@@ -179,12 +201,14 @@ static void print_json(const struct lens_p2pfile *f, int only, const double *sen
     }
     lens_json_end_array(&j);
     lens_json_end_object(&j);
+    /* a final newline: the JSON writer ends at '}', and a shell prompt would follow it */
     fputc('\n', stdout);
 }
 
 /* A label may hold a comma only if a host name does; quote it then. */
 static void csv_text(const char *s)
 {
+    /* the common case, a plain word, goes out as is so the CSV stays easy to read */
     if (!strpbrk(s, ",\"\n")) {
         fputs(s, stdout);
         return;
@@ -198,6 +222,7 @@ static void csv_text(const char *s)
     putchar('"');
 }
 
+/* CSV: one line per pair and size, %.17g so that a reader gets back every bit */
 static void print_csv(const struct lens_p2pfile *f, int only)
 {
     printf("pair,kind,label,size_bytes,latency_s,latency_min_s,latency_median_s,latency_max_s,"
@@ -209,10 +234,12 @@ static void print_csv(const struct lens_p2pfile *f, int only)
         const struct lens_p2p_pair *q = &f->pair[p];
         for (int k = 0; k < q->nsize; k++) {
             const struct lens_p2p_point *pt = &q->pt[k];
+            /* the header's order, as in json_point */
             const double v[13] = {pt->latency_s, pt->latency_min_s, pt->latency_median_s, pt->latency_max_s,
                 pt->bandwidth_Bps, pt->bandwidth_min_Bps, pt->bandwidth_median_Bps, pt->bandwidth_max_Bps,
                 pt->msg_rate_per_s, pt->msg_rate_min_per_s, pt->msg_rate_median_per_s, pt->msg_rate_max_per_s,
                 pt->bw_time_s};
+            /* kind and label may come from host names, hence quoted when needed */
             printf("%d,", p);
             csv_text(q->kind);
             putchar(',');
@@ -233,6 +260,8 @@ static int parse_sizes(const char *s, double *send)
     while (*c) {
         char *end;
         double v = strtod(c, &end);
+        /* each size a finite number >= 0, then a comma or the end; a trailing comma is refused
+         * below, because it usually means a size was lost in a shell variable */
         if (end == c || !(v >= 0) || !isfinite(v) || n >= MAX_SEND || (*end && *end != ','))
             return -1;
         send[n++] = v;
@@ -252,12 +281,15 @@ int cmd_p2p(int argc, char **argv)
         {"size", required_argument, NULL, 'z'},      {"font", required_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
     };
+    /* Defaults: every pair, the table on stdout, no figures; stem "p2p" gives p2p_latency.png
+     * and so on; the figure size (900x560) is the module's, as in the report. */
     const char *which = NULL, *plot_dir = NULL, *stem = "p2p", *font = NULL;
     int json = 0, csv = 0, nsend = 0, c;
     double send[MAX_SEND];
     struct lens_p2pplot_opts po;
     lens_p2pplot_opts_init(&po);
     optind = 1;
+    /* our messages name the command instead of getopt's program name */
     opterr = 0;
     while ((c = getopt_long(argc, argv, "p:o:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -279,12 +311,16 @@ int cmd_p2p(int argc, char **argv)
             plot_dir = optarg;
             break;
         case 's':
+            /* a stem is a file name start: a '/' would write outside --plot-dir */
             if (!*optarg || strchr(optarg, '/'))
                 return lens_cli_usage("p2p", "--stem wants a file name start without '/', got '%s'", optarg);
             stem = optarg;
             break;
         case 'z': {
             char *end, *end2;
+            /* below 100x80 the axis labels no longer fit; 16384 keeps a PNG's memory (w x h x 4
+             * bytes, 1 GiB at most) within reach */
+            /* "WxH": end2 is read only when an 'x' followed W, so it is never used unset */
             long w = strtol(optarg, &end, 10), h = *end == 'x' ? strtol(end + 1, &end2, 10) : 0;
             if (*end != 'x' || *end2 || w < 100 || h < 80 || w > 16384 || h > 16384)
                 return lens_cli_usage("p2p", "--size wants WxH within 100x80 .. 16384x16384, got '%s'", optarg);
@@ -300,13 +336,16 @@ int cmd_p2p(int argc, char **argv)
             return LENS_EXIT_OK;
         case '?':
         default:
+            /* getopt returns '?' both for an unknown option and for -p/-o without argument */
             if (optopt && strchr("po", optopt))
                 return lens_cli_usage("p2p", "option '-%c' needs an argument", optopt);
             return lens_cli_usage("p2p", "unknown option '%s'", argv[optind - 1]);
         }
     }
+    /* Conflicting formats are usage errors (status 2), checked before reading anything. */
     if (json && csv)
         return lens_cli_usage("p2p", "--json and --csv exclude each other");
+    /* the CSV has one fixed column set per point: send times would need another table */
     if (csv && nsend)
         return lens_cli_usage("p2p", "--send-time goes with the table or --json, not --csv");
     if (optind != argc - 1)
@@ -314,12 +353,15 @@ int cmd_p2p(int argc, char **argv)
     struct lens_err e;
     lens_err_clear(&e);
     struct lens_p2pfile *f = NULL;
+    /* PREFIX or a file by name: the reader tries PREFIX_p2p.nc, then PREFIX_p2p.csv */
     int rc = lens_p2pfile_read(argv[optind], &f, &e), only = -1;
+    /* a --pair that names no pair fails (status 1) with the choices in the message */
     if (rc == LENS_OK && which) {
         only = lens_p2pfile_find(f, which, &e);
         rc = only < 0 ? only : LENS_OK;
     }
     if (rc == LENS_OK && plot_dir) {
+        /* --font for people without mpilens's data directory, or who want their own */
         po.font_path = font ? font : lens_cli_font();
         struct lens_p2pfile view = *f; /* --pair: the figures show that pair alone */
         if (only >= 0) {
@@ -330,6 +372,7 @@ int cmd_p2p(int argc, char **argv)
         if (rc == LENS_OK)
             fprintf(stderr, "mpilens p2p: wrote %s/%s_{latency,bandwidth,msg_rate}.{png,svg}\n", plot_dir, stem);
     }
+    /* the listing after the figures: a failed figure leaves stdout empty */
     if (rc == LENS_OK) {
         if (json)
             print_json(f, only, send, nsend);
@@ -339,6 +382,7 @@ int cmd_p2p(int argc, char **argv)
             print_table(f, only, send, nsend);
     }
     lens_p2pfile_free(f);
+    /* status 1 for an unreadable sweep, a failed figure or an unknown pair */
     if (rc != LENS_OK)
         return lens_cli_fail(&e);
     return LENS_EXIT_OK;

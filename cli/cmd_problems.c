@@ -58,6 +58,7 @@ static void help(void)
  * never the working directory); NULL with e filled when there is none. */
 static const char *default_rules(char *buf, size_t n, struct lens_err *e)
 {
+    /* an empty MPILENS_RULES ("MPILENS_RULES= mpilens ...") counts as unset */
     const char *env = getenv("MPILENS_RULES");
     if (env && *env)
         return env;
@@ -68,6 +69,8 @@ static const char *default_rules(char *buf, size_t n, struct lens_err *e)
 static int parse_window(const char *arg, double *t0, double *t1)
 {
     char *end;
+    /* Trace time starts at 0, so T0 < 0 is a mistake; T0 < T1 also makes q.t1 > q.t0 the
+     * sign that --window was given (both stay 0 otherwise). */
     *t0 = strtod(arg, &end);
     if (end == arg || *end != ',')
         return -1;
@@ -78,6 +81,7 @@ static int parse_window(const char *arg, double *t0, double *t1)
     return 0;
 }
 
+/* TRACEs one run takes at most (a report comparing runs): the arrays below are fixed */
 #define MAX_TRACES 16
 
 struct request {
@@ -94,6 +98,7 @@ struct request {
 /* Splits "a,b,c" into q->label; returns how many, -1 when there are too many. */
 static int parse_labels(struct request *q, const char *arg)
 {
+    /* copied because strtok_r writes into it; labels longer than the buffer are cut */
     snprintf(q->labels_buf, sizeof q->labels_buf, "%s", arg);
     int n = 0;
     for (char *save = NULL, *tok = strtok_r(q->labels_buf, ",", &save); tok;
@@ -111,6 +116,7 @@ static int parse_walls(struct request *q, const char *arg)
     int n = 0;
     for (const char *s = arg;;) {
         char *end;
+        /* a wall time must be a positive finite number: the speed-up divides by it */
         double v = strtod(s, &end);
         if (end == s || !isfinite(v) || v <= 0 || n == MAX_TRACES || (*end && *end != ','))
             return -1;
@@ -130,11 +136,13 @@ static int check_ends(const char *trace, const struct lens_trace *t, struct lens
     int early = lens_trace_ends_text(t, counts, sizeof counts, warning, sizeof warning);
     if (early < 0)
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    /* on stderr: the listing on stdout stays what --json or a script expects */
     fprintf(stderr, "mpilens: %s: %s\n", trace, counts);
     if (t->nevents == 0)
         return lens_err_set(e, LENS_EFORMAT, "%s: no events in any of its %d ranks: nothing to "
                             "analyse (a traced run that ended before its first flush?)", trace,
                             t->nranks);
+    /* a warning, not an error: what was recorded before the end is still worth analysing */
     if (early)
         lens_cli_warn("%s: %s; problems after that are not seen", trace, warning);
     return LENS_OK;
@@ -150,11 +158,15 @@ static int analyse(const char *trace, const char *rules, unsigned flags,
         rc = check_ends(trace, (*a)->trace, e);
     if (rc == LENS_OK)
         rc = lens_trace_analysis_run(*a, flags, e);
+    /* a rule skipped after a runtime error: the others' results stand, but say which */
     if (rc == LENS_OK && (*a)->problems->warning[0])
         lens_cli_warn("%s", (*a)->problems->warning);
     return rc;
 }
 
+/* The timeline of the first TRACE: the window from --window, else around the worst
+ * instance (of --problem, else of any problem); the line on stderr says which was drawn,
+ * so that a script or a test can check the choice without reading the picture. */
 static int draw_timeline(const struct request *q, const struct lens_trace_analysis *a,
                          struct lens_err *e)
 {
@@ -166,6 +178,7 @@ static int draw_timeline(const struct request *q, const struct lens_trace_analys
     o.problem = q->problem;
     o.lang = q->lang;
     o.font_path = lens_cli_font();
+    /* an impossible window or an unknown --problem fails here, named after the picture */
     int rc = lens_timeline_select(a, &o, &w, e);
     if (rc)
         return lens_err_prefix(e, q->timeline);
@@ -179,6 +192,8 @@ static int draw_timeline(const struct request *q, const struct lens_trace_analys
     return LENS_OK;
 }
 
+/* The PDF of every TRACE, each named by its --labels entry (else its path) and with its
+ * --walls time (NaN: not measured; the report then uses the trace's longest rank). */
 static int write_report(const struct request *q, struct lens_trace_analysis *const *a,
                         struct lens_err *e)
 {
@@ -207,10 +222,12 @@ static int write_listing(const struct lens_problems *p, int json, int lang, cons
     struct lens_atomic a = {0};
     FILE *fp = stdout;
     if (output) {
+        /* e says why (the folder is missing, no permission) */
         if (lens_atomic_open(&a, output, "w", e))
             return LENS_EIO;
         fp = a.fp;
     }
+    /* the writers return non-zero on a stream error; the atomic file keeps the system's reason */
     int rc = json ? lens_problems_write_json(p, lang, fp) : lens_problems_write_text(p, lang, fp);
     if (output && rc) {
         lens_err_set(e, LENS_EIO, "%s: write error", output);
@@ -238,6 +255,8 @@ int cmd_problems(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     char buf[PATH_MAX + 64];
     const char *output = NULL;
+    /* Defaults: English (q.lang 0), the text listing on stdout, rules from $MPILENS_RULES or
+     * the data directory, no timeline or report. */
     struct request q = {0};
     int json = 0, c;
     optind = 1;
@@ -276,6 +295,8 @@ int cmd_problems(int argc, char **argv)
         default: return lens_cli_usage("problems", "unknown option");
         }
     }
+    /* The checks below refuse every combination that would ignore an option silently; all are
+     * usage errors (status 2) and come before any trace is read. */
     q.ntraces = argc - optind;
     if (q.ntraces < 1)
         return lens_cli_usage("problems", "missing TRACE");
@@ -298,11 +319,13 @@ int cmd_problems(int argc, char **argv)
     for (int i = 0; i < q.ntraces; i++)
         q.trace[i] = argv[optind + i];
     struct lens_err e = {0};
+    /* no rules, no analysis: status 1, naming where the rules were looked for */
     if (!q.rules && !(q.rules = default_rules(buf, sizeof buf, &e)))
         return lens_cli_fail(&e);
     /* every TRACE analysed once; the timeline and the report need every charged call */
     struct lens_trace_analysis *an[MAX_TRACES] = {NULL};
     unsigned flags = q.timeline || q.report ? LENS_PROBLEMS_KEEP_CHARGES : 0;
+    /* with --timeline or --report the pictures are the point; the listing only when asked */
     int listing = json || output || (!q.timeline && !q.report);
     int rc = LENS_OK;
     for (int i = 0; i < q.ntraces && rc == LENS_OK; i++)
@@ -311,10 +334,12 @@ int cmd_problems(int argc, char **argv)
         rc = draw_timeline(&q, an[0], &e);
     if (rc == LENS_OK && q.report)
         rc = write_report(&q, an, &e);
+    /* the listing last: a failed picture or report leaves stdout empty */
     if (rc == LENS_OK && listing)
         rc = write_listing(an[0]->problems, json, q.lang, output, &e);
     for (int i = 0; i < q.ntraces; i++)
         lens_trace_analysis_free(an[i]);
+    /* status 1 either way; lens_cli_finish in main.c prints the stdout error itself */
     if (rc == LENS_EIO && !e.msg[0]) /* a write error on standard output */
         return LENS_EXIT_FAIL;
     return rc ? lens_cli_fail(&e) : LENS_EXIT_OK;

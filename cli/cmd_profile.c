@@ -44,6 +44,8 @@ static void help(void)
            "  mpilens profile-clusters mpilens-trace/traces.otf2 --report where.pdf\n");
 }
 
+/* A whole decimal number in [0, max]. A leading '-' is refused here because strtoull would
+ * wrap "-1" to a huge count instead of failing. */
 static int parse_count(const char *s, unsigned long max, unsigned long *v)
 {
     char *end;
@@ -61,11 +63,15 @@ static int write_plots(const struct lens_profile *p, const struct lens_icappa *r
                        const char *ext, struct lens_err *e)
 {
     char path[4096], *where = NULL; /* a new folder appears whole with the other outputs */
+    /* a new DIR is made under a temporary name that main.c renames on success (common/atomic.h) */
     int rc = lens_atomic_dir(dir, &where, e);
+    /* rounds are numbered from 1 in the file names: round1 is the first split */
     for (size_t k = 0; rc == LENS_OK && k < r->nrounds; k++) {
         snprintf(path, sizeof path, "%s/round%zu_bars.%s", where, k + 1, ext);
         rc = lens_profile_plot_bars(p, r, k, path, lens_cli_font(), e);
     }
+    /* the scatter needs two processes and at most 4096 functions (render/fig/profile_plot.h):
+     * outside that it is left out rather than failing the bars already drawn */
     if (rc == LENS_OK && p->nproc >= 2 && p->nfunc <= 4096) {
         snprintf(path, sizeof path, "%s/pca_scatter.%s", where, ext);
         rc = lens_profile_plot_scatter(p, r, path, lens_cli_font(), e);
@@ -80,6 +86,7 @@ static int write_report(const struct lens_profile *p, const struct lens_icappa *
                         const char *out, const char *title, struct lens_err *e)
 {
     char datadir[4096];
+    /* no data directory means no fonts or template: a failure naming where it looked */
     int rc = lens_report_datadir(datadir, sizeof datadir, e);
     if (rc != LENS_OK)
         return rc;
@@ -106,12 +113,16 @@ int cmd_profile_clusters(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "profile-clusters";
+    /* The defaults (lens_icappa_opts_default): seed 20231 and 10 restarts, fixed so that two
+     * runs on one profile give the same clusters and the same report. */
     struct lens_icappa_opts o;
     lens_icappa_opts_default(&o);
     int json = 0, svg = 0, c;
     const char *plots = NULL, *profile_csv = NULL, *report = NULL, *title = NULL;
     unsigned long v;
     optind = 1;
+    /* getopt's own message would name only argv[0]; ours says `mpilens profile-clusters` and
+     * points to its --help */
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
@@ -119,11 +130,13 @@ int cmd_profile_clusters(int argc, char **argv)
             json = 1;
             break;
         case 's':
+            /* the generator takes a 32-bit seed; larger ones would be cut silently */
             if (parse_count(optarg, 0xffffffffUL, &v))
                 return lens_cli_usage(cmd, "--seed wants an integer 0..4294967295, got '%s'", optarg);
             o.seed = v;
             break;
         case 'r':
+            /* at least one run of k-means; the cap of 1000 keeps a typo from running for hours */
             if (parse_count(optarg, 1000, &v) || v < 1)
                 return lens_cli_usage(cmd, "--restarts wants an integer 1..1000, got '%s'", optarg);
             o.restarts = (int)v;
@@ -150,6 +163,8 @@ int cmd_profile_clusters(int argc, char **argv)
             return lens_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
+    /* Options that modify another one are refused alone (status 2): ignoring them would make
+     * the user believe they took effect. */
     if (svg && !plots)
         return lens_cli_usage(cmd, "--svg needs --plots DIR");
     if (title && !report)
@@ -161,17 +176,22 @@ int cmd_profile_clusters(int argc, char **argv)
     struct lens_profile *p = NULL;
     struct lens_icappa *r = NULL;
     const char *in = argv[optind];
+    /* the input's kind is told by its content (a folder with traces.otf2 or the anchor's
+     * magic bytes), not by its name: anything else is read as CSV, whose errors name lines */
     int rc = lens_profile_otf2_detect(in) ? lens_profile_otf2_read(in, &p, &e) : lens_profile_read_csv(in, &p, &e);
+    /* the profile as read (from a CSV or a trace) for other tools; '-' puts it on stdout */
     if (rc == LENS_OK && profile_csv)
         rc = lens_profile_write_csv(p, profile_csv, &e);
     if (rc == LENS_OK)
         rc = lens_icappa_run(p, &o, &r, &e);
     if (rc == LENS_OK && plots)
         rc = write_plots(p, r, plots, svg ? "svg" : "png", &e);
+    /* every file before the listing: a failed file leaves stdout empty */
     if (rc == LENS_OK && report)
         rc = write_report(p, r, in, report, title, &e);
     if (rc == LENS_OK)
         rc = json ? lens_icappa_write_json(r, p, stdout, &e) : lens_icappa_write_text(r, p, stdout, &e);
+    /* the prose summary follows the table in text mode only: JSON must stay one object */
     if (rc == LENS_OK && !json)
         rc = lens_icappa_write_prose(r, p, stdout, &e);
     lens_icappa_free(r);

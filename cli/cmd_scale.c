@@ -25,6 +25,8 @@
 
 LENS_COMMAND(scale, "scalability: run a grid, Teplov's marks, efficiency surfaces, PDF report");
 
+/* The line a measured program prints (the samples do, samples/apps/app.h; any program can
+ * with one printf): a fixed marker finds the time among whatever else the program says. */
 #define TIME_PATTERN "mpilens-time:"
 
 static void usage_scale(FILE *fp)
@@ -85,6 +87,7 @@ static void usage_scale(FILE *fp)
         "  mpilens scale report samples/scale/paper.csv -o scale.pdf --figures fig\n");
 }
 
+/* long options only (codes above any letter): `scale` has too many for one letter each */
 enum {
     OPT_JSON = 256, OPT_SERIAL, OPT_PEAK, OPT_FCOEF, OPT_FPOW, OPT_TEXTS, OPT_APP, OPT_AZ, OPT_EL,
     OPT_W, OPT_H, OPT_LOGP, OPT_LOGD, OPT_PROCS, OPT_SIZES, OPT_REPEATS, OPT_TIMEOUT, OPT_PLACE,
@@ -107,9 +110,12 @@ static const struct option long_opts[] = {
     {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0},
 };
 
+/* --procs and --sizes values at most, and --placement variants: fixed arrays, and a grid
+ * bigger than 256 x 256 would take longer than anyone waits for `scale run` */
 #define MAX_LIST 256
 #define MAX_PLACE 16
 
+/* Every option of every verb, parsed once; each verb reads the ones it needs. */
 struct scale_opts {
     const char *verb;
     int json, logp, logd, width, height, repeats;
@@ -123,6 +129,8 @@ struct scale_opts {
     int n_place;
 };
 
+/* A finite number, the whole argument; errno catches overflow (1e999), which strtod
+ * turns into infinity without complaint. */
 static int parse_num(const char *s, double *v)
 {
     char *end;
@@ -138,6 +146,8 @@ static int parse_list(const char *s, double *v, int *n, int integral)
     char buf[4096];
     if (strlen(s) >= sizeof buf) /* cut short, the last number would be another number */
         return -1;
+    /* Each element positive (a grid of 0 processes or size 0 is meaningless); strtok_r skips
+     * empty elements ("1,,2" is 1,2), and a list with no number at all is refused. */
     snprintf(buf, sizeof buf, "%s", s);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (*n == MAX_LIST || parse_num(t, &v[*n]) < 0 || !(v[*n] > 0) ||
@@ -153,6 +163,9 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
 {
     memset(o, 0, sizeof *o);
     o->verb = argv[0];
+    /* Defaults: a 1100 x 520 figure (surface and heatmap side by side, render/fig/surface.h),
+     * a view from -60 deg azimuth and 30 deg elevation (matplotlib's default 3-D view), one
+     * repeat, 60 s per run, and the flops model f(d) = d, used only once --peak is given. */
     o->width = 1100;
     o->height = 520;
     o->az = -60;
@@ -165,6 +178,7 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
     int c;
     double v;
     optind = 1;
+    /* getopt's messages are silenced: ours name `scale` and the bad value */
     opterr = 0;
     /* '+': stop at the first non-option so that "-- CMD -x" reaches the command intact */
     while ((c = getopt_long(argc, argv, "+o:h", long_opts, NULL)) != -1) {
@@ -173,6 +187,7 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
         case OPT_JSON: o->json = 1; break;
         case OPT_LOGP: o->logp = 1; break;
         case OPT_LOGD: o->logd = 1; break;
+        /* the serial (procs 1) times may come from a file of their own */
         case OPT_SERIAL:
             if (o->n_serial == 8)
                 bad = "too many --serial files (at most 8)";
@@ -191,13 +206,19 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
         case OPT_FCOEF: if (parse_num(optarg, &o->fcoef) < 0 || !(o->fcoef > 0)) bad = "--flops-coef needs a positive number"; break;
         case OPT_FPOW: if (parse_num(optarg, &o->fpow) < 0) bad = "--flops-power needs a number"; break;
         case OPT_AZ: if (parse_num(optarg, &o->az) < 0) bad = "--azimuth needs a number of degrees"; break;
+        /* elevation 0..90: below the floor or past the zenith the view turns upside down */
         case OPT_EL: if (parse_num(optarg, &o->el) < 0 || o->el < 0 || o->el > 90) bad = "--elevation needs degrees in 0..90"; break;
+        /* the lower bounds are the figure's own (surface.h), the upper ones keep memory sane */
         case OPT_W: if (parse_num(optarg, &v) < 0 || v < 300 || v > 20000) bad = "--width needs 300..20000"; else o->width = (int)v; break;
         case OPT_H: if (parse_num(optarg, &v) < 0 || v < 200 || v > 20000) bad = "--height needs 200..20000"; else o->height = (int)v; break;
+        /* process counts are integers (they become -np); sizes any positive number */
         case OPT_PROCS: if (parse_list(optarg, o->procs, &o->n_procs, 1) < 0) bad = "--procs needs a list of positive integers such as 1,2,4"; break;
         case OPT_SIZES: if (parse_list(optarg, o->sizes, &o->n_sizes, 0) < 0) bad = "--sizes needs a list of positive numbers such as 1000,2000"; break;
+        /* the bounds only refuse typos; the best of the repeats is kept (load_grids) */
         case OPT_REPEATS: if (parse_num(optarg, &v) < 0 || v < 1 || v > 1000 || v != floor(v)) bad = "--repeats needs an integer 1..1000"; else o->repeats = (int)v; break;
         case OPT_TIMEOUT: if (parse_num(optarg, &o->timeout) < 0 || !(o->timeout > 0)) bad = "--timeout needs a positive number of seconds"; break;
+        /* The label becomes part of the app column ("NAME@L") of the runs CSV, so it must hold no
+         * comma, quote or line break; the whole is bounded to fit split_place's buffer. */
         case OPT_PLACE:
             if (o->n_place == MAX_PLACE || !strchr(optarg, '=') || optarg[0] == '=' ||
                 strcspn(optarg, ",\"\n") < (size_t)(strchr(optarg, '=') - optarg) ||
@@ -215,6 +236,7 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
             *status = lens_cli_usage("scale", "unknown or incomplete option '%s'", argv[optind - 1]);
             return -1;
         }
+        /* one place for every option's usage error: status 2, the rule and the value */
         if (bad) {
             *status = lens_cli_usage("scale", "%s (got '%s')", bad, optarg);
             return -1;
@@ -227,6 +249,8 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
 static int load_grids(const struct scale_opts *o, char **files, int nfiles, struct lens_grid **g,
                       size_t *n, struct lens_err *e)
 {
+    /* All files go into one set of runs, so that repeats of one configuration spread over
+     * several files still keep the best, and the serial files can complete any application. */
     struct lens_runs *r = lens_runs_new();
     if (!r)
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
@@ -235,18 +259,23 @@ static int load_grids(const struct scale_opts *o, char **files, int nfiles, stru
         rc = lens_runs_read(r, files[k], e);
     for (int k = 0; k < o->n_serial && rc == LENS_OK; k++)
         rc = lens_runs_read(r, o->serial[k], e);
+    /* peak 0 (no --peak): efficiencies from the serial time; else from the flops model */
     struct lens_runs_model model = {o->peak, o->fcoef, o->fpow};
     if (rc == LENS_OK)
         rc = lens_runs_grids(r, &model, g, n, e);
+    /* with one file the error can name it even when the reader's message did not */
     if (rc < 0 && rc != LENS_ENOMEM && nfiles == 1 && !strstr(e->msg, files[0]))
         lens_err_prefix(e, files[0]);
     lens_runs_free(r);
     return rc;
 }
 
+/* in enum lens_marks_key order: procs, data, all */
 static const char *const rank_keys[3] = {"rank_procs", "rank_data", "rank_all"};
 static const char *const mark_names[3] = {"MarkProcs", "MarkData", "MarkAll"};
 
+/* {"apps":[{app, min_p ... min_e}], "rank_procs":[...], "rank_data", "rank_all"}: every
+ * number of the table, and the three rankings as lists of names, best first. */
 static void print_json(const struct lens_grid *g, const struct lens_marks *m, size_t n,
                        size_t *const order[3])
 {
@@ -281,6 +310,7 @@ static void print_json(const struct lens_grid *g, const struct lens_marks *m, si
     putchar('\n');
 }
 
+/* "-" for an undefined mark (NaN: a grid without elements), as the report shows it */
 static void fmt_num(double v, char *buf, size_t n)
 {
     if (isnan(v))
@@ -292,6 +322,7 @@ static void fmt_num(double v, char *buf, size_t n)
 static void print_text(const struct lens_grid *g, const struct lens_marks *m, size_t n,
                        size_t *const order[3], const struct lens_marks_text *t)
 {
+    /* the name column as wide as the longest name, at least "application" */
     int w = 11;
     for (size_t a = 0; a < n; a++)
         w = (int)strlen(g[a].app) > w ? (int)strlen(g[a].app) : w;
@@ -306,9 +337,12 @@ static void print_text(const struct lens_grid *g, const struct lens_marks *m, si
         printf("%-*s %6s %6s %10s %10s %12s %12s %12s %8s %8s\n", w, g[a].app, s[0], s[1], s[2],
                s[3], s[4], s[5], s[6], s[7], s[8]);
     }
+    /* then per application the marks in words, and what runs were left out */
     printf("\n");
     for (size_t a = 0; a < n; a++) {
         printf("%s:", g[a].app);
+        /* failed and timed-out runs carry no time: they are named so that a hole in the grid is
+         * not mistaken for a configuration nobody ran */
         if (g[a].n_failed)
             printf(" (%zu failed or timed-out runs skipped)", g[a].n_failed);
         printf("\n");
@@ -318,6 +352,7 @@ static void print_text(const struct lens_grid *g, const struct lens_marks *m, si
             printf("  %s: %s\n", mark_names[k], buf);
         }
     }
+    /* Tables 1-3: the applications ranked by each mark, ascending, undefined marks last */
     static const char *const titles[3] = {"by processes", "by problem size", "overall"};
     for (int k = 0; k < 3; k++) {
         printf("\nTable %d. Applications %s, ascending %s\n", k + 1, titles[k], mark_names[k]);
@@ -347,6 +382,7 @@ static void marks_free(struct marks_set *ms)
 static int marks_compute(const struct lens_grid *g, size_t n, struct marks_set *ms, struct lens_err *e)
 {
     *ms = (struct marks_set){0};
+    /* n + 1: a zero-size allocation may return NULL, which would read as out of memory */
     ms->m = lens_calloc(n + 1, sizeof *ms->m);
     const char **names = lens_calloc(n + 1, sizeof *names);
     for (int k = 0; k < 3; k++)
@@ -366,6 +402,7 @@ static int marks_compute(const struct lens_grid *g, size_t n, struct marks_set *
 
 static int scale_marks(const struct scale_opts *o, char **files, int nfiles)
 {
+    /* verb-specific checks: every one is a usage error, before any file is read */
     if (nfiles < 1)
         return lens_cli_usage("scale", "marks needs a runs CSV file");
     struct lens_err e = {0};
@@ -374,6 +411,8 @@ static int scale_marks(const struct scale_opts *o, char **files, int nfiles)
     struct marks_set ms = {0};
     struct lens_marks_text *t = lens_marks_text_new();
     int rc = t ? LENS_OK : lens_err_set(&e, LENS_ENOMEM, "out of memory");
+    /* The sentences: --texts, else $MPILENS_TEMPLATES/scale.txt, else the built-in English;
+     * `scale report` looks them up in the same order, so both say the same thing. */
     const char *dir = getenv("MPILENS_TEMPLATES");
     char path[4096];
     if (rc == LENS_OK && (o->texts || (dir && *dir))) {
@@ -410,9 +449,12 @@ static int scale_surface(const struct scale_opts *o, char **files, int nfiles)
     if (rc < 0)
         return lens_cli_fail(&e);
     size_t pick = n;
+    /* without --app the choice is clear only when the files hold one application */
     for (size_t a = 0; a < n; a++)
         if (o->app ? !strcmp(g[a].app, o->app) : n == 1)
             pick = a;
+    /* The names are listed so that the next try can succeed. An unknown --app is a failure
+     * (status 1: the data lack it), a missing --app among several a usage error (status 2). */
     if (pick == n) {
         fprintf(stderr, "mpilens scale: %s; applications in %s:", o->app ? "no such application"
                         : "several applications, choose one with --app", files[0]);
@@ -430,6 +472,7 @@ static int scale_surface(const struct scale_opts *o, char **files, int nfiles)
     so.height = o->height;
     so.log_procs = o->logp;
     so.log_size = o->logd;
+    /* NULL: cairo's toy "sans"; --font names a TTF, as the help says */
     so.font_path = o->font;
     rc = lens_surface_write(o->out, &g[pick], &so, &e);
     lens_runs_grids_free(g, n);
@@ -449,6 +492,7 @@ static int scale_report(const struct scale_opts *o, char **files, int nfiles)
         return lens_cli_usage("scale", "report needs -o SCALE.pdf");
     struct lens_err e = {0};
     char datadir[4096], texts[4096];
+    /* the data directory holds the template and the fonts: without it no report can be made */
     if (lens_report_datadir(datadir, sizeof datadir, &e) < 0)
         return lens_cli_fail(&e);
     struct lens_scale_report_opts ro;
@@ -474,6 +518,7 @@ static int scale_report(const struct scale_opts *o, char **files, int nfiles)
     struct lens_grid *g = NULL;
     size_t n = 0;
     struct marks_set ms = {0};
+    /* the marks are computed here, once, and handed to the report, which only lays them out */
     int rc = load_grids(o, files, nfiles, &g, &n, &e);
     if (rc == LENS_OK)
         rc = marks_compute(g, n, &ms, &e);
@@ -499,6 +544,7 @@ struct outcome {
 /* Splits "L=ARGS" into label and up to max argument words in storage (modified copy). */
 static int split_place(const char *spec, char *buf, size_t n, char **label, char **words, int max)
 {
+    /* parse_opts made sure spec has an '=' and fits buf */
     snprintf(buf, n, "%s", spec);
     char *eq = strchr(buf, '=');
     *eq = '\0';
@@ -513,6 +559,7 @@ static int split_place(const char *spec, char *buf, size_t n, char **label, char
 /* Scans out[0..len) for the last line holding the pattern and fills oc->secs. */
 static int find_time(const char *out, double *secs)
 {
+    /* the last such line wins: a program may print progress times before its total */
     const char *p = out, *hit = NULL;
     while ((p = strstr(p, TIME_PATTERN)) != NULL) {
         hit = p;
@@ -522,6 +569,7 @@ static int find_time(const char *out, double *secs)
         return -1;
     char *end;
     double v = strtod(hit + strlen(TIME_PATTERN), &end);
+    /* a time of 0 or less cannot give an efficiency: the run counts as failed */
     if (end == hit + strlen(TIME_PATTERN) || !isfinite(v) || !(v > 0))
         return -1;
     *secs = v;
@@ -532,12 +580,15 @@ static int find_time(const char *out, double *secs)
 static void run_one(char **argv, double timeout, struct outcome *oc)
 {
     memset(oc, 0, sizeof *oc);
+    /* failed until proven otherwise: every early return below leaves that status */
     oc->status = LENS_RUNS_FAILED;
     int fd[2];
     if (pipe(fd) != 0) {
         snprintf(oc->tail, sizeof oc->tail, "pipe: %s", strerror(errno));
         return;
     }
+    /* everything flushed before fork (the CSV so far too), so that no buffered byte can be
+     * written twice, whatever the child does before exec */
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -548,6 +599,8 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
     }
     if (pid == 0) {
         setpgid(0, 0); /* its own group, so a timeout can stop mpirun and its ranks together */
+        /* stdout and stderr in one pipe: the time line may come on either, and the last line of
+         * both together is the best failure message */
         dup2(fd[1], STDOUT_FILENO);
         dup2(fd[1], STDERR_FILENO);
         close(fd[0]);
@@ -556,12 +609,15 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
+    /* set in both processes: whichever runs first, the group exists before a kill(-pid) */
     setpgid(pid, pid);
     close(fd[1]);
     size_t cap = 1 << 20, len = 0;
     char *out = lens_malloc(cap + 1);
     double deadline = lens_time_now() + timeout;
     int timed_out = 0;
+    /* The pipe is drained while the program runs: one that writes more than the pipe holds
+     * would block on its write and look like a timeout. */
     for (;;) {
         double left = deadline - lens_time_now();
         if (left <= 0) {
@@ -572,12 +628,14 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
         int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
         if (pr < 0 && errno == EINTR)
             continue;
+        /* no data before the deadline (pr 0): the loop head sees the time is up */
         if (pr <= 0)
             continue;
         char chunk[4096];
         ssize_t k = read(fd[0], chunk, sizeof chunk);
         if (k < 0 && errno == EINTR)
             continue;
+        /* end of file: the program closed its output, normally by exiting */
         if (k <= 0)
             break;
         if (out) {
@@ -593,6 +651,7 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
     }
     close(fd[0]);
     if (timed_out) {
+        /* TERM first, so that mpirun can stop its ranks; KILL after 2 s (40 x 50 ms) */
         kill(-pid, SIGTERM);
         for (int k = 0; k < 40 && waitpid(pid, NULL, WNOHANG) == 0; k++)
             usleep(50000);
@@ -608,6 +667,7 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
         lens_free(out);
         return;
     }
+    /* a negative exit_code is the signal that ended the program */
     oc->exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? -WTERMSIG(ws) : -1;
     if (out) {
         out[len] = '\0';
@@ -621,6 +681,7 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
             if (strpbrk(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
                 line = t;
         snprintf(oc->tail, sizeof oc->tail, "%s", line ? line : "no output");
+        /* ok needs both a zero exit and a time: a time from a run that then failed is not kept */
         if (oc->exit_code == 0 && found)
             oc->status = LENS_RUNS_OK;
         else if (oc->exit_code == 0)
@@ -633,10 +694,13 @@ static void run_one(char **argv, double timeout, struct outcome *oc)
 static void run_header(FILE *fp, const struct scale_opts *o, char **cmd, int ncmd)
 {
     char date[64], host[256] = "unknown", mpiver[256] = "unknown";
+    /* SOURCE_DATE_EPOCH when set, so that the header of a test run is reproducible */
     lens_time_format_date(lens_time_source_date(), date, sizeof date);
     gethostname(host, sizeof host - 1);
     char vcmd[4200];
     snprintf(vcmd, sizeof vcmd, "'%s' --version 2>/dev/null", o->mpirun);
+    /* the launcher's path goes into a shell command in single quotes: one holding a quote
+     * is not asked for its version rather than risk running something else */
     FILE *vp = strchr(o->mpirun, '\'') ? NULL : popen(vcmd, "r");
     if (vp) {
         if (fgets(mpiver, sizeof mpiver, vp))
@@ -649,6 +713,7 @@ static void run_header(FILE *fp, const struct scale_opts *o, char **cmd, int ncm
         fprintf(fp, " %s", cmd[k]);
     fprintf(fp, "\n# repeats: %d, timeout: %g s, placements: %d\n", o->repeats, o->timeout,
             o->n_place);
+    /* the columns lens_runs_read expects, status included, so the file feeds `scale marks` */
     fprintf(fp, "app,placement,procs,size,repeat,time,status\n");
 }
 
@@ -660,14 +725,17 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
         return lens_cli_usage("scale", "run needs --procs and --sizes");
     if (!o->out)
         return lens_cli_usage("scale", "run needs -o RUNS.csv");
+    /* the app column defaults to the program's base name, as people call it */
     const char *app = o->app;
     if (!app) {
         app = strrchr(cmd[0], '/') ? strrchr(cmd[0], '/') + 1 : cmd[0];
     }
+    /* the name goes unquoted into the CSV: a comma would shift every column after it */
     if (strpbrk(app, ",\n\"") || !*app || strlen(app) > 1000)
         return lens_cli_usage("scale", "application name '%s' must not hold commas or quotes", app);
     struct lens_err e = {0};
     struct lens_atomic out;
+    /* opened before the first run: an unwritable -o fails now, not after hours of runs */
     if (lens_atomic_open(&out, o->out, "w", &e) < 0)
         return lens_cli_fail(&e);
     run_header(out.fp, o, cmd, ncmd);
@@ -678,6 +746,8 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
     long total = (long)o->repeats * n_place * o->n_sizes * o->n_procs, done = 0, n_ok = 0;
     /* argv: launcher, 5 fixed words, placement words, command words, the size, NULL */
     char **argv = lens_calloc((size_t)ncmd + 80, sizeof *argv);
+    /* one 4200-byte slot per command word: 4100 for the substituted text plus room for the
+     * last substitution that may start just below that limit */
     char *words = lens_malloc((size_t)ncmd * 4200 + 1);
     if (!argv || !words) {
         lens_free(argv);
@@ -687,16 +757,23 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
         snprintf(e.msg, sizeof e.msg, "out of memory");
         return lens_cli_fail(&e);
     }
+    /* repeats outermost: a slow spell of the machine then hits different configurations in
+     * different repeats, instead of every repeat of one configuration */
     for (int r = 1; r <= o->repeats; r++)
         for (int pl = 0; pl < n_place; pl++)
             for (int s = 0; s < o->n_sizes; s++)
                 for (int p = 0; p < o->n_procs; p++) {
                     char np[32], size[64], pbuf[1024], *label = "", *pw[60], name[2200];
+                    /* -np as an integer; the size with %.15g, which gives back any
+                     * ordinary number as typed */
                     snprintf(np, sizeof np, "%.0f", o->procs[p]);
                     snprintf(size, sizeof size, "%.15g", o->sizes[s]);
                     int npw = o->n_place ? split_place(o->place[pl], pbuf, sizeof pbuf, &label, pw, 60) : 0;
                     int a = 0;
                     argv[a++] = (char *)o->mpirun;
+                    /* Open MPI refuses root (containers, CI) without the first flag
+                     * and more processes than cores without the second; a grid often
+                     * asks for more (the efficiency then drops, as the marks should show) */
                     argv[a++] = "--allow-run-as-root";
                     argv[a++] = "--oversubscribe";
                     argv[a++] = "-np";
@@ -720,6 +797,7 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
                         *q = '\0';
                         argv[a++] = w;
                     }
+                    /* without {size} the size is the last argument, as the samples take it */
                     if (!has_size)
                         argv[a++] = size;
                     argv[a] = NULL;
@@ -728,6 +806,8 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
                     run_one(argv, o->timeout, &oc);
                     done++;
                     n_ok += oc.status == LENS_RUNS_OK;
+                    /* every run is one CSV line, a failed one with an empty time and
+                     * its status, so that `scale marks` can say what it skipped */
                     if (oc.status == LENS_RUNS_OK) {
                         fprintf(out.fp, "%s,%s,%s,%s,%d,%.9g,ok\n", name, label, np, size, r, oc.secs);
                         fprintf(stderr, "[%ld/%ld] %s p=%s size=%s repeat %d: %.6g s\n", done, total,
@@ -749,6 +829,7 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
     if (rc < 0)
         return lens_cli_fail(&e);
     fprintf(stderr, "mpilens: wrote %s: %ld of %ld runs ok\n", o->out, n_ok, total);
+    /* status 1 when nothing worked (a wrong command, most likely), though the CSV stays */
     if (n_ok == 0) {
         fprintf(stderr, "mpilens: every run failed; see the status column of %s\n", o->out);
         return LENS_EXIT_FAIL;
@@ -758,6 +839,7 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
 
 int cmd_scale(int argc, char **argv)
 {
+    /* no verb: the help to stderr with status 2; asked for: to stdout with status 0 */
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage_scale(argc < 2 ? stderr : stdout);
         return argc < 2 ? LENS_EXIT_USAGE : LENS_EXIT_OK;
@@ -769,6 +851,7 @@ int cmd_scale(int argc, char **argv)
     int status = 0;
     /* Options may come before and after the files: collect the files and continue. */
     char **files = lens_calloc((size_t)argc + 1, sizeof *files);
+    /* below any lens_err: printing directly is all that is left (status 1) */
     if (!files) {
         fprintf(stderr, "mpilens: out of memory\n");
         return LENS_EXIT_FAIL;
@@ -794,14 +877,19 @@ int cmd_scale(int argc, char **argv)
     }
     /* Move positional arguments out so getopt sees options only. */
     int nrest = 0;
+    /* rest[0] is the verb: getopt starts at index 1, as with a program name */
     rest[nrest++] = args[0];
     for (int k = 1; k < nargs; k++) {
+        /* an option that takes a value keeps it, even a value that does not start with '-' */
         int takes_arg = 0;
+        /* "-" alone is taken as a file name, not as an option */
         if (args[k][0] == '-' && args[k][1]) {
             rest[nrest++] = args[k];
+            /* "--procs=1,2" carries its value inline and matches no name here */
             for (const struct option *lo = long_opts; lo->name; lo++)
                 if (args[k][1] == '-' && !strcmp(args[k] + 2, lo->name) && lo->has_arg == required_argument)
                     takes_arg = 1;
+            /* -o is the only short option with a value ("-ofile" is caught by getopt itself) */
             if (!strcmp(args[k], "-o"))
                 takes_arg = 1;
             if (takes_arg && k + 1 < nargs)
@@ -822,6 +910,7 @@ int cmd_scale(int argc, char **argv)
         status = scale_surface(&o, files, nfiles);
     else if (!strcmp(verb, "report"))
         status = scale_report(&o, files, nfiles);
+    /* `scale run` takes no files: a word before "--" is most likely a misplaced command */
     else if (nfiles)
         status = lens_cli_usage("scale", "unexpected '%s': put the command after '--'", files[0]);
     else

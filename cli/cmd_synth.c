@@ -44,6 +44,9 @@ static void help(void)
            "      --jitter 0.02 --slow-node 5 --bad-link 9,40 --asym-pair 12,33 --truth out/gt/truth.json\n");
 }
 
+/* An int, the whole argument. The range is only a guard against overflow in the cast:
+ * whether a count makes sense (procs divisible by nodes x sockets, a node that exists) is
+ * lens_synth_check's question, which names the option in its error. */
 static int parse_int(const char *s, int *v)
 {
     char *end;
@@ -59,6 +62,7 @@ static int parse_real(const char *s, double lo, double hi, double *v)
 {
     char *end;
     double x = strtod(s, &end);
+    /* written !(in range) so that a NaN argument is refused too */
     if (end == s || *end || !(x >= lo && x < hi))
         return -1;
     *v = x;
@@ -79,19 +83,27 @@ int cmd_synth(int argc, char **argv)
         {"asym-pair", required_argument, NULL, O_ASYM}, {"jitter", required_argument, NULL, O_JITTER},
         {"truth", required_argument, NULL, O_TRUTH}, {"spikes", required_argument, NULL, O_SPIKES},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    /* The defaults (lens_synth_opts_init) make a small two-level machine: 16 processes on 4
+     * nodes of 2 sockets, lengths 0..4096 step 512, 3 % noise, no faults; big enough to show a
+     * structure, small enough for a test to write in a blink. */
     struct lens_synth_opts o;
     lens_synth_opts_init(&o);
     const char *prefix = NULL, *truth = NULL;
     int force = 0, ch, bad = 0;
     optind = 1;
+    /* Each option only parses; consistency is checked as a whole by the generator. */
     while ((ch = getopt_long(argc, argv, "o:n:l:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'o': prefix = optarg; break;
         case 'n': bad = parse_int(optarg, &o.procs); break;
         case O_NODES: bad = parse_int(optarg, &o.nodes); break;
         case O_SOCKETS: bad = parse_int(optarg, &o.sockets); break;
+        /* B:E:S as network_test2 gives lengths, E exclusive; the generator checks their sense */
         case 'l': bad = sscanf(optarg, "%d:%d:%d", &o.begin, &o.end, &o.step) != 3; break;
+        /* --noise is relative (0.03 is 3 %); the upper bound only refuses absurd values */
         case O_NOISE: bad = parse_real(optarg, 0, 10, &o.noise); break;
+        /* the seed is taken as given: any number is a valid seed; the default is fixed so that
+         * two runs with the same options write the same cube */
         case O_SEED: o.seed = strtoul(optarg, NULL, 10); break;
         case O_SLOW: bad = parse_int(optarg, &o.slow_node); break;
         case O_BAD: bad = sscanf(optarg, "%d,%d", &o.bad_src, &o.bad_dst) != 2; break;
@@ -99,12 +111,16 @@ int cmd_synth(int argc, char **argv)
         case O_SWITCHES: bad = parse_int(optarg, &o.switches); break;
         case O_SHUFFLE: o.shuffle = 1; break;
         case O_ASYM: bad = sscanf(optarg, "%d,%d", &o.asym_a, &o.asym_b) != 2; break;
+        /* jitter below 0.5: the per-link factor is clamped at 0.5, so a larger spread would pile
+         * links onto the clamp (analysis/cube/synth.h) */
         case O_JITTER: bad = parse_real(optarg, 0, 0.5, &o.jitter); break;
         case O_TRUTH: truth = optarg; break;
+        /* a share in [0, 1]: the upper bound is just above 1 because the interval is half-open */
         case O_SPIKES: bad = parse_real(optarg, 0, 1.0000001, &o.spikes); break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("synth", "unknown option");
         }
+        /* every option parse error is a usage error, status 2 */
         if (bad)
             return lens_cli_usage("synth", "bad value '%s' for an option", optarg);
     }
@@ -114,6 +130,7 @@ int cmd_synth(int argc, char **argv)
         return lens_cli_usage("synth", "unexpected argument '%s'", argv[optind]);
     struct lens_err e;
     lens_err_clear(&e);
+    /* refuse to replace a measured result under the same prefix unless asked */
     if (!force && lens_cube_exists(prefix)) {
         lens_err_set(&e, LENS_EIO, "%s: a result with this prefix exists; use --force to overwrite", prefix);
         return lens_cli_fail(&e);
@@ -121,6 +138,7 @@ int cmd_synth(int argc, char **argv)
     struct lens_cube *c;
     if (lens_synth_cube(&o, &c, &e) != LENS_OK)
         return lens_cli_fail(&e);
+    /* the seed travels with the files: with the same options it makes the same cube again */
     char seed[32];
     snprintf(seed, sizeof seed, "%lu", o.seed);
     const char *attrs[] = {"generator", "mpilens synth", "seed", seed, NULL, NULL};

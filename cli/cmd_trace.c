@@ -1,9 +1,5 @@
-/* mpilens trace [-o DIR] [-b SIZE] -- mpirun -np 4 ./app: runs an MPI command with the trace
- * collector preloaded into every rank (mpirun -x LD_PRELOAD=...), then says where the OTF2
- * trace went. A run that ends without MPI_Finalize (crash, abort, kill) leaves raw files;
- * they are turned into an OTF2 archive holding the events up to the last buffer flush.
- * It then reads the archive, prints the events per rank and warns about ranks whose trace
- * ends early, and exits with the command's status. */
+/* mpilens trace -- mpirun -np 4 ./app: runs an MPI command with the trace collector preloaded
+ * into every rank, recovers the trace of a run that crashed, and says what the trace holds. */
 #include "cli.h"
 #include "common/atomic.h"
 
@@ -48,6 +44,8 @@ static void usage(FILE *fp)
             "  mpilens trace -o jacobi-trace -- mpirun -np 4 ./jacobi\n");
 }
 
+/* Whether cmd is Open MPI's launcher (by its base name): only it takes "-x VAR" to forward
+ * a variable to remote ranks; other launchers get the variables in the environment. */
 static int is_mpirun(const char *cmd)
 {
     const char *b = strrchr(cmd, '/');
@@ -73,6 +71,7 @@ static int run(char **argv)
     int st;
     struct sigaction sa, old[3];
     static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    /* no SA_RESTART: waitpid returns EINTR after a signal and the loop below waits again */
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -81,6 +80,7 @@ static int run(char **argv)
         errno = rc;
         return -1;
     }
+    /* handlers only once the child exists, so that a signal before has its default effect */
     child = pid;
     for (int i = 0; i < 3; i++)
         sigaction(sigs[i], &sa, &old[i]);
@@ -94,6 +94,7 @@ static int run(char **argv)
     child = 0;
     if (st == -1)
         return -1;
+    /* as a shell reports it, so that scripts see the same status with or without mpilens */
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -101,6 +102,7 @@ static int run(char **argv)
 static int summarise(const char *dir, struct lens_err *e)
 {
     struct lens_trace *t = NULL;
+    /* enough room: the counts are summarised beyond 16 ranks (analysis/trace/trace.h) */
     char counts[2048], warning[4096];
     if (lens_trace_read(dir, &t, e) != LENS_OK)
         return -1;
@@ -110,6 +112,7 @@ static int summarise(const char *dir, struct lens_err *e)
         lens_err_set(e, LENS_ENOMEM, "out of memory");
         return -1;
     }
+    /* on stderr: stdout carries only the anchor's path, for scripts */
     fprintf(stderr, "mpilens: %s\n", counts);
     if (t->nevents == 0)
         lens_cli_warn("%s: no rank kept any event (the run ended before its first flush)", dir);
@@ -119,6 +122,7 @@ static int summarise(const char *dir, struct lens_err *e)
     return 0;
 }
 
+/* Whether dir/name exists; the path is cut at PATH_MAX + 64, which then names nothing. */
 static int exists(const char *dir, const char *name)
 {
     char p[PATH_MAX + 64];
@@ -134,12 +138,16 @@ int cmd_trace(int argc, char **argv)
                                              {"flush", required_argument, NULL, 'f'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
+    /* Default folder: the collector's own variable when set, so that `mpilens trace` and a
+     * hand-made LD_PRELOAD run write to the same place; else ./mpilens-trace. */
     const char *out = getenv("MPILENS_TRACE_DIR"), *buffer = NULL, *flush = NULL;
     char dir[PATH_MAX], so[PATH_MAX], recover[PATH_MAX];
     int c;
     if (!out || !*out)
         out = "mpilens-trace";
     optind = 1;
+    /* "+": stop at the first non-option, so that the command's own options (mpirun -np 4)
+     * are left to it even without "--" */
     while ((c = getopt_long(argc, argv, "+o:b:f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
@@ -151,6 +159,8 @@ int cmd_trace(int argc, char **argv)
     }
     if (optind >= argc)
         return lens_cli_usage("trace", "missing the command to run (mpilens trace -- mpirun ...)");
+    /* The size is checked here (digits, one k/M/G suffix, not 0), before the run: inside the
+     * ranks a bad value would surface only once the job is under way, once per rank. */
     if (buffer) {
         char *end;
         unsigned long long v = strtoull(buffer, &end, 10);
@@ -160,17 +170,22 @@ int cmd_trace(int argc, char **argv)
     }
     if (flush) {
         char *end;
+        /* 0 turns the timed flush off; the bound (about 11 days) only refuses typos */
         double v = strtod(flush, &end);
         if (end == flush || *end || !(v >= 0 && v <= 1e6))
             return lens_cli_usage("trace", "--flush '%s' is not a number of seconds such as 1 "
                                   "or 0.25", flush);
+        /* set in our environment: forwarded below with the other collector settings */
         setenv("MPILENS_TRACE_FLUSH_SEC", flush, 1);
     }
     struct lens_err e;
+    /* The collector and the recovery tool are found before anything runs: a missing install
+     * fails at once (status 1), not after an hour-long MPI job. */
     if (lens_datadir_find_lib("libmpilens-trace.so", so, sizeof so, &e) != LENS_OK)
         return lens_cli_fail(&e);
     if (lens_atomic_mkdir_p(out, &e) != LENS_OK)
         return lens_cli_fail(&e);
+    /* an absolute path: the ranks may start in another working directory */
     if (!realpath(out, dir)) {
         lens_err_set(&e, LENS_EIO, "%s: %s", out, strerror(errno));
         return lens_cli_fail(&e);
@@ -185,6 +200,7 @@ int cmd_trace(int argc, char **argv)
                                       "MPILENS_TRACE_FUNC_MIN"};
     const int nfwd = (int)(sizeof fwd / sizeof fwd[0]);
     int n = argc - optind;
+    /* the command, 3 pairs of -x (preload, folder, buffer), the forwarded settings, NULL */
     char **cmd = calloc((size_t)n + 7 + 2 * (size_t)nfwd, sizeof *cmd);
     char pre[PATH_MAX + 16], tdir[PATH_MAX + 24], tbuf[64];
     if (!cmd) {
@@ -209,6 +225,7 @@ int cmd_trace(int argc, char **argv)
         if (buffer)
             setenv("MPILENS_TRACE_BUFFER", buffer, 1);
     }
+    /* the rest of the command as given, after the inserted -x pairs */
     for (int i = optind + 1; i < argc; i++)
         cmd[k++] = argv[i];
     cmd[k] = NULL;
@@ -219,8 +236,13 @@ int cmd_trace(int argc, char **argv)
         lens_err_set(&e, LENS_EIO, "cannot run '%s': %s", argv[optind], strerror(errno));
         return lens_cli_fail(&e);
     }
+    /* Exit status from here on: the command's own when it failed (the more useful news),
+     * else 1 when no trace could be written or read; 0 only when both went well. */
     if (!exists(dir, "traces.otf2") && exists(dir, "raw/0.defs")) {
-        /* no MPI_Finalize: convert what the ranks flushed */
+        /* A run that ends without MPI_Finalize (crash, abort, kill) leaves only the raw
+         * files: they are turned into an OTF2 archive holding each rank's events up to its
+         * last buffer flush, by mpilens-trace-recover, which shares the collector's OTF2
+         * writer (bench/trace) and says on stderr how each rank ended. */
         if (lens_datadir_find_lib("mpilens-trace-recover", recover, sizeof recover, &e) != LENS_OK)
             return lens_cli_fail(&e);
         char *rargv[] = {recover, dir, NULL};

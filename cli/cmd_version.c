@@ -15,6 +15,7 @@ LENS_COMMAND(version, "print the version of mpilens and of its libraries");
 
 int cmd_version(int argc, char **argv)
 {
+    /* no getopt: --help is the only option, and anything else is a usage error (status 2) */
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: mpilens version\n\nPrints the versions of mpilens, NetCDF, cairo, "
                "libharu and GSL,\nand the data directory in use (fonts, templates, rules and the samples; "
@@ -23,6 +24,8 @@ int cmd_version(int argc, char **argv)
     }
     if (argc > 1)
         return lens_cli_usage("version", "unexpected argument '%s'", argv[1]);
+    /* one "name version" line each, so that scripts and bug reports can grep them; the versions
+     * are those of the libraries loaded at run time, not the headers built against */
     printf("mpilens %s\n", LENS_VERSION);
     printf("netcdf %s\n", nc_inq_libvers());
     printf("cairo %s\n", cairo_version_string());
@@ -31,6 +34,8 @@ int cmd_version(int argc, char **argv)
     /* where an installed mpilens keeps its templates and samples, for people and scripts */
     char dir[4096];
     struct lens_err e;
+    /* no data directory is not a failure here: version must work on a broken install, which is
+     * when people run it */
     if (lens_datadir_find(dir, sizeof dir, &e) == LENS_OK)
         printf("datadir %s\n", dir);
     else

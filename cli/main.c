@@ -3,14 +3,11 @@
 #include "cli.h"
 #include "common/atomic.h"
 
-#include "render/doc/doc.h"
-
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
+/* commands.h is one X(name) line per LENS_COMMAND, sorted: declared here, tabled below, so a
+ * new cmd_*.c file is a new command without an edit to this file. */
 #define X(name) int cmd_##name(int argc, char **argv); extern const char lens_cmd_summary_##name[];
 #include "commands.h"
 #undef X
@@ -27,54 +24,8 @@ static const struct command commands[] = {
 #undef X
 };
 
-int lens_cli_fail(const struct lens_err *e)
-{
-    fprintf(stderr, "mpilens: %s\n", e->msg[0] ? e->msg : "unknown error");
-    return e->code == LENS_EUSAGE ? LENS_EXIT_USAGE : LENS_EXIT_FAIL;
-}
-
-int lens_cli_usage(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "mpilens %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'mpilens %s --help'.\n", cmd);
-    return LENS_EXIT_USAGE;
-}
-
-void lens_cli_warn(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("mpilens: warning: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-int lens_cli_finish(int status)
-{
-    if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
-        fprintf(stderr, "mpilens: error writing standard output: %s\n", strerror(errno));
-        return LENS_EXIT_FAIL;
-    }
-    return status;
-}
-
-int lens_cli_tty(void) { return isatty(STDERR_FILENO); }
-
-const char *lens_cli_font(void)
-{
-    static char path[4096 + 32];
-    char dir[4096];
-    if (lens_report_datadir(dir, sizeof dir, NULL) != LENS_OK)
-        return NULL;
-    snprintf(path, sizeof path, "%s/fonts/DejaVuSans.ttf", dir);
-    return access(path, R_OK) == 0 ? path : NULL;
-}
-
+/* The top-level help: to stdout when asked for (status 0), to stderr when the command is
+ * missing (status 2), so a pipe into less shows it and a script's output stays clean. */
 static void usage(FILE *fp)
 {
     fprintf(fp, "usage: mpilens <command> [options] [args]\n\n"
@@ -82,6 +33,7 @@ static void usage(FILE *fp)
                 "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         char name[64];
+        /* 64 bytes hold every command name; snprintf truncates rather than overflows */
         snprintf(name, sizeof name, "%s", commands[i].name);
         for (char *c = name; *c; c++)
             *c = *c == '_' ? '-' : *c; /* C identifiers in the table, hyphens for people */
@@ -91,12 +43,16 @@ static void usage(FILE *fp)
                 "mpilens %s\n", LENS_VERSION);
 }
 
+/* Exit status for every command: 0 ok, 1 failure (bad input, I/O), 2 usage (bad options or
+ * arguments, including an unknown command); the commands return it, main only passes it on
+ * (`trace` alone passes on the status of the program it ran). */
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
         return LENS_EXIT_USAGE;
     }
+    /* "help" as a word too, as git accepts it: people type it */
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return lens_cli_finish(LENS_EXIT_OK);
@@ -105,6 +61,8 @@ int main(int argc, char **argv)
         printf("mpilens %s\n", LENS_VERSION);
         return lens_cli_finish(LENS_EXIT_OK);
     }
+    /* people type profile-clusters, the table holds profile_clusters; a longer argument is
+     * truncated and then matches no command, which is the right answer */
     char name[64];
     snprintf(name, sizeof name, "%s", argv[1]);
     for (char *c = name; *c; c++)
@@ -115,12 +73,15 @@ int main(int argc, char **argv)
              * all (docs/outputs.md): its outputs wait under temporary names until here. */
             lens_atomic_group_begin();
             int st = commands[i].fn(argc - 1, argv + 1);
+            /* Commit only after success: a command that failed half-way leaves no output at
+             * all, and a commit that fails (disk full while renaming) turns 0 into 1. */
             struct lens_err e;
             lens_err_clear(&e);
             if (st == LENS_EXIT_OK && lens_atomic_group_commit(&e) != LENS_OK)
                 st = lens_cli_fail(&e);
             else if (st != LENS_EXIT_OK)
                 lens_atomic_group_abort();
+            /* finish last: a write error on stdout must be able to turn status 0 into 1 */
             return lens_cli_finish(st);
         }
     fprintf(stderr, "mpilens: '%s' is not a command; see 'mpilens --help'\n", argv[1]);
