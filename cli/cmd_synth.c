@@ -4,6 +4,8 @@
 
 #include "analysis/cube/cube.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +59,42 @@ static int parse_int(const char *s, int *v)
     return 0;
 }
 
+/* n ints separated by sep ("0:4096:512", "3,17"), the whole argument: sscanf alone would
+ * accept "0:1024:512junk" and silently drop the tail. */
+static int parse_ints(const char *s, char sep, int n, int *const v[])
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    char *p = buf;
+    for (int i = 0; i < n; i++) {
+        char *q = i + 1 < n ? strchr(p, sep) : p + strlen(p);
+        if (!q)
+            return -1;
+        *q = '\0';
+        if (parse_int(p, v[i]) != 0)
+            return -1;
+        p = q + 1;
+    }
+    return 0;
+}
+
+/* A seed: a whole unsigned decimal number. strtoul alone would take "abc" as 0 and "-1" as
+ * ULONG_MAX, so two different typos would give the same cube without a word. */
+static int parse_seed(const char *s, unsigned long *v)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    unsigned long x = strtoul(s, &end, 10);
+    if (*end || errno)
+        return -1;
+    *v = x;
+    return 0;
+}
+
 /* A number in [lo, hi), the whole argument. */
 static int parse_real(const char *s, double lo, double hi, double *v)
 {
@@ -99,18 +137,18 @@ int cmd_synth(int argc, char **argv)
         case O_NODES: bad = parse_int(optarg, &o.nodes); break;
         case O_SOCKETS: bad = parse_int(optarg, &o.sockets); break;
         /* B:E:S as network_test2 gives lengths, E exclusive; the generator checks their sense */
-        case 'l': bad = sscanf(optarg, "%d:%d:%d", &o.begin, &o.end, &o.step) != 3; break;
+        case 'l': bad = parse_ints(optarg, ':', 3, (int *const[]){&o.begin, &o.end, &o.step}); break;
         /* --noise is relative (0.03 is 3 %); the upper bound only refuses absurd values */
         case O_NOISE: bad = parse_real(optarg, 0, 10, &o.noise); break;
         /* the seed is taken as given: any number is a valid seed; the default is fixed so that
          * two runs with the same options write the same cube */
-        case O_SEED: o.seed = strtoul(optarg, NULL, 10); break;
+        case O_SEED: bad = parse_seed(optarg, &o.seed); break;
         case O_SLOW: bad = parse_int(optarg, &o.slow_node); break;
-        case O_BAD: bad = sscanf(optarg, "%d,%d", &o.bad_src, &o.bad_dst) != 2; break;
+        case O_BAD: bad = parse_ints(optarg, ',', 2, (int *const[]){&o.bad_src, &o.bad_dst}); break;
         case O_FORCE: force = 1; break;
         case O_SWITCHES: bad = parse_int(optarg, &o.switches); break;
         case O_SHUFFLE: o.shuffle = 1; break;
-        case O_ASYM: bad = sscanf(optarg, "%d,%d", &o.asym_a, &o.asym_b) != 2; break;
+        case O_ASYM: bad = parse_ints(optarg, ',', 2, (int *const[]){&o.asym_a, &o.asym_b}); break;
         /* jitter below 0.5: the per-link factor is clamped at 0.5, so a larger spread would pile
          * links onto the clamp (analysis/cube/synth.h) */
         case O_JITTER: bad = parse_real(optarg, 0, 0.5, &o.jitter); break;
