@@ -319,6 +319,7 @@ static int evaluate(const struct lens_criteria *cr, const struct lens_criterion 
     r->pass = lens_criteria_holds(c->op, w.v, c->limit);
     r->margin = c->op == LENS_CRITERIA_LE || c->op == LENS_CRITERIA_LT ? c->limit - w.v
                 : c->op == LENS_CRITERIA_EQ ? -fabs(w.v - c->limit) : w.v - c->limit;
+    r->margin += 0.0; /* -0 (an exact ==) prints as 0 */
     snprintf(r->where, sizeof r->where, "%s", w.where);
     return LENS_OK;
 }
