@@ -25,7 +25,7 @@ struct lens_accept_result {
     double measured;      /* the worst value over lengths, pairs and inputs (SI) */
     double margin;        /* how far measured is inside the limit, in the same unit: limit -
                            * measured for <= and <, measured - limit for >= and >, -|measured -
-                           * limit| for ==; negative or zero when it fails (except <= / >= at 0) */
+                           * limit| for ==; negative when it fails (< and > also fail at 0) */
     int pass;
     char where[256];      /* "3 -> 17 at 4096 B", "intra vm, ranks 0-1 at 4096 B", "node03 ..." */
 };
