@@ -49,11 +49,13 @@ static void help(void)
 static void show(char *buf, size_t cap, const struct lens_criterion *c, double v, int sign)
 {
     int kind = lens_criteria_metric_kind(c->metric);
+    /* one unit in SI, from the parser's own table, so display and parsing cannot disagree */
     double one = 1;
     if (c->unit[0])
         lens_criteria_unit_value("1", c->unit, &(int){0}, &one);
     const char *u = c->unit[0] ? c->unit : kind == LENS_CRITERIA_RATIO || kind == LENS_CRITERIA_COUNT
                                            ? "" : lens_criteria_kind_unit(kind);
+    /* four digits for people; the exact doubles are in --json. "%" sticks to its number */
     snprintf(buf, cap, sign ? "%+.4g%s%s" : "%.4g%s%s", v / one, *u && strcmp(u, "%") ? " " : "", u);
 }
 
@@ -77,6 +79,7 @@ static void describe(char *buf, size_t cap, const struct lens_criterion *c)
 static void print_text(const struct lens_criteria *cr, const struct lens_accept *a)
 {
     char d[512], m[64], g[64];
+    /* the criterion column is as wide as its longest entry, so the columns after it align */
     int width = 9;
     for (int i = 0; i < cr->n; i++) {
         describe(d, sizeof d, &cr->c[i]);
@@ -170,6 +173,7 @@ static int load(char **args, int nargs, unsigned mask, struct lens_accept_input 
                 struct lens_err *e)
 {
     for (int i = 0; i < nargs; i++) {
+        /* by name and header only: nothing is read twice, and nothing unrecognised is dropped */
         int p2p = lens_p2pfile_detect(args[i]), cube = lens_cube_probe(args[i]) || !p2p;
         if (p2p) {
             struct lens_p2pfile *f;
@@ -184,6 +188,7 @@ static int load(char **args, int nargs, unsigned mask, struct lens_accept_input 
                 return e->code;
             in[*nin].name = args[i];
             in[(*nin)++].cube = c;
+            /* repaired defects change what is judged: say so, on stderr, as every command does */
             for (int w = 0; w < c->nwarn; w++)
                 lens_cli_warn("%s", c->warnings[w]);
         }
@@ -215,17 +220,20 @@ int cmd_accept(int argc, char **argv)
         return lens_cli_usage("accept", "missing INPUT (a latency cube or a p2p sweep)");
     struct lens_err e;
     lens_err_clear(&e);
+    /* the contract before the inputs: a typo in it should not wait for a large cube to load */
     struct lens_criteria *cr;
     if (lens_criteria_read(criteria, &cr, &e) != LENS_OK)
         return lens_cli_fail(&e);
     int nargs = argc - optind, nin = 0;
     /* median at least: a cube read for a p2p-only contract must still be a valid cube */
     unsigned mask = lens_criteria_stats(cr) | 1u << LENS_STAT_MEDIAN;
+    /* two slots per argument: a prefix may be a cube and a sweep */
     struct lens_accept_input *in = lens_calloc((size_t)nargs * 2, sizeof *in);
     struct lens_accept *a = NULL;
     int rc = in ? load(argv + optind, nargs, mask, in, &nin, &e) : lens_err_set(&e, LENS_ENOMEM, "out of memory");
     if (rc == LENS_OK)
         rc = lens_accept_run(cr, in, nin, &a, &e);
+    /* nothing on stdout on error: a half verdict could be read as a whole one */
     int status = rc != LENS_OK ? lens_cli_fail(&e) : a->failed ? EXIT_REJECTED : LENS_EXIT_OK;
     if (rc == LENS_OK) {
         if (json)

@@ -34,6 +34,8 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Nearest rank (accept.h, docs/accept.md) rather than an interpolating definition: the result
+ * is a measured delay of one real link, never a value between two links that no link has. */
 double lens_accept_percentile(double *v, size_t n, int pct)
 {
     /* rank = ceil(pct * n / 100) in integers, so that 95% of 20 values is exactly rank 19 */
@@ -42,6 +44,7 @@ double lens_accept_percentile(double *v, size_t n, int pct)
         rank = 1;
     if (rank > n)
         rank = n;
+    /* a full sort: P^2 values per length at most, and qsort's order does not depend on luck */
     qsort(v, n, sizeof *v, cmp_double);
     return v[rank - 1];
 }
@@ -60,6 +63,7 @@ static void consider(struct worst *w, const struct lens_criterion *c, double v, 
 {
     if (isnan(v))
         return;
+    /* one "badness" to maximise whatever the operator, so the caller need not know it */
     double bad = c->op == LENS_CRITERIA_LE || c->op == LENS_CRITERIA_LT ? v
                  : c->op == LENS_CRITERIA_EQ ? fabs(v - c->limit) : -v;
     if (w->have && !(bad > w->badness))
@@ -83,6 +87,8 @@ static const char *prefix_of(const struct lens_accept_input *in, int nin, char *
     return buf;
 }
 
+/* Host names decide the scope (the cube's hosts file, one name per rank): two ranks on the
+ * same name share a node. The caller checked that hosts exist when scope is not all. */
 static int in_scope(const struct lens_cube *cb, int scope, int i, int j)
 {
     if (scope == LENS_SCOPE_ALL)
@@ -106,12 +112,15 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
     int P = cb->procs, L = cb->lengths[k];
     /* a link s -> r is element (r, s) when rows are receivers (lens_anomaly_row_is_receiver) */
     int recv_rows = lens_anomaly_row_is_receiver(cb->mode);
+    /* one pass gathers the values for the order statistics and tracks the extremes with
+     * their pairs; strict comparisons keep the first pair in row order on ties */
     size_t n = 0;
     int imax = -1, jmax = -1, imin = -1, jmin = -1;
     double vmax = -INFINITY, vmin = INFINITY;
     for (int i = 0; i < P; i++)
         for (int j = 0; j < P; j++) {
             double v = LENS_CUBE_AT(cb, c->stat, k, i, j);
+            /* the diagonal is a rank talking to itself, not a link; NaN is a missing delay */
             if (i == j || !isfinite(v) || !in_scope(cb, c->scope, i, j))
                 continue;
             buf[n++] = v;
@@ -120,6 +129,7 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
             if (v < vmin)
                 vmin = v, imin = i, jmin = j;
         }
+    /* a whole length without data cannot satisfy "every length": an error, not a skip */
     if (n == 0)
         return cfail(e, LENS_EDATA, cr, c, "%s: no finite %s delay among the %s at %d B", in->name,
                      lens_cube_stat_name(c->stat), scope_words(c->scope), L);
@@ -132,6 +142,7 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
         consider(w, c, vmin, "%s%d -> %d at %d B", pre, recv_rows ? jmin : imin, recv_rows ? imin : jmin, L);
         break;
     case LENS_METRIC_DELAY_MEDIAN:
+        /* the median every other command prints (cube.c), so the numbers agree with info */
         consider(w, c, lens_cube_median(buf, n), "%s%s at %d B", pre, scope_words(c->scope), L);
         break;
     case LENS_METRIC_DELAY_P95:
@@ -141,6 +152,7 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
         break;
     case LENS_METRIC_SPREAD: {
         double med = lens_cube_median(buf, n);
+        /* a zero median (all delays 0, a broken cube) would make the ratio infinite */
         if (!(med > 0))
             return cfail(e, LENS_EDATA, cr, c, "%s: the median delay of the %s at %d B is 0: no spread",
                          in->name, scope_words(c->scope), L);
@@ -148,7 +160,8 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
                  scope_words(c->scope), L);
         break;
     }
-    default: { /* asymmetry |a - b| / (a + b) of each unordered pair, as lens_cube_asymmetry */
+    default: { /* asymmetry |a - b| / (a + b) of each unordered pair, as lens_cube_asymmetry;
+                * the scope of (i, j) is that of (j, i), so the pair is in or out as a whole */
         int ai = -1, aj = -1;
         double amax = -1;
         for (int i = 0; i < P; i++)
@@ -176,6 +189,7 @@ static int cube_metric(const struct lens_criteria *cr, const struct lens_criteri
     const struct lens_cube *cb = in->cube;
     char pre[300];
     prefix_of(in, nin, pre, sizeof pre);
+    /* a cube given as one *_median.nc file has only that statistic */
     if (!cb->data[c->stat])
         return cfail(e, LENS_EDATA, cr, c, "%s has no %s statistic", in->name, lens_cube_stat_name(c->stat));
     if (c->scope != LENS_SCOPE_ALL && !cb->hosts)
@@ -188,6 +202,8 @@ static int cube_metric(const struct lens_criteria *cr, const struct lens_criteri
             pairs = i != j && in_scope(cb, c->scope, i, j);
     if (!pairs)
         return cfail(e, LENS_EDATA, cr, c, "%s has no %s", in->name, scope_words(c->scope));
+    /* length= must match a measured length exactly: the nearest one would judge a message
+     * size the contract did not name */
     int k0 = 0, k1 = cb->nlen;
     if (c->length >= 0) {
         k0 = -1;
@@ -210,6 +226,8 @@ static int cube_metric(const struct lens_criteria *cr, const struct lens_criteri
 }
 
 /* The anomalies of each (input, statistic), found at most once. */
+/* A contract naming slow nodes, bad links and the total asks three times for the same
+ * findings; the search is the costly part, so it runs once per (input, statistic). */
 struct anomaly_cache {
     struct lens_structure *s; /* nin * LENS_STAT_COUNT */
     unsigned char *done;
@@ -231,6 +249,7 @@ static int anomaly_metric(const struct lens_criteria *cr, const struct lens_crit
         so.parts = LENS_STRUCTURE_ANOMALIES;
         so.anomaly.stat = c->stat;
         int rc = lens_structure_run(cb, &so, s, e);
+        /* done even on failure: s is released with the cache whatever it holds */
         ac->done[slot] = 1;
         if (rc != LENS_OK)
             return lens_err_prefix(e, in->name), rc;
@@ -239,6 +258,7 @@ static int anomaly_metric(const struct lens_criteria *cr, const struct lens_crit
                                   [LENS_METRIC_BAD_LINK] = LENS_ANOMALY_BAD_LINK,
                                   [LENS_METRIC_ASYMMETRIC_PAIR] = LENS_ANOMALY_ASYMMETRIC_PAIR,
                                   [LENS_METRIC_STRUCTURE_CHANGE] = LENS_ANOMALY_STRUCTURE_CHANGE};
+    /* the subjects, in the ranked order of `mpilens anomalies`, until `where` is full */
     int count = 0;
     char where[256];
     prefix_of(in, nin, where, sizeof where);
@@ -267,12 +287,14 @@ static int p2p_metric(const struct lens_criteria *cr, const struct lens_criterio
     int used = 0;
     for (int p = 0; p < f->npairs; p++) {
         const struct lens_p2p_pair *q = &f->pair[p];
+        /* the sweep says inter from its kind column, or from two different host labels */
         if (c->scope != LENS_SCOPE_ALL && q->inter != (c->scope == LENS_SCOPE_INTER))
             continue;
         const struct lens_p2p_point *pt = NULL;
         for (int s = 0; s < q->nsize && !pt; s++)
             if (q->pt[s].size_bytes == c->size)
                 pt = &q->pt[s];
+        /* no interpolation: the contract names a size, and only a measured one is evidence */
         if (!pt)
             return cfail(e, LENS_EDATA, cr, c, "%s: pair '%s' was not measured at %lld B", in->name,
                          q->label, c->size);
@@ -298,6 +320,7 @@ static int evaluate(const struct lens_criteria *cr, const struct lens_criterion 
     int src = lens_criteria_metric_source(c->metric), rc = LENS_OK, any = 0;
     struct worst w;
     memset(&w, 0, sizeof w);
+    /* every input of the metric's kind must satisfy it: the worst over all of them counts */
     for (int i = 0; i < nin && rc == LENS_OK; i++) {
         if (src == LENS_CRITERIA_P2P ? !in[i].p2p : !in[i].cube)
             continue;
@@ -338,6 +361,7 @@ int lens_accept_run(const struct lens_criteria *cr, const struct lens_accept_inp
     *out = NULL;
     struct lens_accept *a = lens_calloc(1, sizeof *a);
     struct anomaly_cache ac;
+    /* at least one slot, so that a zero-sized calloc cannot be mistaken for a failure */
     size_t slots = (size_t)(nin > 0 ? nin : 1) * LENS_STAT_COUNT;
     ac.s = lens_calloc(slots, sizeof *ac.s);
     ac.done = lens_calloc(slots, 1);
@@ -346,6 +370,8 @@ int lens_accept_run(const struct lens_criteria *cr, const struct lens_accept_inp
     int rc = !a || !a->r || !ac.s || !ac.done ? lens_err_set(e, LENS_ENOMEM, "out of memory") : LENS_OK;
     if (a)
         a->n = cr->n;
+    /* the first criterion that cannot be measured stops the run: a verdict computed on part
+     * of the contract would be a verdict on another contract */
     for (int i = 0; i < cr->n && rc == LENS_OK; i++) {
         rc = evaluate(cr, &cr->c[i], in, nin, &ac, &a->r[i], e);
         a->failed += rc == LENS_OK && !a->r[i].pass;

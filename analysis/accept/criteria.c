@@ -14,11 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Keys a metric accepts (bit per key). label= goes with every metric. */
+/* Keys a metric accepts (bit per key). label= goes with every metric. A key a metric does
+ * not take is an error rather than ignored: `anomalies.total == 0 length=4096` would
+ * otherwise read as a promise about one length that nothing checks. */
 enum { K_LENGTH = 1, K_SIZE = 2, K_SCOPE = 4, K_STAT = 8, K_LABEL = 16 };
 static const char *const key_names[] = {"length", "size", "scope", "stat", "label"};
 #define NKEYS ((int)(sizeof key_names / sizeof *key_names))
 
+/* The vocabulary, indexed by enum lens_criteria_metric (designated initialisers keep a row
+ * from drifting away from its enum value). kind decides which units a limit may carry,
+ * source which inputs feed it (accept.c), keys what may follow the limit. The cube metrics
+ * take scope and length because they are measured per pair and per length; the anomaly
+ * counts are one number per cube and statistic; the p2p metrics are per pair at one size. */
 static const struct metric {
     const char *name;
     int kind, source, keys;
@@ -50,8 +57,8 @@ static const char *const reserved[] = {"bisection.bandwidth.min", "bisection.ban
  * U+00B5 or the Greek mu U+03BC, which look the same. */
 static const struct unit {
     const char *name;
-    int kind, exp10;
-    double mult;
+    int kind, exp10; /* exp10: the value is the text times 10^exp10 */
+    double mult;     /* then times this power of two (1 for decimal units) */
 } units[] = {
     {"s", LENS_CRITERIA_TIME, 0, 1}, {"ms", LENS_CRITERIA_TIME, -3, 1},
     {"us", LENS_CRITERIA_TIME, -6, 1}, {"\xc2\xb5s", LENS_CRITERIA_TIME, -6, 1},
@@ -62,6 +69,7 @@ static const struct unit {
     {"MB/s", LENS_CRITERIA_BANDWIDTH, 6, 1}, {"GB/s", LENS_CRITERIA_BANDWIDTH, 9, 1},
     {"KiB/s", LENS_CRITERIA_BANDWIDTH, 0, 1024.0}, {"MiB/s", LENS_CRITERIA_BANDWIDTH, 0, 1048576.0},
     {"GiB/s", LENS_CRITERIA_BANDWIDTH, 0, 1073741824.0},
+    /* "/s" alone: a rate has no quantity to name ("msg/s" would invite "pkt/s", "op/s") */
     {"/s", LENS_CRITERIA_RATE, 0, 1}, {"%", LENS_CRITERIA_RATIO, -2, 1},
 };
 #define NUNITS ((int)(sizeof units / sizeof *units))
@@ -112,6 +120,7 @@ const char *lens_criteria_kind_unit(int kind)
     return kind >= 0 && kind <= LENS_CRITERIA_COUNT ? names[kind] : "";
 }
 
+/* Written so that NaN fails every operator: each comparison with NaN is false. */
 int lens_criteria_holds(int op, double measured, double limit)
 {
     switch (op) {
@@ -126,6 +135,7 @@ int lens_criteria_holds(int op, double measured, double limit)
 int lens_criteria_unit_value(const char *text, const char *unit, int *kind, double *value)
 {
     const struct unit *u = NULL;
+    /* no unit: the text is already in the SI base unit */
     static const struct unit none = {"", LENS_CRITERIA_NONE, 0, 1};
     if (!*unit)
         u = &none;
@@ -147,14 +157,17 @@ int lens_criteria_unit_value(const char *text, const char *unit, int *kind, doub
         ex = ex > 100000 ? 100000 : ex < -100000 ? -100000 : ex;
     }
     ex += u->exp10;
+    /* the parser caps numbers at 64 characters; a longer mantissa would not fit buf */
     if (m > 64)
         return LENS_EDATA;
     snprintf(buf, sizeof buf, "%.*se%ld", (int)m, text, ex);
     errno = 0;
     double v = strtod(buf, NULL);
-    if (errno == ERANGE && v != 0)
+    /* Overflow is refused; an underflow to 0 or a subnormal is kept as the nearest double
+     * (glibc sets ERANGE for both), since 1e-320 s is a silly but well-defined limit. */
+    if (errno == ERANGE && isinf(v))
         return LENS_EDATA;
-    v *= u->mult;
+    v *= u->mult; /* a power of two: exact unless it overflows, checked next */
     if (!isfinite(v))
         return LENS_EDATA;
     *value = v;
@@ -163,6 +176,8 @@ int lens_criteria_unit_value(const char *text, const char *unit, int *kind, doub
 
 /* ---- the scanner of one line ---- */
 
+/* The line being parsed, with what a message needs to point into it. Positions inside the
+ * scanner are byte offsets; column() turns one into what the user sees only for messages. */
 struct scan {
     const char *path;
     long line;
@@ -190,6 +205,7 @@ static int fail(const struct scan *sc, size_t pos, struct lens_err *e, const cha
     return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: %s", sc->path, sc->line, column(sc, pos), msg);
 }
 
+/* '\r' counts as a blank so that files saved with CRLF line ends parse the same. */
 static size_t skip_space(const char *s, size_t p)
 {
     while (s[p] == ' ' || s[p] == '\t' || s[p] == '\r')
@@ -239,6 +255,7 @@ static int parse_bytes(const struct scan *sc, size_t p, size_t n, const char *ke
                        long long *out, struct lens_err *e)
 {
     char text[80], unit[32];
+    /* same number syntax as a limit, so "4KiB" and "4096" and "4.0KiB" all mean 4096 */
     size_t nl = number_len(sc->s + p);
     if (!nl || nl > 64)
         return fail(sc, p, e, "%s= needs a number of bytes, such as %s=4096 or %s=4KiB", key, key, key);
@@ -252,6 +269,7 @@ static int parse_bytes(const struct scan *sc, size_t p, size_t n, const char *ke
     if (kind != LENS_CRITERIA_NONE && kind != LENS_CRITERIA_SIZE)
         return fail(sc, p + nl, e, "unit '%s' of %s= is %s, not a size (B, KiB, MiB, GiB)", unit, key,
                     kind_units(kind));
+    /* the range check comes first: the cast below is undefined for values out of range */
     if (rc != LENS_OK || v > (double)max)
         return fail(sc, p, e, "%s=%.*s is out of range (at most %lld bytes)", key, (int)n, sc->s + p, max);
     if (v != floor(v))
@@ -266,6 +284,7 @@ static int parse_label(const struct scan *sc, size_t p, char **out, size_t *end,
     if (sc->s[p] != '"')
         return fail(sc, p, e, "label= needs a quoted text, such as label=\"latency of a node\"");
     size_t q = p + 1, n = 0;
+    /* the unescaped label is never longer than the rest of the line */
     char *buf = lens_malloc(strlen(sc->s + p) + 1);
     if (!buf)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", sc->path);
@@ -290,6 +309,8 @@ static int parse_limit(const struct scan *sc, size_t p, struct lens_criterion *c
 {
     const char *s = sc->s;
     const struct metric *m = &metrics[c->metric];
+    /* Every metric is non-negative; a sign is a typo ("<= -3us" for "<= 3us"), and a
+     * negative limit would make a criterion that can never hold or always holds. */
     if (s[p] == '-' || s[p] == '+')
         return fail(sc, p, e, "the limit must be a number without a sign, such as 3us");
     size_t nl = number_len(s + p);
@@ -313,6 +334,7 @@ static int parse_limit(const struct scan *sc, size_t p, struct lens_criterion *c
         while (!is_space_or_end(s[u + un]))
             un++;
     }
+    /* no unit is that long: refuse before copying, so the message shows it whole */
     if (un >= sizeof c->unit)
         return fail(sc, u, e, "unknown unit '%.*s'", (int)un, s + u);
     token(unit, sizeof unit, s + u, un);
@@ -322,6 +344,8 @@ static int parse_limit(const struct scan *sc, size_t p, struct lens_criterion *c
     if (rc == LENS_EINVAL)
         return fail(sc, u, e, "unknown unit '%s' (units: s ms us \xc2\xb5s ns, B KiB MiB GiB, B/s KB/s "
                     "MB/s GB/s KiB/s MiB/s GiB/s, /s, %%)", unit);
+    /* the kind is checked before the range, so "1e999 GB/s" on a latency names the real
+     * mistake (the unit) first */
     if (kind != LENS_CRITERIA_NONE && kind != m->kind)
         return fail(sc, u, e, "unit '%s' is %s, but %s is %s", unit, kind_units(kind), m->name,
                     kind_units(m->kind));
@@ -340,6 +364,7 @@ static int parse_key(const struct scan *sc, size_t p, struct lens_criterion *c, 
     const char *s = sc->s;
     const struct metric *m = &metrics[c->metric];
     size_t k = p;
+    /* key names are lowercase words; anything else before '=' is not a key at all */
     while ((s[k] >= 'a' && s[k] <= 'z') || s[k] == '_')
         k++;
     if (k == p || s[k] != '=') {
@@ -366,6 +391,7 @@ static int parse_key(const struct scan *sc, size_t p, struct lens_criterion *c, 
         return fail(sc, p, e, "key '%s' given twice", key_names[key]);
     *seen |= 1 << key;
     size_t v = k + 1, n = 0;
+    /* the label is the one value that may hold blanks: it has its own scanner */
     if (key == 4)
         return parse_label(sc, v, &c->label, end, e);
     while (!is_space_or_end(s[v + n]))
@@ -400,6 +426,7 @@ static int parse_key(const struct scan *sc, size_t p, struct lens_criterion *c, 
 /* Cuts the comment off (a '#' outside a label's quotes) in place. */
 static void cut_comment(char *s)
 {
+    /* the same escape rule as parse_label, so a \" inside a label does not end it here */
     int quoted = 0;
     for (char *p = s; *p; p++) {
         if (quoted && *p == '\\' && p[1])
@@ -417,6 +444,7 @@ static void cut_comment(char *s)
  * 0 when it is blank or a comment, or a negative LENS_E* code. */
 static int parse_line(const char *path, long line, char *s, struct lens_criterion *c, struct lens_err *e)
 {
+    /* comment first: "# cube.delay.max <= x" must not be parsed at all */
     cut_comment(s);
     struct scan sc = {path, line, s};
     size_t p = skip_space(s, 0), q = p;
@@ -428,6 +456,7 @@ static int parse_line(const char *path, long line, char *s, struct lens_criterio
     c->length = c->size = -1;
     c->stat = LENS_STAT_MEDIAN;
     c->scope = LENS_SCOPE_ALL;
+    /* a metric name is a dotted word; capitals are taken here only to be refused by name */
     while ((s[q] >= 'a' && s[q] <= 'z') || (s[q] >= 'A' && s[q] <= 'Z') || (s[q] >= '0' && s[q] <= '9') ||
            s[q] == '.' || s[q] == '_')
         q++;
@@ -453,12 +482,15 @@ static int parse_line(const char *path, long line, char *s, struct lens_criterio
     for (size_t i = 0; c->op < 0 && i < sizeof ops / sizeof *ops; i++)
         if (!strncmp(s + p, ops[i].text, strlen(ops[i].text)))
             c->op = ops[i].op, q = p + strlen(ops[i].text);
+    /* "<==" or "=<" are typos, not "<=" or "<" followed by garbage */
     if (c->op < 0 || s[q] == '=' || s[q] == '<' || s[q] == '>')
         return fail(&sc, p, e, "expected an operator (<= < >= > ==) after %s", name);
     int rc = parse_limit(&sc, skip_space(s, q), c, &p, e);
     int seen = 0;
     for (p = skip_space(s, p); rc == LENS_OK && s[p]; p = skip_space(s, p))
         rc = parse_key(&sc, p, c, &seen, &p, e);
+    /* p2p metrics need one size: at 0 B a sweep's bandwidth is 0, so "every size" cannot be
+     * what a bandwidth criterion means */
     if (rc == LENS_OK && metrics[c->metric].source == LENS_CRITERIA_P2P && c->size < 0)
         rc = fail(&sc, c->col - 1, e, "%s needs size= (the message size of the sweep, such as size=4096)",
                   name);
@@ -530,6 +562,8 @@ int lens_criteria_parse(const char *text, const char *name, struct lens_criteria
     size_t cap = 0;
     int rc = LENS_OK;
     long line = 0;
+    /* one line at a time into its own buffer, as the file reader hands them over, so the
+     * line numbers and the in-place scanning are the same for both */
     for (const char *p = text; rc == LENS_OK && *p;) {
         size_t n = strcspn(p, "\n");
         char *s = lens_malloc(n + 1);
@@ -574,6 +608,7 @@ int lens_criteria_read(const char *path, struct lens_criteria **out, struct lens
     return finish(cr, rc, out, e);
 }
 
+/* The p2p metrics read no cube statistic; their stat field keeps its default. */
 unsigned lens_criteria_stats(const struct lens_criteria *cr)
 {
     unsigned mask = 0;
