@@ -149,10 +149,10 @@ check_match "the scopes follow the hosts file" \
 # one host for every rank: no inter-node pair, an error (not a pass)
 for r in $(seq 0 15); do echo solo; done >"$TMP/h/network_hosts.txt"
 check_exit "no inter-node pair: exit 1" 1 "$M" accept "$TMP/h/network" --criteria "$TMP/ref.criteria"
-check_match "no inter-node pair: says so" "$(cat "$TMP/err")" "ref.criteria:3:1: cube.delay.max: .* has no inter-node pairs"
+check_match "no inter-node pair: says so" "$(cat "$TMP/err")" "ref.criteria:3:32: cube.delay.max: .* has no inter-node pairs"
 rm "$TMP/h/network_hosts.txt"
 check_exit "no hosts file, scope=intra: exit 1" 1 "$M" accept "$TMP/h/network" --criteria "$TMP/ref.criteria"
-check_match "no hosts file: says so" "$(cat "$TMP/err")" "ref.criteria:2:1: cube.delay.max: scope=intra needs host names"
+check_match "no hosts file: says so" "$(cat "$TMP/err")" "ref.criteria:2:32: cube.delay.max: scope=intra needs host names"
 
 # ---- exact limits: the maximum as the limit passes <= and fails < ----
 max=$($PY -c "import json,sys; print(repr(json.load(open(sys.argv[1]))['criteria'][0]['measured']))" "$TMP/c.json")
@@ -197,7 +197,7 @@ check_exit "p2p contract without the strict >: exit 0" 0 "$M" accept "$TMP/s" --
 check_match "text: PASS verdict" "$(tail -1 "$TMP/out")" "^accept: PASS, 0 of 4 criteria failed"
 printf 'p2p.latency <= 1us size=16\n' >"$TMP/p2psize.criteria"
 check_exit "p2p at an unmeasured size: exit 1" 1 "$M" accept "$TMP/s_p2p.csv" --criteria "$TMP/p2psize.criteria"
-check_match "unmeasured size: says so" "$(cat "$TMP/err")" "p2psize.criteria:1:1: p2p.latency: .*s_p2p.csv: pair 'intra n1, ranks 0-1' was not measured at 16 B"
+check_match "unmeasured size: says so" "$(cat "$TMP/err")" "p2psize.criteria:1:20: p2p.latency: .*s_p2p.csv: pair 'intra n1, ranks 0-1' was not measured at 16 B"
 
 # ---- the realistic contract on a cube and a sweep together ----
 check_exit "acceptance.criteria on synth32 + a sweep: exit 3" 3 "$M" accept "$S32" "$TMP/s" \
@@ -221,5 +221,6 @@ check_match "reserved metric: says so" "$(cat "$TMP/err")" "res.criteria:1:1: me
 check_exit "missing cube: exit 1" 1 "$M" accept "$TMP/nothing/network" --criteria samples/criteria/demo.criteria
 printf 'cube.delay.max <= 3us length=5000\n' >"$TMP/len.criteria"
 check_exit "a length the cube lacks: exit 1" 1 "$M" accept "$S32" --criteria "$TMP/len.criteria"
+check_match "a length the cube lacks: points at length=" "$(cat "$TMP/err")" "len.criteria:1:23: cube.delay.max: .* has no length 5000 B"
 
 finish test_accept

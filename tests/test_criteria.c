@@ -276,7 +276,7 @@ static void on_hand_cube(void)
     }
     /* no data is an error, never a pass */
     static const struct { const char *text, *want; } bad[] = {
-        {"cube.delay.max <= 1 length=512", "t.criteria:1:1: cube.delay.max: cube has no length 512 B"},
+        {"cube.delay.max <= 1 length=512", "t.criteria:1:21: cube.delay.max: cube has no length 512 B"},
         {"cube.delay.max <= 1 stat=average", "t.criteria:1:1: cube.delay.max: cube has no average statistic"},
         {"p2p.latency <= 1 size=8", "t.criteria:1:1: p2p.latency: no p2p sweep among the inputs"},
     };

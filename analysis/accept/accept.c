@@ -13,20 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Errors name the criterion (file:line:column and metric) before what is missing. */
-static int cfail(struct lens_err *e, int code, const struct lens_criteria *cr, const struct lens_criterion *c,
-                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int cfail(struct lens_err *e, int code, const struct lens_criteria *cr, const struct lens_criterion *c,
-                 const char *fmt, ...)
+/* Errors name the criterion (file:line:column and metric) before what is missing; the
+ * column is that of the key at fault (length=, size=, scope=) when there is one, else the
+ * metric's. */
+static int cfail_at(struct lens_err *e, int code, const struct lens_criteria *cr, const struct lens_criterion *c,
+                    int col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int cfail_at(struct lens_err *e, int code, const struct lens_criteria *cr, const struct lens_criterion *c,
+                    int col, const char *fmt, ...)
 {
     char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return lens_err_set(e, code, "%s:%d:%d: %s: %s", cr->path, c->line, c->col,
+    return lens_err_set(e, code, "%s:%d:%d: %s: %s", cr->path, c->line, col > 0 ? col : c->col,
                         lens_criteria_metric_name(c->metric), msg);
 }
+#define cfail(e, code, cr, c, ...) cfail_at((e), (code), (cr), (c), 0, __VA_ARGS__)
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -193,7 +196,7 @@ static int cube_metric(const struct lens_criteria *cr, const struct lens_criteri
     if (!cb->data[c->stat])
         return cfail(e, LENS_EDATA, cr, c, "%s has no %s statistic", in->name, lens_cube_stat_name(c->stat));
     if (c->scope != LENS_SCOPE_ALL && !cb->hosts)
-        return cfail(e, LENS_EDATA, cr, c, "scope=%s needs host names, and %s has no hosts file",
+        return cfail_at(e, LENS_EDATA, cr, c, c->scope_col, "scope=%s needs host names, and %s has no hosts file",
                      lens_criteria_scope_name(c->scope), in->name);
     /* An empty scope would measure nothing and pass: refuse it. */
     int pairs = 0;
@@ -201,7 +204,7 @@ static int cube_metric(const struct lens_criteria *cr, const struct lens_criteri
         for (int j = 0; j < cb->procs && !pairs; j++)
             pairs = i != j && in_scope(cb, c->scope, i, j);
     if (!pairs)
-        return cfail(e, LENS_EDATA, cr, c, "%s has no %s", in->name, scope_words(c->scope));
+        return cfail_at(e, LENS_EDATA, cr, c, c->scope_col, "%s has no %s", in->name, scope_words(c->scope));
     /* length= must match a measured length exactly: the nearest one would judge a message
      * size the contract did not name */
     int k0 = 0, k1 = cb->nlen;
@@ -211,7 +214,7 @@ static int cube_metric(const struct lens_criteria *cr, const struct lens_criteri
             if (cb->lengths[k] == c->length)
                 k0 = k;
         if (k0 < 0)
-            return cfail(e, LENS_EDATA, cr, c, "%s has no length %lld B (its lengths: %d to %d B, step %d)",
+            return cfail_at(e, LENS_EDATA, cr, c, c->length_col, "%s has no length %lld B (its lengths: %d to %d B, step %d)",
                          in->name, c->length, cb->lengths[0], cb->lengths[cb->nlen - 1], cb->step);
         k1 = k0 + 1;
     }
@@ -296,7 +299,7 @@ static int p2p_metric(const struct lens_criteria *cr, const struct lens_criterio
                 pt = &q->pt[s];
         /* no interpolation: the contract names a size, and only a measured one is evidence */
         if (!pt)
-            return cfail(e, LENS_EDATA, cr, c, "%s: pair '%s' was not measured at %lld B", in->name,
+            return cfail_at(e, LENS_EDATA, cr, c, c->size_col, "%s: pair '%s' was not measured at %lld B", in->name,
                          q->label, c->size);
         /* medians over the timed iterations: one slow repeat does not decide acceptance */
         double v = c->metric == LENS_METRIC_P2P_LATENCY ? pt->latency_median_s
@@ -309,7 +312,8 @@ static int p2p_metric(const struct lens_criteria *cr, const struct lens_criterio
         used++;
     }
     if (!used)
-        return cfail(e, LENS_EDATA, cr, c, "%s has no %s pair", in->name, lens_criteria_scope_name(c->scope));
+        return cfail_at(e, LENS_EDATA, cr, c, c->scope_col, "%s has no %s pair", in->name,
+                        lens_criteria_scope_name(c->scope));
     return LENS_OK;
 }
 
