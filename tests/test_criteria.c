@@ -167,6 +167,9 @@ static void errors(void)
         /* columns count characters: the micro sign is one column, not two bytes */
         {"cube.delay.max <= 3\xc2\xb5s label=\"\xc2\xb5\" x", "e:1:33: expected key=value"},
         {"# nothing\n\n   \n", "e: no criterion"},
+        {"cube.delay.max <= 3us label=\"caf\xe9\"", "e:1:33: not valid UTF-8 (byte 0xe9)"},
+        {"cube.delay.max <= 3us label=\"\xc0\xaf\"", "e:1:30: not valid UTF-8 (byte 0xc0)"},
+        {"cube.delay.max <= 3us label=\"\xed\xa0\x80\"", "e:1:30: not valid UTF-8 (byte 0xed)"},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         struct lens_criteria *cr = NULL;

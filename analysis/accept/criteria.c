@@ -423,6 +423,31 @@ static int parse_key(const struct scan *sc, size_t p, struct lens_criterion *c, 
     }
 }
 
+/* Offset of the first byte of s that is not well-formed UTF-8 (RFC 3629: no overlong forms,
+ * no surrogates, nothing above U+10FFFF), or -1. Labels reach the JSON output as they are,
+ * and a stray Latin-1 byte there would make the whole output unreadable to a JSON parser. */
+static long bad_utf8(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    for (long i = 0; s[i];) {
+        int n = s[i] < 0x80 ? 0 : s[i] >= 0xC2 && s[i] <= 0xDF ? 1 : s[i] >= 0xE0 && s[i] <= 0xEF ? 2
+                : s[i] >= 0xF0 && s[i] <= 0xF4 ? 3 : -1;
+        if (n < 0)
+            return i;
+        /* the second byte's range excludes overlong forms, surrogates and > U+10FFFF */
+        unsigned lo = 0x80, hi = 0xBF;
+        if (s[i] == 0xE0) lo = 0xA0;
+        if (s[i] == 0xED) hi = 0x9F;
+        if (s[i] == 0xF0) lo = 0x90;
+        if (s[i] == 0xF4) hi = 0x8F;
+        for (int k = 1; k <= n; k++)
+            if (s[i + k] < (k == 1 ? lo : 0x80) || s[i + k] > (k == 1 ? hi : 0xBF))
+                return i;
+        i += n + 1;
+    }
+    return -1;
+}
+
 /* Cuts the comment off (a '#' outside a label's quotes) in place. */
 static void cut_comment(char *s)
 {
@@ -447,6 +472,9 @@ static int parse_line(const char *path, long line, char *s, struct lens_criterio
     /* comment first: "# cube.delay.max <= x" must not be parsed at all */
     cut_comment(s);
     struct scan sc = {path, line, s};
+    long bad = bad_utf8(s);
+    if (bad >= 0)
+        return fail(&sc, (size_t)bad, e, "not valid UTF-8 (byte 0x%02x)", (unsigned char)s[bad]);
     size_t p = skip_space(s, 0), q = p;
     if (!s[p] || s[p] == '\n')
         return 0;
