@@ -42,7 +42,9 @@ static void help(void)
            "exit status: 0 every criterion holds, 3 some criterion fails, 1 error, 2 bad usage\n\n"
            "example:\n"
            "  mpilens accept samples/cubes/synth32/network --criteria samples/criteria/demo.criteria\n"
-           "  # cube.delay.max <= 3us length=4096 label=\"no link slower than 3 us\"\n");
+           "  mpilens accept results/network results/pair --criteria samples/criteria/acceptance.criteria --json\n\n"
+           "a line of FILE:\n"
+           "  cube.delay.max <= 3us length=4096 scope=inter label=\"no link slower than 3 us\"\n");
 }
 
 /* A value in the unit the criterion was written with, else in the SI base unit. */

@@ -370,6 +370,40 @@ static void percentile(void)
     LENS_TEST(lens_accept_percentile(w, 1, 99) == w[0], "one value");
 }
 
+/* The n-th allocation fails, for every n until the run succeeds: each failure is reported
+ * (ASan's leak check sees what is not freed), and the final run still gives the verdict. */
+static void faults(void)
+{
+    const char *text = "cube.delay.max <= 200us label=\"a\"\ncube.delay.p95 <= 1 scope=inter\n"
+                       "anomalies.total == 0 label=\"b\"\nanomalies.slow_node == 0\n";
+    struct lens_cube *c = hand_cube();
+    struct lens_err e;
+    int steps = 0, reported = 0, done = 0;
+    for (long n = 1; n < 100000 && !done && c; n++, steps++) {
+        struct lens_criteria *cr = NULL;
+        struct lens_accept *a = NULL;
+        lens_err_clear(&e);
+        lens_malloc_fail_after(n);
+        int rc = lens_criteria_parse(text, "f", &cr, &e);
+        struct lens_accept_input in = {"cube", c, NULL};
+        if (rc == LENS_OK)
+            rc = lens_accept_run(cr, &in, 1, &a, &e);
+        lens_malloc_fail_after(0);
+        if (rc == LENS_OK) {
+            done = 1;
+            LENS_TEST(a->n == 4 && a->failed == 0, "the run without failures: %d criteria, %d failed", a->n,
+                      a->failed);
+        } else {
+            reported += rc == LENS_ENOMEM && e.msg[0] && a == NULL;
+        }
+        lens_accept_free(a);
+        lens_criteria_free(cr);
+    }
+    LENS_TEST(done && steps > 10 && reported == steps - 1, "allocation failures reported: %d of %d", reported,
+              steps - 1);
+    lens_cube_free(c);
+}
+
 int main(void)
 {
     units();
@@ -378,5 +412,6 @@ int main(void)
     on_hand_cube();
     exact_limits();
     percentile();
+    faults();
     return LENS_TEST_DONE("test_criteria");
 }
