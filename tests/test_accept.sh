@@ -160,6 +160,9 @@ printf 'cube.delay.max <= %s\n' "$max" >"$TMP/le.criteria"
 printf 'cube.delay.max < %s\n' "$max" >"$TMP/lt.criteria"
 check_exit "max <= max: exit 0" 0 "$M" accept "$TMP/c/network" --criteria "$TMP/le.criteria"
 check_exit "max < max: exit 3" 3 "$M" accept "$TMP/c/network" --criteria "$TMP/lt.criteria"
+below=$($PY -c "import math,sys; print(repr(math.nextafter(float(sys.argv[1]), 0)))" "$max")
+printf 'cube.delay.max <= %s\n' "$below" >"$TMP/ulp.criteria"
+check_exit "max <= one ulp below max: exit 3" 3 "$M" accept "$TMP/c/network" --criteria "$TMP/ulp.criteria"
 
 # ---- a p2p sweep, hand-written: the median columns are what is judged ----
 cat >"$TMP/s_p2p.csv" <<'EOF'
