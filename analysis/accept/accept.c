@@ -1,0 +1,387 @@
+/* The evaluation of an acceptance contract (accept.h): each criterion measured on every
+ * input of its kind, at every length or pair it covers, keeping the worst value. Anomalies
+ * come from lens_structure_run, as `mpilens anomalies` finds them, run once per cube and
+ * statistic however many criteria ask. */
+#include "accept.h"
+
+#include "analysis/cube/cube.h"
+#include "analysis/structure/structure.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Errors name the criterion (file:line:column and metric) before what is missing; the
+ * column is that of the key at fault (length=, size=, scope=) when there is one, else the
+ * metric's. */
+static int cfail_at(struct lens_err *e, int code, const struct lens_criteria *cr, const struct lens_criterion *c,
+                    int col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int cfail_at(struct lens_err *e, int code, const struct lens_criteria *cr, const struct lens_criterion *c,
+                    int col, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return lens_err_set(e, code, "%s:%d:%d: %s: %s", cr->path, c->line, col > 0 ? col : c->col,
+                        lens_criteria_metric_name(c->metric), msg);
+}
+#define cfail(e, code, cr, c, ...) cfail_at((e), (code), (cr), (c), 0, __VA_ARGS__)
+
+/* Nearest rank (accept.h, docs/accept.md) rather than an interpolating definition: the result
+ * is a measured delay of one real link, never a value between two links that no link has. */
+double lens_accept_percentile(double *v, size_t n, int pct)
+{
+    /* rank = ceil(pct * n / 100) in integers, so that 95% of 20 values is exactly rank 19 */
+    size_t rank = ((size_t)pct * n + 99) / 100;
+    if (rank < 1)
+        rank = 1;
+    if (rank > n)
+        rank = n;
+    /* selection, not a sort: a 2400-process cube has 5.8 million delays per length; the
+     * k-th smallest value is unique, so the result does not depend on the pivots */
+    return lens_cube_select(v, n, rank - 1);
+}
+
+/* The worst value seen so far: the largest for <= and <, the smallest for >= and >, the
+ * farthest from the limit for ==. Ties keep the first, so `where` does not depend on luck. */
+struct worst {
+    int have;
+    double v, badness;
+    char where[256];
+};
+
+static void consider(struct worst *w, const struct lens_criterion *c, double v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void consider(struct worst *w, const struct lens_criterion *c, double v, const char *fmt, ...)
+{
+    if (isnan(v))
+        return;
+    /* one "badness" to maximise whatever the operator, so the caller need not know it */
+    double bad = c->op == LENS_CRITERIA_LE || c->op == LENS_CRITERIA_LT ? v
+                 : c->op == LENS_CRITERIA_EQ ? fabs(v - c->limit) : -v;
+    if (w->have && !(bad > w->badness))
+        return;
+    w->have = 1;
+    w->v = v;
+    w->badness = bad;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->where, sizeof w->where, fmt, ap);
+    va_end(ap);
+}
+
+/* "name: " before `where` when there is more than one input, so the reader knows which. */
+static const char *prefix_of(const struct lens_accept_input *in, int nin, char *buf, size_t cap)
+{
+    if (nin > 1)
+        snprintf(buf, cap, "%s: ", in->name);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+/* Host names decide the scope (the cube's hosts file, one name per rank): two ranks on the
+ * same name share a node. The caller checked that hosts exist when scope is not all. */
+static int in_scope(const struct lens_cube *cb, int scope, int i, int j)
+{
+    if (scope == LENS_SCOPE_ALL)
+        return 1;
+    int same = !strcmp(cb->hosts[i], cb->hosts[j]);
+    return scope == LENS_SCOPE_INTRA ? same : !same;
+}
+
+static const char *scope_words(int scope)
+{
+    return scope == LENS_SCOPE_INTRA ? "intra-node pairs" : scope == LENS_SCOPE_INTER ? "inter-node pairs"
+                                                                                      : "all pairs";
+}
+
+/* One cube metric at length index k into w. buf holds P*P doubles. */
+static int cube_length(const struct lens_criteria *cr, const struct lens_criterion *c,
+                       const struct lens_accept_input *in, const char *pre, int k, double *buf,
+                       struct worst *w, struct lens_err *e)
+{
+    const struct lens_cube *cb = in->cube;
+    int P = cb->procs, L = cb->lengths[k];
+    /* a link s -> r is element (r, s) when rows are receivers (lens_anomaly_row_is_receiver) */
+    int recv_rows = lens_anomaly_row_is_receiver(cb->mode);
+    /* one pass gathers the values for the order statistics and tracks the extremes with
+     * their pairs; strict comparisons keep the first pair in row order on ties */
+    size_t n = 0;
+    int imax = -1, jmax = -1, imin = -1, jmin = -1;
+    double vmax = -INFINITY, vmin = INFINITY;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            double v = LENS_CUBE_AT(cb, c->stat, k, i, j);
+            /* the diagonal is a rank talking to itself, not a link; NaN is a missing delay */
+            if (i == j || !isfinite(v) || !in_scope(cb, c->scope, i, j))
+                continue;
+            buf[n++] = v;
+            if (v > vmax)
+                vmax = v, imax = i, jmax = j;
+            if (v < vmin)
+                vmin = v, imin = i, jmin = j;
+        }
+    /* a whole length without data cannot satisfy "every length": an error, not a skip */
+    if (n == 0)
+        return cfail(e, LENS_EDATA, cr, c, "%s: no finite %s delay among the %s at %d B", in->name,
+                     lens_cube_stat_name(c->stat), scope_words(c->scope), L);
+    int from = recv_rows ? jmax : imax, to = recv_rows ? imax : jmax;
+    switch (c->metric) {
+    case LENS_METRIC_DELAY_MAX:
+        consider(w, c, vmax, "%s%d -> %d at %d B", pre, from, to, L);
+        break;
+    case LENS_METRIC_DELAY_MIN:
+        consider(w, c, vmin, "%s%d -> %d at %d B", pre, recv_rows ? jmin : imin, recv_rows ? imin : jmin, L);
+        break;
+    case LENS_METRIC_DELAY_MEDIAN:
+        /* the median every other command prints (cube.c), so the numbers agree with info */
+        consider(w, c, lens_cube_median(buf, n), "%s%s at %d B", pre, scope_words(c->scope), L);
+        break;
+    case LENS_METRIC_DELAY_P95:
+    case LENS_METRIC_DELAY_P99:
+        consider(w, c, lens_accept_percentile(buf, n, c->metric == LENS_METRIC_DELAY_P95 ? 95 : 99),
+                 "%s%s at %d B", pre, scope_words(c->scope), L);
+        break;
+    case LENS_METRIC_SPREAD: {
+        double med = lens_cube_median(buf, n);
+        /* a zero median (all delays 0, a broken cube) would make the ratio infinite */
+        if (!(med > 0))
+            return cfail(e, LENS_EDATA, cr, c, "%s: the median delay of the %s at %d B is 0: no spread",
+                         in->name, scope_words(c->scope), L);
+        consider(w, c, vmax / med, "%s%d -> %d over the median of %s at %d B", pre, from, to,
+                 scope_words(c->scope), L);
+        break;
+    }
+    default: { /* asymmetry |a - b| / (a + b) of each unordered pair, as lens_cube_asymmetry;
+                * the scope of (i, j) is that of (j, i), so the pair is in or out as a whole */
+        int ai = -1, aj = -1;
+        double amax = -1;
+        for (int i = 0; i < P; i++)
+            for (int j = i + 1; j < P; j++) {
+                double a = LENS_CUBE_AT(cb, c->stat, k, i, j), b = LENS_CUBE_AT(cb, c->stat, k, j, i);
+                if (!isfinite(a) || !isfinite(b) || !(a + b > 0) || !in_scope(cb, c->scope, i, j))
+                    continue;
+                double r = fabs(a - b) / (a + b);
+                if (r > amax)
+                    amax = r, ai = i, aj = j;
+            }
+        if (ai < 0)
+            return cfail(e, LENS_EDATA, cr, c, "%s: no pair of the %s has both directions at %d B",
+                         in->name, scope_words(c->scope), L);
+        consider(w, c, amax, "%spair %d <-> %d at %d B", pre, ai, aj, L);
+    }
+    }
+    return LENS_OK;
+}
+
+/* A cube metric on one cube: at length= or at every length. */
+static int cube_metric(const struct lens_criteria *cr, const struct lens_criterion *c,
+                       const struct lens_accept_input *in, int nin, struct worst *w, struct lens_err *e)
+{
+    const struct lens_cube *cb = in->cube;
+    char pre[300];
+    prefix_of(in, nin, pre, sizeof pre);
+    /* a cube given as one *_median.nc file has only that statistic */
+    if (!cb->data[c->stat])
+        return cfail(e, LENS_EDATA, cr, c, "%s has no %s statistic", in->name, lens_cube_stat_name(c->stat));
+    if (c->scope != LENS_SCOPE_ALL && !cb->hosts)
+        return cfail_at(e, LENS_EDATA, cr, c, c->scope_col, "scope=%s needs host names, and %s has no hosts file",
+                     lens_criteria_scope_name(c->scope), in->name);
+    /* An empty scope would measure nothing and pass: refuse it. */
+    int pairs = 0;
+    for (int i = 0; i < cb->procs && !pairs; i++)
+        for (int j = 0; j < cb->procs && !pairs; j++)
+            pairs = i != j && in_scope(cb, c->scope, i, j);
+    if (!pairs)
+        return cfail_at(e, LENS_EDATA, cr, c, c->scope_col, "%s has no %s", in->name, scope_words(c->scope));
+    /* length= must match a measured length exactly: the nearest one would judge a message
+     * size the contract did not name */
+    int k0 = 0, k1 = cb->nlen;
+    if (c->length >= 0) {
+        k0 = -1;
+        for (int k = 0; k < cb->nlen && k0 < 0; k++)
+            if (cb->lengths[k] == c->length)
+                k0 = k;
+        if (k0 < 0)
+            return cfail_at(e, LENS_EDATA, cr, c, c->length_col, "%s has no length %lld B (its lengths: %d to %d B, step %d)",
+                         in->name, c->length, cb->lengths[0], cb->lengths[cb->nlen - 1], cb->step);
+        k1 = k0 + 1;
+    }
+    double *buf = lens_malloc((size_t)cb->procs * (size_t)cb->procs * sizeof *buf);
+    if (!buf)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    int rc = LENS_OK;
+    for (int k = k0; k < k1 && rc == LENS_OK; k++)
+        rc = cube_length(cr, c, in, pre, k, buf, w, e);
+    lens_free(buf);
+    return rc;
+}
+
+/* The anomalies of each (input, statistic), found at most once. */
+/* A contract naming slow nodes, bad links and the total asks three times for the same
+ * findings; the search is the costly part, so it runs once per (input, statistic). */
+struct anomaly_cache {
+    struct lens_structure *s; /* nin * LENS_STAT_COUNT */
+    unsigned char *done;
+};
+
+static int anomaly_metric(const struct lens_criteria *cr, const struct lens_criterion *c,
+                          const struct lens_accept_input *in, int idx, int nin, struct anomaly_cache *ac,
+                          struct worst *w, struct lens_err *e)
+{
+    const struct lens_cube *cb = in->cube;
+    if (!cb->data[c->stat])
+        return cfail(e, LENS_EDATA, cr, c, "%s has no %s statistic", in->name, lens_cube_stat_name(c->stat));
+    size_t slot = (size_t)idx * LENS_STAT_COUNT + (size_t)c->stat;
+    struct lens_structure *s = &ac->s[slot];
+    if (!ac->done[slot]) {
+        /* only the anomaly part, as cli/cmd_anomalies.c asks for it */
+        struct lens_structure_opts so;
+        lens_structure_opts_default(&so);
+        so.parts = LENS_STRUCTURE_ANOMALIES;
+        so.anomaly.stat = c->stat;
+        int rc = lens_structure_run(cb, &so, s, e);
+        /* done even on failure: s is released with the cache whatever it holds */
+        ac->done[slot] = 1;
+        if (rc != LENS_OK)
+            return lens_err_prefix(e, in->name), rc;
+    }
+    static const int kind_of[] = {[LENS_METRIC_SLOW_NODE] = LENS_ANOMALY_SLOW_NODE,
+                                  [LENS_METRIC_BAD_LINK] = LENS_ANOMALY_BAD_LINK,
+                                  [LENS_METRIC_ASYMMETRIC_PAIR] = LENS_ANOMALY_ASYMMETRIC_PAIR,
+                                  [LENS_METRIC_STRUCTURE_CHANGE] = LENS_ANOMALY_STRUCTURE_CHANGE};
+    /* the subjects, in the ranked order of `mpilens anomalies`, until `where` is full */
+    int count = 0;
+    char where[256];
+    prefix_of(in, nin, where, sizeof where);
+    size_t used = strlen(where);
+    for (int i = 0; i < s->an->n; i++) {
+        const struct lens_anomaly *f = &s->an->items[i];
+        if (c->metric != LENS_METRIC_ANOMALIES_TOTAL && f->kind != kind_of[c->metric])
+            continue;
+        if (used < sizeof where)
+            used += (size_t)snprintf(where + used, sizeof where - used, "%s%s", count ? ", " : "", f->subject);
+        count++;
+    }
+    if (!count)
+        snprintf(where + used, sizeof where - used, "none");
+    consider(w, c, count, "%s", where);
+    return LENS_OK;
+}
+
+/* A p2p metric on one sweep: every pair in the scope at size=. */
+static int p2p_metric(const struct lens_criteria *cr, const struct lens_criterion *c,
+                      const struct lens_accept_input *in, int nin, struct worst *w, struct lens_err *e)
+{
+    const struct lens_p2pfile *f = in->p2p;
+    char pre[300];
+    prefix_of(in, nin, pre, sizeof pre);
+    int used = 0;
+    for (int p = 0; p < f->npairs; p++) {
+        const struct lens_p2p_pair *q = &f->pair[p];
+        /* the sweep says inter from its kind column, or from two different host labels */
+        if (c->scope != LENS_SCOPE_ALL && q->inter != (c->scope == LENS_SCOPE_INTER))
+            continue;
+        const struct lens_p2p_point *pt = NULL;
+        for (int s = 0; s < q->nsize && !pt; s++)
+            if (q->pt[s].size_bytes == c->size)
+                pt = &q->pt[s];
+        /* no interpolation: the contract names a size, and only a measured one is evidence */
+        if (!pt)
+            return cfail_at(e, LENS_EDATA, cr, c, c->size_col, "%s: pair '%s' was not measured at %lld B", in->name,
+                         q->label, c->size);
+        /* medians over the timed iterations: one slow repeat does not decide acceptance */
+        double v = c->metric == LENS_METRIC_P2P_LATENCY ? pt->latency_median_s
+                   : c->metric == LENS_METRIC_P2P_BANDWIDTH ? pt->bandwidth_median_Bps
+                                                             : pt->msg_rate_median_per_s;
+        if (!isfinite(v))
+            return cfail(e, LENS_EDATA, cr, c, "%s: pair '%s' has no finite value at %lld B", in->name,
+                         q->label, c->size);
+        consider(w, c, v, "%s%s at %lld B", pre, q->label, c->size);
+        used++;
+    }
+    if (!used)
+        return cfail_at(e, LENS_EDATA, cr, c, c->scope_col, "%s has no %s pair", in->name,
+                        lens_criteria_scope_name(c->scope));
+    return LENS_OK;
+}
+
+static int evaluate(const struct lens_criteria *cr, const struct lens_criterion *c,
+                    const struct lens_accept_input *in, int nin, struct anomaly_cache *ac,
+                    struct lens_accept_result *r, struct lens_err *e)
+{
+    int src = lens_criteria_metric_source(c->metric), rc = LENS_OK, any = 0;
+    struct worst w;
+    memset(&w, 0, sizeof w);
+    /* every input of the metric's kind must satisfy it: the worst over all of them counts */
+    for (int i = 0; i < nin && rc == LENS_OK; i++) {
+        if (src == LENS_CRITERIA_P2P ? !in[i].p2p : !in[i].cube)
+            continue;
+        any = 1;
+        if (src == LENS_CRITERIA_CUBE)
+            rc = cube_metric(cr, c, &in[i], nin, &w, e);
+        else if (src == LENS_CRITERIA_ANOMALIES)
+            rc = anomaly_metric(cr, c, &in[i], i, nin, ac, &w, e);
+        else
+            rc = p2p_metric(cr, c, &in[i], nin, &w, e);
+    }
+    if (rc != LENS_OK)
+        return rc;
+    /* a metric no input can give is an error, never a silent pass */
+    if (!any || !w.have)
+        return cfail(e, LENS_EDATA, cr, c, "no %s among the inputs",
+                     src == LENS_CRITERIA_P2P ? "p2p sweep" : "latency cube");
+    r->measured = w.v;
+    r->pass = lens_criteria_holds(c->op, w.v, c->limit);
+    r->margin = c->op == LENS_CRITERIA_LE || c->op == LENS_CRITERIA_LT ? c->limit - w.v
+                : c->op == LENS_CRITERIA_EQ ? -fabs(w.v - c->limit) : w.v - c->limit;
+    r->margin += 0.0; /* -0 (an exact ==) prints as 0 */
+    snprintf(r->where, sizeof r->where, "%s", w.where);
+    return LENS_OK;
+}
+
+void lens_accept_free(struct lens_accept *a)
+{
+    if (!a)
+        return;
+    lens_free(a->r);
+    lens_free(a);
+}
+
+int lens_accept_run(const struct lens_criteria *cr, const struct lens_accept_input *in, int nin,
+                    struct lens_accept **out, struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_accept *a = lens_calloc(1, sizeof *a);
+    struct anomaly_cache ac;
+    /* at least one slot, so that a zero-sized calloc cannot be mistaken for a failure */
+    size_t slots = (size_t)(nin > 0 ? nin : 1) * LENS_STAT_COUNT;
+    ac.s = lens_calloc(slots, sizeof *ac.s);
+    ac.done = lens_calloc(slots, 1);
+    if (a)
+        a->r = lens_calloc((size_t)(cr->n > 0 ? cr->n : 1), sizeof *a->r);
+    int rc = !a || !a->r || !ac.s || !ac.done ? lens_err_set(e, LENS_ENOMEM, "out of memory") : LENS_OK;
+    if (a)
+        a->n = cr->n;
+    /* the first criterion that cannot be measured stops the run: a verdict computed on part
+     * of the contract would be a verdict on another contract */
+    for (int i = 0; i < cr->n && rc == LENS_OK; i++) {
+        rc = evaluate(cr, &cr->c[i], in, nin, &ac, &a->r[i], e);
+        a->failed += rc == LENS_OK && !a->r[i].pass;
+    }
+    for (size_t s = 0; ac.s && s < slots; s++)
+        lens_structure_release(&ac.s[s]);
+    lens_free(ac.s);
+    lens_free(ac.done);
+    if (rc != LENS_OK) {
+        lens_accept_free(a);
+        return rc;
+    }
+    *out = a;
+    return LENS_OK;
+}

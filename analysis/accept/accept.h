@@ -1,0 +1,53 @@
+/* Acceptance: every criterion of a contract (criteria.h) measured on the inputs (latency
+ * cubes and p2p sweeps) and judged, for `mpilens accept` (docs/accept.md). A criterion must
+ * hold for every length (without length=), every pair of a sweep in its scope and every input
+ * of its kind; the value reported is the one with the least margin, and `where` names it.
+ * Units: every value here is in the metric's SI base unit (seconds, bytes/s, 1/s, a ratio,
+ * a count). Nothing prints. */
+#ifndef LENS_ACCEPT_H
+#define LENS_ACCEPT_H
+
+#include "common/err.h"
+#include "criteria.h"
+
+struct lens_cube;
+struct lens_p2pfile;
+
+/* One input: exactly one of cube and p2p is set. Borrowed: the caller keeps them alive. */
+struct lens_accept_input {
+    const char *name;                 /* as given on the command line, for `where` */
+    const struct lens_cube *cube;     /* read with at least the stats of lens_criteria_stats */
+    const struct lens_p2pfile *p2p;
+};
+
+/* The outcome of one criterion. */
+struct lens_accept_result {
+    double measured;      /* the worst value over lengths, pairs and inputs (SI) */
+    double margin;        /* how far measured is inside the limit, in the same unit: limit -
+                           * measured for <= and <, measured - limit for >= and >, -|measured -
+                           * limit| for ==; negative when it fails (< and > also fail at 0) */
+    int pass;
+    char where[256];      /* "3 -> 17 at 4096 B", "intra vm, ranks 0-1 at 4096 B", "node03 ..." */
+};
+
+struct lens_accept {
+    int n;                            /* = the criteria's n, in file order */
+    struct lens_accept_result *r;     /* owned (lens_accept_free) */
+    int failed;                       /* criteria that do not hold */
+};
+
+/* Evaluates every criterion of cr on the inputs. Errors name the criteria file, line and
+ * column, and the input: LENS_EDATA when a metric has no data (no input of its kind, no pair
+ * in the scope, no host names for scope=intra/inter, a length or size the input does not
+ * have, no finite value), LENS_EINVAL (a statistic the cube was read without), and those of
+ * lens_structure_run for the anomaly metrics; LENS_ENOMEM. */
+int lens_accept_run(const struct lens_criteria *cr, const struct lens_accept_input *in, int nin,
+                    struct lens_accept **out, struct lens_err *e);
+void lens_accept_free(struct lens_accept *a);
+
+/* The nearest-rank percentile of v[0..n) (reordered in place), n > 0, 0 < pct <= 100: the
+ * smallest value with at least pct% of the values at or below it, x_(ceil(pct/100 * n)).
+ * Always one of the values, so a limit can be checked against the element it names. */
+double lens_accept_percentile(double *v, size_t n, int pct);
+
+#endif
