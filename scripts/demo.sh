@@ -33,6 +33,14 @@ inputs+=(samples/cubes/synth32/network)
 for i in "${inputs[@]}"; do
     "$BIN/mpilens" info "$i" >"$out/$(basename "$(dirname "$i")")-info.txt"
 done
+# Acceptance: the sample machine judged by a contract (samples/criteria/demo.criteria) it is
+# built to fail on its slow node and bad link; exit status 3 means "a criterion failed".
+say "judging samples/cubes/synth32 against samples/criteria/demo.criteria (mpilens accept)"
+rc=0
+"$BIN/mpilens" accept samples/cubes/synth32/network --criteria samples/criteria/demo.criteria \
+    >"$out/accept-synth32.txt" || rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 3 ] || { say "accept failed (status $rc)"; exit 1; }
+say "$(tail -n 1 "$out/accept-synth32.txt") -> $out/accept-synth32.txt"
 say "writing $out/report.pdf and the figures in $out/figures"
 "$BIN/mpilens" report "${inputs[@]}" ${p2p[@]+"${p2p[@]}"} -o "$out/report.pdf" --figures "$out/figures" \
     --title "mpilens demo: $(hostname)"
