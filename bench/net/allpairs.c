@@ -4,7 +4,8 @@
 #include "allpairs.h"
 
 #include "fatal.h"
-#include "modes.h"
+#include "job.h"
+#include "mode.h"
 #include "analysis/cube/cube.h"
 
 #include <mpi.h>
@@ -12,57 +13,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-void lens_bench_mpi_version(char *buf, size_t n)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(v, &len);
-    v[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
-    size_t k = strcspn(v, "\r\n");
-    while (k > 0 && (v[k - 1] == ' ' || v[k - 1] == ','))
-        k--;
-    v[k] = '\0';
-    snprintf(buf, n, "%s", v);
-}
-
-void lens_bench_gather_hosts(char ***hosts)
-{
-    int rank, P, len = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    char name[MPI_MAX_PROCESSOR_NAME];
-    memset(name, 0, sizeof name);
-    MPI_Get_processor_name(name, &len);
-    char *all = NULL;
-    struct lens_err e;
-    *hosts = NULL;
-    if (rank == 0 && !(all = lens_malloc((size_t)P * MPI_MAX_PROCESSOR_NAME))) {
-        lens_err_set(&e, LENS_ENOMEM, "out of memory for %d host names", P);
-        lens_bench_fatal(&e);
-    }
-    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
-               MPI_COMM_WORLD);
-    if (rank != 0)
-        return;
-    char **h = lens_calloc((size_t)P, sizeof *h);
-    for (int i = 0; h && i < P; i++) {
-        char *s = all + (size_t)i * MPI_MAX_PROCESSOR_NAME;
-        s[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
-        if (!(h[i] = lens_strdup(s[0] ? s : "unknown"))) {
-            for (int k = 0; k < i; k++)
-                lens_free(h[k]);
-            lens_free(h);
-            h = NULL;
-        }
-    }
-    lens_free(all);
-    if (!h) {
-        lens_err_set(&e, LENS_ENOMEM, "out of memory for %d host names", P);
-        lens_bench_fatal(&e);
-    }
-    *hosts = h;
-}
 
 /* Rank 0's side: the writer and the gather buffers. */
 struct sink {
@@ -110,7 +60,7 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
         sink_fail(s, &e);
     }
     char mpiv[256], warm[32];
-    lens_bench_mpi_version(mpiv, sizeof mpiv);
+    lens_bench_job_mpi_version(mpiv, sizeof mpiv);
     snprintf(warm, sizeof warm, "%d", o->warmup);
     const char *attrs[] = {
         "tool", "mpilens-bench",
@@ -194,7 +144,7 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
     if (lens_bench_ctx_init(&c, o, &e) != LENS_OK)
         lens_bench_fatal(&e);
     char **hosts;
-    lens_bench_gather_hosts(&hosts);
+    lens_bench_job_hosts(&hosts);
     size_t P = (size_t)c.procs, n = (size_t)o->repeats;
     double *pack = lens_malloc(4 * P * sizeof(double));
     if (!pack) {
@@ -210,7 +160,7 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
         double t0 = MPI_Wtime();
         lens_bench_mode_run(&c, len);
         if (o->timing)
-            lens_bench_barrier(c.oversubscribed); /* the last pair done: the gather waits for no one */
+            lens_bench_job_barrier(c.oversubscribed); /* the last pair done: the gather waits for no one */
         double t1 = MPI_Wtime();
         for (int st = 0; st < 4; st++)
             memcpy(pack + (size_t)st * P, c.row[st], P * sizeof(double));

@@ -3,7 +3,8 @@
  * (-t p2p). Options are checked identically on every rank, so bad usage ends the job
  * collectively with a message from rank 0; errors during the run go through MPI_Abort. */
 #include "allpairs.h"
-#include "modes.h"
+#include "job.h"
+#include "mode.h"
 #include "opts.h"
 #include "p2p.h"
 #include "analysis/cube/cube.h"
@@ -156,7 +157,7 @@ int main(int argc, char **argv)
             help();
         if (rank == 0 && o.version) {
             char v[256];
-            lens_bench_mpi_version(v, sizeof v);
+            lens_bench_job_mpi_version(v, sizeof v);
             printf("mpilens-bench %s (%s)\n", LENS_VERSION, v);
         }
     } else {

@@ -3,9 +3,8 @@
 #include "p2p.h"
 #include "common/time.h"
 
-#include "allpairs.h"
 #include "fatal.h"
-#include "modes.h"
+#include "job.h"
 #include "p2p_out.h"
 #include "stats.h"
 
@@ -18,7 +17,7 @@
 
 enum { TAG_LAT = 21, TAG_BW = 22, TAG_ACK = 23, TAG_SYNC = 24, TAG_RESULT = 25 };
 
-int lens_bench_p2p_exists(const char *prefix) { return lens_p2p_out_exists(prefix); }
+int lens_bench_p2p_exists(const char *prefix) { return lens_bench_p2p_out_exists(prefix); }
 
 void lens_bench_p2p_iters(int n, int s, int *lat, int *bw, int *batch)
 {
@@ -232,7 +231,7 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     struct lens_err e;
     char **hosts = all_hosts(P);
-    int over = lens_bench_node_oversubscribed(); /* ranks not measuring then sleep as they wait */
+    int over = lens_bench_job_oversubscribed(); /* ranks not measuring then sleep as they wait */
     struct plan pl;
     plan_pairs(&pl, o, hosts, P);
 
@@ -262,10 +261,10 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
         memset(sbuf, 0xa5, blen); /* touched before timing */
         memset(rbuf, 0x5a, blen);
     }
-    struct lens_p2p_out out;
+    struct lens_bench_p2p_out out;
     memset(&out, 0, sizeof out);
     if (rank == 0) {
-        if (lens_p2p_out_init(&out, pl.n, ns, max_lat, max_bw, &e) != LENS_OK)
+        if (lens_bench_p2p_out_init(&out, pl.n, ns, max_lat, max_bw, &e) != LENS_OK)
             lens_bench_fatal(&e);
         out.window = LENS_BENCH_P2P_WINDOW;
         memcpy(out.sizes, sizes, (size_t)ns * sizeof(int));
@@ -274,7 +273,7 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
             lens_bench_p2p_iters(n, sizes[k], &li, &bi, &out.batch[k]);
         }
         for (int p = 0; p < pl.n; p++) {
-            if (lens_p2p_out_set_pair(&out, p, pl.pa[p], pl.pb[p], hosts[pl.pa[p]], hosts[pl.pb[p]],
+            if (lens_bench_p2p_out_set_pair(&out, p, pl.pa[p], pl.pb[p], hosts[pl.pa[p]], hosts[pl.pb[p]],
                                       pl.kind[p], &e) != LENS_OK)
                 lens_bench_fatal(&e);
             for (int k = 0; k < ns; k++)
@@ -309,8 +308,8 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
                 MPI_Request rq[2];
                 MPI_Irecv(tl, ns * max_lat, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, &rq[0]);
                 MPI_Irecv(tb, ns * max_bw, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, &rq[1]);
-                lens_bench_wait(&rq[0], over);
-                lens_bench_wait(&rq[1], over);
+                lens_bench_job_wait(&rq[0], over);
+                lens_bench_job_wait(&rq[1], over);
             }
             for (int k = 0; k < ns; k++) {
                 size_t q = (size_t)p * ns + k;
@@ -328,11 +327,11 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
                      (double)LENS_BENCH_P2P_WINDOW * sizes[ns - 1] / s1.median / 1e6, sizes[ns - 1],
                      MPI_Wtime() - start);
         }
-        lens_bench_barrier(over);
+        lens_bench_job_barrier(over);
     }
     if (rank == 0) {
         char mpiv[256], date[64], wnd[32];
-        lens_bench_mpi_version(mpiv, sizeof mpiv);
+        lens_bench_job_mpi_version(mpiv, sizeof mpiv);
         lens_time_format_date(lens_time_source_date(), date, sizeof date);
         snprintf(wnd, sizeof wnd, "%d", LENS_BENCH_P2P_WINDOW);
         const char *attrs[] = {
@@ -348,11 +347,11 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
                                     "an empty reply; bandwidth = k*s / T, message rate = k / T for "
                                     "the window time T; mean = k*s*c / sum T",
             NULL, NULL};
-        if (lens_p2p_out_write(&out, o->prefix, attrs, &e) != LENS_OK)
+        if (lens_bench_p2p_out_write(&out, o->prefix, attrs, &e) != LENS_OK)
             lens_bench_fatal(&e);
         say_line(say, arg, "wrote %s_p2p.csv and %s_p2p.nc (%d pair%s, %d sizes)", o->prefix,
                  o->prefix, pl.n, pl.n == 1 ? "" : "s", ns);
-        lens_p2p_out_release(&out);
+        lens_bench_p2p_out_release(&out);
     }
     lens_free(sbase);
     lens_free(rbase);

@@ -15,7 +15,7 @@
 
 #define LABEL_LEN 256
 
-int lens_p2p_out_init(struct lens_p2p_out *r, int npairs, int nsize, int max_lat, int max_bw,
+int lens_bench_p2p_out_init(struct lens_bench_p2p_out *r, int npairs, int nsize, int max_lat, int max_bw,
                       struct lens_err *e)
 {
     memset(r, 0, sizeof *r);
@@ -37,7 +37,7 @@ int lens_p2p_out_init(struct lens_p2p_out *r, int npairs, int nsize, int max_lat
     r->bw_raw = lens_malloc(Q * (size_t)max_bw * sizeof(double));
     if (!r->sizes || !r->batch || !r->rank_a || !r->rank_b || !r->host_a || !r->host_b || !r->kind ||
         !r->lat_iters || !r->bw_iters || !r->lat_raw || !r->bw_raw) {
-        lens_p2p_out_release(r);
+        lens_bench_p2p_out_release(r);
         return lens_err_set(e, LENS_ENOMEM, "out of memory for %d pairs x %d sizes", npairs, nsize);
     }
     for (size_t x = 0; x < Q * (size_t)max_lat; x++)
@@ -47,7 +47,7 @@ int lens_p2p_out_init(struct lens_p2p_out *r, int npairs, int nsize, int max_lat
     return LENS_OK;
 }
 
-void lens_p2p_out_release(struct lens_p2p_out *r)
+void lens_bench_p2p_out_release(struct lens_bench_p2p_out *r)
 {
     for (int p = 0; p < r->npairs; p++) {
         if (r->host_a)
@@ -71,7 +71,7 @@ void lens_p2p_out_release(struct lens_p2p_out *r)
     memset(r, 0, sizeof *r);
 }
 
-int lens_p2p_out_set_pair(struct lens_p2p_out *r, int p, int a, int b, const char *host_a,
+int lens_bench_p2p_out_set_pair(struct lens_bench_p2p_out *r, int p, int a, int b, const char *host_a,
                           const char *host_b, const char *kind, struct lens_err *e)
 {
     r->rank_a[p] = a;
@@ -88,7 +88,7 @@ int lens_p2p_out_set_pair(struct lens_p2p_out *r, int p, int a, int b, const cha
 }
 
 /* The 13 columns of pair/size q from the raw times; scratch holds max(max_lat, max_bw). */
-static void columns(const struct lens_p2p_out *r, size_t q, double *scratch, double *col)
+static void columns(const struct lens_bench_p2p_out *r, size_t q, double *scratch, double *col)
 {
     double s = r->sizes[q % (size_t)r->nsize], k = r->window, c2 = 2.0 * r->batch[q % (size_t)r->nsize];
     int nl = r->lat_iters[q], nb = r->bw_iters[q];
@@ -122,7 +122,7 @@ static char *path_with(const char *prefix, const char *suffix)
     return p;
 }
 
-static int write_csv(const struct lens_p2p_out *r, const char *path, double *scratch, struct lens_err *e)
+static int write_csv(const struct lens_bench_p2p_out *r, const char *path, double *scratch, struct lens_err *e)
 {
     struct lens_atomic a;
     int rc = lens_atomic_open(&a, path, "w", e);
@@ -147,7 +147,7 @@ static int write_csv(const struct lens_p2p_out *r, const char *path, double *scr
 }
 
 /* Defines and fills the NetCDF file; returns a NetCDF status. */
-static int fill_nc(int id, const struct lens_p2p_out *r, const char *const *attrs, double *scratch)
+static int fill_nc(int id, const struct lens_bench_p2p_out *r, const char *const *attrs, double *scratch)
 {
     int st, dp, ds, dl, db, dc, v_size, v_batch, v_ra, v_rb, v_ha, v_hb, v_kind, v_li, v_bi, v_lraw, v_braw;
     int v_col[LENS_P2P_NCOLS];
@@ -206,7 +206,7 @@ static int fill_nc(int id, const struct lens_p2p_out *r, const char *const *attr
     return NC_NOERR;
 }
 
-static int write_nc(const struct lens_p2p_out *r, const char *path, const char *const *attrs,
+static int write_nc(const struct lens_bench_p2p_out *r, const char *path, const char *const *attrs,
                     double *scratch, struct lens_err *e)
 {
     struct lens_atomic a;
@@ -229,7 +229,7 @@ static int write_nc(const struct lens_p2p_out *r, const char *path, const char *
     return lens_atomic_commit(&a, e);
 }
 
-int lens_p2p_out_write(const struct lens_p2p_out *r, const char *prefix, const char *const *attrs,
+int lens_bench_p2p_out_write(const struct lens_bench_p2p_out *r, const char *prefix, const char *const *attrs,
                        struct lens_err *e)
 {
     char *csv = path_with(prefix, "_p2p.csv"), *nc = path_with(prefix, "_p2p.nc");
@@ -264,7 +264,7 @@ int lens_p2p_out_write(const struct lens_p2p_out *r, const char *prefix, const c
     return rc;
 }
 
-int lens_p2p_out_exists(const char *prefix)
+int lens_bench_p2p_out_exists(const char *prefix)
 {
     static const char *const names[] = {"_p2p.csv", "_p2p.nc"};
     for (int i = 0; i < 2; i++) {

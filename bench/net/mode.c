@@ -1,9 +1,10 @@
-/* The all-pairs modes (see modes.h). Pair modes measure one pair at a time: a token passed
+/* The all-pairs modes (see mode.h). Pair modes measure one pair at a time: a token passed
  * from the leader of one pair to the ranks of the next keeps measurements from overlapping
  * without a barrier of all P ranks per pair. The delay each mode stores is defined in
  * lens_bench_mode_definition() and written into every file. */
-#include "modes.h"
+#include "mode.h"
 
+#include "job.h"
 #include "stats.h"
 #include "analysis/cube/cube.h"
 
@@ -60,131 +61,9 @@ const char *lens_bench_mode_definition(int mode)
     }
 }
 
-/* Spins (MPI_Wait) when every rank has its own core; on an oversubscribed node tests and
- * sleeps 200 us between tests, because a rank spinning while it waits for its turn takes the
- * core from the pair being measured (8 ranks on 2 cores: 6 spinning, the sweep 100 times
- * slower and its delays full of preemption). 200 us was the best of 20, 50, 200 and 1000 us
- * at 8 and 64 ranks on 2 cores. */
-void lens_bench_wait(MPI_Request *rq, int oversubscribed)
-{
-    if (!oversubscribed) {
-        MPI_Wait(rq, MPI_STATUS_IGNORE);
-        return;
-    }
-    int done = 0;
-    MPI_Test(rq, &done, MPI_STATUS_IGNORE);
-    while (!done) {
-        struct timespec ts = {0, 200000};
-        nanosleep(&ts, NULL);
-        MPI_Test(rq, &done, MPI_STATUS_IGNORE);
-    }
-}
-
-void lens_bench_barrier(int oversubscribed)
-{
-    if (!oversubscribed) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        return;
-    }
-    MPI_Request rq;
-    MPI_Ibarrier(MPI_COMM_WORLD, &rq);
-    lens_bench_wait(&rq, 1);
-}
-
-int lens_bench_node_oversubscribed(void)
-{
-    MPI_Comm node;
-    int local = 1;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-    }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 && local > cores;
-}
-
-static int symmetric(int mode) { return mode == LENS_MODE_ASYNC_ONE_TO_ONE || mode == LENS_MODE_NOISE; }
-static int noisy(int mode) { return mode == LENS_MODE_NOISE || mode == LENS_MODE_NOISE_BLOCKING; }
-static int rma(int mode) { return mode == LENS_MODE_PUT || mode == LENS_MODE_GET; }
-
-int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *o, struct lens_err *e)
-{
-    memset(c, 0, sizeof *c);
-    c->o = o;
-    c->win = MPI_WIN_NULL;
-    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c->procs);
-    size_t P = (size_t)c->procs;
-    c->maxlen = o->begin + (o->nlen - 1) * o->step;
-    size_t blen = c->maxlen > 0 ? (size_t)c->maxlen : 1;
-    size_t nlen = o->noise_len > 0 ? (size_t)o->noise_len : 1;
-    size_t n = (size_t)o->repeats;
-    size_t nreq = 2 * (P > (size_t)o->noise_msgs ? P : (size_t)o->noise_msgs);
-    int mode = o->mode;
-    c->sbuf = lens_malloc(blen);
-    c->rbuf = lens_malloc(blen);
-    c->samples = lens_malloc(P * n * sizeof(double));
-    c->scratch = lens_malloc(P * n * sizeof(double));
-    c->req = lens_malloc(nreq * sizeof(MPI_Request));
-    c->iw = lens_malloc(2 * P * sizeof(int));
-    for (int s = 0; s < 4; s++)
-        c->row[s] = lens_calloc(P, sizeof(double));
-    if (o->raw)
-        c->rawrow = lens_calloc(P * (size_t)o->repeats, sizeof(double));
-    if (mode == LENS_MODE_ALL_TO_ALL)
-        c->a2a = lens_malloc(P * blen);
-    if (noisy(mode)) {
-        c->nsbuf = lens_malloc(nlen);
-        c->nrbuf = lens_malloc(nlen);
-    }
-    int bad = !c->sbuf || !c->rbuf || !c->samples || !c->scratch || !c->req || !c->iw ||
-              !c->row[0] || !c->row[1] || !c->row[2] || !c->row[3] || (o->raw && !c->rawrow) ||
-              (mode == LENS_MODE_ALL_TO_ALL && !c->a2a) || (noisy(mode) && (!c->nsbuf || !c->nrbuf));
-    if (bad) {
-        lens_bench_ctx_release(c);
-        return lens_err_set(e, LENS_ENOMEM, "out of memory for the message buffers (%zu bytes, %zu "
-                            "processes)", blen, P);
-    }
-    /* Touch every page before timing, so no first-touch page fault lands in a measurement. */
-    memset(c->sbuf, 0xa5, blen);
-    memset(c->rbuf, 0x5a, blen);
-    if (c->a2a)
-        memset(c->a2a, 0x3c, P * blen);
-    if (c->nsbuf) {
-        memset(c->nsbuf, 0xc3, nlen);
-        memset(c->nrbuf, 0x96, nlen);
-    }
-    c->transposed = mode == LENS_MODE_BCAST;
-    c->oversubscribed = lens_bench_node_oversubscribed();
-    long pp = (long)P * (long)(P - 1);
-    c->pairs = symmetric(mode) ? pp / 2 : mode == LENS_MODE_BCAST ? (long)P : pp;
-    if (rma(mode)) {
-        char *base = NULL;
-        MPI_Win_allocate((MPI_Aint)blen, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &c->win);
-        memset(base, 0x69, blen);
-    }
-    return LENS_OK;
-}
-
-void lens_bench_ctx_release(struct lens_bench_ctx *c)
-{
-    if (c->win != MPI_WIN_NULL)
-        MPI_Win_free(&c->win);
-    lens_free(c->sbuf);
-    lens_free(c->rbuf);
-    lens_free(c->a2a);
-    lens_free(c->nsbuf);
-    lens_free(c->nrbuf);
-    lens_free(c->req);
-    lens_free(c->iw);
-    lens_free(c->samples);
-    lens_free(c->scratch);
-    for (int s = 0; s < 4; s++)
-        lens_free(c->row[s]);
-    lens_free(c->rawrow);
-    memset(c, 0, sizeof *c);
-    c->win = MPI_WIN_NULL;
-}
+int lens_bench_mode_symmetric(int mode) { return mode == LENS_MODE_ASYNC_ONE_TO_ONE || mode == LENS_MODE_NOISE; }
+int lens_bench_mode_noisy(int mode) { return mode == LENS_MODE_NOISE || mode == LENS_MODE_NOISE_BLOCKING; }
+int lens_bench_mode_rma(int mode) { return mode == LENS_MODE_PUT || mode == LENS_MODE_GET; }
 
 /* Stores the statistics of x[0..n-1] as cell x of this rank's row (and the raw samples). */
 static void store_cell(struct lens_bench_ctx *c, int cell, const double *x)
@@ -327,7 +206,7 @@ static void kernel_noise(struct lens_bench_ctx *c, int partner)
 static int next_pair(const struct lens_bench_ctx *c, int *i, int *j)
 {
     int P = c->procs;
-    if (symmetric(c->o->mode)) {
+    if (lens_bench_mode_symmetric(c->o->mode)) {
         if (++*j >= P) {
             ++*i;
             *j = *i + 1;
@@ -349,9 +228,9 @@ static int participants(const struct lens_bench_ctx *c, int i, int j, int *list)
 {
     int n = 0, P = c->procs;
     list[n++] = i;
-    if (!rma(c->o->mode))
+    if (!lens_bench_mode_rma(c->o->mode))
         list[n++] = j;
-    if (noisy(c->o->mode)) {
+    if (lens_bench_mode_noisy(c->o->mode)) {
         int want = c->o->noise_procs & ~1;
         for (int t = 1; t < P && want > 0; t++) {
             int q = (j + t) % P;
@@ -369,9 +248,9 @@ static void measure_pair(struct lens_bench_ctx *c, const int *list, int at, int 
     int mode = c->o->mode;
     if (at >= 2) {
         kernel_noise(c, list[2 + ((at - 2) ^ 1)]);
-    } else if (rma(mode)) {
+    } else if (lens_bench_mode_rma(mode)) {
         kernel_rma(c, j, len);
-    } else if (symmetric(mode)) {
+    } else if (lens_bench_mode_symmetric(mode)) {
         kernel_async(c, at == 0 ? j : i, len);
     } else if (mode == LENS_MODE_SEND_RECV_AND_RECV_SEND) {
         kernel_send_recv(c, i, j, len);
@@ -399,7 +278,7 @@ static void run_pairs(struct lens_bench_ctx *c, int len)
             if (prev_lead >= 0 && prev_lead != me) {
                 MPI_Request rq;
                 MPI_Irecv(NULL, 0, MPI_BYTE, prev_lead, TAG_GO, MPI_COMM_WORLD, &rq);
-                lens_bench_wait(&rq, c->oversubscribed);
+                lens_bench_job_wait(&rq, c->oversubscribed);
             }
             measure_pair(c, cur, at, i, j, len);
             if (at > 0) {
@@ -479,7 +358,7 @@ void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
         memset(c->row[s], 0, P * sizeof(double));
     if (c->rawrow)
         memset(c->rawrow, 0, P * (size_t)c->o->repeats * sizeof(double));
-    lens_bench_barrier(c->oversubscribed);
+    lens_bench_job_barrier(c->oversubscribed);
     switch (c->o->mode) {
     case LENS_MODE_ALL_TO_ALL: run_all_to_all(c, len); break;
     case LENS_MODE_BCAST: run_bcast(c, len); break;
