@@ -59,9 +59,14 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
         lens_err_set(&e, LENS_ENOMEM, "out of memory for the %zu x %zu matrices", P, P);
         sink_fail(s, &e);
     }
-    char mpiv[256], warm[32];
+    char mpiv[256], warm[32], rounds[32], seed[32];
     lens_bench_job_mpi_version(mpiv, sizeof mpiv);
     snprintf(warm, sizeof warm, "%d", o->warmup);
+    /* The schedule's attributes say how the pairs were ordered; a parallel run's rounds and
+     * seed rebuild its exact tournament (bench/net/schedule.h). */
+    int parallel = o->schedule == LENS_BENCH_SCHEDULE_PARALLEL;
+    snprintf(rounds, sizeof rounds, "%d", c->sched.rounds);
+    snprintf(seed, sizeof seed, "%llu", o->seed);
     const char *attrs[] = {
         "tool", "mpilens-bench",
         "mpi_library_version", mpiv,
@@ -73,6 +78,10 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
                       "per-repeat delay defined in delay_definition",
         "diagonal", "0 in every statistic: a rank is not measured against itself",
         "warmup_repeats", warm,
+        "schedule", parallel ? "parallel" : "serial",
+        /* a serial run's list ends here: it has no rounds and no seed */
+        parallel ? "rounds" : NULL, rounds,
+        "shuffle_seed", o->shuffle ? seed : "none",
         NULL, NULL};
     /* --force over a run that kept its raw repeats: a stale _all.nc would not match. */
     if (!o->raw && o->force) {

@@ -34,13 +34,20 @@ int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *
         c->rawrow = lens_calloc(P * (size_t)o->repeats, sizeof(double));
     if (mode == LENS_MODE_ALL_TO_ALL)
         c->a2a = lens_malloc(P * blen);
+    /* Every rank builds the same tournament from the same options: no message needed. */
+    int sched_rc = LENS_OK;
+    if (o->schedule == LENS_BENCH_SCHEDULE_PARALLEL) {
+        sched_rc = lens_bench_schedule_init(&c->sched, c->procs, o->shuffle, o->seed, e);
+        c->partner = lens_malloc(P * sizeof(int));
+    }
     if (lens_bench_mode_noisy(mode)) {
         c->nsbuf = lens_malloc(nlen);
         c->nrbuf = lens_malloc(nlen);
     }
     int bad = !c->sbuf || !c->rbuf || !c->samples || !c->scratch || !c->req || !c->iw ||
               !c->row[0] || !c->row[1] || !c->row[2] || !c->row[3] || (o->raw && !c->rawrow) ||
-              (mode == LENS_MODE_ALL_TO_ALL && !c->a2a) || (lens_bench_mode_noisy(mode) && (!c->nsbuf || !c->nrbuf));
+              (mode == LENS_MODE_ALL_TO_ALL && !c->a2a) || (lens_bench_mode_noisy(mode) && (!c->nsbuf || !c->nrbuf)) ||
+              sched_rc != LENS_OK || (o->schedule == LENS_BENCH_SCHEDULE_PARALLEL && !c->partner);
     if (bad) {
         lens_bench_ctx_release(c);
         return lens_err_set(e, LENS_ENOMEM, "out of memory for the message buffers (%zu bytes, %zu "
@@ -83,6 +90,8 @@ void lens_bench_ctx_release(struct lens_bench_ctx *c)
     for (int s = 0; s < 4; s++)
         lens_free(c->row[s]);
     lens_free(c->rawrow);
+    lens_free(c->partner);
+    lens_bench_schedule_release(&c->sched);
     memset(c, 0, sizeof *c);
     c->win = MPI_WIN_NULL;
 }

@@ -5,6 +5,7 @@
 #define LENS_BENCH_CTX_H
 
 #include "opts.h"
+#include "schedule.h"
 
 #include <mpi.h>
 
@@ -25,6 +26,8 @@ struct lens_bench_ctx {
                              row[s][x] is cell (rank, x), or (x, rank) if transposed */
     double *rawrow;       /* --raw: P * repeats samples of the same cells, else NULL */
     int *iw;              /* 2 * P ints: participant lists of two consecutive pairs */
+    struct lens_bench_schedule sched; /* --schedule parallel: the tournament, else zeroed */
+    int *partner;         /* --schedule parallel: P ints, one round's partner of every rank */
     int transposed;       /* 1 when this rank holds column cells (bcast: row = root) */
     int oversubscribed;   /* 1 when this node runs more ranks than it has cores: ranks that
                              wait for their turn sleep between tests instead of spinning */

@@ -301,6 +301,59 @@ static void run_pairs(struct lens_bench_ctx *c, int len)
     }
 }
 
+/* ---- the parallel schedule: the disjoint pairs of a round-robin round at once ---- */
+
+/* Both ranks of a pair leave this together, so neither direction's first repeat overlaps
+ * the other's last; sleeping waits, because the other pairs of the round need the cores. */
+static void pair_sync(struct lens_bench_ctx *c, int peer)
+{
+    MPI_Request rq[2];
+    MPI_Irecv(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD, &rq[0]);
+    MPI_Isend(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD, &rq[1]);
+    lens_bench_job_wait(&rq[0], c->oversubscribed);
+    lens_bench_job_wait(&rq[1], c->oversubscribed);
+}
+
+/* Measures both ordered pairs of {me, peer}: the lower rank measures first (cell (lo, hi)),
+ * then the higher (cell (hi, lo)), with the same kernels and roles as the serial order, so a
+ * cell means the same under either schedule. A symmetric mode measures both in one exchange. */
+static void measure_both(struct lens_bench_ctx *c, int peer, int len)
+{
+    int me = c->rank, mode = c->o->mode;
+    int lo = me < peer ? me : peer, hi = me < peer ? peer : me;
+    if (lens_bench_mode_symmetric(mode)) {
+        pair_sync(c, peer);
+        kernel_async(c, peer, len);
+        return;
+    }
+    for (int d = 0; d < 2; d++) {
+        int i = d == 0 ? lo : hi, j = d == 0 ? hi : lo; /* i measures, j is its partner */
+        pair_sync(c, peer);
+        if (lens_bench_mode_rma(mode)) {
+            if (me == i) /* passive target: j only waits for the next pair_sync */
+                kernel_rma(c, j, len);
+        } else if (mode == LENS_MODE_SEND_RECV_AND_RECV_SEND) {
+            kernel_send_recv(c, i, j, len);
+        } else {
+            kernel_one_to_one(c, i, j, len);
+        }
+    }
+}
+
+/* One length under --schedule parallel: round after round, every rank measures with its
+ * partner of the round (or sits out its bye); a barrier closes each round so that the pairs
+ * running side by side are exactly the round's, as the file's `rounds` attribute says. */
+static void run_rounds(struct lens_bench_ctx *c, int len)
+{
+    for (int r = 0; r < c->sched.rounds; r++) {
+        lens_bench_schedule_round(&c->sched, r, c->partner);
+        int peer = c->partner[c->rank];
+        if (peer >= 0)
+            measure_both(c, peer, len);
+        lens_bench_job_barrier(c->oversubscribed);
+    }
+}
+
 /* ---- collective modes ---- */
 
 static void run_all_to_all(struct lens_bench_ctx *c, int len)
@@ -362,6 +415,11 @@ void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
     switch (c->o->mode) {
     case LENS_MODE_ALL_TO_ALL: run_all_to_all(c, len); break;
     case LENS_MODE_BCAST: run_bcast(c, len); break;
-    default: run_pairs(c, len); break;
+    default:
+        if (c->o->schedule == LENS_BENCH_SCHEDULE_PARALLEL)
+            run_rounds(c, len);
+        else
+            run_pairs(c, len);
+        break;
     }
 }

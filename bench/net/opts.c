@@ -7,6 +7,7 @@
 
 #include "analysis/cube/cube.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -15,7 +16,8 @@
 #include <string.h>
 
 enum {
-    O_RAW = 256, O_FORCE, O_PROGRESS, O_TIMING, O_PAIR, O_PAIRS, O_WARMUP, O_DIE,
+    O_RAW = 256, O_FORCE, O_PROGRESS, O_TIMING, O_PAIR, O_PAIRS, O_WARMUP, O_DIE, O_SCHEDULE,
+    O_SHUFFLE,
 };
 
 static const struct option long_opts[] = {
@@ -37,6 +39,8 @@ static const struct option long_opts[] = {
     {"pair", required_argument, NULL, O_PAIR},
     {"pairs", required_argument, NULL, O_PAIRS},
     {"warmup", required_argument, NULL, O_WARMUP},
+    {"schedule", required_argument, NULL, O_SCHEDULE},
+    {"shuffle", required_argument, NULL, O_SHUFFLE},
     {"die-after-length", required_argument, NULL, O_DIE}, /* testing only, not in --help */
     {NULL, 0, NULL, 0}};
 
@@ -106,6 +110,24 @@ static int take(struct lens_bench_opts *o, int ch, const char *arg)
     case 'p': return parse_int(arg, 0, INT_MAX, &o->noise_procs);
     case O_WARMUP: o->warmup_set = 1; return parse_int(arg, 0, 100000000, &o->warmup);
     case O_DIE: return parse_int(arg, 1, INT_MAX, &o->die_after);
+    case O_SCHEDULE:
+        if (!strcmp(arg, "serial"))
+            o->schedule = LENS_BENCH_SCHEDULE_SERIAL;
+        else if (!strcmp(arg, "parallel"))
+            o->schedule = LENS_BENCH_SCHEDULE_PARALLEL;
+        else
+            return -1;
+        return 0;
+    case O_SHUFFLE: {
+        /* A seed is any unsigned 64-bit decimal; strtoull would take "-1" as 2^64 - 1. */
+        char *end;
+        errno = 0;
+        if (!isdigit((unsigned char)arg[0]))
+            return -1;
+        o->seed = strtoull(arg, &end, 10);
+        o->shuffle = 1;
+        return *end || errno ? -1 : 0;
+    }
     case O_PAIRS:
         if (strcmp(arg, "per-node"))
             return -1;
@@ -138,10 +160,32 @@ static const char *option_name(int ch, char *buf, size_t n)
     return "option";
 }
 
+/* Why a mode cannot run under --schedule parallel, or NULL when it can. Parallel rounds keep
+ * every rank in a pair, so a mode that needs ranks outside the pair, or that is one collective
+ * already, has no place in them (docs/bench.md). */
+static const char *parallel_refused(int mode)
+{
+    switch (mode) {
+    case LENS_MODE_NOISE:
+    case LENS_MODE_NOISE_BLOCKING:
+        return "its noise comes from ranks outside the measured pair, and in a parallel round "
+               "every rank is in a pair, so the noise would be the other pairs' traffic";
+    case LENS_MODE_ALL_TO_ALL:
+    case LENS_MODE_BCAST:
+        return "it is a collective of all ranks, measured in one go: it has no pairs to schedule";
+    case LENS_MODE_P2P:
+        return "the p2p sweep measures its few pairs one after the other on purpose, so that no "
+               "other traffic shares the link";
+    default:
+        return NULL;
+    }
+}
+
 int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, struct lens_err *e)
 {
     set_defaults(o);
     int ch;
+    const char *why;
     optind = 1;
     opterr = 0; /* every rank parses: the messages are printed once, by rank 0, from e */
     while ((ch = getopt_long(argc, argv, ":t:f:n:b:e:s:l:m:p:hv", long_opts, NULL)) != -1) {
@@ -186,6 +230,12 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
     } else if (o->end_set && o->end < 1) {
         return lens_err_set(e, LENS_EUSAGE, "bad length range: end %d; p2p needs end >= 1", o->end);
     }
+    if (o->shuffle && o->schedule != LENS_BENCH_SCHEDULE_PARALLEL)
+        return lens_err_set(e, LENS_EUSAGE, "--shuffle %llu: only the parallel schedule is "
+                            "shuffled (add --schedule parallel)", o->seed);
+    if (o->schedule == LENS_BENCH_SCHEDULE_PARALLEL && (why = parallel_refused(o->mode)))
+        return lens_err_set(e, LENS_EUSAGE, "--schedule parallel cannot run mode %s: %s",
+                            lens_cube_mode_name(o->mode), why);
     if (o->pair_a == o->pair_b)
         return lens_err_set(e, LENS_EUSAGE, "--pair %d,%d: need two different ranks", o->pair_a, o->pair_b);
     if (o->warmup < 0)
