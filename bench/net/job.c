@@ -112,6 +112,6 @@ int lens_bench_job_oversubscribed(void)
         MPI_Comm_size(node, &local);
         MPI_Comm_free(&node);
     }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN); /* online, not configured: what the ranks can use */
     return cores > 0 && local > cores;
 }

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+/* One tag per kind of message: a token of the pair order (GO, DONE) can never be taken for a
+ * measured message (DATA, PING) of a pair that shares a rank, since MPI matches on the tag. */
 enum { TAG_DATA = 11, TAG_PING = 12, TAG_GO = 13, TAG_DONE = 14, TAG_NOISE = 15 };
 
 const char *lens_bench_mode_definition(int mode)
@@ -61,11 +63,14 @@ const char *lens_bench_mode_definition(int mode)
     }
 }
 
+/* The properties every schedule and the buffers of ctx.c decide by: one place, so a new mode
+ * cannot be symmetric for the kernels and not for the pair count. */
 int lens_bench_mode_symmetric(int mode) { return mode == LENS_MODE_ASYNC_ONE_TO_ONE || mode == LENS_MODE_NOISE; }
 int lens_bench_mode_noisy(int mode) { return mode == LENS_MODE_NOISE || mode == LENS_MODE_NOISE_BLOCKING; }
 int lens_bench_mode_rma(int mode) { return mode == LENS_MODE_PUT || mode == LENS_MODE_GET; }
 
 /* Stores the statistics of x[0..n-1] as cell x of this rank's row (and the raw samples). */
+/* All four statistics come from the same samples x, so the four files describe one delay. */
 static void store_cell(struct lens_bench_ctx *c, int cell, const double *x)
 {
     size_t n = (size_t)c->o->repeats;
@@ -92,8 +97,8 @@ static void store_cell(struct lens_bench_ctx *c, int cell, const double *x)
 static void kernel_one_to_one(struct lens_bench_ctx *c, int i, int j, int len)
 {
     int w = c->o->warmup, n = c->o->repeats;
-    double *x = c->samples, zmin = HUGE_VAL;
-    if (c->rank == j) {
+    double *x = c->samples, zmin = HUGE_VAL; /* zmin: smallest round trip seen, seconds */
+    if (c->rank == j) { /* the sender: answers the probe, then the token with the message */
         for (int r = 0; r < w + n; r++) {
             MPI_Recv(NULL, 0, MPI_BYTE, i, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(NULL, 0, MPI_BYTE, i, TAG_PING, MPI_COMM_WORLD);
@@ -102,6 +107,8 @@ static void kernel_one_to_one(struct lens_bench_ctx *c, int i, int j, int len)
         }
         return;
     }
+    /* The warm-up repeats run the same exchange untimed: the first messages between two ranks
+     * set up the connection (and shared-memory queues) and must not count. */
     for (int r = 0; r < w + n; r++) {
         double t0 = MPI_Wtime();
         MPI_Send(NULL, 0, MPI_BYTE, j, TAG_PING, MPI_COMM_WORLD);
@@ -110,10 +117,12 @@ static void kernel_one_to_one(struct lens_bench_ctx *c, int i, int j, int len)
         MPI_Send(NULL, 0, MPI_BYTE, j, TAG_PING, MPI_COMM_WORLD);
         MPI_Recv(c->rbuf, len, MPI_BYTE, j, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         double t2 = MPI_Wtime();
-        zmin = t1 - t0 < zmin ? t1 - t0 : zmin;
+        zmin = t1 - t0 < zmin ? t1 - t0 : zmin; /* the warm-up's round trips calibrate too */
         if (r >= w)
             x[r - w] = t2 - t1;
     }
+    /* A repeat's own token-and-answer time is a round trip too (with l bytes one way), so it
+     * bounds the token's cost as well; without it the subtraction below could go negative. */
     for (int r = 0; r < n; r++)
         zmin = x[r] < zmin ? x[r] : zmin;
     for (int r = 0; r < n; r++)
@@ -139,12 +148,14 @@ static void kernel_send_recv(struct lens_bench_ctx *c, int i, int j, int len)
         MPI_Recv(c->rbuf, len, MPI_BYTE, j, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         double t1 = MPI_Wtime();
         if (r >= w)
-            x[r - w] = 0.5 * (t1 - t0);
+            x[r - w] = 0.5 * (t1 - t0); /* both directions carry l bytes: half is the one-way delay */
     }
     store_cell(c, j, x);
 }
 
 /* async_one_to_one, noise: both ranks exchange at once and both measure. */
+/* The receive is posted before the send, so the partner's message never waits in an unexpected
+ * queue and the exchange costs what the network costs. */
 static void kernel_async(struct lens_bench_ctx *c, int other, int len)
 {
     int w = c->o->warmup, n = c->o->repeats;
@@ -162,12 +173,15 @@ static void kernel_async(struct lens_bench_ctx *c, int other, int len)
 }
 
 /* put, get: row i (origin) measures; the target takes no part (passive target). */
+/* Lock, transfer and unlock are timed together: the unlock is where a passive-target transfer
+ * is known to be complete, so timing MPI_Put alone would time only its start. */
 static void kernel_rma(struct lens_bench_ctx *c, int target, int len)
 {
     int w = c->o->warmup, n = c->o->repeats, put = c->o->mode == LENS_MODE_PUT;
     double *x = c->samples;
     for (int r = 0; r < w + n; r++) {
         double t0 = MPI_Wtime();
+        /* put writes: exclusive, as network_test2 */
         MPI_Win_lock(put ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target, 0, c->win);
         if (put)
             MPI_Put(c->sbuf, len, MPI_BYTE, target, 0, len, MPI_BYTE, c->win);
@@ -182,6 +196,8 @@ static void kernel_rma(struct lens_bench_ctx *c, int target, int len)
 }
 
 /* A noise process: one burst of -m messages with its noise partner per repeat. */
+/* The noise repeats as many times as the pair measures (warm-up included), so the noise is on
+ * for the whole measurement and ends with it; the pair's leader waits for its DONE. */
 static void kernel_noise(struct lens_bench_ctx *c, int partner)
 {
     const struct lens_bench_opts *o = c->o;
@@ -203,6 +219,8 @@ static void kernel_noise(struct lens_bench_ctx *c, int partner)
 
 /* ---- pair modes: one pair at a time, in a fixed order every rank computes ---- */
 
+/* The order is network_test2's: row by row, columns ascending, skipping the diagonal; symmetric
+ * modes take each unordered pair once (i < j), as one exchange measures both cells. */
 static int next_pair(const struct lens_bench_ctx *c, int *i, int *j)
 {
     int P = c->procs;
@@ -224,6 +242,8 @@ static int next_pair(const struct lens_bench_ctx *c, int *i, int *j)
 
 /* The ranks taking part in pair (i, j): the leader i first, then j (not for put/get, whose
  * target is passive), then the noise processes, which pair up as (2, 3), (4, 5), ... */
+/* The noise ranks are the next ones after j (mod P), so the noise moves around the machine with
+ * the pair instead of always loading ranks 2 and 3. */
 static int participants(const struct lens_bench_ctx *c, int i, int j, int *list)
 {
     int n = 0, P = c->procs;
@@ -231,7 +251,7 @@ static int participants(const struct lens_bench_ctx *c, int i, int j, int *list)
     if (!lens_bench_mode_rma(c->o->mode))
         list[n++] = j;
     if (lens_bench_mode_noisy(c->o->mode)) {
-        int want = c->o->noise_procs & ~1;
+        int want = c->o->noise_procs & ~1; /* noise ranks work in pairs: an even count */
         for (int t = 1; t < P && want > 0; t++) {
             int q = (j + t) % P;
             if (q != i && q != j) {
@@ -243,6 +263,8 @@ static int participants(const struct lens_bench_ctx *c, int i, int j, int *list)
     return n;
 }
 
+/* at is this rank's place in the participant list: 0 the leader i, 1 its partner j, 2 and above
+ * the noise ranks, paired as neighbours (2 with 3, 4 with 5: (at - 2) ^ 1). */
 static void measure_pair(struct lens_bench_ctx *c, const int *list, int at, int i, int j, int len)
 {
     int mode = c->o->mode;
@@ -259,14 +281,17 @@ static void measure_pair(struct lens_bench_ctx *c, const int *list, int at, int 
     }
 }
 
+/* Every rank walks the same pair sequence but acts only on the pairs it belongs to. The leader
+ * of a pair collects DONE from its participants and then hands GO to the next pair's ranks, so
+ * two pairs never overlap and ranks outside both pairs stay idle (sleeping when oversubscribed). */
 static void run_pairs(struct lens_bench_ctx *c, int len)
 {
     int me = c->rank, P = c->procs;
-    int *cur = c->iw, *nxt = c->iw + P;
+    int *cur = c->iw, *nxt = c->iw + P; /* this pair's and the next pair's ranks */
     int i = 0, j = 1, ncur = participants(c, i, j, cur), prev_lead = -1, more = 1;
     while (more) {
         int ni = i, nj = j, nnext = 0;
-        more = next_pair(c, &ni, &nj);
+        more = next_pair(c, &ni, &nj); /* look ahead: the leader hands GO to the next pair */
         if (more)
             nnext = participants(c, ni, nj, nxt);
         int at = -1;
@@ -275,13 +300,14 @@ static void run_pairs(struct lens_bench_ctx *c, int len)
                 at = k;
         if (at >= 0) {
             /* Start when the previous pair's leader says it has finished. */
-            if (prev_lead >= 0 && prev_lead != me) {
+            if (prev_lead >= 0 && prev_lead != me) { /* the first pair starts at once */
                 MPI_Request rq;
                 MPI_Irecv(NULL, 0, MPI_BYTE, prev_lead, TAG_GO, MPI_COMM_WORLD, &rq);
                 lens_bench_job_wait(&rq, c->oversubscribed);
             }
             measure_pair(c, cur, at, i, j, len);
             if (at > 0) {
+                /* tell the leader this rank is done */
                 MPI_Send(NULL, 0, MPI_BYTE, cur[0], TAG_DONE, MPI_COMM_WORLD);
             } else {
                 for (int k = 1; k < ncur; k++)
@@ -356,6 +382,8 @@ static void run_rounds(struct lens_bench_ctx *c, int len)
 
 /* ---- collective modes ---- */
 
+/* The barrier gives every rank the same start, so the time until each message arrives is
+ * comparable across senders; P - 1 receives and sends are in flight at once, as network_test2. */
 static void run_all_to_all(struct lens_bench_ctx *c, int len)
 {
     int P = c->procs, me = c->rank, w = c->o->warmup, n = c->o->repeats;
@@ -373,24 +401,27 @@ static void run_all_to_all(struct lens_bench_ctx *c, int len)
             MPI_Isend(c->sbuf, len, MPI_BYTE, (me + d) % P, TAG_DATA, MPI_COMM_WORLD, &sq[d - 1]);
         for (int got = 0; got < P - 1; got++) {
             int idx;
-            MPI_Waitany(P - 1, rq, &idx, MPI_STATUS_IGNORE);
+            MPI_Waitany(P - 1, rq, &idx, MPI_STATUS_IGNORE); /* each arrival timed as it completes */
             double t = MPI_Wtime() - t0;
-            int src = (me - (idx + 1) + P) % P;
+            int src = (me - (idx + 1) + P) % P; /* request idx was posted for distance idx + 1 */
             if (r >= w)
                 c->samples[(size_t)src * n + (r - w)] = t;
         }
-        MPI_Waitall(P - 1, sq, MPI_STATUSES_IGNORE);
+        MPI_Waitall(P - 1, sq, MPI_STATUSES_IGNORE); /* sends complete before the buffer is reused */
     }
     for (int src = 0; src < P; src++)
         if (src != me)
             store_cell(c, src, c->samples + (size_t)src * n);
 }
 
+/* One root after the other, a barrier before every repeat, so no broadcast overlaps the next:
+ * each rank's time is from the barrier's end to its own MPI_Bcast return. The cells are per
+ * receiver, so the row this rank holds is a column of the file (c->transposed). */
 static void run_bcast(struct lens_bench_ctx *c, int len)
 {
     int P = c->procs, me = c->rank, w = c->o->warmup, n = c->o->repeats;
     for (int root = 0; root < P; root++) {
-        char *buf = root == me ? c->sbuf : c->rbuf;
+        char *buf = root == me ? c->sbuf : c->rbuf; /* the root sends from its own buffer */
         for (int r = 0; r < w + n; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
@@ -399,11 +430,13 @@ static void run_bcast(struct lens_bench_ctx *c, int len)
             if (r >= w)
                 c->samples[r - w] = t1 - t0;
         }
-        if (root != me)
+        if (root != me) /* the root's own time is not a delay: the diagonal stays 0 */
             store_cell(c, root, c->samples);
     }
 }
 
+/* The row starts at 0 each length, so the diagonal and the cells other ranks measure are 0 in
+ * this rank's gathered row, never a previous length's value. */
 void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
 {
     size_t P = (size_t)c->procs;
@@ -411,7 +444,7 @@ void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
         memset(c->row[s], 0, P * sizeof(double));
     if (c->rawrow)
         memset(c->rawrow, 0, P * (size_t)c->o->repeats * sizeof(double));
-    lens_bench_job_barrier(c->oversubscribed);
+    lens_bench_job_barrier(c->oversubscribed); /* every rank finished the previous length */
     switch (c->o->mode) {
     case LENS_MODE_ALL_TO_ALL: run_all_to_all(c, len); break;
     case LENS_MODE_BCAST: run_bcast(c, len); break;

@@ -26,19 +26,20 @@ struct lens_bench_p2p_out {
 
 /* Allocates every array for npairs x nsize with the given maximum iteration counts; the raw
  * arrays start as NaN. Frees partial state on failure (LENS_ENOMEM). */
-int lens_bench_p2p_out_init(struct lens_bench_p2p_out *r, int npairs, int nsize, int max_lat, int max_bw,
-                      struct lens_err *e);
+int lens_bench_p2p_out_init(struct lens_bench_p2p_out *r, int npairs, int nsize, int max_lat,
+                             int max_bw, struct lens_err *e);
 void lens_bench_p2p_out_release(struct lens_bench_p2p_out *r);
 
 /* Sets pair p's ranks and labels (copied). */
-int lens_bench_p2p_out_set_pair(struct lens_bench_p2p_out *r, int p, int a, int b, const char *host_a,
-                          const char *host_b, const char *kind, struct lens_err *e);
+int lens_bench_p2p_out_set_pair(struct lens_bench_p2p_out *r, int p, int a, int b,
+                                const char *host_a, const char *host_b, const char *kind,
+                                struct lens_err *e);
 
 /* Writes PREFIX_p2p.csv and PREFIX_p2p.nc (through temporary files). attrs is a
  * NULL-terminated list of name, value pairs written as global attributes of the .nc file
  * (the tool and MPI versions, date, command line). Returns LENS_OK or LENS_EIO/LENS_ENOMEM. */
-int lens_bench_p2p_out_write(const struct lens_bench_p2p_out *r, const char *prefix, const char *const *attrs,
-                       struct lens_err *e);
+int lens_bench_p2p_out_write(const struct lens_bench_p2p_out *r, const char *prefix,
+                             const char *const *attrs, struct lens_err *e);
 
 /* Whether PREFIX_p2p.csv or PREFIX_p2p.nc exists. */
 int lens_bench_p2p_out_exists(const char *prefix);

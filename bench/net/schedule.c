@@ -33,8 +33,8 @@ int lens_bench_schedule_init(struct lens_bench_schedule *s, int n, int shuffle, 
     if (n < 2)
         return lens_err_set(e, LENS_EINVAL, "a schedule needs at least 2 ranks, got %d", n);
     s->n = n;
-    s->seats = n + (n & 1);
-    s->rounds = s->seats - 1;
+    s->seats = n + (n & 1); /* the circle method needs an even count */
+    s->rounds = s->seats - 1; /* each seat meets the seats - 1 others once */
     s->seat = lens_malloc((size_t)s->seats * sizeof(int));
     s->order = lens_malloc((size_t)s->rounds * sizeof(int));
     if (!s->seat || !s->order) {
@@ -49,7 +49,7 @@ int lens_bench_schedule_init(struct lens_bench_schedule *s, int n, int shuffle, 
         /* Relabelling the seats and reordering the rounds keeps every property of the
          * tournament (disjoint pairs per round, each pair once) and changes which pairs run
          * side by side and when. */
-        uint64_t state = seed;
+        uint64_t state = seed; /* one stream: seats first, then rounds */
         shuffle_ints(s->seat, s->seats, &state);
         shuffle_ints(s->order, s->rounds, &state);
     }
@@ -58,7 +58,7 @@ int lens_bench_schedule_init(struct lens_bench_schedule *s, int n, int shuffle, 
 
 void lens_bench_schedule_round(const struct lens_bench_schedule *s, int r, int *partner)
 {
-    int m = s->seats, t = s->order[r];
+    int m = s->seats, t = s->order[r]; /* t: the rotation played in round r */
     for (int x = 0; x < s->n; x++)
         partner[x] = -1;
     /* Seat pairs of rotation t: (m-1, t) and (t+k, t-k) mod (m-1). A rank facing the empty
