@@ -17,8 +17,9 @@ void lens_bench_job_mpi_version(char *buf, size_t n)
     MPI_Get_library_version(v, &len);
     /* The standard does not promise a terminator inside len: put one there ourselves. */
     v[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
-    /* Open MPI's string runs over several lines and ends its first with ", "; the first line
-     * alone names library and version, which is what the attribute and --version want. */
+    /* MPICH's string runs over many lines (version, date, configure options) and Open MPI's is
+     * one long line: the first line names library and version, which is what the attribute
+     * and --version want; trailing separators are trimmed. */
     size_t k = strcspn(v, "\r\n");
     while (k > 0 && (v[k - 1] == ' ' || v[k - 1] == ','))
         k--;

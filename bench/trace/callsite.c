@@ -53,7 +53,7 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
         if (a + ph->p_memsz > hi)
             hi = a + ph->p_memsz;
     }
-    if (hi == 0) /* no loadable segment (the vDSO may look like this) */
+    if (hi == 0) /* no loadable segment: no address can point into it */
         return 0;
     if (name == NULL || name[0] == '\0') {
         /* the main program has no name here; the kernel knows its path */

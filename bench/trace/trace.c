@@ -163,7 +163,7 @@ static void defs_mark(const char *word, uint64_t v)
  * must not write the same records twice). */
 static void signal_flush(int sig)
 {
-    /* a forked child shares the parent's buffer: it must not write it */
+    /* a forked child has a copy of the parent's buffer: it must not write it too */
     if (!lens_tr.on || lens_tr.stopped || lens_tr.evt_fd < 0 || getpid() != lens_tr.pid)
         return;
     lens_tr.on = 0;
@@ -748,7 +748,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     const char *bs = getenv("MPILENS_TRACE_BUFFER");
     const char *fs = getenv("MPILENS_TRACE_FLUSH_SEC"); /* seconds between periodic flushes */
     size_t bytes = LENS_TRACE_DEFAULT_BUFFER; /* bytes of records held between flushes */
-    if (lens_tr.started) /* MPI_Init_thread after MPI_Init: one start only */
+    if (lens_tr.started) /* a second initialisation starts nothing */
         return;
     lens_tr.started = 1;
     lens_tr.evt_fd = lens_tr.defs_fd = -1;

@@ -67,7 +67,7 @@ static int parse_line(struct lens_trace_defs *d, int rank, const char *l, struct
         struct lens_trace_clock k;
         if (sscanf(l + 6, "%" SCNu64 " %" SCNd64 " %" SCNu64, &k.t, &k.off, &k.rtt) != 3)
             return lens_err_set(e, LENS_EFORMAT, "bad clock line");
-        /* Two clock lines are written (start and finalize); more are ignored rather than grown into. */
+        /* Two clock lines are written (start and finalize); up to 8 are kept, more ignored. */
         if (d->nclock < 8)
             d->clocks[d->nclock++] = k;
         return LENS_OK;

@@ -599,7 +599,8 @@ static void write_globals(struct conv *c, const uint64_t *nevents)
     }
     for (int r = 0; r < n; r++)
         mem[r] = (uint64_t)r;
-    /* OTF2 needs the group of all MPI locations before any communicator group refers to ranks. */
+    /* The group of all MPI locations: communicator groups list their members as ranks, which
+     * OTF2 maps to locations through this group. */
     OK2(OTF2_GlobalDefWriter_WriteGroup(g, 0, 0, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                         OTF2_GROUP_FLAG_NONE, (uint32_t)n, mem));
     for (size_t i = 0; i < c->ngc; i++) {
