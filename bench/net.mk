@@ -1,6 +1,6 @@
 # mpilens-bench: the MPI collector (all-pairs cube and p2p sweep), built with $(MPICC).
 # Only these files: the trace collector (bench/trace/) has bench/trace.mk, the sample applications samples.mk.
-BENCH_SRC := $(addprefix bench/net/,main.c opts.c modes.c allpairs.c p2p.c p2p_out.c stats.c fatal.c)
+BENCH_SRC := $(addprefix bench/net/,main.c opts.c job.c ctx.c schedule.c mode.c allpairs.c p2p.c p2p_out.c stats.c fatal.c)
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
 MPILENS_BENCH := $(BUILD)/bin/mpilens-bench
 
@@ -17,3 +17,9 @@ $(MPILENS_BENCH): $(BENCH_OBJ) $(LIBMPILENS)
 bench-all: $(MPILENS_BENCH)
 
 -include $(BENCH_OBJ:.o=.d)
+
+# The schedule is serial code: its unit test links the object without MPI.
+$(BUILD)/tests/test_bench_schedule: tests/test_bench_schedule.c $(BUILD)/obj/bench/net/schedule.o $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/schedule.o $(LIBMPILENS) $(LIBS)

@@ -4,7 +4,8 @@
 #  1. wings: code outside a wing (analysis/<w>/, render/<w>/) includes only the wing's public
 #     header, <w>/<w>.h (tests may include a module's own header to test it);
 #  2. names: every public lens_ function is named after its file (lens_cube_* in cube.c or
-#     cube_<part>.c); the allocator of common/alloc.c, which mirrors libc, is the exception;
+#     cube_<part>.c); under bench/net after the folder and the file (lens_bench_mode_* in
+#     mode.c); the allocator of common/alloc.c, which mirrors libc, is the exception;
 #  3. render only draws: no object under render/ calls an analysis function that computes
 #     (an algorithm); names, descriptions and accessors are allowed;
 #  4. mpi.h is included only under bench/.
@@ -53,6 +54,11 @@ misnamed() {
         nm -g --defined-only "$o" 2>/dev/null | awk -v b="$b" -v o="${o#$root/}" '
             $2 == "T" && $3 ~ /^lens_/ {
                 s = substr($3, 6); n = split(b, p, "_"); ok = 0; pre = ""
+                # mpilens-bench names carry its folder first: lens_bench_<file>_*
+                if (index(o, "bench/net/") == 1) {
+                    if (index(s, "bench_") != 1) { print o ": " $3; next }
+                    s = substr(s, 7)
+                }
                 for (i = 1; i <= n; i++) {
                     pre = i == 1 ? p[1] : pre "_" p[i]
                     if (index(s, pre "_") == 1 || s == pre) ok = 1
@@ -62,15 +68,25 @@ misnamed() {
     done
 }
 OBJ=$BUILD/obj
-# The folders whose names are checked (bench/net still uses folder prefixes). In cli/ only
-# cli.c and cli_dist.c export lens_ functions; cmd_*.c export cmd_<name> and lens_cmd_summary_*.
-NAMED="analysis render common bench/trace cli"
+# The folders whose names are checked. In cli/ only cli.c and cli_dist.c export lens_
+# functions; cmd_*.c export cmd_<name> and lens_cmd_summary_*. bench/net names carry the
+# program's prefix: lens_bench_<file>_*.
+NAMED="analysis render common bench/trace bench/net cli"
 if [ -d "$OBJ/analysis" ]; then
     check_eq "public names match their files" "$(misnamed "$OBJ" $NAMED)" ""
     mkdir -p "$TMP/objs"
     printf 'int lens_cube_open(void);\nint lens_cube_open(void) { return 0; }\n' >"$TMP/objs/packed.c"
     cc -c -o "$TMP/objs/packed.o" "$TMP/objs/packed.c"
     check_eq "a planted misnamed function is found" "$(misnamed "$TMP/objs" .)" "./packed.o: lens_cube_open"
+    # bench/net: the folder prefix is required, then the file's name
+    mkdir -p "$TMP/objs/bench/net"
+    printf 'int lens_bench_mode_run(void);\nint lens_bench_mode_run(void) { return 0; }\n
+int lens_bench_barrier(void);\nint lens_bench_barrier(void) { return 0; }\n
+int lens_mode_definition(void);\nint lens_mode_definition(void) { return 0; }\n' >"$TMP/objs/bench/net/mode.c"
+    cc -c -o "$TMP/objs/bench/net/mode.o" "$TMP/objs/bench/net/mode.c"
+    check_eq "bench/net: a name without the folder or the file is found" \
+        "$(misnamed "$TMP/objs" bench/net | tr '\n' ' ')" \
+        "bench/net/mode.o: lens_bench_barrier bench/net/mode.o: lens_mode_definition "
 else
     fail "no objects under $OBJ: build first"
 fi

@@ -4,7 +4,8 @@
 #include "allpairs.h"
 
 #include "fatal.h"
-#include "modes.h"
+#include "job.h"
+#include "mode.h"
 #include "analysis/cube/cube.h"
 
 #include <mpi.h>
@@ -13,58 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-void lens_bench_mpi_version(char *buf, size_t n)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(v, &len);
-    v[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
-    size_t k = strcspn(v, "\r\n");
-    while (k > 0 && (v[k - 1] == ' ' || v[k - 1] == ','))
-        k--;
-    v[k] = '\0';
-    snprintf(buf, n, "%s", v);
-}
-
-void lens_bench_gather_hosts(char ***hosts)
-{
-    int rank, P, len = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    char name[MPI_MAX_PROCESSOR_NAME];
-    memset(name, 0, sizeof name);
-    MPI_Get_processor_name(name, &len);
-    char *all = NULL;
-    struct lens_err e;
-    *hosts = NULL;
-    if (rank == 0 && !(all = lens_malloc((size_t)P * MPI_MAX_PROCESSOR_NAME))) {
-        lens_err_set(&e, LENS_ENOMEM, "out of memory for %d host names", P);
-        lens_bench_fatal(&e);
-    }
-    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
-               MPI_COMM_WORLD);
-    if (rank != 0)
-        return;
-    char **h = lens_calloc((size_t)P, sizeof *h);
-    for (int i = 0; h && i < P; i++) {
-        char *s = all + (size_t)i * MPI_MAX_PROCESSOR_NAME;
-        s[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
-        if (!(h[i] = lens_strdup(s[0] ? s : "unknown"))) {
-            for (int k = 0; k < i; k++)
-                lens_free(h[k]);
-            lens_free(h);
-            h = NULL;
-        }
-    }
-    lens_free(all);
-    if (!h) {
-        lens_err_set(&e, LENS_ENOMEM, "out of memory for %d host names", P);
-        lens_bench_fatal(&e);
-    }
-    *hosts = h;
-}
-
 /* Rank 0's side: the writer and the gather buffers. */
+/* Only rank 0 has a sink: the other ranks never hold more than their own row (O(P) doubles). */
 struct sink {
     struct lens_cube *meta;
     struct lens_cube_writer *w;
@@ -74,6 +25,8 @@ struct sink {
     double *rawm;     /* --raw, transposed modes: the same in file order */
 };
 
+/* A failure on rank 0 removes what it started writing (the writer's abort keeps only complete
+ * lengths), then ends the job: the other ranks cannot learn of it in time to stop cleanly. */
 static void sink_fail(struct sink *s, struct lens_err *e)
 {
     if (s->w)
@@ -90,18 +43,19 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
     memset(s, 0, sizeof *s);
     if (lens_cube_new(&s->meta, c->procs, o->nlen, o->begin, o->step, 0, &e) != LENS_OK)
         sink_fail(s, &e);
-    s->meta->end = o->end;
+    s->meta->end = o->end; /* network_test2's end_mes_length: exclusive, as given */
     s->meta->mode = o->mode;
     s->meta->repeats = o->repeats;
     s->meta->noise_len = o->noise_len;
     s->meta->noise_msgs = o->noise_msgs;
     s->meta->noise_procs = o->noise_procs;
     s->meta->hosts = hosts; /* the cube owns them from here */
-    s->gath = lens_malloc(4 * P * P * sizeof(double));
+    s->gath = lens_malloc(4 * P * P * sizeof(double)); /* 4 statistics x P rows x P cells */
     for (int k = 0; k < 4; k++)
         s->mats[k] = lens_malloc(P * P * sizeof(double));
     if (o->raw) {
         s->rawg = lens_malloc(P * P * n * sizeof(double));
+        /* file order differs only when transposed */
         s->rawm = c->transposed ? lens_malloc(P * P * n * sizeof(double)) : s->rawg;
     }
     if (!s->gath || !s->mats[0] || !s->mats[1] || !s->mats[2] || !s->mats[3] ||
@@ -109,9 +63,16 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
         lens_err_set(&e, LENS_ENOMEM, "out of memory for the %zu x %zu matrices", P, P);
         sink_fail(s, &e);
     }
-    char mpiv[256], warm[32];
-    lens_bench_mpi_version(mpiv, sizeof mpiv);
+    char mpiv[256], warm[32], rounds[32], seed[32];
+    lens_bench_job_mpi_version(mpiv, sizeof mpiv);
     snprintf(warm, sizeof warm, "%d", o->warmup);
+    /* The schedule's attributes say how the pairs were ordered; a parallel run's rounds and
+     * seed rebuild its exact tournament (bench/net/schedule.h). */
+    int parallel = o->schedule == LENS_BENCH_SCHEDULE_PARALLEL;
+    snprintf(rounds, sizeof rounds, "%d", c->sched.rounds);
+    snprintf(seed, sizeof seed, "%llu", o->seed);
+    /* The attributes say what the numbers are, so a file read years later needs no command line:
+     * the delay's definition, the statistics' definitions, the diagonal and the warm-up. */
     const char *attrs[] = {
         "tool", "mpilens-bench",
         "mpi_library_version", mpiv,
@@ -123,6 +84,10 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
                       "per-repeat delay defined in delay_definition",
         "diagonal", "0 in every statistic: a rank is not measured against itself",
         "warmup_repeats", warm,
+        "schedule", parallel ? "parallel" : "serial",
+        /* a serial run's list ends here: it has no rounds and no seed */
+        parallel ? "rounds" : NULL, rounds,
+        "shuffle_seed", o->shuffle ? seed : "none",
         NULL, NULL};
     /* --force over a run that kept its raw repeats: a stale _all.nc would not match. */
     if (!o->raw && o->force) {
@@ -134,10 +99,14 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
         }
         lens_free(stale);
     }
+    /* direct = 1: the files are written in place and synced per length, so a killed run leaves
+     * the lengths done readable (docs/outputs.md); 0xf: all four statistics. */
     if (lens_cube_writer_open(&s->w, s->meta, o->prefix, 0xf, o->raw ? o->repeats : 0, attrs, 1, &e) != LENS_OK)
         sink_fail(s, &e);
 }
 
+/* The gathered block is rank-major (rank, statistic, cell); the files want one P x P matrix per
+ * statistic with row = the rank that measured, or row = the cell for transposed modes (bcast). */
 static void sink_put(struct sink *s, const struct lens_bench_ctx *c, int k)
 {
     size_t P = (size_t)c->procs, n = (size_t)c->o->repeats;
@@ -147,6 +116,7 @@ static void sink_put(struct sink *s, const struct lens_bench_ctx *c, int k)
                 double v = s->gath[(i * 4 + (size_t)st) * P + x];
                 s->mats[st][c->transposed ? x * P + i : i * P + x] = v;
             }
+    /* The raw repeats need the same transpose, a whole repeat vector per cell. */
     if (s->rawg && c->transposed)
         for (size_t i = 0; i < P; i++)
             for (size_t x = 0; x < P; x++)
@@ -157,6 +127,8 @@ static void sink_put(struct sink *s, const struct lens_bench_ctx *c, int k)
         sink_fail(s, &e);
 }
 
+/* Closing renames and syncs; its failure is fatal only after every buffer is freed, so the
+ * abort message is the last thing the run does. */
 static void sink_close(struct sink *s)
 {
     struct lens_err e;
@@ -174,6 +146,7 @@ static void sink_close(struct sink *s)
 }
 
 /* This process's peak resident set in kB (VmHWM of /proc/self/status), -1 if unknown. */
+/* VmHWM, not VmRSS: the peak is what a job's memory limit is checked against. */
 static long peak_rss_kb(void)
 {
     FILE *f = fopen("/proc/self/status", "r");
@@ -194,9 +167,9 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
     if (lens_bench_ctx_init(&c, o, &e) != LENS_OK)
         lens_bench_fatal(&e);
     char **hosts;
-    lens_bench_gather_hosts(&hosts);
+    lens_bench_job_hosts(&hosts);
     size_t P = (size_t)c.procs, n = (size_t)o->repeats;
-    double *pack = lens_malloc(4 * P * sizeof(double));
+    double *pack = lens_malloc(4 * P * sizeof(double)); /* this rank's four rows, one gather message */
     if (!pack) {
         lens_err_set(&e, LENS_ENOMEM, "out of memory");
         lens_bench_fatal(&e);
@@ -204,25 +177,32 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
     struct sink s;
     if (c.rank == 0)
         sink_open(&s, o, &c, hosts);
+    /* MPI_Wtime, not the system clock: it is what the kernels time with, and it is monotonic. */
     double start = MPI_Wtime();
     for (int k = 0; k < o->nlen; k++) {
         int len = o->begin + k * o->step;
         double t0 = MPI_Wtime();
         lens_bench_mode_run(&c, len);
         if (o->timing)
-            lens_bench_barrier(c.oversubscribed); /* the last pair done: the gather waits for no one */
+            /* the last pair done: the gather waits for no one */
+            lens_bench_job_barrier(c.oversubscribed);
         double t1 = MPI_Wtime();
+        /* Packing the four rows into one buffer makes one MPI_Gather per length, not four. */
         for (int st = 0; st < 4; st++)
             memcpy(pack + (size_t)st * P, c.row[st], P * sizeof(double));
         MPI_Gather(pack, (int)(4 * P), MPI_DOUBLE, c.rank == 0 ? s.gath : NULL, (int)(4 * P),
                    MPI_DOUBLE, 0, MPI_COMM_WORLD);
         if (o->raw)
+            /* --raw: P x repeats per rank */
             MPI_Gather(c.rawrow, (int)(P * n), MPI_DOUBLE, c.rank == 0 ? s.rawg : NULL, (int)(P * n),
                        MPI_DOUBLE, 0, MPI_COMM_WORLD);
         double t2 = MPI_Wtime();
         long rss = -1, mine = o->timing && c.rank != 0 ? peak_rss_kb() : -1;
         if (o->timing)
+            /* the largest of the other ranks */
             MPI_Reduce(&mine, &rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+        /* From here on rank 0 alone: it writes while the others go on to the next length,
+         * whose first barrier makes them wait for it. */
         if (c.rank != 0)
             continue;
         sink_put(&s, &c, k);
@@ -230,7 +210,7 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
         if (o->die_after == k + 1)
             raise(SIGKILL); /* testing: an interrupted run, with k + 1 lengths on disk */
         if (fn) {
-            double el = t3 - start;
+            double el = t3 - start; /* seconds since the sweep began, writes included */
             struct lens_bench_progress p = {k + 1, o->nlen, len, (k + 1) * c.pairs,
                                             (long)o->nlen * c.pairs, el, el / (k + 1) * (o->nlen - k - 1),
                                             t1 - t0, t2 - t1, t3 - t2, o->timing ? peak_rss_kb() : -1, rss};

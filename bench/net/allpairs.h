@@ -1,5 +1,5 @@
 /* The all-pairs run of mpilens-bench: measures every message length of the sweep in one
- * mode (modes.c), gathers each length's P x P statistics to rank 0 and writes them at once
+ * mode (mode.c), gathers each length's P x P statistics to rank 0 and writes them at once
  * through the streaming cube writer, so a run killed halfway leaves readable files. */
 #ifndef LENS_BENCH_ALLPAIRS_H
 #define LENS_BENCH_ALLPAIRS_H
@@ -25,13 +25,6 @@ struct lens_bench_progress {
 
 /* Called on rank 0 after each length (may be NULL). */
 typedef void (*lens_bench_progress_fn)(void *arg, const struct lens_bench_progress *p);
-
-/* Hosts and the MPI library, for the files and the p2p labels. Collective. On rank 0
- * hosts receives P strings (owned by the caller: free each and the array with lens_free);
- * on other ranks *hosts is NULL. Any failure is fatal (MPI_Abort). */
-void lens_bench_gather_hosts(char ***hosts);
-/* The MPI library version string's first line, into buf. */
-void lens_bench_mpi_version(char *buf, size_t n);
 
 /* Runs the sweep (collective). Rank 0 writes <prefix>_{average,median,deviation,min}.nc,
  * _hosts.txt and, with --raw, _all.nc. Errors after the start are fatal (MPI_Abort), so

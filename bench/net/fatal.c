@@ -7,7 +7,7 @@
 
 void lens_bench_fatal(const struct lens_err *e)
 {
-    int rank = -1;
+    int rank = -1; /* -1 if asked before MPI_Init */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     fprintf(stderr, "mpilens-bench: rank %d: %s\n", rank,
             e && e->msg[0] ? e->msg : "unknown error");

@@ -3,7 +3,8 @@
  * (-t p2p). Options are checked identically on every rank, so bad usage ends the job
  * collectively with a message from rank 0; errors during the run go through MPI_Abort. */
 #include "allpairs.h"
-#include "modes.h"
+#include "job.h"
+#include "mode.h"
 #include "opts.h"
 #include "p2p.h"
 #include "analysis/cube/cube.h"
@@ -14,12 +15,14 @@
 #include <unistd.h>
 
 /* Prints "  name: text" wrapped at 90 columns, continuation lines indented by 4. */
+/* The mode definitions are long single strings (they are file attributes): wrapped here for
+ * the terminal only. */
 static void print_wrapped(const char *name, const char *text)
 {
     int col = printf("  %s:", name);
     while (*text) {
         size_t w = strcspn(text, " ");
-        if (col + 1 + (int)w > 90) {
+        if (col + 1 + (int)w > 90) { /* 90 columns: the help fits a default terminal */
             printf("\n   ");
             col = 3;
         }
@@ -30,6 +33,8 @@ static void print_wrapped(const char *name, const char *text)
     printf("\n");
 }
 
+/* The help is the reference for what each mode stores: the definitions are the same strings the
+ * files carry (lens_bench_mode_definition), so help and files cannot disagree. */
 static void help(void)
 {
     printf(
@@ -60,6 +65,19 @@ static void help(void)
         "      --progress      draw the progress line in place even when stderr is not a terminal\n"
         "      --timing        per length, print the seconds spent measuring, gathering to rank 0\n"
         "                      and writing, and the peak resident memory (adds a barrier)\n"
+        "      --schedule serial|parallel\n"
+        "                      serial (default, network_test2's order): one pair at a time;\n"
+        "                      parallel: a round-robin tournament, N-1 rounds for even N, N for\n"
+        "                      odd N (one rank sits out each round), the disjoint pairs of a\n"
+        "                      round measured at the same time, both directions. Same files,\n"
+        "                      with attributes schedule, rounds and shuffle_seed. Modes\n"
+        "                      one_to_one, send_recv_and_recv_send, async_one_to_one, put, get;\n"
+        "                      refused: noise, noise_blocking (their noise ranks would be busy\n"
+        "                      in pairs), all_to_all, bcast (one collective, no pairs), p2p.\n"
+        "                      Pairs measured together share the node and the network, so the\n"
+        "                      delays include that contention\n"
+        "      --shuffle SEED  parallel: relabel the ranks' seats and reorder the rounds from\n"
+        "                      SEED (unsigned 64-bit), the same schedule for every length\n"
         "      --pair A,B      p2p: the two ranks (default 0,1)\n"
         "      --pairs per-node  p2p: one pair inside a node and one across each pair of nodes\n\n"
         "What is fixed against network_test2:\n"
@@ -77,7 +95,7 @@ static void help(void)
         "  - rank 0 writes and syncs each length as soon as it is measured, so an interrupted\n"
         "    run leaves files holding the lengths done.\n\n"
         "What each mode stores (row i, column j of matrix l):\n");
-    for (int m = LENS_MODE_ONE_TO_ONE; m <= LENS_MODE_GET; m++)
+    for (int m = LENS_MODE_ONE_TO_ONE; m <= LENS_MODE_GET; m++) /* every all-pairs mode, in enum order */
         print_wrapped(lens_cube_mode_name(m), lens_bench_mode_definition(m));
     printf(
         "\np2p: ranks A and B, sizes 0, 1, 2, 4, ... 4 MiB (or below -e). Latency = T/2c for\n"
@@ -101,6 +119,8 @@ struct progress_how {
     int timing;  /* --timing: one line per length with the phases */
 };
 
+/* Progress goes to stderr, so stdout stays clean for --help and --version output; rank 0 alone
+ * calls this, so there is one line per length, not P. */
 static void show_progress(void *arg, const struct lens_bench_progress *p)
 {
     const struct progress_how *how = arg;
@@ -109,7 +129,7 @@ static void show_progress(void *arg, const struct lens_bench_progress *p)
                 "write %.6f s; peak RSS rank 0 %ld kB, other ranks max %ld kB\n", p->len, p->k,
                 p->nlen, p->measure_s, p->gather_s, p->write_s, p->rss0_kb, p->rss_kb);
     }
-    if (how->inplace) {
+    if (how->inplace) { /* \r and erase-to-end redraw one line on a terminal */
         fprintf(stderr, "\rmpilens-bench: length %d B (%d/%d), pairs %ld/%ld, %.1f s, %.1f s left\033[K%s",
                 p->len, p->k, p->nlen, p->pairs_done, p->pairs_total, p->elapsed, p->remaining,
                 p->k == p->nlen ? "\n" : "");
@@ -121,6 +141,7 @@ static void show_progress(void *arg, const struct lens_bench_progress *p)
     fflush(stderr);
 }
 
+/* The p2p sweep's lines, flushed one by one so a log shows each pair as it finishes. */
 static void say(void *arg, const char *line)
 {
     (void)arg;
@@ -129,6 +150,8 @@ static void say(void *arg, const char *line)
 }
 
 /* Rank 0 decides whether the output may be written; every rank learns the verdict. */
+/* Only rank 0 looks at the disk (ranks may see different file systems); the broadcast makes
+ * every rank take the same decision, so a refusal ends the job cleanly on all of them. */
 static int check_output(const struct lens_bench_opts *o, int rank, struct lens_err *e)
 {
     int exists = 0;
@@ -143,20 +166,22 @@ static int check_output(const struct lens_bench_opts *o, int rank, struct lens_e
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    MPI_Init(&argc, &argv); /* before parsing: an MPI may strip its own arguments */
     int rank, procs;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
     struct lens_bench_opts o;
     struct lens_err e;
-    lens_err_clear(&e);
+    lens_err_clear(&e); /* an empty message if nothing fails */
+    /* Every rank parses and checks the same argv, so a usage error is found everywhere at once:
+     * all ranks skip the run and reach MPI_Finalize, and only rank 0 prints the message. */
     int rc = lens_bench_opts_parse(&o, argc, argv, &e);
     if (rc == LENS_OK && (o.help || o.version)) {
-        if (rank == 0 && o.help)
+        if (rank == 0 && o.help) /* help and version need no other rank and no MPI traffic */
             help();
         if (rank == 0 && o.version) {
             char v[256];
-            lens_bench_mpi_version(v, sizeof v);
+            lens_bench_job_mpi_version(v, sizeof v);
             printf("mpilens-bench %s (%s)\n", LENS_VERSION, v);
         }
     } else {
@@ -165,19 +190,23 @@ int main(int argc, char **argv)
         if (rc == LENS_OK)
             rc = check_output(&o, rank, &e);
         if (rc == LENS_OK) {
+            /* in place on a terminal, lines in a log */
             struct progress_how how = {o.progress || isatty(STDERR_FILENO), o.timing};
             if (o.mode == LENS_MODE_P2P)
                 lens_bench_p2p_run(&o, say, NULL);
             else
                 lens_bench_allpairs_run(&o, show_progress, &how);
         } else if (rank == 0) {
-            fprintf(stderr, "mpilens-bench: %s%s\n", e.msg,
+            fprintf(stderr, "mpilens-bench: %s%s\n", e.msg, /* one message, from rank 0 only */
                     rc == LENS_EUSAGE ? " (try mpilens-bench --help)" : "");
         }
     }
     lens_bench_opts_release(&o);
+    /* Finalize before the exit status is decided: every rank gets here on the usage-error path
+     * too, which is what lets mpirun report the status instead of a killed job. */
     MPI_Finalize();
+    /* A full disk or closed pipe under --help > file shows only when stdout is flushed: report it. */
     if (rank == 0 && fclose(stdout) != 0 && rc == LENS_OK)
         rc = LENS_EIO;
-    return rc == LENS_OK ? 0 : rc == LENS_EUSAGE ? 2 : 1;
+    return rc == LENS_OK ? 0 : rc == LENS_EUSAGE ? 2 : 1; /* 2 for bad usage, 1 for a failed run */
 }

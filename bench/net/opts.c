@@ -7,6 +7,7 @@
 
 #include "analysis/cube/cube.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -15,9 +16,14 @@
 #include <string.h>
 
 enum {
-    O_RAW = 256, O_FORCE, O_PROGRESS, O_TIMING, O_PAIR, O_PAIRS, O_WARMUP, O_DIE,
+    /* Long-only options take values above 255, so they can never collide with a short option's
+     * character in getopt_long's return value. */
+    O_RAW = 256, O_FORCE, O_PROGRESS, O_TIMING, O_PAIR, O_PAIRS, O_WARMUP, O_DIE, O_SCHEDULE,
+    O_SHUFFLE,
 };
 
+/* network_test2's long names come first and are spelled as it spells them (num_iterations,
+ * with underscores), so its scripts run unchanged. */
 static const struct option long_opts[] = {
     {"type", required_argument, NULL, 't'},
     {"file", required_argument, NULL, 'f'},
@@ -37,10 +43,14 @@ static const struct option long_opts[] = {
     {"pair", required_argument, NULL, O_PAIR},
     {"pairs", required_argument, NULL, O_PAIRS},
     {"warmup", required_argument, NULL, O_WARMUP},
+    {"schedule", required_argument, NULL, O_SCHEDULE},
+    {"shuffle", required_argument, NULL, O_SHUFFLE},
     {"die-after-length", required_argument, NULL, O_DIE}, /* testing only, not in --help */
     {NULL, 0, NULL, 0}};
 
 /* A whole decimal integer in [lo, hi]. */
+/* strtol with the whole string consumed: atoi would read "10k" as 10 and "x" as 0, network_test2's
+ * silent misreadings of a typo. */
 static int parse_int(const char *s, long lo, long hi, int *v)
 {
     char *end;
@@ -52,6 +62,8 @@ static int parse_int(const char *s, long lo, long hi, int *v)
     return 0;
 }
 
+/* The command line goes into every file (attribute command_line) so a result says how it was
+ * made; arguments are joined with single spaces, unquoted, as a reader would retype them. */
 static char *join_args(int argc, char **argv)
 {
     size_t n = 1;
@@ -79,7 +91,7 @@ static void set_defaults(struct lens_bench_opts *o)
     o->begin = 0;
     o->end = 1000000;
     o->step = 100;
-    o->repeats = 100;
+    o->repeats = 100; /* network_test2's -n default */
     o->warmup = -1; /* chosen from the repeats below */
     o->noise_len = 0;
     o->noise_msgs = 1;
@@ -90,27 +102,51 @@ static void set_defaults(struct lens_bench_opts *o)
 }
 
 /* The option value check for one option letter; returns 0 or -1. */
+/* A bad value returns -1 and the caller names the option in the message: the checks live in
+ * one place per option, the wording in one place for all. */
 static int take(struct lens_bench_opts *o, int ch, const char *arg)
 {
     switch (ch) {
     case 't':
         o->mode = lens_cube_mode_parse(arg);
         return o->mode == LENS_MODE_UNKNOWN ? -1 : 0;
-    case 'f': o->prefix = arg; return *arg ? 0 : -1;
+    case 'f': o->prefix = arg; return *arg ? 0 : -1; /* an empty prefix would write "_median.nc" */
+    /* at least one timed repeat: a statistic of nothing is NaN */
     case 'n': o->repeats_set = 1; return parse_int(arg, 1, 100000000, &o->repeats);
+    /* range checked after the loop, with -e and -s known */
     case 'b': return parse_int(arg, INT_MIN, INT_MAX, &o->begin);
     case 'e': o->end_set = 1; return parse_int(arg, INT_MIN, INT_MAX, &o->end);
     case 's': return parse_int(arg, INT_MIN, INT_MAX, &o->step);
     case 'l': return parse_int(arg, 0, INT_MAX, &o->noise_len);
+    /* bounded: 2m requests are allocated per rank */
     case 'm': return parse_int(arg, 1, 1000000, &o->noise_msgs);
     case 'p': return parse_int(arg, 0, INT_MAX, &o->noise_procs);
     case O_WARMUP: o->warmup_set = 1; return parse_int(arg, 0, 100000000, &o->warmup);
     case O_DIE: return parse_int(arg, 1, INT_MAX, &o->die_after);
+    case O_SCHEDULE:
+        if (!strcmp(arg, "serial"))
+            o->schedule = LENS_BENCH_SCHEDULE_SERIAL;
+        else if (!strcmp(arg, "parallel"))
+            o->schedule = LENS_BENCH_SCHEDULE_PARALLEL;
+        else
+            return -1;
+        return 0;
+    case O_SHUFFLE: {
+        /* A seed is any unsigned 64-bit decimal; strtoull would take "-1" as 2^64 - 1. */
+        char *end;
+        errno = 0;
+        if (!isdigit((unsigned char)arg[0]))
+            return -1;
+        o->seed = strtoull(arg, &end, 10);
+        o->shuffle = 1;
+        return *end || errno ? -1 : 0;
+    }
     case O_PAIRS:
         if (strcmp(arg, "per-node"))
             return -1;
         o->pairs_per_node = 1;
         return 0;
+    /* "A,B": two decimal ranks; 15 digits is more than any rank number needs, and bounds the copy. */
     case O_PAIR: {
         char *comma = strchr(arg, ',');
         if (!comma || comma - arg > 15)
@@ -124,6 +160,8 @@ static int take(struct lens_bench_opts *o, int ch, const char *arg)
     }
 }
 
+/* Names an option both ways (-n/--num_iterations) in messages, so a user of either spelling
+ * recognises it. */
 static const char *option_name(int ch, char *buf, size_t n)
 {
     for (const struct option *p = long_opts; p->name; p++) {
@@ -138,11 +176,33 @@ static const char *option_name(int ch, char *buf, size_t n)
     return "option";
 }
 
+/* Why a mode cannot run under --schedule parallel, or NULL when it can. Parallel rounds keep
+ * every rank in a pair, so a mode that needs ranks outside the pair, or that is one collective
+ * already, has no place in them (docs/bench.md). */
+static const char *parallel_refused(int mode)
+{
+    switch (mode) {
+    case LENS_MODE_NOISE:
+    case LENS_MODE_NOISE_BLOCKING:
+        return "its noise comes from ranks outside the measured pair, and in a parallel round "
+               "every rank is in a pair, so the noise would be the other pairs' traffic";
+    case LENS_MODE_ALL_TO_ALL:
+    case LENS_MODE_BCAST:
+        return "it is a collective of all ranks, measured in one go: it has no pairs to schedule";
+    case LENS_MODE_P2P:
+        return "the p2p sweep measures its few pairs one after the other on purpose, so that no "
+               "other traffic shares the link";
+    default:
+        return NULL;
+    }
+}
+
 int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, struct lens_err *e)
 {
     set_defaults(o);
     int ch;
-    optind = 1;
+    const char *why;
+    optind = 1; /* parse may run twice in one process (tests) */
     opterr = 0; /* every rank parses: the messages are printed once, by rank 0, from e */
     while ((ch = getopt_long(argc, argv, ":t:f:n:b:e:s:l:m:p:hv", long_opts, NULL)) != -1) {
         char name[64];
@@ -158,6 +218,7 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
             o->progress = 1;
         } else if (ch == O_TIMING) {
             o->timing = 1;
+        /* the leading ':' of the optstring makes getopt report a missing value apart */
         } else if (ch == ':') {
             return lens_err_set(e, LENS_EUSAGE, "option %s needs a value",
                                 optopt ? option_name(optopt, name, sizeof name) : argv[optind - 1]);
@@ -174,20 +235,31 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
                                 option_name(ch, name, sizeof name));
         }
     }
-    if (optind < argc)
+    if (optind < argc) /* network_test2 takes no operands: a stray word is a typo */
         return lens_err_set(e, LENS_EUSAGE, "unexpected argument '%s'", argv[optind]);
-    if (o->help || o->version)
+    if (o->help || o->version) /* no range to check: nothing will be measured */
         return LENS_OK;
     if (o->mode != LENS_MODE_P2P) {
+        /* Lengths begin, begin+step, ... below end (exclusive, as network_test2); checked here, before
+         * MPI work, so every rank refuses the same range with the same message. */
         if (o->begin < 0 || o->step <= 0 || o->end <= o->begin)
             return lens_err_set(e, LENS_EUSAGE, "bad length range: begin %d, end %d (exclusive), "
                                 "step %d; need 0 <= begin < end and step > 0", o->begin, o->end, o->step);
+        /* ceil in long: end - begin may not fit an int */
         o->nlen = (int)(((long)o->end - o->begin + o->step - 1) / o->step);
-    } else if (o->end_set && o->end < 1) {
+    } else if (o->end_set && o->end < 1) { /* p2p: -e caps the sizes, which start at 1 */
         return lens_err_set(e, LENS_EUSAGE, "bad length range: end %d; p2p needs end >= 1", o->end);
     }
-    if (o->pair_a == o->pair_b)
+    if (o->shuffle && o->schedule != LENS_BENCH_SCHEDULE_PARALLEL)
+        return lens_err_set(e, LENS_EUSAGE, "--shuffle %llu: only the parallel schedule is "
+                            "shuffled (add --schedule parallel)", o->seed);
+    if (o->schedule == LENS_BENCH_SCHEDULE_PARALLEL && (why = parallel_refused(o->mode)))
+        return lens_err_set(e, LENS_EUSAGE, "--schedule parallel cannot run mode %s: %s",
+                            lens_cube_mode_name(o->mode), why);
+    if (o->pair_a == o->pair_b) /* a rank cannot ping itself */
         return lens_err_set(e, LENS_EUSAGE, "--pair %d,%d: need two different ranks", o->pair_a, o->pair_b);
+    /* A tenth of the repeats, at least 2 (connection set-up needs one, the second shows it done)
+     * and at most 10 (enough to fill caches and queues; more only lengthens the run). */
     if (o->warmup < 0)
         o->warmup = o->repeats / 10 < 2 ? 2 : o->repeats / 10 > 10 ? 10 : o->repeats / 10;
     if (!(o->cmdline = join_args(argc, argv)))
@@ -197,6 +269,8 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
 
 int lens_bench_opts_check(const struct lens_bench_opts *o, int procs, struct lens_err *e)
 {
+    /* Checked against the job size on every rank alike, so all ranks return the same verdict and
+     * the job ends through MPI_Finalize, without MPI_Abort. */
     if (procs < 2)
         return lens_err_set(e, LENS_EUSAGE, "needs at least 2 MPI processes, got %d "
                             "(run it with mpirun -np N, N >= 2)", procs);

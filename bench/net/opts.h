@@ -9,6 +9,10 @@
 /* p2p sweep defaults: sizes 0, 1, 2, 4, ... up to 4 MiB. */
 #define LENS_BENCH_P2P_MAX (4 << 20)
 
+/* --schedule: serial measures one pair at a time (network_test2's order); parallel measures
+ * the disjoint pairs of a round-robin round at once (schedule.h). */
+enum { LENS_BENCH_SCHEDULE_SERIAL = 0, LENS_BENCH_SCHEDULE_PARALLEL = 1 };
+
 struct lens_bench_opts {
     int mode;             /* enum lens_mode (analysis/cube/cube.h), LENS_MODE_P2P for -t p2p */
     int begin, end, step; /* message lengths in bytes: begin, begin+step, ... < end */
@@ -28,13 +32,17 @@ struct lens_bench_opts {
     int timing;           /* --timing: per length, seconds measuring / gathering / writing */
     int pair_a, pair_b;   /* --pair A,B for p2p (default 0,1) */
     int pairs_per_node;   /* --pairs per-node: one intra-node pair and one per pair of nodes */
+    int schedule;         /* LENS_BENCH_SCHEDULE_SERIAL (default) or _PARALLEL */
+    int shuffle;          /* --shuffle given: seed permutes the parallel schedule */
+    unsigned long long seed; /* --shuffle SEED */
     int die_after;        /* testing (--die-after-length K): rank 0 is killed after K lengths */
     int help, version;    /* -h / -v */
     char *cmdline;        /* owned: the command line, arguments joined by spaces */
 };
 
 /* Parses argv into o (defaults first). Returns LENS_OK, LENS_EUSAGE with a message naming
- * the option, or LENS_ENOMEM. On failure o holds nothing to release. */
+ * the option (also for --schedule parallel with a mode it cannot run, and --shuffle without
+ * it), or LENS_ENOMEM. On failure o holds nothing to release. */
 int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, struct lens_err *e);
 
 /* Checks o against the job size: at least two processes, --pair ranks inside the job,

@@ -3,9 +3,8 @@
 #include "p2p.h"
 #include "common/time.h"
 
-#include "allpairs.h"
 #include "fatal.h"
-#include "modes.h"
+#include "job.h"
 #include "p2p_out.h"
 #include "stats.h"
 
@@ -16,9 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Tags apart from the all-pairs modes' (11-15), and one per phase, so a late message of one
+ * phase can never complete a receive of the next. */
 enum { TAG_LAT = 21, TAG_BW = 22, TAG_ACK = 23, TAG_SYNC = 24, TAG_RESULT = 25 };
 
-int lens_bench_p2p_exists(const char *prefix) { return lens_p2p_out_exists(prefix); }
+int lens_bench_p2p_exists(const char *prefix) { return lens_bench_p2p_out_exists(prefix); }
 
 void lens_bench_p2p_iters(int n, int s, int *lat, int *bw, int *batch)
 {
@@ -30,6 +31,7 @@ void lens_bench_p2p_iters(int n, int s, int *lat, int *bw, int *batch)
     *batch = small ? LENS_BENCH_P2P_BATCH : 1;
 }
 
+/* Warm-up scales with the iteration count (a tenth, as OSU's skip), unless --warmup fixes it. */
 static int warmup_of(const struct lens_bench_opts *o, int iters)
 {
     if (o->warmup_set)
@@ -38,6 +40,8 @@ static int warmup_of(const struct lens_bench_opts *o, int iters)
 }
 
 /* Both ranks of the pair leave this together, so the timed loop starts in step. */
+/* An exchange of empty messages, not a barrier: only the two ranks of the pair take part, so
+ * the other ranks stay asleep and the timed loop starts with both partners ready. */
 static void pair_sync(int peer)
 {
     MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, TAG_SYNC, NULL, 0, MPI_BYTE, peer, TAG_SYNC,
@@ -49,7 +53,7 @@ static void pair_sync(int peer)
 static void latency(int am_a, int peer, char *sbuf, char *rbuf, int s, int c, int warm, int iters,
                     double *t)
 {
-    if (!am_a) {
+    if (!am_a) { /* B only echoes: it times nothing */
         for (int r = 0; r < warm * c; r++) {
             MPI_Recv(rbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(sbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
@@ -61,6 +65,8 @@ static void latency(int am_a, int peer, char *sbuf, char *rbuf, int s, int c, in
         }
         return;
     }
+    /* Warm-up round trips first: connection set-up, queue allocation and cache misses of the
+     * first messages stay out of the timed iterations. */
     for (int r = 0; r < warm * c; r++) {
         MPI_Send(sbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD);
         MPI_Recv(rbuf, s, MPI_BYTE, peer, TAG_LAT, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -82,25 +88,31 @@ static void latency(int am_a, int peer, char *sbuf, char *rbuf, int s, int c, in
 
 /* One bandwidth iteration: A sends a window of k messages, B answers with an empty one.
  * Like OSU, B receives every message of the window into the same buffer. */
+/* The reply closes the window: A's clock stops only when B has every message, so T is the time
+ * to deliver k messages, not to hand them to the library. */
 static void window_once(int am_a, int peer, char *sbuf, char *rbuf, int s, MPI_Request *req)
 {
     int k = LENS_BENCH_P2P_WINDOW;
     if (am_a) {
         for (int w = 0; w < k; w++)
+            /* all k in flight at once */
             MPI_Isend(sbuf, s, MPI_BYTE, peer, TAG_BW, MPI_COMM_WORLD, &req[w]);
         MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
         MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
         for (int w = 0; w < k; w++)
+            /* posted at once: no unexpected queue */
             MPI_Irecv(rbuf, s, MPI_BYTE, peer, TAG_BW, MPI_COMM_WORLD, &req[w]);
         MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
         MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD);
     }
 }
 
+/* Windows back to back with one clock read between them, as the latency loop: the time of each
+ * window is kept, so the median can set aside windows hit by a preemption. */
 static void bandwidth(int am_a, int peer, char *sbuf, char *rbuf, int s, int warm, int iters, double *t)
 {
-    MPI_Request req[LENS_BENCH_P2P_WINDOW];
+    MPI_Request req[LENS_BENCH_P2P_WINDOW]; /* k requests on the stack: k is a small constant */
     for (int r = 0; r < warm; r++)
         window_once(am_a, peer, sbuf, rbuf, s, req);
     pair_sync(peer);
@@ -114,6 +126,8 @@ static void bandwidth(int am_a, int peer, char *sbuf, char *rbuf, int s, int war
 }
 
 /* The pairs to measure, identical on every rank. */
+/* The plan is computed from the gathered host names on every rank alike, so all ranks agree on
+ * which pairs run and in which order without a message. */
 struct plan {
     int n;
     int *pa, *pb;         /* n pairs (owned) */
@@ -125,6 +139,7 @@ static void plan_pairs(struct plan *pl, const struct lens_bench_opts *o, char **
 {
     struct lens_err e;
     memset(pl, 0, sizeof *pl);
+    /* one intra pair plus at most one per node pair */
     int cap = o->pairs_per_node ? 1 + P * (P - 1) / 2 : 1;
     pl->pa = lens_malloc((size_t)cap * sizeof(int));
     pl->pb = lens_malloc((size_t)cap * sizeof(int));
@@ -141,6 +156,8 @@ static void plan_pairs(struct plan *pl, const struct lens_bench_opts *o, char **
         pl->n = 1;
     } else {
         /* Nodes in order of their first rank; each node's first two ranks. */
+        /* A node is a distinct host name; its first two ranks are its representatives, so the pairs
+         * across nodes use the same rank of each node and the intra pair stays within one node. */
         int nodes = 0;
         for (int r = 0; r < P; r++) {
             int u = 0;
@@ -153,6 +170,8 @@ static void plan_pairs(struct plan *pl, const struct lens_bench_opts *o, char **
                 second[u] = r;
             }
         }
+        /* The intra-node pair comes from the first node with two ranks: one such pair is enough to
+         * compare with the inter-node pairs (docs/methods.md section 5.1). */
         int intra = -1;
         for (int u = 0; u < nodes && intra < 0; u++)
             if (second[u] >= 0)
@@ -187,9 +206,12 @@ static char *page_alloc(size_t n, char **base)
     *base = lens_malloc(n + a);
     if (!*base)
         return NULL;
+    /* round up: the page size is a power of two */
     return (char *)(((uintptr_t)*base + a - 1) & ~(uintptr_t)(a - 1));
 }
 
+/* Every rank needs every host name (to plan the pairs), so an allgather, unlike the cube's
+ * gather to rank 0; one block of fixed-size names and an array of pointers into it. */
 static char **all_hosts(int P)
 {
     char name[MPI_MAX_PROCESSOR_NAME];
@@ -206,12 +228,14 @@ static char **all_hosts(int P)
     MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
                   MPI_COMM_WORLD);
     for (int i = 0; i < P; i++) {
+        /* a full-length name has no terminator */
         all[(size_t)(i + 1) * MPI_MAX_PROCESSOR_NAME - 1] = '\0';
         h[i] = all + (size_t)i * MPI_MAX_PROCESSOR_NAME;
     }
     return h; /* h[0] is the block: free h[0] then h */
 }
 
+/* The format attribute lets the compiler check every say_line call's arguments. */
 static void say_line(lens_bench_say_fn say, void *arg, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void say_line(lens_bench_say_fn say, void *arg, const char *fmt, ...)
 {
@@ -231,20 +255,24 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     struct lens_err e;
-    char **hosts = all_hosts(P);
-    int over = lens_bench_node_oversubscribed(); /* ranks not measuring then sleep as they wait */
+    char **hosts = all_hosts(P); /* every rank: the plan is computed everywhere */
+    int over = lens_bench_job_oversubscribed(); /* ranks not measuring then sleep as they wait */
     struct plan pl;
     plan_pairs(&pl, o, hosts, P);
 
     /* Sizes 0, 1, 2, 4, ... up to 4 MiB, or below -e. */
+    /* -e is exclusive as in the cube: the largest size is below it, and never above 4 MiB. */
     int top = o->end_set && o->end - 1 < LENS_BENCH_P2P_MAX ? o->end - 1 : LENS_BENCH_P2P_MAX;
+    /* 0 and 23 powers of two up to 4 MiB fit in 32 */
     int sizes[32], ns = 0, n = o->repeats_set ? o->repeats : LENS_BENCH_P2P_ITERS;
     sizes[ns++] = 0;
     for (int s = 1; s <= top; s *= 2)
         sizes[ns++] = s;
     int max_lat, max_bw, c0; /* the small sizes' counts are the largest */
-    lens_bench_p2p_iters(n, 0, &max_lat, &max_bw, &c0);
+    lens_bench_p2p_iters(n, 0, &max_lat, &max_bw, &c0); /* size 0 has the most iterations */
 
+    /* Only ranks in a pair need message buffers; the others only wait, so on many ranks only
+     * the few in a pair allocate the two buffers of up to 4 MiB. */
     int mine = 0;
     for (int p = 0; p < pl.n; p++)
         mine |= pl.pa[p] == rank || pl.pb[p] == rank;
@@ -262,27 +290,29 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
         memset(sbuf, 0xa5, blen); /* touched before timing */
         memset(rbuf, 0x5a, blen);
     }
-    struct lens_p2p_out out;
+    struct lens_bench_p2p_out out;
     memset(&out, 0, sizeof out);
     if (rank == 0) {
-        if (lens_p2p_out_init(&out, pl.n, ns, max_lat, max_bw, &e) != LENS_OK)
+        if (lens_bench_p2p_out_init(&out, pl.n, ns, max_lat, max_bw, &e) != LENS_OK)
             lens_bench_fatal(&e);
         out.window = LENS_BENCH_P2P_WINDOW;
-        memcpy(out.sizes, sizes, (size_t)ns * sizeof(int));
+        memcpy(out.sizes, sizes, (size_t)ns * sizeof(int)); /* every rank computed the same sizes */
         for (int k = 0; k < ns; k++) {
             int li, bi;
             lens_bench_p2p_iters(n, sizes[k], &li, &bi, &out.batch[k]);
         }
         for (int p = 0; p < pl.n; p++) {
-            if (lens_p2p_out_set_pair(&out, p, pl.pa[p], pl.pb[p], hosts[pl.pa[p]], hosts[pl.pb[p]],
+            if (lens_bench_p2p_out_set_pair(&out, p, pl.pa[p], pl.pb[p], hosts[pl.pa[p]], hosts[pl.pb[p]],
                                       pl.kind[p], &e) != LENS_OK)
                 lens_bench_fatal(&e);
             for (int k = 0; k < ns; k++)
                 lens_bench_p2p_iters(n, sizes[k], &out.lat_iters[p * ns + k], &out.bw_iters[p * ns + k], &c0);
         }
-        if (pl.note[0])
+        if (pl.note[0]) /* say why a pair kind is missing, not just omit it */
             say_line(say, arg, "%s", pl.note);
     }
+    /* Pairs run one after the other, never together: each measures an idle machine, and a barrier
+     * after every pair keeps the next one from starting while rank 0 still collects. */
     double start = MPI_Wtime();
     for (int p = 0; p < pl.n; p++) {
         int a = pl.pa[p], b = pl.pb[p];
@@ -290,6 +320,7 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
             int am_a = rank == a, peer = am_a ? b : a;
             for (int k = 0; k < ns; k++) {
                 int li, bi, c;
+                /* the same counts rank 0 allocated for */
                 lens_bench_p2p_iters(n, sizes[k], &li, &bi, &c);
                 /* As OSU: the size's bytes written again just before it is timed, so every
                  * size starts from buffers in this core's cache, whatever ran before. */
@@ -300,7 +331,7 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
             }
         }
         /* The times travel to rank 0 whole; it keeps the first iters of each size. */
-        if (rank == a && a != 0) {
+        if (rank == a && a != 0) { /* rank A holds the times; rank 0 keeps its own */
             MPI_Send(tl, ns * max_lat, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
             MPI_Send(tb, ns * max_bw, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD);
         }
@@ -309,8 +340,8 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
                 MPI_Request rq[2];
                 MPI_Irecv(tl, ns * max_lat, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, &rq[0]);
                 MPI_Irecv(tb, ns * max_bw, MPI_DOUBLE, a, TAG_RESULT, MPI_COMM_WORLD, &rq[1]);
-                lens_bench_wait(&rq[0], over);
-                lens_bench_wait(&rq[1], over);
+                lens_bench_job_wait(&rq[0], over); /* rank 0 may share a core with the pair */
+                lens_bench_job_wait(&rq[1], over);
             }
             for (int k = 0; k < ns; k++) {
                 size_t q = (size_t)p * ns + k;
@@ -320,7 +351,9 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
             /* Headline figures for the log: medians, robust to preemption stalls. */
             struct lens_bench_stats s0, s1;
             size_t q0 = (size_t)p * ns, q1 = (size_t)p * ns + (size_t)(ns - 1);
+            /* size 0: the latency headline */
             lens_bench_stats_compute(out.lat_raw + q0 * max_lat, (size_t)out.lat_iters[q0], scratch, &s0);
+            /* the largest size: the bandwidth headline */
             lens_bench_stats_compute(out.bw_raw + q1 * max_bw, (size_t)out.bw_iters[q1], scratch, &s1);
             say_line(say, arg, "p2p pair %d (%s, ranks %d,%d, %s - %s): latency %.3g us at 0 B, "
                      "bandwidth %.4g MB/s at %d B (medians), %.1f s", p, pl.kind[p], a, b, hosts[a],
@@ -328,11 +361,11 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
                      (double)LENS_BENCH_P2P_WINDOW * sizes[ns - 1] / s1.median / 1e6, sizes[ns - 1],
                      MPI_Wtime() - start);
         }
-        lens_bench_barrier(over);
+        lens_bench_job_barrier(over); /* the next pair starts on a quiet machine */
     }
     if (rank == 0) {
         char mpiv[256], date[64], wnd[32];
-        lens_bench_mpi_version(mpiv, sizeof mpiv);
+        lens_bench_job_mpi_version(mpiv, sizeof mpiv);
         lens_time_format_date(lens_time_source_date(), date, sizeof date);
         snprintf(wnd, sizeof wnd, "%d", LENS_BENCH_P2P_WINDOW);
         const char *attrs[] = {
@@ -348,11 +381,11 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
                                     "an empty reply; bandwidth = k*s / T, message rate = k / T for "
                                     "the window time T; mean = k*s*c / sum T",
             NULL, NULL};
-        if (lens_p2p_out_write(&out, o->prefix, attrs, &e) != LENS_OK)
+        if (lens_bench_p2p_out_write(&out, o->prefix, attrs, &e) != LENS_OK)
             lens_bench_fatal(&e);
         say_line(say, arg, "wrote %s_p2p.csv and %s_p2p.nc (%d pair%s, %d sizes)", o->prefix,
                  o->prefix, pl.n, pl.n == 1 ? "" : "s", ns);
-        lens_p2p_out_release(&out);
+        lens_bench_p2p_out_release(&out);
     }
     lens_free(sbase);
     lens_free(rbase);
@@ -362,6 +395,6 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
     lens_free(pl.pa);
     lens_free(pl.pb);
     lens_free(pl.kind);
-    lens_free(hosts[0]);
+    lens_free(hosts[0]); /* the block of names, then the pointers */
     lens_free(hosts);
 }

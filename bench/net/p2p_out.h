@@ -1,5 +1,5 @@
 /* Results of the point-to-point sweep and their files: PREFIX_p2p.csv and PREFIX_p2p.nc.
- * Serial code (no MPI): rank 0 fills a struct lens_p2p_out from the raw iteration times and
+ * Serial code (no MPI): rank 0 fills a struct lens_bench_p2p_out from the raw iteration times and
  * writes both files atomically. Times in seconds, sizes in bytes, rates per second. */
 #ifndef LENS_BENCH_P2P_OUT_H
 #define LENS_BENCH_P2P_OUT_H
@@ -11,7 +11,7 @@
  * iteration is one window taking T, B = window * size / T and M = window / T. The mean
  * columns are over the whole run (L = sum T / 2cN, B = window * size * N / sum T), so
  * B * bw_time == window * size exactly. */
-struct lens_p2p_out {
+struct lens_bench_p2p_out {
     int npairs, nsize;
     int window;           /* k: messages per bandwidth iteration */
     int *sizes;           /* nsize message sizes, bytes */
@@ -26,21 +26,22 @@ struct lens_p2p_out {
 
 /* Allocates every array for npairs x nsize with the given maximum iteration counts; the raw
  * arrays start as NaN. Frees partial state on failure (LENS_ENOMEM). */
-int lens_p2p_out_init(struct lens_p2p_out *r, int npairs, int nsize, int max_lat, int max_bw,
-                      struct lens_err *e);
-void lens_p2p_out_release(struct lens_p2p_out *r);
+int lens_bench_p2p_out_init(struct lens_bench_p2p_out *r, int npairs, int nsize, int max_lat,
+                             int max_bw, struct lens_err *e);
+void lens_bench_p2p_out_release(struct lens_bench_p2p_out *r);
 
 /* Sets pair p's ranks and labels (copied). */
-int lens_p2p_out_set_pair(struct lens_p2p_out *r, int p, int a, int b, const char *host_a,
-                          const char *host_b, const char *kind, struct lens_err *e);
+int lens_bench_p2p_out_set_pair(struct lens_bench_p2p_out *r, int p, int a, int b,
+                                const char *host_a, const char *host_b, const char *kind,
+                                struct lens_err *e);
 
 /* Writes PREFIX_p2p.csv and PREFIX_p2p.nc (through temporary files). attrs is a
  * NULL-terminated list of name, value pairs written as global attributes of the .nc file
  * (the tool and MPI versions, date, command line). Returns LENS_OK or LENS_EIO/LENS_ENOMEM. */
-int lens_p2p_out_write(const struct lens_p2p_out *r, const char *prefix, const char *const *attrs,
-                       struct lens_err *e);
+int lens_bench_p2p_out_write(const struct lens_bench_p2p_out *r, const char *prefix,
+                             const char *const *attrs, struct lens_err *e);
 
 /* Whether PREFIX_p2p.csv or PREFIX_p2p.nc exists. */
-int lens_p2p_out_exists(const char *prefix);
+int lens_bench_p2p_out_exists(const char *prefix);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* (x > y) - (x < y) instead of x - y: a difference of doubles does not fit an int's sign. */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -32,7 +33,7 @@ void lens_bench_stats_compute(const double *x, size_t n, double *scratch, struct
         out->average = out->median = out->deviation = out->min = out->max = NAN;
         return;
     }
-    memcpy(scratch, x, n * sizeof *x);
+    memcpy(scratch, x, n * sizeof *x); /* x stays in time order for the raw file */
     lens_bench_stats_sort(scratch, n);
     /* Sum in sorted order: small values first keeps the rounding error low. */
     double sum = 0;
@@ -43,7 +44,7 @@ void lens_bench_stats_compute(const double *x, size_t n, double *scratch, struct
         ss += (scratch[i] - mean) * (scratch[i] - mean);
     out->average = mean;
     out->median = lens_bench_stats_median_sorted(scratch, n);
-    out->deviation = sqrt(ss / (double)n);
+    out->deviation = sqrt(ss / (double)n); /* population deviation (divide by n), as network_test2 */
     out->min = scratch[0];
     out->max = scratch[n - 1];
 }

@@ -11,11 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
+/* dl_iterate_phdr's callback can return only "stop or go on": the write failure travels here. */
 struct write_ctx {
     int fd;
     int failed;
 };
 
+/* write(2) with retries: the module lines go to the same O_APPEND journal as the crash path. */
 static int write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
@@ -31,6 +33,9 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+/* One line per loaded object: its load bias and the span of its PT_LOAD segments. After the
+ * run an address is mapped back to (object, offset in the ELF file), which addr2line and
+ * the DWARF reader understand whatever address the object was loaded at. */
 static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     struct write_ctx *c = data;
@@ -48,7 +53,7 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
         if (a + ph->p_memsz > hi)
             hi = a + ph->p_memsz;
     }
-    if (hi == 0)
+    if (hi == 0) /* no loadable segment: no address can point into it */
         return 0;
     if (name == NULL || name[0] == '\0') {
         /* the main program has no name here; the kernel knows its path */
@@ -60,6 +65,8 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
     }
     int n = snprintf(line, sizeof line, "module %" PRIx64 " %" PRIx64 " %" PRIx64 " %s\n",
                      (uint64_t)info->dlpi_addr, lo, hi, name);
+    /* A path too long for the line is left out rather than written cut: a wrong path would resolve
+     * call sites to the wrong file. */
     if (n < 0 || (size_t)n >= sizeof line)
         return 0;
     if (write_all(c->fd, line, (size_t)n) != 0) {
@@ -69,6 +76,8 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
+/* Called at MPI_Init and again whenever objects were loaded since (dlopen), before the events
+ * that may point into them are flushed. */
 int lens_callsite_write_modules(int fd)
 {
     struct write_ctx c = {fd, 0};
@@ -76,6 +85,8 @@ int lens_callsite_write_modules(int fd)
     return c.failed ? LENS_EIO : LENS_OK;
 }
 
+/* glibc counts objects added (dlpi_adds) globally: an unchanged count means no new object, so
+ * the module table need not be written again at each flush. */
 static int adds_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     /* dlpi_adds exists when size covers it (glibc >= 2.4) */
@@ -104,14 +115,17 @@ void lens_callsite_release(struct lens_callsite_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Reads one "module BIAS LO HI PATH" line of a rank's journal; the same object written again
+ * after a dlopen is kept once. */
 int lens_callsite_add_line(struct lens_callsite_table *t, const char *args, struct lens_err *e)
 {
     uint64_t bias, lo, hi;
     int used = 0;
     if (sscanf(args, "%" SCNx64 " %" SCNx64 " %" SCNx64 " %n", &bias, &lo, &hi, &used) != 3 ||
-        used == 0 || args[used] == '\0' || hi <= lo)
+        used == 0 || args[used] == '\0' || hi <= lo) /* a path is required and the span must be real */
         return lens_err_set(e, LENS_EFORMAT, "bad module line '%.80s'", args);
     const char *path = args + used;
+    /* The path runs to the end of the line: it may contain spaces. */
     size_t len = strcspn(path, "\n");
     for (size_t i = 0; i < t->n; i++)
         if (t->mod[i].lo == lo && strlen(t->mod[i].path) == len &&
@@ -135,6 +149,8 @@ int lens_callsite_add_line(struct lens_callsite_table *t, const char *args, stru
     return LENS_OK;
 }
 
+/* Return addresses repeat (a loop calls MPI from one place): a 256-slot cache keyed by the
+ * address skips the search of the module table for most events. */
 long lens_callsite_resolve(struct lens_callsite_table *t, uint64_t addr, uint64_t *offset)
 {
     if (addr == 0)
@@ -144,6 +160,8 @@ long lens_callsite_resolve(struct lens_callsite_table *t, uint64_t addr, uint64_
     if (t->cache_addr[slot] == addr) {
         m = t->cache_mod[slot];
     } else {
+        /* Searched from the last module added: an object loaded later at a reused address range
+         * (dlclose then dlopen) must win over the old one. */
         for (size_t i = t->n; i-- > 0;)
             if (addr > t->mod[i].lo && addr <= t->mod[i].hi) { /* addr - 1 inside [lo, hi) */
                 m = (long)i;
@@ -154,6 +172,8 @@ long lens_callsite_resolve(struct lens_callsite_table *t, uint64_t addr, uint64_
         t->cache_addr[slot] = addr;
         t->cache_mod[slot] = (uint32_t)m;
     }
+    /* A return address points after the call instruction, possibly into the next line or function:
+     * one byte back lands inside the call itself. */
     *offset = addr - 1 - t->mod[m].bias;
     return m;
 }

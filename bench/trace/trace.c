@@ -16,8 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* One state per process, zero at load: the wrappers test lens_tr.on before anything else, so
+ * calls made before MPI_Init or after MPI_Finalize cost one branch and record nothing. */
 struct lens_tr_state lens_tr;
 
+/* "64k", "8M": the suffixes people type into environment variables; anything else after the
+ * number is an error (0), so a typo never silently becomes a tiny buffer. */
 size_t lens_trace_parse_size(const char *s)
 {
     char *end;
@@ -36,11 +40,12 @@ size_t lens_trace_parse_size(const char *s)
 
 /* The one diagnostic channel of the library: a line on stderr, then tracing stops on this
  * rank (the application goes on untouched). */
+/* The format attribute checks every tr_fail call's arguments at compile time. */
 static void tr_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void tr_fail(const char *fmt, ...)
 {
     va_list ap;
-    if (lens_tr.failed)
+    if (lens_tr.failed) /* report once: later failures follow from the first */
         return;
     lens_tr.failed = 1;
     lens_tr.on = 0;
@@ -51,13 +56,15 @@ static void tr_fail(const char *fmt, ...)
     fputs("; tracing stopped on this rank\n", stderr);
 }
 
+/* write(2) in a loop, not stdio: it is async-signal-safe, so the crash handlers use the same
+ * path as a normal flush, and a short write (a full pipe, a signal) is finished, not lost. */
 static int write_all(int fd, const void *p, size_t n)
 {
     const char *c = p;
     while (n > 0) {
         ssize_t w = write(fd, c, n);
         if (w < 0) {
-            if (errno == EINTR)
+            if (errno == EINTR) /* interrupted before writing anything: retry */
                 continue;
             return -1;
         }
@@ -67,6 +74,8 @@ static int write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
+/* The .defs file is a line-based text journal next to the binary events: one write(2) per line
+ * and O_APPEND, so a crash leaves whole lines, never a line cut in the middle by another write. */
 static void defs_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void defs_printf(const char *fmt, ...)
 {
@@ -77,12 +86,14 @@ static void defs_printf(const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    /* a truncated line would corrupt the journal: fail instead */
     if (n < 0 || (size_t)n >= sizeof line || write_all(lens_tr.defs_fd, line, (size_t)n) != 0)
         tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
 }
 
 void lens_tr_flush(void)
 {
+    /* The periodic flush (MPILENS_TRACE_FLUSH_SEC) counts from here, also with nothing written. */
     lens_tr.flushed_at = lens_clock_now();
     if (lens_tr.evt_fd < 0 || lens_tr.n == 0) {
         lens_tr.n = 0;
@@ -99,6 +110,7 @@ void lens_tr_flush(void)
     lens_tr.flushing = 1;
     atomic_signal_fence(memory_order_seq_cst);
     int rc = write_all(lens_tr.evt_fd, lens_tr.buf, lens_tr.n * sizeof *lens_tr.buf);
+    /* the journal's "last" line marks what is safely on disk */
     uint64_t last = lens_tr.buf[lens_tr.n - 1].t1;
     lens_tr.n = 0;
     atomic_signal_fence(memory_order_seq_cst);
@@ -111,12 +123,15 @@ void lens_tr_flush(void)
 
 /* ---- crash signals: what the handler may do is write(2) what is already encoded */
 
+/* The signals that end a process by default and can be caught: a crash (SEGV, BUS, FPE, ILL),
+ * an abort (ABRT, also MPI_Abort in some MPIs) and the launcher's or user's termination (TERM, INT). */
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
 #define NCRASH (sizeof crash_signals / sizeof crash_signals[0])
 static struct sigaction prev_action[NCRASH]; /* the dispositions before ours */
 static int installed[NCRASH];
 static char altstack[64 * 1024];             /* so that a stack overflow still flushes */
 
+/* Decimal digits by hand: snprintf is not async-signal-safe (it may take locks or allocate). */
 static size_t put_u64(char *p, uint64_t v)
 {
     char d[24];
@@ -132,7 +147,7 @@ static size_t put_u64(char *p, uint64_t v)
 /* Appends "<word> <value>\n" to the .defs file without stdio (async-signal-safe). */
 static void defs_mark(const char *word, uint64_t v)
 {
-    char line[64];
+    char line[64]; /* a word of up to 32 bytes, a 20-digit number, space and newline */
     size_t k = 0;
     while (*word && k < 32)
         line[k++] = *word++;
@@ -148,23 +163,28 @@ static void defs_mark(const char *word, uint64_t v)
  * must not write the same records twice). */
 static void signal_flush(int sig)
 {
+    /* a forked child has a copy of the parent's buffer: it must not write it too */
     if (!lens_tr.on || lens_tr.stopped || lens_tr.evt_fd < 0 || getpid() != lens_tr.pid)
         return;
     lens_tr.on = 0;
     size_t n = lens_tr.n;
     if (lens_tr.open && n > 0)
         n--; /* interrupted while filling it */
+    /* If a flush was under way its write may be partly done: writing the buffer again would
+     * duplicate records, so the journal keeps the last complete flush instead. */
     if (!lens_tr.flushing && n > 0 &&
         write_all(lens_tr.evt_fd, lens_tr.buf, n * sizeof *lens_tr.buf) == 0)
         defs_mark("last", lens_tr.buf[n - 1].t1);
     defs_mark("signal", (uint64_t)sig);
-    close(lens_tr.evt_fd);
+    close(lens_tr.evt_fd); /* async-signal-safe, like write */
     lens_tr.evt_fd = -1;
 }
 
+/* Runs on the alternate stack with the other crash signals blocked: one flush, whatever
+ * arrives next. */
 static void on_crash_signal(int sig)
 {
-    int saved = errno;
+    int saved = errno; /* the interrupted code may be about to read errno */
     signal_flush(sig);
     /* Give the signal back to whatever had it before MPI_Init (the default action, or the
      * MPI library's or the application's handler): it is blocked while we run, so it is
@@ -207,6 +227,9 @@ static void on_cont_signal(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
+/* The handlers run on their own stack, because a stack overflow is one of the crashes to
+ * survive: on the overflowed stack the handler itself would fault. An application that set
+ * up its own alternate stack keeps it. */
 static void install_handlers(void)
 {
     stack_t ss;
@@ -219,7 +242,7 @@ static void install_handlers(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_crash_signal;
-    sa.sa_flags = SA_ONSTACK;
+    sa.sa_flags = SA_ONSTACK; /* no SA_RESTART: the process is ending anyway */
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < NCRASH; i++) /* one handler at a time */
         sigaddset(&sa.sa_mask, crash_signals[i]);
@@ -232,6 +255,7 @@ static void install_handlers(void)
     }
     sa.sa_handler = NULL;
     sa.sa_sigaction = on_cont_signal;
+    /* SIGCONT must not break the application's system calls */
     sa.sa_flags = SA_ONSTACK | SA_SIGINFO | SA_RESTART;
     if (sigaction(SIGCONT, NULL, &prev_cont) == 0)
         cont_installed = sigaction(SIGCONT, &sa, NULL) == 0;
@@ -239,12 +263,15 @@ static void install_handlers(void)
 
 /* ---- pointer-keyed open-addressing map (handles -> small indices), backward-shift delete */
 
+/* Fibonacci hashing: handles are aligned pointers (low bits zero) or small integers, and the
+ * multiplication by 2^64/phi spreads both over the upper bits, from which the slot is taken. */
 static size_t map_slot(const struct lens_tr_map *m, uintptr_t k)
 {
     uint64_t h = (uint64_t)k * 0x9e3779b97f4a7c15ull;
     return (size_t)(h >> 32) & (m->cap - 1);
 }
 
+/* Linear probing: at most half full, so a miss ends at an empty slot after a few steps. */
 long lens_tr_map_get(const struct lens_tr_map *m, uintptr_t k)
 {
     if (m->cap == 0)
@@ -257,6 +284,8 @@ long lens_tr_map_get(const struct lens_tr_map *m, uintptr_t k)
     }
 }
 
+/* Doubling keeps an insertion's amortised cost constant; every entry is inserted again,
+ * because its slot depends on the capacity. */
 static int map_grow(struct lens_tr_map *m)
 {
     struct lens_tr_map g = {0};
@@ -278,7 +307,7 @@ static int map_grow(struct lens_tr_map *m)
 
 int lens_tr_map_put(struct lens_tr_map *m, uintptr_t k, uint32_t v)
 {
-    if (2 * (m->n + 1) > m->cap && map_grow(m) != 0)
+    if (2 * (m->n + 1) > m->cap && map_grow(m) != 0) /* at most half full: probes stay short */
         return -1;
     size_t i = map_slot(m, k);
     while (m->used[i] && m->key[i] != k)
@@ -291,6 +320,8 @@ int lens_tr_map_put(struct lens_tr_map *m, uintptr_t k, uint32_t v)
     return 0;
 }
 
+/* Deletion without tombstones: the entries after the hole that probed past it are moved back,
+ * so lookups stay short however many requests come and go. */
 void lens_tr_map_del(struct lens_tr_map *m, uintptr_t k)
 {
     if (m->cap == 0)
@@ -305,6 +336,8 @@ void lens_tr_map_del(struct lens_tr_map *m, uintptr_t k)
     /* shift back the following entries of the cluster that would be unreachable */
     for (size_t j = (i + 1) & (m->cap - 1); m->used[j]; j = (j + 1) & (m->cap - 1)) {
         size_t h = map_slot(m, m->key[j]);
+        /* Entry j may stay only if its home slot h lies cyclically in (i, j]: then the hole at i does
+         * not cut it off from h. Otherwise it moves into the hole, which moves on to j. */
         int between = i <= j ? (i < h && h <= j) : (i < h || h <= j);
         if (between)
             continue;
@@ -326,6 +359,8 @@ static void map_free(struct lens_tr_map *m)
 
 uint64_t lens_tr_mix(uint64_t a, uint64_t b)
 {
+    /* Boost's hash_combine, then the first steps of MurmurHash3's 64-bit finaliser: a change in
+     * a or b spreads over the whole word, so distinct communicators collide only by chance. */
     uint64_t x = a ^ (b + 0x9e3779b97f4a7c15ull + (a << 6) + (a >> 2));
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdull;
@@ -344,14 +379,15 @@ uint32_t lens_tr_comm_add(MPI_Comm comm, uint64_t seed, uint64_t fixed)
     int inter = 0, n = 0;
     if (comm == MPI_COMM_NULL)
         return LENS_TRACE_NOIDX;
-    PMPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_test_inter(comm, &inter); /* PMPI: our own queries must not be traced */
     /* peers of an intercommunicator are ranks of the remote group */
     if ((inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS)
         return LENS_TRACE_NOIDX;
     PMPI_Group_size(g, &n);
     int *ranks = malloc((size_t)(n > 0 ? n : 1) * sizeof *ranks);
     int *world = malloc((size_t)(n > 0 ? n : 1) * sizeof *world);
-    char *line = malloc((size_t)n * 12 + 96);
+    char *line = malloc((size_t)n * 12 + 96); /* " %d" of n world ranks plus the header */
+    /* A failed realloc leaves the old table in place; the check below then reports the failure. */
     if (lens_tr.ncomm == lens_tr.capcomm) {
         size_t cap = lens_tr.capcomm ? 2 * lens_tr.capcomm : 16;
         void *p = realloc(lens_tr.comms, cap * sizeof *lens_tr.comms);
@@ -368,9 +404,12 @@ uint32_t lens_tr_comm_add(MPI_Comm comm, uint64_t seed, uint64_t fixed)
     }
     for (int i = 0; i < n; i++)
         ranks[i] = i;
+    /* peers are recorded as world ranks */
     PMPI_Group_translate_ranks(g, n, ranks, lens_tr.world_group, world);
     PMPI_Group_free(&g);
     free(ranks);
+    /* The world rank of the communicator's rank 0 tells apart the pieces of one MPI_Comm_split,
+     * which share the seed: each piece has a different first member. */
     if (key == 0 && seed != 0) {
         key = lens_tr_mix(seed, (uint64_t)(n > 0 ? world[0] + 1 : 0));
     } else if (key == 0) {
@@ -387,6 +426,8 @@ uint32_t lens_tr_comm_add(MPI_Comm comm, uint64_t seed, uint64_t fixed)
     c->size = n;
     c->world = world;
     PMPI_Comm_rank(comm, &c->me);
+    /* One journal line per communicator: its index, key and members, whatever their number (the
+     * line was sized for n members above). */
     size_t len = (size_t)sprintf(line, "comm %u %" PRIx64 " %d", idx, key, n);
     for (int i = 0; i < n; i++)
         len += (size_t)sprintf(line + len, " %d", world[i]);
@@ -394,11 +435,14 @@ uint32_t lens_tr_comm_add(MPI_Comm comm, uint64_t seed, uint64_t fixed)
     if (lens_tr.defs_fd >= 0 && write_all(lens_tr.defs_fd, line, len) != 0)
         tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
     free(line);
+    /* world is index 0, found without the map */
     if (comm != MPI_COMM_WORLD && lens_tr_map_put(&lens_tr.commmap, LENS_TR_HKEY(comm), idx) != 0)
         tr_fail("out of memory for the communicator table");
     return idx;
 }
 
+/* A communicator we did not see created (made before MPI_Init returned, or by a call we do not
+ * wrap) is registered on first use, keyed by its members. */
 uint32_t lens_tr_comm_slow(MPI_Comm comm)
 {
     long v = lens_tr_map_get(&lens_tr.commmap, LENS_TR_HKEY(comm));
@@ -418,6 +462,8 @@ uint64_t lens_tr_child_seed(uint32_t parent)
 uint32_t lens_tr_win_add(MPI_Win win, uint32_t comm)
 {
     uint32_t idx = (uint32_t)lens_tr.nwin;
+    /* A window's key follows the same agreement as a communicator's: the n-th window created on a
+     * communicator gets the same key on every member ("win" xored in keeps it apart from children). */
     uint64_t key = lens_tr_mix(lens_tr.comms[comm].key ^ 0x77696eull, ++lens_tr.comms[comm].nwins);
     if (lens_tr.nwin == lens_tr.capwin) {
         size_t cap = lens_tr.capwin ? 2 * lens_tr.capwin : 16;
@@ -438,9 +484,12 @@ uint32_t lens_tr_win_add(MPI_Win win, uint32_t comm)
 
 /* ---- requests */
 
+/* Finished requests go on a free list: a long run of nonblocking calls reuses a few slots
+ * instead of growing the table by one per request. */
 void lens_tr_req_add(MPI_Request h, const struct lens_tr_req *r)
 {
     uint32_t slot;
+    /* A freed slot first: the table only grows when more requests are open at once than ever. */
     if (lens_tr.reqfree != LENS_TRACE_NOIDX) {
         slot = lens_tr.reqfree;
         lens_tr.reqfree = lens_tr.reqs[slot].next_free;
@@ -457,11 +506,15 @@ void lens_tr_req_add(MPI_Request h, const struct lens_tr_req *r)
         }
         slot = (uint32_t)lens_tr.nreq++;
     }
+    /* The map from handle to slot: MPI reuses handles once freed, which is why completion deletes
+     * the mapping before the handle can come back. */
     lens_tr.reqs[slot] = *r;
     if (lens_tr_map_put(&lens_tr.reqmap, LENS_TR_HKEY(h), slot) != 0)
         tr_fail("out of memory for the request table");
 }
 
+/* A request not in the map was started before tracing or by a call we do not wrap (persistent,
+ * generalised): its completion is not an event of ours, so nothing is recorded. */
 int lens_tr_req_done(MPI_Request h, const MPI_Status *st, uint64_t t)
 {
     long slot = lens_tr_map_get(&lens_tr.reqmap, LENS_TR_HKEY(h));
@@ -473,7 +526,7 @@ int lens_tr_req_done(MPI_Request h, const MPI_Status *st, uint64_t t)
     lens_tr.reqfree = (uint32_t)slot;
     int cancelled = 0;
     if (q->recv)
-        PMPI_Test_cancelled(st, &cancelled);
+        PMPI_Test_cancelled(st, &cancelled); /* a cancelled receive received nothing */
     if (cancelled)
         return 0;
     struct lens_trace_rec *r = lens_tr_rec();
@@ -484,8 +537,9 @@ int lens_tr_req_done(MPI_Request h, const MPI_Status *st, uint64_t t)
     r->fn = q->fn;
     if (q->recv) {
         int count = 0;
-        PMPI_Get_count(st, MPI_BYTE, &count);
+        PMPI_Get_count(st, MPI_BYTE, &count); /* bytes actually received, not the posted size */
         r->type = LENS_REC_RECV_DONE;
+        /* MPI_ANY_SOURCE: the status names the sender */
         r->peer = lens_tr_world(q->idx, st->MPI_SOURCE);
         r->tag = st->MPI_TAG;
         r->bytes = count > 0 ? (uint64_t)count : 0;
@@ -500,12 +554,16 @@ int lens_tr_req_done(MPI_Request h, const MPI_Status *st, uint64_t t)
 
 /* ---- OTF2's collective operations over the private duplicate of MPI_COMM_WORLD */
 
+/* OTF2 writes its archive collectively (one anchor and definitions from all ranks) through these
+ * callbacks; they run on the private duplicate of MPI_COMM_WORLD, so none of their messages can
+ * match a receive the application posted on its own communicators. */
 struct OTF2_CollectiveContext {
     MPI_Comm comm;
     int rank, size;
     int *counts, *displs; /* size entries, for gatherv/scatterv */
 };
 
+/* OTF2's element types map one to one to MPI's fixed-width types, so the callbacks never convert. */
 static MPI_Datatype otf2_type(OTF2_Type t)
 {
     switch (t) {
@@ -518,10 +576,11 @@ static MPI_Datatype otf2_type(OTF2_Type t)
     case OTF2_TYPE_INT64: return MPI_INT64_T;
     case OTF2_TYPE_FLOAT: return MPI_FLOAT;
     case OTF2_TYPE_DOUBLE: return MPI_DOUBLE;
-    default: return MPI_UINT64_T;
+    default: return MPI_UINT64_T; /* OTF2_TYPE_UINT64 and anything newer */
     }
 }
 
+/* An MPI failure inside OTF2's collective write is reported to OTF2, which fails the archive. */
 #define CB_RC(rc) ((rc) == MPI_SUCCESS ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_ERROR)
 
 static OTF2_CallbackCode cb_size(void *u, OTF2_CollectiveContext *c, uint32_t *size)
@@ -538,6 +597,8 @@ static OTF2_CallbackCode cb_rank(void *u, OTF2_CollectiveContext *c, uint32_t *r
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Each callback is the PMPI collective of the same name on the private communicator: PMPI so
+ * that the collector's own traffic is never recorded as the application's. */
 static OTF2_CallbackCode cb_barrier(void *u, OTF2_CollectiveContext *c)
 {
     (void)u;
@@ -559,6 +620,8 @@ static OTF2_CallbackCode cb_gather(void *u, OTF2_CollectiveContext *c, const voi
                              c->comm));
 }
 
+/* Counts and displacements only matter at the root; the buffers were sized for all ranks once,
+ * in write_archive, so the callback allocates nothing. */
 static void fill_displs(OTF2_CollectiveContext *c, const uint32_t *counts)
 {
     int d = 0;
@@ -599,11 +662,13 @@ static OTF2_CallbackCode cb_scatterv(void *u, OTF2_CollectiveContext *c, const v
                                otf2_type(t), (int)root, c->comm));
 }
 
+/* The contexts belong to write_archive, which frees them after OTF2 is done. */
 static void cb_release(void *u, OTF2_CollectiveContext *g, OTF2_CollectiveContext *l)
 {
     (void)u, (void)g, (void)l;
 }
 
+/* The same context serves as global and local one: every process is its own local group. */
 static const OTF2_CollectiveCallbacks mpi_callbacks = {
     .otf2_release = cb_release,
     .otf2_get_size = cb_size,
@@ -618,6 +683,7 @@ static const OTF2_CollectiveCallbacks mpi_callbacks = {
 
 /* ---- start and stop */
 
+/* FTW_DEPTH gives a directory after its contents, so rmdir finds it empty. */
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb, (void)ftw;
@@ -625,6 +691,7 @@ static int rm_entry(const char *path, const struct stat *sb, int flag, struct FT
 }
 
 /* Rank 0 removes what an earlier run left (only the names the collector writes). */
+/* Only the names the collector writes are removed: a user's other files in the directory stay. */
 static void clean_dir(const char *dir)
 {
     char p[4200];
@@ -646,6 +713,8 @@ static void flush_at_exit(void)
         lens_tr_flush();
 }
 
+/* Two files per rank, named by the rank: no two processes ever write the same file, so no
+ * locking and no collective step is needed until MPI_Finalize. */
 static void open_files(void)
 {
     char raw[4104], host[256] = "unknown";
@@ -667,25 +736,30 @@ static void open_files(void)
         tr_fail("cannot create %s: %s", lens_tr.defs_path, strerror(errno));
         return;
     }
-    gethostname(host, sizeof host - 1);
+    gethostname(host, sizeof host - 1); /* the last byte stays '\0' if the name is cut */
     defs_printf("mpilens-trace 1\nrank %d size %d\nhost %s\n", lens_tr.rank, lens_tr.size, host);
 }
 
 void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
 {
+    /* Settings come from the environment because the collector is preloaded into an unmodified
+     * program: it has no command line of its own. */
     const char *dir = getenv("MPILENS_TRACE_DIR");
     const char *bs = getenv("MPILENS_TRACE_BUFFER");
-    const char *fs = getenv("MPILENS_TRACE_FLUSH_SEC");
-    size_t bytes = LENS_TRACE_DEFAULT_BUFFER;
-    if (lens_tr.started)
+    const char *fs = getenv("MPILENS_TRACE_FLUSH_SEC"); /* seconds between periodic flushes */
+    size_t bytes = LENS_TRACE_DEFAULT_BUFFER; /* bytes of records held between flushes */
+    if (lens_tr.started) /* a second initialisation starts nothing */
         return;
     lens_tr.started = 1;
     lens_tr.evt_fd = lens_tr.defs_fd = -1;
     lens_tr.reqfree = LENS_TRACE_NOIDX;
+    /* Only MPI_THREAD_MULTIPLE lets two threads be in MPI at once: then, and only then, records
+     * are appended under the spin lock. */
     lens_tr.mt = provided == MPI_THREAD_MULTIPLE;
     PMPI_Comm_rank(MPI_COMM_WORLD, &lens_tr.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &lens_tr.size);
     snprintf(lens_tr.dir, sizeof lens_tr.dir, "%s", dir && *dir ? dir : LENS_TRACE_DEFAULT_DIR);
+    /* A bad size is reported and the default used: tracing still happens, as asked. */
     if (bs && *bs) {
         bytes = lens_trace_parse_size(bs);
         if (bytes == 0) {
@@ -693,6 +767,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
             bytes = LENS_TRACE_DEFAULT_BUFFER;
         }
     }
+    /* Too small a buffer would flush on almost every call: the minimum keeps tracing overhead sane. */
     if (bytes < LENS_TRACE_MIN_BUFFER)
         bytes = LENS_TRACE_MIN_BUFFER;
     lens_tr.flush_ns = (uint64_t)(LENS_TRACE_DEFAULT_FLUSH_SEC * 1e9);
@@ -710,12 +785,14 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     PMPI_Comm_group(MPI_COMM_WORLD, &lens_tr.world_group);
     if (lens_tr.rank == 0)
         clean_dir(lens_tr.dir);
-    PMPI_Barrier(lens_tr.dup);
+    PMPI_Barrier(lens_tr.dup); /* no rank creates its files before rank 0 has cleaned up */
     if (!lens_tr.failed)
         open_files();
+    /* Clock offsets to rank 0 at the start and again at MPI_Finalize: the reader interpolates
+     * between the two, correcting drift as well as offset (clocksync.h). */
     struct lens_clock_offset off;
     lens_clocksync_measure(lens_tr.dup, LENS_TRACE_SYNC_ROUNDS, &off);
-    lens_tr.cap = bytes / sizeof *lens_tr.buf;
+    lens_tr.cap = bytes / sizeof *lens_tr.buf; /* records, not bytes */
     lens_tr.buf = malloc(lens_tr.cap * sizeof *lens_tr.buf);
     if (!lens_tr.buf) {
         lens_tr.cap = 0;
@@ -725,15 +802,18 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
         return;
     defs_printf("start %" PRIu64 "\nclock %" PRIu64 " %" PRId64 " %" PRIu64 "\n", t0,
                 off.t_local, off.offset, off.rtt);
+    /* The modules loaded so far, so call sites can be resolved to functions after the run. */
     lens_tr.gen = lens_callsite_generation();
     if (lens_callsite_write_modules(lens_tr.defs_fd) != LENS_OK)
         tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
+    /* World and self are registered first, with keys every rank knows (self's includes the rank). */
     lens_tr_comm_add(MPI_COMM_WORLD, 0, 0); /* index 0, key 0 */
     lens_tr_comm_add(MPI_COMM_SELF, 0, lens_tr_mix(0x5e1f, (uint64_t)lens_tr.rank));
     if (lens_tr.failed)
         return;
-    lens_tr_func_start(t0, provided);
+    lens_tr_func_start(t0, provided); /* function tracing (trace_func.c), if asked for */
     lens_tr.on = 1;
+    /* The pid tells a forked child (which inherits the buffer and the handlers) from this process. */
     lens_tr.pid = (int)getpid();
     lens_tr.flushed_at = lens_clock_now();
     struct lens_trace_rec *r = lens_tr_rec();
@@ -745,10 +825,12 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     r->type = LENS_REC_CALL;
     r->peer = LENS_TRACE_NONE;
     lens_tr_closed();
-    atexit(flush_at_exit);
+    atexit(flush_at_exit); /* exit() without MPI_Finalize still keeps the buffer */
     install_handlers();
 }
 
+/* After MPI_Finalize the process may live on (a test harness, a library): free everything so
+ * the collector leaves no memory behind. */
 static void release_all(void)
 {
     for (size_t i = 0; i < lens_tr.ncomm; i++)
@@ -767,11 +849,13 @@ static void release_all(void)
     lens_tr.n = lens_tr.cap = 0;
 }
 
+/* Each rank converts its own raw files into the archive, collectively through the callbacks:
+ * no rank reads another's events, so the conversion scales with the job. */
 static void write_archive(void)
 {
     struct OTF2_CollectiveContext ctx = {lens_tr.dup, lens_tr.rank, lens_tr.size, NULL, NULL};
     struct lens_err e;
-    const char *keep = getenv("MPILENS_TRACE_KEEP_RAW");
+    const char *keep = getenv("MPILENS_TRACE_KEEP_RAW"); /* debugging: keep the per-rank raw files */
     ctx.counts = calloc((size_t)lens_tr.size, sizeof *ctx.counts);
     ctx.displs = calloc((size_t)lens_tr.size, sizeof *ctx.displs);
     struct lens_trace_otf2_opts o = {
@@ -779,6 +863,8 @@ static void write_archive(void)
         .coll = &mpi_callbacks, .coll_data = NULL, .coll_ctx = &ctx,
         .keep_raw = keep && *keep == '1'};
     lens_err_clear(&e);
+    /* Out of memory here skips this rank's conversion (reported) but still reaches the
+     * barrier below; the others' OTF2 collectives would then wait for this rank in vain. */
     if (!ctx.counts || !ctx.displs)
         fprintf(stderr, "mpilens-trace: rank %d: out of memory before writing the archive\n",
                 lens_tr.rank);
@@ -787,6 +873,7 @@ static void write_archive(void)
     free(ctx.counts);
     free(ctx.displs);
     PMPI_Barrier(lens_tr.dup);
+    /* Every rank has converted its raw files before rank 0 removes their directory (the barrier). */
     if (lens_tr.rank == 0 && !o.keep_raw) {
         char raw[4200];
         snprintf(raw, sizeof raw, "%s/raw", lens_tr.dir);
@@ -794,6 +881,8 @@ static void write_archive(void)
     }
 }
 
+/* The MPI_Finalize record is written first, then the second clock measurement and the last
+ * flush, so the journal's end time covers every record. */
 void lens_tr_stop(uint64_t t0, uint64_t site)
 {
     struct lens_clock_offset off;
@@ -808,6 +897,7 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
         lens_tr_closed();
         lens_tr_func_stop(t0);
     }
+    /* Collective: every rank measures, also those whose tracing failed. */
     lens_clocksync_measure(lens_tr.dup, LENS_TRACE_SYNC_ROUNDS, &off);
     if (lens_tr.on) {
         defs_printf("clock %" PRIu64 " %" PRId64 " %" PRIu64 "\n", off.t_local, off.offset,
@@ -816,7 +906,7 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
         defs_printf("end %" PRIu64 "\n", lens_clock_now());
     }
     lens_tr.on = 0;
-    lens_tr.stopped = 1;
+    lens_tr.stopped = 1; /* a late signal or atexit must not flush again */
     for (size_t i = 0; i < NCRASH; i++) /* ours do nothing now; give them back */
         if (installed[i])
             sigaction(crash_signals[i], &prev_action[i], NULL);
@@ -828,21 +918,26 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
         close(lens_tr.defs_fd);
     lens_tr.evt_fd = lens_tr.defs_fd = -1;
     int ok = !lens_tr.failed;
+    /* The archive is collective: if any rank failed, no rank may enter OTF2's collective write,
+     * so all agree first; the raw files stay for `mpilens trace` to recover what it can. */
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, lens_tr.dup);
     if (ok)
         write_archive();
     else if (lens_tr.rank == 0)
         fprintf(stderr, "mpilens-trace: a rank failed; raw files kept in %s/raw\n", lens_tr.dir);
+    /* The private communicator and group go last: write_archive's collectives ran on them. */
     PMPI_Group_free(&lens_tr.world_group);
     PMPI_Comm_free(&lens_tr.dup);
     release_all();
 }
 
+/* MPI_Abort may kill this process at any moment after it is called, so the buffer goes to disk
+ * first and the journal says why the trace ends there. */
 void lens_tr_abort(int code)
 {
     if (!lens_tr.on || lens_tr.stopped)
         return;
-    lens_tr_flush();
+    lens_tr_flush(); /* before the runtime can kill us */
     defs_printf("abort %d\n", code);
     lens_tr.on = 0; /* the runtime kills this process: nothing more to record */
 }

@@ -32,6 +32,8 @@ struct frame {
 };
 
 /* Per thread: the open calls. Static TLS (the library is preloaded or linked). */
+/* Thread-local, initial-exec: the hooks run on every function call of the application, so the
+ * stack must be reachable without a lock or a TLS lookup through __tls_get_addr. */
 static __thread struct {
     int depth;         /* open calls, also beyond STACK */
     int nwritten;      /* frames [0, nwritten) have their enter in the buffer */
@@ -45,6 +47,7 @@ static int maxdepth = STACK;    /* MPILENS_TRACE_FUNC_DEPTH */
 static uint64_t min_ns;         /* MPILENS_TRACE_FUNC_MIN */
 static struct lens_tr_map seen; /* entry addresses already announced in the .defs file */
 
+/* A failure stops user-function tracing only: the MPI events go on being recorded. */
 static void func_fail(const char *what)
 {
     active = 0;
@@ -54,6 +57,8 @@ static void func_fail(const char *what)
 }
 
 /* "func <hex>" in the .defs file the first time a function is written. */
+/* Each entry address is written to the journal once, so the converter can name it later; the
+ * map keeps the repeats (every call of a hot function) from growing the journal. */
 static void announce(uint64_t fn)
 {
     char line[40];
@@ -68,6 +73,7 @@ static void announce(uint64_t fn)
         func_fail("cannot write the function definitions");
 }
 
+/* The function's entry address travels in aux, its call site in site, like an MPI call's. */
 static void put(int type, uint64_t t0, uint64_t t1, const struct frame *f)
 {
     struct lens_trace_rec *r = lens_tr_rec();
@@ -84,12 +90,16 @@ static void put(int type, uint64_t t0, uint64_t t1, const struct frame *f)
     lens_tr_flush_due(t1);
 }
 
+/* Three conditions, cheapest first for the hooks' fast path: user tracing on, MPI tracing on,
+ * and the calling thread is the one that called MPI_Init. */
 static int recording(void)
 {
     return active && lens_tr.on && fs.mine;
 }
 
 /* Writes the enters of the frames still waiting, outermost first. */
+/* Writes the enters still waiting, outermost first, so that the raw file stays in time order
+ * before any record that happens inside them. */
 void lens_tr_func_sync(void)
 {
     if (!fs.mine)
@@ -109,6 +119,7 @@ LENS_TR_EXPORT void __cyg_profile_func_exit(void *fn, void *site);
 
 void __cyg_profile_func_enter(void *fn, void *site)
 {
+    /* The depth is counted even past STACK, so the exits of those deep calls balance the enters. */
     int d = fs.depth++;
     if (d >= STACK)
         return;
@@ -144,6 +155,8 @@ void __cyg_profile_func_exit(void *fn, void *site)
 }
 
 /* "20us", "1ms", "0.5s", "250ns", "2" (seconds) -> ns; -1 when malformed. */
+/* "20us", "1ms", "0.5s" or plain seconds, as nanoseconds; -1 for anything else, so a typo is
+ * reported instead of read as 0 (which would record every call). */
 static long long parse_duration(const char *s)
 {
     char *end;
@@ -151,7 +164,7 @@ static long long parse_duration(const char *s)
     double v = strtod(s, &end);
     if (end == s || errno || v < 0)
         return -1;
-    double unit = 1e9;
+    double unit = 1e9; /* a plain number is seconds */
     if (!strcmp(end, "ns"))
         unit = 1;
     else if (!strcmp(end, "us"))
@@ -167,9 +180,13 @@ void lens_tr_func_start(uint64_t t0, int provided)
 {
     const char *depth = getenv("MPILENS_TRACE_FUNC_DEPTH");
     const char *min = getenv("MPILENS_TRACE_FUNC_MIN");
-    fs.mine = 1;
+    fs.mine = 1; /* this thread called MPI_Init: only its frames are recorded */
+    /* Other threads may call MPI between the main thread's enter and exit: their records would cut
+     * into its frames, so no frames are recorded at these levels. */
     if (provided == MPI_THREAD_SERIALIZED || provided == MPI_THREAD_MULTIPLE)
         return;
+    /* A bad setting is reported and user functions are left out: a silent default would record
+     * more (or less) than the user asked for. */
     if (depth && *depth) {
         char *end;
         long v = strtol(depth, &end, 10);
@@ -198,6 +215,8 @@ void lens_tr_func_start(uint64_t t0, int provided)
     lens_tr_func_pending = top > 0;
 }
 
+/* Frames still open at MPI_Finalize (main, the caller of MPI_Finalize) are closed there: the
+ * trace ends at MPI_Finalize, and every Enter in it needs its Leave. */
 void lens_tr_func_stop(uint64_t t)
 {
     if (recording()) {

@@ -26,7 +26,7 @@ static void rank_end(const char *dir, int r, char *out, size_t n)
         return;
     }
     while (fgets(line, sizeof line, fp)) {
-        if (sscanf(line, "signal %d", &sig) == 1)
+        if (sscanf(line, "signal %d", &sig) == 1) /* the last signal mark wins */
             continue;
         if (sscanf(line, "abort %d", &code) == 1)
             aborted = 1;
@@ -36,6 +36,8 @@ static void rank_end(const char *dir, int r, char *out, size_t n)
             cont = 1;
     }
     fclose(fp);
+    /* The strongest evidence first: a rank that reached MPI_Finalize ended cleanly whatever came
+     * before; an abort explains a later signal (MPI_Abort kills with one). */
     if (ended)
         snprintf(out, n, "reached MPI_Finalize");
     else if (aborted)
@@ -52,9 +54,10 @@ static void rank_end(const char *dir, int r, char *out, size_t n)
 }
 
 /* One line per way of ending, with its ranks as ranges ("ranks 0-1,3: ..."). */
+/* Grouped by outcome, so a 1024-rank job that crashed on one rank prints two lines, not 1024. */
 static void report_ends(const char *dir, int n)
 {
-    char (*how)[256] = malloc((size_t)n * sizeof *how);
+    char (*how)[256] = malloc((size_t)n * sizeof *how); /* one outcome text per rank */
     char *done = calloc((size_t)n, 1);
     if (!how || !done) {
         free(how), free(done);
@@ -77,7 +80,7 @@ static void report_ends(const char *dir, int n)
             for (int k = q; k <= last; k++)
                 done[k] = 1;
             members += last - q + 1;
-            if (len < sizeof list - 32)
+            if (len < sizeof list - 32) /* room for one more range; else an ellipsis */
                 len += (size_t)snprintf(list + len, sizeof list - len, last > q ? "%s%d-%d" : "%s%d",
                                         len ? "," : "", q, last);
             else if (len < sizeof list - 4)
@@ -95,16 +98,19 @@ int main(int argc, char **argv)
 {
     struct lens_err e;
     int n = 0;
-    if (argc != 2 || !strcmp(argv[1], "--help")) {
+    if (argc != 2 || !strcmp(argv[1], "--help")) { /* usage on stderr and status 2 when misused */
         fprintf(argc == 2 ? stdout : stderr, "usage: mpilens-trace-recover DIR\n");
         return argc == 2 ? 0 : 2;
     }
     const char *keep = getenv("MPILENS_TRACE_KEEP_RAW");
     int keep_raw = keep && *keep == '1';
     lens_err_clear(&e);
+    /* The job size from rank 0's journal, then the outcome of every rank before converting: if the
+     * conversion fails the user still learns how the run ended. */
     if (lens_trace_otf2_nranks(argv[1], &n, &e) == LENS_OK) {
         report_ends(argv[1], n);
         struct lens_trace_otf2_opts o = {.dir = argv[1], .nranks = n, .first = 0, .count = n,
+                                         /* no callbacks: OTF2's serial mode, one process */
                                          .coll = NULL, .keep_raw = keep_raw};
         lens_trace_otf2_write(&o, &e);
     }

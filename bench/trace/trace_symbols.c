@@ -49,6 +49,7 @@ struct lens_trace_symbols {
     size_t nnames;
 };
 
+/* The filter is copied: it comes from getenv, whose string a later setenv may replace. */
 struct lens_trace_symbols *lens_trace_symbols_new(int nranks, const char *filter)
 {
     struct lens_trace_symbols *s = lens_calloc(1, sizeof *s);
@@ -65,6 +66,7 @@ struct lens_trace_symbols *lens_trace_symbols_new(int nranks, const char *filter
     return s;
 }
 
+/* Frees in any state new or a failed step left: every array may be NULL or partly filled. */
 void lens_trace_symbols_free(struct lens_trace_symbols *s)
 {
     if (!s)
@@ -87,6 +89,8 @@ void lens_trace_symbols_free(struct lens_trace_symbols *s)
     lens_free(s);
 }
 
+/* Addresses are kept per rank: with ASLR the same function has a different address in every
+ * process, so names are only found after each rank's own module table is known. */
 int lens_trace_symbols_add(struct lens_trace_symbols *s, int rank, uint64_t addr,
                            struct lens_err *e)
 {
@@ -107,6 +111,8 @@ int lens_trace_symbols_add(struct lens_trace_symbols *s, int rank, uint64_t addr
 
 /* ---- ELF symbol tables */
 
+/* pread loops over short reads; a read past the end (k == 0) is a truncated file: fail, never
+ * spin on it. */
 static int read_at(int fd, void *buf, size_t n, uint64_t off)
 {
     char *p = buf;
@@ -121,6 +127,8 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off)
     return 0;
 }
 
+/* Sorted by address, and among aliases of one address global before local, then by name: the
+ * same file always gives the same name for an address, on every process that reads it. */
 static int cmp_sym(const void *a, const void *b)
 {
     const struct sym *x = a, *y = b;
@@ -133,6 +141,8 @@ static int cmp_sym(const void *a, const void *b)
 
 /* Fills m from the ELF file m->path; an unreadable or foreign file leaves m empty (n == 0),
  * which only costs the names. Returns LENS_ENOMEM or LENS_OK. */
+/* Only 64-bit ELF is read (every platform the collector builds on); anything else gives no
+ * names, and the functions keep address-based names instead of failing the conversion. */
 static int load_module(struct symmod *m)
 {
     int fd = open(m->path, O_RDONLY | O_CLOEXEC);
@@ -142,6 +152,7 @@ static int load_module(struct symmod *m)
     Elf64_Shdr *sh = NULL;
     Elf64_Sym *raw = NULL;
     int rc = LENS_OK;
+    /* The header must be ELF, 64-bit, with section headers of the size we read them as. */
     if (read_at(fd, &eh, sizeof eh, 0) != 0 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
         eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
         eh.e_shnum == 0)
@@ -153,13 +164,17 @@ static int load_module(struct symmod *m)
     if (read_at(fd, sh, (size_t)eh.e_shnum * sizeof *sh, eh.e_shoff) != 0)
         goto out;
     int symi = -1;
+    /* .symtab has every function (static ones too); .dynsym, the exported ones only, is the
+     * fallback for stripped objects. */
     for (int i = 0; i < eh.e_shnum; i++)
         if (sh[i].sh_type == SHT_SYMTAB || (symi < 0 && sh[i].sh_type == SHT_DYNSYM))
             symi = i;
     if (symi < 0 || sh[symi].sh_link >= eh.e_shnum || sh[symi].sh_entsize != sizeof(Elf64_Sym))
         goto out;
+    /* sh_link of a symbol table names its string table. */
     const Elf64_Shdr *st = &sh[symi], *str = &sh[st->sh_link];
     size_t nsym = st->sh_size / sizeof(Elf64_Sym);
+    /* Bounds against a corrupt or hostile header: no allocation may be sized by an unchecked field. */
     if (nsym == 0 || str->sh_size == 0 || str->sh_size > (1u << 30) || nsym > (1u << 24))
         goto out;
     raw = lens_malloc(nsym * sizeof *raw);
@@ -172,9 +187,12 @@ static int load_module(struct symmod *m)
     if (read_at(fd, raw, nsym * sizeof *raw, st->sh_offset) != 0 ||
         read_at(fd, m->strtab, str->sh_size, str->sh_offset) != 0)
         goto out;
+    /* A terminator after the table: a name running to its end cannot read past the buffer. */
     m->strtab[str->sh_size] = '\0';
     for (size_t i = 0; i < nsym; i++) {
         int type = ELF64_ST_TYPE(raw[i].st_info);
+        /* Functions defined in this object only: undefined symbols are other objects' functions,
+         * value 0 is no address, and a name offset outside the table would read out of bounds. */
         if ((type != STT_FUNC && type != STT_GNU_IFUNC) || raw[i].st_shndx == SHN_UNDEF ||
             raw[i].st_value == 0 || raw[i].st_name >= str->sh_size || !m->strtab[raw[i].st_name])
             continue;
@@ -190,6 +208,7 @@ out:
     return rc;
 }
 
+/* Each object's symbol table is read once per conversion, however many ranks load it. */
 static struct symmod *module(struct lens_trace_symbols *s, const char *path)
 {
     for (size_t i = 0; i < s->nmods; i++)
@@ -214,6 +233,8 @@ static struct symmod *module(struct lens_trace_symbols *s, const char *path)
 }
 
 /* The function whose entry is at off (or, failing that, whose body holds off). */
+/* -finstrument-functions reports entry addresses, so an exact match is the normal case; the
+ * size check catches an address inside a function whose symbol has no alias at its entry. */
 static const char *lookup(const struct symmod *m, uint64_t off)
 {
     size_t lo = 0, hi = m->n;
@@ -233,6 +254,8 @@ static const char *lookup(const struct symmod *m, uint64_t off)
     return off == y->value || off < y->value + y->size ? y->name : NULL;
 }
 
+/* Fallback names ("0x1234@libfoo.so") are owned by the table, like the symbol names are owned
+ * by the module cache, so every name lives until lens_trace_symbols_free. */
 static const char *own(struct lens_trace_symbols *s, const char *text)
 {
     if (s->nowned == s->capowned) {
@@ -273,10 +296,13 @@ int lens_trace_symbols_resolve(struct lens_trace_symbols *s, int rank,
                 snprintf(buf, sizeof buf, "0x%llx@%.60s", (unsigned long long)off, base ? base + 1 : sm->path);
             }
         } else {
+            /* Outside every module (JIT code, a module missing from the journal): the raw address is the
+             * only name there is. */
             snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)f->addr);
         }
         if (!name && !(name = own(s, buf)))
             return lens_err_set(e, LENS_ENOMEM, "out of memory naming functions");
+        /* NULL: filtered out, no region */
         f->name = lens_trace_symbols_match(s->filter, name) ? name : NULL;
     }
     return LENS_OK;
@@ -307,12 +333,15 @@ static int cmp_name(const void *key, const void *elem)
     return strcmp(key, *(const char *const *)elem);
 }
 
+/* Region ids are positions in the sorted list of distinct names: every process reads the same
+ * journals, so it computes the same ids without exchanging them (trace_otf2.c numbers the rest
+ * of the definitions the same way). */
 int lens_trace_symbols_number(struct lens_trace_symbols *s, struct lens_err *e)
 {
     size_t total = 0;
     for (int r = 0; r < s->nranks; r++)
         total += s->ranks[r].n;
-    struct named *all = lens_malloc((total + 1) * sizeof *all);
+    struct named *all = lens_malloc((total + 1) * sizeof *all); /* +1: never a zero-size allocation */
     s->names = lens_malloc((total + 1) * sizeof *s->names);
     s->modules = lens_malloc((total + 1) * sizeof *s->modules);
     if (!all || !s->names || !s->modules) {
@@ -330,6 +359,8 @@ int lens_trace_symbols_number(struct lens_trace_symbols *s, struct lens_err *e)
         qsort(all, n, sizeof *all, cmp_named);
     s->nnames = 0;
     for (size_t i = 0; i < n; i++)
+        /* One region per name: a function compiled into two objects (a static helper of the same
+         * name) is one region, attributed to the object first seen. */
         if (s->nnames == 0 || strcmp(s->names[s->nnames - 1], all[i].name) != 0) {
             s->names[s->nnames] = all[i].name;
             s->modules[s->nnames++] = all[i].module;
@@ -351,6 +382,8 @@ size_t lens_trace_symbols_count(const struct lens_trace_symbols *s) { return s->
 const char *lens_trace_symbols_name(const struct lens_trace_symbols *s, size_t i) { return s->names[i]; }
 const char *lens_trace_symbols_module(const struct lens_trace_symbols *s, size_t i) { return s->modules[i]; }
 
+/* Binary search in the rank's addresses (sorted in lens_trace_symbols_number): the converter
+ * looks up every function event, so this must not be linear. */
 uint32_t lens_trace_symbols_index(const struct lens_trace_symbols *s, int rank, uint64_t addr)
 {
     if (rank < 0 || rank >= s->nranks)
@@ -371,6 +404,8 @@ uint32_t lens_trace_symbols_index(const struct lens_trace_symbols *s, int rank, 
 
 /* ---- the filter */
 
+/* MPILENS_TRACE_FUNCS: glob patterns separated by commas or spaces; "!pat" excludes and wins
+ * over any include; with no include pattern every name not excluded is kept. */
 int lens_trace_symbols_match(const char *filter, const char *name)
 {
     if (!filter || !*filter)
@@ -379,7 +414,7 @@ int lens_trace_symbols_match(const char *filter, const char *name)
     char pat[512];
     for (const char *p = filter; *p;) {
         size_t k = strcspn(p, ", \t\n");
-        if (k > 0 && k < sizeof pat) {
+        if (k > 0 && k < sizeof pat) { /* an over-long pattern is ignored, not cut */
             memcpy(pat, p, k);
             pat[k] = '\0';
             if (pat[0] == '!') {

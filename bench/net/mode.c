@@ -1,9 +1,10 @@
-/* The all-pairs modes (see modes.h). Pair modes measure one pair at a time: a token passed
+/* The all-pairs modes (see mode.h). Pair modes measure one pair at a time: a token passed
  * from the leader of one pair to the ranks of the next keeps measurements from overlapping
  * without a barrier of all P ranks per pair. The delay each mode stores is defined in
  * lens_bench_mode_definition() and written into every file. */
-#include "modes.h"
+#include "mode.h"
 
+#include "job.h"
 #include "stats.h"
 #include "analysis/cube/cube.h"
 
@@ -13,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+/* One tag per kind of message: a token of the pair order (GO, DONE) can never be taken for a
+ * measured message (DATA, PING) of a pair that shares a rank, since MPI matches on the tag. */
 enum { TAG_DATA = 11, TAG_PING = 12, TAG_GO = 13, TAG_DONE = 14, TAG_NOISE = 15 };
 
 const char *lens_bench_mode_definition(int mode)
@@ -60,133 +63,14 @@ const char *lens_bench_mode_definition(int mode)
     }
 }
 
-/* Spins (MPI_Wait) when every rank has its own core; on an oversubscribed node tests and
- * sleeps 200 us between tests, because a rank spinning while it waits for its turn takes the
- * core from the pair being measured (8 ranks on 2 cores: 6 spinning, the sweep 100 times
- * slower and its delays full of preemption). 200 us was the best of 20, 50, 200 and 1000 us
- * at 8 and 64 ranks on 2 cores. */
-void lens_bench_wait(MPI_Request *rq, int oversubscribed)
-{
-    if (!oversubscribed) {
-        MPI_Wait(rq, MPI_STATUS_IGNORE);
-        return;
-    }
-    int done = 0;
-    MPI_Test(rq, &done, MPI_STATUS_IGNORE);
-    while (!done) {
-        struct timespec ts = {0, 200000};
-        nanosleep(&ts, NULL);
-        MPI_Test(rq, &done, MPI_STATUS_IGNORE);
-    }
-}
-
-void lens_bench_barrier(int oversubscribed)
-{
-    if (!oversubscribed) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        return;
-    }
-    MPI_Request rq;
-    MPI_Ibarrier(MPI_COMM_WORLD, &rq);
-    lens_bench_wait(&rq, 1);
-}
-
-int lens_bench_node_oversubscribed(void)
-{
-    MPI_Comm node;
-    int local = 1;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-    }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 && local > cores;
-}
-
-static int symmetric(int mode) { return mode == LENS_MODE_ASYNC_ONE_TO_ONE || mode == LENS_MODE_NOISE; }
-static int noisy(int mode) { return mode == LENS_MODE_NOISE || mode == LENS_MODE_NOISE_BLOCKING; }
-static int rma(int mode) { return mode == LENS_MODE_PUT || mode == LENS_MODE_GET; }
-
-int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *o, struct lens_err *e)
-{
-    memset(c, 0, sizeof *c);
-    c->o = o;
-    c->win = MPI_WIN_NULL;
-    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &c->procs);
-    size_t P = (size_t)c->procs;
-    c->maxlen = o->begin + (o->nlen - 1) * o->step;
-    size_t blen = c->maxlen > 0 ? (size_t)c->maxlen : 1;
-    size_t nlen = o->noise_len > 0 ? (size_t)o->noise_len : 1;
-    size_t n = (size_t)o->repeats;
-    size_t nreq = 2 * (P > (size_t)o->noise_msgs ? P : (size_t)o->noise_msgs);
-    int mode = o->mode;
-    c->sbuf = lens_malloc(blen);
-    c->rbuf = lens_malloc(blen);
-    c->samples = lens_malloc(P * n * sizeof(double));
-    c->scratch = lens_malloc(P * n * sizeof(double));
-    c->req = lens_malloc(nreq * sizeof(MPI_Request));
-    c->iw = lens_malloc(2 * P * sizeof(int));
-    for (int s = 0; s < 4; s++)
-        c->row[s] = lens_calloc(P, sizeof(double));
-    if (o->raw)
-        c->rawrow = lens_calloc(P * (size_t)o->repeats, sizeof(double));
-    if (mode == LENS_MODE_ALL_TO_ALL)
-        c->a2a = lens_malloc(P * blen);
-    if (noisy(mode)) {
-        c->nsbuf = lens_malloc(nlen);
-        c->nrbuf = lens_malloc(nlen);
-    }
-    int bad = !c->sbuf || !c->rbuf || !c->samples || !c->scratch || !c->req || !c->iw ||
-              !c->row[0] || !c->row[1] || !c->row[2] || !c->row[3] || (o->raw && !c->rawrow) ||
-              (mode == LENS_MODE_ALL_TO_ALL && !c->a2a) || (noisy(mode) && (!c->nsbuf || !c->nrbuf));
-    if (bad) {
-        lens_bench_ctx_release(c);
-        return lens_err_set(e, LENS_ENOMEM, "out of memory for the message buffers (%zu bytes, %zu "
-                            "processes)", blen, P);
-    }
-    /* Touch every page before timing, so no first-touch page fault lands in a measurement. */
-    memset(c->sbuf, 0xa5, blen);
-    memset(c->rbuf, 0x5a, blen);
-    if (c->a2a)
-        memset(c->a2a, 0x3c, P * blen);
-    if (c->nsbuf) {
-        memset(c->nsbuf, 0xc3, nlen);
-        memset(c->nrbuf, 0x96, nlen);
-    }
-    c->transposed = mode == LENS_MODE_BCAST;
-    c->oversubscribed = lens_bench_node_oversubscribed();
-    long pp = (long)P * (long)(P - 1);
-    c->pairs = symmetric(mode) ? pp / 2 : mode == LENS_MODE_BCAST ? (long)P : pp;
-    if (rma(mode)) {
-        char *base = NULL;
-        MPI_Win_allocate((MPI_Aint)blen, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &c->win);
-        memset(base, 0x69, blen);
-    }
-    return LENS_OK;
-}
-
-void lens_bench_ctx_release(struct lens_bench_ctx *c)
-{
-    if (c->win != MPI_WIN_NULL)
-        MPI_Win_free(&c->win);
-    lens_free(c->sbuf);
-    lens_free(c->rbuf);
-    lens_free(c->a2a);
-    lens_free(c->nsbuf);
-    lens_free(c->nrbuf);
-    lens_free(c->req);
-    lens_free(c->iw);
-    lens_free(c->samples);
-    lens_free(c->scratch);
-    for (int s = 0; s < 4; s++)
-        lens_free(c->row[s]);
-    lens_free(c->rawrow);
-    memset(c, 0, sizeof *c);
-    c->win = MPI_WIN_NULL;
-}
+/* The properties every schedule and the buffers of ctx.c decide by: one place, so a new mode
+ * cannot be symmetric for the kernels and not for the pair count. */
+int lens_bench_mode_symmetric(int mode) { return mode == LENS_MODE_ASYNC_ONE_TO_ONE || mode == LENS_MODE_NOISE; }
+int lens_bench_mode_noisy(int mode) { return mode == LENS_MODE_NOISE || mode == LENS_MODE_NOISE_BLOCKING; }
+int lens_bench_mode_rma(int mode) { return mode == LENS_MODE_PUT || mode == LENS_MODE_GET; }
 
 /* Stores the statistics of x[0..n-1] as cell x of this rank's row (and the raw samples). */
+/* All four statistics come from the same samples x, so the four files describe one delay. */
 static void store_cell(struct lens_bench_ctx *c, int cell, const double *x)
 {
     size_t n = (size_t)c->o->repeats;
@@ -213,8 +97,8 @@ static void store_cell(struct lens_bench_ctx *c, int cell, const double *x)
 static void kernel_one_to_one(struct lens_bench_ctx *c, int i, int j, int len)
 {
     int w = c->o->warmup, n = c->o->repeats;
-    double *x = c->samples, zmin = HUGE_VAL;
-    if (c->rank == j) {
+    double *x = c->samples, zmin = HUGE_VAL; /* zmin: smallest round trip seen, seconds */
+    if (c->rank == j) { /* the sender: answers the probe, then the token with the message */
         for (int r = 0; r < w + n; r++) {
             MPI_Recv(NULL, 0, MPI_BYTE, i, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(NULL, 0, MPI_BYTE, i, TAG_PING, MPI_COMM_WORLD);
@@ -223,6 +107,8 @@ static void kernel_one_to_one(struct lens_bench_ctx *c, int i, int j, int len)
         }
         return;
     }
+    /* The warm-up repeats run the same exchange untimed: the first messages between two ranks
+     * set up the connection (and shared-memory queues) and must not count. */
     for (int r = 0; r < w + n; r++) {
         double t0 = MPI_Wtime();
         MPI_Send(NULL, 0, MPI_BYTE, j, TAG_PING, MPI_COMM_WORLD);
@@ -231,10 +117,12 @@ static void kernel_one_to_one(struct lens_bench_ctx *c, int i, int j, int len)
         MPI_Send(NULL, 0, MPI_BYTE, j, TAG_PING, MPI_COMM_WORLD);
         MPI_Recv(c->rbuf, len, MPI_BYTE, j, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         double t2 = MPI_Wtime();
-        zmin = t1 - t0 < zmin ? t1 - t0 : zmin;
+        zmin = t1 - t0 < zmin ? t1 - t0 : zmin; /* the warm-up's round trips calibrate too */
         if (r >= w)
             x[r - w] = t2 - t1;
     }
+    /* A repeat's own token-and-answer time is a round trip too (with l bytes one way), so it
+     * bounds the token's cost as well; without it the subtraction below could go negative. */
     for (int r = 0; r < n; r++)
         zmin = x[r] < zmin ? x[r] : zmin;
     for (int r = 0; r < n; r++)
@@ -260,12 +148,14 @@ static void kernel_send_recv(struct lens_bench_ctx *c, int i, int j, int len)
         MPI_Recv(c->rbuf, len, MPI_BYTE, j, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         double t1 = MPI_Wtime();
         if (r >= w)
-            x[r - w] = 0.5 * (t1 - t0);
+            x[r - w] = 0.5 * (t1 - t0); /* both directions carry l bytes: half is the one-way delay */
     }
     store_cell(c, j, x);
 }
 
 /* async_one_to_one, noise: both ranks exchange at once and both measure. */
+/* The receive is posted before the send, so the partner's message never waits in an unexpected
+ * queue and the exchange costs what the network costs. */
 static void kernel_async(struct lens_bench_ctx *c, int other, int len)
 {
     int w = c->o->warmup, n = c->o->repeats;
@@ -283,12 +173,15 @@ static void kernel_async(struct lens_bench_ctx *c, int other, int len)
 }
 
 /* put, get: row i (origin) measures; the target takes no part (passive target). */
+/* Lock, transfer and unlock are timed together: the unlock is where a passive-target transfer
+ * is known to be complete, so timing MPI_Put alone would time only its start. */
 static void kernel_rma(struct lens_bench_ctx *c, int target, int len)
 {
     int w = c->o->warmup, n = c->o->repeats, put = c->o->mode == LENS_MODE_PUT;
     double *x = c->samples;
     for (int r = 0; r < w + n; r++) {
         double t0 = MPI_Wtime();
+        /* put writes: exclusive, as network_test2 */
         MPI_Win_lock(put ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, target, 0, c->win);
         if (put)
             MPI_Put(c->sbuf, len, MPI_BYTE, target, 0, len, MPI_BYTE, c->win);
@@ -303,6 +196,8 @@ static void kernel_rma(struct lens_bench_ctx *c, int target, int len)
 }
 
 /* A noise process: one burst of -m messages with its noise partner per repeat. */
+/* The noise repeats as many times as the pair measures (warm-up included), so the noise is on
+ * for the whole measurement and ends with it; the pair's leader waits for its DONE. */
 static void kernel_noise(struct lens_bench_ctx *c, int partner)
 {
     const struct lens_bench_opts *o = c->o;
@@ -324,10 +219,12 @@ static void kernel_noise(struct lens_bench_ctx *c, int partner)
 
 /* ---- pair modes: one pair at a time, in a fixed order every rank computes ---- */
 
+/* The order is network_test2's: row by row, columns ascending, skipping the diagonal; symmetric
+ * modes take each unordered pair once (i < j), as one exchange measures both cells. */
 static int next_pair(const struct lens_bench_ctx *c, int *i, int *j)
 {
     int P = c->procs;
-    if (symmetric(c->o->mode)) {
+    if (lens_bench_mode_symmetric(c->o->mode)) {
         if (++*j >= P) {
             ++*i;
             *j = *i + 1;
@@ -345,14 +242,16 @@ static int next_pair(const struct lens_bench_ctx *c, int *i, int *j)
 
 /* The ranks taking part in pair (i, j): the leader i first, then j (not for put/get, whose
  * target is passive), then the noise processes, which pair up as (2, 3), (4, 5), ... */
+/* The noise ranks are the next ones after j (mod P), so the noise moves around the machine with
+ * the pair instead of always loading ranks 2 and 3. */
 static int participants(const struct lens_bench_ctx *c, int i, int j, int *list)
 {
     int n = 0, P = c->procs;
     list[n++] = i;
-    if (!rma(c->o->mode))
+    if (!lens_bench_mode_rma(c->o->mode))
         list[n++] = j;
-    if (noisy(c->o->mode)) {
-        int want = c->o->noise_procs & ~1;
+    if (lens_bench_mode_noisy(c->o->mode)) {
+        int want = c->o->noise_procs & ~1; /* noise ranks work in pairs: an even count */
         for (int t = 1; t < P && want > 0; t++) {
             int q = (j + t) % P;
             if (q != i && q != j) {
@@ -364,14 +263,16 @@ static int participants(const struct lens_bench_ctx *c, int i, int j, int *list)
     return n;
 }
 
+/* at is this rank's place in the participant list: 0 the leader i, 1 its partner j, 2 and above
+ * the noise ranks, paired as neighbours (2 with 3, 4 with 5: (at - 2) ^ 1). */
 static void measure_pair(struct lens_bench_ctx *c, const int *list, int at, int i, int j, int len)
 {
     int mode = c->o->mode;
     if (at >= 2) {
         kernel_noise(c, list[2 + ((at - 2) ^ 1)]);
-    } else if (rma(mode)) {
+    } else if (lens_bench_mode_rma(mode)) {
         kernel_rma(c, j, len);
-    } else if (symmetric(mode)) {
+    } else if (lens_bench_mode_symmetric(mode)) {
         kernel_async(c, at == 0 ? j : i, len);
     } else if (mode == LENS_MODE_SEND_RECV_AND_RECV_SEND) {
         kernel_send_recv(c, i, j, len);
@@ -380,14 +281,17 @@ static void measure_pair(struct lens_bench_ctx *c, const int *list, int at, int 
     }
 }
 
+/* Every rank walks the same pair sequence but acts only on the pairs it belongs to. The leader
+ * of a pair collects DONE from its participants and then hands GO to the next pair's ranks, so
+ * two pairs never overlap and ranks outside both pairs stay idle (sleeping when oversubscribed). */
 static void run_pairs(struct lens_bench_ctx *c, int len)
 {
     int me = c->rank, P = c->procs;
-    int *cur = c->iw, *nxt = c->iw + P;
+    int *cur = c->iw, *nxt = c->iw + P; /* this pair's and the next pair's ranks */
     int i = 0, j = 1, ncur = participants(c, i, j, cur), prev_lead = -1, more = 1;
     while (more) {
         int ni = i, nj = j, nnext = 0;
-        more = next_pair(c, &ni, &nj);
+        more = next_pair(c, &ni, &nj); /* look ahead: the leader hands GO to the next pair */
         if (more)
             nnext = participants(c, ni, nj, nxt);
         int at = -1;
@@ -396,13 +300,14 @@ static void run_pairs(struct lens_bench_ctx *c, int len)
                 at = k;
         if (at >= 0) {
             /* Start when the previous pair's leader says it has finished. */
-            if (prev_lead >= 0 && prev_lead != me) {
+            if (prev_lead >= 0 && prev_lead != me) { /* the first pair starts at once */
                 MPI_Request rq;
                 MPI_Irecv(NULL, 0, MPI_BYTE, prev_lead, TAG_GO, MPI_COMM_WORLD, &rq);
-                lens_bench_wait(&rq, c->oversubscribed);
+                lens_bench_job_wait(&rq, c->oversubscribed);
             }
             measure_pair(c, cur, at, i, j, len);
             if (at > 0) {
+                /* tell the leader this rank is done */
                 MPI_Send(NULL, 0, MPI_BYTE, cur[0], TAG_DONE, MPI_COMM_WORLD);
             } else {
                 for (int k = 1; k < ncur; k++)
@@ -422,8 +327,63 @@ static void run_pairs(struct lens_bench_ctx *c, int len)
     }
 }
 
+/* ---- the parallel schedule: the disjoint pairs of a round-robin round at once ---- */
+
+/* Both ranks of a pair leave this together, so neither direction's first repeat overlaps
+ * the other's last; sleeping waits, because the other pairs of the round need the cores. */
+static void pair_sync(struct lens_bench_ctx *c, int peer)
+{
+    MPI_Request rq[2];
+    MPI_Irecv(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD, &rq[0]);
+    MPI_Isend(NULL, 0, MPI_BYTE, peer, TAG_GO, MPI_COMM_WORLD, &rq[1]);
+    lens_bench_job_wait(&rq[0], c->oversubscribed);
+    lens_bench_job_wait(&rq[1], c->oversubscribed);
+}
+
+/* Measures both ordered pairs of {me, peer}: the lower rank measures first (cell (lo, hi)),
+ * then the higher (cell (hi, lo)), with the same kernels and roles as the serial order, so a
+ * cell means the same under either schedule. A symmetric mode measures both in one exchange. */
+static void measure_both(struct lens_bench_ctx *c, int peer, int len)
+{
+    int me = c->rank, mode = c->o->mode;
+    int lo = me < peer ? me : peer, hi = me < peer ? peer : me;
+    if (lens_bench_mode_symmetric(mode)) {
+        pair_sync(c, peer);
+        kernel_async(c, peer, len);
+        return;
+    }
+    for (int d = 0; d < 2; d++) {
+        int i = d == 0 ? lo : hi, j = d == 0 ? hi : lo; /* i measures, j is its partner */
+        pair_sync(c, peer);
+        if (lens_bench_mode_rma(mode)) {
+            if (me == i) /* passive target: j only waits for the next pair_sync */
+                kernel_rma(c, j, len);
+        } else if (mode == LENS_MODE_SEND_RECV_AND_RECV_SEND) {
+            kernel_send_recv(c, i, j, len);
+        } else {
+            kernel_one_to_one(c, i, j, len);
+        }
+    }
+}
+
+/* One length under --schedule parallel: round after round, every rank measures with its
+ * partner of the round (or sits out its bye); a barrier closes each round so that the pairs
+ * running side by side are exactly the round's, as the file's `rounds` attribute says. */
+static void run_rounds(struct lens_bench_ctx *c, int len)
+{
+    for (int r = 0; r < c->sched.rounds; r++) {
+        lens_bench_schedule_round(&c->sched, r, c->partner);
+        int peer = c->partner[c->rank];
+        if (peer >= 0)
+            measure_both(c, peer, len);
+        lens_bench_job_barrier(c->oversubscribed);
+    }
+}
+
 /* ---- collective modes ---- */
 
+/* The barrier gives every rank the same start, so the time until each message arrives is
+ * comparable across senders; P - 1 receives and sends are in flight at once, as network_test2. */
 static void run_all_to_all(struct lens_bench_ctx *c, int len)
 {
     int P = c->procs, me = c->rank, w = c->o->warmup, n = c->o->repeats;
@@ -441,24 +401,27 @@ static void run_all_to_all(struct lens_bench_ctx *c, int len)
             MPI_Isend(c->sbuf, len, MPI_BYTE, (me + d) % P, TAG_DATA, MPI_COMM_WORLD, &sq[d - 1]);
         for (int got = 0; got < P - 1; got++) {
             int idx;
-            MPI_Waitany(P - 1, rq, &idx, MPI_STATUS_IGNORE);
+            MPI_Waitany(P - 1, rq, &idx, MPI_STATUS_IGNORE); /* each arrival timed as it completes */
             double t = MPI_Wtime() - t0;
-            int src = (me - (idx + 1) + P) % P;
+            int src = (me - (idx + 1) + P) % P; /* request idx was posted for distance idx + 1 */
             if (r >= w)
                 c->samples[(size_t)src * n + (r - w)] = t;
         }
-        MPI_Waitall(P - 1, sq, MPI_STATUSES_IGNORE);
+        MPI_Waitall(P - 1, sq, MPI_STATUSES_IGNORE); /* sends complete before the buffer is reused */
     }
     for (int src = 0; src < P; src++)
         if (src != me)
             store_cell(c, src, c->samples + (size_t)src * n);
 }
 
+/* One root after the other, a barrier before every repeat, so no broadcast overlaps the next:
+ * each rank's time is from the barrier's end to its own MPI_Bcast return. The cells are per
+ * receiver, so the row this rank holds is a column of the file (c->transposed). */
 static void run_bcast(struct lens_bench_ctx *c, int len)
 {
     int P = c->procs, me = c->rank, w = c->o->warmup, n = c->o->repeats;
     for (int root = 0; root < P; root++) {
-        char *buf = root == me ? c->sbuf : c->rbuf;
+        char *buf = root == me ? c->sbuf : c->rbuf; /* the root sends from its own buffer */
         for (int r = 0; r < w + n; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
@@ -467,11 +430,13 @@ static void run_bcast(struct lens_bench_ctx *c, int len)
             if (r >= w)
                 c->samples[r - w] = t1 - t0;
         }
-        if (root != me)
+        if (root != me) /* the root's own time is not a delay: the diagonal stays 0 */
             store_cell(c, root, c->samples);
     }
 }
 
+/* The row starts at 0 each length, so the diagonal and the cells other ranks measure are 0 in
+ * this rank's gathered row, never a previous length's value. */
 void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
 {
     size_t P = (size_t)c->procs;
@@ -479,10 +444,15 @@ void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
         memset(c->row[s], 0, P * sizeof(double));
     if (c->rawrow)
         memset(c->rawrow, 0, P * (size_t)c->o->repeats * sizeof(double));
-    lens_bench_barrier(c->oversubscribed);
+    lens_bench_job_barrier(c->oversubscribed); /* every rank finished the previous length */
     switch (c->o->mode) {
     case LENS_MODE_ALL_TO_ALL: run_all_to_all(c, len); break;
     case LENS_MODE_BCAST: run_bcast(c, len); break;
-    default: run_pairs(c, len); break;
+    default:
+        if (c->o->schedule == LENS_BENCH_SCHEDULE_PARALLEL)
+            run_rounds(c, len);
+        else
+            run_pairs(c, len);
+        break;
     }
 }

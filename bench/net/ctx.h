@@ -1,11 +1,11 @@
-/* The all-pairs measurement modes of mpilens-bench, with network_test2's meaning of each
- * (docs/methods.md §1) and its defects fixed: warm-up repeats before timing, buffers
- * touched before timing, a zero diagonal, and every statistic over the same per-repeat delay.
- * One call measures one message length on every rank; allpairs.c gathers and writes it. */
-#ifndef LENS_BENCH_MODES_H
-#define LENS_BENCH_MODES_H
+/* The per-rank state of an all-pairs run: message buffers, sample space, this rank's row of
+ * the four statistics and the RMA window, allocated and touched once before any timing so
+ * that no allocation or first-touch page fault lands in a measurement. */
+#ifndef LENS_BENCH_CTX_H
+#define LENS_BENCH_CTX_H
 
 #include "opts.h"
+#include "schedule.h"
 
 #include <mpi.h>
 
@@ -26,6 +26,8 @@ struct lens_bench_ctx {
                              row[s][x] is cell (rank, x), or (x, rank) if transposed */
     double *rawrow;       /* --raw: P * repeats samples of the same cells, else NULL */
     int *iw;              /* 2 * P ints: participant lists of two consecutive pairs */
+    struct lens_bench_schedule sched; /* --schedule parallel: the tournament, else zeroed */
+    int *partner;         /* --schedule parallel: P ints, one round's partner of every rank */
     int transposed;       /* 1 when this rank holds column cells (bcast: row = root) */
     int oversubscribed;   /* 1 when this node runs more ranks than it has cores: ranks that
                              wait for their turn sleep between tests instead of spinning */
@@ -36,23 +38,8 @@ struct lens_bench_ctx {
  * or LENS_ENOMEM with the rank in the message; on failure nothing is left to release, but
  * the caller must still treat it as fatal (the other ranks went ahead). */
 int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *o, struct lens_err *e);
+
 /* Frees the buffers and the window (collective when a window exists). */
 void lens_bench_ctx_release(struct lens_bench_ctx *c);
-
-/* Whether this node runs more ranks of the job than it has online processors (collective). */
-int lens_bench_node_oversubscribed(void);
-/* Completes rq: MPI_Wait when every rank has a core; when oversubscribed, tests and sleeps
- * between tests so that the ranks measuring keep the cores. Never inside timed code. */
-void lens_bench_wait(MPI_Request *rq, int oversubscribed);
-/* MPI_Barrier, or with oversubscribed = 1 a barrier waited for as lens_bench_wait does. */
-void lens_bench_barrier(int oversubscribed);
-
-/* Measures message length `len` (bytes) in mode o->mode on every rank (collective). Fills
- * row[] (and rawrow) for the cells this rank holds; the diagonal is 0. */
-void lens_bench_mode_run(struct lens_bench_ctx *c, int len);
-
-/* What one element of the files holds in this mode, for the "delay_definition" attribute
- * and --help. */
-const char *lens_bench_mode_definition(int mode);
 
 #endif

@@ -1,0 +1,25 @@
+/* The all-pairs measurement modes of mpilens-bench, with network_test2's meaning of each
+ * (docs/methods.md §1) and its defects fixed: warm-up repeats before timing, buffers
+ * touched before timing, a zero diagonal, and every statistic over the same per-repeat delay.
+ * One call measures one message length on every rank; allpairs.c gathers and writes it. */
+#ifndef LENS_BENCH_MODE_H
+#define LENS_BENCH_MODE_H
+
+#include "ctx.h"
+
+/* Measures message length `len` (bytes) in mode o->mode on every rank (collective). Fills
+ * row[] (and rawrow) for the cells this rank holds; the diagonal is 0. */
+void lens_bench_mode_run(struct lens_bench_ctx *c, int len);
+
+/* What one element of the files holds in this mode, for the "delay_definition" attribute
+ * and --help. */
+const char *lens_bench_mode_definition(int mode);
+
+/* Properties of a mode (enum lens_mode), shared by the buffers (ctx.c) and the kernels:
+ * symmetric modes measure both directions of a pair in one exchange (async_one_to_one,
+ * noise); noisy ones run noise processes beside the pair; rma ones use a window (put, get). */
+int lens_bench_mode_symmetric(int mode);
+int lens_bench_mode_noisy(int mode);
+int lens_bench_mode_rma(int mode);
+
+#endif
