@@ -48,6 +48,8 @@ misnamed() {
     local o b
     local root=$1; shift
     for o in $(cd "$root" && find "$@" -name '*.o' 2>/dev/null | sort); do
+        # an object left in the build tree by a source since renamed is no longer built
+        [ -f "${o%.o}.c" ] || [ -f "$root/${o%.o}.c" ] || continue
         o=$root/$o
         b=$(basename "$o" .o)
         [ "$b" = alloc ] && continue # lens_malloc & co. mirror libc's names (common/alloc.h)
