@@ -12,6 +12,9 @@
 
 /* ---- collective ops as the rules name them ---- */
 
+/* Names of OTF2_CollectiveOp 0..16 (barrier .. reduce_scatter_block), the values the rules
+ * compare c.op with; OTF2's handle operations (17..22: create/destroy handle, allocate,
+ * deallocate) are no MPI collective the rules name and fall to "other". */
 static const char *op_name(uint32_t op)
 {
     static const char *const names[] = {
@@ -25,6 +28,9 @@ static const char *op_name(uint32_t op)
 }
 
 /* The class the rules test: barrier, one_to_all, all_to_one, all_to_all, scan, rma_*. */
+/* The kinds group ops by the wait-state pattern that applies (Scalasca): barrier (Wait at
+ * Barrier), one_to_all (Late Broadcast), all_to_one (Early Reduce), all_to_all (Wait at NxN),
+ * scan (Early Scan), and the window operations events.c counts as collectives. */
 static const char *op_kind(uint32_t op)
 {
     switch (op) {
@@ -46,7 +52,9 @@ static const char *op_kind(uint32_t op)
     }
 }
 
-/* Interned ids are kept per op slot: the OTF2 ops 0..19, the three window ops, "other". */
+/* Each op's name and kind are interned once per run (intern_ops) into these 24 slots, so a
+ * getter returns a stored id instead of interning a string per instance: slots 0..19 are
+ * OTF2 ops 0..19, 20..22 the window ops (LENS_COLL_WIN_*), 23 anything else. */
 static int op_slot(uint32_t op)
 {
     return op < 20 ? (int)op : op >= 100 && op <= 102 ? 20 + (int)(op - 100) : 23;
@@ -59,6 +67,9 @@ static const uint32_t slot_op[24] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
  * instance the kind's builder filled (problems.h), and x->call[] holds the calls it resolved
  * (listed at each builder). The list expands once into getters and once into the table, so
  * a field's name and its value cannot drift apart. */
+/* GETTER makes one static function per field; FIELD_ROW makes its table row; EVENT_TYPE applies
+ * both to a type's list. Every value is a double: the rule language has no other type (strings
+ * are intern ids). */
 #define GETTER(ty, fl, kind, expr) \
     static double get_##ty##_##fl(const struct lens_problems_inst *x) { return (double)(expr); }
 #define FIELD_ROW(ty, fl, kind, expr) {#fl, kind, get_##ty##_##fl},
@@ -161,6 +172,8 @@ EVENT_TYPE(expo, EXPO_FIELDS)
 
 #define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
 enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, NTYPES };
+/* The names are what rules write in "member (send as s, ...)"; the order of T_* is the order
+ * the kinds below refer to. */
 static const struct lens_problems_type types[NTYPES] = {
     [T_SEND] = {"send", send_fields, NFIELDS(send_fields)},
     [T_RECV] = {"recv", recv_fields, NFIELDS(recv_fields)},
@@ -181,6 +194,9 @@ static const struct lens_trace_call *call_at(const struct lens_problems_inst *x,
 
 static size_t p2p_count(const struct lens_events *ev) { return ev->np2p; }
 
+/* Scalasca charges a late sender to the call that completed the receive (the one that waited)
+ * and a late receiver to the call that completed the send: so member 0 (send) is charged on
+ * send_done, member 1 (recv) on recv_done. */
 static int p2p_build(struct lens_problems_inst *x, size_t i)
 {
     const struct lens_p2p *p = x->p2p = &x->ev->p2p[i];
@@ -194,6 +210,9 @@ static int p2p_build(struct lens_problems_inst *x, size_t i)
 }
 
 /* A call completing more than one message (Waitall) may be charged once per message. */
+/* Counting the call's completion records: one Wait completes one message; a Waitall, Waitsome
+ * or Sendrecv completing two sends or two receives can meet the same problem twice. A Sendrecv
+ * (one send, one receive) cannot repeat one problem, since each problem charges one side. */
 static int p2p_may_repeat(const struct lens_trace *t, int32_t rank, uint32_t call)
 {
     const struct lens_trace_rank *k = &t->ranks[rank];
@@ -211,6 +230,8 @@ static int p2p_may_repeat(const struct lens_trace *t, int32_t rank, uint32_t cal
  * collective by collective. */
 static size_t coll_count(const struct lens_events *ev) { return ev->nmembers; }
 
+/* Both members charge the member's call: the instance has no call of its own, and every
+ * collective pattern charges the waiting rank. */
 static int coll_build(struct lens_problems_inst *x, size_t i)
 {
     const struct lens_events *ev = x->ev;
@@ -224,6 +245,7 @@ static int coll_build(struct lens_problems_inst *x, size_t i)
     return 1;
 }
 
+/* A collective call belongs to exactly one instance, so no problem charges it twice. */
 static int never_repeats(const struct lens_trace *t, int32_t rank, uint32_t call)
 {
     (void)t, (void)rank, (void)call;
@@ -239,6 +261,8 @@ static int always_repeats(const struct lens_trace *t, int32_t rank, uint32_t cal
 
 static size_t lock_count(const struct lens_events *ev) { return ev->nlocks; }
 
+/* Only epochs that waited for a holder are instances (events.c found prev). The waiting epoch
+ * is charged on the call blocked across the release; the holder side on its Win_unlock. */
 static int lock_build(struct lens_problems_inst *x, size_t i)
 {
     const struct lens_lock_epoch *l = x->lock = &x->ev->locks[i];
@@ -256,6 +280,9 @@ static int lock_build(struct lens_problems_inst *x, size_t i)
 
 static size_t pscw_count(const struct lens_events *ev) { return ev->npscw; }
 
+/* The origin is charged on the call that blocked across the post (Late Post); when none did, on
+ * its Win_start, where a rule's zero duration charges nothing. The target is charged on its
+ * Win_wait (Early Wait), which one exposure shares among all its origins. */
 static int pscw_build(struct lens_problems_inst *x, size_t i)
 {
     const struct lens_pscw *p = x->pscw = &x->ev->pscw[i];
@@ -270,6 +297,8 @@ static int pscw_build(struct lens_problems_inst *x, size_t i)
     return 1;
 }
 
+/* One row per composite kind; a composite declared in the rules is matched to the row whose two
+ * member types it names (in either order). */
 static const struct lens_problems_kind kinds[] = {
     {{T_SEND, T_RECV}, p2p_count, p2p_build, p2p_may_repeat},
     {{T_COLL, T_INST}, coll_count, coll_build, never_repeats},
@@ -285,6 +314,9 @@ const struct lens_problems_vocab *lens_problems_vocab_builtin(void)
 
 /* ---- checking and binding a vocabulary ---- */
 
+/* A vocabulary may come from a test or an extension: every bound the evaluator relies on (field
+ * count fits the used[] bit masks and the f[][] arrays of run_composite) is checked here once,
+ * so evaluation needs no checks. */
 int lens_problems_vocab_check(const struct lens_problems_vocab *v, struct lens_err *e)
 {
     if (!v || !v->types || v->ntypes < 1 || v->ntypes > LENS_PROBLEMS_MAXTYPES || !v->kinds ||
@@ -367,6 +399,9 @@ struct acc {                 /* one charged (rank, call) of a problem */
     double seconds;
 };
 
+/* Everything one detection needs, so the functions below take one pointer. Charges are
+ * collected per problem first and aggregated at the end: the merging of repeated calls needs
+ * all of a problem's charges. */
 struct run {
     const struct lens_trace *t;
     const struct lens_events *ev;
@@ -388,6 +423,8 @@ static const struct lens_trace_call *call_of(const struct run *u, int32_t r, uin
 /* ---- evaluation ---- */
 
 /* Records one instance; repeated (rank, call) pairs are merged in aggregate(). */
+/* Once any call of problem p may repeat, the whole problem is merged (sorted by call) in
+ * aggregate(); otherwise the charges are already unique per call and the sort is skipped. */
 static int charge(struct run *u, int p, const struct lens_problems_kind *kind, int32_t rank,
                   uint32_t call, double sec)
 {
@@ -406,6 +443,7 @@ static int charge(struct run *u, int p, const struct lens_problems_kind *kind, i
 }
 
 /* The error for a composite no kind matches, listing the kinds of the vocabulary. */
+/* The message lists what the vocabulary offers, so a rule author sees the valid pairs. */
 static int no_kind(const struct run *u, const struct lens_rule_composite *k, struct lens_err *e)
 {
     char list[600] = "";
@@ -421,6 +459,8 @@ static int no_kind(const struct run *u, const struct lens_rule_composite *k, str
 }
 
 /* Marks in used[slot] the fields tree n reads (bound rules: FIELD nodes hold slot and index). */
+/* Recursion depth is bounded by LENS_RULES_MAX_DEPTH (the parser and binder refuse deeper
+ * trees). */
 static void mark_fields(const struct lens_rules *r, int n, uint32_t used[2])
 {
     if (n < 0)
@@ -433,10 +473,14 @@ static void mark_fields(const struct lens_rules *r, int n, uint32_t used[2])
     mark_fields(r, x->b, used);
 }
 
+/* Evaluates composite c on every instance of its kind and charges the durations of its
+ * problems: build the instance, fetch the fields the rules read, test the composite's condition
+ * and compute its parameters, then each problem's condition and duration. */
 static int run_composite(struct run *u, int c, struct lens_err *e)
 {
     const struct lens_rule_composite *k = &u->r->composites[c];
     int probs[64], np = 0;
+    /* A composite rarely has more than a few problems; 64 bounds the local list. */
     for (int p = 0; p < u->r->nproblems && np < 64; p++)
         if (u->r->problems[p].composite == c)
             probs[np++] = p;
@@ -445,6 +489,8 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
     /* the kind whose member types the composite has; side[s]: the member slot of its side s */
     const struct lens_problems_kind *kind = NULL;
     int side[2] = {-1, -1};
+    /* A composite may list its members in either order: side[] maps the kind's member s to the
+     * composite's slot, so rules can write "member (recv as r, send as s)". */
     for (int m = 0; m < u->v->nkinds && !kind && k->nmembers == 2; m++) {
         for (int s = 0; s < 2; s++)
             side[s] = k->members[0].type_index == u->v->kinds[m].member[s] ? 0
@@ -474,6 +520,7 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
         mark_fields(u->r, u->r->problems[probs[j]].when, used);
         mark_fields(u->r, u->r->problems[probs[j]].duration, used);
     }
+    /* Candidates are visited in ascending order: the collective builder's cursor depends on it. */
     size_t n = kind->count(u->ev);
     for (size_t i = 0; i < n; i++) {
         if (!kind->build(&in, i))
@@ -483,6 +530,8 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
                 if (used[side[s]] >> fl & 1u)
                     f[side[s]][fl] = ty[s]->fields[fl].get(&in);
         int rc = lens_ruleeval_composite(u->r, c, &x, e);
+        /* An error in the composite itself (division by zero in its condition or parameters)
+         * stops the detection: every problem of the composite depends on it. */
         if (rc < 0)
             return rc;
         if (!rc)
@@ -502,7 +551,11 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
                 }
                 continue;
             }
+            /* The problem's location is a slot of the composite; loc is the kind's member it
+             * names, whose rank and call the builder set. */
             int loc = u->r->problems[p].location == side[0] ? 0 : 1;
+            /* Only positive finite durations are charged: a negative one means the pattern did
+             * not occur (the partner was early), and infinity cannot come from a bounded rule. */
             if (rc == 1 && d > 0 && isfinite(d) &&
                 charge(u, p, kind, in.rank[loc], in.charged[loc], d))
                 return lens_err_set(e, LENS_ENOMEM, "out of memory evaluating '%s'",
@@ -546,6 +599,8 @@ static void site_text(const struct lens_trace *t, const struct lens_trace_call *
     }
 }
 
+/* Ties are broken by rank and call, so the lists of largest instances are the same on every
+ * platform (qsort is not stable) and the golden outputs stay byte-identical. */
 static int by_seconds_desc(const void *a, const void *b)
 {
     const struct acc *x = a, *y = b;
@@ -558,6 +613,7 @@ static int by_seconds_desc(const void *a, const void *b)
 
 struct site_sum { uint32_t region, site; double seconds; uint64_t count; };
 
+/* Same reason: a total order over (seconds, site, region). */
 static int by_site_seconds(const void *a, const void *b)
 {
     const struct site_sum *x = a, *y = b;
@@ -576,6 +632,7 @@ static int by_call(const void *a, const void *b)
 }
 
 /* Hands the (merged) charged calls of problem p to res, sorted by rank then call. */
+/* The timeline looks charges up by (rank, call) with a binary search, hence the order. */
 static int keep_charges(struct run *u, int p, size_t n, struct lens_problem_result *res)
 {
     struct acc *a = u->acc[p];
@@ -600,6 +657,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     size_t n = u->nacc[p];
     /* one MPI call counts once per problem: a Waitall completing several late messages, or
      * a Win_wait waiting for several origins, is charged its largest wait (Scalasca) */
+    /* Sorting by (rank, call) brings the charges of one call together; the run is then folded
+     * into its first entry, keeping the largest wait. */
     if (n > 1 && u->repeat[p]) {
         qsort(a, n, sizeof *a, by_call);
         size_t m = 0;
@@ -621,6 +680,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
         res->per_rank[a[i].rank] += a[i].seconds;
     }
     res->count = n;
+    /* The share is of the total time of all ranks (sum of their run times), so shares of the
+     * problems add up to the fraction of the run's CPU time spent waiting. */
     res->share = u->out->total_time_s > 0 ? res->total_s / u->out->total_time_s : 0;
     if (!n)
         return LENS_OK;
@@ -682,6 +743,7 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     return LENS_OK;
 }
 
+/* Problems with equal totals (often 0) keep rule order: the listing is deterministic. */
 static int by_total(const void *a, const void *b)
 {
     const struct lens_problem_result *x = a, *y = b;
@@ -690,6 +752,8 @@ static int by_total(const void *a, const void *b)
     return x->rule < y->rule ? -1 : x->rule > y->rule;
 }
 
+/* The op names and kinds become ids in the rules' string table, the same table the rules'
+ * literals ("barrier") were interned into, so c.kind == "barrier" compares two ids. */
 static int intern_ops(struct run *u)
 {
     for (int s = 0; s < 24; s++) {
@@ -718,6 +782,8 @@ int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
     return rc;
 }
 
+/* Owns rules from the first line on: every exit frees them (directly or through
+ * lens_problems_free), which is what callers rely on when they hand them over. */
 int lens_problems_detect(const struct lens_trace *t, const struct lens_events *ev,
                          struct lens_rules *rules, const struct lens_problems_vocab *v,
                          unsigned flags, struct lens_problems **out, struct lens_err *e)
@@ -736,6 +802,8 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
         goto fail;
     u = (struct run){t, ev, v ? v : &builtin, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1};
     int np = rules->nproblems;
+    /* np + 1: a rule base without problems still gets non-NULL arrays (NULL means out of
+     * memory). */
     u.acc = lens_calloc((size_t)np + 1, sizeof *u.acc);
     u.nacc = lens_calloc((size_t)np + 1, sizeof *u.nacc);
     u.capacc = lens_calloc((size_t)np + 1, sizeof *u.capacc);
@@ -801,6 +869,8 @@ int lens_problems_run(const char *trace_path, const char *rules_dir, struct lens
     return rc;
 }
 
+/* res has one entry per problem of the rules (nres may be smaller after a failure), so the loop
+ * runs over nproblems: entries never filled are zeroed. */
 void lens_problems_free(struct lens_problems *p)
 {
     if (!p)
@@ -839,6 +909,8 @@ int lens_problems_rows(const struct lens_problems *p, int lang, struct lens_prob
     return n;
 }
 
+/* The English line puts the count first ("3 instances"), the Russian one after its label:
+ * positional printf arguments keep one format call for both orders. */
 int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
 {
     static const char *const lab[2][8] = {
@@ -877,6 +949,7 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
     return ferror(fp) ? LENS_EIO : LENS_OK;
 }
 
+/* Only what JSON requires is escaped; UTF-8 (the Russian texts) passes through unchanged. */
 static void json_str(FILE *fp, const char *s)
 {
     fputc('"', fp);

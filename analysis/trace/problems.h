@@ -63,7 +63,8 @@ struct lens_problems {
  * What rules may name: event types, each a table of {name, getter} fields, and composite
  * kinds, each a pair of member types with the builder that enumerates its instances from the
  * composite events (events.h). A new field is one line in its type's table in problems.c; a
- * new kind is its events (events.c) plus two types and one kind row here (docs/design.md). */
+ * new kind is its events (events.c) plus two types and one kind row in problems.c and a
+ * pointer in lens_problems_inst below (docs/design.md). */
 
 #define LENS_PROBLEMS_MAXTYPES 32 /* event types in a vocabulary */
 #define LENS_PROBLEMS_MAXF 16     /* fields per event type */
