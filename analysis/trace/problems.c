@@ -650,28 +650,121 @@ static int keep_charges(struct run *u, int p, size_t n, struct lens_problem_resu
     return LENS_OK;
 }
 
+/* One MPI call counts once per problem: a Waitall completing several late messages, or a
+ * Win_wait waiting for several origins, is charged its largest wait (Scalasca). Sorting by
+ * (rank, call) brings the charges of one call together; each run is folded into its first
+ * entry. Problems whose calls cannot repeat are already one charge per call. */
+static void merge_repeats(struct run *u, int p)
+{
+    struct acc *a = u->acc[p];
+    size_t n = u->nacc[p], m = 0;
+    if (n < 2 || !u->repeat[p])
+        return;
+    qsort(a, n, sizeof *a, by_call);
+    for (size_t i = 0; i < n; i++) {
+        if (m && a[m - 1].rank == a[i].rank && a[m - 1].call == a[i].call) {
+            if (a[i].seconds > a[m - 1].seconds)
+                a[m - 1].seconds = a[i].seconds;
+        } else {
+            a[m++] = a[i];
+        }
+    }
+    u->nacc[p] = m;
+}
+
+/* ---- each interval of waiting charged to one problem ---- */
+
+/* One charge of problem p (u->acc[p][i]) on a call, for grouping the charges of all problems
+ * by call. */
+struct owner {
+    int32_t rank;
+    uint32_t call;
+    int p;
+    uint32_t i;
+};
+
+/* By call, then by precedence: the problem declared first (lower index) comes first. */
+static int by_owner(const void *a, const void *b)
+{
+    const struct owner *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->call != y->call)
+        return x->call < y->call ? -1 : 1;
+    if (x->p != y->p)
+        return x->p < y->p ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Charges every interval of waiting time on a rank to one problem (docs/methods.md, "Each wait
+ * charged once"). Two problems can charge the same call: a Waitall completing both an Isend
+ * and an Irecv is a late receiver on the send and a late sender on the receive, and the two
+ * waits are the same wall time. Within one call, a problem's charge is an interval anchored
+ * at the call's enter (the default) or at its leave (waits = "until_leave"), of the charged
+ * length clipped to the call; the problems take their intervals in precedence order
+ * (declaration order: rule files in name order, problems in file order) and each keeps only
+ * the part no earlier problem covered. Calls of one rank do not overlap in time, so after
+ * this the problems' times on a rank add up to at most its time in MPI calls, and their sum
+ * is the wasted time without double counting. LENS_ENOMEM is the only failure. */
+static int charge_once(struct run *u)
+{
+    int np = u->r->nproblems;
+    size_t n = 0;
+    for (int p = 0; p < np; p++)
+        n += u->nacc[p];
+    if (!n)
+        return LENS_OK;
+    struct owner *o = lens_malloc(n * sizeof *o);
+    if (!o)
+        return LENS_ENOMEM;
+    size_t k = 0;
+    for (int p = 0; p < np; p++)
+        for (size_t i = 0; i < u->nacc[p]; i++)
+            o[k++] = (struct owner){u->acc[p][i].rank, u->acc[p][i].call, p, (uint32_t)i};
+    qsort(o, n, sizeof *o, by_owner);
+    for (size_t g = 0, h; g < n; g = h) {
+        for (h = g + 1; h < n && o[h].rank == o[g].rank && o[h].call == o[g].call; h++)
+            ;
+        const struct lens_trace_call *c = call_of(u, o[g].rank, o[g].call);
+        double dur = c->leave - c->enter;
+        if (!(dur > 0)) /* also NaN: a call without length holds no waiting time */
+            dur = 0;
+        /* What earlier problems hold of this call is always [0, head] from its enter and
+         * [dur - tail, dur] before its leave: a union of intervals that share an anchor is
+         * the longest of them. So the part of a new interval nobody holds is one number. */
+        double head = 0, tail = 0;
+        for (size_t j = g; j < h; j++) {
+            struct acc *a = &u->acc[o[j].p][o[j].i];
+            double sec = fmin(a->seconds, dur);
+            int until = u->r->problems[o[j].p].waits_until_leave;
+            /* with head = tail = 0 this is sec itself, bit for bit: calls that only one
+             * problem charges keep the exact duration the rule computed */
+            double own = until ? fmin(sec, dur - head) - tail : fmin(sec, dur - tail) - head;
+            a->seconds = own > 0 ? own : 0;
+            if (until)
+                tail = fmax(tail, sec);
+            else
+                head = fmax(head, sec);
+        }
+    }
+    lens_free(o);
+    /* A charge left with nothing is no instance of its problem: drop it, keeping the order
+     * (keep_charges and the merging rely on it). */
+    for (int p = 0; p < np; p++) {
+        size_t m = 0;
+        for (size_t i = 0; i < u->nacc[p]; i++)
+            if (u->acc[p][i].seconds > 0)
+                u->acc[p][m++] = u->acc[p][i];
+        u->nacc[p] = m;
+    }
+    return LENS_OK;
+}
+
 static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsigned flags)
 {
     const struct lens_trace *t = u->t;
     struct acc *a = u->acc[p];
     size_t n = u->nacc[p];
-    /* one MPI call counts once per problem: a Waitall completing several late messages, or
-     * a Win_wait waiting for several origins, is charged its largest wait (Scalasca) */
-    /* Sorting by (rank, call) brings the charges of one call together; the run is then folded
-     * into its first entry, keeping the largest wait. */
-    if (n > 1 && u->repeat[p]) {
-        qsort(a, n, sizeof *a, by_call);
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (m && a[m - 1].rank == a[i].rank && a[m - 1].call == a[i].call) {
-                if (a[i].seconds > a[m - 1].seconds)
-                    a[m - 1].seconds = a[i].seconds;
-            } else {
-                a[m++] = a[i];
-            }
-        }
-        n = m;
-    }
     res->rule = &u->r->problems[p];
     if (!(res->per_rank = lens_calloc((size_t)t->nranks, sizeof(double))))
         return LENS_ENOMEM;
@@ -819,6 +912,13 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
     for (int c = 0; c < rules->ncomposites; c++)
         if ((rc = run_composite(&u, c, e)))
             goto fail;
+    /* first one charge per call and problem, then one problem per interval of a call */
+    for (int p = 0; p < np; p++)
+        merge_repeats(&u, p);
+    if (charge_once(&u)) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+        goto fail;
+    }
     for (int p = 0; p < np; p++) {
         if ((rc = aggregate(&u, p, &res->res[p], flags))) {
             rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
