@@ -2,7 +2,10 @@
  * aggregates each problem: total seconds, share of the total time (sum over ranks of their
  * run time), seconds per rank, the call sites that caused it and the largest instances.
  * Time inside one MPI call counts once per problem: when a call completes several messages
- * (Waitall), only the largest wait is charged, as Scalasca does. */
+ * (Waitall), only the largest wait is charged, as Scalasca does. And each interval of a call
+ * counts for one problem only: problems take their waits in declaration order (precedence)
+ * and each keeps the part no earlier problem holds, so the problems' times on a rank add up
+ * to at most its time in MPI calls (docs/methods.md §6, "Each wait charged once"). */
 #ifndef LENS_PROBLEMS_H
 #define LENS_PROBLEMS_H
 
@@ -32,13 +35,15 @@ struct lens_problem_instance {
 struct lens_problem_charge {
     int32_t rank;     /* charged world rank */
     uint32_t call;    /* index into that rank's lens_trace_rank.calls */
-    double seconds;   /* wait time charged to the call */
+    double seconds;   /* the part of the call's wait charged to this problem: the whole wait
+                         unless an earlier problem holds part of it, in which case the part
+                         does not start at the enter (or end at the leave) */
 };
 
 struct lens_problem_result {
     const struct lens_rule_problem *rule; /* id and texts (owned by lens_problems.rules) */
     double total_s, share;                /* seconds; share of lens_problems.total_time_s */
-    uint64_t count;                       /* instances (charged calls) */
+    uint64_t count;                       /* instances (calls charged more than 0 s) */
     double *per_rank;                     /* nranks seconds */
     struct lens_problem_site sites[LENS_PROBLEMS_TOP];     /* largest first */
     int nsites;
