@@ -7,6 +7,7 @@
 #include "lens_test.h"
 #include "synth_otf2.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,10 @@ static void partial_overlap(void)
         LENS_TEST(ls->count == 1 && lr->count == 1, "one instance each");
         LENS_TEST(lr->ncharges == 1 && lr->charges[0].rank == 0 &&
                   lr->charges[0].seconds == lr->total_s, "the kept charge is the reduced one");
+        LENS_TEST(ls->ncharges == 1 && ls->charges[0].start == 0, "late sender from the enter");
+        LENS_TEST(lr->ncharges == 1 && fabs(lr->charges[0].start - 1.0) < 1e-9,
+                  "late receiver's part starts where late sender's ends: %g",
+                  lr->ncharges ? lr->charges[0].start : -1);
         LENS_TEST(lr->ntop == 1 && lr->top[0].seconds == lr->total_s, "the largest instance too");
     }
     check_totals(a, 2.5, "partial overlap");
@@ -174,9 +179,10 @@ static const char *const problem_text[4] = {
     "advice = \"x\", duration = 5.0, location = r);\n"};
 
 /* Declares the problems in the order given by order[] and checks each one's share of the
- * call against want[] (indexed like problem_text). */
+ * call against want[] and where that share starts in the call against start[] (both indexed
+ * like problem_text). */
 static void mixed(const struct lens_trace *t, const struct lens_events *ev, const int order[4],
-                  const double want[4], const char *what)
+                  const double want[4], const double start[4], const char *what)
 {
     char text[2048];
     size_t n = (size_t)snprintf(text, sizeof text, "declare composite event m member (send as s, "
@@ -190,8 +196,8 @@ static void mixed(const struct lens_trace *t, const struct lens_events *ev, cons
               what, e.msg);
     if (!r)
         return;
-    LENS_TEST(lens_problems_detect(t, ev, r, NULL, 0, &p, &e) == LENS_OK, "%s: detect: %s", what,
-              e.msg);
+    LENS_TEST(lens_problems_detect(t, ev, r, NULL, LENS_PROBLEMS_KEEP_CHARGES, &p, &e) == LENS_OK,
+              "%s: detect: %s", what, e.msg);
     if (!p)
         return;
     double sum = 0;
@@ -203,6 +209,9 @@ static void mixed(const struct lens_trace *t, const struct lens_events *ev, cons
         LENS_TEST_REL(x->per_rank[0], want[k], 1e-9, "%s: problem %c", what, 'a' + k);
         LENS_TEST(x->count == (want[k] > 0), "%s: problem %c has %llu instances", what, 'a' + k,
                   (unsigned long long)x->count);
+        if (x->ncharges == 1)
+            LENS_TEST(fabs(x->charges[0].start - start[k]) < 1e-9, "%s: problem %c starts at "
+                      "%g, want %g", what, 'a' + k, x->charges[0].start, start[k]);
         sum += x->total_s;
     }
     LENS_TEST_REL(sum, 2.6, 1e-9, "%s: together exactly the Waitall", what);
@@ -223,12 +232,14 @@ static void mixed_anchors(void)
         /* A [0, 1.0]; B [2.1, 2.6]; C [0, 2.0] less A: [1.0, 2.0]; D [0, 2.6] (clipped to the
          * call) less all the above: [2.0, 2.1] */
         mixed(t, ev, (const int[]){0, 1, 2, 3}, (const double[]){1.0, 0.5, 1.0, 0.1},
-              "A B C D");
+              (const double[]){0, 2.1, 1.0, 2.0}, "A B C D");
         /* D first takes the whole call, nothing is left for the others */
-        mixed(t, ev, (const int[]){3, 0, 1, 2}, (const double[]){0, 0, 0, 2.6}, "D A B C");
+        mixed(t, ev, (const int[]){3, 0, 1, 2}, (const double[]){0, 0, 0, 2.6},
+              (const double[]){0, 0, 0, 0}, "D A B C");
         /* B first holds the last 0.5 s: C [0, 2.0] is free, A inside it gets nothing, D the
          * gap [2.0, 2.1] */
-        mixed(t, ev, (const int[]){1, 2, 0, 3}, (const double[]){0, 0.5, 2.0, 0.1}, "B C A D");
+        mixed(t, ev, (const int[]){1, 2, 0, 3}, (const double[]){0, 0.5, 2.0, 0.1},
+              (const double[]){0, 2.1, 0, 2.0}, "B C A D");
     }
     lens_events_free(ev);
     lens_trace_free(t);

@@ -397,6 +397,7 @@ struct acc {                 /* one charged (rank, call) of a problem */
     int32_t rank;
     uint32_t call;
     double seconds;
+    double start;            /* where the charged part begins in the call (charge_once) */
 };
 
 /* Everything one detection needs, so the functions below take one pointer. Charges are
@@ -438,7 +439,7 @@ static int charge(struct run *u, int p, const struct lens_problems_kind *kind, i
         u->acc[p] = q;
         u->capacc[p] = m;
     }
-    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec};
+    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec, 0};
     return LENS_OK;
 }
 
@@ -644,7 +645,7 @@ static int keep_charges(struct run *u, int p, size_t n, struct lens_problem_resu
     if (!c)
         return LENS_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        c[i] = (struct lens_problem_charge){a[i].rank, a[i].call, a[i].seconds};
+        c[i] = (struct lens_problem_charge){a[i].rank, a[i].call, a[i].seconds, a[i].start};
     res->charges = c;
     res->ncharges = n;
     return LENS_OK;
@@ -740,6 +741,9 @@ static int charge_once(struct run *u)
             /* with head = tail = 0 this is sec itself, bit for bit: calls that only one
              * problem charges keep the exact duration the rule computed */
             double own = until ? fmin(sec, dur - head) - tail : fmin(sec, dur - tail) - head;
+            /* the free part of [0, sec] is [head, ...); of [dur - sec, dur] it is
+             * [max(dur - sec, head), dur - tail] */
+            a->start = until ? fmax(dur - sec, head) : head;
             a->seconds = own > 0 ? own : 0;
             if (until)
                 tail = fmax(tail, sec);

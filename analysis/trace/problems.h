@@ -36,8 +36,11 @@ struct lens_problem_charge {
     int32_t rank;     /* charged world rank */
     uint32_t call;    /* index into that rank's lens_trace_rank.calls */
     double seconds;   /* the part of the call's wait charged to this problem: the whole wait
-                         unless an earlier problem holds part of it, in which case the part
-                         does not start at the enter (or end at the leave) */
+                         unless an earlier problem holds part of it */
+    double start;     /* seconds from the call's enter to where that part begins: 0 for a
+                         wait from the enter that nobody else holds, leave - enter - seconds
+                         for one up to the leave; the charged span is [enter + start,
+                         enter + start + seconds] */
 };
 
 struct lens_problem_result {
@@ -151,7 +154,7 @@ int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
                           struct lens_problems **out, struct lens_err *e);
 /* Evaluates the rules on events ev already built from t (lens_events_build), with vocabulary
  * v (NULL: built-in). rules are taken over as above. Flags: LENS_PROBLEMS_KEEP_CHARGES keeps
- * every charged call in lens_problem_result.charges (16 bytes each), whose call indices
+ * every charged call in lens_problem_result.charges (24 bytes each), whose call indices
  * refer to t. */
 #define LENS_PROBLEMS_KEEP_CHARGES 1u
 int lens_problems_detect(const struct lens_trace *t, const struct lens_events *ev,
