@@ -371,12 +371,9 @@ static int parse_primary(struct parser *p)
             if (b < 0 || (acc = new_node(p, op, acc, b, t)) < 0)
                 return b < 0 ? b : acc;
         }
+        /* min(x) and max(x) are x itself: with one argument no node was built */
         int rc = expect(p, ")", "after the arguments");
-        if (rc)
-            return rc;
-        if (p->r->nodes[acc].op != op) /* min(x) is x */
-            return acc;
-        return acc;
+        return rc ? rc : acc;
     }
     /* A name stays a name until binding decides what it is (parameter, member, member.field):
      * the parser does not know the vocabulary. */
