@@ -185,8 +185,11 @@ static int parse_edge(const char *s, size_t len, uint64_t *v, struct lens_err *e
         return lens_err_set(e, LENS_EINVAL, "--bins: '%s' is not a non-negative integer", item);
     char *end;
     errno = 0;
+    /* Base 10 only: "0x40" is refused by the suffix check below, and "010" is ten, not the
+     * octal eight a C reader might expect. */
     unsigned long long x = strtoull(item, &end, 10);
     unsigned shift = 0;
+    /* One suffix letter at most, and only as the last character ("64kB" is refused). */
     if (*end && !end[1]) {
         switch (*end) {
         case 'k': case 'K': shift = 10; end++; break;
@@ -206,6 +209,8 @@ static int parse_edge(const char *s, size_t len, uint64_t *v, struct lens_err *e
     return LENS_OK;
 }
 
+/* The --bins option: "pow2" or a comma-separated list of increasing sizes (k, M, G suffixes).
+ * The edges are allocated for the caller, who frees them after lens_msgsize_bin. */
 int lens_msgsize_parse_bins(const char *spec, uint64_t **edges, size_t *n, int *drop_empty,
                             struct lens_err *e)
 {
@@ -219,6 +224,8 @@ int lens_msgsize_parse_bins(const char *spec, uint64_t **edges, size_t *n, int *
         if (!v)
             return lens_err_set(e, LENS_ENOMEM, "--bins: out of memory");
         v[0] = 0;
+        /* 0 and 2^0 .. 2^62 fill the 64 edges; the last bin, open above 2^62, holds anything
+         * larger. */
         for (int k = 0; k <= 62; k++)
             v[k + 1] = (uint64_t)1 << k;
         *edges = v;
@@ -285,6 +292,8 @@ int lens_msgsize_bin(struct lens_msgsize *m, const uint64_t *edges, size_t n, in
         return lens_err_set(e, LENS_ENOMEM, "out of memory for %zu message-size bins", n);
     for (size_t k = 0; k < n; k++) {
         b[k].lo = edges[k];
+        /* hi is inclusive (edges[k + 1] - 1): a message of exactly an edge's size opens the
+         * next bin, so "64 B" counts in 64-1023, the cache-line bin, not in 1-63. */
         b[k].hi = k + 1 < n ? edges[k + 1] - 1 : LENS_MSGSIZE_OPEN;
         /* NaN until lens_msgsize_model runs: the outputs print "-" or null, never a false 0 %. */
         b[k].model_s = NAN;
@@ -406,6 +415,7 @@ int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, co
     fprintf(fp, "message sizes of %s\n", source ? source : "(profile)");
     fprintf(fp, "%d ranks, %" PRIu64 " point-to-point messages, %" PRIu64 " bytes (%s), "
             "%zu distinct sizes\n", m->nranks, m->total_messages, m->total_bytes, hb, m->nsizes);
+    /* Said every time, so a profile of a collective-heavy code is not mistaken for a quiet one. */
     fprintf(fp, "not counted: %" PRIu64 " collective calls (%s sent), %" PRIu64
             " one-sided transfers (%" PRIu64 " B)\n", m->coll_calls, cb, m->rma_ops, m->rma_bytes);
     if (model)
@@ -415,6 +425,8 @@ int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, co
     else
         fprintf(fp, "%% call: recorded time in the send calls (%.6f s); no --p2p file, so no "
                 "modelled send time\n", m->total_call_s);
+    /* Fixed-width columns wide enough for 2^64 - 1 messages and bytes, so the table stays
+     * aligned whatever the trace. */
     fprintf(fp, "\n%-24s %12s %8s %16s %9s", "size", "messages", "% msgs", "bytes", "% volume");
     if (model)
         fprintf(fp, " %8s", "% time");

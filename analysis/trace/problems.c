@@ -78,6 +78,8 @@ static const uint32_t slot_op[24] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
 
 /* send and recv: a matched message (p2p builder: call 0 send, 1 send completion, 2 receive
  * post, 3 receive completion) */
+/* send.enter/leave are the call that issued the message (Send, Isend), done_* the call that
+ * completed it (the same call when blocking, else the Wait): late receiver reads the latter. */
 #define SEND_FIELDS(F) \
     F(send, enter, 'n', x->call[0]->enter) \
     F(send, leave, 'n', x->call[0]->leave) \
@@ -91,6 +93,8 @@ static const uint32_t slot_op[24] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
     F(send, blocking, 'n', x->p2p->send_call == x->p2p->send_done)
 EVENT_TYPE(send, SEND_FIELDS)
 
+/* recv.enter/leave are the completing call (Recv or a Wait), where a late sender's wait is
+ * spent; post_* the call that posted the receive, which late receiver compares with the send. */
 #define RECV_FIELDS(F) \
     F(recv, enter, 'n', x->call[3]->enter) \
     F(recv, leave, 'n', x->call[3]->leave) \
@@ -106,6 +110,7 @@ EVENT_TYPE(send, SEND_FIELDS)
 EVENT_TYPE(recv, RECV_FIELDS)
 
 /* collective: one member's call (call 0); collective_instance: the whole instance */
+/* prefix_max_enter is the latest enter among ranks up to this one (events.c): Early Scan. */
 #define COLL_FIELDS(F) \
     F(coll, enter, 'n', x->call[0]->enter) \
     F(coll, leave, 'n', x->call[0]->leave) \
@@ -118,6 +123,8 @@ EVENT_TYPE(recv, RECV_FIELDS)
     F(coll, kind, 's', x->opkinds[op_slot(x->coll->op)])
 EVENT_TYPE(coll, COLL_FIELDS)
 
+/* Aggregates over the whole instance, computed once per instance in events.c after the clock
+ * fix, so a rule on any member reads the same values. */
 #define INST_FIELDS(F) \
     F(inst, min_enter, 'n', x->coll->min_enter) \
     F(inst, max_enter, 'n', x->coll->max_enter) \
@@ -576,6 +583,9 @@ static void site_text(const struct lens_trace *t, const struct lens_trace_call *
     const char *fn = lens_trace_region_name(t, k->region);
     const struct lens_trace_site *s = &t->sites[k->site];
     char from[256] = "";
+    /* Our collector's return address is resolved offline with the module's debug info; when the
+     * module is gone or stripped the site still names module+offset, which addr2line can
+     * resolve later, rather than failing the listing. */
     if (s->module != LENS_NONE && s->module < t->nstrings && t->strings[s->module]) {
         char func[128], file[120];
         int line = 0;
@@ -588,9 +598,12 @@ static void site_text(const struct lens_trace *t, const struct lens_trace_call *
             snprintf(from, sizeof from, "%s (%s:%d)", func, file, line);
         else
             snprintf(from, sizeof from, "%s", func);
+    /* Score-P records no return address; its enclosing user region is the best caller we have. */
     } else if (s->caller != LENS_NONE) {
         snprintf(from, sizeof from, "%s", lens_trace_region_name(t, s->caller));
     }
+    /* Both languages are built here at once, so the listing and the report can switch language
+     * without resolving sites again. */
     if (from[0]) {
         snprintf(out->text, sizeof out->text, "%s called from %s", fn, from);
         snprintf(out->text_ru, sizeof out->text_ru, "вызов %s из %s", fn, from);
@@ -769,6 +782,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     const struct lens_trace *t = u->t;
     struct acc *a = u->acc[p];
     size_t n = u->nacc[p];
+    /* The rule stays owned by the rules (kept in lens_problems.rules): the result only points
+     * to it. */
     res->rule = &u->r->problems[p];
     if (!(res->per_rank = lens_calloc((size_t)t->nranks, sizeof(double))))
         return LENS_ENOMEM;
@@ -785,6 +800,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     if ((flags & LENS_PROBLEMS_KEEP_CHARGES) && keep_charges(u, p, n, res))
         return LENS_ENOMEM;
     /* call sites: sum per (function, site); sites are few so a linear list suffices */
+    /* Sums per (region, site) pair: the same site calling two MPI functions is two lines, as
+     * the advice differs ("MPI_Send called from x" against "MPI_Recv called from x"). */
     struct site_sum *ss = NULL;
     size_t ns = 0, cap = 0;
     for (size_t i = 0; i < n; i++) {
@@ -807,6 +824,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
         ss[j].seconds += a[i].seconds;
         ss[j].count++;
     }
+    /* Only the LENS_PROBLEMS_TOP largest are kept in the result (fixed arrays, no ownership);
+     * the listing says "call sites", not "all call sites". */
     qsort(ss, ns, sizeof *ss, by_site_seconds);
     for (size_t j = 0; j < ns && res->nsites < LENS_PROBLEMS_TOP; j++) {
         struct lens_trace_call k = {0, 0, ss[j].region, ss[j].site, 0, 0};
@@ -817,6 +836,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     }
     lens_free(ss);
     /* the largest instances: a selection into a small sorted array, not a full sort */
+    /* Insertion into a sorted array of 10 is O(n) over the charges where a full sort would be
+     * O(n log n) on millions of charged calls. */
     struct acc best[LENS_PROBLEMS_TOP];
     int nb = 0;
     for (size_t i = 0; i < n; i++) {
@@ -862,6 +883,7 @@ static int intern_ops(struct run *u)
     return LENS_OK;
 }
 
+/* The events are built here and freed before returning: the result keeps no pointer into them. */
 int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
                           struct lens_problems **out, struct lens_err *e)
 {
@@ -910,6 +932,7 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto fail;
     }
+    /* A rank without events contributes no time (its t_first and t_last are meaningless). */
     for (int r = 0; r < t->nranks; r++)
         if (t->ranks[r].nevents)
             res->total_time_s += t->ranks[r].t_last - t->ranks[r].t_first;
@@ -931,12 +954,14 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
         res->nres++;
     }
     qsort(res->res, (size_t)res->nres, sizeof *res->res, by_total);
+    /* Counts for the listing's first line, so a reader sees how much of the trace was matched. */
     res->nevents = t->nevents;
     res->np2p = ev->np2p;
     res->ncoll = ev->ncoll;
     res->unmatched = ev->unmatched_sends + ev->unmatched_recvs;
     rc = LENS_OK;
 fail:
+    /* The per-run arrays are freed on success too: the results hold copies of what they keep. */
     for (int p = 0; u.acc && p < rules->nproblems; p++)
         lens_free(u.acc[p]);
     lens_free(u.acc);
@@ -951,6 +976,8 @@ fail:
     return LENS_OK;
 }
 
+/* The one-call form for callers that need no trace or events afterwards (tests, benchmarks);
+ * the commands use trace_analysis.h, which keeps all three. */
 int lens_problems_run(const char *trace_path, const char *rules_dir, struct lens_problems **out,
                       struct lens_err *e)
 {
@@ -990,11 +1017,15 @@ void lens_problems_free(struct lens_problems *p)
 
 /* ---- output ---- */
 
+/* Russian texts are optional in the rules: a missing one falls back to English per text, so a
+ * user rule without _ru fields still shows in a Russian report. */
 static const char *text_of(const struct lens_rule_problem *p, int lang, int k)
 {
     return lang == 1 && p->text[1][k] ? p->text[1][k] : p->text[0][k];
 }
 
+/* Problems with no time are left out of the rows: the report's table lists what was found, in
+ * the order of res (largest first). */
 int lens_problems_rows(const struct lens_problems *p, int lang, struct lens_problems_row *rows,
                        int max)
 {
@@ -1026,6 +1057,7 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
     int found = 0;
     for (int i = 0; i < p->nres; i++)
         found += p->res[i].total_s > 0;
+    /* Microseconds (%.6f) are the precision of the listing; the JSON carries the exact values. */
     fprintf(fp, "%s: %.6f s, %d ranks, %llu events, %llu messages, %llu collectives\n",
             lab[L][0], p->total_time_s, p->nranks, (unsigned long long)p->nevents,
             (unsigned long long)p->np2p, (unsigned long long)p->ncoll);
@@ -1078,6 +1110,8 @@ static void json_num(FILE *fp, double v)
         fputs("null", fp);
 }
 
+/* Every problem of the rule base is written, also those with 0 s, so a consumer can tell "not
+ * found" from "not checked". The warning key appears only when a rule was skipped. */
 int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp)
 {
     fputs("{\"total_time_s\":", fp);

@@ -30,6 +30,7 @@ static int berr(struct lens_rules *r, int n, struct lens_err *e, const char *fmt
     return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: %s", x->file, x->line, x->col, msg);
 }
 
+/* Linear over at most LENS_RULES_MAX_MEMBERS names, once per name at binding time only. */
 static int member_slot(const struct lens_rule_composite *c, const char *name)
 {
     for (int i = 0; i < c->nmembers; i++)
@@ -187,6 +188,8 @@ static double ev(struct eval *v, int n, int depth)
 {
     const struct lens_rule_node *x = &v->r->nodes[n];
     double a, b;
+    /* Unreachable for bound trees (bind_expr refused deeper ones); kept so that a tree built by
+     * other means cannot recurse without bound. */
     if (depth > LENS_RULES_MAX_DEPTH) {
         if (v->deep < 0)
             v->deep = n;

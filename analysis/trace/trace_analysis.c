@@ -7,6 +7,7 @@ int lens_trace_analysis_read(const char *trace_path, const char *rules_dir,
 {
     *out = NULL;
     struct lens_trace_analysis *a = lens_calloc(1, sizeof *a);
+    /* Nothing is read yet, so a failed allocation leaves nothing half built to free but a. */
     if (!a || !(a->rules = lens_rules_new())) {
         lens_free(a);
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
