@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* Request ids are 64-bit handles; the key map takes four 32-bit words, so the id fills two and
- * w[2] separates send requests (0) from receive requests (1), which MPI numbers independently. */
+ * w[2] (0 send, 1 receive) keeps an open send and an open receive with the same id apart. */
 static struct lens_key req_key(uint64_t req)
 {
     return (struct lens_key){{(uint32_t)req, (uint32_t)(req >> 32), 0, 0}};

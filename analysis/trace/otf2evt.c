@@ -474,8 +474,8 @@ OTF2_EvtReaderCallbacks *lens_otf2evt_callbacks(void)
     OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, on_win_destroy);
     OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, on_rma_coll_end);
     OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_group_sync);
-    /* Acquire and request both open a lock: tools write one or the other depending on whether
-     * the lock is granted at once. */
+    /* Request and acquire both open a lock epoch: a tool may write either or both (request
+     * when asked, acquire when granted); build_locks (rmaepochs.c) merges such a pair. */
     OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, on_lock);
     OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_unlock);
