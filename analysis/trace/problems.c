@@ -689,7 +689,8 @@ static void merge_repeats(struct run *u, int p)
 /* ---- each interval of waiting charged to one problem ---- */
 
 /* One charge of problem p (u->acc[p][i]) on a call, for grouping the charges of all problems
- * by call. */
+ * by call. After merge_repeats a problem has at most one charge per call, and 2^32 calls would
+ * take a trace of over 100 GiB, so i fits 32 bits and the entry stays 16 bytes. */
 struct owner {
     int32_t rank;
     uint32_t call;
