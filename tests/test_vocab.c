@@ -8,6 +8,7 @@
 #include "lens_test.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,24 +112,37 @@ static void check_tables(void)
     expect_bad(v, "too many types", "needs 1..");
 }
 
-/* Two problems on messages of at least 512 bytes, one with the dummy field, one with the
- * existing bytes field; the same again in a composite declaring recv before send. */
-static const char rules_text[] =
+/* Three problems on messages of at least 512 bytes: one with the dummy field, one with the
+ * existing bytes field, and the first again in a composite declaring recv before send. Each
+ * is detected in a rule base of its own: in one rule base they would charge the same receive
+ * calls, and a call's waiting time goes to one problem only (the first declared). */
+static const char *const rules_text[3] = {
     "declare composite event msg member (send as s, recv as r);\n"
     "declare problem for msg when s.bytes_kib >= 0.5 parameters (id = \"kib\", name = \"kib\",\n"
-    "  description = \"d\", advice = \"a\", duration = s.bytes_kib, location = r);\n"
+    "  description = \"d\", advice = \"a\", duration = s.bytes_kib, location = r);\n",
+    "declare composite event msg member (send as s, recv as r);\n"
     "declare problem for msg when s.bytes / 1024 >= 0.5 parameters (id = \"ref\", name = \"ref\",\n"
-    "  description = \"d\", advice = \"a\", duration = s.bytes / 1024, location = r);\n"
+    "  description = \"d\", advice = \"a\", duration = s.bytes / 1024, location = r);\n",
     "declare composite event gsm member (recv as r, send as s);\n"
     "declare problem for gsm when s.bytes_kib >= 0.5 parameters (id = \"kib_rev\", name = \"k\",\n"
-    "  description = \"d\", advice = \"a\", duration = s.bytes_kib, location = r);\n";
+    "  description = \"d\", advice = \"a\", duration = s.bytes_kib, location = r);\n"};
 
-static const struct lens_problem_result *find(const struct lens_problems *p, const char *id)
+/* Detects the one problem of rules_text[k] with vocabulary v (NULL when it fails). */
+static struct lens_problems *detect_one(int k, const struct lens_trace *t,
+                                        const struct lens_events *ev,
+                                        const struct lens_problems_vocab *v)
 {
-    for (int i = 0; i < p->nres; i++)
-        if (!strcmp(p->res[i].rule->id, id))
-            return &p->res[i];
-    return NULL;
+    struct lens_err e = {0};
+    struct lens_problems *p = NULL;
+    struct lens_rules *r = lens_rules_new();
+    LENS_TEST(r && lens_rules_parse(r, "dummy.rules", rules_text[k], &e) == LENS_OK,
+              "parse %d: %s", k, e.msg);
+    if (!r)
+        return NULL;
+    LENS_TEST(lens_problems_detect(t, ev, r, v, 0, &p, &e) == LENS_OK, "detect %d: %s", k,
+              e.msg);
+    LENS_TEST(!p || p->nres == 1, "one problem in rule base %d", k);
+    return p && p->nres == 1 ? p : NULL;
 }
 
 static void dummy_field(const char *path)
@@ -140,41 +154,45 @@ static void dummy_field(const char *path)
     own_fields(&v, send, &(struct lens_problems_field){"bytes_kib", 'n', get_bytes_kib}, 1);
     LENS_TEST(lens_problems_vocab_check(&v, &e) == LENS_OK, "extended vocabulary: %s", e.msg);
 
-    struct lens_rules *r = lens_rules_new();
-    LENS_TEST(r && lens_rules_parse(r, "dummy.rules", rules_text, &e) == LENS_OK, "parse: %s",
-              e.msg);
     struct lens_rules *plain = lens_rules_new();
-    lens_rules_parse(plain, "dummy.rules", rules_text, &e);
+    lens_rules_parse(plain, "dummy.rules", rules_text[0], &e);
     LENS_TEST(lens_problems_bind(plain, NULL, &e) == LENS_EFORMAT && strstr(e.msg, "bytes_kib"),
               "without the row the field is unknown: %s", e.msg);
     lens_rules_free(plain);
 
     struct lens_trace *t = NULL;
     struct lens_events *ev = NULL;
-    struct lens_problems *p = NULL;
     LENS_TEST(lens_trace_read(path, &t, &e) == LENS_OK, "read %s: %s", path, e.msg);
     LENS_TEST(t && lens_events_build(t, &ev, &e) == LENS_OK, "events: %s", e.msg);
-    if (!t || !ev || !r) {
-        lens_rules_free(r);
+    if (!t || !ev) {
         lens_events_free(ev);
         lens_trace_free(t);
         return;
     }
-    LENS_TEST(lens_problems_detect(t, ev, r, &v, 0, &p, &e) == LENS_OK, "detect: %s", e.msg);
-    /* the independent reference: the messages of at least 512 bytes, straight from events */
+    /* the independent reference, straight from the events: per message of at least 512
+     * bytes its size in KiB, charged to the receive's completing call and so no longer than
+     * that call (docs/problems.md: a charge never exceeds its call) */
     double want = 0;
     uint64_t nwant = 0;
-    for (size_t i = 0; i < ev->np2p; i++)
-        if (ev->p2p[i].bytes >= 512) {
-            want += (double)ev->p2p[i].bytes / 1024;
+    for (size_t i = 0; i < ev->np2p; i++) {
+        const struct lens_p2p *m = &ev->p2p[i];
+        const struct lens_trace_call *c = &t->ranks[m->dst].calls[m->recv_done];
+        double d = fmin((double)m->bytes / 1024, c->leave - c->enter);
+        if (m->bytes >= 512 && d > 0) {
+            want += d;
             nwant++;
         }
+    }
     LENS_TEST(nwant > 0, "the trace has messages of 512 bytes or more: %llu",
               (unsigned long long)nwant);
-    const struct lens_problem_result *kib = p ? find(p, "kib") : NULL,
-                                     *ref = p ? find(p, "ref") : NULL,
-                                     *rev = p ? find(p, "kib_rev") : NULL;
-    LENS_TEST(kib && ref && rev, "three results");
+    struct lens_problems *p[3];
+    for (int k = 0; k < 3; k++)
+        p[k] = detect_one(k, t, ev, &v);
+    const struct lens_problem_result *kib = p[0] ? &p[0]->res[0] : NULL,
+                                     *ref = p[1] ? &p[1]->res[0] : NULL,
+                                     *rev = p[2] ? &p[2]->res[0] : NULL;
+    LENS_TEST(kib && ref && rev && !strcmp(kib->rule->id, "kib") && !strcmp(ref->rule->id, "ref")
+              && !strcmp(rev->rule->id, "kib_rev"), "three results");
     if (kib && ref && rev) {
         LENS_TEST_REL(kib->total_s, want, 1e-12, "the dummy field's rule: KiB of the messages");
         LENS_TEST(kib->count == nwant, "one instance per message: %llu of %llu",
@@ -184,7 +202,8 @@ static void dummy_field(const char *path)
         LENS_TEST(rev->total_s == kib->total_s && rev->count == kib->count,
                   "members declared recv first: the same (%g, %g)", rev->total_s, kib->total_s);
     }
-    lens_problems_free(p);
+    for (int k = 0; k < 3; k++)
+        lens_problems_free(p[k]);
     lens_events_free(ev);
     lens_trace_free(t);
 }

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+/* Offline callbacks: the module is a file on disk, not a running process; separate debug info
+ * is looked up by build id and the standard paths, as gdb does. */
 static const Dwfl_Callbacks offline_cb = {
     .find_elf = dwfl_build_id_find_elf,
     .find_debuginfo = dwfl_standard_find_debuginfo,
@@ -19,6 +21,8 @@ int lens_callsite_resolve(const char *module, unsigned long offset, char *func, 
 {
     func[0] = file[0] = 0;
     *line = 0;
+    /* One session per lookup keeps the function stateless; call sites are resolved once per
+     * site in the listing (a handful per problem), so reopening the module costs little. */
     Dwfl *dwfl = dwfl_begin(&offline_cb);
     if (!dwfl)
         return lens_err_set(e, LENS_ELIB, "%s: libdw: %s", module, dwfl_errmsg(-1));
@@ -38,6 +42,8 @@ int lens_callsite_resolve(const char *module, unsigned long offset, char *func, 
         rc = lens_err_set(e, LENS_EDATA, "%s: no function covers offset 0x%lx", module, offset);
         goto out;
     }
+    /* The symbol name is enough without line info (a binary built without -g still names its
+     * functions); the file keeps only its base name, as the reports print it. */
     snprintf(func, funcsz, "%s", name);
     Dwfl_Line *ln = dwfl_module_getsrc(m, addr);
     if (ln) {

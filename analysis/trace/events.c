@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Request ids are 64-bit handles; the key map takes four 32-bit words, so the id fills two and
+ * w[2] (0 send, 1 receive) keeps an open send and an open receive with the same id apart. */
 static struct lens_key req_key(uint64_t req)
 {
     return (struct lens_key){{(uint32_t)req, (uint32_t)(req >> 32), 0, 0}};
@@ -29,6 +31,8 @@ struct half {            /* one side of a message before matching */
     int32_t next;        /* next half of the same channel, -1 */
 };
 
+/* Linked through half.next rather than per-channel arrays: a trace has millions of messages on
+ * thousands of channels, and one array of halves per side holds them all. */
 struct chan { int32_t shead, stail, rhead, rtail; }; /* FIFOs of one channel */
 
 struct p2p_build {
@@ -39,6 +43,9 @@ struct p2p_build {
     size_t nchan, capchan;
 };
 
+/* A channel is (source, destination, communicator, tag) in world ranks: MPI orders messages
+ * only within one, so matching per channel in issue order reproduces MPI's matching without
+ * wildcards (the trace records the actual source and tag of every receive). */
 static int add_half(struct p2p_build *b, int recv, struct half h, int32_t src, int32_t dst,
                     uint32_t comm, uint32_t tag)
 {
@@ -81,8 +88,13 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
             switch (x->kind) {
             case LENS_TREC_SEND:
             case LENS_TREC_ISEND:
+                /* A partner that maps to no world rank (unknown communicator) cannot be
+                 * matched. */
                 if (x->peer < 0)
                     break;
+                /* Remember which half this request is, as an index relative to this rank's
+                 * first send (s0), so that the map's 31-bit values suffice; an older entry of a
+                 * reused id is dropped first. */
                 if (x->kind == LENS_TREC_ISEND) { /* done is found at ISEND_COMPLETE */
                     h.done = LENS_NONE;
                     struct lens_key rk = req_key(x->req);
@@ -95,9 +107,13 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
             case LENS_TREC_ISEND_COMPLETE: {
                 int found;
                 struct lens_key rk = req_key(x->req);
+                /* An empty map (no Isend seen) cannot hold the request: the completion belongs
+                 * to a send issued before the trace started. */
                 if (!reqs->cap)
                     break;
                 size_t j = lens_keymap_slot(reqs, &rk, &found);
+                /* The bound check guards a damaged map value; the entry is deleted so a reused
+                 * request id binds to the next Isend, not this one. */
                 if (found && s0 + (size_t)reqs->vals[j] < b->ns)
                     b->sends[s0 + (size_t)reqs->vals[j]].done = c;
                 lens_keymap_del(reqs, rk);
@@ -112,10 +128,15 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
                     return LENS_ENOMEM;
                 break;
             }
+            /* A blocking receive posts and completes in the same call: h already has call ==
+             * done == c. */
             case LENS_TREC_RECV:
                 if (x->peer >= 0)
                     rc = add_half(b, 1, h, x->peer, r, x->comm, x->tag);
                 break;
+            /* The completion (in a Wait) carries the source and tag; the posting call comes
+             * from the IrecvRequest with the same id. Without one (posted before the trace
+             * began) the receive counts as posted in the call that completed it. */
             case LENS_TREC_IRECV: {
                 struct lens_key rk = req_key(x->req);
                 rk.w[2] = 1;
@@ -137,6 +158,8 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
                 return rc;
         }
     }
+    /* A send never completed (a request freed or a trace cut off) keeps its own call as
+     * completion, so the send side of the message still has a call to charge. */
     for (size_t i = s0; i < b->ns; i++) /* a send never completed is charged to itself */
         if (b->sends[i].done == LENS_NONE)
             b->sends[i].done = b->sends[i].call;
@@ -144,6 +167,8 @@ static int collect_rank(struct p2p_build *b, const struct lens_trace *t, int r, 
     return LENS_OK;
 }
 
+/* Receives are matched in posting order, which for Irecv is the position of the IrecvRequest
+ * record (calls are in time order, so record positions are too). */
 static int by_order(const void *a, const void *b)
 {
     const struct half *x = a, *y = b;
@@ -152,6 +177,10 @@ static int by_order(const void *a, const void *b)
 
 /* Matches the messages of t into ev->p2p; *order receives the p2p indices grouped by
  * destination rank in posting order (for the wrong-order test), owned by the caller. */
+/* Three steps: collect both halves of every message per rank, chain them per channel in issue
+ * (sends) or posting (receives) order, then pair the k-th send with the k-th receive of each
+ * channel. Leftovers on either side are unmatched messages (their partner is outside the
+ * trace). */
 static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_t **order)
 {
     struct p2p_build b = {0};
@@ -160,8 +189,11 @@ static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_
     for (int r = 0; r < t->nranks && !rc; r++) {
         size_t r0 = b.nr;
         rc = collect_rank(&b, t, r, &reqs);
+        /* Request ids are per process: the map is emptied for the next rank. */
         lens_keymap_release(&reqs);
         /* receives in posting order: Irecv completions arrive in completion order */
+        /* Already in order in the common case (blocking receives, or Irecvs waited in posting
+         * order), so the sort runs only when needed. */
         int sorted = 1;
         for (size_t i = r0 + 1; !rc && i < b.nr && sorted; i++)
             sorted = b.recvs[i - 1].order <= b.recvs[i].order;
@@ -185,6 +217,7 @@ static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_
             c->rhead = (int32_t)i;
         c->rtail = (int32_t)i;
     }
+    /* At most min(sends, receives) pairs: the array is sized once. */
     size_t want = b.ns < b.nr ? b.ns : b.nr;
     if (!rc && want && !(ev->p2p = lens_malloc(want * sizeof *ev->p2p)))
         rc = LENS_ENOMEM;
@@ -192,6 +225,9 @@ static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_
         int32_t s = b.ch[c].shead, q = b.ch[c].rhead;
         for (; s >= 0 && q >= 0; s = b.sends[s].next, q = b.recvs[q].next) {
             const struct half *hs = &b.sends[s], *hr = &b.recvs[q];
+            /* The receive half's chan field is reused to remember its transfer, so the
+             * destination's posting order can be listed below without another array (-1:
+             * unmatched). */
             b.recvs[q].chan = (int32_t)ev->np2p; /* from now on: the matched transfer */
             ev->p2p[ev->np2p++] = (struct lens_p2p){hs->rank, hr->rank, hs->call, hs->done,
                                                     hr->call, hr->done, hs->comm, hs->tag,
@@ -206,6 +242,8 @@ static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_
     }
     if (!rc && ev->np2p && !(*order = lens_malloc(ev->np2p * sizeof **order)))
         rc = LENS_ENOMEM;
+    /* Receives are stored rank by rank in posting order: this lists the transfers grouped by
+     * destination in that order, which wrong_order() walks. */
     for (size_t i = 0, n = 0; !rc && i < b.nr; i++)
         if (b.recvs[i].chan >= 0)
             (*order)[n++] = (uint32_t)b.recvs[i].chan;
@@ -218,10 +256,9 @@ static int match_p2p(struct lens_events *ev, const struct lens_trace *t, uint32_
 
 /* ---- logical-clock fix and wrong order ---- */
 
-/* A receive cannot complete before its send began. Each violating receive moves the rest of
- * its rank later by the gap (a forward-only controlled logical clock); repeated because a
- * moved rank's own sends can create new violations further down a chain. */
 /* Asks that call c of rank r leave no earlier than bound; 1 when that is a violation. */
+/* need[r] is allocated only for ranks that violate: most traces need no fix at all. need[r][c]
+ * is the largest shift call c must get. */
 static int require(double **need, const struct lens_trace *t, int32_t r, uint32_t c,
                    double bound, int *oom)
 {
@@ -240,6 +277,8 @@ static int require(double **need, const struct lens_trace *t, int32_t r, uint32_
 /* The constraints of one collective instance: nobody leaves a barrier or an N x N operation
  * before the last one entered; a non-root leaves a one-to-N operation only after the root
  * entered; the root leaves an N-to-one operation only after the last sender entered. */
+/* These are the causal orders a collective implies (the same ones Scalasca's controlled logical
+ * clock uses); an N x N operation cannot complete on any rank before every rank entered. */
 static int coll_constraints(const struct lens_events *ev, const struct lens_coll *c,
                             double **need, const struct lens_trace *t, int *oom)
 {
@@ -251,6 +290,8 @@ static int coll_constraints(const struct lens_events *ev, const struct lens_coll
         if (m[j].rank == c->root)
             root_enter = b;
     }
+    /* Only the ops whose data flow is known: window ops and anything unknown are treated as N x
+     * N (everyone waits for the last), which is what a barrier-like synchronisation implies. */
     int one_to_n = c->op == OTF2_COLLECTIVE_OP_BCAST || c->op == OTF2_COLLECTIVE_OP_SCATTER ||
                    c->op == OTF2_COLLECTIVE_OP_SCATTERV;
     int n_to_one = c->op == OTF2_COLLECTIVE_OP_REDUCE || c->op == OTF2_COLLECTIVE_OP_GATHER ||
@@ -274,12 +315,18 @@ static int coll_constraints(const struct lens_events *ev, const struct lens_coll
  * entered it. Each violation moves the rest of its rank later by the gap (a forward-only
  * controlled logical clock); repeated because a moved rank's own sends and collectives can
  * create new violations further down a chain. */
+/* Forward only: a violating call's leave moves later by the gap (the call becomes longer, as if
+ * it had waited for its partner) and every later call of its rank moves by the same amount, so
+ * the order of the rank's calls and the compute time between them are kept. */
 static int clock_fix(struct lens_events *ev, struct lens_trace *t)
 {
     double **need = lens_calloc((size_t)t->nranks, sizeof *need);
     if (!need)
         return LENS_ENOMEM;
     int oom = 0;
+    /* A shift can only propagate along a chain of messages through distinct ranks, so nranks
+     * passes (plus slack) settle every chain; the bound stops a cycle of mutually violating
+     * constraints (impossible in a consistent trace) from looping forever. */
     for (int pass = 0; pass < t->nranks + 2 && !oom; pass++) {
         int any = 0;
         for (size_t i = 0; i < ev->np2p && !oom; i++) {
@@ -301,6 +348,8 @@ static int clock_fix(struct lens_events *ev, struct lens_trace *t)
             if (!need[r])
                 continue;
             struct lens_trace_rank *k = &t->ranks[r];
+            /* run is the shift applied so far on this rank: it only grows, so later calls move
+             * at least as much as earlier ones (the order of calls on the rank is kept). */
             double run = 0;
             for (uint32_t c = 0; c < k->ncalls; c++) {
                 k->calls[c].enter += run;
@@ -309,6 +358,8 @@ static int clock_fix(struct lens_events *ev, struct lens_trace *t)
                 k->calls[c].leave += run;
                 need[r][c] = 0;
             }
+            /* The rank's end moves with its last call; t_first is left, since nothing moves
+             * earlier. */
             k->t_last += run;
         }
     }
@@ -318,6 +369,9 @@ static int clock_fix(struct lens_events *ev, struct lens_trace *t)
     return oom ? LENS_ENOMEM : LENS_OK;
 }
 
+/* Scalasca's Late Sender, wrong order: a message whose send began after the send of a message
+ * that the same receiver receives later. Walking each destination's receives backwards, the
+ * earliest send among the later receives is kept, so the test is one comparison per message. */
 static void wrong_order(struct lens_events *ev, const struct lens_trace *t, const uint32_t *order)
 {
     size_t i = ev->np2p;
@@ -338,6 +392,9 @@ static void wrong_order(struct lens_events *ev, const struct lens_trace *t, cons
 
 enum { RC_OTHER, RC_WIN_CREATE, RC_WIN_FENCE, RC_WIN_FREE };
 
+/* MPI_Win_allocate creates a window as MPI_Win_create does (collectively over its
+ * communicator), so both map to RC_WIN_CREATE. One extra byte keeps the table non-NULL for a
+ * trace without regions (NULL means out of memory). */
 static uint8_t *region_classes(const struct lens_trace *t)
 {
     static const char *const names[] = {NULL, "MPI_Win_create", "MPI_Win_fence", "MPI_Win_free"};
@@ -360,8 +417,11 @@ static int class_of(const struct lens_trace *t, const uint8_t *cls, uint32_t reg
 
 /* ---- collectives ---- */
 
+/* One member before the counting sort: which instance, and whose call. */
 struct coll_tmp { uint32_t inst; int32_t rank; uint32_t call; };
 
+/* The window a call's RMA record of the given kind names (its comm field), LENS_NONE without
+ * one. */
 static uint32_t window_of(const struct lens_trace_rank *k, const struct lens_trace_call *c,
                           int kind)
 {
@@ -372,6 +432,9 @@ static uint32_t window_of(const struct lens_trace_rank *k, const struct lens_tra
 }
 
 /* Which collective a call is: its op and domain key, or 0 when it is not one. */
+/* The domain key says which sequence an instance belongs to: w[0] is the kind of domain (0
+ * communicator, 1 window creation, 2 fence, 3 free), w[1] the communicator or window, so a
+ * fence and a collective on the same numeric id never share a sequence. */
 static int coll_kind(const struct lens_trace *t, const uint8_t *cls,
                      const struct lens_trace_rank *k, const struct lens_trace_call *c,
                      uint32_t *op, struct lens_key *dom, int32_t *root)
@@ -392,6 +455,8 @@ static int coll_kind(const struct lens_trace *t, const uint8_t *cls,
         *op = LENS_COLL_WIN_CREATE;
         /* creation is collective over the window's communicator */
         uint32_t comm = w < t->nwins ? t->win_comm[w] : LENS_NONE;
+        /* Without a known communicator, the window id itself is the domain (w[2] = 1 keeps it
+         * apart from a communicator with the same number). */
         *dom = (struct lens_key){{1, comm == LENS_NONE ? w : comm, comm == LENS_NONE, 0}};
         return 1;
     }
@@ -408,6 +473,9 @@ static int coll_kind(const struct lens_trace *t, const uint8_t *cls,
     return 0;
 }
 
+/* The n-th collective a rank calls on a communicator is that communicator's n-th instance (MPI
+ * requires all members to call collectives in the same order), so an instance is the key
+ * (domain, sequence number) and needs no timestamps to match. */
 static int build_coll(struct lens_events *ev, const struct lens_trace *t, const uint8_t *cls)
 {
     struct lens_keymap doms = {0}, seqs = {0};
@@ -440,6 +508,8 @@ static int build_coll(struct lens_events *ev, const struct lens_trace *t, const 
                 rc = LENS_ENOMEM;
                 break;
             }
+            /* A new instance starts with empty aggregates; coll_stats fills them after the
+             * clock fix. */
             if (added)
                 ev->coll[ev->ncoll++] = (struct lens_coll){dom.w[1], op, root, 0, 0, INFINITY,
                                                            -INFINITY, INFINITY, -INFINITY, NAN,
@@ -463,12 +533,16 @@ static int build_coll(struct lens_events *ev, const struct lens_trace *t, const 
         struct lens_coll *c = &ev->coll[tmp[i].inst];
         ev->members[c->first + c->n++] = (struct lens_coll_member){tmp[i].rank, tmp[i].call, 0};
     }
+    /* On failure the members are not valid: nmembers 0 keeps lens_events_free and any reader
+     * safe. */
     ev->nmembers = rc ? 0 : ntmp;
     lens_free(tmp);
     return rc;
 }
 
 /* Instance aggregates; done after the clock fix so they see the corrected times. */
+/* Members are in world-rank order within an instance (build_coll), so the running maximum of
+ * enters is max over ranks <= this one: Scalasca's Early Scan bound. */
 static void coll_stats(struct lens_events *ev, const struct lens_trace *t)
 {
     for (size_t i = 0; i < ev->ncoll; i++) {
@@ -499,6 +573,9 @@ unsigned long lens_events_builds(void)
     return atomic_load(&builds);
 }
 
+/* The order matters: messages and collectives are matched on the raw times (matching uses
+ * order, not time), the clock fix then moves times, and everything computed from times (wrong
+ * order, instance aggregates, one-sided epochs) comes after it. */
 int lens_events_build(struct lens_trace *t, struct lens_events **out, struct lens_err *e)
 {
     *out = NULL;

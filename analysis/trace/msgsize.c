@@ -11,10 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Why these edges: msgsize.h. They are lower edges, so bin k is [edge k, edge k+1 - 1] and the
+ * last bin is open; the 0 edge gives empty messages (a zero-byte Send is a pure
+ * synchronisation) a bin of their own. */
 const uint64_t lens_msgsize_default_edges[] = {0, 1, 64, 1024, 4096, 65536, 1048576};
 const size_t lens_msgsize_default_nedges =
     sizeof lens_msgsize_default_edges / sizeof lens_msgsize_default_edges[0];
 
+/* The model total starts as NaN, not 0: "no model yet" must stay distinguishable from "the
+ * model says these messages cost nothing" in the text, JSON and CSV outputs. */
 int lens_msgsize_new(struct lens_msgsize **out, struct lens_err *e)
 {
     *out = lens_calloc(1, sizeof **out);
@@ -34,6 +39,8 @@ void lens_msgsize_free(struct lens_msgsize *m)
 }
 
 /* Drops the bins: they no longer describe the sizes. */
+/* Every mutation of the sizes goes through here first, so a profile never holds bins whose
+ * counts disagree with its sizes (lens_msgsize_bin must run again before output). */
 static void unbin(struct lens_msgsize *m)
 {
     lens_free(m->bins);
@@ -45,13 +52,19 @@ static void unbin(struct lens_msgsize *m)
 int lens_msgsize_add(struct lens_msgsize *m, uint64_t bytes, uint64_t count, double call_s,
                      struct lens_err *e)
 {
+    /* Written as !(x >= 0) so that NaN is refused too: a NaN time would silently poison every
+     * share of the profile. */
     if (!(call_s >= 0.0) || isinf(call_s))
         return lens_err_set(e, LENS_EDATA, "message of %" PRIu64 " bytes: call time %g s is not a "
                             "finite non-negative number", bytes, call_s);
+    /* Zero messages add nothing, and must not create a size with count 0 (sizes hold sent
+     * sizes). */
     if (count == 0)
         return LENS_OK;
     unbin(m);
     /* binary search: first size >= bytes */
+    /* The sizes stay sorted and distinct (the invariant binning relies on): find the insertion
+     * point of bytes, then either bump the existing entry or open a new one there. */
     size_t lo = 0, hi = m->nsizes;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -64,6 +77,8 @@ int lens_msgsize_add(struct lens_msgsize *m, uint64_t bytes, uint64_t count, dou
         if (lens_reserve((void **)&m->sizes, &m->cap_sizes, m->nsizes + 1, sizeof *m->sizes))
             return lens_err_set(e, LENS_ENOMEM, "out of memory for %zu message sizes",
                                 m->nsizes + 1);
+        /* Insertion is O(distinct sizes), not O(messages): applications send few distinct sizes
+         * (a handful of halo and reduction lengths), so the sorted array beats a hash here. */
         memmove(m->sizes + lo + 1, m->sizes + lo, (m->nsizes - lo) * sizeof *m->sizes);
         m->sizes[lo] = (struct lens_msgsize_size){bytes, 0, 0.0};
         m->nsizes++;
@@ -71,11 +86,15 @@ int lens_msgsize_add(struct lens_msgsize *m, uint64_t bytes, uint64_t count, dou
     m->sizes[lo].count += count;
     m->sizes[lo].call_s += call_s;
     m->total_messages += count;
+    /* Wraps only beyond 16 EiB of traffic, far outside any trace that fits on a disk. */
     m->total_bytes += bytes * count;
     m->total_call_s += call_s;
     return LENS_OK;
 }
 
+/* Walks every call of every rank once. Only point-to-point sends count as messages: each
+ * message is counted on its sender, so a matched pair is not counted twice and a send whose
+ * receive is missing from the trace still counts (the application did send it). */
 int lens_msgsize_add_trace(struct lens_msgsize *m, const struct lens_trace *t,
                            struct lens_err *e)
 {
@@ -84,6 +103,8 @@ int lens_msgsize_add_trace(struct lens_msgsize *m, const struct lens_trace *t,
         const struct lens_trace_rank *rk = &t->ranks[r];
         for (uint32_t c = 0; c < rk->ncalls; c++) {
             const struct lens_trace_call *call = &rk->calls[c];
+            /* Count the sends of this call first: the call's time is divided between them
+             * below. */
             uint32_t nsend = 0;
             for (uint32_t k = 0; k < call->nrec; k++) {
                 uint8_t kind = rk->recs[call->rec + k].kind;
@@ -91,6 +112,8 @@ int lens_msgsize_add_trace(struct lens_msgsize *m, const struct lens_trace *t,
             }
             /* the call's time is shared by the sends it issued (Sendrecv: one) */
             double dur = call->leave - call->enter;
+            /* A call with a non-finite or negative duration (a truncated trace) adds no time
+             * rather than failing the whole profile: lens_msgsize_add would refuse it. */
             double share = nsend && dur > 0.0 && isfinite(dur) ? dur / nsend : 0.0;
             for (uint32_t k = 0; k < call->nrec; k++) {
                 const struct lens_trace_record *rec = &rk->recs[call->rec + k];
@@ -102,6 +125,9 @@ int lens_msgsize_add_trace(struct lens_msgsize *m, const struct lens_trace *t,
                         return rc;
                     break;
                 }
+                /* Collectives and one-sided transfers are kept aside, not binned: the report
+                 * says what the profile left out instead of mixing other traffic into the
+                 * message counts. */
                 case LENS_TREC_COLL_END:
                     m->coll_calls++;
                     m->coll_bytes += rec->bytes;
@@ -120,6 +146,7 @@ int lens_msgsize_add_trace(struct lens_msgsize *m, const struct lens_trace *t,
     return LENS_OK;
 }
 
+/* The profile keeps no pointer into the trace, so the trace is freed as soon as it is counted. */
 int lens_msgsize_read(const char *path, struct lens_msgsize **out, struct lens_err *e)
 {
     struct lens_trace *t = NULL;
@@ -141,6 +168,8 @@ int lens_msgsize_read(const char *path, struct lens_msgsize **out, struct lens_e
 }
 
 /* One edge of a --bins list: digits with an optional k/K/M/G (powers of 1024). */
+/* The item is copied out because s is not NUL-terminated at the comma; 64 bytes hold any 64-bit
+ * number with a suffix, longer items are refused rather than truncated. */
 static int parse_edge(const char *s, size_t len, uint64_t *v, struct lens_err *e)
 {
     char item[64];
@@ -150,12 +179,17 @@ static int parse_edge(const char *s, size_t len, uint64_t *v, struct lens_err *e
         return lens_err_set(e, LENS_EINVAL, "--bins: item '%.20s...' is too long", s);
     memcpy(item, s, len);
     item[len] = 0;
+    /* strtoull would accept leading blanks, a sign or "-1" (wrapping to a huge value): refuse
+     * anything that does not start with a digit before calling it. */
     if (!isdigit((unsigned char)item[0]))
         return lens_err_set(e, LENS_EINVAL, "--bins: '%s' is not a non-negative integer", item);
     char *end;
     errno = 0;
+    /* Base 10 only: "0x40" is refused by the suffix check below, and "010" is ten, not the
+     * octal eight a C reader might expect. */
     unsigned long long x = strtoull(item, &end, 10);
     unsigned shift = 0;
+    /* One suffix letter at most, and only as the last character ("64kB" is refused). */
     if (*end && !end[1]) {
         switch (*end) {
         case 'k': case 'K': shift = 10; end++; break;
@@ -167,23 +201,31 @@ static int parse_edge(const char *s, size_t len, uint64_t *v, struct lens_err *e
     if (*end)
         return lens_err_set(e, LENS_EINVAL, "--bins: '%s' is not a size (digits and an optional "
                             "k, M or G)", item);
+    /* The shift must not overflow, and UINT64_MAX is reserved as LENS_MSGSIZE_OPEN, the "no
+     * upper bound" marker, so it cannot be an edge either. */
     if (errno == ERANGE || (shift && x > (UINT64_MAX >> shift)) || (x << shift) == UINT64_MAX)
         return lens_err_set(e, LENS_EINVAL, "--bins: '%s' is too large", item);
     *v = (uint64_t)x << shift;
     return LENS_OK;
 }
 
+/* The --bins option: "pow2" or a comma-separated list of increasing sizes (k, M, G suffixes).
+ * The edges are allocated for the caller, who frees them after lens_msgsize_bin. */
 int lens_msgsize_parse_bins(const char *spec, uint64_t **edges, size_t *n, int *drop_empty,
                             struct lens_err *e)
 {
     *edges = NULL;
     *n = 0;
     *drop_empty = 0;
+    /* "pow2": 0 and every power of two up to 2^62 (64 edges), with empty bins dropped, so the
+     * table shows only the octaves the application used. */
     if (!strcmp(spec, "pow2")) {
         uint64_t *v = lens_malloc(64 * sizeof *v);
         if (!v)
             return lens_err_set(e, LENS_ENOMEM, "--bins: out of memory");
         v[0] = 0;
+        /* 0 and 2^0 .. 2^62 fill the 64 edges; the last bin, open above 2^62, holds anything
+         * larger. */
         for (int k = 0; k <= 62; k++)
             v[k + 1] = (uint64_t)1 << k;
         *edges = v;
@@ -191,6 +233,8 @@ int lens_msgsize_parse_bins(const char *spec, uint64_t **edges, size_t *n, int *
         *drop_empty = 1;
         return LENS_OK;
     }
+    /* One edge per comma-separated item, plus room for the 0 edge added in front when the list
+     * does not start with it (bins always start at 0 bytes). */
     size_t items = 1;
     for (const char *p = spec; *p; p++)
         items += *p == ',';
@@ -205,6 +249,8 @@ int lens_msgsize_parse_bins(const char *spec, uint64_t **edges, size_t *n, int *
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         uint64_t x = 0;
         int rc = parse_edge(p, len, &x, e);
+        /* Increasing edges are checked here with the item in the message; lens_msgsize_bin
+         * checks again for callers that build edges themselves. */
         if (rc == LENS_OK && !first && x <= v[k - 1])
             rc = lens_err_set(e, LENS_EINVAL, "--bins: edges must increase, but %" PRIu64
                               " follows %" PRIu64, x, v[k - 1]);
@@ -224,6 +270,8 @@ int lens_msgsize_parse_bins(const char *spec, uint64_t **edges, size_t *n, int *
     return LENS_OK;
 }
 
+/* Bins are rebuilt from the sizes on every call, so one read of a trace can be binned several
+ * ways (--bins) without reading it again. */
 int lens_msgsize_bin(struct lens_msgsize *m, const uint64_t *edges, size_t n, int drop_empty,
                      struct lens_err *e)
 {
@@ -231,6 +279,8 @@ int lens_msgsize_bin(struct lens_msgsize *m, const uint64_t *edges, size_t n, in
         edges = lens_msgsize_default_edges;
         n = lens_msgsize_default_nedges;
     }
+    /* Edges starting at 0 guarantee that every size falls in some bin: the walk below never
+     * runs past the last bin, which is open-ended. */
     if (n == 0 || edges[0] != 0)
         return lens_err_set(e, LENS_EINVAL, "message-size bins must start at 0 bytes");
     for (size_t k = 1; k < n; k++)
@@ -242,7 +292,10 @@ int lens_msgsize_bin(struct lens_msgsize *m, const uint64_t *edges, size_t n, in
         return lens_err_set(e, LENS_ENOMEM, "out of memory for %zu message-size bins", n);
     for (size_t k = 0; k < n; k++) {
         b[k].lo = edges[k];
+        /* hi is inclusive (edges[k + 1] - 1): a message of exactly an edge's size opens the
+         * next bin, so "64 B" counts in 64-1023, the cache-line bin, not in 1-63. */
         b[k].hi = k + 1 < n ? edges[k + 1] - 1 : LENS_MSGSIZE_OPEN;
+        /* NaN until lens_msgsize_model runs: the outputs print "-" or null, never a false 0 %. */
         b[k].model_s = NAN;
         b[k].share_time = NAN;
     }
@@ -255,12 +308,14 @@ int lens_msgsize_bin(struct lens_msgsize *m, const uint64_t *edges, size_t n, in
         b[k].bytes += s->bytes * s->count;
         b[k].call_s += s->call_s;
     }
+    /* Compacting in place is safe: kept <= k, so a bin is copied only over one already read. */
     size_t kept = 0;
     for (k = 0; k < n; k++) {
         if (drop_empty && b[k].count == 0)
             continue;
         struct lens_msgsize_bin *d = &b[kept++];
         *d = b[k];
+        /* Shares of an empty total are 0 (msgsize.h), so an empty trace prints zeros, not NaN. */
         d->share_messages = m->total_messages ? (double)d->count / (double)m->total_messages : 0;
         d->share_volume = m->total_bytes ? (double)d->bytes / (double)m->total_bytes : 0;
         d->share_call_time = m->total_call_s > 0 ? d->call_s / m->total_call_s : 0;
@@ -272,9 +327,12 @@ int lens_msgsize_bin(struct lens_msgsize *m, const uint64_t *edges, size_t n, in
     return LENS_OK;
 }
 
+/* The model is evaluated per distinct size, not per bin: a bin's modelled time is the sum of
+ * t(size) x count over its sizes, which is exact where t(midpoint) x count would not be. */
 int lens_msgsize_model(struct lens_msgsize *m, lens_msgsize_time_fn time, void *ctx,
                        struct lens_err *e)
 {
+    /* Modelling needs the bins it fills; an empty profile has nothing to model and is allowed. */
     if (!m->bins && m->nsizes)
         return lens_err_set(e, LENS_EINVAL, "message-size profile: model before binning");
     for (size_t k = 0; k < m->nbins; k++)
@@ -287,11 +345,16 @@ int lens_msgsize_model(struct lens_msgsize *m, lens_msgsize_time_fn time, void *
         int rc = time(ctx, s->bytes, &t, e);
         if (rc)
             return rc;
+        /* A model from a p2p sweep may extrapolate badly; a negative, NaN or infinite time is
+         * an error naming the size, not a silent wrong share. */
         if (!(t >= 0.0) || isinf(t))
             return lens_err_set(e, LENS_EDATA, "time model: %g s to send %" PRIu64 " bytes is "
                                 "not a finite non-negative time", t, s->bytes);
         double add = t * (double)s->count;
         total += add;
+        /* Sizes and bins both ascend, so one forward walk maps sizes to bins. Bins dropped as
+         * empty held no size, so every size lands in a kept bin; the lo test only guards a
+         * profile whose bins were edited by hand. */
         while (k < m->nbins && s->bytes > m->bins[k].hi)
             k++;
         if (k < m->nbins && s->bytes >= m->bins[k].lo)
@@ -303,6 +366,8 @@ int lens_msgsize_model(struct lens_msgsize *m, lens_msgsize_time_fn time, void *
     return LENS_OK;
 }
 
+/* Labels show inclusive byte ranges as the bins hold them; one-size bins (0 B, 1 B) show one
+ * number. */
 void lens_msgsize_bin_label(const struct lens_msgsize_bin *b, char *buf, size_t n)
 {
     if (b->hi == LENS_MSGSIZE_OPEN)
@@ -314,6 +379,7 @@ void lens_msgsize_bin_label(const struct lens_msgsize_bin *b, char *buf, size_t 
 }
 
 /* "1.50 MiB" for a byte count. */
+/* Binary units (KiB, MiB) match the k/M/G suffixes of --bins, which are powers of 1024. */
 static void human_bytes(uint64_t v, char *buf, size_t n)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -329,6 +395,7 @@ static void human_bytes(uint64_t v, char *buf, size_t n)
         snprintf(buf, n, "%.2f %s", x, unit[u]);
 }
 
+/* NaN shares (no time model) print as "-", so a missing column cannot be read as 0 %. */
 static void pct(char *buf, size_t n, double share)
 {
     if (isnan(share))
@@ -337,6 +404,8 @@ static void pct(char *buf, size_t n, double share)
         snprintf(buf, n, "%.1f%%", 100.0 * share);
 }
 
+/* The text table: one row per kept bin, then a total row. The "% time" column appears only with
+ * a model; "% call" (recorded time in the send calls) is always there. */
 int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, const char *model,
                             FILE *fp)
 {
@@ -346,6 +415,7 @@ int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, co
     fprintf(fp, "message sizes of %s\n", source ? source : "(profile)");
     fprintf(fp, "%d ranks, %" PRIu64 " point-to-point messages, %" PRIu64 " bytes (%s), "
             "%zu distinct sizes\n", m->nranks, m->total_messages, m->total_bytes, hb, m->nsizes);
+    /* Said every time, so a profile of a collective-heavy code is not mistaken for a quiet one. */
     fprintf(fp, "not counted: %" PRIu64 " collective calls (%s sent), %" PRIu64
             " one-sided transfers (%" PRIu64 " B)\n", m->coll_calls, cb, m->rma_ops, m->rma_bytes);
     if (model)
@@ -355,6 +425,8 @@ int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, co
     else
         fprintf(fp, "%% call: recorded time in the send calls (%.6f s); no --p2p file, so no "
                 "modelled send time\n", m->total_call_s);
+    /* Fixed-width columns wide enough for 2^64 - 1 messages and bytes, so the table stays
+     * aligned whatever the trace. */
     fprintf(fp, "\n%-24s %12s %8s %16s %9s", "size", "messages", "% msgs", "bytes", "% volume");
     if (model)
         fprintf(fp, " %8s", "% time");
@@ -372,6 +444,7 @@ int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, co
             fprintf(fp, " %8s", c);
         fprintf(fp, " %8s\n", d);
     }
+    /* The total row prints 100 % only when its total is non-zero, matching the per-bin shares. */
     const char *full = m->total_messages ? "100.0%" : "0.0%";
     fprintf(fp, "%-24s %12" PRIu64 " %8s %16" PRIu64 " %9s", "total", m->total_messages, full,
             m->total_bytes, m->total_bytes ? "100.0%" : "0.0%");
@@ -381,6 +454,8 @@ int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, co
     return ferror(fp) ? -1 : 0;
 }
 
+/* JSON integers above 2^63 - 1 are written as numbers (doubles): lens_json_int takes a signed
+ * 64-bit value and would print them negative. */
 static void json_u64(struct lens_json *j, const char *key, uint64_t v)
 {
     lens_json_key(j, key);
@@ -396,6 +471,8 @@ static void json_num(struct lens_json *j, const char *key, double v)
     lens_json_number(j, v); /* NaN -> null */
 }
 
+/* JSON keeps every column, with null where a value does not exist (no model, open hi bound), so
+ * a consumer sees the same keys whatever the options were. */
 int lens_msgsize_write_json(const struct lens_msgsize *m, const char *source, const char *model,
                             FILE *fp)
 {
@@ -443,6 +520,7 @@ int lens_msgsize_write_json(const struct lens_msgsize *m, const char *source, co
         lens_json_end_object(&j);
     }
     lens_json_end_array(&j);
+    /* The raw distinct sizes follow the bins, so a consumer can rebin without the trace. */
     lens_json_key(&j, "sizes");
     lens_json_begin_array(&j);
     for (size_t i = 0; i < m->nsizes; i++) {
@@ -457,6 +535,7 @@ int lens_msgsize_write_json(const struct lens_msgsize *m, const char *source, co
     return ferror(fp) ? -1 : 0;
 }
 
+/* %.17g round-trips a double exactly; NaN (no model) is an empty CSV field. */
 static void csv_num(FILE *fp, double v, int last)
 {
     if (isfinite(v))
@@ -464,6 +543,7 @@ static void csv_num(FILE *fp, double v, int last)
     fputc(last ? '\n' : ',', fp);
 }
 
+/* CSV: the bins only, same columns as the JSON bins; an open hi bound is an empty field. */
 int lens_msgsize_write_csv(const struct lens_msgsize *m, FILE *fp)
 {
     fprintf(fp, "lo,hi,label,count,share_messages,bytes,share_volume,time_s,share_time,call_s,"

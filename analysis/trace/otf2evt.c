@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Callbacks cannot return an error message to OTF2, only "interrupt": the first failure is kept
+ * in s->rc and s->e, later ones (often consequences of the first) are dropped so the message
+ * names the cause. */
 int lens_otf2evt_fail(struct lens_otf2evt *s, int code, const char *fmt, ...)
 {
     char msg[900];
@@ -18,6 +21,8 @@ int lens_otf2evt_fail(struct lens_otf2evt *s, int code, const char *fmt, ...)
     return s->rc;
 }
 
+/* Clock offsets are local definitions of each rank: forget the previous rank's before reading
+ * this one's. The user-region stack restarts empty, as every rank's events start at top level. */
 void lens_otf2evt_begin(struct lens_otf2evt *s, int rank)
 {
     s->rank = rank;
@@ -25,14 +30,20 @@ void lens_otf2evt_begin(struct lens_otf2evt *s, int rank)
     s->mpi_depth = s->depth = 0;
 }
 
+/* Runs after the rank's last event: fixes up what only the end can tell (the event count and a
+ * call left open by a crash). */
 void lens_otf2evt_end(struct lens_otf2evt *s, uint64_t nevents)
 {
     struct lens_trace_rank *r = &s->t->ranks[s->rank];
     r->nevents = nevents; /* every event, also kinds without a callback */
+    /* A call still open here would keep leave == enter and no records: closing it at the rank's
+     * last event keeps its records (the recovered traces of crashed runs end like this). */
     if (s->mpi_depth > 0) { /* truncated inside a call: close it at the last event */
         r->calls[s->call].leave = r->t_last;
         r->calls[s->call].nrec = r->nrecs - r->calls[s->call].rec;
     }
+    /* Counts ranks with clock offsets, so the reader can say whether times were corrected at
+     * all. */
     if (s->nclock)
         s->t->clock_offsets++;
     s->t->nevents += r->nevents;
@@ -40,6 +51,8 @@ void lens_otf2evt_end(struct lens_otf2evt *s, uint64_t nevents)
 
 static OTF2_CallbackCode on_clock_offset(void *u, OTF2_TimeStamp time, int64_t off, double sd);
 
+/* Only ClockOffset is read from the local definitions; everything else there (local mappings)
+ * our writer and Score-P leave empty or identical to the global definitions. */
 OTF2_DefReaderCallbacks *lens_otf2evt_def_callbacks(void)
 {
     OTF2_DefReaderCallbacks *cb = OTF2_DefReaderCallbacks_New();
@@ -50,6 +63,9 @@ OTF2_DefReaderCallbacks *lens_otf2evt_def_callbacks(void)
 
 /* ---- local definitions: clock offsets ---- */
 
+/* Offsets arrive in time order (OTF2 writes them at init and finalize, sometimes in between),
+ * which seconds() relies on to interpolate between neighbours. The standard deviation is
+ * unused. */
 static OTF2_CallbackCode on_clock_offset(void *u, OTF2_TimeStamp time, int64_t off, double sd)
 {
     struct lens_otf2evt *s = u;
@@ -77,13 +93,21 @@ static double seconds(const struct lens_otf2evt *s, uint64_t ts)
         off = (double)s->clock[0].offset;
     } else if (s->nclock > 1) {
         size_t i = 0;
+        /* Find the segment [i, i+1] around ts; stopping at the last segment makes times after
+         * the last measurement extrapolate along it rather than freeze at its offset. Linear in
+         * the number of offsets, which is 2 in practice (init and finalize). */
         while (i + 2 < s->nclock && ts > s->clock[i + 1].time)
             i++;
         const struct lens_otf2evt_clock *a = &s->clock[i], *b = &s->clock[i + 1];
+        /* Tick differences are taken as signed 64-bit before converting to double, so a
+         * timestamp before the first measurement gives a negative fraction (extrapolation)
+         * instead of a huge unsigned one. */
         double span = (double)(int64_t)(b->time - a->time);
         double f = span != 0 ? (double)(int64_t)(ts - a->time) / span : 0;
         off = (double)a->offset + f * (double)(b->offset - a->offset);
     }
+    /* Subtract the global offset in integer ticks first: timestamps are ~1e18 ticks and a
+     * double cannot hold them to the tick, but their difference from the offset it can. */
     return ((double)(int64_t)(ts - s->global_offset) + off) / s->t->resolution;
 }
 
@@ -95,6 +119,9 @@ static OTF2_CallbackCode oom(struct lens_otf2evt *s)
     return OTF2_CALLBACK_INTERRUPT;
 }
 
+/* Call sites are interned: one per (enclosing user region, module, return-address offset), so
+ * the problem listing can add up time per site by comparing indices. LENS_NONE on out of
+ * memory. */
 static uint32_t add_site(struct lens_otf2evt *s, uint32_t caller, uint32_t module, uint64_t offset)
 {
     struct lens_trace *t = s->t;
@@ -115,6 +142,8 @@ static uint32_t add_site(struct lens_otf2evt *s, uint32_t caller, uint32_t modul
     return t->nsites++;
 }
 
+/* A call starts with leave == enter and no records; on_leave closes it. Capacity doubles so a
+ * rank with millions of calls costs amortised O(1) per call. */
 static int open_call(struct lens_otf2evt *s, double t, uint32_t region, uint32_t site)
 {
     struct lens_trace_rank *r = &s->t->ranks[s->rank];
@@ -131,6 +160,9 @@ static int open_call(struct lens_otf2evt *s, double t, uint32_t region, uint32_t
     return LENS_OK;
 }
 
+/* Every event widens the rank's [t_first, t_last], used for the run time of the rank (the share
+ * of a problem) and to close truncated calls. Clock correction can make events slightly out of
+ * order, hence min/max rather than first/last. */
 static void note_time(struct lens_otf2evt *s, double t)
 {
     struct lens_trace_rank *r = &s->t->ranks[s->rank];
@@ -144,6 +176,8 @@ static OTF2_CallbackCode add_rec(struct lens_otf2evt *s, uint64_t ts, int kind, 
                                  uint32_t comm, uint32_t tag, uint64_t bytes, uint64_t req);
 
 /* Keeps an Enter or Leave when the caller asked for region events (profiles). */
+/* Region events double the memory of a trace and only the profile analysis wants them, so they
+ * are kept on request only. */
 static int add_rev(struct lens_otf2evt *s, double t, uint32_t region, uint32_t enter)
 {
     struct lens_trace_rank *r = &s->t->ranks[s->rank];
@@ -170,8 +204,14 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
     note_time(s, t);
     if (add_rev(s, t, region, 1))
         return oom(s);
+    /* Regions are classified once when the definitions are read (trace.c): 2 means an MPI
+     * function. Everything else is a user region that only matters as the caller of the next
+     * MPI call. */
     int mpi = region < s->t->nregions && s->region_mpi[region] == 2;
     if (!mpi) {
+        /* User regions entered inside an MPI call (a PMPI wrapper's helpers) are not callers of
+         * application code, so the stack only moves at MPI depth 0. Past LENS_OTF2EVT_STACK
+         * levels the depth is still counted (leaves must balance) but the region is not stored. */
         if (s->mpi_depth == 0 && s->depth < LENS_OTF2EVT_STACK)
             s->stack[s->depth] = region;
         if (s->mpi_depth == 0)
@@ -180,12 +220,16 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
     }
     if (s->mpi_depth++ > 0)
         return OTF2_CALLBACK_SUCCESS; /* nested MPI call: its records go to the outer one */
+    /* The caller is the innermost open user region, when it was stored; deeper recursion than
+     * the stack holds reports no caller rather than a wrong one. */
     uint32_t caller =
         s->depth > 0 && s->depth <= LENS_OTF2EVT_STACK ? s->stack[s->depth - 1] : LENS_NONE;
     uint32_t module = LENS_NONE;
     uint64_t offset = 0;
     OTF2_AttributeValue v;
     OTF2_Type type;
+    /* Our collector attaches the return address as (module, offset) to each MPI Enter; the type
+     * checks refuse an attribute of the same name written by someone else with another type. */
     if (al && s->attr_module != LENS_NONE &&
         OTF2_AttributeList_GetAttributeByID(al, s->attr_module, &type, &v) == OTF2_SUCCESS &&
         type == OTF2_TYPE_STRING)
@@ -197,6 +241,8 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
     uint32_t site = add_site(s, caller, module, offset);
     if (site == LENS_NONE || open_call(s, t, region, site))
         return oom(s);
+    /* Win_post/start/complete/wait carry no OTF2 RMA record naming their window; our collector
+     * puts it on the Enter, and a WINDOW record lets the epoch builder (rmaepochs.c) find it. */
     if (al && s->attr_window != LENS_NONE &&
         OTF2_AttributeList_GetAttributeByID(al, s->attr_window, &type, &v) == OTF2_SUCCESS &&
         type == OTF2_TYPE_RMA_WIN)
@@ -219,8 +265,12 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef loc, OTF2_TimeStamp ts, uint6
             s->depth--;
         return OTF2_CALLBACK_SUCCESS;
     }
+    /* An MPI leave at depth 0 has no matching enter: the archive starts (or a buffer was
+     * flushed) inside a call. Ignoring it keeps the depth from going negative. */
     if (s->mpi_depth == 0)
         return OTF2_CALLBACK_SUCCESS; /* leave without enter: trace began inside a call */
+    /* Only the outermost MPI call is closed: records of nested MPI calls (an MPI function
+     * implemented by calling another) belong to the call the application made. */
     if (--s->mpi_depth == 0) {
         struct lens_trace_rank *r = &s->t->ranks[s->rank];
         struct lens_trace_call *c = &r->calls[s->call];
@@ -237,6 +287,9 @@ static OTF2_CallbackCode add_rec(struct lens_otf2evt *s, uint64_t ts, int kind, 
     struct lens_trace_rank *r = &s->t->ranks[s->rank];
     double t = seconds(s, ts);
     note_time(s, t);
+    /* A record outside any MPI call (a trace whose MPI regions were filtered out or cut off)
+     * becomes a pseudo-call of zero length at its time, with no region, so the message still
+     * matches and costs no wait. */
     if (s->mpi_depth == 0) {
         uint32_t site = add_site(
             s, s->depth > 0 && s->depth <= LENS_OTF2EVT_STACK ? s->stack[s->depth - 1] : LENS_NONE,
@@ -253,18 +306,28 @@ static OTF2_CallbackCode add_rec(struct lens_otf2evt *s, uint64_t ts, int kind, 
         r->cap_recs = m;
     }
     r->recs[r->nrecs++] = (struct lens_trace_record){t, bytes, req, peer, comm, tag, (uint8_t)kind};
+    /* The RMA kinds are numbered last in enum lens_rec_kind (from LENS_TREC_RMA_WIN_CREATE to
+     * LENS_TREC_RMA_WINDOW), so one comparison counts them; nrma == 0 lets lens_events_build
+     * skip the one-sided epochs. A new non-RMA kind must be added before
+     * LENS_TREC_RMA_WIN_CREATE. */
     if (kind >= LENS_TREC_RMA_WIN_CREATE)
         s->t->nrma++;
     if (s->mpi_depth == 0)
+        /* The pseudo-call holds exactly this record and is already closed (mpi_depth stays 0). */
         r->calls[s->call].nrec = 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* OTF2 names partners by rank in the communicator; all analyses compare world ranks, so the
+ * translation happens once, here (-1 when the communicator or rank is unknown). */
 static int32_t world(struct lens_otf2evt *s, uint32_t comm, uint32_t r)
 {
     return lens_trace_world_rank(s->t, comm, r, s->rank);
 }
 
+/* Every OTF2 event callback starts with the same five arguments; the macro keeps the callbacks
+ * below to their payload. Location and position are unused: the reader reads one rank at a
+ * time. */
 #define EVT_HEAD                                                                                   \
     OTF2_LocationRef loc, OTF2_TimeStamp ts, uint64_t pos, void *u, OTF2_AttributeList *al
 #define EVT_UNUSED (void)loc, (void)pos, (void)al
@@ -281,6 +344,7 @@ static OTF2_CallbackCode on_isend(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint3
     EVT_UNUSED;
     return add_rec(u, ts, LENS_TREC_ISEND, world(u, c, peer), c, tag, len, req);
 }
+/* Completion carries only the request: events.c matches it to the Isend through the request id. */
 static OTF2_CallbackCode on_isend_complete(EVT_HEAD, uint64_t req)
 {
     EVT_UNUSED;
@@ -297,6 +361,8 @@ static OTF2_CallbackCode on_recv(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32
     EVT_UNUSED;
     return add_rec(u, ts, LENS_TREC_RECV, world(u, c, peer), c, tag, len, 0);
 }
+/* Written at completion (in the Wait call); the posting call is found through the matching
+ * IrecvRequest of the same request id. */
 static OTF2_CallbackCode on_irecv(EVT_HEAD, uint32_t peer, OTF2_CommRef c, uint32_t tag,
                                   uint64_t len, uint64_t req)
 {
@@ -308,6 +374,8 @@ static OTF2_CallbackCode on_cancelled(EVT_HEAD, uint64_t req)
     EVT_UNUSED;
     return add_rec(u, ts, LENS_TREC_CANCELLED, -1, 0, 0, 0, req);
 }
+/* The collective's op and root go into tag and peer (trace.h): the record layout is shared by
+ * all kinds to keep one array per rank. A rootless collective has root OTF2_UNDEFINED_UINT32. */
 static OTF2_CallbackCode on_coll_end(EVT_HEAD, OTF2_CollectiveOp op, OTF2_CommRef c, uint32_t root,
                                      uint64_t sent, uint64_t received)
 {
@@ -325,6 +393,8 @@ static OTF2_CallbackCode on_win_destroy(EVT_HEAD, OTF2_RmaWinRef w)
     EVT_UNUSED;
     return add_rec(u, ts, LENS_TREC_RMA_WIN_DESTROY, -1, w, 0, 0, 0);
 }
+/* Fences end in an RMA collective end on the window; the sync level and root add nothing to the
+ * wait-state patterns. */
 static OTF2_CallbackCode on_rma_coll_end(EVT_HEAD, OTF2_CollectiveOp op, OTF2_RmaSyncLevel lvl,
                                          OTF2_RmaWinRef w, uint32_t root, uint64_t sent,
                                          uint64_t received)
@@ -340,6 +410,7 @@ static OTF2_CallbackCode on_group_sync(EVT_HEAD, OTF2_RmaSyncLevel lvl, OTF2_Rma
     (void)lvl;
     return add_rec(u, ts, LENS_TREC_RMA_GROUP_SYNC, -1, w, g, 0, 0);
 }
+/* RMA partners are ranks in the window's communicator. */
 static int32_t win_peer(struct lens_otf2evt *s, OTF2_RmaWinRef w, uint32_t remote)
 {
     uint32_t comm = w < s->t->nwins ? s->t->win_comm[w] : LENS_NONE;
@@ -373,6 +444,8 @@ static OTF2_CallbackCode on_get(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote, uin
     return add_rec(u, ts, LENS_TREC_RMA_GET, win_peer(u, w, remote), w, 0, bytes, 0);
 }
 
+/* An atomic (accumulate, fetch-and-op) is counted as a put of the bytes it sent: for the lock
+ * and epoch patterns only the access matters, not its arithmetic. */
 static OTF2_CallbackCode on_atomic(EVT_HEAD, OTF2_RmaWinRef w, uint32_t remote,
                                    OTF2_RmaAtomicType type, uint64_t sent, uint64_t received,
                                    uint64_t id)
@@ -401,6 +474,8 @@ OTF2_EvtReaderCallbacks *lens_otf2evt_callbacks(void)
     OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, on_win_destroy);
     OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, on_rma_coll_end);
     OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_group_sync);
+    /* Request and acquire both open a lock epoch: a tool may write either or both (request
+     * when asked, acquire when granted); build_locks (rmaepochs.c) merges such a pair. */
     OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, on_lock);
     OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_unlock);

@@ -12,6 +12,9 @@
 
 /* ---- collective ops as the rules name them ---- */
 
+/* Names of OTF2_CollectiveOp 0..16 (barrier .. reduce_scatter_block), the values the rules
+ * compare c.op with; OTF2's handle operations (17..22: create/destroy handle, allocate,
+ * deallocate) are no MPI collective the rules name and fall to "other". */
 static const char *op_name(uint32_t op)
 {
     static const char *const names[] = {
@@ -25,6 +28,9 @@ static const char *op_name(uint32_t op)
 }
 
 /* The class the rules test: barrier, one_to_all, all_to_one, all_to_all, scan, rma_*. */
+/* The kinds group ops by the wait-state pattern that applies (Scalasca): barrier (Wait at
+ * Barrier), one_to_all (Late Broadcast), all_to_one (Early Reduce), all_to_all (Wait at NxN),
+ * scan (Early Scan), and the window operations events.c counts as collectives. */
 static const char *op_kind(uint32_t op)
 {
     switch (op) {
@@ -46,7 +52,9 @@ static const char *op_kind(uint32_t op)
     }
 }
 
-/* Interned ids are kept per op slot: the OTF2 ops 0..19, the three window ops, "other". */
+/* Each op's name and kind are interned once per run (intern_ops) into these 24 slots, so a
+ * getter returns a stored id instead of interning a string per instance: slots 0..19 are
+ * OTF2 ops 0..19, 20..22 the window ops (LENS_COLL_WIN_*), 23 anything else. */
 static int op_slot(uint32_t op)
 {
     return op < 20 ? (int)op : op >= 100 && op <= 102 ? 20 + (int)(op - 100) : 23;
@@ -59,6 +67,9 @@ static const uint32_t slot_op[24] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
  * instance the kind's builder filled (problems.h), and x->call[] holds the calls it resolved
  * (listed at each builder). The list expands once into getters and once into the table, so
  * a field's name and its value cannot drift apart. */
+/* GETTER makes one static function per field; FIELD_ROW makes its table row; EVENT_TYPE applies
+ * both to a type's list. Every value is a double: the rule language has no other type (strings
+ * are intern ids). */
 #define GETTER(ty, fl, kind, expr) \
     static double get_##ty##_##fl(const struct lens_problems_inst *x) { return (double)(expr); }
 #define FIELD_ROW(ty, fl, kind, expr) {#fl, kind, get_##ty##_##fl},
@@ -67,6 +78,8 @@ static const uint32_t slot_op[24] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
 
 /* send and recv: a matched message (p2p builder: call 0 send, 1 send completion, 2 receive
  * post, 3 receive completion) */
+/* send.enter/leave are the call that issued the message (Send, Isend), done_* the call that
+ * completed it (the same call when blocking, else the Wait): late receiver reads the latter. */
 #define SEND_FIELDS(F) \
     F(send, enter, 'n', x->call[0]->enter) \
     F(send, leave, 'n', x->call[0]->leave) \
@@ -80,6 +93,8 @@ static const uint32_t slot_op[24] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 1
     F(send, blocking, 'n', x->p2p->send_call == x->p2p->send_done)
 EVENT_TYPE(send, SEND_FIELDS)
 
+/* recv.enter/leave are the completing call (Recv or a Wait), where a late sender's wait is
+ * spent; post_* the call that posted the receive, which late receiver compares with the send. */
 #define RECV_FIELDS(F) \
     F(recv, enter, 'n', x->call[3]->enter) \
     F(recv, leave, 'n', x->call[3]->leave) \
@@ -95,6 +110,7 @@ EVENT_TYPE(send, SEND_FIELDS)
 EVENT_TYPE(recv, RECV_FIELDS)
 
 /* collective: one member's call (call 0); collective_instance: the whole instance */
+/* prefix_max_enter is the latest enter among ranks up to this one (events.c): Early Scan. */
 #define COLL_FIELDS(F) \
     F(coll, enter, 'n', x->call[0]->enter) \
     F(coll, leave, 'n', x->call[0]->leave) \
@@ -107,6 +123,8 @@ EVENT_TYPE(recv, RECV_FIELDS)
     F(coll, kind, 's', x->opkinds[op_slot(x->coll->op)])
 EVENT_TYPE(coll, COLL_FIELDS)
 
+/* Aggregates over the whole instance, computed once per instance in events.c after the clock
+ * fix, so a rule on any member reads the same values. */
 #define INST_FIELDS(F) \
     F(inst, min_enter, 'n', x->coll->min_enter) \
     F(inst, max_enter, 'n', x->coll->max_enter) \
@@ -161,6 +179,8 @@ EVENT_TYPE(expo, EXPO_FIELDS)
 
 #define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
 enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, NTYPES };
+/* The names are what rules write in "member (send as s, ...)"; the order of T_* is the order
+ * the kinds below refer to. */
 static const struct lens_problems_type types[NTYPES] = {
     [T_SEND] = {"send", send_fields, NFIELDS(send_fields)},
     [T_RECV] = {"recv", recv_fields, NFIELDS(recv_fields)},
@@ -181,6 +201,9 @@ static const struct lens_trace_call *call_at(const struct lens_problems_inst *x,
 
 static size_t p2p_count(const struct lens_events *ev) { return ev->np2p; }
 
+/* Scalasca charges a late sender to the call that completed the receive (the one that waited)
+ * and a late receiver to the call that completed the send: so member 0 (send) is charged on
+ * send_done, member 1 (recv) on recv_done. */
 static int p2p_build(struct lens_problems_inst *x, size_t i)
 {
     const struct lens_p2p *p = x->p2p = &x->ev->p2p[i];
@@ -194,6 +217,9 @@ static int p2p_build(struct lens_problems_inst *x, size_t i)
 }
 
 /* A call completing more than one message (Waitall) may be charged once per message. */
+/* Counting the call's completion records: one Wait completes one message; a Waitall, Waitsome
+ * or Sendrecv completing two sends or two receives can meet the same problem twice. A Sendrecv
+ * (one send, one receive) cannot repeat one problem, since each problem charges one side. */
 static int p2p_may_repeat(const struct lens_trace *t, int32_t rank, uint32_t call)
 {
     const struct lens_trace_rank *k = &t->ranks[rank];
@@ -211,6 +237,8 @@ static int p2p_may_repeat(const struct lens_trace *t, int32_t rank, uint32_t cal
  * collective by collective. */
 static size_t coll_count(const struct lens_events *ev) { return ev->nmembers; }
 
+/* Both members charge the member's call: the instance has no call of its own, and every
+ * collective pattern charges the waiting rank. */
 static int coll_build(struct lens_problems_inst *x, size_t i)
 {
     const struct lens_events *ev = x->ev;
@@ -224,6 +252,7 @@ static int coll_build(struct lens_problems_inst *x, size_t i)
     return 1;
 }
 
+/* A collective call belongs to exactly one instance, so no problem charges it twice. */
 static int never_repeats(const struct lens_trace *t, int32_t rank, uint32_t call)
 {
     (void)t, (void)rank, (void)call;
@@ -239,6 +268,8 @@ static int always_repeats(const struct lens_trace *t, int32_t rank, uint32_t cal
 
 static size_t lock_count(const struct lens_events *ev) { return ev->nlocks; }
 
+/* Only epochs that waited for a holder are instances (events.c found prev). The waiting epoch
+ * is charged on the call blocked across the release; the holder side on its Win_unlock. */
 static int lock_build(struct lens_problems_inst *x, size_t i)
 {
     const struct lens_lock_epoch *l = x->lock = &x->ev->locks[i];
@@ -256,6 +287,9 @@ static int lock_build(struct lens_problems_inst *x, size_t i)
 
 static size_t pscw_count(const struct lens_events *ev) { return ev->npscw; }
 
+/* The origin is charged on the call that blocked across the post (Late Post); when none did, on
+ * its Win_start, where a rule's zero duration charges nothing. The target is charged on its
+ * Win_wait (Early Wait), which one exposure shares among all its origins. */
 static int pscw_build(struct lens_problems_inst *x, size_t i)
 {
     const struct lens_pscw *p = x->pscw = &x->ev->pscw[i];
@@ -270,6 +304,8 @@ static int pscw_build(struct lens_problems_inst *x, size_t i)
     return 1;
 }
 
+/* One row per composite kind; a composite declared in the rules is matched to the row whose two
+ * member types it names (in either order). */
 static const struct lens_problems_kind kinds[] = {
     {{T_SEND, T_RECV}, p2p_count, p2p_build, p2p_may_repeat},
     {{T_COLL, T_INST}, coll_count, coll_build, never_repeats},
@@ -285,6 +321,9 @@ const struct lens_problems_vocab *lens_problems_vocab_builtin(void)
 
 /* ---- checking and binding a vocabulary ---- */
 
+/* A vocabulary may come from a test or an extension: every bound the evaluator relies on (field
+ * count fits the used[] bit masks and the f[][] arrays of run_composite) is checked here once,
+ * so evaluation needs no checks. */
 int lens_problems_vocab_check(const struct lens_problems_vocab *v, struct lens_err *e)
 {
     if (!v || !v->types || v->ntypes < 1 || v->ntypes > LENS_PROBLEMS_MAXTYPES || !v->kinds ||
@@ -365,8 +404,12 @@ struct acc {                 /* one charged (rank, call) of a problem */
     int32_t rank;
     uint32_t call;
     double seconds;
+    double start;            /* where the charged part begins in the call (charge_once) */
 };
 
+/* Everything one detection needs, so the functions below take one pointer. Charges are
+ * collected per problem first and aggregated at the end: the merging of repeated calls needs
+ * all of a problem's charges. */
 struct run {
     const struct lens_trace *t;
     const struct lens_events *ev;
@@ -388,6 +431,8 @@ static const struct lens_trace_call *call_of(const struct run *u, int32_t r, uin
 /* ---- evaluation ---- */
 
 /* Records one instance; repeated (rank, call) pairs are merged in aggregate(). */
+/* Once any call of problem p may repeat, the whole problem is merged (sorted by call) in
+ * aggregate(); otherwise the charges are already unique per call and the sort is skipped. */
 static int charge(struct run *u, int p, const struct lens_problems_kind *kind, int32_t rank,
                   uint32_t call, double sec)
 {
@@ -401,11 +446,12 @@ static int charge(struct run *u, int p, const struct lens_problems_kind *kind, i
         u->acc[p] = q;
         u->capacc[p] = m;
     }
-    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec};
+    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec, 0};
     return LENS_OK;
 }
 
 /* The error for a composite no kind matches, listing the kinds of the vocabulary. */
+/* The message lists what the vocabulary offers, so a rule author sees the valid pairs. */
 static int no_kind(const struct run *u, const struct lens_rule_composite *k, struct lens_err *e)
 {
     char list[600] = "";
@@ -421,6 +467,8 @@ static int no_kind(const struct run *u, const struct lens_rule_composite *k, str
 }
 
 /* Marks in used[slot] the fields tree n reads (bound rules: FIELD nodes hold slot and index). */
+/* Recursion depth is bounded by LENS_RULES_MAX_DEPTH (the parser and binder refuse deeper
+ * trees). */
 static void mark_fields(const struct lens_rules *r, int n, uint32_t used[2])
 {
     if (n < 0)
@@ -433,10 +481,14 @@ static void mark_fields(const struct lens_rules *r, int n, uint32_t used[2])
     mark_fields(r, x->b, used);
 }
 
+/* Evaluates composite c on every instance of its kind and charges the durations of its
+ * problems: build the instance, fetch the fields the rules read, test the composite's condition
+ * and compute its parameters, then each problem's condition and duration. */
 static int run_composite(struct run *u, int c, struct lens_err *e)
 {
     const struct lens_rule_composite *k = &u->r->composites[c];
     int probs[64], np = 0;
+    /* A composite rarely has more than a few problems; 64 bounds the local list. */
     for (int p = 0; p < u->r->nproblems && np < 64; p++)
         if (u->r->problems[p].composite == c)
             probs[np++] = p;
@@ -445,6 +497,8 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
     /* the kind whose member types the composite has; side[s]: the member slot of its side s */
     const struct lens_problems_kind *kind = NULL;
     int side[2] = {-1, -1};
+    /* A composite may list its members in either order: side[] maps the kind's member s to the
+     * composite's slot, so rules can write "member (recv as r, send as s)". */
     for (int m = 0; m < u->v->nkinds && !kind && k->nmembers == 2; m++) {
         for (int s = 0; s < 2; s++)
             side[s] = k->members[0].type_index == u->v->kinds[m].member[s] ? 0
@@ -474,6 +528,7 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
         mark_fields(u->r, u->r->problems[probs[j]].when, used);
         mark_fields(u->r, u->r->problems[probs[j]].duration, used);
     }
+    /* Candidates are visited in ascending order: the collective builder's cursor depends on it. */
     size_t n = kind->count(u->ev);
     for (size_t i = 0; i < n; i++) {
         if (!kind->build(&in, i))
@@ -483,6 +538,8 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
                 if (used[side[s]] >> fl & 1u)
                     f[side[s]][fl] = ty[s]->fields[fl].get(&in);
         int rc = lens_ruleeval_composite(u->r, c, &x, e);
+        /* An error in the composite itself (division by zero in its condition or parameters)
+         * stops the detection: every problem of the composite depends on it. */
         if (rc < 0)
             return rc;
         if (!rc)
@@ -502,7 +559,11 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
                 }
                 continue;
             }
+            /* The problem's location is a slot of the composite; loc is the kind's member it
+             * names, whose rank and call the builder set. */
             int loc = u->r->problems[p].location == side[0] ? 0 : 1;
+            /* Only positive finite durations are charged: a negative one means the pattern did
+             * not occur (the partner was early), and infinity cannot come from a bounded rule. */
             if (rc == 1 && d > 0 && isfinite(d) &&
                 charge(u, p, kind, in.rank[loc], in.charged[loc], d))
                 return lens_err_set(e, LENS_ENOMEM, "out of memory evaluating '%s'",
@@ -522,6 +583,9 @@ static void site_text(const struct lens_trace *t, const struct lens_trace_call *
     const char *fn = lens_trace_region_name(t, k->region);
     const struct lens_trace_site *s = &t->sites[k->site];
     char from[256] = "";
+    /* Our collector's return address is resolved offline with the module's debug info; when the
+     * module is gone or stripped the site still names module+offset, which addr2line can
+     * resolve later, rather than failing the listing. */
     if (s->module != LENS_NONE && s->module < t->nstrings && t->strings[s->module]) {
         char func[128], file[120];
         int line = 0;
@@ -534,9 +598,12 @@ static void site_text(const struct lens_trace *t, const struct lens_trace_call *
             snprintf(from, sizeof from, "%s (%s:%d)", func, file, line);
         else
             snprintf(from, sizeof from, "%s", func);
+    /* Score-P records no return address; its enclosing user region is the best caller we have. */
     } else if (s->caller != LENS_NONE) {
         snprintf(from, sizeof from, "%s", lens_trace_region_name(t, s->caller));
     }
+    /* Both languages are built here at once, so the listing and the report can switch language
+     * without resolving sites again. */
     if (from[0]) {
         snprintf(out->text, sizeof out->text, "%s called from %s", fn, from);
         snprintf(out->text_ru, sizeof out->text_ru, "вызов %s из %s", fn, from);
@@ -546,6 +613,8 @@ static void site_text(const struct lens_trace *t, const struct lens_trace_call *
     }
 }
 
+/* Ties are broken by rank and call, so the lists of largest instances are the same on every
+ * platform (qsort is not stable) and the golden outputs stay byte-identical. */
 static int by_seconds_desc(const void *a, const void *b)
 {
     const struct acc *x = a, *y = b;
@@ -558,6 +627,7 @@ static int by_seconds_desc(const void *a, const void *b)
 
 struct site_sum { uint32_t region, site; double seconds; uint64_t count; };
 
+/* Same reason: a total order over (seconds, site, region). */
 static int by_site_seconds(const void *a, const void *b)
 {
     const struct site_sum *x = a, *y = b;
@@ -576,6 +646,7 @@ static int by_call(const void *a, const void *b)
 }
 
 /* Hands the (merged) charged calls of problem p to res, sorted by rank then call. */
+/* The timeline looks charges up by (rank, call) with a binary search, hence the order. */
 static int keep_charges(struct run *u, int p, size_t n, struct lens_problem_result *res)
 {
     struct acc *a = u->acc[p];
@@ -587,9 +658,123 @@ static int keep_charges(struct run *u, int p, size_t n, struct lens_problem_resu
     if (!c)
         return LENS_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        c[i] = (struct lens_problem_charge){a[i].rank, a[i].call, a[i].seconds};
+        c[i] = (struct lens_problem_charge){a[i].rank, a[i].call, a[i].seconds, a[i].start};
     res->charges = c;
     res->ncharges = n;
+    return LENS_OK;
+}
+
+/* One MPI call counts once per problem: a Waitall completing several late messages, or a
+ * Win_wait waiting for several origins, is charged its largest wait (Scalasca). Sorting by
+ * (rank, call) brings the charges of one call together; each run is folded into its first
+ * entry. Problems whose calls cannot repeat are already one charge per call. */
+static void merge_repeats(struct run *u, int p)
+{
+    struct acc *a = u->acc[p];
+    size_t n = u->nacc[p], m = 0;
+    if (n < 2 || !u->repeat[p])
+        return;
+    qsort(a, n, sizeof *a, by_call);
+    for (size_t i = 0; i < n; i++) {
+        if (m && a[m - 1].rank == a[i].rank && a[m - 1].call == a[i].call) {
+            if (a[i].seconds > a[m - 1].seconds)
+                a[m - 1].seconds = a[i].seconds;
+        } else {
+            a[m++] = a[i];
+        }
+    }
+    u->nacc[p] = m;
+}
+
+/* ---- each interval of waiting charged to one problem ---- */
+
+/* One charge of problem p (u->acc[p][i]) on a call, for grouping the charges of all problems
+ * by call. After merge_repeats a problem has at most one charge per call, and 2^32 calls would
+ * take a trace of over 100 GiB, so i fits 32 bits and the entry stays 16 bytes. */
+struct owner {
+    int32_t rank;
+    uint32_t call;
+    int p;
+    uint32_t i;
+};
+
+/* By call, then by precedence: the problem declared first (lower index) comes first. */
+static int by_owner(const void *a, const void *b)
+{
+    const struct owner *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->call != y->call)
+        return x->call < y->call ? -1 : 1;
+    if (x->p != y->p)
+        return x->p < y->p ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Charges every interval of waiting time on a rank to one problem (docs/methods.md, "Each wait
+ * charged once"). Two problems can charge the same call: a Waitall completing both an Isend
+ * and an Irecv is a late receiver on the send and a late sender on the receive, and the two
+ * waits are the same wall time. Within one call, a problem's charge is an interval anchored
+ * at the call's enter (the default) or at its leave (waits = "until_leave"), of the charged
+ * length clipped to the call; the problems take their intervals in precedence order
+ * (declaration order: rule files in name order, problems in file order) and each keeps only
+ * the part no earlier problem covered. Calls of one rank do not overlap in time, so after
+ * this the problems' times on a rank add up to at most its time in MPI calls, and their sum
+ * is the wasted time without double counting. LENS_ENOMEM is the only failure. */
+static int charge_once(struct run *u)
+{
+    int np = u->r->nproblems;
+    size_t n = 0;
+    for (int p = 0; p < np; p++)
+        n += u->nacc[p];
+    if (!n)
+        return LENS_OK;
+    struct owner *o = lens_malloc(n * sizeof *o);
+    if (!o)
+        return LENS_ENOMEM;
+    size_t k = 0;
+    for (int p = 0; p < np; p++)
+        for (size_t i = 0; i < u->nacc[p]; i++)
+            o[k++] = (struct owner){u->acc[p][i].rank, u->acc[p][i].call, p, (uint32_t)i};
+    qsort(o, n, sizeof *o, by_owner);
+    for (size_t g = 0, h; g < n; g = h) {
+        for (h = g + 1; h < n && o[h].rank == o[g].rank && o[h].call == o[g].call; h++)
+            ;
+        const struct lens_trace_call *c = call_of(u, o[g].rank, o[g].call);
+        double dur = c->leave - c->enter;
+        if (!(dur > 0)) /* also NaN: a call without length holds no waiting time */
+            dur = 0;
+        /* What earlier problems hold of this call is always [0, head] from its enter and
+         * [dur - tail, dur] before its leave: a union of intervals that share an anchor is
+         * the longest of them. So the part of a new interval nobody holds is one number. */
+        double head = 0, tail = 0;
+        for (size_t j = g; j < h; j++) {
+            struct acc *a = &u->acc[o[j].p][o[j].i];
+            double sec = fmin(a->seconds, dur);
+            int until = u->r->problems[o[j].p].waits_until_leave;
+            /* with head = tail = 0 this is sec itself, bit for bit: calls that only one
+             * problem charges keep the exact duration the rule computed */
+            double own = until ? fmin(sec, dur - head) - tail : fmin(sec, dur - tail) - head;
+            /* the free part of [0, sec] is [head, ...); of [dur - sec, dur] it is
+             * [max(dur - sec, head), dur - tail] */
+            a->start = until ? fmax(dur - sec, head) : head;
+            a->seconds = own > 0 ? own : 0;
+            if (until)
+                tail = fmax(tail, sec);
+            else
+                head = fmax(head, sec);
+        }
+    }
+    lens_free(o);
+    /* A charge left with nothing is no instance of its problem: drop it, keeping the order
+     * (keep_charges and the merging rely on it). */
+    for (int p = 0; p < np; p++) {
+        size_t m = 0;
+        for (size_t i = 0; i < u->nacc[p]; i++)
+            if (u->acc[p][i].seconds > 0)
+                u->acc[p][m++] = u->acc[p][i];
+        u->nacc[p] = m;
+    }
     return LENS_OK;
 }
 
@@ -598,21 +783,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     const struct lens_trace *t = u->t;
     struct acc *a = u->acc[p];
     size_t n = u->nacc[p];
-    /* one MPI call counts once per problem: a Waitall completing several late messages, or
-     * a Win_wait waiting for several origins, is charged its largest wait (Scalasca) */
-    if (n > 1 && u->repeat[p]) {
-        qsort(a, n, sizeof *a, by_call);
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (m && a[m - 1].rank == a[i].rank && a[m - 1].call == a[i].call) {
-                if (a[i].seconds > a[m - 1].seconds)
-                    a[m - 1].seconds = a[i].seconds;
-            } else {
-                a[m++] = a[i];
-            }
-        }
-        n = m;
-    }
+    /* The rule stays owned by the rules (kept in lens_problems.rules): the result only points
+     * to it. */
     res->rule = &u->r->problems[p];
     if (!(res->per_rank = lens_calloc((size_t)t->nranks, sizeof(double))))
         return LENS_ENOMEM;
@@ -621,12 +793,16 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
         res->per_rank[a[i].rank] += a[i].seconds;
     }
     res->count = n;
+    /* The share is of the total time of all ranks (sum of their run times), so shares of the
+     * problems add up to the fraction of the run's CPU time spent waiting. */
     res->share = u->out->total_time_s > 0 ? res->total_s / u->out->total_time_s : 0;
     if (!n)
         return LENS_OK;
     if ((flags & LENS_PROBLEMS_KEEP_CHARGES) && keep_charges(u, p, n, res))
         return LENS_ENOMEM;
     /* call sites: sum per (function, site); sites are few so a linear list suffices */
+    /* Sums per (region, site) pair: the same site calling two MPI functions is two lines, as
+     * the advice differs ("MPI_Send called from x" against "MPI_Recv called from x"). */
     struct site_sum *ss = NULL;
     size_t ns = 0, cap = 0;
     for (size_t i = 0; i < n; i++) {
@@ -649,6 +825,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
         ss[j].seconds += a[i].seconds;
         ss[j].count++;
     }
+    /* Only the LENS_PROBLEMS_TOP largest are kept in the result (fixed arrays, no ownership);
+     * the listing says "call sites", not "all call sites". */
     qsort(ss, ns, sizeof *ss, by_site_seconds);
     for (size_t j = 0; j < ns && res->nsites < LENS_PROBLEMS_TOP; j++) {
         struct lens_trace_call k = {0, 0, ss[j].region, ss[j].site, 0, 0};
@@ -659,6 +837,8 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     }
     lens_free(ss);
     /* the largest instances: a selection into a small sorted array, not a full sort */
+    /* Insertion into a sorted array of 10 is O(n) over the charges where a full sort would be
+     * O(n log n) on millions of charged calls. */
     struct acc best[LENS_PROBLEMS_TOP];
     int nb = 0;
     for (size_t i = 0; i < n; i++) {
@@ -682,6 +862,7 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     return LENS_OK;
 }
 
+/* Problems with equal totals (often 0) keep rule order: the listing is deterministic. */
 static int by_total(const void *a, const void *b)
 {
     const struct lens_problem_result *x = a, *y = b;
@@ -690,6 +871,8 @@ static int by_total(const void *a, const void *b)
     return x->rule < y->rule ? -1 : x->rule > y->rule;
 }
 
+/* The op names and kinds become ids in the rules' string table, the same table the rules'
+ * literals ("barrier") were interned into, so c.kind == "barrier" compares two ids. */
 static int intern_ops(struct run *u)
 {
     for (int s = 0; s < 24; s++) {
@@ -701,6 +884,7 @@ static int intern_ops(struct run *u)
     return LENS_OK;
 }
 
+/* The events are built here and freed before returning: the result keeps no pointer into them. */
 int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
                           struct lens_problems **out, struct lens_err *e)
 {
@@ -718,6 +902,8 @@ int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
     return rc;
 }
 
+/* Owns rules from the first line on: every exit frees them (directly or through
+ * lens_problems_free), which is what callers rely on when they hand them over. */
 int lens_problems_detect(const struct lens_trace *t, const struct lens_events *ev,
                          struct lens_rules *rules, const struct lens_problems_vocab *v,
                          unsigned flags, struct lens_problems **out, struct lens_err *e)
@@ -736,6 +922,8 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
         goto fail;
     u = (struct run){t, ev, v ? v : &builtin, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1};
     int np = rules->nproblems;
+    /* np + 1: a rule base without problems still gets non-NULL arrays (NULL means out of
+     * memory). */
     u.acc = lens_calloc((size_t)np + 1, sizeof *u.acc);
     u.nacc = lens_calloc((size_t)np + 1, sizeof *u.nacc);
     u.capacc = lens_calloc((size_t)np + 1, sizeof *u.capacc);
@@ -745,12 +933,20 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto fail;
     }
+    /* A rank without events contributes no time (its t_first and t_last are meaningless). */
     for (int r = 0; r < t->nranks; r++)
         if (t->ranks[r].nevents)
             res->total_time_s += t->ranks[r].t_last - t->ranks[r].t_first;
     for (int c = 0; c < rules->ncomposites; c++)
         if ((rc = run_composite(&u, c, e)))
             goto fail;
+    /* first one charge per call and problem, then one problem per interval of a call */
+    for (int p = 0; p < np; p++)
+        merge_repeats(&u, p);
+    if (charge_once(&u)) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+        goto fail;
+    }
     for (int p = 0; p < np; p++) {
         if ((rc = aggregate(&u, p, &res->res[p], flags))) {
             rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
@@ -759,12 +955,14 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
         res->nres++;
     }
     qsort(res->res, (size_t)res->nres, sizeof *res->res, by_total);
+    /* Counts for the listing's first line, so a reader sees how much of the trace was matched. */
     res->nevents = t->nevents;
     res->np2p = ev->np2p;
     res->ncoll = ev->ncoll;
     res->unmatched = ev->unmatched_sends + ev->unmatched_recvs;
     rc = LENS_OK;
 fail:
+    /* The per-run arrays are freed on success too: the results hold copies of what they keep. */
     for (int p = 0; u.acc && p < rules->nproblems; p++)
         lens_free(u.acc[p]);
     lens_free(u.acc);
@@ -779,6 +977,8 @@ fail:
     return LENS_OK;
 }
 
+/* The one-call form for callers that need no trace or events afterwards (tests, benchmarks);
+ * the commands use trace_analysis.h, which keeps all three. */
 int lens_problems_run(const char *trace_path, const char *rules_dir, struct lens_problems **out,
                       struct lens_err *e)
 {
@@ -801,6 +1001,8 @@ int lens_problems_run(const char *trace_path, const char *rules_dir, struct lens
     return rc;
 }
 
+/* res has one entry per problem of the rules (nres may be smaller after a failure), so the loop
+ * runs over nproblems: entries never filled are zeroed. */
 void lens_problems_free(struct lens_problems *p)
 {
     if (!p)
@@ -816,11 +1018,15 @@ void lens_problems_free(struct lens_problems *p)
 
 /* ---- output ---- */
 
+/* Russian texts are optional in the rules: a missing one falls back to English per text, so a
+ * user rule without _ru fields still shows in a Russian report. */
 static const char *text_of(const struct lens_rule_problem *p, int lang, int k)
 {
     return lang == 1 && p->text[1][k] ? p->text[1][k] : p->text[0][k];
 }
 
+/* Problems with no time are left out of the rows: the report's table lists what was found, in
+ * the order of res (largest first). */
 int lens_problems_rows(const struct lens_problems *p, int lang, struct lens_problems_row *rows,
                        int max)
 {
@@ -839,6 +1045,8 @@ int lens_problems_rows(const struct lens_problems *p, int lang, struct lens_prob
     return n;
 }
 
+/* The English line puts the count first ("3 instances"), the Russian one after its label:
+ * positional printf arguments keep one format call for both orders. */
 int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
 {
     static const char *const lab[2][8] = {
@@ -850,6 +1058,7 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
     int found = 0;
     for (int i = 0; i < p->nres; i++)
         found += p->res[i].total_s > 0;
+    /* Microseconds (%.6f) are the precision of the listing; the JSON carries the exact values. */
     fprintf(fp, "%s: %.6f s, %d ranks, %llu events, %llu messages, %llu collectives\n",
             lab[L][0], p->total_time_s, p->nranks, (unsigned long long)p->nevents,
             (unsigned long long)p->np2p, (unsigned long long)p->ncoll);
@@ -877,6 +1086,7 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
     return ferror(fp) ? LENS_EIO : LENS_OK;
 }
 
+/* Only what JSON requires is escaped; UTF-8 (the Russian texts) passes through unchanged. */
 static void json_str(FILE *fp, const char *s)
 {
     fputc('"', fp);
@@ -901,6 +1111,8 @@ static void json_num(FILE *fp, double v)
         fputs("null", fp);
 }
 
+/* Every problem of the rule base is written, also those with 0 s, so a consumer can tell "not
+ * found" from "not checked". The warning key appears only when a rule was skipped. */
 int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp)
 {
     fputs("{\"total_time_s\":", fp);

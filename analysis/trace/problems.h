@@ -2,7 +2,10 @@
  * aggregates each problem: total seconds, share of the total time (sum over ranks of their
  * run time), seconds per rank, the call sites that caused it and the largest instances.
  * Time inside one MPI call counts once per problem: when a call completes several messages
- * (Waitall), only the largest wait is charged, as Scalasca does. */
+ * (Waitall), only the largest wait is charged, as Scalasca does. And each interval of a call
+ * counts for one problem only: problems take their waits in declaration order (precedence)
+ * and each keeps the part no earlier problem holds, so the problems' times on a rank add up
+ * to at most its time in MPI calls (docs/methods.md §6, "Each wait charged once"). */
 #ifndef LENS_PROBLEMS_H
 #define LENS_PROBLEMS_H
 
@@ -32,13 +35,18 @@ struct lens_problem_instance {
 struct lens_problem_charge {
     int32_t rank;     /* charged world rank */
     uint32_t call;    /* index into that rank's lens_trace_rank.calls */
-    double seconds;   /* wait time charged to the call */
+    double seconds;   /* the part of the call's wait charged to this problem: the whole wait
+                         unless an earlier problem holds part of it */
+    double start;     /* seconds from the call's enter to where that part begins: 0 for a
+                         wait from the enter that nobody else holds, leave - enter - seconds
+                         for one up to the leave; the charged span is [enter + start,
+                         enter + start + seconds] */
 };
 
 struct lens_problem_result {
     const struct lens_rule_problem *rule; /* id and texts (owned by lens_problems.rules) */
     double total_s, share;                /* seconds; share of lens_problems.total_time_s */
-    uint64_t count;                       /* instances (charged calls) */
+    uint64_t count;                       /* instances (calls charged more than 0 s) */
     double *per_rank;                     /* nranks seconds */
     struct lens_problem_site sites[LENS_PROBLEMS_TOP];     /* largest first */
     int nsites;
@@ -63,7 +71,8 @@ struct lens_problems {
  * What rules may name: event types, each a table of {name, getter} fields, and composite
  * kinds, each a pair of member types with the builder that enumerates its instances from the
  * composite events (events.h). A new field is one line in its type's table in problems.c; a
- * new kind is its events (events.c) plus two types and one kind row here (docs/design.md). */
+ * new kind is its events (events.c) plus two types and one kind row in problems.c and a
+ * pointer in lens_problems_inst below (docs/design.md). */
 
 #define LENS_PROBLEMS_MAXTYPES 32 /* event types in a vocabulary */
 #define LENS_PROBLEMS_MAXF 16     /* fields per event type */
@@ -145,7 +154,7 @@ int lens_problems_analyze(struct lens_trace *t, struct lens_rules *rules,
                           struct lens_problems **out, struct lens_err *e);
 /* Evaluates the rules on events ev already built from t (lens_events_build), with vocabulary
  * v (NULL: built-in). rules are taken over as above. Flags: LENS_PROBLEMS_KEEP_CHARGES keeps
- * every charged call in lens_problem_result.charges (16 bytes each), whose call indices
+ * every charged call in lens_problem_result.charges (24 bytes each), whose call indices
  * refer to t. */
 #define LENS_PROBLEMS_KEEP_CHARGES 1u
 int lens_problems_detect(const struct lens_trace *t, const struct lens_events *ev,

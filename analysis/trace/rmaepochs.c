@@ -10,8 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Region classes of the general active-target synchronisation calls. Regions are classified
+ * once by name, so the epoch walks below compare small integers, not strings, per call. */
 enum { RC_OTHER, RC_POST, RC_WAIT, RC_START, RC_COMPLETE };
 
+/* One byte per region, plus one so that a trace without regions still gets a non-NULL table
+ * (NULL means out of memory). */
 static uint8_t *region_classes(const struct lens_trace *t)
 {
     static const char *const names[] = {NULL, "MPI_Win_post", "MPI_Win_wait", "MPI_Win_start",
@@ -24,6 +28,8 @@ static uint8_t *region_classes(const struct lens_trace *t)
     return cls;
 }
 
+/* Pseudo-calls (records outside any MPI call) have region LENS_NONE: they are no epoch
+ * boundary. */
 static int class_of(const struct lens_trace *t, const uint8_t *cls, uint32_t region)
 {
     return region < t->nregions ? cls[region] : RC_OTHER;
@@ -31,6 +37,8 @@ static int class_of(const struct lens_trace *t, const uint8_t *cls, uint32_t reg
 
 /* ---- one-sided: lock epochs ---- */
 
+/* The lock epochs are built once per analysis on one thread; these two are set just before the
+ * qsort that reads them and are not used afterwards. */
 static const struct lens_trace *sort_trace; /* qsort has no context argument in C11 */
 static const struct lens_lock_epoch *sort_locks;
 
@@ -64,6 +72,11 @@ static uint32_t call_at(const struct lens_trace *t, int32_t r, uint32_t from, ui
     return LENS_NONE;
 }
 
+/* Lock contention after Scalasca's RMA wait states: an epoch that asked for a lock which a
+ * conflicting epoch (another rank, at least one of them exclusive) held must wait for that
+ * holder's release. Pass 1 collects the epochs per rank; pass 2 sorts them by release and gives
+ * each the conflicting epoch released last before it, when the epoch was blocked across that
+ * release. */
 static int build_locks(struct lens_events *ev, const struct lens_trace *t)
 {
     size_t cap = 0;
@@ -75,16 +88,22 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
                 const struct lens_trace_record *x = &k->recs[i];
                 if (x->kind != LENS_TREC_RMA_LOCK && x->kind != LENS_TREC_RMA_UNLOCK)
                     continue;
+                /* Epochs of this rank only (from open0): a rank holds few locks at a time, so
+                 * the scan is short. */
                 size_t j = open0; /* the open epoch of this (window, target) */
                 while (j < ev->nlocks && !(ev->locks[j].win == x->comm &&
                                            ev->locks[j].target == x->peer &&
                                            ev->locks[j].unlock_call == LENS_NONE))
                     j++;
+                /* An unlock without an open epoch (the lock was taken before the trace started)
+                 * is dropped. */
                 if (x->kind == LENS_TREC_RMA_UNLOCK) {
                     if (j < ev->nlocks)
                         ev->locks[j].unlock_call = c;
                     continue;
                 }
+                /* A lock record on an already open epoch is the acquire after a request (tools
+                 * may write both); a target that maps to no rank cannot be matched to a holder. */
                 if (j < ev->nlocks || x->peer < 0)
                     continue; /* request then acquire of the same lock */
                 if (lens_reserve((void **)&ev->locks, &cap, (size_t)(ev->nlocks) + 1, sizeof *ev->locks))
@@ -93,12 +112,16 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
                     r,  x->peer,  x->comm, c, LENS_NONE, x->req == OTF2_LOCK_EXCLUSIVE,
                     -1, LENS_NONE};
             }
+        /* A truncated trace may leave a lock open: closing it at the rank's last call keeps the
+         * epoch (it did hold the lock) with a release no later than the trace shows. */
         for (size_t j = open0; j < ev->nlocks; j++) /* never unlocked: ends at its last call */
             if (ev->locks[j].unlock_call == LENS_NONE)
                 ev->locks[j].unlock_call = k->ncalls - 1;
     }
     if (!ev->nlocks)
         return LENS_OK;
+    /* Sort indices, not the epochs: the epochs keep their order (by rank, as built), which is
+     * the order the problem rules see and the one prev indexes. */
     uint32_t *idx = lens_malloc(ev->nlocks * sizeof *idx);
     if (!idx)
         return LENS_ENOMEM;
@@ -108,6 +131,9 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
     qsort(idx, ev->nlocks, sizeof *idx, by_release);
     for (size_t i = 1; i < ev->nlocks; i++) {
         struct lens_lock_epoch *l = &ev->locks[idx[i]];
+        /* Walk back through the same (window, target) only; the first conflicting epoch found
+         * is the last released before this one, the one this epoch actually waited for. Shared-
+         * shared pairs and the rank's own earlier epochs do not conflict. */
         for (size_t j = i; j-- > 0;) { /* latest earlier release that conflicts */
             const struct lens_lock_epoch *p = &ev->locks[idx[j]];
             if (p->win != l->win || p->target != l->target)
@@ -115,6 +141,9 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
             if (p->rank == l->rank || !(p->exclusive || l->exclusive))
                 continue;
             double rel = release_of(p);
+            /* The waiting call is the one of this epoch running at the release (MPI may block
+             * in Win_lock or defer to the first put or to Win_unlock); when none was, the epoch
+             * did not wait and keeps prev = -1. */
             uint32_t w = call_at(t, l->rank, l->lock_call, l->unlock_call, rel);
             if (w != LENS_NONE) {
                 l->prev = (int32_t)idx[j];
@@ -129,6 +158,7 @@ static int build_locks(struct lens_events *ev, const struct lens_trace *t)
 
 /* ---- one-sided: post/start/complete/wait ---- */
 
+/* One exposure (post..wait) or access (start..complete) epoch of one rank. */
 struct epoch {
     int32_t rank;
     uint32_t win, group;  /* group LENS_NONE: not recorded (our collector) */
@@ -137,6 +167,9 @@ struct epoch {
 
 /* Post..wait or start..complete epochs; the window and group come from a group-sync record
  * (Score-P) or from the window record of our collector's Enter attribute. */
+/* An opening call without a window is skipped: its epoch cannot be paired. A closing call
+ * without an open epoch (trace started inside one) is ignored; an epoch never closed keeps
+ * close == open. */
 static int collect_epochs(const struct lens_trace *t, const uint8_t *cls, int open_class,
                           int close_class, struct epoch **out, size_t *n)
 {
@@ -168,6 +201,8 @@ static int collect_epochs(const struct lens_trace *t, const uint8_t *cls, int op
     return LENS_OK;
 }
 
+/* Stands for "every origin" in the exposure keys when the trace recorded no group; UINT32_MAX
+ * itself is LENS_NONE, so the two never meet. */
 #define ANY_ORIGIN (UINT32_MAX - 1)
 
 /* The ranks of an epoch's group; without a group, the targets of an access epoch are those
@@ -182,6 +217,8 @@ static uint32_t epoch_ranks(const struct lens_trace *t, const struct epoch *x, i
             buf[n++] = g->world[m];
         return n;
     }
+    /* Without a group an exposure epoch cannot say who its origins are; it is paired by count
+     * instead (ANY_ORIGIN in build_pscw). */
     if (!access)
         return 0;
     const struct lens_trace_rank *k = &t->ranks[x->rank];
@@ -193,6 +230,7 @@ static uint32_t epoch_ranks(const struct lens_trace *t, const struct epoch *x, i
                 q->comm != x->win || q->peer < 0)
                 continue;
             uint32_t j = 0;
+            /* Distinct targets only, linear: an access epoch names a few neighbours. */
             while (j < n && buf[j] != q->peer)
                 j++;
             if (j == n && n < max)
@@ -201,11 +239,17 @@ static uint32_t epoch_ranks(const struct lens_trace *t, const struct epoch *x, i
     return n;
 }
 
+/* Pairs the k-th access epoch of origin o to target tg on a window with the k-th exposure epoch
+ * of tg that includes o, which is how MPI matches them (each post matches one start of each
+ * origin in its group, in order). Then Late Post and Early Wait (Scalasca) have what they need:
+ * the origin's call blocked across the post, and the latest Win_complete of the exposure. */
 static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const uint8_t *cls)
 {
     struct epoch *xs = NULL, *as = NULL;
     size_t nx = 0, na = 0, cap = 0;
     struct lens_keymap seq = {0}, pair = {0};
+    /* A group or the targets of one epoch have at most nranks distinct ranks; + 1 keeps the
+     * buffer non-empty for an empty trace. */
     int32_t *ranks = lens_malloc(((size_t)t->nranks + 1) * sizeof *ranks);
     int rc = ranks ? collect_epochs(t, cls, RC_POST, RC_WAIT, &xs, &nx) : LENS_ENOMEM;
     if (!rc)
@@ -219,6 +263,9 @@ static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const 
         for (uint32_t m = 0; m < (any ? 1 : n) && !rc; m++) {
             struct lens_key sk = {{any ? ANY_ORIGIN : (uint32_t)ranks[m], (uint32_t)xs[i].rank,
                               xs[i].win, 1u << 31}};
+            /* seq counts exposures per key: k is this exposure's sequence number, stored + 1
+             * for the next. The high bit in w[3] keeps exposure counters apart from the access
+             * counters below, which share the map. */
             int32_t k = lens_keymap_get(&seq, sk, 0, &added);
             if (k < 0 || lens_keymap_get(&pair, (struct lens_key){{sk.w[0], sk.w[1], sk.w[2], (uint32_t)k}},
                                  (int32_t)i, &added) < 0)
@@ -237,10 +284,13 @@ static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const 
                 break;
             }
             seq.vals[lens_keymap_slot(&seq, &sk, &found)] = k + 1;
+            /* No exposure recorded at all: nothing to pair with, but the access counters still
+             * advance. */
             if (!pair.cap)
                 continue;
             struct lens_key pk = {{sk.w[0], sk.w[1], sk.w[2], (uint32_t)k}};
             size_t j = lens_keymap_slot(&pair, &pk, &found);
+            /* An exposure recorded without its group counts for any origin. */
             if (!found) {
                 pk.w[0] = ANY_ORIGIN;
                 j = lens_keymap_slot(&pair, &pk, &found);
@@ -253,12 +303,17 @@ static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const 
                 rc = LENS_ENOMEM;
                 break;
             }
+            /* The origin's call running at the post's enter is the one that blocked for it
+             * (Win_start, a put or get, or Win_complete, depending on the MPI library);
+             * LENS_NONE: nothing blocked. */
             uint32_t b = call_at(t, as[i].rank, as[i].open, as[i].close, post);
             ev->pscw[ev->npscw++] = (struct lens_pscw){as[i].rank, x->rank, as[i].win, as[i].open,
                                                        as[i].close, x->open, x->close, b, 0};
         }
     }
     /* the latest Win_complete among the origins of each exposure */
+    /* Quadratic in access-exposure pairs, which are one per neighbour per epoch: small next to
+     * the messages of a trace. */
     for (size_t i = 0; i < ev->npscw && !rc; i++) {
         struct lens_pscw *p = &ev->pscw[i];
         double last = -INFINITY;
@@ -277,6 +332,8 @@ static int build_pscw(struct lens_events *ev, const struct lens_trace *t, const 
     return rc;
 }
 
+/* Called by lens_events_build after the clock fix, so epochs see corrected times. On failure
+ * the caller frees ev, including the partial arrays built here. */
 int lens_rmaepochs_build(struct lens_events *ev, const struct lens_trace *t)
 {
     uint8_t *cls = region_classes(t);

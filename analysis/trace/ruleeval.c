@@ -10,6 +10,9 @@
 #define LENS_STR_(x) #x
 #define LENS_STR(x) LENS_STR_(x)
 
+/* What a name may refer to while binding one expression. Parameters are visible only after
+ * their declaration, so a composite's parameters cannot refer to themselves or to later ones
+ * (no cycles, and evaluation in declaration order is always valid). */
 struct scope {
     const struct lens_rule_composite *c;
     const struct lens_ruleeval_type *types;
@@ -17,6 +20,7 @@ struct scope {
     int events;    /* bare member names allowed (problem location) */
 };
 
+/* Binding errors point at the node's own file:line:col, which the parser recorded per node. */
 static int berr(struct lens_rules *r, int n, struct lens_err *e, const char *fmt, const char *a,
                 const char *b)
 {
@@ -26,6 +30,7 @@ static int berr(struct lens_rules *r, int n, struct lens_err *e, const char *fmt
     return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: %s", x->file, x->line, x->col, msg);
 }
 
+/* Linear over at most LENS_RULES_MAX_MEMBERS names, once per name at binding time only. */
 static int member_slot(const struct lens_rule_composite *c, const char *name)
 {
     for (int i = 0; i < c->nmembers; i++)
@@ -45,12 +50,16 @@ static int bind_expr(struct lens_rules *r, int n, const struct scope *s, int dep
         return berr(r, n, e, "expression nested deeper than %s levels (the limit of the rule "
                     "language)%s", LENS_STR(LENS_RULES_MAX_DEPTH), "");
     switch (x->op) {
+    /* Leaves that need no binding; FIELD, PARAM and MEMBER are already bound when a tree is
+     * bound twice (lens_problems_bind runs again for each detection on the same rules). */
     case LENS_RN_NUM:
     case LENS_RN_STR:
     case LENS_RN_FIELD:
     case LENS_RN_PARAM:
     case LENS_RN_MEMBER:
         return LENS_OK;
+    /* A bare name is a parameter of the composite; a member name alone is an event, which has
+     * no value, and the message says how to take one of its fields. */
     case LENS_RN_NAME: {
         for (int i = 0; i < s->nparams; i++)
             if (!strcmp(s->c->params[i].name, x->name)) {
@@ -62,6 +71,8 @@ static int bind_expr(struct lens_rules *r, int n, const struct scope *s, int dep
             return berr(r, n, e, "'%s' is an event, not a value: use %s.<field>", x->name, x->name);
         return berr(r, n, e, "unknown name '%s' in composite event '%s'", x->name, s->c->name);
     }
+    /* member.field becomes (slot, index), so evaluation reads member[slot][index] with no
+     * lookup. The field's kind (string or number) comes from the host's table. */
     case LENS_RN_DOTTED: {
         int m = member_slot(s->c, x->name);
         if (m < 0)
@@ -84,6 +95,9 @@ static int bind_expr(struct lens_rules *r, int n, const struct scope *s, int dep
     if ((rc = bind_expr(r, x->a, s, depth + 1, e)) ||
         (x->b >= 0 && (rc = bind_expr(r, x->b, s, depth + 1, e))))
         return rc;
+    /* The children's types decide this node's: strings may only be compared for (in)equality
+     * with strings, since their values are intern ids and any other arithmetic on them is
+     * meaningless. */
     x = &r->nodes[n];
     int ta = r->nodes[x->a].type, tb = x->b >= 0 ? r->nodes[x->b].type : LENS_RV_NUM;
     if ((x->op == LENS_RN_EQ || x->op == LENS_RN_NE) && ta == LENS_RV_STR && tb == LENS_RV_STR) {
@@ -99,6 +113,8 @@ static int bind_expr(struct lens_rules *r, int n, const struct scope *s, int dep
     return LENS_OK;
 }
 
+/* Binding is idempotent over the same types and all-or-nothing: bound is set only at the end,
+ * so rules that failed to bind are never evaluated. */
 int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *types, int ntypes,
                     struct lens_err *e)
 {
@@ -109,6 +125,8 @@ int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *ty
         for (int m = 0; m < k->nmembers; m++) {
             struct lens_rule_member *mb = &k->members[m];
             mb->type_index = -1;
+            /* The last type of a name wins; lens_problems_vocab_check has already refused
+             * duplicates. */
             for (int t = 0; t < ntypes; t++)
                 if (!strcmp(types[t].name, mb->type))
                     mb->type_index = t;
@@ -120,12 +138,14 @@ int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *ty
         if (k->when >= 0 && (rc = bind_expr(r, k->when, &s, 1, e)))
             return rc;
         for (int i = 0; i < k->nparams; i++) {
+            /* Parameter i sees parameters 0..i-1 only. */
             s.nparams = i;
             if ((rc = bind_expr(r, k->params[i].expr, &s, 1, e)))
                 return rc;
         }
     }
     for (int i = 0; i < r->nproblems; i++) {
+        /* Problems see every parameter of their composite, and the members' fields directly. */
         struct lens_rule_problem *p = &r->problems[i];
         const struct lens_rule_composite *k = &r->composites[p->composite];
         struct scope s = {k, types, k->nparams, 0};
@@ -134,6 +154,9 @@ int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *ty
             return rc;
         if (r->nodes[p->duration].type != LENS_RV_NUM)
             return berr(r, p->duration, e, "duration must be a number, not a string%s%s", "", "");
+        /* The parser stored the location member's name node as -2 - node (rules.c), since the
+         * member list was not bound yet; here it becomes the member slot the problem's time is
+         * charged to. */
         if (p->location <= -2) {
             int n = -2 - p->location;
             p->location = member_slot(k, r->nodes[n].name);
@@ -148,6 +171,9 @@ int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *ty
 
 /* ---- evaluation ---- */
 
+/* Evaluation does not fail on the first error: it records the first bad node and returns 0 for
+ * the offending operation, so one walk finds the error and the caller reports it with its
+ * file:line:col. */
 struct eval {
     const struct lens_rules *r;
     const struct lens_ruleeval_ctx *x;
@@ -156,10 +182,14 @@ struct eval {
 };
 
 /* depth: nodes above n, bounded like the binder's (a bound tree never reaches the limit). */
+/* All values are doubles: numbers as they are, booleans as 0/1, strings as intern ids (only
+ * compared for equality, see bind_expr). */
 static double ev(struct eval *v, int n, int depth)
 {
     const struct lens_rule_node *x = &v->r->nodes[n];
     double a, b;
+    /* Unreachable for bound trees (bind_expr refused deeper ones); kept so that a tree built by
+     * other means cannot recurse without bound. */
     if (depth > LENS_RULES_MAX_DEPTH) {
         if (v->deep < 0)
             v->deep = n;
@@ -180,6 +210,7 @@ static double ev(struct eval *v, int n, int depth)
         return ev(v, x->a, depth) == 0;
     case LENS_RN_ABS:
         return fabs(ev(v, x->a, depth));
+    /* and/or short-circuit, so a guard such as "x != 0 and y / x > 1" never divides by zero. */
     case LENS_RN_AND:
         return ev(v, x->a, depth) != 0 && ev(v, x->b, depth) != 0;
     case LENS_RN_OR:
@@ -193,6 +224,8 @@ static double ev(struct eval *v, int n, int depth)
     case LENS_RN_ADD: return a + b;
     case LENS_RN_SUB: return a - b;
     case LENS_RN_MUL: return a * b;
+    /* Division by zero is an error rather than inf or NaN: a rule producing inf would charge an
+     * infinite wait, which the aggregation would then have to guess how to show. */
     case LENS_RN_DIV:
         if (b == 0) {
             if (v->bad < 0)
@@ -212,6 +245,8 @@ static double ev(struct eval *v, int n, int depth)
     }
 }
 
+/* LENS_EDATA (a property of the trace's values, not of the rule text) so the caller can disable
+ * the one rule and keep analysing with the others (problems.c). */
 static int eval_checked(const struct lens_rules *r, int n, const struct lens_ruleeval_ctx *x,
                         const char *what, double *out, struct lens_err *e)
 {
@@ -238,6 +273,8 @@ int lens_ruleeval_node(const struct lens_rules *r, int n, const struct lens_rule
     return eval_checked(r, n, x, "expression", v, e);
 }
 
+/* The composite's condition first: parameters are computed only for instances that pass it, and
+ * the problems of the composite then read them from x->params. */
 int lens_ruleeval_composite(const struct lens_rules *r, int c, struct lens_ruleeval_ctx *x,
                               struct lens_err *e)
 {
@@ -256,6 +293,8 @@ int lens_ruleeval_composite(const struct lens_rules *r, int c, struct lens_rulee
     return 1;
 }
 
+/* Returns the raw duration; whether it is positive and finite, and so charged, is the caller's
+ * decision (problems.c charges only d > 0). */
 int lens_ruleeval_problem(const struct lens_rules *r, int p, const struct lens_ruleeval_ctx *x,
                             double *duration, struct lens_err *e)
 {

@@ -1,6 +1,32 @@
-/* Lexer, recursive-descent parser, binder and evaluator of the rule language (rules.h).
- * Text is tokenised in one pass; expressions become nodes in one array; binding turns names
- * into member/field/parameter slots so evaluation never compares strings. */
+/* Lexer and recursive-descent parser of the rule language (rules.h); binding and evaluation
+ * are in ruleeval.c. Text is tokenised in one pass, then parsed into declarations whose
+ * expressions are nodes of one array (lens_rules.nodes), referred to by index.
+ *
+ * The grammar, one function per rule (keywords are identifiers compared by text, not
+ * reserved words; loosest binding first in expr):
+ *
+ *   file        = { "declare" ( composite | problem ) ";" } EOF           lens_rules_parse
+ *   composite   = "composite" "event" NAME "member" "(" member { "," member } ")"
+ *                 [ "when" expr ] [ "parameters" params ]                 parse_composite
+ *   member      = [ "shared" ] TYPE "as" NAME
+ *   problem     = "problem" "for" NAME [ "when" expr ] "parameters" params parse_problem
+ *   params      = "(" NAME "=" expr { "," NAME "=" expr } ")"             parse_params
+ *   expr        = or                                                      parse_expr
+ *   or          = and { "or" and }                                        parse_level 0
+ *   and         = not { "and" not }                                       parse_level 1
+ *   not         = "not" not | compare                                     parse_level 2
+ *   compare     = sum [ ( "<" | "<=" | ">" | ">=" | "==" | "!=" ) sum ]   parse_level 3
+ *   sum         = product { ( "+" | "-" ) product }                       parse_level 4
+ *   product     = unary { ( "*" | "/" ) unary }                           parse_level 5
+ *   unary       = "-" unary | primary                                     parse_unary
+ *   primary     = NUMBER | STRING | "true" | "false" | "(" expr ")"        parse_primary
+ *               | ( "min" | "max" ) "(" expr { "," expr } ")" | "abs" "(" expr ")"
+ *               | NAME [ "." FIELD ]
+ *
+ * Tokens: # or // comment to the end of the line; NUMBER as strtod reads it; STRING in double
+ * quotes with \n \t \" \\ escapes, adjacent strings joined; punctuation ( ) , ; . = < > + - * /
+ * and <= >= == !=. One token of lookahead decides every choice. Comparisons do not chain:
+ * a < b < c is refused rather than read as (a < b) < c, a classic silent mistake. */
 #include "rules.h"
 
 #include <ctype.h>
@@ -11,10 +37,16 @@
 #include <string.h>
 
 #define LENS_STR_(x) #x
+/* Two levels so the limits (LENS_RULES_MAX_*) are expanded to their numbers before being turned
+ * into strings for the messages. */
 #define LENS_STR(x) LENS_STR_(x)
 
+/* Keywords are T_IDENT: the parser asks for them by text (accept, expect), so a member may be
+ * called "when" and new keywords never break old rule files. */
 enum tok { T_EOF, T_IDENT, T_NUM, T_STR, T_PUNCT };
 
+/* Every token has text, also numbers ("number") and the end ("end of file"), so a message can
+ * always quote what it found. */
 struct token {
     int kind;
     char *text;  /* identifier, punctuation or decoded string (owned) */
@@ -22,6 +54,8 @@ struct token {
     int line, col;
 };
 
+/* The whole text is tokenised before parsing, so the parser can peek without a lexer state
+ * machine; a rules file is at most LENS_RULES_MAX_TEXT bytes, its tokens fit in memory. */
 struct parser {
     struct lens_rules *r;
     struct lens_err *e;
@@ -31,6 +65,8 @@ struct parser {
     int depth;   /* nesting of the expression being parsed (parse_expr, not, unary -) */
 };
 
+/* Every syntax error goes through here so that all of them read "file:line:col: message" at the
+ * offending token, the form editors jump to. */
 static int perr(struct parser *p, const struct token *t, const char *fmt, const char *arg)
 {
     char msg[512];
@@ -40,6 +76,8 @@ static int perr(struct parser *p, const struct token *t, const char *fmt, const 
 
 /* ---- lexer ---- */
 
+/* Takes ownership of t.text: it is stored, joined into the previous string, or freed on
+ * failure, so the caller never frees it. */
 static int push_tok(struct parser *p, struct token t)
 {
     if (t.kind == T_STR && p->ntoks > 0 && p->toks[p->ntoks - 1].kind == T_STR) {
@@ -80,6 +118,9 @@ static char *dup_n(const char *s, size_t n)
     return d;
 }
 
+/* A string ends on its line: an unterminated string is reported at its opening quote rather
+ * than swallowing the rest of the file. Unknown escapes are errors, not kept literally, so a
+ * typo such as "\\d" cannot silently change a text. */
 static int lex_string(struct parser *p, const char **sp, int *col, struct token *t)
 {
     const char *s = *sp + 1;
@@ -104,6 +145,7 @@ static int lex_string(struct parser *p, const char **sp, int *col, struct token 
                 return perr(p, &at, "unknown escape '\\%s' in string", (char[]){d ? d : '0', 0});
             }
         }
+        /* Room for this character and the final NUL. */
         if (n + 2 > cap) {
             char *q = lens_realloc(buf, cap *= 2);
             if (!q) {
@@ -115,6 +157,8 @@ static int lex_string(struct parser *p, const char **sp, int *col, struct token 
         buf[n++] = c;
     }
     buf[n] = 0;
+    /* Strings span one line, so the column advances by the literal's length including both
+     * quotes. */
     *col += (int)(s + 1 - *sp);
     *sp = s + 1;
     t->kind = T_STR;
@@ -122,6 +166,8 @@ static int lex_string(struct parser *p, const char **sp, int *col, struct token 
     return LENS_OK;
 }
 
+/* One pass over the text keeping line and column for every token; tabs count as one column, as
+ * most editors' "column" in a message does. */
 static int lex(struct parser *p, const char *s)
 {
     int line = 1, col = 1, rc;
@@ -135,12 +181,16 @@ static int lex(struct parser *p, const char *s)
             s++, col++;
             continue;
         }
+        /* Two comment styles: # as in shell configuration, // for those who write C; a lone /
+         * is the division operator. */
         if (*s == '#' || (s[0] == '/' && s[1] == '/')) {
             while (*s && *s != '\n')
                 s++;
             continue;
         }
         struct token t = {T_PUNCT, NULL, 0, line, col};
+        /* Identifiers as in C; casts to unsigned char because ctype functions are undefined for
+         * the negative chars of UTF-8 bytes (Russian texts are only inside strings). */
         if (isalpha((unsigned char)*s) || *s == '_') {
             const char *b = s;
             while (isalnum((unsigned char)*s) || *s == '_')
@@ -148,6 +198,8 @@ static int lex(struct parser *p, const char *s)
             t.kind = T_IDENT;
             t.text = dup_n(b, (size_t)(s - b));
             col += (int)(s - b);
+        /* Numbers as strtod reads them (1e-3, .5); a letter or _ right after a number (2x, 1e)
+         * is an error instead of two tokens, and an overflow to infinity is refused. */
         } else if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
             char *end;
             errno = 0;
@@ -164,6 +216,7 @@ static int lex(struct parser *p, const char *s)
                 return rc;
         } else {
             size_t n = 1;
+            /* Two-character operators first (maximal munch), so "<=" is never "<" then "=". */
             for (size_t i = 0; i < 4; i++)
                 if (!strncmp(s, two[i], 2))
                     n = 2;
@@ -179,12 +232,16 @@ static int lex(struct parser *p, const char *s)
         if ((rc = push_tok(p, t)))
             return rc;
     }
+    /* The end token stops every loop of the parser (nothing matches it), so no rule reads past
+     * the last token. */
     return push_tok(p, (struct token){T_EOF, dup_n("end of file", 11), 0, line, col});
 }
 
 /* ---- parser ---- */
 
+/* One token of lookahead is all the grammar needs: peek never moves past the T_EOF token. */
 static struct token *peek(struct parser *p) { return &p->toks[p->pos]; }
+/* Strings and numbers never match a keyword or punctuation, even when their text does ("("). */
 static int is(struct parser *p, const char *text)
 {
     struct token *t = peek(p);
@@ -197,6 +254,7 @@ static int accept(struct parser *p, const char *text)
     p->pos++;
     return 1;
 }
+/* The context ("after 'member'") turns "expected '('" into a message that says where. */
 static int expect(struct parser *p, const char *text, const char *context)
 {
     if (accept(p, text))
@@ -228,6 +286,8 @@ static int too_deep(struct parser *p, const struct token *at)
     return perr(p, at, "%s", msg);
 }
 
+/* Nodes live in one growing array and refer to each other by index, so growing it never
+ * invalidates a reference (pointers would be). Returns the node index, or a negative error. */
 static int new_node(struct parser *p, int op, int a, int b, const struct token *at)
 {
     struct lens_rules *r = p->r;
@@ -245,6 +305,8 @@ static int new_node(struct parser *p, int op, int a, int b, const struct token *
         r->nodes = q;
         r->cap_nodes = m;
     }
+    /* Every node keeps its position: binding and evaluation errors (ruleeval.c) point into the
+     * text long after the tokens are gone. */
     r->nodes[r->nnodes] = (struct lens_rule_node){op, a, b, 0, NULL, NULL, -1, -1, LENS_RV_NUM,
                                                   p->file, at->line, at->col, depth};
     return r->nnodes++;
@@ -252,6 +314,8 @@ static int new_node(struct parser *p, int op, int a, int b, const struct token *
 
 static int parse_expr(struct parser *p);
 
+/* primary: literals, parentheses, function calls and names. Returns a node index >= 0 or a
+ * negative error code (all parse_* functions do), so "n < 0" propagates errors upward. */
 static int parse_primary(struct parser *p)
 {
     struct token *t = peek(p);
@@ -264,6 +328,8 @@ static int parse_primary(struct parser *p)
     }
     if (t->kind == T_STR) {
         p->pos++;
+        /* String literals become intern ids: comparing two strings at evaluation is comparing
+         * numbers. */
         int id = lens_rules_intern(p->r, t->text);
         if (id < 0)
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
@@ -280,6 +346,7 @@ static int parse_primary(struct parser *p)
     if (t->kind != T_IDENT)
         return perr(p, t, "expected a value, got '%s'", t->text);
     p->pos++;
+    /* Booleans are the numbers 1 and 0, as comparisons produce. */
     if (!strcmp(t->text, "true") || !strcmp(t->text, "false")) {
         if ((n = new_node(p, LENS_RN_NUM, -1, -1, t)) >= 0)
             p->r->nodes[n].num = t->text[0] == 't';
@@ -290,6 +357,8 @@ static int parse_primary(struct parser *p)
                : !strcmp(t->text, "abs") ? LENS_RN_ABS : -1;
         if (op < 0)
             return perr(p, t, "unknown function '%s' (known: min, max, abs)", t->text);
+        /* min and max fold their arguments left to right into a chain of binary nodes, so
+         * evaluation only knows two-operand nodes; abs takes exactly one argument. */
         int acc = parse_expr(p);
         if (acc < 0)
             return acc;
@@ -302,13 +371,12 @@ static int parse_primary(struct parser *p)
             if (b < 0 || (acc = new_node(p, op, acc, b, t)) < 0)
                 return b < 0 ? b : acc;
         }
+        /* min(x) and max(x) are x itself: with one argument no node was built */
         int rc = expect(p, ")", "after the arguments");
-        if (rc)
-            return rc;
-        if (p->r->nodes[acc].op != op) /* min(x) is x */
-            return acc;
-        return acc;
+        return rc ? rc : acc;
     }
+    /* A name stays a name until binding decides what it is (parameter, member, member.field):
+     * the parser does not know the vocabulary. */
     if ((n = new_node(p, LENS_RN_NAME, -1, -1, t)) < 0)
         return n;
     if (!(p->r->nodes[n].name = lens_strdup(t->text)))
@@ -325,6 +393,8 @@ static int parse_primary(struct parser *p)
     return n;
 }
 
+/* unary minus nests by recursion ("- - x"), so it counts against the same depth bound as
+ * parentheses: a file of a million minus signs must not overflow the stack. */
 static int parse_unary(struct parser *p)
 {
     struct token *t = peek(p);
@@ -340,6 +410,8 @@ static int parse_unary(struct parser *p)
 }
 
 /* Binary levels, loosest first; a comparison does not chain (a < b < c is an error). */
+/* One function for all binary levels (table ops[] by level), left-associative by the loop: a -
+ * b - c is (a - b) - c. Level 2 is the prefix "not", level 6 hands over to unary. */
 static int parse_level(struct parser *p, int level)
 {
     static const char *const ops[][6] = {
@@ -379,6 +451,8 @@ static int parse_level(struct parser *p, int level)
         if (b < 0)
             return b;
         a = new_node(p, op, a, b, t);
+        /* After one comparison another comparison operator is an error with a hint, not a parse
+         * of (a < b) < c, which would compare a boolean with a number. */
         if (level == 3 && a >= 0) {
             for (int i = 0; i < 6; i++)
                 if (is(p, ops[3][i]))
@@ -402,6 +476,9 @@ static int parse_expr(struct parser *p)
     return n;
 }
 
+/* params: the same list for composites (values computed per instance) and problems (texts,
+ * duration, location). Names must be unique in one list; the bound keeps the pairwise check and
+ * the evaluation context (64 parameter slots in problems.c) small. */
 static int parse_params(struct parser *p, struct lens_rule_param **out, int *n)
 {
     int rc = expect(p, "(", "after 'parameters'");
@@ -421,6 +498,7 @@ static int parse_params(struct parser *p, struct lens_rule_param **out, int *n)
         int x = parse_expr(p);
         if (x < 0)
             return x;
+        /* Grown by one: declarations have a handful of parameters. */
         struct lens_rule_param *q = lens_realloc(*out, (size_t)(*n + 1) * sizeof *q);
         if (!q)
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
@@ -432,6 +510,8 @@ static int parse_params(struct parser *p, struct lens_rule_param **out, int *n)
     return expect(p, ")", "after the parameters");
 }
 
+/* composite: the declaration is appended before its body is parsed, so on an error the partly
+ * filled entry is still owned by r and freed by lens_rules_free (no separate cleanup path). */
 static int parse_composite(struct parser *p, const struct token *at)
 {
     struct lens_rules *r = p->r;
@@ -451,6 +531,7 @@ static int parse_composite(struct parser *p, const struct token *at)
         return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
     r->composites = q;
     struct lens_rule_composite *c = &q[r->ncomposites++];
+    /* when = -1: no condition, every instance of the kind counts. */
     *c = (struct lens_rule_composite){lens_strdup(name->text), NULL, 0, -1, NULL, 0,
                                       p->file, at->line, at->col};
     if (!c->name)
@@ -459,6 +540,9 @@ static int parse_composite(struct parser *p, const struct token *at)
         (rc = expect(p, "(", "after 'member'")))
         return rc;
     do {
+        /* "shared" marks a member that several instances have in common (the collective
+         * instance of each member's call, the lock holder): documentation for the reader of the
+         * rules, the builders in problems.c already know which side is shared. */
         int shared = accept(p, "shared");
         struct token *type, *mname;
         if ((rc = expect_ident(p, "an event type", &type)) ||
@@ -476,6 +560,8 @@ static int parse_composite(struct parser *p, const struct token *at)
         if (!m)
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
         c->members = m;
+        /* The type stays a name; lens_ruleeval_bind resolves it against the vocabulary
+         * (type_index). */
         m[c->nmembers] = (struct lens_rule_member){lens_strdup(type->text),
                                                    lens_strdup(mname->text), shared, -1,
                                                    type->line, type->col};
@@ -491,11 +577,14 @@ static int parse_composite(struct parser *p, const struct token *at)
     return LENS_OK;
 }
 
+/* The texts of a problem in English (required) and Russian (optional, English is the fallback). */
 static const char *const text_keys[2][LENS_RULE_NTEXT] = {
     {"name", "description", "advice"}, {"name_ru", "description_ru", "advice_ru"}};
 
 /* Problem parameters: texts must be string literals; duration an expression; location a
  * member name (resolved by lens_ruleeval_bind). */
+/* Problem parameters are not values but settings: each known name goes to its field, and an
+ * unknown name is an error listing the known ones (a typo must not be ignored). */
 static int problem_params(struct parser *p, struct lens_rule_problem *pr,
                           struct lens_rule_param *ps, int n, const struct token *at)
 {
@@ -510,6 +599,7 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
             for (int k = 0; k < LENS_RULE_NTEXT; k++)
                 if (!strcmp(ps[i].name, text_keys[l][k]))
                     slot = &pr->text[l][k];
+        /* Texts must be literals: they are shown as written, never computed per instance. */
         if (slot) {
             if (x->op != LENS_RN_STR)
                 return perr(p, &pos, "parameter '%s' must be a string literal", ps[i].name);
@@ -517,6 +607,8 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
                 return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
         } else if (!strcmp(ps[i].name, "duration")) {
             pr->duration = ps[i].expr;
+        /* Where the charged interval lies in the call: from its enter (waiting for a partner to
+         * arrive) or up to its leave (completion problems); the timeline draws it there. */
         } else if (!strcmp(ps[i].name, "waits")) {
             const char *v = x->op == LENS_RN_STR ? r->strings[(int)x->num] : "";
             if (strcmp(v, "from_enter") && strcmp(v, "until_leave"))
@@ -525,6 +617,8 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
         } else if (!strcmp(ps[i].name, "location")) {
             if (x->op != LENS_RN_NAME)
                 return perr(p, &pos, "parameter 'location' must name a member%s", "");
+            /* Encoded as -2 - node so that -1 stays "not given" (member slot 0 by default) and
+             * the member's name node can be found again when binding. */
             pr->location = -2 - ps[i].expr; /* resolved in bind */
         } else {
             return perr(p, &pos, "unknown problem parameter '%s' (known: id, name, description, "
@@ -532,17 +626,23 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
                         ps[i].name);
         }
     }
+    /* A problem is reported with its id, name, description and advice, and charged by its
+     * duration: without any of them it cannot be shown or measured. */
     const char *missing = !pr->id ? "id" : !pr->text[0][0] ? "name"
                         : !pr->text[0][1] ? "description" : !pr->text[0][2] ? "advice"
                         : pr->duration < 0 ? "duration" : NULL;
     if (missing)
         return perr(p, at, "problem lacks the parameter '%s'", missing);
+    /* Ids are unique over all files (the new problem is the last entry): they key the JSON
+     * output and the report's tables. */
     for (int i = 0; i < r->nproblems - 1; i++)
         if (!strcmp(r->problems[i].id, pr->id))
             return perr(p, at, "problem id '%s' declared twice", pr->id);
     return LENS_OK;
 }
 
+/* problem: its composite must be declared before it (in this file or an earlier one in name
+ * order), so a problem never refers forward and the index is known here. */
 static int parse_problem(struct parser *p, const struct token *at)
 {
     struct lens_rules *r = p->r;
@@ -576,12 +676,17 @@ static int parse_problem(struct parser *p, const struct token *at)
     rc = parse_params(p, &ps, &n);
     if (!rc)
         rc = problem_params(p, pr, ps, n, at);
+    /* The parameter list was only needed to fill the problem; its expressions stay in the node
+     * array (the duration is one of them). */
     for (int i = 0; i < n; i++)
         lens_free(ps[i].name);
     lens_free(ps);
     return rc;
 }
 
+/* file: the whole text is lexed first (lexical errors before syntax errors), then declarations
+ * are parsed until the end or the first error. Adding to r unbinds it: the new declarations
+ * need binding too. */
 int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, struct lens_err *e)
 {
     char **f = lens_realloc(r->files, (size_t)(r->nfiles + 1) * sizeof *f);
@@ -613,6 +718,8 @@ int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, s
         if (!rc)
             rc = expect(&p, ";", "at the end of the declaration");
     }
+    /* Token texts are copies: the declarations keep their own strings, so the tokens are freed
+     * here whatever happened. */
     for (int i = 0; i < p.ntoks; i++)
         lens_free(p.toks[i].text);
     lens_free(p.toks);
@@ -623,6 +730,7 @@ int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, s
 
 struct lens_rules *lens_rules_new(void) { return lens_calloc(1, sizeof(struct lens_rules)); }
 
+/* FNV-1a: short, and good enough for the few hundred distinct strings of a rule base. */
 static size_t str_hash(const char *s)
 {
     size_t h = 1469598103934665603ULL;
@@ -634,6 +742,8 @@ static size_t str_hash(const char *s)
 /* Interning through a hash of the strings: a rule base of many literals stays linear. */
 int lens_rules_intern(struct lens_rules *r, const char *s)
 {
+    /* The table is kept at most half full, so linear probing stays short; it is rebuilt from
+     * the strings when it grows (slots hold index + 1, 0 meaning empty). */
     if (2 * (r->nstrings + 1) > r->nslot) {
         int n = r->nslot ? 2 * r->nslot : 128;
         int *slot = lens_calloc((size_t)n, sizeof *slot);
@@ -667,6 +777,7 @@ int lens_rules_intern(struct lens_rules *r, const char *s)
     return r->nstrings++;
 }
 
+/* Linear: called once per declaration while parsing, on at most LENS_RULES_MAX_DECLS entries. */
 int lens_rules_composite_find(const struct lens_rules *r, const char *name)
 {
     for (int i = 0; i < r->ncomposites; i++)
@@ -680,6 +791,9 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The whole file as one NUL-terminated string, refused when larger than LENS_RULES_MAX_TEXT or
+ * when it holds a NUL (a binary file would otherwise be parsed up to its first NUL and give a
+ * misleading syntax error). */
 static int read_file(const char *path, char **out, struct lens_err *e)
 {
     FILE *fp = fopen(path, "rb");
@@ -688,6 +802,8 @@ static int read_file(const char *path, char **out, struct lens_err *e)
     size_t n = 0, cap = 4096;
     char *buf = lens_malloc(cap);
     while (buf) {
+        /* One byte is always kept for the terminating NUL; the buffer doubles until a short
+         * read. */
         n += fread(buf + n, 1, cap - n - 1, fp);
         if (n < cap - 1 || n > LENS_RULES_MAX_TEXT)
             break;
@@ -718,6 +834,9 @@ static int read_file(const char *path, char **out, struct lens_err *e)
     return LENS_OK;
 }
 
+/* Files are parsed in name order, which is readdir-independent and the order problems are
+ * declared in (the order of ties in the listing and, for waiting time, the precedence:
+ * docs/problems.md). Hidden files and anything not ending in ".rules" are skipped. */
 int lens_rules_load_dir(struct lens_rules *r, const char *dir, struct lens_err *e)
 {
     DIR *d = opendir(dir);
@@ -740,6 +859,7 @@ int lens_rules_load_dir(struct lens_rules *r, const char *dir, struct lens_err *
             break;
         }
         names = q;
+        /* The buffer was sized above for exactly this string. */
         sprintf(names[n++], "%s/%s", dir, de->d_name);
     }
     closedir(d);
@@ -759,6 +879,7 @@ int lens_rules_load_dir(struct lens_rules *r, const char *dir, struct lens_err *
     return rc;
 }
 
+/* Frees partial declarations too: every field is NULL or owned, whatever step failed. */
 void lens_rules_free(struct lens_rules *r)
 {
     if (!r)

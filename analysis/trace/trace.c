@@ -14,14 +14,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Definition ids index arrays here (grow), so an id is also an allocation size: a damaged id of
+ * 2^31 must be refused, not allocated. 16 M definitions is far beyond any real archive. */
 #define MAX_DEF_ID (1u << 24) /* larger definition ids mean a damaged archive */
 
+/* One OTF2 location (thread). Only the first CPU thread of each location group becomes a rank;
+ * other threads' events are not read (the analyses are per MPI process). */
 struct loc {
     uint64_t id;
     uint64_t group;   /* location group id */
     int rank;         /* world rank, -1 when the location is not a rank's master thread */
 };
 
+/* Definitions are read into these tables first and turned into the trace's own (world ranks per
+ * communicator) once all are known: OTF2 may define a group after the comm that uses it. */
 struct state {
     struct lens_otf2evt ev;      /* trace, error, region classes and the per-rank reading */
     struct loc *locs;
@@ -38,6 +44,8 @@ struct state {
 #define fail(s, ...) lens_otf2evt_fail(&(s)->ev, __VA_ARGS__)
 
 /* Grows *p (elements of size sz) so that index idx is valid; new slots are zeroed. */
+/* Zeroed slots matter: a hole in the ids (an id never defined) must read as "undefined" (region
+ * class 0, group type 0), not as garbage. */
 static int grow(void **p, uint32_t *n, uint64_t idx, size_t sz)
 {
     if (idx < *n)
@@ -56,6 +64,8 @@ static int grow(void **p, uint32_t *n, uint64_t idx, size_t sz)
     return LENS_OK;
 }
 
+/* Any failure other than memory is an id out of range (grow's only other error): the message
+ * names the definition kind and id so a damaged archive can be located. */
 static OTF2_CallbackCode def_fail(struct state *s, int rc, const char *what, uint64_t id)
 {
     fail(s, rc == LENS_ENOMEM ? LENS_ENOMEM : LENS_EFORMAT, "%s definition %llu: %s", what,
@@ -65,6 +75,8 @@ static OTF2_CallbackCode def_fail(struct state *s, int rc, const char *what, uin
 
 /* ---- global definitions ---- */
 
+/* The timer resolution divides every timestamp (ticks per second); a zero would turn every time
+ * into infinity, so it is refused here with the archive's name. */
 static OTF2_CallbackCode on_clock(void *u, uint64_t res, uint64_t goff, uint64_t len, uint64_t rt)
 {
     struct state *s = u;
@@ -86,6 +98,7 @@ static OTF2_CallbackCode on_string(void *u, OTF2_StringRef self, const char *str
     if (rc)
         return def_fail(s, rc, "string", self);
     s->ev.t->nstrings = n;
+    /* A string id defined twice keeps its last text (and the first copy is not leaked). */
     lens_free(s->ev.t->strings[self]);
     if (!(s->ev.t->strings[self] = lens_strdup(str ? str : "")))
         return def_fail(s, LENS_ENOMEM, "string", self);
@@ -107,6 +120,8 @@ static OTF2_CallbackCode on_region(void *u, OTF2_RegionRef self, OTF2_StringRef 
         return def_fail(s, rc, "region", self);
     s->ev.t->nregions = n;
     s->region_name[self] = name;
+    /* Class 2 (MPI call) by paradigm here; read_globals also promotes regions named MPI_* whose
+     * writer left the paradigm unset. */
     s->ev.region_mpi[self] = paradigm == OTF2_PARADIGM_MPI ? 2 : 1; /* 0: undefined hole */
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -116,6 +131,7 @@ static OTF2_CallbackCode on_location(void *u, OTF2_LocationRef self, OTF2_String
 {
     struct state *s = u;
     (void)name, (void)nev;
+    /* GPU and metric locations carry no MPI calls. */
     if (type != OTF2_LOCATION_TYPE_CPU_THREAD)
         return OTF2_CALLBACK_SUCCESS;
     struct loc *l = lens_realloc(s->locs, (s->nlocs + 1) * sizeof *l);
@@ -144,6 +160,7 @@ static OTF2_CallbackCode on_group(void *u, OTF2_GroupRef self, OTF2_StringRef na
     /* only MPI groups matter; Score-P's measurement-system groups are skipped */
     if (par == OTF2_PARADIGM_MEASUREMENT_SYSTEM)
         return OTF2_CALLBACK_SUCCESS;
+    /* Types are stored + 1 so that 0 stays "not an MPI group" (skipped or undefined). */
     s->group_type[self] = (uint64_t)type + 1;
     lens_free(s->group_members[self]);
     s->group_members[self] = NULL;
@@ -169,10 +186,15 @@ static OTF2_CallbackCode on_comm(void *u, OTF2_CommRef self, OTF2_StringRef name
         return def_fail(s, rc, "comm", self);
     s->ev.t->ncomms = n;
     s->ev.t->comms[self].name = name;
+    /* + 1 for the same reason: 0 means "no group known", and the comm then maps ranks by
+     * identity. */
     s->comm_group[self] = (uint64_t)group + 1;
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* A window is known by its communicator: RMA records name partners by rank in it (win_peer in
+ * otf2evt.c) and window creation is collective over it (events.c). Slots of windows never
+ * defined hold LENS_NONE, which the callers treat as "world ranks". */
 static OTF2_CallbackCode on_win(void *u, OTF2_RmaWinRef self, OTF2_StringRef name,
                                 OTF2_CommRef comm, OTF2_RmaWinFlag flags)
 {
@@ -195,6 +217,8 @@ static OTF2_CallbackCode on_attr(void *u, OTF2_AttributeRef self, OTF2_StringRef
     struct state *s = u;
     (void)descr, (void)type;
     /* names are resolved after all strings are read */
+    /* Attributes beyond 64 are ignored: we look for three of our own, and writers define a
+     * handful. */
     if (s->nattr < 64) {
         s->attr_id[s->nattr] = self;
         s->attr_name[s->nattr++] = name;
@@ -204,6 +228,7 @@ static OTF2_CallbackCode on_attr(void *u, OTF2_AttributeRef self, OTF2_StringRef
 
 /* ---- mapping of communicators to world ranks ---- */
 
+/* Linear: called once per group member at load time, and locations are few (one per thread). */
 static int rank_of_location(const struct state *s, uint64_t loc)
 {
     for (size_t i = 0; i < s->nlocs; i++)
@@ -215,6 +240,8 @@ static int rank_of_location(const struct state *s, uint64_t loc)
 /* Fills c from OTF2 group g (COMM_GROUP members index the COMM_LOCATIONS group). */
 static int map_group(struct state *s, uint64_t g, struct lens_trace_comm *c)
 {
+    /* Identity mapping is the right guess for an unknown group: traces with a single
+     * MPI_COMM_WORLD often define it loosely, and its ranks are the world ranks. */
     if (g >= s->ngroups_def || !s->group_type[g])
         return LENS_OK; /* unknown: identity */
     OTF2_GroupType type = (OTF2_GroupType)(s->group_type[g] - 1);
@@ -222,6 +249,9 @@ static int map_group(struct state *s, uint64_t g, struct lens_trace_comm *c)
         c->self = 1;
         return LENS_OK;
     }
+    /* Score-P and our writer write communicator groups (COMM_GROUP) as indices into one
+     * COMM_LOCATIONS group, which lists the locations in world-rank order; find it once for the
+     * mapping below. */
     const uint64_t *locs = NULL;
     uint32_t nlocs = 0;
     for (uint32_t i = 0; i < s->ngroups_def; i++)
@@ -238,6 +268,10 @@ static int map_group(struct state *s, uint64_t g, struct lens_trace_comm *c)
     c->size = n;
     for (uint32_t r = 0; r < n; r++) {
         uint64_t m = s->group_members[g][r];
+        /* Three encodings of members: indices into COMM_LOCATIONS (Score-P and our writer),
+         * location ids (LOCATIONS, COMM_LOCATIONS), or plain world ranks (any other group
+         * type). A member that maps to nothing is -1, so a message to it stays unmatched
+         * instead of going to a wrong rank. */
         if (type == OTF2_GROUP_TYPE_COMM_GROUP && locs)
             c->world[r] = m < nlocs ? rank_of_location(s, locs[m]) : -1;
         else if (type == OTF2_GROUP_TYPE_LOCATIONS || type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
@@ -252,6 +286,9 @@ static int map_comms(struct state *s)
 {
     struct lens_trace *t = s->ev.t;
     /* ranks: one per process location group, in group-id order (Score-P: id == rank) */
+    /* World ranks are the location groups (processes) sorted by id: Score-P numbers its process
+     * groups by rank and our writer does too, so sorting recovers the rank without reading any
+     * rank attribute. Quadratic in processes, which is cheap next to reading their events. */
     uint64_t *gids = lens_malloc((s->nlocs + 1) * sizeof *gids);
     if (!gids)
         return fail(s, LENS_ENOMEM, "out of memory");
@@ -273,6 +310,8 @@ static int map_comms(struct state *s)
         size_t r = 0;
         while (gids[r] != s->locs[i].group)
             r++;
+        /* Only the first thread seen of a process takes the rank; the others stay -1 and are
+         * not read. */
         int taken = 0;
         for (size_t k = 0; k < i; k++)
             taken |= s->locs[k].rank == (int)r;
@@ -285,6 +324,8 @@ static int map_comms(struct state *s)
         return fail(s, LENS_EFORMAT, "no cpu-thread locations: not an mpi trace");
     if (!(t->ranks = lens_calloc(ng, sizeof *t->ranks)))
         return fail(s, LENS_ENOMEM, "out of memory");
+    /* Communicators and groups both get world-rank tables: point-to-point records name
+     * communicators, RMA group syncs name groups. */
     for (uint32_t c = 0; c < t->ncomms; c++)
         if (s->comm_group[c] && map_group(s, s->comm_group[c] - 1, &t->comms[c]))
             return s->ev.rc;
@@ -297,6 +338,8 @@ static int map_comms(struct state *s)
     return LENS_OK;
 }
 
+/* The three fallbacks mirror map_group: an unknown communicator or one without a table maps by
+ * identity, MPI_COMM_SELF's rank 0 is the caller itself, and a rank outside the table is -1. */
 int32_t lens_trace_world_rank(const struct lens_trace *t, uint32_t comm, uint32_t r, int me)
 {
     if (comm >= t->ncomms)
@@ -309,11 +352,15 @@ int32_t lens_trace_world_rank(const struct lens_trace *t, uint32_t comm, uint32_
     return r < c->size ? c->world[r] : -1;
 }
 
+/* "?" rather than NULL: names go straight into messages and reports, and a damaged region id
+ * must not crash them. */
 const char *lens_trace_region_name(const struct lens_trace *t, uint32_t idx)
 {
     return idx < t->nregions && t->regions[idx] ? t->regions[idx] : "?";
 }
 
+/* libotf2 prints its errors to stderr by default; below main nothing may print (house rule), so
+ * the handler only passes the code through. */
 static OTF2_ErrorCode quiet_errors(void *u, const char *file, uint64_t line, const char *fn,
                                    OTF2_ErrorCode code, const char *fmt, va_list va)
 {
@@ -321,6 +368,8 @@ static OTF2_ErrorCode quiet_errors(void *u, const char *file, uint64_t line, con
     return code; /* the caller turns the returned code into a lens_err */
 }
 
+/* A callback that interrupted the reading already recorded the real cause; OTF2's own code
+ * would then only say "interrupted", so the first message wins. */
 static int otf2_fail(struct state *s, OTF2_ErrorCode rc, const char *what)
 {
     if (s->ev.rc)
@@ -344,6 +393,7 @@ static int read_globals(struct state *s, OTF2_Reader *rd)
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
     OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, on_win);
     OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attr);
+    /* Registering copies the callback set, so it is deleted right away. */
     OTF2_Reader_RegisterGlobalDefCallbacks(rd, gd, cb, s);
     OTF2_GlobalDefReaderCallbacks_Delete(cb);
     uint64_t n = 0;
@@ -351,10 +401,12 @@ static int read_globals(struct state *s, OTF2_Reader *rd)
     OTF2_Reader_CloseGlobalDefReader(rd, gd);
     if (rc != OTF2_SUCCESS)
         return otf2_fail(s, rc, "global definitions");
+    /* Without clock properties there is no resolution to turn ticks into seconds. */
     if (s->ev.t->resolution <= 0)
         return fail(s, LENS_EFORMAT, "no clock properties in the global definitions");
     /* region and attribute names, resolved now that every string is known */
     struct lens_trace *t = s->ev.t;
+    /* Our attributes are found by name, as their ids depend on the writer's definition order. */
     for (int i = 0; i < s->nattr; i++) {
         uint32_t id = s->attr_name[i];
         const char *nm = id < t->nstrings && t->strings[id] ? t->strings[id] : "";
@@ -367,6 +419,8 @@ static int read_globals(struct state *s, OTF2_Reader *rd)
     }
     if (t->nregions && !(t->regions = lens_calloc(t->nregions, sizeof(char *))))
         return fail(s, LENS_ENOMEM, "out of memory");
+    /* Only defined regions get a name (class 0 is a hole in the ids); lens_trace_region_name
+     * turns the holes into "?". */
     for (uint32_t i = 0; i < t->nregions; i++) {
         if (!s->ev.region_mpi[i])
             continue;
@@ -380,6 +434,9 @@ static int read_globals(struct state *s, OTF2_Reader *rd)
     return map_comms(s);
 }
 
+/* One rank at a time: local definitions (clock offsets) first, since seconds() needs them for
+ * the events that follow. The event callbacks are shared by all ranks; lens_otf2evt_begin
+ * resets the per-rank state. */
 static int read_rank(struct state *s, OTF2_Reader *rd, const struct loc *l,
                      OTF2_EvtReaderCallbacks *cb)
 {
@@ -389,6 +446,7 @@ static int read_rank(struct state *s, OTF2_Reader *rd, const struct loc *l,
         OTF2_DefReaderCallbacks *dcb = lens_otf2evt_def_callbacks();
         if (!dcb)
             return fail(s, LENS_ENOMEM, "out of memory");
+        /* As with the global callbacks, OTF2 copies the set on registration. */
         OTF2_Reader_RegisterDefCallbacks(rd, dr, dcb, &s->ev);
         OTF2_DefReaderCallbacks_Delete(dcb);
         uint64_t n = 0;
@@ -443,17 +501,22 @@ static int check_anchor(struct state *s, const char *anchor)
     size_t at = 7;
     unsigned format = buf[at++];
     at += 38;
+    /* Strings are skipped by their terminating NUL; buf is the first 4 KiB only, which holds
+     * every anchor we have seen (a few hundred bytes). */
     for (int str = 0; str < 3; str++) { /* machine, creator, description */
         const unsigned char *z = at < n ? memchr(buf + at, 0, n - at) : NULL;
         if (!z)
             return LENS_OK; /* truncated, or strings past 4 KiB: libotf2 checks the rest */
         at = (size_t)(z - buf) + 1;
     }
+    /* Anchor formats before 2 have no property list to check. */
     if (format < 2 || at + 4 > n)
         return LENS_OK;
     uint32_t props = buf[1] == 0x42
         ? (uint32_t)buf[at] | (uint32_t)buf[at + 1] << 8 | (uint32_t)buf[at + 2] << 16 | (uint32_t)buf[at + 3] << 24
         : (uint32_t)buf[at + 3] | (uint32_t)buf[at + 2] << 8 | (uint32_t)buf[at + 1] << 16 | (uint32_t)buf[at] << 24;
+    /* Each property takes at least two bytes (two empty strings), so more properties than half
+     * the remaining bytes cannot be real. */
     unsigned long long room = (unsigned long long)st.st_size - (at + 4);
     if (props > room / 2)
         return fail(s, LENS_EFORMAT, "anchor file declares %u properties, but holds %llu bytes after the count",
@@ -461,6 +524,9 @@ static int check_anchor(struct state *s, const char *anchor)
     return LENS_OK;
 }
 
+/* The order is fixed by OTF2: globals (which say which locations exist), then select the ranks'
+ * locations, then open their definition and event files and read rank by rank. Every exit goes
+ * through "out" so the reader and callbacks are released on any failure. */
 static int read_archive(struct state *s, const char *anchor)
 {
     int grc = check_anchor(s, anchor);
@@ -471,17 +537,21 @@ static int read_archive(struct state *s, const char *anchor)
         return fail(s, LENS_EFORMAT, "not an otf2 archive or damaged anchor file");
     int rc = LENS_OK;
     OTF2_EvtReaderCallbacks *cb = NULL;
+    /* The reader runs in one process: OTF2 needs serial "collective" callbacks even so. */
     if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS) {
         rc = fail(s, LENS_EFORMAT, "cannot set up the otf2 reader");
         goto out;
     }
     char *creator = NULL;
     if (OTF2_Reader_GetCreator(rd, &creator) == OTF2_SUCCESS && creator) {
+        /* Our own traces end every rank with MPI_Finalize unless the run crashed, which lets
+         * lens_trace_ends judge early ends strictly (see there). */
         s->ev.t->ours = !strncmp(creator, "mpilens", 7);
         free(creator); /* OTF2 hands over a malloc'ed copy */
     }
     if ((rc = read_globals(s, rd)))
         goto out;
+    /* Only ranks' master threads are selected, so OTF2 does not open files of threads we skip. */
     for (size_t i = 0; i < s->nlocs; i++)
         if (s->locs[i].rank >= 0)
             OTF2_Reader_SelectLocation(rd, s->locs[i].id);
@@ -513,6 +583,8 @@ int lens_trace_read(const char *path, struct lens_trace **out, struct lens_err *
     return lens_trace_read_flags(path, 0, out, e);
 }
 
+/* A directory or its anchor file are both accepted; both stats run before OTF2 so a missing
+ * trace is an I/O error naming the path, not a format error from the library. */
 int lens_trace_read_flags(const char *path, unsigned flags, struct lens_trace **out,
                           struct lens_err *e)
 {
@@ -534,9 +606,12 @@ int lens_trace_read_flags(const char *path, unsigned flags, struct lens_trace **
     s.ev.attr_module = s.ev.attr_offset = s.ev.attr_window = LENS_NONE;
     if (!(s.ev.t = lens_calloc(1, sizeof *s.ev.t)))
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", anchor);
+    /* OTF2's error callback is process-global: the previous one is restored so an embedding
+     * program keeps its handler. */
     OTF2_ErrorCallback prev = OTF2_Error_RegisterCallback(quiet_errors, NULL);
     int rc = read_archive(&s, anchor);
     OTF2_Error_RegisterCallback(prev, NULL);
+    /* The definition tables are only needed while reading; the trace keeps its own copies. */
     lens_free(s.locs);
     lens_free(s.region_name);
     lens_free(s.ev.region_mpi);
@@ -555,6 +630,11 @@ int lens_trace_read_flags(const char *path, unsigned flags, struct lens_trace **
     return LENS_OK;
 }
 
+/* Decides which ranks' traces end early (a crash loses the tail of some ranks): a rank without
+ * events is early when any rank has events; when any rank reached MPI_Finalize (or the trace is
+ * ours, where every rank calls it) a rank without Finalize is early; otherwise a rank whose
+ * last event is more than 10 % of the run before the latest one is. Returns the number of early
+ * ranks. */
 int lens_trace_ends(const struct lens_trace *t, struct lens_trace_end *out, double *t_end)
 {
     int any_events = 0, any_final = 0, early = 0;
@@ -581,6 +661,9 @@ int lens_trace_ends(const struct lens_trace *t, struct lens_trace_end *out, doub
         struct lens_trace_end *o = &out[r];
         if (!o->nevents)
             o->early = any_events;
+        /* Score-P traces may filter MPI_Finalize out, so its absence alone proves nothing
+         * there; the 10 % threshold then separates a crash from ranks that just finish at
+         * slightly different times. */
         else if (any_final || t->ours)
             o->early = !o->finalized;
         else
@@ -605,6 +688,8 @@ static void cat(char *buf, size_t n, size_t *len, const char *fmt, ...)
     *len = w < 0 ? n : *len + (size_t)w < n ? *len + (size_t)w : n;
 }
 
+/* The event counts and the early-end warning as text for the commands: per rank up to 16 ranks,
+ * beyond that the extremes only, and at most 8 early ranks named, so the line stays readable. */
 int lens_trace_ends_text(const struct lens_trace *t, char *counts, size_t ncounts, char *warning,
                          size_t nwarning)
 {
@@ -655,6 +740,7 @@ int lens_trace_ends_text(const struct lens_trace *t, char *counts, size_t ncount
     return early;
 }
 
+/* Communicators and groups share the table type; both own their world-rank arrays. */
 static void free_comms(struct lens_trace_comm *c, uint32_t n)
 {
     for (uint32_t i = 0; c && i < n; i++)
@@ -662,6 +748,8 @@ static void free_comms(struct lens_trace_comm *c, uint32_t n)
     lens_free(c);
 }
 
+/* Tolerates a trace half built by a failed read: every array may be NULL, and counts only cover
+ * what was allocated. */
 void lens_trace_free(struct lens_trace *t)
 {
     if (!t)

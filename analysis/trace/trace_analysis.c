@@ -7,6 +7,7 @@ int lens_trace_analysis_read(const char *trace_path, const char *rules_dir,
 {
     *out = NULL;
     struct lens_trace_analysis *a = lens_calloc(1, sizeof *a);
+    /* Nothing is read yet, so a failed allocation leaves nothing half built to free but a. */
     if (!a || !(a->rules = lens_rules_new())) {
         lens_free(a);
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
@@ -23,6 +24,9 @@ int lens_trace_analysis_read(const char *trace_path, const char *rules_dir,
     return LENS_OK;
 }
 
+/* Binding before building: a rule error is reported without spending the time to build the
+ * events, and a second run is refused because the trace's times were already moved by the clock
+ * fix (a second fix would see different inputs). */
 int lens_trace_analysis_run(struct lens_trace_analysis *a, unsigned flags, struct lens_err *e)
 {
     if (!a->rules || a->events)
@@ -37,6 +41,7 @@ int lens_trace_analysis_run(struct lens_trace_analysis *a, unsigned flags, struc
     return lens_problems_detect(a->trace, a->events, r, NULL, flags, &a->problems, e);
 }
 
+/* Read and run in one step; on failure nothing is returned, so the caller frees nothing. */
 int lens_trace_analysis_new(const char *trace_path, const char *rules_dir, unsigned flags,
                             struct lens_trace_analysis **out, struct lens_err *e)
 {
@@ -48,6 +53,8 @@ int lens_trace_analysis_new(const char *trace_path, const char *rules_dir, unsig
     return rc;
 }
 
+/* The problems point into the trace (call indices) and own the rules once run: free them before
+ * the trace. a->rules is non-NULL only when the run never took them over. */
 void lens_trace_analysis_free(struct lens_trace_analysis *a)
 {
     if (!a)
