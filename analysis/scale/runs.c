@@ -610,6 +610,12 @@ static int app_efficiencies(const struct lens_runs *r, const char *app, const si
             double flops = model->flops_coef * pow(rec->size, model->flops_power);
             /* E = C d^K / (p Tp F): the achieved share of the peak (docs/methods.md §8). */
             eff[k] = flops / (rec->procs * rec->value * model->peak);
+            /* d^K or p Tp F can overflow (d = 1e300): inf, or inf / inf = NaN. A NaN from an ok
+             * run would be left off the axes by fill_grid yet written into the grid (index -1,
+             * out of bounds); an inf would poison every mark. */
+            if (!isfinite(eff[k]))
+                return lens_err_set(e, LENS_EDATA, "%s: the performance model gives no finite "
+                                    "efficiency at procs %g, size %g", app, rec->procs, rec->size);
         } else {
             /* first pair with this size: binary search over the pairs */
             size_t lo = 0, hi = nref;
