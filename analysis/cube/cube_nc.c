@@ -410,8 +410,8 @@ static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *
                               LENS_HOST_NAME_MAX);
         } else if (len == 0) {
             continue;
-        /* The check also refuses NUL bytes, so lens_strdup below copies the whole name. */
         } else if (!lens_nc_guard_utf8(line, len)) {
+            /* the check also refuses NUL bytes, so lens_strdup below copies the whole name */
             rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: host name is not valid UTF-8", path, lineno);
         } else if (n >= c->procs) {
             n++; /* counted for the message below */

@@ -455,9 +455,9 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
                 fail(r, "the record variables need more than 2^64 bytes per record");
                 break;
             }
-        /* A fixed-size variable must lie wholly inside the file: the library would return fill
-         * values for the missing part without an error. */
         } else if (begin > r->fsize || bytes > r->fsize - begin) {
+            /* A fixed-size variable must lie wholly inside the file: the library would return
+             * fill values for the missing part without an error. */
             fail(r, "truncated NetCDF file: %llu bytes, variable '%s' needs bytes %llu to %llu", r->fsize, nm,
                  begin, begin + bytes > begin ? begin + bytes : UINT64_MAX);
             break;
