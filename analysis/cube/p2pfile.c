@@ -452,6 +452,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
     if (nc_inq_dimid(id, "pair", &dp) != NC_NOERR || nc_inq_dimid(id, "size", &ds) != NC_NOERR)
         return lens_err_set(e, LENS_EFORMAT, "%s: no dimensions 'pair' and 'size': not a p2p file "
                             "from mpilens-bench -t p2p", path);
+    /* The guard checked the header, so the dimensions exist with the ids just found. */
     nc_inq_dimlen(id, dp, &P);
     nc_inq_dimlen(id, ds, &S);
     if (P == 0 || S == 0)
@@ -471,6 +472,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
     if (nc_inq_attlen(id, NC_GLOBAL, "window", &wn) == NC_NOERR && wn == 1 &&
         nc_get_att_int(id, NC_GLOBAL, "window", &window) == NC_NOERR)
         f->window = window;
+    /* The expected shapes by dimension id: (size), (pair), (pair, size). */
     int d_s[1] = {ds}, d_p[1] = {dp}, d_ps[2] = {dp, ds};
     /* All variables are read whole into flat buffers, then scattered per pair: one library call
      * per variable instead of one per cell. */
@@ -537,6 +539,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
         q->nsize = (int)S;
         for (size_t k = 0; k < S; k++) {
             struct lens_p2p_point *pt = &q->pt[k];
+            /* Cell (p, k) of a (pair, size) variable, row-major as NetCDF stores it. */
             size_t x = p * S + k;
             pt->size_bytes = sizes[k];
             pt->round_trips_per_iter = trips[k];
@@ -591,6 +594,7 @@ int lens_p2pfile_read(const char *input, struct lens_p2pfile **out, struct lens_
     *out = NULL;
     if (!input || !*input)
         return lens_err_set(e, LENS_EINVAL, "no p2p file or prefix given");
+    /* Zeroed, so lens_p2pfile_free can release it at any step of a failed read. */
     struct lens_p2pfile *f = lens_calloc(1, sizeof *f);
     if (!f)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
@@ -600,6 +604,7 @@ int lens_p2pfile_read(const char *input, struct lens_p2pfile **out, struct lens_
         f->is_nc = ends_with(input, ".nc");
     } else {
         /* a -f PREFIX: the NetCDF file keeps full precision, the CSV 9 digits */
+        /* Room for the longer suffix, "_p2p.csv", and the NUL. */
         size_t n = strlen(input) + 16;
         f->path = lens_malloc(n);
         if (f->path) {
