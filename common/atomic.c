@@ -519,6 +519,8 @@ int lens_atomic_dir(const char *dir, char **where, struct lens_err *e)
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", dir);
         return rc;
     }
+    /* Three copies of dir: the parent to create, the final name the group will rename to, and
+     * the temporary folder's name (".tmpXXXXXX" and the NUL fit in the 16 extra bytes). */
     char *parent = lens_strdup(dir), *path = lens_strdup(dir), *tmp = lens_malloc(strlen(dir) + 16);
     int rc = parent && path && tmp ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", dir);
     /* "figs/" names the folder figs */

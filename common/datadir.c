@@ -101,6 +101,8 @@ int lens_datadir_find(char *buf, size_t n, struct lens_err *e)
             return lens_err_set(e, LENS_EIO, "MPILENS_DATADIR=%s: no fonts/DejaVuSans.ttf or "
                                 "templates/report.tmpl there", env);
         struct tried t = {.n = 0};
+        /* Through the candidate list like the other lookups, so the same length check and
+         * realpath apply to the environment's value. */
         add(&t, "%s%s", env, "");
         if (t.n == 0)
             return lens_err_set(e, LENS_EINVAL, "MPILENS_DATADIR: path too long");

@@ -10,6 +10,7 @@ void lens_json_init(struct lens_json *j, FILE *fp)
 {
     j->fp = fp;
     j->depth = 0;
+    /* Depth 0 is the top level: a document written there starts without a comma. */
     j->first[0] = 1;
     j->after_key = 0;
 }
@@ -52,6 +53,8 @@ void lens_json_end_object(struct lens_json *j) { close_(j, '}'); }
 void lens_json_begin_array(struct lens_json *j) { open_(j, '['); }
 void lens_json_end_array(struct lens_json *j) { close_(j, ']'); }
 
+/* The short escapes JSON defines for the common cases (quotes, backslash, newline, carriage
+ * return, tab); every other byte below 0x20 as \u00XX. */
 void lens_json_escape(FILE *fp, const char *s)
 {
     fputc('"', fp);

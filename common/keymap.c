@@ -97,6 +97,8 @@ void lens_keymap_del(struct lens_keymap *m, struct lens_key k)
     }
 }
 
+/* Leaves the zeroed struct, an empty map again, so a released map can be reused or released
+ * twice. */
 void lens_keymap_release(struct lens_keymap *m)
 {
     lens_free(m->keys);

@@ -60,8 +60,8 @@ static char *path_join(const char *prefix, const char *suffix)
     return p;
 }
 
-/* "<prefix>_<suffix>.nc" when name ends that way: returns the prefix length, else 0. */
-/* The hosts file is left out (i < SUFFIX_HOSTS): a name ending in _hosts.txt alone does not make
+/* "<prefix>_<suffix>.nc" when name ends that way: returns the prefix length, else 0.
+ * The hosts file is left out (i < SUFFIX_HOSTS): a name ending in _hosts.txt alone does not make
  * a cube, there must be a NetCDF file. */
 static size_t strip_suffix(const char *name)
 {
@@ -217,8 +217,8 @@ static int read_mode(int id, struct ncmeta *m, const char *path, struct lens_err
     return LENS_OK;
 }
 
-/* Opens path and checks the shape of data(n, x, y[, z]); fills m. */
-/* want_dims is 3 for a statistic or the amounts, data(n, x, y), and 4 for the raw repeats,
+/* Opens path and checks the shape of data(n, x, y[, z]); fills m.
+ * want_dims is 3 for a statistic or the amounts, data(n, x, y), and 4 for the raw repeats,
  * data(n, x, y, z). On success the file stays open (*idp) for the data reads. */
 static int open_stat(const char *path, int want_dims, int *idp, int *varp, struct ncmeta *m,
                      struct lens_err *e)

@@ -11,8 +11,8 @@ static const struct lens_cube_reader builtin[] = {
 };
 #define NBUILTIN (sizeof builtin / sizeof *builtin)
 
-/* Rows added at run time (tests): process-wide, never removed. */
-/* A fixed array: tests add one or two rows, and a static table needs no cleanup at exit. */
+/* Rows added at run time (tests): process-wide, never removed.
+ * A fixed array: tests add one or two rows, and a static table needs no cleanup at exit. */
 static struct lens_cube_reader extra[8];
 static size_t nextra;
 

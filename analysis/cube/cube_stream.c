@@ -36,10 +36,9 @@ struct lens_cube_stream {
     int ended;
 };
 
-/* cube.c's test for a diagonal value network_test2 never wrote. */
-/* Kept identical to cube.c's (a copy rather than a shared function, so cube.c stays free of the
- * stream): the equality of both readers depends on it, and tests/test_cube_stream.c checks it on
- * every defect. */
+/* cube.c's test for a diagonal value network_test2 never wrote, copied: the two must stay
+ * identical, the equality of the two readers depends on it (tests/test_cube_stream.c checks
+ * it on every defect). */
 static int is_garbage(double x)
 {
     return !isfinite(x) || x < 0 || (x != 0 && fabs(x) < 1e-100) || x > 3600.0;

@@ -232,8 +232,8 @@ static int names_add(struct rd *r, struct names *h, size_t at, size_t n)
     }
 }
 
-/* A name for messages: printable ASCII as is, other bytes as '?', at most cap - 1 bytes. */
-/* Messages are printed to a terminal and written to JSON: a hostile name must not carry escape
+/* A name for messages: printable ASCII as is, other bytes as '?', at most cap - 1 bytes.
+ * Messages are printed to a terminal and written to JSON: a hostile name must not carry escape
  * sequences or invalid UTF-8 into them. */
 static const char *show(const struct rd *r, size_t at, size_t n, char *out, size_t cap)
 {
@@ -571,8 +571,8 @@ static int check_hdf5(struct rd *r, unsigned long long base)
      * misplace the addresses read below. */
     if (osize != 2 && osize != 4 && osize != 8)
         return fail(r, "the HDF5 superblock declares %u-byte addresses", osize);
-    /* base address, free-space (or extension) address, end-of-file address */
-    /* Offset of the base address: versions 0 and 1 have the versions, sizes, two K values and
+    /* Three addresses follow the fields: base, free-space (or extension) and end of file.
+     * Offset of the base address: versions 0 and 1 have the versions, sizes, two K values and
      * flags before it (version 1 four bytes more: the indexed-storage K and padding), versions 2
      * and 3 only the sizes and flags. */
     size_t fields = version == 0 ? 24 : version == 1 ? 28 : 12;

@@ -90,8 +90,8 @@ static int pair_labels(struct lens_p2p_pair *q, int index, const char *kind, con
 
 /* ---- CSV ---- */
 
-/* Optional columns after size_bytes and the 13 doubles; NONE marks an absent column. */
-/* Older single-pair files lack them all: a missing optional column gives "unknown" (0, -1 or
+/* Optional columns after size_bytes and the 13 doubles; NONE marks an absent column.
+ * Older single-pair files lack them all: a missing optional column gives "unknown" (0, -1 or
  * ""), never an error, so every file the benchmark ever wrote stays readable. */
 enum { O_WINDOW, O_TRIPS, O_LAT_ITERS, O_BW_ITERS, O_PAIR, O_KIND, O_RANK_A, O_RANK_B,
        O_HOST_A, O_HOST_B, O_COUNT };
@@ -106,8 +106,8 @@ struct csv {
     char **field;        /* nf pointers into the current line */
 };
 
-/* Splits line (modified in place) at commas into at most max fields; returns the count. */
-/* Counts every field but stores at most max, so a row with too many fields is measured (and
+/* Splits line (modified in place) at commas into at most max fields; returns the count.
+ * Counts every field but stores at most max, so a row with too many fields is measured (and
  * refused by the caller) without writing past field[]. No quoting: the benchmark never writes a
  * comma inside a field. */
 static int split(char *line, char **field, int max)
@@ -202,8 +202,8 @@ struct acc {
     size_t *ptcap;  /* capacity of each pair's pt array */
 };
 
-/* Grows f->pair to hold index p, zeroing new pairs. */
-/* Pairs are numbered by the file's "pair" column; rows of several pairs may interleave, so the
+/* Grows f->pair to hold index p, zeroing new pairs.
+ * Pairs are numbered by the file's "pair" column; rows of several pairs may interleave, so the
  * pair array grows to the largest index seen, and read_csv checks at the end that no index in
  * between was skipped. */
 static int csv_pair_slot(struct lens_p2pfile *f, int p, struct acc *a)
@@ -366,8 +366,8 @@ static int read_csv(struct lens_p2pfile *f, struct lens_err *e)
 
 /* ---- NetCDF ---- */
 
-/* Variable name's id after checking it has the dimensions dims[0..nd) (by id). */
-/* nc_get_var_* fills the whole variable: its shape must be the one the buffer was sized for, or
+/* Variable name's id after checking it has the dimensions dims[0..nd) (by id).
+ * nc_get_var_* fills the whole variable: its shape must be the one the buffer was sized for, or
  * a variable of other dimensions would write past it. */
 static int nc_var(int id, const char *path, const char *name, int nd, const int *dims,
                   const char *shape, int *var, struct lens_err *e)
@@ -603,8 +603,8 @@ int lens_p2pfile_read(const char *input, struct lens_p2pfile **out, struct lens_
         f->path = lens_strdup(input);
         f->is_nc = ends_with(input, ".nc");
     } else {
-        /* a -f PREFIX: the NetCDF file keeps full precision, the CSV 9 digits */
-        /* Room for the longer suffix, "_p2p.csv", and the NUL. */
+        /* a -f PREFIX: the NetCDF file keeps full precision, the CSV 9 digits.
+         * Room for the longer suffix, "_p2p.csv", and the NUL. */
         size_t n = strlen(input) + 16;
         f->path = lens_malloc(n);
         if (f->path) {
@@ -724,8 +724,8 @@ double lens_p2pfile_send_time(const struct lens_p2p_pair *p, double bytes)
         double t = (bytes - (double)a->size_bytes) / (double)(b->size_bytes - a->size_bytes);
         return a->latency_median_s + t * (b->latency_median_s - a->latency_median_s);
     }
-    /* Above the largest size: extend the last segment when it rises. */
-    /* The last segment is the last two usable points, skipping NaN latencies in between. */
+    /* Above the largest size: extend the last segment when it rises.
+     * The last segment is the last two usable points, skipping NaN latencies in between. */
     int before = -1;
     for (int k = lo - 1; k >= 0 && before < 0; k--)
         if (usable(&p->pt[k]))

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Value classes: finite values share tolerance intervals; the others decode exactly. */
-/* The class number indexes `special` in values(): 0 finite, 1 +inf, 2 -inf, 3 NaN. A group never
+/* Value classes: finite values share tolerance intervals; the others decode exactly.
+ * The class number indexes `special` in values(): 0 finite, 1 +inf, 2 -inf, 3 NaN. A group never
  * mixes classes, so its decoded value is exact for every non-finite member. */
 static int vclass(double v) { return isnan(v) ? 3 : isinf(v) ? (v > 0 ? 1 : 2) : 0; }
 
@@ -229,8 +229,8 @@ static void tol(double v, double eps, double *lo, double *hi)
 }
 
 /* Cuts sorted items[0..n) into the fewest runs that each fit the bound (both ends of the
- * tolerance intervals grow with v, so the greedy cut is optimal); ends[r] is the end of run r. */
-/* Optimality: with the items sorted by value, both v - eps|v| and v + eps|v| are non-decreasing
+ * tolerance intervals grow with v, so the greedy cut is optimal); ends[r] is the end of run r.
+ * Optimality: with the items sorted by value, both v - eps|v| and v + eps|v| are non-decreasing
  * in v, so a run's intersection is [lo of its last item, hi of its first]; extending a run while
  * that stays non-empty is the classic greedy interval stabbing, which gives the fewest runs.
  * Non-finite classes sort after (or before) all finite values and form one run each. */
@@ -259,8 +259,8 @@ static int cover(const struct item *it, int n, double eps, int *ends)
     return nr;
 }
 
-/* Members of every group of g (group numbers < n), ascending pairs: members[start[id]..]. */
-/* A counting sort of the pairs by group: O(P^2 + n), and ascending pairs within each group,
+/* Members of every group of g (group numbers < n), ascending pairs: members[start[id]..].
+ * A counting sort of the pairs by group: O(P^2 + n), and ascending pairs within each group,
  * which the sorts and the stable tie order rely on. cnt is used as the fill cursor, then
  * restored to the counts. */
 static void members_of(struct lens_packed_encoder *z, const int *g, int n)
@@ -279,8 +279,8 @@ static void members_of(struct lens_packed_encoder *z, const int *g, int n)
         z->cnt[id] -= z->start[id];
 }
 
-/* A new partition of the whole matrix into fresh groups 0..G-1; returns G. */
-/* Group numbers follow the sorted order of the values, so they say nothing about pairs; only
+/* A new partition of the whole matrix into fresh groups 0..G-1; returns G.
+ * Group numbers follow the sorted order of the values, so they say nothing about pairs; only
  * their consistency from one length to the next matters. */
 static int fresh(struct lens_packed_encoder *z, const double *mat, int *g)
 {
@@ -525,8 +525,8 @@ static int put(struct lens_packed_encoder *z, const double *mat)
     if (refine(z, mat, &reset) != LENS_OK || (!reset && merge(z, mat) != LENS_OK))
         return LENS_ENOMEM;
     if (!reset && z->gf) {
-        /* something split: compare the bytes of the changes and values with a new partition */
-        /* gt: the groups of the trial still in use after splits and merges, each costing one
+        /* something split: compare the bytes of the changes and values with a new partition.
+         * gt: the groups of the trial still in use after splits and merges, each costing one
          * value. */
         int gt = 0;
         memset(z->cnt, 0, (size_t)z->tnid * sizeof *z->cnt);

@@ -271,8 +271,8 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
     snprintf(name, sizeof name, "%s_value", sn);
     if ((st = nc_inq_varid(id, name, &var)) || (st = att1_int(id, var, "nevents", &ival)))
         goto fail;
-    /* the shapes the buffers below are sized for (the guard bounded them by the file size) */
-    /* Per variable: its suffix and its dimensions' suffixes; value_start's single dimension,
+    /* the shapes the buffers below are sized for (the guard bounded them by the file size).
+     * Per variable: its suffix and its dimensions' suffixes; value_start's single dimension,
      * "lengths1", is shared by all statistics and so has no statistic prefix (NULL first). */
     static const char *const shape[5][3] = {{"reset_length", "resets", NULL}, {"reset_group", "resets", "pairs"},
                                             {"event", "events", "four"}, {"value", "values", NULL},
@@ -389,8 +389,8 @@ static int get_hosts(int id, struct lens_cube *m, const char *path, struct lens_
     return LENS_OK;
 }
 
-/* Whether open file id carries the format attribute of a packed cube (the probe's test too). */
-/* The attribute must fit the buffer and start with PACK_FORMAT; nc_get_att_text does not
+/* Whether open file id carries the format attribute of a packed cube (the probe's test too).
+ * The attribute must fit the buffer and start with PACK_FORMAT; nc_get_att_text does not
  * terminate the text, hence the zeroed buffer and n < sizeof fmt. */
 static int has_pack_format(int id)
 {

@@ -46,8 +46,8 @@ void lens_synth_opts_init(struct lens_synth_opts *o)
     o->asym_factor = 1.5;
 }
 
-/* xorshift64*: small, fast and the same on every platform, unlike rand(). */
-/* The top 53 bits of the product, scaled by 2^-53: a double uniform in [0, 1) with every
+/* xorshift64*: small, fast and the same on every platform, unlike rand().
+ * The top 53 bits of the product, scaled by 2^-53: a double uniform in [0, 1) with every
  * mantissa bit random. The state must be non-zero (xorshift stays at 0 forever). */
 static double uniform(unsigned long long *s)
 {
@@ -179,8 +179,8 @@ static double jitter(const struct lens_synth_opts *o, size_t i, size_t j)
     return f > 0.5 ? f : 0.5;
 }
 
-/* The delay of link (receiver i, sender j) at length index k, without noise. */
-/* Hockney's model per level, t = latency + length / bandwidth, times the link's fixed jitter;
+/* The delay of link (receiver i, sender j) at length index k, without noise.
+ * Hockney's model per level, t = latency + length / bandwidth, times the link's fixed jitter;
  * then the planted anomalies, each applied only when its option is set. */
 static double delay(const struct lens_synth_opts *o, const struct lens_synth_place *pl, const struct lens_cube *c,
                     int k, size_t i, size_t j)

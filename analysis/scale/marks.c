@@ -26,8 +26,8 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
     size_t np = g->np, nd = g->nd;
     /* Extreme efficiencies and the axis ranges over the configurations present; the axes hold
      * only values with at least one present configuration (lens_runs_grids guarantees it, but a
-     * caller-built grid might not). */
-    /* Index bounds of the present configurations; ip0 = np marks "none seen yet". */
+     * caller-built grid might not).
+     * Index bounds of the present configurations; ip0 = np marks "none seen yet". */
     size_t ip0 = np, ip1 = 0, jd0 = nd, jd1 = 0;
     for (size_t j = 0; j < nd; j++)
         for (size_t i = 0; i < np; i++) {
@@ -169,8 +169,8 @@ int lens_marks_rank(const struct lens_marks *marks, const char *const *names, si
 
 /* ---- sentences ---- */
 
-/* The keys of templates/scale.txt and their built-in English texts. */
-/* Index layout shared by text_keys and text_defaults: three thresholds, three strength words,
+/* The keys of templates/scale.txt and their built-in English texts.
+ * Index layout shared by text_keys and text_defaults: three thresholds, three strength words,
  * then per mark (procs, data, all) three sentences in the order falls, rises, flat, then "none".
  * lens_marks_describe computes T_SENTENCES + 3 * key + variant from it. */
 enum { T_FLAT, T_MODERATE, T_STRONG, S_WEAK, S_MODERATE, S_STRONG, T_SENTENCES, T_NONE = T_SENTENCES + 9,

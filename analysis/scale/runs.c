@@ -17,8 +17,8 @@
 
 enum { COL_APP, COL_PROCS, COL_SIZE, COL_EFF, COL_TIME, COL_STATUS, N_COLS };
 
-/* Accepted header names per column, case-insensitive; the first is the documented one. */
-/* Aliases let files from other tools ("np", "seconds") load unchanged; a header naming one
+/* Accepted header names per column, case-insensitive; the first is the documented one.
+ * Aliases let files from other tools ("np", "seconds") load unchanged; a header naming one
  * column twice (e.g. "time" and "seconds") is refused in map_header rather than one silently
  * ignored. */
 static const char *const col_names[N_COLS][3] = {
@@ -538,8 +538,8 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
     size_t cap = 2;
     while (cap < 2 * n_ok)
         cap *= 2;
-    /* cap doubles of slots plus cap bytes of flags */
-    /* One block serves both axes in turn: distinct() needs the same room for n_ok values of
+    /* cap doubles of slots plus cap bytes of flags.
+     * One block serves both axes in turn: distinct() needs the same room for n_ok values of
      * procs and of sizes. */
     double *scratch = lens_malloc(cap * sizeof(double) + cap + 1);
     if (!scratch)
