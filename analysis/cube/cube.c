@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Indexed by enum lens_cube_mode: network_test2's test_type numbers 1..9, 0 for unknown, and
+/* Indexed by enum lens_mode: network_test2's test_type numbers 1..9, 0 for unknown, and
  * mpilens's own p2p sweep last. The names are those of the newer layout's char test_type, so
  * lens_cube_mode_parse reads that layout directly. */
 static const char *const mode_names[] = {
@@ -49,8 +49,8 @@ int lens_cube_stat_parse(const char *name)
 }
 
 /* Row i is the rank that measured in network_test2 (docs/methods.md §1); what the columns mean
- * depends on the mode. The report and the packed file quote these sentences, so a reader of a
- * heatmap knows which way a delay goes. */
+ * depends on the mode. info, the report and the files mpilens writes quote these sentences, so
+ * a reader of a heatmap knows which way a delay goes. */
 const char *lens_cube_mode_semantics(int mode)
 {
     switch (mode) {

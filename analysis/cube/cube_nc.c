@@ -307,9 +307,9 @@ static int open_stat(const char *path, int want_dims, int *idp, int *varp, struc
                           proc_num, m->procs, m->procs);
         goto out;
     }
-    /* Files written by mpilens carry this attribute: they were repaired when read the first
-     * time, so lens_cube_repair leaves them alone (methods §1: "Files written by mpilens are
-     * left alone"). */
+    /* Files written by mpilens carry this attribute: they were repaired when first read, so
+     * lens_cube_repair does not guess at the round-trip mix again (methods §1: "Files written by
+     * mpilens are left alone"). */
     size_t alen = 0;
     m->ours = nc_inq_attlen(id, NC_GLOBAL, "mpilens_version", &alen) == NC_NOERR;
 out:

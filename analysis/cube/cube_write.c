@@ -106,12 +106,11 @@ static int define_file(struct ncout *o, const struct lens_cube *m, int data_type
     for (int i = 0; i < 10; i++)
         if ((st = nc_put_var_int(id, vars[i], &values[i])))
             goto fail;
-    /* The header reaches the disk before any data: a run killed during the first length leaves a
-     * file the readers recognise (with no lengths) rather than an empty one. */
+    /* The header on disk before any data: o->good below is then the size of a file with no
+     * record, the state rollback_direct returns to when not one length completes. */
     if ((st = nc_sync(id)))
         goto fail;
     struct stat sb;
-    /* The size with no record: what rollback_direct truncates to if not one length completes. */
     o->good = stat(o->tmp, &sb) == 0 ? sb.st_size : 0;
     return LENS_OK;
 fail:
@@ -234,8 +233,8 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
         char suffix[32];
         snprintf(suffix, sizeof suffix, "_%s.nc", s < LENS_STAT_COUNT ? file_stats[s] : "all");
         struct ncout *o = &w->f[s];
-        /* path is the name people asked for (messages, the final rename), at the name inside a
-         * folder still being built aside; they differ only while that folder is new. */
+        /* o->path is the name people asked for (messages, the final rename), o->at the name
+         * written inside a folder still being built aside; they differ only while it is new. */
         o->path = path_join(prefix, suffix);
         o->at = path_join(wprefix, suffix);
         if (!o->path || !o->at) {

@@ -74,7 +74,7 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, size_t *coun
     }
 }
 
-/* The encoder keeps only the current partition (gid) and one trial (tgid) and fresh one (fgid):
+/* The encoder keeps only the current partition (gid), a trial (tgid) and a fresh one (fgid):
  * working memory is O(P^2 + groups) whatever the number of lengths. */
 struct lens_packed_encoder {
     int P, L, k;

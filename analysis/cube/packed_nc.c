@@ -69,8 +69,8 @@ static int put_stat(int id, int dpairs, int dlen1, int dfour, const char *sn, co
     snprintf(name, sizeof name, "%s_value_start", sn);
     if ((st = nc_def_var(id, name, NC_INT, 1, &dlen1, &vs)))
         return st;
-    /* The measured errors travel with the data, so `mpilens info` on a packed cube reports the
-     * actual error without decoding (docs/links.md, "Compression of the cube"). */
+    /* The measured errors travel with the data: the file says how far it is from the cube it
+     * came from (err_max, err_rms), readable with ncdump and without decoding. */
     int ne = (int)p->nevent, sp = (int)p->splits, mg = (int)p->merges;
     double rms = p->err_n ? sqrt(p->err_sum2 / p->err_n) : 0;
     if ((st = nc_put_att_int(id, vv, "nevents", NC_INT, 1, &ne)) || (st = nc_put_att_int(id, vv, "splits", NC_INT, 1, &sp)) ||
@@ -462,7 +462,7 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     m->noise_msgs = iv[7];
     m->noise_procs = iv[8];
     /* Packed cubes are only written by mpilens, from cubes already repaired on reading: the
-     * readers' repairs of network_test2's defects must not run again. */
+     * round-trip mix of network_test2 is not guessed at again. */
     m->written_by_mpilens = 1;
     m->source = lens_strdup(path);
     rc = m->source ? get_hosts(id, m, path, e) : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);

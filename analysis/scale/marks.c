@@ -341,7 +341,7 @@ int lens_marks_describe(const struct lens_marks_text *t, int key, double mark, c
         strength = text_of(t, a < thr[1] ? S_WEAK : a < thr[2] ? S_MODERATE : S_STRONG);
     }
     char num[64];
-    /* Four significant digits: the marks compared in a report differ in the second or third. */
+    /* Four significant digits, as templates/scale.txt documents {mark}. */
     snprintf(num, sizeof num, "%.4g", mark);
     size_t len = 0;
     /* Only {strength} and {mark} are placeholders; any other brace is copied as it stands. */
