@@ -46,7 +46,8 @@ int lens_atomic_fail(struct lens_atomic *a, int rc, struct lens_err *e);
  * name; group_commit renames them all, and if a rename fails removes every temporary and
  * every part it already renamed. group_abort removes them all (at any depth: the whole
  * group is dropped). Groups nest (only the outermost commit renames); not thread-safe: the
- * serial tool and rank 0 use them. */
+ * serial tool and rank 0 use them. group_commit returns LENS_EIO naming the file whose rename
+ * failed (with strerror); the group is closed either way. */
 void lens_atomic_group_begin(void);
 int lens_atomic_group_commit(struct lens_err *e);
 void lens_atomic_group_abort(void);
