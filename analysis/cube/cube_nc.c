@@ -39,6 +39,7 @@ struct ncfiles {
 /* Defined below with the other source functions; files_open needs it on its error path. */
 static void ncfiles_close(struct ncfiles *f);
 
+/* stat follows links: a cube reached through a symbolic link is read like any other file. */
 static int is_file(const char *p)
 {
     struct stat st;
@@ -187,6 +188,7 @@ static int read_mode(int id, struct ncmeta *m, const char *path, struct lens_err
 {
     int var;
     nc_type type;
+    /* test_type is required: without it rows and columns cannot be interpreted at all. */
     if (nc_inq_varid(id, "test_type", &var) != NC_NOERR)
         return lens_err_set(e, LENS_EFORMAT, "%s: missing variable 'test_type'", path);
     if (nc_inq_vartype(id, var, &type) != NC_NOERR)
@@ -248,6 +250,7 @@ static int open_stat(const char *path, int want_dims, int *idp, int *varp, struc
             rc = lens_err_set(e, LENS_EFORMAT, "%s: cannot read the dimensions of 'data'", path);
             goto out;
         }
+    /* x and y are both P (receivers and senders): a non-square matrix is no delay matrix. */
     if (len[1] != len[2]) {
         rc = lens_err_set(e, LENS_EFORMAT, "%s: variable 'data' is not square: x = %zu, y = %zu",
                           path, len[1], len[2]);
@@ -434,6 +437,8 @@ static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *
 static int read_extras(struct lens_cube *c, const char *prefix, const struct ncmeta *ref,
                        const char *refpath, struct lens_err *e)
 {
+    /* which 0 is _all.nc (raw repeats, data(n, x, y, z)), which 1 _measurements_amount.nc
+     * (counts, data(n, x, y)); both are optional and only read when the file exists. */
     for (int which = 0; which < 2; which++) {
         char *path = path_join(prefix, suffixes[SUFFIX_ALL + which]);
         if (!path)

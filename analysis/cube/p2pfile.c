@@ -164,6 +164,8 @@ static int csv_header(struct csv *c, char *line, struct lens_err *e)
     int n = 1;
     for (const char *s = line; *s; s++)
         n += *s == ',';
+    /* n, the header's commas plus one, is the field count every row must have: the array is
+     * allocated once for the header and reused by every row. */
     c->field = lens_malloc((size_t)n * sizeof(char *));
     if (!c->field)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", c->path);
@@ -455,6 +457,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
     /* The guard checked the header, so the dimensions exist with the ids just found. */
     nc_inq_dimlen(id, dp, &P);
     nc_inq_dimlen(id, ds, &S);
+    /* No pair or no size: a sweep with nothing in it is an error, not an empty result. */
     if (P == 0 || S == 0)
         return lens_err_set(e, LENS_EDATA, "%s: %zu pairs x %zu sizes: no data", path, P, S);
     /* Keeps P * S and the int casts below far from overflow. */
@@ -469,6 +472,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
                             "%lld bytes", path, P, S, (long long)fst.st_size);
     int window = 0;
     size_t wn = 0; /* one value only: nc_get_att_int writes them all */
+    /* The window is optional here too: an absent or malformed attribute leaves "unknown" (0). */
     if (nc_inq_attlen(id, NC_GLOBAL, "window", &wn) == NC_NOERR && wn == 1 &&
         nc_get_att_int(id, NC_GLOBAL, "window", &window) == NC_NOERR)
         f->window = window;
