@@ -1,4 +1,6 @@
-/* Allocation with fault injection (common/alloc.h). Compiled into every program. */
+/* Allocation with fault injection (common/alloc.h): every allocation of mpilens passes here, so
+ * tests can fail the n-th one and walk every error path. Compiled into every program (serial
+ * tool, benchmark, trace library). */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -14,6 +16,9 @@ static long alloc_count;
 void lens_malloc_fail_after(long n) { fail_countdown = n > 0 ? n : 0; }
 long lens_malloc_count(void) { return alloc_count; }
 
+/* Counts every allocation (tests print the count to size their fault loops) and fails the one
+ * the countdown reaches; only that one fails, so a test sees exactly one failure per run and
+ * checks the error path it leads to. */
 static int inject_failure(void)
 {
     alloc_count++;
@@ -26,6 +31,7 @@ void *lens_malloc(size_t n)
 {
     if (inject_failure())
         return NULL;
+    /* malloc(0) may return NULL, which callers would read as out of memory: ask for one byte. */
     return malloc(n ? n : 1);
 }
 
@@ -33,6 +39,8 @@ void *lens_calloc(size_t count, size_t size)
 {
     if (inject_failure())
         return NULL;
+    /* Same reason as lens_malloc. calloc itself checks count * size for overflow, so the
+     * multiplication is left to it. */
     if (count == 0 || size == 0)
         count = size = 1;
     return calloc(count, size);
@@ -42,6 +50,8 @@ void *lens_realloc(void *p, size_t n)
 {
     if (inject_failure())
         return NULL;
+    /* realloc(p, 0) frees p on glibc and returns NULL: a caller that then keeps p would free it
+     * twice. */
     return realloc(p, n ? n : 1);
 }
 
@@ -62,6 +72,9 @@ int lens_reserve(void **p, size_t *capacity, size_t need, size_t size)
 {
     if (need <= *capacity)
         return LENS_OK;
+    /* Doubling keeps appends amortised O(1); 64 elements avoids several tiny reallocations for
+     * the short arrays most callers build. Precondition, not checked: 2 * need * size fits in a
+     * size_t (the doubling and the product would wrap otherwise). */
     size_t cap = *capacity ? *capacity : 64;
     while (cap < need)
         cap *= 2;

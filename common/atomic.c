@@ -16,12 +16,16 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Appends "<pid>-<6 random letters>" so that a name cannot be guessed in advance; the
+/* Writes "<pid>-<6 random letters or digits>" so that a name cannot be guessed in advance; the
  * O_EXCL open is what makes the name safe, the randomness only avoids a planted-name DoS. */
 static void random_suffix(char *buf, size_t n)
 {
+    /* Lowercase and digits only: the name must survive case-insensitive file systems and shells
+     * without quoting. */
     static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789";
     unsigned char r[6] = {0};
+    /* Early in boot (or in a seccomp jail) getrandom may fail or block: GRND_NONBLOCK never waits,
+     * and the clock is good enough here because O_EXCL, not secrecy, gives the safety. */
     if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -30,6 +34,7 @@ static void random_suffix(char *buf, size_t n)
             r[i] ^= (unsigned char)x;
     }
     char s[7];
+    /* The modulo bias (256 is not a multiple of 36) only makes some names a little likelier. */
     for (size_t i = 0; i < sizeof r; i++)
         s[i] = set[r[i] % (sizeof set - 1)];
     s[6] = '\0';
@@ -44,6 +49,8 @@ struct sink {
     int err;
 };
 
+/* fopencookie's write hook: writes all n bytes or fails. A short write is retried (pipes, signals);
+ * 0 bytes written counts as EIO so that the loop cannot spin forever. */
 static ssize_t sink_write(void *c, const char *buf, size_t n)
 {
     struct sink *s = c;
@@ -62,6 +69,7 @@ static ssize_t sink_write(void *c, const char *buf, size_t n)
     return (ssize_t)n;
 }
 
+/* fclose calls this once; fd = -1 afterwards makes a second call harmless. */
 static int sink_close(void *c)
 {
     struct sink *s = c;
@@ -70,6 +78,8 @@ static int sink_close(void *c)
     return rc;
 }
 
+/* Frees what the struct owns and zeroes it, touching no file: the callers decide first whether the
+ * temporary is to be removed (abort) or is now someone else's (group, rename). */
 static void atomic_release(struct lens_atomic *a)
 {
     lens_free(a->sink);
@@ -91,8 +101,11 @@ static void remove_temps(const char *tmp, const char *dir)
         (void)rmdir(dir);
 }
 
+/* Defined below with the group it looks into; error messages need it earlier. */
 static const char *shown(const char *path, char *buf, size_t n);
 
+/* Every failed open ends here: the message names the target (never the temporary) with the system's
+ * reason, and abort removes only what this writer created. */
 static int open_failed(struct lens_atomic *a, const char *path, const char *what, int err,
                        struct lens_err *e)
 {
@@ -107,6 +120,8 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
 {
     memset(a, 0, sizeof *a);
     struct stat st, lst;
+    /* The order matters: decide in place or not (stat), then resolve a link (lstat, realpath), then
+     * allocate the names, so that every later path works on the real target. */
     int exists = stat(path, &st) == 0;
     /* stat follows links on purpose: /dev/stdout is a link to whatever fd 1 is, and a
      * device or FIFO behind any link is written in place. A link to a regular file keeps
@@ -117,6 +132,7 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
             return lens_err_set(e, LENS_EIO, "%s: cannot resolve the link: %s", path, strerror(errno));
         path = real;
     }
+    /* The same buffer later holds "<path>.tmp<pid>-<6 chars>" (at most 48 bytes of suffix). */
     size_t n = 2 * strlen(path) + 64; /* room for "<dir>/<basename>" */
     a->path = lens_strdup(path);
     a->tmp = lens_malloc(n);
@@ -125,6 +141,8 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
     if (!a->path || !a->tmp)
         return open_failed(a, a->path ? a->path : "output", "cannot create", ENOMEM, e);
     a->tmp[0] = '\0'; /* nothing of ours to remove yet */
+    /* A directory is neither written in place nor replaced: renaming a file over it would fail
+     * late, after the whole output was produced, so it is refused here. */
     a->inplace = exists && !S_ISREG(st.st_mode);
     if (a->inplace && S_ISDIR(st.st_mode))
         return open_failed(a, path, "cannot write", EISDIR, e);
@@ -144,6 +162,8 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
             snprintf(dir, dn, "%s/mpilens.XXXXXX", tdir && *tdir ? tdir : "/tmp");
         else
             snprintf(dir, dn, "%s.tmpXXXXXX", path);
+        /* mkdtemp makes the directory with mode 0700, so the file the library creates in it
+         * cannot be replaced or read by another user before our rename. */
         if (!mkdtemp(dir)) {
             int err = errno;
             lens_free(dir);
@@ -153,6 +173,8 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
         lens_free(a->tmp);
         if (!(a->tmp = lens_malloc(dn + strlen(base) + 2)))
             return open_failed(a, path, "cannot create", ENOMEM, e);
+        /* The target's own base name: the rename needs no new name, and a leftover of a crash
+         * says which output it was. */
         snprintf(a->tmp, dn + strlen(base) + 2, "%s/%s", dir, base);
         return LENS_OK;
     }
@@ -164,11 +186,17 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
         if (fd < 0)
             return open_failed(a, path, "cannot open", errno, e);
     } else {
+        /* EEXIST means someone else holds that name (a leftover, or a name planted on purpose):
+         * draw another. 100 collisions of a random name are no accident; give up with a clear
+         * error. */
         for (int tries = 0; fd < 0 && tries < 100; tries++) {
             char suffix[48];
             random_suffix(suffix, sizeof suffix);
             /* Keep the extension last: people opening a leftover temporary care. */
             snprintf(a->tmp, n, "%s.tmp%s", path, suffix);
+            /* O_EXCL with O_NOFOLLOW: a link planted under the name fails instead of being written
+             * through. 0666 lets the umask decide, as for any file the user creates; O_CLOEXEC
+             * keeps the fd out of the mpirun child of `mpilens trace`. */
             fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
             if (fd < 0 && errno != EEXIST) {
                 int err = errno;
@@ -185,6 +213,8 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
     if (s) {
         *s = (struct sink){fd, 0};
         cookie_io_functions_t io = {.write = sink_write, .close = sink_close};
+        /* A stdio stream over our own write hook: callers keep fprintf, and sink_write keeps the
+         * errno of the first failed write, which stdio would forget. */
         a->fp = fopencookie(s, strchr(mode, 'a') ? "a" : "w", io);
     }
     if (!a->fp) {
@@ -197,7 +227,9 @@ int lens_atomic_open(struct lens_atomic *a, const char *path, const char *mode, 
     return LENS_OK;
 }
 
-/* Copies the file `from` to fd, for a library's output whose target is a device or FIFO. */
+/* Copies the file `from` to fd, for a library's output whose target is a device or FIFO.
+ * Returns 0 or an errno. Plain read/write with EINTR retried: a FIFO's reader may be slow, and
+ * sendfile does not write to every kind of descriptor. */
 static int copy_to_fd(const char *from, int fd)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC);
@@ -227,7 +259,9 @@ static int copy_to_fd(const char *from, int fd)
     return err;
 }
 
-/* The pending renames of the open group, in the order of their commits. */
+/* The pending renames of the open group, in the order of their commits.
+ * The open group is process-wide state: one command at a time, so a static list is enough (atomic.h
+ * says so: not thread-safe). group_depth counts nested group_begin calls. */
 struct pending {
     char *path, *tmp, *dir;
     int isdir; /* a folder made by lens_atomic_dir: tmp is the folder */
@@ -251,6 +285,7 @@ static const char *shown(const char *path, char *buf, size_t n)
     return path;
 }
 
+/* nftw callback: FTW_DEPTH visits a folder after its contents, so rmdir finds it empty. */
 static int remove_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb;
@@ -258,6 +293,7 @@ static int remove_entry(const char *p, const struct stat *sb, int flag, struct F
     return flag == FTW_DP ? rmdir(p) : unlink(p);
 }
 
+/* FTW_PHYS: a link inside the folder is removed, never followed out of it. */
 static void remove_tree(const char *dir) { (void)nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 static void pending_free(struct pending *q)
@@ -295,6 +331,9 @@ int lens_atomic_commit(struct lens_atomic *a, struct lens_err *e)
     if (a->fp) {
         struct sink *s = a->sink;
         errno = 0;
+        /* ferror too: a write that failed earlier leaves the flag set even when this flush
+         * succeeds, and the sink's errno is the true reason (ENOSPC, EFBIG) rather than whatever
+         * errno is now. */
         if (fflush(a->fp) != 0 || ferror(a->fp))
             err = s->err ? s->err : errno ? errno : EIO;
         /* fsync before rename: after a crash the name points at the whole file. Devices
@@ -305,11 +344,14 @@ int lens_atomic_commit(struct lens_atomic *a, struct lens_err *e)
             err = errno;
         a->fp = NULL;
     } else if (a->tmp && a->inplace) {
+        /* A library wrote its private copy by name; the device or FIFO receives the bytes now. */
         int fd = open(a->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
         err = fd < 0 ? errno : copy_to_fd(a->tmp, fd);
         if (fd >= 0 && close(fd) != 0 && !err)
             err = errno;
     } else if (a->tmp) {
+        /* A library wrote and closed the file itself: open it again only to fsync it before the
+         * rename. */
         int fd = open(a->tmp, O_RDONLY | O_CLOEXEC);
         if (fd < 0 || fsync(fd) != 0)
             err = errno;
@@ -328,6 +370,8 @@ int lens_atomic_commit(struct lens_atomic *a, struct lens_err *e)
         lens_atomic_abort(a); /* removes the library's private copy, never the target */
         return LENS_OK;
     }
+    /* Inside a group the file is complete and synced but stays under its temporary name; the group
+     * owns the names from here on (path, tmp, dir move into the pending list). */
     if (group_depth > 0) {
         if (group_push(a->path, a->tmp, a->dir, 0) != LENS_OK) {
             int rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", a->path);
@@ -338,12 +382,15 @@ int lens_atomic_commit(struct lens_atomic *a, struct lens_err *e)
         atomic_release(a);
         return LENS_OK;
     }
+    /* rename is atomic within one file system, which is why the temporary lives beside the target:
+     * readers see the old file or the new one, never a mixture. */
     if (rename(a->tmp, a->path) != 0) {
         int rc = lens_err_set(e, LENS_EIO, "%s: cannot rename temporary file: %s", a->path,
                               strerror(errno));
         lens_atomic_abort(a);
         return rc;
     }
+    /* Only the emptied private directory is left of a library's write. */
     remove_temps(NULL, a->dir);
     atomic_release(a);
     return LENS_OK;
@@ -363,6 +410,7 @@ void lens_atomic_abort(struct lens_atomic *a)
     atomic_release(a);
 }
 
+/* errno is read first: lens_err_set and abort below may change it. */
 int lens_atomic_fail(struct lens_atomic *a, int rc, struct lens_err *e)
 {
     int err = a->sink && ((struct sink *)a->sink)->err ? ((struct sink *)a->sink)->err : errno;
@@ -399,7 +447,8 @@ int lens_atomic_group_commit(struct lens_err *e)
         group_depth--;
         return LENS_OK;
     }
-    /* Files first (some live inside a new folder), then the folders. */
+    /* Files are renamed before folders because a file may live inside a folder made by
+     * lens_atomic_dir; renaming the folder first would leave the file's temporary path stale. */
     size_t done = 0;
     int err = 0;
     const char *bad = NULL;
@@ -432,6 +481,8 @@ int lens_atomic_group_commit(struct lens_err *e)
                 (void)unlink(q->path);
         }
     }
+    /* group_abort decrements the depth and removes every temporary that was not renamed: on success
+     * that is only the private directories' leftovers, on failure the rest of the group. */
     group_depth = group_depth > 0 ? group_depth : 1;
     lens_atomic_group_abort(); /* removes what is left under temporary names */
     (void)done;
@@ -440,6 +491,7 @@ int lens_atomic_group_commit(struct lens_err *e)
 
 const char *lens_atomic_group_find(const char *path)
 {
+    /* Newest first: a command that wrote the same path twice reads its last content. */
     for (size_t i = group_n; i-- > 0;)
         if (group[i].tmp && !strcmp(group[i].path, path))
             return group[i].tmp;
@@ -459,12 +511,16 @@ int lens_atomic_dir(const char *dir, char **where, struct lens_err *e)
 {
     *where = NULL;
     struct stat st;
+    /* Outside a group, or when the folder (or anything under that name) already exists, there is
+     * nothing to build aside: files inside it go through the group one by one. */
     if (group_depth == 0 || lstat(dir, &st) == 0) {
         int rc = lens_atomic_mkdir_p(dir, e);
         if (rc == LENS_OK && !(*where = lens_strdup(dir)))
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", dir);
         return rc;
     }
+    /* Three copies of dir: the parent to create, the final name the group will rename to, and
+     * the temporary folder's name (".tmpXXXXXX" and the NUL fit in the 16 extra bytes). */
     char *parent = lens_strdup(dir), *path = lens_strdup(dir), *tmp = lens_malloc(strlen(dir) + 16);
     int rc = parent && path && tmp ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", dir);
     /* "figs/" names the folder figs */
@@ -476,6 +532,7 @@ int lens_atomic_dir(const char *dir, char **where, struct lens_err *e)
         rc = lens_atomic_mkdir_p(parent, e);
     }
     if (rc == LENS_OK) {
+        /* Beside the final folder, so the group's rename stays on one file system. */
         snprintf(tmp, strlen(dir) + 16, "%s.tmpXXXXXX", path);
         if (!mkdtemp(tmp))
             rc = lens_err_set(e, LENS_EIO, "%s: cannot create directory: %s", dir, strerror(errno));
@@ -507,6 +564,9 @@ int lens_atomic_mkdir_p(const char *path, struct lens_err *e)
     char *p = lens_strdup(path);
     if (!p)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    /* Each prefix of the path in turn ("a", "a/b", "a/b/c"); starting at p + 1 keeps a leading '/'
+     * from being cut into an empty name. EEXIST is fine: a prefix that is a file makes the next
+     * mkdir fail (ENOTDIR), and the stat below catches the last one. */
     for (char *s = p + 1;; s++) {
         if (*s == '/' || *s == '\0') {
             char c = *s;

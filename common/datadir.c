@@ -1,4 +1,6 @@
-/* Locating mpilens's data and helper files relative to the running executable (see datadir.h). */
+/* Locating mpilens's data and helper files relative to the running executable (see datadir.h):
+ * one build tree or installed prefix, found without environment variables, and an error that
+ * lists every place looked in. */
 #include "datadir.h"
 
 #include <limits.h>
@@ -14,6 +16,7 @@
 #define LENS_PKGLIBDIR "/usr/local/lib/mpilens"
 #endif
 
+/* At most three candidates per lookup: build tree, installed prefix, compile-time default. */
 #define MAX_TRIED 3
 
 /* The candidates of one lookup, kept for the error message. */
@@ -26,6 +29,8 @@ struct tried {
 static int exe_dir(char *buf, size_t n)
 {
     char exe[PATH_MAX];
+    /* /proc/self/exe, not argv[0]: argv[0] may be a bare name found through PATH, or anything
+     * the caller chose. readlink does not terminate the string, hence the - 1 and the NUL below. */
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0)
         return -1;
@@ -43,6 +48,7 @@ static void add(struct tried *t, const char *fmt, const char *a, const char *b)
 {
     if (t->n == MAX_TRIED)
         return;
+    /* A truncated path would name some other file: it is dropped rather than tried. */
     int w = snprintf(t->path[t->n], PATH_MAX, fmt, a, b);
     if (w > 0 && w < PATH_MAX)
         t->n++;
@@ -52,6 +58,8 @@ static void add(struct tried *t, const char *fmt, const char *a, const char *b)
 static int found(const struct tried *t, int i, char *buf, size_t n, struct lens_err *e)
 {
     char real[PATH_MAX];
+    /* Resolved so that the "../.." of the build-tree candidate never shows in messages or in the
+     * paths handed on to other programs. */
     const char *p = realpath(t->path[i], real) ? real : t->path[i];
     int w = snprintf(buf, n, "%s", p);
     if (w < 0 || (size_t)w >= n)
@@ -72,6 +80,8 @@ static void list(const struct tried *t, char *buf, size_t n)
     }
 }
 
+/* A directory counts only when it holds both a font and a template: an unrelated share/mpilens
+ * or a half-installed prefix is passed over rather than failing later. */
 static int datadir_ok(const char *dir)
 {
     char p[PATH_MAX + 64];
@@ -91,6 +101,8 @@ int lens_datadir_find(char *buf, size_t n, struct lens_err *e)
             return lens_err_set(e, LENS_EIO, "MPILENS_DATADIR=%s: no fonts/DejaVuSans.ttf or "
                                 "templates/report.tmpl there", env);
         struct tried t = {.n = 0};
+        /* Through the candidate list like the other lookups, so the same length check and
+         * realpath apply to the environment's value. */
         add(&t, "%s%s", env, "");
         if (t.n == 0)
             return lens_err_set(e, LENS_EINVAL, "MPILENS_DATADIR: path too long");
@@ -103,6 +115,8 @@ int lens_datadir_find(char *buf, size_t n, struct lens_err *e)
         add(&t, "%s%s", dir, "/../share/mpilens");  /* PREFIX/bin/mpilens */
     }
     add(&t, "%s%s", LENS_DATADIR, "");
+    /* First match wins, in the order above: a build tree is preferred to an installed copy so
+     * that developers run their own templates. */
     for (int i = 0; i < t.n; i++)
         if (datadir_ok(t.path[i]))
             return found(&t, i, buf, n, e);
@@ -122,6 +136,7 @@ int lens_datadir_locate(const char *rel, char *buf, size_t n, struct lens_err *e
     add(&t, "%s/%s", dir, rel);
     if (t.n == 0)
         return lens_err_set(e, LENS_EINVAL, "%s/%s: path too long", dir, rel);
+    /* Checked here so the error names the missing file, not whatever later fails to open it. */
     if (access(t.path[0], F_OK) != 0)
         return lens_err_set(e, LENS_EIO, "%s: not found in the data directory", t.path[0]);
     return found(&t, 0, buf, n, e);
@@ -136,6 +151,8 @@ int lens_datadir_find_lib(const char *name, char *buf, size_t n, struct lens_err
         add(&t, "%s/../lib/mpilens/%s", dir, name); /* PREFIX/lib/mpilens */
     }
     add(&t, "%s/%s", LENS_PKGLIBDIR, name);
+    /* Existence only (F_OK): the helper is executed or preloaded by others, who report their own
+     * permission errors. */
     for (int i = 0; i < t.n; i++)
         if (access(t.path[i], F_OK) == 0)
             return found(&t, i, buf, n, e);

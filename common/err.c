@@ -8,6 +8,7 @@
 
 int lens_err_set_at(struct lens_err *e, int code, const char *where, int line, const char *fmt, ...)
 {
+    /* A NULL e is allowed for callers that only need the code (probing, cleanup paths). */
     if (!e)
         return code;
     e->code = code;
@@ -15,11 +16,13 @@ int lens_err_set_at(struct lens_err *e, int code, const char *where, int line, c
     e->line = line;
     va_list ap;
     va_start(ap, fmt);
+    /* Truncates at 1023 bytes rather than failing: an error path must not need memory. */
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     return code;
 }
 
+/* Resets e for reuse, e.g. after a keep_going caller has reported a failed part. */
 void lens_err_clear(struct lens_err *e)
 {
     if (!e)
@@ -34,6 +37,9 @@ int lens_err_prefix(struct lens_err *e, const char *ctx)
 {
     if (!e || !ctx)
         return e ? e->code : LENS_OK;
+    /* The context takes at most half the buffer, so a long path cannot push the original message
+     * (the part that says what went wrong) out entirely; the rest is cut to fit. Built in a
+     * copy: the message moves right by the context's length, and ctx may even point into e->msg. */
     char tmp[sizeof e->msg];
     size_t n = strlen(ctx);
     if (n > sizeof tmp / 2)

@@ -1,4 +1,6 @@
-/* Streaming JSON writer: commas and escaping in one place so every --json output agrees. */
+/* Streaming JSON writer (json.h): commas, escaping and number formatting in one place, so every
+ * --json output agrees and the same values always give the same bytes. Writes straight to the
+ * caller's FILE: no document is built in memory. */
 #include "json.h"
 
 #include <math.h>
@@ -8,10 +10,13 @@ void lens_json_init(struct lens_json *j, FILE *fp)
 {
     j->fp = fp;
     j->depth = 0;
+    /* Depth 0 is the top level: a document written there starts without a comma. */
     j->first[0] = 1;
     j->after_key = 0;
 }
 
+/* Before every value or key: a comma unless it is the first element at this depth. A value right
+ * after its key takes no comma (the key already placed it). */
 static void separate(struct lens_json *j)
 {
     if (j->after_key) {
@@ -23,6 +28,7 @@ static void separate(struct lens_json *j)
     j->first[j->depth] = 0;
 }
 
+/* Depth beyond 63 is not tracked (commas would then be wrong): no output nests that deep. */
 static void open_(struct lens_json *j, char c)
 {
     separate(j);
@@ -32,6 +38,7 @@ static void open_(struct lens_json *j, char c)
     j->first[j->depth] = 1;
 }
 
+/* A newline after each top-level value, so a stream of documents is one per line (JSON Lines). */
 static void close_(struct lens_json *j, char c)
 {
     if (j->depth > 0)
@@ -46,6 +53,8 @@ void lens_json_end_object(struct lens_json *j) { close_(j, '}'); }
 void lens_json_begin_array(struct lens_json *j) { open_(j, '['); }
 void lens_json_end_array(struct lens_json *j) { close_(j, ']'); }
 
+/* The short escapes JSON defines for the common cases (quotes, backslash, newline, carriage
+ * return, tab); every other byte below 0x20 as \u00XX. */
 void lens_json_escape(FILE *fp, const char *s)
 {
     fputc('"', fp);
@@ -57,6 +66,8 @@ void lens_json_escape(FILE *fp, const char *s)
         case '\r': fputs("\\r", fp); break;
         case '\t': fputs("\\t", fp); break;
         default:
+            /* The other control characters have no short escape; JSON requires \u form for them.
+             * Bytes >= 0x80 pass unchanged: the input is UTF-8 and JSON is UTF-8. */
             if (*p < 0x20)
                 fprintf(fp, "\\u%04x", *p);
             else
@@ -89,6 +100,9 @@ void lens_json_number(struct lens_json *j, double v)
     if (isfinite(v)) {
         /* the shortest of %.15g / %.17g that reads back as the same double */
         char buf[32];
+        /* %.15g is exact for every double that came from a decimal of 15 digits (the common
+         * case, and shorter to read); %.17g always round-trips. The choice depends only on v, so
+         * output is byte-stable across runs. */
         snprintf(buf, sizeof buf, "%.15g", v);
         if (strtod(buf, NULL) != v)
             snprintf(buf, sizeof buf, "%.17g", v);

@@ -1,6 +1,7 @@
 /* A minimal streaming JSON writer for machine-readable command output (--json). Numbers are
  * printed in the shortest form that reads back exactly (NaN and infinities as null), so the same values give the same bytes.
- * The writer does not own fp. Nesting is tracked only to place commas. */
+ * The writer does not own fp. Nesting is tracked only to place commas (64 levels). Nothing
+ * here fails: write errors stay in fp (ferror) for the caller's commit to report. */
 #ifndef LENS_JSON_H
 #define LENS_JSON_H
 

@@ -6,6 +6,8 @@
 
 static size_t key_hash(const struct lens_key *k)
 {
+    /* FNV-1a over the four words, then the high bits folded down: the table uses the low bits
+     * only (cap is a power of two), and rank numbers differ mostly in their low bits. */
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < 4; i++)
         h = (h ^ k->w[i]) * 1099511628211ull;
@@ -14,6 +16,7 @@ static size_t key_hash(const struct lens_key *k)
 
 static int grow(struct lens_keymap *m)
 {
+    /* 1024 slots (20 KiB) are small next to any trace and save the first few rehashes. */
     size_t cap = m->cap ? 2 * m->cap : 1024;
     struct lens_key *k = lens_malloc(cap * sizeof *k);
     int32_t *v = lens_malloc(cap * sizeof *v);
@@ -22,6 +25,7 @@ static int grow(struct lens_keymap *m)
         lens_free(v);
         return LENS_ENOMEM;
     }
+    /* All bytes 0xff is -1 in every int32_t: every slot empty. */
     memset(v, 0xff, cap * sizeof *v);
     for (size_t i = 0; i < m->cap; i++) {
         if (m->vals[i] < 0)
@@ -42,6 +46,7 @@ static int grow(struct lens_keymap *m)
 size_t lens_keymap_slot(const struct lens_keymap *m, const struct lens_key *k, int *found)
 {
     size_t j = key_hash(k) & (m->cap - 1);
+    /* Terminates because the load stays at most one half: there is always an empty slot. */
     while (m->vals[j] >= 0 && memcmp(&m->keys[j], k, sizeof *k))
         j = (j + 1) & (m->cap - 1);
     *found = m->vals[j] >= 0;
@@ -51,6 +56,8 @@ size_t lens_keymap_slot(const struct lens_keymap *m, const struct lens_key *k, i
 /* Value of k, adding k -> next when absent (then *added is set). -1 on ENOMEM. */
 int32_t lens_keymap_get(struct lens_keymap *m, struct lens_key k, int32_t next, int *added)
 {
+    /* Grow before inserting, at half load: linear probing degrades quickly past that, and the
+     * probe loop above relies on free slots. */
     if ((m->n + 1) * 2 > m->cap && grow(m))
         return -1;
     int found;
@@ -75,6 +82,9 @@ void lens_keymap_del(struct lens_keymap *m, struct lens_key k)
         return;
     m->vals[j] = -1;
     m->n--;
+    /* Every entry after the hole up to the next empty slot may have probed past it: take each
+     * out and insert it again, so lookups never stop early at the new hole (no tombstones
+     * needed). */
     for (size_t i = (j + 1) & (m->cap - 1); m->vals[i] >= 0; i = (i + 1) & (m->cap - 1)) {
         struct lens_key kk = m->keys[i];
         int32_t vv = m->vals[i];
@@ -87,6 +97,8 @@ void lens_keymap_del(struct lens_keymap *m, struct lens_key k)
     }
 }
 
+/* Leaves the zeroed struct, an empty map again, so a released map can be reused or released
+ * twice. */
 void lens_keymap_release(struct lens_keymap *m)
 {
     lens_free(m->keys);

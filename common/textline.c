@@ -11,9 +11,13 @@ int lens_textline_read(FILE *fp, struct lens_textline *l, size_t max)
 {
     l->len = 0;
     int nul = 0, c;
+    /* Byte by byte so that the cap is enforced before memory is spent: a file with no newline at
+     * all costs at most max + 2 bytes, never the file's size. */
     while ((c = getc_unlocked(fp)) != EOF) {
         /* room for this byte and the final NUL */
         if (l->len + 2 > l->cap) {
+            /* Never beyond max + 2 (max bytes, the newline or the byte that proves the line too
+             * long, and the NUL): the check below stops before len can pass max + 1. */
             size_t cap = l->cap ? 2 * l->cap : 256;
             if (cap > max + 2)
                 cap = max + 2;
@@ -26,12 +30,16 @@ int lens_textline_read(FILE *fp, struct lens_textline *l, size_t max)
         l->s[l->len++] = (char)c;
         if (c == '\n')
             break;
+        /* A NUL would silently cut the line for every string function after us: remember it and
+         * refuse the line once it is whole, so the error names the right line. */
         nul |= c == '\0';
         if (l->len > max) {
             l->s[l->len] = '\0';
             return LENS_TEXTLINE_LONG;
         }
     }
+    /* A read error is reported even when some bytes came first: a partial last line must not be
+     * mistaken for the end of the file. */
     if (ferror(fp))
         return LENS_TEXTLINE_IOERR;
     if (l->len == 0)
@@ -53,6 +61,8 @@ int lens_textline_fail(int got, const char *path, long line, int col, size_t max
     char at[32] = "";
     if (col > 0)
         snprintf(at, sizeof at, ":%d", col);
+    /* LENS_TEXTLINE_LONG falls to the default; OK and EOF are no failures and must not reach
+     * here. */
     switch (got) {
     case LENS_TEXTLINE_NOMEM:
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);

@@ -7,7 +7,8 @@
 
 /* Seconds on a monotonic clock. */
 double lens_time_now(void);
-/* SOURCE_DATE_EPOCH when set and valid, else the current time: keeps outputs reproducible. */
+/* Seconds since 1970 (UTC): SOURCE_DATE_EPOCH when set and valid, else the current time, so
+ * that outputs are reproducible. */
 long long lens_time_source_date(void);
 /* Formats t (UTC) as "YYYY-MM-DD HH:MM:SS UTC" into buf. */
 void lens_time_format_date(long long t, char *buf, size_t n);

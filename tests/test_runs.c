@@ -123,6 +123,31 @@ static void test_time(void)
     lens_runs_free(r);
 }
 
+/* A model that overflows (d^K = inf, p Tp F = inf) gives no efficiency: an error naming the
+ * configuration, never an infinite or NaN cell (a NaN cell was once written out of bounds). */
+static void test_model_overflow(void)
+{
+    struct lens_runs *r = lens_runs_new();
+    struct lens_err e = {0};
+    LENS_TEST(lens_runs_add(r, "big", LENS_RUNS_TIME, LENS_RUNS_OK, 1, 1e3, 1, &e) == LENS_OK, "add");
+    LENS_TEST(lens_runs_add(r, "big", LENS_RUNS_TIME, LENS_RUNS_OK, 2, 1e300, 1e10, &e) == LENS_OK, "add");
+    struct lens_grid *g = NULL;
+    size_t n = 0;
+    struct lens_runs_model nan_model = {1e300, 1, 2}; /* inf / inf */
+    LENS_TEST(lens_runs_grids(r, &nan_model, &g, &n, &e) == LENS_EDATA, "inf / inf refused: %s", e.msg);
+    LENS_TEST(strstr(e.msg, "big: the performance model gives no finite efficiency at procs 2, size 1e+300"),
+              "msg: %s", e.msg);
+    LENS_TEST(g == NULL && n == 0, "nothing returned on error");
+    struct lens_runs_model inf_model = {1, 1, 2}; /* inf / 2e10 */
+    LENS_TEST(lens_runs_grids(r, &inf_model, &g, &n, &e) == LENS_EDATA, "inf refused: %s", e.msg);
+    struct lens_runs_model fine = {1, 1, 0.5}; /* sqrt(d): finite everywhere */
+    LENS_TEST(lens_runs_grids(r, &fine, &g, &n, &e) == LENS_OK, "finite model: %s", e.msg);
+    LENS_TEST(n == 1 && g[0].np == 2 && g[0].nd == 2, "2 x 2 grid");
+    LENS_TEST_REL(cell(&g[0], 2, 1e300), 1e150 / (2 * 1e10), 1e-13, "E(2, 1e300)");
+    lens_runs_grids_free(g, n);
+    lens_runs_free(r);
+}
+
 struct bad_case {
     const char *text, *want;
     int code;
@@ -351,6 +376,7 @@ int main(void)
     test_efficiency();
     test_crlf_bom();
     test_time();
+    test_model_overflow();
     test_errors();
     test_fault_injection();
     test_many_apps();

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Indexed by enum lens_mode: network_test2's test_type numbers 1..9, 0 for unknown, and
+ * mpilens's own p2p sweep last. The names are those of the newer layout's char test_type, so
+ * lens_cube_mode_parse reads that layout directly. */
 static const char *const mode_names[] = {
     "unknown", "one_to_one", "all_to_all", "async_one_to_one", "send_recv_and_recv_send",
     "noise", "noise_blocking", "bcast", "put", "get", "p2p"};
@@ -22,6 +25,8 @@ const char *lens_cube_mode_name(int mode)
     return (mode >= 0 && mode <= LENS_MODE_LAST) ? mode_names[mode] : "unknown";
 }
 
+/* From 1: "unknown" in a file is not a mode, it parses as LENS_MODE_UNKNOWN like any other
+ * unknown word. */
 int lens_cube_mode_parse(const char *name)
 {
     for (int m = 1; m <= LENS_MODE_LAST; m++)
@@ -43,6 +48,9 @@ int lens_cube_stat_parse(const char *name)
     return -1;
 }
 
+/* Row i is the rank that measured in network_test2 (docs/methods.md §1); what the columns mean
+ * depends on the mode. info, the report and the files mpilens writes quote these sentences, so
+ * a reader of a heatmap knows which way a delay goes. */
 const char *lens_cube_mode_semantics(int mode)
 {
     switch (mode) {
@@ -74,6 +82,9 @@ const char *lens_cube_mode_semantics(int mode)
     }
 }
 
+/* Checks the lengths a file declares before any cube is made from them, so the error names the
+ * file: every l_k = begin + k step must be a non-negative int. Taking long long arguments, the
+ * readers pass values straight from the file without a narrowing that could hide an overflow. */
 int lens_cube_check_lengths(const char *src, long long nlen, long long begin, long long step,
                             struct lens_err *e)
 {
@@ -81,6 +92,7 @@ int lens_cube_check_lengths(const char *src, long long nlen, long long begin, lo
         return lens_err_set(e, LENS_EFORMAT, "%s: %lld message lengths (1 to %d allowed)", src, nlen, INT_MAX);
     if (begin < 0 || begin > INT_MAX)
         return lens_err_set(e, LENS_EFORMAT, "%s: begin_mes_length = %lld, not a length in bytes", src, begin);
+    /* A step of 0 is valid only for a single length: otherwise two lengths would be equal. */
     if (step < 0 || step > INT_MAX || (step == 0 && nlen > 1))
         return lens_err_set(e, LENS_EFORMAT, "%s: step_length = %lld for %lld lengths (must be positive)", src,
                             step, nlen);
@@ -110,12 +122,15 @@ int lens_cube_new(struct lens_cube **out, int procs, int nlen, int begin, int st
     c->nlen = nlen;
     c->begin = begin;
     c->step = step;
+    /* end is exclusive, as end_mes_length in network_test2; with one length and step 0 it is
+     * begin + 1 so that [begin, end) still holds the length. */
     c->end = begin + nlen * step + (step > 0 ? 0 : 1);
     c->lengths = lens_calloc((size_t)nlen, sizeof *c->lengths);
     if (!c->lengths)
         goto nomem;
     for (int k = 0; k < nlen; k++)
         c->lengths[k] = begin + k * step;
+    /* Zeroed (calloc): a cube built by a writer or synth starts from defined values. */
     size_t cells = (size_t)procs * procs * nlen;
     for (int s = 0; s < LENS_STAT_COUNT; s++) {
         if (!(stat_mask & (1u << s)))
@@ -140,6 +155,8 @@ static void free_strings(char **v, int n)
     lens_free(v);
 }
 
+/* Safe on a half-built cube (lens_cube_new's error path, a reader's): every pointer is NULL or
+ * owned, hosts and warnings arrays hold NULL in their unused slots. */
 void lens_cube_free(struct lens_cube *c)
 {
     if (!c)
@@ -155,6 +172,8 @@ void lens_cube_free(struct lens_cube *c)
     lens_free(c);
 }
 
+/* Warnings are collected in the cube, not printed (nothing below the commands prints): the
+ * command shows them, `info --json` lists them. A warning longer than 511 bytes is cut. */
 int lens_cube_warn(struct lens_cube *c, const char *fmt, ...)
 {
     char buf[512];
@@ -162,6 +181,7 @@ int lens_cube_warn(struct lens_cube *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    /* One slot more per warning: a cube has a handful of them, never enough to need doubling. */
     char **w = lens_realloc(c->warnings, (size_t)(c->nwarn + 1) * sizeof *w);
     if (!w)
         return LENS_ENOMEM;
@@ -172,6 +192,8 @@ int lens_cube_warn(struct lens_cube *c, const char *fmt, ...)
     return LENS_OK;
 }
 
+/* The nearest measured length; of two equally near, the smaller (the first found). In long so
+ * that the difference of two ints cannot overflow. */
 int lens_cube_length_index(const struct lens_cube *c, int bytes)
 {
     int best = -1;
@@ -190,10 +212,13 @@ int lens_cube_length_index(const struct lens_cube *c, int bytes)
  * 1024-process cube does not sort 16 million values. */
 double lens_cube_select(double *v, size_t n, size_t k)
 {
+    /* n >= 1 (callers check): hi cannot wrap. */
     size_t lo = 0, hi = n - 1;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         double a = v[lo], b = v[mid], c = v[hi];
+        /* The median of three as pivot: sorted or reversed input (a matrix row is often nearly
+         * sorted) stays O(n) instead of quadratic. */
         double p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
         size_t i = lo, j = hi;
         while (i <= j) {
@@ -206,11 +231,14 @@ double lens_cube_select(double *v, size_t n, size_t k)
                 v[i] = v[j];
                 v[j] = t;
                 i++;
+                /* j is unsigned: stop before it would wrap below 0. */
                 if (j == 0)
                     break;
                 j--;
             }
         }
+        /* After the partition v[lo..j] <= p <= v[i..hi] and v(j..i) == p: k lies in one of the
+         * three. */
         if (k <= j)
             hi = j;
         else if (k >= i)
@@ -242,6 +270,8 @@ static int radix_median(double *v, size_t n, double *out)
             lens_free(hist);
             return 0;
         }
+        /* An order-preserving integer key (cube_readers.h, the mapping the packed encoder sorts
+         * by): radix digits of the key are digits of the value's rank. */
         uint64_t k = lens_cube_order_key(v[i]);
         kmin = k < kmin ? k : kmin;
         kmax = k > kmax ? k : kmax;
@@ -254,12 +284,16 @@ static int radix_median(double *v, size_t n, double *out)
         memset(hist, 0, 65536 * sizeof *hist);
         for (size_t i = 0; i < n; i++)
             hist[lens_cube_order_key(v[i]) >> shift & 0xFFFF]++;
+        /* Digit of rank klo: the first bucket whose cumulative count passes it; below counts the
+         * values in lower buckets. The same walk continues for khi. */
         size_t dlo = 0, below = 0;
         while (klo >= below + hist[dlo])
             below += hist[dlo++];
         size_t dhi = dlo, bhi = below;
         while (khi >= bhi + hist[dhi])
             bhi += hist[dhi++];
+        /* The two middle ranks split across buckets: the lower one is the largest value of
+         * bucket dlo, the upper the smallest of dhi (the buckets in between are empty). */
         if (dhi != dlo) {
             double lo = -INFINITY, hi = INFINITY;
             for (size_t i = 0; i < n; i++) {
@@ -273,6 +307,8 @@ static int radix_median(double *v, size_t n, double *out)
             *out = 0.5 * (lo + hi);
             return 1;
         }
+        /* Both middle ranks are in bucket dlo: keep only its values (moved to the front) and
+         * recount the ranks within it. */
         klo -= below;
         khi -= below;
         size_t m = 0;
@@ -290,6 +326,8 @@ static int radix_median(double *v, size_t n, double *out)
     return 1;
 }
 
+/* The median by selection, never by sorting; for even n the mean of the two middle values,
+ * the usual definition. v is permuted. */
 double lens_cube_median(double *v, size_t n)
 {
     if (n == 0)
@@ -315,7 +353,9 @@ int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_su
     if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat])
         return lens_err_set(e, LENS_EINVAL, "%s: statistic '%s' not present",
                             c->source ? c->source : "cube", lens_cube_stat_name(stat));
+    /* k < 0 summarises every length together, as `mpilens info` does. */
     int k0 = k >= 0 ? k : 0, k1 = k >= 0 ? k + 1 : c->nlen;
+    /* A copy: the median permutes its input, and the cube must stay as it is. */
     size_t P = (size_t)c->procs, cap = (size_t)(k1 - k0) * P * P;
     double *v = lens_malloc(cap * sizeof *v);
     if (!v)
@@ -326,6 +366,8 @@ int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_su
         for (size_t i = 0; i < P; i++)
             for (size_t j = 0; j < P; j++) {
                 double x = LENS_CUBE_AT(c, stat, kk, i, j);
+                /* The diagonal (a rank to itself) is no measurement, and NaN marks a missing
+                 * delay: neither enters the statistics (docs/methods.md §1, "Summaries"). */
                 if (i == j || !isfinite(x))
                     continue;
                 v[n++] = x;
@@ -350,6 +392,7 @@ int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, dou
         return lens_err_set(e, LENS_EINVAL, "%s: statistic '%s' not present",
                             c->source ? c->source : "cube", lens_cube_stat_name(stat));
     size_t P = (size_t)c->procs;
+    /* One value per unordered pair and length; + 1 keeps the request non-zero for P = 1. */
     double *v = lens_malloc(((size_t)c->nlen * P * (P - 1) / 2 + 1) * sizeof *v);
     if (!v)
         return lens_err_set(e, LENS_ENOMEM, "cube asymmetry: out of memory");
@@ -359,6 +402,8 @@ int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, dou
         for (size_t i = 0; i < P; i++)
             for (size_t j = i + 1; j < P; j++) {
                 double a = LENS_CUBE_AT(c, stat, k, i, j), b = LENS_CUBE_AT(c, stat, k, j, i);
+                /* asym = |a_ij - a_ji| / (a_ij + a_ji) (methods §1) is undefined when both are 0
+                 * or one is missing: such pairs are left out, not counted as symmetric. */
                 if (!isfinite(a) || !isfinite(b) || a + b <= 0)
                     continue;
                 double r = fabs(a - b) / (a + b);
@@ -393,6 +438,9 @@ static int zero_diagonal(const struct lens_cube *c, int s)
     return 1;
 }
 
+/* The rule of docs/methods.md §1 ("Uninitialised diagonal"): one garbage element, or any
+ * non-zero element when the mode does not measure the diagonal, and the whole diagonal of this
+ * statistic is zeroed. Partial repairs would leave a mix no one could interpret. */
 static int repair_diagonal(struct lens_cube *c, int s)
 {
     size_t P = (size_t)c->procs;
@@ -420,6 +468,8 @@ static int repair_diagonal(struct lens_cube *c, int s)
                           lens_cube_stat_name(s), bad, (long)P * c->nlen, example);
 }
 
+/* Bad delays off the diagonal become missing (NaN) one by one; LENS_EDATA when none is left,
+ * since every later step would work on nothing. */
 static int repair_offdiagonal(struct lens_cube *c, int s)
 {
     size_t P = (size_t)c->procs;
@@ -450,9 +500,13 @@ static int repair_offdiagonal(struct lens_cube *c, int s)
 static int repair_round_trip(struct lens_cube *c)
 {
     double *avg = c->data[LENS_STAT_AVERAGE], *med = c->data[LENS_STAT_MEDIAN];
+    /* Only this mode has the defect, and only network_test2's own files: a file written by
+     * mpilens was repaired before it was written. */
     if (c->mode != LENS_MODE_SEND_RECV_AND_RECV_SEND || !avg || !med || c->written_by_mpilens)
         return LENS_OK;
     size_t P = (size_t)c->procs, cells = P * P * c->nlen, n = 0;
+    /* The ratio median/average per measured pair; its median over the cube decides, so a few odd
+     * pairs cannot trigger the halving or prevent it. */
     double *r = lens_malloc(cells * sizeof *r);
     if (!r)
         return LENS_ENOMEM;
@@ -463,6 +517,8 @@ static int repair_round_trip(struct lens_cube *c)
     }
     double ratio = n ? lens_cube_median(r, n) : NAN;
     lens_free(r);
+    /* The window (1.6, 2.6) around 2 of docs/methods.md §1: far from 1, the ratio of a
+     * consistent file (median and average of one distribution), and wide enough for noise. */
     if (!(ratio > 1.6 && ratio < 2.6))
         return LENS_OK;
     for (size_t x = 0; x < cells; x++) {
@@ -470,6 +526,7 @@ static int repair_round_trip(struct lens_cube *c)
         if (c->data[LENS_STAT_MIN])
             c->data[LENS_STAT_MIN][x] *= 0.5;
     }
+    /* The raw repeats are full round trips too, and the median and min were computed from them. */
     if (c->raw)
         for (size_t x = 0; x < cells * (size_t)c->nraw; x++)
             c->raw[x] *= 0.5;
@@ -478,6 +535,9 @@ static int repair_round_trip(struct lens_cube *c)
                           "halved so every statistic is half a round trip", ratio);
 }
 
+/* The order matters: the diagonal first (its rule looks at the average and median diagonals as
+ * read), then the bad delays, then the round-trip halving, whose ratio must see only usable
+ * delays. */
 int lens_cube_repair(struct lens_cube *c, struct lens_err *e)
 {
     const char *src = c->source ? c->source : "cube";

@@ -68,8 +68,9 @@ struct lens_summary {
     long count;              /* finite values used */
 };
 
-/* Lifecycle. lens_cube_new allocates P*P*L for each statistic flagged in stat_mask
- * (bit s = statistic s), lengths from begin/step. */
+/* Lifecycle. lens_cube_new allocates P*P*L zeroed doubles for each statistic flagged in
+ * stat_mask (bit s = statistic s), lengths from begin/step. LENS_EINVAL (P or L below 1, a
+ * length beyond int), LENS_ENOMEM. */
 int lens_cube_new(struct lens_cube **out, int procs, int nlen, int begin, int step,
                   unsigned stat_mask, struct lens_err *e);
 void lens_cube_free(struct lens_cube *c);
@@ -90,10 +91,13 @@ int lens_cube_stat_parse(const char *name); /* -1 if unknown */
 /* What one element means for a mode: "one-way delay, row = receiver, column = sender", ... */
 const char *lens_cube_mode_semantics(int mode);
 
-/* Off-diagonal min/median/max of statistic s over all lengths (or one length if k >= 0). */
+/* Off-diagonal min/median/max of statistic s over all lengths (or one length if k >= 0), NaN
+ * and the diagonal left out. LENS_EINVAL (statistic absent), LENS_ENOMEM. */
 int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_summary *out,
                       struct lens_err *e);
-/* Asymmetry |A - A^T| / (A + A^T) over off-diagonal pairs i<j of statistic s, all lengths. */
+/* Asymmetry |A - A^T| / (A + A^T) over off-diagonal pairs i<j of statistic s, all lengths;
+ * pairs with a missing value or a zero sum are left out (NaN results when none is left).
+ * LENS_EINVAL (statistic absent), LENS_ENOMEM. */
 int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, double *max,
                         struct lens_err *e);
 /* Order statistics of a scratch array (reordered in place): the k-th smallest of v[0..n),
@@ -103,15 +107,19 @@ double lens_cube_median(double *v, size_t n);
 /* Index of the length nearest to `bytes`, or -1. */
 int lens_cube_length_index(const struct lens_cube *c, int bytes);
 
-/* Detects and repairs network_test2 defects (garbage min diagonal, half/full round-trip mix,
- * non-finite or negative delays) and records a warning for each. Called by the reader. */
+/* Detects and repairs network_test2 defects (garbage diagonal, half/full round-trip mix,
+ * non-finite or negative delays; docs/methods.md §1) and records a warning for each. Called by
+ * the reader. LENS_EDATA when a statistic has no usable delay left, LENS_ENOMEM. */
 int lens_cube_repair(struct lens_cube *c, struct lens_err *e);
 
 /* Reading, in any format of the reader table (cube_readers.c): network_test2 NetCDF (cube_nc.c),
  * where input is a prefix ("dir/network"), a directory holding exactly one prefix, or one
  * "<prefix>_<stat>.nc" file, or a packed cube of mpilens compress (packed_nc.c). Reads all
- * statistics present (median required unless only one file is given), the hosts, and for
- * NetCDF _all.nc / _measurements_amount.nc. */
+ * statistics present, the hosts, and for
+ * NetCDF _all.nc / _measurements_amount.nc. Any one statistic file makes a cube (the others stay
+ * NULL). Errors name the file: LENS_EIO (no such file), LENS_EFORMAT (not a readable cube, a
+ * bad variable or host name), LENS_EDATA (files of different runs, no usable delay),
+ * LENS_ENOMEM. */
 int lens_cube_read(const char *input, struct lens_cube **out, struct lens_err *e);
 /* Reads only the statistics of mask (bit s = statistic s; absent ones stay NULL), and the raw
  * repeats and counts only with LENS_CUBE_EXTRAS: what a command uses. The matrices equal
@@ -124,7 +132,9 @@ int lens_cube_read_stats(const char *input, unsigned mask, struct lens_cube **ou
 int lens_cube_probe(const char *input);
 /* Writes <prefix>_{average,median,deviation,min}.nc (those present) and <prefix>_hosts.txt
  * in the network_test2 layout plus descriptive global attributes. Each file goes through a
- * temporary name. extra_attrs: NULL-terminated list of name, value pairs (may be NULL). */
+ * temporary name. extra_attrs: NULL-terminated list of name, value pairs (may be NULL).
+ * LENS_EINVAL (no statistic), LENS_EIO (naming the file, with the library's reason),
+ * LENS_ENOMEM; on failure no file of the prefix is left. */
 int lens_cube_write(const struct lens_cube *c, const char *prefix, const char *const *extra_attrs,
                     struct lens_err *e);
 
@@ -132,20 +142,24 @@ int lens_cube_write(const struct lens_cube *c, const char *prefix, const char *c
  * writers refuse to overwrite a result unless told to (--force). */
 int lens_cube_exists(const char *prefix);
 
-/* Streaming writer (cube_nc.c), used by lens_cube_write and by the benchmark, which writes
+/* Streaming writer (cube_write.c), used by lens_cube_write and by the benchmark, which writes
  * each length as soon as it is measured. The writer copies what it needs from `meta`
  * (procs, lengths, mode, parameters, hosts) at open; the caller keeps ownership of meta.
  * direct = 1 creates the final files at once and syncs after each length, so an interrupted
  * run leaves readable files; a failed length takes every file back to the lengths complete in
  * all of them. direct = 0 writes temporary files renamed together at close (one
  * lens_atomic group, docs/outputs.md).
- * stat_mask: bit s = statistic s. raw_repeats > 0 also creates <prefix>_all.nc with z. */
+ * stat_mask: bit s = statistic s. raw_repeats > 0 also creates <prefix>_all.nc with z.
+ * Open fails with LENS_EIO (a file cannot be created, or a direct name is a device or a
+ * folder) or LENS_ENOMEM, leaving nothing behind. */
 struct lens_cube_writer;
 int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube *meta,
                           const char *prefix, unsigned stat_mask, int raw_repeats,
                           const char *const *extra_attrs, int direct, struct lens_err *e);
 /* Writes length index k: mats[s] is a P x P matrix (row-major, seconds) for each statistic
- * in stat_mask; raw (may be NULL) is P x P x raw_repeats with NaN for missing repeats. */
+ * in stat_mask; raw (may be NULL) is P x P x raw_repeats with NaN for missing repeats.
+ * LENS_EINVAL (a matrix missing), LENS_EIO (naming the file and the length); direct files are
+ * then already back at the lengths complete in all of them. */
 int lens_cube_writer_put(struct lens_cube_writer *w, int k, const double *const *mats,
                          const double *raw, struct lens_err *e);
 /* Closes every file (renaming temporaries) and frees w, also on failure. */

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* network_test2's names, in the order of its data_type values 1..4 (docs/methods.md §1), which
+ * is also lens_stat order: file_stats[s] has data_type s + 1. */
 static const char *const file_stats[LENS_STAT_COUNT] = {"average", "median", "deviation", "min"};
 
 /* Every file name of one result, after the prefix: the statistics (in lens_stat order), the
@@ -34,8 +36,10 @@ struct ncfiles {
     int procs, nlen;
 };
 
+/* Defined below with the other source functions; files_open needs it on its error path. */
 static void ncfiles_close(struct ncfiles *f);
 
+/* stat follows links: a cube reached through a symbolic link is read like any other file. */
 static int is_file(const char *p)
 {
     struct stat st;
@@ -57,7 +61,9 @@ static char *path_join(const char *prefix, const char *suffix)
     return p;
 }
 
-/* "<prefix>_<suffix>.nc" when name ends that way: returns the prefix length, else 0. */
+/* "<prefix>_<suffix>.nc" when name ends that way: returns the prefix length, else 0.
+ * The hosts file is left out (i < SUFFIX_HOSTS): a name ending in _hosts.txt alone does not make
+ * a cube, there must be a NetCDF file. */
 static size_t strip_suffix(const char *name)
 {
     size_t n = strlen(name);
@@ -80,6 +86,8 @@ static int prefix_from_dir(const char *dir, char **prefix, struct lens_err *e)
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         size_t m = strip_suffix(de->d_name);
+        /* Only the statistic files name the result: "x_all.nc" also ends in a known suffix, and
+         * its prefix "x" is the same result anyway. */
         if (!m || strstr(de->d_name, suffixes[SUFFIX_ALL]) || strstr(de->d_name, suffixes[SUFFIX_AMOUNT]))
             continue;
         size_t n = strlen(dir) + m + 2;
@@ -92,6 +100,8 @@ static int prefix_from_dir(const char *dir, char **prefix, struct lens_err *e)
         while (dl > 1 && dir[dl - 1] == '/')
             dl--; /* "dir/" and "dir" name the same prefix */
         snprintf(p, n, "%.*s/%.*s", (int)dl, dir, (int)m, de->d_name);
+        /* Every statistic file of one result gives the same prefix; a second, different prefix
+         * means two results, and choosing one silently would analyse the wrong run. */
         if (!found) {
             found = p;
         } else if (strcmp(found, p)) {
@@ -114,6 +124,8 @@ static int prefix_from_dir(const char *dir, char **prefix, struct lens_err *e)
     return LENS_OK;
 }
 
+/* What a user may give for a cube: the folder holding it, any one of its files (run_median.nc),
+ * or the prefix network_test2 was given (-f run). All three become the prefix. */
 static int resolve_prefix(const char *input, char **prefix, struct lens_err *e)
 {
     if (is_dir(input))
@@ -144,6 +156,8 @@ static int nc_fail(struct lens_err *e, const char *path, const char *what, int s
     return lens_err_set(e, LENS_EFORMAT, "%s: %s: %s", path, what, nc_strerror(status));
 }
 
+/* A scalar int variable of the header (begin_mes_length and the like). An optional one that is
+ * absent leaves *v as the caller set it, so callers preset the default. */
 static int get_int(int id, const char *name, int *v, int required, const char *path, struct lens_err *e)
 {
     int var, st = nc_inq_varid(id, name, &var);
@@ -168,10 +182,13 @@ static int get_int(int id, const char *name, int *v, int required, const char *p
     return st == NC_NOERR ? LENS_OK : nc_fail(e, path, name, st);
 }
 
+/* test_type is an int (1 one_to_one .. 9 get) in the original layout and the mode's name in char
+ * test_type(strings) in the newer one; which layout a file has is known from this alone. */
 static int read_mode(int id, struct ncmeta *m, const char *path, struct lens_err *e)
 {
     int var;
     nc_type type;
+    /* test_type is required: without it rows and columns cannot be interpreted at all. */
     if (nc_inq_varid(id, "test_type", &var) != NC_NOERR)
         return lens_err_set(e, LENS_EFORMAT, "%s: missing variable 'test_type'", path);
     if (nc_inq_vartype(id, var, &type) != NC_NOERR)
@@ -180,6 +197,8 @@ static int read_mode(int id, struct ncmeta *m, const char *path, struct lens_err
         char buf[256] = {0};
         int dim, ndims = 0;
         size_t len = 0;
+        /* One dimension (strings = 101 in network_test2) and room for the terminating NUL in
+         * buf: nc_get_var_text does not terminate. */
         if (nc_inq_varndims(id, var, &ndims) != NC_NOERR || ndims != 1 || nc_inq_vardimid(id, var, &dim) != NC_NOERR ||
             nc_inq_dimlen(id, dim, &len) != NC_NOERR || len >= sizeof buf)
             return lens_err_set(e, LENS_EFORMAT, "%s: variable 'test_type' has a bad shape", path);
@@ -193,12 +212,16 @@ static int read_mode(int id, struct ncmeta *m, const char *path, struct lens_err
     int st = nc_get_var_int(id, var, &m->mode);
     if (st != NC_NOERR)
         return nc_fail(e, path, "test_type", st);
+    /* An unknown number is kept as "unknown" rather than refused: the delays are still delays,
+     * only the interpretation of rows and columns is lost. */
     if (m->mode < 1 || m->mode > 9)
         m->mode = LENS_MODE_UNKNOWN;
     return LENS_OK;
 }
 
-/* Opens path and checks the shape of data(n, x, y[, z]); fills m. */
+/* Opens path and checks the shape of data(n, x, y[, z]); fills m.
+ * want_dims is 3 for a statistic or the amounts, data(n, x, y), and 4 for the raw repeats,
+ * data(n, x, y, z). On success the file stays open (*idp) for the data reads. */
 static int open_stat(const char *path, int want_dims, int *idp, int *varp, struct ncmeta *m,
                      struct lens_err *e)
 {
@@ -214,6 +237,8 @@ static int open_stat(const char *path, int want_dims, int *idp, int *varp, struc
         rc = lens_err_set(e, LENS_EFORMAT, "%s: missing variable 'data'", path);
         goto out;
     }
+    /* Float and int data are converted by nc_get_var_double; other types (text, 64-bit) are not
+     * something network_test2 writes. */
     if (nc_inq_var(id, var, NULL, &type, &ndims, dims, NULL) != NC_NOERR || ndims != want_dims ||
         (type != NC_DOUBLE && type != NC_FLOAT && type != NC_INT)) {
         rc = lens_err_set(e, LENS_EFORMAT, "%s: variable 'data' has %d dims, expected %d (n, x, y%s)",
@@ -225,15 +250,20 @@ static int open_stat(const char *path, int want_dims, int *idp, int *varp, struc
             rc = lens_err_set(e, LENS_EFORMAT, "%s: cannot read the dimensions of 'data'", path);
             goto out;
         }
+    /* x and y are both P (receivers and senders): a non-square matrix is no delay matrix. */
     if (len[1] != len[2]) {
         rc = lens_err_set(e, LENS_EFORMAT, "%s: variable 'data' is not square: x = %zu, y = %zu",
                           path, len[1], len[2]);
         goto out;
     }
+    /* A million processes is beyond any run measured all-pairs (P^2 matrices); the bound keeps P
+     * * P * n products far from overflowing size_t. */
     if (len[1] < 1 || len[1] > 1000000) {
         rc = lens_err_set(e, LENS_EFORMAT, "%s: bad number of processes x = %zu", path, len[1]);
         goto out;
     }
+    /* The record dimension n is the number of lengths: an interrupted run with no complete
+     * length has nothing to read. */
     if (len[0] == 0) {
         rc = lens_err_set(e, LENS_EFORMAT, "%s: zero message lengths (dimension n is 0)", path);
         goto out;
@@ -247,6 +277,8 @@ static int open_stat(const char *path, int want_dims, int *idp, int *varp, struc
     m->procs = (int)len[1];
     m->nlen = (int)len[0];
     m->nraw = want_dims == 4 ? (int)len[3] : 0;
+    /* begin and step are required (they give every length l_k = begin + k step); the rest is
+     * descriptive and the newer layout drops the noise variables. */
     if ((rc = read_mode(id, m, path, e)) || (rc = get_int(id, "begin_mes_length", &m->begin, 1, path, e)) ||
         (rc = get_int(id, "end_mes_length", &m->end, 0, path, e)) ||
         (rc = get_int(id, "step_length", &m->step, 1, path, e)) ||
@@ -259,6 +291,7 @@ static int open_stat(const char *path, int want_dims, int *idp, int *varp, struc
     /* every length must fit an int, and counts cannot be negative */
     if ((rc = lens_cube_check_lengths(path, m->nlen, m->begin, m->step, e)))
         goto out;
+    /* The first negative count is named; zero is fine (the newer layout writes no noise). */
     const char *neg = m->repeats < 0 ? "num_repeates" : m->noise_len < 0 ? "noise_mes_length"
                       : m->noise_msgs < 0 ? "num_noise_mes" : m->noise_procs < 0 ? "num_noise_proc" : NULL;
     if (neg) {
@@ -270,11 +303,16 @@ static int open_stat(const char *path, int want_dims, int *idp, int *varp, struc
     int proc_num = m->procs;
     if ((rc = get_int(id, "proc_num", &proc_num, 0, path, e)))
         goto out;
+    /* proc_num is optional but, when present, must agree with the matrices: a mismatch means a
+     * damaged header or a file from another run. */
     if (proc_num != m->procs) {
         rc = lens_err_set(e, LENS_EFORMAT, "%s: proc_num = %d but the matrices are %d x %d", path,
                           proc_num, m->procs, m->procs);
         goto out;
     }
+    /* Files written by mpilens carry this attribute: they were repaired when first read, so
+     * lens_cube_repair does not guess at the round-trip mix again (methods §1: "Files written by
+     * mpilens are left alone"). */
     size_t alen = 0;
     m->ours = nc_inq_attlen(id, NC_GLOBAL, "mpilens_version", &alen) == NC_NOERR;
 out:
@@ -287,6 +325,8 @@ out:
     return LENS_OK;
 }
 
+/* The whole variable into dst, which the caller sized P * P * n (times z for raw repeats) from
+ * the dimensions open_stat checked. */
 static int read_data(int id, int var, double *dst, const char *path, struct lens_err *e)
 {
     int st = nc_get_var_double(id, var, dst);
@@ -296,6 +336,8 @@ static int read_data(int id, int var, double *dst, const char *path, struct lens
     return LENS_OK;
 }
 
+/* The files of one cube must describe the same run: the same P and the same lengths. Files of
+ * two runs mixed under one prefix are refused rather than combined. */
 static int same_shape(const struct ncmeta *a, const struct ncmeta *b, const char *pa,
                       const char *pb, struct lens_err *e)
 {
@@ -317,6 +359,8 @@ static int read_line(FILE *fp, char **buf, size_t *cap, size_t *len, size_t max)
     *len = 0;
     while ((ch = getc(fp)) != EOF && ch != '\n') {
         any = 1;
+        /* Past max the bytes are consumed but not stored: memory stays bounded by max whatever
+         * the file holds, and the next call starts at the next line. */
         if (over || *len >= max) {
             over = 1;
             continue;
@@ -346,10 +390,13 @@ static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
     FILE *fp = fopen(path, "r");
     if (!fp) {
+        /* A missing hosts file is a warning, not an error: the delays are complete without it. */
         int rc = lens_cube_warn(c, "%s: no hosts file; processes are named by rank", path);
         lens_free(path);
         return rc == LENS_OK ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
     }
+    /* n counts the names read so far; it keeps counting past P (without storing) so that the
+     * message can say how many names the file has. */
     int rc = LENS_OK, n = 0, got;
     long lineno = 0;
     char *line = NULL;
@@ -367,6 +414,7 @@ static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *
         } else if (len == 0) {
             continue;
         } else if (!lens_nc_guard_utf8(line, len)) {
+            /* the check also refuses NUL bytes, so lens_strdup below copies the whole name */
             rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: host name is not valid UTF-8", path, lineno);
         } else if (n >= c->procs) {
             n++; /* counted for the message below */
@@ -378,6 +426,7 @@ static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *
         rc = lens_err_set(e, LENS_EIO, "%s: read error: %s", path, strerror(errno));
     fclose(fp);
     lens_free(line);
+    /* Host i names rank i: a count that differs from P cannot be matched to the ranks. */
     if (rc == LENS_OK && n != c->procs)
         rc = lens_err_set(e, LENS_EDATA, "%s: %d host names for %d processes", path, n, c->procs);
     lens_free(path);
@@ -388,6 +437,8 @@ static int read_hosts(struct lens_cube *c, const char *prefix, struct lens_err *
 static int read_extras(struct lens_cube *c, const char *prefix, const struct ncmeta *ref,
                        const char *refpath, struct lens_err *e)
 {
+    /* which 0 is _all.nc (raw repeats, data(n, x, y, z)), which 1 _measurements_amount.nc
+     * (counts, data(n, x, y)); both are optional and only read when the file exists. */
     for (int which = 0; which < 2; which++) {
         char *path = path_join(prefix, suffixes[SUFFIX_ALL + which]);
         if (!path)
@@ -396,10 +447,13 @@ static int read_extras(struct lens_cube *c, const char *prefix, const struct ncm
             lens_free(path);
             continue;
         }
-        struct ncmeta m;
+        /* zeroed: cells below reads m.nraw even when open_stat failed before filling m */
+        struct ncmeta m = {0};
         int id = -1, var, rc = open_stat(path, which == 0 ? 4 : 3, &id, &var, &m, e);
         if (rc == LENS_OK)
             rc = same_shape(ref, &m, refpath, path, e);
+        /* Sized from dimensions the guard checked against the file size, so the allocation is at
+         * most about the file's size. */
         size_t cells = (size_t)c->procs * c->procs * c->nlen * (which == 0 ? (size_t)m.nraw : 1);
         double *buf = NULL;
         if (rc == LENS_OK && !(buf = lens_malloc(cells * sizeof *buf)))
@@ -414,7 +468,8 @@ static int read_extras(struct lens_cube *c, const char *prefix, const struct ncm
             return rc;
         }
         if (which == 0) {
-            /* The plugins branch pads unmeasured repeats with -1. */
+            /* The plugins branch pads unmeasured repeats with -1. NaN is "missing" everywhere
+             * in mpilens, and so is any other negative or infinite delay (no clock gives one). */
             for (size_t x = 0; x < cells; x++)
                 if (!(buf[x] >= 0) || !isfinite(buf[x]))
                     buf[x] = NAN;
@@ -435,6 +490,7 @@ static int files_open(const char *input, struct lens_cube **out, struct ncfiles 
                       struct ncmeta *ref, struct lens_err *e)
 {
     *out = NULL;
+    /* f is zeroed and its ids set to -1 first, so ncfiles_close is safe whatever step fails. */
     memset(f, 0, sizeof *f);
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         f->id[s] = -1;
@@ -444,6 +500,8 @@ static int files_open(const char *input, struct lens_cube **out, struct ncfiles 
         return rc;
     struct lens_cube *c = NULL;
     const char *refpath = NULL;
+    /* Any subset of the four statistics makes a cube; the first file found is the reference the
+     * others are compared with, and its header fills the metadata. */
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
         char *path = path_join(f->prefix, suffixes[s]);
         if (!path) {
@@ -464,6 +522,8 @@ static int files_open(const char *input, struct lens_cube **out, struct ncfiles 
             if (rc == LENS_OK) {
                 *ref = m;
                 refpath = path;
+                /* The rest of the run's description comes from the reference file; the other
+                 * files only have to agree on the shape and the mode. */
                 c->end = m.end;
                 c->mode = m.mode;
                 c->repeats = m.repeats;
@@ -480,11 +540,14 @@ static int files_open(const char *input, struct lens_cube **out, struct ncfiles 
         if (rc == LENS_OK && m.mode != ref->mode)
             rc = lens_err_set(e, LENS_EDATA, "%s: test_type %s, but %s has %s", path,
                               lens_cube_mode_name(m.mode), refpath, lens_cube_mode_name(ref->mode));
+        /* A file named _median.nc whose data_type says average is suspicious but readable: the
+         * name decides, the warning tells the user. */
         if (rc == LENS_OK && m.data_type && m.data_type != s + 1)
             rc = lens_cube_warn(c, "%s: data_type is %d, expected %d for %s", path, m.data_type,
                                 s + 1, file_stats[s]) == LENS_OK ? LENS_OK
                  : lens_err_set(e, LENS_ENOMEM, "out of memory");
     }
+    /* No statistic file at all: the message names the median file, the one a user expects. */
     if (rc == LENS_OK && !c) {
         char *path = path_join(f->prefix, suffixes[LENS_STAT_MEDIAN]);
         rc = lens_err_set(e, LENS_EIO, "%s: no such file", path ? path : f->prefix);
@@ -495,6 +558,8 @@ static int files_open(const char *input, struct lens_cube **out, struct ncfiles 
         lens_cube_free(c);
         return rc;
     }
+    /* The stream source needs the shape of the matrices it reads; the cube's metadata is handed
+     * on separately (*out). */
     f->procs = c->procs;
     f->nlen = c->nlen;
     *out = c;
@@ -517,6 +582,8 @@ static void ncfiles_close(struct ncfiles *f)
 /* The companions are only checked here: a stream never reads raw repeats or counts. */
 static int check_extras(const struct ncfiles *f, const struct ncmeta *ref, struct lens_cube *c, struct lens_err *e)
 {
+    /* The companions are compared with the first statistic file, the reference of files_open;
+     * they are read before the repair, which needs the raw repeats to halve them with the rest. */
     const char *refpath = NULL;
     for (int s = 0; s < LENS_STAT_COUNT && !refpath; s++)
         refpath = f->path[s];
@@ -525,6 +592,8 @@ static int check_extras(const struct ncfiles *f, const struct ncmeta *ref, struc
         if (!path)
             return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->prefix);
         int rc = LENS_OK;
+        /* The companions are opened and checked (shape, guard) so that a damaged one fails here
+         * as it would in lens_cube_nc_read, but their data are left in the file. */
         if (is_file(path)) {
             struct ncmeta m;
             int id = -1, var;
@@ -569,6 +638,8 @@ static int ncfiles_get(void *state, int stat, int k, double *mat, struct lens_er
     if (stat < 0 || stat >= LENS_STAT_COUNT || f->id[stat] < 0 || k < 0 || k >= f->nlen)
         return lens_err_set(e, LENS_EINVAL, "%s: no statistic %s at length index %d",
                             f->prefix ? f->prefix : "cube", lens_cube_stat_name(stat), k);
+    /* One record of data(n, x, y): the hyperslab [k, 0..P, 0..P], values unrepaired (the stream
+     * applies the repairs, cube_stream.c). */
     size_t start[3] = {(size_t)k, 0, 0}, count[3] = {1, (size_t)f->procs, (size_t)f->procs};
     int st = nc_get_vara_double(f->id[stat], f->var[stat], start, count, mat);
     if (st != NC_NOERR)
@@ -614,6 +685,7 @@ int lens_cube_nc_stream_open(const char *input, struct lens_cube_stream **out, s
         lens_free(f);
         return rc;
     }
+    /* Bit s set: statistic s is present and the stream may ask for it. */
     unsigned mask = 0;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         if (f->id[s] >= 0)
@@ -653,6 +725,8 @@ int lens_cube_nc_probe(const char *input)
     return 0;
 }
 
+/* The whole cube in memory, then repaired (lens_cube_repair) as docs/methods.md §1 describes:
+ * the order matters, the repairs look at all statistics and the raw repeats together. */
 int lens_cube_nc_read(const char *input, struct lens_cube **out, struct lens_err *e)
 {
     *out = NULL;
@@ -689,6 +763,8 @@ int lens_cube_nc_read(const char *input, struct lens_cube **out, struct lens_err
     return LENS_OK;
 }
 
+/* Whether writing a cube under prefix would replace something of a result: convert, synth and
+ * decompress refuse then (without --force). */
 int lens_cube_exists(const char *prefix)
 {
     for (int i = 0; i < SUFFIX_COUNT; i++) {

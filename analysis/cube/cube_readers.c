@@ -11,12 +11,15 @@ static const struct lens_cube_reader builtin[] = {
 };
 #define NBUILTIN (sizeof builtin / sizeof *builtin)
 
-/* Rows added at run time (tests): process-wide, never removed. */
+/* Rows added at run time (tests): process-wide, never removed.
+ * A fixed array: tests add one or two rows, and a static table needs no cleanup at exit. */
 static struct lens_cube_reader extra[8];
 static size_t nextra;
 
 int lens_cube_readers_add(const struct lens_cube_reader *row, struct lens_err *e)
 {
+    /* probe and stream_open are what every row must have (find and the streaming readers call
+     * them); read is optional, lens_cube_read falls back to the stream. */
     if (nextra >= sizeof extra / sizeof *extra || !row->probe || !row->stream_open)
         return lens_err_set(e, LENS_EINVAL, "reader '%s': %s", row->name ? row->name : "?",
                             nextra >= sizeof extra / sizeof *extra ? "the table is full" : "needs probe and stream_open");
@@ -24,6 +27,8 @@ int lens_cube_readers_add(const struct lens_cube_reader *row, struct lens_err *e
     return LENS_OK;
 }
 
+/* Built-in rows first, in table order, then the added ones. No row claims the input: the
+ * network_test2 row reads it anyway, so the error says which file is missing. */
 const struct lens_cube_reader *lens_cube_readers_find(const char *input)
 {
     for (size_t i = 0; i < NBUILTIN; i++)
@@ -35,6 +40,8 @@ const struct lens_cube_reader *lens_cube_readers_find(const char *input)
     return &builtin[0];
 }
 
+/* Whether any row recognises input, for commands that take several kinds of input (`mpilens
+ * report` tells cubes from sweeps and traces with it). */
 int lens_cube_probe(const char *input)
 {
     for (size_t i = 0; i < NBUILTIN; i++)

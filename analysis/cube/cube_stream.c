@@ -36,7 +36,9 @@ struct lens_cube_stream {
     int ended;
 };
 
-/* cube.c's test for a diagonal value network_test2 never wrote. */
+/* cube.c's test for a diagonal value network_test2 never wrote, copied: the two must stay
+ * identical, the equality of the two readers depends on it (tests/test_cube_stream.c checks
+ * it on every defect). */
 static int is_garbage(double x)
 {
     return !isfinite(x) || x < 0 || (x != 0 && fabs(x) < 1e-100) || x > 3600.0;
@@ -50,6 +52,8 @@ static void repair_matrix(struct lens_cube_stream *st, int s, int k, double *mat
     if (st->zero_diag[s])
         for (size_t i = 0; i < P; i++)
             mat[i * P + i] = 0.0;
+    /* Counted into bad[s * L + k] only on the first read of that matrix: a matrix read twice
+     * (planning, then use) must not double its count in the warning. */
     long bad = 0;
     for (size_t i = 0; i < P; i++)
         for (size_t j = 0; j < P; j++) {
@@ -62,6 +66,8 @@ static void repair_matrix(struct lens_cube_stream *st, int s, int k, double *mat
     long *b = &st->bad[(size_t)s * st->nlen + k];
     if (*b < 0)
         *b = bad;
+    /* After the NaN repair, as in cube.c: halving a NaN changes nothing, and the order keeps the
+     * two readers bit for bit equal. */
     if (halve && st->halve && (s == LENS_STAT_MEDIAN || s == LENS_STAT_MIN))
         for (size_t x = 0; x < P * P; x++)
             mat[x] *= 0.5;
@@ -87,6 +93,8 @@ static int read_diagonal(struct lens_cube_stream *st, int s, int k, double *diag
             diag[i] = held[((size_t)k * P + i) * P + i];
         return LENS_OK;
     }
+    /* A source with a diagonal reader (the NetCDF files) reads P values; others decode the whole
+     * matrix into scratch and keep its diagonal. */
     if (st->src.diagonal)
         return st->src.diagonal(st->src.state, s, k, diag, e);
     if (!st->scratch && !(st->scratch = lens_malloc(P * P * sizeof *st->scratch)))
@@ -101,6 +109,8 @@ static int read_diagonal(struct lens_cube_stream *st, int s, int k, double *diag
 static int plan_diagonal(struct lens_cube_stream *st, unsigned need, struct lens_err *e)
 {
     int P = st->procs, L = st->nlen;
+    /* Per statistic the two counts repair_diagonal could use, and the first example of each:
+     * which one applies is known only after the average and median diagonals are seen. */
     long garbage[LENS_STAT_COUNT] = {0}, nonzero[LENS_STAT_COUNT] = {0};
     double gex[LENS_STAT_COUNT] = {0}, nzex[LENS_STAT_COUNT] = {0};
     double *diag = lens_malloc((size_t)P * sizeof *diag);
@@ -135,6 +145,8 @@ static int plan_diagonal(struct lens_cube_stream *st, unsigned need, struct lens
         if (!bad)
             continue;
         st->zero_diag[s] = 1;
+        /* A zeroed average or median diagonal is all zero from now on: cube.c tests the
+         * statistics after it on the repaired values, so the replay must too. */
         if (s < 2)
             zero[s] = 1;
         snprintf(st->diag_warn[s], sizeof st->diag_warn[s],
@@ -147,6 +159,8 @@ static int plan_diagonal(struct lens_cube_stream *st, unsigned need, struct lens
 /* lens_cube_order_key back to the double. */
 static double unkey(uint64_t k)
 {
+    /* The inverse of the key: a set top bit was a positive double (clear it), a clear one a
+     * negative double (flip every bit back). */
     uint64_t b = k >> 63 ? k & 0x7FFFFFFFFFFFFFFFULL : ~k;
     double v;
     memcpy(&v, &b, sizeof v);
@@ -168,11 +182,14 @@ static int ratio_pass(struct lens_cube_stream *st, double *avg, double *med, uin
             rc = read_repaired(st, LENS_STAT_MEDIAN, k, med, 0, e);
         if (rc != LENS_OK)
             return rc;
+        /* The filter of cube.c's repair_round_trip: off the diagonal, both finite, average > 0. */
         for (size_t x = 0; x < P * P; x++) {
             if (x / P == x % P || !isfinite(avg[x]) || !isfinite(med[x]) || !(avg[x] > 0))
                 continue;
             uint64_t kk = lens_cube_order_key(med[x] / avg[x]);
             (*n)++;
+            /* Only ratios that share the digits already chosen above this pass count; at the top
+             * pass (shift 48) there is nothing above. */
             if (shift < 48 && (kk >> (shift + 16)) != (prefix >> (shift + 16)))
                 continue;
             hist[(kk >> shift) & 0xFFFF]++;
@@ -185,6 +202,8 @@ static int ratio_pass(struct lens_cube_stream *st, double *avg, double *med, uin
 static int ratio_select(struct lens_cube_stream *st, double *avg, double *med, size_t *hist, size_t rank,
                         double *out, struct lens_err *e)
 {
+    /* Four passes of 16 bits pick the key of the rank-th ratio digit by digit, each pass reading
+     * the average and median once: memory stays O(P^2) however many lengths there are. */
     uint64_t prefix = 0;
     for (int shift = 48; shift >= 0; shift -= 16) {
         size_t n;
@@ -192,6 +211,7 @@ static int ratio_select(struct lens_cube_stream *st, double *avg, double *med, s
         if (rc != LENS_OK)
             return rc;
         uint64_t d = 0;
+        /* rank becomes the rank within the chosen bucket for the next pass. */
         while (d < 65535 && rank >= hist[d])
             rank -= hist[d++];
         prefix |= d << shift;
@@ -214,6 +234,8 @@ static int plan_round_trip(struct lens_cube_stream *st, struct lens_err *e)
     double ratio = NAN, lo, hi;
     if (rc == LENS_OK)
         rc = ratio_pass(st, avg, med, 0, 48, hist, &n, e);
+    /* The first pass counted the ratios (n), which fixes the middle ranks; each rank is then
+     * selected from the top digit again. */
     if (rc == LENS_OK && n > 0) {
         /* lens_cube_median: the middle value, or the mean of the two middle values */
         rc = ratio_select(st, avg, med, hist, n / 2, &hi, e);
@@ -287,6 +309,8 @@ unsigned lens_cube_stream_stats(const struct lens_cube_stream *st) { return st->
 
 void lens_cube_stream_set_format(struct lens_cube_stream *st, const char *format) { st->meta->format = format; }
 
+/* A statistic must be planned before it is read: its diagonal and round-trip decisions are made
+ * at the plan, and reading it earlier would give unrepaired values. */
 int lens_cube_stream_read(struct lens_cube_stream *st, int stat, int k, double *mat, struct lens_err *e)
 {
     if (stat < 0 || stat >= LENS_STAT_COUNT || !(st->planned >> stat & 1) || k < 0 || k >= st->nlen)
@@ -303,6 +327,8 @@ static int stream_end(struct lens_cube_stream *st, unsigned mask, struct lens_er
         return LENS_OK;
     mask &= st->planned;
     int P = st->procs, L = st->nlen;
+    /* Matrices the caller never read are read now (and thrown away) so that the counts of bad
+     * delays, and with them the warnings and the LENS_EDATA test, are those of lens_cube_read. */
     double *scratch = NULL;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         for (int k = 0; k < L && (mask >> s & 1); k++) {
@@ -337,6 +363,7 @@ static int stream_end(struct lens_cube_stream *st, unsigned mask, struct lens_er
         if (rc != LENS_OK)
             return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", src);
     }
+    /* The round-trip warning comes last, as repair_round_trip runs last in lens_cube_repair. */
     if (st->trip_warn[0] && lens_cube_warn(c, "%s", st->trip_warn) != LENS_OK)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", src);
     st->ended = 1;

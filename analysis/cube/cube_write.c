@@ -5,6 +5,7 @@
 #include "common/atomic.h"
 #include "common/time.h"
 
+/* pwrite and ftruncate (rollback_direct) are POSIX 2008. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The file name and data_type of statistic s: "_<name>.nc" with data_type s + 1, as
+ * network_test2 numbers them (docs/methods.md §1). */
 static const char *const file_stats[LENS_STAT_COUNT] = {"average", "median", "deviation", "min"};
 
 static char *path_join(const char *prefix, const char *suffix)
@@ -26,6 +29,9 @@ static char *path_join(const char *prefix, const char *suffix)
     return p;
 }
 
+/* One output file. Two ways to write: through the atomic writer (convert, synth, decompress: the
+ * files appear at the end, together), or direct (the benchmark: the final names exist from the
+ * start and are readable after every length). */
 struct ncout {
     int id;          /* NetCDF id, -1 when closed */
     int var;         /* the data variable */
@@ -57,12 +63,16 @@ static int define_file(struct ncout *o, const struct lens_cube *m, int data_type
         return lens_err_set(e, LENS_EIO, "%s: cannot create: %s", o->path, nc_strerror(st));
     o->id = id;
     int dx, dy, dn, dz = -1, ds;
+    /* network_test2's scalar ints, all of them, so its own tools read our files; noise_* are 0
+     * outside the noise modes. An unknown mode is written as 0, a test_type no tool claims. */
     const char *scalars[] = {"proc_num", "test_type", "data_type", "begin_mes_length",
                              "end_mes_length", "step_length", "noise_mes_length", "num_noise_mes",
                              "num_noise_proc", "num_repeates"};
     int values[] = {m->procs, m->mode >= 1 && m->mode <= 9 ? m->mode : 0, data_type, m->begin,
                     m->end, m->step, m->noise_len, m->noise_msgs, m->noise_procs, m->repeats};
     int vars[10];
+    /* n is the record dimension: a length is appended as one record, so a benchmark can write
+     * and sync length by length. strings = 101 is network_test2's, kept for compatibility. */
     if ((st = nc_def_dim(id, "x", (size_t)m->procs, &dx)) || (st = nc_def_dim(id, "y", (size_t)m->procs, &dy)) ||
         (st = nc_def_dim(id, "n", NC_UNLIMITED, &dn)) || (nraw > 0 && (st = nc_def_dim(id, "z", (size_t)nraw, &dz))) ||
         (st = nc_def_dim(id, "strings", 101, &ds)))
@@ -96,6 +106,8 @@ static int define_file(struct ncout *o, const struct lens_cube *m, int data_type
     for (int i = 0; i < 10; i++)
         if ((st = nc_put_var_int(id, vars[i], &values[i])))
             goto fail;
+    /* The header on disk before any data: o->good below is then the size of a file with no
+     * record, the state rollback_direct returns to when not one length completes. */
     if ((st = nc_sync(id)))
         goto fail;
     struct stat sb;
@@ -116,6 +128,8 @@ static int write_hosts(struct lens_cube_writer *w, const struct lens_cube *m, co
     struct lens_atomic a;
     int rc = lens_atomic_open(&a, path, "w", e);
     if (rc == LENS_OK) {
+        /* One name per line in rank order, "unknown" for a gap, so line i is always rank i.
+         * Write errors are left to the commit, which reports the first one. */
         for (int i = 0; i < m->procs; i++)
             fprintf(a.fp, "%s\n", m->hosts[i] ? m->hosts[i] : "unknown");
         rc = lens_atomic_commit(&a, e);
@@ -151,8 +165,11 @@ static void rollback_direct(struct lens_cube_writer *w)
         if (o->id >= 0)
             (void)nc_close(o->id);
         o->id = -1;
+        /* Files this run did not create (a failed create) are not ours to touch. */
         if (!o->created)
             continue;
+        /* O_NOFOLLOW: the name was ours a moment ago; if it is a link now, someone replaced it
+         * and it is left alone. */
         int fd = open(o->path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
             continue;
@@ -180,6 +197,7 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
      * direct, a new directory is built aside and appears with the files (lens_atomic_dir). */
     const char *slash = strrchr(prefix, '/'), *wprefix = prefix;
     char *inside = NULL;
+    /* A prefix "/x" lives in the root: no folder to make. */
     if (slash && slash != prefix) {
         char *dir = lens_strdup(prefix), *where = NULL;
         int rc = dir ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
@@ -208,11 +226,15 @@ int lens_cube_writer_open(struct lens_cube_writer **out, const struct lens_cube 
         w->f[s].id = -1;
     int rc = LENS_OK;
     for (int s = 0; s <= LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        /* Slot LENS_STAT_COUNT is the raw repeats (_all.nc), written only when the cube has
+         * them. */
         if (s < LENS_STAT_COUNT ? !(stat_mask & (1u << s)) : raw_repeats <= 0)
             continue;
         char suffix[32];
         snprintf(suffix, sizeof suffix, "_%s.nc", s < LENS_STAT_COUNT ? file_stats[s] : "all");
         struct ncout *o = &w->f[s];
+        /* o->path is the name people asked for (messages, the final rename), o->at the name
+         * written inside a folder still being built aside; they differ only while it is new. */
         o->path = path_join(prefix, suffix);
         o->at = path_join(wprefix, suffix);
         if (!o->path || !o->at) {
@@ -249,7 +271,11 @@ int lens_cube_writer_put(struct lens_cube_writer *w, int k, const double *const 
         const double *src = s < LENS_STAT_COUNT ? mats[s] : raw;
         if (!src)
             return lens_err_set(e, LENS_EINVAL, "%s: no values given for length %d", o->path, k);
+        /* Record k: one P x P matrix (x P x z for the raw repeats; a 3-D variable ignores
+         * count[3]). */
         size_t start[4] = {(size_t)k, 0, 0, 0}, count[4] = {1, P, P, (size_t)w->nraw};
+        /* Synced after every length: an interrupted benchmark keeps what it measured
+         * (docs/bench.md). */
         int st = nc_put_vara_double(o->id, o->var, start, count, src);
         if (st == NC_NOERR)
             st = nc_sync(o->id);
@@ -290,11 +316,15 @@ int lens_cube_writer_close(struct lens_cube_writer *w, struct lens_err *e)
         struct ncout *o = &w->f[s];
         if (o->id < 0)
             continue;
+        /* nc_close writes what the library still buffers: its failure (a full disk) is a write
+         * failure. */
         int st = nc_close(o->id);
         o->id = -1;
         if (st != NC_NOERR && rc == LENS_OK)
             rc = lens_err_set(e, LENS_EIO, "%s: cannot close: %s", o->path, nc_strerror(st));
     }
+    /* Direct files are already in place: only a failed close needs them put back to the last
+     * complete length. */
     if (w->direct) {
         if (rc != LENS_OK)
             rollback_direct(w);
@@ -331,6 +361,7 @@ void lens_cube_writer_abort(struct lens_cube_writer *w)
         if (w->hosts)
             (void)unlink(w->hosts);
     } else if (w->direct) {
+        /* Some lengths were written: keep them, consistent across the files. */
         rollback_direct(w);
     } else {
         lens_atomic_group_abort();
@@ -338,6 +369,8 @@ void lens_cube_writer_abort(struct lens_cube_writer *w)
     writer_free(w);
 }
 
+/* A whole cube in memory through the streaming writer, length by length: one code path for every
+ * writer, and the atomic group makes the files appear together. */
 int lens_cube_write(const struct lens_cube *c, const char *prefix, const char *const *extra_attrs,
                     struct lens_err *e)
 {

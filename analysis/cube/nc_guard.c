@@ -14,10 +14,16 @@
 #include <sys/stat.h>
 
 #define NOT_NC "not a readable NetCDF file"
+/* numrecs all ones marks a file still being written ("streaming"): the record count is then
+ * unknown, and the record part cannot be checked against the file size. */
 #define STREAMING32 0xFFFFFFFFULL
 
+/* NC_DIMENSION, NC_VARIABLE, NC_ATTRIBUTE of the format specification, spelled out here so the
+ * check does not depend on a libnetcdf internal header. */
 enum { TAG_DIMENSION = 10, TAG_VARIABLE = 11, TAG_ATTRIBUTE = 12 };
 
+/* The parse state. Every reader checks rc first and does nothing once it is set, so a long chain
+ * of reads needs one check at its end, and the first error (the one that explains) is kept. */
 struct rd {
     FILE *fp;
     const char *path;
@@ -53,6 +59,7 @@ static int need(struct rd *r, unsigned long long n)
         return r->rc;
     if (n > r->fsize || r->pos > r->fsize - n)
         return fail(r, "the header is truncated (the file of %llu bytes ends inside %s)", r->fsize, r->what);
+    /* Fits in size_t: pos + n <= fsize was just checked, and the buffer never exceeds the file. */
     size_t want = r->pos + (size_t)n;
     if (want <= r->len)
         return LENS_OK;
@@ -68,6 +75,8 @@ static int need(struct rd *r, unsigned long long n)
         r->buf = p;
         r->cap = cap;
     }
+    /* Reads ahead to fill the buffer: headers are parsed front to back, so one fread usually
+     * serves many small needs. */
     size_t got = fread(r->buf + r->len, 1, r->cap - r->len, r->fp);
     r->len += got;
     if (r->len < want)
@@ -76,6 +85,8 @@ static int need(struct rd *r, unsigned long long n)
     return LENS_OK;
 }
 
+/* Big-endian unsigned integer of 4 or 8 bytes (the classic format is big-endian throughout); 0
+ * once an error is recorded. */
 static unsigned long long get_uint(struct rd *r, int bytes)
 {
     if (need(r, (unsigned)bytes) != LENS_OK)
@@ -97,11 +108,14 @@ static unsigned long long get_count(struct rd *r, const char *what)
 
 static void skip(struct rd *r, unsigned long long n)
 {
+    /* n < 2^63 here (a checked count or product), so the rounding cannot wrap. */
     n = (n + 3) & ~3ULL; /* names and values are padded to 4 bytes */
     if (need(r, n) == LENS_OK)
         r->pos += (size_t)n;
 }
 
+/* Every product of header values goes through here: counts are up to 2^63 in CDF-5, and a
+ * wrapped product would turn a huge variable into a small one that "fits" the file. */
 static int mul_ok(unsigned long long a, unsigned long long b, unsigned long long *out)
 {
     if (a && b > UINT64_MAX / a)
@@ -110,6 +124,9 @@ static int mul_ok(unsigned long long a, unsigned long long b, unsigned long long
     return 1;
 }
 
+/* The ranges of RFC 3629: lead bytes C2..DF take one continuation byte, E0..EF two, F0..F4
+ * three; the decoded value must need that many bytes (no overlong form), and surrogates and
+ * values above U+10FFFF are refused. Shared with the readers for host names. */
 int lens_nc_guard_utf8(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -130,6 +147,7 @@ int lens_nc_guard_utf8(const char *str, size_t n)
             k = 3, cp = c & 0x07, min = 0x10000;
         else
             return 0; /* a continuation byte first, an overlong C0/C1 lead, or beyond U+10FFFF */
+        /* The sequence would run past the end. */
         if (n - i <= k)
             return 0;
         for (size_t j = 1; j <= k; j++) {
@@ -178,6 +196,8 @@ static int names_grow(struct rd *r, struct names *h, size_t size)
         lens_free(len);
         return r->rc = lens_err_set(r->e, LENS_ENOMEM, "%s: out of memory reading the header", r->path);
     }
+    /* Re-insert every name into the larger table; the probe ends because the new table is at
+     * most a quarter full. */
     for (size_t i = 0; h->at && i <= h->mask; i++)
         if (h->at[i]) {
             size_t j = (size_t)fnv(r->buf + h->at[i] - 1, h->len[i]) & (size - 1);
@@ -197,6 +217,7 @@ static int names_grow(struct rd *r, struct names *h, size_t size)
 /* 1 if the name buf[at..at+n) is there already, 0 after adding it, LENS_ENOMEM. */
 static int names_add(struct rd *r, struct names *h, size_t at, size_t n)
 {
+    /* Grow at half load, before inserting: the probe loop below needs an empty slot to end. */
     if (2 * (h->count + 1) > (h->at ? h->mask + 1 : 0) && names_grow(r, h, h->at ? 2 * (h->mask + 1) : 16))
         return LENS_ENOMEM;
     for (size_t i = (size_t)fnv(r->buf + at, n) & h->mask;; i = (i + 1) & h->mask) {
@@ -211,7 +232,9 @@ static int names_add(struct rd *r, struct names *h, size_t at, size_t n)
     }
 }
 
-/* A name for messages: printable ASCII as is, other bytes as '?', at most cap - 1 bytes. */
+/* A name for messages: printable ASCII as is, other bytes as '?', at most cap - 1 bytes.
+ * Messages are printed to a terminal and written to JSON: a hostile name must not carry escape
+ * sequences or invalid UTF-8 into them. */
 static const char *show(const struct rd *r, size_t at, size_t n, char *out, size_t cap)
 {
     size_t k = 0;
@@ -226,11 +249,15 @@ static void get_name(struct rd *r, const char *kind, unsigned long long idx, siz
 {
     char what[160];
     snprintf(what, sizeof what, "the name of %s %llu", kind, idx);
+    /* Truncation inside the name reports "the name of dimension 3", then the caller's context
+     * returns. */
     const char *was = r->what;
     r->what = what;
     unsigned long long len = get_count(r, what);
     *at = r->pos;
     *n = 0;
+    /* NC_MAX_NAME (256) is the library's own limit; a longer name would be refused only after
+     * nc_open had allocated for the whole header. */
     if (r->rc == LENS_OK && (len == 0 || len > NC_MAX_NAME))
         fail(r, "%s is %llu bytes long (1 to %d allowed)", what, len, NC_MAX_NAME);
     skip(r, len);
@@ -241,6 +268,9 @@ static void get_name(struct rd *r, const char *kind, unsigned long long idx, siz
     const unsigned char *s = r->buf + *at;
     if (!lens_nc_guard_utf8((const char *)s, *n))
         fail(r, "%s is not valid UTF-8", what);
+    /* Control characters break messages and CSV output, and '/' is the group separator of
+     * NetCDF-4 paths: the library refuses both in names it creates, so a file holding them was
+     * not written by it. */
     for (size_t i = 0; i < *n && r->rc == LENS_OK; i++)
         if (s[i] < 0x20 || s[i] == 0x7F || s[i] == '/')
             fail(r, "%s holds a control character or '/' at byte %zu", what, i);
@@ -256,10 +286,14 @@ static unsigned long long get_list(struct rd *r, unsigned tag, const char *kind,
     unsigned long long t = get_uint(r, 4), n = get_count(r, what);
     if (r->rc != LENS_OK)
         return 0;
+    /* The specification allows an empty list written as ABSENT (tag 0, count 0) or with its own
+     * tag and count 0; a non-empty list must carry its tag. */
     if (n > 0 && t != tag)
         fail(r, "the list of %s has tag %llu, expected %u", kind, t, tag);
     else if (n == 0 && t != 0 && t != tag)
         fail(r, "the empty list of %s has tag %llu", kind, t);
+    /* The key bound of the whole guard: entries cannot outnumber the bytes that could hold them,
+     * so what libnetcdf allocates for the lists is at most the file size. */
     else if (n > (r->fsize - r->pos) / min)
         fail(r, "the header declares %llu %s, but the file holds %llu bytes", n, kind, r->fsize);
     return r->rc == LENS_OK ? n : 0;
@@ -267,6 +301,8 @@ static unsigned long long get_list(struct rd *r, unsigned tag, const char *kind,
 
 static unsigned type_size(const struct rd *r, unsigned long long t)
 {
+    /* Bytes per value of NC_BYTE .. NC_DOUBLE (types 1 to 6, every format) and NC_UBYTE ..
+     * NC_UINT64 (7 to 11, CDF-5 only); 0 is not a type. */
     static const unsigned sizes[] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8};
     return t >= 1 && t <= (r->cdf5 ? 11u : 6u) ? sizes[t] : 0;
 }
@@ -288,10 +324,13 @@ static int get_unique_name(struct rd *r, struct names *h, const char *kind, cons
     return dup ? -1 : 0;
 }
 
+/* An attribute list (global or a variable's): name, type, count and the values, padded. The
+ * values themselves are skipped, never interpreted. */
 static void get_atts(struct rd *r, const char *owner)
 {
     char kind[160];
     snprintf(kind, sizeof kind, "attributes of %s", owner);
+    /* Smallest attribute: name length, a name of 4 padded bytes, type (4), count, no values. */
     unsigned long long n = get_list(r, TAG_ATTRIBUTE, kind, (unsigned long long)(2 * r->cnt + 8));
     if (r->rc != LENS_OK || n == 0)
         return;
@@ -347,6 +386,8 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
         snprintf(owner, sizeof owner, "variable '%s'", nm);
         r->what = owner;
         unsigned long long rank = get_count(r, "a variable's rank");
+        /* Each dimension id takes cnt bytes, so the rank is bounded by the file as the lists
+         * are. */
         if (r->rc == LENS_OK && (rank > NC_MAX_VAR_DIMS || rank > (r->fsize - r->pos) / (unsigned)r->cnt)) {
             fail(r, "variable '%s' has %llu dimensions (at most %d, and the file holds %llu bytes)", nm, rank,
                  NC_MAX_VAR_DIMS, r->fsize);
@@ -361,6 +402,8 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
                 break;
             if (id >= ndims)
                 fail(r, "variable '%s' uses dimension id %llu, but there are %llu dimensions", nm, id, ndims);
+            /* Only the first dimension may be the record dimension (the format stores a record
+             * variable record by record); the library would misplace the data otherwise. */
             else if (id == unlimited && d > 0)
                 fail(r, "variable '%s' has the record dimension in position %llu (only the first may be)", nm, d);
             else if (id == unlimited)
@@ -379,6 +422,7 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
             fail(r, "variable '%s' has an invalid type %llu", nm, t);
             break;
         }
+        /* bytes <= 2^64 - 4 keeps the padding below from wrapping. */
         if (toobig || !mul_ok(elems, size, &bytes) || bytes > UINT64_MAX - 3) {
             fail(r, "variable '%s' is larger than 2^64 bytes", nm);
             break;
@@ -391,6 +435,8 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
             fail(r, "variable '%s' has vsize %llu, but its shape and type make %llu bytes", nm, vsize, padded);
             break;
         }
+        /* The variable that starts first must start after the header: data overlapping the
+         * header would be read as values by the library. */
         if (begin < x->first_begin) {
             x->first_begin = begin;
             snprintf(x->first, sizeof x->first, "%s", nm);
@@ -404,11 +450,14 @@ static void get_vars(struct rd *r, const unsigned long long *dimlen, unsigned lo
             }
             x->recbegin = begin < x->recbegin ? begin : x->recbegin;
             x->nrec++;
+            /* The sum wrapped. */
             if (x->recsize < padded) {
                 fail(r, "the record variables need more than 2^64 bytes per record");
                 break;
             }
         } else if (begin > r->fsize || bytes > r->fsize - begin) {
+            /* A fixed-size variable must lie wholly inside the file: the library would return
+             * fill values for the missing part without an error. */
             fail(r, "truncated NetCDF file: %llu bytes, variable '%s' needs bytes %llu to %llu", r->fsize, nm,
                  begin, begin + bytes > begin ? begin + bytes : UINT64_MAX);
             break;
@@ -430,6 +479,7 @@ static int check_classic(struct rd *r, unsigned version)
     int streaming = numrecs == (r->cdf5 ? UINT64_MAX : STREAMING32);
     if (r->rc == LENS_OK && !streaming && numrecs >> (r->cnt * 8 - 1))
         fail(r, "numrecs is negative (%llu as unsigned)", numrecs);
+    /* Smallest dimension: name length, a 4-byte padded name, its size. */
     unsigned long long ndims = get_list(r, TAG_DIMENSION, "dimensions", (unsigned long long)(2 * r->cnt + 4));
     if (r->rc != LENS_OK)
         return r->rc;
@@ -447,6 +497,7 @@ static int check_classic(struct rd *r, unsigned version)
             break;
         r->what = "a dimension's size";
         dimlen[d] = get_count(r, "a dimension's size");
+        /* Size 0 declares the record (unlimited) dimension; the classic formats allow one. */
         if (r->rc == LENS_OK && dimlen[d] == 0) {
             if (unlimited != UINT64_MAX)
                 fail(r, "dimensions %llu and %llu are both the record dimension (size 0)", unlimited, d);
@@ -455,18 +506,22 @@ static int check_classic(struct rd *r, unsigned version)
     }
     names_free(&h);
     get_atts(r, "the file (global)");
+    /* first_begin and recbegin start at the maximum so that the first variable read sets them. */
     struct extent x = {UINT64_MAX, 0, UINT64_MAX, 0, 0, 0, 0, 0, ""};
     if (r->rc == LENS_OK)
         get_vars(r, dimlen, ndims, unlimited, &x);
     lens_free(dimlen);
     if (r->rc != LENS_OK)
         return r->rc;
+    /* Everything parsed so far is the header (its padding excepted): the end of the variable
+     * list. */
     unsigned long long header = r->pos;
     if (x.first_begin < header)
         return fail(r, "variable '%s' begins at byte %llu, inside the header of %llu bytes", x.first, x.first_begin,
                     header);
     /* a lone record variable is not padded: records are packed at its own size */
     unsigned long long recsize = x.nrec == 1 ? x.last_recvar : x.recsize, need = x.need, recs = 0;
+    /* Record data start at recbegin and take numrecs records of recsize bytes each. */
     if (x.nrec > 0 && !streaming) {
         if (!mul_ok(numrecs, recsize, &recs) || x.recbegin > UINT64_MAX - recs)
             return fail(r, "the header declares %llu records of %llu bytes, more than 2^64 bytes", numrecs, recsize);
@@ -476,6 +531,7 @@ static int check_classic(struct rd *r, unsigned version)
         if (x.recbegin + recs > need)
             need = x.recbegin + recs;
     }
+    /* need is the furthest byte any variable or record claims; a shorter file was cut off. */
     if (r->fsize < need)
         return r->rc = lens_err_set(r->e, LENS_EFORMAT, "%s: truncated NetCDF file: %llu bytes, the header "
                                     "promises %llu", r->path, r->fsize, need);
@@ -506,16 +562,25 @@ static int check_hdf5(struct rd *r, unsigned long long base)
     size_t got = (size_t)(r->fsize - base < sizeof sb ? r->fsize - base : sizeof sb);
     if (!read_at(r, base, sb, got) || got < 16)
         return fail(r, "the HDF5 superblock is truncated (%llu bytes)", r->fsize);
+    /* Superblock layout (HDF5 file format specification): the 8-byte signature, the version at
+     * byte 8; versions 0 and 1 keep the size of offsets at byte 13, versions 2 and 3 at byte 9. */
     unsigned version = sb[8], osize = version < 2 ? sb[13] : sb[9];
     if (version > 3)
         return fail(r, "HDF5 superblock version %u is unknown", version);
+    /* The specification allows 2, 4, 8 (and 16, which no library writes); anything else would
+     * misplace the addresses read below. */
     if (osize != 2 && osize != 4 && osize != 8)
         return fail(r, "the HDF5 superblock declares %u-byte addresses", osize);
-    /* base address, free-space (or extension) address, end-of-file address */
+    /* Three addresses follow the fields: base, free-space (or extension) and end of file.
+     * Offset of the base address: versions 0 and 1 have the versions, sizes, two K values and
+     * flags before it (version 1 four bytes more: the indexed-storage K and padding), versions 2
+     * and 3 only the sizes and flags. */
     size_t fields = version == 0 ? 24 : version == 1 ? 28 : 12;
     if (got < fields + 3 * osize)
         return fail(r, "the HDF5 superblock is truncated (%llu bytes)", r->fsize);
     unsigned long long addr_base = le(sb + fields, osize), eof = le(sb + fields + 2 * osize, osize);
+    /* The end-of-file address is relative to the base address; a file shorter than it was cut
+     * off, and the HDF5 library would fail deep inside a read, or return garbage. */
     if (addr_base > UINT64_MAX - eof || addr_base + eof > r->fsize)
         return r->rc = lens_err_set(r->e, LENS_EFORMAT, "%s: truncated NetCDF-4 (HDF5) file: %llu bytes, the "
                                     "superblock promises %llu", r->path, r->fsize,
@@ -529,6 +594,8 @@ int lens_nc_guard_check(const char *path, struct lens_err *e)
     if (!fp)
         return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
     struct stat sb;
+    /* A regular file only: every bound below is the file size, which a FIFO or device lacks,
+     * and a FIFO read by the guard would be empty for nc_open. */
     if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
         fclose(fp);
         return lens_err_set(e, LENS_EIO, "%s: not a regular file", path);
@@ -566,6 +633,8 @@ int lens_nc_guard_open(const char *path, int *id, struct lens_err *e)
     int rc = lens_nc_guard_check(path, e);
     if (rc != LENS_OK)
         return rc;
+    /* The file could change between the check and the open; the guard protects against damaged
+     * files, not against someone racing us, and the library's own checks still apply. */
     int st = nc_open(path, NC_NOWRITE, id);
     if (st != NC_NOERR) {
         *id = -1;

@@ -14,12 +14,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* One table of names for both formats: the CSV header and the NetCDF variables are the same
+ * words, in the order of the enum in p2pfile.h. */
 const char *const lens_p2p_col_names[LENS_P2P_NCOLS] = {
     "latency_s", "latency_min_s", "latency_median_s", "latency_max_s",
     "bandwidth_Bps", "bandwidth_min_Bps", "bandwidth_median_Bps", "bandwidth_max_Bps",
     "msg_rate_per_s", "msg_rate_min_per_s", "msg_rate_median_per_s", "msg_rate_max_per_s",
     "bw_time_s"};
 
+/* Column c of the enum as a pointer into the point, so the readers fill the 13 statistics in one
+ * loop and a new column is one line here and one in the table above. */
 static double *point_col(struct lens_p2p_point *pt, int c)
 {
     double *const cols[LENS_P2P_NCOLS] = {
@@ -30,6 +34,8 @@ static double *point_col(struct lens_p2p_point *pt, int c)
     return cols[c];
 }
 
+/* Safe on a file read halfway: pairs beyond npairs were never filled, and every pointer of a
+ * counted pair is either set or NULL (calloc, memset). */
 void lens_p2pfile_free(struct lens_p2pfile *f)
 {
     if (!f)
@@ -54,16 +60,19 @@ static int pair_labels(struct lens_p2p_pair *q, int index, const char *kind, con
     q->kind = lens_strdup(kind);
     q->host_a = lens_strdup(ha);
     q->host_b = lens_strdup(hb);
+    /* 64 bytes cover the separators and "ranks <int>-<int>" (two ints of at most 11 characters). */
     size_t n = strlen(kind) + strlen(ha) + strlen(hb) + 64;
     q->label = lens_malloc(n);
     if (!q->kind || !q->host_a || !q->host_b || !q->label)
         return LENS_ENOMEM;
+    /* The file's kind decides when it says; otherwise two different host names mean two nodes. */
     q->inter = !strcmp(kind, "inter") || (strcmp(kind, "intra") && *ha && *hb && strcmp(ha, hb));
     /* "intra vm, ranks 0-1", "inter n01-n02, ranks 0-4", "pair 2" when nothing is known */
     size_t used = 0;
     q->label[0] = '\0';
     if (*kind)
         used += (size_t)snprintf(q->label + used, n - used, "%s", kind);
+    /* One host name when both ranks ran on the same host, "a-b" otherwise. */
     if (*ha || *hb) {
         const char *sep = used ? " " : "";
         if (!strcmp(ha, hb))
@@ -81,7 +90,9 @@ static int pair_labels(struct lens_p2p_pair *q, int index, const char *kind, con
 
 /* ---- CSV ---- */
 
-/* Optional columns after size_bytes and the 13 doubles; NONE marks an absent column. */
+/* Optional columns after size_bytes and the 13 doubles; NONE marks an absent column.
+ * Older single-pair files lack them all: a missing optional column gives "unknown" (0, -1 or
+ * ""), never an error, so every file the benchmark ever wrote stays readable. */
 enum { O_WINDOW, O_TRIPS, O_LAT_ITERS, O_BW_ITERS, O_PAIR, O_KIND, O_RANK_A, O_RANK_B,
        O_HOST_A, O_HOST_B, O_COUNT };
 static const char *const opt_names[O_COUNT] = {"window", "round_trips_per_iter", "lat_iters",
@@ -95,7 +106,10 @@ struct csv {
     char **field;        /* nf pointers into the current line */
 };
 
-/* Splits line (modified in place) at commas into at most max fields; returns the count. */
+/* Splits line (modified in place) at commas into at most max fields; returns the count.
+ * Counts every field but stores at most max, so a row with too many fields is measured (and
+ * refused by the caller) without writing past field[]. No quoting: the benchmark never writes a
+ * comma inside a field. */
 static int split(char *line, char **field, int max)
 {
     int n = 0;
@@ -113,6 +127,8 @@ static int split(char *line, char **field, int max)
     return n;
 }
 
+/* The whole field must be a number. "nan" is accepted: the benchmark writes it for a statistic
+ * without timed iterations (an interrupted sweep), and the consumers test isfinite. */
 static int parse_double(const struct csv *c, long line, int f, const char *name, double *v,
                         struct lens_err *e)
 {
@@ -126,6 +142,8 @@ static int parse_double(const struct csv *c, long line, int f, const char *name,
     return LENS_OK;
 }
 
+/* Integers fit an int (the point's fields are ints) and are at least lo; errno catches overflow
+ * of strtoll itself. */
 static int parse_int(const struct csv *c, long line, int f, const char *name, long long lo,
                      long long *v, struct lens_err *e)
 {
@@ -139,11 +157,15 @@ static int parse_int(const struct csv *c, long line, int f, const char *name, lo
     return LENS_OK;
 }
 
+/* Maps each known column name to its field index. The header's field array is sized by its
+ * commas and reused for every row (a row with another field count is an error). */
 static int csv_header(struct csv *c, char *line, struct lens_err *e)
 {
     int n = 1;
     for (const char *s = line; *s; s++)
         n += *s == ',';
+    /* n, the header's commas plus one, is the field count every row must have: the array is
+     * allocated once for the header and reused by every row. */
     c->field = lens_malloc((size_t)n * sizeof(char *));
     if (!c->field)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", c->path);
@@ -163,6 +185,8 @@ static int csv_header(struct csv *c, char *line, struct lens_err *e)
             if (!strcmp(c->field[f], opt_names[k]))
                 c->opt[k] = f;
     }
+    /* size_bytes is what identifies the file as a sweep; without it the input is something else,
+     * and the message says which program writes the format. */
     if (c->size_col == NONE)
         return lens_err_set(e, LENS_EFORMAT, "%s:1: no column 'size_bytes': not a p2p file from "
                             "mpilens-bench -t p2p", c->path);
@@ -180,7 +204,10 @@ struct acc {
     size_t *ptcap;  /* capacity of each pair's pt array */
 };
 
-/* Grows f->pair to hold index p, zeroing new pairs. */
+/* Grows f->pair to hold index p, zeroing new pairs.
+ * Pairs are numbered by the file's "pair" column; rows of several pairs may interleave, so the
+ * pair array grows to the largest index seen, and read_csv checks at the end that no index in
+ * between was skipped. */
 static int csv_pair_slot(struct lens_p2pfile *f, int p, struct acc *a)
 {
     if (p < f->npairs)
@@ -193,6 +220,8 @@ static int csv_pair_slot(struct lens_p2pfile *f, int p, struct acc *a)
         if (!np)
             return LENS_ENOMEM;
         f->pair = np;
+        /* Each grown array is stored at once: a later failure leaves all of them valid for the
+         * free. */
         int *ns = lens_realloc(a->seen, (size_t)ncap * sizeof *ns);
         if (!ns)
             return LENS_ENOMEM;
@@ -218,12 +247,15 @@ static int csv_row(struct csv *c, struct lens_p2pfile *f, long line, struct acc 
     long long v = 0, pi = 0, ra = -1, rb = -1;
     struct lens_p2p_point pt;
     memset(&pt, 0, sizeof pt);
+    /* bw_time_s is the one optional statistic: NaN says "not in this file" (p2pfile.h). */
     pt.bw_time_s = NAN;
     int rc = parse_int(c, line, c->size_col, "size_bytes", 0, &v, e);
     pt.size_bytes = v;
     for (int k = 0; rc == LENS_OK && k < LENS_P2P_NCOLS; k++)
         if (c->col[k] != NONE)
             rc = parse_double(c, line, c->col[k], lens_p2p_col_names[k], point_col(&pt, k), e);
+    /* The first four optional columns are the integers, in enum order: ints[k - O_WINDOW] is the
+     * field each one fills. window is the file's, repeated on every row; the last row's wins. */
     int *ints[4] = {&f->window, &pt.round_trips_per_iter, &pt.lat_iters, &pt.bw_iters};
     for (int k = O_WINDOW; rc == LENS_OK && k <= O_BW_ITERS; k++)
         if (c->opt[k] != NONE && (rc = parse_int(c, line, c->opt[k], opt_names[k], 0, &v, e)) == LENS_OK)
@@ -236,15 +268,19 @@ static int csv_row(struct csv *c, struct lens_p2pfile *f, long line, struct acc 
         rc = parse_int(c, line, c->opt[O_RANK_B], "rank_b", 0, &rb, e);
     if (rc != LENS_OK)
         return rc;
+    /* A pair index sizes the pair array: a typo such as 100000000 must not allocate gigabytes. */
     if (pi >= 1 << 20)
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld: pair index %lld is implausible", c->path, line, pi);
     int p = (int)pi;
     if (csv_pair_slot(f, p, a) != LENS_OK)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", c->path);
     struct lens_p2p_pair *q = &f->pair[p];
+    /* The labels point into the line buffer: pair_labels copies them on the pair's first row. */
     const char *kind = c->opt[O_KIND] != NONE ? c->field[c->opt[O_KIND]] : "";
     const char *ha = c->opt[O_HOST_A] != NONE ? c->field[c->opt[O_HOST_A]] : "";
     const char *hb = c->opt[O_HOST_B] != NONE ? c->field[c->opt[O_HOST_B]] : "";
+    /* The first row of a pair fixes its ranks, hosts and kind; every later row must repeat them,
+     * or the file mixes two measurements under one number. */
     if (!a->seen[p]) {
         a->seen[p] = 1;
         q->rank_a = (int)ra;
@@ -257,9 +293,13 @@ static int csv_row(struct csv *c, struct lens_p2pfile *f, long line, struct acc 
                             "on its first row", c->path, line, p, kind, (int)ra, (int)rb, ha, hb,
                             q->kind, q->rank_a, q->rank_b, q->host_a, q->host_b);
     }
+    /* Sizes strictly increasing per pair: the interpolation and the plots rely on it, and a
+     * repeat means two runs were concatenated. */
     if (q->nsize > 0 && pt.size_bytes <= q->pt[q->nsize - 1].size_bytes)
         return lens_err_set(e, LENS_EDATA, "%s:%ld: size %lld of pair %d follows %lld: sizes must "
                             "increase", c->path, line, pt.size_bytes, p, q->pt[q->nsize - 1].size_bytes);
+    /* lens_reserve takes a void **: the pair's array goes through a local so that its type stays
+     * exact. */
     void *buf = q->pt;
     if (lens_reserve(&buf, &a->ptcap[p], (size_t)q->nsize + 1, sizeof *q->pt) != LENS_OK)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", c->path);
@@ -288,9 +328,13 @@ static int read_csv(struct lens_p2pfile *f, struct lens_err *e)
         }
         char *buf = tl.s;
         size_t len = tl.len;
+        /* A last line without its newline hints at a file cut off while written; the field-count
+         * error then says so. */
         int complete = len > 0 && buf[len - 1] == '\n';
+        /* CRLF files (edited on Windows) read like LF ones. */
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
             buf[--len] = '\0';
+        /* The first line is the header, always (the benchmark writes no comments). */
         if (!have_header) {
             if ((rc = csv_header(&c, buf, e)) == LENS_OK)
                 have_header = 1;
@@ -324,7 +368,9 @@ static int read_csv(struct lens_p2pfile *f, struct lens_err *e)
 
 /* ---- NetCDF ---- */
 
-/* Variable name's id after checking it has the dimensions dims[0..nd) (by id). */
+/* Variable name's id after checking it has the dimensions dims[0..nd) (by id).
+ * nc_get_var_* fills the whole variable: its shape must be the one the buffer was sized for, or
+ * a variable of other dimensions would write past it. */
 static int nc_var(int id, const char *path, const char *name, int nd, const int *dims,
                   const char *shape, int *var, struct lens_err *e)
 {
@@ -370,14 +416,18 @@ static int nc_get_labels(int id, const char *path, const char *name, int dp, cha
     nc_type t;
     if (nc_inq_varid(id, name, &var) != NC_NOERR)
         return lens_err_set(e, LENS_EFORMAT, "%s: no variable '%s'", path, name);
+    /* dims holds NC_MAX_VAR_DIMS ids, so nc_inq_var may write any rank before it is checked. */
     if (nc_inq_var(id, var, NULL, &t, &nd, dims, NULL) != NC_NOERR || t != NC_CHAR || nd != 2 || dims[0] != dp)
         return lens_err_set(e, LENS_EFORMAT, "%s: variable '%s' is not char (pair, label)", path, name);
     size_t np, w;
     if (nc_inq_dimlen(id, dims[0], &np) != NC_NOERR || nc_inq_dimlen(id, dims[1], &w) != NC_NOERR)
         return lens_err_set(e, LENS_EFORMAT, "%s: variable '%s': bad dimensions", path, name);
+    /* np * w is bounded by the file (the guard checked the variable lies inside it); + 1 and the
+     * zeroing leave a terminated buffer even when the text fills every cell. */
     *out = lens_calloc(np * w + 1, 1);
     if (!*out)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    /* A label dimension of width 0 (all labels empty) holds nothing to read. */
     int st = np > 0 && w > 0 ? nc_get_var_text(id, var, *out) : NC_NOERR;
     if (st != NC_NOERR)
         return lens_err_set(e, LENS_EFORMAT, "%s: variable '%s': %s", path, name, nc_strerror(st));
@@ -393,6 +443,9 @@ static void label_copy(char *dst, const char *s, size_t w)
     dst[n] = '\0';
 }
 
+/* The NetCDF layout (bench/net/p2p_out.c): dimensions pair and size; size_bytes and
+ * round_trips_per_iter(size); rank_a, rank_b(pair); lat_iters, bw_iters and the 13 statistics
+ * (pair, size); host_a, host_b, kind as char(pair, label); the window as a global attribute. */
 static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
 {
     const char *path = f->path;
@@ -401,10 +454,13 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
     if (nc_inq_dimid(id, "pair", &dp) != NC_NOERR || nc_inq_dimid(id, "size", &ds) != NC_NOERR)
         return lens_err_set(e, LENS_EFORMAT, "%s: no dimensions 'pair' and 'size': not a p2p file "
                             "from mpilens-bench -t p2p", path);
+    /* The guard checked the header, so the dimensions exist with the ids just found. */
     nc_inq_dimlen(id, dp, &P);
     nc_inq_dimlen(id, ds, &S);
+    /* No pair or no size: a sweep with nothing in it is an error, not an empty result. */
     if (P == 0 || S == 0)
         return lens_err_set(e, LENS_EDATA, "%s: %zu pairs x %zu sizes: no data", path, P, S);
+    /* Keeps P * S and the int casts below far from overflow. */
     if (P > 1 << 20 || S > 1 << 20)
         return lens_err_set(e, LENS_EFORMAT, "%s: %zu pairs x %zu sizes is implausible", path, P, S);
     /* lat_iters(pair, size) holds 4 bytes per cell in the file (the guard checked that the file
@@ -416,10 +472,14 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
                             "%lld bytes", path, P, S, (long long)fst.st_size);
     int window = 0;
     size_t wn = 0; /* one value only: nc_get_att_int writes them all */
+    /* The window is optional here too: an absent or malformed attribute leaves "unknown" (0). */
     if (nc_inq_attlen(id, NC_GLOBAL, "window", &wn) == NC_NOERR && wn == 1 &&
         nc_get_att_int(id, NC_GLOBAL, "window", &window) == NC_NOERR)
         f->window = window;
+    /* The expected shapes by dimension id: (size), (pair), (pair, size). */
     int d_s[1] = {ds}, d_p[1] = {dp}, d_ps[2] = {dp, ds};
+    /* All variables are read whole into flat buffers, then scattered per pair: one library call
+     * per variable instead of one per cell. */
     size_t Q = P * S;
     int *sizes = lens_malloc(S * sizeof(int)), *trips = lens_malloc(S * sizeof(int));
     int *ra = lens_malloc(P * sizeof(int)), *rb = lens_malloc(P * sizeof(int));
@@ -450,6 +510,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
         rc = nc_get_labels(id, path, "host_b", dp, &hb, &wb, e);
     if (rc == LENS_OK)
         rc = nc_get_labels(id, path, "kind", dp, &kd, &wk, e);
+    /* Sizes are shared by all pairs in the NetCDF file, so one check covers every pair. */
     for (size_t k = 1; rc == LENS_OK && k < S; k++)
         if (sizes[k] <= sizes[k - 1])
             rc = lens_err_set(e, LENS_EDATA, "%s: variable 'size_bytes': size %d at index %zu follows "
@@ -458,11 +519,15 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
         rc = lens_err_set(e, LENS_EDATA, "%s: variable 'size_bytes': negative size %d", path, sizes[0]);
     size_t wmax = wa > wb ? wa : wb;
     wmax = wmax > wk ? wmax : wk;
+    /* One buffer for the three terminated labels of a pair (host_a, host_b, kind), reused per
+     * pair. */
     char *sa = rc == LENS_OK ? lens_malloc(3 * (wmax + 1)) : NULL;
     if (rc == LENS_OK && !sa)
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     for (size_t p = 0; rc == LENS_OK && p < P; p++) {
         struct lens_p2p_pair *q = &f->pair[p];
+        /* Counted before the pair is filled, so lens_p2pfile_free releases a half-built pair
+         * too. */
         f->npairs = (int)p + 1;
         q->rank_a = ra[p];
         q->rank_b = rb[p];
@@ -478,6 +543,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
         q->nsize = (int)S;
         for (size_t k = 0; k < S; k++) {
             struct lens_p2p_point *pt = &q->pt[k];
+            /* Cell (p, k) of a (pair, size) variable, row-major as NetCDF stores it. */
             size_t x = p * S + k;
             pt->size_bytes = sizes[k];
             pt->round_trips_per_iter = trips[k];
@@ -501,6 +567,7 @@ static int nc_fill(int id, struct lens_p2pfile *f, struct lens_err *e)
     return rc;
 }
 
+/* Through the guard, as every NetCDF file of the project (nc_guard.h). */
 static int read_nc(struct lens_p2pfile *f, struct lens_err *e)
 {
     int id, rc = lens_nc_guard_open(f->path, &id, e);
@@ -519,6 +586,7 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* Regular files only: a directory named PREFIX_p2p.nc is no result. */
 static int is_file(const char *p)
 {
     struct stat st;
@@ -530,6 +598,7 @@ int lens_p2pfile_read(const char *input, struct lens_p2pfile **out, struct lens_
     *out = NULL;
     if (!input || !*input)
         return lens_err_set(e, LENS_EINVAL, "no p2p file or prefix given");
+    /* Zeroed, so lens_p2pfile_free can release it at any step of a failed read. */
     struct lens_p2pfile *f = lens_calloc(1, sizeof *f);
     if (!f)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
@@ -538,7 +607,8 @@ int lens_p2pfile_read(const char *input, struct lens_p2pfile **out, struct lens_
         f->path = lens_strdup(input);
         f->is_nc = ends_with(input, ".nc");
     } else {
-        /* a -f PREFIX: the NetCDF file keeps full precision, the CSV 9 digits */
+        /* a -f PREFIX: the NetCDF file keeps full precision, the CSV 9 digits.
+         * Room for the longer suffix, "_p2p.csv", and the NUL. */
         size_t n = strlen(input) + 16;
         f->path = lens_malloc(n);
         if (f->path) {
@@ -566,12 +636,15 @@ int lens_p2pfile_read(const char *input, struct lens_p2pfile **out, struct lens_
     return LENS_OK;
 }
 
+/* By name only, so `mpilens report` can sort its inputs cheaply; the read that follows reports
+ * anything wrong inside. */
 int lens_p2pfile_detect(const char *input)
 {
     if (!input || !*input)
         return 0;
     if (ends_with(input, "_p2p.nc") || ends_with(input, "_p2p.csv"))
         return is_file(input);
+    /* A prefix: the same two names lens_p2pfile_read would try, in its order. */
     static const char *const suffix[2] = {"_p2p.nc", "_p2p.csv"};
     for (int i = 0; i < 2; i++) {
         size_t n = strlen(input) + 16;
@@ -592,6 +665,7 @@ int lens_p2pfile_find(const struct lens_p2pfile *f, const char *which, struct le
     if (!which || !*which)
         return 0;
     char *end;
+    /* A whole decimal number selects by index; "2x" or "" falls through to kinds and labels. */
     long v = strtol(which, &end, 10);
     if (!*end && end != which) {
         if (v >= 0 && v < f->npairs)
@@ -599,12 +673,15 @@ int lens_p2pfile_find(const struct lens_p2pfile *f, const char *which, struct le
         return lens_err_set(e, LENS_EINVAL, "%s: no pair %s (the file has %d, numbered from 0)",
                             f->path, which, f->npairs);
     }
+    /* By kind first ("intra", "inter": the first such pair), then by the full label. */
     for (int p = 0; p < f->npairs; p++)
         if (!strcmp(f->pair[p].kind, which) || !strcmp(f->pair[p].label, which))
             return p;
     char list[512];
     size_t used = 0;
     list[0] = '\0';
+    /* The list of choices is cut at 512 bytes: snprintf returns the untruncated length, so used
+     * may pass the end, which stops the loop before another write. */
     for (int p = 0; p < f->npairs && used < sizeof list; p++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%d '%s'", p ? ", " : "", p,
                                  f->pair[p].label);
@@ -622,6 +699,8 @@ double lens_p2pfile_send_time(const struct lens_p2p_pair *p, double bytes)
     if (!p || !(bytes >= 0))
         return NAN;
     int lo = -1, hi = -1;
+    /* Sizes increase, so one forward scan finds the usable points just below (lo) and at or
+     * above (hi) the requested size; unusable points (NaN latency) are stepped over. */
     for (int k = 0; k < p->nsize; k++) {
         if (!usable(&p->pt[k]))
             continue;
@@ -633,6 +712,7 @@ double lens_p2pfile_send_time(const struct lens_p2p_pair *p, double bytes)
             break;
         }
     }
+    /* No usable point at all: nothing to interpolate from. */
     if (lo < 0 && hi < 0)
         return NAN;
     if (lo < 0) /* below the smallest size measured */
@@ -642,10 +722,14 @@ double lens_p2pfile_send_time(const struct lens_p2p_pair *p, double bytes)
         const struct lens_p2p_point *b = &p->pt[hi];
         if (hi == lo)
             return a->latency_median_s;
+        /* Linear in bytes between the two measured sizes: exact for a transport that follows
+         * alpha + bytes / beta on the segment (Hockney's model), and never outside the measured
+         * latencies. */
         double t = (bytes - (double)a->size_bytes) / (double)(b->size_bytes - a->size_bytes);
         return a->latency_median_s + t * (b->latency_median_s - a->latency_median_s);
     }
-    /* Above the largest size: extend the last segment when it rises. */
+    /* Above the largest size: extend the last segment when it rises.
+     * The last segment is the last two usable points, skipping NaN latencies in between. */
     int before = -1;
     for (int k = lo - 1; k >= 0 && before < 0; k--)
         if (usable(&p->pt[k]))
@@ -654,9 +738,13 @@ double lens_p2pfile_send_time(const struct lens_p2p_pair *p, double bytes)
     if (before >= 0) {
         const struct lens_p2p_point *z = &p->pt[before];
         double slope = (a->latency_median_s - z->latency_median_s) / (double)(a->size_bytes - z->size_bytes);
+        /* A non-rising last segment (noise, a protocol switch) extended would predict shorter
+         * times for longer messages: the bandwidth fallback below is used instead. */
         if (slope > 0 && isfinite(slope))
             return a->latency_median_s + extra * slope;
     }
+    /* The extra bytes at the measured streaming bandwidth; with no bandwidth either, the largest
+     * size's latency is the best estimate there is. */
     if (a->bandwidth_median_Bps > 0 && isfinite(a->bandwidth_median_Bps))
         return a->latency_median_s + extra / a->bandwidth_median_Bps;
     return a->latency_median_s;
@@ -672,6 +760,8 @@ int lens_p2pfile_fit(const struct lens_p2p_pair *p, double *alpha_s, double *bet
         double L = p->pt[k].latency_median_s;
         if (!isfinite(L) || L <= 0)
             continue;
+        /* Weights 1 / L^2: the fit minimises relative errors, so the 1 us latencies of small
+         * messages count as much as the 10 ms of large ones. */
         double w = 1.0 / (L * L);
         sw += w;
         ss += w * (double)p->pt[k].size_bytes;
@@ -689,10 +779,15 @@ int lens_p2pfile_fit(const struct lens_p2p_pair *p, double *alpha_s, double *bet
         sxx += w * dx * dx;
         sxy += w * dx * (L - ml);
     }
+    /* All usable points at one size: the slope is undefined. */
     if (!(sxx > 0))
         return lens_err_set(e, LENS_EDATA, "%s: fewer than two distinct sizes with a positive latency",
                             p->label);
+    /* Weighted least squares of L = alpha + b s: slope b = Sxy / Sxx around the weighted means,
+     * intercept alpha = mean L - b mean s, and beta = 1 / b in bytes/s. */
     double b = sxy / sxx;
+    /* A latency that falls (or stays flat) with size has no bandwidth: 1 / b would be negative
+     * or infinite. */
     if (!(b > 0))
         return lens_err_set(e, LENS_EDATA, "%s: latency does not grow with size (slope %g s/B)",
                             p->label, b);

@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Value classes: finite values share tolerance intervals; the others decode exactly. */
+/* Value classes: finite values share tolerance intervals; the others decode exactly.
+ * The class number indexes `special` in values(): 0 finite, 1 +inf, 2 -inf, 3 NaN. A group never
+ * mixes classes, so its decoded value is exact for every non-finite member. */
 static int vclass(double v) { return isnan(v) ? 3 : isinf(v) ? (v > 0 ? 1 : 2) : 0; }
 
 struct item {
@@ -23,7 +25,10 @@ struct item {
     int pair, cls;
 };
 
-/* Order-preserving integer key of a double: -inf < finite ascending < +inf < every NaN. */
+/* Order-preserving integer key of a double: -inf < finite ascending < +inf < every NaN.
+ * IEEE 754 trick: a positive double's bits already sort as unsigned integers once the sign bit
+ * is set; a negative one's sort backwards, so all its bits are flipped. -0 sorts just below +0,
+ * which is harmless: their tolerance intervals are both the point 0, so they fit together. */
 static uint64_t key(double v)
 {
     if (isnan(v))
@@ -46,16 +51,21 @@ static int cmp_item(const void *pa, const void *pb)
  * sort (16-bit digits) is stable, so both branches give the same order. tmp holds n items. */
 static void sort_items(struct item *it, struct item *tmp, size_t n, size_t *count)
 {
+    /* Small groups (most splits) are cheaper with qsort; the radix sort pays off on whole
+     * matrices (P = 1024 gives a million items per length). */
     if (n < 4096) {
         qsort(it, n, sizeof *it, cmp_item);
         return;
     }
+    /* Four passes of 16 bits, least significant first; each pass is a stable counting sort, so
+     * the order of the earlier passes (and the initial pair order) survives among equal digits. */
     for (int shift = 0; shift < 64; shift += 16) {
         memset(count, 0, 65537 * sizeof *count);
         for (size_t t = 0; t < n; t++)
             count[((key(it[t].v) >> shift) & 0xFFFF) + 1]++;
         if (count[((key(it[0].v) >> shift) & 0xFFFF) + 1] == n)
             continue; /* one digit value: the pass changes nothing */
+        /* Prefix sums: count[d] becomes the first output slot of digit d. */
         for (int d = 0; d < 65536; d++)
             count[d + 1] += count[d];
         for (size_t t = 0; t < n; t++)
@@ -64,6 +74,8 @@ static void sort_items(struct item *it, struct item *tmp, size_t n, size_t *coun
     }
 }
 
+/* The encoder keeps only the current partition (gid), a trial (tgid) and a fresh one (fgid):
+ * working memory is O(P^2 + groups) whatever the number of lengths. */
 struct lens_packed_encoder {
     int P, L, k;
     size_t P2;
@@ -95,6 +107,7 @@ static int ensure_ids(struct lens_packed_encoder *z, int n)
     size_t size[] = {sizeof(int), sizeof(int), sizeof(int), sizeof(double), sizeof(double), sizeof(double),
                      sizeof(int)};
     for (int a = 0; a < 7; a++) {
+        /* cap + 1 entries: start[] is indexed by n (one past the last group) in members_of. */
         void *q = lens_realloc(*arr[a], (size_t)(cap + 1) * size[a]);
         if (!q)
             return LENS_ENOMEM;
@@ -107,6 +120,8 @@ static int ensure_ids(struct lens_packed_encoder *z, int n)
 int lens_packed_encoder_new(struct lens_packed_encoder **out, int procs, int nlen, double max_error, struct lens_err *e)
 {
     *out = NULL;
+    /* A bound of 1 or more would let a value decode as 0 or change sign; !(x >= 0) also refuses
+     * NaN. */
     if (procs < 1 || nlen < 1 || !(max_error >= 0 && max_error < 1))
         return lens_err_set(e, LENS_EINVAL, "compress: need P >= 1, L >= 1 and 0 <= max error < 1 (got %d, %d, %g)",
                             procs, nlen, max_error);
@@ -116,6 +131,9 @@ int lens_packed_encoder_new(struct lens_packed_encoder **out, int procs, int nle
     z->P = procs;
     z->L = nlen;
     z->P2 = (size_t)procs * procs;
+    /* The intervals v +- eps|v| are computed in floating point; shrinking eps by 1e-9 relative
+     * absorbs their rounding, so the decoded value is within max_error |v| in exact arithmetic
+     * too (docs/methods.md §4, step 6). */
     z->eps = max_error * (1 - 1e-9);
     z->gid = lens_malloc(z->P2 * sizeof(int));
     z->tgid = lens_malloc(z->P2 * sizeof(int));
@@ -124,6 +142,7 @@ int lens_packed_encoder_new(struct lens_packed_encoder **out, int procs, int nle
     z->ends = lens_malloc(z->P2 * sizeof(int));
     z->items = lens_malloc(z->P2 * sizeof(struct item));
     z->tmp = lens_malloc(z->P2 * sizeof(struct item));
+    /* 65536 buckets of a 16-bit digit, plus one for the shifted prefix sums. */
     z->count = lens_malloc(65537 * sizeof(size_t));
     z->p = lens_calloc(1, sizeof *z->p);
     if (z->p) {
@@ -131,6 +150,7 @@ int lens_packed_encoder_new(struct lens_packed_encoder **out, int procs, int nle
         z->p->nlen = nlen;
         z->p->max_error = max_error;
         z->p->value_start = lens_calloc((size_t)nlen + 1, sizeof(long));
+        /* At most one stored partition per length, so reset_k never grows. */
         z->p->reset_k = lens_malloc((size_t)nlen * sizeof(int));
     }
     if (!z->gid || !z->tgid || !z->fgid || !z->members || !z->ends || !z->items || !z->tmp || !z->count || !z->p || !z->p->value_start ||
@@ -177,6 +197,9 @@ void lens_packed_free(struct lens_packed *p)
     lens_free(p);
 }
 
+/* The size model that steers the encoder and gives the reported ratio: per stored partition its
+ * length index and P^2 group numbers (4 bytes each), 16 bytes per event (four ints), 8 per value
+ * and per value_start entry. It is the payload, not the NetCDF file size. */
 double lens_packed_bytes(const struct lens_packed *p)
 {
     return 4.0 * p->nreset * (1 + (double)p->procs * p->procs) + 16.0 * p->nevent + 8.0 * p->nvalue +
@@ -206,7 +229,11 @@ static void tol(double v, double eps, double *lo, double *hi)
 }
 
 /* Cuts sorted items[0..n) into the fewest runs that each fit the bound (both ends of the
- * tolerance intervals grow with v, so the greedy cut is optimal); ends[r] is the end of run r. */
+ * tolerance intervals grow with v, so the greedy cut is optimal); ends[r] is the end of run r.
+ * Optimality: with the items sorted by value, both v - eps|v| and v + eps|v| are non-decreasing
+ * in v, so a run's intersection is [lo of its last item, hi of its first]; extending a run while
+ * that stays non-empty is the classic greedy interval stabbing, which gives the fewest runs.
+ * Non-finite classes sort after (or before) all finite values and form one run each. */
 static int cover(const struct item *it, int n, double eps, int *ends)
 {
     int nr = 0;
@@ -232,7 +259,10 @@ static int cover(const struct item *it, int n, double eps, int *ends)
     return nr;
 }
 
-/* Members of every group of g (group numbers < n), ascending pairs: members[start[id]..]. */
+/* Members of every group of g (group numbers < n), ascending pairs: members[start[id]..].
+ * A counting sort of the pairs by group: O(P^2 + n), and ascending pairs within each group,
+ * which the sorts and the stable tie order rely on. cnt is used as the fill cursor, then
+ * restored to the counts. */
 static void members_of(struct lens_packed_encoder *z, const int *g, int n)
 {
     memset(z->cnt, 0, (size_t)n * sizeof *z->cnt);
@@ -249,7 +279,9 @@ static void members_of(struct lens_packed_encoder *z, const int *g, int n)
         z->cnt[id] -= z->start[id];
 }
 
-/* A new partition of the whole matrix into fresh groups 0..G-1; returns G. */
+/* A new partition of the whole matrix into fresh groups 0..G-1; returns G.
+ * Group numbers follow the sorted order of the values, so they say nothing about pairs; only
+ * their consistency from one length to the next matters. */
 static int fresh(struct lens_packed_encoder *z, const double *mat, int *g)
 {
     for (size_t q = 0; q < z->P2; q++)
@@ -276,6 +308,8 @@ static int refine(struct lens_packed_encoder *z, const double *mat, int *give_up
     for (int id = 0; id < n; id++) {
         int c = z->cnt[id], fits = 1, cl = -1;
         const int *m = z->members + z->start[id];
+        /* A group still fits when all its members share one class and, for finite values, the
+         * intersection of their tolerance intervals is not empty. */
         double lo = -INFINITY, hi = INFINITY;
         for (int t = 0; t < c && fits; t++) {
             double v = mat[m[t]], l2, h2;
@@ -291,11 +325,15 @@ static int refine(struct lens_packed_encoder *z, const double *mat, int *give_up
         }
         if (fits)
             continue;
+        /* The fresh partition is made lazily: a length where nothing split (the common case on a
+         * stable network) never sorts the whole matrix. */
         if (!z->gf)
             z->gf = fresh(z, mat, z->fgid);
         for (int t = 0; t < c; t++)
             z->items[t] = (struct item){mat[m[t]], m[t], vclass(mat[m[t]])};
         sort_items(z->items, z->tmp, (size_t)c, z->count);
+        /* The largest run keeps the old group number, so the fewest pairs move (each move is an
+         * event of 16 bytes). Ties go to the first run, for a deterministic result. */
         int nr = cover(z->items, c, z->eps, ends), keep = 0;
         for (int r = 1; r < nr; r++)
             if (ends[r] - ends[r - 1] > ends[keep] - (keep ? ends[keep - 1] : 0))
@@ -311,6 +349,9 @@ static int refine(struct lens_packed_encoder *z, const double *mat, int *give_up
             }
         }
         z->p->splits++;
+        /* Giving up early is exact, not a guess: any valid partition has at least gf groups (the
+         * fresh cover is the fewest), so once the events alone cost more than the fresh
+         * partition and its values, put() would choose the fresh partition anyway. */
         if (16.0 * (z->p->nevent - z->ev0) > 4.0 * (1 + z->P2) + 8.0 * z->gf) {
             *give_up = 1;
             return LENS_OK;
@@ -324,6 +365,8 @@ struct span {
     int cls, id;
 };
 
+/* By class, then by the lower end, then by id: a total order, so qsort's result does not depend
+ * on its algorithm. */
 static int cmp_span(const void *pa, const void *pb)
 {
     const struct span *a = pa, *b = pb;
@@ -347,6 +390,7 @@ static void intervals(struct lens_packed_encoder *z, const double *mat, const in
         int id = g[q];
         double v = mat[q], l2, h2;
         z->cnt[id]++;
+        /* The last member's class is the group's: a group never mixes classes. */
         z->cls[id] = vclass(v);
         if (z->cls[id] == 0) {
             tol(v, eps, &l2, &h2);
@@ -375,8 +419,12 @@ static int merge(struct lens_packed_encoder *z, const double *mat)
     for (int a = 0; a < ns;) {
         int b = a + 1, keep = s[a].id;
         double hi = s[a].hi;
+        /* Spans sorted by lower end: their intersection is [s[b].lo, min hi], not empty while
+         * s[b].lo <= hi. Non-finite classes merge whole (their values are equal by class). Each
+         * merged group fits within eps/2, so the union fits within eps and stays valid. */
         while (b < ns && s[b].cls == s[a].cls && (s[a].cls != 0 || s[b].lo <= hi)) {
             hi = fmin(hi, s[b].hi);
+            /* The smallest id survives: a merge never needs a new group number. */
             keep = s[b].id < keep ? s[b].id : keep;
             b++;
         }
@@ -401,6 +449,8 @@ static int merge(struct lens_packed_encoder *z, const double *mat)
     return LENS_OK;
 }
 
+/* A stored partition: P^2 group numbers at length k. Grown one partition at a time because
+ * resets are rare and P^2 may be large. */
 static int add_reset(struct lens_packed_encoder *z, const int *g)
 {
     struct lens_packed *p = z->p;
@@ -429,6 +479,8 @@ static int values(struct lens_packed_encoder *z, const double *mat)
     for (int id = 0; id < z->nid; id++) {
         if (z->cnt[id] == 0)
             continue;
+        /* The mean is the least-squares choice; clamping it into the intersection of the
+         * members' intervals is what guarantees the bound for each member (methods §4, step 6). */
         double v = special[z->cls[id]];
         if (z->cls[id] == 0)
             v = fmin(fmax(z->sum[id] / z->cnt[id], z->lo[id]), z->hi[id]);
@@ -438,6 +490,8 @@ static int values(struct lens_packed_encoder *z, const double *mat)
     p->value_start[z->k + 1] = p->nvalue;
     for (size_t q = 0; q < z->P2; q++) {
         double v = mat[q];
+        /* Errors are measured off the diagonal only (a rank talking to itself is no measurement)
+         * and over finite values (the others decode exactly). */
         if (q / z->P == q % z->P || !isfinite(v))
             continue;
         double d = fabs(z->sum[z->gid[q]] - v), r = v != 0 ? d / fabs(v) : (d == 0 ? 0 : INFINITY);
@@ -451,22 +505,29 @@ static int values(struct lens_packed_encoder *z, const double *mat)
 static int put(struct lens_packed_encoder *z, const double *mat)
 {
     struct lens_packed *p = z->p;
+    /* The first length always stores a fresh partition: there is nothing to refine. */
     if (z->k == 0) {
         z->nid = fresh(z, mat, z->gid);
         if (ensure_ids(z, z->nid) != LENS_OK || add_reset(z, z->gid) != LENS_OK)
             return LENS_ENOMEM;
         return values(z, mat);
     }
+    /* The counters and the event list are rolled back if this length ends in a reset: the trial
+     * (tgid, its events) is discarded whole. */
     long sp0 = p->splits, mg0 = p->merges;
     z->ev0 = p->nevent;
     z->gf = 0;
+    /* The trial starts as the previous partition; refine and merge change only the trial, so a
+     * reset can still drop it. */
     memcpy(z->tgid, z->gid, z->P2 * sizeof *z->gid);
     z->tnid = z->nid;
     int reset = 0;
     if (refine(z, mat, &reset) != LENS_OK || (!reset && merge(z, mat) != LENS_OK))
         return LENS_ENOMEM;
     if (!reset && z->gf) {
-        /* something split: compare the bytes of the changes and values with a new partition */
+        /* something split: compare the bytes of the changes and values with a new partition.
+         * gt: the groups of the trial still in use after splits and merges, each costing one
+         * value. */
         int gt = 0;
         memset(z->cnt, 0, (size_t)z->tnid * sizeof *z->cnt);
         for (size_t q = 0; q < z->P2; q++)
@@ -482,6 +543,7 @@ static int put(struct lens_packed_encoder *z, const double *mat)
         if (ensure_ids(z, z->nid) != LENS_OK || add_reset(z, z->gid) != LENS_OK)
             return LENS_ENOMEM;
     } else {
+        /* Swap rather than copy: the trial becomes the current partition in O(1). */
         int *t = z->gid;
         z->gid = z->tgid;
         z->tgid = t;
@@ -494,6 +556,7 @@ int lens_packed_encoder_put(struct lens_packed_encoder *z, const double *mat, st
 {
     if (z->k >= z->L)
         return lens_err_set(e, LENS_EINVAL, "compress: more than the %d lengths announced", z->L);
+    /* put fails only on allocation: every other condition was checked when the encoder was made. */
     if (put(z, mat) != LENS_OK)
         return lens_err_set(e, LENS_ENOMEM, "compress: out of memory at length %d", z->k);
     z->k++;
@@ -503,6 +566,7 @@ int lens_packed_encoder_put(struct lens_packed_encoder *z, const double *mat, st
 int lens_packed_encoder_finish(struct lens_packed_encoder *z, struct lens_packed **out, struct lens_err *e)
 {
     *out = NULL;
+    /* A cube with fewer lengths than announced would decode short: refuse rather than pad. */
     if (z->k != z->L) {
         int k = z->k, L = z->L;
         lens_packed_encoder_free(z);
@@ -516,8 +580,13 @@ int lens_packed_encoder_finish(struct lens_packed_encoder *z, struct lens_packed
 
 /* ---- decoding ------------------------------------------------------------------------------ */
 
+/* Everything the decoder indexes with is checked here, once, after reading a file: group
+ * numbers, event fields and value ranges. The decoder then trusts them (it only checks the group
+ * count per length against the values, which depends on decoding). */
 int lens_packed_check(const struct lens_packed *p, const char *name, struct lens_err *e)
 {
+    /* A group number can never exceed P^2 plus one new group per event: the bound for MOVE
+     * targets and MERGE ids. */
     long P2 = (long)p->procs * p->procs, bound = P2 + p->nevent + 1;
     if (p->procs < 1 || p->nlen < 1 || p->nreset < 1 || p->reset_k[0] != 0 || !(p->max_error >= 0 && p->max_error < 1))
         return lens_err_set(e, LENS_EFORMAT, "%s: bad header (processes, lengths, first partition or bound)", name);
@@ -528,6 +597,8 @@ int lens_packed_check(const struct lens_packed *p, const char *name, struct lens
         if (p->reset_group[t] < 0 || p->reset_group[t] >= P2)
             return lens_err_set(e, LENS_EFORMAT, "%s: group number %d out of range in partition %ld", name,
                                 p->reset_group[t], t / P2);
+    /* Events must be in length order, never at length 0 or at a length with a stored partition
+     * (which replaces everything), and name a pair (MOVE) or a group (MERGE) in range. */
     for (long t = 0, r = 0; t < p->nevent; t++) {
         const int *ev = p->event + 4 * t;
         while (r < p->nreset && p->reset_k[r] < ev[0])
@@ -565,6 +636,8 @@ int lens_packed_decoder_new(struct lens_packed_decoder **out, const struct lens_
         return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
     u->p = p;
     u->P2 = (size_t)p->procs * p->procs;
+    /* The per-group arrays (alias, live, val) grow on demand in unpack_ids, as group numbers are
+     * met. */
     u->gid = lens_malloc(u->P2 * sizeof *u->gid);
     if (!u->gid) {
         lens_packed_decoder_free(u);
@@ -592,6 +665,8 @@ static int unpack_ids(struct lens_packed_decoder *u, size_t n)
     size_t cap = u->cap ? u->cap : 64;
     while (cap < n)
         cap *= 2;
+    /* Each realloc result is stored as soon as it succeeds, so a later failure leaves nothing to
+     * leak or double free; cap is raised only when all three have grown. */
     int *a = lens_realloc(u->alias, cap * sizeof *a);
     if (a)
         u->alias = a;
@@ -616,12 +691,17 @@ int lens_packed_decoder_next(struct lens_packed_decoder *u, double *mat, struct 
         memcpy(u->gid, p->reset_group + (size_t)u->ri++ * u->P2, u->P2 * sizeof *u->gid);
     } else {
         int merged = 0;
+        /* Replays the encoder: MOVEs (from the splits) apply at once; MERGEs are collected as
+         * aliases and applied after all of the length's events, as the encoder renumbered tgid
+         * once. */
         for (; u->ei < p->nevent && p->event[4 * u->ei] == u->k; u->ei++) {
             const int *ev = p->event + 4 * u->ei;
             if (ev[1] == LENS_PACK_MOVE) {
                 u->gid[ev[2]] = ev[3];
                 continue;
             }
+            /* Aliases are made identity lazily: on the first merge of a length for every id,
+             * later only for the ids the growth added. */
             size_t top = (size_t)(ev[2] > ev[3] ? ev[2] : ev[3]) + 1, old = merged ? u->cap : 0;
             if (unpack_ids(u, top) != LENS_OK)
                 return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
@@ -630,6 +710,7 @@ int lens_packed_decoder_next(struct lens_packed_decoder *u, double *mat, struct 
             merged = 1;
             u->alias[ev[2]] = ev[3];
         }
+        /* Ids at or above cap were never named by a merge: they keep their number. */
         for (size_t q = 0; q < u->P2 && merged; q++)
             if ((size_t)u->gid[q] < u->cap)
                 u->gid[q] = u->alias[u->gid[q]];
@@ -638,12 +719,16 @@ int lens_packed_decoder_next(struct lens_packed_decoder *u, double *mat, struct 
         n = (size_t)u->gid[q] + 1 > n ? (size_t)u->gid[q] + 1 : n;
     if (unpack_ids(u, n) != LENS_OK)
         return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
+    /* The values of a length are stored for its live groups in ascending id order (as values()
+     * wrote them), so marking the live ids and walking them in order pairs each with its value. */
     memset(u->live, 0, n * sizeof *u->live);
     for (size_t q = 0; q < u->P2; q++)
         u->live[u->gid[q]] = 1;
     long v = p->value_start[u->k];
     for (size_t id = 0; id < n; id++)
         if (u->live[id]) {
+            /* A damaged file (consistent by lens_packed_check but not produced by the encoder)
+             * can still disagree here: refused, never read past the length's values. */
             if (v >= p->value_start[u->k + 1])
                 return lens_err_set(e, LENS_EFORMAT, "decompress: length index %d has more groups than values", u->k);
             u->val[id] = p->value[v++];

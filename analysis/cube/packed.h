@@ -38,7 +38,8 @@ int lens_packed_encoder_new(struct lens_packed_encoder **out, int procs, int nle
                       struct lens_err *e);
 /* Adds the next length: mat is P x P, row-major, not kept. LENS_EINVAL after nlen matrices. */
 int lens_packed_encoder_put(struct lens_packed_encoder *z, const double *mat, struct lens_err *e);
-/* After the nlen-th put: moves the result to *out (caller frees) and frees z in any case. */
+/* After the nlen-th put: moves the result to *out (caller frees) and frees z in any case.
+ * LENS_EINVAL when fewer than nlen matrices were put. */
 int lens_packed_encoder_finish(struct lens_packed_encoder *z, struct lens_packed **out, struct lens_err *e);
 void lens_packed_encoder_free(struct lens_packed_encoder *z);
 
@@ -51,13 +52,16 @@ int lens_packed_check(const struct lens_packed *p, const char *name, struct lens
 /* Streaming decoder: length after length into a P x P matrix. */
 struct lens_packed_decoder;
 int lens_packed_decoder_new(struct lens_packed_decoder **out, const struct lens_packed *p, struct lens_err *e);
-/* Decodes the next length into mat (P x P); LENS_EINVAL after nlen lengths. */
+/* Decodes the next length into mat (P x P); LENS_EINVAL after nlen lengths, LENS_EFORMAT when
+ * a length's groups and values disagree (a damaged file), LENS_ENOMEM. The decoder reads p,
+ * which must outlive it. */
 int lens_packed_decoder_next(struct lens_packed_decoder *u, double *mat, struct lens_err *e);
 void lens_packed_decoder_free(struct lens_packed_decoder *u);
 
 /* packed_nc.c: one NetCDF (64-bit offset) file holding the packed statistics of a cube
  * and its metadata (processes, lengths, mode, repeats, hosts). stats[s] is NULL for an absent
- * statistic. meta's data arrays are not used. The file is written through a temporary name. */
+ * statistic. meta's data arrays are not used. The file is written through a temporary name.
+ * LENS_EINVAL (more values or events than an int counts), LENS_EIO naming path, LENS_ENOMEM. */
 int lens_packed_write(const char *path, const struct lens_cube *meta,
                       struct lens_packed *const stats[LENS_STAT_COUNT], struct lens_err *e);
 /* Reads such a file: *meta is a cube without data (lens_cube_free), stats[s] NULL if absent.

@@ -23,11 +23,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The global attribute "format" says what the file is: a NetCDF file without it is a plain cube
+ * or something else, never guessed at from its variables. The trailing number is the layout's
+ * version, to be raised when the layout changes. */
 #define PACK_FORMAT "mpilens packed cube 1"
 
+/* The integer metadata of the cube, in the order of iv[] in lens_packed_write and
+ * lens_packed_read: the two must agree index by index. */
 static const char *const int_attrs[] = {"procs", "begin", "end", "step", "mode", "repeats",
                                         "noise_len", "noise_msgs", "noise_procs"};
 
+/* Defines (in define mode) the dimensions, variables and attributes of statistic sn; put_data
+ * writes the values after nc_enddef. Returns a NetCDF status. */
 static int put_stat(int id, int dpairs, int dlen1, int dfour, const char *sn, const struct lens_packed *p)
 {
     char name[64];
@@ -36,11 +43,16 @@ static int put_stat(int id, int dpairs, int dlen1, int dfour, const char *sn, co
     if ((st = nc_def_dim(id, name, (size_t)p->nreset, &dr)))
         return st;
     snprintf(name, sizeof name, "%s_events", sn);
+    /* A dimension of length 0 would be the record dimension in the classic format: a cube
+     * without events gets one dummy event row, and the count that matters is the nevents
+     * attribute. */
     if ((st = nc_def_dim(id, name, (size_t)(p->nevent > 0 ? p->nevent : 1), &de)))
         return st;
     snprintf(name, sizeof name, "%s_values", sn);
     if ((st = nc_def_dim(id, name, (size_t)p->nvalue, &dv)))
         return st;
+    /* reset_group is (resets, pairs) and event (events, four): each row one partition or one
+     * event, so a reader can take them row by row. */
     int d2[2] = {dr, dpairs}, d4[2] = {de, dfour};
     snprintf(name, sizeof name, "%s_reset_length", sn);
     if ((st = nc_def_var(id, name, NC_INT, 1, &dr, &vr)))
@@ -57,6 +69,8 @@ static int put_stat(int id, int dpairs, int dlen1, int dfour, const char *sn, co
     snprintf(name, sizeof name, "%s_value_start", sn);
     if ((st = nc_def_var(id, name, NC_INT, 1, &dlen1, &vs)))
         return st;
+    /* The measured errors travel with the data: the file says how far it is from the cube it
+     * came from (err_max, err_rms), readable with ncdump and without decoding. */
     int ne = (int)p->nevent, sp = (int)p->splits, mg = (int)p->merges;
     double rms = p->err_n ? sqrt(p->err_sum2 / p->err_n) : 0;
     if ((st = nc_put_att_int(id, vv, "nevents", NC_INT, 1, &ne)) || (st = nc_put_att_int(id, vv, "splits", NC_INT, 1, &sp)) ||
@@ -72,6 +86,7 @@ static int put_data(int id, const char *sn, const struct lens_packed *p)
 {
     char name[64];
     int st, var;
+    /* The dummy event row of a cube without events (see put_stat). */
     static const int none[4] = {0, 0, 0, 0};
     snprintf(name, sizeof name, "%s_reset_length", sn);
     if ((st = nc_inq_varid(id, name, &var)) || (st = nc_put_var_int(id, var, p->reset_k)))
@@ -85,6 +100,8 @@ static int put_data(int id, const char *sn, const struct lens_packed *p)
     snprintf(name, sizeof name, "%s_value", sn);
     if ((st = nc_inq_varid(id, name, &var)) || (st = nc_put_var_double(id, var, p->value)))
         return st;
+    /* value_start is long in memory but int in the file (NetCDF classic has no 64-bit integer);
+     * lens_packed_write checked nvalue < INT_MAX, so the narrowing is exact. */
     int *vs = lens_malloc((size_t)(p->nlen + 1) * sizeof *vs);
     if (!vs)
         return NC_ENOMEM;
@@ -97,6 +114,9 @@ static int put_data(int id, const char *sn, const struct lens_packed *p)
     return st;
 }
 
+/* All host names in one text attribute, one per line (rank order): a variable of strings would
+ * need a second dimension of the longest name. Missing names are written as "unknown" so that
+ * line i stays rank i. */
 static char *join_hosts(const struct lens_cube *m)
 {
     size_t n = 1;
@@ -117,11 +137,14 @@ static char *join_hosts(const struct lens_cube *m)
 int lens_packed_write(const char *path, const struct lens_cube *m, struct lens_packed *const stats[LENS_STAT_COUNT],
                       struct lens_err *e)
 {
+    /* Checked before anything is created: a cube that cannot be stored leaves no file behind. */
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         if (stats[s] && (stats[s]->nvalue >= INT_MAX || stats[s]->nevent >= INT_MAX))
             return lens_err_set(e, LENS_EINVAL, "%s: %s: too many values for the classic format", path,
                                 lens_cube_stat_name(s));
     struct lens_atomic a;
+    /* mode NULL: netCDF creates the file by name, so the atomic writer gives it a name in a
+     * private folder beside the target (docs/outputs.md); commit renames it into place. */
     int rc = lens_atomic_open(&a, path, NULL, e);
     if (rc != LENS_OK)
         return rc;
@@ -131,13 +154,18 @@ int lens_packed_write(const char *path, const struct lens_cube *m, struct lens_p
         lens_atomic_abort(&a);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
+    /* 64-bit offset (CDF-2): the reset_group variable of a large machine exceeds the 2 GiB
+     * offsets of CDF-1. NC_NOCLOBBER: the private name must be new; anything there is not ours. */
     if ((st = nc_create(a.tmp, NC_NOCLOBBER | NC_64BIT_OFFSET, &id)))
         goto fail;
     if ((st = nc_def_dim(id, "pairs", (size_t)m->procs * m->procs, &dpairs)) ||
         (st = nc_def_dim(id, "lengths1", (size_t)m->nlen + 1, &dlen1)) || (st = nc_def_dim(id, "four", 4, &dfour)))
         goto fail;
     char date[64];
+    /* SOURCE_DATE_EPOCH when set: the same cube compresses to the same bytes. */
     lens_time_format_date(lens_time_source_date(), date, sizeof date);
+    /* Name/value pairs of the text attributes; "sender_index" says in words what the mode
+     * measures and which index is the sender, for a person reading the file with ncdump. */
     const char *text[] = {"format", PACK_FORMAT, "mpilens_version", LENS_VERSION, "date", date,
                           "test_type_name", lens_cube_mode_name(m->mode), "sender_index", lens_cube_mode_semantics(m->mode),
                           "hosts", hosts, "source", m->source ? m->source : ""};
@@ -148,6 +176,8 @@ int lens_packed_write(const char *path, const struct lens_cube *m, struct lens_p
     for (int i = 0; i < 9; i++)
         if ((st = nc_put_att_int(id, NC_GLOBAL, int_attrs[i], NC_INT, 1, &iv[i])))
             goto fail;
+    /* The statistics of one cube are compressed with one bound; the global attribute records it
+     * (the last present statistic's, equal to all the others). */
     double bound = 0;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         if (stats[s]) {
@@ -155,11 +185,13 @@ int lens_packed_write(const char *path, const struct lens_cube *m, struct lens_p
             if ((st = put_stat(id, dpairs, dlen1, dfour, lens_cube_stat_name(s), stats[s])))
                 goto fail;
         }
+    /* The header is complete: from here on the file is in data mode and only values are written. */
     if ((st = nc_put_att_double(id, NC_GLOBAL, "max_error", NC_DOUBLE, 1, &bound)) || (st = nc_enddef(id)))
         goto fail;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         if (stats[s] && (st = put_data(id, lens_cube_stat_name(s), stats[s])))
             goto fail;
+    /* nc_close flushes: its status is the last write's, so it is checked before the commit. */
     st = nc_close(id);
     id = -1;
     if (st)
@@ -205,6 +237,7 @@ static int var_shape(int id, const char *name, const char *d0, const char *d1)
     char dn[NC_MAX_NAME + 1];
     if (st || (st = nc_inq_varndims(id, var, &nd)))
         return st;
+    /* The rank is checked first: nc_inq_vardimid writes nd ids, and dims holds two. */
     if (nd != (d1 ? 2 : 1) || (st = nc_inq_vardimid(id, var, dims)))
         return st ? st : NC_EDIMSIZE;
     for (int d = 0; d < nd; d++)
@@ -213,6 +246,8 @@ static int var_shape(int id, const char *name, const char *d0, const char *d1)
     return NC_NOERR;
 }
 
+/* Reads statistic sn into a new lens_packed, checks it (lens_packed_check) and returns it in
+ * *out. LENS_EFORMAT names the file, the statistic and what is wrong; LENS_ENOMEM. */
 static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **out, const char *path,
                     struct lens_err *e)
 {
@@ -236,7 +271,9 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
     snprintf(name, sizeof name, "%s_value", sn);
     if ((st = nc_inq_varid(id, name, &var)) || (st = att1_int(id, var, "nevents", &ival)))
         goto fail;
-    /* the shapes the buffers below are sized for (the guard bounded them by the file size) */
+    /* the shapes the buffers below are sized for (the guard bounded them by the file size).
+     * Per variable: its suffix and its dimensions' suffixes; value_start's single dimension,
+     * "lengths1", is shared by all statistics and so has no statistic prefix (NULL first). */
     static const char *const shape[5][3] = {{"reset_length", "resets", NULL}, {"reset_group", "resets", "pairs"},
                                             {"event", "events", "four"}, {"value", "values", NULL},
                                             {"value_start", NULL, "lengths1"}};
@@ -251,12 +288,15 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
                                 b ? ", " : "", b ? b : "");
         }
     }
+    /* At least one stored partition (length 0 always has one) and at most one per length; every
+     * length has at least one value. */
     if (ival < 0 || (size_t)ival > ne || nr < 1 || nr > (size_t)L || nv < 1) {
         lens_packed_free(p);
         return lens_err_set(e, LENS_EFORMAT, "%s: %s: inconsistent sizes (%zu partitions, %d events, %zu values)",
                             path, sn, nr, ival, nv);
     }
     int isp = 0, img = 0;
+    /* Informational counters: a file without them still decodes, so their absence is no error. */
     att1_int(id, var, "splits", &isp);
     att1_int(id, var, "merges", &img);
     att1_double(id, var, "err_max", &p->err_max);
@@ -266,6 +306,8 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
     p->nevent = ival;
     p->nvalue = (long)nv;
     p->reset_k = lens_malloc(nr * sizeof(int));
+    /* nr <= L and P^2 = the pairs dimension, both bounded by the file size (the guard and the
+     * check in lens_packed_read): the allocation cannot exceed what the file holds. */
     p->reset_group = lens_malloc(nr * (size_t)P * P * sizeof(int));
     p->event = lens_malloc(4 * (ne > 0 ? ne : 1) * sizeof(int));
     p->value = lens_malloc(nv * sizeof(double));
@@ -276,6 +318,7 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
         lens_packed_free(p);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
+    /* var is still the s_value variable looked up above for the nevents attribute. */
     if ((st = nc_get_var_double(id, var, p->value)))
         goto fail_vs;
     const char *vars[] = {"reset_length", "reset_group", "event", "value_start"};
@@ -288,9 +331,11 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
     for (int k = 0; k <= L; k++)
         p->value_start[k] = vs[k];
     lens_free(vs);
+    /* The bound is descriptive only (decoding does not need it); a missing one reads as 0. */
     double bound = 0;
     att1_double(id, NC_GLOBAL, "max_error", &bound);
     p->max_error = bound;
+    /* lens_packed_check names "<file>: <statistic>" in its messages. */
     snprintf(name, sizeof name, "%s: %s", path, sn);
     int rc = lens_packed_check(p, name, e);
     if (rc != LENS_OK) {
@@ -306,6 +351,8 @@ fail:
     return lens_err_set(e, LENS_EFORMAT, "%s: %s: %s", path, sn, nc_strerror(st));
 }
 
+/* No hosts attribute is fine (a cube may have no host names); one that is present must name
+ * exactly one host per process. */
 static int get_hosts(int id, struct lens_cube *m, const char *path, struct lens_err *e)
 {
     size_t n;
@@ -326,6 +373,7 @@ static int get_hosts(int id, struct lens_cube *m, const char *path, struct lens_
     if (!lens_nc_guard_utf8(s, n))
         return lens_free(s), lens_err_set(e, LENS_EFORMAT, "%s: attribute 'hosts' is not valid UTF-8", path);
     int i = 0;
+    /* Cut at each newline in place; lines beyond the process count are not read. */
     for (char *t = s, *nl; i < m->procs && t; t = nl ? nl + 1 : NULL, i++) {
         nl = strchr(t, '\n');
         if (nl)
@@ -341,7 +389,9 @@ static int get_hosts(int id, struct lens_cube *m, const char *path, struct lens_
     return LENS_OK;
 }
 
-/* Whether open file id carries the format attribute of a packed cube (the probe's test too). */
+/* Whether open file id carries the format attribute of a packed cube (the probe's test too).
+ * The attribute must fit the buffer and start with PACK_FORMAT; nc_get_att_text does not
+ * terminate the text, hence the zeroed buffer and n < sizeof fmt. */
 static int has_pack_format(int id)
 {
     char fmt[64] = "";
@@ -375,6 +425,8 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     size_t four = 0;
     if (!st)
         st = dim_len(id, "four", &four);
+    /* procs at most 2^15 keeps P^2 within an int (the pair numbers are ints); the pairs
+     * dimension must agree with procs, and there must be at least one length. */
     if (st || iv[0] < 1 || iv[0] > 1 << 15 || nl1 < 2 || np != (size_t)iv[0] * iv[0] || iv[3] < 1 || four != 4) {
         nc_close(id);
         return lens_err_set(e, LENS_EFORMAT, "%s: bad or missing metadata (procs, lengths, step)", path);
@@ -388,6 +440,7 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
         return lens_err_set(e, LENS_EFORMAT, "%s: the header declares %zu pairs and %zu lengths, but the file holds "
                             "%llu bytes", path, np, nl1 - 1, fsize);
     }
+    /* The same length checks as every cube reader (begin + k * step must not overflow an int). */
     if ((rc = lens_cube_check_lengths(path, (long long)nl1 - 1, iv[1], iv[3], e)) != LENS_OK) {
         nc_close(id);
         return rc;
@@ -408,14 +461,18 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     m->noise_len = iv[6];
     m->noise_msgs = iv[7];
     m->noise_procs = iv[8];
+    /* Packed cubes are only written by mpilens, from cubes already repaired on reading: the
+     * round-trip mix of network_test2 is not guessed at again. */
     m->written_by_mpilens = 1;
     m->source = lens_strdup(path);
     rc = m->source ? get_hosts(id, m, path, e) : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    /* A packed file without any statistic is refused: there would be nothing to read. */
     int found = 0;
     for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
         char name[64];
         int var;
         snprintf(name, sizeof name, "%s_value", lens_cube_stat_name(s));
+        /* A statistic is present when its value variable is; an absent one stays NULL. */
         if (nc_inq_varid(id, name, &var))
             continue;
         rc = get_stat(id, lens_cube_stat_name(s), m->procs, m->nlen, &stats[s], path, e);
@@ -438,6 +495,8 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
 
 /* ---- the row of the reader table -------------------------------------------------------- */
 
+/* The reader table asks each row whether it recognises an input: a regular file that passes the
+ * guard and carries the format attribute. 1 yes, 0 no. */
 int lens_packed_probe(const char *input)
 {
     struct stat sb;
@@ -466,6 +525,8 @@ static int packsrc_get(void *state, int stat, int k, double *mat, struct lens_er
 {
     struct packsrc *q = state;
     int rc = LENS_OK;
+    /* The decoder only moves forward (each length is the previous plus events): going back means
+     * starting again from length 0. */
     if (!q->u[stat] || k < q->next[stat]) {
         lens_packed_decoder_free(q->u[stat]);
         q->u[stat] = NULL;
@@ -473,6 +534,7 @@ static int packsrc_get(void *state, int stat, int k, double *mat, struct lens_er
         if ((rc = lens_packed_decoder_new(&q->u[stat], q->p[stat], e)) != LENS_OK)
             return rc;
     }
+    /* Decodes every length up to k into mat; the earlier ones are overwritten, only k remains. */
     while (rc == LENS_OK && q->next[stat] <= k) {
         rc = lens_packed_decoder_next(q->u[stat], mat, e);
         q->next[stat]++;
@@ -480,6 +542,7 @@ static int packsrc_get(void *state, int stat, int k, double *mat, struct lens_er
     return rc;
 }
 
+/* Frees the decoders and the packed statistics; called by the stream when it is closed. */
 static void packsrc_free(void *state)
 {
     struct packsrc *q = state;
@@ -490,6 +553,8 @@ static void packsrc_free(void *state)
     lens_free(q);
 }
 
+/* The whole packed form is read (it is small: that is the point of it); the matrices are decoded
+ * on demand by the stream, one length at a time. */
 int lens_packed_stream_open(const char *input, struct lens_cube_stream **out, struct lens_err *e)
 {
     *out = NULL;

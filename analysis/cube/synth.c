@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The defaults are part of the output: changing any of them changes samples/cubes/synth32 and
+ * the golden files made from it, so they stay as they are and new options default to "off". */
 void lens_synth_opts_init(struct lens_synth_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -18,6 +20,7 @@ void lens_synth_opts_init(struct lens_synth_opts *o)
     o->nodes = 4;
     o->sockets = 2;
     o->begin = 0;
+    /* Lengths 0, 512, .., 4096: end is exclusive, as network_test2's end_mes_length. */
     o->end = 4097;
     o->step = 512;
     o->repeats = 100;
@@ -31,6 +34,7 @@ void lens_synth_opts_init(struct lens_synth_opts *o)
     o->bw[1] = 8e9;
     o->bw[2] = 10e9;
     o->bw[3] = 7e9;
+    /* Spread of the repeats relative to the delay: 3 % keeps the four levels well apart. */
     o->noise = 0.03;
     o->seed = 20261121;
     o->slow_node = -1;
@@ -42,7 +46,9 @@ void lens_synth_opts_init(struct lens_synth_opts *o)
     o->asym_factor = 1.5;
 }
 
-/* xorshift64*: small, fast and the same on every platform, unlike rand(). */
+/* xorshift64*: small, fast and the same on every platform, unlike rand().
+ * The top 53 bits of the product, scaled by 2^-53: a double uniform in [0, 1) with every
+ * mantissa bit random. The state must be non-zero (xorshift stays at 0 forever). */
 static double uniform(unsigned long long *s)
 {
     *s ^= *s >> 12;
@@ -51,6 +57,8 @@ static double uniform(unsigned long long *s)
     return (double)((*s * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* Box-Muller, one normal deviate per two uniforms (the sine half is dropped: simpler, and speed
+ * does not matter here). u is kept away from 0 so that log(u) is finite. */
 static double gauss(unsigned long long *s)
 {
     double u = uniform(s), v = uniform(s);
@@ -66,14 +74,19 @@ static unsigned long long mix(unsigned long long x)
     x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
     x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
     x ^= x >> 31;
+    /* 0 is the one state xorshift cannot leave. */
     return x ? x : 1;
 }
 
+/* Both unset (-1, the feature is off) or two distinct ranks in range. */
 static int pair_ok(int a, int b, int procs)
 {
     return (a < 0 && b < 0) || (a >= 0 && b >= 0 && a < procs && b < procs && a != b);
 }
 
+/* Every option in one place, before anything is allocated: the placement and the cube need nodes
+ * x sockets to divide the processes and switches to divide the nodes, or some rank would have no
+ * core. */
 int lens_synth_check(const struct lens_synth_opts *o, struct lens_err *e)
 {
     if (o->procs < 2 || o->nodes < 1 || o->sockets < 1)
@@ -96,6 +109,8 @@ int lens_synth_check(const struct lens_synth_opts *o, struct lens_err *e)
                             o->asym_a, o->asym_b);
     if (!(o->spikes >= 0 && o->spikes <= 1))
         return lens_err_set(e, LENS_EINVAL, "synth: spikes must be a share in [0, 1] (got %g)", o->spikes);
+    /* jitter below 0.5 keeps the per-link factor 1 + jitter * N(0, 1) mostly positive (it is
+     * clamped at 0.5 besides); the !(x ...) forms refuse NaN. */
     if (!(o->jitter >= 0 && o->jitter < 0.5) || !(o->asym_factor >= 1) || !(o->slow_factor > 0) ||
         !(o->bad_factor > 0))
         return lens_err_set(e, LENS_EINVAL, "synth: need 0 <= jitter < 0.5, asymmetry factor >= 1 and "
@@ -104,6 +119,8 @@ int lens_synth_check(const struct lens_synth_opts *o, struct lens_err *e)
     return LENS_OK;
 }
 
+/* Rank r sits in slot slot[r]: slots are filled node by node, socket by socket, core by
+ * core, so without --shuffle consecutive ranks share a socket and a node (block placement). */
 int lens_synth_placement(const struct lens_synth_opts *o, struct lens_synth_place *place, struct lens_err *e)
 {
     int rc = lens_synth_check(o, e);
@@ -119,6 +136,7 @@ int lens_synth_placement(const struct lens_synth_opts *o, struct lens_synth_plac
         /* Fisher-Yates from a stream of its own, so the noise stream stays the same */
         unsigned long long s = mix(o->seed ^ 0x53485546464C45ULL);
         for (int r = P - 1; r > 0; r--) {
+            /* q in [0, r]: uniform() < 1, so the product stays below r + 1. */
             int q = (int)(uniform(&s) * (r + 1));
             int t = slot[r];
             slot[r] = slot[q];
@@ -137,6 +155,8 @@ int lens_synth_placement(const struct lens_synth_opts *o, struct lens_synth_plac
     return LENS_OK;
 }
 
+/* The level of a link is the highest boundary it crosses: switch, node, socket, or none (two
+ * cores of one socket), indexing lat[] and bw[]. */
 static int level(const struct lens_synth_place *a, const struct lens_synth_place *b)
 {
     if (a->sw != b->sw)
@@ -151,12 +171,17 @@ static double jitter(const struct lens_synth_opts *o, size_t i, size_t j)
 {
     if (o->jitter <= 0)
         return 1.0;
+    /* A stream per link, keyed by the seed and the pair ("JITTER" in ASCII as the salt): the
+     * factor of a link does not depend on the order of generation, and the noise stream is
+     * untouched. */
     unsigned long long s = mix(mix(o->seed ^ 0x4A4954544552ULL) ^ (i * (size_t)o->procs + j));
     double f = 1.0 + o->jitter * gauss(&s);
     return f > 0.5 ? f : 0.5;
 }
 
-/* The delay of link (receiver i, sender j) at length index k, without noise. */
+/* The delay of link (receiver i, sender j) at length index k, without noise.
+ * Hockney's model per level, t = latency + length / bandwidth, times the link's fixed jitter;
+ * then the planted anomalies, each applied only when its option is set. */
 static double delay(const struct lens_synth_opts *o, const struct lens_synth_place *pl, const struct lens_cube *c,
                     int k, size_t i, size_t j)
 {
@@ -166,6 +191,8 @@ static double delay(const struct lens_synth_opts *o, const struct lens_synth_pla
         t *= o->slow_factor;
     if ((int)j == o->bad_src && (int)i == o->bad_dst)
         t *= o->bad_factor;
+    /* The asymmetric pair is slower one way (a to b) and faster the other by the same factor, so
+     * its mean stays near the level's delay and only the asymmetry stands out. */
     if ((int)j == o->asym_a && (int)i == o->asym_b)
         t *= o->asym_factor;
     if ((int)j == o->asym_b && (int)i == o->asym_a)
@@ -186,6 +213,7 @@ int lens_synth_cube(const struct lens_synth_opts *o, struct lens_cube **out, str
         lens_free(pl);
         return rc;
     }
+    /* The lengths begin, begin + step, .. below end: the ceiling of (end - begin) / step. */
     int nlen = (o->end - o->begin + o->step - 1) / o->step;
     struct lens_cube *c;
     if ((rc = lens_cube_new(&c, o->procs, nlen, o->begin, o->step, 0xF, e)) != LENS_OK) {
@@ -195,17 +223,22 @@ int lens_synth_cube(const struct lens_synth_opts *o, struct lens_cube **out, str
     c->end = o->end;
     c->mode = LENS_MODE_ONE_TO_ONE;
     c->repeats = o->repeats;
+    /* Nothing to repair: the cube has no network_test2 defects. */
     c->written_by_mpilens = 1;
     c->hosts = lens_calloc((size_t)o->procs, sizeof *c->hosts);
     c->source = lens_strdup("synthetic");
     if (!c->hosts || !c->source)
         goto nomem;
+    /* Host names follow the nodes ("node01" ..), so the hosts file says which ranks share a
+     * node. */
     for (int i = 0; i < o->procs; i++) {
         char name[32];
         snprintf(name, sizeof name, "node%02d", pl[i].node + 1);
         if (!(c->hosts[i] = lens_strdup(name)))
             goto nomem;
     }
+    /* The noise stream: one sequence for the whole cube, consumed in the fixed order k, i, j.
+     * The default cube depends on this order; the extensions use keyed streams of their own. */
     unsigned long long s = o->seed * 0x9E3779B97F4A7C15ULL + 1;
     size_t P = (size_t)o->procs;
     for (int k = 0; k < nlen; k++)
@@ -216,12 +249,18 @@ int lens_synth_cube(const struct lens_synth_opts *o, struct lens_cube **out, str
                 /* i is the receiver (row), j the sender (column), as in one_to_one */
                 double t = delay(o, pl, c, k, i, j);
                 double spread = o->noise * t;
+                /* The four statistics keep the order of real repeated delays: min <= median <=
+                 * average (a distribution skewed to the right, as delays are), with a deviation
+                 * of the noise's size. */
                 double mn = t * (1.0 + 0.2 * o->noise * fabs(gauss(&s)));
                 double med = mn + spread * (0.5 + 0.5 * fabs(gauss(&s)));
                 double avg = med + spread * 0.3 * fabs(gauss(&s));
                 double dev = spread * (0.5 + 0.5 * uniform(&s));
                 if (o->spikes > 0) {
                     unsigned long long h = mix(mix(o->seed ^ 0x5350494B4553ULL) ^ ((size_t)k * P * P + i * P + j));
+                    /* A spike is a rare very slow repeat: it raises the average and the
+                     * deviation by a heavy-tailed amount (1 / u), while the min and median,
+                     * robust to one repeat, stay put. */
                     if (uniform(&h) < o->spikes) {
                         double u = 1.0 - uniform(&h); /* (0, 1] */
                         avg += t * 0.05 / u;
@@ -251,6 +290,8 @@ static void json_ranks(struct lens_json *j, const int *r, int n)
     lens_json_end_array(j);
 }
 
+/* The planted anomalies, as the ground truth that tests and the demo compare the anomaly
+ * detection with; the absent ones are simply not listed. */
 static void json_anomalies(struct lens_json *j, const struct lens_synth_opts *o, const struct lens_synth_place *pl)
 {
     lens_json_key(j, "anomalies");
@@ -292,8 +333,12 @@ static void json_anomalies(struct lens_json *j, const struct lens_synth_opts *o,
     lens_json_end_array(j);
 }
 
+/* The truth file (JSON) next to a synthetic cube: its placement and its anomalies. Written
+ * through the atomic writer, so it joins the command's output group with the cube. */
 int lens_synth_truth_write(const struct lens_synth_opts *o, const char *path, struct lens_err *e)
 {
+    /* Allocated before the options are checked (lens_synth_placement checks them): a bad procs
+     * must not make a negative size. */
     struct lens_synth_place *pl = lens_malloc((size_t)(o->procs > 0 ? o->procs : 1) * sizeof *pl);
     if (!pl)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
@@ -318,6 +363,8 @@ int lens_synth_truth_write(const struct lens_synth_opts *o, const char *path, st
         return rc;
     }
     struct lens_json j;
+    /* Write errors are not checked call by call: the stream keeps them, and lens_atomic_commit
+     * reports the first one with its reason. */
     lens_json_init(&j, a.fp);
     lens_json_begin_object(&j);
     const char *shape[] = {"procs", "switches", "nodes", "sockets", "cores"};

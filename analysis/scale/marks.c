@@ -1,5 +1,7 @@
 /* Teplov's scalability marks over an efficiency grid, their ranking across applications and
- * the sentences that explain them (docs/methods.md §8). */
+ * the sentences that explain them (docs/methods.md §8; A. M. Teplov, "An approach to the
+ * comparison of parallel program scalability"). Pure computation on a grid built by runs.c:
+ * no files except the optional texts file, nothing printed. */
 #include "marks.h"
 
 #include "common/textline.h"
@@ -14,6 +16,9 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
 {
     if (!g || !m)
         return lens_err_set(e, LENS_EINVAL, "marks: no grid");
+    /* Everything starts as NaN ("no value") rather than 0: an empty grid or one without an
+     * element must read as missing in the tables, never as a mark of zero (docs/methods.md §8:
+     * failed runs are missing, never zero). */
     m->min_p = m->max_p = m->min_d = m->max_d = NAN;
     m->mark_procs = m->mark_data = m->mark_all = NAN;
     m->max_e = m->min_e = NAN;
@@ -21,7 +26,8 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
     size_t np = g->np, nd = g->nd;
     /* Extreme efficiencies and the axis ranges over the configurations present; the axes hold
      * only values with at least one present configuration (lens_runs_grids guarantees it, but a
-     * caller-built grid might not). */
+     * caller-built grid might not).
+     * Index bounds of the present configurations; ip0 = np marks "none seen yet". */
     size_t ip0 = np, ip1 = 0, jd0 = nd, jd1 = 0;
     for (size_t j = 0; j < nd; j++)
         for (size_t i = 0; i < np; i++) {
@@ -37,6 +43,7 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
             jd0 = j < jd0 ? j : jd0;
             jd1 = j > jd1 ? j : jd1;
         }
+    /* No configuration at all: the metric stays all NaN. */
     if (isnan(m->max_e))
         return LENS_OK;
     m->min_p = g->procs[ip0];
@@ -44,6 +51,9 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
     m->min_d = g->size[jd0];
     m->max_d = g->size[jd1];
     double rp = m->max_p - m->min_p, rd = m->max_d - m->min_d;
+    /* One process count or one size: the normalisations (max p - min p), (max d - min d) would
+     * be zero and no element of four configurations exists, so the marks stay NaN ("none"
+     * sentence). */
     if (rp <= 0 || rd <= 0)
         return LENS_OK;
     double sp = 0, sd = 0, sa = 0;
@@ -53,23 +63,39 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
     for (size_t j2 = 0; j2 < nd; j2++) {
         const double *row2 = g->eff + j2 * np;
         int any = 0;
+        /* A size with no present configuration is skipped entirely, so d1 and d2 are consecutive
+         * among the sizes actually measured (the paper's grid assumes every cell present; see
+         * "Where mpilens differs" in docs/methods.md §8). */
         for (size_t i = 0; i < np && !any; i++)
             any = !isnan(row2[i]);
         if (!any)
             continue;
         if (j1 >= 0) {
             const double *row1 = g->eff + (size_t)j1 * np;
+            /* The axes are sorted ascending (lens_runs_grids), so dd > 0 and dp > 0 below. */
             double dd = g->size[j2] - g->size[j1];
             long i1 = -1; /* previous p present at both d1 and d2 */
             for (size_t i2 = 0; i2 < np; i2++) {
                 if (isnan(row1[i2]) || isnan(row2[i2]))
                     continue;
                 if (i1 >= 0) {
+                    /* Naming as in Teplov, "An approach to the comparison of parallel program
+                     * scalability": Exy = E(p_y, d_x), first index the size, second the process
+                     * count. */
                     double e11 = row1[i1], e12 = row1[i2], e21 = row2[i1], e22 = row2[i2];
                     double dp = g->procs[i2] - g->procs[i1];
+                    /* dEP: the change of efficiency along p, averaged over the two sizes; dED
+                     * along d over the two process counts; dEA the mean of both. Later minus
+                     * earlier, so a negative increment means efficiency falls as the parameter
+                     * grows (the paper prints earlier minus later but reads its results this
+                     * way). */
                     double dep = ((e12 - e11) + (e22 - e21)) / 2;
                     double ded = ((e21 - e11) + (e22 - e12)) / 2;
                     double dea = (dep + ded) / 2;
+                    /* Each increment is weighted by the share of the whole range its step
+                     * covers: markP = dEP (p2 - p1) / (max p - min p), markD likewise, markA by
+                     * the product of both shares. The weighting makes grids with uneven steps
+                     * comparable, and a constant added to every E cancels in the differences. */
                     sp += dep * dp / rp;
                     sd += ded * dd / rd;
                     sa += dea * (dp * dd) / (rp * rd);
@@ -80,6 +106,7 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
         }
         j1 = (long)j2;
     }
+    /* MarkProcs, MarkData, MarkAll: plain means over the elements, as in the paper. */
     if (count) {
         m->mark_procs = sp / (double)count;
         m->mark_data = sd / (double)count;
@@ -99,6 +126,8 @@ double lens_marks_get(const struct lens_marks *m, int key)
     }
 }
 
+/* One entry per application for qsort: the mark, the name and the index, so the comparison is a
+ * total order and the ranking does not depend on qsort's (unstable) handling of ties. */
 struct rank_item {
     double v;
     const char *name;
@@ -113,6 +142,8 @@ static int cmp_rank(const void *a, const void *b)
         return nx - ny; /* NaN last */
     if (!nx && x->v != y->v)
         return x->v < y->v ? -1 : 1;
+    /* Equal marks: by name in byte order (locale-independent, hence reproducible), then by input
+     * position for equal names. */
     int c = strcmp(x->name, y->name);
     if (c)
         return c;
@@ -138,7 +169,10 @@ int lens_marks_rank(const struct lens_marks *marks, const char *const *names, si
 
 /* ---- sentences ---- */
 
-/* The keys of templates/scale.txt and their built-in English texts. */
+/* The keys of templates/scale.txt and their built-in English texts.
+ * Index layout shared by text_keys and text_defaults: three thresholds, three strength words,
+ * then per mark (procs, data, all) three sentences in the order falls, rises, flat, then "none".
+ * lens_marks_describe computes T_SENTENCES + 3 * key + variant from it. */
 enum { T_FLAT, T_MODERATE, T_STRONG, S_WEAK, S_MODERATE, S_STRONG, T_SENTENCES, T_NONE = T_SENTENCES + 9,
        N_TEXTS };
 static const char *const text_keys[N_TEXTS] = {
@@ -149,6 +183,8 @@ static const char *const text_keys[N_TEXTS] = {
     "all.falls", "all.rises", "all.flat",
     "none",
 };
+/* The built-in thresholds are those of docs/methods.md §8 and templates/scale.txt: |mark| below
+ * 1e-5 "hardly changes", below 1e-3 weakly, below 1e-2 moderately, else strongly. */
 static const char *const text_defaults[N_TEXTS] = {
     "1e-5", "1e-3", "1e-2",
     "weakly", "moderately", "strongly",
@@ -171,6 +207,8 @@ struct lens_marks_text {
 
 struct lens_marks_text *lens_marks_text_new(void)
 {
+    /* Thresholds are kept parsed so that describing a mark never parses text; the built-in
+     * strings are the single source of the default numbers. */
     struct lens_marks_text *t = lens_calloc(1, sizeof *t);
     if (t)
         for (int k = 0; k < 3; k++)
@@ -187,6 +225,7 @@ void lens_marks_text_free(struct lens_marks_text *t)
     lens_free(t);
 }
 
+/* Trims in place and returns the start inside s: keys and texts may be indented or aligned. */
 static char *strip(char *s)
 {
     while (isspace((unsigned char)*s))
@@ -202,6 +241,8 @@ int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct len
     FILE *fp = fopen(path, "r");
     if (!fp)
         return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    /* Keys already loaded stay loaded when a later line fails: the caller treats any error as
+     * fatal and frees t (cmd_scale, the scale report), so no half-loaded set is ever used. */
     struct lens_textline tl = {0};
     long line = 0;
     int rc = LENS_OK, got;
@@ -214,6 +255,7 @@ int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct len
         char *s = strip(tl.s);
         if (!*s || *s == '#')
             continue;
+        /* The first '=' splits: a text may itself contain '=' ("mark = {mark}"). */
         char *eq = strchr(s, '=');
         if (!eq) {
             rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: expected 'key = text'", path, line);
@@ -224,10 +266,14 @@ int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct len
         int k = 0;
         while (k < N_TEXTS && strcmp(key, text_keys[k]))
             k++;
+        /* An unknown key is an error, not ignored: a misspelt key would otherwise leave the
+         * built-in text in place without a word. */
         if (k == N_TEXTS) {
             rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: unknown key '%s'", path, line, key);
             break;
         }
+        /* Thresholds must parse entirely and be finite and >= 0 (!(v >= 0) also refuses NaN);
+         * the raw text is kept as well so that every key is stored the same way. */
         if (k <= T_STRONG) {
             char *end;
             double v = strtod(val, &end);
@@ -251,6 +297,7 @@ int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct len
     return rc;
 }
 
+/* A loaded text replaces its default; keys absent from the file keep the built-in English. */
 static const char *text_of(const struct lens_marks_text *t, int k)
 {
     return t && t->text[k] ? t->text[k] : text_defaults[k];
@@ -259,6 +306,8 @@ static const char *text_of(const struct lens_marks_text *t, int k)
 /* Appends src to buf[*len..n), always leaving buf terminated. */
 static void append(char *buf, size_t n, size_t *len, const char *src, size_t m)
 {
+    /* Truncation, never overflow: the template is user text, so the sentence's length is not
+     * known in advance. */
     if (*len + 1 >= n)
         return;
     size_t room = n - 1 - *len;
@@ -280,6 +329,9 @@ int lens_marks_describe(const struct lens_marks_text *t, int key, double mark, c
         thr[k] = t ? t->thr[k] : strtod(text_defaults[T_FLAT + k], NULL);
     const char *tmpl, *strength = "";
     double a = fabs(mark);
+    /* Which sentence: NaN has none; below the flat threshold the direction means nothing;
+     * otherwise the sign picks falls/rises and |mark| against the two other thresholds the
+     * strength word. */
     if (isnan(mark))
         tmpl = text_of(t, T_NONE);
     else if (a < thr[0])
@@ -289,8 +341,10 @@ int lens_marks_describe(const struct lens_marks_text *t, int key, double mark, c
         strength = text_of(t, a < thr[1] ? S_WEAK : a < thr[2] ? S_MODERATE : S_STRONG);
     }
     char num[64];
+    /* Four significant digits, as templates/scale.txt documents {mark}. */
     snprintf(num, sizeof num, "%.4g", mark);
     size_t len = 0;
+    /* Only {strength} and {mark} are placeholders; any other brace is copied as it stands. */
     for (const char *p = tmpl; *p;) {
         if (!strncmp(p, "{strength}", 10)) {
             append(buf, n, &len, strength, strlen(strength));

@@ -45,7 +45,8 @@ int lens_marks_rank(const struct lens_marks *marks, const char *const *names, si
 /* The sentences of the report, e.g. "efficiency falls as processes grow, strongly: -0.0436".
  * lens_marks_text_new gives the built-in English texts; lens_marks_text_load overrides them from
  * a `key = text` file (see templates/scale.txt for the keys); unknown keys and malformed lines
- * are LENS_EFORMAT naming path:line. */
+ * are LENS_EFORMAT naming path:line, an unreadable file LENS_EIO, LENS_ENOMEM. new returns NULL
+ * when out of memory; the caller owns t (lens_marks_text_free). */
 struct lens_marks_text;
 struct lens_marks_text *lens_marks_text_new(void);
 int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct lens_err *e);

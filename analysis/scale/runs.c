@@ -1,5 +1,7 @@
 /* Runs CSV reader and the reduction of repeated runs to one efficiency grid per application
- * (docs/methods.md §8: per configuration keep the best of the repeated runs). */
+ * (docs/methods.md §8: per configuration keep the best of the repeated runs). The reader
+ * refuses what it cannot read exactly, naming file:line:column; failed runs stay missing
+ * values, never zeros, so the marks skip them instead of reading a collapse of efficiency. */
 #include "runs.h"
 
 #include "common/textline.h"
@@ -15,7 +17,10 @@
 
 enum { COL_APP, COL_PROCS, COL_SIZE, COL_EFF, COL_TIME, COL_STATUS, N_COLS };
 
-/* Accepted header names per column, case-insensitive; the first is the documented one. */
+/* Accepted header names per column, case-insensitive; the first is the documented one.
+ * Aliases let files from other tools ("np", "seconds") load unchanged; a header naming one
+ * column twice (e.g. "time" and "seconds") is refused in map_header rather than one silently
+ * ignored. */
 static const char *const col_names[N_COLS][3] = {
     {"app", "application", NULL}, {"procs", "processes", "np"}, {"size", "d", NULL},
     {"efficiency", "eff", NULL},  {"time", "seconds", NULL},     {"status", NULL, NULL},
@@ -45,6 +50,8 @@ const char *lens_runs_status_name(int status)
     }
 }
 
+/* FNV-1a over the bytes of the name (len bytes: the name is not NUL-terminated while it is still
+ * a field of the line being parsed). */
 static size_t name_hash(const char *s, size_t len)
 {
     size_t h = 1469598103934665603ULL;
@@ -63,6 +70,8 @@ struct lens_runs_slot {
 /* Rebuilds the hash of application names with room for at least `need` names at half load. */
 static int rehash(struct lens_runs *r, size_t need, struct lens_err *e)
 {
+    /* Half load at most: linear probing stays short, and there is always an empty slot to end a
+     * probe. The table is rebuilt from apps[], so it holds no state of its own to lose. */
     size_t n = 64;
     while (n < 2 * need)
         n *= 2;
@@ -92,6 +101,7 @@ static int app_index(struct lens_runs *r, const char *app, size_t len, struct le
     if (2 * (r->n_apps + 1) > r->n_slot && rehash(r, r->n_apps + 1, e) != LENS_OK)
         return LENS_ENOMEM;
     size_t hv = name_hash(app, len), h = hv & (r->n_slot - 1);
+    /* Comparing the full hash first skips nearly every strncmp with another name. */
     for (; r->app_slot[h].idx; h = (h + 1) & (r->n_slot - 1)) {
         if (r->app_slot[h].hash != hv)
             continue;
@@ -116,10 +126,14 @@ static int app_index(struct lens_runs *r, const char *app, size_t len, struct le
     memcpy(s, app, len);
     s[len] = '\0';
     r->apps[r->n_apps] = s;
+    /* h is the empty slot where the probe stopped: the rehash above guaranteed room, and nothing
+     * between the probe and here changed the table. */
     r->app_slot[h] = (struct lens_runs_slot){hv, r->n_apps + 1};
     return (int)(r->last_app = r->n_apps++);
 }
 
+/* Records are kept in file order, repeats included: the reduction to one value per configuration
+ * happens once, in lens_runs_grids, where the model is known. */
 static int push_record(struct lens_runs *r, const struct lens_runs_record *rec, struct lens_err *e)
 {
     if (r->n == r->cap) {
@@ -134,18 +148,26 @@ static int push_record(struct lens_runs *r, const struct lens_runs_record *rec, 
     return LENS_OK;
 }
 
-/* Checks a record's numbers; msg gets the reason. Shared by the reader and lens_runs_add. */
+/* Checks a record's numbers: NULL when fine, else the reason, with *bad_col the column at fault.
+ * Shared by the reader and lens_runs_add, so both refuse the same records. */
 static const char *check_record(const struct lens_runs_record *rec, int *bad_col)
 {
     *bad_col = COL_PROCS;
+    /* !(x >= 1) also refuses NaN. The bound 1e9 keeps procs exactly representable and far beyond
+     * any machine, so a typo (a size in the procs column) is caught here instead of in the
+     * marks. */
     if (!(rec->procs >= 1) || rec->procs != floor(rec->procs) || rec->procs > 1e9)
         return "must be a positive integer";
     *bad_col = COL_SIZE;
     if (!(rec->size > 0) || !isfinite(rec->size))
         return "must be a positive number";
+    /* A failed or timed-out run is a missing configuration: its value is not checked (it is
+     * often empty or a placeholder) and never used. */
     if (rec->status != LENS_RUNS_OK)
         return NULL;
     *bad_col = rec->kind == LENS_RUNS_TIME ? COL_TIME : COL_EFF;
+    /* A time of 0 would make E = T1 / (p Tp) infinite; an efficiency of 0 is a legitimate (if
+     * dismal) measurement. */
     if (!isfinite(rec->value) || rec->value < 0 || (rec->kind == LENS_RUNS_TIME && rec->value == 0))
         return rec->kind == LENS_RUNS_TIME ? "must be a positive number of seconds"
                                            : "must be a non-negative number";
@@ -166,13 +188,15 @@ int lens_runs_add(struct lens_runs *r, const char *app, int kind, int status, do
     return push_record(r, &rec, e);
 }
 
-/* One line split in place into fields; start[] keeps each field's 1-based column. */
+/* One line split in place into fields; col[] keeps each field's 1-based column for messages. */
 struct fields {
     char **f;
     int *col;
     size_t n, cap;
 };
 
+/* Trims blanks (and the line's CR/LF) around a field and one pair of enclosing double quotes, as
+ * spreadsheets write them; quoted commas are not supported, an application name has none. */
 static char *trim(char *s, char **end)
 {
     while (*s == ' ' || *s == '\t')
@@ -194,6 +218,8 @@ static int split(char *line, struct fields *fs, struct lens_err *e)
     fs->n = 0;
     char *p = line;
     for (;;) {
+        /* f and col grow together, so col[k] always exists for f[k]; the arrays are reused
+         * across lines. */
         if (fs->n == fs->cap) {
             size_t cap = fs->cap ? 2 * fs->cap : 16;
             char **f = lens_realloc(fs->f, cap * sizeof *f);
@@ -206,6 +232,8 @@ static int split(char *line, struct fields *fs, struct lens_err *e)
             fs->col = c;
             fs->cap = cap;
         }
+        /* Fields are cut in place: the comma (or the line's end) becomes the field's NUL in
+         * trim. */
         char *comma = strchr(p, ',');
         char *end = comma ? comma : p + strlen(p);
         fs->col[fs->n] = (int)(p - line) + 1;
@@ -216,6 +244,7 @@ static int split(char *line, struct fields *fs, struct lens_err *e)
     }
 }
 
+/* Blank lines and '#' comment lines are skipped anywhere, before the header too. */
 static int blank(const char *s)
 {
     while (isspace((unsigned char)*s))
@@ -229,6 +258,8 @@ static int map_header(const struct fields *fs, int idx[N_COLS], const char *path
 {
     for (int c = 0; c < N_COLS; c++)
         idx[c] = -1;
+    /* Unknown columns are allowed and ignored (docs/scale.md): `scale run` writes placement and
+     * repeat, and users keep notes in extra columns. */
     for (size_t k = 0; k < fs->n; k++)
         for (int c = 0; c < N_COLS; c++)
             for (int a = 0; a < 3 && col_names[c][a]; a++)
@@ -238,6 +269,8 @@ static int map_header(const struct fields *fs, int idx[N_COLS], const char *path
                                             path, line, fs->col[k], col_names[c][0]);
                     idx[c] = (int)k;
                 }
+    /* The status column is optional (every run ok); efficiency or time is checked apart because
+     * either one will do. */
     static const int need[] = {COL_APP, COL_PROCS, COL_SIZE};
     for (size_t k = 0; k < sizeof need / sizeof need[0]; k++)
         if (idx[need[k]] < 0)
@@ -249,6 +282,8 @@ static int map_header(const struct fields *fs, int idx[N_COLS], const char *path
     return LENS_OK;
 }
 
+/* The whole field must be a number: "12s" or "1,5" is an error rather than 12 or 1. Overflow
+ * (ERANGE), inf and nan are refused, so every stored number is finite. */
 static int parse_number(const char *s, double *v)
 {
     if (!*s)
@@ -261,6 +296,7 @@ static int parse_number(const char *s, double *v)
     return 0;
 }
 
+/* An empty status means ok, so a status column may be filled only for the failures. */
 static int parse_status(const char *s)
 {
     if (!*s || !strcasecmp(s, "ok"))
@@ -276,6 +312,8 @@ static int parse_status(const char *s)
 static int parse_row(struct lens_runs *r, const struct fields *fs, const int idx[N_COLS],
                      size_t n_header, const char *path, long line, struct lens_err *e)
 {
+    /* A row with a different number of fields is refused: a stray comma would otherwise shift
+     * every later column into the wrong meaning. */
     if (fs->n != n_header)
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: expected %zu fields as in the header, got %zu",
                             path, line, fs->col[fs->n - 1], n_header, fs->n);
@@ -296,6 +334,8 @@ static int parse_row(struct lens_runs *r, const struct fields *fs, const int idx
     rec.kind = vcol == COL_EFF ? LENS_RUNS_EFFICIENCY : LENS_RUNS_TIME;
     const int num_cols[] = {COL_PROCS, COL_SIZE, vcol};
     double *dst[] = {&rec.procs, &rec.size, &rec.value};
+    /* procs, size and the value column, in the order a person reads the row, so the first bad
+     * field is the one named. */
     for (int k = 0; k < 3; k++) {
         const char *s = fs->f[idx[num_cols[k]]];
         if (k == 2 && rec.status != LENS_RUNS_OK) {
@@ -309,10 +349,13 @@ static int parse_row(struct lens_runs *r, const struct fields *fs, const int idx
     int bad;
     const char *why = check_record(&rec, &bad);
     if (why) {
+        /* check_record names the value column by kind; the message must point at the column this
+         * file actually has. */
         int c = bad == COL_EFF || bad == COL_TIME ? vcol : bad;
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: %s '%s' %s", path, line, fs->col[idx[c]],
                             col_names[c][0], fs->f[idx[c]], why);
     }
+    /* The app is added only after the row passed every check: a bad row leaves no name behind. */
     int a = app_index(r, app, strlen(app), e);
     if (a < 0)
         return lens_err_prefix(e, path);
@@ -326,6 +369,8 @@ int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
     FILE *fp = fopen(path, "r");
     if (!fp)
         return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
+    /* All or nothing per file: on any error the records and names this file added are dropped
+     * again (runs.h: r keeps the rows of earlier files only). */
     size_t n0 = r->n, apps0 = r->n_apps;
     struct fields fs = {0};
     struct lens_textline tl = {0};
@@ -347,6 +392,7 @@ int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
             continue;
         if ((rc = split(text, &fs, e)) < 0)
             break;
+        /* The first line that is neither blank nor a comment is the header. */
         if (!have_header) {
             if ((rc = map_header(&fs, idx, path, line, e)) < 0)
                 break;
@@ -397,7 +443,8 @@ static size_t sort_unique(double *v, size_t n)
 
 /* Distinct values of v[0..n) into v[0..m), ascending; returns m. An open-addressing hash set
  * drops the repeats first, so only the distinct values are sorted (a 256 x 256 grid has 65536
- * runs but 256 distinct process counts). slots is scratch for 2 * n + 2 doubles. */
+ * runs but 256 distinct process counts). slots is scratch for cap doubles and then cap flag
+ * bytes, cap the smallest power of two >= 2 * n (at least 2), as fill_grid allocates it. */
 static size_t distinct(double *v, size_t n, double *slots)
 {
     size_t cap = 2;
@@ -416,6 +463,8 @@ static size_t distinct(double *v, size_t n, double *slots)
         /* Fibonacci hashing: the top bits of the product mix all bits of the key (integral
          * values have long runs of zero low bits) */
         size_t h = (size_t)((bits * 0x9E3779B97F4A7C15ull) >> (64 - bits_cap));
+        /* Values are finite (check_record), so != is exact equality and the probe ends at a
+         * match or an empty slot; the load is at most one half. */
         while (used[h] && slots[h] != x)
             h = (h + 1) & (cap - 1);
         if (!used[h]) {
@@ -435,8 +484,10 @@ static long find(const double *v, size_t n, double x, size_t *hint)
         return (long)*hint;
     if (*hint + 1 < n && v[*hint + 1] == x)
         return (long)++*hint;
+    /* A file that starts a new size usually restarts at the smallest process count. */
     if (n && v[0] == x)
         return (long)(*hint = 0);
+    /* Lower bound: the first index whose value is >= x. */
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -464,13 +515,16 @@ void lens_runs_grids_free(struct lens_grid *grids, size_t n)
 }
 
 /* Fills g from the records of one app (ids[0..m)); eff[] holds their efficiencies (NaN when
- * the run failed). scratch has room for m doubles. */
+ * the run failed). The axes are the values of the ok runs only, so a configuration that only
+ * ever failed adds no row or column of NaN. */
 static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_t *ids, size_t m,
                      const double *eff, struct lens_err *e)
 {
     size_t n_ok = 0;
     for (size_t k = 0; k < m; k++)
         n_ok += !isnan(eff[k]);
+    /* Every ok run's values, repeats included; distinct() below reduces them to the axes in
+     * place. The + 1 keeps the request non-zero for an application whose runs all failed. */
     g->procs = lens_malloc((n_ok + 1) * sizeof(double));
     g->size = lens_malloc((n_ok + 1) * sizeof(double));
     if (!g->procs || !g->size)
@@ -484,7 +538,9 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
     size_t cap = 2;
     while (cap < 2 * n_ok)
         cap *= 2;
-    /* cap doubles of slots plus cap bytes of flags */
+    /* cap doubles of slots plus cap bytes of flags.
+     * One block serves both axes in turn: distinct() needs the same room for n_ok values of
+     * procs and of sizes. */
     double *scratch = lens_malloc(cap * sizeof(double) + cap + 1);
     if (!scratch)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the grid", g->app);
@@ -495,6 +551,8 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
     if (!g->eff)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a %zu x %zu grid", g->app, g->np,
                             g->nd);
+    /* NaN marks a configuration never measured successfully: the marks skip it, tables show it
+     * empty. */
     for (size_t k = 0; k < g->np * g->nd; k++)
         g->eff[k] = NAN;
     size_t hp = 0, hd = 0;
@@ -504,6 +562,7 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
             g->n_failed++;
             continue;
         }
+        /* Separate hints per axis: rows usually step through procs within one size. */
         long i = find(g->procs, g->np, rec->procs, &hp), j = find(g->size, g->nd, rec->size, &hd);
         double *cell = &g->eff[(size_t)j * g->np + (size_t)i];
         if (isnan(*cell) || eff[k] > *cell)
@@ -518,6 +577,9 @@ static int app_efficiencies(const struct lens_runs *r, const char *app, const si
                             const struct lens_runs_model *model, double *eff, double *ref,
                             struct lens_err *e)
 {
+    /* The serial references: (size, time) of every ok timed run at p = 1. T1 is the best
+     * (shortest) of them per size, so that E = T1 / (p Tp) is 1 for the best serial run and
+     * repeated serial runs do not lower every efficiency. */
     size_t nref = 0;
     for (size_t k = 0; k < m; k++) {
         const struct lens_runs_record *rec = &r->recs[ids[k]];
@@ -526,7 +588,8 @@ static int app_efficiencies(const struct lens_runs *r, const char *app, const si
             ref[2 * nref++ + 1] = rec->value;
         }
     }
-    /* Sorted by size then time, the first pair of each size holds its best serial time. */
+    /* Sorted by size (cmp_double compares the first double of each pair only); then the first
+     * pair of each run of equal sizes is given the run's shortest time, its best serial time. */
     qsort(ref, nref, 2 * sizeof(double), cmp_double);
     for (size_t k = 0; k + 1 < nref;) {
         size_t l = k + 1;
@@ -545,7 +608,14 @@ static int app_efficiencies(const struct lens_runs *r, const char *app, const si
             eff[k] = rec->value;
         } else if (model && model->peak > 0) {
             double flops = model->flops_coef * pow(rec->size, model->flops_power);
+            /* E = C d^K / (p Tp F): the achieved share of the peak (docs/methods.md §8). */
             eff[k] = flops / (rec->procs * rec->value * model->peak);
+            /* d^K or p Tp F can overflow (d = 1e300): inf, or inf / inf = NaN. A NaN from an ok
+             * run would be left off the axes by fill_grid yet written into the grid (index -1,
+             * out of bounds); an inf would poison every mark. */
+            if (!isfinite(eff[k]))
+                return lens_err_set(e, LENS_EDATA, "%s: the performance model gives no finite "
+                                    "efficiency at procs %g, size %g", app, rec->procs, rec->size);
         } else {
             /* first pair with this size: binary search over the pairs */
             size_t lo = 0, hi = nref;
@@ -571,6 +641,9 @@ int lens_runs_grids(const struct lens_runs *r, const struct lens_runs_model *mod
     *grids = NULL;
     *n = 0;
     size_t na = r->n_apps;
+    /* The scratch arrays are sized for all records at once and reused per application: ids (the
+     * records grouped by app), eff and ref (pairs) for the app at hand. + 1 keeps each request
+     * non-zero when there are no records. */
     struct lens_grid *g = lens_calloc(na ? na : 1, sizeof *g);
     size_t *start = lens_calloc(na + 1, sizeof *start);
     size_t *ids = lens_malloc((r->n + 1) * sizeof *ids);
@@ -581,7 +654,8 @@ int lens_runs_grids(const struct lens_runs *r, const struct lens_runs_model *mod
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory for %zu runs", r->n);
         goto out;
     }
-    /* Counting sort of the records by app keeps each app's rows in file order. */
+    /* Counting sort of the records by app keeps each app's rows in file order: start[a + 1]
+     * first counts app a's records, the prefix sums then make start[a] its first slot in ids. */
     for (size_t k = 0; k < r->n; k++)
         start[r->recs[k].app + 1]++;
     for (size_t a = 0; a < na; a++)
@@ -597,6 +671,7 @@ int lens_runs_grids(const struct lens_runs *r, const struct lens_runs_model *mod
             ids[pos[r->recs[k].app]++] = k;
         lens_free(pos);
     }
+    /* Applications in order of first appearance: the tables and the report list them that way. */
     for (size_t a = 0; a < na && rc == LENS_OK; a++) {
         g[a].app = lens_strdup(r->apps[a]);
         if (!g[a].app) {

@@ -78,7 +78,8 @@ int lens_runs_add(struct lens_runs *r, const char *app, int kind, int status, do
 /* Builds one grid per application, in order of first appearance. Repeated runs keep the best
  * (highest efficiency, i.e. shortest time). model may be NULL (serial reference). An app whose
  * ok runs are all missing yields a grid with np = nd = 0. A time without a reference (no ok run
- * at p = 1 for that app and size, and no model) is LENS_EDATA naming app and size.
+ * at p = 1 for that app and size, and no model) is LENS_EDATA naming app and size, and so is a
+ * model that overflows to no finite efficiency (a huge size or peak).
  * On success *grids (n entries) belongs to the caller: free it with lens_runs_grids_free. */
 int lens_runs_grids(const struct lens_runs *r, const struct lens_runs_model *model,
                     struct lens_grid **grids, size_t *n, struct lens_err *e);
