@@ -5,8 +5,8 @@
  * together merge, and when that costs more than a new partition the partition is stored anew.
  * Every decoded element v' of an element v satisfies |v' - v| <= max_error * |v| (NaN and
  * infinities decode exactly). packed_nc.c stores the result in one NetCDF file. */
-#ifndef LENS_COMPRESS_H
-#define LENS_COMPRESS_H
+#ifndef LENS_PACKED_H
+#define LENS_PACKED_H
 
 #include "cube.h"
 
