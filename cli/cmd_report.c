@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "analysis/cube/cube.h"
+#include "analysis/structure/structure.h"
 #include "render/doc/doc.h"
 
 #include <getopt.h>
@@ -225,8 +226,22 @@ int cmd_report(int argc, char **argv)
             nin += rc == LENS_OK;
         }
     }
+    /* The results are computed here, once per cube and before anything is drawn, so that the
+     * document only lays them out; the template says which structure parts it shows. */
+    unsigned parts = 0;
+    struct lens_structure_report *res = NULL;
+    if (rc == LENS_OK)
+        rc = lens_report_parts(&o, in, nin, &parts, &e);
+    if (rc == LENS_OK && !(res = lens_calloc((size_t)nin, sizeof *res)))
+        rc = lens_err_set(&e, LENS_ENOMEM, "report: out of memory");
+    for (int i = 0; i < nin && rc == LENS_OK; i++)
+        if (in[i].cube && (rc = lens_structure_report_run(in[i].cube, o.stat, parts, &res[i], &e)) == LENS_OK)
+            in[i].results = &res[i];
     if (rc == LENS_OK)
         rc = lens_report_write(&o, in, nin, output, &e);
+    for (int i = 0; res && i < nin; i++)
+        lens_structure_report_release(&res[i]);
+    lens_free(res);
     for (int i = 0; i < nin; i++)
         unload(&in[i]);
     lens_free(in);

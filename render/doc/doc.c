@@ -120,14 +120,26 @@ static int draw_all(const struct lens_doc *d, const struct lens_template *t, str
     return rc;
 }
 
+int lens_doc_template(const struct lens_doc_kind *k, const char *datadir, const char *template_path,
+                      struct lens_template **out, struct lens_err *e)
+{
+    char tpath[PATH_MAX];
+    if (template_path)
+        snprintf(tpath, sizeof tpath, "%s", template_path);
+    else
+        snprintf(tpath, sizeof tpath, "%s/templates/%s", datadir ? datadir : ".", k->template_name);
+    int rc = lens_template_load(tpath, out, e);
+    if (rc == LENS_OK && (rc = check(k, *out, e)) != LENS_OK) {
+        lens_template_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *e)
 {
     const char *dd = d->datadir ? d->datadir : ".";
-    char tpath[PATH_MAX], fontdir[PATH_MAX];
-    if (d->template_path)
-        snprintf(tpath, sizeof tpath, "%s", d->template_path);
-    else
-        snprintf(tpath, sizeof tpath, "%s/templates/%s", dd, d->kind->template_name);
+    char fontdir[PATH_MAX];
     snprintf(fontdir, sizeof fontdir, "%s/fonts", dd);
     snprintf(d->font_path, d->font_path_size, "%s/DejaVuSans.ttf", fontdir);
     lens_template_vars_init(d->vars);
@@ -135,10 +147,8 @@ int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *
     if (d->cur)
         *d->cur = -1;
     struct lens_template *t = NULL;
-    int rc = lens_template_load(tpath, &t, e);
+    int rc = lens_doc_template(d->kind, d->datadir, d->template_path, &t, e);
     *d->t = t;
-    if (rc == LENS_OK)
-        rc = check(d->kind, t, e);
     if (rc == LENS_OK && d->prepare)
         rc = d->prepare(d->ctx, e);
     if (rc == LENS_OK)

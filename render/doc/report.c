@@ -29,6 +29,11 @@ void lens_report_opts_init(struct lens_report_opts *o)
 
 const struct lens_cube *lens_report_cube(const struct lens_report_ctx *r) { return r->in[r->cur].cube; }
 
+const struct lens_structure_report *lens_report_results(const struct lens_report_ctx *r)
+{
+    return r->in[r->cur].results;
+}
+
 /* Which matrix index is the sender, from the mode's semantics (docs/methods.md §1):
  * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
 int lens_report_direction(int mode)
@@ -171,20 +176,11 @@ static int title_vars(void *ctx, struct lens_err *e)
 
 /* ---- summary ---- */
 
-/* The largest finite off-diagonal element of length k as "s -> d (host)". */
-static void slowest_pair(const struct lens_cube *c, int stat, int k, char *buf, size_t n)
+/* The slowest pair of a length (found by lens_structure_report_run) as "s -> d (host)", in
+ * the sender -> receiver direction the mode gives the matrix indices. */
+static void slowest_pair(const struct lens_cube *c, const struct lens_structure_report_length *l, char *buf, size_t n)
 {
-    int bi = -1, bj = -1;
-    double best = -INFINITY;
-    for (int i = 0; i < c->procs; i++)
-        for (int j = 0; j < c->procs; j++) {
-            double v = LENS_CUBE_AT(c, stat, k, i, j);
-            if (i != j && isfinite(v) && v > best) {
-                best = v;
-                bi = i;
-                bj = j;
-            }
-        }
+    int bi = l->slow_row, bj = l->slow_col;
     if (bi < 0) {
         snprintf(buf, n, "n/a");
         return;
@@ -213,17 +209,16 @@ static int summary_table(void *ctx, const struct lens_template_item *it, struct 
     if (strcmp(it->name, "lengths"))
         return lens_report_unknown_item(r, it, e);
     const struct lens_cube *c = lens_report_cube(r);
+    const struct lens_structure_report *res = lens_report_results(r);
     int rc = LENS_OK;
     for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
-        struct lens_summary s;
-        if ((rc = lens_cube_summary(c, r->o->stat, k, &s, e)) != LENS_OK)
-            break;
+        const struct lens_summary *s = &res->len[k].s;
         char len[32], mn[32], md[32], mx[32], pair[600];
         snprintf(len, sizeof len, "%d", c->lengths[k]);
-        lens_report_fmt_us(s.min, mn, sizeof mn);
-        lens_report_fmt_us(s.median, md, sizeof md);
-        lens_report_fmt_us(s.max, mx, sizeof mx);
-        slowest_pair(c, r->o->stat, k, pair, sizeof pair);
+        lens_report_fmt_us(s->min, mn, sizeof mn);
+        lens_report_fmt_us(s->median, md, sizeof md);
+        lens_report_fmt_us(s->max, mx, sizeof mx);
+        slowest_pair(c, &res->len[k], pair, sizeof pair);
         const char *cells[5] = {len, mn, md, mx, pair};
         rc = lens_pdf_table_row(r->pdf, cells, e);
     }
@@ -304,13 +299,11 @@ static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
     int P = c->procs, rc;
-    struct lens_summary s;
-    if ((rc = lens_cube_summary(c, r->o->stat, k, &s, e)) != LENS_OK)
-        return rc;
+    const struct lens_summary *s = &lens_report_results(r)->len[k].s;
     char buf[4][64];
-    lens_report_fmt_us(s.min, buf[0], sizeof buf[0]);
-    lens_report_fmt_us(s.max, buf[1], sizeof buf[1]);
-    lens_report_fmt_us(s.median, buf[2], sizeof buf[2]);
+    lens_report_fmt_us(s->min, buf[0], sizeof buf[0]);
+    lens_report_fmt_us(s->max, buf[1], sizeof buf[1]);
+    lens_report_fmt_us(s->median, buf[2], sizeof buf[2]);
     struct lens_template_vars *v = &r->vars;
     rc = lens_template_vars_setf(v, e, "length", "%d", c->lengths[k]);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "figure", "%d", ++r->figure);
@@ -418,6 +411,21 @@ static int repeat_vars(void *ctx, struct lens_err *e)
 static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
                                           (int)(sizeof sections / sizeof sections[0]), repeat_vars};
 
+/* The structure parts the sections of t lay out (lens_report_parts): the structure section
+ * every part but the anomalies, the anomalies section only those, so a template without them
+ * costs no clustering. */
+static unsigned template_parts(const struct lens_template *t)
+{
+    unsigned parts = 0;
+    for (int i = 0; i < t->nsections; i++) {
+        if (!strcmp(t->sections[i].name, "structure"))
+            parts |= LENS_STRUCTURE_ALL & ~(unsigned)LENS_STRUCTURE_ANOMALIES;
+        else if (!strcmp(t->sections[i].name, "anomalies"))
+            parts |= LENS_STRUCTURE_ANOMALIES;
+    }
+    return parts;
+}
+
 /* The sections' context and what only the set-up below needs: the options with the figure
  * folder being built in place of the one asked for. */
 struct report_doc {
@@ -426,19 +434,28 @@ struct report_doc {
     char *figdir;
 };
 
-/* After the template is checked: the figure folder, which appears with the PDF
- * (lens_atomic_dir), and the document-wide placeholders. */
+/* After the template is checked: every cube's results hold what its sections show (checked
+ * here, before the PDF is opened, so that a missing part is an error and not a section
+ * drawn from NULL), the figure folder, which appears with the PDF (lens_atomic_dir), and the
+ * document-wide placeholders. */
 static int prepare(void *ctx, struct lens_err *e)
 {
     struct report_doc *w = ctx;
+    unsigned need = template_parts(w->r.t);
+    for (int i = 0; i < w->r.nin; i++)
+        if (w->r.in[i].results && (w->r.in[i].results->parts & need) != need)
+            return lens_err_set(e, LENS_EINVAL, "report: the results of %s lack structure parts 0x%x the template "
+                                "shows (see lens_report_parts)", w->r.in[i].name, need & ~w->r.in[i].results->parts);
     int rc = LENS_OK;
     if (w->ow.figures_dir && (rc = lens_atomic_dir(w->ow.figures_dir, &w->figdir, e)) == LENS_OK)
         w->ow.figures_dir = w->figdir;
     return rc == LENS_OK ? document_vars(&w->r, e) : rc;
 }
 
-int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
-                      const char *path, struct lens_err *e)
+/* The inputs as lens_report_parts and lens_report_write take them; with results 1 every
+ * cube must also carry results of the statistic drawn, whose lengths are the cube's. */
+static int check_inputs(const struct lens_report_opts *o, const struct lens_report_input *in, int nin, int results,
+                        struct lens_err *e)
 {
     if (nin < 1)
         return lens_err_set(e, LENS_EINVAL, "report: no input");
@@ -450,7 +467,34 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
         if (in[i].cube && (!in[i].cube->data[o->stat] || in[i].cube->nlen < 1))
             return lens_err_set(e, LENS_EDATA, "%s: statistic '%s' not present", in[i].name,
                                 lens_cube_stat_name(o->stat));
+        const struct lens_structure_report *res = in[i].results;
+        if (results && in[i].cube && (!res || res->stat != o->stat || res->nlen != in[i].cube->nlen))
+            return lens_err_set(e, LENS_EINVAL, "report: input %s has no results of statistic '%s' "
+                                "(lens_structure_report_run)", in[i].name, lens_cube_stat_name(o->stat));
     }
+    return LENS_OK;
+}
+
+int lens_report_parts(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
+                      unsigned *parts, struct lens_err *e)
+{
+    *parts = 0;
+    struct lens_template *t = NULL;
+    int rc = check_inputs(o, in, nin, 0, e);
+    if (rc == LENS_OK)
+        rc = lens_doc_template(&kind, o->datadir, o->template_path, &t, e);
+    if (rc == LENS_OK)
+        *parts = template_parts(t);
+    lens_template_free(t);
+    return rc;
+}
+
+int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
+                      const char *path, struct lens_err *e)
+{
+    int rc = check_inputs(o, in, nin, 1, e);
+    if (rc != LENS_OK)
+        return rc;
     int *kinds = lens_malloc((size_t)nin * sizeof *kinds);
     if (!kinds)
         return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
@@ -462,10 +506,9 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
                                .date = o->date, .inputs = kinds, .ninputs = nin, .ctx = &w, .prepare = prepare,
                                .t = &w.r.t, .sec = &w.r.sec, .pdf = &w.r.pdf, .vars = &w.r.vars, .cur = &w.r.cur,
                                .font_path = w.r.font_path, .font_path_size = sizeof w.r.font_path};
-    int rc = lens_doc_write(&d, path, e);
+    rc = lens_doc_write(&d, path, e);
     lens_free(w.figdir);
     lens_free(kinds);
-    lens_report_analysis_free(w.r.an);
     return rc;
 }
 

@@ -17,13 +17,10 @@ static const char *const anomaly_columns[] = {"col_rank",    "col_kind",  "col_r
 int lens_report_anomalies_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
+    const struct lens_structure *st = &lens_report_results(r)->st;
     char buf[800];
-    if (rc != LENS_OK)
-        return rc;
-    int n = a->st.an ? a->st.an->n : 0;
-    if (a->st.an) {
+    int rc, n = st->an ? st->an->n : 0;
+    if (st->an) {
         char z[32], link[32], slow[32];
         struct lens_anomaly_opts ao;
         lens_anomaly_opts_default(&ao);
@@ -31,14 +28,14 @@ int lens_report_anomalies_vars(void *ctx, struct lens_err *e)
         snprintf(slow, sizeof slow, "%g", ao.slow_min);
         snprintf(link, sizeof link, "%g", ao.link_min);
         rc = lens_template_vars_setf(&r->vars, e, "nanomalies", "%d", n);
-        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "anomaly_stat", lens_cube_stat_name(a->st.an->stat), e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "anomaly_stat", lens_cube_stat_name(st->an->stat), e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "z_min", z, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "slow_min", slow, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "link_min", link, e);
         if (rc == LENS_OK)
             rc = lens_report_text(r, n == 0 ? "none" : n == 1 ? "one" : "some", buf, sizeof buf, e);
     } else {
-        rc = lens_template_vars_set(&r->vars, "error", a->st.anomaly_err.msg, e);
+        rc = lens_template_vars_set(&r->vars, "error", st->anomaly_err.msg, e);
         if (rc == LENS_OK)
             rc = lens_report_text(r, "failed", buf, sizeof buf, e);
     }
@@ -109,19 +106,19 @@ int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, 
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "ranked"))
         return lens_report_unknown_item(r, it, e);
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
+    const struct lens_structure *st = &lens_report_results(r)->st;
     const struct lens_cube *c = lens_report_cube(r);
-    for (int i = 0; rc == LENS_OK && a->st.an && i < a->st.an->n; i++) {
+    int rc = LENS_OK;
+    for (int i = 0; rc == LENS_OK && st->an && i < st->an->n; i++) {
         struct lens_anomaly_row row;
-        lens_anomaly_row(a->st.an, i, &row);
+        lens_anomaly_row(st->an, i, &row);
         char num[16], kind[64], ranks[LENS_REPORT_CELL], lengths[64], score[32], name[40];
         snprintf(num, sizeof num, "%d", i + 1);
         snprintf(name, sizeof name, "kind_%s", row.kind);
         if ((rc = lens_report_text(r, name, kind, sizeof kind, e)) != LENS_OK)
             break;
-        finding_ranks(c, &a->st.an->items[i], ranks, sizeof ranks);
-        finding_lengths(c, &a->st.an->items[i], lengths, sizeof lengths);
+        finding_ranks(c, &st->an->items[i], ranks, sizeof ranks);
+        finding_lengths(c, &st->an->items[i], lengths, sizeof lengths);
         snprintf(score, sizeof score, "%.1f", row.z);
         const char *cells[6] = {num, kind, ranks, lengths, score, row.text};
         rc = lens_pdf_table_row(r->pdf, cells, e);

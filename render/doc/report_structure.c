@@ -18,41 +18,6 @@
 
 #define CELL LENS_REPORT_CELL
 
-/* ---- the structure, computed once per cube input ---- */
-
-void lens_report_analysis_free(struct lens_report_analysis *a)
-{
-    if (!a)
-        return;
-    lens_structure_release(&a->st);
-    lens_free(a);
-}
-
-int lens_report_analysis_get(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e)
-{
-    if (r->an && r->an->input == r->cur) {
-        *out = r->an;
-        return LENS_OK;
-    }
-    lens_report_analysis_free(r->an);
-    r->an = lens_calloc(1, sizeof *r->an);
-    if (!r->an)
-        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
-    r->an->input = r->cur;
-    /* everything the two sections show, average linkage cut automatically; a part that
-     * fails on this cube is described in words, not reported as an error */
-    struct lens_structure_opts so;
-    lens_structure_opts_default(&so);
-    so.stat = r->o->stat;
-    so.keep_going = 1;
-    so.anomaly.stat = r->o->stat == LENS_STAT_DEVIATION ? -1 : r->o->stat; /* a spread is not a delay */
-    *out = r->an;
-    int rc = lens_structure_run(lens_report_cube(r), &so, &r->an->st, e);
-    if (rc == LENS_ENOMEM)
-        lens_err_prefix(e, "report");
-    return rc;
-}
-
 /* ---- words ---- */
 
 /* Ranks of group g (or all ranks of host h when g < 0) as "0-7, 12, 14-15". */
@@ -130,10 +95,9 @@ static void host_range(const char **names, int nh, char *buf, size_t n)
 
 /* Sets ${groups} ("4 groups of 8 processes") and ${structure_words}: what the groups are
  * in terms of hosts, from the section's texts. */
-static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+static int words(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    const struct lens_structure *st = &a->st;
     int P = c->procs, k = st->k, rc, equal = 1;
     const int *size = st->group_size, *label = st->label;
     char sizes[CELL] = "", buf[2 * CELL];
@@ -241,12 +205,9 @@ static const char *const link_columns[] = {"col_cluster", "col_links",   "col_sh
 int lens_report_structure_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
+    const struct lens_structure *st = &lens_report_results(r)->st;
     char buf[2 * CELL], lo[32], hi[32];
-    if (rc != LENS_OK)
-        return rc;
-    const struct lens_structure *st = &a->st;
+    int rc;
     if (!st->z) {
         rc = lens_template_vars_set(&r->vars, "error", st->tree_err.msg, e);
         if (rc == LENS_OK)
@@ -262,7 +223,7 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "cut_high", hi, e);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "gap_ratio", "%.2f", st->autocut.ratio);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "gap_min", "%.2f", (double)LENS_HCLUST_GAP_MIN);
-        if (rc == LENS_OK) rc = words(r, a, e);
+        if (rc == LENS_OK) rc = words(r, st, e);
         if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_gap" : "cut_none", buf, sizeof buf, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "cut", buf, e);
     }
@@ -311,10 +272,9 @@ static void group_hosts(const struct lens_cube *c, const int *label, int g, char
     }
 }
 
-static int groups_table(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+static int groups_table(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    const struct lens_structure *st = &a->st;
     int rc = LENS_OK;
     for (int g = 0; st->z && g < st->k && rc == LENS_OK; g++) {
         char id[16], size[16], ranks[CELL], hosts[CELL], within[32];
@@ -332,9 +292,9 @@ static int groups_table(struct lens_report_ctx *r, const struct lens_report_anal
     return rc;
 }
 
-static int links_table(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+static int links_table(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
-    const struct lens_links *l = a->st.links;
+    const struct lens_links *l = st->links;
     int rc = LENS_OK;
     for (int id = 0; l && id < l->k && rc == LENS_OK; id++) {
         struct lens_links_row row;
@@ -359,14 +319,11 @@ static int links_table(struct lens_report_ctx *r, const struct lens_report_analy
 int lens_report_structure_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
-    if (rc != LENS_OK)
-        return rc;
+    const struct lens_structure *st = &lens_report_results(r)->st;
     if (!strcmp(it->name, "groups"))
-        return groups_table(r, a, e);
+        return groups_table(r, st, e);
     if (!strcmp(it->name, "link_clusters"))
-        return links_table(r, a, e);
+        return links_table(r, st, e);
     return lens_report_unknown_item(r, it, e);
 }
 
@@ -379,7 +336,7 @@ struct fig {
     int kind;                      /* enum fig_kind */
     const char *name;              /* texts <name>_heading, _title, _caption; the file name */
     int w, h;                      /* pixels */
-    const struct lens_report_analysis *a;
+    const struct lens_structure *st; /* what it draws, finished */
     const char *const *labels;     /* FIG_HEATMAP: rank labels by original index */
     struct lens_dendrogram_opts dendro;
     struct lens_heatmap_opts heat;
@@ -391,7 +348,7 @@ struct fig {
 /* The figure into path (PNG or SVG by its extension), or with path NULL as PNG bytes. */
 static int fig_render(const struct fig *f, const char *path, unsigned char **png, size_t *len, struct lens_err *e)
 {
-    const struct lens_structure *st = &f->a->st;
+    const struct lens_structure *st = f->st;
     int n = st->n;
     switch (f->kind) {
     case FIG_DENDROGRAM:
@@ -444,10 +401,9 @@ static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e
 }
 
 /* Dendrogram, heatmap in tree order and NJ tree. */
-static int tree_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    const struct lens_structure *st = &a->st;
     int P = c->procs, rc = LENS_OK, dir = lens_report_direction(c->mode);
     char title[3][512], unit[32], note[128], xl[128], yl[128];
     char *leaf = lens_malloc((size_t)P * 64), *rank = lens_malloc((size_t)P * 12);
@@ -476,7 +432,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
 
     if (rc == LENS_OK) rc = fig_title(r, "dendrogram", title[0], sizeof title[0], e);
-    f[0] = (struct fig){.kind = FIG_DENDROGRAM, .name = "dendrogram", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    f[0] = (struct fig){.kind = FIG_DENDROGRAM, .name = "dendrogram", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .st = st};
     lens_dendrogram_opts_init(&f[0].dendro);
     f[0].dendro.title = title[0];
     f[0].dendro.method = lens_hclust_method_name(LENS_HCLUST_AVERAGE);
@@ -493,7 +449,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
 
     if (rc == LENS_OK) rc = fig_title(r, "structure_heatmap", title[1], sizeof title[1], e);
     f[1] = (struct fig){.kind = FIG_HEATMAP, .name = "structure_heatmap", .w = LENS_REPORT_FIG_W,
-                        .h = LENS_REPORT_FIG_H, .a = a, .labels = ranks};
+                        .h = LENS_REPORT_FIG_H, .st = st, .labels = ranks};
     lens_heatmap_opts_init(&f[1].heat);
     f[1].heat.title = title[1];
     f[1].heat.unit = unit;
@@ -506,7 +462,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
     if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
 
     if (rc == LENS_OK) rc = fig_title(r, "nj_tree", title[2], sizeof title[2], e);
-    f[2] = (struct fig){.kind = FIG_NJ, .name = "nj_tree", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_TREE_H, .a = a};
+    f[2] = (struct fig){.kind = FIG_NJ, .name = "nj_tree", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_TREE_H, .st = st};
     lens_njtree_opts_init(&f[2].tree);
     f[2].tree.title = title[2];
     f[2].tree.unit = unit;
@@ -527,14 +483,14 @@ out:
 }
 
 /* Link-cluster map (Figure 6 of Salnikov et al.) and the mean curve of each cluster. */
-static int link_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+static int link_figures(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     char title[2][512];
     struct fig *f = lens_calloc(2, sizeof *f);
     if (!f)
         return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
     int rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
-    f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .st = st};
     lens_linkmap_opts_init(&f[0].map);
     f[0].map.title = title[0];
     f[0].map.labels = (const char *const *)lens_report_cube(r)->hosts;
@@ -544,7 +500,7 @@ static int link_figures(struct lens_report_ctx *r, const struct lens_report_anal
     if (rc == LENS_OK) rc = fig_draw(r, &f[0], e);
 
     if (rc == LENS_OK) rc = fig_title(r, "link_curves", title[1], sizeof title[1], e);
-    f[1] = (struct fig){.kind = FIG_CURVES, .name = "link_curves", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    f[1] = (struct fig){.kind = FIG_CURVES, .name = "link_curves", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .st = st};
     lens_linkcurves_opts_init(&f[1].curves);
     f[1].curves.title = title[1];
     f[1].curves.cube = lens_report_cube(r);
@@ -559,13 +515,10 @@ static int link_figures(struct lens_report_ctx *r, const struct lens_report_anal
 int lens_report_structure_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
-    if (rc != LENS_OK)
-        return rc;
+    const struct lens_structure *st = &lens_report_results(r)->st;
     if (!strcmp(it->name, "figures"))
-        return a->st.z ? tree_figures(r, a, e) : LENS_OK;
+        return st->z ? tree_figures(r, st, e) : LENS_OK;
     if (!strcmp(it->name, "link_figures"))
-        return a->st.links ? link_figures(r, a, e) : LENS_OK;
+        return st->links ? link_figures(r, st, e) : LENS_OK;
     return lens_report_unknown_item(r, it, e);
 }
