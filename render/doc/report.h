@@ -3,7 +3,10 @@
  * machine, anomalies, heatmaps and data quality; per sweep the latency, bandwidth and message
  * rate), and optionally writes every figure as PNG and SVG. Each section is a row of the
  * section table in report.c that names the kind of input it is about (render/doc/doc.h), so
- * a new section is a row, its functions and a `section` in the template (docs/design.md). */
+ * a new section is a row, its functions and a `section` in the template (docs/design.md).
+ * The report computes nothing: each cube comes with its results (summaries per length and
+ * the structure parts lens_report_parts names, from lens_structure_report_run), computed by
+ * the caller before drawing, and the sections lay them out. */
 #ifndef LENS_REPORT_H
 #define LENS_REPORT_H
 
