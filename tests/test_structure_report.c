@@ -194,6 +194,20 @@ int main(void)
     LENS_TEST(lens_report_parts(&o, &in, 1, &parts, &e) == LENS_OK && parts == LENS_STRUCTURE_ALL,
               "the default template shows every part: %#x", parts);
 
+    /* allocation failures while the template is read for its parts: reported, nothing leaked */
+    int psteps = 0, preported = 0;
+    for (long n = 1; n < 10000; n++, psteps++) {
+        lens_err_clear(&e);
+        lens_malloc_fail_after(n);
+        rc = lens_report_parts(&o, &in, 1, &parts, &e);
+        lens_malloc_fail_after(0);
+        if (rc == LENS_OK)
+            break;
+        preported += rc == LENS_ENOMEM && e.msg[0] != '\0';
+    }
+    LENS_TEST(psteps > 10 && preported == psteps, "template allocation failures reported: %d of %d", preported,
+              psteps);
+
     /* ---- the report lays out what it is handed ---- */
     const char *pdf = lens_scratch_path("r.pdf");
     int lengths[1] = {0};
