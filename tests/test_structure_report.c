@@ -126,7 +126,8 @@ int main(void)
     struct lens_structure_report all, an;
     LENS_TEST(lens_structure_report_run(c, LENS_STAT_MEDIAN, LENS_STRUCTURE_ALL, &all, &e) == LENS_OK, "all: %s",
               e.msg);
-    LENS_TEST(all.st.k == ref.k && all.st.k > 1 && !memcmp(all.st.label, ref.label, (size_t)c->procs * sizeof *ref.label),
+    LENS_TEST(all.st.k == ref.k && all.st.k > 1 &&
+                  !memcmp(all.st.label, ref.label, (size_t)c->procs * sizeof *ref.label),
               "the cut is lens_structure_run's: %d groups against %d", all.st.k, ref.k);
     LENS_TEST(all.st.an && all.st.an->n == ref.an->n && all.st.links && all.st.nj && all.st.matrix,
               "every part present, %d anomalies against %d", all.st.an ? all.st.an->n : -1, ref.an->n);
