@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include "analysis/cube/cube.h"
+#include "analysis/structure/structure.h"
 #include "render/doc/doc.h"
 
 #include <getopt.h>
@@ -50,6 +51,7 @@ static void help(void)
            "  mpilens report samples/cubes/synth32/network out/demo/live/pair -o out/both.pdf\n");
 }
 
+/* whether s ends with tail; names, not contents, decide the cheap probes below */
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), m = strlen(tail);
@@ -59,6 +61,8 @@ static int ends_with(const char *s, const char *tail)
 /* Whether input names a p2p sweep (see the file comment). */
 static int is_p2p(const char *input)
 {
+    /* A file named like mpilens-bench's sweep output, or a -f PREFIX that has one: the same PREFIX
+     * may also hold a cube, and then both kinds load. */
     if (ends_with(input, "_p2p.nc") || ends_with(input, "_p2p.csv"))
         return 1;
     char path[PATH_MAX];
@@ -74,16 +78,22 @@ static int is_trace(const char *input)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/traces.otf2", input);
+    /* Recognised only to refuse it with the right command: a trace folder holds no cube files, and
+     * the cube reader would say "no such file", which misleads. */
     return ends_with(input, ".otf2") || access(path, F_OK) == 0;
 }
 
 static int load_cube(const char *name, struct lens_report_input *in, struct lens_err *e)
 {
     struct lens_cube *c;
+    /* Every statistic is read: the report may be asked for any of them (--stat), and the parameters
+     * page lists those present. */
     int rc = lens_cube_read(name, &c, e);
     if (rc != LENS_OK)
         return rc;
     in->cube = c;
+    /* The repairs the reader made are printed now, as every command that reads a cube does; the
+     * quality section shows them again in the PDF. */
     for (int w = 0; w < c->nwarn; w++)
         lens_cli_warn("%s", c->warnings[w]);
     return LENS_OK;
@@ -93,14 +103,14 @@ static int load_sweep(const char *name, struct lens_report_input *in, struct len
 {
     struct lens_p2pfile *p;
     int rc = lens_p2pfile_read(name, &p, e);
-    in->p2p = rc == LENS_OK ? p : NULL;
+    in->p2p = rc == LENS_OK ? p : NULL; /* NULL on failure: unload() frees nothing it does not own */
     return rc;
 }
 
 /* A trace has its own report: say which instead of looking for a cube in it. */
 static int load_trace(const char *name, struct lens_report_input *in, struct lens_err *e)
 {
-    (void)in;
+    (void)in; /* nothing is loaded: the error is the whole point of this row */
     return lens_err_set(e, LENS_EINVAL, "%s: an OTF2 trace; 'mpilens problems %s -o REPORT.pdf' writes "
                         "its report", name, name);
 }
@@ -119,6 +129,8 @@ static const struct input_kind {
 };
 #define NKINDS ((int)(sizeof kinds / sizeof *kinds))
 
+/* The inputs hold const pointers (the report only reads them); this command made them, so it casts
+ * back to free them. */
 static void unload(struct lens_report_input *in)
 {
     lens_cube_free((struct lens_cube *)in->cube);
@@ -129,7 +141,7 @@ static void unload(struct lens_report_input *in)
 static int parse_lengths(const char *s, int **out, int *n)
 {
     int cap = 1;
-    for (const char *p = s; *p; p++)
+    for (const char *p = s; *p; p++) /* one more value than commas: an upper bound, checked while parsing */
         cap += *p == ',';
     int *v = lens_malloc((size_t)cap * sizeof *v);
     if (!v)
@@ -139,6 +151,8 @@ static int parse_lengths(const char *s, int **out, int *n)
     while (*p) {
         char *end;
         long x = strtol(p, &end, 10);
+        /* A length is a byte count: no sign, no fraction, no trailing text; "512,,4096" and "512,"
+         * fail here too (an empty field has no digits). */
         if (end == p || x < 0 || x > INT_MAX || (*end && *end != ',')) {
             lens_free(v);
             return -1;
@@ -165,7 +179,7 @@ int cmd_report(int argc, char **argv)
     lens_report_opts_init(&o);
     const char *output = NULL;
     int *lengths = NULL, c;
-    opterr = 0;
+    opterr = 0; /* getopt stays quiet: lens_cli_usage prints the one message, with the command's name */
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
@@ -175,6 +189,7 @@ int cmd_report(int argc, char **argv)
         case 'l':
             lens_free(lengths);
             lengths = NULL;
+            /* the last --lengths wins, like any repeated option */
             if (parse_lengths(optarg, &lengths, &o.nlengths) != 0)
                 return lens_cli_usage("report", "--lengths wants byte counts like 512,4096, got '%s'", optarg);
             o.lengths = lengths;
@@ -202,6 +217,8 @@ int cmd_report(int argc, char **argv)
     struct lens_err e;
     lens_err_clear(&e);
     char datadir[PATH_MAX];
+    /* Fonts and templates first: without them no report can be drawn, and the inputs (possibly
+     * large cubes) need not be read to find that out. */
     if (lens_report_datadir(datadir, sizeof datadir, &e) != LENS_OK) {
         lens_free(lengths);
         return lens_cli_fail(&e);
@@ -215,6 +232,8 @@ int cmd_report(int argc, char **argv)
     for (int i = 0; i < nargs && rc == LENS_OK; i++) {
         const char *name = argv[optind + i];
         int any = 0;
+        /* Every kind whose probe accepts the argument is loaded, in table order, so the inputs
+         * appear in the report in command-line order, a cube before the sweep of the same PREFIX. */
         for (int k = 0; k <= NKINDS && rc == LENS_OK; k++) {
             /* k == NKINDS: no kind took it, so it is read as a cube for the message */
             if (k < NKINDS ? !kinds[k].probe(name) : any)
@@ -225,14 +244,39 @@ int cmd_report(int argc, char **argv)
             nin += rc == LENS_OK;
         }
     }
+    /* The results are computed here, once per cube and before anything is drawn, so that the
+     * document only lays them out; the template says which structure parts it shows. */
+    unsigned parts = 0;
+    struct lens_structure_report *res = NULL;
     if (rc == LENS_OK)
+        /* The template is read and checked before any clustering: a typo in --template costs
+         * nothing, and a template without the structure sections asks for no structure at all. */
+        rc = lens_report_parts(&o, in, nin, &parts, &e);
+    /* zeroed: releasing an entry that was never run (a sweep, a failure) does nothing */
+    if (rc == LENS_OK && !(res = lens_calloc((size_t)nin, sizeof *res)))
+        rc = lens_err_set(&e, LENS_ENOMEM, "report: out of memory");
+    for (int i = 0; i < nin && rc == LENS_OK; i++) {
+        if (!in[i].cube)
+            continue; /* a sweep is laid out as read: it has no results to compute */
+        rc = lens_structure_report_run(in[i].cube, o.stat, parts, &res[i], &e);
+        if (rc == LENS_OK)
+            in[i].results = &res[i];
+        else
+            lens_err_prefix(&e, in[i].name); /* with several cubes, say which one failed */
+    }
+    if (rc == LENS_OK)
+        /* the document only lays out what it is handed; it writes nothing on failure */
         rc = lens_report_write(&o, in, nin, output, &e);
+    for (int i = 0; res && i < nin; i++)
+        lens_structure_report_release(&res[i]);
+    lens_free(res);
     for (int i = 0; i < nin; i++)
         unload(&in[i]);
     lens_free(in);
     lens_free(lengths);
     if (rc != LENS_OK)
         return lens_cli_fail(&e);
+    /* on stderr: stdout stays free for whatever a script pipes */
     fprintf(stderr, "mpilens: wrote %s\n", output);
     return LENS_EXIT_OK;
 }

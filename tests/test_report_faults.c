@@ -2,6 +2,7 @@
  * every failure is reported with an error and leaves no PDF; ASan checks for leaks. Also the
  * data-directory lookup and the library-level errors that the command line cannot reach. */
 #include "render/doc/report.h"
+#include "analysis/structure/structure.h"
 #include "lens_test.h"
 
 #include <limits.h>
@@ -44,6 +45,13 @@ int main(void)
     o.lengths = lengths;
     o.nlengths = 1;
     o.figures_dir = figs;
+    /* the results the report lays out, computed first as mpilens report does */
+    unsigned parts = 0;
+    struct lens_structure_report res;
+    LENS_TEST(lens_report_parts(&o, &in, 1, &parts, &e) == LENS_OK && parts == LENS_STRUCTURE_ALL,
+              "parts of the default template: %#x %s", parts, e.msg);
+    LENS_TEST(lens_structure_report_run(c, o.stat, parts, &res, &e) == LENS_OK, "results: %s", e.msg);
+    in.results = &res;
 
     /* library errors: no input, a statistic that is absent, a bad statistic */
     LENS_TEST(lens_report_write(&o, &in, 0, pdf, &e) == LENS_EINVAL, "no input");
@@ -60,7 +68,7 @@ int main(void)
 
     /* walk the n-th allocation over the whole report: every point up to 150 (template,
      * placeholders, first page), then every 4th, and every 16th past 600 (the structure
-     * section's clustering and figures: each run embeds fonts and eleven figures) */
+     * section's figures: each run embeds fonts and eleven figures) */
     int steps = 0, reported = 0, clean = 0;
     for (long n = 1; n < 20000; n += n < 150 ? 1 : n < 600 ? 4 : 16, steps++) {
         lens_err_clear(&e);
@@ -85,6 +93,7 @@ int main(void)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!lens_test_failed && system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", dir);
+    lens_structure_report_release(&res);
     lens_cube_free(c);
     return LENS_TEST_DONE("test_report_faults");
 }

@@ -13,6 +13,8 @@ const char *lens_doc_input_name(int input)
     return input >= 0 && input < LENS_DOC_NINPUTS ? names[input] : "unknown";
 }
 
+/* A linear search over about ten rows, called once per section drawn: a table is simpler to extend
+ * than any index. */
 const struct lens_doc_section *lens_doc_find(const struct lens_doc_kind *k, const char *name)
 {
     for (int i = 0; i < k->nsections; i++)
@@ -28,6 +30,8 @@ static int check(const struct lens_doc_kind *k, const struct lens_template *t, s
     for (int i = 0; i < t->nsections; i++) {
         const struct lens_template_section *s = &t->sections[i];
         const struct lens_doc_section *d = lens_doc_find(k, s->name);
+        /* An unknown section lists the known ones: the usual cause is a typo or a template written
+         * for another report. */
         if (!d) {
             char known[512];
             size_t o = 0;
@@ -36,6 +40,8 @@ static int check(const struct lens_doc_kind *k, const struct lens_template *t, s
             return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown section '%s' (known: %s)", t->path, s->line,
                                 s->name, known);
         }
+        /* A per-input section outside a repeat would have no current input, a document section
+         * inside one would be drawn once per input: both are template mistakes, named by line. */
         if (d->input != LENS_DOC_NONE && !s->repeat)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' belongs inside 'repeat inputs'", t->path,
                                 s->line, s->name);
@@ -47,6 +53,8 @@ static int check(const struct lens_doc_kind *k, const struct lens_template *t, s
     for (int i = 1; i < t->nsections; i++) {
         const struct lens_template_section *a = &t->sections[i - 1], *s = &t->sections[i];
         const struct lens_doc_section *da = lens_doc_find(k, a->name), *d = lens_doc_find(k, s->name);
+        /* A group repeats over the inputs of one kind; a cube section next to a sweep section would
+         * be drawn for inputs it cannot read. */
         if (a->repeat && a->repeat == s->repeat && da->input != d->input)
             return lens_err_set(e, LENS_EFORMAT,
                                 "%s:%d: section '%s' is about %s inputs, '%s' above it in the same 'repeat inputs' is "
@@ -58,6 +66,8 @@ static int check(const struct lens_doc_kind *k, const struct lens_template *t, s
 }
 
 /* What the item hooks of lens_template_render need to reach the section's functions. */
+/* The template interpreter calls one pair of hooks for every section; this carries which section is
+ * being drawn so the hooks reach its own functions. */
 struct hook_ctx {
     const struct lens_template *t;
     const struct lens_template_section *s;
@@ -69,6 +79,7 @@ static int hook_table(void *ctx, const struct lens_template_item *it, struct len
 {
     struct hook_ctx *h = ctx;
     (void)pdf; /* the section draws into the report's PDF, which it holds */
+    /* a table in a section that supplies no rows is a template mistake, named by line */
     return h->d->table ? h->d->table(h->ctx, it, e) : lens_template_unknown_item(h->t, h->s, it, e);
 }
 
@@ -85,7 +96,8 @@ static int draw_section(const struct lens_doc *d, const struct lens_template *t,
 {
     static const struct lens_template_hooks hooks = {hook_table, hook_block};
     struct hook_ctx h = {t, s, lens_doc_find(d->kind, s->name), d->ctx};
-    *d->sec = s;
+    *d->sec = s; /* the section's functions read their texts from the section being drawn */
+    /* Placeholders first: the section's headings and prose are expanded while its items are drawn. */
     int rc = h.d->vars ? h.d->vars(d->ctx, e) : LENS_OK;
     return rc == LENS_OK ? lens_template_render(t, s, d->vars, &hooks, &h, *d->pdf, e) : rc;
 }
@@ -97,17 +109,24 @@ static int draw_all(const struct lens_doc *d, const struct lens_template *t, str
     int rc = LENS_OK, none = -1, *cur = d->cur ? d->cur : &none;
     for (int i = 0; i < t->nsections && rc == LENS_OK;) {
         int end = i + 1;
+        /* The sections of one "repeat inputs" group are consecutive and share its number; [i, end)
+         * is the group. */
         while (t->sections[i].repeat && end < t->nsections && t->sections[end].repeat == t->sections[i].repeat)
             end++;
         if (!t->sections[i].repeat) {
+            /* Outside a repeat there is no current input; a stale index must not leak into a
+             * document section */
             *cur = -1;
             rc = draw_section(d, t, &t->sections[i], e);
         } else {
             int kind = lens_doc_find(d->kind, t->sections[i].name)->input;
+            /* Inputs in the order given, skipping those of other kinds: with cubes and sweeps
+             * mixed, a cube group draws the cubes only, in their command-line order. */
             for (int k = 0; k < d->ninputs && rc == LENS_OK; k++) {
                 if ((d->inputs ? d->inputs[k] : d->every) != kind)
                     continue;
                 *cur = k;
+                /* the input's placeholders before any section of the group uses them */
                 if (d->kind->input_vars)
                     rc = d->kind->input_vars(d->ctx, e);
                 for (int j = i; j < end && rc == LENS_OK; j++)
@@ -120,25 +139,43 @@ static int draw_all(const struct lens_doc *d, const struct lens_template *t, str
     return rc;
 }
 
+int lens_doc_template(const struct lens_doc_kind *k, const char *datadir, const char *template_path,
+                      struct lens_template **out, struct lens_err *e)
+{
+    char tpath[PATH_MAX];
+    /* An explicit --template wins; otherwise the kind's default under the data directory, found
+     * next to the program (common/datadir.h). */
+    if (template_path)
+        snprintf(tpath, sizeof tpath, "%s", template_path);
+    else
+        snprintf(tpath, sizeof tpath, "%s/templates/%s", datadir ? datadir : ".", k->template_name);
+    int rc = lens_template_load(tpath, out, e);
+    /* Checked whole before anything is drawn: a misplaced section late in the template must not
+     * cost a half-drawn document. */
+    if (rc == LENS_OK && (rc = check(k, *out, e)) != LENS_OK) {
+        lens_template_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *e)
 {
     const char *dd = d->datadir ? d->datadir : ".";
-    char tpath[PATH_MAX], fontdir[PATH_MAX];
-    if (d->template_path)
-        snprintf(tpath, sizeof tpath, "%s", d->template_path);
-    else
-        snprintf(tpath, sizeof tpath, "%s/templates/%s", dd, d->kind->template_name);
+    char fontdir[PATH_MAX];
     snprintf(fontdir, sizeof fontdir, "%s/fonts", dd);
+    /* The figures draw with the same font file the PDF embeds, so text in a figure matches the text
+     * around it. */
     snprintf(d->font_path, d->font_path_size, "%s/DejaVuSans.ttf", fontdir);
     lens_template_vars_init(d->vars);
     *d->pdf = NULL;
     if (d->cur)
         *d->cur = -1;
     struct lens_template *t = NULL;
-    int rc = lens_template_load(tpath, &t, e);
-    *d->t = t;
-    if (rc == LENS_OK)
-        rc = check(d->kind, t, e);
+    int rc = lens_doc_template(d->kind, d->datadir, d->template_path, &t, e);
+    *d->t = t; /* the sections read the template through the report's context from here on */
+    /* The report's own set-up runs after the template is known good and before the PDF exists: a
+     * report that refuses its inputs (or its results) creates nothing. */
     if (rc == LENS_OK && d->prepare)
         rc = d->prepare(d->ctx, e);
     if (rc == LENS_OK)
@@ -148,11 +185,16 @@ int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *
     if (rc == LENS_OK)
         rc = draw_all(d, t, e);
     if (rc == LENS_OK)
+        /* The title is whatever the title section set (--title or the template's default), read
+         * back from the placeholders, so the PDF's metadata and its first page agree. */
         rc = lens_pdf_set_info(*d->pdf, lens_template_vars_get(d->vars, "title"), d->kind->subject, d->date, e);
     if (rc == LENS_OK)
+        /* temporary file and rename (common/atomic.h): a failure leaves no PDF */
         rc = lens_pdf_save(*d->pdf, path, e);
     lens_pdf_free(*d->pdf);
     *d->pdf = NULL;
+    /* Everything below runs on success and failure alike, and the context's pointers are cleared so
+     * nothing dangles once the document is gone. */
     lens_template_free(t);
     *d->t = NULL;
     lens_template_vars_release(d->vars);

@@ -81,6 +81,14 @@ struct lens_doc {
     size_t font_path_size;
 };
 
+/* Loads the template of a document (template_path, else <datadir>/templates/<k->template_name>,
+ * datadir NULL meaning ".") and checks its sections as lens_doc_write does, which uses it:
+ * a report can see what the template shows before it computes the results. *out is the
+ * caller's (lens_template_free), NULL on error. Errors: the LENS_EFORMAT, LENS_EIO and
+ * LENS_ENOMEM of lens_doc_write's template checks. */
+int lens_doc_template(const struct lens_doc_kind *k, const char *datadir, const char *template_path,
+                      struct lens_template **out, struct lens_err *e);
+
 /* Writes the document to path. Errors name the file: LENS_EFORMAT "path:line" for a template
  * that does not parse, names an unknown section (the known ones listed), puts a per-input
  * section outside "repeat inputs", a document section inside one, or sections about different

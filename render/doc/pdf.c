@@ -14,47 +14,63 @@
 #include <unistd.h>
 
 /* A4 portrait and the margins, in points. */
+/* A4 is 210 x 297 mm: 595.276 x 841.89 points at 72 points per inch. The 56-point (2 cm) margins
+ * leave a text width of about 483 points, which the figures (900 pixels wide) and the tables are
+ * scaled to. */
 #define PAGE_W 595.276
 #define PAGE_H 841.89
 #define MARGIN_X 56.0
 #define MARGIN_TOP 56.0
 #define MARGIN_BOTTOM 56.0
-#define FOOTER_Y 30.0
-#define BODY_SIZE 10.0
+#define FOOTER_Y 30.0 /* baseline of the page footer, inside the bottom margin */
+#define BODY_SIZE 10.0 /* points; headings, tables and captions are sized from it */
 #define LEADING 1.35 /* line height as a multiple of the font size */
-#define CELL_PAD 4.0
+#define CELL_PAD 4.0 /* points between a cell's text and its edges, on every side */
 
+/* A wrapped line points into the text it was cut from, so wrapping allocates one array and copies
+ * no strings; the text must outlive the lines. */
 struct line {
     const char *s; /* start inside the wrapped text (not terminated) */
     int n;         /* bytes */
 };
 
+/* The table being drawn: the geometry fixed at lens_pdf_table_begin and the header kept to repeat
+ * it at the top of each page the table continues on. */
 struct table {
-    int active;
-    int ncols, font;
+    int active; /* between table_begin and table_end; a row outside is an error */
+    int ncols, font; /* font: enum lens_pdf_font of the body rows */
     double x[LENS_PDF_MAXCOLS], w[LENS_PDF_MAXCOLS]; /* column left edges and widths */
     int align[LENS_PDF_MAXCOLS];
     char *header[LENS_PDF_MAXCOLS]; /* owned copies; NULL when the table has no header */
-    int has_header;
+    int has_header; /* some header is non-empty: draw the header row */
 };
 
 struct lens_pdf {
     HPDF_Doc doc;
     HPDF_Font font[LENS_PDF_NFONTS];
+    /* Footers say "page i of n", and n is only known at lens_pdf_save: keep every page to draw them
+     * all then. */
     HPDF_Page *pages; /* every page in order, for the footers */
     int npages, cap;
     int fresh;        /* nothing drawn yet on the current page */
     double y;         /* cursor: top of the next line, points from the bottom */
+    /* A heading of level l is nested under the last heading of the nearest level above it, so the
+     * last entry of each level is kept; index 0 (the title) has no bookmark. */
     HPDF_Outline outline[4]; /* last outline entry per heading level (1..3) */
     char *footer;
     HPDF_STATUS herr, hdetail; /* first error reported by libharu, 0 if none */
-    long long date;
+    long long date; /* Unix seconds of the document information (SOURCE_DATE_EPOCH) */
     struct table tab;
 };
 
+/* Indexed by enum lens_pdf_font. DejaVu covers Latin and Cyrillic, so the Russian problems template
+ * renders with the same files. */
 static const char *const font_files[LENS_PDF_NFONTS] = {
     "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono.ttf"};
 
+/* libharu's error callback: libharu returns to its caller after it, and the call fails on. Only the
+ * first error is kept (later ones are usually its consequences); hcheck turns it into a lens_err at
+ * the next public call. */
 static void on_error(HPDF_STATUS err, HPDF_STATUS detail, void *user)
 {
     struct lens_pdf *p = user;
@@ -64,6 +80,8 @@ static void on_error(HPDF_STATUS err, HPDF_STATUS detail, void *user)
     }
 }
 
+/* Words for the libharu errors a user can cause (a missing font, a bad PNG, a full disk); the rest
+ * keep their hexadecimal code in the message. */
 static const char *herr_name(HPDF_STATUS s)
 {
     switch (s) {
@@ -92,9 +110,13 @@ static int hcheck(struct lens_pdf *p, const char *what, struct lens_err *e)
                         herr_name(p->herr), (unsigned)p->herr, (unsigned)p->hdetail, what);
 }
 
+/* The cursor runs from body_top() down to MARGIN_BOTTOM; PDF y grows upwards from the bottom of the
+ * page. */
 static double body_top(void) { return PAGE_H - MARGIN_TOP; }
 double lens_pdf_text_width(const struct lens_pdf *p) { (void)p; return PAGE_W - 2 * MARGIN_X; }
 int lens_pdf_page_count(const struct lens_pdf *p) { return p->npages; }
+/* Before the first page there is no room yet: 0 makes a caller that keeps things together ask for a
+ * page. */
 double lens_pdf_remaining(const struct lens_pdf *p) { return p->npages ? p->y - MARGIN_BOTTOM : 0.0; }
 
 int lens_pdf_new(struct lens_pdf **out, const char *fontdir, struct lens_err *e)
@@ -108,18 +130,25 @@ int lens_pdf_new(struct lens_pdf **out, const char *fontdir, struct lens_err *e)
         lens_free(p);
         return lens_err_set(e, LENS_ELIB, "pdf: libharu cannot create a document");
     }
+    /* Deflate streams, images and fonts: an uncompressed report with embedded fonts and a dozen
+     * figures is several times larger. Compression is deterministic, so SOURCE_DATE_EPOCH still
+     * gives identical bytes. */
     HPDF_SetCompressionMode(p->doc, HPDF_COMP_ALL);
     HPDF_UseUTFEncodings(p->doc);
     HPDF_SetCurrentEncoder(p->doc, "UTF-8"); /* info strings become UTF-16 */
+    /* open the viewer with the bookmarks of the headings */
     HPDF_SetPageMode(p->doc, HPDF_PAGE_MODE_USE_OUTLINE);
     int rc = hcheck(p, "setting up utf-8", e);
     for (int i = 0; rc == LENS_OK && i < LENS_PDF_NFONTS; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", fontdir, font_files[i]);
+        /* libharu's own message for a missing file is "file open error" with no name: check first
+         * so the error names the font and the data directory it was looked up in. */
         if (access(path, R_OK) != 0) {
             rc = lens_err_set(e, LENS_EIO, "%s: font file missing or unreadable", path);
             break;
         }
+        /* HPDF_TRUE embeds the font: the PDF must show the same glyphs on a machine without DejaVu */
         const char *name = HPDF_LoadTTFontFromFile(p->doc, path, HPDF_TRUE);
         if (name)
             p->font[i] = HPDF_GetFont(p->doc, name, "UTF-8");
@@ -167,10 +196,13 @@ int lens_pdf_set_info(struct lens_pdf *p, const char *title, const char *subject
     time_t t = (time_t)date;
     struct tm tm;
     gmtime_r(&t, &tm);
+    /* UTC with an explicit Z: the dates must not depend on the time zone of the machine, or two
+     * runs with the same SOURCE_DATE_EPOCH would differ. */
     HPDF_Date d = {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
                    tm.tm_sec, 'Z', 0, 0};
     HPDF_SetInfoDateAttr(p->doc, HPDF_INFO_CREATION_DATE, d);
     HPDF_SetInfoDateAttr(p->doc, HPDF_INFO_MOD_DATE, d);
+    /* The creator names the version, so a PDF says which mpilens drew it. */
     HPDF_SetInfoAttr(p->doc, HPDF_INFO_CREATOR, "mpilens " LENS_VERSION);
     if (title)
         HPDF_SetInfoAttr(p->doc, HPDF_INFO_TITLE, title);
@@ -189,13 +221,15 @@ int lens_pdf_set_footer(struct lens_pdf *p, const char *fmt, struct lens_err *e)
     return LENS_OK;
 }
 
+/* A new page with the cursor at the top. An error left by drawing the previous page is reported
+ * first, so the message says what failed and not that a page could not be added. */
 static int add_page(struct lens_pdf *p, struct lens_err *e)
 {
     int rc = hcheck(p, "drawing the previous page", e);
     if (rc != LENS_OK)
         return rc;
     if (p->npages == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 16;
+        int cap = p->cap ? 2 * p->cap : 16; /* doubling: a long report adds pages in amortised constant time */
         HPDF_Page *np = lens_realloc(p->pages, (size_t)cap * sizeof *np);
         if (!np)
             return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
@@ -207,6 +241,8 @@ static int add_page(struct lens_pdf *p, struct lens_err *e)
         rc = hcheck(p, "adding a page", e);
         return rc ? rc : lens_err_set(e, LENS_ELIB, "cannot add a page");
     }
+    /* libharu's default is A4 already, but the layout constants above must match the page, so say
+     * it */
     HPDF_Page_SetWidth(page, (HPDF_REAL)PAGE_W);
     HPDF_Page_SetHeight(page, (HPDF_REAL)PAGE_H);
     p->pages[p->npages++] = page;
@@ -219,6 +255,8 @@ static HPDF_Page cur(struct lens_pdf *p) { return p->pages[p->npages - 1]; }
 
 int lens_pdf_new_page(struct lens_pdf *p, struct lens_err *e)
 {
+    /* An empty current page is reused: a "page" directive right after an automatic page break must
+     * not leave a blank page. */
     if (p->npages > 0 && p->fresh)
         return LENS_OK;
     return add_page(p, e);
@@ -228,6 +266,8 @@ int lens_pdf_need(struct lens_pdf *p, double points, struct lens_err *e)
 {
     if (p->npages == 0)
         return add_page(p, e);
+    /* Never break on a fresh page: something taller than a page would only leave an empty page
+     * behind; it is drawn and runs over the bottom margin instead. */
     if (p->y - points < MARGIN_BOTTOM && !p->fresh)
         return add_page(p, e);
     return LENS_OK;
@@ -235,6 +275,8 @@ int lens_pdf_need(struct lens_pdf *p, double points, struct lens_err *e)
 
 void lens_pdf_space(struct lens_pdf *p, double points)
 {
+    /* No space at the top of a page: vertical space separates things, and a page break already
+     * does. */
     if (p->npages > 0 && !p->fresh)
         p->y -= points;
 }
@@ -243,6 +285,8 @@ static double text_width(struct lens_pdf *p, int font, double size, const char *
 {
     if (n <= 0)
         return 0.0;
+    /* Glyph widths are in 1/1000 of the font size (the PDF text space unit). libharu measures the
+     * UTF-8 bytes through the font's encoder, so n must end on a character boundary. */
     HPDF_TextWidth tw = HPDF_Font_TextWidth(p->font[font], (const HPDF_BYTE *)s, (HPDF_UINT)n);
     return tw.width * size / 1000.0;
 }
@@ -251,6 +295,8 @@ static double text_width(struct lens_pdf *p, int font, double size, const char *
 static int draw(struct lens_pdf *p, int font, double size, double x, double y, const char *s, int n,
                 struct lens_err *e)
 {
+    /* HPDF_Page_TextOut wants a terminated string and lines point into longer texts, so each line
+     * is copied; a line is at most one text width of glyphs, well below 2048 bytes. */
     char buf[2048];
     if (n <= 0)
         return LENS_OK;
@@ -267,6 +313,8 @@ static int draw(struct lens_pdf *p, int font, double size, double x, double y, c
     return hcheck(p, "drawing text", e);
 }
 
+/* Bytes of the UTF-8 character starting with c. A stray continuation byte counts as one, so cutting
+ * a long word always advances, even through invalid text. */
 static int utf8_len(unsigned char c)
 {
     return c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
@@ -284,6 +332,9 @@ static int wrap(struct lens_pdf *p, int font, double size, const char *text, dou
     const char *s = text;
     while (*s) {
         /* one line: take words while they fit */
+        /* start: first byte of the line; end: end of the last word that fits; q: where the scan
+         * stopped. The width is measured from start each time: what is measured is what will be
+         * drawn. */
         const char *start = s, *end = s, *q = s;
         while (*q && *q != '\n') {
             const char *w = q;
@@ -324,11 +375,15 @@ static int wrap(struct lens_pdf *p, int font, double size, const char *text, dou
             }
             ls = nl;
         }
+        /* Leading spaces of a continued line are dropped: a break replaces the space it happened
+         * at. */
         while (start < end && *start == ' ')
             start++;
         ls[n].s = start;
         ls[n].n = (int)(end - start);
         n++;
+        /* Resume after the words taken; a cut word resumes mid-word, and a "\n" ends the line here
+         * and is consumed. */
         s = q > end ? q : end;
         while (*s == ' ')
             s++;
@@ -340,6 +395,8 @@ static int wrap(struct lens_pdf *p, int font, double size, const char *text, dou
     return LENS_OK;
 }
 
+/* The left edge of line l in a box x..x+w: right and centre alignment need the drawn width, so
+ * measure only then. */
 static double aligned_x(struct lens_pdf *p, int font, double size, int align, double x, double w,
                         const struct line *l)
 {
@@ -354,7 +411,7 @@ int lens_pdf_text(struct lens_pdf *p, int font, double size, int align, double i
 {
     if (font < 0 || font >= LENS_PDF_NFONTS || size <= 0)
         return lens_err_set(e, LENS_EINVAL, "pdf: bad font %d or size %g", font, size);
-    int rc = lens_pdf_need(p, size * LEADING, e);
+    int rc = lens_pdf_need(p, size * LEADING, e); /* at least one line must fit before wrapping starts */
     if (rc != LENS_OK)
         return rc;
     double x = MARGIN_X + indent, w = lens_pdf_text_width(p) - indent;
@@ -366,6 +423,8 @@ int lens_pdf_text(struct lens_pdf *p, int font, double size, int align, double i
     for (int i = 0; i < n && rc == LENS_OK; i++) {
         if ((rc = lens_pdf_need(p, lh, e)) != LENS_OK)
             break;
+        /* The baseline sits one font size below the top of the line; the rest of the leading is
+         * space under it. */
         rc = draw(p, font, size, aligned_x(p, font, size, align, x, w, &ls[i]), p->y - size, ls[i].s,
                   ls[i].n, e);
         p->y -= lh;
@@ -378,13 +437,13 @@ int lens_pdf_text(struct lens_pdf *p, int font, double size, int align, double i
 int lens_pdf_paragraph(struct lens_pdf *p, const char *text, struct lens_err *e)
 {
     int rc = lens_pdf_text(p, LENS_PDF_SANS, BODY_SIZE, LENS_PDF_LEFT, 0, text, e);
-    lens_pdf_space(p, BODY_SIZE * 0.6);
+    lens_pdf_space(p, BODY_SIZE * 0.6); /* paragraph spacing: 60% of a line, less than a blank line */
     return rc;
 }
 
 int lens_pdf_heading(struct lens_pdf *p, int level, const char *text, struct lens_err *e)
 {
-    static const double sizes[4] = {22, 16, 13, 11};
+    static const double sizes[4] = {22, 16, 13, 11}; /* points for the title and h1..h3 */
     if (level < 0 || level > 3)
         return lens_err_set(e, LENS_EINVAL, "pdf: heading level %d outside 0..3", level);
     double size = sizes[level];
@@ -392,7 +451,7 @@ int lens_pdf_heading(struct lens_pdf *p, int level, const char *text, struct len
     int rc = lens_pdf_need(p, size * 2 + 4 * BODY_SIZE * LEADING, e);
     if (rc != LENS_OK)
         return rc;
-    lens_pdf_space(p, size * 0.6);
+    lens_pdf_space(p, size * 0.6); /* space above scales with the heading, so h1 stands further apart than h3 */
     double top = p->y;
     rc = lens_pdf_text(p, LENS_PDF_BOLD, size, level == 0 ? LENS_PDF_CENTER : LENS_PDF_LEFT, 0, text, e);
     if (rc != LENS_OK)
@@ -401,6 +460,7 @@ int lens_pdf_heading(struct lens_pdf *p, int level, const char *text, struct len
     if (level == 0)
         return LENS_OK;
     HPDF_Outline parent = NULL;
+    /* An h3 right after an h1 (no h2 between) nests under the h1 rather than at the top level. */
     for (int l = level - 1; l >= 1 && !parent; l--)
         parent = p->outline[l];
     HPDF_Outline o = HPDF_CreateOutline(p->doc, parent, text, HPDF_GetEncoder(p->doc, "UTF-8"));
@@ -408,18 +468,25 @@ int lens_pdf_heading(struct lens_pdf *p, int level, const char *text, struct len
         rc = hcheck(p, "adding an outline entry", e);
         return rc ? rc : lens_err_set(e, LENS_ELIB, "cannot add an outline entry");
     }
+    /* The bookmark jumps to the top of the heading, fit to the page width. A missing destination
+     * only loses the jump, so it is not an error (hcheck below still reports what libharu
+     * recorded). */
     HPDF_Destination d = HPDF_Page_CreateDestination(cur(p));
     if (d) {
         HPDF_Destination_SetFitH(d, (HPDF_REAL)(top + size * 0.6));
         HPDF_Outline_SetDestination(o, d);
     }
+    /* h1 entries open: the viewer shows the sections of each input but not every figure */
     HPDF_Outline_SetOpened(o, level == 1 ? HPDF_TRUE : HPDF_FALSE);
     p->outline[level] = o;
+    /* A new heading closes the deeper levels: the next h3 after an h2 belongs to this h2, not to an
+     * earlier one. */
     for (int l = level + 1; l < 4; l++)
         p->outline[l] = NULL;
     return hcheck(p, "adding an outline entry", e);
 }
 
+/* A horizontal line across the text width at y (under a table header, at a table's end). */
 static void rule(struct lens_pdf *p, double y, double width)
 {
     HPDF_Page pg = cur(p);
@@ -435,10 +502,13 @@ static int table_draw_row(struct lens_pdf *p, const char *const *cells, int head
 {
     struct table *t = &p->tab;
     int font = header ? LENS_PDF_BOLD : t->font;
+    /* rows slightly smaller than body text: wide tables fit more per line */
     double size = BODY_SIZE * (header ? 1.0 : 0.95), lh = size * LEADING;
     struct line *ls[LENS_PDF_MAXCOLS] = {0};
     int n[LENS_PDF_MAXCOLS] = {0}, maxn = 1, rc = LENS_OK;
     for (int c = 0; c < t->ncols && rc == LENS_OK; c++) {
+        /* Every cell is wrapped before anything is drawn: the row is as tall as its tallest cell,
+         * and that height decides whether it fits on this page. */
         rc = wrap(p, font, size, cells[c] ? cells[c] : "", t->w[c] - 2 * CELL_PAD, &ls[c], &n[c], e);
         if (n[c] > maxn)
             maxn = n[c];
@@ -446,10 +516,14 @@ static int table_draw_row(struct lens_pdf *p, const char *const *cells, int head
     double h = maxn * lh + 2 * CELL_PAD;
     if (rc == LENS_OK && p->y - h < MARGIN_BOTTOM && !p->fresh) {
         rc = add_page(p, e);
+        /* Repeat the header on the new page; a header row itself never recurses (header is 1
+         * there). */
         if (rc == LENS_OK && !header && t->has_header)
             rc = table_draw_row(p, (const char *const *)t->header, 1, e);
     }
     for (int c = 0; c < t->ncols && rc == LENS_OK; c++) {
+        /* cells are top-aligned: a one-line cell sits level with the first line of a wrapped
+         * neighbour */
         double y = p->y - CELL_PAD - size;
         for (int i = 0; i < n[c] && rc == LENS_OK; i++, y -= lh)
             rc = draw(p, font, size, aligned_x(p, font, size, t->align[c], t->x[c] + CELL_PAD,
@@ -485,6 +559,9 @@ int lens_pdf_table_begin(struct lens_pdf *p, const struct lens_pdf_column *cols,
         else
             nfree++;
     }
+    /* Columns of width 0 share what the fixed fractions leave. When the fixed ones already take
+     * everything a free column still gets a tenth, so it stays visible (the table then runs into
+     * the right margin rather than losing a column). */
     double share = nfree && fixed < 1 ? (1 - fixed) / nfree : 0.1;
     double x = MARGIN_X;
     t->has_header = 0;
@@ -493,11 +570,15 @@ int lens_pdf_table_begin(struct lens_pdf *p, const struct lens_pdf_column *cols,
         t->w[c] = tw * (cols[c].width > 0 ? cols[c].width : share);
         x += t->w[c];
         t->align[c] = cols[c].align;
+        /* A table whose headers are all empty draws no header row (lens_report_headers empties them
+         * when there are no rows). */
         if (cols[c].header && cols[c].header[0])
             t->has_header = 1;
     }
     if (t->has_header) {
         for (int c = 0; c < ncols; c++)
+            /* Copies: the template's column headers are expanded into temporaries that are gone by
+             * the time a page break repeats them. */
             if (!(t->header[c] = lens_strdup(cols[c].header ? cols[c].header : ""))) {
                 table_release(t);
                 return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
@@ -505,6 +586,8 @@ int lens_pdf_table_begin(struct lens_pdf *p, const struct lens_pdf_column *cols,
     }
     t->active = 1;
     /* keep the header with at least three rows */
+    /* Four one-line rows (the header and three): a header alone at the foot of a page would be
+     * separated from its rows. */
     int rc = lens_pdf_need(p, 4 * (BODY_SIZE * LEADING + 2 * CELL_PAD), e);
     if (rc == LENS_OK && t->has_header)
         rc = table_draw_row(p, (const char *const *)t->header, 1, e);
@@ -529,6 +612,7 @@ int lens_pdf_table_end(struct lens_pdf *p, struct lens_err *e)
     return hcheck(p, "ending a table", e);
 }
 
+/* A PNG held in memory, read by cairo through png_read in whatever pieces it asks for. */
 struct png_reader {
     const unsigned char *p;
     size_t left;
@@ -537,7 +621,7 @@ struct png_reader {
 static cairo_status_t png_read(void *closure, unsigned char *data, unsigned int len)
 {
     struct png_reader *r = closure;
-    if (len > r->left)
+    if (len > r->left) /* a truncated PNG: cairo reports it instead of reading past the buffer */
         return CAIRO_STATUS_READ_ERROR;
     memcpy(data, r->p, len);
     r->p += len;
@@ -561,18 +645,23 @@ int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len,
 {
     if (!png || len < 8 || !png_valid(png, len))
         return lens_err_set(e, LENS_EFORMAT, "pdf: image is not a valid png (%zu bytes)", len);
-    int rc = lens_pdf_need(p, 0, e);
+    int rc = lens_pdf_need(p, 0, e); /* a page must exist before libharu can place the image */
     if (rc != LENS_OK)
         return rc;
     HPDF_Image img = HPDF_LoadPngImageFromMem(p->doc, png, (HPDF_UINT)len);
     if (!img) {
         rc = hcheck(p, "loading a png image", e);
+        /* The failure is this image's alone: clear it so that later calls on the document do not
+         * report it again. */
         p->herr = 0; /* the document itself is still fine */
         return rc ? rc : lens_err_set(e, LENS_ELIB, "libharu cannot read the png image");
     }
     double iw = HPDF_Image_GetWidth(img), ih = HPDF_Image_GetHeight(img);
     if (iw <= 0 || ih <= 0)
         return lens_err_set(e, LENS_ELIB, "png image has no pixels");
+    /* The image spans the text width at its aspect ratio, no taller than max_height (at most the
+     * body of a page); when the height limits it, it is narrowed and centred instead of being
+     * distorted. */
     double body = body_top() - MARGIN_BOTTOM;
     if (max_height <= 0 || max_height > body)
         max_height = body;
@@ -585,12 +674,14 @@ int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len,
         return rc;
     double x = MARGIN_X + (lens_pdf_text_width(p) - w) / 2;
     HPDF_Page_DrawImage(cur(p), img, (HPDF_REAL)x, (HPDF_REAL)(p->y - h), (HPDF_REAL)w, (HPDF_REAL)h);
-    p->y -= h + BODY_SIZE * 0.6;
+    p->y -= h + BODY_SIZE * 0.6; /* the same gap under a figure as under a paragraph */
     p->fresh = 0;
     return hcheck(p, "drawing a png image", e);
 }
 
 /* Expands ${page} and ${pages} in the footer format. */
+/* The footer does not go through the template expander: only ${page} and ${pages} exist there, and
+ * they are known only now, one page at a time. The text is cut at n - 1 bytes. */
 static void footer_text(const char *fmt, int page, int pages, char *buf, size_t n)
 {
     size_t o = 0;
@@ -609,6 +700,8 @@ static void footer_text(const char *fmt, int page, int pages, char *buf, size_t 
     buf[o] = '\0';
 }
 
+/* Footers, then the bytes: a document with no content still gets one page, since a PDF without
+ * pages is not valid. */
 int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e)
 {
     int rc = LENS_OK;
@@ -618,6 +711,7 @@ int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e)
         char buf[512];
         footer_text(p->footer, i + 1, p->npages, buf, sizeof buf);
         struct line l = {buf, (int)strlen(buf)};
+        /* Drawn last, on every page at once, because ${pages} is the final count. */
         HPDF_Page pg = p->pages[i];
         HPDF_Page_BeginText(pg);
         HPDF_Page_SetFontAndSize(pg, p->font[LENS_PDF_SANS], 8);

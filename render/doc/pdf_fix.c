@@ -12,10 +12,13 @@
 /* More objects than this is not a report (libharu writes a few per page and image). */
 #define MAX_OBJECTS 10000000UL
 
+/* A value inside the input: [p, end), not terminated (the input may hold NUL bytes in streams). */
 struct span {
     const unsigned char *p, *end;
 };
 
+/* One entry of the xref table, indexed by object number. The output keeps every number and
+ * generation, only offsets change, so references elsewhere in the file stay valid. */
 struct obj {
     size_t off;  /* byte offset of "N G obj" in the input, from the xref table */
     size_t end;  /* where the next object (or the xref table) starts */
@@ -25,6 +28,8 @@ struct obj {
     unsigned char entry[20]; /* the input's xref entry, reused for free entries */
 };
 
+/* The output, grown as it is written. An allocation failure sets nomem and turns later writes into
+ * no-ops, so the writer checks once at the end instead of after every put. */
 struct buf {
     unsigned char *p;
     size_t n, cap;
@@ -52,11 +57,15 @@ static void putf(struct buf *b, const char *fmt, ...)
     int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     if (k > 0)
+        /* Everything formatted here is a number or an xref line, far shorter than tmp; a longer one
+         * would be cut rather than overflow. */
         put(b, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
 }
 
 /* ---- lexical level (PDF 32000-1 §7.2): whitespace, delimiters, tokens ---- */
 
+/* NUL counts as whitespace in PDF (§7.2.2), so a NUL between tokens is skipped, never taken as an
+ * end. */
 static int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0; }
 static int is_delim(unsigned char c) { return strchr("()<>[]{}/%", c) != NULL && c != 0; }
 static int is_regular(unsigned char c) { return !is_ws(c) && !is_delim(c); }
@@ -82,6 +91,8 @@ static const unsigned char *read_uint(const unsigned char *p, const unsigned cha
 {
     const unsigned char *s = p;
     uint64_t x = 0;
+    /* 19 digits always fit 64 bits: a longer number (a hostile offset) is refused below instead of
+     * wrapping around. */
     while (p < end && *p >= '0' && *p <= '9' && p - s < 19)
         x = x * 10 + (uint64_t)(*p++ - '0');
     if (p == s || (p < end && *p >= '0' && *p <= '9'))
@@ -94,9 +105,11 @@ static const unsigned char *read_uint(const unsigned char *p, const unsigned cha
 static int is_keyword(const unsigned char *p, const unsigned char *end, const char *kw)
 {
     size_t k = strlen(kw);
+    /* A prefix is not a match: "objx" is not "obj", "Ref" not "R". */
     return (size_t)(end - p) >= k && !memcmp(p, kw, k) && (p + k == end || !is_regular(p[k]));
 }
 
+/* mutual recursion with skip_until for arrays and dictionaries */
 static const unsigned char *skip_value(const unsigned char *p, const unsigned char *end, int depth);
 
 /* Skips a literal string "( ... )": balanced parentheses, backslash escapes. */
@@ -108,6 +121,7 @@ static const unsigned char *skip_literal(const unsigned char *p, const unsigned 
             if (end - p < 2)
                 break;
             p++; /* the escaped byte, whatever it is */
+        /* Unescaped parentheses nest in a literal string (§7.3.4.2): count them. */
         } else if (*p == '(') {
             nest++;
         } else if (*p == ')' && --nest == 0) {
@@ -126,6 +140,8 @@ static const unsigned char *skip_until(const unsigned char *p, const unsigned ch
         p = skip_ws(p, end);
         if (p >= end)
             return NULL;
+        /* The closer is checked before a value is skipped, so ">>" is not read as the start of a
+         * hexadecimal string. */
         if ((size_t)(end - p) >= k && !memcmp(p, close, k))
             return p + k;
         if (!(p = skip_value(p, end, depth + 1)))
@@ -140,6 +156,7 @@ static const unsigned char *skip_value(const unsigned char *p, const unsigned ch
     p = skip_ws(p, end);
     if (p >= end || depth > 64)
         return NULL;
+    /* "<<" opens a dictionary, a single "<" a hexadecimal string: test the longer first. */
     if (end - p >= 2 && p[0] == '<' && p[1] == '<')
         return skip_until(p + 2, end, ">>", depth);
     if (*p == '<') {
@@ -150,6 +167,8 @@ static const unsigned char *skip_value(const unsigned char *p, const unsigned ch
         return skip_literal(p, end);
     if (*p == '[')
         return skip_until(p + 1, end, "]", depth);
+    /* A name is a slash and regular characters; numbers, keywords (true, null, R) and bare
+     * operators are regular characters alone. */
     int name = *p == '/';
     if (name)
         p++;
@@ -181,6 +200,8 @@ static int dict_get(const unsigned char *d, const unsigned char *end, const char
         p = skip_ws(p, end);
         if (p >= end || *p != '/')
             return 0; /* ">>" or malformed: either way the key is not there */
+        /* Entries alternate key, value; the value is skipped whole, so a nested dictionary with the
+         * same key (a font descriptor inside a font) is never mistaken for a top-level one. */
         const unsigned char *ks = p, *ke = skip_value(p, end, 0);
         if (!ke)
             return 0;
@@ -208,6 +229,7 @@ static int dict_has_name(const unsigned char *d, const unsigned char *end, const
 static int span_ref(struct span v, uint64_t *num)
 {
     const unsigned char *q = read_uint(v.p, v.end, num);
+    /* a number followed by more: the generation and R (a bare integer is not a reference) */
     return q && q < v.end && is_ws(*q);
 }
 
@@ -222,14 +244,14 @@ static int cmap_ranges(unsigned lo[300], unsigned hi[300])
 {
     int n = 0;
     for (unsigned h = 0; h <= 0xFF; h++) {
-        if (h >= 0xD8 && h <= 0xDF)
+        if (h >= 0xD8 && h <= 0xDF) /* the surrogates D800..DFFF, a whole high byte each */
             continue;
         unsigned a = h << 8, b = a | 0xFF;
-        if (h == 0)
+        if (h == 0) /* U+0000..U+001F are control codes */
             a = 0x20;
-        if (h == 0xFE)
+        if (h == 0xFE) /* stop before U+FEFF, the byte-order mark */
             b = 0xFEFE;
-        if (h == 0xFF)
+        if (h == 0xFF) /* stop before the noncharacters U+FFFE and U+FFFF */
             b = 0xFFFD;
         lo[n] = a;
         hi[n++] = b;
@@ -259,6 +281,8 @@ size_t lens_pdf_fix_cmap(char *out, size_t cap)
         put(&b, "endbfrange\n", 11);
     }
     put(&b, tail, sizeof tail - 1);
+    /* snprintf-like: the full length is returned even when cap cuts the copy, so
+     * lens_pdf_fix_cmap(NULL, 0) sizes the buffer for a second call. */
     size_t len = b.nomem ? 0 : b.n;
     if (cap > 0) {
         size_t c = len < cap ? len : cap - 1;
@@ -272,6 +296,8 @@ size_t lens_pdf_fix_cmap(char *out, size_t cap)
 
 /* ---- the file level ---- */
 
+/* Every refusal names the byte offset: the input is our own libharu output, so a refusal is a bug
+ * worth locating. */
 static int bad(struct lens_err *e, size_t off, const char *what)
 {
     return lens_err_set(e, LENS_EFORMAT, "pdf: %s at byte %zu", what, off);
@@ -281,6 +307,8 @@ static int bad(struct lens_err *e, size_t off, const char *what)
 static int find_startxref(const unsigned char *in, size_t n, size_t *xref, struct lens_err *e)
 {
     static const char kw[] = "startxref";
+    /* startxref ends the file (§7.5.5); 1024 bytes leave room for trailing bytes, and searching
+     * backwards finds the last one, the one a reader uses. */
     size_t k = sizeof kw - 1, from = n > 1024 ? n - 1024 : 0;
     for (size_t i = n >= k ? n - k + 1 : 0; i-- > from;) {
         if (memcmp(in + i, kw, k))
@@ -314,6 +342,8 @@ static int read_xref(const unsigned char *in, size_t n, size_t off, struct obj *
         const unsigned char *q = read_uint(p, end, &first);
         if (q)
             q = read_uint(skip_ws(q, end), end, &cnt);
+        /* Bounds before allocating: a subsection cannot hold more entries than the bytes left can
+         * carry (20 each), so a corrupt count cannot make us reserve gigabytes. */
         if (!q || first > MAX_OBJECTS || cnt > MAX_OBJECTS || first + cnt > MAX_OBJECTS ||
             cnt > (uint64_t)(end - q) / 20) {
             lens_free(o);
@@ -322,6 +352,8 @@ static int read_xref(const unsigned char *in, size_t n, size_t off, struct obj *
         /* the EOL after the header, then fixed 20-byte entries "oooooooooo ggggg n\r\n" */
         while (q < end && (*q == ' ' || *q == '\r' || *q == '\n'))
             q++;
+        /* Subsections may come in any order and leave gaps: grow to the highest number seen and
+         * zero the new entries (seen = 0 marks a gap). */
         size_t need = (size_t)(first + cnt);
         if (need > count && lens_reserve((void **)&o, &cap, need, sizeof *o) != LENS_OK) {
             lens_free(o);
@@ -346,6 +378,8 @@ static int read_xref(const unsigned char *in, size_t n, size_t off, struct obj *
             x->gen = (unsigned)g;
             x->inuse = q[17] == 'n';
             x->off = (size_t)v;
+            /* An object lives between the header and the xref table; anything else would make
+             * obj_body read outside the objects. */
             if (x->inuse && (v == 0 || v >= off)) {
                 lens_free(o);
                 return bad(e, (size_t)(q - in), "xref entry points outside the objects");
@@ -353,7 +387,7 @@ static int read_xref(const unsigned char *in, size_t n, size_t off, struct obj *
         }
         p = q;
     }
-    p = skip_ws(p + 7, end);
+    p = skip_ws(p + 7, end); /* past "trailer" */
     const unsigned char *t = skip_value(p, end, 0);
     if (!t || *p != '<') {
         lens_free(o);
@@ -366,6 +400,7 @@ static int read_xref(const unsigned char *in, size_t n, size_t off, struct obj *
     return LENS_OK;
 }
 
+/* An object's offset with its number, to sort the objects into file order. */
 struct placed {
     size_t off, num;
 };
@@ -396,6 +431,8 @@ static int locate_objects(const unsigned char *in, size_t xref, struct obj *o, s
         const unsigned char *p = in + o[i].off, *q = read_uint(p, end, &num);
         if (q)
             q = read_uint(skip_ws(q, end), end, &gen);
+        /* The entry must point at the object it numbers: an off-by-some offset would otherwise copy
+         * the wrong bytes under the right number. */
         if (!q || num != i || !is_keyword(skip_ws(q, end), end, "obj")) {
             lens_free(ord);
             lens_free(pl);
@@ -412,6 +449,8 @@ static int locate_objects(const unsigned char *in, size_t xref, struct obj *o, s
         ord[j] = pl[j].num;
     lens_free(pl);
     for (size_t j = 0; j < k; j++) {
+        /* An object ends where the next one starts: the bytes between (the "endobj" and line ends)
+         * are copied with it, so the output keeps libharu's layout byte for byte. */
         o[ord[j]].end = j + 1 < k ? o[ord[j + 1]].off : xref;
         if (j + 1 < k && o[ord[j + 1]].off == o[ord[j]].off) {
             lens_free(ord);
@@ -427,6 +466,8 @@ static int locate_objects(const unsigned char *in, size_t xref, struct obj *o, s
 static const unsigned char *obj_body(const unsigned char *in, const struct obj *x)
 {
     const unsigned char *p = in + x->off, *end = in + x->end;
+    /* locate_objects checked that "N G obj" starts the object, so this scan stops within the first
+     * few bytes. */
     while (p < end && !is_keyword(p, end, "obj"))
         p++;
     return p + 3 <= end ? p + 3 : end;
@@ -444,11 +485,16 @@ static int mark_broken(const unsigned char *in, struct obj *o, size_t nobj)
         const unsigned char *d = obj_body(in, &o[i]), *end = in + o[i].end;
         struct span v;
         uint64_t t;
+        /* Only libharu's UTF-8 Type0 fonts carry the broken CMap; the checks are all on names
+         * libharu writes, so a font of another kind is never touched. */
         if (!dict_has_name(d, end, "/Type", "/Font") || !dict_has_name(d, end, "/Subtype", "/Type0") ||
             !dict_has_name(d, end, "/Encoding", "/Identity-H") || !dict_get(d, end, "/ToUnicode", &v) ||
             !span_ref(v, &t) || t >= nobj || !o[t].inuse || o[t].replace)
             continue;
         const unsigned char *cd = obj_body(in, &o[t]), *cend = in + o[t].end;
+        /* The encoding CMap names itself /UTF-8; a real ToUnicode CMap names no encoding. The
+         * codes in these fonts' content streams are UTF-16 code units, so the identity that
+         * replaces it is the right map (pdf_fix.h). */
         if (dict_has_name(cd, cend, "/CMapName", "/UTF-8")) {
             o[t].replace = 1;
             marked++;
@@ -464,7 +510,7 @@ int lens_pdf_fix_tounicode(const unsigned char *in, size_t n, unsigned char **ou
     *outn = 0;
     if (nfixed)
         *nfixed = 0;
-    if (n < 8 || memcmp(in, "%PDF-", 5))
+    if (n < 8 || memcmp(in, "%PDF-", 5)) /* "%PDF-1.x" is eight bytes */
         return bad(e, 0, "no %PDF- header");
     size_t xref = 0, nobj = 0, norder = 0, *ord = NULL;
     struct obj *o = NULL;
@@ -487,6 +533,7 @@ int lens_pdf_fix_tounicode(const unsigned char *in, size_t n, unsigned char **ou
         lens_free(o);
         return rc;
     }
+    /* "replace" is per object: a CMap two fonts point at is marked, counted and rewritten once. */
     int marked = mark_broken(in, o, nobj);
     struct buf b = {0};
     if (marked == 0 || norder == 0) {
@@ -498,6 +545,8 @@ int lens_pdf_fix_tounicode(const unsigned char *in, size_t n, unsigned char **ou
             lens_pdf_fix_cmap(cmap, cmlen + 1);
         else
             b.nomem = 1;
+        /* The objects are rewritten in their file order, each at its new offset (noff), which the
+         * new xref table lists. */
         put(&b, in, o[ord[0]].off); /* header and binary-marker comment */
         for (size_t j = 0; j < norder && !b.nomem; j++) {
             struct obj *x = &o[ord[j]];
@@ -514,6 +563,8 @@ int lens_pdf_fix_tounicode(const unsigned char *in, size_t n, unsigned char **ou
         }
         lens_free(cmap);
         size_t nxref = b.n;
+        /* One subsection from object 0: the input's gaps become free entries, which every reader
+         * accepts. */
         putf(&b, "xref\n0 %zu\n", nobj);
         for (size_t i = 0; i < nobj; i++) {
             if (o[i].inuse)
@@ -524,6 +575,8 @@ int lens_pdf_fix_tounicode(const unsigned char *in, size_t n, unsigned char **ou
                 put(&b, "0000000000 65535 f\r\n", 20);
         }
         put(&b, "trailer\n", 8);
+        /* The trailer is kept as it was: /Size, /Root and /Info still hold, since no object was
+         * added or renumbered. */
         put(&b, trailer.p, (size_t)(trailer.end - trailer.p));
         putf(&b, "\nstartxref\n%zu\n%%%%EOF\n", nxref);
     }

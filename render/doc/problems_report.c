@@ -18,10 +18,12 @@
 #include <unistd.h>
 
 #define CHART_W 1000 /* per-rank chart, pixels */
-#define CHART_H 250
+#define CHART_H 250 /* wide and low: one bar per rank, up to hundreds of ranks */
 #define TL_W 1000    /* timeline, pixels (its height follows the lanes) */
 #define TL_FONT 16.5 /* its base font size: about 8 points once scaled to the text width */
 
+/* The context every section function receives. The driver fills t, sec, pdf, vars and cur through
+ * the pointers in struct lens_doc; the rest is the caller's, borrowed for the call. */
 struct prep {
     const struct lens_problems_report_opts *o;
     const struct lens_problems_report_input *in;
@@ -38,13 +40,17 @@ struct prep {
 void lens_problems_report_opts_init(struct lens_problems_report_opts *o)
 {
     memset(o, 0, sizeof *o);
+    /* Eight problems with their own page each keep a report of a bad trace readable; the ranked
+     * table still lists every problem found. */
     o->max_problems = 8;
-    o->max_sites = 5;
+    o->max_sites = 5; /* the call sites that account for most of a problem; the tail adds little */
+    /* a timeline around the worst instance: the picture most readers need to believe a finding */
     o->timelines = 1;
     o->date = lens_time_source_date();
 }
 
 /* A section text expanded with the current placeholders into buf. */
+/* A section text expanded with the current placeholders into buf, cut to the caller's buffer. */
 static int text(struct prep *s, const char *name, char *buf, size_t n, struct lens_err *e)
 {
     char *x = NULL;
@@ -66,11 +72,15 @@ static void fmt_s(double v, char *buf, size_t n)
     snprintf(buf, n, isfinite(v) ? "%.6f" : "n/a", v);
 }
 
+/* Text k (0 name, 1 description, 2 advice) of a rule in language lang (1: Russian), falling back to
+ * English when the rule file gives no translation. */
 static const char *rule_text(const struct lens_problem_result *r, int lang, int k)
 {
     return lang == 1 && r->rule->text[1][k] ? r->rule->text[1][k] : r->rule->text[0][k];
 }
 
+/* Problems with time lost: a rule that matched nothing has total 0 and is neither listed nor
+ * counted. */
 static int found(const struct lens_problems *p)
 {
     int n = 0;
@@ -86,6 +96,8 @@ static double longest(const struct lens_problems_report_input *in)
     double m = 0;
     for (int r = 0; r < t->nranks; r++)
         if (t->ranks[r].nevents)
+            /* A rank with no events has no span; the longest rank is the run as the trace saw it
+             * (ranks start at different times). */
             m = fmax(m, t->ranks[r].t_last - t->ranks[r].t_first);
     return m;
 }
@@ -93,9 +105,12 @@ static double longest(const struct lens_problems_report_input *in)
 /* Run time of an input: the measured wall time, else the longest rank of the trace. */
 static double run_time(const struct lens_problems_report_input *in)
 {
+    /* The wall time measured outside (--walls) includes start-up and what tracing did not record,
+     * so it is preferred for speed-ups; the trace span is the fallback. */
     return isfinite(in->wall_s) && in->wall_s > 0 ? in->wall_s : longest(in);
 }
 
+/* Seconds lost to all problems together: the sum of their totals. */
 static double wasted(const struct lens_problems *p)
 {
     double w = 0;
@@ -112,6 +127,7 @@ static int title_vars(void *ctx, struct lens_err *e)
     char date[64], def[512], names[4096];
     size_t o = 0;
     names[0] = '\0';
+    /* the trace names as given, comma-separated, cut when the buffer is full */
     for (int i = 0; i < s->nin && o < sizeof names; i++)
         o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "", s->in[i].name);
     lens_time_format_date(s->o->date, date, sizeof date);
@@ -121,6 +137,7 @@ static int title_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "traces", names, e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "ntraces", "%d", s->nin);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "rules", s->o->rules ? s->o->rules : "-", e);
+    /* every trace was checked with the same rules, so the first one's count is every one's */
     if (rc == LENS_OK)
         rc = lens_template_vars_setf(v, e, "nrules", "%d",
                                  s->in[0].analysis->problems->rules->nproblems);
@@ -138,13 +155,18 @@ static int comparison_block(void *ctx, const struct lens_template_item *it, stru
     struct prep *s = ctx;
     if (strcmp(it->name, "comparison"))
         return unknown_item(s, it, e);
+    /* A comparison needs two runs; with one trace the section draws nothing and the template needs
+     * no variant. */
     if (s->nin < 2)
         return LENS_OK;
     static const char *const heads[7] = {"col_run", "col_ranks", "col_time", "col_speedup",
                                          "col_wasted", "col_share", "col_largest"};
+    /* the last column (the largest problem, in words) takes what the numbers leave */
     static const double widths[7] = {0.15, 0.09, 0.12, 0.13, 0.14, 0.10, 0};
     char h[7][128], buf[2048];
     struct lens_pdf_column cols[7];
+    /* Speed-ups are against the first trace: the command line order says which run is the baseline
+     * (naive, then overlapped). */
     double t0 = run_time(&s->in[0]);
     int rc = lens_template_vars_setf(&s->vars, e, "first", "%s", s->in[0].name);
     if (rc == LENS_OK)
@@ -166,9 +188,12 @@ static int comparison_block(void *ctx, const struct lens_template_item *it, stru
         char ranks[24], time[32], sp[32], ws[32], share[32], largest[512];
         snprintf(ranks, sizeof ranks, "%d", p->nranks);
         fmt_s(t, time, sizeof time);
+        /* a run of no measurable time has no speed-up rather than an infinite one */
         snprintf(sp, sizeof sp, t > 0 ? "%.2fx" : "n/a", t0 / t);
         fmt_s(w, ws, sizeof ws);
         snprintf(share, sizeof share, "%.2f%%", p->total_time_s > 0 ? 100 * w / p->total_time_s : 0);
+        /* Results are sorted by time lost, largest first (problems.h), so the first one is the
+         * largest; a clean run shows "-". */
         if (p->nres && p->res[0].total_s > 0)
             snprintf(largest, sizeof largest, "%s (%.2f%%)", rule_text(&p->res[0], s->o->lang, 0),
                      100 * p->res[0].share);
@@ -186,6 +211,8 @@ static int comparison_block(void *ctx, const struct lens_template_item *it, stru
 
 /* ---- one trace: summary and ranked table ---- */
 
+/* The placeholders of the trace being drawn, read by its summary paragraph and the headings of its
+ * problem pages. */
 static int trace_vars(void *ctx, struct lens_err *e)
 {
     struct prep *s = ctx;
@@ -209,6 +236,8 @@ static int trace_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nfound", "%d", found(p));
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "wasted", w, e);
     if (rc == LENS_OK)
+        /* As a share of the time of all ranks together (total_time_s), the same denominator as each
+         * problem's share, so the shares add up. */
         rc = lens_template_vars_setf(v, e, "wasted_share", "%.2f",
                                  p->total_time_s > 0 ? 100 * wasted(p) / p->total_time_s : 0);
     return rc;
@@ -219,6 +248,8 @@ static int problems_table(void *ctx, const struct lens_template_item *it, struct
     struct prep *s = ctx;
     if (strcmp(it->name, "problems"))
         return unknown_item(s, it, e);
+    /* The rows below fill six cells; a template with another count would read or leave cells out of
+     * bounds. */
     if (it->ncols != 6)
         return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'problems' needs 6 columns (#, "
                             "problem, seconds, share, instances, most on rank), got %d",
@@ -227,9 +258,11 @@ static int problems_table(void *ctx, const struct lens_template_item *it, struct
     int rc = LENS_OK, k = 0;
     for (int i = 0; i < p->nres && rc == LENS_OK; i++) {
         const struct lens_problem_result *r = &p->res[i];
-        if (r->total_s <= 0)
+        if (r->total_s <= 0) /* rules that found nothing are not rows; k numbers the rows shown */
             continue;
         int worst = 0;
+        /* The rank that lost the most to this problem; ties go to the lowest rank, so the table is
+         * stable across runs. */
         for (int q = 1; q < p->nranks; q++)
             if (r->per_rank[q] > r->per_rank[worst])
                 worst = q;
@@ -242,6 +275,7 @@ static int problems_table(void *ctx, const struct lens_template_item *it, struct
         const char *cells[6] = {num, rule_text(r, s->o->lang, 0), sec, share, count, most};
         rc = lens_pdf_table_row(s->pdf, cells, e);
     }
+    /* A clean trace still gets one row saying so: an empty table would look like a failure to draw. */
     if (rc == LENS_OK && k == 0) {
         char none[512];
         rc = text(s, "none", none, sizeof none, e);
@@ -255,6 +289,8 @@ static int problems_table(void *ctx, const struct lens_template_item *it, struct
 /* ---- one trace: each problem in detail ---- */
 
 /* Seconds of one problem per rank as a bar chart (PNG bytes). */
+/* Drawn here rather than in render/fig because it is this report's alone; it uses the figure
+ * helpers (fonts, ticks, PNG) so it looks like the other figures. */
 static int rank_chart(struct prep *s, const struct lens_problem_result *r, int nranks,
                       unsigned char **png, size_t *len, struct lens_err *e)
 {
@@ -266,6 +302,8 @@ static int rank_chart(struct prep *s, const struct lens_problem_result *r, int n
         double vmax = 0, ticks[12], step;
         for (int q = 0; q < nranks; q++)
             vmax = fmax(vmax, r->per_rank[q]);
+        /* Below a second the axis counts milliseconds, so the tick labels stay short numbers rather
+         * than rows of zeros. */
         double unit = vmax >= 1 ? 1 : 1e-3; /* seconds or milliseconds */
         static const char *const lab[2][3] = {{"seconds", "milliseconds", "rank"},
                                               {"секунды", "миллисекунды", "процесс"}};
@@ -291,6 +329,8 @@ static int rank_chart(struct prep *s, const struct lens_problem_result *r, int n
         }
         lens_figure_text(cr, 22, y0 + 0.5 * h, ylab, 0.5, 0.5, -M_PI / 2);
         double bw = w / nranks;
+        /* A label needs about 60 pixels: with many ranks only every k-th is labelled, plus the last
+         * one when it does not crowd its neighbour. */
         int every = (int)ceil(60.0 / bw);  /* rank labels that fit */
         for (int q = 0; q < nranks; q++) {
             double v = r->per_rank[q] / unit / top * h, gap = bw > 6 ? fmax(0.2 * bw, bw - 110) : 0;
@@ -320,6 +360,7 @@ static int rank_chart(struct prep *s, const struct lens_problem_result *r, int n
     return rc;
 }
 
+/* A numbered figure with its caption from the text caption_name; the caller has made room for it. */
 static int figure(struct prep *s, const unsigned char *png, size_t len, double h,
                   const char *caption_name, struct lens_err *e)
 {
@@ -346,11 +387,13 @@ static int sites_table(struct prep *s, const struct lens_problem_result *r, stru
                                             {h[2], LENS_PDF_RIGHT, 0}};
     if (rc == LENS_OK)
         rc = lens_pdf_table_begin(s->pdf, cols, 3, LENS_PDF_SANS, e);
+    /* sites come largest first (problems.h): the first max_sites explain most of the problem */
     int n = r->nsites < s->o->max_sites ? r->nsites : s->o->max_sites;
     for (int k = 0; k < n && rc == LENS_OK; k++) {
         char sec[32], count[32];
         fmt_s(r->sites[k].seconds, sec, sizeof sec);
         snprintf(count, sizeof count, "%llu", (unsigned long long)r->sites[k].count);
+        /* the call site in the report's language */
         const char *cells[3] = {s->o->lang == 1 ? r->sites[k].text_ru : r->sites[k].text, sec,
                                 count};
         rc = lens_pdf_table_row(s->pdf, cells, e);
@@ -372,9 +415,12 @@ static int timeline(struct prep *s, const struct lens_problem_result *r, struct 
     o.font_size = TL_FONT;
     o.font_path = s->font_path;
     char wd[64], sec[64], buf[512];
+    /* The window around the worst instance of this problem, chosen by the timeline module from the
+     * finished analysis (no events are rebuilt: tests/test_timeline_api.c counts it). */
     int rc = lens_timeline_select(in->analysis, &o, &w, e);
     if (rc != LENS_OK)
         return rc;
+    /* windows are short: milliseconds read better than seconds here */
     snprintf(wd, sizeof wd, "%.3f ms", 1e3 * (w.t1 - w.t0));
     fmt_s(w.seconds, sec, sizeof sec);
     rc = lens_template_vars_set(&s->vars, "window", wd, e);
@@ -383,6 +429,8 @@ static int timeline(struct prep *s, const struct lens_problem_result *r, struct 
     if (rc == LENS_OK) rc = lens_template_vars_set(&s->vars, "seconds", sec, e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "instance_time", "%.6f", w.time);
     int W, H;
+    /* The timeline's height follows its lanes, so its size is asked before placing it: heading,
+     * figure and caption then go on one page. */
     lens_timeline_size(&o, &w, &W, &H);
     double h = lens_pdf_text_width(s->pdf) * H / W;
     if (rc == LENS_OK) /* heading, figure and caption on one page */
@@ -422,6 +470,8 @@ static int detail(struct prep *s, const struct lens_problem_result *r, int index
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "worst_rank_s", wsec, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "description", rule_text(r, L, 1), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "advice", rule_text(r, L, 2), e);
+    /* The placeholders are set before the page starts: the heading and paragraphs below expand
+     * them. */
     if (rc == LENS_OK) rc = lens_pdf_new_page(s->pdf, e); /* one problem per page */
     static const char *const paras[] = {"totals", "what", "todo"};
     if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
@@ -435,6 +485,7 @@ static int detail(struct prep *s, const struct lens_problem_result *r, int index
         rc = lens_pdf_heading(s->pdf, 3, buf, e);
     if (rc == LENS_OK)
         rc = sites_table(s, r, e);
+    /* the chart at full text width, kept on one page with its heading and caption (80 points) */
     double ch = lens_pdf_text_width(s->pdf) * CHART_H / CHART_W;
     if (rc == LENS_OK)
         rc = lens_pdf_need(s->pdf, ch + 80, e);
@@ -459,6 +510,8 @@ static int details_block(void *ctx, const struct lens_template_item *it, struct 
         return unknown_item(s, it, e);
     const struct lens_problems *p = s->in[s->cur].analysis->problems;
     int rc = LENS_OK, shown = 0, nf = found(p);
+    /* In rank order, at most max_problems pages; the rest are counted in one sentence so the reader
+     * knows the list was cut. */
     for (int i = 0; i < p->nres && rc == LENS_OK && shown < s->o->max_problems; i++)
         if (p->res[i].total_s > 0)
             rc = detail(s, &p->res[i], ++shown, e);
@@ -480,6 +533,7 @@ static const struct lens_doc_section sections[] = {
     {"problem_details", LENS_DOC_TRACE, NULL, NULL, details_block},
 };
 
+/* No per-input callback: the trace sections set their own placeholders in trace_vars. */
 static const struct lens_doc_kind kind = {"problems_report.tmpl", "Performance problems", sections,
                                           (int)(sizeof sections / sizeof sections[0]), NULL};
 
@@ -490,6 +544,8 @@ int lens_problems_report_write(const struct lens_problems_report_opts *o,
     if (nin < 1 || !in)
         return lens_err_set(e, LENS_EINVAL, "%s: no trace to report", path);
     for (int i = 0; i < nin; i++)
+        /* The report lays out a finished lens_trace_analysis (trace, events, problems); the
+         * per-rank arrays are indexed by the trace's ranks, so the two counts must agree. */
         if (!in[i].analysis || !in[i].analysis->trace || !in[i].analysis->problems ||
             !in[i].name || in[i].analysis->problems->nranks != in[i].analysis->trace->nranks)
             return lens_err_set(e, LENS_EINVAL, "%s: input %d lacks its trace or problems",
@@ -501,9 +557,11 @@ int lens_problems_report_write(const struct lens_problems_report_opts *o,
     const char *dd = o->datadir ? o->datadir : ".", *tp = o->template_path;
     /* the Russian template when there is one, else the kind's default */
     snprintf(tpath, sizeof tpath, "%s/templates/problems_report_ru.tmpl", dd);
+    /* an explicit --template always wins over the language's default */
     if (!tp && o->lang == 1 && access(tpath, R_OK) == 0)
         tp = tpath;
     struct prep s = {.o = o, .in = in, .nin = nin, .cur = -1};
+    /* every input is a trace: .every instead of a kinds array */
     const struct lens_doc d = {.kind = &kind, .datadir = dd, .template_path = tp, .date = o->date,
                                .ninputs = nin, .every = LENS_DOC_TRACE, .ctx = &s, .t = &s.t, .sec = &s.sec,
                                .pdf = &s.pdf, .vars = &s.vars, .cur = &s.cur, .font_path = s.font_path,

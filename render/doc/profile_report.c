@@ -21,6 +21,9 @@
 
 #define FIG_ASPECT (540.0 / 900.0) /* height / width of the profile_plot figures */
 
+/* The context every section function receives: the caller's profile and ICAPPA result (borrowed),
+ * what the driver fills through struct lens_doc, and the order of the functions, sorted once for
+ * the table. */
 struct prep {
     const struct lens_profile_report_opts *o;
     const struct lens_profile *p;
@@ -39,8 +42,10 @@ struct prep {
 void lens_profile_report_opts_init(struct lens_profile_report_opts *o)
 {
     memset(o, 0, sizeof *o);
+    /* The table shows the 25 costliest functions (a profile may list thousands); the rest are
+     * counted in one row. */
     o->max_functions = 25;
-    o->max_rounds = 8;
+    o->max_rounds = 8; /* the bar figures of the first rounds; later rounds refine small groups */
     o->date = lens_time_source_date();
 }
 
@@ -65,6 +70,8 @@ static void fmt_s(double v, char *buf, size_t n)
 {
     if (!isfinite(v))
         snprintf(buf, n, "n/a");
+    /* Fixed decimals by magnitude (1 from 100 s, 3 from 1 s, else 4) keep the columns aligned;
+     * below a millisecond %g avoids a row of zeros. */
     else if (v == 0 || fabs(v) >= 1e-3)
         snprintf(buf, n, "%.*f", fabs(v) >= 100 ? 1 : fabs(v) >= 1 ? 3 : 4, v);
     else
@@ -78,6 +85,7 @@ static void ranges(const struct lens_profile *p, const size_t *rows, size_t n, c
     buf[0] = '\0';
     for (size_t i = 0; i < n; shown++) {
         size_t j = i;
+        /* Rows are processes in profile order: consecutive MPI ranks fold into "a-b". */
         while (j + 1 < n && p->ranks[rows[j + 1]] == p->ranks[rows[j]] + 1)
             j++;
         char item[48];
@@ -85,6 +93,8 @@ static void ranges(const struct lens_profile *p, const size_t *rows, size_t n, c
             snprintf(item, sizeof item, "%ld-%ld", p->ranks[rows[i]], p->ranks[rows[j]]);
         else
             snprintf(item, sizeof item, "%ld", p->ranks[rows[i]]);
+        /* Keep 24 bytes for " and N more" so the tail always fits; N counts the processes left, not
+         * the ranges. */
         if (o + strlen(item) + 24 >= len) {
             snprintf(buf + o, len - o, " and %zu more", n - i);
             return;
@@ -94,6 +104,7 @@ static void ranges(const struct lens_profile *p, const size_t *rows, size_t n, c
     }
 }
 
+/* seconds of function f on process q: the profile is process-major */
 static double cell(const struct lens_profile *p, size_t q, size_t f) { return p->sec[q * p->nfunc + f]; }
 
 /* ---- title ---- */
@@ -124,6 +135,8 @@ static int where_vars(void *ctx, struct lens_err *e)
 {
     struct prep *s = ctx;
     double dom = 0;
+    /* The time of the dominating functions ICAPPA found, as a share of all time: the headline
+     * number of the report. */
     for (size_t i = 0; i < s->r->ndom; i++)
         dom += lens_profile_func_total(s->p, s->r->dom[i]);
     int rc = lens_template_vars_setf(&s->vars, e, "ndom", "%zu", s->r->ndom);
@@ -142,12 +155,15 @@ static int prose_block(void *ctx, const struct lens_template_item *it, struct le
         return unknown_item(s, it, e);
     char *buf = NULL;
     size_t len = 0;
+    /* The prose writer prints to a stream (`mpilens profile-clusters` prints it to stdout); a
+     * memory stream lets the report reuse it word for word. */
     FILE *fp = open_memstream(&buf, &len);
     if (!fp)
         return lens_err_set(e, LENS_ENOMEM, "profile report: out of memory");
     int rc = lens_icappa_write_prose(s->r, s->p, fp, e);
     if (fclose(fp) != 0 && rc == LENS_OK)
         rc = lens_err_set(e, LENS_ENOMEM, "profile report: out of memory");
+    /* trailing newlines would end the paragraph with an empty line */
     while (rc == LENS_OK && len > 0 && buf[len - 1] == '\n')
         buf[--len] = '\0';
     if (rc == LENS_OK)
@@ -159,16 +175,19 @@ static int prose_block(void *ctx, const struct lens_template_item *it, struct le
 static int functions_table(struct prep *s, struct lens_err *e)
 {
     const struct lens_profile *p = s->p;
+    /* rows in s->order: costliest first, ties by name (cmp_cost) */
     size_t n = p->nfunc < (size_t)s->o->max_functions ? p->nfunc : (size_t)s->o->max_functions;
     int rc = LENS_OK;
     for (size_t i = 0; i < n && rc == LENS_OK; i++) {
         size_t f = s->order[i];
         double t = lens_profile_func_total(p, f), mx = 0;
         for (size_t q = 0; q < p->nproc; q++)
+            /* The most one process spent in f: a function costly on one process only shows a max
+             * close to its total. */
             mx = cell(p, q, f) > mx ? cell(p, q, f) : mx;
         int dom = 0;
         for (size_t k = 0; k < s->r->ndom; k++)
-            dom |= s->r->dom[k] == f;
+            dom |= s->r->dom[k] == f; /* marked when ICAPPA named it dominating */
         char num[24], sec[32], share[32], max[32];
         snprintf(num, sizeof num, "%zu", i + 1);
         fmt_s(t, sec, sizeof sec);
@@ -193,6 +212,7 @@ static int functions_table(struct prep *s, struct lens_err *e)
 static int group_row(struct prep *s, const char *label_text, const size_t *rows, size_t n,
                      struct lens_err *e)
 {
+    /* Means per process, so a group of 3 costly processes compares with a group of 60 others. */
     double dom = 0, all = 0;
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < s->r->ndom; k++)
@@ -218,6 +238,8 @@ static int groups_table(struct prep *s, struct lens_err *e)
     size_t *rows = lens_malloc((p->nproc + 1) * sizeof *rows);
     char *mark = lens_calloc(p->nproc + 1, 1);
     int rc = rows && mark ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "profile report: out of memory");
+    /* No costly subset (none, or everyone): one row for all processes instead of a "costly" row and
+     * an empty "others" row. */
     if (rc == LENS_OK && (s->r->ncostly == 0 || s->r->ncostly == p->nproc)) {
         for (size_t q = 0; q < p->nproc; q++)
             rows[q] = q;
@@ -255,6 +277,9 @@ static int where_table(void *ctx, const struct lens_template_item *it, struct le
 static int figure_png(struct prep *s, long k, unsigned char **png, size_t *len, struct lens_err *e)
 {
     *png = NULL;
+    /* The figure functions of render/fig/profile_plot.h write files, so the figures go through one
+     * private directory (mkdtemp, made on first use, removed after the report) and never touch the
+     * user's folders. */
     if (!s->tmpdir[0]) {
         const char *base = s->o->tmpdir ? s->o->tmpdir : getenv("TMPDIR");
         snprintf(s->tmpdir, sizeof s->tmpdir, "%s/mpilens-profile.XXXXXX", base && *base ? base : "/tmp");
@@ -266,6 +291,8 @@ static int figure_png(struct prep *s, long k, unsigned char **png, size_t *len, 
     }
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/figure.png", s->tmpdir);
+    /* While a command's outputs are grouped (cli/main.c), an atomic write would be renamed only at
+     * the end; suspending makes this scratch file appear now, so it can be read back. */
     int depth = lens_atomic_group_suspend(); /* a scratch file, read back at once */
     int rc = k >= 0 ? lens_profile_plot_bars(s->p, s->r, (size_t)k, path, s->font_path, e)
                     : lens_profile_plot_scatter(s->p, s->r, path, s->font_path, e);
@@ -283,7 +310,7 @@ static int figure_png(struct prep *s, long k, unsigned char **png, size_t *len, 
         rc = lens_err_set(e, LENS_EIO, "%s: cannot read the figure back", path);
     if (fp)
         fclose(fp);
-    unlink(path);
+    unlink(path); /* the next figure reuses the name; the directory goes at the end */
     if (rc != LENS_OK) {
         lens_free(*png);
         *png = NULL;
@@ -294,6 +321,7 @@ static int figure_png(struct prep *s, long k, unsigned char **png, size_t *len, 
 /* A figure with its caption, kept together on one page. */
 static int place_figure(struct prep *s, long k, const char *caption, struct lens_err *e)
 {
+    /* height at full text width, plus 40 points for the caption on the same page */
     double h = lens_pdf_text_width(s->pdf) * FIG_ASPECT;
     int rc = lens_pdf_need(s->pdf, h + 40, e);
     unsigned char *png = NULL;
@@ -313,6 +341,8 @@ static int place_figure(struct prep *s, long k, const char *caption, struct lens
 static int bars_block(struct prep *s, struct lens_err *e)
 {
     int rc = LENS_OK;
+    /* One bar figure per ICAPPA round (the split it tried, on functions or on processes), up to
+     * max_rounds. */
     for (size_t k = 0; k < s->r->nrounds && k < (size_t)s->o->max_rounds && rc == LENS_OK; k++) {
         const struct lens_icappa_round *d = &s->r->rounds[k];
         char caption[2048];
@@ -331,6 +361,8 @@ static int bars_block(struct prep *s, struct lens_err *e)
 static int scatter_block(struct prep *s, struct lens_err *e)
 {
     char caption[2048];
+    /* A scatter needs two processes to compare, and with thousands of functions the points would
+     * hide each other: a sentence says why there is no figure. */
     if (s->p->nproc < 2 || s->p->nfunc > 4096) {
         int rc = text(s, "no_scatter", caption, sizeof caption, e);
         return rc == LENS_OK ? lens_pdf_paragraph(s->pdf, caption, e) : rc;
@@ -362,6 +394,7 @@ static int iterations_vars(void *ctx, struct lens_err *e)
     return rc;
 }
 
+/* BIC values span orders of magnitude; four significant digits show which model won. */
 static void fmt_bic(double v, char *buf, size_t n)
 {
     if (isfinite(v))
@@ -385,8 +418,11 @@ static int rounds_table(void *ctx, const struct lens_template_item *it, struct l
         snprintf(sizes, sizeof sizes, "%zu | %zu", d->size[0], d->size[1]);
         fmt_bic(d->bic2, b2, sizeof b2);
         fmt_bic(d->bic1, b1, sizeof b1);
+        /* two clusters against one: BIC is a penalised log-likelihood (docs/methods.md §7), so a split
+         * needs the first to be higher */
         snprintf(bic, sizeof bic, "%s / %s", b2, b1);
         rc = text(s, d->accepted ? "accepted" : "rejected", what, sizeof what, e);
+        /* with the reason the search stopped, when this round ended it */
         snprintf(decision, sizeof decision, "%s%s%s", what, d->stop ? "; " : "", d->stop ? d->stop : "");
         const char *cells[7] = {num, d->set == LENS_ICAPPA_FUNCTIONS ? "functions" : "processes", pts, kept,
                                 sizes, bic, decision};
@@ -405,6 +441,7 @@ static const struct lens_doc_section sections[] = {
     {"iterations", LENS_DOC_NONE, iterations_vars, rounds_table, NULL},
 };
 
+/* No per-input callback: there is one profile and every section is about the whole document. */
 static const struct lens_doc_kind kind = {"profile_report.tmpl", "Where the time goes", sections,
                                           (int)(sizeof sections / sizeof sections[0]), NULL};
 
@@ -422,6 +459,8 @@ static int cmp_cost(const void *a, const void *b, void *ctx)
 /* The result must belong to the profile: every index it holds must be in range. */
 static int check_result(const struct lens_profile *p, const struct lens_icappa *r, struct lens_err *e)
 {
+    /* A result computed on another profile would index outside this one: refuse it rather than read
+     * out of bounds. */
     for (size_t i = 0; i < r->ndom; i++)
         if (r->dom[i] >= p->nfunc)
             return lens_err_set(e, LENS_EINVAL, "profile report: dominating function %zu out of range", r->dom[i]);
@@ -447,13 +486,14 @@ int lens_profile_report_write(const struct lens_profile_report_opts *o, const st
         s.order[f] = f;
         s.total += lens_profile_func_total(p, f);
     }
+    /* Sorted once before drawing; qsort_r passes the profile to the comparison without a global. */
     qsort_r(s.order, p->nfunc, sizeof *s.order, cmp_cost, (void *)p);
     /* one profile: every section is about the whole document */
     const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
                                .date = o->date, .ctx = &s, .t = &s.t, .sec = &s.sec, .pdf = &s.pdf,
                                .vars = &s.vars, .font_path = s.font_path, .font_path_size = sizeof s.font_path};
     rc = lens_doc_write(&d, path, e);
-    if (s.tmpdir[0])
+    if (s.tmpdir[0]) /* empty by now: every figure file was removed after it was read */
         rmdir(s.tmpdir);
     lens_free(s.order);
     return rc;

@@ -23,11 +23,20 @@
 void lens_report_opts_init(struct lens_report_opts *o)
 {
     memset(o, 0, sizeof *o);
+    /* The median by default: network_test2's average is pulled up by the occasional preempted
+     * repeat, the median is what a typical message sees. */
     o->stat = LENS_STAT_MEDIAN;
-    o->date = lens_time_source_date();
+    o->date = lens_time_source_date(); /* SOURCE_DATE_EPOCH when set, so a rebuilt report is byte-identical */
 }
 
+/* The current input's data: valid only while the driver repeats a cube group (r->cur >= 0), which
+ * is when the per-cube sections are called. */
 const struct lens_cube *lens_report_cube(const struct lens_report_ctx *r) { return r->in[r->cur].cube; }
+
+const struct lens_structure_report *lens_report_results(const struct lens_report_ctx *r)
+{
+    return r->in[r->cur].results;
+}
 
 /* Which matrix index is the sender, from the mode's semantics (docs/methods.md §1):
  * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
@@ -39,7 +48,7 @@ int lens_report_direction(int mode)
     case LENS_MODE_NOISE:
     case LENS_MODE_NOISE_BLOCKING:
         return 1;
-    case LENS_MODE_BCAST:
+    case LENS_MODE_BCAST: /* the root (row) sends to each column */
         return 2;
     default:
         return 0;
@@ -50,6 +59,8 @@ int lens_report_direction(int mode)
 void lens_report_fmt_us(double s, char *buf, size_t n)
 {
     if (isfinite(s))
+        /* Three decimals of a microsecond: shared-memory delays are a few hundred nanoseconds. NaN
+         * (nothing finite was measured) prints "n/a". */
         snprintf(buf, n, "%.3f", s * 1e6);
     else
         snprintf(buf, n, "n/a");
@@ -61,6 +72,8 @@ int lens_report_text(struct lens_report_ctx *r, const char *name, char *buf, siz
     char *s = NULL;
     int rc = lens_template_text(r->t, r->sec, name, &r->vars, &s, e);
     if (rc == LENS_OK)
+        /* Cut to the caller's buffer, sized for its use (a heading, a caption): a template text
+         * longer than that is shortened, not an error. */
         snprintf(buf, n, "%s", s);
     lens_free(s);
     return rc;
@@ -73,11 +86,15 @@ int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_templa
 
 /* ---- document-wide and per-input placeholders ---- */
 
+/* Placeholders every section may use: set once in prepare(), before the title page, and never
+ * changed while drawing. */
 static int document_vars(struct lens_report_ctx *r, struct lens_err *e)
 {
     char date[64], sources[2048] = "";
     lens_time_format_date(r->o->date, date, sizeof date);
     size_t o = 0;
+    /* snprintf returns the length it wanted: o may pass the end, and the loop condition then stops
+     * appending (the list is cut, never overrun). */
     for (int i = 0; i < r->nin && o < sizeof sources; i++)
         o += (size_t)snprintf(sources + o, sizeof sources - o, "%s%s", i ? ", " : "", r->in[i].name);
     int rc = lens_template_vars_set(&r->vars, "date", date, e);
@@ -104,12 +121,16 @@ static void hosts_summary(const struct lens_cube *c, char *buf, size_t n, int *d
     size_t o = 0;
     for (int i = 0; i < c->procs; i++) {
         int seen = 0, count = 0;
+        /* Quadratic in the processes, but only string compares on a few thousand ranks at most,
+         * once per input; counting in rank order keeps the first-seen order the reader expects. */
         for (int j = 0; j < i && !seen; j++)
             seen = !strcmp(c->hosts[j], c->hosts[i]);
         if (seen)
             continue;
         for (int j = i; j < c->procs; j++)
             count += !strcmp(c->hosts[j], c->hosts[i]);
+        /* Twelve hosts fit the field on one or two lines; the rest are counted, so a 300-node job
+         * does not fill a page with host names. */
         if (++*distinct <= 12 && o < n)
             o += (size_t)snprintf(buf + o, n - o, "%s%s (%d %s)", *distinct > 1 ? ", " : "", c->hosts[i], count,
                                   count == 1 ? "process" : "processes");
@@ -118,6 +139,8 @@ static void hosts_summary(const struct lens_cube *c, char *buf, size_t n, int *d
         snprintf(buf + o, n - o, " and %d more", *distinct - 12);
 }
 
+/* The placeholders of the cube being drawn, set before each repetition of a cube group so that
+ * every section of the group (parameters, input, summary, ...) can use them. */
 static int input_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
@@ -128,6 +151,8 @@ static int input_vars(void *ctx, struct lens_err *e)
     snprintf(lengths, sizeof lengths, "%d, from %d to %d bytes step %d", c->nlen, c->lengths[0],
              c->lengths[c->nlen - 1], c->step);
     size_t so = 0;
+    /* The reader's resolved prefix names the files exactly (dir/network for a directory input); the
+     * argument as given is the fallback for a cube not read from files. */
     const char *src = c->source ? c->source : r->in[r->cur].name;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         if (c->data[s])
@@ -136,6 +161,8 @@ static int input_vars(void *ctx, struct lens_err *e)
     snprintf(files, sizeof files, "%s_{%s}.nc%s%s%s", src, stats, c->hosts ? ", " : "",
              c->hosts ? src : "", c->hosts ? "_hosts.txt" : "");
     for (char *p = stats; *p; p++) /* "average, median" for the statistics field */
+        /* The same list serves the brace pattern above (no spaces) and the statistics field (", "):
+         * spaces are inserted after the pattern is written, as long as they fit. */
         if (*p == ',' && so + 1 < sizeof stats) {
             memmove(p + 2, p + 1, strlen(p + 1) + 1);
             p[1] = ' ';
@@ -163,7 +190,7 @@ static int title_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     char def[512];
-    if (r->o->title)
+    if (r->o->title) /* --title wins over the template's default_title text */
         return lens_template_vars_set(&r->vars, "title", r->o->title, e);
     int rc = lens_report_text(r, "default_title", def, sizeof def, e);
     return rc == LENS_OK ? lens_template_vars_set(&r->vars, "title", def, e) : rc;
@@ -171,20 +198,13 @@ static int title_vars(void *ctx, struct lens_err *e)
 
 /* ---- summary ---- */
 
-/* The largest finite off-diagonal element of length k as "s -> d (host)". */
-static void slowest_pair(const struct lens_cube *c, int stat, int k, char *buf, size_t n)
+/* The slowest pair of a length (found by lens_structure_report_run) as "s -> d (host)", in
+ * the sender -> receiver direction the mode gives the matrix indices. */
+static void slowest_pair(const struct lens_cube *c, const struct lens_structure_report_length *l, char *buf, size_t n)
 {
-    int bi = -1, bj = -1;
-    double best = -INFINITY;
-    for (int i = 0; i < c->procs; i++)
-        for (int j = 0; j < c->procs; j++) {
-            double v = LENS_CUBE_AT(c, stat, k, i, j);
-            if (i != j && isfinite(v) && v > best) {
-                best = v;
-                bi = i;
-                bj = j;
-            }
-        }
+    /* In the modes where the row is the receiver the sender is the column: swap, so that the pair
+     * always reads sender -> receiver as the table note says. */
+    int bi = l->slow_row, bj = l->slow_col;
     if (bi < 0) {
         snprintf(buf, n, "n/a");
         return;
@@ -202,6 +222,8 @@ static int summary_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     char order[128];
+    /* The note under the table says how to read a pair: "sender -> receiver" when the mode tells,
+     * "row rank -> column rank" when it does not. */
     const char *name = lens_report_direction(lens_report_cube(r)->mode) ? "pair_sender" : "pair_row";
     int rc = lens_report_text(r, name, order, sizeof order, e);
     return rc == LENS_OK ? lens_template_vars_set(&r->vars, "pair_order", order, e) : rc;
@@ -213,17 +235,18 @@ static int summary_table(void *ctx, const struct lens_template_item *it, struct 
     if (strcmp(it->name, "lengths"))
         return lens_report_unknown_item(r, it, e);
     const struct lens_cube *c = lens_report_cube(r);
+    const struct lens_structure_report *res = lens_report_results(r);
     int rc = LENS_OK;
     for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
-        struct lens_summary s;
-        if ((rc = lens_cube_summary(c, r->o->stat, k, &s, e)) != LENS_OK)
-            break;
+        /* One row per length in the cube's order, from the summaries lens_structure_report_run
+         * computed before drawing; nothing is recomputed here. */
+        const struct lens_summary *s = &res->len[k].s;
         char len[32], mn[32], md[32], mx[32], pair[600];
         snprintf(len, sizeof len, "%d", c->lengths[k]);
-        lens_report_fmt_us(s.min, mn, sizeof mn);
-        lens_report_fmt_us(s.median, md, sizeof md);
-        lens_report_fmt_us(s.max, mx, sizeof mx);
-        slowest_pair(c, r->o->stat, k, pair, sizeof pair);
+        lens_report_fmt_us(s->min, mn, sizeof mn);
+        lens_report_fmt_us(s->median, md, sizeof md);
+        lens_report_fmt_us(s->max, mx, sizeof mx);
+        slowest_pair(c, &res->len[k], pair, sizeof pair);
         const char *cells[5] = {len, mn, md, mx, pair};
         rc = lens_pdf_table_row(r->pdf, cells, e);
     }
@@ -238,6 +261,9 @@ static int figure_lengths(const struct lens_report_ctx *r, int *idx)
     const struct lens_cube *c = lens_report_cube(r);
     int n = 0;
     if (!r->o->lengths || r->o->nlengths == 0) {
+        /* First, middle and last length: small messages show latency, large ones bandwidth, and the
+         * middle one the change between. A cube of one or two lengths gives fewer figures (equal
+         * neighbours are dropped). */
         int want[3] = {0, (c->nlen - 1) / 2, c->nlen - 1};
         for (int i = 0; i < 3; i++)
             if (n == 0 || want[i] != idx[n - 1])
@@ -245,6 +271,8 @@ static int figure_lengths(const struct lens_report_ctx *r, int *idx)
         return n;
     }
     for (int i = 0; i < r->o->nlengths; i++) {
+        /* --lengths takes the nearest measured length, so two requests may land on the same one:
+         * draw it once. */
         int k = lens_cube_length_index(c, r->o->lengths[i]), dup = 0;
         for (int j = 0; j < n; j++)
             dup |= idx[j] == k;
@@ -258,6 +286,8 @@ void lens_report_figure_path(const struct lens_report_ctx *r, const char *name, 
                              size_t n)
 {
     char prefix[32] = "";
+    /* With several inputs every cube draws the same figures: the input number keeps their files
+     * apart. */
     if (r->nin > 1)
         snprintf(prefix, sizeof prefix, "input%d_", r->cur + 1);
     snprintf(buf, n, "%s/%s%s.%s", r->o->figures_dir, prefix, name, ext);
@@ -281,6 +311,9 @@ static int write_figure_files(struct lens_report_ctx *r, const double *m, const 
 int lens_report_place_figure(struct lens_report_ctx *r, const char *heading, const unsigned char *png, size_t len,
                              int w, int h, const char *caption, struct lens_err *e)
 {
+    /* The figure at full text width, plus about 80 points for its heading and a two-line caption. A
+     * figure that almost fits is shrunk (down to 75% of its height) rather than moved, which would
+     * leave most of a page empty; one that does not fit even so starts a new page. */
     double fig_h = lens_pdf_text_width(r->pdf) * h / w, extra = 80;
     double room = lens_pdf_remaining(r->pdf) - extra;
     int rc;
@@ -292,6 +325,8 @@ int lens_report_place_figure(struct lens_report_ctx *r, const char *heading, con
     }
     if ((rc = lens_pdf_heading(r->pdf, 3, heading, e)) != LENS_OK)
         return rc;
+    /* heading, image and caption in this order, with no page break between (the room was checked
+     * above) */
     rc = lens_pdf_image_png(r->pdf, png, len, fig_h, e);
     if (rc == LENS_OK)
         rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
@@ -300,17 +335,18 @@ int lens_report_place_figure(struct lens_report_ctx *r, const char *heading, con
     return rc;
 }
 
+/* One heatmap of length index k: its placeholders (numbers from the results, not the cube), its
+ * texts, the PNG placed in the PDF and, with --figures, the PNG and SVG files. The figure number
+ * counts every figure of the document, across inputs. */
 static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
     int P = c->procs, rc;
-    struct lens_summary s;
-    if ((rc = lens_cube_summary(c, r->o->stat, k, &s, e)) != LENS_OK)
-        return rc;
+    const struct lens_summary *s = &lens_report_results(r)->len[k].s;
     char buf[4][64];
-    lens_report_fmt_us(s.min, buf[0], sizeof buf[0]);
-    lens_report_fmt_us(s.max, buf[1], sizeof buf[1]);
-    lens_report_fmt_us(s.median, buf[2], sizeof buf[2]);
+    lens_report_fmt_us(s->min, buf[0], sizeof buf[0]);
+    lens_report_fmt_us(s->max, buf[1], sizeof buf[1]);
+    lens_report_fmt_us(s->median, buf[2], sizeof buf[2]);
     struct lens_template_vars *v = &r->vars;
     rc = lens_template_vars_setf(v, e, "length", "%d", c->lengths[k]);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "figure", "%d", ++r->figure);
@@ -319,6 +355,8 @@ static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "median", buf[2], e);
     char heading[512], title[512], caption[2048], xl[128], yl[128], unit[32];
     int dir = lens_report_direction(c->mode);
+    /* Axis titles follow the mode's semantics (lens_report_direction): sender and receiver when the
+     * mode says which is which, row and column otherwise. */
     const char *xname = dir == 1 ? "axis_sender" : dir == 2 ? "axis_receiver" : "axis_column";
     const char *yname = dir == 1 ? "axis_receiver" : dir == 2 ? "axis_sender" : "axis_row";
     if (rc == LENS_OK) rc = lens_report_text(r, "heading", heading, sizeof heading, e);
@@ -330,6 +368,7 @@ static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
     if (rc != LENS_OK)
         return rc;
 
+    /* the P x P matrix of length k, drawn as measured (the cube owns it) */
     const double *m = &c->data[r->o->stat][(size_t)k * P * P];
     struct lens_heatmap_opts ho;
     lens_heatmap_opts_init(&ho);
@@ -356,11 +395,13 @@ static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
     return rc;
 }
 
+/* The "figures" block of the heatmaps section: one figure per length figure_lengths chose. */
 static int heatmap_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "figures"))
         return lens_report_unknown_item(r, it, e);
+    /* at most the lengths asked, or the three defaults */
     int *idx = lens_malloc((size_t)(r->o->nlengths + 3) * sizeof *idx);
     int rc = idx ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "report: out of memory");
     int n = rc == LENS_OK ? figure_lengths(r, idx) : 0;
@@ -372,6 +413,8 @@ static int heatmap_block(void *ctx, const struct lens_template_item *it, struct 
 
 /* ---- data quality ---- */
 
+/* The "warnings" block of the quality section: the defects the reader found in this cube and what
+ * it did about them (cube.c), one bullet each, or the template's "none" text. */
 static int quality_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
@@ -395,6 +438,9 @@ static int quality_block(void *ctx, const struct lens_template_item *it, struct 
 
 /* ---- the section table: one row per section a template may name ---- */
 
+/* Which kind of input each section is about decides where it may stand in the template and how
+ * often it is drawn (render/doc/doc.h); a section with no functions is all template text and
+ * placeholders. */
 static const struct lens_doc_section sections[] = {
     {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
     {"parameters", LENS_DOC_CUBE, NULL, NULL, NULL},
@@ -412,11 +458,31 @@ static const struct lens_doc_section sections[] = {
 static int repeat_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
+    /* A group repeats over one kind of input (the driver checks it), so the current input tells
+     * which placeholders the group needs. */
     return r->in[r->cur].cube ? input_vars(ctx, e) : lens_report_p2p_input_vars(ctx, e);
 }
 
 static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
                                           (int)(sizeof sections / sizeof sections[0]), repeat_vars};
+
+/* The structure parts the sections of t lay out (lens_report_parts): the structure section
+ * every part but the anomalies, the anomalies section only those, so a template without them
+ * costs no clustering. */
+static unsigned template_parts(const struct lens_template *t)
+{
+    unsigned parts = 0;
+    for (int i = 0; i < t->nsections; i++) {
+        /* The structure section draws the tree, cut, NJ tree, matrix and link clusters; the
+         * anomalies section only the anomalies. Asking per section is what lets a short template
+         * skip the clustering. */
+        if (!strcmp(t->sections[i].name, "structure"))
+            parts |= LENS_STRUCTURE_ALL & ~(unsigned)LENS_STRUCTURE_ANOMALIES;
+        else if (!strcmp(t->sections[i].name, "anomalies"))
+            parts |= LENS_STRUCTURE_ANOMALIES;
+    }
+    return parts;
+}
 
 /* The sections' context and what only the set-up below needs: the options with the figure
  * folder being built in place of the one asked for. */
@@ -426,19 +492,32 @@ struct report_doc {
     char *figdir;
 };
 
-/* After the template is checked: the figure folder, which appears with the PDF
- * (lens_atomic_dir), and the document-wide placeholders. */
+/* After the template is checked: every cube's results hold what its sections show (checked
+ * here, before the PDF is opened, so that a missing part is an error and not a section
+ * drawn from NULL), the figure folder, which appears with the PDF (lens_atomic_dir), and the
+ * document-wide placeholders. */
 static int prepare(void *ctx, struct lens_err *e)
 {
     struct report_doc *w = ctx;
+    /* The template in hand is the one being drawn (loaded by the driver): the parts checked are
+     * exactly those its sections will read. */
+    unsigned need = template_parts(w->r.t);
+    for (int i = 0; i < w->r.nin; i++)
+        if (w->r.in[i].results && (w->r.in[i].results->parts & need) != need)
+            return lens_err_set(e, LENS_EINVAL, "report: the results of %s lack structure parts 0x%x the template "
+                                "shows (see lens_report_parts)", w->r.in[i].name, need & ~w->r.in[i].results->parts);
     int rc = LENS_OK;
+    /* A new figure folder is written under a temporary name renamed with the PDF (lens_atomic_dir),
+     * so a failed report leaves neither; an existing folder is written into. */
     if (w->ow.figures_dir && (rc = lens_atomic_dir(w->ow.figures_dir, &w->figdir, e)) == LENS_OK)
         w->ow.figures_dir = w->figdir;
     return rc == LENS_OK ? document_vars(&w->r, e) : rc;
 }
 
-int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
-                      const char *path, struct lens_err *e)
+/* The inputs as lens_report_parts and lens_report_write take them; with results 1 every
+ * cube must also carry results of the statistic drawn, whose lengths are the cube's. */
+static int check_inputs(const struct lens_report_opts *o, const struct lens_report_input *in, int nin, int results,
+                        struct lens_err *e)
 {
     if (nin < 1)
         return lens_err_set(e, LENS_EINVAL, "report: no input");
@@ -447,25 +526,59 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
     for (int i = 0; i < nin; i++) {
         if (!in[i].cube == !in[i].p2p)
             return lens_err_set(e, LENS_EINVAL, "report: input %s must be a cube or a p2p sweep", in[i].name);
+        /* Checked before anything else: every section of a cube reads this statistic, and the
+         * message names the input as the user gave it. */
         if (in[i].cube && (!in[i].cube->data[o->stat] || in[i].cube->nlen < 1))
             return lens_err_set(e, LENS_EDATA, "%s: statistic '%s' not present", in[i].name,
                                 lens_cube_stat_name(o->stat));
+        const struct lens_structure_report *res = in[i].results;
+        /* Results of another statistic or another cube would put one set of numbers under another's
+         * heading: refuse them before drawing. */
+        if (results && in[i].cube && (!res || res->stat != o->stat || res->nlen != in[i].cube->nlen))
+            return lens_err_set(e, LENS_EINVAL, "report: input %s has no results of statistic '%s' "
+                                "(lens_structure_report_run)", in[i].name, lens_cube_stat_name(o->stat));
     }
+    return LENS_OK;
+}
+
+int lens_report_parts(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
+                      unsigned *parts, struct lens_err *e)
+{
+    *parts = 0;
+    struct lens_template *t = NULL;
+    int rc = check_inputs(o, in, nin, 0, e); /* no results yet: they are computed from what this returns */
+    if (rc == LENS_OK)
+        /* The same loader and checks as the driver, so a template error found here reads exactly as
+         * it would from lens_report_write, and costs no clustering first. */
+        rc = lens_doc_template(&kind, o->datadir, o->template_path, &t, e);
+    if (rc == LENS_OK)
+        *parts = template_parts(t);
+    lens_template_free(t);
+    return rc;
+}
+
+int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
+                      const char *path, struct lens_err *e)
+{
+    int rc = check_inputs(o, in, nin, 1, e);
+    if (rc != LENS_OK)
+        return rc;
     int *kinds = lens_malloc((size_t)nin * sizeof *kinds);
     if (!kinds)
         return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
     for (int i = 0; i < nin; i++) /* a section says which of the two it is about */
         kinds[i] = in[i].cube ? LENS_DOC_CUBE : LENS_DOC_SWEEP;
+    /* A copy of the options: prepare() points its figures_dir at the temporary folder without
+     * touching the caller's struct. */
     struct report_doc w = {.r = {.in = in, .nin = nin, .cur = -1}, .ow = *o};
     w.r.o = &w.ow;
     const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
                                .date = o->date, .inputs = kinds, .ninputs = nin, .ctx = &w, .prepare = prepare,
                                .t = &w.r.t, .sec = &w.r.sec, .pdf = &w.r.pdf, .vars = &w.r.vars, .cur = &w.r.cur,
                                .font_path = w.r.font_path, .font_path_size = sizeof w.r.font_path};
-    int rc = lens_doc_write(&d, path, e);
+    rc = lens_doc_write(&d, path, e);
     lens_free(w.figdir);
     lens_free(kinds);
-    lens_report_analysis_free(w.r.an);
     return rc;
 }
 

@@ -3,7 +3,10 @@
  * machine, anomalies, heatmaps and data quality; per sweep the latency, bandwidth and message
  * rate), and optionally writes every figure as PNG and SVG. Each section is a row of the
  * section table in report.c that names the kind of input it is about (render/doc/doc.h), so
- * a new section is a row, its functions and a `section` in the template (docs/design.md). */
+ * a new section is a row, its functions and a `section` in the template (docs/design.md).
+ * The report computes nothing: each cube comes with its results (summaries per length and
+ * the structure parts lens_report_parts names, from lens_structure_report_run), computed by
+ * the caller before drawing, and the sections lay them out. */
 #ifndef LENS_REPORT_H
 #define LENS_REPORT_H
 
@@ -12,12 +15,17 @@
 #include "common/time.h"
 
 struct lens_p2pfile; /* analysis/cube/p2pfile.h */
+struct lens_structure_report; /* analysis/structure/structure.h */
 
 /* One input: a cube or a p2p sweep (exactly one of the two is set). */
 struct lens_report_input {
     const char *name;            /* the INPUT as the user gave it (shown in the report) */
     const struct lens_cube *cube; /* borrowed, not freed; NULL for a p2p sweep */
     const struct lens_p2pfile *p2p; /* borrowed, not freed; NULL for a cube */
+    /* A cube's finished results, borrowed: lens_structure_report_run(cube, opts.stat,
+     * parts, ...) with the parts lens_report_parts asks for. The report computes nothing
+     * itself, it lays these out. NULL for a p2p sweep. */
+    const struct lens_structure_report *results;
 };
 
 struct lens_report_opts {
@@ -34,10 +42,21 @@ struct lens_report_opts {
 
 void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, date now */
 
+/* The structure parts (enum lens_structure_part bits) the template of o shows for each cube:
+ * every part but the anomalies for a "structure" section, the anomalies for an "anomalies"
+ * section, 0 for neither. Checks the inputs and loads and checks the template as
+ * lens_report_write does, so that a missing statistic or a bad template is reported before
+ * anything is computed; the results are then computed and handed to lens_report_write.
+ * Errors: those of lens_report_write's checks (LENS_EDATA, LENS_EINVAL, LENS_EFORMAT,
+ * LENS_EIO, LENS_ENOMEM). */
+int lens_report_parts(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
+                      unsigned *parts, struct lens_err *e);
+
 /* Writes the report to path (temporary file + rename: a failure leaves nothing). Errors name
  * the input, template line or file: LENS_EDATA (statistic missing from a cube), LENS_EINVAL
- * (an input with neither or both of cube and p2p), LENS_EFORMAT (template), LENS_EIO,
- * LENS_ELIB, LENS_ENOMEM. Figure file names are heatmap_<stat>_<length>B, structure_heatmap,
+ * (an input with neither or both of cube and p2p; a cube without results, with results of
+ * another statistic, or without a structure part the template shows), LENS_EFORMAT
+ * (template), LENS_EIO, LENS_ELIB, LENS_ENOMEM. Figure file names are heatmap_<stat>_<length>B, structure_heatmap,
  * dendrogram, nj_tree, link_clusters, link_curves (cubes) and p2p_{latency,bandwidth,msg_rate}
  * (sweeps), .png and .svg, prefixed with input<k>_ when there are several inputs. */
 int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,

@@ -17,28 +17,30 @@ static const char *const anomaly_columns[] = {"col_rank",    "col_kind",  "col_r
 int lens_report_anomalies_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
+    const struct lens_structure *st = &lens_report_results(r)->st;
     char buf[800];
-    if (rc != LENS_OK)
-        return rc;
-    int n = a->st.an ? a->st.an->n : 0;
-    if (a->st.an) {
+    /* The findings come ranked from lens_anomaly_find (through the input's results); a failed
+     * search has its reason in st->anomaly_err and gets a sentence instead of a table. */
+    int rc, n = st->an ? st->an->n : 0;
+    if (st->an) {
         char z[32], link[32], slow[32];
         struct lens_anomaly_opts ao;
+        /* The thresholds printed are the defaults, which are the ones lens_structure_report_run
+         * searched with: the text tells the reader what a finding had to exceed. */
         lens_anomaly_opts_default(&ao);
         snprintf(z, sizeof z, "%g", ao.z_min);
         snprintf(slow, sizeof slow, "%g", ao.slow_min);
         snprintf(link, sizeof link, "%g", ao.link_min);
         rc = lens_template_vars_setf(&r->vars, e, "nanomalies", "%d", n);
-        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "anomaly_stat", lens_cube_stat_name(a->st.an->stat), e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "anomaly_stat", lens_cube_stat_name(st->an->stat), e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "z_min", z, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "slow_min", slow, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "link_min", link, e);
         if (rc == LENS_OK)
+            /* three texts so the template can word zero, one and many properly */
             rc = lens_report_text(r, n == 0 ? "none" : n == 1 ? "one" : "some", buf, sizeof buf, e);
     } else {
-        rc = lens_template_vars_set(&r->vars, "error", a->st.anomaly_err.msg, e);
+        rc = lens_template_vars_set(&r->vars, "error", st->anomaly_err.msg, e);
         if (rc == LENS_OK)
             rc = lens_report_text(r, "failed", buf, sizeof buf, e);
     }
@@ -53,6 +55,8 @@ static void finding_ranks(const struct lens_cube *c, const struct lens_anomaly *
     buf[0] = '\0';
     if (f->nranks == 0)
         return;
+    /* A link has a direction (sender -> receiver); an asymmetric pair compares both directions,
+     * hence "<->". Hosts are named once when both ends share one. */
     if (f->kind == LENS_ANOMALY_BAD_LINK || f->kind == LENS_ANOMALY_ASYMMETRIC_PAIR) {
         int s = f->ranks[0], d = f->ranks[1];
         const char *arrow = f->kind == LENS_ANOMALY_BAD_LINK ? "->" : "<->";
@@ -67,6 +71,8 @@ static void finding_ranks(const struct lens_cube *c, const struct lens_anomaly *
     size_t o = 0;
     for (int i = 0; i < f->nranks;) {
         int j = i;
+        /* Runs of consecutive ranks print as ranges, so a slow node of 8 contiguous ranks reads
+         * "16-23". */
         while (j + 1 < f->nranks && f->ranks[j + 1] == f->ranks[j] + 1)
             j++;
         char part[48];
@@ -92,6 +98,8 @@ static void finding_ranks(const struct lens_cube *c, const struct lens_anomaly *
 static void finding_lengths(const struct lens_cube *c, const struct lens_anomaly *f, char *buf, size_t n)
 {
     buf[0] = '\0';
+    /* More than three lengths print as first..last with how many of the cube's lengths showed the
+     * finding: a finding on 9 of 9 lengths is persistent, on 2 of 9 it may be noise. */
     if (f->nlengths > 3) {
         snprintf(buf, n, "%d..%d (%d/%d)", f->lengths[0], f->lengths[f->nlengths - 1], f->nlengths, c->nlen);
         return;
@@ -109,19 +117,22 @@ int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, 
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "ranked"))
         return lens_report_unknown_item(r, it, e);
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
+    const struct lens_structure *st = &lens_report_results(r)->st;
     const struct lens_cube *c = lens_report_cube(r);
-    for (int i = 0; rc == LENS_OK && a->st.an && i < a->st.an->n; i++) {
+    int rc = LENS_OK;
+    for (int i = 0; rc == LENS_OK && st->an && i < st->an->n; i++) {
         struct lens_anomaly_row row;
-        lens_anomaly_row(a->st.an, i, &row);
+        lens_anomaly_row(st->an, i, &row);
         char num[16], kind[64], ranks[LENS_REPORT_CELL], lengths[64], score[32], name[40];
         snprintf(num, sizeof num, "%d", i + 1);
+        /* The kind is worded by the template (kind_slow_node, ...), so a translated template
+         * translates the table too. */
         snprintf(name, sizeof name, "kind_%s", row.kind);
         if ((rc = lens_report_text(r, name, kind, sizeof kind, e)) != LENS_OK)
             break;
-        finding_ranks(c, &a->st.an->items[i], ranks, sizeof ranks);
-        finding_lengths(c, &a->st.an->items[i], lengths, sizeof lengths);
+        finding_ranks(c, &st->an->items[i], ranks, sizeof ranks);
+        finding_lengths(c, &st->an->items[i], lengths, sizeof lengths);
+        /* the robust z, one decimal: its order of magnitude is what matters */
         snprintf(score, sizeof score, "%.1f", row.z);
         const char *cells[6] = {num, kind, ranks, lengths, score, row.text};
         rc = lens_pdf_table_row(r->pdf, cells, e);

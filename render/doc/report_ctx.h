@@ -1,4 +1,4 @@
-/* Internal to the latency-cube report (render/report*.c, not for other modules): the context
+/* Internal to the latency-cube report (render/doc/report*.c, not for other modules): the context
  * every section renderer receives, the helpers they share, and the section functions that
  * live in their own files and are rows of the section table of report.c. */
 #ifndef LENS_REPORT_CTX_H
@@ -17,15 +17,6 @@
 #define LENS_REPORT_TREE_H 700 /* the NJ tree: one line per leaf needs more height */
 #define LENS_REPORT_CELL 400 /* longest table cell or list the sections write, bytes */
 
-/* The structure of one cube input (analysis/structure/structure.h), computed once on its first use and
- * kept until the next input. A part that failed on this cube is NULL with its reason in
- * st.*_err, which the sections put in words: st.z NULL means no tree (tree_err), st.links
- * NULL no link clusters (links_err), st.an NULL no anomalies (anomaly_err). */
-struct lens_report_analysis {
-    int input;               /* index into in[] these results are for */
-    struct lens_structure st;
-};
-
 struct lens_report_ctx {
     const struct lens_report_opts *o;
     const struct lens_template *t;
@@ -36,12 +27,16 @@ struct lens_report_ctx {
     int nin;
     int cur;                             /* index into in[] of the current input, -1 outside repeats */
     int figure;                          /* figures drawn so far (numbering) */
-    struct lens_report_analysis *an;     /* structure of one cube input (owned) */
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
 };
 
 /* The current input's cube (NULL for a p2p input). */
 const struct lens_cube *lens_report_cube(const struct lens_report_ctx *r);
+/* The current cube's finished results (analysis/structure/structure_report.h), borrowed from
+ * the input: summaries per length and the structure, whose failed parts are NULL with their
+ * reason in st.*_err, which the sections put in words: st.z NULL means no tree (tree_err),
+ * st.links NULL no link clusters (links_err), st.an NULL no anomalies (anomaly_err). */
+const struct lens_structure_report *lens_report_results(const struct lens_report_ctx *r);
 /* Which matrix index is the sender, from the mode's semantics (docs/methods.md §1):
  * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
 int lens_report_direction(int mode);
@@ -59,12 +54,6 @@ int lens_report_place_figure(struct lens_report_ctx *r, const char *heading, con
 /* DIR/[input<k>_]NAME.EXT for the current input, k shown when there are several inputs. */
 void lens_report_figure_path(const struct lens_report_ctx *r, const char *name, const char *ext, char *buf,
                              size_t n);
-
-/* The structure of the current cube input: lens_structure_run on its first use
- * (report_structure.c), the sections only lay it out. Only LENS_ENOMEM is an error; other
- * failures are kept in st's *_err. */
-int lens_report_analysis_get(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e);
-void lens_report_analysis_free(struct lens_report_analysis *a); /* NULL does nothing */
 
 /* ---- text helpers (report_text.c) ---- */
 /* Appends s to buf (size n) at *o, ending with "..." when it does not fit. */

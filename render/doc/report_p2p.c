@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The current input's sweep; valid while the driver repeats a p2p group. */
 static const struct lens_p2pfile *sweep(const struct lens_report_ctx *r) { return r->in[r->cur].p2p; }
 
 /* "24, from 0 to 4194304 bytes" over all pairs. */
@@ -22,18 +23,22 @@ static void size_range(const struct lens_p2pfile *f, char *buf, size_t n)
     int most = 0;
     for (int p = 0; p < f->npairs; p++) {
         const struct lens_p2p_pair *q = &f->pair[p];
-        if (q->nsize == 0)
+        if (q->nsize == 0) /* a pair with no sizes (a run cut short) adds nothing to the range */
             continue;
+        /* Points are sorted by size within a pair (p2pfile.h), so the first and last give the
+         * pair's range; pairs may have measured different sizes. */
         if (lo < 0 || q->pt[0].size_bytes < lo)
             lo = q->pt[0].size_bytes;
         if (q->pt[q->nsize - 1].size_bytes > hi)
             hi = q->pt[q->nsize - 1].size_bytes;
-        if (q->nsize > most)
+        if (q->nsize > most) /* the count shown is the most any pair has, not a sum over pairs */
             most = q->nsize;
     }
     snprintf(buf, n, "%d, from %lld to %lld bytes", most, lo, hi);
 }
 
+/* The placeholders of the sweep being drawn, set before each repetition of a p2p group
+ * (p2p_parameters and p2p both use them). */
 int lens_report_p2p_input_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
@@ -42,8 +47,12 @@ int lens_report_p2p_input_vars(void *ctx, struct lens_err *e)
     char sizes[128], pairs[2048] = "", iters[128] = "";
     size_range(f, sizes, sizeof sizes);
     size_t o = 0;
+    /* The pairs as "1: 0 -> 1; 2: ..."; the loop stops once the text is full (snprintf returns what
+     * it wanted). */
     for (int p = 0; p < f->npairs && o < sizeof pairs; p++)
         o += (size_t)snprintf(pairs + o, sizeof pairs - o, "%s%d: %s", p ? "; " : "", p + 1, f->pair[p].label);
+    /* The iteration counts adapt to the message size (fewer for large messages): the first pair's
+     * smallest size gives the figure that describes the run; a sweep with none shows "-". */
     const struct lens_p2p_point *pt = f->npairs && f->pair[0].nsize ? &f->pair[0].pt[0] : NULL;
     if (pt && pt->lat_iters > 0)
         snprintf(iters, sizeof iters, "%d latency, %d bandwidth (smallest size)", pt->lat_iters, pt->bw_iters);
@@ -75,11 +84,15 @@ int lens_report_p2p_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
     char first[512] = "";
+    /* The template draws the first pair's heading itself (${first_pair}) above the table it opens;
+     * a sweep without pairs gets an empty heading. */
     int rc = sweep(r)->npairs > 0 ? pair_heading(r, 0, first, sizeof first, e) : LENS_OK;
     return rc == LENS_OK ? lens_template_vars_set(&r->vars, "first_pair", first, e) : rc;
 }
 
 /* A value scaled for a cell with fmt, "-" when it is not finite. */
+/* NaN marks a value the benchmark did not measure (a size it skipped, a bandwidth of 0 bytes): a
+ * dash, not "nan". */
 static void cell(char *buf, size_t n, double v, double scale, const char *fmt)
 {
     if (isfinite(v))
@@ -95,8 +108,10 @@ static int pair_rows(struct lens_report_ctx *r, const struct lens_p2p_pair *q, s
         const struct lens_p2p_point *pt = &q->pt[k];
         char c[6][48];
         snprintf(c[0], sizeof c[0], "%lld", pt->size_bytes);
+        /* latencies in microseconds, as in the cube tables */
         cell(c[1], sizeof c[1], pt->latency_median_s, 1e6, "%.3f");
         cell(c[2], sizeof c[2], pt->latency_min_s, 1e6, "%.3f");
+        /* Bandwidth in MB/s (10^6 bytes); for 0-byte messages it is meaningless and shows "-". */
         cell(c[3], sizeof c[3], pt->size_bytes > 0 ? pt->bandwidth_median_Bps : NAN, 1e-6, "%.1f");
         cell(c[4], sizeof c[4], pt->msg_rate_median_per_s, 1, "%.0f");
         const char *cells[5] = {c[0], c[1], c[2], c[3], c[4]};
@@ -115,6 +130,9 @@ int lens_report_p2p_table(void *ctx, const struct lens_template_item *it, struct
     const struct lens_p2pfile *f = sweep(r);
     int rc = LENS_OK;
     for (int p = 0; p < f->npairs && rc == LENS_OK; p++) {
+        /* The template has one "table sizes" item; the second and later pairs close the table the
+         * template opened and open their own, with the same columns, so each pair's rows sit under
+         * its heading. */
         if (p > 0) {
             char heading[512];
             struct lens_pdf_column cols[LENS_PDF_MAXCOLS];
@@ -126,6 +144,8 @@ int lens_report_p2p_table(void *ctx, const struct lens_template_item *it, struct
                 rc = lens_pdf_heading(r->pdf, 3, heading, e);
             for (int c = 0; c < it->ncols && rc == LENS_OK; c++) {
                 cols[c] = it->cols[c];
+                /* Expanded as lens_template_render would: the headers may name placeholders, and
+                 * errors name the template line. */
                 rc = lens_template_expand(it->cols[c].header, &r->vars, r->t->path, it->line, &heads[c], e);
                 cols[c].header = heads[c];
             }
@@ -152,6 +172,7 @@ int lens_report_p2p_block(void *ctx, const struct lens_template_item *it, struct
     for (int m = 0; m < LENS_P2PPLOT_NMETRICS && rc == LENS_OK; m++) {
         const char *metric = lens_p2pplot_metric_name(m);
         char key[64], heading[256], title[256], caption[2048], path[PATH_MAX + 64];
+        /* figures are numbered across the whole document, cube and sweep figures alike */
         rc = lens_template_vars_setf(&r->vars, e, "figure", "%d", ++r->figure);
         snprintf(key, sizeof key, "heading_%s", metric);
         if (rc == LENS_OK)
@@ -175,6 +196,8 @@ int lens_report_p2p_block(void *ctx, const struct lens_template_item *it, struct
         if (rc == LENS_OK)
             rc = lens_report_place_figure(r, heading, png, len, po.width, po.height, caption, e);
         lens_free(png);
+        /* With --figures, the same plot as PNG and SVG files, rendered again from the sweep (the
+         * format follows the extension). */
         for (int k = 0; k < 2 && rc == LENS_OK && r->o->figures_dir; k++) {
             snprintf(key, sizeof key, "p2p_%s", metric);
             lens_report_figure_path(r, key, k ? "svg" : "png", path, sizeof path);

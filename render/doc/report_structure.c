@@ -3,8 +3,9 @@
  * tree, compared with the hosts in words (one host each, groups of hosts, split hosts, or no
  * relation), a table of the groups and one of the link clusters, and the figures: dendrogram,
  * heatmap in tree order, neighbor-joining tree, link-cluster map and per-cluster curves.
- * Everything shown comes finished from lens_structure_run (analysis/structure/structure.h), asked once
- * per cube input here and shared with the "Anomalies" section; this file only lays it out. */
+ * Everything shown comes finished from the input's results (lens_structure_report_run, which
+ * runs lens_structure_run before the document is drawn; analysis/structure/structure.h); this
+ * file only lays them out. */
 #include "report_ctx.h"
 
 #include "render/fig/fig.h"
@@ -16,46 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CELL LENS_REPORT_CELL
-
-/* ---- the structure, computed once per cube input ---- */
-
-void lens_report_analysis_free(struct lens_report_analysis *a)
-{
-    if (!a)
-        return;
-    lens_structure_release(&a->st);
-    lens_free(a);
-}
-
-int lens_report_analysis_get(struct lens_report_ctx *r, struct lens_report_analysis **out, struct lens_err *e)
-{
-    if (r->an && r->an->input == r->cur) {
-        *out = r->an;
-        return LENS_OK;
-    }
-    lens_report_analysis_free(r->an);
-    r->an = lens_calloc(1, sizeof *r->an);
-    if (!r->an)
-        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
-    r->an->input = r->cur;
-    /* everything the two sections show, average linkage cut automatically; a part that
-     * fails on this cube is described in words, not reported as an error */
-    struct lens_structure_opts so;
-    lens_structure_opts_default(&so);
-    so.stat = r->o->stat;
-    so.keep_going = 1;
-    so.anomaly.stat = r->o->stat == LENS_STAT_DEVIATION ? -1 : r->o->stat; /* a spread is not a delay */
-    *out = r->an;
-    int rc = lens_structure_run(lens_report_cube(r), &so, &r->an->st, e);
-    if (rc == LENS_ENOMEM)
-        lens_err_prefix(e, "report");
-    return rc;
-}
+#define CELL LENS_REPORT_CELL /* bytes of one table cell or list; longer ones end in "..." */
 
 /* ---- words ---- */
 
-/* Ranks of group g (or all ranks of host h when g < 0) as "0-7, 12, 14-15". */
+/* Ranks of group g (or, with host set, the ranks on that host) as "0-7, 12, 14-15". */
 static void rank_list(const struct lens_cube *c, const int *label, int g, const char *host, char *buf, size_t n)
 {
     size_t o = 0;
@@ -67,6 +33,8 @@ static void rank_list(const struct lens_cube *c, const int *label, int g, const 
             continue;
         }
         int j = i;
+        /* Extend the run while the next rank belongs too: consecutive ranks print as one range,
+         * which keeps a group of 64 ranks on one line when a node's ranks are contiguous. */
         while (j + 1 < c->procs && (host ? !strcmp(c->hosts[j + 1], host) : label[j + 1] == g))
             j++;
         char part[48];
@@ -85,6 +53,7 @@ static int host_ids(const struct lens_cube *c, int *host, const char **names)
     int nh = 0;
     for (int i = 0; i < c->procs; i++) {
         int h = 0;
+        /* Linear in the hosts seen so far: a few hundred at most, once per cube. */
         while (h < nh && strcmp(names[h], c->hosts[i]))
             h++;
         if (h == nh)
@@ -106,13 +75,18 @@ static void host_range(const char **names, int nh, char *buf, size_t n)
         return;
     }
     memcpy(s, names, (size_t)nh * sizeof *s);
+    /* Sorted by name, so the range reads the same whatever order the ranks were placed in. */
     qsort(s, (size_t)nh, sizeof *s, by_name);
     size_t len = strlen(s[0]), digits = 0;
     while (digits < len && s[0][len - 1 - digits] >= '0' && s[0][len - 1 - digits] <= '9')
         digits++;
+    /* A range needs three hosts (two read better listed) and a numeric suffix short enough for
+     * strtol to read exactly. */
     int range = nh >= 3 && digits > 0 && digits < 10;
     long first = range ? strtol(s[0] + len - digits, NULL, 10) : 0;
     for (int i = 1; i < nh && range; i++)
+        /* Same length, same prefix, digits only, and the next number: node01..node04 is a range,
+         * node01, node03 is not (a missing node must show). */
         range = strlen(s[i]) == len && !strncmp(s[i], s[0], len - digits) &&
                 strspn(s[i] + len - digits, "0123456789") == digits && strtol(s[i] + len - digits, NULL, 10) == first + i;
     size_t o = 0;
@@ -130,10 +104,9 @@ static void host_range(const char **names, int nh, char *buf, size_t n)
 
 /* Sets ${groups} ("4 groups of 8 processes") and ${structure_words}: what the groups are
  * in terms of hosts, from the section's texts. */
-static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+static int words(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    const struct lens_structure *st = &a->st;
     int P = c->procs, k = st->k, rc, equal = 1;
     const int *size = st->group_size, *label = st->label;
     char sizes[CELL] = "", buf[2 * CELL];
@@ -145,6 +118,8 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
     }
     size_t o = 0;
     for (int g = 0; g < k; g++) {
+        /* "4 groups of 8 processes" when all sizes agree, else the list of sizes: the common case
+         * reads as one phrase. */
         equal &= size[g] == size[0];
         snprintf(buf, sizeof buf, "%s%d", g ? ", " : "", size[g]);
         lens_report_append(sizes, sizeof sizes, &o, buf);
@@ -156,6 +131,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         rc = lens_report_text(r, k == 1 ? "groups_one" : equal ? "groups_equal" : "groups_unequal", buf, sizeof buf, e);
     if (rc == LENS_OK)
         rc = lens_template_vars_set(&r->vars, "groups", buf, e);
+    /* Without a hosts file there is nothing to compare the groups with: one sentence says so. */
     if (rc != LENS_OK || !c->hosts) {
         if (rc == LENS_OK)
             rc = lens_report_text(r, "words_no_hosts", buf, sizeof buf, e);
@@ -167,6 +143,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
     size_t so = 0, po = 0;
     int impure = 0, split = 0;
     for (int g = 0; g < k; g++) {
+        /* h0: host of the previous member; a member on another host makes the group impure */
         int h0 = -1, pure = 1;
         for (int i = 0; i < P; i++)
             if (label[i] == g) {
@@ -178,6 +155,8 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         impure++;
         size_t lo = 0;
         list[0] = '\0';
+        /* The hosts a spanning group lies on, in the order the hosts first appear by rank; each
+         * host listed once (break after its first member). */
         for (int h = 0; h < nh; h++)
             for (int i = 0; i < P; i++)
                 if (label[i] == g && host[i] == h) {
@@ -189,7 +168,7 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
         lens_report_append(spans, sizeof spans, &so, buf);
     }
     for (int h = 0; h < nh; h++) {
-        int g0 = -1, whole = 1;
+        int g0 = -1, whole = 1; /* g0: group of the previous process of host h; another group splits the host */
         for (int i = 0; i < P; i++)
             if (host[i] == h) {
                 whole &= g0 < 0 || label[i] == g0;
@@ -215,6 +194,9 @@ static int words(struct lens_report_ctx *r, const struct lens_report_analysis *a
     if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "nhosts", "%d", nh);
     if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "spanning", spans, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "split", splits, e);
+    /* The relation in one word: exact (each group is one host), coarser (groups of whole hosts,
+     * e.g. one group per switch), finer (hosts split into groups, e.g. per socket), or mixed. The
+     * template words each case. */
     const char *which = k == 1 && nh == 1 ? "words_one_host"
                         : k == 1          ? "words_one"
                         : !impure && !split ? "words_exact"
@@ -234,19 +216,19 @@ out:
 
 /* ---- structure section ---- */
 
-/* Column headers: placeholders set from the texts of the same name, empty without rows. */static const char *const group_columns[] = {"col_group", "col_processes", "col_ranks", "col_hosts", "col_inside"};
+/* Column headers: placeholders set from the texts of the same name, empty without rows. */
+static const char *const group_columns[] = {"col_group", "col_processes", "col_ranks", "col_hosts", "col_inside"};
 static const char *const link_columns[] = {"col_cluster", "col_links",   "col_share", "col_diameter",
                                            "col_first",   "col_last",    "col_within"};
 
 int lens_report_structure_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
+    const struct lens_structure *st = &lens_report_results(r)->st;
     char buf[2 * CELL], lo[32], hi[32];
-    if (rc != LENS_OK)
-        return rc;
-    const struct lens_structure *st = &a->st;
+    int rc;
+    /* No tree: say why in words (the error lens_structure_run kept) and leave the cut sentence
+     * empty, so the section still reads. */
     if (!st->z) {
         rc = lens_template_vars_set(&r->vars, "error", st->tree_err.msg, e);
         if (rc == LENS_OK)
@@ -256,26 +238,33 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
         if (rc == LENS_OK)
             rc = lens_template_vars_set(&r->vars, "cut", "", e);
     } else {
+        /* The heights between which the automatic cut was made (microseconds) and their ratio, so
+         * the reader can judge how clear the gap was against LENS_HCLUST_GAP_MIN. */
         lens_report_fmt_us(st->autocut.low, lo, sizeof lo);
         lens_report_fmt_us(st->autocut.high, hi, sizeof hi);
         rc = lens_template_vars_set(&r->vars, "cut_low", lo, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "cut_high", hi, e);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "gap_ratio", "%.2f", st->autocut.ratio);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "gap_min", "%.2f", (double)LENS_HCLUST_GAP_MIN);
-        if (rc == LENS_OK) rc = words(r, a, e);
+        if (rc == LENS_OK) rc = words(r, st, e);
         if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_gap" : "cut_none", buf, sizeof buf, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "cut", buf, e);
     }
     /* the link clusters */
     const struct lens_links *l = st->links;
     if (rc == LENS_OK && l) {
+        /* ordered pairs: a link is one direction of a pair */
         rc = lens_template_vars_setf(&r->vars, e, "nlinks", "%ld", (long)l->procs * (l->procs - 1));
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "nlinkclusters", "%d", l->k);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "first_length", "%d", l->lengths[0]);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "last_length", "%d", l->lengths[l->nlen - 1]);
+        /* links_forced: k was given; links_scree: the scree curve had an elbow; else the search
+         * found none and says what it did (docs/links.md). */
         if (rc == LENS_OK)
             rc = lens_report_text(r, l->forced ? "links_forced" : l->elbow ? "links_scree" : "links_no_elbow", buf,
                                   sizeof buf, e);
+    /* No link clusters: the reason in words, and the lengths emptied because the sentence templates
+     * may name them. */
     } else if (rc == LENS_OK) {
         rc = lens_template_vars_set(&r->vars, "error", st->links_err.msg, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "first_length", "", e);
@@ -285,6 +274,8 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK)
         rc = lens_template_vars_set(&r->vars, "links_words", buf, e);
     if (rc == LENS_OK)
+        /* Headers only over tables that have rows: without a tree or links the two tables draw
+         * nothing at all. */
         rc = lens_report_headers(r, group_columns, 5, st->z != NULL, e);
     return rc == LENS_OK ? lens_report_headers(r, link_columns, 7, l != NULL, e) : rc;
 }
@@ -299,6 +290,8 @@ static void group_hosts(const struct lens_cube *c, const int *label, int g, char
         if (label[i] != g)
             continue;
         int seen = 0, count = 0;
+        /* Hosts in the order their first rank appears in the group, each with its count: quadratic
+         * in the group, as in hosts_summary. */
         for (int j = 0; j < i && !seen; j++)
             seen = label[j] == g && !strcmp(c->hosts[j], c->hosts[i]);
         if (seen)
@@ -311,11 +304,12 @@ static void group_hosts(const struct lens_cube *c, const int *label, int g, char
     }
 }
 
-static int groups_table(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+static int groups_table(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    const struct lens_structure *st = &a->st;
     int rc = LENS_OK;
+    /* One row per group, numbered as the cut numbers them (by lowest rank), with the mean distance
+     * inside the group (NaN, "n/a", for a group of one). */
     for (int g = 0; st->z && g < st->k && rc == LENS_OK; g++) {
         char id[16], size[16], ranks[CELL], hosts[CELL], within[32];
         snprintf(id, sizeof id, "%d", g);
@@ -332,13 +326,15 @@ static int groups_table(struct lens_report_ctx *r, const struct lens_report_anal
     return rc;
 }
 
-static int links_table(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+static int links_table(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
-    const struct lens_links *l = a->st.links;
+    const struct lens_links *l = st->links;
     int rc = LENS_OK;
     for (int id = 0; l && id < l->k && rc == LENS_OK; id++) {
         struct lens_links_row row;
         char sentence[256], cells[7][48];
+        /* The row accessor gives the numbers as `mpilens links` prints them; the sentence is not
+         * used in the table. */
         lens_links_row(l, id, &row, sentence, sizeof sentence);
         snprintf(cells[0], sizeof cells[0], "%d", row.id);
         snprintf(cells[1], sizeof cells[1], "%ld", row.size);
@@ -346,7 +342,7 @@ static int links_table(struct lens_report_ctx *r, const struct lens_report_analy
         snprintf(cells[3], sizeof cells[3], "%.4g", row.diameter);
         lens_report_fmt_us(row.first, cells[4], sizeof cells[4]);
         lens_report_fmt_us(row.last, cells[5], sizeof cells[5]);
-        if (isfinite(row.same_host))
+        if (isfinite(row.same_host)) /* the share of links inside one host; "-" when no hosts are known */
             snprintf(cells[6], sizeof cells[6], "%.0f%%", 100 * row.same_host);
         else
             snprintf(cells[6], sizeof cells[6], "-");
@@ -359,19 +355,19 @@ static int links_table(struct lens_report_ctx *r, const struct lens_report_analy
 int lens_report_structure_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
-    if (rc != LENS_OK)
-        return rc;
+    const struct lens_structure *st = &lens_report_results(r)->st;
     if (!strcmp(it->name, "groups"))
-        return groups_table(r, a, e);
+        return groups_table(r, st, e);
     if (!strcmp(it->name, "link_clusters"))
-        return links_table(r, a, e);
+        return links_table(r, st, e);
     return lens_report_unknown_item(r, it, e);
 }
 
 /* ---- figures ---- */
 
+/* The five figures of the section share one drawing path (fig_draw): each renders twice or three
+ * times (the PDF's PNG, and the files with --figures) from the same options, so the options live in
+ * the struct below and the kind picks the renderer. */
 enum fig_kind { FIG_DENDROGRAM, FIG_HEATMAP, FIG_NJ, FIG_LINKMAP, FIG_CURVES };
 
 /* One figure of the section: which renderer, its options, and what it draws. */
@@ -379,7 +375,7 @@ struct fig {
     int kind;                      /* enum fig_kind */
     const char *name;              /* texts <name>_heading, _title, _caption; the file name */
     int w, h;                      /* pixels */
-    const struct lens_report_analysis *a;
+    const struct lens_structure *st; /* what it draws, finished */
     const char *const *labels;     /* FIG_HEATMAP: rank labels by original index */
     struct lens_dendrogram_opts dendro;
     struct lens_heatmap_opts heat;
@@ -391,8 +387,8 @@ struct fig {
 /* The figure into path (PNG or SVG by its extension), or with path NULL as PNG bytes. */
 static int fig_render(const struct fig *f, const char *path, unsigned char **png, size_t *len, struct lens_err *e)
 {
-    const struct lens_structure *st = &f->a->st;
-    int n = st->n;
+    const struct lens_structure *st = f->st;
+    int n = st->n; /* processes: the leaves of the trees and the side of the matrix */
     switch (f->kind) {
     case FIG_DENDROGRAM:
         return path ? lens_dendrogram_write(st->z, n, &f->dendro, path, e)
@@ -410,8 +406,8 @@ static int fig_render(const struct fig *f, const char *path, unsigned char **png
     }
 }
 
-/* Numbers the figure, draws heading, figure and caption from the texts named after it, and
- * writes name.png and name.svg with --figures. title receives the figure's own title text. */
+/* Sets ${figure} to the number the next figure gets and expands <name>_title into title: the
+ * title is drawn inside the image, so it must be known before the figure is rendered. */
 static int fig_title(struct lens_report_ctx *r, const char *name, char *title, size_t n, struct lens_err *e)
 {
     char key[64];
@@ -420,10 +416,12 @@ static int fig_title(struct lens_report_ctx *r, const char *name, char *title, s
     return rc == LENS_OK ? lens_report_text(r, key, title, n, e) : rc;
 }
 
+/* Numbers the figure, draws heading, figure and caption from the texts named after it, and
+ * writes name.png and name.svg with --figures. */
 static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e)
 {
     char key[64], heading[512], caption[2048], path[PATH_MAX + 64];
-    r->figure++;
+    r->figure++; /* numbered before the texts are expanded: captions may say "Figure ${figure}" */
     snprintf(key, sizeof key, "%s_heading", f->name);
     int rc = lens_report_text(r, key, heading, sizeof heading, e);
     snprintf(key, sizeof key, "%s_caption", f->name);
@@ -435,6 +433,8 @@ static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e
         rc = fig_render(f, NULL, &png, &len, e);
     if (rc == LENS_OK)
         rc = lens_report_place_figure(r, heading, png, len, f->w, f->h, caption, e);
+    /* The files are rendered again from the results rather than converted from the PNG in the
+     * PDF: the SVG is vector output, which no PNG can give back. */
     lens_free(png);
     for (int k = 0; k < 2 && rc == LENS_OK && r->o->figures_dir; k++) {
         lens_report_figure_path(r, f->name, k ? "svg" : "png", path, sizeof path);
@@ -444,31 +444,38 @@ static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e
 }
 
 /* Dendrogram, heatmap in tree order and NJ tree. */
-static int tree_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     const struct lens_cube *c = lens_report_cube(r);
-    const struct lens_structure *st = &a->st;
     int P = c->procs, rc = LENS_OK, dir = lens_report_direction(c->mode);
     char title[3][512], unit[32], note[128], xl[128], yl[128];
     char *leaf = lens_malloc((size_t)P * 64), *rank = lens_malloc((size_t)P * 12);
     const char **leaves = lens_malloc((size_t)P * sizeof *leaves), **ranks = lens_malloc((size_t)P * sizeof *ranks);
     int *group = lens_malloc((size_t)P * sizeof *group);
     struct fig *f = lens_calloc(3, sizeof *f);
+    /* The figures are drawn only with a tree (lens_report_structure_block checks st->z); NJ can
+     * still fail alone, and then its kept error fails the section. */
     if (!st->nj) { /* the one part of the tree figures that can fail on its own */
         *e = st->nj_err;
         rc = e->code;
         goto out;
     }
+    /* st->matrix is among the parts prepare() checked, and with keep_going only an allocation
+     * failure leaves it out (and fails the run): this is a guard, reported as that. */
     if (!leaf || !rank || !leaves || !ranks || !group || !st->matrix || !f) {
         rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory drawing the trees of %d processes", P);
         goto out;
     }
     for (int i = 0; i < P; i++) {
+        /* Tree leaves are labelled "node03:17" (host and rank) when the distances carry host labels;
+         * the heatmap uses bare ranks, which fit its axis ticks. */
         lens_treefig_leaf_label(st->dm->labels ? st->dm->labels[i] : NULL, i, leaf + 64 * i, 64);
         leaves[i] = leaf + 64 * i;
         snprintf(rank + 12 * i, 12, "%d", i);
         ranks[i] = rank + 12 * i;
     }
+    /* The NJ tree colours leaves by host, so a host whose ranks scatter over the tree shows at a
+     * glance. */
     int hosts = st->dm->labels ? lens_treefig_host_groups((const char *const *)st->dm->labels, P, group) : 0;
     rc = lens_report_text(r, "unit", unit, sizeof unit, e);
     if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
@@ -476,7 +483,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
 
     if (rc == LENS_OK) rc = fig_title(r, "dendrogram", title[0], sizeof title[0], e);
-    f[0] = (struct fig){.kind = FIG_DENDROGRAM, .name = "dendrogram", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    f[0] = (struct fig){.kind = FIG_DENDROGRAM, .name = "dendrogram", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .st = st};
     lens_dendrogram_opts_init(&f[0].dendro);
     f[0].dendro.title = title[0];
     f[0].dendro.method = lens_hclust_method_name(LENS_HCLUST_AVERAGE);
@@ -493,7 +500,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
 
     if (rc == LENS_OK) rc = fig_title(r, "structure_heatmap", title[1], sizeof title[1], e);
     f[1] = (struct fig){.kind = FIG_HEATMAP, .name = "structure_heatmap", .w = LENS_REPORT_FIG_W,
-                        .h = LENS_REPORT_FIG_H, .a = a, .labels = ranks};
+                        .h = LENS_REPORT_FIG_H, .st = st, .labels = ranks};
     lens_heatmap_opts_init(&f[1].heat);
     f[1].heat.title = title[1];
     f[1].heat.unit = unit;
@@ -506,7 +513,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_report_anal
     if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
 
     if (rc == LENS_OK) rc = fig_title(r, "nj_tree", title[2], sizeof title[2], e);
-    f[2] = (struct fig){.kind = FIG_NJ, .name = "nj_tree", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_TREE_H, .a = a};
+    f[2] = (struct fig){.kind = FIG_NJ, .name = "nj_tree", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_TREE_H, .st = st};
     lens_njtree_opts_init(&f[2].tree);
     f[2].tree.title = title[2];
     f[2].tree.unit = unit;
@@ -527,14 +534,16 @@ out:
 }
 
 /* Link-cluster map (Figure 6 of Salnikov et al.) and the mean curve of each cluster. */
-static int link_figures(struct lens_report_ctx *r, const struct lens_report_analysis *a, struct lens_err *e)
+/* Drawn only when the link clusters exist (lens_report_structure_block): a failed clustering has
+ * its sentence and no figure. */
+static int link_figures(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     char title[2][512];
     struct fig *f = lens_calloc(2, sizeof *f);
     if (!f)
         return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
     int rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
-    f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .st = st};
     lens_linkmap_opts_init(&f[0].map);
     f[0].map.title = title[0];
     f[0].map.labels = (const char *const *)lens_report_cube(r)->hosts;
@@ -544,7 +553,7 @@ static int link_figures(struct lens_report_ctx *r, const struct lens_report_anal
     if (rc == LENS_OK) rc = fig_draw(r, &f[0], e);
 
     if (rc == LENS_OK) rc = fig_title(r, "link_curves", title[1], sizeof title[1], e);
-    f[1] = (struct fig){.kind = FIG_CURVES, .name = "link_curves", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .a = a};
+    f[1] = (struct fig){.kind = FIG_CURVES, .name = "link_curves", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .st = st};
     lens_linkcurves_opts_init(&f[1].curves);
     f[1].curves.title = title[1];
     f[1].curves.cube = lens_report_cube(r);
@@ -559,13 +568,11 @@ static int link_figures(struct lens_report_ctx *r, const struct lens_report_anal
 int lens_report_structure_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
-    struct lens_report_analysis *a;
-    int rc = lens_report_analysis_get(r, &a, e);
-    if (rc != LENS_OK)
-        return rc;
+    const struct lens_structure *st = &lens_report_results(r)->st;
+    /* A block whose part failed draws nothing: the section's words already say why. */
     if (!strcmp(it->name, "figures"))
-        return a->st.z ? tree_figures(r, a, e) : LENS_OK;
+        return st->z ? tree_figures(r, st, e) : LENS_OK;
     if (!strcmp(it->name, "link_figures"))
-        return a->st.links ? link_figures(r, a, e) : LENS_OK;
+        return st->links ? link_figures(r, st, e) : LENS_OK;
     return lens_report_unknown_item(r, it, e);
 }

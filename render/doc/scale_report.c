@@ -20,6 +20,9 @@
 #define FIG_W 1100 /* surface figure in pixels (PNG) or points (SVG) */
 #define FIG_H 520
 
+/* The context every section function receives: the caller's grids, marks and rankings (borrowed,
+ * computed once by cli/cmd_scale.c as `scale marks` does), what the driver fills through struct
+ * lens_doc, and the sentences of the marks. */
 struct scale_report {
     const struct lens_scale_report_opts *o;
     const struct lens_template *t;
@@ -38,6 +41,7 @@ struct scale_report {
 void lens_scale_report_opts_init(struct lens_scale_report_opts *o)
 {
     memset(o, 0, sizeof *o);
+    /* matplotlib's default 3-D view, so the surface compares with plots made in Python */
     o->azimuth = -60;
     o->elevation = 30;
     o->date = lens_time_source_date();
@@ -74,7 +78,7 @@ static void join(const char *(*get)(const void *, size_t), const void *ctx, size
     size_t o = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < n && o < size; i++) {
-        if (i == 40) {
+        if (i == 40) { /* forty names fill a paragraph; a long list is cut with a count */
             snprintf(buf + o, size - o, " and %zu more", n - 40);
             return;
         }
@@ -82,6 +86,7 @@ static void join(const char *(*get)(const void *, size_t), const void *ctx, size
     }
 }
 
+/* Accessors for join(): one list writer serves the file names and the application names. */
 static const char *source_name(const void *ctx, size_t i) { return ((const char *const *)ctx)[i]; }
 static const char *app_name(const void *ctx, size_t i) { return ((const struct lens_grid *)ctx)[i].app; }
 
@@ -92,7 +97,7 @@ static void axis_values(const double *v, size_t n, char *buf, size_t size)
         snprintf(buf, size, "none");
         return;
     }
-    if (n > 8) {
+    if (n > 8) { /* a long axis (a sweep of sizes) as its range and count, not a list */
         snprintf(buf, size, "%.6g .. %.6g (%zu values)", v[0], v[n - 1], n);
         return;
     }
@@ -136,6 +141,8 @@ static int app_vars(void *ctx, struct lens_err *e)
     const struct lens_grid *g = &r->g[r->cur];
     char procs[512], sizes[512];
     size_t nconf = 0;
+    /* Configurations with a measured efficiency: holes in the grid (NaN) are runs that failed or
+     * were never made. */
     for (size_t k = 0; k < g->np * g->nd; k++)
         nconf += !isnan(g->eff[k]);
     axis_values(g->procs, g->np, procs, sizeof procs);
@@ -152,6 +159,8 @@ static int app_vars(void *ctx, struct lens_err *e)
 }
 
 /* app with every character outside [A-Za-z0-9._@-] replaced by '_', for file names. */
+/* Application names come from the runs CSV and may hold "/" or spaces: they must not escape the
+ * figure folder or need quoting. */
 static void safe_name(const char *app, char *buf, size_t n)
 {
     size_t i = 0;
@@ -170,6 +179,7 @@ static void figure_base(const struct scale_report *r, size_t k, char *buf, size_
 {
     char mine[256], other[256];
     safe_name(r->g[k].app, mine, sizeof mine);
+    /* "." and ".." would name a directory: number them like a clash */
     int clash = !strcmp(mine, ".") || !strcmp(mine, "..");
     for (size_t j = 0; j < k && !clash; j++) {
         safe_name(r->g[j].app, other, sizeof other);
@@ -188,6 +198,8 @@ static int surface_block(struct scale_report *r, const struct lens_template_item
     const struct lens_grid *g = &r->g[r->cur];
     char title[512], caption[2048], note[1024];
     int rc = LENS_OK;
+    /* A grid with no process count or no size has no surface to draw: a sentence says so, the
+     * tables follow. */
     if (g->np == 0 || g->nd == 0) {
         rc = text(r, "no_surface", note, sizeof note, e);
         if (rc == LENS_OK)
@@ -210,10 +222,13 @@ static int surface_block(struct scale_report *r, const struct lens_template_item
         if (rc == LENS_OK)
             rc = lens_surface_png_mem(g, &so, &png, &len, e);
         if (rc == LENS_OK)
+            /* at full text width, its own aspect ratio */
             rc = lens_pdf_image_png(r->pdf, png, len, lens_pdf_text_width(r->pdf) * FIG_H / FIG_W, e);
         lens_free(png);
         if (rc == LENS_OK)
             rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
+        /* With --figures, the same surface as PNG and SVG, rendered again (the format follows the
+         * extension). */
         if (rc == LENS_OK && r->o->figures_dir) {
             char base[PATH_MAX], path[PATH_MAX + 8];
             figure_base(r, (size_t)r->cur, base, sizeof base);
@@ -224,6 +239,7 @@ static int surface_block(struct scale_report *r, const struct lens_template_item
                 rc = lens_surface_write(path, g, &so, e);
         }
     }
+    /* failed runs are left out of the surface, and the note says how many */
     if (rc == LENS_OK && g->n_failed) {
         lens_pdf_space(r->pdf, 4);
         if ((rc = text(r, "failed", note, sizeof note, e)) == LENS_OK)
@@ -239,11 +255,15 @@ static int metrics_table(void *ctx, const struct lens_template_item *it, struct 
     struct scale_report *r = ctx;
     if (strcmp(it->name, "metrics"))
         return unknown_item(r, it, e);
+    /* The row below fills nine cells; a template with another count would read or leave cells out
+     * of bounds. */
     if (it->ncols != 9)
         return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'metrics' needs 9 columns (min p, max p, min d, "
                             "max d, MarkProcs, MarkData, MarkAll, max E, min E), got %d",
                             r->t->path, it->line, it->ncols);
     const struct lens_marks *m = &r->m[r->cur];
+    /* The marks as the caller computed them (Teplov's MarkProcs, MarkData, MarkAll, docs/scale.md):
+     * laid out, never recomputed here, which tests/test_scale_report_api.c checks. */
     const double vals[9] = {m->min_p, m->max_p, m->min_d, m->max_d, m->mark_procs,
                             m->mark_data, m->mark_all, m->max_e, m->min_e};
     char s[9][32];
@@ -268,6 +288,8 @@ static int sentences_block(struct scale_report *r, const struct lens_template_it
         char label[256], sentence[1024], line[1400];
         rc = text(r, labels[k], label, sizeof label, e);
         if (rc == LENS_OK)
+            /* The sentence for each mark comes from templates/scale.txt (loaded in prepare), so its
+             * wording can be changed or translated without code. */
             rc = lens_marks_describe(r->texts, k, lens_marks_get(&r->m[r->cur], k), sentence, sizeof sentence, e);
         if (rc != LENS_OK)
             break;
@@ -291,6 +313,8 @@ static int app_block(void *ctx, const struct lens_template_item *it, struct lens
 static int ranking_vars(void *ctx, struct lens_err *e)
 {
     struct scale_report *r = ctx;
+    /* These mirror BODY_SIZE, LEADING and CELL_PAD of pdf.c; an estimate is enough, since it only
+     * decides whether to start a new page. */
     double need = 0, row = 10 * 1.35 + 2 * 4 + 1; /* body size, leading, cell padding */
     for (int i = 0; i < r->sec->nitems; i++) {
         const struct lens_template_item *it = &r->sec->items[i];
@@ -301,6 +325,8 @@ static int ranking_vars(void *ctx, struct lens_err *e)
         else
             need += 20;
     }
+    /* About a page body (842 - 2 x 56 points, less headroom): a longer ranking breaks across pages
+     * anyway, so it starts where it is. */
     return need < 700 ? lens_pdf_need(r->pdf, need, e) : LENS_OK;
 }
 
@@ -319,6 +345,7 @@ static int rank_table(void *ctx, const struct lens_template_item *it, struct len
                             r->t->path, it->line, it->name, it->ncols);
     int rc = LENS_OK;
     for (size_t i = 0; i < r->n && rc == LENS_OK; i++) {
+        /* the caller's ranking: row i is the i-th best application for this mark */
         size_t a = r->order[key][i];
         char rank[32], mark[32];
         snprintf(rank, sizeof rank, "%zu", i + 1);
@@ -334,10 +361,12 @@ static int rank_table(void *ctx, const struct lens_template_item *it, struct len
 static const struct lens_doc_section sections[] = {
     {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
     {"app", LENS_DOC_RUNS, app_vars, metrics_table, app_block},
+    /* the same tables under another heading: a template may use either */
     {"comparison", LENS_DOC_NONE, NULL, rank_table, NULL},
     {"ranking", LENS_DOC_NONE, ranking_vars, rank_table, NULL},
 };
 
+/* No per-input callback: the app section sets its placeholders in app_vars. */
 static const struct lens_doc_kind kind = {"scale_report.tmpl", "Scalability report", sections,
                                           (int)(sizeof sections / sizeof sections[0]), NULL};
 
@@ -354,6 +383,8 @@ struct scale_doc {
 static int prepare(void *ctx, struct lens_err *e)
 {
     struct scale_doc *w = ctx;
+    /* The sentences are loaded after the template is checked, so a template error is reported first
+     * and a bad scale.txt is still reported before any page. */
     int rc = (w->r.texts = lens_marks_text_new()) ? LENS_OK
                                                   : lens_err_set(e, LENS_ENOMEM, "scale report: out of memory");
     if (rc == LENS_OK)
@@ -376,6 +407,7 @@ int lens_scale_report_write(const struct lens_scale_report_opts *o, const struct
             if (!order[k] || order[k][i] >= n)
                 return lens_err_set(e, LENS_EINVAL, "%s: ranking %d does not fit %zu applications", path, k, n);
     char xpath[PATH_MAX];
+    /* the sentences of the marks: --texts, else templates/scale.txt of the data directory */
     snprintf(xpath, sizeof xpath, "%s", o->texts_path ? o->texts_path : "");
     if (!o->texts_path)
         snprintf(xpath, sizeof xpath, "%s/templates/scale.txt", o->datadir);
@@ -383,7 +415,7 @@ int lens_scale_report_write(const struct lens_scale_report_opts *o, const struct
     w.r.o = &w.ow;
     for (int k = 0; k < 3; k++)
         w.r.order[k] = order[k];
-    if (n > INT_MAX)
+    if (n > INT_MAX) /* the driver counts inputs in an int */
         return lens_err_set(e, LENS_EINVAL, "%s: %zu applications are too many", path, n);
     const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
                                .date = o->date, .ninputs = (int)n, .every = LENS_DOC_RUNS, .ctx = &w, .prepare = prepare,

@@ -25,6 +25,8 @@ void lens_template_vars_release(struct lens_template_vars *v)
     lens_template_vars_init(v);
 }
 
+/* A linear search: a report sets a few dozen placeholders, and a hash would cost more than it saves
+ * at that size. */
 const char *lens_template_vars_get(const struct lens_template_vars *v, const char *name)
 {
     for (int i = 0; i < v->n; i++)
@@ -35,6 +37,8 @@ const char *lens_template_vars_get(const struct lens_template_vars *v, const cha
 
 int lens_template_vars_set(struct lens_template_vars *v, const char *name, const char *value, struct lens_err *e)
 {
+    /* Copy the value before touching the list: on failure the list is exactly as it was, and an old
+     * value is only freed once its replacement exists. */
     char *val = lens_strdup(value ? value : "");
     if (!val)
         return lens_err_set(e, LENS_ENOMEM, "template: out of memory");
@@ -46,6 +50,8 @@ int lens_template_vars_set(struct lens_template_vars *v, const char *name, const
         }
     if (v->n == v->cap) {
         int cap = v->cap ? 2 * v->cap : 16;
+        /* names and values grow in turn; if the second fails the first has only grown, which is
+         * harmless since cap still says the old size. */
         char **nn = lens_realloc(v->names, (size_t)cap * sizeof *nn);
         if (nn)
             v->names = nn;
@@ -67,6 +73,8 @@ int lens_template_vars_set(struct lens_template_vars *v, const char *name, const
 
 int lens_template_vars_setf(struct lens_template_vars *v, struct lens_err *e, const char *name, const char *fmt, ...)
 {
+    /* Formatted values are numbers and short phrases; one longer than 4096 bytes is cut, never
+     * overflowed. */
     char buf[4096];
     va_list ap;
     va_start(ap, fmt);
@@ -77,6 +85,7 @@ int lens_template_vars_setf(struct lens_template_vars *v, struct lens_err *e, co
 
 /* ---- expansion ---- */
 
+/* A growing string that is always terminated, so an expansion that stops early still frees cleanly. */
 struct sbuf {
     char *s;
     size_t n, cap;
@@ -85,7 +94,7 @@ struct sbuf {
 static int sb_add(struct sbuf *b, const char *s, size_t n)
 {
     if (b->n + n + 1 > b->cap) {
-        size_t cap = (b->n + n + 1) * 2;
+        size_t cap = (b->n + n + 1) * 2; /* doubling keeps the appends of one expansion linear */
         char *ns = lens_realloc(b->s, cap);
         if (!ns)
             return LENS_ENOMEM;
@@ -103,7 +112,7 @@ int lens_template_expand(const char *text, const struct lens_template_vars *v, c
 {
     struct sbuf b = {0};
     int rc = sb_add(&b, "", 0);
-    const char *s = text ? text : "";
+    const char *s = text ? text : ""; /* b starts as "": an empty text expands to "", not NULL */
     while (rc == LENS_OK && *s) {
         const char *d = strchr(s, '$');
         if (!d) {
@@ -112,12 +121,15 @@ int lens_template_expand(const char *text, const struct lens_template_vars *v, c
         }
         if ((rc = sb_add(&b, s, (size_t)(d - s))) != LENS_OK)
             break;
+        /* "$$" is a literal dollar sign, checked before "${" so that "$${x}" stays the text "${x}". */
         if (d[1] == '$') {
             rc = sb_add(&b, "$", 1);
             s = d + 2;
             continue;
         }
         const char *close = d[1] == '{' ? strchr(d + 2, '}') : NULL;
+        /* A lone "$" is an error, not text: a typo such as "$name" or "${name" would otherwise
+         * reach the PDF unnoticed. */
         if (!close) {
             lens_free(b.s);
             return lens_err_set(e, LENS_EFORMAT, "%s:%d: '$' must start ${name} or be written $$", path, line);
@@ -132,6 +144,8 @@ int lens_template_expand(const char *text, const struct lens_template_vars *v, c
         memcpy(name, d + 2, n);
         name[n] = '\0';
         const char *val = v ? lens_template_vars_get(v, name) : NULL;
+        /* An unknown placeholder is an error naming the template line, never an empty string: a
+         * misspelt name must not silently print nothing. */
         if (!val) {
             lens_free(b.s);
             return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown placeholder ${%s}", path, line, name);
@@ -151,6 +165,8 @@ int lens_template_text(const struct lens_template *t, const struct lens_template
                        const struct lens_template_vars *v, char **out, struct lens_err *e)
 {
     for (int i = 0; i < s->ntexts; i++)
+        /* Texts are looked up in the section being drawn only: two sections may give the same name
+         * (heading, caption) different words. */
         if (!strcmp(s->texts[i].name, name))
             return lens_template_expand(s->texts[i].text, v, t->path, s->texts[i].line, out, e);
     return lens_err_set(e, LENS_EFORMAT, "%s:%d: section '%s' has no 'text %s' line", t->path, s->line,
@@ -159,6 +175,8 @@ int lens_template_text(const struct lens_template *t, const struct lens_template
 
 /* ---- parsing ---- */
 
+/* Column headers are const in struct lens_pdf_column but owned by the item here: the cast frees
+ * what parse_column duplicated. */
 static void item_release(struct lens_template_item *it)
 {
     lens_free(it->name);
@@ -193,6 +211,8 @@ void lens_template_free(struct lens_template *t)
 }
 
 /* Grows an array of elements of size sz by one zeroed element; returns it or NULL. */
+/* Growing by one element at a time is quadratic in theory, but a template has at most a few hundred
+ * items per section and the simplicity keeps the parser easy to audit. */
 static void *grow(void **arr, int *n, size_t sz)
 {
     char *na = lens_realloc(*arr, (size_t)(*n + 1) * sz);
@@ -230,6 +250,9 @@ static int append(char **target, const char *more)
     return LENS_OK;
 }
 
+/* The parser's state between lines: the section items go to, the text the next indented line
+ * continues, and whether we are inside "repeat inputs" (nrepeat numbers the groups, so the driver
+ * can tell two consecutive groups apart). */
 struct parser {
     struct lens_template *t;
     struct lens_template_section *sec; /* current section or NULL */
@@ -238,6 +261,7 @@ struct parser {
     struct lens_err *e;
 };
 
+/* Every parse error is LENS_EFORMAT with "path:line", the callers format both. */
 #define PFAIL(P, ...) lens_err_set((P)->e, LENS_EFORMAT, __VA_ARGS__)
 #define PNOMEM(P) lens_err_set((P)->e, LENS_ENOMEM, "%s: out of memory", (P)->t->path)
 
@@ -275,6 +299,8 @@ static int parse_column(struct parser *P, const char *rest)
     char align[16];
     double width;
     int used = 0;
+    /* %n after the width finds where the header starts; the header may hold spaces and
+     * ${placeholders}. */
     if (sscanf(rest, "%15s %lf %n", align, &width, &used) < 2 || !(width >= 0 && width <= 1)) /* NaN too */
         return PFAIL(P, "%s:%d: expected 'column left|right|center WIDTH HEADER' with 0 <= WIDTH <= 1",
                      P->t->path, P->line);
@@ -297,6 +323,8 @@ static int parse_column(struct parser *P, const char *rest)
 static int parse_line(struct parser *P, const char *l)
 {
     const char *ws = skip_ws(l);
+    /* A comment line does not end a continuation, so a long text may carry a comment between its
+     * lines. */
     if (*ws == '\0' || *ws == '#') { /* blank lines end a continuation */
         if (*ws == '\0')
             P->cont = NULL;
@@ -313,11 +341,14 @@ static int parse_line(struct parser *P, const char *l)
         return rc == LENS_OK ? LENS_OK : PNOMEM(P);
     }
     char kw[16];
+    /* The keyword is the first word, cut to 15 bytes: a longer word is no keyword, and the
+     * unknown-keyword error shows its start. */
     size_t k = strcspn(l, " \t");
     if (k >= sizeof kw)
         k = sizeof kw - 1;
     memcpy(kw, l, k);
     kw[k] = '\0';
+    /* a keyword line ends any continuation; the ones with text set it again below */
     const char *rest = skip_ws(l + k);
     P->cont = NULL;
     struct lens_template_item *it;
@@ -328,11 +359,14 @@ static int parse_line(struct parser *P, const char *l)
         if (!s || !(s->name = lens_strdup(rest)))
             return PNOMEM(P);
         s->line = P->line;
+        /* the group number, so the driver draws the group's sections together */
         s->repeat = P->in_repeat ? P->nrepeat : 0;
         P->sec = s;
     } else if (!strcmp(kw, "repeat")) {
         if (strcmp(rest, "inputs"))
             return PFAIL(P, "%s:%d: expected 'repeat inputs'", P->t->path, P->line);
+        /* No nesting: the driver repeats a group over the inputs of one kind, and a group inside a
+         * group would have no meaning. */
         if (P->in_repeat)
             return PFAIL(P, "%s:%d: 'repeat' inside a repeat", P->t->path, P->line);
         P->in_repeat = 1;
@@ -353,6 +387,8 @@ static int parse_line(struct parser *P, const char *l)
             return P->e ? P->e->code : LENS_EFORMAT;
     } else if (!strcmp(kw, "title") || !strcmp(kw, "h1") || !strcmp(kw, "h2") || !strcmp(kw, "h3") ||
                !strcmp(kw, "para") || !strcmp(kw, "note")) {
+        /* The keywords were matched above, so the first letters tell them apart: p(ara), n(ote),
+         * else a heading whose level is h1..h3's digit (0 for the title). */
         int kind = kw[0] == 'p' ? LENS_TMPL_PARA : kw[0] == 'n' ? LENS_TMPL_NOTE : LENS_TMPL_HEADING;
         if (!(it = new_item(P, kind, kw)))
             return P->e ? P->e->code : LENS_EFORMAT;
@@ -361,6 +397,8 @@ static int parse_line(struct parser *P, const char *l)
             return PNOMEM(P);
         P->cont = &it->text;
     } else if (!strcmp(kw, "field")) {
+        /* The first "|" splits label from value, so a value may hold "|" but a label may not;
+         * trailing blanks of the label are dropped. */
         const char *bar = strchr(rest, '|');
         if (!bar)
             return PFAIL(P, "%s:%d: expected 'field LABEL | VALUE'", P->t->path, P->line);
@@ -384,13 +422,14 @@ static int parse_line(struct parser *P, const char *l)
     } else if (!strcmp(kw, "space")) {
         char *end;
         double pts = strtod(rest, &end);
+        /* At most a page height (842 points), rounded down; written so that NaN fails too. */
         if (end == rest || *skip_ws(end) || !(pts >= 0 && pts <= 800))
             return PFAIL(P, "%s:%d: expected 'space POINTS' (0..800)", P->t->path, P->line);
         if (!(it = new_item(P, LENS_TMPL_SPACE, kw)))
             return P->e ? P->e->code : LENS_EFORMAT;
         it->points = pts;
     } else if (!strcmp(kw, "text")) {
-        if (!P->sec)
+        if (!P->sec) /* a text belongs to the section that asks for it by name */
             return PFAIL(P, "%s:%d: 'text' outside a section", P->t->path, P->line);
         size_t n = strcspn(rest, " \t");
         if (n == 0)
@@ -418,6 +457,7 @@ int lens_template_parse(const char *text, const char *path, struct lens_template
     int rc = LENS_OK;
     char line[LENS_TEMPLATE_MAX_LINE + 1];
     size_t len = strlen(text);
+    /* Bounded before parsing: a template comes from --template, which may be any file. */
     if (len > LENS_TEMPLATE_MAX_FILE) { /* line numbers and item counts are ints */
         lens_template_free(t);
         return lens_err_set(e, LENS_EFORMAT, "%s: %zu bytes, more than the %zu a template may hold", path,
@@ -432,10 +472,10 @@ int lens_template_parse(const char *text, const char *path, struct lens_template
         }
         memcpy(line, s, n);
         line[n] = '\0';
-        if (n && line[n - 1] == '\r')
+        if (n && line[n - 1] == '\r') /* a template saved with CRLF line ends reads the same */
             line[n - 1] = '\0';
         rc = parse_line(&P, line);
-        s += n + (s[n] == '\n');
+        s += n + (s[n] == '\n'); /* the last line may lack its "\n" */
     }
     if (rc == LENS_OK && P.in_repeat)
         rc = lens_err_set(e, LENS_EFORMAT, "%s: 'repeat inputs' without 'end'", path);
@@ -444,6 +484,8 @@ int lens_template_parse(const char *text, const char *path, struct lens_template
     for (int i = 0; rc == LENS_OK && i < t->nsections; i++)
         for (int j = 0; j < t->sections[i].nitems; j++) {
             struct lens_template_item *it = &t->sections[i].items[j];
+            /* A table without columns could not draw a row; say so at load time, naming the line,
+             * rather than when the section is drawn. */
             if (it->kind == LENS_TMPL_TABLE && it->ncols == 0) {
                 rc = lens_err_set(e, LENS_EFORMAT, "%s:%d: table '%s' has no column lines", path, it->line, it->name);
                 break;
@@ -467,6 +509,7 @@ int lens_template_load(const char *path, struct lens_template **out, struct lens
     char chunk[8192];
     size_t k;
     int rc = sb_add(&b, "", 0);
+    /* Stops one chunk past the cap: a huge file (or /dev/zero) is refused without reading it all. */
     while (rc == LENS_OK && b.n <= LENS_TEMPLATE_MAX_FILE && (k = fread(chunk, 1, sizeof chunk, fp)) > 0)
         rc = sb_add(&b, chunk, k);
     int bad = ferror(fp);
@@ -481,6 +524,8 @@ int lens_template_load(const char *path, struct lens_template **out, struct lens
         return rc != LENS_OK ? lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path)
                              : lens_err_set(e, LENS_EIO, "%s: read error", path);
     }
+    /* A NUL would end the text early and hide the rest of the file from the parser: refuse binary
+     * input instead. */
     if (memchr(b.s, '\0', b.n)) {
         lens_free(b.s);
         return lens_err_set(e, LENS_EFORMAT, "%s: not a text file (holds NUL bytes)", path);
@@ -497,6 +542,8 @@ int lens_template_load(const char *path, struct lens_template **out, struct lens
 static int render_fields(const struct lens_template *t, const struct lens_template_section *s, int *i,
                          const struct lens_template_vars *v, struct lens_pdf *pdf, struct lens_err *e)
 {
+    /* Labels are short ("processes", "date"), values may be long lists of hosts or files: give the
+     * values most of the width. No headers: a field table draws none. */
     static const struct lens_pdf_column cols[2] = {{NULL, LENS_PDF_LEFT, 0.28}, {NULL, LENS_PDF_LEFT, 0.72}};
     int rc = lens_pdf_table_begin(pdf, cols, 2, LENS_PDF_SANS, e);
     for (; rc == LENS_OK && *i < s->nitems && s->items[*i].kind == LENS_TMPL_FIELD; (*i)++) {
@@ -526,6 +573,8 @@ int lens_template_render(const struct lens_template *t, const struct lens_templa
         const struct lens_template_item *it = &s->items[i];
         char *txt = NULL;
         switch (it->kind) {
+        /* Each item is expanded when drawn, not when parsed: the same section is drawn once per
+         * input with that input's placeholders. */
         case LENS_TMPL_PAGE:
             rc = lens_pdf_new_page(pdf, e);
             break;
@@ -541,9 +590,12 @@ int lens_template_render(const struct lens_template *t, const struct lens_templa
             else if (rc == LENS_OK && it->kind == LENS_TMPL_PARA)
                 rc = lens_pdf_paragraph(pdf, txt, e);
             else if (rc == LENS_OK)
+                /* a note: 8-point small print, no paragraph spacing */
                 rc = lens_pdf_text(pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, txt, e);
             lens_free(txt);
             break;
+        /* Consecutive fields form one table so that their labels line up; render_fields consumes
+         * the whole run. */
         case LENS_TMPL_FIELD:
             rc = render_fields(t, s, &i, v, pdf, e);
             continue; /* i already moved past the fields */
@@ -554,6 +606,8 @@ int lens_template_render(const struct lens_template *t, const struct lens_templa
             }
             struct lens_pdf_column cols[LENS_PDF_MAXCOLS];
             char *heads[LENS_PDF_MAXCOLS] = {0};
+            /* Headers may hold placeholders (${col_rank}), expanded per drawing: a section empties
+             * them when it has no rows, and the table then draws no header. */
             for (int c = 0; c < it->ncols && rc == LENS_OK; c++) {
                 cols[c] = it->cols[c];
                 rc = lens_template_expand(it->cols[c].header, v, t->path, it->line, &heads[c], e);
