@@ -23,3 +23,15 @@ $(BUILD)/tests/test_bench_schedule: tests/test_bench_schedule.c $(BUILD)/obj/ben
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/schedule.o $(LIBMPILENS) $(LIBS)
+
+# The retest choice and the bisection rounds are serial code too: their tests link the
+# objects without MPI.
+$(BUILD)/tests/test_bench_retest_pick: tests/test_bench_retest_pick.c $(BUILD)/obj/bench/net/retest.o $(BUILD)/obj/bench/net/stats.o $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/retest.o $(BUILD)/obj/bench/net/stats.o $(LIBMPILENS) $(LIBS)
+
+$(BUILD)/tests/test_bench_bisection: tests/test_bench_bisection.c $(BUILD)/obj/bench/net/bisection.o $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/bisection.o $(LIBMPILENS) $(LIBS)
