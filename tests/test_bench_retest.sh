@@ -1,14 +1,15 @@
 # mpilens-bench --retest under real mpirun: with a slow link injected (MPILENS_BENCH_INJECT,
 # the test hook) the injected pair is retested at every length and stays slow (retest z >= 5),
 # the file's first values are the median file's cells, and its z is recomputed by numpy
-# (median and MAD of the log delays over the length's off-diagonal cells). Serial runs keep
+# (median and MAD of the log delays over the length's off-diagonal cells), and retest_z is
+# against the length's control cell measured alone. Serial runs keep
 # network_test2's files (no retest file) unless --retest is asked for.
 . tests/lib.sh
 PY=/usr/bin/python3
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 MPIRUN="mpirun --allow-run-as-root --oversubscribe"
 B=$BIN/mpilens-bench
-HEADER="length,sender,receiver,first,retest,z,retest_z"
+HEADER="length,sender,receiver,first,retest,z,retest_z,role"
 
 # check.py PREFIX K SENDER RECEIVER ROW_IS_RECEIVER: "ok" or the problems found
 cat >"$TMP/check.py" <<'PYEOF'
@@ -24,11 +25,23 @@ rows = list(csv.DictReader(open(prefix + "_retest.csv")))
 off = ~np.eye(P, dtype=bool)
 for k in range(L):
     length = begin + k * step
-    mine = [r for r in rows if int(r["length"]) == length]
+    mine = [r for r in rows if int(r["length"]) == length and r["role"] != "control"]
+    ctl = [r for r in rows if int(r["length"]) == length and r["role"] == "control"]
+    if len(ctl) != 1:
+        bad.append("length %d: %d control rows, want 1" % (length, len(ctl)))
+        continue
+    # the control is the unpicked cell nearest the median, measured alone
+    cs, ct = int(ctl[0]["sender"]), int(ctl[0]["receiver"])
+    ci, cj = (ct, cs) if recv_row else (cs, ct)
     lg = np.log(med[k][off])
     m = np.median(lg)
     sig = 1.4826 * max(np.median(np.abs(lg - m)), 0.01)
     z = (np.log(np.where(off, med[k], 1.0)) - m) / sig  # the diagonal is 0: no log taken
+    picked = {((int(r["receiver"]), int(r["sender"])) if recv_row else (int(r["sender"]), int(r["receiver"]))) for r in mine}
+    rest = [abs(z[i][j]) for i in range(P) for j in range(P) if i != j and (i, j) not in picked]
+    if abs(z[ci][cj]) > min(rest) + 1e-3:
+        bad.append("length %d: control z %g is not the nearest to 0" % (length, z[ci][cj]))
+    ref = np.log(float(ctl[0]["retest"]))
     flagged = int((z[off] >= 5).sum())
     if len(mine) != max(K, flagged) and len(mine) != min(P * (P - 1), max(K, flagged)):
         bad.append("length %d: %d retests, want max(K=%d, flagged=%d)" % (length, len(mine), K, flagged))
@@ -39,9 +52,12 @@ for k in range(L):
             bad.append("length %d %d->%d: first %s, median file %g" % (length, s, t, r["first"], med[k][i][j]))
         if abs(float(r["z"]) - z[i][j]) > 1e-3 * max(1, abs(z[i][j])):
             bad.append("length %d %d->%d: z %s, numpy %g" % (length, s, t, r["z"], z[i][j]))
+        want_role = "flagged" if float(r["z"]) >= 5 else "worst"
+        if r["role"] != want_role:
+            bad.append("length %d %d->%d: role %s, want %s" % (length, s, t, r["role"], want_role))
         if not float(r["retest"]) > 0:
             bad.append("length %d %d->%d: retest %s" % (length, s, t, r["retest"]))
-        want_rz = (np.log(float(r["retest"])) - m) / sig
+        want_rz = (np.log(float(r["retest"])) - ref) / sig
         if abs(float(r["retest_z"]) - want_rz) > 1e-3 * max(1, abs(want_rz)):
             bad.append("length %d: retest_z %s, numpy %g" % (length, r["retest_z"], want_rz))
     inj = [r for r in mine if (int(r["sender"]), int(r["receiver"])) == (snd, rcv)]

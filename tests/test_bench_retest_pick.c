@@ -61,6 +61,15 @@ int main(void)
     n = lens_bench_retest_pick(m, 3, 2, LENS_BENCH_RETEST_ZMIN, work, cells, z);
     LENS_TEST(n == 2 && cells[1] == 6, "case 2 k=2: second %d, want (2,0) = 6", cells[1]);
     LENS_TEST_REL(z[1], 0.15 / (1.4826 * 0.15), 1e-9, "case 2: z of the second");
+    /* The control: the cell nearest the median 0.25 in log, not picked: 0.2 at (2,1) = 7 and
+     * 0.3 at (0,1) = 1 are both 0.05 away; the strict test keeps the lower index, 1. */
+    int picked[2] = {3, 6};
+    LENS_TEST(lens_bench_retest_control(m, 3, med, picked, 2) == 1, "control: %d, want 1",
+              lens_bench_retest_control(m, 3, med, picked, 2));
+    picked[0] = 1;
+    LENS_TEST(lens_bench_retest_control(m, 3, med, picked, 2) == 7, "control with 1 picked: want 7");
+    int all[6] = {1, 2, 3, 5, 6, 7};
+    LENS_TEST(lens_bench_retest_control(m, 3, med, all, 6) == -1, "control with every cell picked: -1");
     /* A higher threshold: nothing flagged, k = 0 picks nothing. */
     n = lens_bench_retest_pick(m, 3, 0, 8.0, work, cells, z);
     LENS_TEST(n == 0, "case 2 zmin 8: %d cells, want 0", n);

@@ -169,9 +169,11 @@ static long peak_rss_kb(void)
 
 /* ---- --retest: the worst and the flagged cells of every length, measured again alone ---- */
 
-/* One retest of the plan: length index k, cell (i, j), the sweep's median and its z. */
+/* One retest of the plan: length index k, cell (i, j), the sweep's median and its z; role
+ * says why it is in the plan (ROLE_*), again and zagain are filled by the retest. */
+enum { ROLE_WORST, ROLE_FLAGGED, ROLE_CONTROL };
 struct retest {
-    int k, i, j;
+    int k, i, j, role;
     double first, z, again, zagain;
 };
 
@@ -193,15 +195,22 @@ static struct retest *retest_plan(const struct lens_bench_opts *o, int P, const 
         const double *m = first + (size_t)k * PP;
         lens_bench_retest_robust(m, P, work, &med[k], &sig[k]);
         int got = lens_bench_retest_pick(m, P, o->retest, LENS_BENCH_RETEST_ZMIN, work, cells, z);
-        if (n + got > cap) {
-            cap = 2 * (n + got);
+        int ctl = lens_bench_retest_control(m, P, med[k], cells, got);
+        if (n + got + 1 > cap) {
+            cap = 2 * (n + got + 1);
             struct retest *np = lens_realloc(plan, (size_t)cap * sizeof *plan);
             if (!np)
                 goto oom;
             plan = np;
         }
         for (int t = 0; t < got; t++)
-            plan[n++] = (struct retest){k, cells[t] / P, cells[t] % P, m[cells[t]], z[t], NAN, NAN};
+            plan[n++] = (struct retest){k, cells[t] / P, cells[t] % P,
+                                        z[t] >= LENS_BENCH_RETEST_ZMIN ? ROLE_FLAGGED : ROLE_WORST,
+                                        m[cells[t]], z[t], NAN, NAN};
+        /* the control goes last in its length: every retest of the length is judged by it */
+        if (ctl >= 0)
+            plan[n++] = (struct retest){k, ctl / P, ctl % P, ROLE_CONTROL, m[ctl],
+                                        lens_bench_retest_z(m[ctl], med[k], sig[k]), NAN, NAN};
     }
     lens_free(work);
     lens_free(z);
@@ -229,12 +238,13 @@ static void retest_write(const struct lens_bench_opts *o, const struct retest *p
     if (lens_atomic_open(&a, path, "w", &e) != LENS_OK)
         lens_bench_fatal(&e);
     int recv_row = lens_bench_retest_row_is_receiver(o->mode);
-    fprintf(a.fp, "length,sender,receiver,first,retest,z,retest_z\n");
+    static const char *const roles[] = {"worst", "flagged", "control"};
+    fprintf(a.fp, "length,sender,receiver,first,retest,z,retest_z,role\n");
     for (int t = 0; t < n; t++) {
         const struct retest *r = &plan[t];
         /* sender and receiver, not row and column: the file reads the same in every mode */
-        fprintf(a.fp, "%d,%d,%d,%.9g,%.9g,%.4f,%.4f\n", o->begin + r->k * o->step, recv_row ? r->j : r->i,
-                recv_row ? r->i : r->j, r->first, r->again, r->z, r->zagain);
+        fprintf(a.fp, "%d,%d,%d,%.9g,%.9g,%.4f,%.4f,%s\n", o->begin + r->k * o->step, recv_row ? r->j : r->i,
+                recv_row ? r->i : r->j, r->first, r->again, r->z, r->zagain, roles[r->role]);
     }
     lens_free(path);
     if (lens_atomic_commit(&a, &e) != LENS_OK)
@@ -273,10 +283,18 @@ static void retest_run(const struct lens_bench_opts *o, struct lens_bench_ctx *c
     MPI_Bcast(ijk, 3 * n, MPI_INT, 0, MPI_COMM_WORLD);
     for (int t = 0; t < n; t++) {
         double v = lens_bench_mode_cell(c, o->begin + ijk[3 * t] * o->step, ijk[3 * t + 1], ijk[3 * t + 2]);
-        if (c->rank == 0) {
+        if (c->rank == 0)
             plan[t].again = v;
-            plan[t].zagain = lens_bench_retest_z(v, med[plan[t].k], sig[plan[t].k]);
-        }
+    }
+    /* retest_z: against the control measured alone when the length has one (a parallel
+     * sweep's median includes the other pairs' traffic, a retest does not), else against the
+     * sweep's median; always in the length's sigma. */
+    for (int t = 0; c->rank == 0 && t < n; t++) {
+        int k = plan[t].k, u = t;
+        while (u < n && plan[u].k == k && plan[u].role != ROLE_CONTROL)
+            u++;
+        double ref = u < n && plan[u].k == k && plan[u].again > 0 ? log(plan[u].again) : med[k];
+        plan[t].zagain = lens_bench_retest_z(plan[t].again, ref, sig[k]);
     }
     if (c->rank == 0)
         retest_write(o, plan, n);

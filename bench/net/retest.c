@@ -80,6 +80,26 @@ int lens_bench_retest_pick(const double *m, int P, int k, double zmin, double *w
     return got;
 }
 
+int lens_bench_retest_control(const double *m, int P, double med, const int *picked, int npicked)
+{
+    int best = -1;
+    double dist = INFINITY;
+    for (int c = 0; c < P * P; c++) {
+        double v = m[c];
+        if (c / P == c % P || !isfinite(v) || v <= 0)
+            continue;
+        int taken = 0;
+        for (int t = 0; t < npicked && !taken; t++)
+            taken = picked[t] == c;
+        /* strict: the first of equally near cells wins, the same on every run */
+        if (!taken && fabs(log(v) - med) < dist) {
+            dist = fabs(log(v) - med);
+            best = c;
+        }
+    }
+    return best;
+}
+
 int lens_bench_retest_row_is_receiver(int mode)
 {
     /* the same split as the cube's sender_index attribute and analysis/structure/anomaly.c */

@@ -26,6 +26,11 @@ double lens_bench_retest_z(double v, double med, double sig);
 int lens_bench_retest_pick(const double *m, int P, int k, double zmin, double *work, int *cells,
                            double *z);
 
+/* The control cell of one length: the valid off-diagonal cell (not among the npicked cells)
+ * whose log delay is nearest med, ties to the lowest index; -1 if none is left. Measured
+ * alone beside the picks, it is the typical delay under the retests' own conditions. */
+int lens_bench_retest_control(const double *m, int P, double med, const int *picked, int npicked);
+
 /* Whether a row of the cube in mode (enum lens_mode) is the receiver: one_to_one,
  * noise_blocking, noise and all_to_all; otherwise the row is the sender. Names the ends of a
  * cell in the retest file and the injection hook, as `mpilens anomalies` names them. */
