@@ -269,6 +269,7 @@ static void retest_run(const struct lens_bench_opts *o, struct lens_bench_ctx *c
         }
         plan = retest_plan(o, c->procs, first, med, sig, &n);
     }
+    /* the count first, so every rank can size the list it receives */
     MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
     int *ijk = lens_malloc((size_t)(3 * n + 1) * sizeof(int));
     if (!ijk) {
@@ -371,6 +372,7 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
     }
     if (c.rank == 0)
         sink_close(&s);
+    /* after the close: a failure during the retests (MPI_Abort) leaves the cube complete */
     if (o->retest > 0)
         retest_run(o, &c, first);
     lens_free(first);

@@ -43,6 +43,8 @@ struct round_sum {
     double bytes, seconds, bps, slow_bps;
 };
 
+/* Computed again wherever it is needed (log line, CSV, .nc) from the same recv_s, rather than
+ * stored: the three outputs cannot drift apart. */
 static void summarize(const struct bis *b, int r, struct round_sum *u)
 {
     const int *pa = b->partner + (size_t)r * b->P;
@@ -67,6 +69,8 @@ static void summarize(const struct bis *b, int r, struct round_sum *u)
             u->slow_r = x;
         }
     }
+    /* In double: pairs x 2 x 16 MiB x 64 passes 2^31 at 2 pairs; a double holds it exactly
+     * up to 2^53 bytes. */
     u->bytes = 2.0 * u->pairs * flow; /* both directions of every pair */
     u->bps = u->bytes / u->seconds;
 }
@@ -76,6 +80,7 @@ int lens_bench_bisect_run_exists(const char *prefix)
     /* Either file counts: a half-deleted result is still one --force must be asked to replace. */
     static const char *const names[] = {"_bisection.csv", "_bisection.nc"};
     for (int i = 0; i < 2; i++) {
+        /* PATH_MAX-sized: a longer prefix is not a file this process could open anyway */
         char path[4096];
         struct stat sb;
         if ((size_t)snprintf(path, sizeof path, "%s%s", prefix, names[i]) < sizeof path && stat(path, &sb) == 0)
@@ -117,6 +122,8 @@ static int put_i(int id, int v, int r, int x, int val)
 /* Defines and fills the NetCDF file; returns a NetCDF status (the first failure). */
 static int fill_nc(int id, const struct bis *b, const char *const *attrs)
 {
+    /* F flows per round: one per direction of each pair; an odd P leaves one rank out, so F is
+     * the same every round and the flow variables are rectangular. */
     int st, P = b->P, R = b->R, F = 2 * (P / 2), per_node = b->nodes < P;
     int dr, df, dp, dl, dn = -1;
     if ((st = nc_def_dim(id, "round", (size_t)R, &dr)) || (st = nc_def_dim(id, "flow", (size_t)F, &df)) ||
@@ -148,6 +155,7 @@ static int fill_nc(int id, const struct bis *b, const char *const *attrs)
                      (st = nc_def_var(id, "node_Bps", NC_DOUBLE, 2, d_rn, &vnbps)) ||
                      (st = nc_def_var(id, "node_share", NC_DOUBLE, 2, d_rn, &vnsh))))
         return st;
+    /* window and size are what turn flow_seconds into flow_Bps: a reader needs no command line */
     int ints[3] = {b->k, b->S, R};
     if ((st = nc_put_att_int(id, NC_GLOBAL, "window", NC_INT, 1, &ints[0])) ||
         (st = nc_put_att_int(id, NC_GLOBAL, "size_bytes", NC_INT, 1, &ints[1])) ||
@@ -162,6 +170,7 @@ static int fill_nc(int id, const struct bis *b, const char *const *attrs)
     for (int r = 0; r < R; r++) {
         struct round_sum u;
         summarize(b, r, &u);
+        /* one array in rnames' order: the ints pass through a double exactly (small values) */
         double rv[8] = {u.pairs, u.bytes, u.seconds, u.bps, u.slow_bps, u.slow_s, u.slow_r, u.out};
         for (int i = 0; i < 8; i++) {
             size_t idx = (size_t)r;
@@ -195,6 +204,8 @@ static int fill_nc(int id, const struct bis *b, const char *const *attrs)
                 return st;
         }
     }
+    /* Host names per rank, and per node the name of its first rank (node_of numbers nodes by
+     * first appearance, so writing every rank's name there writes the same name again). */
     for (int x = 0; x < P; x++) {
         char buf[LABEL_LEN] = {0}; /* zero-filled, cut to the row */
         snprintf(buf, sizeof buf, "%s", b->hosts[x]);
@@ -220,6 +231,7 @@ static int write_nc(const struct bis *b, const char *path, const char *const *at
     int rc = lens_atomic_open(&a, path, NULL, e);
     if (rc != LENS_OK)
         return rc;
+    /* 64-bit offsets as p2p_out.c: many rounds of many flows can pass classic's 2 GiB */
     int id, st = nc_create(a.tmp, NC_NOCLOBBER | NC_64BIT_OFFSET, &id);
     if (st != NC_NOERR) {
         lens_atomic_abort(&a);
@@ -241,6 +253,7 @@ static int write_files(const struct bis *b, const char *prefix, const char *cons
 {
     size_t n = strlen(prefix) + sizeof "_bisection.csv";
     char *csv = lens_malloc(n), *nc = lens_malloc(n), *dir = lens_strdup(prefix);
+    /* every allocation is tried before any is checked: one test, and lens_free(NULL) is a no-op */
     int rc = csv && nc && dir ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
     if (rc == LENS_OK) {
         snprintf(csv, n, "%s_bisection.csv", prefix);
@@ -300,12 +313,17 @@ static double one_round(int peer, int S, int k, char *sbuf, char *rbuf, MPI_Requ
     lens_bench_job_barrier(over);
     if (peer < 0)
         return NAN;
+    /* Local clocks only: each rank times its own receives from its own barrier exit, so no
+     * global clock is needed; the barrier's exits differ by its latency (microseconds), small
+     * against a window of megabytes. */
     double t0 = MPI_Wtime();
     /* receives first, so no message of the window waits in an unexpected queue */
     for (int w = 0; w < k; w++)
         MPI_Irecv(rbuf, S, MPI_BYTE, peer, TAG_BIS, MPI_COMM_WORLD, &req[w]);
     for (int w = 0; w < k; w++)
         MPI_Isend(sbuf, S, MPI_BYTE, peer, TAG_BIS, MPI_COMM_WORLD, &req[k + w]);
+    /* the receives alone end the flow into this rank; the sends finish the partner's flow,
+     * which the partner times itself */
     MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
     double t = MPI_Wtime() - t0;
     MPI_Waitall(k, req + k, MPI_STATUSES_IGNORE); /* the buffer is reused next round */
@@ -324,6 +342,7 @@ void lens_bench_bisect_run(const struct lens_bench_opts *o, lens_bench_say_fn sa
     b.R = o->rounds;
     b.S = o->size;
     b.k = LENS_BENCH_P2P_WINDOW; /* the p2p bandwidth test's window */
+    /* a fixed default seed: two runs without --shuffle measure the same rounds, comparable */
     b.seed = o->shuffle ? o->seed : LENS_BENCH_BISECTION_SEED;
     lens_bench_job_hosts(&b.hosts);
     int over = lens_bench_job_oversubscribed();
@@ -331,6 +350,7 @@ void lens_bench_bisect_run(const struct lens_bench_opts *o, lens_bench_say_fn sa
     char *sbuf = page_alloc((size_t)b.S, &sbase), *rbuf = page_alloc((size_t)b.S, &rbase);
     MPI_Request *req = lens_malloc(2 * (size_t)b.k * sizeof *req);
     int *side = lens_malloc((size_t)P * sizeof(int)), *partner = lens_malloc((size_t)P * sizeof(int));
+    /* Only rank 0 keeps the run (R x P numbers); the others hold one round's matching. */
     size_t RP = (size_t)b.R * P;
     if (rank == 0) {
         b.side = lens_malloc(RP * sizeof(int));
@@ -358,6 +378,7 @@ void lens_bench_bisect_run(const struct lens_bench_opts *o, lens_bench_say_fn sa
                      "%s_bisection.nc)", P, o->prefix);
     }
     for (int r = 0; r < b.R; r++) {
+        /* every rank draws the same round from (seed, r): no message says who pairs with whom */
         lens_bench_bisection_round(P, b.seed, r, side, partner);
         double t = one_round(partner[rank], b.S, b.k, sbuf, rbuf, req, over);
         /* one number per rank: rank 0 has the matching already (it computed it too) */

@@ -58,6 +58,7 @@ int lens_bench_retest_pick(const double *m, int P, int k, double zmin, double *w
     double med, sig;
     if (lens_bench_retest_robust(m, P, work, &med, &sig) == 0)
         return 0;
+    /* z of every valid cell; the diagonal and missing cells get none and are never picked */
     size_t n = 0;
     for (int i = 0; i < P; i++)
         for (int j = 0; j < P; j++) {
@@ -82,6 +83,8 @@ int lens_bench_retest_pick(const double *m, int P, int k, double zmin, double *w
 
 int lens_bench_retest_control(const double *m, int P, double med, const int *picked, int npicked)
 {
+    /* A linear scan with a check against the picks (a handful): P^2 x picks is nothing next
+     * to the sweep that produced the matrix. */
     int best = -1;
     double dist = INFINITY;
     for (int c = 0; c < P * P; c++) {
