@@ -10,6 +10,9 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 MPIRUN="mpirun --allow-run-as-root --oversubscribe"
 B=$BIN/mpilens-bench
 HEADER="length,sender,receiver,first,retest,z,retest_z,role"
+# 1 s per repeat: added after timing, so it costs no run time, and it stays z >= 5 even when
+# a busy or sanitized run spreads the other cells over a factor e (sigma 1.5 in log units)
+INJ=1
 
 # check.py PREFIX K SENDER RECEIVER ROW_IS_RECEIVER: "ok" or the problems found
 cat >"$TMP/check.py" <<'PYEOF'
@@ -63,7 +66,7 @@ for k in range(L):
     inj = [r for r in mine if (int(r["sender"]), int(r["receiver"])) == (snd, rcv)]
     if len(inj) != 1:
         bad.append("length %d: injected pair %d->%d retested %d times" % (length, snd, rcv, len(inj)))
-    elif not (float(inj[0]["z"]) >= 5 and float(inj[0]["retest_z"]) >= 5 and float(inj[0]["retest"]) >= 0.0005):
+    elif not (float(inj[0]["z"]) >= 5 and float(inj[0]["retest_z"]) >= 5 and float(inj[0]["retest"]) >= 1.0):
         bad.append("length %d: injected pair does not stay slow: %s" % (length, inj[0]))
     elif mine[0] is not inj[0]:
         bad.append("length %d: the injected pair is not the worst" % length)
@@ -73,7 +76,7 @@ PYEOF
 # ---- parallel one_to_one (row = receiver), default K = 3, at 4 and 5 ranks ----
 for np in 4 5; do
     O=$TMP/p$np/net
-    MPILENS_BENCH_INJECT=3,1,0.0005 $MPIRUN -np $np "$B" --schedule parallel -t one_to_one -n 5 -b 0 \
+    MPILENS_BENCH_INJECT=3,1,$INJ $MPIRUN -np $np "$B" --schedule parallel -t one_to_one -n 5 -b 0 \
         -e 2049 -s 1024 -f "$O" </dev/null >/dev/null 2>"$TMP/p$np.err"
     check_eq "parallel np $np with an injected link runs" "$?" "0"
     check_eq "np $np: retest header" "$(head -n 1 "${O}_retest.csv")" "$HEADER"
@@ -82,7 +85,7 @@ done
 
 # ---- send_recv_and_recv_send (row = sender), --retest 1, serial schedule ----
 O=$TMP/sr/net
-MPILENS_BENCH_INJECT=2,0,0.0005 $MPIRUN -np 4 "$B" --retest 1 -t send_recv_and_recv_send -n 5 -b 0 -e 1025 \
+MPILENS_BENCH_INJECT=2,0,$INJ $MPIRUN -np 4 "$B" --retest 1 -t send_recv_and_recv_send -n 5 -b 0 -e 1025 \
     -s 1024 -f "$O" </dev/null >/dev/null 2>"$TMP/sr.err"
 check_eq "serial --retest 1 runs" "$?" "0"
 check_eq "send_recv: sender and receiver read by the mode" "$($PY "$TMP/check.py" "$O" 1 2 0 0 2>&1)" "ok"
