@@ -54,7 +54,7 @@ static void help(void)
         "  -f, --file PREFIX                output prefix (default network)\n"
         "  -b, --begin BYTES                first message length (default 0)\n"
         "  -e, --end BYTES                  end of the lengths, exclusive (default 1000000)\n"
-        "  -s, --step BYTES                 length step (default 100)\n"
+        "  -s, --step BYTES                 length step (default 100); bisection: message size\n"
         "  -n, --num_iterations N           timed repeats per pair and length (default 100)\n"
         "  -l, --length_noise_message BYTES noise message length (default 0)\n"
         "  -m, --num_noise_message N        noise messages per repeat (default 1)\n"
