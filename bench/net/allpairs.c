@@ -6,8 +6,11 @@
 #include "fatal.h"
 #include "job.h"
 #include "mode.h"
+#include "retest.h"
+#include "common/atomic.h"
 #include "analysis/cube/cube.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -89,12 +92,16 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
         parallel ? "rounds" : NULL, rounds,
         "shuffle_seed", o->shuffle ? seed : "none",
         NULL, NULL};
-    /* --force over a run that kept its raw repeats: a stale _all.nc would not match. */
-    if (!o->raw && o->force) {
-        size_t plen = strlen(o->prefix) + 8;
+    /* --force over a run that kept its raw repeats or retests: a stale _all.nc or
+     * _retest.csv would not match the new files. */
+    for (int f = 0; f < 2 && o->force; f++) {
+        const char *suffix = f == 0 ? "_all.nc" : "_retest.csv";
+        if (f == 0 ? o->raw : o->retest > 0)
+            continue;
+        size_t plen = strlen(o->prefix) + strlen(suffix) + 1;
         char *stale = lens_malloc(plen);
         if (stale) {
-            snprintf(stale, plen, "%s_all.nc", o->prefix);
+            snprintf(stale, plen, "%s%s", o->prefix, suffix);
             (void)unlink(stale);
         }
         lens_free(stale);
@@ -160,6 +167,144 @@ static long peak_rss_kb(void)
     return kb;
 }
 
+/* ---- --retest: the worst and the flagged cells of every length, measured again alone ---- */
+
+/* One retest of the plan: length index k, cell (i, j), the sweep's median and its z; role
+ * says why it is in the plan (ROLE_*), again and zagain are filled by the retest. */
+enum { ROLE_WORST, ROLE_FLAGGED, ROLE_CONTROL };
+struct retest {
+    int k, i, j, role;
+    double first, z, again, zagain;
+};
+
+/* Rank 0: the plan from the sweep's medians (first: nlen x P x P), per length the K worst
+ * cells and every flagged one (retest.h). med and sig keep each length's yardstick, so the
+ * retest is judged against the same typical delay as the sweep. */
+static struct retest *retest_plan(const struct lens_bench_opts *o, int P, const double *first,
+                                  double *med, double *sig, int *count)
+{
+    size_t PP = (size_t)P * P;
+    double *work = lens_malloc(2 * PP * sizeof(double)), *z = lens_malloc(PP * sizeof(double));
+    int *cells = lens_malloc(PP * sizeof(int));
+    struct retest *plan = NULL;
+    int n = 0, cap = 0;
+    struct lens_err e;
+    if (!work || !z || !cells)
+        goto oom;
+    for (int k = 0; k < o->nlen; k++) {
+        const double *m = first + (size_t)k * PP;
+        lens_bench_retest_robust(m, P, work, &med[k], &sig[k]);
+        int got = lens_bench_retest_pick(m, P, o->retest, LENS_BENCH_RETEST_ZMIN, work, cells, z);
+        int ctl = lens_bench_retest_control(m, P, med[k], cells, got);
+        if (n + got + 1 > cap) {
+            cap = 2 * (n + got + 1);
+            struct retest *np = lens_realloc(plan, (size_t)cap * sizeof *plan);
+            if (!np)
+                goto oom;
+            plan = np;
+        }
+        for (int t = 0; t < got; t++)
+            plan[n++] = (struct retest){k, cells[t] / P, cells[t] % P,
+                                        z[t] >= LENS_BENCH_RETEST_ZMIN ? ROLE_FLAGGED : ROLE_WORST,
+                                        m[cells[t]], z[t], NAN, NAN};
+        /* the control goes last in its length: every retest of the length is judged by it */
+        if (ctl >= 0)
+            plan[n++] = (struct retest){k, ctl / P, ctl % P, ROLE_CONTROL, m[ctl],
+                                        lens_bench_retest_z(m[ctl], med[k], sig[k]), NAN, NAN};
+    }
+    lens_free(work);
+    lens_free(z);
+    lens_free(cells);
+    *count = n;
+    return plan;
+oom:
+    lens_err_set(&e, LENS_ENOMEM, "out of memory for the retest plan (%d ranks)", P);
+    lens_bench_fatal(&e);
+}
+
+/* PREFIX_retest.csv, written whole through a temporary (docs/bench.md): one line per
+ * retest; delays in seconds, z in robust units of the length (retest.h). */
+static void retest_write(const struct lens_bench_opts *o, const struct retest *plan, int n)
+{
+    struct lens_err e;
+    size_t plen = strlen(o->prefix) + sizeof "_retest.csv";
+    char *path = lens_malloc(plen);
+    if (!path) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory");
+        lens_bench_fatal(&e);
+    }
+    snprintf(path, plen, "%s_retest.csv", o->prefix);
+    struct lens_atomic a;
+    if (lens_atomic_open(&a, path, "w", &e) != LENS_OK)
+        lens_bench_fatal(&e);
+    int recv_row = lens_bench_retest_row_is_receiver(o->mode);
+    static const char *const roles[] = {"worst", "flagged", "control"};
+    fprintf(a.fp, "length,sender,receiver,first,retest,z,retest_z,role\n");
+    for (int t = 0; t < n; t++) {
+        const struct retest *r = &plan[t];
+        /* sender and receiver, not row and column: the file reads the same in every mode */
+        fprintf(a.fp, "%d,%d,%d,%.9g,%.9g,%.4f,%.4f,%s\n", o->begin + r->k * o->step, recv_row ? r->j : r->i,
+                recv_row ? r->i : r->j, r->first, r->again, r->z, r->zagain, roles[r->role]);
+    }
+    lens_free(path);
+    if (lens_atomic_commit(&a, &e) != LENS_OK)
+        lens_bench_fatal(&e);
+}
+
+/* After the sweep (the cube files are closed and complete): rank 0 plans, every rank learns
+ * the plan, and each cell is measured alone in turn. The plan travels as ints (k, i, j) so
+ * every rank walks the same list; only rank 0 keeps the values. */
+static void retest_run(const struct lens_bench_opts *o, struct lens_bench_ctx *c, const double *first)
+{
+    int n = 0;
+    struct retest *plan = NULL;
+    double *med = NULL, *sig = NULL;
+    struct lens_err e;
+    if (c->rank == 0) {
+        med = lens_malloc((size_t)o->nlen * sizeof(double));
+        sig = lens_malloc((size_t)o->nlen * sizeof(double));
+        if (!med || !sig) {
+            lens_err_set(&e, LENS_ENOMEM, "out of memory");
+            lens_bench_fatal(&e);
+        }
+        plan = retest_plan(o, c->procs, first, med, sig, &n);
+    }
+    /* the count first, so every rank can size the list it receives */
+    MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int *ijk = lens_malloc((size_t)(3 * n + 1) * sizeof(int));
+    if (!ijk) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory for %d retests", n);
+        lens_bench_fatal(&e);
+    }
+    for (int t = 0; c->rank == 0 && t < n; t++) {
+        ijk[3 * t] = plan[t].k;
+        ijk[3 * t + 1] = plan[t].i;
+        ijk[3 * t + 2] = plan[t].j;
+    }
+    MPI_Bcast(ijk, 3 * n, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int t = 0; t < n; t++) {
+        double v = lens_bench_mode_cell(c, o->begin + ijk[3 * t] * o->step, ijk[3 * t + 1], ijk[3 * t + 2]);
+        if (c->rank == 0)
+            plan[t].again = v;
+    }
+    /* retest_z: against the control measured alone when the length has one (a parallel
+     * sweep's median includes the other pairs' traffic, a retest does not), else against the
+     * sweep's median; always in the length's sigma. */
+    for (int t = 0; c->rank == 0 && t < n; t++) {
+        int k = plan[t].k, u = t;
+        while (u < n && plan[u].k == k && plan[u].role != ROLE_CONTROL)
+            u++;
+        double ref = u < n && plan[u].k == k && plan[u].again > 0 ? log(plan[u].again) : med[k];
+        plan[t].zagain = lens_bench_retest_z(plan[t].again, ref, sig[k]);
+    }
+    if (c->rank == 0)
+        retest_write(o, plan, n);
+    lens_free(ijk);
+    lens_free(plan);
+    lens_free(med);
+    lens_free(sig);
+}
+
 void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progress_fn fn, void *arg)
 {
     struct lens_bench_ctx c;
@@ -175,8 +320,14 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
         lens_bench_fatal(&e);
     }
     struct sink s;
-    if (c.rank == 0)
+    double *first = NULL; /* --retest, rank 0: every length's median matrix */
+    if (c.rank == 0) {
         sink_open(&s, o, &c, hosts);
+        if (o->retest > 0 && !(first = lens_malloc((size_t)o->nlen * P * P * sizeof(double)))) {
+            lens_err_set(&e, LENS_ENOMEM, "out of memory for the retest medians");
+            sink_fail(&s, &e);
+        }
+    }
     /* MPI_Wtime, not the system clock: it is what the kernels time with, and it is monotonic. */
     double start = MPI_Wtime();
     for (int k = 0; k < o->nlen; k++) {
@@ -206,6 +357,8 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
         if (c.rank != 0)
             continue;
         sink_put(&s, &c, k);
+        if (first)
+            memcpy(first + (size_t)k * P * P, s.mats[1], P * P * sizeof(double));
         double t3 = MPI_Wtime();
         if (o->die_after == k + 1)
             raise(SIGKILL); /* testing: an interrupted run, with k + 1 lengths on disk */
@@ -219,6 +372,10 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
     }
     if (c.rank == 0)
         sink_close(&s);
+    /* after the close: a failure during the retests (MPI_Abort) leaves the cube complete */
+    if (o->retest > 0)
+        retest_run(o, &c, first);
+    lens_free(first);
     lens_free(pack);
     lens_bench_ctx_release(&c);
 }

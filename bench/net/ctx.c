@@ -4,9 +4,35 @@
 
 #include "job.h"
 #include "mode.h"
+#include "retest.h"
 #include "analysis/cube/cube.h"
 
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The test hook MPILENS_BENCH_INJECT="SENDER,RECEIVER,SECONDS": every rank reads the same
+ * environment (mpirun forwards it), so all agree on the cell without a message. Sender and
+ * receiver become row and column by the mode's sender_index (retest.h). */
+static int read_inject(struct lens_bench_ctx *c, struct lens_err *e)
+{
+    c->inject_row = c->inject_col = -1;
+    const char *v = getenv("MPILENS_BENCH_INJECT");
+    if (!v || !*v)
+        return LENS_OK;
+    int snd, rcv, used = 0;
+    double sec;
+    if (sscanf(v, "%d,%d,%lf%n", &snd, &rcv, &sec, &used) != 3 || v[used] || snd < 0 || rcv < 0 ||
+        snd >= c->procs || rcv >= c->procs || snd == rcv || !isfinite(sec) || sec < 0)
+        return lens_err_set(e, LENS_EUSAGE, "MPILENS_BENCH_INJECT='%s': want SENDER,RECEIVER,SECONDS "
+                            "with two different ranks below %d and seconds >= 0", v, c->procs);
+    int recv_row = lens_bench_retest_row_is_receiver(c->o->mode);
+    c->inject_row = recv_row ? rcv : snd;
+    c->inject_col = recv_row ? snd : rcv;
+    c->inject_s = sec;
+    return LENS_OK;
+}
 
 int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *o, struct lens_err *e)
 {
@@ -24,6 +50,8 @@ int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *
     /* all_to_all: P - 1 receives and sends; noise: m of each */
     size_t nreq = 2 * (P > (size_t)o->noise_msgs ? P : (size_t)o->noise_msgs);
     int mode = o->mode;
+    if (read_inject(c, e) != LENS_OK)
+        return e->code;
     c->sbuf = lens_malloc(blen);
     c->rbuf = lens_malloc(blen);
     c->samples = lens_malloc(P * n * sizeof(double)); /* all_to_all times P cells at once */

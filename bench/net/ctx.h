@@ -32,6 +32,10 @@ struct lens_bench_ctx {
     int oversubscribed;   /* 1 when this node runs more ranks than it has cores: ranks that
                              wait for their turn sleep between tests instead of spinning */
     long pairs;           /* measurements of one length (cells or pairs), for progress */
+    /* Testing only (MPILENS_BENCH_INJECT="SENDER,RECEIVER,SECONDS", docs/bench.md): seconds
+     * added to every timed repeat of one cell, a slow link that tests can find and retest. */
+    int inject_row, inject_col; /* the cell, -1 when no injection */
+    double inject_s;            /* seconds added per repeat */
 };
 
 /* Allocates and touches the buffers and creates the window (collective). Returns LENS_OK

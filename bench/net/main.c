@@ -3,6 +3,9 @@
  * (-t p2p). Options are checked identically on every rank, so bad usage ends the job
  * collectively with a message from rank 0; errors during the run go through MPI_Abort. */
 #include "allpairs.h"
+#include "bisect_run.h"
+#include "bisection.h"
+#include "retest.h"
 #include "job.h"
 #include "mode.h"
 #include "opts.h"
@@ -46,11 +49,12 @@ static void help(void)
         "options (network_test2's):\n"
         "  -t, --type MODE                  one_to_one (default), all_to_all, async_one_to_one,\n"
         "                                   send_recv_and_recv_send, noise, noise_blocking, bcast,\n"
-        "                                   put, get; or p2p (the point-to-point sweep below)\n"
+        "                                   put, get; or p2p (the point-to-point sweep below),\n"
+        "                                   or bisection (bisection bandwidth, below)\n"
         "  -f, --file PREFIX                output prefix (default network)\n"
         "  -b, --begin BYTES                first message length (default 0)\n"
         "  -e, --end BYTES                  end of the lengths, exclusive (default 1000000)\n"
-        "  -s, --step BYTES                 length step (default 100)\n"
+        "  -s, --step BYTES                 length step (default 100); bisection: message size\n"
         "  -n, --num_iterations N           timed repeats per pair and length (default 100)\n"
         "  -l, --length_noise_message BYTES noise message length (default 0)\n"
         "  -m, --num_noise_message N        noise messages per repeat (default 1)\n"
@@ -70,14 +74,22 @@ static void help(void)
         "                      parallel: a round-robin tournament, N-1 rounds for even N, N for\n"
         "                      odd N (one rank sits out each round), the disjoint pairs of a\n"
         "                      round measured at the same time, both directions. Same files,\n"
-        "                      with attributes schedule, rounds and shuffle_seed. Modes\n"
+        "                      with attributes schedule, rounds and shuffle_seed, plus the\n"
+        "                      retests (--retest, default 3). Modes\n"
         "                      one_to_one, send_recv_and_recv_send, async_one_to_one, put, get;\n"
         "                      refused: noise, noise_blocking (their noise ranks would be busy\n"
         "                      in pairs), all_to_all, bcast (one collective, no pairs), p2p.\n"
         "                      Pairs measured together share the node and the network, so the\n"
         "                      delays include that contention\n"
         "      --shuffle SEED  parallel: relabel the ranks' seats and reorder the rounds from\n"
-        "                      SEED (unsigned 64-bit), the same schedule for every length\n"
+        "                      SEED (unsigned 64-bit), the same schedule for every length;\n"
+        "                      bisection: the seed of the random splits and matchings\n"
+        "      --retest K      after the sweep, measure again alone the K worst cells of every\n"
+        "                      length and every cell whose robust z (as mpilens anomalies:\n"
+        "                      log delay, median and MAD over the length's cells) is >= 5;\n"
+        "                      writes PREFIX_retest.csv. Default 3 with --schedule parallel,\n"
+        "                      0 (off) with serial; pair modes only\n"
+        "  -r, --rounds R      bisection: rounds (default %d)\n"
         "      --pair A,B      p2p: the two ranks (default 0,1)\n"
         "      --pairs per-node  p2p: one pair inside a node and one across each pair of nodes\n\n"
         "What is fixed against network_test2:\n"
@@ -94,7 +106,7 @@ static void help(void)
         "  - an unknown mode, a single process or a bad length range is an error;\n"
         "  - rank 0 writes and syncs each length as soon as it is measured, so an interrupted\n"
         "    run leaves files holding the lengths done.\n\n"
-        "What each mode stores (row i, column j of matrix l):\n");
+        "What each mode stores (row i, column j of matrix l):\n", LENS_BENCH_BISECTION_ROUNDS);
     for (int m = LENS_MODE_ONE_TO_ONE; m <= LENS_MODE_GET; m++) /* every all-pairs mode, in enum order */
         print_wrapped(lens_cube_mode_name(m), lens_bench_mode_definition(m));
     printf(
@@ -106,11 +118,19 @@ static void help(void)
         "tenth of each; page-aligned buffers. Writes PREFIX_p2p.csv and PREFIX_p2p.nc\n"
         "with the mean and min/median/max over the iterations, and every iteration's time in\n"
         "the .nc file. The median resists preemption stalls on a busy machine.\n\n"
+        "bisection: each round a random split of the ranks into halves and a random matching\n"
+        "across it (seed: --shuffle SEED, else %d); every pair exchanges a window of %d\n"
+        "messages of -s bytes (default 16MiB; 64KiB and the like accepted) both ways at once.\n"
+        "Writes PREFIX_bisection.csv (per round: pairs, bytes, seconds, aggregate and slowest\n"
+        "pair bandwidth) and PREFIX_bisection.nc (also every flow and, when ranks share nodes,\n"
+        "every node). An odd rank count leaves one rank out of each round.\n\n"
         "examples:\n"
         "  mpirun -np 4 mpilens-bench -t one_to_one -n 20 -b 0 -e 4097 -s 1024 -f out/demo/network\n"
         "  mpilens info out/demo/network\n"
-        "  mpirun -np 2 mpilens-bench -t p2p -f out/demo/pair\n", LENS_BENCH_P2P_BATCH,
-        LENS_BENCH_P2P_WINDOW, LENS_BENCH_P2P_ITERS);
+        "  mpirun -np 2 mpilens-bench -t p2p -f out/demo/pair\n"
+        "  mpirun -np 4 mpilens-bench -t bisection -r 5 -s 1MiB -f out/demo/bis\n",
+        LENS_BENCH_P2P_BATCH, LENS_BENCH_P2P_WINDOW, LENS_BENCH_P2P_ITERS,
+        LENS_BENCH_BISECTION_SEED, LENS_BENCH_P2P_WINDOW);
 }
 
 /* The progress line: in place on a terminal (or with --progress), else one line per length. */
@@ -156,7 +176,9 @@ static int check_output(const struct lens_bench_opts *o, int rank, struct lens_e
 {
     int exists = 0;
     if (rank == 0)
-        exists = o->mode == LENS_MODE_P2P ? lens_bench_p2p_exists(o->prefix) : lens_cube_exists(o->prefix);
+        exists = o->mode == LENS_MODE_P2P ? lens_bench_p2p_exists(o->prefix)
+                 : o->mode == LENS_BENCH_MODE_BISECTION ? lens_bench_bisect_run_exists(o->prefix)
+                 : lens_cube_exists(o->prefix);
     MPI_Bcast(&exists, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (exists && !o->force)
         return lens_err_set(e, LENS_EIO, "%s: a result with this prefix exists; use --force to "
@@ -194,6 +216,8 @@ int main(int argc, char **argv)
             struct progress_how how = {o.progress || isatty(STDERR_FILENO), o.timing};
             if (o.mode == LENS_MODE_P2P)
                 lens_bench_p2p_run(&o, say, NULL);
+            else if (o.mode == LENS_BENCH_MODE_BISECTION)
+                lens_bench_bisect_run(&o, say, NULL);
             else
                 lens_bench_allpairs_run(&o, show_progress, &how);
         } else if (rank == 0) {

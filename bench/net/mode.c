@@ -71,9 +71,14 @@ int lens_bench_mode_rma(int mode) { return mode == LENS_MODE_PUT || mode == LENS
 
 /* Stores the statistics of x[0..n-1] as cell x of this rank's row (and the raw samples). */
 /* All four statistics come from the same samples x, so the four files describe one delay. */
-static void store_cell(struct lens_bench_ctx *c, int cell, const double *x)
+static void store_cell(struct lens_bench_ctx *c, int cell, double *x)
 {
     size_t n = (size_t)c->o->repeats;
+    /* The test hook: after timing, so the injected seconds never change what runs on the wire
+     * and a test knows exactly how much slower the cell must come out. */
+    if (c->rank == c->inject_row && cell == c->inject_col && !c->transposed)
+        for (size_t r = 0; r < n; r++)
+            x[r] += c->inject_s;
     struct lens_bench_stats st;
     lens_bench_stats_compute(x, n, c->scratch, &st);
     c->row[0][cell] = st.average;
@@ -455,4 +460,30 @@ void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
             run_pairs(c, len);
         break;
     }
+}
+
+/* Cell (i, j) alone: the serial schedule's pair, every other rank waiting. The row is cleared
+ * first so the value sent is this measurement's; row i holds cell (i, j) in every pair mode
+ * (the measuring rank, or the origin of put and get). */
+double lens_bench_mode_cell(struct lens_bench_ctx *c, int len, int i, int j)
+{
+    size_t P = (size_t)c->procs;
+    for (int s = 0; s < 4; s++)
+        memset(c->row[s], 0, P * sizeof(double));
+    lens_bench_job_barrier(c->oversubscribed); /* nobody else is on the wire */
+    int n = participants(c, i, j, c->iw), at = -1;
+    for (int k = 0; k < n && at < 0; k++)
+        if (c->iw[k] == c->rank)
+            at = k;
+    if (at >= 0)
+        measure_pair(c, c->iw, at, i, j, len);
+    double v = c->row[1][j]; /* the median, as the retest file compares medians */
+    if (i != 0 && c->rank == i)
+        MPI_Send(&v, 1, MPI_DOUBLE, 0, TAG_DONE, MPI_COMM_WORLD);
+    if (i != 0 && c->rank == 0) {
+        MPI_Request rq;
+        MPI_Irecv(&v, 1, MPI_DOUBLE, i, TAG_DONE, MPI_COMM_WORLD, &rq);
+        lens_bench_job_wait(&rq, c->oversubscribed);
+    }
+    return c->rank == 0 ? v : 0.0;
 }

@@ -11,6 +11,11 @@
  * row[] (and rawrow) for the cells this rank holds; the diagonal is 0. */
 void lens_bench_mode_run(struct lens_bench_ctx *c, int len);
 
+/* Measures cell (i, j) (row i, column j) at length len alone, with the serial schedule's
+ * kernels, while every other rank waits (collective). Returns the cell's median in seconds
+ * on rank 0, 0 elsewhere. For --retest (allpairs.c). */
+double lens_bench_mode_cell(struct lens_bench_ctx *c, int len, int i, int j);
+
 /* What one element of the files holds in this mode, for the "delay_definition" attribute
  * and --help. */
 const char *lens_bench_mode_definition(int mode);

@@ -5,6 +5,8 @@
  * not a silent fallback to one_to_one as in network_test2. */
 #include "opts.h"
 
+#include "bisection.h"
+#include "retest.h"
 #include "analysis/cube/cube.h"
 
 #include <ctype.h>
@@ -19,7 +21,7 @@ enum {
     /* Long-only options take values above 255, so they can never collide with a short option's
      * character in getopt_long's return value. */
     O_RAW = 256, O_FORCE, O_PROGRESS, O_TIMING, O_PAIR, O_PAIRS, O_WARMUP, O_DIE, O_SCHEDULE,
-    O_SHUFFLE,
+    O_SHUFFLE, O_RETEST,
 };
 
 /* network_test2's long names come first and are spelled as it spells them (num_iterations,
@@ -45,6 +47,8 @@ static const struct option long_opts[] = {
     {"warmup", required_argument, NULL, O_WARMUP},
     {"schedule", required_argument, NULL, O_SCHEDULE},
     {"shuffle", required_argument, NULL, O_SHUFFLE},
+    {"retest", required_argument, NULL, O_RETEST},
+    {"rounds", required_argument, NULL, 'r'},
     {"die-after-length", required_argument, NULL, O_DIE}, /* testing only, not in --help */
     {NULL, 0, NULL, 0}};
 
@@ -99,6 +103,31 @@ static void set_defaults(struct lens_bench_opts *o)
     o->prefix = "network";
     o->pair_a = 0;
     o->pair_b = 1;
+    o->retest = -1; /* decided by the schedule once all options are read */
+    o->rounds = LENS_BENCH_BISECTION_ROUNDS;
+    o->size = LENS_BENCH_BISECTION_SIZE;
+}
+
+/* A message size: decimal bytes with an optional binary suffix K/KiB or M/MiB (64KiB =
+ * 65536), in [1, 1 GiB]: a window of 64 such messages must stay addressable. */
+static int parse_size(const char *s, int *v)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (end == s || errno || x < 1)
+        return -1;
+    long mult = 1;
+    if (!strcmp(end, "K") || !strcmp(end, "KiB"))
+        mult = 1L << 10;
+    else if (!strcmp(end, "M") || !strcmp(end, "MiB"))
+        mult = 1L << 20;
+    else if (*end)
+        return -1;
+    if (x > (1L << 30) / mult)
+        return -1;
+    *v = (int)(x * mult);
+    return 0;
 }
 
 /* The option value check for one option letter; returns 0 or -1. */
@@ -108,6 +137,10 @@ static int take(struct lens_bench_opts *o, int ch, const char *arg)
 {
     switch (ch) {
     case 't':
+        if (!strcmp(arg, "bisection")) {
+            o->mode = LENS_BENCH_MODE_BISECTION;
+            return 0;
+        }
         o->mode = lens_cube_mode_parse(arg);
         return o->mode == LENS_MODE_UNKNOWN ? -1 : 0;
     case 'f': o->prefix = arg; return *arg ? 0 : -1; /* an empty prefix would write "_median.nc" */
@@ -116,7 +149,10 @@ static int take(struct lens_bench_opts *o, int ch, const char *arg)
     /* range checked after the loop, with -e and -s known */
     case 'b': return parse_int(arg, INT_MIN, INT_MAX, &o->begin);
     case 'e': o->end_set = 1; return parse_int(arg, INT_MIN, INT_MAX, &o->end);
-    case 's': return parse_int(arg, INT_MIN, INT_MAX, &o->step);
+    /* read once the mode is known: a length step, or bisection's message size */
+    case 's': o->step_arg = arg; return 0;
+    case 'r': o->rounds_set = 1; return parse_int(arg, 1, 1000000, &o->rounds);
+    case O_RETEST: return parse_int(arg, 0, 1000000, &o->retest);
     case 'l': return parse_int(arg, 0, INT_MAX, &o->noise_len);
     /* bounded: 2m requests are allocated per rank */
     case 'm': return parse_int(arg, 1, 1000000, &o->noise_msgs);
@@ -189,6 +225,8 @@ static const char *parallel_refused(int mode)
     case LENS_MODE_ALL_TO_ALL:
     case LENS_MODE_BCAST:
         return "it is a collective of all ranks, measured in one go: it has no pairs to schedule";
+    case LENS_BENCH_MODE_BISECTION:
+        return "every round already runs all its pairs at once";
     case LENS_MODE_P2P:
         return "the p2p sweep measures its few pairs one after the other on purpose, so that no "
                "other traffic shares the link";
@@ -204,7 +242,7 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
     const char *why;
     optind = 1; /* parse may run twice in one process (tests) */
     opterr = 0; /* every rank parses: the messages are printed once, by rank 0, from e */
-    while ((ch = getopt_long(argc, argv, ":t:f:n:b:e:s:l:m:p:hv", long_opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, ":t:f:n:b:e:s:r:l:m:p:hv", long_opts, NULL)) != -1) {
         char name[64];
         if (ch == 'h') {
             o->help = 1;
@@ -230,7 +268,7 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
             if (ch == 't')
                 return lens_err_set(e, LENS_EUSAGE, "unknown mode '%s' (one_to_one, all_to_all, "
                                     "async_one_to_one, send_recv_and_recv_send, noise, "
-                                    "noise_blocking, bcast, put, get, p2p)", optarg);
+                                    "noise_blocking, bcast, put, get, p2p, bisection)", optarg);
             return lens_err_set(e, LENS_EUSAGE, "bad value '%s' for %s", optarg,
                                 option_name(ch, name, sizeof name));
         }
@@ -239,7 +277,16 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
         return lens_err_set(e, LENS_EUSAGE, "unexpected argument '%s'", argv[optind]);
     if (o->help || o->version) /* no range to check: nothing will be measured */
         return LENS_OK;
-    if (o->mode != LENS_MODE_P2P) {
+    int bis = o->mode == LENS_BENCH_MODE_BISECTION;
+    /* -s is a step for the cube and a message size for bisection; a bad value names -s */
+    if (o->step_arg && (bis ? parse_size(o->step_arg, &o->size) : parse_int(o->step_arg, INT_MIN, INT_MAX, &o->step)))
+        return lens_err_set(e, LENS_EUSAGE, "bad value '%s' for -s/--step%s", o->step_arg,
+                            bis ? " (bisection: a message size such as 65536, 64KiB or 16MiB)" : "");
+    if (o->rounds_set && !bis)
+        return lens_err_set(e, LENS_EUSAGE, "-r/--rounds: only -t bisection has rounds");
+    if (bis) {
+        /* no length range: -b and -e do not apply */
+    } else if (o->mode != LENS_MODE_P2P) {
         /* Lengths begin, begin+step, ... below end (exclusive, as network_test2); checked here, before
          * MPI work, so every rank refuses the same range with the same message. */
         if (o->begin < 0 || o->step <= 0 || o->end <= o->begin)
@@ -250,12 +297,22 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
     } else if (o->end_set && o->end < 1) { /* p2p: -e caps the sizes, which start at 1 */
         return lens_err_set(e, LENS_EUSAGE, "bad length range: end %d; p2p needs end >= 1", o->end);
     }
-    if (o->shuffle && o->schedule != LENS_BENCH_SCHEDULE_PARALLEL)
+    if (o->shuffle && o->schedule != LENS_BENCH_SCHEDULE_PARALLEL && !bis)
         return lens_err_set(e, LENS_EUSAGE, "--shuffle %llu: only the parallel schedule is "
                             "shuffled (add --schedule parallel)", o->seed);
     if (o->schedule == LENS_BENCH_SCHEDULE_PARALLEL && (why = parallel_refused(o->mode)))
         return lens_err_set(e, LENS_EUSAGE, "--schedule parallel cannot run mode %s: %s",
-                            lens_cube_mode_name(o->mode), why);
+                            bis ? "bisection" : lens_cube_mode_name(o->mode), why);
+    /* Retests measure single cells again: a mode without pairs (collectives, the p2p sweep,
+     * bisection) has no cell to measure alone. Default: on for parallel, whose delays include
+     * the other pairs' traffic; off for serial, whose files stay network_test2's. */
+    int no_cells = bis || o->mode == LENS_MODE_P2P || o->mode == LENS_MODE_ALL_TO_ALL ||
+                   o->mode == LENS_MODE_BCAST;
+    if (o->retest > 0 && no_cells)
+        return lens_err_set(e, LENS_EUSAGE, "--retest %d: mode %s has no pairs to measure again",
+                            o->retest, bis ? "bisection" : lens_cube_mode_name(o->mode));
+    if (o->retest < 0)
+        o->retest = o->schedule == LENS_BENCH_SCHEDULE_PARALLEL && !no_cells ? LENS_BENCH_RETEST_DEFAULT : 0;
     if (o->pair_a == o->pair_b) /* a rank cannot ping itself */
         return lens_err_set(e, LENS_EUSAGE, "--pair %d,%d: need two different ranks", o->pair_a, o->pair_b);
     /* A tenth of the repeats, at least 2 (connection set-up needs one, the second shows it done)

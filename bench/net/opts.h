@@ -13,6 +13,9 @@
  * the disjoint pairs of a round-robin round at once (schedule.h). */
 enum { LENS_BENCH_SCHEDULE_SERIAL = 0, LENS_BENCH_SCHEDULE_PARALLEL = 1 };
 
+/* -t bisection: not a cube mode (no P x P matrix), so a value outside enum lens_mode. */
+#define LENS_BENCH_MODE_BISECTION 100
+
 struct lens_bench_opts {
     int mode;             /* enum lens_mode (analysis/cube/cube.h), LENS_MODE_P2P for -t p2p */
     int begin, end, step; /* message lengths in bytes: begin, begin+step, ... < end */
@@ -35,6 +38,12 @@ struct lens_bench_opts {
     int schedule;         /* LENS_BENCH_SCHEDULE_SERIAL (default) or _PARALLEL */
     int shuffle;          /* --shuffle given: seed permutes the parallel schedule */
     unsigned long long seed; /* --shuffle SEED */
+    int retest;           /* --retest K: cells retested alone per length (K worst + flagged);
+                             default LENS_BENCH_RETEST_DEFAULT under parallel, 0 under serial */
+    int rounds;           /* -r: bisection rounds (default LENS_BENCH_BISECTION_ROUNDS) */
+    int rounds_set;       /* 1 if -r was given */
+    int size;             /* bisection: -s as a message size in bytes (16 MiB default) */
+    const char *step_arg; /* -s as given: a step for the cube, a size (64KiB) for bisection */
     int die_after;        /* testing (--die-after-length K): rank 0 is killed after K lengths */
     int help, version;    /* -h / -v */
     char *cmdline;        /* owned: the command line, arguments joined by spaces */

@@ -1,0 +1,111 @@
+/* The retest selection (see retest.h): robust z per cell of one length, then the flagged
+ * cells and the K worst. Pure functions over one matrix, so the choice can be checked
+ * against a hand computation without running MPI. */
+#include "retest.h"
+
+#include "stats.h"
+#include "analysis/cube/cube.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+int lens_bench_retest_robust(const double *m, int P, double *work, double *med, double *sig)
+{
+    size_t n = 0;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            double v = m[(size_t)i * P + j];
+            /* the diagonal is 0 by definition and a missing cell (NaN, 0) is no evidence */
+            if (i != j && isfinite(v) && v > 0)
+                work[n++] = log(v);
+        }
+    if (n == 0) {
+        *med = *sig = NAN;
+        return 0;
+    }
+    /* log scale, as the anomaly detector: a delay twice the typical is as far above it at
+     * 1 us as at 1 ms, and the long right tail of delays becomes closer to symmetric */
+    lens_bench_stats_sort(work, n);
+    *med = lens_bench_stats_median_sorted(work, n);
+    for (size_t t = 0; t < n; t++)
+        work[t] = fabs(work[t] - *med);
+    lens_bench_stats_sort(work, n);
+    double mad = lens_bench_stats_median_sorted(work, n);
+    /* 1.4826 makes the MAD a standard deviation for normal data; the floor keeps a perfectly
+     * uniform machine (MAD 0) from turning a 1% wobble into an infinite z */
+    *sig = 1.4826 * (mad > LENS_BENCH_RETEST_MAD_FLOOR ? mad : LENS_BENCH_RETEST_MAD_FLOOR);
+    return (int)n;
+}
+
+double lens_bench_retest_z(double v, double med, double sig)
+{
+    return isfinite(v) && v > 0 ? (log(v) - med) / sig : NAN;
+}
+
+/* Descending z, then ascending cell index: a total order, so every rank and every libc
+ * sort the same way. work packs (z, index) pairs as doubles (an index below 2^53 is exact). */
+static int cmp_pick(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? 1 : -1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+int lens_bench_retest_pick(const double *m, int P, int k, double zmin, double *work, int *cells,
+                           double *z)
+{
+    double med, sig;
+    if (lens_bench_retest_robust(m, P, work, &med, &sig) == 0)
+        return 0;
+    /* z of every valid cell; the diagonal and missing cells get none and are never picked */
+    size_t n = 0;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            double zz = i != j ? lens_bench_retest_z(m[(size_t)i * P + j], med, sig) : NAN;
+            if (isnan(zz))
+                continue;
+            work[2 * n] = zz;
+            work[2 * n + 1] = (double)((size_t)i * P + j);
+            n++;
+        }
+    qsort(work, n, 2 * sizeof *work, cmp_pick);
+    /* sorted by z: the picks are a prefix, the k worst plus any flagged beyond them */
+    int got = 0;
+    for (size_t t = 0; t < n && (got < k || work[2 * t] >= zmin); t++) {
+        cells[got] = (int)work[2 * t + 1];
+        if (z)
+            z[got] = work[2 * t];
+        got++;
+    }
+    return got;
+}
+
+int lens_bench_retest_control(const double *m, int P, double med, const int *picked, int npicked)
+{
+    /* A linear scan with a check against the picks (a handful): P^2 x picks is nothing next
+     * to the sweep that produced the matrix. */
+    int best = -1;
+    double dist = INFINITY;
+    for (int c = 0; c < P * P; c++) {
+        double v = m[c];
+        if (c / P == c % P || !isfinite(v) || v <= 0)
+            continue;
+        int taken = 0;
+        for (int t = 0; t < npicked && !taken; t++)
+            taken = picked[t] == c;
+        /* strict: the first of equally near cells wins, the same on every run */
+        if (!taken && fabs(log(v) - med) < dist) {
+            dist = fabs(log(v) - med);
+            best = c;
+        }
+    }
+    return best;
+}
+
+int lens_bench_retest_row_is_receiver(int mode)
+{
+    /* the same split as the cube's sender_index attribute and analysis/structure/anomaly.c */
+    return mode == LENS_MODE_ONE_TO_ONE || mode == LENS_MODE_NOISE_BLOCKING ||
+           mode == LENS_MODE_NOISE || mode == LENS_MODE_ALL_TO_ALL;
+}
