@@ -100,7 +100,7 @@ struct dfig {
     int *nocut, *color, *csize;           /* colour number per cluster (left to right);
                                            * leaves per cluster */
     double *nx;                           /* x of every node in leaf units, 2n-1 */
-    cairo_font_face_t *face;
+    cairo_font_face_t *face;              /* the canvas's, borrowed */
 };
 
 static void dfig_release(struct dfig *f)
@@ -109,11 +109,8 @@ static void dfig_release(struct dfig *f)
     lens_free(f->color);
     lens_free(f->csize);
     lens_free(f->nx);
-    if (f->face)
-        cairo_font_face_destroy(f->face);
     f->nocut = f->color = f->csize = NULL;
     f->nx = NULL;
-    f->face = NULL;
 }
 
 /* Node positions from the given leaf order, and the colours of the given clusters. */
@@ -180,14 +177,14 @@ static void legend_text(const struct dfig *f, char *buf, size_t n)
  * at x0 and ending in "…" when even that is full. Draws only when draw is set; returns the
  * rows used (1 or 2). */
 static int legend(const struct dfig *f, cairo_t *cr, double fs, double x0, double y, double xmax,
-                  struct lens_treefig_text *log, int draw)
+                  struct lens_figure_text *log, int draw)
 {
     char buf[512];
     legend_text(f, buf, sizeof buf);
     lens_figure_set_font(cr, f->face, fs);
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (draw)
-        lens_treefig_label(log, cr, x0, y, buf, 0.0, 0.5, 0.0);
+        lens_figure_label(log, cr, x0, y, buf, 0.0, 0.5, 0.0);
     double x = x0 + lens_figure_text_width(cr, buf) + fs * 1.5;
     int k = f->o->k, rows = 1;
     if (k < 2 || k > LEGEND_MAX)
@@ -207,7 +204,7 @@ static int legend(const struct dfig *f, cairo_t *cr, double fs, double x0, doubl
         if (x + need > xmax) {
             if (draw) {
                 cairo_set_source_rgb(cr, 0, 0, 0);
-                lens_treefig_label(log, cr, x, y, "\xe2\x80\xa6", 0.0, 0.5, 0.0);
+                lens_figure_label(log, cr, x, y, "\xe2\x80\xa6", 0.0, 0.5, 0.0);
             }
             break;
         }
@@ -218,7 +215,7 @@ static int legend(const struct dfig *f, cairo_t *cr, double fs, double x0, doubl
             cairo_rectangle(cr, x, y - fs * 0.4, fs * 0.8, fs * 0.8);
             cairo_fill(cr);
             cairo_set_source_rgb(cr, 0, 0, 0);
-            lens_treefig_label(log, cr, x + fs * 1.1, y, buf, 0.0, 0.5, 0.0);
+            lens_figure_label(log, cr, x + fs * 1.1, y, buf, 0.0, 0.5, 0.0);
         }
         x += need;
     }
@@ -297,7 +294,7 @@ static double ypos(const struct dlayout *L, double v) { return L->py + L->ph * (
 static double xpos(const struct dlayout *L, int n, double leafx) { return L->px + L->pw * leafx / n; }
 
 static void draw_axis(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
-                      struct lens_treefig_text *log)
+                      struct lens_figure_text *log)
 {
     const struct lens_dendrogram_opts *o = f->o;
     double fs = L->fs, tick = fs * 0.35;
@@ -325,11 +322,11 @@ static void draw_axis(const struct dfig *f, const struct dlayout *L, cairo_t *cr
     for (int i = 0; i < L->nticks; i++) {
         lens_figure_format_value(L->ticks[i], L->tstep, buf, sizeof buf);
         tw = fmax(tw, lens_figure_text_width(cr, buf));
-        lens_treefig_label(log, cr, L->px - tick - fs * 0.3, ypos(L, L->ticks[i]), buf, 1.0, 0.5, 0.0);
+        lens_figure_label(log, cr, L->px - tick - fs * 0.3, ypos(L, L->ticks[i]), buf, 1.0, 0.5, 0.0);
     }
     lens_figure_set_font(cr, f->face, fs);
     snprintf(buf, sizeof buf, o->unit ? "height (%s)" : "height", o->unit);
-    lens_treefig_label(log, cr, L->px - tick - fs * 0.6 - tw, L->py + L->ph / 2, buf, 0.5, 1.0, -M_PI / 2);
+    lens_figure_label(log, cr, L->px - tick - fs * 0.6 - tw, L->py + L->ph / 2, buf, 0.5, 1.0, -M_PI / 2);
 }
 
 static void draw_links(const struct dfig *f, const struct dlayout *L, cairo_t *cr)
@@ -366,7 +363,7 @@ static void draw_links(const struct dfig *f, const struct dlayout *L, cairo_t *c
 }
 
 static void draw_leaves(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
-                        struct lens_treefig_text *log)
+                        struct lens_figure_text *log)
 {
     int n = f->n;
     double rgb[3], sp = L->pw / n, y0 = L->py + L->ph + L->fs * 0.3;
@@ -393,13 +390,13 @@ static void draw_leaves(const struct dfig *f, const struct dlayout *L, cairo_t *
         } else {
             cairo_set_source_rgb(cr, 0, 0, 0);
         }
-        lens_treefig_label(log, cr, L->px + (i + 0.5) * sp, y0, leaf_text(f, leaf, L->full, buf, sizeof buf),
+        lens_figure_label(log, cr, L->px + (i + 0.5) * sp, y0, leaf_text(f, leaf, L->full, buf, sizeof buf),
                            1.0, 0.5, -M_PI / 2);
     }
 }
 
 static void draw_cut(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
-                     struct lens_treefig_text *log)
+                     struct lens_figure_text *log)
 {
     int k = f->o->k;
     if (k < 2)
@@ -416,51 +413,92 @@ static void draw_cut(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
     char buf[64];
     snprintf(buf, sizeof buf, "cut: %d clusters", k);
     lens_figure_set_font(cr, f->face, L->fs * 0.85);
-    lens_treefig_label(log, cr, L->px + L->pw, cy - L->fs * 0.25, buf, 1.0, 1.0, 0.0);
+    lens_figure_label(log, cr, L->px + L->pw, cy - L->fs * 0.25, buf, 1.0, 1.0, 0.0);
 }
 
 /* Title, then the legend. */
 static void draw_header(const struct dfig *f, const struct dlayout *L, cairo_t *cr, double w,
-                        struct lens_treefig_text *log)
+                        struct lens_figure_text *log)
 {
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (f->o->title) {
         lens_figure_set_font(cr, f->face, L->fs * 1.25);
-        lens_treefig_label(log, cr, w / 2, L->fs, f->o->title, 0.5, 0.0, 0.0);
+        lens_figure_label(log, cr, w / 2, L->fs, f->o->title, 0.5, 0.0, 0.0);
     }
     if (f->o->method || f->o->k >= 1)
         legend(f, cr, L->fs, L->px, L->legend_y + L->fs * 0.9, w - L->fs, log, 1);
 }
 
-static int dfig_draw(void *ctx, cairo_t *cr, double w, double h, struct lens_treefig_text *log,
-                     struct lens_err *e)
+/* paint of the figure protocol: data is the caller's struct dfig (arguments only), copied
+ * so that the working arrays belong to this one painting. */
+static int dfig_paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
 {
-    struct dfig *f = ctx;
-    int rc = dfig_prepare(f, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_font_load(f->o->font_path, &f->face, e);
+    struct dfig f = *(const struct dfig *)data;
+    cairo_t *cr = c->cr;
+    f.name = c->name;
+    f.face = c->face;
+    int rc = dfig_prepare(&f, e);
     struct dlayout L;
     if (rc == LENS_OK)
-        rc = dfig_layout(f, cr, w, h, &L, e);
+        rc = dfig_layout(&f, cr, c->w, c->h, &L, e);
     if (rc == LENS_OK) {
+        /* back to front: axis and links first, so labels and the legend stay readable */
         cairo_set_source_rgb(cr, 1, 1, 1);
-        cairo_rectangle(cr, 0, 0, w, h);
+        cairo_rectangle(cr, 0, 0, c->w, c->h);
         cairo_fill(cr);
-        draw_axis(f, &L, cr, log);
-        draw_links(f, &L, cr);
-        draw_cut(f, &L, cr, log);
-        draw_leaves(f, &L, cr, log);
-        draw_header(f, &L, cr, w, log);
-        rc = lens_figure_status(cr, f->name, e);
+        draw_axis(&f, &L, cr, c->text);
+        draw_links(&f, &L, cr);
+        draw_cut(&f, &L, cr, c->text);
+        draw_leaves(&f, &L, cr, c->text);
+        draw_header(&f, &L, cr, c->w, c->text);
     }
-    dfig_release(f);
+    dfig_release(&f);
     return rc;
 }
 
-/* Checks the arguments and fills f; o NULL takes the defaults in *def. */
-static int dfig_init(struct dfig *f, const struct lens_hclust_step *z, int n,
-                     const struct lens_dendrogram_opts *o, struct lens_dendrogram_opts *def,
-                     const char *name, struct lens_err *e)
+/* check of the figure protocol: the linkage, the cut, the order and the scale. */
+static int dfig_check(const void *data, const char *name, struct lens_err *e)
+{
+    const struct dfig *f = data;
+    const struct lens_dendrogram_opts *o = f->o;
+    int rc = check_linkage(f->z, f->n, name, e);
+    if (rc)
+        return rc;
+    if (o->k < 0 || o->k > f->n)
+        return lens_err_set(e, LENS_EINVAL, "%s: cut into %d clusters, expected 0..%d", name, o->k, f->n);
+    rc = check_order(o->order, o->k >= 1 ? o->cluster : NULL, f->n, o->k, name, e);
+    if (rc)
+        return rc;
+    if (!(o->scale > 0.0) || !isfinite(o->scale))
+        return lens_err_set(e, LENS_EINVAL, "%s: scale must be finite and > 0 (got %g)", name, o->scale);
+    return LENS_OK;
+}
+
+/* The file and memory outputs add the size rule of the tree figures to the check. */
+static int dfig_check_file(const void *data, const char *name, struct lens_err *e)
+{
+    const struct dfig *f = data;
+    int rc = dfig_check(data, name, e);
+    return rc ? rc : lens_treefig_check_size(name, f->o->width, f->o->height, e);
+}
+
+static void dfig_size(const void *data, double *w, double *h)
+{
+    const struct dfig *f = data;
+    *w = f->o->width;
+    *h = f->o->height;
+}
+
+static const struct lens_figure_kind dendrogram_kind = {
+    "dendrogram", LENS_FIGURE_TEXT, dfig_check_file, dfig_size, dfig_paint};
+/* In a caller's box the box is the size; the caller's surface is no file to bound. */
+static const struct lens_figure_kind dendrogram_box_kind = {
+    "dendrogram", 0, dfig_check, dfig_size, dfig_paint};
+
+/* The figure's data: the arguments, with o NULL replaced by the defaults in *def. */
+static struct lens_figure dfig_init(struct dfig *f, const struct lens_hclust_step *z, int n,
+                                    const struct lens_dendrogram_opts *o,
+                                    struct lens_dendrogram_opts *def, const struct lens_figure_kind *k)
 {
     memset(f, 0, sizeof *f);
     if (!o) {
@@ -470,37 +508,21 @@ static int dfig_init(struct dfig *f, const struct lens_hclust_step *z, int n,
     f->z = z;
     f->n = n;
     f->o = o;
-    f->name = name;
-    int rc = check_linkage(z, n, name, e);
-    if (rc)
-        return rc;
-    if (o->k < 0 || o->k > n)
-        return lens_err_set(e, LENS_EINVAL, "%s: cut into %d clusters, expected 0..%d", name, o->k, n);
-    rc = check_order(o->order, o->k >= 1 ? o->cluster : NULL, n, o->k, name, e);
-    if (rc)
-        return rc;
-    if (!(o->scale > 0.0) || !isfinite(o->scale))
-        return lens_err_set(e, LENS_EINVAL, "%s: scale must be finite and > 0 (got %g)", name, o->scale);
-    return LENS_OK;
+    return (struct lens_figure){.kind = k, .data = f, .font_path = o->font_path, .title = o->title};
 }
 
 int lens_dendrogram_draw(cairo_t *cr, double x, double y, double w, double h,
                          const struct lens_hclust_step *z, int n,
                          const struct lens_dendrogram_opts *o, struct lens_err *e)
 {
-    static const char name[] = "dendrogram";
     struct dfig f;
     struct lens_dendrogram_opts def;
-    int rc = dfig_init(&f, z, n, o, &def, name, e);
+    struct lens_figure fig = dfig_init(&f, z, n, o, &def, &dendrogram_box_kind);
+    /* the box is checked after the data, so a bad linkage is reported first */
+    int rc = dendrogram_box_kind.check(&f, "dendrogram", e);
     if (rc == LENS_OK)
-        rc = lens_treefig_check_box(name, w, h, e);
-    if (rc)
-        return rc;
-    cairo_save(cr);
-    cairo_translate(cr, x, y);
-    rc = dfig_draw(&f, cr, w, h, NULL, e);
-    cairo_restore(cr);
-    return rc;
+        rc = lens_treefig_check_box("dendrogram", w, h, e);
+    return rc ? rc : lens_figure_draw(&fig, cr, x, y, w, h, e);
 }
 
 int lens_dendrogram_write(const struct lens_hclust_step *z, int n,
@@ -509,12 +531,8 @@ int lens_dendrogram_write(const struct lens_hclust_step *z, int n,
 {
     struct dfig f;
     struct lens_dendrogram_opts def;
-    int rc = lens_treefig_format(path, e);
-    if (rc >= 0)
-        rc = dfig_init(&f, z, n, o, &def, path, e);
-    if (rc < 0)
-        return rc;
-    return lens_treefig_write(path, f.o->width, f.o->height, f.o->title, dfig_draw, &f, e);
+    struct lens_figure fig = dfig_init(&f, z, n, o, &def, &dendrogram_kind);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_dendrogram_png_mem(const struct lens_hclust_step *z, int n,
@@ -523,12 +541,8 @@ int lens_dendrogram_png_mem(const struct lens_hclust_step *z, int n,
 {
     struct dfig f;
     struct lens_dendrogram_opts def;
-    *buf = NULL;
-    *len = 0;
-    int rc = dfig_init(&f, z, n, o, &def, "dendrogram png (memory)", e);
-    if (rc)
-        return rc;
-    return lens_treefig_png_mem(f.o->width, f.o->height, dfig_draw, &f, buf, len, e);
+    struct lens_figure fig = dfig_init(&f, z, n, o, &def, &dendrogram_kind);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
 /* ---- the reordered heatmap ---- */

@@ -1,5 +1,6 @@
-/* Shared cairo helpers: FreeType fonts, text, ticks, formats, status and deterministic
- * PNG/SVG output. See figure.h for the contracts. */
+/* The figure scaffold and the cairo helpers the figures share: FreeType fonts, text, ticks,
+ * formats, status, and the one output path (lens_figure_render: PNG, SVG with renumbered ids
+ * and an optional text layer, or PNG bytes for the PDF). See figure.h for the contracts. */
 #include "figure.h"
 #include "common/atomic.h"
 
@@ -7,7 +8,10 @@
 #include <cairo-svg.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <ft2build.h>
 #include FT_FREETYPE_H
@@ -238,12 +242,21 @@ int lens_figure_status(cairo_t *cr, const char *name, struct lens_err *e)
                         "%s: cairo: %s", name, cairo_status_to_string(st));
 }
 
-cairo_status_t lens_figure_buf_write(void *closure, const unsigned char *data, unsigned int len)
+/* A growing byte buffer that cairo stream writers fill: the SVG document is built in memory
+ * so that its ids can be renumbered and its text layer added before the atomic write. */
+struct fbuf {
+    unsigned char *data; /* owned, lens_free */
+    size_t len, cap;     /* bytes used / allocated */
+    int failed;          /* 1 once an allocation failed: the document is incomplete */
+};
+
+static cairo_status_t fbuf_write(void *closure, const unsigned char *data, unsigned int len)
 {
-    struct lens_figure_buf *b = closure;
+    struct fbuf *b = closure;
     if (b->failed)
         return CAIRO_STATUS_WRITE_ERROR;
     if (b->len + len > b->cap) {
+        /* doubling from 64 KiB: a figure's SVG is tens of KiB to a few MiB */
         size_t cap = b->cap ? b->cap : 65536;
         while (cap < b->len + len)
             cap *= 2;
@@ -260,6 +273,12 @@ cairo_status_t lens_figure_buf_write(void *closure, const unsigned char *data, u
     return CAIRO_STATUS_SUCCESS;
 }
 
+static void fbuf_free(struct fbuf *b)
+{
+    lens_free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
 static cairo_status_t file_write(void *closure, const unsigned char *data, unsigned int len)
 {
     return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
@@ -268,10 +287,10 @@ static cairo_status_t file_write(void *closure, const unsigned char *data, unsig
 int lens_figure_png_mem(cairo_surface_t *img, const char *name, unsigned char **buf,
                         size_t *len, struct lens_err *e)
 {
-    struct lens_figure_buf b = {0};
+    struct fbuf b = {0};
     *buf = NULL;
     *len = 0;
-    cairo_status_t st = cairo_surface_write_to_png_stream(img, lens_figure_buf_write, &b);
+    cairo_status_t st = cairo_surface_write_to_png_stream(img, fbuf_write, &b);
     if (st != CAIRO_STATUS_SUCCESS || b.failed) {
         lens_free(b.data);
         if (b.failed || st == CAIRO_STATUS_NO_MEMORY)
@@ -283,7 +302,7 @@ int lens_figure_png_mem(cairo_surface_t *img, const char *name, unsigned char **
     return LENS_OK;
 }
 
-int lens_figure_png_write(cairo_surface_t *img, const char *path, struct lens_err *e)
+static int png_write(cairo_surface_t *img, const char *path, struct lens_err *e)
 {
     struct lens_atomic a;
     int rc = lens_atomic_open(&a, path, "wb", e);
@@ -299,12 +318,161 @@ int lens_figure_png_write(cairo_surface_t *img, const char *path, struct lens_er
     return lens_atomic_commit(&a, e);
 }
 
-cairo_surface_t *lens_figure_svg_create(struct lens_figure_buf *svg, double w, double h)
+/* ---- the SVG text layer ---- */
+
+/* One label as the SVG text layer repeats it: baseline start in device units. */
+struct text_item {
+    double x, y, size, angle, width; /* angle in degrees, clockwise as SVG wants it */
+    char *s;                         /* owned, UTF-8 */
+};
+
+struct lens_figure_text {
+    struct text_item *items;
+    size_t n, cap;
+    int failed; /* an allocation failed: the layer is incomplete, the write reports ENOMEM */
+};
+
+void lens_figure_label(struct lens_figure_text *log, cairo_t *cr, double x, double y,
+                       const char *s, double ha, double va, double angle)
 {
-    cairo_surface_t *s = cairo_svg_surface_create_for_stream(lens_figure_buf_write, svg, w, h);
-    cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
-    return s;
+    lens_figure_text(cr, x, y, s, ha, va, angle);
+    if (!log || log->failed)
+        return;
+    /* the baseline start lens_figure_text used, rotated with the text, so the invisible
+     * copy lies exactly over the drawn glyphs and a search highlights the right place */
+    cairo_font_extents_t fe;
+    cairo_font_extents(cr, &fe);
+    double w = lens_figure_text_width(cr, s);
+    double px = -ha * w, py = fe.ascent - va * (fe.ascent + fe.descent);
+    double bx = x + px * cos(angle) - py * sin(angle), by = y + px * sin(angle) + py * cos(angle);
+    cairo_user_to_device(cr, &bx, &by);
+    /* the user-space scale and rotation also apply to the size, width and angle */
+    double ux = 1.0, uy = 0.0;
+    cairo_user_to_device_distance(cr, &ux, &uy);
+    double scale = hypot(ux, uy);
+    cairo_matrix_t fm;
+    cairo_get_font_matrix(cr, &fm);
+    if (lens_reserve((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items) != LENS_OK) {
+        log->failed = 1;
+        return;
+    }
+    struct text_item *t = &log->items[log->n];
+    if (!(t->s = lens_strdup(s))) {
+        log->failed = 1;
+        return;
+    }
+    t->x = bx;
+    t->y = by;
+    t->size = hypot(fm.xx, fm.yx) * scale;
+    t->width = w * scale;
+    t->angle = (angle + atan2(uy, ux)) * 180.0 / M_PI;
+    log->n++;
 }
+
+static void text_free(struct lens_figure_text *log)
+{
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->n; i++)
+        lens_free(log->items[i].s);
+    lens_free(log->items);
+    lens_free(log);
+}
+
+/* Appends s to b as XML character data: markup characters escaped, bytes that are not
+ * valid UTF-8 or are control characters replaced by '?', so the document stays well formed
+ * whatever a label (a host name from a file) holds. */
+static void buf_put_xml(struct fbuf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+        for (int i = 1; i < len; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                len = 0;
+        const char *rep = NULL;
+        if (len == 0 || (*p < 0x20 && *p != '\t'))
+            rep = "?";
+        else if (*p == '&')
+            rep = "&amp;";
+        else if (*p == '<')
+            rep = "&lt;";
+        else if (*p == '>')
+            rep = "&gt;";
+        else if (*p == '"')
+            rep = "&quot;";
+        if (rep) {
+            fbuf_write(b, (const unsigned char *)rep, (unsigned)strlen(rep));
+            p += len ? len : 1;
+        } else {
+            fbuf_write(b, p, (unsigned)len);
+            p += len;
+        }
+    }
+}
+
+static void buf_printf(struct fbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(struct fbuf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        fbuf_write(b, (const unsigned char *)tmp, (unsigned)(n < (int)sizeof tmp ? n : (int)sizeof tmp - 1));
+}
+
+/* Rebuilds the finished SVG document in svg with a <title> after the <svg> tag and the text
+ * layer before the last </svg>. LENS_ENOMEM; a document without those tags is left as it is. */
+static int svg_add_text(struct fbuf *svg, const char *title, const struct lens_figure_text *log,
+                        const char *name, struct lens_err *e)
+{
+    const char *doc = (const char *)svg->data, *end = doc + svg->len;
+    const char *open = memmem(doc, svg->len, "<svg", 4), *close = NULL;
+    for (const char *p = doc; p && p + 6 <= end; p++)
+        if ((p = memmem(p, (size_t)(end - p), "</svg>", 6)) != NULL)
+            close = p;
+        else
+            break;
+    const char *gt = open ? memchr(open, '>', (size_t)(end - open)) : NULL;
+    if (!gt || !close || close < gt)
+        return LENS_OK;
+    struct fbuf b = {0};
+    fbuf_write(&b, svg->data, (unsigned)(gt + 1 - doc));
+    if (title) {
+        buf_printf(&b, "\n<title>");
+        buf_put_xml(&b, title);
+        buf_printf(&b, "</title>");
+    }
+    fbuf_write(&b, (const unsigned char *)gt + 1, (unsigned)(close - gt - 1));
+    if (log->n > 0) {
+        /* transparent fill: the layer is found and selected but never seen over the glyphs */
+        buf_printf(&b, "<g id=\"labels\" xml:space=\"preserve\" font-family=\"DejaVu Sans, sans-serif\" fill=\"#000\" "
+                       "fill-opacity=\"0\" stroke=\"none\">\n");
+        for (size_t i = 0; i < log->n; i++) {
+            const struct text_item *t = &log->items[i];
+            buf_printf(&b, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.2f\" textLength=\"%.2f\" "
+                           "lengthAdjust=\"spacingAndGlyphs\"", t->x, t->y, t->size, t->width);
+            if (fabs(t->angle) > 1e-9)
+                buf_printf(&b, " transform=\"rotate(%.2f %.2f %.2f)\"", t->angle, t->x, t->y);
+            buf_printf(&b, ">");
+            buf_put_xml(&b, t->s);
+            buf_printf(&b, "</text>\n");
+        }
+        buf_printf(&b, "</g>\n");
+    }
+    fbuf_write(&b, (const unsigned char *)close, (unsigned)(end - close));
+    if (b.failed) {
+        lens_free(b.data);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory writing svg", name);
+    }
+    lens_free(svg->data);
+    *svg = b;
+    return LENS_OK;
+}
+
+/* ---- deterministic SVG ---- */
 
 /* Ids cairo 1.16 takes from process-wide counters; the others are numbered per document. */
 static const char *const counter_ids[] = {"surface", "image", "source-"};
@@ -328,6 +496,7 @@ static size_t renumber_at(struct renumber *r, const char *p, const char *end, ch
         long v = 0;
         while (q < end && *q >= '0' && *q <= '9' && v < 100000000)
             v = v * 10 + (*q++ - '0');
+        /* only a whole id counts: digits right up to the closing quote or parenthesis */
         if (q == p + pl || q >= end || (*q != '"' && *q != ')'))
             continue;
         int i;
@@ -344,37 +513,24 @@ static size_t renumber_at(struct renumber *r, const char *p, const char *end, ch
     return 0;
 }
 
-int lens_figure_svg_commit(cairo_surface_t *surface, struct lens_figure_buf *svg,
-                           const char *path, struct lens_err *e)
+/* Writes the finished document in svg to path atomically: ids renumbered in order of first
+ * appearance (the second figure of a process gets the same bytes as the first), embedded
+ * rasters marked pixelated so viewers do not blur a heat map's cells. */
+static int svg_save(const struct fbuf *svg, const char *path, struct lens_err *e)
 {
     static const char pixelated[] = "<image style=\"image-rendering:optimizeSpeed;"
                                     "image-rendering:pixelated\" ";
-    cairo_surface_finish(surface);
-    cairo_status_t st = cairo_surface_status(surface);
-    cairo_surface_destroy(surface);
-    if (st != CAIRO_STATUS_SUCCESS || svg->failed) {
-        int oom = svg->failed || st == CAIRO_STATUS_NO_MEMORY;
-        lens_free(svg->data);
-        memset(svg, 0, sizeof *svg);
-        if (oom)
-            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory writing svg", path);
-        return lens_err_set(e, LENS_ELIB, "%s: cairo: %s", path, cairo_status_to_string(st));
-    }
     struct lens_atomic a;
     int rc = lens_atomic_open(&a, path, "wb", e);
-    if (rc) {
-        lens_free(svg->data);
-        memset(svg, 0, sizeof *svg);
+    if (rc)
         return rc;
-    }
     struct renumber *r = lens_calloc(1, sizeof *r);
     if (!r) {
         lens_atomic_abort(&a);
-        lens_free(svg->data);
-        memset(svg, 0, sizeof *svg);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
     const char *p = (const char *)svg->data, *end = p + svg->len, *flushed = p;
+    /* one pass; bytes between rewrites are copied in runs from `flushed` */
     while (p < end) {
         size_t skip = 0;
         char id[64];
@@ -401,47 +557,175 @@ int lens_figure_svg_commit(cairo_surface_t *surface, struct lens_figure_buf *svg
     }
     fwrite(flushed, 1, (size_t)(end - flushed), a.fp);
     lens_free(r);
-    lens_free(svg->data);
-    memset(svg, 0, sizeof *svg);
+    /* a write error on a.fp is sticky: the commit finds it and leaves nothing behind */
     return lens_atomic_commit(&a, e);
 }
 
 int lens_figure_format(const char *path, struct lens_err *e)
 {
     size_t n = strlen(path);
-    if (n > 4 && !strcmp(path + n - 4, ".svg"))
+    if (n > 4 && !strcasecmp(path + n - 4, ".svg"))
         return 1;
-    if (n > 4 && !strcmp(path + n - 4, ".png"))
+    if (n > 4 && !strcasecmp(path + n - 4, ".png"))
         return 0;
-    return lens_err_set(e, LENS_EINVAL, "%s: the picture must end in .png or .svg", path);
+    return lens_err_set(e, LENS_EINVAL, "%s: output must end in .png or .svg", path);
 }
 
-int lens_figure_output(const char *path, const char *name, int w, int h, lens_figure_draw_fn draw,
-                       void *ctx, unsigned char **buf, size_t *len, struct lens_err *e)
+/* ---- the figure protocol ---- */
+
+/* The figure's name in messages when it has no file: its own, or "<what> png (memory)". */
+static const char *memory_name(const struct lens_figure *f, char *buf, size_t n)
 {
-    int svg = 0;
-    if (path) {
-        name = path;
-        if ((svg = lens_figure_format(path, e)) < 0)
-            return svg;
-    }
-    struct lens_figure_buf sb = {0};
-    cairo_surface_t *sf = svg ? lens_figure_svg_create(&sb, w, h)
-                              : cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    if (f->name)
+        return f->name;
+    snprintf(buf, n, "%s png (memory)", f->kind->what);
+    return buf;
+}
+
+/* Paints f on a fresh cairo_t of surface sf: status checked before (a surface cairo could
+ * not make) and after (anything paint left on cr). */
+static int paint_on(const struct lens_figure *f, cairo_surface_t *sf, cairo_font_face_t *face,
+                    double w, double h, const char *name, struct lens_figure_text *text,
+                    struct lens_err *e)
+{
     cairo_t *cr = cairo_create(sf);
     int rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK)
-        rc = draw(ctx, cr, w, h, name, e);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(sf);
-        lens_free(sb.data);
-        return rc;
+    if (rc == LENS_OK) {
+        cairo_surface_type_t t = cairo_surface_get_type(sf);
+        struct lens_figure_canvas c = {cr, face, w, h,
+                                       t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF ||
+                                           t == CAIRO_SURFACE_TYPE_PS,
+                                       name, text};
+        rc = f->kind->paint(f->data, &c, e);
     }
-    if (svg)
-        return lens_figure_svg_commit(sf, &sb, path, e);
-    cairo_surface_flush(sf);
-    rc = path ? lens_figure_png_write(sf, path, e) : lens_figure_png_mem(sf, name, buf, len, e);
+    if (rc == LENS_OK)
+        rc = lens_figure_status(cr, name, e);
+    cairo_destroy(cr);
+    return rc;
+}
+
+static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, double w, double h,
+                      const char *path, struct lens_err *e)
+{
+    struct lens_figure_text *text = NULL;
+    if ((f->kind->flags & LENS_FIGURE_TEXT) && !(text = lens_calloc(1, sizeof *text)))
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    struct fbuf svg = {0};
+    cairo_surface_t *sf = cairo_svg_surface_create_for_stream(fbuf_write, &svg, w, h);
+    /* SVG 1.1: what every viewer reads, and cairo writes it the same on every machine */
+    cairo_svg_surface_restrict_to_version(sf, CAIRO_SVG_VERSION_1_1);
+    int rc = paint_on(f, sf, face, w, h, path, text, e);
+    if (rc == LENS_OK && text && text->failed)
+        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the labels", path);
+    if (rc == LENS_OK) {
+        /* finish now so that the whole document is in svg before it is edited */
+        cairo_surface_finish(sf);
+        cairo_status_t st = cairo_surface_status(sf);
+        if (svg.failed || st == CAIRO_STATUS_NO_MEMORY)
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory writing svg", path);
+        else if (st != CAIRO_STATUS_SUCCESS)
+            rc = lens_err_set(e, LENS_ELIB, "%s: cairo: %s", path, cairo_status_to_string(st));
+    }
+    if (rc == LENS_OK && text)
+        rc = svg_add_text(&svg, f->title, text, path, e);
+    if (rc == LENS_OK)
+        rc = svg_save(&svg, path, e);
     cairo_surface_destroy(sf);
+    text_free(text);
+    fbuf_free(&svg);
+    return rc;
+}
+
+static int render_png(const struct lens_figure *f, cairo_font_face_t *face, double w, double h,
+                      const char *path, const char *name, unsigned char **buf, size_t *len,
+                      struct lens_err *e)
+{
+    /* opaque figures keep RGB24: their PNGs have no alpha channel, as they always had */
+    cairo_format_t fmt = (f->kind->flags & LENS_FIGURE_ALPHA) ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24;
+    cairo_surface_t *sf = cairo_image_surface_create(fmt, (int)w, (int)h);
+    int rc = paint_on(f, sf, face, w, h, name, NULL, e);
+    if (rc == LENS_OK) {
+        cairo_surface_flush(sf);
+        rc = path ? png_write(sf, path, e) : lens_figure_png_mem(sf, name, buf, len, e);
+    }
+    cairo_surface_destroy(sf);
+    return rc;
+}
+
+int lens_figure_render(const struct lens_figure *f, const char *path, unsigned char **buf,
+                       size_t *len, struct lens_err *e)
+{
+    char mem[96];
+    const char *name = path ? path : memory_name(f, mem, sizeof mem);
+    int svg = 0;
+    if (buf) {
+        *buf = NULL;
+        *len = 0;
+    }
+    /* the cheap refusals first: a wrong extension or bad data allocate nothing */
+    if (path && f->as)
+        svg = f->as == LENS_FIGURE_AS_SVG;
+    else if (path && (svg = lens_figure_format(path, e)) < 0)
+        return svg;
+    int rc = f->kind->check(f->data, name, e);
+    if (rc)
+        return rc;
+    double w, h;
+    f->kind->size(f->data, &w, &h);
+    cairo_font_face_t *face = NULL;
+    if ((rc = lens_figure_font_load(f->font_path, &face, e)) < 0)
+        return rc;
+    rc = svg ? render_svg(f, face, w, h, path, e) : render_png(f, face, w, h, path, name, buf, len, e);
+    /* cairo holds its own reference while a surface still needs the glyphs */
+    cairo_font_face_destroy(face);
+    return rc;
+}
+
+int lens_figure_draw(const struct lens_figure *f, cairo_t *cr, double x, double y, double w,
+                     double h, struct lens_err *e)
+{
+    const char *name = f->name ? f->name : f->kind->what;
+    int rc = f->kind->check(f->data, name, e);
+    if (rc)
+        return rc;
+    cairo_font_face_t *face = NULL;
+    if ((rc = lens_figure_font_load(f->font_path, &face, e)) < 0)
+        return rc;
+    cairo_surface_type_t t = cairo_surface_get_type(cairo_get_target(cr));
+    struct lens_figure_canvas c = {cr, face, w, h,
+                                   t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF ||
+                                       t == CAIRO_SURFACE_TYPE_PS,
+                                   name, NULL};
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    rc = f->kind->paint(f->data, &c, e);
+    cairo_restore(cr);
+    cairo_font_face_destroy(face);
+    return rc ? rc : lens_figure_status(cr, name, e);
+}
+
+int lens_figure_measure(const struct lens_figure *f, lens_figure_measure_fn fn, void *out,
+                        struct lens_err *e)
+{
+    const char *name = f->name ? f->name : f->kind->what;
+    int rc = f->kind->check(f->data, name, e);
+    if (rc)
+        return rc;
+    double w, h;
+    f->kind->size(f->data, &w, &h);
+    cairo_font_face_t *face = NULL;
+    if ((rc = lens_figure_font_load(f->font_path, &face, e)) < 0)
+        return rc;
+    /* text extents need a cairo_t, not a surface of the figure's size: 1 x 1 pixel does */
+    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *cr = cairo_create(sf);
+    rc = lens_figure_status(cr, name, e);
+    if (rc == LENS_OK) {
+        struct lens_figure_canvas c = {cr, face, w, h, 0, name, NULL};
+        rc = fn(f->data, &c, out, e);
+    }
+    cairo_destroy(cr);
+    cairo_surface_destroy(sf);
+    cairo_font_face_destroy(face);
     return rc;
 }

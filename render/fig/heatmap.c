@@ -445,10 +445,10 @@ static void draw_colour_bar(const struct fig *f, cairo_t *cr)
     lens_figure_text(cr, L->cbar_x + L->cbar_w / 2, L->cbar_y - fs * 0.4, buf, 0.5, 1.0, 0.0);
 }
 
-/* Sets up f (range, font, histogram) for drawing on cr and lays it out. */
+/* Sets up f (range, histogram) for drawing on cr in font face and lays it out. */
 static int fig_begin(struct fig *f, const double *m, int rows, int cols,
                      const struct lens_heatmap_opts *o, const char *name, cairo_t *cr,
-                     int want_hist, struct lens_err *e)
+                     cairo_font_face_t *face, int want_hist, struct lens_err *e)
 {
     memset(f, 0, sizeof *f);
     f->m = m;
@@ -457,10 +457,9 @@ static int fig_begin(struct fig *f, const double *m, int rows, int cols,
     f->o = o;
     f->name = name;
     f->hide_diag = o->hide_diagonal && rows == cols;
-    find_range(f);
-    int rc = lens_figure_font_load(o->font_path, &f->face, e);
-    if (rc == LENS_OK)
-        rc = layout(f, cr, e);
+    f->face = face;
+    find_range(f); /* before the layout: the colour bar's tick labels depend on the range */
+    int rc = layout(f, cr, e);
     if (rc == LENS_OK && o->histogram && want_hist)
         rc = lens_histogram_compute(&f->hist, m, (size_t)rows * cols, f->hide_diag ? rows : 0,
                                     o->scale, f->lo, f->hi, o->log_scale,
@@ -471,9 +470,6 @@ static int fig_begin(struct fig *f, const double *m, int rows, int cols,
 static void fig_end(struct fig *f)
 {
     lens_histogram_release(&f->hist);
-    if (f->face)
-        cairo_font_face_destroy(f->face);
-    f->face = NULL;
 }
 
 /* Draws the whole figure on cr. raster_max 0: the map is pixel-exact at the map's size
@@ -507,124 +503,105 @@ static int draw(struct fig *f, cairo_t *cr, int vector_max, int raster_max, stru
     return lens_figure_status(cr, f->name, e);
 }
 
-/* Renders into a new image surface (*img, caller destroys) of the figure's size. */
-static int render_image(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
-                        const char *name, cairo_surface_t **img, struct lens_err *e)
+/* The figure's data for the protocol of figure.h. */
+struct job {
+    const double *m;
+    int rows, cols;
+    const struct lens_heatmap_opts *o; /* never NULL */
+};
+
+static int check(const void *data, const char *name, struct lens_err *e)
 {
-    struct lens_heatmap_opts def;
-    if (!o) {
-        lens_heatmap_opts_init(&def);
-        o = &def;
-    }
-    *img = NULL;
-    int rc = check_args(m, rows, cols, o, name, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
-    cairo_t *cr = cairo_create(s);
+    const struct job *j = data;
+    return check_args(j->m, j->rows, j->cols, j->o, name, e);
+}
+
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    *w = j->o->width;
+    *h = j->o->height;
+}
+
+/* A PNG gets the map pixel-exact at its size; a vector target (SVG) gets rectangles for
+ * small maps and one bounded raster for large ones, so the file stays small either way. */
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
     struct fig f;
-    rc = lens_figure_status(cr, name, e);
+    int rc = fig_begin(&f, j->m, j->rows, j->cols, j->o, c->name, c->cr, c->face, 1, e);
     if (rc == LENS_OK)
-        rc = fig_begin(&f, m, rows, cols, o, name, cr, 1, e);
-    else
-        memset(&f, 0, sizeof f);
-    if (rc == LENS_OK)
-        rc = draw(&f, cr, 0, 0, e);
+        rc = c->vector ? draw(&f, c->cr, LENS_HEATMAP_SVG_VECTOR_MAX, LENS_HEATMAP_SVG_RASTER_MAX, e)
+                       : draw(&f, c->cr, 0, 0, e);
     fig_end(&f);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(s);
-        return rc;
+    return rc;
+}
+
+static const struct lens_figure_kind heatmap_kind = {"heatmap", 0, check, size, paint};
+
+/* The figure of m with options o (NULL: the defaults, kept in *def). */
+static struct lens_figure figure(struct job *j, const double *m, int rows, int cols,
+                                 const struct lens_heatmap_opts *o, struct lens_heatmap_opts *def)
+{
+    if (!o) {
+        lens_heatmap_opts_init(def);
+        o = def;
     }
-    cairo_surface_flush(s);
-    *img = s;
-    return LENS_OK;
+    *j = (struct job){m, rows, cols, o};
+    return (struct lens_figure){.kind = &heatmap_kind, .data = j, .font_path = o->font_path};
+}
+
+/* The PNG and SVG writers differ only in the format they force, whatever the name. */
+static int write_as(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
+                    const char *path, int as, struct lens_err *e)
+{
+    struct job j;
+    struct lens_heatmap_opts def;
+    struct lens_figure fig = figure(&j, m, rows, cols, o, &def);
+    fig.as = as;
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_heatmap_write_png(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                            const char *path, struct lens_err *e)
 {
-    cairo_surface_t *img;
-    int rc = render_image(m, rows, cols, o, path, &img, e);
-    if (rc)
-        return rc;
-    rc = lens_figure_png_write(img, path, e);
-    cairo_surface_destroy(img);
-    return rc;
+    return write_as(m, rows, cols, o, path, LENS_FIGURE_AS_PNG, e);
 }
 
 int lens_heatmap_png_mem(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                          unsigned char **buf, size_t *len, struct lens_err *e)
 {
-    static const char name[] = "heatmap png (memory)";
-    cairo_surface_t *img;
-    *buf = NULL;
-    *len = 0;
-    int rc = render_image(m, rows, cols, o, name, &img, e);
-    if (rc)
-        return rc;
-    rc = lens_figure_png_mem(img, name, buf, len, e);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_heatmap_opts def;
+    struct lens_figure fig = figure(&j, m, rows, cols, o, &def);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
 int lens_heatmap_write_svg(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                            const char *path, struct lens_err *e)
 {
-    struct lens_heatmap_opts def;
-    if (!o) {
-        lens_heatmap_opts_init(&def);
-        o = &def;
-    }
-    int rc = check_args(m, rows, cols, o, path, e);
-    if (rc)
-        return rc;
-    struct lens_figure_buf svg = {0};
-    cairo_surface_t *s = lens_figure_svg_create(&svg, o->width, o->height);
-    cairo_t *cr = cairo_create(s);
+    return write_as(m, rows, cols, o, path, LENS_FIGURE_AS_SVG, e);
+}
+
+/* lens_figure_measure callback: the layout without the histogram (it moves nothing). */
+static int measure(const void *data, const struct lens_figure_canvas *c, void *out, struct lens_err *e)
+{
+    const struct job *j = data;
     struct fig f;
-    rc = lens_figure_status(cr, path, e);
+    int rc = fig_begin(&f, j->m, j->rows, j->cols, j->o, c->name, c->cr, c->face, 0, e);
     if (rc == LENS_OK)
-        rc = fig_begin(&f, m, rows, cols, o, path, cr, 1, e);
-    else
-        memset(&f, 0, sizeof f);
-    if (rc == LENS_OK)
-        rc = draw(&f, cr, LENS_HEATMAP_SVG_VECTOR_MAX, LENS_HEATMAP_SVG_RASTER_MAX, e);
+        *(struct lens_heatmap_layout *)out = f.L;
     fig_end(&f);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(s);
-        lens_free(svg.data);
-        return rc;
-    }
-    return lens_figure_svg_commit(s, &svg, path, e);
+    return rc;
 }
 
 int lens_heatmap_layout(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                         struct lens_heatmap_layout *l, struct lens_err *e)
 {
-    static const char name[] = "heatmap";
+    struct job j;
     struct lens_heatmap_opts def;
-    if (!o) {
-        lens_heatmap_opts_init(&def);
-        o = &def;
-    }
+    struct lens_figure fig = figure(&j, m, rows, cols, o, &def);
     memset(l, 0, sizeof *l);
-    int rc = check_args(m, rows, cols, o, name, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-    cairo_t *cr = cairo_create(s);
-    struct fig f;
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK)
-        rc = fig_begin(&f, m, rows, cols, o, name, cr, 0, e);
-    else
-        memset(&f, 0, sizeof f);
-    if (rc == LENS_OK)
-        *l = f.L;
-    fig_end(&f);
-    cairo_destroy(cr);
-    cairo_surface_destroy(s);
-    return rc;
+    fig.name = "heatmap";
+    return lens_figure_measure(&fig, measure, l, e);
 }

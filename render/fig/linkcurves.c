@@ -29,8 +29,8 @@ struct fig {
     const struct lens_links *r;
     const struct lens_linkcurves_opts *o;
     const char *name;
-    cairo_font_face_t *face;
-    double x, y, w, h, fs, lab_fs, row_h;
+    cairo_font_face_t *face;     /* the canvas's, borrowed */
+    double x, y, w, h, fs, lab_fs, row_h; /* box (x = y = 0: the canvas is the box), fonts */
     double mult;                 /* seconds -> displayed unit */
     const char *unit;
     double *lo, *hi;             /* k x nlen band, seconds, or NULL */
@@ -451,29 +451,27 @@ static void draw_legend(const struct fig *f, cairo_t *cr)
 
 static void fig_end(struct fig *f)
 {
-    if (f->face)
-        cairo_font_face_destroy(f->face);
     lens_free(f->lo);
     lens_free(f->hi);
-    f->face = NULL;
     f->lo = f->hi = NULL;
 }
 
 /* Sets f up and draws the whole figure into the box. */
 static int render(struct fig *f, cairo_t *cr, const struct lens_links *r, const struct lens_linkcurves_opts *o,
-                  const char *name, double x, double y, double w, double h, struct lens_err *e)
+                  const char *name, cairo_font_face_t *face, double x, double y, double w, double h,
+                  struct lens_err *e)
 {
     memset(f, 0, sizeof *f);
     f->r = r;
     f->o = o;
     f->name = name;
+    f->face = face;
     f->x = x;
     f->y = y;
     f->w = w;
     f->h = h;
-    int rc = lens_figure_font_load(o->font_path, &f->face, e);
-    if (rc == LENS_OK)
-        rc = find_band(f, e);
+    /* band, scales and layout in that order: the axes span the band, the layout the axes */
+    int rc = find_band(f, e);
     if (rc == LENS_OK)
         rc = scales(f, e);
     if (rc == LENS_OK)
@@ -500,70 +498,80 @@ static int render(struct fig *f, cairo_t *cr, const struct lens_links *r, const 
     return lens_figure_status(cr, name, e);
 }
 
+/* The figure's data for the protocol of figure.h. */
 struct job {
     const struct lens_links *r;
-    const struct lens_linkcurves_opts *o;
-    double x, y; /* where the figure's box starts in cr (0, 0 for a file) */
+    const struct lens_linkcurves_opts *o; /* never NULL */
 };
 
-static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
+static int check_file(const void *data, const char *name, struct lens_err *e)
 {
-    const struct job *j = ctx;
+    const struct job *j = data;
+    return check_args(j->r, j->o, name, 1, e);
+}
+
+/* Drawn into a caller's box, the options' width and height play no part. */
+static int check_box(const void *data, const char *name, struct lens_err *e)
+{
+    const struct job *j = data;
+    return check_args(j->r, j->o, name, 0, e);
+}
+
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    *w = j->o->width;
+    *h = j->o->height;
+}
+
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
     struct fig f;
-    int rc = render(&f, cr, j->r, j->o, name, j->x, j->y, w, h, e);
+    int rc = render(&f, c->cr, j->r, j->o, c->name, c->face, 0, 0, c->w, c->h, e);
     fig_end(&f);
     return rc;
+}
+
+static const struct lens_figure_kind linkcurves_kind = {"link curves", 0, check_file, size, paint};
+static const struct lens_figure_kind linkcurves_box_kind = {"link curves", 0, check_box, size, paint};
+
+/* The figure of r with options o (NULL: the defaults, kept in *def). */
+static struct lens_figure figure(struct job *j, const struct lens_links *r, const struct lens_linkcurves_opts *o,
+                                 struct lens_linkcurves_opts *def, const struct lens_figure_kind *k)
+{
+    if (!o) {
+        lens_linkcurves_opts_init(def);
+        o = def;
+    }
+    j->r = r;
+    j->o = o;
+    return (struct lens_figure){.kind = k, .data = j, .font_path = o->font_path};
 }
 
 int lens_linkcurves_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_links *r,
                          const struct lens_linkcurves_opts *o, struct lens_err *e)
 {
-    static const char name[] = "link curves";
+    struct job j;
     struct lens_linkcurves_opts def;
-    if (!o) {
-        lens_linkcurves_opts_init(&def);
-        o = &def;
-    }
-    int rc = check_args(r, o, name, 0, e);
-    if (rc)
-        return rc;
-    struct job j = {r, o, x, y};
-    cairo_save(cr);
-    rc = paint(&j, cr, w, h, name, e);
-    cairo_restore(cr);
-    return rc;
-}
-
-
-/* PNG into path (path != NULL) or into *buf; SVG into path. */
-static int output(const char *path, const struct lens_links *r, const struct lens_linkcurves_opts *o,
-                  unsigned char **buf, size_t *len, struct lens_err *e)
-{
-    struct lens_linkcurves_opts def;
-    if (!o) {
-        lens_linkcurves_opts_init(&def);
-        o = &def;
-    }
-    const char *name = path ? path : "link curves png (memory)";
-    if (path && lens_figure_format(path, e) < 0)
-        return e->code;
-    int rc = check_args(r, o, name, 1, e);
-    if (rc)
-        return rc;
-    struct job j = {r, o, 0, 0};
-    return lens_figure_output(path, name, o->width, o->height, paint, &j, buf, len, e);
+    struct lens_figure fig = figure(&j, r, o, &def, &linkcurves_box_kind);
+    return lens_figure_draw(&fig, cr, x, y, w, h, e);
 }
 
 int lens_linkcurves_write(const char *path, const struct lens_links *r, const struct lens_linkcurves_opts *o,
                           struct lens_err *e)
 {
-    return output(path, r, o, NULL, NULL, e);
+    struct job j;
+    struct lens_linkcurves_opts def;
+    struct lens_figure fig = figure(&j, r, o, &def, &linkcurves_kind);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_linkcurves_png_mem(const struct lens_links *r, const struct lens_linkcurves_opts *o,
                             unsigned char **buf, size_t *len, struct lens_err *e)
 {
-    *buf = NULL;
-    *len = 0;
-    return output(NULL, r, o, buf, len, e);
+    struct job j;
+    struct lens_linkcurves_opts def;
+    struct lens_figure fig = figure(&j, r, o, &def, &linkcurves_kind);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }

@@ -78,8 +78,8 @@ struct fig {
     const struct lens_links *r;
     const struct lens_linkmap_opts *o;
     const char *name;                  /* for messages */
-    cairo_font_face_t *face;
-    double x, y, w, h;                 /* the box */
+    cairo_font_face_t *face;           /* the canvas's, borrowed */
+    double x, y, w, h;                 /* the box (x = y = 0: the canvas is the box) */
     double fs, lab_fs, row_h;          /* font sizes, legend row height */
     double lab_w;                      /* room for the row labels */
     int hosts;                         /* axes name host blocks */
@@ -412,43 +412,37 @@ static void draw_legend(const struct fig *f, cairo_t *cr)
     lens_figure_text(cr, L->legend_x + sw + fs * 0.5, y, "diagonal (not a link)", 0.0, 0.5, 0.0);
 }
 
+/* Sets f up for the canvas c: host blocks, then the layout, which measures text in c's font. */
 static int fig_begin(struct fig *f, const struct lens_links *r, const struct lens_linkmap_opts *o,
-                     const char *name, cairo_t *cr, double x, double y, double w, double h, struct lens_err *e)
+                     const struct lens_figure_canvas *c, struct lens_err *e)
 {
     memset(f, 0, sizeof *f);
     f->r = r;
     f->o = o;
-    f->name = name;
-    f->x = x;
-    f->y = y;
-    f->w = w;
-    f->h = h;
-    int rc = lens_figure_font_load(o->font_path, &f->face, e);
+    f->name = c->name;
+    f->face = c->face;
+    f->w = c->w;
+    f->h = c->h;
+    int rc = find_blocks(f, e);
     if (rc == LENS_OK)
-        rc = find_blocks(f, e);
-    if (rc == LENS_OK)
-        rc = layout(f, cr, e);
+        rc = layout(f, c->cr, e);
     return rc;
 }
 
 static void fig_end(struct fig *f)
 {
-    if (f->face)
-        cairo_font_face_destroy(f->face);
     lens_free(f->block);
-    f->face = NULL;
     f->block = NULL;
 }
 
-static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
+static int draw_fig(struct fig *f, cairo_t *cr, int vector_target, struct lens_err *e)
 {
     const struct lens_links *r = f->r;
     cairo_rectangle(cr, f->x, f->y, f->w, f->h);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_fill(cr);
-    cairo_surface_type_t t = cairo_surface_get_type(cairo_get_target(cr));
-    int vector = (t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF || t == CAIRO_SURFACE_TYPE_PS) &&
-                 r->procs <= VECTOR_MAX;
+    /* one rectangle per cell only where that stays small; otherwise one raster image */
+    int vector = vector_target && r->procs <= VECTOR_MAX;
     int rc = LENS_OK;
     if (vector)
         draw_vector(f, cr);
@@ -476,101 +470,105 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     return lens_figure_status(cr, f->name, e);
 }
 
+/* The figure's data for the protocol of figure.h. */
 struct job {
     const struct lens_links *r;
-    const struct lens_linkmap_opts *o;
-    double x, y; /* where the figure's box starts in cr (0, 0 for a file) */
+    const struct lens_linkmap_opts *o; /* never NULL */
 };
 
-static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
+static int check_file(const void *data, const char *name, struct lens_err *e)
 {
-    const struct job *j = ctx;
+    const struct job *j = data;
+    return check_args(j->r, j->o, name, 1, e);
+}
+
+/* Drawn into a caller's box, the options' width and height play no part. */
+static int check_box(const void *data, const char *name, struct lens_err *e)
+{
+    const struct job *j = data;
+    return check_args(j->r, j->o, name, 0, e);
+}
+
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    *w = j->o->width;
+    *h = j->o->height;
+}
+
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
     struct fig f;
-    memset(&f, 0, sizeof f);
-    int rc = fig_begin(&f, j->r, j->o, name, cr, j->x, j->y, w, h, e);
+    int rc = fig_begin(&f, j->r, j->o, c, e);
     if (rc == LENS_OK)
-        rc = draw_fig(&f, cr, e);
+        rc = draw_fig(&f, c->cr, c->vector, e);
     fig_end(&f);
     return rc;
+}
+
+static const struct lens_figure_kind linkmap_kind = {"link map", 0, check_file, size, paint};
+static const struct lens_figure_kind linkmap_box_kind = {"link map", 0, check_box, size, paint};
+
+/* The figure of r with options o (NULL: the defaults, kept in *def). */
+static struct lens_figure figure(struct job *j, const struct lens_links *r, const struct lens_linkmap_opts *o,
+                                 struct lens_linkmap_opts *def, const struct lens_figure_kind *k)
+{
+    if (!o) {
+        lens_linkmap_opts_init(def);
+        o = def;
+    }
+    j->r = r;
+    j->o = o;
+    return (struct lens_figure){.kind = k, .data = j, .font_path = o->font_path};
 }
 
 int lens_linkmap_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_links *r,
                       const struct lens_linkmap_opts *o, struct lens_err *e)
 {
-    static const char name[] = "link map";
+    struct job j;
     struct lens_linkmap_opts def;
-    if (!o) {
-        lens_linkmap_opts_init(&def);
-        o = &def;
-    }
-    int rc = check_args(r, o, name, 0, e);
-    if (rc)
-        return rc;
-    struct job j = {r, o, x, y};
-    cairo_save(cr);
-    rc = paint(&j, cr, w, h, name, e);
-    cairo_restore(cr);
-    return rc;
-}
-
-
-/* PNG into path (path != NULL) or into *buf; SVG into path. */
-static int output(const char *path, const struct lens_links *r, const struct lens_linkmap_opts *o,
-                  unsigned char **buf, size_t *len, struct lens_err *e)
-{
-    struct lens_linkmap_opts def;
-    if (!o) {
-        lens_linkmap_opts_init(&def);
-        o = &def;
-    }
-    const char *name = path ? path : "link map png (memory)";
-    if (path && lens_figure_format(path, e) < 0)
-        return e->code;
-    int rc = check_args(r, o, name, 1, e);
-    if (rc)
-        return rc;
-    struct job j = {r, o, 0, 0};
-    return lens_figure_output(path, name, o->width, o->height, paint, &j, buf, len, e);
+    struct lens_figure fig = figure(&j, r, o, &def, &linkmap_box_kind);
+    return lens_figure_draw(&fig, cr, x, y, w, h, e);
 }
 
 int lens_linkmap_write(const char *path, const struct lens_links *r, const struct lens_linkmap_opts *o,
                        struct lens_err *e)
 {
-    return output(path, r, o, NULL, NULL, e);
+    struct job j;
+    struct lens_linkmap_opts def;
+    struct lens_figure fig = figure(&j, r, o, &def, &linkmap_kind);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_linkmap_png_mem(const struct lens_links *r, const struct lens_linkmap_opts *o, unsigned char **buf,
                          size_t *len, struct lens_err *e)
 {
-    *buf = NULL;
-    *len = 0;
-    return output(NULL, r, o, buf, len, e);
+    struct job j;
+    struct lens_linkmap_opts def;
+    struct lens_figure fig = figure(&j, r, o, &def, &linkmap_kind);
+    return lens_figure_render(&fig, NULL, buf, len, e);
+}
+
+/* lens_figure_measure callback: the layout fig_begin computes, into out. */
+static int measure(const void *data, const struct lens_figure_canvas *c, void *out, struct lens_err *e)
+{
+    const struct job *j = data;
+    struct fig f;
+    int rc = fig_begin(&f, j->r, j->o, c, e);
+    if (rc == LENS_OK)
+        *(struct lens_linkmap_layout *)out = f.L;
+    fig_end(&f);
+    return rc;
 }
 
 int lens_linkmap_layout(const struct lens_links *r, const struct lens_linkmap_opts *o,
                         struct lens_linkmap_layout *l, struct lens_err *e)
 {
-    static const char name[] = "link map";
+    struct job j;
     struct lens_linkmap_opts def;
-    if (!o) {
-        lens_linkmap_opts_init(&def);
-        o = &def;
-    }
+    struct lens_figure fig = figure(&j, r, o, &def, &linkmap_kind);
     memset(l, 0, sizeof *l);
-    int rc = check_args(r, o, name, 1, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-    cairo_t *cr = cairo_create(s);
-    struct fig f;
-    memset(&f, 0, sizeof f);
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK)
-        rc = fig_begin(&f, r, o, name, cr, 0, 0, o->width, o->height, e);
-    if (rc == LENS_OK)
-        *l = f.L;
-    fig_end(&f);
-    cairo_destroy(cr);
-    cairo_surface_destroy(s);
-    return rc;
+    fig.name = "link map";
+    return lens_figure_measure(&fig, measure, l, e);
 }

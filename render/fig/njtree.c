@@ -286,7 +286,7 @@ struct nfig {
     const char *name;
     struct rooted r;
     int *grp; /* group of every node: the group all its leaves share, or -1 */
-    cairo_font_face_t *face;
+    cairo_font_face_t *face; /* the canvas's, borrowed */
 };
 
 static void nfig_release(struct nfig *f)
@@ -294,9 +294,6 @@ static void nfig_release(struct nfig *f)
     rooted_free(&f->r);
     lens_free(f->grp);
     f->grp = NULL;
-    if (f->face)
-        cairo_font_face_destroy(f->face);
-    f->face = NULL;
 }
 
 static const char *leaf_text(const struct nfig *f, int leaf, int full, char *buf, size_t n)
@@ -416,7 +413,7 @@ static void draw_branches(const struct nfig *f, const struct nlayout *L, cairo_t
 }
 
 static void draw_labels(const struct nfig *f, const struct nlayout *L, cairo_t *cr,
-                        struct lens_treefig_text *log)
+                        struct lens_figure_text *log)
 {
     const struct rooted *r = &f->r;
     char buf[128];
@@ -427,14 +424,14 @@ static void draw_labels(const struct nfig *f, const struct nlayout *L, cairo_t *
             set_group_rgb(cr, f->grp[leaf], 0.72);
         else
             cairo_set_source_rgb(cr, 0, 0, 0);
-        lens_treefig_label(log, cr, nx(L, r->x[leaf]) + L->fs * 0.4, ny(L, r->n, i),
+        lens_figure_label(log, cr, nx(L, r->x[leaf]) + L->fs * 0.4, ny(L, r->n, i),
                            leaf_text(f, leaf, L->full, buf, sizeof buf), 0.0, 0.5, 0.0);
     }
 }
 
 /* A bar of a round length near a fifth of the deepest leaf, at the bottom left. */
 static void draw_scale_bar(const struct nfig *f, const struct nlayout *L, cairo_t *cr,
-                           struct lens_treefig_text *log)
+                           struct lens_figure_text *log)
 {
     double shown = L->maxx * f->o->scale;
     if (!(shown > 0))
@@ -454,11 +451,11 @@ static void draw_scale_bar(const struct nfig *f, const struct nlayout *L, cairo_
     char buf[64];
     snprintf(buf, sizeof buf, "%g%s%s", len, f->o->unit ? " " : "", f->o->unit ? f->o->unit : "");
     lens_figure_set_font(cr, f->face, L->fs * 0.9);
-    lens_treefig_label(log, cr, x1 + L->fs * 0.5, y, buf, 0.0, 0.5, 0.0);
+    lens_figure_label(log, cr, x1 + L->fs * 0.5, y, buf, 0.0, 0.5, 0.0);
 }
 
 static void draw_header(const struct nfig *f, const struct nlayout *L, cairo_t *cr, double w,
-                        struct lens_treefig_text *log)
+                        struct lens_figure_text *log)
 {
     const struct lens_njtree_opts *o = f->o;
     double fs = L->fs;
@@ -466,7 +463,7 @@ static void draw_header(const struct nfig *f, const struct nlayout *L, cairo_t *
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (o->title) {
         lens_figure_set_font(cr, f->face, fs * 1.25);
-        lens_treefig_label(log, cr, w / 2, fs, o->title, 0.5, 0.0, 0.0);
+        lens_figure_label(log, cr, w / 2, fs, o->title, 0.5, 0.0, 0.0);
     }
     int p = snprintf(buf, sizeof buf, "neighbor joining, %d processes  \xc2\xb7  %s", f->r.n,
                      o->root == LENS_NJTREE_MIDPOINT ? "rooted at the midpoint of the longest path"
@@ -475,37 +472,70 @@ static void draw_header(const struct nfig *f, const struct nlayout *L, cairo_t *
         snprintf(buf + p, sizeof buf - (size_t)p, "  \xc2\xb7  %d negative branch length%s drawn as 0",
                  f->r.negative, f->r.negative == 1 ? "" : "s");
     lens_figure_set_font(cr, f->face, fs);
-    lens_treefig_label(log, cr, L->px, L->legend_y + fs * 0.9, buf, 0.0, 0.5, 0.0);
+    lens_figure_label(log, cr, L->px, L->legend_y + fs * 0.9, buf, 0.0, 0.5, 0.0);
 }
 
-static int nfig_draw(void *ctx, cairo_t *cr, double w, double h, struct lens_treefig_text *log,
-                     struct lens_err *e)
+/* paint of the figure protocol: data is the caller's struct nfig (arguments only), copied
+ * so that the rooted tree and the groups belong to this one painting. */
+static int nfig_paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
 {
-    struct nfig *f = ctx;
-    int rc = rooted_build(&f->r, f->t, f->o->root, f->name, e);
+    struct nfig f = *(const struct nfig *)data;
+    cairo_t *cr = c->cr;
+    f.name = c->name;
+    f.face = c->face;
+    int rc = rooted_build(&f.r, f.t, f.o->root, f.name, e);
     if (rc == LENS_OK)
-        rc = nfig_groups(f, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_font_load(f->o->font_path, &f->face, e);
+        rc = nfig_groups(&f, e);
     struct nlayout L;
     if (rc == LENS_OK)
-        rc = nfig_layout(f, cr, w, h, &L, e);
+        rc = nfig_layout(&f, cr, c->w, c->h, &L, e);
     if (rc == LENS_OK) {
+        /* branches under the labels, the header last so that nothing covers it */
         cairo_set_source_rgb(cr, 1, 1, 1);
-        cairo_rectangle(cr, 0, 0, w, h);
+        cairo_rectangle(cr, 0, 0, c->w, c->h);
         cairo_fill(cr);
-        draw_branches(f, &L, cr);
-        draw_labels(f, &L, cr, log);
-        draw_scale_bar(f, &L, cr, log);
-        draw_header(f, &L, cr, w, log);
-        rc = lens_figure_status(cr, f->name, e);
+        draw_branches(&f, &L, cr);
+        draw_labels(&f, &L, cr, c->text);
+        draw_scale_bar(&f, &L, cr, c->text);
+        draw_header(&f, &L, cr, c->w, c->text);
     }
-    nfig_release(f);
+    nfig_release(&f);
     return rc;
 }
 
-static int nfig_init(struct nfig *f, const struct lens_newick *t, const struct lens_njtree_opts *o,
-                     struct lens_njtree_opts *def, const char *name, struct lens_err *e)
+/* check of the figure protocol: a tree with leaves to draw, and a usable scale. */
+static int nfig_check(const void *data, const char *name, struct lens_err *e)
+{
+    const struct nfig *f = data;
+    if (!f->t || f->t->nleaf < 2)
+        return lens_err_set(e, LENS_EINVAL, "%s: a tree picture needs at least 2 leaves", name);
+    if (!(f->o->scale > 0.0) || !isfinite(f->o->scale))
+        return lens_err_set(e, LENS_EINVAL, "%s: scale must be finite and > 0 (got %g)", name, f->o->scale);
+    return LENS_OK;
+}
+
+/* Files and PNG bytes also keep to the size rule of the tree figures. */
+static int nfig_check_file(const void *data, const char *name, struct lens_err *e)
+{
+    const struct nfig *f = data;
+    int rc = nfig_check(data, name, e);
+    return rc ? rc : lens_treefig_check_size(name, f->o->width, f->o->height, e);
+}
+
+static void nfig_size(const void *data, double *w, double *h)
+{
+    const struct nfig *f = data;
+    *w = f->o->width;
+    *h = f->o->height;
+}
+
+static const struct lens_figure_kind njtree_kind = {"nj tree", LENS_FIGURE_TEXT, nfig_check_file, nfig_size,
+                                                    nfig_paint};
+static const struct lens_figure_kind njtree_box_kind = {"nj tree", 0, nfig_check, nfig_size, nfig_paint};
+
+/* The figure's data: the arguments, with o NULL replaced by the defaults in *def. */
+static struct lens_figure nfig_init(struct nfig *f, const struct lens_newick *t, const struct lens_njtree_opts *o,
+                                    struct lens_njtree_opts *def, const struct lens_figure_kind *k)
 {
     memset(f, 0, sizeof *f);
     if (!o) {
@@ -514,31 +544,21 @@ static int nfig_init(struct nfig *f, const struct lens_newick *t, const struct l
     }
     f->t = t;
     f->o = o;
-    f->name = name;
-    if (!t || t->nleaf < 2)
-        return lens_err_set(e, LENS_EINVAL, "%s: a tree picture needs at least 2 leaves", name);
-    if (!(o->scale > 0.0) || !isfinite(o->scale))
-        return lens_err_set(e, LENS_EINVAL, "%s: scale must be finite and > 0 (got %g)", name, o->scale);
-    return LENS_OK;
+    return (struct lens_figure){.kind = k, .data = f, .font_path = o->font_path, .title = o->title};
 }
 
 int lens_njtree_draw(cairo_t *cr, double x, double y, double w, double h,
                      const struct lens_newick *t, const struct lens_njtree_opts *o,
                      struct lens_err *e)
 {
-    static const char name[] = "nj tree";
     struct nfig f;
     struct lens_njtree_opts def;
-    int rc = nfig_init(&f, t, o, &def, name, e);
+    struct lens_figure fig = nfig_init(&f, t, o, &def, &njtree_box_kind);
+    /* the data first, then the box, as the messages have always come */
+    int rc = nfig_check(&f, "nj tree", e);
     if (rc == LENS_OK)
-        rc = lens_treefig_check_box(name, w, h, e);
-    if (rc)
-        return rc;
-    cairo_save(cr);
-    cairo_translate(cr, x, y);
-    rc = nfig_draw(&f, cr, w, h, NULL, e);
-    cairo_restore(cr);
-    return rc;
+        rc = lens_treefig_check_box("nj tree", w, h, e);
+    return rc ? rc : lens_figure_draw(&fig, cr, x, y, w, h, e);
 }
 
 int lens_njtree_write(const struct lens_newick *t, const struct lens_njtree_opts *o,
@@ -546,12 +566,8 @@ int lens_njtree_write(const struct lens_newick *t, const struct lens_njtree_opts
 {
     struct nfig f;
     struct lens_njtree_opts def;
-    int rc = lens_treefig_format(path, e);
-    if (rc >= 0)
-        rc = nfig_init(&f, t, o, &def, path, e);
-    if (rc < 0)
-        return rc;
-    return lens_treefig_write(path, f.o->width, f.o->height, f.o->title, nfig_draw, &f, e);
+    struct lens_figure fig = nfig_init(&f, t, o, &def, &njtree_kind);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_njtree_png_mem(const struct lens_newick *t, const struct lens_njtree_opts *o,
@@ -559,10 +575,6 @@ int lens_njtree_png_mem(const struct lens_newick *t, const struct lens_njtree_op
 {
     struct nfig f;
     struct lens_njtree_opts def;
-    *buf = NULL;
-    *len = 0;
-    int rc = nfig_init(&f, t, o, &def, "nj tree png (memory)", e);
-    if (rc)
-        return rc;
-    return lens_treefig_png_mem(f.o->width, f.o->height, nfig_draw, &f, buf, len, e);
+    struct lens_figure fig = nfig_init(&f, t, o, &def, &njtree_kind);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }

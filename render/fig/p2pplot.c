@@ -395,77 +395,73 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
     return LENS_OK;
 }
 
-/* Draws the figure on a fresh surface: SVG into svg when svg != NULL, else an image. */
-static int render(const struct lens_p2pfile *f, int metric, const struct lens_p2pplot_opts *o,
-                  const char *name, struct lens_figure_buf *svg, cairo_surface_t **out, struct lens_err *e)
+/* The figure's data for the protocol of figure.h. */
+struct job {
+    const struct lens_p2pfile *f;
+    int metric;
+    const struct lens_p2pplot_opts *o; /* never NULL */
+};
+
+static int check(const void *data, const char *name, struct lens_err *e)
 {
-    struct lens_p2pplot_opts def;
-    if (!o) {
-        lens_p2pplot_opts_init(&def);
-        o = &def;
-    }
-    *out = NULL;
-    if (o->width < 100 || o->height < 80 || o->width > 16384 || o->height > 16384)
+    const struct job *j = data;
+    /* below 100 x 80 the axes leave no plot area; above 16384 cairo refuses images */
+    if (j->o->width < 100 || j->o->height < 80 || j->o->width > 16384 || j->o->height > 16384)
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 100x80 .. 16384x16384", name,
-                            o->width, o->height);
-    cairo_font_face_t *face = NULL;
-    int rc = lens_figure_font_load(o->font_path, &face, e);
-    if (rc != LENS_OK)
-        return rc;
-    cairo_surface_t *s = svg ? lens_figure_svg_create(svg, o->width, o->height)
-                             : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, o->width, o->height);
-    cairo_t *cr = cairo_create(s);
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK) {
-        cairo_set_source_rgb(cr, 1, 1, 1);
-        cairo_paint(cr);
-        rc = lens_p2pplot_draw(cr, f, metric, o, face, 0, 0, o->width, o->height, e);
-    }
-    if (rc == LENS_OK)
-        rc = lens_figure_status(cr, name, e);
-    cairo_destroy(cr);
-    cairo_font_face_destroy(face);
-    if (rc != LENS_OK) {
-        cairo_surface_destroy(s);
-        if (svg) {
-            lens_free(svg->data);
-            memset(svg, 0, sizeof *svg);
-        }
-        return rc;
-    }
-    *out = s;
+                            j->o->width, j->o->height);
     return LENS_OK;
+}
+
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    *w = j->o->width;
+    *h = j->o->height;
+}
+
+/* lens_p2pplot_draw leaves the background alone (it also draws into report pages): a file
+ * gets white under it. */
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
+    cairo_set_source_rgb(c->cr, 1, 1, 1);
+    cairo_paint(c->cr);
+    return lens_p2pplot_draw(c->cr, j->f, j->metric, j->o, c->face, 0, 0, c->w, c->h, e);
+}
+
+static const struct lens_figure_kind p2pplot_kind = {"p2p plot", LENS_FIGURE_ALPHA, check, size, paint};
+
+static struct lens_figure figure(struct job *j, const struct lens_p2pfile *f, int metric,
+                                 const struct lens_p2pplot_opts *o, struct lens_p2pplot_opts *def)
+{
+    if (!o) {
+        lens_p2pplot_opts_init(def);
+        o = def;
+    }
+    *j = (struct job){f, metric, o};
+    /* messages about a figure in memory name the sweep it shows */
+    return (struct lens_figure){.kind = &p2pplot_kind, .data = j, .font_path = o->font_path, .name = f->path};
 }
 
 int lens_p2pplot_write(const struct lens_p2pfile *f, int metric, const struct lens_p2pplot_opts *o,
                        const char *path, struct lens_err *e)
 {
+    struct job j;
+    struct lens_p2pplot_opts def;
+    struct lens_figure fig = figure(&j, f, metric, o, &def);
     size_t n = strlen(path);
-    int is_svg = n >= 4 && !strcmp(path + n - 4, ".svg");
-    struct lens_figure_buf svg = {0};
-    cairo_surface_t *s;
-    int rc = render(f, metric, o, path, is_svg ? &svg : NULL, &s, e);
-    if (rc != LENS_OK)
-        return rc;
-    if (is_svg)
-        return lens_figure_svg_commit(s, &svg, path, e);
-    rc = lens_figure_png_write(s, path, e);
-    cairo_surface_destroy(s);
-    return rc;
+    /* the contract of this writer: ".svg" is SVG, any other name PNG */
+    fig.as = n >= 4 && !strcmp(path + n - 4, ".svg") ? LENS_FIGURE_AS_SVG : LENS_FIGURE_AS_PNG;
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_p2pplot_png_mem(const struct lens_p2pfile *f, int metric, const struct lens_p2pplot_opts *o,
                          unsigned char **buf, size_t *len, struct lens_err *e)
 {
-    cairo_surface_t *s;
-    *buf = NULL;
-    *len = 0;
-    int rc = render(f, metric, o, f->path, NULL, &s, e);
-    if (rc != LENS_OK)
-        return rc;
-    rc = lens_figure_png_mem(s, f->path, buf, len, e);
-    cairo_surface_destroy(s);
-    return rc;
+    struct job j;
+    struct lens_p2pplot_opts def;
+    struct lens_figure fig = figure(&j, f, metric, o, &def);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
 int lens_p2pplot_write_dir(const struct lens_p2pfile *f, const struct lens_p2pplot_opts *o,

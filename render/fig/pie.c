@@ -388,83 +388,53 @@ static int default_width(const struct lens_pie_chart *c)
     return c->npies * 420 > LENS_PIE_WIDTH ? c->npies * 420 : LENS_PIE_WIDTH;
 }
 
-/* Renders c on a white surface of width x lens_pie_height: an image, or SVG into svg. */
-static int render(const struct lens_pie_chart *c, int width, const char *font_path, int svg_mode,
-                  struct lens_figure_buf *svg, const char *name, cairo_surface_t **out,
-                  struct lens_err *e)
+/* The figure's data for the protocol of figure.h. */
+struct job {
+    const struct lens_pie_chart *c;
+    int width; /* 0: default_width */
+};
+
+static int check(const void *data, const char *name, struct lens_err *e)
 {
-    *out = NULL;
-    int rc = check_chart(c, name, e);
-    if (rc)
-        return rc;
-    double w = width > 0 ? width : default_width(c);
-    double h = lens_pie_height(c, w);
-    cairo_font_face_t *face = NULL;
-    rc = lens_figure_font_load(font_path, &face, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *s = svg_mode ? lens_figure_svg_create(svg, w, h)
-                                  : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
-    cairo_t *cr = cairo_create(s);
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK) {
-        cairo_set_source_rgb(cr, 1, 1, 1);
-        cairo_paint(cr);
-        rc = lens_pie_draw(cr, c, 0, 0, w, h, face, name, e);
-    }
-    cairo_destroy(cr);
-    cairo_font_face_destroy(face);
-    if (rc) {
-        cairo_surface_destroy(s);
-        if (svg_mode) {
-            lens_free(svg->data);
-            memset(svg, 0, sizeof *svg);
-        }
-        return rc;
-    }
-    if (!svg_mode)
-        cairo_surface_flush(s);
-    *out = s;
-    return LENS_OK;
+    const struct job *j = data;
+    return check_chart(j->c, name, e);
 }
 
-static int has_ext(const char *path, const char *ext)
+/* The height follows the width (lens_pie_height) and need not be whole: an SVG keeps it,
+ * a PNG is cut to whole pixels. */
+static void size(const void *data, double *w, double *h)
 {
-    size_t n = strlen(path), k = strlen(ext);
-    return n > k && !strcasecmp(path + n - k, ext);
+    const struct job *j = data;
+    *w = j->width > 0 ? j->width : default_width(j->c);
+    *h = lens_pie_height(j->c, *w);
 }
+
+/* lens_pie_draw leaves the background alone (it also draws into other figures): a file
+ * gets white under it. */
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
+    cairo_set_source_rgb(c->cr, 1, 1, 1);
+    cairo_paint(c->cr);
+    return lens_pie_draw(c->cr, j->c, 0, 0, c->w, c->h, c->face, c->name, e);
+}
+
+static const struct lens_figure_kind pie_kind = {"pie chart", 0, check, size, paint};
 
 int lens_pie_write(const struct lens_pie_chart *c, const char *path, int width,
                    const char *font_path, struct lens_err *e)
 {
-    int is_svg = has_ext(path, ".svg");
-    if (!is_svg && !has_ext(path, ".png"))
-        return lens_err_set(e, LENS_EINVAL, "%s: the plot file must end in .png or .svg", path);
-    struct lens_figure_buf svg = {0};
-    cairo_surface_t *s;
-    int rc = render(c, width, font_path, is_svg, &svg, path, &s, e);
-    if (rc)
-        return rc;
-    if (is_svg)
-        return lens_figure_svg_commit(s, &svg, path, e);
-    rc = lens_figure_png_write(s, path, e);
-    cairo_surface_destroy(s);
-    return rc;
+    struct job j = {c, width};
+    struct lens_figure fig = {.kind = &pie_kind, .data = &j, .font_path = font_path};
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_pie_png_mem(const struct lens_pie_chart *c, int width, const char *font_path,
                      unsigned char **buf, size_t *len, struct lens_err *e)
 {
-    static const char name[] = "pie chart png (memory)";
-    *buf = NULL;
-    *len = 0;
-    cairo_surface_t *s;
-    int rc = render(c, width, font_path, 0, NULL, name, &s, e);
-    if (rc)
-        return rc;
-    rc = lens_figure_png_mem(s, name, buf, len, e);
-    cairo_surface_destroy(s);
-    return rc;
+    struct job j = {c, width};
+    struct lens_figure fig = {.kind = &pie_kind, .data = &j, .font_path = font_path};
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
 /* ---- a message-size profile as a chart ---- */

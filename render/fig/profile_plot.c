@@ -1,6 +1,6 @@
 /* Profile and stage-log figures with cairo: a small chart frame (axes with round ticks,
- * title, legend) shared by four plots. PNG through an image surface, SVG through cairo's SVG
- * surface, fonts and atomic output through render/fig/figure.h. */
+ * title, legend) shared by four plots, each a kind of the figure protocol (figure.h), which
+ * owns the surfaces, the font and the atomic output. */
 #include "profile_plot.h"
 #include "figure.h"
 
@@ -20,64 +20,26 @@ static const double PALETTE[8][3] = {
     {0.835, 0.369, 0.000}, {0.000, 0.447, 0.698}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
     {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914}, {0.941, 0.894, 0.259}, {0.0, 0.0, 0.0}};
 
+/* One chart being painted: the canvas's context and the data-to-device mapping. */
 struct chart {
-    cairo_surface_t *surface;
-    cairo_t *cr;
-    cairo_font_face_t *face;
-    struct lens_figure_buf svg;    /* the SVG document while it is drawn */
-    int is_svg;
+    cairo_t *cr;                   /* the canvas's, borrowed */
     double x0, y0, x1, y1;         /* plot area, device units: left, top, right, bottom */
     double xmin, xmax, ymin, ymax; /* data range */
 };
 
-static int chart_begin(struct chart *c, const char *path, const char *font_path, struct lens_err *e)
+/* White background, the base font, and the fixed plot area: 80 points left for the y tick
+ * labels and title, 170 right for the legend, 90 below for the x labels. */
+static void chart_begin(struct chart *ch, const struct lens_figure_canvas *c)
 {
-    memset(c, 0, sizeof *c);
-    size_t n = strlen(path);
-    c->is_svg = n >= 4 && !strcmp(path + n - 4, ".svg");
-    int rc = lens_figure_font_load(font_path, &c->face, e);
-    if (rc != LENS_OK)
-        return rc;
-    c->surface = c->is_svg ? lens_figure_svg_create(&c->svg, FIG_W, FIG_H)
-                           : cairo_image_surface_create(CAIRO_FORMAT_ARGB32, FIG_W, FIG_H);
-    c->cr = cairo_create(c->surface);
-    if (cairo_status(c->cr) != CAIRO_STATUS_SUCCESS) {
-        rc = lens_figure_status(c->cr, path, e);
-        cairo_destroy(c->cr);
-        cairo_surface_destroy(c->surface);
-        cairo_font_face_destroy(c->face);
-        lens_free(c->svg.data);
-        return rc;
-    }
+    memset(ch, 0, sizeof *ch);
+    ch->cr = c->cr;
     cairo_set_source_rgb(c->cr, 1, 1, 1);
     cairo_paint(c->cr);
     lens_figure_set_font(c->cr, c->face, 12);
-    c->x0 = 80;
-    c->y0 = 50;
-    c->x1 = FIG_W - 170;
-    c->y1 = FIG_H - 90;
-    return LENS_OK;
-}
-
-/* Checks cairo once per figure and writes the file atomically (deterministic SVG ids). */
-static int chart_end(struct chart *c, const char *path, struct lens_err *e)
-{
-    int rc = lens_figure_status(c->cr, path, e);
-    cairo_destroy(c->cr);
-    if (c->is_svg) {
-        if (rc == LENS_OK)
-            rc = lens_figure_svg_commit(c->surface, &c->svg, path, e);
-        else {
-            cairo_surface_destroy(c->surface);
-            lens_free(c->svg.data);
-        }
-    } else {
-        if (rc == LENS_OK)
-            rc = lens_figure_png_write(c->surface, path, e);
-        cairo_surface_destroy(c->surface);
-    }
-    cairo_font_face_destroy(c->face);
-    return rc;
+    ch->x0 = 80;
+    ch->y0 = 50;
+    ch->x1 = FIG_W - 170;
+    ch->y1 = FIG_H - 90;
 }
 
 static double X(const struct chart *c, double v)
@@ -175,22 +137,64 @@ static void legend(struct chart *c, const char *const *names, size_t n)
     }
 }
 
+/* ---------- the figure protocol ---------- */
+
+/* What any of the four plots needs: the plot picks its fields. */
+struct job {
+    const struct lens_profile *p;
+    const struct lens_icappa *r;
+    size_t k;                     /* bars: the ICAPPA round */
+    const struct lens_stagelog *l;
+    size_t points;                /* occupancy: time points */
+    const double *times;          /* occupancy: points times, seconds */
+    const size_t *counts;         /* occupancy: points x nstage tasks */
+};
+
+/* Every plot is FIG_W x FIG_H, whatever its data. */
+static void size(const void *data, double *w, double *h)
+{
+    (void)data;
+    *w = FIG_W;
+    *h = FIG_H;
+}
+
+/* Puts out plot kind k of j: ".svg" is SVG and any other name PNG, as this header has always
+ * promised. The PNGs keep their alpha channel (their bytes must not change). */
+static int output(const struct lens_figure_kind *k, const struct job *j, const char *path,
+                  const char *font_path, struct lens_err *e)
+{
+    size_t n = strlen(path);
+    struct lens_figure fig = {.kind = k, .data = j, .font_path = font_path,
+                              .as = n >= 4 && !strcmp(path + n - 4, ".svg") ? LENS_FIGURE_AS_SVG
+                                                                             : LENS_FIGURE_AS_PNG};
+    return lens_figure_render(&fig, path, NULL, NULL, e);
+}
+
 /* ---------- profile figures ---------- */
 
-int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icappa *r, size_t k,
-                           const char *path, const char *font_path, struct lens_err *e)
+static int bars_check(const void *data, const char *name, struct lens_err *e)
 {
-    if (k >= r->nrounds)
-        return lens_err_set(e, LENS_EINVAL, "%s: round %zu of %zu", path, k + 1, r->nrounds);
-    const struct lens_icappa_round *d = &r->rounds[k];
+    const struct job *j = data;
+    if (j->k >= j->r->nrounds)
+        return lens_err_set(e, LENS_EINVAL, "%s: round %zu of %zu", name, j->k + 1, j->r->nrounds);
+    return LENS_OK;
+}
+
+static int bars_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
+{
+    const struct job *j = data;
+    const struct lens_profile *p = j->p;
+    const struct lens_icappa_round *d = &j->r->rounds[j->k];
+    size_t k = j->k;
     int procs = d->set == LENS_ICAPPA_PROCESSES;
+    /* a processes round shows every function; a functions round the two clusters' members */
     size_t nf = procs ? p->nfunc : d->size[0] + d->size[1];
     size_t *f = lens_malloc(nf * sizeof *f);
     double *tot = lens_malloc(nf * sizeof *tot), *val = lens_calloc(2 * nf, sizeof *val);
     int *cl = lens_calloc(nf, sizeof *cl);
     if (!f || !tot || !val || !cl) {
         lens_free(f); lens_free(tot); lens_free(val); lens_free(cl);
-        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", cv->name);
     }
     for (size_t i = 0; i < nf; i++) {
         int c = !procs && i >= d->size[0];
@@ -198,15 +202,17 @@ int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icapp
         cl[i] = c;
         tot[i] = lens_profile_func_total(p, f[i]);
     }
-    /* costliest first: a selection sort is plenty for a few dozen bars */
+    /* costliest first: a selection sort is plenty for a few dozen bars; ties by function
+     * index so that the order does not depend on the sort */
     size_t show = nf < (procs ? 16u : 24u) ? nf : (procs ? 16u : 24u);
     for (size_t i = 0; i < show; i++)
-        for (size_t j = i + 1; j < nf; j++)
-            if (tot[j] > tot[i] || (tot[j] == tot[i] && f[j] < f[i])) {
-                size_t tf = f[i]; f[i] = f[j]; f[j] = tf;
-                double tt = tot[i]; tot[i] = tot[j]; tot[j] = tt;
-                int tc = cl[i]; cl[i] = cl[j]; cl[j] = tc;
+        for (size_t j2 = i + 1; j2 < nf; j2++)
+            if (tot[j2] > tot[i] || (tot[j2] == tot[i] && f[j2] < f[i])) {
+                size_t tf = f[i]; f[i] = f[j2]; f[j2] = tf;
+                double tt = tot[i]; tot[i] = tot[j2]; tot[j2] = tt;
+                int tc = cl[i]; cl[i] = cl[j2]; cl[j2] = tc;
             }
+    /* bar heights: the mean per process of each cluster, or the function's total */
     double ymax = 0;
     for (size_t i = 0; i < show; i++) {
         if (procs)
@@ -220,39 +226,47 @@ int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icapp
         ymax = fmax(ymax, fmax(val[2 * i], val[2 * i + 1]));
     }
     struct chart c;
-    int rc = chart_begin(&c, path, font_path, e);
-    if (rc == LENS_OK) {
-        c.xmin = 0;
-        c.xmax = (double)show;
-        c.ymin = 0;
-        c.ymax = ymax;
-        nice_range(&c.ymin, &c.ymax, 1);
-        char title[128];
-        snprintf(title, sizeof title, "ICAPPA round %zu: %s, clusters of %zu and %zu", k + 1,
-                 procs ? "processes" : "functions", d->size[0], d->size[1]);
-        chart_axes(&c, title, "", procs ? "mean seconds per process" : "seconds, all processes", 0);
-        double bw = (c.x1 - c.x0) / (double)show;
-        for (size_t i = 0; i < show; i++) {
-            for (int s = 0; s < (procs ? 2 : 1); s++) {
-                double w = procs ? bw * 0.4 : bw * 0.7;
-                double x = c.x0 + bw * (double)i + bw * 0.1 + (procs ? w * s : bw * 0.05);
-                colour(c.cr, procs ? (size_t)s : (size_t)cl[i]);
-                cairo_rectangle(c.cr, x, Y(&c, val[2 * i + (size_t)s]), w, c.y1 - Y(&c, val[2 * i + (size_t)s]));
-                cairo_fill(c.cr);
-            }
-            cairo_save(c.cr);
-            cairo_set_source_rgb(c.cr, 0, 0, 0);
-            cairo_translate(c.cr, c.x0 + bw * ((double)i + 0.5), c.y1 + 12);
-            cairo_rotate(c.cr, -M_PI / 5);
-            text(c.cr, 0, 0, 10, 1, p->funcs[f[i]]);
-            cairo_restore(c.cr);
+    chart_begin(&c, cv);
+    c.xmin = 0;
+    c.xmax = (double)show;
+    c.ymin = 0;
+    c.ymax = ymax;
+    nice_range(&c.ymin, &c.ymax, 1);
+    char title[128];
+    snprintf(title, sizeof title, "ICAPPA round %zu: %s, clusters of %zu and %zu", k + 1,
+             procs ? "processes" : "functions", d->size[0], d->size[1]);
+    chart_axes(&c, title, "", procs ? "mean seconds per process" : "seconds, all processes", 0);
+    double bw = (c.x1 - c.x0) / (double)show;
+    for (size_t i = 0; i < show; i++) {
+        /* two bars side by side per function (processes), or one in its cluster's colour */
+        for (int s = 0; s < (procs ? 2 : 1); s++) {
+            double w = procs ? bw * 0.4 : bw * 0.7;
+            double x = c.x0 + bw * (double)i + bw * 0.1 + (procs ? w * s : bw * 0.05);
+            colour(c.cr, procs ? (size_t)s : (size_t)cl[i]);
+            cairo_rectangle(c.cr, x, Y(&c, val[2 * i + (size_t)s]), w, c.y1 - Y(&c, val[2 * i + (size_t)s]));
+            cairo_fill(c.cr);
         }
-        static const char *const names[2] = {"cluster 0 (costlier)", "cluster 1"};
-        legend(&c, names, 2);
-        rc = chart_end(&c, path, e);
+        /* names slanted so that long function names do not run into each other */
+        cairo_save(c.cr);
+        cairo_set_source_rgb(c.cr, 0, 0, 0);
+        cairo_translate(c.cr, c.x0 + bw * ((double)i + 0.5), c.y1 + 12);
+        cairo_rotate(c.cr, -M_PI / 5);
+        text(c.cr, 0, 0, 10, 1, p->funcs[f[i]]);
+        cairo_restore(c.cr);
     }
+    static const char *const names[2] = {"cluster 0 (costlier)", "cluster 1"};
+    legend(&c, names, 2);
     lens_free(f); lens_free(tot); lens_free(val); lens_free(cl);
-    return rc;
+    return LENS_OK;
+}
+
+static const struct lens_figure_kind bars_kind = {"profile bars", LENS_FIGURE_ALPHA, bars_check, size, bars_paint};
+
+int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icappa *r, size_t k,
+                           const char *path, const char *font_path, struct lens_err *e)
+{
+    struct job j = {.p = p, .r = r, .k = k};
+    return output(&bars_kind, &j, path, font_path, e);
 }
 
 /* Scores of the rows of x (R x M) on the two leading principal components (covariance). */
@@ -301,19 +315,27 @@ out:
     return rc;
 }
 
-int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_icappa *r,
-                              const char *path, const char *font_path, struct lens_err *e)
+/* The PCA is defined for 2 processes or more; 4096 functions bound its M x M covariance. */
+static int scatter_check(const void *data, const char *name, struct lens_err *e)
 {
-    if (p->nproc < 2 || p->nfunc > 4096)
-        return lens_err_set(e, LENS_EDATA, "%s: a PCA scatter needs >= 2 processes and <= 4096 functions", path);
+    const struct job *j = data;
+    if (j->p->nproc < 2 || j->p->nfunc > 4096)
+        return lens_err_set(e, LENS_EDATA, "%s: a PCA scatter needs >= 2 processes and <= 4096 functions", name);
+    return LENS_OK;
+}
+
+static int scatter_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
+{
+    const struct job *j = data;
+    const struct lens_profile *p = j->p;
+    const struct lens_icappa *r = j->r;
     double *score = lens_malloc(2 * p->nproc * sizeof *score);
     char *costly = lens_calloc(p->nproc, 1);
     int rc = score && costly ? pca2(p->sec, p->nproc, p->nfunc, score, e)
-                             : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
-    struct chart c;
-    if (rc == LENS_OK)
-        rc = chart_begin(&c, path, font_path, e);
+                             : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", cv->name);
     if (rc == LENS_OK) {
+        struct chart c;
+        chart_begin(&c, cv);
         for (size_t i = 0; i < r->ncostly; i++)
             costly[r->costly[i]] = 1;
         c.xmin = c.ymin = INFINITY;
@@ -338,22 +360,39 @@ int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_ic
         }
         static const char *const names[2] = {"costly processes", "other processes"};
         legend(&c, names, 2);
-        rc = chart_end(&c, path, e);
     }
     lens_free(score);
     lens_free(costly);
     return rc;
 }
 
+static const struct lens_figure_kind scatter_kind = {"pca scatter", LENS_FIGURE_ALPHA, scatter_check, size,
+                                                     scatter_paint};
+
+int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_icappa *r,
+                              const char *path, const char *font_path, struct lens_err *e)
+{
+    struct job j = {.p = p, .r = r};
+    return output(&scatter_kind, &j, path, font_path, e);
+}
+
 /* ---------- stage-log figures ---------- */
 
-int lens_profile_plot_stagelog_times(const struct lens_stagelog *l, const char *path, const char *font_path,
-                             struct lens_err *e)
+/* A stage log that was read is always drawable; the check is the protocol's, not the data's. */
+static int stagelog_check(const void *data, const char *name, struct lens_err *e)
 {
+    (void)data;
+    (void)name;
+    (void)e;
+    return LENS_OK;
+}
+
+static int times_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
+{
+    const struct lens_stagelog *l = ((const struct job *)data)->l;
+    (void)e;
     struct chart c;
-    int rc = chart_begin(&c, path, font_path, e);
-    if (rc != LENS_OK)
-        return rc;
+    chart_begin(&c, cv);
     c.xmin = l->t0;
     c.xmax = l->t1;
     c.ymin = 0;
@@ -366,6 +405,7 @@ int lens_profile_plot_stagelog_times(const struct lens_stagelog *l, const char *
     chart_axes(&c, "time in stage against arrival time", "arrival time (s)", "seconds in stage", 1);
     for (size_t s = 0; s < l->nstage; s++) {
         colour(c.cr, s);
+        /* a task that skipped a stage (0 s) is left out rather than drawn on the axis */
         for (size_t t = 0; t < l->ntask; t++) {
             double v = l->tasks[t].in_stage[s];
             if (v > 0) {
@@ -374,47 +414,70 @@ int lens_profile_plot_stagelog_times(const struct lens_stagelog *l, const char *
             }
         }
     }
+    /* the palette has 8 colours: further stages would repeat them, so the legend stops */
     legend(&c, (const char *const *)l->stages, l->nstage < 8 ? l->nstage : 8);
-    return chart_end(&c, path, e);
+    return LENS_OK;
 }
 
-int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t points, const char *path,
-                                 const char *font_path, struct lens_err *e)
+static const struct lens_figure_kind times_kind = {"stage times", LENS_FIGURE_ALPHA, stagelog_check, size,
+                                                   times_paint};
+
+int lens_profile_plot_stagelog_times(const struct lens_stagelog *l, const char *path, const char *font_path,
+                                     struct lens_err *e)
 {
-    size_t S = l->nstage;
-    double *times = lens_malloc((points ? points : 1) * sizeof *times);
-    size_t *counts = lens_malloc((points ? points : 1) * (S ? S : 1) * sizeof *counts);
-    int rc = times && counts ? lens_stagelog_occupancy(l, points, times, counts, e)
-                             : lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    struct job j = {.l = l};
+    return output(&times_kind, &j, path, font_path, e);
+}
+
+/* The occupancy is the caller's (lens_stagelog_occupancy): this only needs it present. */
+static int occupancy_check(const void *data, const char *name, struct lens_err *e)
+{
+    const struct job *j = data;
+    if (j->points > 0 && (!j->times || (!j->counts && j->l->nstage > 0)))
+        return lens_err_set(e, LENS_EINVAL, "%s: no occupancy to draw", name);
+    return LENS_OK;
+}
+
+static int occupancy_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
+{
+    const struct job *j = data;
+    const struct lens_stagelog *l = j->l;
+    size_t S = l->nstage, points = j->points;
+    (void)e;
     struct chart c;
-    if (rc == LENS_OK)
-        rc = chart_begin(&c, path, font_path, e);
-    if (rc == LENS_OK) {
-        c.xmin = l->t0;
-        c.xmax = l->t1;
-        c.ymin = 0;
-        c.ymax = 1;
-        for (size_t i = 0; i < points * S; i++)
-            c.ymax = fmax(c.ymax, (double)counts[i]);
-        nice_range(&c.xmin, &c.xmax, 0);
-        nice_range(&c.ymin, &c.ymax, 1);
-        chart_axes(&c, "tasks in each stage against time", "time (s)", "tasks", 1);
-        cairo_set_line_width(c.cr, 1.8);
-        for (size_t s = 0; s < S; s++) {
-            colour(c.cr, s);
-            for (size_t i = 0; i < points; i++) {
-                double x = X(&c, times[i]), y = Y(&c, (double)counts[i * S + s]);
-                if (i)
-                    cairo_line_to(c.cr, x, y);
-                else
-                    cairo_move_to(c.cr, x, y);
-            }
-            cairo_stroke(c.cr);
+    chart_begin(&c, cv);
+    c.xmin = l->t0;
+    c.xmax = l->t1;
+    c.ymin = 0;
+    c.ymax = 1; /* at least one task high, so an empty log still gets a y axis */
+    for (size_t i = 0; i < points * S; i++)
+        c.ymax = fmax(c.ymax, (double)j->counts[i]);
+    nice_range(&c.xmin, &c.xmax, 0);
+    nice_range(&c.ymin, &c.ymax, 1);
+    chart_axes(&c, "tasks in each stage against time", "time (s)", "tasks", 1);
+    cairo_set_line_width(c.cr, 1.8);
+    for (size_t s = 0; s < S; s++) {
+        colour(c.cr, s);
+        for (size_t i = 0; i < points; i++) {
+            double x = X(&c, j->times[i]), y = Y(&c, (double)j->counts[i * S + s]);
+            if (i)
+                cairo_line_to(c.cr, x, y);
+            else
+                cairo_move_to(c.cr, x, y);
         }
-        legend(&c, (const char *const *)l->stages, S < 8 ? S : 8);
-        rc = chart_end(&c, path, e);
+        cairo_stroke(c.cr);
     }
-    lens_free(times);
-    lens_free(counts);
-    return rc;
+    legend(&c, (const char *const *)l->stages, S < 8 ? S : 8);
+    return LENS_OK;
+}
+
+static const struct lens_figure_kind occupancy_kind = {"stage occupancy", LENS_FIGURE_ALPHA, occupancy_check,
+                                                       size, occupancy_paint};
+
+int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t points, const double *times,
+                                         const size_t *counts, const char *path, const char *font_path,
+                                         struct lens_err *e)
+{
+    struct job j = {.l = l, .points = points, .times = times, .counts = counts};
+    return output(&occupancy_kind, &j, path, font_path, e);
 }

@@ -249,8 +249,8 @@ struct fig {
     const struct lens_slices *s;
     const struct lens_slices_opts *o;
     const char *name;
-    cairo_font_face_t *face;
-    double x, y, w, h, fs, lab_fs;
+    cairo_font_face_t *face; /* the canvas's, borrowed */
+    double x, y, w, h, fs, lab_fs; /* the box (x = y = 0: the canvas is the box), fonts */
     double mult;            /* seconds -> displayed unit, per figure */
     const char *unit;
     double cbar_x, ecbar_x, cbar_w; /* the delay and the error colour bars */
@@ -541,128 +541,124 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     return lens_figure_status(cr, f->name, e);
 }
 
-static int fig_begin(struct fig *f, const struct lens_slices *s, const struct lens_slices_opts *o, const char *name,
-                     cairo_t *cr, double x, double y, double w, double h, struct lens_err *e)
+/* Sets f up for the canvas c: the layout measures text in c's font. */
+static int fig_begin(struct fig *f, const struct lens_slices *s, const struct lens_slices_opts *o,
+                     const struct lens_figure_canvas *c, struct lens_err *e)
 {
     memset(f, 0, sizeof *f);
     f->s = s;
     f->o = o;
-    f->name = name;
-    f->x = x;
-    f->y = y;
-    f->w = w;
-    f->h = h;
+    f->name = c->name;
+    f->face = c->face;
+    f->w = c->w;
+    f->h = c->h;
     f->L.width = o->width;
     f->L.height = auto_height(s, o);
-    int rc = lens_figure_font_load(o->font_path, &f->face, e);
-    return rc ? rc : layout(f, cr, e);
+    return layout(f, c->cr, e);
 }
 
-static void fig_end(struct fig *f)
-{
-    if (f->face)
-        cairo_font_face_destroy(f->face);
-    f->face = NULL;
-}
-
+/* The figure's data for the protocol of figure.h. */
 struct job {
     const struct lens_slices *s;
-    const struct lens_slices_opts *o;
-    double x, y; /* where the figure's box starts in cr (0, 0 for a file) */
+    const struct lens_slices_opts *o; /* never NULL */
 };
 
-static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
+/* Drawn into a caller's box, the slices only need to be there. */
+static int check_box(const void *data, const char *name, struct lens_err *e)
 {
-    const struct job *j = ctx;
+    const struct job *j = data;
+    return check_args(j->s, name, e);
+}
+
+/* Files and PNG bytes also bound the figure: 320 x 240 holds one row, cairo stops at 16384. */
+static int check_file(const void *data, const char *name, struct lens_err *e)
+{
+    const struct job *j = data;
+    int rc = check_args(j->s, name, e);
+    if (rc)
+        return rc;
+    int W = j->o->width, H = auto_height(j->s, j->o);
+    if (W < 320 || H < 240 || W > 16384 || H > 16384)
+        return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 320x240..16384x16384", name, W, H);
+    return LENS_OK;
+}
+
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    *w = j->o->width;
+    *h = auto_height(j->s, j->o);
+}
+
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
     struct fig f;
-    memset(&f, 0, sizeof f);
-    int rc = fig_begin(&f, j->s, j->o, name, cr, j->x, j->y, w, h, e);
-    if (rc == LENS_OK)
-        rc = draw_fig(&f, cr, e);
-    fig_end(&f);
-    return rc;
+    int rc = fig_begin(&f, j->s, j->o, c, e);
+    return rc ? rc : draw_fig(&f, c->cr, e);
+}
+
+static const struct lens_figure_kind slices_kind = {"slices", 0, check_file, size, paint};
+static const struct lens_figure_kind slices_box_kind = {"slices", 0, check_box, size, paint};
+
+/* The figure of s with options o (NULL: the defaults, kept in *def). */
+static struct lens_figure figure(struct job *j, const struct lens_slices *s, const struct lens_slices_opts *o,
+                                 struct lens_slices_opts *def, const struct lens_figure_kind *k)
+{
+    if (!o) {
+        lens_slices_opts_init(def);
+        o = def;
+    }
+    j->s = s;
+    j->o = o;
+    return (struct lens_figure){.kind = k, .data = j, .font_path = o->font_path};
 }
 
 int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_slices *s,
                      const struct lens_slices_opts *o, struct lens_err *e)
 {
-    static const char name[] = "slices";
+    struct job j;
     struct lens_slices_opts def;
-    if (!o) {
-        lens_slices_opts_init(&def);
-        o = &def;
-    }
-    int rc = check_args(s, name, e);
-    if (rc)
-        return rc;
-    struct job j = {s, o, x, y};
-    cairo_save(cr);
-    rc = paint(&j, cr, w, h, name, e);
-    cairo_restore(cr);
-    return rc;
-}
-
-
-/* PNG into path (path != NULL) or into *buf; SVG into path. */
-static int output(const char *path, const struct lens_slices *s, const struct lens_slices_opts *o,
-                  unsigned char **buf, size_t *len, struct lens_err *e)
-{
-    struct lens_slices_opts def;
-    if (!o) {
-        lens_slices_opts_init(&def);
-        o = &def;
-    }
-    const char *name = path ? path : "slices png (memory)";
-    if (path && lens_figure_format(path, e) < 0)
-        return e->code;
-    int rc = check_args(s, name, e);
-    if (rc)
-        return rc;
-    int W = o->width, H = auto_height(s, o);
-    if (W < 320 || H < 240 || W > 16384 || H > 16384)
-        return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 320x240..16384x16384", name, W, H);
-    struct job j = {s, o, 0, 0};
-    return lens_figure_output(path, name, W, H, paint, &j, buf, len, e);
+    struct lens_figure fig = figure(&j, s, o, &def, &slices_box_kind);
+    return lens_figure_draw(&fig, cr, x, y, w, h, e);
 }
 
 int lens_slices_write(const char *path, const struct lens_slices *s, const struct lens_slices_opts *o,
                       struct lens_err *e)
 {
-    return output(path, s, o, NULL, NULL, e);
+    struct job j;
+    struct lens_slices_opts def;
+    struct lens_figure fig = figure(&j, s, o, &def, &slices_kind);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_slices_png_mem(const struct lens_slices *s, const struct lens_slices_opts *o, unsigned char **buf,
                         size_t *len, struct lens_err *e)
 {
-    *buf = NULL;
-    *len = 0;
-    return output(NULL, s, o, buf, len, e);
+    struct job j;
+    struct lens_slices_opts def;
+    struct lens_figure fig = figure(&j, s, o, &def, &slices_kind);
+    return lens_figure_render(&fig, NULL, buf, len, e);
+}
+
+/* lens_figure_measure callback: the layout fig_begin computes, into out. */
+static int measure(const void *data, const struct lens_figure_canvas *c, void *out, struct lens_err *e)
+{
+    const struct job *j = data;
+    struct fig f;
+    int rc = fig_begin(&f, j->s, j->o, c, e);
+    if (rc == LENS_OK)
+        *(struct lens_slices_layout *)out = f.L;
+    return rc;
 }
 
 int lens_slices_layout(const struct lens_slices *s, const struct lens_slices_opts *o, struct lens_slices_layout *l,
                        struct lens_err *e)
 {
-    static const char name[] = "slices";
+    struct job j;
     struct lens_slices_opts def;
-    if (!o) {
-        lens_slices_opts_init(&def);
-        o = &def;
-    }
+    /* the box kind: a layout is asked for whatever the size, as the writers would lay it out */
+    struct lens_figure fig = figure(&j, s, o, &def, &slices_box_kind);
     memset(l, 0, sizeof *l);
-    int rc = check_args(s, name, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-    cairo_t *cr = cairo_create(sf);
-    struct fig f;
-    memset(&f, 0, sizeof f);
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK)
-        rc = fig_begin(&f, s, o, name, cr, 0, 0, o->width, auto_height(s, o), e);
-    if (rc == LENS_OK)
-        *l = f.L;
-    fig_end(&f);
-    cairo_destroy(cr);
-    cairo_surface_destroy(sf);
-    return rc;
+    return lens_figure_measure(&fig, measure, l, e);
 }

@@ -316,18 +316,40 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
     }
 }
 
-int lens_surface_draw(cairo_t *cr, const struct lens_grid *g, const struct lens_surface_opts *o,
-                      struct lens_err *e)
+/* The figure's data for the protocol of figure.h. */
+struct job {
+    const struct lens_grid *g;
+    const struct lens_surface_opts *o;
+};
+
+/* The view's own checks (angles, size, an empty grid), prefixed with the figure's name. */
+static int check(const void *data, const char *name, struct lens_err *e)
 {
+    const struct job *j = data;
+    struct view v;
+    int rc = view_init(&v, j->g, j->o, e);
+    return rc < 0 ? lens_err_prefix(e, name) : LENS_OK;
+}
+
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    *w = j->o->width;
+    *h = j->o->height;
+}
+
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
+    const struct lens_grid *g = j->g;
+    const struct lens_surface_opts *o = j->o;
+    cairo_t *cr = c->cr;
     struct view v;
     int rc = view_init(&v, g, o, e);
     if (rc < 0)
         return rc;
-    cairo_font_face_t *face = NULL;
-    if ((rc = lens_figure_font_load(o->font_path, &face, e)) < 0)
-        return rc;
     cairo_save(cr);
-    lens_figure_set_font(cr, face, 12); /* hinting off: the layout does not depend on the device */
+    lens_figure_set_font(cr, c->face, 12); /* hinting off: the layout does not depend on the device */
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     char title[512];
@@ -338,82 +360,51 @@ int lens_surface_draw(cairo_t *cr, const struct lens_grid *g, const struct lens_
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_font_size(cr, 16);
     lens_gridmap_text(cr, title, v.W / 2, 10, 0.5, 0);
+    /* painter's order: the far walls, the surface back to front, then the labels over it */
     double xf = v.sa > 0 ? 1 : 0, yf = v.ca > 0 ? 1 : 0; /* far walls */
     draw_panes(cr, &v, g, xf, yf);
     draw_quads(cr, &v, g);
     draw_labels(cr, &v, g, xf, yf);
+    /* the heatmap of the same grid and the shared colour bar take the right 44% */
     lens_gridmap_draw(cr, g, 0.56 * v.W, TITLE_H + 30, 0.31 * v.W, v.H - TITLE_H - 60, v.zlo, v.zhi);
     lens_gridmap_colourbar(cr, 0.905 * v.W, TITLE_H + 50, 18, v.H - TITLE_H - 120, v.zlo, v.zhi,
                            "efficiency");
     cairo_restore(cr);
-    cairo_font_face_destroy(face);
-    return lens_figure_status(cr, g->app ? g->app : "surface", e);
+    return LENS_OK;
 }
 
-static int ends_with(const char *s, const char *suf)
+static const struct lens_figure_kind surface_kind = {"surface", LENS_FIGURE_ALPHA, check, size, paint};
+
+static struct lens_figure figure(struct job *j, const struct lens_grid *g, const struct lens_surface_opts *o)
 {
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcasecmp(s + n - m, suf);
+    j->g = g;
+    j->o = o;
+    return (struct lens_figure){.kind = &surface_kind, .data = j, .font_path = o->font_path,
+                                .name = g->app ? g->app : "surface"};
 }
 
-/* Draws the figure on a new image surface; the caller destroys *img. */
-static int render_image(const struct lens_grid *g, const struct lens_surface_opts *o,
-                        cairo_surface_t **img, struct lens_err *e)
+int lens_surface_draw(cairo_t *cr, const struct lens_grid *g, const struct lens_surface_opts *o,
+                      struct lens_err *e)
 {
-    *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, o->width, o->height);
-    cairo_t *cr = cairo_create(*img);
-    int rc = lens_surface_draw(cr, g, o, e);
-    cairo_destroy(cr);
-    if (rc == LENS_OK && cairo_surface_status(*img) != CAIRO_STATUS_SUCCESS)
-        rc = lens_err_set(e, LENS_ELIB, "cairo: %s", cairo_status_to_string(cairo_surface_status(*img)));
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, g, o);
+    return lens_figure_draw(&fig, cr, 0, 0, o->width, o->height, e);
 }
 
 int lens_surface_write(const char *path, const struct lens_grid *g,
                        const struct lens_surface_opts *o, struct lens_err *e)
 {
-    int svg = ends_with(path, ".svg");
-    if (!svg && !ends_with(path, ".png"))
-        return lens_err_set(e, LENS_EINVAL, "%s: output must end in .png or .svg", path);
-    struct view v;
-    int rc = view_init(&v, g, o, e);
-    if (rc < 0)
-        return lens_err_prefix(e, path);
-    if (svg) {
-        /* lens_figure_svg_commit renumbers cairo's process-wide ids: same grid, same bytes */
-        struct lens_figure_buf buf = {0};
-        cairo_surface_t *s = lens_figure_svg_create(&buf, o->width, o->height);
-        cairo_t *cr = cairo_create(s);
-        rc = lens_surface_draw(cr, g, o, e);
-        cairo_destroy(cr);
-        if (rc < 0) {
-            cairo_surface_destroy(s);
-            lens_free(buf.data);
-            return lens_err_prefix(e, path);
-        }
-        return lens_figure_svg_commit(s, &buf, path, e);
-    }
-    cairo_surface_t *img;
-    rc = render_image(g, o, &img, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_png_write(img, path, e);
-    else
-        lens_err_prefix(e, path);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, g, o);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_surface_png_mem(const struct lens_grid *g, const struct lens_surface_opts *o,
                          unsigned char **buf, size_t *len, struct lens_err *e)
 {
-    *buf = NULL;
-    *len = 0;
-    cairo_surface_t *img;
-    int rc = render_image(g, o, &img, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_png_mem(img, g->app ? g->app : "surface", buf, len, e);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, g, o);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
 int lens_surface_locate(const struct lens_grid *g, const struct lens_surface_opts *o, double p,

@@ -381,15 +381,44 @@ static void titles(const struct layout *L, char *title, size_t tn, char *sub, si
              w->nmessages < w->nmessages_all ? word(L->o, S_PARTIAL) : "", w->ninstances);
 }
 
-int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double height,
-                       const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
-                       const struct lens_timeline_window *w, struct lens_err *e)
+/* The figure's data for the protocol of figure.h. */
+struct job {
+    const struct lens_trace_analysis *s;
+    const struct lens_timeline_opts *o;
+    const struct lens_timeline_window *w;
+};
+
+/* A window from lens_timeline_select for this very trace: lanes inside its ranks. */
+static int check(const void *data, const char *name, struct lens_err *e)
 {
+    const struct job *j = data;
+    const struct lens_timeline_window *w = j->w;
+    if (!(w->t1 > w->t0) || w->nlanes <= 0 || w->lane0 < 0 || w->lane0 + w->nlanes > j->s->trace->nranks)
+        return lens_err_set(e, LENS_EINVAL, "%s: window not chosen for this trace", name);
+    return LENS_OK;
+}
+
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    int W, H;
+    lens_timeline_size(j->o, j->w, &W, &H);
+    *w = W;
+    *h = H;
+}
+
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
+    const struct lens_trace_analysis *s = j->s;
+    const struct lens_timeline_opts *o = j->o;
+    const struct lens_timeline_window *w = j->w;
+    cairo_t *cr = c->cr;
+    double width = c->w, height = c->h;
+    /* below this the title, legend and axis leave no room for a lane */
     if (width < 320 || height < 120)
         return lens_err_set(e, LENS_EINVAL, "timeline: box %.0f x %.0f is below 320 x 120",
                             width, height);
-    if (!(w->t1 > w->t0) || w->nlanes <= 0 || w->lane0 < 0 || w->lane0 + w->nlanes > s->trace->nranks)
-        return lens_err_set(e, LENS_EINVAL, "timeline: window not chosen for this trace");
     unsigned char *cls = lens_malloc(s->trace->nregions + 1);
     double *labels = lens_calloc((size_t)w->nlanes * 2 * MAXLAB, sizeof *labels);
     int *nlabels = lens_calloc((size_t)w->nlanes, sizeof *nlabels);
@@ -403,22 +432,12 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
     }
     for (uint32_t i = 0; i < s->trace->nregions; i++)
         cls[i] = (unsigned char)lens_timeline_class(lens_trace_region_name(s->trace, i));
-    cairo_font_face_t *face = NULL;
-    int rc = lens_figure_font_load(o->font_path, &face, e);
-    if (rc < 0) {
-        lens_free(cls);
-        lens_free(labels);
-        lens_free(nlabels);
-        lens_free(marks);
-        return rc;
-    }
     for (int i = 0; i < w->nlanes; i++)
         marks[i] = -1e9;
     struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, marks, 0};
     L.fs = o->font_size > 0 ? o->font_size : fmin(16, fmax(9, width / 95));
     cairo_save(cr);
-    cairo_translate(cr, x, y);
-    lens_figure_set_font(cr, face, L.fs);
+    lens_figure_set_font(cr, c->face, L.fs);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_rectangle(cr, 0, 0, width, height);
     cairo_fill(cr);
@@ -464,12 +483,30 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
     lens_timeline_each_message(s, w, draw_message, &L, w->nmessages);
     cairo_restore(cr);
     cairo_restore(cr);
-    cairo_font_face_destroy(face);
     lens_free(cls);
     lens_free(labels);
     lens_free(nlabels);
     lens_free(marks);
-    return lens_figure_status(cr, "timeline", e);
+    return LENS_OK;
+}
+
+/* ARGB32 PNGs, as the timeline has always written them (its bytes must not change). */
+static const struct lens_figure_kind timeline_kind = {"timeline", LENS_FIGURE_ALPHA, check, size, paint};
+
+static struct lens_figure figure(struct job *j, const struct lens_trace_analysis *s,
+                                 const struct lens_timeline_opts *o, const struct lens_timeline_window *w)
+{
+    *j = (struct job){s, o, w};
+    return (struct lens_figure){.kind = &timeline_kind, .data = j, .font_path = o->font_path, .name = "timeline"};
+}
+
+int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double height,
+                       const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
+                       const struct lens_timeline_window *w, struct lens_err *e)
+{
+    struct job j;
+    struct lens_figure fig = figure(&j, s, o, w);
+    return lens_figure_draw(&fig, cr, x, y, width, height, e);
 }
 
 /* ---- output ---- */
@@ -484,71 +521,20 @@ void lens_timeline_size(const struct lens_timeline_opts *o, const struct lens_ti
     *height = o->height > 0 ? o->height : (int)ceil(10.4 * fs) + n * lh;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcasecmp(s + n - m, suf);
-}
-
-static int render_image(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
-                        const struct lens_timeline_window *w, cairo_surface_t **img,
-                        struct lens_err *e)
-{
-    int W, H;
-    lens_timeline_size(o, w, &W, &H);
-    *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
-    cairo_t *cr = cairo_create(*img);
-    int rc = lens_timeline_draw(cr, 0, 0, W, H, s, o, w, e);
-    cairo_destroy(cr);
-    if (rc == LENS_OK && cairo_surface_status(*img) != CAIRO_STATUS_SUCCESS)
-        rc = lens_err_set(e, LENS_ELIB, "timeline: cairo: %s",
-                          cairo_status_to_string(cairo_surface_status(*img)));
-    return rc;
-}
-
 int lens_timeline_write(const char *path, const struct lens_trace_analysis *s,
                         const struct lens_timeline_opts *o, const struct lens_timeline_window *w,
                         struct lens_err *e)
 {
-    int svg = ends_with(path, ".svg");
-    if (!svg && !ends_with(path, ".png"))
-        return lens_err_set(e, LENS_EINVAL, "%s: output must end in .png or .svg", path);
-    int rc;
-    if (svg) {
-        int W, H;
-        lens_timeline_size(o, w, &W, &H);
-        struct lens_figure_buf buf = {0};
-        cairo_surface_t *surf = lens_figure_svg_create(&buf, W, H);
-        cairo_t *cr = cairo_create(surf);
-        rc = lens_timeline_draw(cr, 0, 0, W, H, s, o, w, e);
-        cairo_destroy(cr);
-        if (rc < 0) {
-            cairo_surface_destroy(surf);
-            lens_free(buf.data);
-            return lens_err_prefix(e, path);
-        }
-        return lens_figure_svg_commit(surf, &buf, path, e);
-    }
-    cairo_surface_t *img;
-    rc = render_image(s, o, w, &img, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_png_write(img, path, e);
-    else
-        lens_err_prefix(e, path);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, s, o, w);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_timeline_png_mem(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                           const struct lens_timeline_window *w, unsigned char **buf, size_t *len,
                           struct lens_err *e)
 {
-    *buf = NULL;
-    *len = 0;
-    cairo_surface_t *img;
-    int rc = render_image(s, o, w, &img, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_png_mem(img, "timeline", buf, len, e);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, s, o, w);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
