@@ -1,6 +1,6 @@
-/* Original against compressed slices of a cube: picking the lengths, decoding them from the
- * packed cube, measuring the errors, and the figure (one row per length: two raster panels on
- * one viridis scale and a colour bar). See slices.h for the contracts. */
+/* The figure of original against compressed slices of a cube (analysis/cube/cube_slices.h
+ * makes them): one row per length, the two matrices as rasters on one viridis scale with its
+ * colour bar, and the relative error on a grey scale with its own. See slices.h. */
 #include "slices.h"
 
 #include "colormap.h"
@@ -14,185 +14,6 @@
 #define RASTER_MAX 2048 /* larger matrices are sampled down to a raster this wide */
 #define MAX_TICKS 12
 
-int lens_slices_new(struct lens_slices **out, int procs, int n, struct lens_err *e)
-{
-    *out = NULL;
-    if (procs < 1 || procs > (1 << 16) || n < 1 || n > LENS_SLICES_MAX)
-        return lens_err_set(e, LENS_EINVAL, "slices: need 1..%d slices of 1..%d processes (got %d of %d)",
-                            LENS_SLICES_MAX, 1 << 16, n, procs);
-    struct lens_slices *s = lens_calloc(1, sizeof *s);
-    size_t m = (size_t)n * procs * procs;
-    if (s) {
-        s->procs = procs;
-        s->n = n;
-        s->stat = LENS_STAT_MEDIAN;
-        s->bound = NAN;
-        s->lengths = lens_calloc((size_t)n, sizeof *s->lengths);
-        s->orig = lens_calloc(m, sizeof *s->orig);
-        s->dec = lens_calloc(m, sizeof *s->dec);
-        s->err_max = lens_calloc((size_t)n, sizeof *s->err_max);
-        s->err_rms = lens_calloc((size_t)n, sizeof *s->err_rms);
-        s->err_n = lens_calloc((size_t)n, sizeof *s->err_n);
-    }
-    if (!s || !s->lengths || !s->orig || !s->dec || !s->err_max || !s->err_rms || !s->err_n) {
-        lens_slices_free(s);
-        return lens_err_set(e, LENS_ENOMEM, "slices: out of memory for %d slices of %d x %d", n, procs, procs);
-    }
-    *out = s;
-    return LENS_OK;
-}
-
-void lens_slices_free(struct lens_slices *s)
-{
-    if (!s)
-        return;
-    lens_free(s->lengths);
-    lens_free(s->orig);
-    lens_free(s->dec);
-    lens_free(s->err_max);
-    lens_free(s->err_rms);
-    lens_free(s->err_n);
-    lens_free(s);
-}
-
-void lens_slices_measure(struct lens_slices *s)
-{
-    size_t P = (size_t)s->procs;
-    for (int t = 0; t < s->n; t++) {
-        const double *o = s->orig + t * P * P, *d = s->dec + t * P * P;
-        double mx = 0, sum2 = 0;
-        long cnt = 0;
-        for (size_t q = 0; q < P * P; q++) {
-            double v = o[q];
-            if (q / P == q % P || !isfinite(v))
-                continue;
-            double a = fabs(d[q] - v), r = v != 0 ? a / fabs(v) : (a == 0 ? 0 : INFINITY);
-            mx = fmax(mx, r);
-            sum2 += r * r;
-            cnt++;
-        }
-        s->err_max[t] = mx;
-        s->err_rms[t] = cnt ? sqrt(sum2 / cnt) : 0;
-        s->err_n[t] = cnt;
-    }
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-int lens_slices_pick(const int *lengths, int nlen, const int *want, int nwant, int idx[LENS_SLICES_MAX])
-{
-    int n = 0;
-    if (nlen < 1)
-        return 0;
-    if (!want) {
-        int def[3] = {0, nlen / 2, nlen - 1};
-        for (int t = 0; t < 3; t++)
-            idx[n++] = def[t];
-    } else {
-        for (int t = 0; t < nwant && n < LENS_SLICES_MAX; t++) {
-            int best = 0;
-            for (int l = 1; l < nlen; l++)
-                if (llabs((long long)lengths[l] - want[t]) < llabs((long long)lengths[best] - want[t]))
-                    best = l;
-            idx[n++] = best;
-        }
-    }
-    qsort(idx, (size_t)n, sizeof *idx, cmp_int);
-    int m = 0;
-    for (int t = 0; t < n; t++)
-        if (m == 0 || idx[t] != idx[m - 1])
-            idx[m++] = idx[t];
-    return m;
-}
-
-/* Where the original matrices come from: the cube in memory, or a stream from disk. */
-struct source {
-    const struct lens_cube *c;      /* with data, or */
-    struct lens_cube_stream *in;    /* the stream (then c is its metadata) */
-};
-
-static int source_read(const struct source *src, int stat, int k, double *mat, struct lens_err *e)
-{
-    if (src->in)
-        return lens_cube_stream_read(src->in, stat, k, mat, e);
-    size_t P2 = (size_t)src->c->procs * src->c->procs;
-    memcpy(mat, src->c->data[stat] + (size_t)k * P2, P2 * sizeof *mat);
-    return LENS_OK;
-}
-
-/* Slices of statistic stat (present in src) and of its packed form p, at the picked lengths. */
-static int collect(const struct source *src, int stat, const struct lens_packed *p, const int *want, int nwant,
-                   struct lens_slices **out, struct lens_err *e)
-{
-    const struct lens_cube *c = src->c;
-    *out = NULL;
-    if (!p)
-        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not packed", lens_cube_stat_name(stat));
-    if (p->procs != c->procs || p->nlen != c->nlen)
-        return lens_err_set(e, LENS_EINVAL, "slices: packed %s is %d processes x %d lengths, the cube %d x %d",
-                            lens_cube_stat_name(stat), p->procs, p->nlen, c->procs, c->nlen);
-    int idx[LENS_SLICES_MAX];
-    int n = lens_slices_pick(c->lengths, c->nlen, want, nwant, idx);
-    struct lens_slices *s;
-    int rc = lens_slices_new(&s, c->procs, n, e);
-    if (rc)
-        return rc;
-    s->stat = stat;
-    s->bound = p->max_error;
-    struct lens_packed_decoder *u = NULL;
-    size_t P2 = (size_t)c->procs * c->procs;
-    double *mat = lens_malloc(P2 * sizeof *mat);
-    if (!mat)
-        rc = lens_err_set(e, LENS_ENOMEM, "slices: out of memory");
-    if (rc == LENS_OK)
-        rc = lens_packed_decoder_new(&u, p, e);
-    /* the decoder streams: walk the lengths up to the last one shown */
-    for (int k = 0, t = 0; rc == LENS_OK && t < n && k <= idx[n - 1]; k++) {
-        rc = lens_packed_decoder_next(u, mat, e);
-        if (rc == LENS_OK && k == idx[t]) {
-            s->lengths[t] = c->lengths[k];
-            memcpy(s->dec + t * P2, mat, P2 * sizeof *mat);
-            rc = source_read(src, stat, k, s->orig + t * P2, e);
-            t++;
-        }
-    }
-    lens_packed_decoder_free(u);
-    lens_free(mat);
-    if (rc) {
-        lens_slices_free(s);
-        return rc;
-    }
-    lens_slices_measure(s);
-    *out = s;
-    return LENS_OK;
-}
-
-int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct lens_packed *p, const int *want,
-                            int nwant, struct lens_slices **out, struct lens_err *e)
-{
-    *out = NULL;
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat])
-        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube",
-                            stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
-    struct source src = {c, NULL};
-    return collect(&src, stat, p, want, nwant, out, e);
-}
-
-int lens_slices_from_stream(struct lens_cube_stream *in, int stat, const struct lens_packed *p, const int *want,
-                            int nwant, struct lens_slices **out, struct lens_err *e)
-{
-    *out = NULL;
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !(lens_cube_stream_stats(in) >> stat & 1))
-        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube",
-                            stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
-    struct source src = {lens_cube_stream_meta(in), in};
-    return collect(&src, stat, p, want, nwant, out, e);
-}
-
 /* A relative error as a percentage, three significant digits. */
 static void format_pct(double r, char *buf, size_t n)
 {
@@ -202,51 +23,19 @@ static void format_pct(double r, char *buf, size_t n)
         snprintf(buf, n, "%.3g%%", 100 * r);
 }
 
-int lens_slices_plot_stream(const char *path, struct lens_cube_stream *in, struct lens_packed *const p[LENS_STAT_COUNT],
-                            const int *want, int nwant, const char *font_path, char *summary, size_t n,
-                            struct lens_err *e)
-{
-    unsigned have = lens_cube_stream_stats(in);
-    int stat = have >> LENS_STAT_MEDIAN & 1 && p[LENS_STAT_MEDIAN] ? LENS_STAT_MEDIAN : -1;
-    for (int t = 0; t < LENS_STAT_COUNT && stat < 0; t++)
-        if (have >> t & 1 && p[t])
-            stat = t;
-    if (stat < 0)
-        return lens_err_set(e, LENS_EINVAL, "%s: no statistic both in the cube and packed", path);
-    struct lens_slices *s;
-    int rc = lens_slices_from_stream(in, stat, p[stat], want, nwant, &s, e);
-    if (rc)
-        return lens_err_prefix(e, path);
-    struct lens_slices_opts o;
-    lens_slices_opts_init(&o);
-    o.font_path = font_path;
-    rc = lens_slices_write(path, s, &o, e);
-    if (rc == LENS_OK && summary) {
-        size_t k = (size_t)snprintf(summary, n, "%s, %s:", path, lens_cube_stat_name(stat));
-        for (int t = 0; t < s->n && k < n; t++) {
-            char a[32], b[32];
-            format_pct(s->err_max[t], a, sizeof a);
-            format_pct(s->err_rms[t], b, sizeof b);
-            k += (size_t)snprintf(summary + k, n - k, "%s %d B max error %s RMS %s", t ? ";" : "", s->lengths[t], a, b);
-        }
-    }
-    lens_slices_free(s);
-    return rc;
-}
-
 void lens_slices_opts_init(struct lens_slices_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->width = 1200;
 }
 
-static int auto_height(const struct lens_slices *s, const struct lens_slices_opts *o)
+static int auto_height(const struct lens_cube_slices *s, const struct lens_slices_opts *o)
 {
     return o->height > 0 ? o->height : 110 + 330 * s->n;
 }
 
 struct fig {
-    const struct lens_slices *s;
+    const struct lens_cube_slices *s;
     const struct lens_slices_opts *o;
     const char *name;
     cairo_font_face_t *face; /* the canvas's, borrowed */
@@ -258,15 +47,15 @@ struct fig {
     struct lens_slices_layout L;
 };
 
-static int check_args(const struct lens_slices *s, const char *name, struct lens_err *e)
+static int check_args(const struct lens_cube_slices *s, const char *name, struct lens_err *e)
 {
-    if (!s || s->n < 1 || s->n > LENS_SLICES_MAX || s->procs < 1 || !s->orig || !s->dec || !s->lengths)
+    if (!s || s->n < 1 || s->n > LENS_CUBE_SLICES_MAX || s->procs < 1 || !s->orig || !s->dec || !s->lengths)
         return lens_err_set(e, LENS_EINVAL, "%s: no slices to draw", name);
     return LENS_OK;
 }
 
 /* Colour range of slice t over both matrices (off-diagonal, finite). */
-static void slice_range(const struct lens_slices *s, int t, double *lo, double *hi)
+static void slice_range(const struct lens_cube_slices *s, int t, double *lo, double *hi)
 {
     size_t P = (size_t)s->procs;
     double mn = INFINITY, mx = -INFINITY;
@@ -292,7 +81,7 @@ static void slice_range(const struct lens_slices *s, int t, double *lo, double *
 
 static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
-    const struct lens_slices *s = f->s;
+    const struct lens_cube_slices *s = f->s;
     int n = s->n, P = s->procs;
     double fs = fmin(f->w, f->h / n * 1.6) / 52.0;
     fs = fs < 7 ? 7 : fs > 14 ? 14 : fs;
@@ -469,7 +258,7 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cm
 
 static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
-    const struct lens_slices *s = f->s;
+    const struct lens_cube_slices *s = f->s;
     size_t P2 = (size_t)s->procs * s->procs;
     double fs = f->fs;
     char buf[256], a[32], b[32], bound[48];
@@ -481,7 +270,7 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->name);
     for (int t = 0; t < s->n; t++) {
         const double *o = s->orig + t * P2, *d = s->dec + t * P2;
-        for (size_t q = 0; q < P2; q++) /* the rule of lens_slices_measure */
+        for (size_t q = 0; q < P2; q++) /* the rule of lens_cube_slices_measure */
             err[q] = !isfinite(o[q]) ? NAN : o[q] != 0 ? fabs(d[q] - o[q]) / fabs(o[q]) : d[q] == o[q] ? 0 : INFINITY;
         int rc = draw_panel(f, cr, o, f->L.orig_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], LENS_CMAP_VIRIDIS, e);
         if (rc == LENS_OK)
@@ -542,7 +331,7 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
 }
 
 /* Sets f up for the canvas c: the layout measures text in c's font. */
-static int fig_begin(struct fig *f, const struct lens_slices *s, const struct lens_slices_opts *o,
+static int fig_begin(struct fig *f, const struct lens_cube_slices *s, const struct lens_slices_opts *o,
                      const struct lens_figure_canvas *c, struct lens_err *e)
 {
     memset(f, 0, sizeof *f);
@@ -559,7 +348,7 @@ static int fig_begin(struct fig *f, const struct lens_slices *s, const struct le
 
 /* The figure's data for the protocol of figure.h. */
 struct job {
-    const struct lens_slices *s;
+    const struct lens_cube_slices *s;
     const struct lens_slices_opts *o; /* never NULL */
 };
 
@@ -602,7 +391,7 @@ static const struct lens_figure_kind slices_kind = {"slices", 0, check_file, siz
 static const struct lens_figure_kind slices_box_kind = {"slices", 0, check_box, size, paint};
 
 /* The figure of s with options o (NULL: the defaults, kept in *def). */
-static struct lens_figure figure(struct job *j, const struct lens_slices *s, const struct lens_slices_opts *o,
+static struct lens_figure figure(struct job *j, const struct lens_cube_slices *s, const struct lens_slices_opts *o,
                                  struct lens_slices_opts *def, const struct lens_figure_kind *k)
 {
     if (!o) {
@@ -614,7 +403,7 @@ static struct lens_figure figure(struct job *j, const struct lens_slices *s, con
     return (struct lens_figure){.kind = k, .data = j, .font_path = o->font_path};
 }
 
-int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_slices *s,
+int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_cube_slices *s,
                      const struct lens_slices_opts *o, struct lens_err *e)
 {
     struct job j;
@@ -623,7 +412,7 @@ int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const 
     return lens_figure_draw(&fig, cr, x, y, w, h, e);
 }
 
-int lens_slices_write(const char *path, const struct lens_slices *s, const struct lens_slices_opts *o,
+int lens_slices_write(const char *path, const struct lens_cube_slices *s, const struct lens_slices_opts *o,
                       struct lens_err *e)
 {
     struct job j;
@@ -632,7 +421,7 @@ int lens_slices_write(const char *path, const struct lens_slices *s, const struc
     return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
-int lens_slices_png_mem(const struct lens_slices *s, const struct lens_slices_opts *o, unsigned char **buf,
+int lens_slices_png_mem(const struct lens_cube_slices *s, const struct lens_slices_opts *o, unsigned char **buf,
                         size_t *len, struct lens_err *e)
 {
     struct job j;
@@ -652,7 +441,7 @@ static int measure(const void *data, const struct lens_figure_canvas *c, void *o
     return rc;
 }
 
-int lens_slices_layout(const struct lens_slices *s, const struct lens_slices_opts *o, struct lens_slices_layout *l,
+int lens_slices_layout(const struct lens_cube_slices *s, const struct lens_slices_opts *o, struct lens_slices_layout *l,
                        struct lens_err *e)
 {
     struct job j;
