@@ -43,6 +43,8 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
 {
     *face = NULL;
     if (!font_path) {
+        /* No font file: cairo's toy "sans" through fontconfig. Output then depends on the machine's
+         * fonts, which is why the commands always pass fonts/DejaVuSans.ttf. */
         *face = cairo_toy_font_face_create("sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
         if (cairo_font_face_status(*face) != CAIRO_STATUS_SUCCESS) {
             cairo_font_face_destroy(*face);
@@ -57,6 +59,8 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
         return lens_err_set(e, LENS_EIO, "%s: cannot open font: %s", font_path, strerror(errno));
     fclose(fp);
 
+    /* A FreeType library of our own per face: FreeType libraries are not thread-safe to share,
+     * and this one lives exactly as long as cairo holds the face. */
     struct ft_holder *h = lens_calloc(1, sizeof *h);
     if (!h)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", font_path);
@@ -72,6 +76,8 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
         ft_holder_free(h);
         return lens_err_set(e, LENS_EFORMAT, "%s: not a font freetype can read (error %d)", font_path, fe);
     }
+    /* From here on cairo owns the FT_Face's lifetime: the holder is freed by the user-data
+     * destructor when the cairo face goes, never before. */
     cairo_font_face_t *f = cairo_ft_font_face_create_for_ft_face(h->face, 0);
     if (cairo_font_face_status(f) != CAIRO_STATUS_SUCCESS) {
         cairo_font_face_destroy(f);
@@ -92,8 +98,12 @@ void lens_figure_set_font(cairo_t *cr, cairo_font_face_t *face, double size)
     cairo_set_font_face(cr, face);
     cairo_set_font_size(cr, size);
     cairo_font_options_t *fo = cairo_font_options_create();
+    /* Hinting snaps glyphs to the device's pixel grid, so PNG, SVG and the PDF would each lay
+     * text out differently; with it off, advances are the font's own and layouts agree. */
     cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
     cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+    /* Grey rather than subpixel antialiasing: subpixel depends on the screen's layout, and
+     * colour fringes would be baked into the PNG. */
     cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
     cairo_set_font_options(cr, fo);
     cairo_font_options_destroy(fo);
@@ -116,6 +126,8 @@ void lens_figure_text(cairo_t *cr, double x, double y, const char *s, double ha,
     cairo_translate(cr, x, y);
     if (angle != 0.0)
         cairo_rotate(cr, angle);
+    /* Anchored on the font's box (ascent + descent), not on the ink, so that labels of one row
+     * share a baseline whatever letters they hold. */
     cairo_move_to(cr, -ha * w, fe.ascent - va * (fe.ascent + fe.descent));
     cairo_show_text(cr, s);
     cairo_restore(cr);
@@ -141,6 +153,7 @@ void lens_figure_ellipsize(const char *s, int maxcp, char *buf, size_t n)
         snprintf(buf, n, "%s", s);
         return;
     }
+    /* The cut text and the 3-byte ellipsis with its NUL must fit the buffer. */
     if (i + sizeof ell > n)
         i = n > sizeof ell ? n - sizeof ell : 0;
     while (i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80) /* never split a character */
@@ -154,6 +167,7 @@ void lens_figure_ellipsize(const char *s, int maxcp, char *buf, size_t n)
 static double nice_step(double raw)
 {
     double mag = pow(10.0, floor(log10(raw)));
+    /* f in [1, 10): the smallest of 1, 2, 5, 10 not below it gives a round step. */
     double f = raw / mag;
     double nice = f <= 1.0 ? 1.0 : f <= 2.0 ? 2.0 : f <= 5.0 ? 5.0 : 10.0;
     return nice * mag;
@@ -161,7 +175,9 @@ static double nice_step(double raw)
 
 static int linear_ticks(double lo, double hi, int max_ticks, double *ticks, double *step)
 {
+    /* max_ticks - 1 intervals between max_ticks ticks. */
     double st = nice_step((hi - lo) / (max_ticks > 1 ? max_ticks - 1 : 1));
+    /* Tick numbers, not values: k * st keeps rounding errors from accumulating along the axis. */
     double k0 = ceil(lo / st - 1e-9), k1 = floor(hi / st + 1e-9);
     int n = 0;
     for (double k = k0; k <= k1 && n < max_ticks; k++) {
@@ -179,10 +195,13 @@ int lens_figure_ticks(double lo, double hi, int log_scale, int max_ticks, double
     if (!(hi > lo) || max_ticks < 1)
         return 0;
     if (log_scale && lo > 0.0) {
+        /* The whole decades inside [lo, hi]; a range within one decade falls back to linear ticks. */
         int d0 = (int)ceil(log10(lo) - 1e-9), d1 = (int)floor(log10(hi) + 1e-9);
         if (d1 - d0 + 1 >= 2) {
             int n = 0, every = (d1 - d0 + max_ticks) / max_ticks; /* thin out many decades */
+            /* Few decades and room for them: 2x and 5x ticks too, or the axis would show two labels. */
             int sub = d1 - d0 + 1 <= 3 && 3 * (d1 - d0 + 2) <= max_ticks;
+            /* From the decade below d0: its 2x and 5x may lie inside the range. */
             for (int d = d0 - 1; d <= d1 && n < max_ticks; d++) {
                 static const double mult[3] = {1.0, 2.0, 5.0};
                 for (int m = 0; m < (sub ? 3 : 1); m++) {
@@ -204,9 +223,11 @@ void lens_figure_format_value(double v, double step, char *buf, size_t n)
     double a = fabs(v);
     if (v == 0.0) {
         snprintf(buf, n, "0");
+    /* Fixed decimals would be long or all zeros out here: three significant digits instead. */
     } else if (a >= 1e6 || a < 1e-4) {
         snprintf(buf, n, "%.3g", v);
     } else if (step > 0.0) {
+        /* As many decimals as the step needs (step 0.05 -> 2), so neighbouring labels differ. */
         int dec = (int)ceil(-log10(step) - 1e-9);
         dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
         snprintf(buf, n, "%.*f", dec, v);
@@ -219,6 +240,7 @@ void lens_figure_format_count(double v, char *buf, size_t n)
 {
     static const char suffix[] = " kMGT";
     int s = 0;
+    /* Up to 9999 as it is: "12k" is shorter than "12000", but "9999" beats "9.999k". */
     while (fabs(v) >= 10000.0 && s < 4) {
         v /= 1000.0;
         s++;
@@ -233,11 +255,14 @@ void lens_figure_format_count(double v, char *buf, size_t n)
 
 int lens_figure_status(cairo_t *cr, const char *name, struct lens_err *e)
 {
+    /* cairo records the first error on the context or on its surface and then does nothing:
+     * one check after drawing catches anything that went wrong while drawing. */
     cairo_status_t st = cairo_status(cr);
     if (st == CAIRO_STATUS_SUCCESS)
         st = cairo_surface_status(cairo_get_target(cr));
     if (st == CAIRO_STATUS_SUCCESS)
         return LENS_OK;
+    /* Out of memory stays ENOMEM so that the fault-injection tests see the cause they caused. */
     return lens_err_set(e, st == CAIRO_STATUS_NO_MEMORY ? LENS_ENOMEM : LENS_ELIB,
                         "%s: cairo: %s", name, cairo_status_to_string(st));
 }
@@ -253,6 +278,8 @@ struct fbuf {
 static cairo_status_t fbuf_write(void *closure, const unsigned char *data, unsigned int len)
 {
     struct fbuf *b = closure;
+    /* After one failed allocation every later write fails too: cairo then stops the stream
+     * and the caller reports ENOMEM once, from failed. */
     if (b->failed)
         return CAIRO_STATUS_WRITE_ERROR;
     if (b->len + len > b->cap) {
@@ -279,6 +306,7 @@ static void fbuf_free(struct fbuf *b)
     memset(b, 0, sizeof *b);
 }
 
+/* A short write is a write error: errno stays for the atomic writer to report. */
 static cairo_status_t file_write(void *closure, const unsigned char *data, unsigned int len)
 {
     return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
@@ -290,6 +318,8 @@ int lens_figure_png_mem(cairo_surface_t *img, const char *name, unsigned char **
     struct fbuf b = {0};
     *buf = NULL;
     *len = 0;
+    /* Through our buffer, not cairo's own file writer, so allocation goes through lens_malloc
+     * and its fault injection. */
     cairo_status_t st = cairo_surface_write_to_png_stream(img, fbuf_write, &b);
     if (st != CAIRO_STATUS_SUCCESS || b.failed) {
         lens_free(b.data);
@@ -308,6 +338,7 @@ static int png_write(cairo_surface_t *img, const char *path, struct lens_err *e)
     int rc = lens_atomic_open(&a, path, "wb", e);
     if (rc)
         return rc;
+    /* Into the atomic writer's temporary file: a failure halfway leaves no half PNG under path. */
     cairo_status_t st = cairo_surface_write_to_png_stream(img, file_write, a.fp);
     if (st == CAIRO_STATUS_WRITE_ERROR) /* the system's reason, kept by the atomic writer */
         return lens_atomic_fail(&a, LENS_EIO, e);
@@ -607,6 +638,7 @@ static int paint_on(const struct lens_figure *f, cairo_surface_t *sf, cairo_font
 static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, double w, double h,
                       const char *path, struct lens_err *e)
 {
+    /* Only tree figures keep the text layer; the others would pay for nothing. */
     struct lens_figure_text *text = NULL;
     if ((f->kind->flags & LENS_FIGURE_TEXT) && !(text = lens_calloc(1, sizeof *text)))
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
@@ -614,6 +646,8 @@ static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, doub
     cairo_surface_t *sf = cairo_svg_surface_create_for_stream(fbuf_write, &svg, w, h);
     /* SVG 1.1: what every viewer reads, and cairo writes it the same on every machine */
     cairo_svg_surface_restrict_to_version(sf, CAIRO_SVG_VERSION_1_1);
+    /* The surface is in memory: the atomic file is opened only once the figure is drawn, so a
+     * drawing error never leaves even a temporary behind. */
     int rc = paint_on(f, sf, face, w, h, path, text, e);
     if (rc == LENS_OK && text && text->failed)
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the labels", path);
@@ -626,6 +660,7 @@ static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, doub
         else if (st != CAIRO_STATUS_SUCCESS)
             rc = lens_err_set(e, LENS_ELIB, "%s: cairo: %s", path, cairo_status_to_string(st));
     }
+    /* The text layer is spliced into the finished document, before the ids are renumbered. */
     if (rc == LENS_OK && text)
         rc = svg_add_text(&svg, f->title, text, path, e);
     if (rc == LENS_OK)
@@ -642,6 +677,7 @@ static int render_png(const struct lens_figure *f, cairo_font_face_t *face, doub
 {
     /* opaque figures keep RGB24: their PNGs have no alpha channel, as they always had */
     cairo_format_t fmt = (f->kind->flags & LENS_FIGURE_ALPHA) ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24;
+    /* A fractional height (the pie) is cut to whole pixels; paint still gets the exact box. */
     cairo_surface_t *sf = cairo_image_surface_create(fmt, (int)w, (int)h);
     int rc = paint_on(f, sf, face, w, h, name, NULL, e);
     if (rc == LENS_OK) {
@@ -670,8 +706,10 @@ int lens_figure_render(const struct lens_figure *f, const char *path, unsigned c
     int rc = f->kind->check(f->data, name, e);
     if (rc)
         return rc;
+    /* the size may depend on the data (pie, slices, timeline): asked once it is valid */
     double w, h;
     f->kind->size(f->data, &w, &h);
+    /* one face per figure, shared by every text of the paint */
     cairo_font_face_t *face = NULL;
     if ((rc = lens_figure_font_load(f->font_path, &face, e)) < 0)
         return rc;
@@ -691,11 +729,13 @@ int lens_figure_draw(const struct lens_figure *f, cairo_t *cr, double x, double 
     cairo_font_face_t *face = NULL;
     if ((rc = lens_figure_font_load(f->font_path, &face, e)) < 0)
         return rc;
+    /* a PDF page or an SVG of the caller's counts as vector, as in lens_figure_render */
     cairo_surface_type_t t = cairo_surface_get_type(cairo_get_target(cr));
     struct lens_figure_canvas c = {cr, face, w, h,
                                    t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF ||
                                        t == CAIRO_SURFACE_TYPE_PS,
                                    name, NULL};
+    /* paint always draws from (0, 0): the box's corner becomes the origin */
     cairo_save(cr);
     cairo_translate(cr, x, y);
     rc = f->kind->paint(f->data, &c, e);

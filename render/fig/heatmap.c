@@ -51,11 +51,13 @@ void lens_heatmap_opts_init(struct lens_heatmap_opts *o)
 static int check_args(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                       const char *name, struct lens_err *e)
 {
+    /* 2^20 a side keeps rows * cols and the pixel arithmetic inside size_t and int. */
     if (rows <= 0 || cols <= 0 || rows > (1 << 20) || cols > (1 << 20))
         return lens_err_set(e, LENS_EINVAL, "%s: matrix must have 1..%d rows and columns (got rows=%d, cols=%d)",
                             name, 1 << 20, rows, cols);
     if (!m)
         return lens_err_set(e, LENS_EINVAL, "%s: no matrix given", name);
+    /* Below 160 x 120 the labels leave no map; 16384 is the largest image cairo will make. */
     if (o->width < 160 || o->height < 120 || o->width > 16384 || o->height > 16384)
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 160x120..16384x16384",
                             name, o->width, o->height);
@@ -66,6 +68,7 @@ static int check_args(const double *m, int rows, int cols, const struct lens_hea
     if (o->fixed_range && !(isfinite(o->vmin) && isfinite(o->vmax) && o->vmin < o->vmax))
         return lens_err_set(e, LENS_EINVAL, "%s: fixed range needs finite vmin < vmax (got %g, %g)",
                             name, o->vmin, o->vmax);
+    /* A log scale cannot start at zero or below. */
     if (o->fixed_range && o->log_scale && !(o->vmin > 0.0))
         return lens_err_set(e, LENS_EINVAL, "%s: log scale needs vmin > 0 (got %g)", name, o->vmin);
     return LENS_OK;
@@ -83,6 +86,7 @@ static void find_range(struct fig *f)
         const double *row = f->m + (size_t)i * f->cols;
         for (int j = 0; j < f->cols; j++) {
             double v = row[j];
+            /* Scaled first: a finite delay times 1e6 can still overflow to infinity. */
             if (!isfinite(v * o->scale) || (o->log_scale && !(v > 0.0)) || (f->hide_diag && i == j))
                 continue;
             cnt++;
@@ -97,6 +101,7 @@ static void find_range(struct fig *f)
     if (o->fixed_range) {
         f->lo = o->vmin;
         f->hi = o->vmax;
+    /* Nothing to colour: any range will do, as long as the colour bar can be drawn. */
     } else if (cnt == 0) {
         f->lo = o->log_scale ? 1.0 : 0.0;
         f->hi = o->log_scale ? 10.0 : 1.0;
@@ -104,6 +109,8 @@ static void find_range(struct fig *f)
         f->lo = mn * o->scale;
         f->hi = mx * o->scale;
         if (!(f->hi > f->lo)) {
+            /* One value everywhere (a uniform network): widen by 5% (10% on a log scale) so the bar has
+             * an extent and every cell lands in the middle colour, not at an end. */
             double d = fabs(f->lo) * 0.05;
             if (o->log_scale) {
                 f->lo /= 1.1;
@@ -116,6 +123,7 @@ static void find_range(struct fig *f)
     }
     if (o->log_scale) {
         f->llo = log10(f->lo);
+        /* Kept as a reciprocal: scale_pos runs once per pixel of the map. */
         f->inv = 1.0 / (log10(f->hi) - f->llo);
     } else {
         f->inv = 1.0 / (f->hi - f->lo);
@@ -134,6 +142,7 @@ static double scale_pos(const struct fig *f, double x)
 static uint32_t cell_pixel(const struct fig *f, const uint32_t *lut, uint32_t missing, double v)
 {
     double x = v * f->o->scale;
+    /* The same rule as find_range: what has no place on the scale is missing. */
     if (!isfinite(x) || (f->o->log_scale && !(x > 0.0)))
         return missing;
     return lut[lens_colormap_index(scale_pos(f, x))];
@@ -143,6 +152,7 @@ static const char *label_of(const struct fig *f, int i, char *buf, size_t n)
 {
     const char *s = f->o->labels ? f->o->labels[i] : NULL;
     if (s)
+        /* Host names can be long: cut them so that the map keeps its width. */
         lens_figure_ellipsize(s, LABEL_CP, buf, n);
     else
         snprintf(buf, n, "%d", i);
@@ -169,6 +179,7 @@ static int label_step(int n, double fit)
     if (fit < 1)
         fit = 1;
     int step = 1;
+    /* 1, 2, 5 steps: the labels then land on round ranks (0, 5, 10, ...) people can count on. */
     for (int mag = 1; mag < (1 << 24); mag *= 10) {
         static const int m125[3] = {1, 2, 5};
         for (int k = 0; k < 3; k++) {
@@ -199,6 +210,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
     const struct lens_heatmap_opts *o = f->o;
     double W = o->width, H = o->height;
+    /* The base font follows the figure: 55 lines of text fit the short side, within 7..13 units
+     * so that small figures stay readable and large ones do not shout. */
     double fs = fmin(W, H) / 55.0;
     fs = fs < 7 ? 7 : fs > 13 ? 13 : fs;
     f->fs = fs;
@@ -208,8 +221,11 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     lens_figure_set_font(cr, f->face, f->lab_fs);
     f->row_w = fmin(max_label_width(f, cr, f->rows), 0.2 * W);
     double col_w = max_label_width(f, cr, f->cols);
+    /* Host names under the map are rotated to read upwards; rank numbers fit upright. */
     f->col_rot = o->labels != NULL;
     f->col_h = f->col_rot ? fmin(col_w, 0.2 * H) : f->lab_fs * 1.3;
+    /* A first guess at the ticks, only to measure the widest tick label for the layout; the
+     * real ones follow once the bar's height is known. */
     f->nticks = lens_figure_ticks(f->lo, f->hi, o->log_scale, 10, f->ticks, &f->tstep);
     double tw;
     tick_label_width(f, cr, &tw);
@@ -222,9 +238,11 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     double hist_w = o->histogram ? fmax(0.2 * W, 6 * fs) : 0;
     if (o->histogram && bottom < pad + 3.4 * fs)
         bottom = pad + 3.4 * fs;
+    /* Gap, bar, tick, gap, tick labels, gap: the colour bar's column to the right of the map. */
     double cbar_part = fs + fs * 1.3 + tick + fs * 0.3 + tw + fs * 0.8;
     double right = cbar_part + (o->histogram ? hist_w + fs * 1.5 : 0) + pad;
     double aw = W - left - right, ah = H - top - bottom;
+    /* Less than 16 units for the map: the labels took everything, refuse rather than draw a dot. */
     if (aw < 16 || ah < 16)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %dx%d too small for its labels",
                             f->name, o->width, o->height);
@@ -236,6 +254,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     struct lens_heatmap_layout *L = &f->L;
     L->map_w = mw < 1 ? 1 : mw;
     L->map_h = mh < 1 ? 1 : mh;
+    /* Whole units: the PNG raster then covers whole pixels and nearest filtering adds no seams. */
     L->map_x = floor(left + (aw - L->map_w) / 2);
     L->map_y = floor(top + (ah - L->map_h) / 2);
     L->cbar_x = L->map_x + L->map_w + fs;
@@ -251,6 +270,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     /* thin labels out to what fits; upright column labels need their width */
     L->row_step = label_step(f->rows, L->map_h / (f->lab_fs * 1.3));
     L->col_step = label_step(f->cols, L->map_w / (f->col_rot ? f->lab_fs * 1.3 : col_w + f->lab_fs));
+    /* One colour-bar tick per 2.5 label heights, between 2 and 10. */
     int maxt = (int)(L->map_h / (f->lab_fs * 2.5));
     f->nticks = lens_figure_ticks(f->lo, f->hi, o->log_scale, maxt < 2 ? 2 : maxt > 10 ? 10 : maxt,
                                   f->ticks, &f->tstep);
@@ -267,15 +287,19 @@ static int fill_raster(const struct fig *f, uint32_t *pix, int stride, int w, in
     lens_colormap_lut(f->o->cmap, lut);
     lens_colormap_missing(f->o->cmap, miss);
     uint32_t missing = 0xff000000u | (uint32_t)miss[0] << 16 | (uint32_t)miss[1] << 8 | miss[2];
+    /* The column of every pixel x, computed once: the inner loop then has no division. */
     int *colmap = lens_malloc((size_t)w * sizeof *colmap);
     if (!colmap)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the map", f->name);
     for (int x = 0; x < w; x++) {
+        /* The cell under the pixel's centre. */
         int j = (int)(((double)x + 0.5) * f->cols / w);
         colmap[x] = j >= f->cols ? f->cols - 1 : j;
     }
+    /* Consecutive pixel rows over the same matrix row are equal: copy the previous one. */
     int prev_i = -1;
     for (int y = 0; y < h; y++) {
+        /* The matrix row under the pixel row's centre; the clamp guards the last row against rounding. */
         int i = (int)(((double)y + 0.5) * f->rows / h);
         i = i >= f->rows ? f->rows - 1 : i;
         uint32_t *row = pix + (size_t)y * stride;
@@ -310,11 +334,13 @@ static int draw_map_raster(const struct fig *f, cairo_t *cr, int w, int h, struc
     cairo_surface_flush(img);
     int rc = fill_raster(f, (uint32_t *)(void *)cairo_image_surface_get_data(img),
                          cairo_image_surface_get_stride(img) / 4, w, h, e);
+    /* We wrote the pixels behind cairo's back: it must drop any cached copy of the surface. */
     cairo_surface_mark_dirty(img);
     if (rc == LENS_OK) {
         const struct lens_heatmap_layout *L = &f->L;
         cairo_save(cr);
         cairo_translate(cr, L->map_x, L->map_y);
+        /* Nearest filtering: scaled up, each cell stays a sharp block of one colour instead of a blur. */
         cairo_scale(cr, L->map_w / w, L->map_h / h);
         cairo_set_source_surface(cr, img, 0, 0);
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
@@ -335,6 +361,7 @@ static void draw_map_vector(const struct fig *f, cairo_t *cr)
     lens_colormap_lut(f->o->cmap, lut);
     lens_colormap_missing(f->o->cmap, miss);
     uint32_t missing = 0xff000000u | (uint32_t)miss[0] << 16 | (uint32_t)miss[1] << 8 | miss[2];
+    /* Cells in figure units: every cell is a rectangle of exactly its colour. */
     double cw = L->map_w / f->cols, ch = L->map_h / f->rows;
     /* each cell reaches a little under its right and lower neighbours, which are painted
      * after it, so viewers that anti-alias each path show no hairlines between cells */
@@ -362,6 +389,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     cairo_stroke(cr);
 
     double ch = L->map_h / f->rows, cw = L->map_w / f->cols;
+    /* Ticks at the centres of the labelled rows and columns, all in one path and one stroke. */
     for (int i = 0; i < f->rows; i += L->row_step) {
         cairo_move_to(cr, L->map_x, L->map_y + (i + 0.5) * ch);
         cairo_rel_line_to(cr, -tick, 0);
@@ -376,6 +404,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     for (int i = 0; i < f->rows; i += L->row_step)
         lens_figure_text(cr, L->map_x - tick - fs * 0.2, L->map_y + (i + 0.5) * ch,
                          label_of(f, i, buf, sizeof buf), 1.0, 0.5, 0.0);
+    /* The column labels start under the ticks; the axis title goes under the tallest of them. */
     double ly = L->map_y + L->map_h + tick + fs * 0.2;
     for (int j = 0; j < f->cols; j += L->col_step) {
         label_of(f, j, buf, sizeof buf);
@@ -440,6 +469,7 @@ static void draw_colour_bar(const struct fig *f, cairo_t *cr)
         lens_figure_text(cr, L->cbar_x + L->cbar_w + fs * 0.3, sy + f->lab_fs / 2, "missing", 0.0, 0.5, 0.0);
     }
     lens_figure_set_font(cr, f->face, fs);
+    /* The unit above the bar, with ", log" when the colours follow log10 of the values. */
     snprintf(buf, sizeof buf, "%s%s", f->o->unit ? f->o->unit : "",
              f->o->log_scale ? (f->o->unit ? ", log" : "log") : "");
     lens_figure_text(cr, L->cbar_x + L->cbar_w / 2, L->cbar_y - fs * 0.4, buf, 0.5, 1.0, 0.0);
@@ -456,6 +486,7 @@ static int fig_begin(struct fig *f, const double *m, int rows, int cols,
     f->cols = cols;
     f->o = o;
     f->name = name;
+    /* Only a square matrix has a diagonal of self-delays to hide. */
     f->hide_diag = o->hide_diagonal && rows == cols;
     f->face = face;
     find_range(f); /* before the layout: the colour bar's tick labels depend on the range */
@@ -479,8 +510,10 @@ static int draw(struct fig *f, cairo_t *cr, int vector_max, int raster_max, stru
 {
     const struct lens_heatmap_layout *L = &f->L;
     cairo_set_source_rgb(cr, 1, 1, 1);
+    /* White under everything: PNGs have no transparency, SVGs would show the viewer's background. */
     cairo_paint(cr);
     int rc = LENS_OK;
+    /* PNG: a raster of exactly the map's pixels, one pixel per pixel, nothing resampled. */
     if (raster_max == 0)
         rc = draw_map_raster(f, cr, (int)L->map_w, (int)L->map_h, e);
     else if (f->rows <= vector_max && f->cols <= vector_max)
@@ -493,6 +526,7 @@ static int draw(struct fig *f, cairo_t *cr, int vector_max, int raster_max, stru
     draw_axes(f, cr);
     draw_colour_bar(f, cr);
     if (f->o->histogram) {
+        /* Beside the colour bar and on its scale: each bar sits level with its colours. */
         lens_histogram_draw(cr, &f->hist, L->hist_x, L->hist_y, L->hist_w, L->hist_h,
                             f->o->cmap, f->ticks, f->nticks, f->face, f->fs);
         cairo_set_source_rgb(cr, 0, 0, 0);

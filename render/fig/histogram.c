@@ -11,9 +11,12 @@
 int lens_histogram_bins_for(long long n)
 {
     int k = 1;
+    /* Sturges' rule, ceil(log2 n) + 1 bins: k stops at 62 so that the shift cannot overflow. */
     while (k < 62 && (1LL << k) < n)
         k++;
     k += 1; /* ceil(log2 n) + 1 */
+    /* At least 4 bins so a tiny matrix still shows a shape; at most 48 so that each bar stays
+     * taller than a hairline beside a 760-unit figure. */
     return k < 4 ? 4 : k > 48 ? 48 : k;
 }
 
@@ -31,9 +34,13 @@ static void count_values(struct lens_histogram *h, const struct binner *b, const
     int nb = b->nbins;
     for (size_t i = 0; i < n; i++) {
         double x = v[i] * b->scale;
+        /* Missing cells (NaN, and values a log scale cannot place) are not counted: the heatmap
+         * draws them in the missing colour and leaves them out of its range too. */
         if (!isfinite(x) || (b->log_scale && x <= 0.0))
             continue;
         int k;
+        /* With a fixed range, values outside it pile into the end bins, as the map draws them in the
+         * end colours; clipped counts them for the caption. */
         if (x < b->lo || x > b->hi) {
             h->clipped++;
             k = x < b->lo ? 0 : nb - 1;
@@ -49,6 +56,7 @@ static void count_values(struct lens_histogram *h, const struct binner *b, const
             }
             k = lo;
         } else {
+            /* Linear bins: one multiply; x == hi would be bin nbins, hence the clamp below. */
             k = (int)((x - b->lo) * b->inv);
             if (k >= nb)
                 k = nb - 1;
@@ -66,6 +74,7 @@ int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, 
     if (nbins < 1 || !(hi > lo) || (log_scale && !(lo > 0.0)))
         return lens_err_set(e, LENS_EINVAL, "%s: bad histogram range [%g, %g] or %d bins",
                             name, lo, hi, nbins);
+    /* Skipping the diagonal only makes sense for a square matrix given whole. */
     if (diag_n > 0 && (size_t)diag_n * (size_t)diag_n != n)
         return lens_err_set(e, LENS_EINVAL, "%s: histogram of %zu values cannot skip the diagonal of %dx%d",
                             name, n, diag_n, diag_n);
@@ -80,9 +89,12 @@ int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, 
     h->lo = lo;
     h->hi = hi;
     h->log_scale = log_scale;
+    /* Edges equal in log10 for the log scale (only read then); a linear range of non-positive
+     * values never reaches them, so the guards only keep log10 away from <= 0. */
     double llo = log10(lo > 0 ? lo : 1), lhi = log10(hi > 0 ? hi : 1);
     for (int k = 0; k <= nbins; k++)
         edge[k] = pow(10.0, llo + (lhi - llo) * k / nbins);
+    /* inv: bins per displayed unit, so a linear value's bin is one multiply. */
     struct binner b = {lo, hi, nbins / (hi - lo), scale, edge, nbins, log_scale};
     if (diag_n > 0) {
         /* each row in two runs, around its diagonal element */
@@ -94,6 +106,7 @@ int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, 
     } else {
         count_values(h, &b, v, n);
     }
+    /* The longest bar spans the box; the others scale to it. */
     for (int k = 0; k < nbins; k++)
         if (h->count[k] > h->max)
             h->max = h->count[k];
@@ -112,6 +125,7 @@ void lens_histogram_release(struct lens_histogram *h)
 /* Vertical position of value v in the box: hi at y, lo at y + ht. */
 static double value_y(const struct lens_histogram *h, double v, double y, double ht)
 {
+    /* The colour bar's scale, so that a tick of the bar and the same value here line up. */
     double t = h->log_scale ? (log10(v) - log10(h->lo)) / (log10(h->hi) - log10(h->lo))
                             : (v - h->lo) / (h->hi - h->lo);
     return y + ht * (1.0 - t);
@@ -134,6 +148,7 @@ void lens_histogram_draw(cairo_t *cr, const struct lens_histogram *h, double x, 
             /* a bin with anything in it stays visible: outliers are what people look for */
             double len = fmax(w * (double)h->count[k] / (double)h->max, fs * 0.25);
             double rgb[3];
+            /* Each bar in the colour of its bin's middle, so the histogram doubles as a legend. */
             lens_colormap_rgb(cmap, lens_colormap_index((k + 0.5) / h->nbins), rgb);
             cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
             cairo_rectangle(cr, x, y0, len, y1 - y0);
@@ -160,6 +175,7 @@ void lens_histogram_draw(cairo_t *cr, const struct lens_histogram *h, double x, 
         cairo_line_to(cr, x + tick, ty);
     }
     double ct[8], step;
+    /* Four count ticks at most: the histogram is narrow, and counts like 12k take room. */
     int nct = lens_figure_ticks(0.0, h->max > 0 ? (double)h->max : 1.0, 0, 4, ct, &step);
     for (int i = 0; i < nct; i++) {
         double tx = x + w * ct[i] / (h->max > 0 ? (double)h->max : 1.0);
