@@ -27,16 +27,20 @@ void lens_dendrogram_opts_init(struct lens_dendrogram_opts *o)
 static int check_linkage(const struct lens_hclust_step *z, int n, const char *name,
                          struct lens_err *e)
 {
+    /* 2^24 leaves bounds the 2n - 1 node arrays in int; one leaf has no linkage to draw. */
     if (n < 2 || n > (1 << 24))
         return lens_err_set(e, LENS_EINVAL, "%s: a dendrogram needs 2..%d leaves (got %d)", name, 1 << 24, n);
     if (!z)
         return lens_err_set(e, LENS_EINVAL, "%s: no linkage given", name);
+    /* One flag per node (n leaves, then merge s as node n + s): each may be joined only once. */
     unsigned char *used = lens_calloc((size_t)(2 * n - 1), 1);
     if (!used)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d leaves", name, n);
     int rc = LENS_OK;
     for (int s = 0; s < n - 1 && rc == LENS_OK; s++) {
         int l = z[s].left, r = z[s].right;
+        /* Row s may only join nodes that exist before it (leaves and merges 0..s-1): a linkage read
+         * from a file that breaks this would make the drawing loop on or index past its arrays. */
         if (l < 0 || r < 0 || l >= n + s || r >= n + s || l == r || used[l] || used[r])
             rc = lens_err_set(e, LENS_EINVAL, "%s: linkage row %d joins %d and %d, which are not two "
                               "clusters available at that step", name, s, l, r);
@@ -57,6 +61,8 @@ double lens_dendrogram_cut_level(const struct lens_hclust_step *z, int n, int k)
     double below = 0.0;
     for (int s = 0; s < kept; s++)
         below = fmax(below, z[s].height);
+    /* Halfway between the highest merge kept and the lowest one cut, so the dashed line never
+     * touches a link; merges are sorted by height only for monotone linkages, hence the max. */
     return kept == 0 ? z[0].height / 2 : (below + z[kept].height) / 2;
 }
 
@@ -67,6 +73,8 @@ static int check_order(const int *order, const int *cluster, int n, int k, const
 {
     if (!order)
         return lens_err_set(e, LENS_EINVAL, "%s: no leaf order given", name);
+    /* The colours come from the caller's clusters (the cut of lens_structure_run), never from
+     * a cut of our own: the figure must agree with the clusters CSV. */
     if (k >= 1 && !cluster)
         return lens_err_set(e, LENS_EINVAL, "%s: a cut into %d clusters needs the cluster of each leaf", name, k);
     unsigned char *seen = lens_calloc((size_t)n, 1);
@@ -77,6 +85,7 @@ static int check_order(const int *order, const int *cluster, int n, int k, const
         if (order[i] < 0 || order[i] >= n || seen[order[i]])
             rc = lens_err_set(e, LENS_EINVAL, "%s: leaf order is not a permutation of 0..%d (entry %d is %d)",
                               name, n - 1, i, order[i]);
+        /* cluster[] indexes the colour and size arrays: out of range would read past them. */
         else if (cluster && (cluster[i] < 0 || cluster[i] >= k))
             rc = lens_err_set(e, LENS_EINVAL, "%s: leaf %d is in cluster %d, expected 0..%d", name, i,
                               cluster[i], k - 1);
@@ -118,6 +127,7 @@ static int dfig_prepare(struct dfig *f, struct lens_err *e)
 {
     int n = f->n;
     f->order = f->o->order;
+    /* Without a cut every leaf is in cluster 0, so the drawing below needs no special case. */
     f->cluster = f->o->k >= 1 ? f->o->cluster : (f->nocut = lens_calloc((size_t)n, sizeof *f->nocut));
     f->color = lens_malloc((size_t)n * sizeof *f->color);
     f->csize = lens_calloc((size_t)n, sizeof *f->csize);
@@ -131,10 +141,14 @@ static int dfig_prepare(struct dfig *f, struct lens_err *e)
         int leaf = f->order[i], c = f->cluster[leaf];
         f->nx[leaf] = i + 0.5;
         f->csize[c]++;
+        /* Colours are handed out left to right in the picture, so neighbouring clusters differ
+         * whatever numbers the clustering gave them. */
         if (f->color[c] < 0)
             f->color[c] = next++;
     }
     for (int s = 0; s < n - 1; s++)
+        /* scipy's rule: a merge sits midway between its children; rows come after their children,
+         * so one pass in row order is enough. */
         f->nx[n + s] = (f->nx[f->z[s].left] + f->nx[f->z[s].right]) / 2;
     return LENS_OK;
 }
@@ -146,6 +160,8 @@ static void set_rgb(cairo_t *cr, const double rgb[3], double darken)
 
 static const char *leaf_text(const struct dfig *f, int leaf, int full, char *buf, size_t n)
 {
+    /* Host-and-rank labels only while every leaf is labelled; thinned-out axes show indices, which
+     * say where a leaf is without a dictionary. */
     if (full && f->o->labels && f->o->labels[leaf])
         lens_figure_ellipsize(f->o->labels[leaf], LABEL_CP, buf, n);
     else
@@ -158,6 +174,7 @@ static void legend_text(const struct dfig *f, char *buf, size_t n)
 {
     const struct lens_dendrogram_opts *o = f->o;
     int k = o->k;
+    /* "%.0s" swallows the empty method so that one format serves both cases. */
     size_t p = (size_t)snprintf(buf, n, o->method ? "%s linkage of %d processes" : "%.0s%d processes",
                                 o->method ? o->method : "", f->n);
     if (k == 1 && p < n)
@@ -192,10 +209,13 @@ static int legend(const struct dfig *f, cairo_t *cr, double fs, double x0, doubl
     lens_figure_set_font(cr, f->face, fs * 0.85);
     for (int i = 0; i < f->n; i++) {
         int c = f->cluster[f->order[i]];
+        /* One swatch per run of leaves: in leaf order each cluster is one run when the order is the
+         * tree's, which is what the caller passes. */
         if (i > 0 && f->cluster[f->order[i - 1]] == c)
             continue;
         snprintf(buf, sizeof buf, "cluster %d (%d)", c, f->csize[c]);
         double need = fs * 1.1 + lens_figure_text_width(cr, buf) + fs * 0.9;
+        /* One wrap only: a legend taller than two rows would eat the tree, "…" says there is more. */
         if (x + need > xmax && rows == 1) {
             rows = 2;
             x = x0;
@@ -240,6 +260,7 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
     const struct lens_dendrogram_opts *o = f->o;
     int n = f->n;
     memset(L, 0, sizeof *L);
+    /* Font sizes follow the box as in the heatmap, so the two figures of a report match. */
     double fs = fmin(w, h) / 55.0;
     fs = fs < 7 ? 7 : fs > 13 ? 13 : fs;
     L->fs = fs;
@@ -247,6 +268,8 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
     double hmax = 0.0;
     for (int s = 0; s < n - 1; s++)
         hmax = fmax(hmax, f->z[s].height * o->scale);
+    /* 4% headroom above the root so its link does not touch the frame; all-zero heights (identical
+     * processes) still get a unit axis. */
     L->top = hmax > 0 ? hmax * 1.04 : 1.0;
     L->nticks = lens_figure_ticks(0.0, L->top, 0, 8, L->ticks, &L->tstep);
 
@@ -260,6 +283,7 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
     double tick = fs * 0.35;
     L->legend_y = pad + (o->title ? fs * 1.25 * 1.5 : 0);
     double left = pad + fs * 1.5 + tw + tick + fs * 0.3;
+    /* The legend is measured (draw 0) before it is drawn: its rows decide where the plot starts. */
     int rows = o->method || o->k >= 1 ? legend(f, cr, fs, left, 0, w - fs, NULL, 0) : 0;
     double top = L->legend_y + (rows ? fs * (0.3 + 1.5 * rows) : 0) + fs * 0.6;
     double right = pad * 1.5;
@@ -270,14 +294,18 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
 
     /* leaf labels: as large as the spacing allows, thinned out when even 6 units is too big */
     double sp = L->pw / n;
+    /* Labels as large as the leaf spacing allows, but never below 6 units; below that they are
+     * thinned out by label_step instead of shrinking to specks. */
     L->lab_fs = fmin(fs * 0.85, fmax(6.0, sp / 1.15));
     L->step = lens_treefig_label_step(n, sp, L->lab_fs);
     L->full = o->labels && n <= LENS_TREEFIG_FULL_LABELS && L->step == 1;
+    /* Links thinner with many leaves, so that thousands of them do not merge into a block. */
     L->lw = fmin(1.5, fmax(0.3, sp * 0.3));
     lens_figure_set_font(cr, f->face, L->lab_fs);
     double lab_w = 0;
     for (int i = 0; i < n; i += L->step)
         lab_w = fmax(lab_w, lens_figure_text_width(cr, leaf_text(f, f->order[i], L->full, buf, sizeof buf)));
+    /* Long labels may take at most 30% of the height; the rest is the tree's. */
     lab_w = fmin(lab_w, 0.3 * h);
     L->strip_h = o->k > 1 ? fmax(3.0, fs * 0.5) : 0.0;
     double bottom = pad + lab_w + fs * 0.3 + L->strip_h + fs * 0.3;
@@ -285,11 +313,13 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
     L->ph = h - top - bottom;
     if (L->ph < 40)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for its labels", f->name, w, h);
+    /* The final ticks, now that the plot's height is known: one per 2.2 lines of text. */
     int maxt = (int)(L->ph / (fs * 2.2));
     L->nticks = lens_figure_ticks(0.0, L->top, 0, maxt < 2 ? 2 : maxt > 10 ? 10 : maxt, L->ticks, &L->tstep);
     return LENS_OK;
 }
 
+/* Height 0 at the bottom of the plot, top at its top: dendrograms grow upwards. */
 static double ypos(const struct dlayout *L, double v) { return L->py + L->ph * (1.0 - v / L->top); }
 static double xpos(const struct dlayout *L, int n, double leafx) { return L->px + L->pw * leafx / n; }
 
@@ -341,12 +371,14 @@ static void draw_links(const struct dfig *f, const struct dlayout *L, cairo_t *c
      * the SVG is still small (a few hundred bytes per link) */
     for (int s = 0; s < n - 1; s++) {
         const struct lens_hclust_step *m = &f->z[s];
+        /* A child's own height: 0 for a leaf, its merge's height otherwise; the U's legs start there. */
         double hl = m->left < n ? 0.0 : f->z[m->left - n].height;
         double hr = m->right < n ? 0.0 : f->z[m->right - n].height;
         double sc = f->o->scale;
         if (s < kept) {
             /* a merge before the cut lies inside one cluster: the cluster of any leaf below */
             int leaf = m->left;
+            /* Down the left children to a leaf: all leaves under a kept merge share one cluster. */
             while (leaf >= n)
                 leaf = f->z[leaf - n].left;
             lens_treefig_color(f->color[f->cluster[leaf]], rgb);
@@ -402,6 +434,7 @@ static void draw_cut(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
     if (k < 2)
         return;
     double cy = ypos(L, lens_dendrogram_cut_level(f->z, f->n, k) * f->o->scale);
+    /* Dashed and grey: the cut is a reading aid, not part of the tree. */
     double dash[2] = {L->fs * 0.5, L->fs * 0.35};
     cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
     cairo_set_line_width(cr, 0.9);

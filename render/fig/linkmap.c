@@ -27,10 +27,12 @@ static const uint32_t palette[LENS_LINKMAP_PALETTE] = {
     0x96784b, 0x0087a5, 0xc35a78, 0x9696ff, 0xb40f78, 0x5aa596, 0xb43c00, 0x69a55a,
     0xc3784b, 0x69d278, 0x5a4b87, 0xb47896, 0x872d87, 0x78a5f0, 0xff6996, 0xd24b5a,
 };
+/* A light grey no palette entry is near: the diagonal is not a link and must not look like one. */
 #define DIAGONAL 0xe4e4e4u
 
 static uint32_t pixel_of(int id)
 {
+    /* More clusters than colours repeat the palette; the legend's numbers then tell them apart. */
     return id < 0 ? DIAGONAL : palette[id % LENS_LINKMAP_PALETTE];
 }
 
@@ -59,10 +61,12 @@ void lens_linkmap_format_delay(double s, char *buf, size_t n)
     }
     double v = s * 1e9;
     int u = 0;
+    /* Up a unit at 999.5, not 1000: 999.7 ns would otherwise print as "1000 ns". */
     while (u < 3 && fabs(v) >= 999.5) {
         v /= 1e3;
         u++;
     }
+    /* Three significant digits whatever the unit: 541 ns, 1.93 µs, 12.4 ms. */
     snprintf(buf, n, "%.*f %s", fabs(v) >= 99.95 ? 0 : fabs(v) >= 9.995 ? 1 : 2, v, unit[u]);
 }
 
@@ -93,8 +97,10 @@ struct fig {
 static int check_args(const struct lens_links *r, const struct lens_linkmap_opts *o, const char *name,
                       int sized, struct lens_err *e)
 {
+    /* The clustering comes finished from analysis (lens_links); one process has no links at all. */
     if (!r || !r->label || r->procs < 2 || r->k < 1 || !r->clusters)
         return lens_err_set(e, LENS_EINVAL, "%s: no link clustering to draw (needs 2 or more processes)", name);
+    /* 320 x 240 holds a small map and its legend; 16384 is cairo's image limit. */
     if (sized && (o->width < 320 || o->height < 240 || o->width > 16384 || o->height > 16384))
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 320x240..16384x16384", name,
                             o->width, o->height);
@@ -110,7 +116,9 @@ static int find_blocks(struct fig *f, struct lens_err *e)
         return LENS_OK;
     int n = 1;
     for (int i = 1; i < P; i++)
+        /* A block is a run of equal host names in rank order; a missing name starts a block of its own. */
         n += !lab[i] || !lab[i - 1] || strcmp(lab[i], lab[i - 1]) != 0;
+    /* One process per host, or too many hosts, and host names say less than rank numbers. */
     if (n > HOST_BLOCKS_MAX || n == P)
         return LENS_OK;
     f->block = lens_malloc((size_t)(n + 1) * sizeof *f->block);
@@ -149,6 +157,7 @@ static int rank_step(int n, double fit)
 static double cluster_mean(const struct lens_links *r, int u)
 {
     double m = 0;
+    /* The legend's one number per cluster: its mean delay over the lengths, as the CSV gives it. */
     for (int l = 0; l < r->nlen; l++)
         m += r->clusters[u].mean[l];
     return m / r->nlen;
@@ -158,6 +167,7 @@ static void legend_widths(struct fig *f, cairo_t *cr)
 {
     char buf[64];
     lens_figure_set_font(cr, f->face, f->lab_fs);
+    /* Each legend column as wide as its widest entry or heading, so the numbers line up right. */
     f->col_id = lens_figure_text_width(cr, "00");
     f->col_size = lens_figure_text_width(cr, "links");
     f->col_mean = lens_figure_text_width(cr, "mean delay");
@@ -180,6 +190,8 @@ static double legend_col_w(const struct fig *f)
 static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
     int P = f->r->procs, k = f->r->k;
+    /* 52 lines of text on the short side, within 7..14 units: the same scale as the curves figure,
+     * which sits next to this one in the report. */
     double fs = fmin(f->w, f->h) / 52.0;
     fs = fs < 7 ? 7 : fs > 14 ? 14 : fs;
     f->fs = fs;
@@ -206,6 +218,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     int fit = (int)floor(ah_all / f->row_h) - 3;
     if (fit < 1)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for its legend", f->name, f->w, f->h);
+    /* Many clusters: the legend wraps into columns instead of running off the figure. */
     int cols = (k + fit - 1) / fit;
     f->legend_rows = (k + cols - 1) / cols;
     f->L.legend_cols = cols;
@@ -214,6 +227,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     double aw = f->w - left - pad - f->L.legend_w - fs * 2, ah = ah_all;
     if (aw < 32 || ah < 32)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for its labels", f->name, f->w, f->h);
+    /* A square map (it is P x P) as large as the space allows, in whole units so the raster
+     * lands on whole pixels. */
     double side = floor(fmin(aw, ah));
     f->L.map_w = f->L.map_h = side;
     f->L.map_x = floor(f->x + left + (aw - side) / 2);
@@ -226,6 +241,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
         for (int b = 0; b < f->nblock; b++)
             narrowest = fmin(narrowest, (f->block[b + 1] - f->block[b]) * side / P);
         if (f->lab_w + fs * 0.5 > narrowest) {
+            /* Laid out again: rotated labels change the bottom margin and so the map's size. This
+             * recursion happens at most once, rot being set now. */
             f->rot = 1;
             return layout(f, cr, e);
         }
@@ -237,6 +254,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 static int draw_raster(const struct fig *f, cairo_t *cr, struct lens_err *e)
 {
     const struct lens_links *r = f->r;
+    /* One pixel per link up to RASTER_MAX; beyond, a sample: a 2048 x 2048 raster already has more
+     * cells than any page shows. */
     int P = r->procs, n = P < RASTER_MAX ? P : RASTER_MAX;
     cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, n, n);
     if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
@@ -250,9 +269,11 @@ static int draw_raster(const struct fig *f, cairo_t *cr, struct lens_err *e)
         int i = (int)(((double)y + 0.5) * P / n);
         for (int x = 0; x < n; x++) {
             int j = (int)(((double)x + 0.5) * P / n);
+            /* label[] holds each link's cluster (-1 on the diagonal): its colour straight into the pixel. */
             pix[(size_t)y * stride + x] = 0xff000000u | pixel_of(r->label[(size_t)i * P + j]);
         }
     }
+    /* Written behind cairo's back: drop any cached copy before it is drawn. */
     cairo_surface_mark_dirty(img);
     const struct lens_linkmap_layout *L = &f->L;
     cairo_save(cr);
@@ -279,6 +300,8 @@ static void draw_vector(const struct fig *f, cairo_t *cr)
         const int *row = r->label + (size_t)i * P;
         for (int j = 0; j < P;) {
             int j1 = j + 1;
+            /* A run of equal clusters is one rectangle: clustered maps have long runs, so the SVG stays
+             * a fraction of one rectangle per cell. */
             while (j1 < P && row[j1] == row[j])
                 j1++;
             double rgb[3];
@@ -301,6 +324,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     char buf[96];
     /* host blocks: thin separators over the map */
     if (f->hosts) {
+        /* Host separators translucent: they frame the blocks without hiding the cells under them. */
         cairo_set_source_rgba(cr, 0, 0, 0, 0.6);
         cairo_set_line_width(cr, fmax(0.5, fs * 0.07));
         for (int b = 1; b < f->nblock; b++) {
@@ -323,6 +347,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
         double narrowest = L->map_w;
         for (int b = 0; b < f->nblock; b++)
             narrowest = fmin(narrowest, (f->block[b + 1] - f->block[b]) * c);
+        /* Blocks narrower than a line of text get every rstep-th label, so that names never overlap. */
         int rstep = f->lab_fs * 1.2 > narrowest ? (int)ceil(f->lab_fs * 1.2 / narrowest) : 1;
         for (int b = 0; b < f->nblock; b++) {
             double mid = (f->block[b] + f->block[b + 1]) / 2.0 * c;
@@ -342,6 +367,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
                 lens_figure_text(cr, L->map_x + mid, ly, buf, 0.5, 0.0, 0.0);
         }
     } else {
+        /* Rank labels as dense as the widest of them allows. */
         int step = rank_step(P, L->map_w / (fmax(f->lab_w, f->lab_fs) + f->lab_fs * 1.2));
         for (int i = 0; i < P; i += step) {
             cairo_move_to(cr, L->map_x - tick, L->map_y + (i + 0.5) * c);
@@ -359,6 +385,8 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     lens_figure_set_font(cr, f->face, fs);
     const char *xl = o->xlabel ? o->xlabel : f->hosts ? "column (host)" : "column (rank)";
     const char *yl = o->ylabel ? o->ylabel : f->hosts ? "row (host)" : "row (rank)";
+    /* The axis title goes under the column labels, rotated (as long as the longest name, within a
+     * quarter of the figure) or upright (one line). */
     double below = f->rot ? fmin(f->lab_w, 0.25 * f->h) : f->lab_fs * 1.2;
     lens_figure_text(cr, L->map_x + L->map_w / 2, ly + below + fs * 0.3, xl, 0.5, 0.0, 0.0);
     lens_figure_text(cr, lx - f->lab_w - fs * 0.3, L->map_y + L->map_h / 2, yl, 0.5, 1.0, -M_PI / 2);
@@ -371,6 +399,7 @@ static void swatch(cairo_t *cr, int id, double x, double y, double s)
     cairo_rectangle(cr, x, y, s, s);
     cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
     cairo_fill_preserve(cr);
+    /* A grey outline keeps light swatches (and the diagonal's grey) visible on white. */
     cairo_set_source_rgba(cr, 0, 0, 0, 0.45);
     cairo_stroke(cr);
 }
