@@ -59,6 +59,7 @@ static void rooted_free(struct rooted *r)
 
 static void add_edge(struct rooted *r, int a, int b, double len)
 {
+    /* Both directions: the graph is undirected until a root is chosen. */
     r->nb[DEG * a + r->deg[a]] = b;
     r->w[DEG * a + r->deg[a]++] = len;
     r->nb[DEG * b + r->deg[b]] = a;
@@ -69,6 +70,8 @@ static void add_edge(struct rooted *r, int a, int b, double len)
 static int build_graph(struct rooted *r, const struct lens_newick *t, const char *name,
                        struct lens_err *e)
 {
+    /* One node more than the tree: the spare that becomes the root when the midpoint lies
+     * inside an edge. */
     int n = t->nleaf, nn = t->nnode + 1;
     r->n = n;
     r->nn = nn;
@@ -96,11 +99,14 @@ static int build_graph(struct rooted *r, const struct lens_newick *t, const char
             int v = t->child[3 * (u - n) + c];
             if (v < 0)
                 continue;
+            /* The last node is the Newick root, which nothing may hang from; any other node has exactly
+             * one parent, or the input is a graph, not a tree. */
             if (v >= t->nnode - 1 || seen[v]++)
                 return lens_err_set(e, LENS_EINVAL, "%s: node %d has a child %d that is the root, "
                                     "out of range or shared", name, u, v);
             if (!isfinite(t->len[v]))
                 return lens_err_set(e, LENS_EINVAL, "%s: branch to node %d has length %g", name, v, t->len[v]);
+            /* NJ can yield negative branch lengths; they are drawn as 0 and the legend counts them. */
             r->negative += t->len[v] < 0;
             add_edge(r, u, v, t->len[v] > 0 ? t->len[v] : 0.0);
             nc++;
@@ -108,6 +114,7 @@ static int build_graph(struct rooted *r, const struct lens_newick *t, const char
         if (nc == 0)
             return lens_err_set(e, LENS_EINVAL, "%s: inner node %d has no children", name, u);
     }
+    /* Every node but the root hangs from one: together with the check above, a tree. */
     for (int v = 0; v < t->nnode - 1; v++)
         if (!seen[v])
             return lens_err_set(e, LENS_EINVAL, "%s: node %d hangs from no other node", name, v);
@@ -123,6 +130,8 @@ static int farthest_leaf(struct rooted *r, int src)
         r->parent[v] = -2;
     r->parent[src] = -1;
     r->x[src] = 0.0;
+    /* depth first with an explicit stack: a caterpillar tree of thousands of leaves would
+     * overflow a recursive walk; -2 above marks nodes not reached yet */
     r->stack[top++] = src;
     while (top > 0) {
         int u = r->stack[--top];
@@ -136,6 +145,8 @@ static int farthest_leaf(struct rooted *r, int src)
         }
     }
     for (int v = 0; v < r->n; v++)
+        /* Ties to the smallest leaf number: the root, and so the picture, does not depend on the order
+         * the graph was built in. */
         if (r->x[v] > r->x[best] || (r->x[v] == r->x[best] && v < best))
             best = v;
     return best;
@@ -169,13 +180,19 @@ static int midpoint_root(struct rooted *r, int as_built)
         return as_built;
     int b = farthest_leaf(r, 0);
     int c = farthest_leaf(r, b); /* x and parent are now from b */
+    /* Two sweeps find the longest leaf-to-leaf path b..c (true for trees with lengths >= 0); its
+     * midpoint is the root. */
     double half = r->x[c] / 2;
+    /* All lengths 0: no midpoint to speak of, keep the tree's own root. */
     if (!(half > 0))
         return as_built;
     int v = c;
+    /* Up from c towards b until the edge u-v holds the midpoint. */
     while (r->parent[v] >= 0 && r->x[r->parent[v]] >= half)
         v = r->parent[v];
     int u = r->parent[v];
+    /* The midpoint on an inner node (within rounding): root there, no spare needed; a leaf
+     * can never be the root of a phylogram. */
     if (r->x[v] - half <= 1e-12 * half && v >= r->n)
         return v;
     split_edge(r, u, v, r->nn - 1, half - r->x[u], r->x[v] - half);
@@ -216,7 +233,9 @@ static void lay_out(struct rooted *r)
             if (r->minleaf[k[i]] < r->minleaf[u])
                 r->minleaf[u] = r->minleaf[k[i]];
         }
-        /* ladderize: insertion sort of at most DEG children */
+        /* ladderize: insertion sort of at most DEG children, smaller subtrees first (ties by
+         * their smallest leaf), so the picture is the same for the same tree however the
+         * Newick text ordered its children */
         for (int i = 1; i < r->nkid[u]; i++)
             for (int j = i; j > 0; j--) {
                 int a = k[j - 1], b = k[j];
@@ -228,6 +247,7 @@ static void lay_out(struct rooted *r)
     }
     /* leaf rows depth first, first child on top */
     int top = 0, nl = 0;
+    /* Children pushed last-first so that the first child is popped first and lands on top. */
     r->stack[top++] = root;
     while (top > 0) {
         int u = r->stack[--top];
@@ -251,6 +271,7 @@ static int rooted_build(struct rooted *r, const struct lens_newick *t, int root_
                         const char *name, struct lens_err *e)
 {
     memset(r, 0, sizeof *r);
+    /* 2^25 nodes keeps the DEG x nodes arrays inside int indices. */
     if (!t || t->nleaf < 1 || t->nnode < t->nleaf || t->nnode > (1 << 25))
         return lens_err_set(e, LENS_EINVAL, "%s: no tree to draw", name);
     if (root_mode != LENS_NJTREE_MIDPOINT && root_mode != LENS_NJTREE_AS_BUILT)
@@ -258,6 +279,7 @@ static int rooted_build(struct rooted *r, const struct lens_newick *t, int root_
     int rc = build_graph(r, t, name, e);
     if (rc)
         return rc;
+    /* The Newick root is the last node: NJ's last join. */
     int as_built = t->nnode - 1;
     r->root = root_mode == LENS_NJTREE_MIDPOINT ? midpoint_root(r, as_built) : as_built;
     /* every node must be reachable from the root: a cycle or a second component is not a tree */
@@ -314,6 +336,8 @@ static int nfig_groups(struct nfig *f, struct lens_err *e)
     if (!f->grp)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->name);
     for (int v = 0; v < r->nn; v++)
+        /* Leaves take their host group; an inner node keeps a group only when all its leaves share it,
+         * so that a subtree of one host is drawn in that host's colour. */
         f->grp[v] = v < r->n && f->o->group && f->o->group[v] >= 0 ? f->o->group[v] : -1;
     for (int q = r->nbfs - 1; q >= 0; q--) {
         int u = r->bfs[q];
@@ -349,12 +373,14 @@ static int nfig_layout(struct nfig *f, cairo_t *cr, double w, double h, struct n
     for (int v = 0; v < n; v++)
         L->maxx = fmax(L->maxx, r->x[v]);
     L->legend_y = pad + (f->o->title ? fs * 1.25 * 1.5 : 0);
+    /* One legend line under the title, then the tree; the scale bar below it. */
     double top = L->legend_y + fs * 1.8 + fs * 0.4;
     double bottom = pad + fs * 2.6; /* scale bar and its label */
     L->py = top;
     L->ph = h - top - bottom;
     if (L->ph < 40)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for the tree", f->name, w, h);
+    /* Leaves are one per row: the row height decides the label size, as in the dendrogram. */
     double sp = L->ph / n;
     L->lab_fs = fmin(fs * 0.85, fmax(6.0, sp / 1.15));
     L->step = lens_treefig_label_step(n, sp, L->lab_fs);
@@ -365,6 +391,7 @@ static int nfig_layout(struct nfig *f, cairo_t *cr, double w, double h, struct n
     char buf[128];
     for (int i = 0; i < n; i += L->step)
         lab_w = fmax(lab_w, lens_figure_text_width(cr, leaf_text(f, r->order[i], L->full, buf, sizeof buf)));
+    /* Labels take at most 30% of the width: the branch lengths are the point of a phylogram. */
     lab_w = fmin(lab_w, 0.3 * w);
     L->px = pad * 1.5;
     L->pw = w - L->px - pad - fs * 0.4 - lab_w;
@@ -376,6 +403,7 @@ static int nfig_layout(struct nfig *f, cairo_t *cr, double w, double h, struct n
 
 static double nx(const struct nlayout *L, double x)
 {
+    /* Depth from the root across: the deepest leaf at the right end of the plot. */
     return L->px + (L->maxx > 0 ? L->pw * x / L->maxx : 0.0);
 }
 static double ny(const struct nlayout *L, int n, double row) { return L->py + L->ph * (row + 0.5) / n; }
@@ -436,6 +464,7 @@ static void draw_scale_bar(const struct nfig *f, const struct nlayout *L, cairo_
     double shown = L->maxx * f->o->scale;
     if (!(shown > 0))
         return;
+    /* A 1, 2 or 5 x 10^k length near a fifth of the tree's depth: long enough to measure against. */
     double raw = shown / 5, mag = pow(10.0, floor(log10(raw))), m = raw / mag;
     double len = (m >= 5 ? 5 : m >= 2 ? 2 : 1) * mag;
     double x0 = L->px, x1 = nx(L, len / f->o->scale), y = L->bar_y, tk = L->fs * 0.3;

@@ -46,6 +46,7 @@ void lens_p2pplot_format_size(long long bytes, char *buf, size_t n)
     static const char *const unit[4] = {"B", "KiB", "MiB", "GiB"};
     double v = (double)bytes;
     int u = 0;
+    /* Binary units: message sizes are powers of two, and 4 KiB reads better than 4.1 kB. */
     while (u < 3 && fabs(v) >= 1024) {
         v /= 1024;
         u++;
@@ -65,6 +66,7 @@ static void format_rate(double v, char *buf, size_t n)
         v /= 1000;
         u++;
     }
+    /* "%.1s" prints the one suffix letter, or nothing for plain numbers. */
     snprintf(buf, n, "%g%.1s", v, u ? &suffix[u] : "");
 }
 
@@ -74,11 +76,14 @@ static double value(const struct lens_p2p_point *pt, int metric, int mean)
 {
     double v;
     if (metric == LENS_P2PPLOT_LATENCY)
+        /* Drawn in µs, MB/s (10^6, as OSU reports it) and messages per second. */
         v = (mean ? pt->latency_s : pt->latency_median_s) * 1e6;
     else if (metric == LENS_P2PPLOT_BANDWIDTH)
+        /* A 0-byte message carries no data: its bandwidth is 0, which a log axis cannot show. */
         v = pt->size_bytes > 0 ? (mean ? pt->bandwidth_Bps : pt->bandwidth_median_Bps) * 1e-6 : NAN;
     else
         v = mean ? pt->msg_rate_per_s : pt->msg_rate_median_per_s;
+    /* NaN is "not drawn" for every caller: zero, negative and missing alike. */
     return isfinite(v) && v > 0 ? v : NAN;
 }
 
@@ -93,11 +98,13 @@ struct frame {
 
 static double fx(const struct frame *fr, double bytes)
 {
+    /* log2 across: each doubling of the size is one step, which is how the sweep samples it. */
     return fr->lx0 + (log2(bytes) - fr->e0) / (fr->e1 - fr->e0) * (fr->px1 - fr->lx0);
 }
 
 static double fy(const struct frame *fr, double v)
 {
+    /* log10 up: latency spans microseconds to milliseconds over the sizes, bandwidth decades. */
     return fr->py1 - (log10(v) - fr->d0) / (fr->d1 - fr->d0) * (fr->py1 - fr->py0);
 }
 
@@ -107,12 +114,14 @@ static void marker(cairo_t *cr, double x, double y, double r, int inter)
     if (inter)
         cairo_rectangle(cr, x - r, y - r, 2 * r, 2 * r);
     else
+        /* The circle a little larger than the square's half side, so both look the same size. */
         cairo_arc(cr, x, y, r * 1.12, 0, 2 * M_PI);
     cairo_fill(cr);
 }
 
 static void colour(cairo_t *cr, int p)
 {
+    /* Pairs past the eighth repeat colours; their markers and legend order still tell them apart. */
     const double *c = PALETTE[p % 8];
     cairo_set_source_rgb(cr, c[0], c[1], c[2]);
 }
@@ -127,6 +136,7 @@ static int ranges(const struct lens_p2pfile *f, int metric, int show_mean, doubl
     for (int p = 0; p < f->npairs; p++)
         for (int k = 0; k < f->pair[p].nsize; k++) {
             const struct lens_p2p_point *pt = &f->pair[p].pt[k];
+            /* The mean counts for the ranges only when it is drawn. */
             for (int m = 0; m <= show_mean; m++) {
                 double v = value(pt, metric, m);
                 if (isnan(v))
@@ -152,6 +162,7 @@ static void axes(cairo_t *cr, const struct frame *fr, int metric)
     double fs = fr->fs, ticks[16], step;
     char buf[64];
     /* horizontal grid and value ticks */
+    /* Decade ticks (with 2x and 5x when there are few decades) from the log helper. */
     int nt = lens_figure_ticks(pow(10, fr->d0), pow(10, fr->d1), 1, 10, ticks, &step);
     cairo_set_line_width(cr, 0.06 * fs);
     for (int i = 0; i < nt; i++) {
@@ -161,6 +172,7 @@ static void axes(cairo_t *cr, const struct frame *fr, int metric)
         cairo_line_to(cr, fr->px1, y);
         cairo_stroke(cr);
         cairo_set_source_rgb(cr, 0, 0, 0);
+        /* Rates run to millions: 2.5M reads better than 2500000 or 2.5e+06. */
         if (metric == LENS_P2PPLOT_RATE)
             format_rate(ticks[i], buf, sizeof buf);
         else
@@ -172,6 +184,7 @@ static void axes(cairo_t *cr, const struct frame *fr, int metric)
     while ((b - a) / st + 1 > 8)
         st *= 2;
     cairo_set_source_rgb(cr, 0, 0, 0);
+    /* A tick at every power of two, long and labelled on every st-th, short in between. */
     for (int k = a; k <= b; k++) {
         double x = fx(fr, ldexp(1, k));
         int major = k % st == 0;
@@ -192,6 +205,7 @@ static void axes(cairo_t *cr, const struct frame *fr, int metric)
         cairo_line_to(cr, fr->zx, fr->py1 + 0.45 * fs);
         cairo_stroke(cr);
         lens_figure_text(cr, fr->zx, fr->py1 + 0.6 * fs, "0", 0.5, 0, 0);
+        /* The break sits between the 0 column and the log axis, a little towards the axis. */
         double bx = (fr->zx + fr->lx0) / 2 + 0.1 * (fr->lx0 - fr->zx), g = 0.22 * fs;
         double dash[2] = {0.15 * fs, 0.25 * fs};
         cairo_save(cr);
@@ -201,6 +215,7 @@ static void axes(cairo_t *cr, const struct frame *fr, int metric)
         cairo_line_to(cr, bx, fr->py1);
         cairo_stroke(cr);
         cairo_restore(cr);
+        /* White gap in the axis line, then the "//" strokes across it: the scale is broken here. */
         cairo_set_source_rgb(cr, 1, 1, 1);
         cairo_rectangle(cr, bx - g, fr->py1 - 0.3 * fs, 2 * g, 0.6 * fs);
         cairo_fill(cr);
@@ -219,6 +234,8 @@ static void series(cairo_t *cr, const struct frame *fr, const struct lens_p2p_pa
 {
     double fs = fr->fs, r = 0.26 * fs;
     colour(cr, p);
+    /* Mean first and thinner, dashed; the median drawn over it, solid: the median is the number
+     * the tables quote. */
     for (int m = show_mean; m >= 0; m--) {
         int open = 0;
         cairo_set_line_width(cr, (m ? 0.07 : 0.14) * fs);
@@ -226,6 +243,7 @@ static void series(cairo_t *cr, const struct frame *fr, const struct lens_p2p_pa
         cairo_set_dash(cr, dash, m ? 2 : 0, 0);
         for (int k = 0; k < q->nsize; k++) {
             double v = value(&q->pt[k], metric, m);
+            /* 0 B stays out of the lines: it sits in its own column, left of the break. */
             if (q->pt[k].size_bytes == 0 || isnan(v)) {
                 open = 0; /* a gap where a value is missing */
                 continue;
@@ -244,6 +262,7 @@ static void series(cairo_t *cr, const struct frame *fr, const struct lens_p2p_pa
         double v = value(&q->pt[k], metric, 0);
         if (isnan(v))
             continue;
+        /* Markers on the median only, 0 B in its column; without a 0 column (zx NaN) it is skipped. */
         double x = q->pt[k].size_bytes == 0 ? fr->zx : fx(fr, (double)q->pt[k].size_bytes);
         if (!isnan(x))
             marker(cr, x, fy(fr, v), r, q->inter);
@@ -261,6 +280,7 @@ static void legend(cairo_t *cr, const struct lens_p2pfile *f, const int *drawn, 
         if (!drawn[p])
             continue;
         total++;
+        /* Room is kept for the "+ N more" line and the key below the entries. */
         if (shown >= max || y + lh > ymax - 4 * lh)
             continue;
         colour(cr, p);
@@ -270,6 +290,7 @@ static void legend(cairo_t *cr, const struct lens_p2pfile *f, const int *drawn, 
         cairo_stroke(cr);
         marker(cr, x + sw / 2, y, 0.26 * fs, f->pair[p].inter);
         cairo_set_source_rgb(cr, 0, 0, 0);
+        /* Labels cut to the column: 0.55 em is about DejaVu Sans' mean advance. */
         int maxcp = (int)((w - sw - 0.5 * fs) / (0.55 * fs));
         lens_figure_ellipsize(f->pair[p].label, maxcp > 4 ? maxcp : 4, buf, sizeof buf);
         lens_figure_text(cr, x + sw + 0.5 * fs, y, buf, 0, 0.5, 0);
@@ -323,10 +344,13 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
     if (!(w >= 100 && h >= 80))
         return lens_err_set(e, LENS_EINVAL, "%s: figure box %gx%g is too small (100x80 at least)",
                             f->path, w, h);
+    /* Which pairs have a drawable point: only those get a legend entry. +1: a file of no pairs
+     * still allocates. */
     int *drawn = lens_calloc((size_t)f->npairs + 1, sizeof *drawn);
     if (!drawn)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->path);
     struct frame fr;
+    /* The font follows the box (68 em across, 40 down), within 6..16 units. */
     fr.fs = fmin(fmax(fmin(w / 68, h / 40), 6), 16);
     double fs = fr.fs;
     cairo_save(cr);
@@ -339,6 +363,7 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
         lw = tw > lw ? tw : lw;
     }
     lw = fmin(lw + 3.2 * fs, w / 3);
+    /* Room left for the value labels and the rotated axis title, below for the size labels. */
     fr.px0 = x + 5.2 * fs;
     fr.px1 = x + w - lw - 1.2 * fs;
     fr.py0 = y + 2.6 * fs;
@@ -352,10 +377,12 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
     fr.d1 = any ? ceil(log10(vhi)) : 1;
     if (fr.d1 <= fr.d0)
         fr.d1 = fr.d0 + 1;
+    /* Half a doubling of margin at each end, so end markers are not cut by the frame. */
     fr.e0 = log2(slo) - 0.5;
     fr.e1 = log2(shi) + 0.5;
     fr.zx = NAN;
     fr.lx0 = fr.px0;
+    /* 9% of the plot for the 0 B column, its tick at 45% of that, the axis break in the rest. */
     if (zero) {
         double zw = 0.09 * (fr.px1 - fr.px0);
         fr.zx = fr.px0 + zw * 0.45;
@@ -376,10 +403,12 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
                          0.5, 0.5, 0);
     } else {
         cairo_save(cr);
+        /* The decades are rounded outwards, but a thick line may still cross the frame: clip. */
         cairo_rectangle(cr, fr.px0, fr.py0, fr.px1 - fr.px0, fr.py1 - fr.py0);
         cairo_clip(cr);
         cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
         for (int p = 0; p < f->npairs; p++) {
+            /* A pair with no positive median at any size (bandwidth of a 0 B-only sweep) is left out. */
             for (int k = 0; k < f->pair[p].nsize && !drawn[p]; k++)
                 drawn[p] = !isnan(value(&f->pair[p].pt[k], metric, 0));
             if (drawn[p])
@@ -502,11 +531,13 @@ void lens_p2pplot_caption(const struct lens_p2pfile *f, int metric, char *buf, s
                  "empty reply", k);
     else
         snprintf(head, sizeof head, "Message rate M = k/T for a window of %s messages answered by an empty reply", k);
+    /* Say how 0 B is shown in words too: readers of the PDF may not notice the axis break. */
     const char *zero_text = !zero ? ""
                             : metric == LENS_P2PPLOT_BANDWIDTH ? " A 0-byte message carries no data: its bandwidth is 0 and is not drawn."
                                                                : " 0-byte messages are drawn in the separate \"0\" column left of the axis break.";
     snprintf(buf, n, "%s; median over the iterations (solid, markers) and mean over the run (dashed), "
              "log-log axes.%s %s", head, zero_text,
+             /* Name only the marker shapes that occur. */
              inter && intra ? "Circles: pairs within a node; squares: pairs across nodes."
              : inter        ? "Squares: pairs across nodes."
                             : "Circles: pairs within a node.");
@@ -525,6 +556,7 @@ void lens_p2pplot_format_row(const struct lens_p2p_point *pt, char cells[LENS_P2
     lens_p2pplot_format_size(pt->size_bytes, cells[0], 32);
     cell(cells[1], pt->latency_median_s, "%.4g", 1e6);
     cell(cells[2], pt->latency_min_s, "%.4g", 1e6);
+    /* No bandwidth at 0 B: "-" rather than a 0 that looks like a measurement. */
     cell(cells[3], pt->size_bytes > 0 ? pt->bandwidth_median_Bps : NAN, "%.4g", 1e-6);
     cell(cells[4], pt->msg_rate_median_per_s, "%.4g", 1);
 }
@@ -539,6 +571,7 @@ int lens_p2pplot_pdf(struct lens_pdf *pdf, const struct lens_p2pfile *f,
         char caption[1024];
         if ((rc = lens_p2pplot_png_mem(f, m, o, &png, &len, e)) != LENS_OK)
             break;
+        /* The figure embedded as PNG bytes, scaled to the text width and at most 300 points tall. */
         rc = lens_pdf_image_png(pdf, png, len, 300, e);
         lens_free(png);
         lens_p2pplot_caption(f, m, caption, sizeof caption);
@@ -550,12 +583,14 @@ int lens_p2pplot_pdf(struct lens_pdf *pdf, const struct lens_p2pfile *f,
     for (int c = 0; c < LENS_P2PPLOT_NCOLS; c++) {
         cols[c].header = lens_p2pplot_headers[c];
         cols[c].align = c ? LENS_PDF_RIGHT : LENS_PDF_LEFT;
+        /* The size column fixed at 14% of the width; the numeric ones share the rest. */
         cols[c].width = c ? 0 : 0.14;
     }
     for (int p = 0; rc == LENS_OK && p < f->npairs; p++) {
         const struct lens_p2p_pair *q = &f->pair[p];
         char title[512];
         snprintf(title, sizeof title, "Pair %d: %s", p, q->label);
+        /* Keep a pair's heading with the first rows of its table: a new page when less than 60 points remain. */
         rc = lens_pdf_need(pdf, 60, e);
         if (rc == LENS_OK)
             rc = lens_pdf_text(pdf, LENS_PDF_BOLD, 10, LENS_PDF_LEFT, 0, title, e);
