@@ -38,6 +38,7 @@ struct view {
 static double axis_p(const struct view *v, double p)
 {
     double f = v->logp ? log2(p) : p;
+    /* Into [0, 1] of the unit cube; a single process count sits in the middle of its axis. */
     return v->p1 > v->p0 ? (f - v->p0) / (v->p1 - v->p0) : 0.5;
 }
 
@@ -52,10 +53,13 @@ static double axis_e(const struct view *v, double e) { return (e - v->zlo) / (v-
 /* Unit-cube coordinates to screen-space before the fit: (sx, up). */
 static void rotate(const struct view *v, double X, double Y, double Z, double *sx, double *up)
 {
+    /* About the cube's centre, so that the view turns in place; the efficiency axis squashed to
+     * ZSCALE of the floor, or steep surfaces would hide the far cells. */
     double x = X - 0.5, y = Y - 0.5, z = (Z - 0.5) * ZSCALE;
     double xr = x * v->ca - y * v->sa;
     double yr = x * v->sa + y * v->ca;
     *sx = xr;
+    /* Orthographic: no perspective divide, so equal grid steps stay equal on screen. */
     *up = yr * v->se + z * v->ce;
 }
 
@@ -64,6 +68,7 @@ static void project(const struct view *v, double X, double Y, double Z, double *
     double sx, up;
     rotate(v, X, Y, Z, &sx, &up);
     *px = v->ox + v->scale * sx;
+    /* Screen y grows downwards, "up" upwards. */
     *py = v->oy - v->scale * up;
 }
 
@@ -74,6 +79,7 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
     if (!(o->elevation >= 0 && o->elevation <= 90) || !isfinite(o->azimuth))
         return lens_err_set(e, LENS_EINVAL, "surface: elevation %g outside [0, 90] or bad azimuth",
                             o->elevation);
+    /* 300 x 200 fits the two panels with their labels; 20000 bounds the image surface. */
     if (o->width < 300 || o->height < 200 || o->width > 20000 || o->height > 20000)
         return lens_err_set(e, LENS_EINVAL, "surface: size %d x %d outside 300x200 .. 20000x20000",
                             o->width, o->height);
@@ -84,10 +90,13 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
     v->logd = o->log_size;
     v->p0 = v->logp ? log2(g->procs[0]) : g->procs[0];
     v->p1 = v->logp ? log2(g->procs[g->np - 1]) : g->procs[g->np - 1];
+    /* Sizes are sorted, so size[0] > 0 covers them all; procs are >= 1 by the runs reader. */
     if (v->logd && !(g->size[0] > 0))
         return lens_err_set(e, LENS_EINVAL, "surface: logarithmic size axis needs sizes > 0");
     v->d0 = v->logd ? log10(g->size[0]) : g->size[0];
     v->d1 = v->logd ? log10(g->size[g->nd - 1]) : g->size[g->nd - 1];
+    /* The efficiency axis spans at least [0, 1] (ideal is 1), wider when superlinear or negative
+     * values occur, so that surfaces of different applications compare at a glance. */
     double lo = 0, hi = 1;
     for (size_t k = 0; k < g->np * g->nd; k++)
         if (!isnan(g->eff[k])) {
@@ -107,6 +116,7 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
     v->px0 = 0;
     v->pw = 0.54 * v->W;
     double minx = 1e9, maxx = -1e9, minu = 1e9, maxu = -1e9;
+    /* The eight corners of the unit cube, projected: their extent is what must fit the panel. */
     for (int c = 0; c < 8; c++) {
         double sx, up;
         rotate(v, c & 1, (c >> 1) & 1, (c >> 2) & 1, &sx, &up);
@@ -115,9 +125,11 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
         minu = fmin(minu, up);
         maxu = fmax(maxu, up);
     }
+    /* 85 units each side, 60 above and below, for the axis labels around the box. */
     double mx = 85, my = 60;
     double aw = v->pw - 2 * mx, ah = v->H - TITLE_H - 2 * my;
     double sw = aw / fmax(maxx - minx, 1e-9), sh = ah / fmax(maxu - minu, 1e-9);
+    /* One scale for both directions: the box is not distorted to fill the panel. */
     v->scale = fmin(sw, sh);
     v->ox = v->px0 + v->pw / 2 - v->scale * (minx + maxx) / 2;
     v->oy = TITLE_H + my + ah / 2 + v->scale * (minu + maxu) / 2;
@@ -128,6 +140,8 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
 static void screen_dir(const struct view *v, double dx, double dy, double *ux, double *uy)
 {
     double sx, up, sx0, up0;
+    /* The direction of a world step on screen, from the centre: labels are pushed outwards
+     * along it, away from the box, whatever the view angle. */
     rotate(v, 0.5 + dx, 0.5 + dy, 0.5, &sx, &up);
     rotate(v, 0.5, 0.5, 0.5, &sx0, &up0);
     double x = sx - sx0, y = -(up - up0), n = hypot(x, y);
@@ -153,8 +167,10 @@ static size_t axis_ticks(double lo, double hi, int logbase, double *t, size_t ma
         return lens_gridmap_ticks(lo, hi, t, max);
     size_t n = 0;
     double lb = log(logbase);
+    /* Powers of the base inside the range (2 for processes, 10 for sizes). */
     for (double k = ceil(log(lo) / lb - 1e-9); k <= floor(log(hi) / lb + 1e-9) && n < max; k++)
         t[n++] = pow(logbase, k);
+    /* Fewer than two powers inside: the ends themselves, so the axis is still readable. */
     if (n < 2 && max >= 2) {
         t[0] = lo;
         t[1] = hi;
@@ -175,8 +191,10 @@ static void draw_panes(cairo_t *cr, const struct view *v, const struct lens_grid
     double fl[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
     double wx[4][3] = {{xf, 0, 0}, {xf, 1, 0}, {xf, 1, 1}, {xf, 0, 1}};
     double wy[4][3] = {{0, yf, 0}, {1, yf, 0}, {1, yf, 1}, {0, yf, 1}};
+    /* The three panes behind the surface: floor and the two far walls, light grey. */
     double (*panes[3])[3] = {fl, wx, wy};
     for (int k = 0; k < 3; k++) {
+        /* each pane a closed quadrilateral: its four corners projected */
         for (int c = 0; c < 4; c++) {
             double x, y;
             project(v, panes[k][c][0], panes[k][c][1], panes[k][c][2], &x, &y);
@@ -189,6 +207,7 @@ static void draw_panes(cairo_t *cr, const struct view *v, const struct lens_grid
         cairo_set_line_width(cr, 0.8);
         cairo_stroke(cr);
     }
+    /* Grid lines on the panes at every tick: reading a height off the walls. */
     cairo_set_source_rgb(cr, 0.82, 0.82, 0.82);
     cairo_set_line_width(cr, 0.6);
     for (size_t k = 0; k < npt; k++) {
@@ -240,6 +259,7 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
     lens_gridmap_text(cr, "problem size", x + 34 * ux, y + 34 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
     /* Efficiency ticks on the left-most vertical edge of the box. */
     double best = 1e18, cx = 0, cy = 0;
+    /* the vertical edge furthest left on screen: it is never behind the surface */
     for (int c = 0; c < 4; c++) {
         double sx;
         project(v, c & 1, c >> 1, 0, &sx, &y);
@@ -272,9 +292,12 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
         return;
     /* depth grows with X when sin(az) > 0 and with Y when cos(az) > 0 (see rotate) */
     int far_hi_i = v->sa > 0, far_hi_j = v->ca > 0;
+    /* Dark cell edges show the grid on small surfaces; on large ones they would turn it black. */
     int edges = np <= 48 && nd <= 48;
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     for (size_t a = 0; a + 1 < np; a++) {
+        /* Far columns first: a cell can only hide cells behind it (see the header), so painting far
+         * to near gives a correct picture without a depth buffer. */
         size_t i = far_hi_i ? np - 2 - a : a;
         for (size_t b = 0; b + 1 < nd; b++) {
             size_t j = far_hi_j ? nd - 2 - b : b;
@@ -289,6 +312,7 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
                     present++;
                     sum += c[k];
                 }
+            /* Two or more corners missing: no cell at all, the gap shows that nothing was measured. */
             if (present < 3)
                 continue;
             const double P[4] = {g->procs[i], g->procs[i + 1], g->procs[i + 1], g->procs[i]};
