@@ -17,6 +17,7 @@
 /* A relative error as a percentage, three significant digits. */
 static void format_pct(double r, char *buf, size_t n)
 {
+    /* An error over a zero original is infinite: "inf", not the "inf%" printf would give. */
     if (!isfinite(r))
         snprintf(buf, n, "inf");
     else
@@ -31,6 +32,7 @@ void lens_slices_opts_init(struct lens_slices_opts *o)
 
 static int auto_height(const struct lens_cube_slices *s, const struct lens_slices_opts *o)
 {
+    /* 110 units for the title and the axis title, 330 per row of panels. */
     return o->height > 0 ? o->height : 110 + 330 * s->n;
 }
 
@@ -49,6 +51,7 @@ struct fig {
 
 static int check_args(const struct lens_cube_slices *s, const char *name, struct lens_err *e)
 {
+    /* The slices come finished from the cube wing; a half-made one is the caller's mistake. */
     if (!s || s->n < 1 || s->n > LENS_CUBE_SLICES_MAX || s->procs < 1 || !s->orig || !s->dec || !s->lengths)
         return lens_err_set(e, LENS_EINVAL, "%s: no slices to draw", name);
     return LENS_OK;
@@ -62,15 +65,18 @@ static void slice_range(const struct lens_cube_slices *s, int t, double *lo, dou
     for (int b = 0; b < 2; b++) {
         const double *m = (b ? s->dec : s->orig) + t * P * P;
         for (size_t q = 0; q < P * P; q++)
+            /* The diagonal is not a measurement (self-delay): it would stretch the scale for nothing. */
             if (q / P != q % P && isfinite(m[q])) {
                 mn = fmin(mn, m[q]);
                 mx = fmax(mx, m[q]);
             }
     }
+    /* No finite value at all: any range, so the bar can still be drawn. */
     if (!isfinite(mn)) {
         mn = 0;
         mx = 1e-6;
     } else if (!(mx > mn)) {
+        /* One value everywhere: 5% either side so that it lands mid-scale. */
         double d = fabs(mn) > 0 ? fabs(mn) * 0.05 : 1e-9;
         mn -= d;
         mx += d;
@@ -83,6 +89,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
     const struct lens_cube_slices *s = f->s;
     int n = s->n, P = s->procs;
+    /* The font follows one row's height (times 1.6), not the whole figure: eight rows must not
+     * shrink the text to nothing, one row must not blow it up. */
     double fs = fmin(f->w, f->h / n * 1.6) / 52.0;
     fs = fs < 7 ? 7 : fs > 14 ? 14 : fs;
     f->fs = fs;
@@ -95,12 +103,14 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
         vmax = fmax(vmax, fabs(f->L.vmax[t]));
     }
     static const char *const unit[] = {"ns", "\xc2\xb5s", "ms", "s"};
+    /* One unit for all rows, that of the largest delay, so that rows compare directly. */
     int ui = vmax < 1e-6 ? 0 : vmax < 1e-3 ? 1 : vmax < 1 ? 2 : 3;
     f->unit = unit[ui];
     f->mult = ui == 0 ? 1e9 : ui == 1 ? 1e6 : ui == 2 ? 1e3 : 1;
     lens_figure_set_font(cr, f->face, f->lab_fs);
     snprintf(buf, sizeof buf, "%d", P - 1);
     double rank_w = lens_figure_text_width(cr, buf);
+    /* Room for the widest tick label the unit choice allows (below 1000 with one decimal). */
     double tw = lens_figure_text_width(cr, "0000.0");
     double top = f->y + pad + fs * 1.3 * 1.25 + fs * 1.4;
     double bottom = pad + fs * 1.5;                                /* the column axis title */
@@ -109,7 +119,9 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     double cbar_part = fs * 1.2 + tick + fs * 0.3 + tw + fs * 0.5;
     double gap = fs * 1.5, gbar = fs * 0.8, fixed = gap + gbar + cbar_part + gap * 1.5 + gbar + cbar_part;
     double rh = (f->y + f->h - bottom - top) / n;
+    /* Three square panels per row, as large as both the row height and the width allow. */
     double side = floor(fmin(rh - row_extra - fs * 0.6, (f->w - left - pad - fixed) / 3));
+    /* Below 24 units a panel shows nothing readable: refuse rather than draw specks. */
     if (side < 24)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for %d slices", f->name, f->w, f->h, n);
     double x0 = floor(f->x + left + (f->w - left - pad - 3 * side - fixed) / 2);
@@ -124,10 +136,12 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
         f->L.y[t] = floor(top + t * rh + fs * 1.6 + f->lab_fs * 1.5);
         /* the error scale: 0 to the bound, or to the largest error when the bound is unknown */
         double em = isfinite(s->bound) && s->bound > 0 ? s->bound : s->err_max[t];
+        /* A lossless slice (no error at all) still gets a 0.1% scale, so the grey bar has an extent. */
         f->L.emax[t] = isfinite(em) && em > 0 ? em : 1e-3;
     }
     int step = 1;
     while ((P + step - 1) / step > side / (fmax(rank_w, f->lab_fs) + f->lab_fs * 1.5))
+        /* 1, 2, 5, 10, 25, 50, 100 ...: round rank numbers on the axes. */
         step = step == 1 ? 2 : step == 2 ? 5 : step % 5 == 0 ? step * 2 : step * 5 / 2;
     f->rank_step = step;
     return LENS_OK;
@@ -152,12 +166,15 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
     cairo_surface_flush(img);
     uint32_t *pix = (uint32_t *)(void *)cairo_image_surface_get_data(img);
     int stride = cairo_image_surface_get_stride(img) / 4;
+    /* Reciprocal once: the loop below runs per pixel. */
     double inv = 1.0 / (hi - lo);
     for (int y = 0; y < n; y++) {
         int i = (int)(((double)y + 0.5) * P / n);
         for (int x = 0; x < n; x++) {
             int j = (int)(((double)x + 0.5) * P / n);
             double v = m[(size_t)i * P + j];
+            /* The same colour rule for all three panels; values above hi clamp to the top colour (an
+             * error past the bound shows as the darkest grey). */
             pix[(size_t)y * stride + x] = i == j || !isfinite(v) ? missing : lut[lens_colormap_index((v - lo) * inv)];
         }
     }
@@ -165,6 +182,7 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
     double side = f->L.side;
     cairo_save(cr);
     cairo_translate(cr, px, py);
+    /* Nearest filtering when scaled up: each element a sharp square, as in the heat maps. */
     cairo_scale(cr, side / n, side / n);
     cairo_set_source_surface(cr, img, 0, 0);
     cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
@@ -181,6 +199,7 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
 
 static double panel_x(const struct fig *f, int t, int b)
 {
+    /* Panel b of row t: 0 original, 1 decoded, 2 relative error. */
     return b == 0 ? f->L.orig_x[t] : b == 1 ? f->L.dec_x[t] : f->L.err_x[t];
 }
 
@@ -192,6 +211,8 @@ static void draw_ranks(const struct fig *f, cairo_t *cr, int t)
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, f->fs * 0.08);
     for (int i = 0; i < P; i += f->rank_step) {
+        /* Row ticks only on the first panel (the rows are the same in all three), column ticks
+         * under each. */
         cairo_move_to(cr, f->L.orig_x[t], y0 + (i + 0.5) * c);
         cairo_rel_line_to(cr, -tick, 0);
         for (int b = 0; b < 3; b++) {
@@ -236,6 +257,7 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cm
     }
     cairo_surface_destroy(bar); /* an error shows in cr's status at the end of the figure */
     double ticks[MAX_TICKS], step;
+    /* Ticks one per 2.4 label heights, 2..8 of them. */
     int maxt = (int)(hgt / (f->lab_fs * 2.4));
     int nt = lens_figure_ticks(lo, hi, 0, maxt < 2 ? 2 : maxt > 8 ? 8 : maxt, ticks, &step);
     cairo_set_source_rgb(cr, 0, 0, 0);
@@ -265,6 +287,7 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     cairo_rectangle(cr, f->x, f->y, f->w, f->h);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_fill(cr);
+    /* One scratch matrix for the relative errors, reused by every row. */
     double *err = lens_malloc(P2 * sizeof *err);
     if (!err)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->name);
@@ -283,6 +306,7 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
         }
         draw_ranks(f, cr, t);
         draw_cbar(f, cr, t, f->cbar_x, LENS_CMAP_VIRIDIS, f->L.vmin[t] * f->mult, f->L.vmax[t] * f->mult, f->unit);
+        /* The error bar in percent, from 0 to the bound: a cell at the top colour is at the bound. */
         draw_cbar(f, cr, t, f->ecbar_x, LENS_CMAP_GREY, 0, 100 * f->L.emax[t], "%");
         double side = f->L.side, hy = f->L.y[t] - f->lab_fs * 0.4;
         cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
@@ -305,6 +329,7 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     char rw[32];
     lens_figure_set_font(cr, f->face, f->lab_fs);
     snprintf(rw, sizeof rw, "%d", s->procs - 1);
+    /* The row axis title left of the widest rank label. */
     double rx = f->L.orig_x[0] - fs * 0.35 - lens_figure_text_width(cr, rw) - fs * 0.6;
     lens_figure_set_font(cr, f->face, fs);
     lens_figure_text(cr, rx, f->L.y[0] + (f->L.y[s->n - 1] + f->L.side - f->L.y[0]) / 2, "row (rank)", 0.5, 1.0,
@@ -314,10 +339,12 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     else
         snprintf(buf, sizeof buf, "%s delay sliced along message length: original against compressed",
                  lens_cube_stat_name(s->stat));
+    /* The statistic's name starts the title: capitalised (ASCII only, statistic names are). */
     buf[0] = (char)(buf[0] >= 'a' && buf[0] <= 'z' ? buf[0] - 32 : buf[0]);
     double cx = f->x + f->w / 2, ty = f->y + fs * 1.1;
     lens_figure_set_font(cr, f->face, fs * 1.3);
     lens_figure_text(cr, cx, ty, buf, 0.5, 0.0, 0.0);
+    /* The subtitle states the bound when the packed cube recorded one. */
     if (isfinite(s->bound))
         snprintf(bound, sizeof bound, "bound %.3g%% per element; ", 100 * s->bound);
     else

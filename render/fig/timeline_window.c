@@ -30,8 +30,12 @@ int lens_timeline_class(const char *n)
                                       "MPI_Ibsend", "MPI_Irsend", "MPI_Probe", "MPI_Iprobe",
                                       "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv",
                                       "MPI_Start", NULL};
+    /* Wait/Test first: their names would otherwise never match a longer family below, and the
+     * colour tells completion waiting apart from the call that started the operation. */
     if (starts(n, "MPI_Wait") || starts(n, "MPI_Test"))
         return LENS_TL_WAIT;
+    /* Prefixes, so that every variant (MPI_Win_lock_all, MPI_Neighbor_alltoallv ...) falls in
+     * its family without a list of every function. */
     for (int i = 0; rma[i]; i++)
         if (starts(n, rma[i]))
             return LENS_TL_RMA;
@@ -48,6 +52,7 @@ int lens_timeline_class(const char *n)
 
 const char *lens_timeline_problem_name(const struct lens_problem_result *r, int lang)
 {
+    /* A rule without a Russian name shows its English one rather than nothing. */
     return lang == 1 && r->rule->text[1][0] ? r->rule->text[1][0] : r->rule->text[0][0];
 }
 
@@ -98,6 +103,7 @@ static void charge_span(const struct lens_trace *t, const struct lens_problem_re
 /* The call of a top instance (matched by its enter time); LENS_NONE when not found. */
 static uint32_t top_call(const struct lens_trace *t, const struct lens_problem_instance *x)
 {
+    /* A top instance from another trace (or a corrupt one) must not index past the ranks. */
     if (x->rank < 0 || x->rank >= t->nranks)
         return LENS_NONE;
     const struct lens_trace_rank *k = &t->ranks[x->rank];
@@ -109,6 +115,7 @@ static uint32_t top_call(const struct lens_trace *t, const struct lens_problem_i
         else
             hi = mid;
     }
+    /* Matched by the exact enter time the detector copied from this very call. */
     return lo < k->ncalls && k->calls[lo].enter == x->time ? lo : LENS_NONE;
 }
 
@@ -120,6 +127,7 @@ static void trace_range(const struct lens_trace *t, double *lo, double *hi)
         const struct lens_trace_rank *k = &t->ranks[r];
         if (!k->ncalls)
             continue;
+        /* A rank's life may start before its first MPI call (t_first): the window may show it. */
         *lo = fmin(*lo, fmin(k->t_first, k->calls[0].enter));
         *hi = fmax(*hi, fmax(k->t_last, k->calls[k->ncalls - 1].leave));
     }
@@ -145,6 +153,8 @@ void lens_timeline_each_instance(const struct lens_trace_analysis *s, const stru
         double a, b;
         if (r->total_s <= 0)
             continue;
+        /* Without charges (problems found without LENS_PROBLEMS_KEEP_CHARGES) only the top instances
+         * are known: those are drawn, the rest of the problem stays invisible. */
         if (!r->charges) {
             for (int k = 0; k < r->ntop; k++) {
                 uint32_t c = top_call(t, &r->top[k]);
@@ -161,6 +171,8 @@ void lens_timeline_each_instance(const struct lens_trace_analysis *s, const stru
             const struct lens_trace_rank *k = &t->ranks[rank];
             uint32_t c0 = lens_timeline_first_call(k, w->t0), c1 = lens_timeline_end_call(k, w->t1);
             /* lower bound of (rank, c0) in charges ordered by rank then call */
+            /* Charges are sorted by rank, then call: a binary search finds the first in the window, and
+             * the walk stops at the first past it. */
             size_t lo = 0, hi = r->ncharges;
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -194,13 +206,17 @@ size_t lens_timeline_each_message(const struct lens_trace_analysis *s, const str
     const struct lens_trace *t = s->trace;
     for (size_t i = 0; s->events && i < s->events->np2p; i++) {
         const struct lens_p2p *m = &s->events->p2p[i];
+        /* Both ends must be drawn lanes: a line into an undrawn lane would end nowhere. */
         if (m->src < w->lane0 || m->src >= w->lane0 + w->nlanes || m->dst < w->lane0 ||
             m->dst >= w->lane0 + w->nlanes)
             continue;
+        /* From the send's enter to the receive's completion (recv_done: the Wait of an Irecv):
+         * the span in which the data could have moved. */
         double ts = t->ranks[m->src].calls[m->send_call].enter;
         double tr = t->ranks[m->dst].calls[m->recv_done].leave;
         if (ts > w->t1 || tr < w->t0)
             continue;
+        /* Counted whether drawn or not: the subtitle says how many were left out. */
         if (f && n < max)
             f(ctx, m, ts, tr);
         n++;
@@ -221,6 +237,7 @@ static void worst_instance(void *ctx, const struct lens_problem_result *r, int32
                            uint32_t call, double a, double b)
 {
     struct worst_in *x = ctx;
+    /* Ties keep the first: the walk is in problem, rank, call order, so the choice is stable. */
     if (!x->r || b - a > x->b - x->a)
         *x = (struct worst_in){r, rank, call, a, b};
 }
@@ -229,6 +246,7 @@ static void worst_instance(void *ctx, const struct lens_problem_result *r, int32
 static int worst_of(const struct lens_trace *t, const struct lens_problem_result *r,
                     int32_t *rank, uint32_t *call, double *sec)
 {
+    /* the top list is sorted largest first: the first one found in the trace is the worst */
     for (int k = 0; k < r->ntop; k++) {
         uint32_t c = top_call(t, &r->top[k]);
         if (c != LENS_NONE) {
@@ -245,6 +263,7 @@ static void choose_lanes(const struct lens_trace *t, const struct lens_timeline_
     int max = o->max_lanes > 0 ? o->max_lanes : 64;
     w->lane0 = 0;
     w->nlanes = t->nranks;
+    /* Too many ranks: a block of max lanes around the centred rank, kept inside the trace. */
     if (t->nranks > max) {
         int c = centre >= 0 ? centre : 0;
         w->lane0 = c - max / 2;
@@ -265,6 +284,7 @@ int lens_timeline_select(const struct lens_trace_analysis *s, const struct lens_
     w->rank = -1;
     double lo, hi;
     trace_range(t, &lo, &hi);
+    /* No rank has a call: lo stayed +inf. */
     if (!(lo <= hi))
         return lens_err_set(e, LENS_EINVAL, "timeline: the trace holds no MPI call");
     const struct lens_problems *p = s->problems;
@@ -275,6 +295,8 @@ int lens_timeline_select(const struct lens_trace_analysis *s, const struct lens_
                 want = i;
         if (want < 0)
             return lens_err_set(e, LENS_EINVAL, "timeline: unknown problem '%s'", o->problem);
+        /* A problem that never occurred has no instance to centre on: say so rather than show a
+         * random window. */
         if (p->res[want].total_s <= 0)
             return lens_err_set(e, LENS_EINVAL, "timeline: problem '%s' has no instance in the "
                                 "trace", o->problem);
@@ -297,9 +319,11 @@ int lens_timeline_select(const struct lens_trace_analysis *s, const struct lens_
         w->rank = rank;
         w->call = call;
         charge_span(t, &p->res[w->problem], rank, call, sec, &w->time, &w->seconds);
+        /* The span from charge_span is used for its start; the length is the instance's own. */
         w->seconds = sec;
     }
     choose_lanes(t, o, rank, w);
+    /* a window given by the user is checked against the trace, not clipped silently */
     if (o->t1 > o->t0) {
         if (o->t1 < lo || o->t0 > hi)
             return lens_err_set(e, LENS_EINVAL, "timeline: window %.6f-%.6f s lies outside the "
@@ -311,6 +335,7 @@ int lens_timeline_select(const struct lens_trace_analysis *s, const struct lens_
                             "%.6f s", o->t1, o->t0);
     } else if (rank < 0) {
         w->t0 = lo;
+        /* No instance anywhere: the first second of the trace. */
         w->t1 = fmin(hi, lo + 1.0);
     } else {
         /* the charged call with its own length of context on each side, narrowed towards
@@ -318,6 +343,8 @@ int lens_timeline_select(const struct lens_trace_analysis *s, const struct lens_
         const struct lens_trace_call *c = &t->ranks[rank].calls[call];
         double len = c->leave - c->enter, margin = fmax(1.5 * len, MIN_MARGIN);
         size_t max = o->max_calls ? o->max_calls : 4000;
+        /* Halving the margin 40 times reaches a millionth of it: the loop always ends, with at
+         * least the call itself in view. */
         for (int k = 0; k < 40; k++) {
             w->t0 = fmax(lo, c->enter - margin);
             w->t1 = fmin(hi, c->leave + margin);
