@@ -42,16 +42,19 @@ static void chart_begin(struct chart *ch, const struct lens_figure_canvas *c)
     ch->y1 = FIG_H - 90;
 }
 
+/* Data to device units: nice_range has made both ranges non-empty, so no division by zero. */
 static double X(const struct chart *c, double v)
 {
     return c->x0 + (v - c->xmin) / (c->xmax - c->xmin) * (c->x1 - c->x0);
 }
 
+/* Upwards: larger values nearer the top of the plot. */
 static double Y(const struct chart *c, double v)
 {
     return c->y1 - (v - c->ymin) / (c->ymax - c->ymin) * (c->y1 - c->y0);
 }
 
+/* Baseline text, aligned by its advance: align 0 left, 0.5 centre, 1 right of x. */
 static void text(cairo_t *cr, double x, double y, double size, double align, const char *s)
 {
     cairo_text_extents_t ext;
@@ -65,12 +68,14 @@ static void text(cairo_t *cr, double x, double y, double size, double align, con
 static double tick_step(double range)
 {
     double raw = range / 5, p = pow(10, floor(log10(raw))), m = raw / p;
+    /* Nearest of 1, 2, 5, 10 (not the next above): about five ticks, never fewer than three. */
     return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
 }
 
 /* Widens a data range to round ends; a flat range gets a unit of room. */
 static void nice_range(double *lo, double *hi, int from_zero)
 {
+    /* Bars and counts start at zero, or their heights would mislead. */
     if (from_zero && *lo > 0)
         *lo = 0;
     if (!(*hi > *lo)) {
@@ -79,6 +84,7 @@ static void nice_range(double *lo, double *hi, int from_zero)
         *hi += d;
     }
     double s = tick_step(*hi - *lo);
+    /* Ends on whole ticks: the frame then starts and ends on a labelled value. */
     *lo = floor(*lo / s) * s;
     *hi = ceil(*hi / s) * s;
 }
@@ -113,6 +119,7 @@ static void chart_axes(struct chart *c, const char *title, const char *xlabel, c
     }
     text(cr, (c->x0 + c->x1) / 2, 30, 15, 0.5, title);
     cairo_save(cr);
+    /* The y title rotated to read upwards, centred on the plot. */
     cairo_translate(cr, 24, (c->y0 + c->y1) / 2);
     cairo_rotate(cr, -M_PI / 2);
     text(cr, 0, 0, 13, 0.5, ylabel);
@@ -128,6 +135,7 @@ static void colour(cairo_t *cr, size_t i)
 static void legend(struct chart *c, const char *const *names, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        /* One 22-unit row per entry, swatch then name, in the margin right of the plot. */
         double y = c->y0 + 10 + 22 * (double)i;
         colour(c->cr, i);
         cairo_rectangle(c->cr, c->x1 + 15, y, 14, 14);
@@ -272,6 +280,7 @@ int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icapp
 /* Scores of the rows of x (R x M) on the two leading principal components (covariance). */
 static int pca2(const double *x, size_t R, size_t M, double *score, struct lens_err *e)
 {
+    /* Covariance of the function times over processes: M x M, hence the 4096 bound of the check. */
     double *mean = lens_calloc(M, sizeof *mean), *cov = lens_calloc(M * M, sizeof *cov);
     double *vec = lens_malloc(M * M * sizeof *vec), *val = lens_malloc(M * sizeof *val);
     gsl_eigen_symmv_workspace *ws = gsl_eigen_symmv_alloc(M);
@@ -290,11 +299,13 @@ static int pca2(const double *x, size_t R, size_t M, double *score, struct lens_
     for (size_t j = 0; j < M; j++)
         for (size_t l = 0; l < j; l++)
             cov[j * M + l] = cov[l * M + j];
+    /* GSL's default handler aborts the process; we report its status as an error instead. */
     gsl_set_error_handler_off();
     gsl_matrix_view a = gsl_matrix_view_array(cov, M, M), v = gsl_matrix_view_array(vec, M, M);
     gsl_vector_view ev = gsl_vector_view_array(val, M);
     int g = gsl_eigen_symmv(&a.matrix, &ev.vector, &v.matrix, ws);
     if (g == GSL_SUCCESS)
+        /* Largest eigenvalues first: the two leading principal components. */
         g = gsl_eigen_symmv_sort(&ev.vector, &v.matrix, GSL_EIGEN_SORT_VAL_DESC);
     if (g != GSL_SUCCESS) {
         rc = lens_err_set(e, LENS_ELIB, "pca: gsl_eigen_symmv: %s", gsl_strerror(g));
@@ -303,6 +314,7 @@ static int pca2(const double *x, size_t R, size_t M, double *score, struct lens_
     for (size_t i = 0; i < R; i++)
         for (size_t c = 0; c < 2; c++) {
             double s = 0;
+            /* With a single function there is no second component: its score stays 0. */
             if (c < M)
                 for (size_t j = 0; j < M; j++)
                     s += (x[i * M + j] - mean[j]) * vec[j * M + c];

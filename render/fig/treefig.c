@@ -27,6 +27,7 @@ int lens_treefig_check_size(const char *name, int w, int h, struct lens_err *e)
 
 int lens_treefig_check_box(const char *name, double w, double h, struct lens_err *e)
 {
+    /* The in-place drawings take any finite box of the same minimum as the files; NaN fails too. */
     if (!(w >= 160 && h >= 120 && isfinite(w) && isfinite(h)))
         return lens_err_set(e, LENS_EINVAL, "%s: drawing box %gx%g smaller than 160x120", name, w, h);
     return LENS_OK;
@@ -39,6 +40,7 @@ void lens_treefig_color(int c, double rgb[3])
     /* matplotlib tab10 without its grey (#7f7f7f) */
     static const unsigned int pal[LENS_TREEFIG_NCOLORS] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
                                                            0x8c564b, 0xe377c2, 0xbcbd22, 0x17becf};
+    /* Any c maps into the palette: more clusters than colours repeat them, never index past. */
     unsigned int v = pal[(c < 0 ? -c : c) % LENS_TREEFIG_NCOLORS];
     rgb[0] = ((v >> 16) & 255) / 255.0;
     rgb[1] = ((v >> 8) & 255) / 255.0;
@@ -47,6 +49,7 @@ void lens_treefig_color(int c, double rgb[3])
 
 void lens_treefig_color_none(double rgb[3])
 {
+    /* Dark grey, darker than any palette colour: links above the cut belong to no cluster. */
     rgb[0] = rgb[1] = rgb[2] = 0x40 / 255.0;
 }
 
@@ -58,6 +61,7 @@ void lens_treefig_leaf_label(const char *label, int index, char *buf, size_t n)
     }
     /* "r<digits>" or "r<digits>@<host>", as lens_distmat_from_cube names processes */
     const char *p = label + 1;
+    /* Only labels of exactly that shape are rewritten; a CSV header such as "rack1" stays as it is. */
     if (label[0] == 'r' && isdigit((unsigned char)*p)) {
         while (isdigit((unsigned char)*p))
             p++;
@@ -67,6 +71,7 @@ void lens_treefig_leaf_label(const char *label, int index, char *buf, size_t n)
             return;
         }
         if (*p == '@' && p[1]) {
+            /* Host first: leaves of one host then share a prefix, which is what a reader scans for. */
             snprintf(buf, n, "%s:%.*s", p + 1, digits, label + 1);
             return;
         }
@@ -96,6 +101,8 @@ int lens_treefig_host_groups(const char *const *labels, int n, int *group)
     for (int i = 0; i < n; i++) {
         const char *h = host_part(labels[i]);
         int j = 0;
+        /* Quadratic, but over leaves of one figure (at most thousands), and it numbers hosts in
+         * order of first appearance without a hash table. */
         while (j < i && strcmp(host_part(labels[j]), h) != 0)
             j++;
         group[i] = j < i ? group[j] : ng++;
@@ -106,11 +113,13 @@ int lens_treefig_host_groups(const char *const *labels, int n, int *group)
 int lens_treefig_label_step(int n, double spacing, double size)
 {
     static const int m125[3] = {1, 2, 5};
+    /* A degenerate spacing labels only the first leaf rather than looping or dividing. */
     if (!(spacing > 0))
         return n > 1 ? n : 1;
     for (long mag = 1; mag <= (1L << 30); mag *= 10)
         for (int k = 0; k < 3; k++) {
             long step = m125[k] * mag;
+            /* 10% of the text height between neighbouring labels keeps them apart. */
             if (step * spacing >= 1.1 * size || step >= n)
                 return (int)step;
         }
