@@ -119,6 +119,7 @@ static void grey_rgb(int idx, double rgb[3])
     rgb[0] = rgb[1] = rgb[2] = v;
 }
 
+/* Entry idx of a map, in [0, 1]: what cairo's set_source wants. */
 void lens_colormap_rgb(int cmap, int idx, double rgb[3])
 {
     /* An index out of range (a caller's rounding) takes the end colour rather than reading
@@ -135,6 +136,7 @@ void lens_colormap_rgb(int cmap, int idx, double rgb[3])
         rgb[c] = viridis[idx][c];
 }
 
+/* The same in bytes, for pixels written straight into image surfaces. */
 void lens_colormap_rgb8(int cmap, int idx, unsigned char rgb[3])
 {
     double d[3];
@@ -144,6 +146,7 @@ void lens_colormap_rgb8(int cmap, int idx, unsigned char rgb[3])
         rgb[c] = (unsigned char)lround(clamp01(d[c]) * 255.0);
 }
 
+/* A whole map as pixels: the raster loops then cost one table lookup per cell. */
 void lens_colormap_lut(int cmap, uint32_t lut[LENS_CMAP_SIZE])
 {
     for (int i = 0; i < LENS_CMAP_SIZE; i++) {
@@ -163,6 +166,7 @@ void lens_colormap_missing(int cmap, unsigned char rgb[3])
     rgb[0] = rgb[1] = rgb[2] = v;
 }
 
+/* Position t in [0, 1] (clamped) to a table entry. */
 int lens_colormap_index(double t)
 {
     /* NaN lands here too: the caller decides what a missing value looks like, this only must

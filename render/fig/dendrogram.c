@@ -53,6 +53,8 @@ static int check_linkage(const struct lens_hclust_step *z, int n, const char *na
     return rc;
 }
 
+/* Where the dashed cut line is drawn for k clusters: between the merges kept and cut, so that
+ * the line crosses exactly k links (contract in dendrogram.h). */
 double lens_dendrogram_cut_level(const struct lens_hclust_step *z, int n, int k)
 {
     if (k <= 1)
@@ -112,6 +114,7 @@ struct dfig {
     cairo_font_face_t *face;              /* the canvas's, borrowed */
 };
 
+/* Frees what dfig_prepare made; the caller's order and clusters are only borrowed. */
 static void dfig_release(struct dfig *f)
 {
     lens_free(f->nocut);
@@ -153,6 +156,7 @@ static int dfig_prepare(struct dfig *f, struct lens_err *e)
     return LENS_OK;
 }
 
+/* darken < 1 gives the label shade of a cluster colour: light colours are unreadable as text. */
 static void set_rgb(cairo_t *cr, const double rgb[3], double darken)
 {
     cairo_set_source_rgb(cr, rgb[0] * darken, rgb[1] * darken, rgb[2] * darken);
@@ -254,6 +258,8 @@ struct dlayout {
     int nticks;
 };
 
+/* Top to bottom: title, legend (measured first), the tree, the cluster strip and the leaf
+ * labels; left of the tree the height axis. Fails only when the labels leave no tree. */
 static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct dlayout *L,
                        struct lens_err *e)
 {
@@ -323,6 +329,7 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
 static double ypos(const struct dlayout *L, double v) { return L->py + L->ph * (1.0 - v / L->top); }
 static double xpos(const struct dlayout *L, int n, double leafx) { return L->px + L->pw * leafx / n; }
 
+/* The height axis with a light grid: merge heights are what a cut is read against. */
 static void draw_axis(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
                       struct lens_figure_text *log)
 {
@@ -359,6 +366,8 @@ static void draw_axis(const struct dfig *f, const struct dlayout *L, cairo_t *cr
     lens_figure_label(log, cr, L->px - tick - fs * 0.6 - tw, L->py + L->ph / 2, buf, 0.5, 1.0, -M_PI / 2);
 }
 
+/* Each merge as a U from its two children up to its height, coloured by its cluster below
+ * the cut and grey above it, as scipy's dendrogram does. */
 static void draw_links(const struct dfig *f, const struct dlayout *L, cairo_t *cr)
 {
     int n = f->n, kept = f->o->k >= 1 ? n - f->o->k : 0;
@@ -394,6 +403,8 @@ static void draw_links(const struct dfig *f, const struct dlayout *L, cairo_t *c
     }
 }
 
+/* Under the tree: the cluster strip (a colour bar of the cut) and the leaf labels, rotated to
+ * read upwards so that many leaves fit. */
 static void draw_leaves(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
                         struct lens_figure_text *log)
 {
@@ -427,6 +438,7 @@ static void draw_leaves(const struct dfig *f, const struct dlayout *L, cairo_t *
     }
 }
 
+/* The cut as a dashed line at lens_dendrogram_cut_level, labelled at the right end. */
 static void draw_cut(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
                      struct lens_figure_text *log)
 {
@@ -515,6 +527,7 @@ static int dfig_check_file(const void *data, const char *name, struct lens_err *
     return rc ? rc : lens_treefig_check_size(name, f->o->width, f->o->height, e);
 }
 
+/* The tree figures have the size the options say; the data never changes it. */
 static void dfig_size(const void *data, double *w, double *h)
 {
     const struct dfig *f = data;
@@ -544,6 +557,7 @@ static struct lens_figure dfig_init(struct dfig *f, const struct lens_hclust_ste
     return (struct lens_figure){.kind = k, .data = f, .font_path = o->font_path, .title = o->title};
 }
 
+/* The box kind: no file size rule, but the box must hold the labels (check_box). */
 int lens_dendrogram_draw(cairo_t *cr, double x, double y, double w, double h,
                          const struct lens_hclust_step *z, int n,
                          const struct lens_dendrogram_opts *o, struct lens_err *e)
@@ -646,6 +660,8 @@ static int reordered_heatmap(const double *a, int n, const int *order, const cha
     return rc;
 }
 
+/* The matrix reordered by the tree's leaf order, so that clusters show as blocks on the
+ * diagonal; drawn by the heatmap figure. */
 int lens_dendrogram_heatmap_write(const double *a, int n, const int *order,
                                   const char *const *labels, const struct lens_heatmap_opts *o,
                                   const char *path, struct lens_err *e)

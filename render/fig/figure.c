@@ -27,6 +27,8 @@ struct ft_holder {
 
 static const cairo_user_data_key_t ft_key;
 
+/* cairo's user-data destructor: runs when the last reference to the face goes, possibly long
+ * after the figure (cairo caches faces), never while a surface still needs the glyphs. */
 static void ft_holder_free(void *p)
 {
     struct ft_holder *h = p;
@@ -93,6 +95,8 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
     return LENS_OK;
 }
 
+/* Every figure selects fonts through here, so that all of them get the same device-independent
+ * options; set per call because cairo_save/restore also restores font options. */
 void lens_figure_set_font(cairo_t *cr, cairo_font_face_t *face, double size)
 {
     cairo_set_font_face(cr, face);
@@ -109,6 +113,7 @@ void lens_figure_set_font(cairo_t *cr, cairo_font_face_t *face, double size)
     cairo_font_options_destroy(fo);
 }
 
+/* The advance, not the ink width: what the next text would start after, as layouts need. */
 double lens_figure_text_width(cairo_t *cr, const char *s)
 {
     cairo_text_extents_t te;
@@ -133,6 +138,7 @@ void lens_figure_text(cairo_t *cr, double x, double y, const char *s, double ha,
     cairo_restore(cr);
 }
 
+/* Cuts by code points, not bytes, so that a host name in Cyrillic is never cut mid-character. */
 void lens_figure_ellipsize(const char *s, int maxcp, char *buf, size_t n)
 {
     static const char ell[] = "\xe2\x80\xa6"; /* U+2026 */
@@ -312,6 +318,7 @@ static cairo_status_t file_write(void *closure, const unsigned char *data, unsig
     return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
+/* PNG bytes for lens_pdf_image_png: how the reports embed every figure. */
 int lens_figure_png_mem(cairo_surface_t *img, const char *name, unsigned char **buf,
                         size_t *len, struct lens_err *e)
 {
@@ -592,6 +599,7 @@ static int svg_save(const struct fbuf *svg, const char *path, struct lens_err *e
     return lens_atomic_commit(&a, e);
 }
 
+/* Any case: "x.PNG" from a Windows user is a PNG as well. */
 int lens_figure_format(const char *path, struct lens_err *e)
 {
     size_t n = strlen(path);
@@ -635,6 +643,7 @@ static int paint_on(const struct lens_figure *f, cairo_surface_t *sf, cairo_font
     return rc;
 }
 
+/* The SVG path: drawn into memory, finished, given its text layer, then saved with stable ids. */
 static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, double w, double h,
                       const char *path, struct lens_err *e)
 {
@@ -671,6 +680,7 @@ static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, doub
     return rc;
 }
 
+/* The PNG path: one image surface, written to path atomically or encoded into memory. */
 static int render_png(const struct lens_figure *f, cairo_font_face_t *face, double w, double h,
                       const char *path, const char *name, unsigned char **buf, size_t *len,
                       struct lens_err *e)
@@ -688,6 +698,8 @@ static int render_png(const struct lens_figure *f, cairo_font_face_t *face, doub
     return rc;
 }
 
+/* The one output function of every figure (figure.h): the order is format, check, size,
+ * font, surface, paint, output, so the cheapest refusals come first. */
 int lens_figure_render(const struct lens_figure *f, const char *path, unsigned char **buf,
                        size_t *len, struct lens_err *e)
 {

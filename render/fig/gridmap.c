@@ -15,6 +15,7 @@ void lens_gridmap_colour(double t, double rgb[3])
     lens_colormap_rgb(LENS_CMAP_VIRIDIS, lens_colormap_index(t), rgb);
 }
 
+/* Round ticks for the grid's axes and colour bar; shared with the surface's 3-D axes. */
 size_t lens_gridmap_ticks(double lo, double hi, double *ticks, size_t max)
 {
     /* A flat range (one configuration, or all efficiencies equal) still gets its one value as
@@ -46,6 +47,7 @@ size_t lens_gridmap_ticks(double lo, double hi, double *ticks, size_t max)
     return n;
 }
 
+/* Compact numbers for tick labels: the panels are narrow. */
 void lens_gridmap_format(double v, char *buf, size_t n)
 {
     char tmp[64];
@@ -67,6 +69,7 @@ void lens_gridmap_format(double v, char *buf, size_t n)
     snprintf(buf, n, "%s", tmp);
 }
 
+/* Text anchored at (x, y) by fractions of its advance (ax) and of the font's height (ay). */
 void lens_gridmap_text(cairo_t *cr, const char *s, double x, double y, double ax, double ay)
 {
     cairo_text_extents_t te;
@@ -96,6 +99,7 @@ static void cell_area(double x, double y, double w, double h, double *cx, double
         *ch = 1;
 }
 
+/* The centre of cell (i, j): exported so that tests and image maps find cells as drawn. */
 void lens_gridmap_cell(const struct lens_grid *g, double x, double y, double w, double h, size_t i,
                        size_t j, double *cx, double *cy)
 {
@@ -117,6 +121,7 @@ static size_t label_step(size_t n, double room, double need)
     return k;
 }
 
+/* The grid as coloured cells, processes across and sizes up, with its labelled axes. */
 void lens_gridmap_draw(cairo_t *cr, const struct lens_grid *g, double x, double y, double w,
                        double h, double zlo, double zhi)
 {
@@ -174,6 +179,7 @@ void lens_gridmap_draw(cairo_t *cr, const struct lens_grid *g, double x, double 
     cairo_restore(cr);
 }
 
+/* The efficiency colour bar shared by the surface and the grid beside it. */
 void lens_gridmap_colourbar(cairo_t *cr, double x, double y, double w, double h, double zlo,
                             double zhi, const char *label)
 {

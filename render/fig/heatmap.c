@@ -34,6 +34,8 @@ struct fig {
     struct lens_heatmap_layout L;
 };
 
+/* Defaults for latency matrices in seconds: shown in µs, rank axes, the self-delay diagonal
+ * hidden (it is 0 or noise and would stretch the colour range). */
 void lens_heatmap_opts_init(struct lens_heatmap_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -48,6 +50,7 @@ void lens_heatmap_opts_init(struct lens_heatmap_opts *o)
     o->height = 760;
 }
 
+/* Everything the layout and the drawing rely on, checked before any allocation. */
 static int check_args(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                       const char *name, struct lens_err *e)
 {
@@ -159,6 +162,7 @@ static const char *label_of(const struct fig *f, int i, char *buf, size_t n)
     return buf;
 }
 
+/* The widest of n axis labels in the current font: decides the margins. */
 static double max_label_width(const struct fig *f, cairo_t *cr, int n)
 {
     double w = 0;
@@ -193,6 +197,7 @@ static int label_step(int n, double fit)
 
 static double tick_len(const struct fig *f) { return f->fs * 0.35; }
 
+/* The colour bar's tick labels need a column as wide as the widest of them. */
 static void tick_label_width(struct fig *f, cairo_t *cr, double *w)
 {
     char buf[64];
@@ -377,6 +382,7 @@ static void draw_map_vector(const struct fig *f, cairo_t *cr)
         }
 }
 
+/* Frame, ticks and labels of the map, then the axis titles and the figure's title. */
 static void draw_axes(const struct fig *f, cairo_t *cr)
 {
     const struct lens_heatmap_opts *o = f->o;
@@ -425,6 +431,8 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     }
 }
 
+/* The bar right of the map: its strips in the map's colours, ticks on the same scale,
+ * the unit above and, when cells are missing, a key for their colour below. */
 static void draw_colour_bar(const struct fig *f, cairo_t *cr)
 {
     const struct lens_heatmap_layout *L = &f->L;
@@ -498,6 +506,7 @@ static int fig_begin(struct fig *f, const double *m, int rows, int cols,
     return rc;
 }
 
+/* The face is the canvas's: only the histogram is ours to free. */
 static void fig_end(struct fig *f)
 {
     lens_histogram_release(&f->hist);
@@ -602,6 +611,7 @@ int lens_heatmap_write_png(const double *m, int rows, int cols, const struct len
     return write_as(m, rows, cols, o, path, LENS_FIGURE_AS_PNG, e);
 }
 
+/* What the report embeds: the same figure as the PNG file, byte for byte. */
 int lens_heatmap_png_mem(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                          unsigned char **buf, size_t *len, struct lens_err *e)
 {
@@ -629,6 +639,7 @@ static int measure(const void *data, const struct lens_figure_canvas *c, void *o
     return rc;
 }
 
+/* The tests read cell positions from here and check the pixels of the PNG against them. */
 int lens_heatmap_layout(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                         struct lens_heatmap_layout *l, struct lens_err *e)
 {

@@ -27,6 +27,7 @@ struct binner {
     int nbins, log_scale;
 };
 
+/* Counts one run of values into the bins; the diagonal is skipped by calling it per row part. */
 static void count_values(struct lens_histogram *h, const struct binner *b, const double *v,
                          size_t n)
 {
@@ -66,6 +67,8 @@ static void count_values(struct lens_histogram *h, const struct binner *b, const
     }
 }
 
+/* Bins in the colour scale (linear or log10 of the displayed values), so that bin k's bar has
+ * exactly the colours the map uses for its values. */
 int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, int diag_n,
                            double scale, double lo, double hi, int log_scale, int nbins,
                            const char *name, struct lens_err *e)
@@ -131,6 +134,8 @@ static double value_y(const struct lens_histogram *h, double v, double y, double
     return y + ht * (1.0 - t);
 }
 
+/* Horizontal bars, value up and count across, so that the histogram stands beside the
+ * colour bar and shares its vertical scale. */
 void lens_histogram_draw(cairo_t *cr, const struct lens_histogram *h, double x, double y,
                          double w, double ht, int cmap, const double *vt, int nt,
                          cairo_font_face_t *face, double fs)

@@ -40,6 +40,7 @@ struct fig {
     int leg_rows, leg_cols;
 };
 
+/* Both axes automatic (-1): the data decide between linear and log scales. */
 void lens_linkcurves_opts_init(struct lens_linkcurves_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -48,6 +49,7 @@ void lens_linkcurves_opts_init(struct lens_linkcurves_opts *o)
     o->height = 620;
 }
 
+/* sized: the options' figure size counts (files, PNG bytes), not when drawing into a box. */
 static int check_args(const struct lens_links *r, const struct lens_linkcurves_opts *o, const char *name,
                       int sized, struct lens_err *e)
 {
@@ -222,6 +224,7 @@ static int scales(struct fig *f, struct lens_err *e)
     return LENS_OK;
 }
 
+/* A length to x: linear, or log10 right of the zero strip, with 0 B inside that strip. */
 static double xpos(const struct fig *f, double v)
 {
     const struct axis *a = &f->ax;
@@ -244,6 +247,8 @@ static double ypos(const struct fig *f, double v)
     return a->pos - t * a->len;
 }
 
+/* Margins from what they must hold (tick labels, the legend's columns), then the plot area
+ * and the axes' final ticks. */
 static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
     const struct lens_links *r = f->r;
@@ -322,6 +327,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     return LENS_OK;
 }
 
+/* Grid, frame, ticks, the zero-length break and the axis titles. */
 static void draw_frame(const struct fig *f, cairo_t *cr)
 {
     double fs = f->fs, tick = fs * 0.35;
@@ -392,6 +398,7 @@ static int drawable(const struct fig *f, double v)
     return isfinite(v) && (!f->ay.log || v > 0);
 }
 
+/* Bands first (translucent), then the mean curves over them, then the markers. */
 static void draw_curves(const struct fig *f, cairo_t *cr)
 {
     const struct lens_links *r = f->r;
@@ -457,6 +464,7 @@ static void draw_curves(const struct fig *f, cairo_t *cr)
     cairo_restore(cr);
 }
 
+/* A line and marker per cluster in its link-map colour, with its number of links. */
 static void draw_legend(const struct fig *f, cairo_t *cr)
 {
     const struct lens_links *r = f->r;
@@ -567,6 +575,7 @@ static void size(const void *data, double *w, double *h)
     *h = j->o->height;
 }
 
+/* The canvas is the box: x = y = 0, its size c->w x c->h. */
 static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
 {
     const struct job *j = data;

@@ -30,12 +30,14 @@ static const uint32_t palette[LENS_LINKMAP_PALETTE] = {
 /* A light grey no palette entry is near: the diagonal is not a link and must not look like one. */
 #define DIAGONAL 0xe4e4e4u
 
+/* A cluster's colour as a cairo pixel (0x00RRGGBB): the raster writes it directly. */
 static uint32_t pixel_of(int id)
 {
     /* More clusters than colours repeat the palette; the legend's numbers then tell them apart. */
     return id < 0 ? DIAGONAL : palette[id % LENS_LINKMAP_PALETTE];
 }
 
+/* Shared with the curves figure and the report, so a cluster has one colour everywhere. */
 void lens_linkmap_rgb8(int id, unsigned char rgb[3])
 {
     uint32_t c = pixel_of(id);
@@ -52,6 +54,7 @@ void lens_linkmap_colour(int id, double rgb[3])
         rgb[t] = c[t] / 255.0;
 }
 
+/* Seconds to the unit that gives at most three digits before the point. */
 void lens_linkmap_format_delay(double s, char *buf, size_t n)
 {
     static const char *const unit[] = {"ns", "\xc2\xb5s", "ms", "s"};
@@ -187,6 +190,8 @@ static double legend_col_w(const struct fig *f)
     return f->fs * 1.1 + f->fs * 0.5 + f->col_id + f->fs * 0.9 + f->col_size + f->fs * 0.9 + f->col_mean;
 }
 
+/* Title on top, the square map on the left, the legend right of it; row labels are host
+ * blocks or ranks. May lay out twice when the column labels must be rotated. */
 static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
     int P = f->r->procs, k = f->r->k;
@@ -315,6 +320,7 @@ static void draw_vector(const struct fig *f, cairo_t *cr)
     }
 }
 
+/* Host separators over the map, its frame, then ticks and labels by host block or by rank. */
 static void draw_axes(const struct fig *f, cairo_t *cr)
 {
     const struct lens_linkmap_layout *L = &f->L;
@@ -404,6 +410,8 @@ static void swatch(cairo_t *cr, int id, double x, double y, double s)
     cairo_stroke(cr);
 }
 
+/* A table per column: swatch, cluster number, its links and its mean delay, then the key
+ * of the diagonal. */
 static void draw_legend(const struct fig *f, cairo_t *cr)
 {
     const struct lens_linkmap_layout *L = &f->L;
@@ -464,6 +472,7 @@ static void fig_end(struct fig *f)
     f->block = NULL;
 }
 
+/* White box, the map (vector cells or raster), axes, legend, then the two title lines. */
 static int draw_fig(struct fig *f, cairo_t *cr, int vector_target, struct lens_err *e)
 {
     const struct lens_links *r = f->r;
@@ -525,6 +534,7 @@ static void size(const void *data, double *w, double *h)
     *h = j->o->height;
 }
 
+/* The canvas is the box; its target decides between vector cells and a raster. */
 static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
 {
     const struct job *j = data;
@@ -591,6 +601,7 @@ static int measure(const void *data, const struct lens_figure_canvas *c, void *o
     return rc;
 }
 
+/* The tests check each cell's pixel colour at the places this reports. */
 int lens_linkmap_layout(const struct lens_links *r, const struct lens_linkmap_opts *o,
                         struct lens_linkmap_layout *l, struct lens_err *e)
 {

@@ -267,6 +267,8 @@ static void lay_out(struct rooted *r)
     }
 }
 
+/* Graph, root (midpoint or as built), then the layout; any shape that is not a tree is
+ * refused here, before anything is drawn. */
 static int rooted_build(struct rooted *r, const struct lens_newick *t, int root_mode,
                         const char *name, struct lens_err *e)
 {
@@ -290,6 +292,7 @@ static int rooted_build(struct rooted *r, const struct lens_newick *t, int root_
     return LENS_OK;
 }
 
+/* The leaves top to bottom as the figure draws them: the report's tables follow this order. */
 int lens_njtree_leaf_order(const struct lens_newick *t, int root, int *order, struct lens_err *e)
 {
     struct rooted r;
@@ -360,6 +363,7 @@ struct nlayout {
     int step, full;
 };
 
+/* Title and legend on top, the scale bar below, leaf labels right of the deepest leaf. */
 static int nfig_layout(struct nfig *f, cairo_t *cr, double w, double h, struct nlayout *L,
                        struct lens_err *e)
 {
@@ -418,6 +422,8 @@ static void set_group_rgb(cairo_t *cr, int g, double darken)
     cairo_set_source_rgb(cr, rgb[0] * darken, rgb[1] * darken, rgb[2] * darken);
 }
 
+/* Rectangular phylogram: a horizontal line per branch (its length), a vertical one joining
+ * an inner node's children. */
 static void draw_branches(const struct nfig *f, const struct nlayout *L, cairo_t *cr)
 {
     const struct rooted *r = &f->r;
@@ -483,6 +489,7 @@ static void draw_scale_bar(const struct nfig *f, const struct nlayout *L, cairo_
     lens_figure_label(log, cr, x1 + L->fs * 0.5, y, buf, 0.0, 0.5, 0.0);
 }
 
+/* Title and one legend line: method, how the tree is rooted, negative lengths drawn as 0. */
 static void draw_header(const struct nfig *f, const struct nlayout *L, cairo_t *cr, double w,
                         struct lens_figure_text *log)
 {

@@ -27,6 +27,8 @@ static const char *const metric_axis[LENS_P2PPLOT_NMETRICS] = {"latency (µs)", 
 const char *const lens_p2pplot_headers[LENS_P2PPLOT_NCOLS] = {
     "size", "latency median (µs)", "latency min (µs)", "bandwidth median (MB/s)", "msg rate median (/s)"};
 
+/* 900 x 560 reads well on a screen and at the PDF's text width; the mean is shown because a
+ * mean far above the median is the sign of outliers. */
 void lens_p2pplot_opts_init(struct lens_p2pplot_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -157,6 +159,8 @@ static int ranges(const struct lens_p2pfile *f, int metric, int show_mean, doubl
     return any;
 }
 
+/* Log-log axes: value decades with a grid, size ticks at powers of two, the frame, and the
+ * 0 B column with its break when there is one. */
 static void axes(cairo_t *cr, const struct frame *fr, int metric)
 {
     double fs = fr->fs, ticks[16], step;
@@ -330,6 +334,7 @@ static void legend(cairo_t *cr, const struct lens_p2pfile *f, const int *drawn, 
     lens_figure_text(cr, x + sw + 0.5 * fs, y, "across nodes", 0, 0.5, 0);
 }
 
+/* Everything placed relative to the box (x, y, w, h): the same code draws files and pages. */
 int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
                       const struct lens_p2pplot_opts *o, cairo_font_face_t *face, double x,
                       double y, double w, double h, struct lens_err *e)
@@ -511,6 +516,8 @@ int lens_p2pplot_write_dir(const struct lens_p2pfile *f, const struct lens_p2ppl
     return rc;
 }
 
+/* The formula of the metric, the statistics shown and what the markers mean: a figure in the
+ * report must be readable without the manual. */
 void lens_p2pplot_caption(const struct lens_p2pfile *f, int metric, char *buf, size_t n)
 {
     int zero = 0, inter = 0, intra = 0;
@@ -551,6 +558,7 @@ static void cell(char *buf, double v, const char *fmt, double scale)
         snprintf(buf, 32, "-");
 }
 
+/* One formatter for the command's table and the PDF's, so the two never disagree. */
 void lens_p2pplot_format_row(const struct lens_p2p_point *pt, char cells[LENS_P2PPLOT_NCOLS][32])
 {
     lens_p2pplot_format_size(pt->size_bytes, cells[0], 32);

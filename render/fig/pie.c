@@ -52,6 +52,8 @@ static int table_rows(const struct lens_pie_chart *c)
     return c->ncols > 0 ? c->nslices + 1 + (c->total_cells != NULL) : 0;
 }
 
+/* The writers' height: pies, title and table stacked; lens_pie_draw fits any box, this only
+ * says what suits. */
 double lens_pie_height(const struct lens_pie_chart *c, double w)
 {
     double fs = font_size(w);
@@ -69,6 +71,7 @@ double lens_pie_height(const struct lens_pie_chart *c, double w)
     return ceil(title + pies + table + fs);
 }
 
+/* Counts, arrays and values checked before drawing: a chart comes from the caller's data. */
 static int check_chart(const struct lens_pie_chart *c, const char *name, struct lens_err *e)
 {
     if (c->npies < 1 || c->npies > LENS_PIE_MAX || c->nslices < 0 || c->ncols < 0)
@@ -98,12 +101,14 @@ struct wedge {
     char pct[16];       /* "12.3%", kept when the name is cut */
 };
 
+/* Labels top to bottom by where they want to be. */
 static int by_want(const void *a, const void *b)
 {
     const struct wedge *x = *(const struct wedge *const *)a, *y = *(const struct wedge *const *)b;
     return (x->want > y->want) - (x->want < y->want);
 }
 
+/* Largest wedge first: they keep their labels when a side is full. */
 static int by_share_desc(const void *a, const void *b)
 {
     const struct wedge *x = *(const struct wedge *const *)a, *y = *(const struct wedge *const *)b;
@@ -378,6 +383,8 @@ static int draw_table(cairo_t *cr, const struct lens_pie_chart *c, double x, dou
     return LENS_OK;
 }
 
+/* Title, the pies side by side, then the table, in the box; a long table gets a smaller font
+ * before it may take more than 60% of the height. */
 int lens_pie_draw(cairo_t *cr, const struct lens_pie_chart *c, double x, double y, double w,
                   double h, cairo_font_face_t *face, const char *name, struct lens_err *e)
 {
@@ -518,6 +525,8 @@ static char *slot(struct lens_pie_msgsize *p, size_t k)
     return p->text + k * CELL;
 }
 
+/* A binned message-size profile as a chart: every string it points to lives in p, so the
+ * chart stays valid as long as p does. */
 int lens_pie_msgsize_init(struct lens_pie_msgsize *p, const struct lens_msgsize *m,
                           const char *title, struct lens_err *e)
 {

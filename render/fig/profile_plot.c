@@ -188,6 +188,8 @@ static int bars_check(const void *data, const char *name, struct lens_err *e)
     return LENS_OK;
 }
 
+/* The costliest functions of round k as bars: per cluster side by side (a processes round,
+ * cluster 0 the costlier), or one bar per function in its cluster's colour. */
 static int bars_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
 {
     const struct job *j = data;
@@ -336,6 +338,8 @@ static int scatter_check(const void *data, const char *name, struct lens_err *e)
     return LENS_OK;
 }
 
+/* Processes on the first two principal components; the costly ones (ICAPPA's answer) in the
+ * first colour, drawn last so that they are never hidden. */
 static int scatter_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
 {
     const struct job *j = data;
@@ -399,6 +403,7 @@ static int stagelog_check(const void *data, const char *name, struct lens_err *e
     return LENS_OK;
 }
 
+/* One dot per task and stage: seconds in the stage against the task's arrival. */
 static int times_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
 {
     const struct lens_stagelog *l = ((const struct job *)data)->l;
@@ -450,6 +455,7 @@ static int occupancy_check(const void *data, const char *name, struct lens_err *
     return LENS_OK;
 }
 
+/* One line per stage over the occupancy the command computed. */
 static int occupancy_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
 {
     const struct job *j = data;

@@ -24,6 +24,7 @@ static void format_pct(double r, char *buf, size_t n)
         snprintf(buf, n, "%.3g%%", 100 * r);
 }
 
+/* 1200 wide holds three panels and two colour bars per row at a readable size. */
 void lens_slices_opts_init(struct lens_slices_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -85,6 +86,8 @@ static void slice_range(const struct lens_cube_slices *s, int t, double *lo, dou
     *hi = mx;
 }
 
+/* Each row: caption, then original, decoded, delay bar, error panel, error bar, all panels
+ * the same square side; rows stacked under the title. */
 static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
     const struct lens_cube_slices *s = f->s;
@@ -278,6 +281,8 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cm
     lens_figure_text(cr, x0 + w / 2, y0 - f->fs * 0.35, unit, 0.5, 1.0, 0.0);
 }
 
+/* Row by row: the three panels, their rank axes and bars, the headers and the caption with
+ * the measured error; then the axis titles and the two title lines. */
 static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
     const struct lens_cube_slices *s = f->s;
@@ -468,6 +473,7 @@ static int measure(const void *data, const struct lens_figure_canvas *c, void *o
     return rc;
 }
 
+/* The tests check every panel cell's colour against the positions and ranges reported here. */
 int lens_slices_layout(const struct lens_cube_slices *s, const struct lens_slices_opts *o, struct lens_slices_layout *l,
                        struct lens_err *e)
 {

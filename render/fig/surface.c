@@ -35,6 +35,7 @@ struct view {
     double px0, pw;         /* the 3-D panel's horizontal extent */
 };
 
+/* Data to unit-cube coordinates, log2 of processes and log10 of sizes on log axes. */
 static double axis_p(const struct view *v, double p)
 {
     double f = v->logp ? log2(p) : p;
@@ -63,6 +64,7 @@ static void rotate(const struct view *v, double X, double Y, double Z, double *s
     *up = yr * v->se + z * v->ce;
 }
 
+/* Unit cube to figure units: rotate, then the fit computed by view_init. */
 static void project(const struct view *v, double X, double Y, double Z, double *px, double *py)
 {
     double sx, up;
@@ -72,6 +74,8 @@ static void project(const struct view *v, double X, double Y, double Z, double *
     *py = v->oy - v->scale * up;
 }
 
+/* Everything the projection needs, and the checks of the options and the grid; called by
+ * check, paint and the locate functions alike, so all agree on where things land. */
 static int view_init(struct view *v, const struct lens_grid *g, const struct lens_surface_opts *o,
                      struct lens_err *e)
 {
@@ -149,6 +153,7 @@ static void screen_dir(const struct view *v, double dx, double dy, double *ux, d
     *uy = n > 1e-12 ? y / n : 1;
 }
 
+/* A straight segment of the cube: orthographic projection keeps it straight. */
 static void line3(cairo_t *cr, const struct view *v, double X0, double Y0, double Z0, double X1,
                   double Y1, double Z1)
 {
@@ -227,6 +232,8 @@ static void draw_panes(cairo_t *cr, const struct view *v, const struct lens_grid
     }
 }
 
+/* Tick labels on the near floor edges and the efficiency axis on the left edge, pushed
+ * outwards from the box. */
 static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_grid *g, double xf,
                         double yf)
 {
@@ -431,6 +438,7 @@ int lens_surface_png_mem(const struct lens_grid *g, const struct lens_surface_op
     return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
+/* For tests and image maps: the same projection the drawing uses. */
 int lens_surface_locate(const struct lens_grid *g, const struct lens_surface_opts *o, double p,
                         double d, double eff, double *x, double *y, struct lens_err *e)
 {

@@ -51,6 +51,8 @@ static const char *word(const struct lens_timeline_opts *o, int k)
     return words[o->lang == 1][k];
 }
 
+/* Limits that keep a figure readable and its drawing time bounded by the window, not the
+ * trace: 4000 calls, 2000 message lines, 64 lanes. */
 void lens_timeline_opts_init(struct lens_timeline_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -308,6 +310,7 @@ static void draw_message(void *ctx, const struct lens_p2p *m, double ts, double 
     cairo_fill(cr);
 }
 
+/* The call classes, computation, message and problem instance, in the figure's language. */
 static void draw_legend(const struct layout *L, double x, double y)
 {
     const char *const *names = words[L->o->lang == 1];
@@ -420,6 +423,7 @@ static int check(const void *data, const char *name, struct lens_err *e)
     return LENS_OK;
 }
 
+/* lens_timeline_size: the height grows with the lanes shown. */
 static void size(const void *data, double *w, double *h)
 {
     const struct job *j = data;
@@ -429,6 +433,7 @@ static void size(const void *data, double *w, double *h)
     *h = H;
 }
 
+/* Title and subtitle, legend, then bands, axis, lanes, rank labels, instances and messages. */
 static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
 {
     const struct job *j = data;

@@ -15,6 +15,7 @@ static int starts(const char *s, const char *prefix)
     return !strncmp(s, prefix, strlen(prefix));
 }
 
+/* The colour class of an MPI function by its name's prefix. */
 int lens_timeline_class(const char *n)
 {
     static const char *const rma[] = {"MPI_Win_", "MPI_Put", "MPI_Get", "MPI_Accumulate",
@@ -119,6 +120,7 @@ static uint32_t top_call(const struct lens_trace *t, const struct lens_problem_i
     return lo < k->ncalls && k->calls[lo].enter == x->time ? lo : LENS_NONE;
 }
 
+/* The span of the whole trace over all ranks: the bounds any window must keep to. */
 static void trace_range(const struct lens_trace *t, double *lo, double *hi)
 {
     *lo = INFINITY;
@@ -133,6 +135,7 @@ static void trace_range(const struct lens_trace *t, double *lo, double *hi)
     }
 }
 
+/* Two binary searches per lane: counting is cheap enough to narrow the window repeatedly. */
 static size_t count_calls(const struct lens_trace *t, const struct lens_timeline_window *w)
 {
     size_t n = 0;
@@ -144,6 +147,7 @@ static size_t count_calls(const struct lens_trace *t, const struct lens_timeline
     return n;
 }
 
+/* Every problem instance on a drawn lane that overlaps the window, with its wasted span. */
 void lens_timeline_each_instance(const struct lens_trace_analysis *s, const struct lens_timeline_window *w,
                           lens_timeline_instance_fn f, void *ctx)
 {
@@ -199,6 +203,7 @@ static void count_instance(void *ctx, const struct lens_problem_result *r, int32
     ++*(size_t *)ctx;
 }
 
+/* The messages between drawn lanes whose line crosses the window, at most max of them drawn. */
 size_t lens_timeline_each_message(const struct lens_trace_analysis *s, const struct lens_timeline_window *w,
                            lens_timeline_message_fn f, void *ctx, size_t max)
 {
@@ -275,6 +280,8 @@ static void choose_lanes(const struct lens_trace *t, const struct lens_timeline_
     }
 }
 
+/* Instance first (it decides the lanes and the window), then the window, then what the
+ * window holds, which the subtitle reports. */
 int lens_timeline_select(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                          struct lens_timeline_window *w, struct lens_err *e)
 {

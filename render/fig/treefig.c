@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Kept for the commands that ask before they compute; the rule is the protocol's. */
 int lens_treefig_format(const char *path, struct lens_err *e)
 {
     return lens_figure_format(path ? path : "(null)", e);
@@ -90,6 +91,7 @@ static const char *host_part(const char *l)
     return *p == '@' && p[1] ? p + 1 : NULL;
 }
 
+/* Host groups colour the NJ tree's leaves: processes of one node should cluster together. */
 int lens_treefig_host_groups(const char *const *labels, int n, int *group)
 {
     if (!labels)
