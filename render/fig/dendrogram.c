@@ -44,6 +44,7 @@ static int check_linkage(const struct lens_hclust_step *z, int n, const char *na
         if (l < 0 || r < 0 || l >= n + s || r >= n + s || l == r || used[l] || used[r])
             rc = lens_err_set(e, LENS_EINVAL, "%s: linkage row %d joins %d and %d, which are not two "
                               "clusters available at that step", name, s, l, r);
+        /* A NaN or infinite height has no place on the axis. */
         else if (!isfinite(z[s].height))
             rc = lens_err_set(e, LENS_EINVAL, "%s: linkage row %d has height %g", name, s, z[s].height);
         else
@@ -79,6 +80,7 @@ static int check_order(const int *order, const int *cluster, int n, int k, const
      * a cut of our own: the figure must agree with the clusters CSV. */
     if (k >= 1 && !cluster)
         return lens_err_set(e, LENS_EINVAL, "%s: a cut into %d clusters needs the cluster of each leaf", name, k);
+    /* seen[] catches a leaf listed twice, which would leave another one undrawn. */
     unsigned char *seen = lens_calloc((size_t)n, 1);
     if (!seen)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d leaves", name, n);
@@ -137,6 +139,7 @@ static int dfig_prepare(struct dfig *f, struct lens_err *e)
     f->nx = lens_malloc((size_t)(2 * n - 1) * sizeof *f->nx);
     if (!f->cluster || !f->color || !f->csize || !f->nx)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d leaves", f->name, n);
+    /* -1: no colour yet; the leaf walk below hands them out. */
     for (int c = 0; c < n; c++)
         f->color[c] = -1;
     int next = 0;
@@ -181,6 +184,7 @@ static void legend_text(const struct dfig *f, char *buf, size_t n)
     /* "%.0s" swallows the empty method so that one format serves both cases. */
     size_t p = (size_t)snprintf(buf, n, o->method ? "%s linkage of %d processes" : "%.0s%d processes",
                                 o->method ? o->method : "", f->n);
+    /* The cut is described in the figure's own words, so a PNG alone says what was cut. */
     if (k == 1 && p < n)
         snprintf(buf + p, n - p, "  \xc2\xb7  1 cluster");
     if (k > 1 && p < n) {
@@ -188,6 +192,7 @@ static void legend_text(const struct dfig *f, char *buf, size_t n)
         snprintf(num, sizeof num, "%.3g", lens_dendrogram_cut_level(f->z, f->n, k) * o->scale);
         p += (size_t)snprintf(buf + p, n - p, "  \xc2\xb7  k = %d clusters, cut at %s%s%s", k, num,
                               o->unit ? " " : "", o->unit ? o->unit : "");
+        /* A note from the caller, e.g. how k was chosen ("automatic: largest gap"). */
         if (o->cut_note && p < n)
             snprintf(buf + p, n - p, " (%s)", o->cut_note);
     }
@@ -206,10 +211,12 @@ static int legend(const struct dfig *f, cairo_t *cr, double fs, double x0, doubl
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (draw)
         lens_figure_label(log, cr, x0, y, buf, 0.0, 0.5, 0.0);
+    /* The swatches follow the text on the same row. */
     double x = x0 + lens_figure_text_width(cr, buf) + fs * 1.5;
     int k = f->o->k, rows = 1;
     if (k < 2 || k > LEGEND_MAX)
         return rows;
+    /* Swatches in a smaller font than the legend's text, as in matplotlib's legends. */
     lens_figure_set_font(cr, f->face, fs * 0.85);
     for (int i = 0; i < f->n; i++) {
         int c = f->cluster[f->order[i]];
@@ -232,6 +239,7 @@ static int legend(const struct dfig *f, cairo_t *cr, double fs, double x0, doubl
             }
             break;
         }
+        /* Measured (draw 0) and drawn (draw 1) by the same walk, so the layout's row count is exact. */
         if (draw) {
             double rgb[3];
             lens_treefig_color(f->color[c], rgb);
@@ -277,6 +285,7 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
     /* 4% headroom above the root so its link does not touch the frame; all-zero heights (identical
      * processes) still get a unit axis. */
     L->top = hmax > 0 ? hmax * 1.04 : 1.0;
+    /* A first set of ticks only to measure the widest tick label for the left margin. */
     L->nticks = lens_figure_ticks(0.0, L->top, 0, 8, L->ticks, &L->tstep);
 
     lens_figure_set_font(cr, f->face, fs * 0.85);
@@ -345,6 +354,7 @@ static void draw_axis(const struct dfig *f, const struct dlayout *L, cairo_t *cr
         cairo_line_to(cr, L->px + L->pw, ty);
     }
     cairo_stroke(cr);
+    /* The axis line and its ticks, then the labels right-aligned against the ticks. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, fs * 0.08);
     cairo_move_to(cr, L->px, L->py);
@@ -395,6 +405,7 @@ static void draw_links(const struct dfig *f, const struct dlayout *L, cairo_t *c
         } else {
             set_rgb(cr, none, 1.0);
         }
+        /* The U: up the left child's leg, across at the merge height, down the right child's leg. */
         cairo_move_to(cr, xpos(L, n, f->nx[m->left]), ypos(L, hl * sc));
         cairo_line_to(cr, xpos(L, n, f->nx[m->left]), ypos(L, m->height * sc));
         cairo_line_to(cr, xpos(L, n, f->nx[m->right]), ypos(L, m->height * sc));
@@ -417,6 +428,7 @@ static void draw_leaves(const struct dfig *f, const struct dlayout *L, cairo_t *
             int c = f->cluster[f->order[i]];
             for (j = i + 1; j < n && f->cluster[f->order[j]] == c; j++)
                 ;
+            /* One rectangle per run, not per leaf: a cut of 4000 leaves is then a handful of objects. */
             lens_treefig_color(f->color[c], rgb);
             set_rgb(cr, rgb, 1.0);
             cairo_rectangle(cr, L->px + i * sp, y0, (j - i) * sp, L->strip_h);
@@ -424,6 +436,7 @@ static void draw_leaves(const struct dfig *f, const struct dlayout *L, cairo_t *
         }
         y0 += L->strip_h + L->fs * 0.3;
     }
+    /* Leaf labels after the strip; every step-th one when they would not fit. */
     lens_figure_set_font(cr, f->face, L->lab_fs);
     for (int i = 0; i < n; i += L->step) {
         int leaf = f->order[i];
@@ -454,8 +467,10 @@ static void draw_cut(const struct dfig *f, const struct dlayout *L, cairo_t *cr,
     cairo_move_to(cr, L->px, cy);
     cairo_line_to(cr, L->px + L->pw, cy);
     cairo_stroke(cr);
+    /* Back to solid lines for whatever is drawn next. */
     cairo_set_dash(cr, NULL, 0, 0);
     char buf[64];
+    /* Right-aligned above the line's end, out of the links' way. */
     snprintf(buf, sizeof buf, "cut: %d clusters", k);
     lens_figure_set_font(cr, f->face, L->fs * 0.85);
     lens_figure_label(log, cr, L->px + L->pw, cy - L->fs * 0.25, buf, 1.0, 1.0, 0.0);
@@ -480,6 +495,7 @@ static int dfig_paint(const void *data, const struct lens_figure_canvas *c, stru
 {
     struct dfig f = *(const struct dfig *)data;
     cairo_t *cr = c->cr;
+    /* The canvas's name and face for messages and text; the rest are the caller's arguments. */
     f.name = c->name;
     f.face = c->face;
     int rc = dfig_prepare(&f, e);

@@ -99,8 +99,11 @@ static void find_range(struct fig *f)
                 mx = v;
         }
     }
+    /* finite: cells with a colour; the rest are drawn in the missing colour and counted for the
+     * key under the colour bar. */
     f->finite = cnt;
     f->L.missing = (long long)n - cnt;
+    /* A fixed range (the report's common scale across lengths) wins over the data's. */
     if (o->fixed_range) {
         f->lo = o->vmin;
         f->hi = o->vmax;
@@ -124,6 +127,7 @@ static void find_range(struct fig *f)
             }
         }
     }
+    /* The log scale works on log10 of the values: positions, ticks and histogram bins alike. */
     if (o->log_scale) {
         f->llo = log10(f->lo);
         /* Kept as a reciprocal: scale_pos runs once per pixel of the map. */
@@ -260,6 +264,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     L->map_w = mw < 1 ? 1 : mw;
     L->map_h = mh < 1 ? 1 : mh;
     /* Whole units: the PNG raster then covers whole pixels and nearest filtering adds no seams. */
+    /* The map centred in its area, the colour bar right of it and the histogram right of that,
+     * all as tall as the map. */
     L->map_x = floor(left + (aw - L->map_w) / 2);
     L->map_y = floor(top + (ah - L->map_h) / 2);
     L->cbar_x = L->map_x + L->map_w + fs;
@@ -312,6 +318,7 @@ static int fill_raster(const struct fig *f, uint32_t *pix, int stride, int w, in
             memcpy(row, row - stride, (size_t)w * sizeof *row);
             continue;
         }
+        /* The matrix row, then pixels left to right taking each cell's colour once. */
         const double *mrow = f->m + (size_t)i * f->cols;
         int prev_j = -1;
         uint32_t c = 0;
@@ -396,6 +403,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
 
     double ch = L->map_h / f->rows, cw = L->map_w / f->cols;
     /* Ticks at the centres of the labelled rows and columns, all in one path and one stroke. */
+    /* Row ticks on the left edge, column ticks under the bottom edge, one path for all. */
     for (int i = 0; i < f->rows; i += L->row_step) {
         cairo_move_to(cr, L->map_x, L->map_y + (i + 0.5) * ch);
         cairo_rel_line_to(cr, -tick, 0);
@@ -406,6 +414,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     }
     cairo_stroke(cr);
 
+    /* Row labels right-aligned against the ticks. */
     lens_figure_set_font(cr, f->face, f->lab_fs);
     for (int i = 0; i < f->rows; i += L->row_step)
         lens_figure_text(cr, L->map_x - tick - fs * 0.2, L->map_y + (i + 0.5) * ch,
@@ -419,12 +428,14 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
         else
             lens_figure_text(cr, L->map_x + (j + 0.5) * cw, ly, buf, 0.5, 0.0, 0.0);
     }
+    /* Axis titles outside the labels: the y title rotated, left of the widest row label. */
     lens_figure_set_font(cr, f->face, fs);
     if (o->xlabel)
         lens_figure_text(cr, L->map_x + L->map_w / 2, ly + f->col_h + fs * 0.3, o->xlabel, 0.5, 0.0, 0.0);
     if (o->ylabel)
         lens_figure_text(cr, L->map_x - tick - fs * 0.5 - f->row_w, L->map_y + L->map_h / 2,
                          o->ylabel, 0.5, 1.0, -M_PI / 2);
+    /* The title centred on the whole figure, not the map: it also spans the colour bar. */
     if (o->title) {
         lens_figure_set_font(cr, f->face, fs * 1.25);
         lens_figure_text(cr, o->width / 2.0, fs, o->title, 0.5, 0.0, 0.0);
@@ -449,6 +460,7 @@ static void draw_colour_bar(const struct fig *f, cairo_t *cr)
                         k == LENS_CMAP_SIZE - 1 ? sh : sh * 1.5);
         cairo_fill(cr);
     }
+    /* Frame of the bar on top of the strips, with its ticks, in one stroke. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, fs * 0.08);
     cairo_rectangle(cr, L->cbar_x, L->cbar_y, L->cbar_w, L->cbar_h);
@@ -458,6 +470,7 @@ static void draw_colour_bar(const struct fig *f, cairo_t *cr)
         cairo_rel_line_to(cr, tick, 0);
     }
     cairo_stroke(cr);
+    /* Tick labels left-aligned right of the ticks: the column layout() reserved for them. */
     lens_figure_set_font(cr, f->face, f->lab_fs);
     for (int i = 0; i < f->nticks; i++) {
         double ty = L->cbar_y + L->cbar_h * (1.0 - scale_pos(f, f->ticks[i]));
@@ -523,6 +536,8 @@ static int draw(struct fig *f, cairo_t *cr, int vector_max, int raster_max, stru
     cairo_paint(cr);
     int rc = LENS_OK;
     /* PNG: a raster of exactly the map's pixels, one pixel per pixel, nothing resampled. */
+    /* PNG: pixel-exact raster. SVG: vector cells when the matrix is small enough, else a raster
+     * of at most raster_max a side embedded in the SVG. */
     if (raster_max == 0)
         rc = draw_map_raster(f, cr, (int)L->map_w, (int)L->map_h, e);
     else if (f->rows <= vector_max && f->cols <= vector_max)
@@ -532,6 +547,7 @@ static int draw(struct fig *f, cairo_t *cr, int vector_max, int raster_max, stru
                              f->rows < raster_max ? f->rows : raster_max, e);
     if (rc)
         return rc;
+    /* Axes and the colour bar over the map: its frame must not be covered by cells. */
     draw_axes(f, cr);
     draw_colour_bar(f, cr);
     if (f->o->histogram) {

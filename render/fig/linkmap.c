@@ -50,6 +50,7 @@ void lens_linkmap_colour(int id, double rgb[3])
 {
     unsigned char c[3];
     lens_linkmap_rgb8(id, c);
+    /* Bytes back to [0, 1], so cairo gets exactly the colour the raster pixels have. */
     for (int t = 0; t < 3; t++)
         rgb[t] = c[t] / 255.0;
 }
@@ -58,6 +59,7 @@ void lens_linkmap_colour(int id, double rgb[3])
 void lens_linkmap_format_delay(double s, char *buf, size_t n)
 {
     static const char *const unit[] = {"ns", "\xc2\xb5s", "ms", "s"};
+    /* A cluster whose mean is missing (all its delays NaN) says so instead of "nan ns". */
     if (!isfinite(s)) {
         snprintf(buf, n, "n/a");
         return;
@@ -127,6 +129,7 @@ static int find_blocks(struct fig *f, struct lens_err *e)
     f->block = lens_malloc((size_t)(n + 1) * sizeof *f->block);
     if (!f->block)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->name);
+    /* A block starts where the host name changes; block[nblock] = P closes the last one. */
     f->nblock = 0;
     for (int i = 0; i < P; i++)
         if (i == 0 || !lab[i] || !lab[i - 1] || strcmp(lab[i], lab[i - 1]) != 0)
@@ -138,6 +141,7 @@ static int find_blocks(struct fig *f, struct lens_err *e)
 
 static const char *block_name(const struct fig *f, int b, char *buf, size_t n)
 {
+    /* A missing host name shows as "?", not as an empty label. */
     const char *s = f->o->labels[f->block[b]];
     lens_figure_ellipsize(s ? s : "?", LABEL_CP, buf, n);
     return buf;
@@ -148,6 +152,7 @@ static int rank_step(int n, double fit)
 {
     static const int m125[3] = {1, 2, 5};
     int step = 1;
+    /* The same 1, 2, 5 ladder as the heatmap, so rank labels land on round numbers. */
     for (int mag = 1; mag < (1 << 24); mag *= 10)
         for (int t = 0; t < 3; t++) {
             step = m125[t] * mag;
@@ -159,6 +164,7 @@ static int rank_step(int n, double fit)
 
 static double cluster_mean(const struct lens_links *r, int u)
 {
+    /* The legend's one number per cluster: its mean delay over the lengths, as the CSV gives it. */
     double m = 0;
     /* The legend's one number per cluster: its mean delay over the lengths, as the CSV gives it. */
     for (int l = 0; l < r->nlen; l++)
@@ -199,6 +205,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
      * which sits next to this one in the report. */
     double fs = fmin(f->w, f->h) / 52.0;
     fs = fs < 7 ? 7 : fs > 14 ? 14 : fs;
+    /* Axis labels a little smaller than the titles; legend rows one and a half label heights. */
     f->fs = fs;
     f->lab_fs = fs * 0.88;
     f->row_h = f->lab_fs * 1.45;
@@ -206,6 +213,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     char buf[96];
 
     lens_figure_set_font(cr, f->face, f->lab_fs);
+    /* The row labels' width sets the left margin: host names or the largest rank number. */
     if (f->hosts) {
         f->lab_w = 0;
         for (int b = 0; b < f->nblock; b++)
@@ -267,6 +275,7 @@ static int draw_raster(const struct fig *f, cairo_t *cr, struct lens_err *e)
         cairo_surface_destroy(img);
         return lens_err_set(e, LENS_ENOMEM, "%s: cannot make a %dx%d image for the map", f->name, n, n);
     }
+    /* Pixels written behind cairo's back: flush first so no pending drawing overwrites them. */
     cairo_surface_flush(img);
     uint32_t *pix = (uint32_t *)(void *)cairo_image_surface_get_data(img);
     int stride = cairo_image_surface_get_stride(img) / 4;
@@ -280,6 +289,7 @@ static int draw_raster(const struct fig *f, cairo_t *cr, struct lens_err *e)
     }
     /* Written behind cairo's back: drop any cached copy before it is drawn. */
     cairo_surface_mark_dirty(img);
+    /* Scaled up to the map's size with nearest filtering: sharp cells, no blending of clusters. */
     const struct lens_linkmap_layout *L = &f->L;
     cairo_save(cr);
     cairo_translate(cr, L->map_x, L->map_y);
@@ -300,6 +310,8 @@ static void draw_vector(const struct fig *f, cairo_t *cr)
     const struct lens_links *r = f->r;
     const struct lens_linkmap_layout *L = &f->L;
     int P = r->procs;
+    /* ov: each rectangle reaches a little under its right and lower neighbours (drawn later),
+     * so viewers that antialias every path show no hairlines between cells. */
     double c = L->map_w / P, ov = fmin(0.3, 0.25 * c);
     for (int i = 0; i < P; i++) {
         const int *row = r->label + (size_t)i * P;
@@ -310,6 +322,7 @@ static void draw_vector(const struct fig *f, cairo_t *cr)
             while (j1 < P && row[j1] == row[j])
                 j1++;
             double rgb[3];
+            /* The run's colour, then one rectangle for the whole run. */
             lens_linkmap_colour(row[j], rgb);
             cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
             cairo_rectangle(cr, L->map_x + j * c, L->map_y + i * c, (j1 - j) * c + (j1 < P ? ov : 0),
@@ -342,11 +355,13 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
         }
         cairo_stroke(cr);
     }
+    /* The frame over the cells and separators. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, fs * 0.08);
     cairo_rectangle(cr, L->map_x, L->map_y, L->map_w, L->map_h);
     cairo_stroke(cr);
     lens_figure_set_font(cr, f->face, f->lab_fs);
+    /* Labels a quarter em off the ticks: lx right edge of row labels, ly top of column labels. */
     double ly = L->map_y + L->map_h + tick + fs * 0.25, lx = L->map_x - tick - fs * 0.25;
     if (f->hosts) {
         /* one label per host block, at its middle; columns read upwards when crowded */
@@ -355,6 +370,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
             narrowest = fmin(narrowest, (f->block[b + 1] - f->block[b]) * c);
         /* Blocks narrower than a line of text get every rstep-th label, so that names never overlap. */
         int rstep = f->lab_fs * 1.2 > narrowest ? (int)ceil(f->lab_fs * 1.2 / narrowest) : 1;
+        /* Ticks at every block's middle, labels only every rstep-th. */
         for (int b = 0; b < f->nblock; b++) {
             double mid = (f->block[b] + f->block[b + 1]) / 2.0 * c;
             cairo_move_to(cr, L->map_x - tick, L->map_y + mid);
@@ -367,6 +383,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
             double mid = (f->block[b] + f->block[b + 1]) / 2.0 * c;
             block_name(f, b, buf, sizeof buf);
             lens_figure_text(cr, lx, L->map_y + mid, buf, 1.0, 0.5, 0.0);
+            /* Rotated column labels read upwards, their end against the tick. */
             if (f->rot)
                 lens_figure_text(cr, L->map_x + mid, ly, buf, 1.0, 0.5, -M_PI / 2);
             else
@@ -388,6 +405,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
             lens_figure_text(cr, L->map_x + (i + 0.5) * c, ly, buf, 0.5, 0.0, 0.0);
         }
     }
+    /* Default axis titles say what the labels are (host blocks or ranks). */
     lens_figure_set_font(cr, f->face, fs);
     const char *xl = o->xlabel ? o->xlabel : f->hosts ? "column (host)" : "column (rank)";
     const char *yl = o->ylabel ? o->ylabel : f->hosts ? "row (host)" : "row (rank)";
@@ -422,13 +440,16 @@ static void draw_legend(const struct fig *f, cairo_t *cr)
     lens_figure_set_font(cr, f->face, f->lab_fs);
     for (int col = 0; col < L->legend_cols; col++) {
         double x0 = L->legend_x + col * (cw + fs * 1.5);
+        /* Right edges of the number columns: numbers are right-aligned so their digits line up. */
         double xi = x0 + sw + fs * 0.5 + f->col_id, xs = xi + fs * 0.9 + f->col_size, xm = x0 + cw;
         double y = L->legend_y + rh / 2;
+        /* Column headings in grey, above the entries. */
         cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
         lens_figure_text(cr, xi, y, "#", 1.0, 0.5, 0.0);
         lens_figure_text(cr, xs, y, "links", 1.0, 0.5, 0.0);
         lens_figure_text(cr, xm, y, "mean delay", 1.0, 0.5, 0.0);
         for (int t = 0; t < f->legend_rows; t++) {
+            /* Column-major: cluster numbers run down a column, then on in the next. */
             int u = col * f->legend_rows + t;
             if (u >= r->k)
                 break;

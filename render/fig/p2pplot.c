@@ -18,12 +18,14 @@ static const double PALETTE[8][3] = {
     {0.835, 0.369, 0.000}, {0.000, 0.447, 0.698}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
     {0.902, 0.624, 0.000}, {0.337, 0.706, 0.914}, {0.000, 0.000, 0.000}, {0.500, 0.500, 0.500}};
 
+/* File names, figure titles and axis titles per metric, indexed by enum lens_p2pplot_metric. */
 static const char *const metric_names[LENS_P2PPLOT_NMETRICS] = {"latency", "bandwidth", "msg_rate"};
 static const char *const metric_titles[LENS_P2PPLOT_NMETRICS] = {
     "One-way latency (ping-pong)", "Bandwidth (window of messages)", "Message rate (window of messages)"};
 static const char *const metric_axis[LENS_P2PPLOT_NMETRICS] = {"latency (µs)", "bandwidth (MB/s)",
                                                                "messages per second"};
 
+/* The table's headings, shared by the command's output and the PDF. */
 const char *const lens_p2pplot_headers[LENS_P2PPLOT_NCOLS] = {
     "size", "latency median (µs)", "latency min (µs)", "bandwidth median (MB/s)", "msg rate median (/s)"};
 
@@ -40,6 +42,7 @@ void lens_p2pplot_opts_init(struct lens_p2pplot_opts *o)
 
 const char *lens_p2pplot_metric_name(int metric)
 {
+    /* NULL outside the enum: callers building file names must not get a stray pointer. */
     return metric >= 0 && metric < LENS_P2PPLOT_NMETRICS ? metric_names[metric] : NULL;
 }
 
@@ -53,6 +56,7 @@ void lens_p2pplot_format_size(long long bytes, char *buf, size_t n)
         v /= 1024;
         u++;
     }
+    /* Bytes are exact: "512 B", not "512.0 B"; the larger units get three significant digits. */
     if (u == 0)
         snprintf(buf, n, "%lld B", bytes);
     else
@@ -133,6 +137,7 @@ static int ranges(const struct lens_p2pfile *f, int metric, int show_mean, doubl
                   double *slo, double *shi, int *zero)
 {
     int any = 0;
+    /* Empty ranges start inverted: the first drawable value sets both ends. */
     *vlo = INFINITY, *vhi = -INFINITY, *slo = INFINITY, *shi = -INFINITY;
     *zero = 0;
     for (int p = 0; p < f->npairs; p++)
@@ -146,6 +151,7 @@ static int ranges(const struct lens_p2pfile *f, int metric, int show_mean, doubl
                 any = 1;
                 *vlo = fmin(*vlo, v);
                 *vhi = fmax(*vhi, v);
+                /* 0 B widens the value range but not the size range: it has its own column. */
                 if (pt->size_bytes == 0) {
                     *zero = 1;
                 } else {
@@ -168,6 +174,7 @@ static void axes(cairo_t *cr, const struct frame *fr, int metric)
     /* horizontal grid and value ticks */
     /* Decade ticks (with 2x and 5x when there are few decades) from the log helper. */
     int nt = lens_figure_ticks(pow(10, fr->d0), pow(10, fr->d1), 1, 10, ticks, &step);
+    /* Grid lines first, each with its label at the left end. */
     cairo_set_line_width(cr, 0.06 * fs);
     for (int i = 0; i < nt; i++) {
         double y = fy(fr, ticks[i]);
@@ -200,6 +207,7 @@ static void axes(cairo_t *cr, const struct frame *fr, int metric)
             lens_figure_text(cr, x, fr->py1 + 0.6 * fs, buf, 0.5, 0, 0);
         }
     }
+    /* The frame after the ticks, so the tick stubs start at its edge. */
     cairo_set_line_width(cr, 0.08 * fs);
     cairo_rectangle(cr, fr->px0, fr->py0, fr->px1 - fr->px0, fr->py1 - fr->py0);
     cairo_stroke(cr);
@@ -211,6 +219,7 @@ static void axes(cairo_t *cr, const struct frame *fr, int metric)
         lens_figure_text(cr, fr->zx, fr->py1 + 0.6 * fs, "0", 0.5, 0, 0);
         /* The break sits between the 0 column and the log axis, a little towards the axis. */
         double bx = (fr->zx + fr->lx0) / 2 + 0.1 * (fr->lx0 - fr->zx), g = 0.22 * fs;
+        /* A dotted grey line up from the break separates the 0 column from the log axis. */
         double dash[2] = {0.15 * fs, 0.25 * fs};
         cairo_save(cr);
         cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
@@ -223,6 +232,7 @@ static void axes(cairo_t *cr, const struct frame *fr, int metric)
         cairo_set_source_rgb(cr, 1, 1, 1);
         cairo_rectangle(cr, bx - g, fr->py1 - 0.3 * fs, 2 * g, 0.6 * fs);
         cairo_fill(cr);
+        /* Two short slanted strokes across the gap: the break mark. */
         cairo_set_source_rgb(cr, 0, 0, 0);
         for (int s = -1; s <= 1; s += 2) {
             cairo_move_to(cr, bx + s * g - 0.2 * fs, fr->py1 + 0.35 * fs);
@@ -252,6 +262,7 @@ static void series(cairo_t *cr, const struct frame *fr, const struct lens_p2p_pa
                 open = 0; /* a gap where a value is missing */
                 continue;
             }
+            /* Consecutive points joined; after a gap the line starts afresh with move_to. */
             double x = fx(fr, (double)q->pt[k].size_bytes), y = fy(fr, v);
             if (open)
                 cairo_line_to(cr, x, y);
@@ -283,10 +294,12 @@ static void legend(cairo_t *cr, const struct lens_p2pfile *f, const int *drawn, 
     for (int p = 0; p < f->npairs; p++) {
         if (!drawn[p])
             continue;
+        /* Every drawable pair counts, shown or not, for the "+ N more" line. */
         total++;
         /* Room is kept for the "+ N more" line and the key below the entries. */
         if (shown >= max || y + lh > ymax - 4 * lh)
             continue;
+        /* The entry repeats the series' look: its colour, line and marker shape. */
         colour(cr, p);
         cairo_set_line_width(cr, 0.14 * fs);
         cairo_move_to(cr, x, y);
@@ -298,9 +311,11 @@ static void legend(cairo_t *cr, const struct lens_p2pfile *f, const int *drawn, 
         int maxcp = (int)((w - sw - 0.5 * fs) / (0.55 * fs));
         lens_figure_ellipsize(f->pair[p].label, maxcp > 4 ? maxcp : 4, buf, sizeof buf);
         lens_figure_text(cr, x + sw + 0.5 * fs, y, buf, 0, 0.5, 0);
+        /* One line height per entry; labels cut so that they never run off the figure. */
         y += lh;
         shown++;
     }
+    /* What did not fit is counted rather than dropped silently. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (shown < total) {
         snprintf(buf, sizeof buf, "+ %d more", total - shown);
@@ -316,6 +331,7 @@ static void legend(cairo_t *cr, const struct lens_p2pfile *f, const int *drawn, 
     cairo_stroke(cr);
     lens_figure_text(cr, x + sw + 0.5 * fs, y, "median", 0, 0.5, 0);
     y += lh;
+    /* The mean's key only when the mean is drawn. */
     if (show_mean) {
         double dash[2] = {0.5 * fs, 0.3 * fs};
         cairo_set_line_width(cr, 0.07 * fs);
@@ -327,6 +343,7 @@ static void legend(cairo_t *cr, const struct lens_p2pfile *f, const int *drawn, 
         lens_figure_text(cr, x + sw + 0.5 * fs, y, "mean", 0, 0.5, 0);
         y += lh;
     }
+    /* Marker shapes: circles for pairs inside a node, squares for pairs across nodes. */
     marker(cr, x + sw / 2, y, 0.26 * fs, 0);
     lens_figure_text(cr, x + sw + 0.5 * fs, y, "within a node", 0, 0.5, 0);
     y += lh;
@@ -344,6 +361,7 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
         lens_p2pplot_opts_init(&def);
         o = &def;
     }
+    /* Checked here too: this is also a public function drawing into a caller's box. */
     if (metric < 0 || metric >= LENS_P2PPLOT_NMETRICS)
         return lens_err_set(e, LENS_EINVAL, "%s: no p2p figure %d", f->path, metric);
     if (!(w >= 100 && h >= 80))
@@ -394,13 +412,16 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
         fr.lx0 = fr.px0 + zw;
     }
 
+    /* The title centred over the plot, not the whole figure, so that it does not sit over the legend. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     lens_figure_set_font(cr, face, 1.2 * fs);
     lens_figure_text(cr, (fr.px0 + fr.px1) / 2, y + 0.5 * fs, o->title ? o->title : metric_titles[metric],
                      0.5, 0, 0);
+    /* Axis labels a little smaller than the titles. */
     lens_figure_set_font(cr, face, 0.85 * fs);
     axes(cr, &fr, metric);
     lens_figure_set_font(cr, face, fs);
+    /* Axis titles: size under the plot, the metric and its unit rotated on the left. */
     lens_figure_text(cr, (fr.px0 + fr.px1) / 2, y + h - 0.3 * fs, "message size", 0.5, 1, 0);
     lens_figure_text(cr, x + 0.2 * fs, (fr.py0 + fr.py1) / 2, metric_axis[metric], 0.5, 0, -M_PI / 2);
     if (!any) {
