@@ -100,6 +100,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     f->lab_fs = fs * 0.88;
     double pad = fs * 1.1, tick = fs * 0.35;
     char buf[64];
+    /* Each row's colour range first: the unit for the whole figure follows the largest of them. */
     double vmax = 0;
     for (int t = 0; t < n; t++) {
         slice_range(s, t, &f->L.vmin[t], &f->L.vmax[t]);
@@ -127,11 +128,13 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     /* Below 24 units a panel shows nothing readable: refuse rather than draw specks. */
     if (side < 24)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for %d slices", f->name, f->w, f->h, n);
+    /* The three panels and two bars centred in the width as one block. */
     double x0 = floor(f->x + left + (f->w - left - pad - 3 * side - fixed) / 2);
     f->L.side = side;
     f->cbar_x = x0 + 2 * side + gap + gbar;
     f->ecbar_x = f->cbar_x + cbar_part + gap * 1.5 + side + gbar;
     f->cbar_w = fs * 1.2;
+    /* Every row has the same x positions; only y moves down a row at a time. */
     for (int t = 0; t < n; t++) {
         f->L.orig_x[t] = x0;
         f->L.dec_x[t] = x0 + side + gap;
@@ -161,11 +164,13 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
         cairo_surface_destroy(img);
         return lens_err_set(e, LENS_ENOMEM, "%s: cannot make a %dx%d image", f->name, n, n);
     }
+    /* The colour map as pixels, and the missing colour for the diagonal and NaN. */
     uint32_t lut[LENS_CMAP_SIZE];
     unsigned char miss[3];
     lens_colormap_lut(cmap, lut);
     lens_colormap_missing(cmap, miss);
     uint32_t missing = 0xff000000u | (uint32_t)miss[0] << 16 | (uint32_t)miss[1] << 8 | miss[2];
+    /* Pixels written straight into the image: flush so that cairo holds nothing pending. */
     cairo_surface_flush(img);
     uint32_t *pix = (uint32_t *)(void *)cairo_image_surface_get_data(img);
     int stride = cairo_image_surface_get_stride(img) / 4;
@@ -193,6 +198,7 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
     cairo_fill(cr);
     cairo_restore(cr);
     cairo_surface_destroy(img);
+    /* A thin frame: light cells would otherwise fade into the white page. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, f->fs * 0.08);
     cairo_rectangle(cr, px, py, side, side);
@@ -211,6 +217,7 @@ static void draw_ranks(const struct fig *f, cairo_t *cr, int t)
     int P = f->s->procs;
     double side = f->L.side, c = side / P, tick = f->fs * 0.35, y0 = f->L.y[t];
     char buf[32];
+    /* Ticks at every rank_step-th rank, in one path. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, f->fs * 0.08);
     for (int i = 0; i < P; i += f->rank_step) {
@@ -224,6 +231,7 @@ static void draw_ranks(const struct fig *f, cairo_t *cr, int t)
         }
     }
     cairo_stroke(cr);
+    /* Rank numbers left of the first panel and under all three. */
     lens_figure_set_font(cr, f->face, f->lab_fs);
     for (int i = 0; i < P; i += f->rank_step) {
         snprintf(buf, sizeof buf, "%d", i);
@@ -241,6 +249,7 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cm
     /* the bar is a 1 x 256 image scaled up: no seams between strips */
     cairo_surface_t *bar = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, LENS_CMAP_SIZE);
     if (cairo_surface_status(bar) == CAIRO_STATUS_SUCCESS) {
+        /* Top of the bar = largest value: the table is written bottom-up into the 1-pixel-wide image. */
         uint32_t lut[LENS_CMAP_SIZE];
         lens_colormap_lut(cmap, lut);
         cairo_surface_flush(bar);
@@ -263,6 +272,7 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cm
     /* Ticks one per 2.4 label heights, 2..8 of them. */
     int maxt = (int)(hgt / (f->lab_fs * 2.4));
     int nt = lens_figure_ticks(lo, hi, 0, maxt < 2 ? 2 : maxt > 8 ? 8 : maxt, ticks, &step);
+    /* The bar's frame and its ticks in one stroke, then the tick labels to the right. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, f->fs * 0.08);
     cairo_rectangle(cr, x0, y0, w, hgt);
@@ -278,6 +288,7 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cm
         lens_figure_text(cr, x0 + w + tick + f->fs * 0.2, y0 + hgt * (1 - (ticks[k] - lo) / (hi - lo)), buf, 0.0,
                          0.5, 0.0);
     }
+    /* The unit above the bar. */
     lens_figure_text(cr, x0 + w / 2, y0 - f->fs * 0.35, unit, 0.5, 1.0, 0.0);
 }
 
@@ -289,6 +300,7 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     size_t P2 = (size_t)s->procs * s->procs;
     double fs = f->fs;
     char buf[256], a[32], b[32], bound[48];
+    /* White under the whole box: the figure may be drawn onto a page that is not. */
     cairo_rectangle(cr, f->x, f->y, f->w, f->h);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_fill(cr);
@@ -300,11 +312,13 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
         const double *o = s->orig + t * P2, *d = s->dec + t * P2;
         for (size_t q = 0; q < P2; q++) /* the rule of lens_cube_slices_measure */
             err[q] = !isfinite(o[q]) ? NAN : o[q] != 0 ? fabs(d[q] - o[q]) / fabs(o[q]) : d[q] == o[q] ? 0 : INFINITY;
+        /* Original and decoded share the row's range; the error panel has its own grey scale. */
         int rc = draw_panel(f, cr, o, f->L.orig_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], LENS_CMAP_VIRIDIS, e);
         if (rc == LENS_OK)
             rc = draw_panel(f, cr, d, f->L.dec_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], LENS_CMAP_VIRIDIS, e);
         if (rc == LENS_OK)
             rc = draw_panel(f, cr, err, f->L.err_x[t], f->L.y[t], 0, f->L.emax[t], LENS_CMAP_GREY, e);
+        /* A panel that cannot be made (no memory for the image) ends the figure with the error. */
         if (rc) {
             lens_free(err);
             return rc;
@@ -313,12 +327,14 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
         draw_cbar(f, cr, t, f->cbar_x, LENS_CMAP_VIRIDIS, f->L.vmin[t] * f->mult, f->L.vmax[t] * f->mult, f->unit);
         /* The error bar in percent, from 0 to the bound: a cell at the top colour is at the bound. */
         draw_cbar(f, cr, t, f->ecbar_x, LENS_CMAP_GREY, 0, 100 * f->L.emax[t], "%");
+        /* Panel headings a little above each panel. */
         double side = f->L.side, hy = f->L.y[t] - f->lab_fs * 0.4;
         cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
         lens_figure_set_font(cr, f->face, f->lab_fs);
         lens_figure_text(cr, f->L.orig_x[t] + side / 2, hy, "original", 0.5, 1.0, 0.0);
         lens_figure_text(cr, f->L.dec_x[t] + side / 2, hy, "compressed (decoded)", 0.5, 1.0, 0.0);
         lens_figure_text(cr, f->L.err_x[t] + side / 2, hy, "relative error |v' - v| / |v|", 0.5, 1.0, 0.0);
+        /* The caption quotes the measured errors from the slices, not re-measured here. */
         format_pct(s->err_max[t], a, sizeof a);
         format_pct(s->err_rms[t], b, sizeof b);
         snprintf(buf, sizeof buf, "%d B: relative error max %s, RMS %s over %ld elements", s->lengths[t], a, b,

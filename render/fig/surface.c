@@ -17,6 +17,8 @@
 
 void lens_surface_opts_default(struct lens_surface_opts *o)
 {
+    /* An azimuth of -60 and elevation of 30 degrees (matplotlib's 3-D default view) show both
+     * axes and the surface's slope; 1100 x 520 fits the surface and its map side by side. */
     memset(o, 0, sizeof *o);
     o->azimuth = -60;
     o->elevation = 30;
@@ -49,6 +51,7 @@ static double axis_d(const struct view *v, double d)
     return v->d1 > v->d0 ? (f - v->d0) / (v->d1 - v->d0) : 0.5;
 }
 
+/* Efficiency onto the box's height; view_init has made zhi > zlo. */
 static double axis_e(const struct view *v, double e) { return (e - v->zlo) / (v->zhi - v->zlo); }
 
 /* Unit-cube coordinates to screen-space before the fit: (sx, up). */
@@ -90,6 +93,7 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
     if (g->np == 0 || g->nd == 0)
         return lens_err_set(e, LENS_EINVAL, "surface: %s has no configuration with a valid run",
                             g->app ? g->app : "grid");
+    /* Axis ranges from the sorted grid: the first and last process counts and sizes. */
     v->logp = o->log_procs;
     v->logd = o->log_size;
     v->p0 = v->logp ? log2(g->procs[0]) : g->procs[0];
@@ -109,11 +113,13 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
         }
     v->zlo = lo;
     v->zhi = hi;
+    /* Degrees to radians once: rotate() runs for every corner of every cell. */
     double az = o->azimuth * M_PI / 180, el = o->elevation * M_PI / 180;
     v->ca = cos(az);
     v->sa = sin(az);
     v->ce = cos(el);
     v->se = sin(el);
+    /* The figure's size in units: the panels and margins below are fractions of it. */
     v->W = o->width;
     v->H = o->height;
     /* The 3-D panel takes the left 54 %; fit the projected cube with room for labels. */
@@ -157,6 +163,7 @@ static void screen_dir(const struct view *v, double dx, double dy, double *ux, d
 static void line3(cairo_t *cr, const struct view *v, double X0, double Y0, double Z0, double X1,
                   double Y1, double Z1)
 {
+    /* Project both ends, then draw: cairo has no 3-D. */
     double x, y;
     project(v, X0, Y0, Z0, &x, &y);
     cairo_move_to(cr, x, y);
@@ -206,6 +213,7 @@ static void draw_panes(cairo_t *cr, const struct view *v, const struct lens_grid
             c ? cairo_line_to(cr, x, y) : cairo_move_to(cr, x, y);
         }
         cairo_close_path(cr);
+        /* Panes in a light grey with a darker outline, as in matplotlib's 3-D axes. */
         cairo_set_source_rgb(cr, 0.965, 0.965, 0.965);
         cairo_fill_preserve(cr);
         cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
@@ -215,16 +223,19 @@ static void draw_panes(cairo_t *cr, const struct view *v, const struct lens_grid
     /* Grid lines on the panes at every tick: reading a height off the walls. */
     cairo_set_source_rgb(cr, 0.82, 0.82, 0.82);
     cairo_set_line_width(cr, 0.6);
+    /* Constant-p lines on the floor and up the far d wall. */
     for (size_t k = 0; k < npt; k++) {
         double X = axis_p(v, pt[k]);
         line3(cr, v, X, 0, 0, X, 1, 0);
         line3(cr, v, X, yf, 0, X, yf, 1);
     }
+    /* Constant-d lines on the floor and up the far p wall. */
     for (size_t k = 0; k < ndt; k++) {
         double Y = axis_d(v, dt[k]);
         line3(cr, v, 0, Y, 0, 1, Y, 0);
         line3(cr, v, xf, Y, 0, xf, Y, 1);
     }
+    /* Constant-efficiency lines on both far walls. */
     for (size_t k = 0; k < nzt; k++) {
         double Z = axis_e(v, zt[k]);
         line3(cr, v, xf, 0, Z, xf, 1, Z);
@@ -239,12 +250,14 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
 {
     double pt[32], dt[32], zt[32], ux, uy, x, y;
     char buf[64];
+    /* The same ticks as the grid lines of draw_panes, so labels sit at their ends. */
     size_t npt = axis_ticks(g->procs[0], g->procs[g->np - 1], v->logp ? 2 : 0, pt, 32);
     size_t ndt = axis_ticks(g->size[0], g->size[g->nd - 1], v->logd ? 10 : 0, dt, 32);
     size_t nzt = lens_gridmap_ticks(v->zlo, v->zhi, zt, 32);
     double yn = 1 - yf, xn = 1 - xf; /* near edges carry the labels */
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_set_font_size(cr, 11);
+    /* Process labels along the near p edge, pushed away from the box by 8 units. */
     screen_dir(v, 0, yn - 0.5, &ux, &uy);
     for (size_t k = 0; k < npt; k++) {
         project(v, axis_p(v, pt[k]), yn, 0, &x, &y);
@@ -252,9 +265,11 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
         lens_gridmap_text(cr, buf, x + 8 * ux, y + 8 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
     }
     cairo_set_font_size(cr, 13);
+    /* The axis title further out (34 units), clear of the tick labels. */
     project(v, 0.5, yn, 0, &x, &y);
     lens_gridmap_text(cr, "processes", x + 34 * ux, y + 34 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
     cairo_set_font_size(cr, 11);
+    /* Size labels along the near d edge, likewise. */
     screen_dir(v, xn - 0.5, 0, &ux, &uy);
     for (size_t k = 0; k < ndt; k++) {
         project(v, xn, axis_d(v, dt[k]), 0, &x, &y);
@@ -276,6 +291,7 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
             cy = c >> 1;
         }
     }
+    /* Efficiency labels right-aligned left of that edge. */
     cairo_set_font_size(cr, 11);
     for (size_t k = 0; k < nzt; k++) {
         project(v, cx, cy, axis_e(v, zt[k]), &x, &y);
@@ -284,6 +300,7 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
     }
     cairo_set_font_size(cr, 13);
     project(v, cx, cy, 0.5, &x, &y);
+    /* The efficiency title rotated, left of its tick labels. */
     cairo_save(cr);
     cairo_translate(cr, x - 44, y);
     cairo_rotate(cr, -M_PI / 2);
@@ -322,9 +339,11 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
             /* Two or more corners missing: no cell at all, the gap shows that nothing was measured. */
             if (present < 3)
                 continue;
+            /* The cell's corners in order around it, so the path is a simple polygon. */
             const double P[4] = {g->procs[i], g->procs[i + 1], g->procs[i + 1], g->procs[i]};
             const double D[4] = {g->size[j], g->size[j], g->size[j + 1], g->size[j + 1]};
             int first = 1;
+            /* Missing corners are skipped: three corners make the triangle that keeps the gap honest. */
             for (int k = 0; k < 4; k++) {
                 if (isnan(c[k]))
                     continue;
@@ -334,6 +353,7 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
                 first = 0;
             }
             cairo_close_path(cr);
+            /* The cell in the colour of its mean efficiency, the colour bar's mapping. */
             double rgb[3];
             lens_gridmap_colour(axis_e(v, sum / present), rgb);
             cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
