@@ -54,6 +54,7 @@ static void rooted_free(struct rooted *r)
     lens_free(r->order);
     lens_free(r->stack);
     lens_free(r->bfs);
+    /* Zeroed so that a second free, or a free after a failed build, is harmless. */
     memset(r, 0, sizeof *r);
 }
 
@@ -75,6 +76,8 @@ static int build_graph(struct rooted *r, const struct lens_newick *t, const char
     int n = t->nleaf, nn = t->nnode + 1;
     r->n = n;
     r->nn = nn;
+    /* DEG slots per node for neighbours, edge lengths and children: fixed-stride arrays, no
+     * per-node allocation. */
     r->nb = lens_malloc((size_t)DEG * nn * sizeof *r->nb);
     r->w = lens_malloc((size_t)DEG * nn * sizeof *r->w);
     r->kids = lens_malloc((size_t)DEG * nn * sizeof *r->kids);
@@ -88,6 +91,7 @@ static int build_graph(struct rooted *r, const struct lens_newick *t, const char
     r->order = lens_malloc((size_t)n * sizeof *r->order);
     r->stack = lens_malloc((size_t)nn * sizeof *r->stack);
     r->bfs = lens_malloc((size_t)nn * sizeof *r->bfs);
+    /* One check for all: the error path frees whatever was allocated through rooted_free. */
     if (!r->nb || !r->w || !r->kids || !r->deg || !r->nkid || !r->parent || !r->cnt || !r->minleaf ||
         !r->x || !r->y || !r->order || !r->stack || !r->bfs)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a tree of %d leaves", name, n);
@@ -135,6 +139,7 @@ static int farthest_leaf(struct rooted *r, int src)
     r->stack[top++] = src;
     while (top > 0) {
         int u = r->stack[--top];
+        /* Every neighbour not yet reached gets its distance from src along the edge. */
         for (int i = 0; i < r->deg[u]; i++) {
             int v = r->nb[DEG * u + i];
             if (r->parent[v] != -2)
@@ -144,6 +149,7 @@ static int farthest_leaf(struct rooted *r, int src)
             r->stack[top++] = v;
         }
     }
+    /* Leaves only: the longest path runs between two leaves. */
     for (int v = 0; v < r->n; v++)
         /* Ties to the smallest leaf number: the root, and so the picture, does not depend on the order
          * the graph was built in. */
@@ -155,6 +161,7 @@ static int farthest_leaf(struct rooted *r, int src)
 /* Replaces edge a-b by a-s-b with lengths la and lb. */
 static void split_edge(struct rooted *r, int a, int b, int s, double la, double lb)
 {
+    /* The edge a-b appears in both adjacency lists; both entries now point at the spare node s. */
     for (int i = 0; i < r->deg[a]; i++)
         if (r->nb[DEG * a + i] == b) {
             r->nb[DEG * a + i] = s;
@@ -165,6 +172,7 @@ static void split_edge(struct rooted *r, int a, int b, int s, double la, double 
             r->nb[DEG * b + i] = s;
             r->w[DEG * b + i] = lb;
         }
+    /* The spare node s gets exactly the two halves of the edge. */
     r->nb[DEG * s] = a;
     r->w[DEG * s] = la;
     r->nb[DEG * s + 1] = b;
@@ -213,6 +221,7 @@ static void lay_out(struct rooted *r)
     bfs[nbfs++] = root;
     for (int q = 0; q < nbfs; q++) {
         int u = bfs[q];
+        /* Neighbours not yet reached become children, in adjacency order; ladderizing sorts them. */
         for (int i = 0; i < r->deg[u]; i++) {
             int v = r->nb[DEG * u + i];
             if (r->parent[v] != -2)
@@ -226,6 +235,7 @@ static void lay_out(struct rooted *r)
     /* leaf counts and smallest leaves, children first */
     for (int q = nbfs - 1; q >= 0; q--) {
         int u = bfs[q], *k = &r->kids[DEG * u];
+        /* A leaf counts itself; an inner node sums its children (all later in bfs order, so done). */
         r->cnt[u] = u < r->n;
         r->minleaf[u] = u < r->n ? u : r->nn;
         for (int i = 0; i < r->nkid[u]; i++) {

@@ -28,6 +28,7 @@ static void set_colour(cairo_t *cr, int slice)
         cairo_set_source_rgb(cr, OTHER[0], OTHER[1], OTHER[2]);
         return;
     }
+    /* Nine base colours, each in three shades as the slice number grows. */
     const double *c = PALETTE[slice % 9];
     int variant = (slice / 9) % 3;
     double rgb[3];
@@ -79,6 +80,7 @@ static int check_chart(const struct lens_pie_chart *c, const char *name, struct 
                             "non-negative slice and column counts", name, LENS_PIE_MAX, c->npies);
     if (c->nslices > 0 && (!c->labels || !c->values))
         return lens_err_set(e, LENS_EINVAL, "%s: pie chart without labels or values", name);
+    /* A table needs its headings and cells whenever there are rows to fill. */
     if (c->ncols > 0 && c->nslices > 0 && (!c->col_heads || !c->cells))
         return lens_err_set(e, LENS_EINVAL, "%s: pie chart table without headings or cells",
                             name);
@@ -124,6 +126,7 @@ static void place_side(struct wedge **s, int n, double top, double bottom, doubl
 {
     /* How many labels fit on this side at spacing sp; the smallest wedges lose theirs first. */
     int cap = bottom > top ? (int)floor((bottom - top) / sp) + 1 : 1;
+    /* Too many labels: only the largest wedges keep theirs (by_share_desc), in a stable order. */
     if (n > cap) {
         qsort(s, (size_t)n, sizeof *s, by_share_desc);
         for (int i = cap; i < n; i++)
@@ -135,6 +138,7 @@ static void place_side(struct wedge **s, int n, double top, double bottom, doubl
         double lo = i ? s[i - 1]->y + sp : top;
         s[i]->y = s[i]->want > lo ? s[i]->want : lo;
     }
+    /* The last label cannot go below the side's bottom; the backward sweep makes room above it. */
     if (n > 0 && s[n - 1]->y > bottom)
         s[n - 1]->y = bottom;
     /* Then upwards from the bottom: labels pushed past it move up, keeping the spacing. */
@@ -162,8 +166,10 @@ static void label_text(cairo_t *cr, const char *name, const char *pct, char *tex
 
 static const char *slice_name(const struct lens_pie_chart *c, int slice)
 {
+    /* "other" is the merged small slices, never a slice of the caller's. */
     if (slice < 0)
         return "other";
+    /* The short name beside the pie when the caller gave one; the table keeps the full name. */
     return c->short_labels ? c->short_labels[slice] : c->labels[slice];
 }
 
@@ -174,16 +180,19 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
 {
     const double *v = c->values + (size_t)p * (size_t)c->nslices;
     double title_h = 1.8 * fs;
+    /* Each pie's own title above it, slightly larger than the labels. */
     lens_figure_set_font(cr, face, fs * 1.05);
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (c->pie_titles && c->pie_titles[p])
         lens_figure_text(cr, px + pw / 2, py + 0.3 * fs, c->pie_titles[p], 0.5, 0.0, 0.0);
+    /* The rest of the column below the title is the pie's area; its centre is the pie's. */
     double top = py + title_h, area = ph - title_h;
     double cx = px + pw / 2, cy = top + area / 2;
     lens_figure_set_font(cr, face, fs * 0.9);
 
     double total = 0.0;
     int nsmall = 0;
+    /* The pie's total first: shares are of it. */
     for (int i = 0; i < c->nslices; i++)
         total += v[i];
     for (int i = 0; i < c->nslices; i++)
@@ -208,6 +217,7 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d pie slices", name,
                             c->nslices);
     }
+    /* Wedges in slice order; the merged small ones last as "other". */
     int nw = 0;
     double other = 0.0;
     for (int i = 0; i < c->nslices; i++) {
@@ -225,6 +235,7 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         w[nw].slice = -1;
         w[nw++].share = other / total;
     }
+    /* Labels as full text first; their widest decides the radius. */
     double maxw = 0.0;
     for (int k = 0; k < nw; k++) {
         snprintf(w[k].pct, sizeof w[k].pct, "%.1f%%", 100.0 * w[k].share);
@@ -253,12 +264,14 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         /* A label wants to sit level with its wedge's middle, just outside the pie. */
         w[k].want = cy + (r + 0.9 * fs) * sin(mid);
         w[k].labelled = 1;
+        /* Labels wider than the room beside the pie are cut, keeping the percentage. */
         if (lens_figure_text_width(cr, w[k].text) > avail)
             label_text(cr, slice_name(c, w[k].slice), w[k].pct, w[k].text, sizeof w[k].text,
                        avail);
     }
     for (int k = 0; k < nw; k++) {
         set_colour(cr, w[k].slice);
+        /* A single wedge is a full circle: no spoke from the centre. */
         if (nw == 1) {
             cairo_arc(cr, cx, cy, r, 0, 2 * M_PI);
         } else {

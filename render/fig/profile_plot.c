@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every plot the same size: they sit side by side in the profile report. */
 #define FIG_W 900
 #define FIG_H 540
 
@@ -33,8 +34,11 @@ static void chart_begin(struct chart *ch, const struct lens_figure_canvas *c)
 {
     memset(ch, 0, sizeof *ch);
     ch->cr = c->cr;
+    /* White under the chart: PNGs keep their alpha channel, and a transparent chart would show
+     * the viewer's background. */
     cairo_set_source_rgb(c->cr, 1, 1, 1);
     cairo_paint(c->cr);
+    /* 12 points base; the helpers below set their own sizes per text. */
     lens_figure_set_font(c->cr, c->face, 12);
     ch->x0 = 80;
     ch->y0 = 50;
@@ -60,6 +64,7 @@ static void text(cairo_t *cr, double x, double y, double size, double align, con
     cairo_text_extents_t ext;
     cairo_set_font_size(cr, size);
     cairo_text_extents(cr, s, &ext);
+    /* cairo's toy text API is enough here: labels are single lines in one font. */
     cairo_move_to(cr, x - align * ext.x_advance, y);
     cairo_show_text(cr, s);
 }
@@ -78,6 +83,7 @@ static void nice_range(double *lo, double *hi, int from_zero)
     /* Bars and counts start at zero, or their heights would mislead. */
     if (from_zero && *lo > 0)
         *lo = 0;
+    /* A flat range (one value) gets room around it, or the axis would have no extent. */
     if (!(*hi > *lo)) {
         double d = fabs(*lo) > 0 ? fabs(*lo) * 0.5 : 1;
         *lo -= d;
@@ -94,6 +100,7 @@ static void chart_axes(struct chart *c, const char *title, const char *xlabel, c
 {
     cairo_t *cr = c->cr;
     char buf[64];
+    /* The frame first, then the y ticks with their labels right-aligned. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, 1);
     cairo_rectangle(cr, c->x0, c->y0, c->x1 - c->x0, c->y1 - c->y0);
@@ -106,6 +113,7 @@ static void chart_axes(struct chart *c, const char *title, const char *xlabel, c
         cairo_stroke(cr);
         text(cr, c->x0 - 8, Y(c, v) + 4, 11, 1, buf);
     }
+    /* Categorical x axes (the bars) label themselves: only numeric ones get ticks here. */
     if (xticks) {
         s = tick_step(c->xmax - c->xmin);
         for (double v = ceil(c->xmin / s) * s; v <= c->xmax + s * 1e-9; v += s) {
@@ -117,6 +125,7 @@ static void chart_axes(struct chart *c, const char *title, const char *xlabel, c
         }
         text(cr, (c->x0 + c->x1) / 2, c->y1 + 42, 13, 0.5, xlabel);
     }
+    /* Title centred over the plot area, not the figure, so it lines up with the axes. */
     text(cr, (c->x0 + c->x1) / 2, 30, 15, 0.5, title);
     cairo_save(cr);
     /* The y title rotated to read upwards, centred on the plot. */
@@ -128,6 +137,7 @@ static void chart_axes(struct chart *c, const char *title, const char *xlabel, c
 
 static void colour(cairo_t *cr, size_t i)
 {
+    /* Eight colours, repeated beyond: stage logs rarely have more stages than that. */
     const double *p = PALETTE[i % 8];
     cairo_set_source_rgb(cr, p[0], p[1], p[2]);
 }
@@ -137,6 +147,7 @@ static void legend(struct chart *c, const char *const *names, size_t n)
     for (size_t i = 0; i < n; i++) {
         /* One 22-unit row per entry, swatch then name, in the margin right of the plot. */
         double y = c->y0 + 10 + 22 * (double)i;
+        /* Swatch then name, in the right margin reserved by chart_begin. */
         colour(c->cr, i);
         cairo_rectangle(c->cr, c->x1 + 15, y, 14, 14);
         cairo_fill(c->cr);
@@ -171,6 +182,7 @@ static void size(const void *data, double *w, double *h)
 static int output(const struct lens_figure_kind *k, const struct job *j, const char *path,
                   const char *font_path, struct lens_err *e)
 {
+    /* ".svg" exactly (case-sensitive) has always meant SVG here; anything else is PNG. */
     size_t n = strlen(path);
     struct lens_figure fig = {.kind = k, .data = j, .font_path = font_path,
                               .as = n >= 4 && !strcmp(path + n - 4, ".svg") ? LENS_FIGURE_AS_SVG
@@ -206,6 +218,8 @@ static int bars_paint(const void *data, const struct lens_figure_canvas *cv, str
         lens_free(f); lens_free(tot); lens_free(val); lens_free(cl);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", cv->name);
     }
+    /* The bars' functions: all of them (a processes round) or the members of both clusters in
+     * cluster order (a functions round), with each one's total over all processes. */
     for (size_t i = 0; i < nf; i++) {
         int c = !procs && i >= d->size[0];
         f[i] = procs ? i : d->members[c][c ? i - d->size[0] : i];
@@ -229,12 +243,14 @@ static int bars_paint(const void *data, const struct lens_figure_canvas *cv, str
             for (int c = 0; c < 2; c++) {
                 for (size_t m = 0; m < d->size[c]; m++)
                     val[2 * i + (size_t)c] += p->sec[d->members[c][m] * p->nfunc + f[i]];
+                /* A cluster's mean per process; an empty cluster (size 0) keeps 0 rather than dividing. */
                 val[2 * i + (size_t)c] /= d->size[c] ? (double)d->size[c] : 1.0;
             }
         else
             val[2 * i] = tot[i];
         ymax = fmax(ymax, fmax(val[2 * i], val[2 * i + 1]));
     }
+    /* The y axis from zero: bar heights are compared against each other. */
     struct chart c;
     chart_begin(&c, cv);
     c.xmin = 0;
@@ -246,6 +262,7 @@ static int bars_paint(const void *data, const struct lens_figure_canvas *cv, str
     snprintf(title, sizeof title, "ICAPPA round %zu: %s, clusters of %zu and %zu", k + 1,
              procs ? "processes" : "functions", d->size[0], d->size[1]);
     chart_axes(&c, title, "", procs ? "mean seconds per process" : "seconds, all processes", 0);
+    /* One slot per function; within it the bars leave 10% gaps either side. */
     double bw = (c.x1 - c.x0) / (double)show;
     for (size_t i = 0; i < show; i++) {
         /* two bars side by side per function (processes), or one in its cluster's colour */
@@ -264,6 +281,7 @@ static int bars_paint(const void *data, const struct lens_figure_canvas *cv, str
         text(c.cr, 0, 0, 10, 1, p->funcs[f[i]]);
         cairo_restore(c.cr);
     }
+    /* ICAPPA numbers the costlier cluster 0: the legend says so. */
     static const char *const names[2] = {"cluster 0 (costlier)", "cluster 1"};
     legend(&c, names, 2);
     lens_free(f); lens_free(tot); lens_free(val); lens_free(cl);
@@ -291,6 +309,7 @@ static int pca2(const double *x, size_t R, size_t M, double *score, struct lens_
         rc = lens_err_set(e, LENS_ENOMEM, "pca: out of memory for %zu functions", M);
         goto out;
     }
+    /* Column means, then the upper triangle of the covariance (it is symmetric), mirrored below. */
     for (size_t i = 0; i < R; i++)
         for (size_t j = 0; j < M; j++)
             mean[j] += x[i * M + j] / (double)R;
@@ -313,6 +332,7 @@ static int pca2(const double *x, size_t R, size_t M, double *score, struct lens_
         rc = lens_err_set(e, LENS_ELIB, "pca: gsl_eigen_symmv: %s", gsl_strerror(g));
         goto out;
     }
+    /* Each process projected onto the two leading eigenvectors, centred by the means. */
     for (size_t i = 0; i < R; i++)
         for (size_t c = 0; c < 2; c++) {
             double s = 0;
@@ -323,6 +343,7 @@ static int pca2(const double *x, size_t R, size_t M, double *score, struct lens_
             score[2 * i + c] = s;
         }
 out:
+    /* One exit for every path: whatever was allocated is freed. */
     if (ws)
         gsl_eigen_symmv_free(ws);
     lens_free(mean); lens_free(cov); lens_free(vec); lens_free(val);
@@ -352,6 +373,7 @@ static int scatter_paint(const void *data, const struct lens_figure_canvas *cv, 
     if (rc == LENS_OK) {
         struct chart c;
         chart_begin(&c, cv);
+        /* Flags of the costly processes, so the passes below pick them in O(1). */
         for (size_t i = 0; i < r->ncostly; i++)
             costly[r->costly[i]] = 1;
         c.xmin = c.ymin = INFINITY;
