@@ -34,6 +34,7 @@ static void ft_holder_free(void *p)
     struct ft_holder *h = p;
     if (!h)
         return;
+    /* Face before library: FreeType requires faces to go first. */
     if (h->face)
         FT_Done_Face(h->face);
     if (h->lib)
@@ -67,12 +68,14 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
     if (!h)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", font_path);
     FT_Error fe = FT_Init_FreeType(&h->lib);
+    /* A failed init leaves lib undefined: cleared so that the free skips it. */
     if (fe) {
         h->lib = NULL;
         ft_holder_free(h);
         return lens_err_set(e, LENS_ELIB, "%s: freetype init failed (error %d)", font_path, fe);
     }
     fe = FT_New_Face(h->lib, font_path, 0, &h->face);
+    /* Not a font (a truncated file, a PNG by mistake): EFORMAT names the file. */
     if (fe) {
         h->face = NULL;
         ft_holder_free(h);
@@ -86,6 +89,7 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
         ft_holder_free(h);
         return lens_err_set(e, LENS_ELIB, "%s: cairo cannot use the font", font_path);
     }
+    /* On failure cairo does not take the holder: we free it ourselves. */
     if (cairo_font_face_set_user_data(f, &ft_key, h, ft_holder_free) != CAIRO_STATUS_SUCCESS) {
         cairo_font_face_destroy(f);
         ft_holder_free(h);
@@ -127,6 +131,7 @@ void lens_figure_text(cairo_t *cr, double x, double y, const char *s, double ha,
     cairo_font_extents_t fe;
     cairo_font_extents(cr, &fe);
     double w = lens_figure_text_width(cr, s);
+    /* Rotation about the anchor, restored afterwards: callers' transforms stay untouched. */
     cairo_save(cr);
     cairo_translate(cr, x, y);
     if (angle != 0.0)
@@ -155,6 +160,7 @@ void lens_figure_ellipsize(const char *s, int maxcp, char *buf, size_t n)
         }
         i++;
     }
+    /* Short enough: copied whole, no ellipsis. */
     if (!s[i]) {
         snprintf(buf, n, "%s", s);
         return;
@@ -186,6 +192,7 @@ static int linear_ticks(double lo, double hi, int max_ticks, double *ticks, doub
     /* Tick numbers, not values: k * st keeps rounding errors from accumulating along the axis. */
     double k0 = ceil(lo / st - 1e-9), k1 = floor(hi / st + 1e-9);
     int n = 0;
+    /* Tick k at k * st, clipped to max_ticks whatever rounding did to k1. */
     for (double k = k0; k <= k1 && n < max_ticks; k++) {
         double v = k * st;
         ticks[n++] = fabs(v) < st * 1e-9 ? 0.0 : v;
@@ -198,6 +205,7 @@ int lens_figure_ticks(double lo, double hi, int log_scale, int max_ticks, double
                       double *step)
 {
     *step = 0.0;
+    /* A flat or inverted range has no ticks; callers then draw their axis unlabelled. */
     if (!(hi > lo) || max_ticks < 1)
         return 0;
     if (log_scale && lo > 0.0) {
@@ -212,8 +220,10 @@ int lens_figure_ticks(double lo, double hi, int log_scale, int max_ticks, double
                 static const double mult[3] = {1.0, 2.0, 5.0};
                 for (int m = 0; m < (sub ? 3 : 1); m++) {
                     double v = mult[m] * pow(10.0, d);
+                    /* Thinned decades keep every every-th power of ten, counted from the first inside. */
                     if (m == 0 && (d - d0) % every != 0)
                         continue;
+                    /* A relative slack: 1e-9 of the value itself, whatever the decade. */
                     if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9) && n < max_ticks)
                         ticks[n++] = v;
                 }
@@ -527,11 +537,14 @@ static size_t renumber_at(struct renumber *r, const char *p, const char *end, ch
                           size_t outn)
 {
     for (int k = 0; k < NCOUNTER; k++) {
+        /* Prefix by prefix; ids of other shapes (glyph ids, clip ids) are numbered per document
+         * already and pass untouched. */
         size_t pl = strlen(counter_ids[k]);
         if ((size_t)(end - p) <= pl || memcmp(p, counter_ids[k], pl) != 0)
             continue;
         const char *q = p + pl;
         long v = 0;
+        /* The number, capped: a run of digits past 10^8 is not one of cairo's counters. */
         while (q < end && *q >= '0' && *q <= '9' && v < 100000000)
             v = v * 10 + (*q++ - '0');
         /* only a whole id counts: digits right up to the closing quote or parenthesis */
@@ -558,6 +571,7 @@ static int svg_save(const struct fbuf *svg, const char *path, struct lens_err *e
 {
     static const char pixelated[] = "<image style=\"image-rendering:optimizeSpeed;"
                                     "image-rendering:pixelated\" ";
+    /* The temporary file first: nothing may appear under path until the whole document is in. */
     struct lens_atomic a;
     int rc = lens_atomic_open(&a, path, "wb", e);
     if (rc)
@@ -573,10 +587,12 @@ static int svg_save(const struct fbuf *svg, const char *path, struct lens_err *e
         size_t skip = 0;
         char id[64];
         const char *at = NULL;
+        /* The three places an id occurs: href="#id", url(#id) (both after '#') and id="id". */
         if (*p == '#')
             at = p + 1;
         else if (*p == 'i' && end - p > 4 && !memcmp(p, "id=\"", 4))
             at = p + 4;
+        /* Every embedded raster gets the pixelated style: a heat map's cells must stay squares. */
         else if (*p == '<' && end - p > 7 && !memcmp(p, "<image ", 7)) {
             fwrite(flushed, 1, (size_t)(p - flushed), a.fp);
             fputs(pixelated, a.fp);
@@ -593,6 +609,7 @@ static int svg_save(const struct fbuf *svg, const char *path, struct lens_err *e
         }
         p++;
     }
+    /* The tail after the last rewrite. */
     fwrite(flushed, 1, (size_t)(end - flushed), a.fp);
     lens_free(r);
     /* a write error on a.fp is sticky: the commit finds it and leaves nothing behind */
@@ -602,6 +619,7 @@ static int svg_save(const struct fbuf *svg, const char *path, struct lens_err *e
 /* Any case: "x.PNG" from a Windows user is a PNG as well. */
 int lens_figure_format(const char *path, struct lens_err *e)
 {
+    /* Only the last four characters count: "x.svg.png" is a PNG. */
     size_t n = strlen(path);
     if (n > 4 && !strcasecmp(path + n - 4, ".svg"))
         return 1;
@@ -630,6 +648,7 @@ static int paint_on(const struct lens_figure *f, cairo_surface_t *sf, cairo_font
     cairo_t *cr = cairo_create(sf);
     int rc = lens_figure_status(cr, name, e);
     if (rc == LENS_OK) {
+        /* The surface's type says whether paint may draw vectors (SVG) or must rasterise (PNG). */
         cairo_surface_type_t t = cairo_surface_get_type(sf);
         struct lens_figure_canvas c = {cr, face, w, h,
                                        t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF ||
@@ -637,6 +656,7 @@ static int paint_on(const struct lens_figure *f, cairo_surface_t *sf, cairo_font
                                        name, text};
         rc = f->kind->paint(f->data, &c, e);
     }
+    /* An error cairo recorded while painting shows up here, once. */
     if (rc == LENS_OK)
         rc = lens_figure_status(cr, name, e);
     cairo_destroy(cr);
@@ -674,6 +694,7 @@ static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, doub
         rc = svg_add_text(&svg, f->title, text, path, e);
     if (rc == LENS_OK)
         rc = svg_save(&svg, path, e);
+    /* Destroyed only now: the text layer and the save read the buffer the surface wrote into. */
     cairo_surface_destroy(sf);
     text_free(text);
     fbuf_free(&svg);
@@ -691,6 +712,7 @@ static int render_png(const struct lens_figure *f, cairo_font_face_t *face, doub
     cairo_surface_t *sf = cairo_image_surface_create(fmt, (int)w, (int)h);
     int rc = paint_on(f, sf, face, w, h, name, NULL, e);
     if (rc == LENS_OK) {
+        /* Flush before reading the pixels: cairo may still hold drawing operations. */
         cairo_surface_flush(sf);
         rc = path ? png_write(sf, path, e) : lens_figure_png_mem(sf, name, buf, len, e);
     }
@@ -706,6 +728,7 @@ int lens_figure_render(const struct lens_figure *f, const char *path, unsigned c
     char mem[96];
     const char *name = path ? path : memory_name(f, mem, sizeof mem);
     int svg = 0;
+    /* Memory output starts empty, so that a failure never hands back a stale pointer. */
     if (buf) {
         *buf = NULL;
         *len = 0;

@@ -132,12 +132,14 @@ static void length_ticks(struct axis *a, double vmin, double vmax, int max)
         /* Powers of two inside the range (a->lo, a->hi are log10); every se-th so that max fit. */
         int e0 = (int)ceil(a->lo / log10(2.0) - 1e-9), e1 = (int)floor(a->hi / log10(2.0) + 1e-9);
         int se = 1;
+        /* Every se-th power of two, se as small as lets the ticks fit. */
         while ((e1 - e0) / se + 1 > max - a->nticks)
             se++;
         for (int k = e0; k <= e1 && a->nticks < MAX_TICKS; k += se)
             a->ticks[a->nticks++] = ldexp(1.0, k);
         return;
     }
+    /* Linear axis: a flat range (one length) gets one tick. */
     double span = vmax - vmin;
     if (!(span > 0)) {
         a->ticks[a->nticks++] = vmin;
@@ -157,6 +159,7 @@ static int scales(struct fig *f, struct lens_err *e)
     const struct lens_links *r = f->r;
     int L = r->nlen;
     double lmin = INFINITY, lmax = -INFINITY, lpos = INFINITY;
+    /* The length range, and the smallest positive length a log axis can start from. */
     for (int l = 0; l < L; l++) {
         double v = r->lengths[l];
         lmin = fmin(lmin, v);
@@ -169,6 +172,7 @@ static int scales(struct fig *f, struct lens_err *e)
     for (int u = 0; u < r->k; u++)
         for (int l = 0; l < L; l++)
             for (int b = 0; b < 3; b++) {
+                /* b = 0: the mean curve; 1 and 2: the band's low and high edges (when there is a band). */
                 const double *src = b == 0 ? r->clusters[u].mean : b == 1 ? f->lo : f->hi;
                 double v = src ? (b == 0 ? src[l] : src[(size_t)u * L + l]) : NAN;
                 if (!isfinite(v))
@@ -205,6 +209,7 @@ static int scales(struct fig *f, struct lens_err *e)
         /* 8% of the axis for the 0 B column when there is a 0-byte length. */
         ax->zero = lmin <= 0 ? 0.08 : 0;
     } else {
+        /* 3% padding on a linear axis too, at least of one byte. */
         double pad = fmax(lmax - lmin, 1.0) * 0.03;
         ax->lo = lmin - pad;
         ax->hi = lmax + pad;
@@ -273,9 +278,12 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     int nt = lens_figure_ticks(ay->log ? pow(10, ay->lo) : ay->lo, ay->log ? pow(10, ay->hi) : ay->hi, ay->log,
                                maxt, tl, &ay->step);
     ay->nticks = nt;
+    /* The ticks kept in the axis for drawing; the copy goes through a local array the tick
+     * helper fills. */
     memcpy(ay->ticks, tl, sizeof tl);
     lens_figure_set_font(cr, f->face, f->lab_fs);
     double tw = 0;
+    /* The widest delay label sets the left margin. */
     for (int t = 0; t < nt; t++) {
         lens_figure_format_value(ay->ticks[t], ay->step, buf, sizeof buf);
         tw = fmax(tw, lens_figure_text_width(cr, buf));
@@ -286,6 +294,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
         snprintf(buf, sizeof buf, "%d  (%ld link%s)", u, r->clusters[u].size, r->clusters[u].size == 1 ? "" : "s");
         lw = fmax(lw, lens_figure_text_width(cr, buf));
     }
+    /* The legend's column: as wide as its widest entry, heading or band key. */
     f->leg_col_w = fs * 2.7 + lw;
     lw = lens_figure_text_width(cr, "cluster  (size)");
     if (f->lo)
@@ -307,8 +316,10 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     f->ph = floor(bottom - top);
     if (f->pw < 40 || f->ph < 40)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for its labels", f->name, f->w, f->h);
+    /* The legend starts at the plot's top, right of it. */
     f->leg_x = f->px + f->pw + fs * 1.5;
     f->leg_y = f->py;
+    /* The axes' screen positions, for xpos/ypos: the y axis grows upwards from the bottom edge. */
     ax->pos = f->px;
     ax->len = f->pw;
     ay->pos = f->py + f->ph;
