@@ -31,6 +31,7 @@ static const double msg_rgb[3] = {0.080, 0.080, 0.080};   /* message lines */
 /* The figure's own words in English and Russian (lens_timeline_opts.lang). */
 enum { S_COMP, S_P2P, S_COLL, S_RMA, S_WAIT, S_OTHER, S_MSG, S_PROB, S_AXIS, S_TITLE, S_PLAIN,
        S_SUB, S_PARTIAL, S_RANK, NSTR };
+/* Format strings per language: the Russian ones take the same arguments in the same order. */
 static const char *const words[2][NSTR] = {
     {"computation", "point-to-point", "collective", "one-sided", "wait/test", "other MPI",
      "message", "problem instance",
@@ -123,6 +124,7 @@ static void fill_rect(cairo_t *cr, double x0, double x1, double y, double h)
 static void flush_run(cairo_t *cr, double x0, double x1, const double *best, double y, double h)
 {
     int m = 0;
+    /* The class that took the most of the run's time names the merged box. */
     for (int j = 1; j < LENS_TL_NCLASS; j++)
         if (best[j] > best[m])
             m = j;
@@ -146,6 +148,7 @@ static void draw_lane(const struct layout *L, int32_t rank, const unsigned char 
     const struct lens_trace_rank *k = &L->s->trace->ranks[rank];
     double by, bh;
     bar_box(L, rank, &by, &bh);
+    /* A rank without calls keeps its band only: nothing ran there that the trace recorded. */
     if (!k->ncalls)
         return;
     /* Computation under the whole life of the rank in the window: the calls are drawn over it,
@@ -171,18 +174,22 @@ static void draw_lane(const struct layout *L, int32_t rank, const unsigned char 
             best[c] += x1 - x0 + 1e-9;
             continue;
         }
+        /* A call that does not join the pending run ends it. */
         if (have)
             flush_run(cr, run0, run1, best, by, bh);
         have = tiny;
         if (tiny) {
+            /* A new run starts with this call alone. */
             memset(best, 0, sizeof best);
             best[c] = x1 - x0 + 1e-9;
             run0 = x0, run1 = x1;
         } else {
+            /* A call wide enough is drawn as itself, in its class's colour. */
             set_rgb(cr, class_rgb[c]);
             fill_rect(cr, x0, x1, by, bh);
         }
     }
+    /* The last pending run. */
     if (have)
         flush_run(cr, run0, run1, best, by, bh);
 }
@@ -220,6 +227,7 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
     const struct layout *L = ctx;
     cairo_t *cr = L->cr;
     int centred = is_centred(L, r, rank, call);
+    /* The instance's span clipped to the window; the centred one gets a thicker bracket. */
     double x0 = xof(L, fmax(a, L->w->t0)), x1 = xof(L, fmin(b, L->w->t1));
     double by, bh, th = centred ? 3.5 : 2.0;
     bar_box(L, rank, &by, &bh);
@@ -229,6 +237,7 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
         if (L->pass == 1 || floor(x0) == *last)
             return;
         *last = floor(x0);
+        /* The mark spans the bracket and the bar, in the problem colour. */
         set_rgb(cr, prob_rgb);
         cairo_rectangle(cr, floor(x0), by - th, 1.5, bh + th);
         cairo_fill(cr);
@@ -271,6 +280,7 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
     double *lab = &L->labels[2 * MAXLAB * (rank - L->w->lane0)];
     int *n = &L->nlabels[rank - L->w->lane0];
     /* Skip a label that would touch one already on this lane (8 units of margin). */
+    /* Labels collide on a lane when their intervals, widened by 8 units, overlap. */
     for (int i = 0; i < *n; i++)
         if (lx < lab[2 * i + 1] + 8 && lx + tw > lab[2 * i] - 8)
             return;

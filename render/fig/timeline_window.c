@@ -18,14 +18,17 @@ static int starts(const char *s, const char *prefix)
 /* The colour class of an MPI function by its name's prefix. */
 int lens_timeline_class(const char *n)
 {
+    /* One-sided first: MPI_Get must not fall into another family by a shorter prefix. */
     static const char *const rma[] = {"MPI_Win_", "MPI_Put", "MPI_Get", "MPI_Accumulate",
                                       "MPI_Raccumulate", "MPI_Rput", "MPI_Rget",
                                       "MPI_Fetch_and_op", "MPI_Compare_and_swap", NULL};
+    /* Blocking and non-blocking collectives share a colour: both are the collective's time. */
     static const char *const coll[] = {
         "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Allgather",
         "MPI_Scatter", "MPI_Alltoall", "MPI_Scan", "MPI_Exscan", "MPI_Ibarrier", "MPI_Ibcast",
         "MPI_Ireduce", "MPI_Iallreduce", "MPI_Igather", "MPI_Iallgather", "MPI_Iscatter",
         "MPI_Ialltoall", "MPI_Iscan", "MPI_Iexscan", "MPI_Neighbor_", "MPI_Ineighbor_", NULL};
+    /* Probes and persistent starts count as point-to-point: they belong to a message. */
     static const char *const p2p[] = {"MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv",
                                       "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Issend",
                                       "MPI_Ibsend", "MPI_Irsend", "MPI_Probe", "MPI_Iprobe",
@@ -40,12 +43,14 @@ int lens_timeline_class(const char *n)
     for (int i = 0; rma[i]; i++)
         if (starts(n, rma[i]))
             return LENS_TL_RMA;
+    /* Checked in this order: RMA, then collectives, then point-to-point; the first match wins. */
     for (int i = 0; coll[i]; i++)
         if (starts(n, coll[i]))
             return LENS_TL_COLL;
     for (int i = 0; p2p[i]; i++)
         if (starts(n, p2p[i]))
             return LENS_TL_P2P;
+    /* Init, Finalize, communicator and datatype calls: grey. */
     return LENS_TL_OTHER;
 }
 
@@ -62,7 +67,9 @@ uint32_t lens_timeline_first_call(const struct lens_trace_rank *k, double t0)
 {
     uint32_t lo = 0, hi = k->ncalls;
     while (lo < hi) {
+        /* Overflow-safe midpoint: lo + hi could wrap for very long ranks. */
         uint32_t mid = lo + (hi - lo) / 2;
+        /* First call whose leave is at or after t0: earlier calls end before the window. */
         if (k->calls[mid].leave < t0)
             lo = mid + 1;
         else
@@ -77,6 +84,7 @@ uint32_t lens_timeline_end_call(const struct lens_trace_rank *k, double t1)
     uint32_t lo = 0, hi = k->ncalls;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
+        /* Calls entered after t1 start past the window. */
         if (k->calls[mid].enter <= t1)
             lo = mid + 1;
         else
@@ -92,9 +100,11 @@ static void charge_span(const struct lens_trace *t, const struct lens_problem_re
                         int32_t rank, uint32_t call, double sec, double *a, double *b)
 {
     const struct lens_trace_call *c = &t->ranks[rank].calls[call];
+    /* Completion problems: the waste is the tail of the call. */
     if (r->rule->waits_until_leave) {
         *a = c->leave - sec;
         *b = c->leave;
+    /* Every other problem: the waste starts when the call is entered. */
     } else {
         *a = c->enter;
         *b = c->enter + sec;
@@ -108,6 +118,7 @@ static uint32_t top_call(const struct lens_trace *t, const struct lens_problem_i
     if (x->rank < 0 || x->rank >= t->nranks)
         return LENS_NONE;
     const struct lens_trace_rank *k = &t->ranks[x->rank];
+    /* Binary search for the first call entered at or after the instance's time. */
     uint32_t lo = 0, hi = k->ncalls;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -127,6 +138,7 @@ static void trace_range(const struct lens_trace *t, double *lo, double *hi)
     *hi = -INFINITY;
     for (int r = 0; r < t->nranks; r++) {
         const struct lens_trace_rank *k = &t->ranks[r];
+        /* Ranks that made no MPI call do not stretch the range. */
         if (!k->ncalls)
             continue;
         /* A rank's life may start before its first MPI call (t_first): the window may show it. */
@@ -142,6 +154,7 @@ static size_t count_calls(const struct lens_trace *t, const struct lens_timeline
     for (int r = w->lane0; r < w->lane0 + w->nlanes; r++) {
         const struct lens_trace_rank *k = &t->ranks[r];
         uint32_t a = lens_timeline_first_call(k, w->t0), b = lens_timeline_end_call(k, w->t1);
+        /* A lane with no call in the window adds nothing (b <= a). */
         n += b > a ? b - a : 0;
     }
     return n;
@@ -155,6 +168,7 @@ void lens_timeline_each_instance(const struct lens_trace_analysis *s, const stru
     for (int i = 0; s->problems && i < s->problems->nres; i++) {
         const struct lens_problem_result *r = &s->problems->res[i];
         double a, b;
+        /* Problems that never occurred have no instances to walk. */
         if (r->total_s <= 0)
             continue;
         /* Without charges (problems found without LENS_PROBLEMS_KEEP_CHARGES) only the top instances
@@ -163,14 +177,17 @@ void lens_timeline_each_instance(const struct lens_trace_analysis *s, const stru
             for (int k = 0; k < r->ntop; k++) {
                 uint32_t c = top_call(t, &r->top[k]);
                 int32_t rank = r->top[k].rank;
+                /* Top instances outside the drawn lanes, or not found in this trace, are skipped. */
                 if (c == LENS_NONE || rank < w->lane0 || rank >= w->lane0 + w->nlanes)
                     continue;
                 charge_span(t, r, rank, c, r->top[k].seconds, &a, &b);
+                /* Only instances whose span meets the window. */
                 if (b >= w->t0 && a <= w->t1)
                     f(ctx, r, rank, c, a, b);
             }
             continue;
         }
+        /* With charges: every charged call of every drawn lane inside the window, in call order. */
         for (int32_t rank = w->lane0; rank < w->lane0 + w->nlanes; rank++) {
             const struct lens_trace_rank *k = &t->ranks[rank];
             uint32_t c0 = lens_timeline_first_call(k, w->t0), c1 = lens_timeline_end_call(k, w->t1);
@@ -186,6 +203,7 @@ void lens_timeline_each_instance(const struct lens_trace_analysis *s, const stru
                 else
                     hi = mid;
             }
+            /* The walk ends at the first charge of another rank or past the window's last call. */
             for (; lo < r->ncharges && r->charges[lo].rank == rank && r->charges[lo].call < c1;
                  lo++) {
                 const struct lens_problem_charge *m = &r->charges[lo];
@@ -200,6 +218,7 @@ static void count_instance(void *ctx, const struct lens_problem_result *r, int32
                            uint32_t call, double a, double b)
 {
     (void)r, (void)rank, (void)call, (void)a, (void)b;
+    /* Counting needs nothing but the call: the subtitle's number of instances. */
     ++*(size_t *)ctx;
 }
 
@@ -265,11 +284,13 @@ static int worst_of(const struct lens_trace *t, const struct lens_problem_result
 static void choose_lanes(const struct lens_trace *t, const struct lens_timeline_opts *o,
                          int32_t centre, struct lens_timeline_window *w)
 {
+    /* 64 lanes by default: more would be thinner than a line of text at the default height. */
     int max = o->max_lanes > 0 ? o->max_lanes : 64;
     w->lane0 = 0;
     w->nlanes = t->nranks;
     /* Too many ranks: a block of max lanes around the centred rank, kept inside the trace. */
     if (t->nranks > max) {
+        /* The block around the centred rank (rank 0 without an instance), kept inside the trace. */
         int c = centre >= 0 ? centre : 0;
         w->lane0 = c - max / 2;
         if (w->lane0 < 0)
@@ -287,6 +308,7 @@ int lens_timeline_select(const struct lens_trace_analysis *s, const struct lens_
 {
     const struct lens_trace *t = s->trace;
     memset(w, 0, sizeof *w);
+    /* No instance yet: -1 for the problem and the rank until one is found. */
     w->problem = -1;
     w->rank = -1;
     double lo, hi;
