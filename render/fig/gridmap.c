@@ -30,6 +30,7 @@ size_t lens_gridmap_ticks(double lo, double hi, double *ticks, size_t max)
     /* About five ticks: the smallest 1, 2, 5 x 10^k step at least a fifth of the range. */
     double target = (hi - lo) / 5;
     double mag = pow(10, floor(log10(target)));
+    /* The first of 1, 2, 5, 10 times the magnitude that reaches the target. */
     double step = mag;
     static const double mult[] = {1, 2, 5, 10};
     for (size_t k = 0; k < 4; k++)
@@ -37,6 +38,7 @@ size_t lens_gridmap_ticks(double lo, double hi, double *ticks, size_t max)
             step = mult[k] * mag;
             break;
         }
+    /* Ticks counted, not summed: first + n * step stays exact along the axis. */
     size_t n = 0;
     /* The 1e-9 slack keeps a tick that sits on lo or hi despite rounding (0.3 / 0.1 = 2.9999...). */
     double first = ceil(lo / step - 1e-9) * step;
@@ -54,8 +56,10 @@ void lens_gridmap_format(double v, char *buf, size_t n)
     /* %g: sizes span 1e3 to 1e9 and efficiencies 0 to 1; one format reads well for both. */
     snprintf(tmp, sizeof tmp, "%g", v);
     /* "1e+06" -> "1e6", "2.5e-05" -> "2.5e-5" */
+    /* %g writes exponents as e+06 or e-05: shortened below. */
     char *e = strchr(tmp, 'e');
     if (e) {
+        /* d writes, s reads: the exponent is compacted in place. */
         char *d = e + 1, *s = e + 1;
         if (*s == '+')
             s++;
@@ -131,7 +135,9 @@ void lens_gridmap_draw(cairo_t *cr, const struct lens_grid *g, double x, double 
     /* A flat colour range maps every cell to the bottom colour rather than dividing by zero. */
     double span = zhi > zlo ? zhi - zlo : 1;
     cairo_save(cr);
+    /* An empty grid draws the frame and labels only. */
     if (np && nd) {
+        /* Cell size in units; cells are then snapped to whole units below. */
         double cw = aw / (double)np, ch = ah / (double)nd;
         for (size_t j = 0; j < nd; j++)
             for (size_t i = 0; i < np; i++) {

@@ -34,6 +34,7 @@ static void count_values(struct lens_histogram *h, const struct binner *b, const
     long long *c = h->count;
     int nb = b->nbins;
     for (size_t i = 0; i < n; i++) {
+        /* Counted in displayed units, the scale the bins and the colour bar use. */
         double x = v[i] * b->scale;
         /* Missing cells (NaN, and values a log scale cannot place) are not counted: the heatmap
          * draws them in the missing colour and leaves them out of its range too. */
@@ -55,13 +56,16 @@ static void count_values(struct lens_histogram *h, const struct binner *b, const
                 else
                     hi = mid;
             }
+            /* lo: the last edge at or below x. */
             k = lo;
         } else {
             /* Linear bins: one multiply; x == hi would be bin nbins, hence the clamp below. */
             k = (int)((x - b->lo) * b->inv);
+            /* x == hi lands one past the last bin: it belongs in the last. */
             if (k >= nb)
                 k = nb - 1;
         }
+        /* total counts what was binned, clipped or not: the bars scale to the largest bin. */
         c[k]++;
         h->total++;
     }
@@ -73,7 +77,9 @@ int lens_histogram_compute(struct lens_histogram *h, const double *v, size_t n, 
                            double scale, double lo, double hi, int log_scale, int nbins,
                            const char *name, struct lens_err *e)
 {
+    /* Zeroed first, so that release after a failure is safe. */
     memset(h, 0, sizeof *h);
+    /* A range the bins cannot divide (or a log range through zero) is the caller's mistake. */
     if (nbins < 1 || !(hi > lo) || (log_scale && !(lo > 0.0)))
         return lens_err_set(e, LENS_EINVAL, "%s: bad histogram range [%g, %g] or %d bins",
                             name, lo, hi, nbins);

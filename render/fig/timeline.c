@@ -105,6 +105,7 @@ static void bar_box(const struct layout *L, int32_t rank, double *y, double *h)
     /* Room above the bar for the problem brackets and labels; thin lanes keep just a sliver. */
     double gap = L->lh > 14 ? 0.30 * L->lh : 0.12 * L->lh;
     *y = lane_y(L, rank) + gap;
+    /* Below the bar a small gap to the next lane, so neighbouring lanes never touch. */
     *h = L->lh - gap - (L->lh > 14 ? 0.10 * L->lh : 0.08 * L->lh);
 }
 
@@ -201,12 +202,14 @@ static void hatch(cairo_t *cr, double x0, double x1, double y, double h)
     cairo_rectangle(cr, x0, y, x1 - x0, h);
     cairo_clip(cr);
     cairo_set_line_width(cr, 1.2);
+    /* Translucent strokes: the call's colour stays visible under the hatching. */
     cairo_set_source_rgba(cr, prob_rgb[0], prob_rgb[1], prob_rgb[2], 0.75);
     /* 45-degree strokes every 6 units, started one height early so the left edge is covered too. */
     for (double x = x0 - h; x < x1; x += 6) {
         cairo_move_to(cr, x, y + h);
         cairo_line_to(cr, x + h, y);
     }
+    /* All strokes in one path: one stroke call per instance. */
     cairo_stroke(cr);
     cairo_restore(cr);
 }
@@ -270,8 +273,10 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
     if (L->lh < 16 || (L->pass == 0) != centred || (!centred && x1 - x0 < 3))
         return;
     char label[160], dur[32];
+    /* The label names the problem and the time it lost. */
     duration(b - a, dur, sizeof dur);
     snprintf(label, sizeof label, "%s %s", lens_timeline_problem_name(r, L->o->lang), dur);
+    /* A little smaller than the base font: labels sit in the narrow space above a bar. */
     cairo_set_font_size(cr, 0.85 * L->fs);
     double tw = lens_figure_text_width(cr, label), lx = fmax(x0, L->px + 2);
     /* A label near the right edge slides left to stay inside the plot. */
