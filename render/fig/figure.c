@@ -770,9 +770,12 @@ int lens_figure_draw(const struct lens_figure *f, cairo_t *cr, double x, double 
                                    t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF ||
                                        t == CAIRO_SURFACE_TYPE_PS,
                                    name, NULL};
-    /* paint always draws from (0, 0): the box's corner becomes the origin */
+    /* paint always draws from (0, 0): the box's corner becomes the origin, and the clip
+     * keeps a figure that paints its whole background (cairo_paint) inside its box */
     cairo_save(cr);
     cairo_translate(cr, x, y);
+    cairo_rectangle(cr, 0, 0, w, h);
+    cairo_clip(cr);
     rc = f->kind->paint(f->data, &c, e);
     cairo_restore(cr);
     cairo_font_face_destroy(face);

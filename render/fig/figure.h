@@ -119,7 +119,7 @@ int lens_figure_render(const struct lens_figure *f, const char *path, unsigned c
                        size_t *len, struct lens_err *e);
 
 /* Paints f into the box (x, y, w, h) of cr, whatever its target (a PDF page, a test
- * surface); cr's state is restored afterwards. Errors as check, font and paint, naming
+ * surface), clipped to the box; cr's state is restored afterwards. Errors as check, font and paint, naming
  * f->name or the kind's what, and LENS_ELIB when cairo reports an error on cr. */
 int lens_figure_draw(const struct lens_figure *f, cairo_t *cr, double x, double y, double w,
                      double h, struct lens_err *e);
