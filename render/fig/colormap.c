@@ -142,7 +142,7 @@ void lens_colormap_rgb8(int cmap, int idx, unsigned char rgb[3])
     double d[3];
     lens_colormap_rgb(cmap, idx, d);
     for (int c = 0; c < 3; c++)
-        /* Rounded, not truncated: the PNG pixels equal round(255 x value), as matplotlib writes them. */
+        /* Rounded, not truncated: truncation would darken every channel by up to one step. */
         rgb[c] = (unsigned char)lround(clamp01(d[c]) * 255.0);
 }
 

@@ -60,7 +60,7 @@ static int check_args(const double *m, int rows, int cols, const struct lens_hea
                             name, 1 << 20, rows, cols);
     if (!m)
         return lens_err_set(e, LENS_EINVAL, "%s: no matrix given", name);
-    /* Below 160 x 120 the labels leave no map; 16384 is the largest image cairo will make. */
+    /* Below 160 x 120 the labels leave no map; 16384 a side bounds the image (1 GiB of pixels). */
     if (o->width < 160 || o->height < 120 || o->width > 16384 || o->height > 16384)
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 160x120..16384x16384",
                             name, o->width, o->height);

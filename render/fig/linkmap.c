@@ -105,7 +105,7 @@ static int check_args(const struct lens_links *r, const struct lens_linkmap_opts
     /* The clustering comes finished from analysis (lens_links); one process has no links at all. */
     if (!r || !r->label || r->procs < 2 || r->k < 1 || !r->clusters)
         return lens_err_set(e, LENS_EINVAL, "%s: no link clustering to draw (needs 2 or more processes)", name);
-    /* 320 x 240 holds a small map and its legend; 16384 is cairo's image limit. */
+    /* 320 x 240 holds a small map and its legend; 16384 a side bounds the image's memory. */
     if (sized && (o->width < 320 || o->height < 240 || o->width > 16384 || o->height > 16384))
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 320x240..16384x16384", name,
                             o->width, o->height);

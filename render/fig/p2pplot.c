@@ -460,7 +460,7 @@ struct job {
 static int check(const void *data, const char *name, struct lens_err *e)
 {
     const struct job *j = data;
-    /* below 100 x 80 the axes leave no plot area; above 16384 cairo refuses images */
+    /* below 100 x 80 the axes leave no plot area; 16384 a side bounds the image's memory */
     if (j->o->width < 100 || j->o->height < 80 || j->o->width > 16384 || j->o->height > 16384)
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 100x80 .. 16384x16384", name,
                             j->o->width, j->o->height);

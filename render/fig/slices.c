@@ -407,7 +407,8 @@ static int check_box(const void *data, const char *name, struct lens_err *e)
     return check_args(j->s, name, e);
 }
 
-/* Files and PNG bytes also bound the figure: 320 x 240 holds one row, cairo stops at 16384. */
+/* Files and PNG bytes also bound the figure: 320 x 240 holds one row, 16384 a side bounds
+ * the image's memory. */
 static int check_file(const void *data, const char *name, struct lens_err *e)
 {
     const struct job *j = data;

@@ -18,7 +18,7 @@ static int starts(const char *s, const char *prefix)
 /* The colour class of an MPI function by its name's prefix. */
 int lens_timeline_class(const char *n)
 {
-    /* One-sided first: MPI_Get must not fall into another family by a shorter prefix. */
+    /* One-sided calls: window creation and synchronisation, and the remote accesses. */
     static const char *const rma[] = {"MPI_Win_", "MPI_Put", "MPI_Get", "MPI_Accumulate",
                                       "MPI_Raccumulate", "MPI_Rput", "MPI_Rget",
                                       "MPI_Fetch_and_op", "MPI_Compare_and_swap", NULL};

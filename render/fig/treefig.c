@@ -18,8 +18,8 @@ int lens_treefig_format(const char *path, struct lens_err *e)
 
 int lens_treefig_check_size(const char *name, int w, int h, struct lens_err *e)
 {
-    /* below 160 x 120 the leaf labels and the legend no longer fit; above 16384 cairo
-     * refuses image surfaces */
+    /* below 160 x 120 the leaf labels and the legend no longer fit; 16384 a side bounds
+     * the image's memory */
     if (w < 160 || h < 120 || w > 16384 || h > 16384)
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 160x120..16384x16384",
                             name, w, h);
