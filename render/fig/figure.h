@@ -77,7 +77,8 @@ struct lens_figure_canvas {
 };
 
 enum lens_figure_flags {
-    LENS_FIGURE_ALPHA = 1, /* PNG with an alpha channel (ARGB32) instead of opaque RGB24 */
+    LENS_FIGURE_ALPHA = 1, /* PNG drawn on ARGB32 (cairo writes RGBA once a pixel is not
+                            * opaque) instead of RGB24; kept per figure so bytes do not change */
     LENS_FIGURE_TEXT = 2   /* SVG gets the figure's <title> and an invisible <text> copy of
                             * every label drawn with lens_figure_label (searchable) */
 };
@@ -110,8 +111,8 @@ struct lens_figure {
     int as;                /* enum lens_figure_as of a file; 0: by the extension */
 };
 
-/* Puts f out: with path, a PNG or SVG file by the extension (or f->as), atomically (nothing is left
- * on error); with path NULL, PNG bytes into *buf (lens_malloc'd, caller frees) / *len.
+/* Puts f out: with path, a PNG or SVG file by the extension (or f->as), atomically (nothing
+ * is left on error); with path NULL, PNG bytes into *buf (lens_malloc'd, caller frees) / *len.
  * Byte-identical output for the same data. Errors: LENS_EINVAL (extension, check), font
  * errors (lens_figure_font_load), LENS_ENOMEM, LENS_ELIB (cairo), LENS_EIO (writing), and
  * whatever paint returns; messages name path (or the memory name). */
@@ -119,8 +120,8 @@ int lens_figure_render(const struct lens_figure *f, const char *path, unsigned c
                        size_t *len, struct lens_err *e);
 
 /* Paints f into the box (x, y, w, h) of cr, whatever its target (a PDF page, a test
- * surface), clipped to the box; cr's state is restored afterwards. Errors as check, font and paint, naming
- * f->name or the kind's what, and LENS_ELIB when cairo reports an error on cr. */
+ * surface), clipped to the box; cr's state is restored afterwards. Errors as check, font and
+ * paint, naming f->name or the kind's what, and LENS_ELIB when cairo reports an error on cr. */
 int lens_figure_draw(const struct lens_figure *f, cairo_t *cr, double x, double y, double w,
                      double h, struct lens_err *e);
 
