@@ -148,7 +148,7 @@ int cmd_compress(int argc, char **argv)
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *out = NULL, *plot = NULL;
-    int want[LENS_SLICES_MAX], nwant = 0;
+    int want[LENS_CUBE_SLICES_MAX], nwant = 0;
     double bound = 0.05;
     int force = 0, json = 0, ch;
     char *end;
@@ -171,9 +171,9 @@ int cmd_compress(int argc, char **argv)
         case O_PLOT_LENGTHS:
             for (char *q = optarg;; q = end + 1) {
                 long v = strtol(q, &end, 10);
-                if (end == q || v < 0 || v > 1L << 30 || (*end && *end != ',') || nwant == LENS_SLICES_MAX)
+                if (end == q || v < 0 || v > 1L << 30 || (*end && *end != ',') || nwant == LENS_CUBE_SLICES_MAX)
                     return lens_cli_usage("compress", "--plot-lengths must be up to %d byte counts L1,L2,.., not '%s'",
-                                          LENS_SLICES_MAX, optarg);
+                                          LENS_CUBE_SLICES_MAX, optarg);
                 want[nwant++] = (int)v;
                 if (!*end)
                     break;
@@ -228,8 +228,24 @@ int cmd_compress(int argc, char **argv)
     r.seconds = lens_time_now() - t0;
     char plotted[512];
     lens_atomic_group_begin(); /* the plot and the packed file appear together or not at all */
-    if (rc == LENS_OK && plot)
-        rc = lens_slices_plot_stream(plot, in, p, nwant ? want : NULL, nwant, lens_cli_font(), plotted, sizeof plotted, &e);
+    if (rc == LENS_OK && plot) {
+        /* the cube wing slices the cube and decodes the packed form; the figure draws them */
+        struct lens_cube_slices *sl = NULL;
+        struct lens_slices_opts so;
+        lens_slices_opts_init(&so);
+        so.font_path = lens_cli_font();
+        rc = lens_cube_slices_from_stream_packed(in, p, nwant ? want : NULL, nwant, &sl, &e);
+        if (rc == LENS_OK)
+            rc = lens_slices_write(plot, sl, &so, &e);
+        else
+            lens_err_prefix(&e, plot);
+        if (rc == LENS_OK) {
+            char sum[448];
+            lens_cube_slices_summary(sl, sum, sizeof sum);
+            snprintf(plotted, sizeof plotted, "%s, %s", plot, sum);
+        }
+        lens_cube_slices_free(sl);
+    }
     if (rc == LENS_OK)
         rc = lens_packed_write(out, c, p, &e);
     if (rc == LENS_OK)

@@ -133,6 +133,15 @@ int cmd_stages(int argc, char **argv)
             rc = rc == LENS_OK ? lens_atomic_commit(&a, &e) : lens_atomic_fail(&a, rc, &e);
         }
     }
+    /* the occupancy is computed here, once: the plot only draws it, the text prints it */
+    double *times = NULL;
+    size_t *counts = NULL;
+    if (rc == LENS_OK && (plots || !json)) {
+        times = lens_malloc((points ? points : 1) * sizeof *times);
+        counts = lens_malloc((points ? points : 1) * (l->nstage ? l->nstage : 1) * sizeof *counts);
+        rc = times && counts ? lens_stagelog_occupancy(l, points, times, counts, &e)
+                             : lens_err_set(&e, LENS_ENOMEM, "stages: out of memory");
+    }
     if (rc == LENS_OK && plots) {
         char path[4096], *where = NULL; /* a new folder appears whole, with the CSV */
         const char *ext = svg ? "svg" : "png";
@@ -142,21 +151,16 @@ int cmd_stages(int argc, char **argv)
             rc = lens_profile_plot_stagelog_times(l, path, lens_cli_font(), &e);
         snprintf(path, sizeof path, "%s/stage_occupancy.%s", where ? where : plots, ext);
         if (rc == LENS_OK)
-            rc = lens_profile_plot_stagelog_occupancy(l, points, path, lens_cli_font(), &e);
+            rc = lens_profile_plot_stagelog_occupancy(l, points, times, counts, path, lens_cli_font(), &e);
         lens_free(where);
     }
     if (rc == LENS_OK && json) {
         rc = lens_stagelog_write_json(l, points, stdout, &e);
     } else if (rc == LENS_OK) {
-        double *times = malloc(points * sizeof *times);
-        size_t *counts = malloc(points * (l->nstage ? l->nstage : 1) * sizeof *counts);
-        rc = times && counts ? lens_stagelog_occupancy(l, points, times, counts, &e)
-                             : lens_err_set(&e, LENS_ENOMEM, "stages: out of memory");
-        if (rc == LENS_OK)
-            print_text(l, points, times, counts);
-        free(times);
-        free(counts);
+        print_text(l, points, times, counts);
     }
+    lens_free(times);
+    lens_free(counts);
     lens_stagelog_free(l);
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
 }

@@ -340,16 +340,16 @@ static void test_slices(void)
     LENS_TEST(lens_packed_encoder_finish(z, &p[LENS_STAT_MEDIAN], &e) == LENS_OK, "finish: %s", e.msg);
 
     /* picking: nearest, deduplicated, sorted; default first/middle/last */
-    int idx[LENS_SLICES_MAX];
+    int idx[LENS_CUBE_SLICES_MAX];
     int want[4] = {5999, 1000000, 1499, 1501};
-    int n = lens_slices_pick(c->lengths, L, want, 4, idx);
+    int n = lens_cube_slices_pick(c->lengths, L, want, 4, idx);
     LENS_TEST(n == 3 && idx[0] == 1 && idx[1] == 2 && idx[2] == 6, "pick: n=%d %d %d %d", n, idx[0], idx[1], idx[2]);
-    n = lens_slices_pick(c->lengths, L, NULL, 0, idx);
+    n = lens_cube_slices_pick(c->lengths, L, NULL, 0, idx);
     LENS_TEST(n == 3 && idx[0] == 0 && idx[1] == 3 && idx[2] == 6, "pick default");
 
-    struct lens_slices *s;
+    struct lens_cube_slices *s;
     int w2[3] = {0, 3000, 6000};
-    LENS_TEST(lens_slices_from_packed(c, LENS_STAT_MEDIAN, p[LENS_STAT_MEDIAN], w2, 3, &s, &e) == LENS_OK,
+    LENS_TEST(lens_cube_slices_from_packed(c, LENS_STAT_MEDIAN, p[LENS_STAT_MEDIAN], w2, 3, &s, &e) == LENS_OK,
               "from_packed: %s", e.msg);
     /* independent pass: decode everything, recompute the errors of the chosen lengths */
     struct lens_packed_decoder *u;
@@ -461,22 +461,41 @@ static void test_slices(void)
     struct lens_cube_stream *in = NULL;
     LENS_TEST(lens_cube_write(c, prefix, NULL, &e) == LENS_OK, "cube write: %s", e.msg);
     LENS_TEST(lens_cube_stream_open(prefix, &in, &e) == LENS_OK, "stream open: %s", e.msg);
-    struct lens_slices *fs = NULL;
-    LENS_TEST(in && lens_slices_from_stream(in, LENS_STAT_MEDIAN, p[LENS_STAT_MEDIAN], w2, 3, &fs, &e) == LENS_OK,
+    struct lens_cube_slices *fs = NULL;
+    LENS_TEST(in && lens_cube_slices_from_stream(in, LENS_STAT_MEDIAN, p[LENS_STAT_MEDIAN], w2, 3, &fs, &e) == LENS_OK,
               "from_stream: %s", e.msg);
     LENS_TEST(fs && fs->n == 3 && !memcmp(fs->orig, s->orig, sizeof(double) * 3 * P * P) &&
                   !memcmp(fs->dec, s->dec, sizeof(double) * 3 * P * P) && fs->err_max[2] == s->err_max[2],
               "streamed slices equal the in-memory ones");
-    lens_slices_free(fs);
+    lens_cube_slices_free(fs);
+    /* what `compress --plot` slices: the median when it is packed, the same matrices */
     char sum[512];
-    LENS_TEST(in && lens_slices_plot_stream(lens_scratch_path("pp.png"), in, p, w2, 3, FONT, sum, sizeof sum, &e) == LENS_OK,
-              "plot_stream: %s", e.msg);
-    LENS_TEST(strstr(sum, "median: 0 B max error") && strstr(sum, "; 6000 B max error"), "summary: %s", sum);
-    LENS_TEST(in && lens_slices_plot_stream(lens_scratch_path("none.png"), in, (struct lens_packed *[LENS_STAT_COUNT]){NULL}, NULL,
-                                            0, FONT, NULL, 0, &e) == LENS_EINVAL &&
-                  strstr(e.msg, "none.png"),
+    LENS_TEST(in && lens_cube_slices_from_stream_packed(in, p, w2, 3, &fs, &e) == LENS_OK, "from_stream_packed: %s",
+              e.msg);
+    LENS_TEST(fs && fs->stat == LENS_STAT_MEDIAN && fs->n == 3 && !memcmp(fs->orig, s->orig, sizeof(double) * 3 * P * P) &&
+                  !memcmp(fs->dec, s->dec, sizeof(double) * 3 * P * P),
+              "the median is sliced, as in memory");
+    if (fs)
+        lens_cube_slices_summary(fs, sum, sizeof sum);
+    LENS_TEST(fs && strstr(sum, "median: 0 B max error") && strstr(sum, "; 6000 B max error"), "summary: %s", sum);
+    lens_cube_slices_free(fs);
+    fs = NULL;
+    /* a statistic packed but not in the cube (only the median is) does not count */
+    struct lens_packed *only_min[LENS_STAT_COUNT] = {NULL};
+    only_min[LENS_STAT_MIN] = p[LENS_STAT_MEDIAN];
+    LENS_TEST(in && lens_cube_slices_from_stream_packed(in, only_min, NULL, 0, &fs, &e) == LENS_EINVAL && !fs,
+              "packed but absent from the cube: %s", e.msg);
+    LENS_TEST(in && lens_cube_slices_from_stream_packed(in, (struct lens_packed *[LENS_STAT_COUNT]){NULL}, NULL, 0, &fs,
+                                                        &e) == LENS_EINVAL &&
+                  !fs && strstr(e.msg, "no statistic both in the cube and packed"),
               "nothing packed: %s", e.msg);
-    LENS_TEST(in && lens_slices_from_stream(in, LENS_STAT_MIN, p[LENS_STAT_MEDIAN], NULL, 0, &fs, &e) == LENS_EINVAL &&
+    /* a tiny summary buffer is cut, never overrun */
+    char tiny[8];
+    memset(tiny, 'x', sizeof tiny);
+    if (s)
+        lens_cube_slices_summary(s, tiny, 6);
+    LENS_TEST(tiny[5] == '\0' && tiny[6] == 'x', "summary cut to its buffer");
+    LENS_TEST(in && lens_cube_slices_from_stream(in, LENS_STAT_MIN, p[LENS_STAT_MEDIAN], NULL, 0, &fs, &e) == LENS_EINVAL &&
                   strstr(e.msg, "min"),
               "statistic not in the stream: %s", e.msg);
     lens_cube_stream_close(in);
@@ -490,26 +509,26 @@ static void test_slices(void)
     o.height = 200;
     LENS_TEST(lens_slices_write(lens_scratch_path("small.png"), s, &o, &e) == LENS_EINVAL, "too small: %s", e.msg);
     LENS_TEST(!lens_scratch_exists(lens_scratch_path("small.png")), "nothing written for a bad size");
-    struct lens_slices *s2 = s;
-    LENS_TEST(lens_slices_new(&s2, 4, LENS_SLICES_MAX + 1, &e) == LENS_EINVAL && s2 == NULL, "too many slices");
-    LENS_TEST(lens_slices_from_packed(c, LENS_STAT_AVERAGE, p[LENS_STAT_MEDIAN], NULL, 0, &s2, &e) == LENS_EINVAL &&
+    struct lens_cube_slices *s2 = s;
+    LENS_TEST(lens_cube_slices_new(&s2, 4, LENS_CUBE_SLICES_MAX + 1, &e) == LENS_EINVAL && s2 == NULL, "too many slices");
+    LENS_TEST(lens_cube_slices_from_packed(c, LENS_STAT_AVERAGE, p[LENS_STAT_MEDIAN], NULL, 0, &s2, &e) == LENS_EINVAL &&
                   strstr(e.msg, "average"),
               "absent statistic: %s", e.msg);
     LENS_TEST(lens_scratch_leftovers() == 0, "no temporary files left");
     /* every allocation failing in turn */
     int clean = 1;
     for (long k = 1; k < 200; k++) {
-        struct lens_slices *f = NULL;
+        struct lens_cube_slices *f = NULL;
         lens_malloc_fail_after(k);
-        int rc = lens_slices_from_packed(c, LENS_STAT_MEDIAN, p[LENS_STAT_MEDIAN], NULL, 0, &f, &e);
+        int rc = lens_cube_slices_from_packed(c, LENS_STAT_MEDIAN, p[LENS_STAT_MEDIAN], NULL, 0, &f, &e);
         lens_malloc_fail_after(0);
         clean &= rc == LENS_OK ? f != NULL : (f == NULL && rc == LENS_ENOMEM);
-        lens_slices_free(f);
+        lens_cube_slices_free(f);
         if (rc == LENS_OK)
             break;
     }
     LENS_TEST(clean, "allocation failures give LENS_ENOMEM and no result");
-    lens_slices_free(s);
+    lens_cube_slices_free(s);
     lens_packed_free(p[LENS_STAT_MEDIAN]);
     lens_cube_free(c);
 }
@@ -531,8 +550,8 @@ static void test_pdf(void)
     cairo_t *cr = cairo_create(pdf);
     struct lens_links *r = fake_links(12, 4, 5);
     struct lens_cube *c = make_cube(12, 5);
-    struct lens_slices *s = NULL;
-    LENS_TEST(lens_slices_new(&s, 12, 2, &e) == LENS_OK, "slices_new: %s", e.msg);
+    struct lens_cube_slices *s = NULL;
+    LENS_TEST(lens_cube_slices_new(&s, 12, 2, &e) == LENS_OK, "slices_new: %s", e.msg);
     for (int t = 0; s && t < 2; t++) {
         s->lengths[t] = t * 4000;
         for (int q = 0; q < 144; q++) {
@@ -541,7 +560,7 @@ static void test_pdf(void)
         }
     }
     if (s)
-        lens_slices_measure(s);
+        lens_cube_slices_measure(s);
     LENS_TEST(s && s->err_max[1] > 0.0199 && s->err_max[1] < 0.0201, "measure: 2%% off at most");
     LENS_TEST(lens_linkmap_draw(cr, 0, 0, 700, 500, r, NULL, &e) == LENS_OK, "pdf map: %s", e.msg);
     LENS_TEST(lens_linkcurves_draw(cr, 700, 0, 600, 400, r, NULL, &e) == LENS_OK, "pdf curves: %s", e.msg);
@@ -550,7 +569,7 @@ static void test_pdf(void)
     cairo_surface_finish(pdf);
     LENS_TEST(cairo_surface_status(pdf) == CAIRO_STATUS_SUCCESS && bytes > 1000, "pdf written (%zu bytes)", bytes);
     cairo_surface_destroy(pdf);
-    lens_slices_free(s);
+    lens_cube_slices_free(s);
     lens_cube_free(c);
     fake_free(r);
 }

@@ -199,5 +199,6 @@ void lens_cube_stream_close(struct lens_cube_stream *st);
 #include "packed.h" /* the packed (compressed) cube: encoder, decoder, file */
 #include "p2pfile.h" /* the point-to-point sweep file (latency, bandwidth, message rate) */
 #include "synth.h" /* synthetic cubes of a known machine, for tests and the demo */
+#include "cube_slices.h" /* original against compressed slices, for the slices figure */
 
 #endif

@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+/* Linear RGB in [0, 1], entry 0 for the smallest value: the same numbers matplotlib draws
+ * with, so our heat maps and a Python plot of the same matrix look alike. */
 static const double viridis[LENS_CMAP_SIZE][3] = {
     {0.267004, 0.004874, 0.329415}, {0.268510, 0.009605, 0.335427}, {0.269944, 0.014625, 0.341379},
     {0.271305, 0.019942, 0.347269}, {0.272594, 0.025563, 0.353093}, {0.273809, 0.031497, 0.358853},
@@ -94,6 +96,7 @@ static const double viridis[LENS_CMAP_SIZE][3] = {
     {0.993248, 0.906157, 0.143936},
 };
 
+/* The sRGB curve can overshoot 1 by rounding; an 8-bit channel must not wrap. */
 static double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
 
 /* sRGB encoding of linear luminance (IEC 61966-2-1). */
@@ -106,14 +109,21 @@ static double srgb_encode(double y)
  * links stand out as ink. Linear in CIE L* from 85 down to 10, so equal steps look equal. */
 static void grey_rgb(int idx, double rgb[3])
 {
+    /* L* 85 keeps the lightest cell visibly grey on white paper; 10 stays short of black so
+     * that black axis lines still read on the darkest cells. */
     double lstar = 85.0 - (85.0 - 10.0) * idx / (LENS_CMAP_SIZE - 1.0);
+    /* CIE L* back to relative luminance Y: the cube root branch, and the linear branch
+     * (kappa = 24389/27) below L* 8. */
     double y = lstar > 8.0 ? pow((lstar + 16.0) / 116.0, 3.0) : lstar / 903.2962962962963;
     double v = clamp01(srgb_encode(y));
     rgb[0] = rgb[1] = rgb[2] = v;
 }
 
+/* Entry idx of a map, in [0, 1]: what cairo's set_source wants. */
 void lens_colormap_rgb(int cmap, int idx, double rgb[3])
 {
+    /* An index out of range (a caller's rounding) takes the end colour rather than reading
+     * outside the table. */
     if (idx < 0)
         idx = 0;
     if (idx >= LENS_CMAP_SIZE)
@@ -126,19 +136,24 @@ void lens_colormap_rgb(int cmap, int idx, double rgb[3])
         rgb[c] = viridis[idx][c];
 }
 
+/* The same in bytes, for pixels written straight into image surfaces. */
 void lens_colormap_rgb8(int cmap, int idx, unsigned char rgb[3])
 {
     double d[3];
     lens_colormap_rgb(cmap, idx, d);
     for (int c = 0; c < 3; c++)
+        /* Rounded, not truncated: truncation would darken every channel by up to one step. */
         rgb[c] = (unsigned char)lround(clamp01(d[c]) * 255.0);
 }
 
+/* A whole map as pixels: the raster loops then cost one table lookup per cell. */
 void lens_colormap_lut(int cmap, uint32_t lut[LENS_CMAP_SIZE])
 {
     for (int i = 0; i < LENS_CMAP_SIZE; i++) {
         unsigned char c[3];
         lens_colormap_rgb8(cmap, i, c);
+        /* cairo's RGB24/ARGB32 pixel: 0xAARRGGBB in native order, opaque, ready to store into an
+         * image surface's data. */
         lut[i] = 0xff000000u | (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2];
     }
 }
@@ -151,12 +166,16 @@ void lens_colormap_missing(int cmap, unsigned char rgb[3])
     rgb[0] = rgb[1] = rgb[2] = v;
 }
 
+/* Position t in [0, 1] (clamped) to a table entry. */
 int lens_colormap_index(double t)
 {
+    /* NaN lands here too: the caller decides what a missing value looks like, this only must
+     * never index with it. */
     if (!(t > 0.0))
         return 0;
     if (t >= 1.0)
         return LENS_CMAP_SIZE - 1;
+    /* 256 equal bins over [0, 1): t = 1 would be bin 256, hence the guard above and below. */
     int i = (int)(t * LENS_CMAP_SIZE);
     return i >= LENS_CMAP_SIZE ? LENS_CMAP_SIZE - 1 : i;
 }

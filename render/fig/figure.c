@@ -1,5 +1,6 @@
-/* Shared cairo helpers: FreeType fonts, text, ticks, formats, status and deterministic
- * PNG/SVG output. See figure.h for the contracts. */
+/* The figure scaffold and the cairo helpers the figures share: FreeType fonts, text, ticks,
+ * formats, status, and the one output path (lens_figure_render: PNG, SVG with renumbered ids
+ * and an optional text layer, or PNG bytes for the PDF). See figure.h for the contracts. */
 #include "figure.h"
 #include "common/atomic.h"
 
@@ -7,7 +8,10 @@
 #include <cairo-svg.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <ft2build.h>
 #include FT_FREETYPE_H
@@ -23,11 +27,14 @@ struct ft_holder {
 
 static const cairo_user_data_key_t ft_key;
 
+/* cairo's user-data destructor: runs when the last reference to the face goes, possibly long
+ * after the figure (cairo caches faces), never while a surface still needs the glyphs. */
 static void ft_holder_free(void *p)
 {
     struct ft_holder *h = p;
     if (!h)
         return;
+    /* Face before library: FreeType requires faces to go first. */
     if (h->face)
         FT_Done_Face(h->face);
     if (h->lib)
@@ -39,6 +46,8 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
 {
     *face = NULL;
     if (!font_path) {
+        /* No font file: cairo's toy "sans" through fontconfig. Output then depends on the machine's
+         * fonts, which is why the commands always pass fonts/DejaVuSans.ttf. */
         *face = cairo_toy_font_face_create("sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
         if (cairo_font_face_status(*face) != CAIRO_STATUS_SUCCESS) {
             cairo_font_face_destroy(*face);
@@ -53,27 +62,34 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
         return lens_err_set(e, LENS_EIO, "%s: cannot open font: %s", font_path, strerror(errno));
     fclose(fp);
 
+    /* A FreeType library of our own per face: FreeType libraries are not thread-safe to share,
+     * and this one lives exactly as long as cairo holds the face. */
     struct ft_holder *h = lens_calloc(1, sizeof *h);
     if (!h)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", font_path);
     FT_Error fe = FT_Init_FreeType(&h->lib);
+    /* A failed init leaves lib undefined: cleared so that the free skips it. */
     if (fe) {
         h->lib = NULL;
         ft_holder_free(h);
         return lens_err_set(e, LENS_ELIB, "%s: freetype init failed (error %d)", font_path, fe);
     }
     fe = FT_New_Face(h->lib, font_path, 0, &h->face);
+    /* Not a font (a truncated file, a PNG by mistake): EFORMAT names the file. */
     if (fe) {
         h->face = NULL;
         ft_holder_free(h);
         return lens_err_set(e, LENS_EFORMAT, "%s: not a font freetype can read (error %d)", font_path, fe);
     }
+    /* From here on cairo owns the FT_Face's lifetime: the holder is freed by the user-data
+     * destructor when the cairo face goes, never before. */
     cairo_font_face_t *f = cairo_ft_font_face_create_for_ft_face(h->face, 0);
     if (cairo_font_face_status(f) != CAIRO_STATUS_SUCCESS) {
         cairo_font_face_destroy(f);
         ft_holder_free(h);
         return lens_err_set(e, LENS_ELIB, "%s: cairo cannot use the font", font_path);
     }
+    /* On failure cairo does not take the holder: we free it ourselves. */
     if (cairo_font_face_set_user_data(f, &ft_key, h, ft_holder_free) != CAIRO_STATUS_SUCCESS) {
         cairo_font_face_destroy(f);
         ft_holder_free(h);
@@ -83,18 +99,25 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
     return LENS_OK;
 }
 
+/* Every figure selects fonts through here, so that all of them get the same device-independent
+ * options; set per call because cairo_save/restore also restores font options. */
 void lens_figure_set_font(cairo_t *cr, cairo_font_face_t *face, double size)
 {
     cairo_set_font_face(cr, face);
     cairo_set_font_size(cr, size);
     cairo_font_options_t *fo = cairo_font_options_create();
+    /* Hinting snaps glyphs to the device's pixel grid, so PNG, SVG and the PDF would each lay
+     * text out differently; with it off, advances are the font's own and layouts agree. */
     cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
     cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+    /* Grey rather than subpixel antialiasing: subpixel depends on the screen's layout, and
+     * colour fringes would be baked into the PNG. */
     cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
     cairo_set_font_options(cr, fo);
     cairo_font_options_destroy(fo);
 }
 
+/* The advance, not the ink width: what the next text would start after, as layouts need. */
 double lens_figure_text_width(cairo_t *cr, const char *s)
 {
     cairo_text_extents_t te;
@@ -108,15 +131,19 @@ void lens_figure_text(cairo_t *cr, double x, double y, const char *s, double ha,
     cairo_font_extents_t fe;
     cairo_font_extents(cr, &fe);
     double w = lens_figure_text_width(cr, s);
+    /* Rotation about the anchor, restored afterwards: callers' transforms stay untouched. */
     cairo_save(cr);
     cairo_translate(cr, x, y);
     if (angle != 0.0)
         cairo_rotate(cr, angle);
+    /* Anchored on the font's box (ascent + descent), not on the ink, so that labels of one row
+     * share a baseline whatever letters they hold. */
     cairo_move_to(cr, -ha * w, fe.ascent - va * (fe.ascent + fe.descent));
     cairo_show_text(cr, s);
     cairo_restore(cr);
 }
 
+/* Cuts by code points, not bytes, so that a host name in Cyrillic is never cut mid-character. */
 void lens_figure_ellipsize(const char *s, int maxcp, char *buf, size_t n)
 {
     static const char ell[] = "\xe2\x80\xa6"; /* U+2026 */
@@ -133,10 +160,12 @@ void lens_figure_ellipsize(const char *s, int maxcp, char *buf, size_t n)
         }
         i++;
     }
+    /* Short enough: copied whole, no ellipsis. */
     if (!s[i]) {
         snprintf(buf, n, "%s", s);
         return;
     }
+    /* The cut text and the 3-byte ellipsis with its NUL must fit the buffer. */
     if (i + sizeof ell > n)
         i = n > sizeof ell ? n - sizeof ell : 0;
     while (i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80) /* never split a character */
@@ -150,6 +179,7 @@ void lens_figure_ellipsize(const char *s, int maxcp, char *buf, size_t n)
 static double nice_step(double raw)
 {
     double mag = pow(10.0, floor(log10(raw)));
+    /* f in [1, 10): the smallest of 1, 2, 5, 10 not below it gives a round step. */
     double f = raw / mag;
     double nice = f <= 1.0 ? 1.0 : f <= 2.0 ? 2.0 : f <= 5.0 ? 5.0 : 10.0;
     return nice * mag;
@@ -157,9 +187,12 @@ static double nice_step(double raw)
 
 static int linear_ticks(double lo, double hi, int max_ticks, double *ticks, double *step)
 {
+    /* max_ticks - 1 intervals between max_ticks ticks. */
     double st = nice_step((hi - lo) / (max_ticks > 1 ? max_ticks - 1 : 1));
+    /* Tick numbers, not values: k * st keeps rounding errors from accumulating along the axis. */
     double k0 = ceil(lo / st - 1e-9), k1 = floor(hi / st + 1e-9);
     int n = 0;
+    /* Tick k at k * st, clipped to max_ticks whatever rounding did to k1. */
     for (double k = k0; k <= k1 && n < max_ticks; k++) {
         double v = k * st;
         ticks[n++] = fabs(v) < st * 1e-9 ? 0.0 : v;
@@ -172,19 +205,25 @@ int lens_figure_ticks(double lo, double hi, int log_scale, int max_ticks, double
                       double *step)
 {
     *step = 0.0;
+    /* A flat or inverted range has no ticks; callers then draw their axis unlabelled. */
     if (!(hi > lo) || max_ticks < 1)
         return 0;
     if (log_scale && lo > 0.0) {
+        /* The whole decades inside [lo, hi]; a range within one decade falls back to linear ticks. */
         int d0 = (int)ceil(log10(lo) - 1e-9), d1 = (int)floor(log10(hi) + 1e-9);
         if (d1 - d0 + 1 >= 2) {
             int n = 0, every = (d1 - d0 + max_ticks) / max_ticks; /* thin out many decades */
+            /* Few decades and room for them: 2x and 5x ticks too, or the axis would show two labels. */
             int sub = d1 - d0 + 1 <= 3 && 3 * (d1 - d0 + 2) <= max_ticks;
+            /* From the decade below d0: its 2x and 5x may lie inside the range. */
             for (int d = d0 - 1; d <= d1 && n < max_ticks; d++) {
                 static const double mult[3] = {1.0, 2.0, 5.0};
                 for (int m = 0; m < (sub ? 3 : 1); m++) {
                     double v = mult[m] * pow(10.0, d);
+                    /* Thinned decades keep every every-th power of ten, counted from the first inside. */
                     if (m == 0 && (d - d0) % every != 0)
                         continue;
+                    /* A relative slack: 1e-9 of the value itself, whatever the decade. */
                     if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9) && n < max_ticks)
                         ticks[n++] = v;
                 }
@@ -200,9 +239,11 @@ void lens_figure_format_value(double v, double step, char *buf, size_t n)
     double a = fabs(v);
     if (v == 0.0) {
         snprintf(buf, n, "0");
+    /* Fixed decimals would be long or all zeros out here: three significant digits instead. */
     } else if (a >= 1e6 || a < 1e-4) {
         snprintf(buf, n, "%.3g", v);
     } else if (step > 0.0) {
+        /* As many decimals as the step needs (step 0.05 -> 2), so neighbouring labels differ. */
         int dec = (int)ceil(-log10(step) - 1e-9);
         dec = dec < 0 ? 0 : dec > 6 ? 6 : dec;
         snprintf(buf, n, "%.*f", dec, v);
@@ -215,6 +256,7 @@ void lens_figure_format_count(double v, char *buf, size_t n)
 {
     static const char suffix[] = " kMGT";
     int s = 0;
+    /* Up to 9999 as it is: "12k" is shorter than "12000", but "9999" beats "9.999k". */
     while (fabs(v) >= 10000.0 && s < 4) {
         v /= 1000.0;
         s++;
@@ -229,21 +271,35 @@ void lens_figure_format_count(double v, char *buf, size_t n)
 
 int lens_figure_status(cairo_t *cr, const char *name, struct lens_err *e)
 {
+    /* cairo records the first error on the context or on its surface and then does nothing:
+     * one check after drawing catches anything that went wrong while drawing. */
     cairo_status_t st = cairo_status(cr);
     if (st == CAIRO_STATUS_SUCCESS)
         st = cairo_surface_status(cairo_get_target(cr));
     if (st == CAIRO_STATUS_SUCCESS)
         return LENS_OK;
+    /* Out of memory stays ENOMEM so that the fault-injection tests see the cause they caused. */
     return lens_err_set(e, st == CAIRO_STATUS_NO_MEMORY ? LENS_ENOMEM : LENS_ELIB,
                         "%s: cairo: %s", name, cairo_status_to_string(st));
 }
 
-cairo_status_t lens_figure_buf_write(void *closure, const unsigned char *data, unsigned int len)
+/* A growing byte buffer that cairo stream writers fill: the SVG document is built in memory
+ * so that its ids can be renumbered and its text layer added before the atomic write. */
+struct fbuf {
+    unsigned char *data; /* owned, lens_free */
+    size_t len, cap;     /* bytes used / allocated */
+    int failed;          /* 1 once an allocation failed: the document is incomplete */
+};
+
+static cairo_status_t fbuf_write(void *closure, const unsigned char *data, unsigned int len)
 {
-    struct lens_figure_buf *b = closure;
+    struct fbuf *b = closure;
+    /* After one failed allocation every later write fails too: cairo then stops the stream
+     * and the caller reports ENOMEM once, from failed. */
     if (b->failed)
         return CAIRO_STATUS_WRITE_ERROR;
     if (b->len + len > b->cap) {
+        /* doubling from 64 KiB: a figure's SVG is tens of KiB to a few MiB */
         size_t cap = b->cap ? b->cap : 65536;
         while (cap < b->len + len)
             cap *= 2;
@@ -260,18 +316,28 @@ cairo_status_t lens_figure_buf_write(void *closure, const unsigned char *data, u
     return CAIRO_STATUS_SUCCESS;
 }
 
+static void fbuf_free(struct fbuf *b)
+{
+    lens_free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+/* A short write is a write error: errno stays for the atomic writer to report. */
 static cairo_status_t file_write(void *closure, const unsigned char *data, unsigned int len)
 {
     return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
+/* PNG bytes for lens_pdf_image_png: how the reports embed every figure. */
 int lens_figure_png_mem(cairo_surface_t *img, const char *name, unsigned char **buf,
                         size_t *len, struct lens_err *e)
 {
-    struct lens_figure_buf b = {0};
+    struct fbuf b = {0};
     *buf = NULL;
     *len = 0;
-    cairo_status_t st = cairo_surface_write_to_png_stream(img, lens_figure_buf_write, &b);
+    /* Through our buffer, not cairo's own file writer, so allocation goes through lens_malloc
+     * and its fault injection. */
+    cairo_status_t st = cairo_surface_write_to_png_stream(img, fbuf_write, &b);
     if (st != CAIRO_STATUS_SUCCESS || b.failed) {
         lens_free(b.data);
         if (b.failed || st == CAIRO_STATUS_NO_MEMORY)
@@ -283,12 +349,13 @@ int lens_figure_png_mem(cairo_surface_t *img, const char *name, unsigned char **
     return LENS_OK;
 }
 
-int lens_figure_png_write(cairo_surface_t *img, const char *path, struct lens_err *e)
+static int png_write(cairo_surface_t *img, const char *path, struct lens_err *e)
 {
     struct lens_atomic a;
     int rc = lens_atomic_open(&a, path, "wb", e);
     if (rc)
         return rc;
+    /* Into the atomic writer's temporary file: a failure halfway leaves no half PNG under path. */
     cairo_status_t st = cairo_surface_write_to_png_stream(img, file_write, a.fp);
     if (st == CAIRO_STATUS_WRITE_ERROR) /* the system's reason, kept by the atomic writer */
         return lens_atomic_fail(&a, LENS_EIO, e);
@@ -299,12 +366,161 @@ int lens_figure_png_write(cairo_surface_t *img, const char *path, struct lens_er
     return lens_atomic_commit(&a, e);
 }
 
-cairo_surface_t *lens_figure_svg_create(struct lens_figure_buf *svg, double w, double h)
+/* ---- the SVG text layer ---- */
+
+/* One label as the SVG text layer repeats it: baseline start in device units. */
+struct text_item {
+    double x, y, size, angle, width; /* angle in degrees, clockwise as SVG wants it */
+    char *s;                         /* owned, UTF-8 */
+};
+
+struct lens_figure_text {
+    struct text_item *items;
+    size_t n, cap;
+    int failed; /* an allocation failed: the layer is incomplete, the write reports ENOMEM */
+};
+
+void lens_figure_label(struct lens_figure_text *log, cairo_t *cr, double x, double y,
+                       const char *s, double ha, double va, double angle)
 {
-    cairo_surface_t *s = cairo_svg_surface_create_for_stream(lens_figure_buf_write, svg, w, h);
-    cairo_svg_surface_restrict_to_version(s, CAIRO_SVG_VERSION_1_1);
-    return s;
+    lens_figure_text(cr, x, y, s, ha, va, angle);
+    if (!log || log->failed)
+        return;
+    /* the baseline start lens_figure_text used, rotated with the text, so the invisible
+     * copy lies exactly over the drawn glyphs and a search highlights the right place */
+    cairo_font_extents_t fe;
+    cairo_font_extents(cr, &fe);
+    double w = lens_figure_text_width(cr, s);
+    double px = -ha * w, py = fe.ascent - va * (fe.ascent + fe.descent);
+    double bx = x + px * cos(angle) - py * sin(angle), by = y + px * sin(angle) + py * cos(angle);
+    cairo_user_to_device(cr, &bx, &by);
+    /* the user-space scale and rotation also apply to the size, width and angle */
+    double ux = 1.0, uy = 0.0;
+    cairo_user_to_device_distance(cr, &ux, &uy);
+    double scale = hypot(ux, uy);
+    cairo_matrix_t fm;
+    cairo_get_font_matrix(cr, &fm);
+    if (lens_reserve((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items) != LENS_OK) {
+        log->failed = 1;
+        return;
+    }
+    struct text_item *t = &log->items[log->n];
+    if (!(t->s = lens_strdup(s))) {
+        log->failed = 1;
+        return;
+    }
+    t->x = bx;
+    t->y = by;
+    t->size = hypot(fm.xx, fm.yx) * scale;
+    t->width = w * scale;
+    t->angle = (angle + atan2(uy, ux)) * 180.0 / M_PI;
+    log->n++;
 }
+
+static void text_free(struct lens_figure_text *log)
+{
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->n; i++)
+        lens_free(log->items[i].s);
+    lens_free(log->items);
+    lens_free(log);
+}
+
+/* Appends s to b as XML character data: markup characters escaped, bytes that are not
+ * valid UTF-8 or are control characters replaced by '?', so the document stays well formed
+ * whatever a label (a host name from a file) holds. */
+static void buf_put_xml(struct fbuf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int len = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+        for (int i = 1; i < len; i++)
+            if ((p[i] & 0xc0) != 0x80)
+                len = 0;
+        const char *rep = NULL;
+        if (len == 0 || (*p < 0x20 && *p != '\t'))
+            rep = "?";
+        else if (*p == '&')
+            rep = "&amp;";
+        else if (*p == '<')
+            rep = "&lt;";
+        else if (*p == '>')
+            rep = "&gt;";
+        else if (*p == '"')
+            rep = "&quot;";
+        if (rep) {
+            fbuf_write(b, (const unsigned char *)rep, (unsigned)strlen(rep));
+            p += len ? len : 1;
+        } else {
+            fbuf_write(b, p, (unsigned)len);
+            p += len;
+        }
+    }
+}
+
+static void buf_printf(struct fbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(struct fbuf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        fbuf_write(b, (const unsigned char *)tmp, (unsigned)(n < (int)sizeof tmp ? n : (int)sizeof tmp - 1));
+}
+
+/* Rebuilds the finished SVG document in svg with a <title> after the <svg> tag and the text
+ * layer before the last </svg>. LENS_ENOMEM; a document without those tags is left as it is. */
+static int svg_add_text(struct fbuf *svg, const char *title, const struct lens_figure_text *log,
+                        const char *name, struct lens_err *e)
+{
+    const char *doc = (const char *)svg->data, *end = doc + svg->len;
+    const char *open = memmem(doc, svg->len, "<svg", 4), *close = NULL;
+    for (const char *p = doc; p && p + 6 <= end; p++)
+        if ((p = memmem(p, (size_t)(end - p), "</svg>", 6)) != NULL)
+            close = p;
+        else
+            break;
+    const char *gt = open ? memchr(open, '>', (size_t)(end - open)) : NULL;
+    if (!gt || !close || close < gt)
+        return LENS_OK;
+    struct fbuf b = {0};
+    fbuf_write(&b, svg->data, (unsigned)(gt + 1 - doc));
+    if (title) {
+        buf_printf(&b, "\n<title>");
+        buf_put_xml(&b, title);
+        buf_printf(&b, "</title>");
+    }
+    fbuf_write(&b, (const unsigned char *)gt + 1, (unsigned)(close - gt - 1));
+    if (log->n > 0) {
+        /* transparent fill: the layer is found and selected but never seen over the glyphs */
+        buf_printf(&b, "<g id=\"labels\" xml:space=\"preserve\" font-family=\"DejaVu Sans, sans-serif\" fill=\"#000\" "
+                       "fill-opacity=\"0\" stroke=\"none\">\n");
+        for (size_t i = 0; i < log->n; i++) {
+            const struct text_item *t = &log->items[i];
+            buf_printf(&b, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%.2f\" textLength=\"%.2f\" "
+                           "lengthAdjust=\"spacingAndGlyphs\"", t->x, t->y, t->size, t->width);
+            if (fabs(t->angle) > 1e-9)
+                buf_printf(&b, " transform=\"rotate(%.2f %.2f %.2f)\"", t->angle, t->x, t->y);
+            buf_printf(&b, ">");
+            buf_put_xml(&b, t->s);
+            buf_printf(&b, "</text>\n");
+        }
+        buf_printf(&b, "</g>\n");
+    }
+    fbuf_write(&b, (const unsigned char *)close, (unsigned)(end - close));
+    if (b.failed) {
+        lens_free(b.data);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory writing svg", name);
+    }
+    lens_free(svg->data);
+    *svg = b;
+    return LENS_OK;
+}
+
+/* ---- deterministic SVG ---- */
 
 /* Ids cairo 1.16 takes from process-wide counters; the others are numbered per document. */
 static const char *const counter_ids[] = {"surface", "image", "source-"};
@@ -321,13 +537,17 @@ static size_t renumber_at(struct renumber *r, const char *p, const char *end, ch
                           size_t outn)
 {
     for (int k = 0; k < NCOUNTER; k++) {
+        /* Prefix by prefix; ids of other shapes (glyph ids, clip ids) are numbered per document
+         * already and pass untouched. */
         size_t pl = strlen(counter_ids[k]);
         if ((size_t)(end - p) <= pl || memcmp(p, counter_ids[k], pl) != 0)
             continue;
         const char *q = p + pl;
         long v = 0;
+        /* The number, capped: a run of digits past 10^8 is not one of cairo's counters. */
         while (q < end && *q >= '0' && *q <= '9' && v < 100000000)
             v = v * 10 + (*q++ - '0');
+        /* only a whole id counts: digits right up to the closing quote or parenthesis */
         if (q == p + pl || q >= end || (*q != '"' && *q != ')'))
             continue;
         int i;
@@ -344,45 +564,35 @@ static size_t renumber_at(struct renumber *r, const char *p, const char *end, ch
     return 0;
 }
 
-int lens_figure_svg_commit(cairo_surface_t *surface, struct lens_figure_buf *svg,
-                           const char *path, struct lens_err *e)
+/* Writes the finished document in svg to path atomically: ids renumbered in order of first
+ * appearance (the second figure of a process gets the same bytes as the first), embedded
+ * rasters marked pixelated so viewers do not blur a heat map's cells. */
+static int svg_save(const struct fbuf *svg, const char *path, struct lens_err *e)
 {
     static const char pixelated[] = "<image style=\"image-rendering:optimizeSpeed;"
                                     "image-rendering:pixelated\" ";
-    cairo_surface_finish(surface);
-    cairo_status_t st = cairo_surface_status(surface);
-    cairo_surface_destroy(surface);
-    if (st != CAIRO_STATUS_SUCCESS || svg->failed) {
-        int oom = svg->failed || st == CAIRO_STATUS_NO_MEMORY;
-        lens_free(svg->data);
-        memset(svg, 0, sizeof *svg);
-        if (oom)
-            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory writing svg", path);
-        return lens_err_set(e, LENS_ELIB, "%s: cairo: %s", path, cairo_status_to_string(st));
-    }
+    /* The temporary file first: nothing may appear under path until the whole document is in. */
     struct lens_atomic a;
     int rc = lens_atomic_open(&a, path, "wb", e);
-    if (rc) {
-        lens_free(svg->data);
-        memset(svg, 0, sizeof *svg);
+    if (rc)
         return rc;
-    }
     struct renumber *r = lens_calloc(1, sizeof *r);
     if (!r) {
         lens_atomic_abort(&a);
-        lens_free(svg->data);
-        memset(svg, 0, sizeof *svg);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
     const char *p = (const char *)svg->data, *end = p + svg->len, *flushed = p;
+    /* one pass; bytes between rewrites are copied in runs from `flushed` */
     while (p < end) {
         size_t skip = 0;
         char id[64];
         const char *at = NULL;
+        /* The three places an id occurs: href="#id", url(#id) (both after '#') and id="id". */
         if (*p == '#')
             at = p + 1;
         else if (*p == 'i' && end - p > 4 && !memcmp(p, "id=\"", 4))
             at = p + 4;
+        /* Every embedded raster gets the pixelated style: a heat map's cells must stay squares. */
         else if (*p == '<' && end - p > 7 && !memcmp(p, "<image ", 7)) {
             fwrite(flushed, 1, (size_t)(p - flushed), a.fp);
             fputs(pixelated, a.fp);
@@ -399,49 +609,201 @@ int lens_figure_svg_commit(cairo_surface_t *surface, struct lens_figure_buf *svg
         }
         p++;
     }
+    /* The tail after the last rewrite. */
     fwrite(flushed, 1, (size_t)(end - flushed), a.fp);
     lens_free(r);
-    lens_free(svg->data);
-    memset(svg, 0, sizeof *svg);
+    /* a write error on a.fp is sticky: the commit finds it and leaves nothing behind */
     return lens_atomic_commit(&a, e);
 }
 
+/* Any case: "x.PNG" from a Windows user is a PNG as well. */
 int lens_figure_format(const char *path, struct lens_err *e)
 {
+    /* Only the last four characters count: "x.svg.png" is a PNG. */
     size_t n = strlen(path);
-    if (n > 4 && !strcmp(path + n - 4, ".svg"))
+    if (n > 4 && !strcasecmp(path + n - 4, ".svg"))
         return 1;
-    if (n > 4 && !strcmp(path + n - 4, ".png"))
+    if (n > 4 && !strcasecmp(path + n - 4, ".png"))
         return 0;
-    return lens_err_set(e, LENS_EINVAL, "%s: the picture must end in .png or .svg", path);
+    return lens_err_set(e, LENS_EINVAL, "%s: output must end in .png or .svg", path);
 }
 
-int lens_figure_output(const char *path, const char *name, int w, int h, lens_figure_draw_fn draw,
-                       void *ctx, unsigned char **buf, size_t *len, struct lens_err *e)
+/* ---- the figure protocol ---- */
+
+/* The figure's name in messages when it has no file: its own, or "<what> png (memory)". */
+static const char *memory_name(const struct lens_figure *f, char *buf, size_t n)
 {
-    int svg = 0;
-    if (path) {
-        name = path;
-        if ((svg = lens_figure_format(path, e)) < 0)
-            return svg;
-    }
-    struct lens_figure_buf sb = {0};
-    cairo_surface_t *sf = svg ? lens_figure_svg_create(&sb, w, h)
-                              : cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
+    if (f->name)
+        return f->name;
+    snprintf(buf, n, "%s png (memory)", f->kind->what);
+    return buf;
+}
+
+/* Paints f on a fresh cairo_t of surface sf: status checked before (a surface cairo could
+ * not make) and after (anything paint left on cr). */
+static int paint_on(const struct lens_figure *f, cairo_surface_t *sf, cairo_font_face_t *face,
+                    double w, double h, const char *name, struct lens_figure_text *text,
+                    struct lens_err *e)
+{
     cairo_t *cr = cairo_create(sf);
     int rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK)
-        rc = draw(ctx, cr, w, h, name, e);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(sf);
-        lens_free(sb.data);
-        return rc;
+    if (rc == LENS_OK) {
+        /* The surface's type says whether paint may draw vectors (SVG) or must rasterise (PNG). */
+        cairo_surface_type_t t = cairo_surface_get_type(sf);
+        struct lens_figure_canvas c = {cr, face, w, h,
+                                       t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF ||
+                                           t == CAIRO_SURFACE_TYPE_PS,
+                                       name, text};
+        rc = f->kind->paint(f->data, &c, e);
     }
-    if (svg)
-        return lens_figure_svg_commit(sf, &sb, path, e);
-    cairo_surface_flush(sf);
-    rc = path ? lens_figure_png_write(sf, path, e) : lens_figure_png_mem(sf, name, buf, len, e);
+    /* An error cairo recorded while painting shows up here, once. */
+    if (rc == LENS_OK)
+        rc = lens_figure_status(cr, name, e);
+    cairo_destroy(cr);
+    return rc;
+}
+
+/* The SVG path: drawn into memory, finished, given its text layer, then saved with stable ids. */
+static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, double w, double h,
+                      const char *path, struct lens_err *e)
+{
+    /* Only tree figures keep the text layer; the others would pay for nothing. */
+    struct lens_figure_text *text = NULL;
+    if ((f->kind->flags & LENS_FIGURE_TEXT) && !(text = lens_calloc(1, sizeof *text)))
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    struct fbuf svg = {0};
+    cairo_surface_t *sf = cairo_svg_surface_create_for_stream(fbuf_write, &svg, w, h);
+    /* SVG 1.1: what every viewer reads, and cairo writes it the same on every machine */
+    cairo_svg_surface_restrict_to_version(sf, CAIRO_SVG_VERSION_1_1);
+    /* The surface is in memory: the atomic file is opened only once the figure is drawn, so a
+     * drawing error never leaves even a temporary behind. */
+    int rc = paint_on(f, sf, face, w, h, path, text, e);
+    if (rc == LENS_OK && text && text->failed)
+        rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the labels", path);
+    if (rc == LENS_OK) {
+        /* finish now so that the whole document is in svg before it is edited */
+        cairo_surface_finish(sf);
+        cairo_status_t st = cairo_surface_status(sf);
+        if (svg.failed || st == CAIRO_STATUS_NO_MEMORY)
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory writing svg", path);
+        else if (st != CAIRO_STATUS_SUCCESS)
+            rc = lens_err_set(e, LENS_ELIB, "%s: cairo: %s", path, cairo_status_to_string(st));
+    }
+    /* The text layer is spliced into the finished document, before the ids are renumbered. */
+    if (rc == LENS_OK && text)
+        rc = svg_add_text(&svg, f->title, text, path, e);
+    if (rc == LENS_OK)
+        rc = svg_save(&svg, path, e);
+    /* Destroyed only now: the text layer and the save read the buffer the surface wrote into. */
     cairo_surface_destroy(sf);
+    text_free(text);
+    fbuf_free(&svg);
+    return rc;
+}
+
+/* The PNG path: one image surface, written to path atomically or encoded into memory. */
+static int render_png(const struct lens_figure *f, cairo_font_face_t *face, double w, double h,
+                      const char *path, const char *name, unsigned char **buf, size_t *len,
+                      struct lens_err *e)
+{
+    /* opaque figures keep RGB24: their PNGs have no alpha channel, as they always had */
+    cairo_format_t fmt = (f->kind->flags & LENS_FIGURE_ALPHA) ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24;
+    /* A fractional height (the pie) is cut to whole pixels; paint still gets the exact box. */
+    cairo_surface_t *sf = cairo_image_surface_create(fmt, (int)w, (int)h);
+    int rc = paint_on(f, sf, face, w, h, name, NULL, e);
+    if (rc == LENS_OK) {
+        /* Flush before reading the pixels: cairo may still hold drawing operations. */
+        cairo_surface_flush(sf);
+        rc = path ? png_write(sf, path, e) : lens_figure_png_mem(sf, name, buf, len, e);
+    }
+    cairo_surface_destroy(sf);
+    return rc;
+}
+
+/* The one output function of every figure (figure.h): the order is format, check, size,
+ * font, surface, paint, output, so the cheapest refusals come first. */
+int lens_figure_render(const struct lens_figure *f, const char *path, unsigned char **buf,
+                       size_t *len, struct lens_err *e)
+{
+    char mem[96];
+    const char *name = path ? path : memory_name(f, mem, sizeof mem);
+    int svg = 0;
+    /* Memory output starts empty, so that a failure never hands back a stale pointer. */
+    if (buf) {
+        *buf = NULL;
+        *len = 0;
+    }
+    /* the cheap refusals first: a wrong extension or bad data allocate nothing */
+    if (path && f->as)
+        svg = f->as == LENS_FIGURE_AS_SVG;
+    else if (path && (svg = lens_figure_format(path, e)) < 0)
+        return svg;
+    int rc = f->kind->check(f->data, name, e);
+    if (rc)
+        return rc;
+    /* the size may depend on the data (pie, slices, timeline): asked once it is valid */
+    double w, h;
+    f->kind->size(f->data, &w, &h);
+    /* one face per figure, shared by every text of the paint */
+    cairo_font_face_t *face = NULL;
+    if ((rc = lens_figure_font_load(f->font_path, &face, e)) < 0)
+        return rc;
+    rc = svg ? render_svg(f, face, w, h, path, e) : render_png(f, face, w, h, path, name, buf, len, e);
+    /* cairo holds its own reference while a surface still needs the glyphs */
+    cairo_font_face_destroy(face);
+    return rc;
+}
+
+int lens_figure_draw(const struct lens_figure *f, cairo_t *cr, double x, double y, double w,
+                     double h, struct lens_err *e)
+{
+    const char *name = f->name ? f->name : f->kind->what;
+    int rc = f->kind->check(f->data, name, e);
+    if (rc)
+        return rc;
+    cairo_font_face_t *face = NULL;
+    if ((rc = lens_figure_font_load(f->font_path, &face, e)) < 0)
+        return rc;
+    /* a PDF page or an SVG of the caller's counts as vector, as in lens_figure_render */
+    cairo_surface_type_t t = cairo_surface_get_type(cairo_get_target(cr));
+    struct lens_figure_canvas c = {cr, face, w, h,
+                                   t == CAIRO_SURFACE_TYPE_SVG || t == CAIRO_SURFACE_TYPE_PDF ||
+                                       t == CAIRO_SURFACE_TYPE_PS,
+                                   name, NULL};
+    /* paint always draws from (0, 0): the box's corner becomes the origin, and the clip
+     * keeps a figure that paints its whole background (cairo_paint) inside its box */
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    cairo_rectangle(cr, 0, 0, w, h);
+    cairo_clip(cr);
+    rc = f->kind->paint(f->data, &c, e);
+    cairo_restore(cr);
+    cairo_font_face_destroy(face);
+    return rc ? rc : lens_figure_status(cr, name, e);
+}
+
+int lens_figure_measure(const struct lens_figure *f, lens_figure_measure_fn fn, void *out,
+                        struct lens_err *e)
+{
+    const char *name = f->name ? f->name : f->kind->what;
+    int rc = f->kind->check(f->data, name, e);
+    if (rc)
+        return rc;
+    double w, h;
+    f->kind->size(f->data, &w, &h);
+    cairo_font_face_t *face = NULL;
+    if ((rc = lens_figure_font_load(f->font_path, &face, e)) < 0)
+        return rc;
+    /* text extents need a cairo_t, not a surface of the figure's size: 1 x 1 pixel does */
+    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+    cairo_t *cr = cairo_create(sf);
+    rc = lens_figure_status(cr, name, e);
+    if (rc == LENS_OK) {
+        struct lens_figure_canvas c = {cr, face, w, h, 0, name, NULL};
+        rc = fn(f->data, &c, out, e);
+    }
+    cairo_destroy(cr);
+    cairo_surface_destroy(sf);
+    cairo_font_face_destroy(face);
     return rc;
 }

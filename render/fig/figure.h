@@ -1,7 +1,7 @@
-/* Cairo helpers shared by the figures (heatmap, histogram, later charts): fonts through
- * FreeType, anchored text, nice axis ticks, number formats, cairo status -> lens_err, and
- * writing PNG/SVG deterministically through lens_atomic or into memory.
- * Units are whatever the surface uses: pixels for PNG, points for SVG. */
+/* The figure scaffold: the one protocol every figure follows (a kind with check, size and
+ * paint; lens_figure_render puts it out as PNG, SVG or PNG bytes for the PDF), and the cairo
+ * helpers the figures share: FreeType fonts, anchored text, nice ticks, number formats.
+ * Units are whatever the surface uses: pixels for PNG, points for SVG and PDF. */
 #ifndef LENS_FIGURE_H
 #define LENS_FIGURE_H
 
@@ -46,41 +46,96 @@ void lens_figure_format_count(double v, char *buf, size_t n);
 /* Turns the first error recorded on cr or its target into LENS_ELIB with "name: cairo: ...". */
 int lens_figure_status(cairo_t *cr, const char *name, struct lens_err *e);
 
-/* A growing byte buffer that cairo stream writers fill (lens_malloc'd; failed set on ENOMEM). */
-struct lens_figure_buf {
-    unsigned char *data; /* owned, lens_free */
-    size_t len, cap;     /* bytes used / allocated */
-    int failed;          /* 1 once an allocation failed */
-};
-/* cairo_write_func_t appending to a struct lens_figure_buf closure. */
-cairo_status_t lens_figure_buf_write(void *closure, const unsigned char *data, unsigned int len);
-
-/* Encodes an image surface as PNG into *buf (lens_malloc'd, caller frees) / *len. */
+/* Encodes an image surface as PNG into *buf (lens_malloc'd, caller frees) / *len. For the
+ * few pictures drawn outside the figure protocol (the rank chart of the problems report). */
 int lens_figure_png_mem(cairo_surface_t *img, const char *name, unsigned char **buf,
                         size_t *len, struct lens_err *e);
-/* Encodes an image surface as PNG into path atomically (temporary + rename). */
-int lens_figure_png_write(cairo_surface_t *img, const char *path, struct lens_err *e);
 
-/* SVG surface of w x h points that writes into svg (which must be zeroed). Finish it with
- * lens_figure_svg_commit; the surface may be in an error state (checked there). */
-cairo_surface_t *lens_figure_svg_create(struct lens_figure_buf *svg, double w, double h);
-/* Finishes and destroys surface, makes the ids deterministic (cairo numbers images and
- * surfaces by a process-wide counter), asks viewers not to smooth embedded rasters, and
- * writes the document to path atomically. Always frees svg's data. */
-int lens_figure_svg_commit(cairo_surface_t *surface, struct lens_figure_buf *svg,
-                           const char *path, struct lens_err *e);
-
-/* 1 when path ends in ".svg", 0 for ".png", else LENS_EINVAL "PATH: the picture must end in
- * .png or .svg". */
+/* 1 when path ends in ".svg", 0 for ".png" (any case), else LENS_EINVAL
+ * "PATH: output must end in .png or .svg". */
 int lens_figure_format(const char *path, struct lens_err *e);
 
-/* Paints a whole figure of w x h units into cr (name: for error messages). */
-typedef int (*lens_figure_draw_fn)(void *ctx, cairo_t *cr, double w, double h, const char *name,
-                                   struct lens_err *e);
-/* The one output path of the figures drawn by a callback: a w x h figure to path, PNG (pixels)
- * or SVG (points) by its extension, atomically; or, with path NULL, PNG bytes into *buf / *len
- * (lens_malloc'd, caller frees; name then labels the errors). Nothing is left on error. */
-int lens_figure_output(const char *path, const char *name, int w, int h, lens_figure_draw_fn draw,
-                       void *ctx, unsigned char **buf, size_t *len, struct lens_err *e);
+/* ---- the figure protocol ----
+ *
+ * Every figure is a kind (check, size, paint) plus its data, and is put out by one function,
+ * lens_figure_render: to a PNG or SVG file, or to PNG bytes, which is how the PDF reports
+ * embed figures (lens_pdf_image_png). lens_figure_draw paints the same figure into a box of
+ * any cairo_t (tests, composite pictures). The scaffold, not the figure, owns the surface,
+ * the font face, the cairo status checks, the SVG id renumbering and the atomic write. */
+
+/* Labels drawn so far, for the SVG text layer (opaque; see LENS_FIGURE_TEXT). */
+struct lens_figure_text;
+
+/* What a figure paints on. Borrowed from the scaffold for the duration of paint. */
+struct lens_figure_canvas {
+    cairo_t *cr;                   /* user space = the figure's box, origin top left */
+    cairo_font_face_t *face;       /* the figure's font (font_path, or cairo's toy "sans") */
+    double w, h;                   /* the box: pixels for PNG, points for SVG and PDF */
+    int vector;                    /* 1 on SVG/PDF/PS targets: vectors where a PNG gets rasters */
+    const char *name;              /* the figure in messages: the output path, or a label */
+    struct lens_figure_text *text; /* SVG text layer of LENS_FIGURE_TEXT kinds, else NULL */
+};
+
+enum lens_figure_flags {
+    LENS_FIGURE_ALPHA = 1, /* PNG drawn on ARGB32 (cairo writes RGBA once a pixel is not
+                            * opaque) instead of RGB24; kept per figure so bytes do not change */
+    LENS_FIGURE_TEXT = 2   /* SVG gets the figure's <title> and an invisible <text> copy of
+                            * every label drawn with lens_figure_label (searchable) */
+};
+
+struct lens_figure_kind {
+    const char *what; /* short name: PNGs in memory are "<what> png (memory)" in messages */
+    unsigned flags;   /* enum lens_figure_flags */
+    /* Validates data (sizes, options, values) before anything is allocated: LENS_EINVAL
+     * or the data's own error, naming name. */
+    int (*check)(const void *data, const char *name, struct lens_err *e);
+    /* The natural size in pixels (PNG) / points (SVG); only called after check passed. A
+     * PNG is (int)w x (int)h pixels, painted over the unrounded box. */
+    void (*size)(const void *data, double *w, double *h);
+    /* Draws the whole figure, background included, into c->cr over (0, 0, c->w, c->h).
+     * cairo errors may stay on c->cr: the scaffold checks them after paint. */
+    int (*paint)(const void *data, const struct lens_figure_canvas *c, struct lens_err *e);
+};
+
+/* The file format of lens_figure_render: by the name's extension (the default), or forced
+ * for the writers whose contract says "PNG whatever the name". */
+enum lens_figure_as { LENS_FIGURE_BY_NAME = 0, LENS_FIGURE_AS_PNG = 1, LENS_FIGURE_AS_SVG = 2 };
+
+/* One figure to put out: a kind, its data and how to letter it. */
+struct lens_figure {
+    const struct lens_figure_kind *kind;
+    const void *data;      /* borrowed */
+    const char *font_path; /* TTF for the text (fonts/DejaVuSans.ttf); NULL: cairo's "sans" */
+    const char *title;     /* SVG <title> of LENS_FIGURE_TEXT kinds; NULL: none */
+    const char *name;      /* names a PNG in memory in messages; NULL: "<what> png (memory)" */
+    int as;                /* enum lens_figure_as of a file; 0: by the extension */
+};
+
+/* Puts f out: with path, a PNG or SVG file by the extension (or f->as), atomically (nothing
+ * is left on error); with path NULL, PNG bytes into *buf (lens_malloc'd, caller frees) / *len.
+ * Byte-identical output for the same data. Errors: LENS_EINVAL (extension, check), font
+ * errors (lens_figure_font_load), LENS_ENOMEM, LENS_ELIB (cairo), LENS_EIO (writing), and
+ * whatever paint returns; messages name path (or the memory name). */
+int lens_figure_render(const struct lens_figure *f, const char *path, unsigned char **buf,
+                       size_t *len, struct lens_err *e);
+
+/* Paints f into the box (x, y, w, h) of cr, whatever its target (a PDF page, a test
+ * surface), clipped to the box; cr's state is restored afterwards. Errors as check, font and
+ * paint, naming f->name or the kind's what, and LENS_ELIB when cairo reports an error on cr. */
+int lens_figure_draw(const struct lens_figure *f, cairo_t *cr, double x, double y, double w,
+                     double h, struct lens_err *e);
+
+/* Lays f out without drawing it, for the layout queries of tests and of callers that
+ * annotate a figure: checks f, then calls fn with a canvas of the figure's natural size and
+ * font whose cr only measures (a 1 x 1 image). Errors: those of check, the font, cairo, fn. */
+typedef int (*lens_figure_measure_fn)(const void *data, const struct lens_figure_canvas *c, void *out,
+                                      struct lens_err *e);
+int lens_figure_measure(const struct lens_figure *f, lens_figure_measure_fn fn, void *out,
+                        struct lens_err *e);
+
+/* Draws s as lens_figure_text does and, when log is not NULL (an SVG of a LENS_FIGURE_TEXT
+ * kind: pass the canvas's text), records it in device units for the text layer. */
+void lens_figure_label(struct lens_figure_text *log, cairo_t *cr, double x, double y,
+                       const char *s, double ha, double va, double angle);
 
 #endif

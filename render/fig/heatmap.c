@@ -34,6 +34,8 @@ struct fig {
     struct lens_heatmap_layout L;
 };
 
+/* Defaults for latency matrices in seconds: shown in µs, rank axes, the self-delay diagonal
+ * hidden (it is 0 or noise and would stretch the colour range). */
 void lens_heatmap_opts_init(struct lens_heatmap_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -48,14 +50,17 @@ void lens_heatmap_opts_init(struct lens_heatmap_opts *o)
     o->height = 760;
 }
 
+/* Everything the layout and the drawing rely on, checked before any allocation. */
 static int check_args(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                       const char *name, struct lens_err *e)
 {
+    /* 2^20 a side keeps rows * cols and the pixel arithmetic inside size_t and int. */
     if (rows <= 0 || cols <= 0 || rows > (1 << 20) || cols > (1 << 20))
         return lens_err_set(e, LENS_EINVAL, "%s: matrix must have 1..%d rows and columns (got rows=%d, cols=%d)",
                             name, 1 << 20, rows, cols);
     if (!m)
         return lens_err_set(e, LENS_EINVAL, "%s: no matrix given", name);
+    /* Below 160 x 120 the labels leave no map; 16384 a side bounds the image (1 GiB of pixels). */
     if (o->width < 160 || o->height < 120 || o->width > 16384 || o->height > 16384)
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 160x120..16384x16384",
                             name, o->width, o->height);
@@ -66,6 +71,7 @@ static int check_args(const double *m, int rows, int cols, const struct lens_hea
     if (o->fixed_range && !(isfinite(o->vmin) && isfinite(o->vmax) && o->vmin < o->vmax))
         return lens_err_set(e, LENS_EINVAL, "%s: fixed range needs finite vmin < vmax (got %g, %g)",
                             name, o->vmin, o->vmax);
+    /* A log scale cannot start at zero or below. */
     if (o->fixed_range && o->log_scale && !(o->vmin > 0.0))
         return lens_err_set(e, LENS_EINVAL, "%s: log scale needs vmin > 0 (got %g)", name, o->vmin);
     return LENS_OK;
@@ -83,6 +89,7 @@ static void find_range(struct fig *f)
         const double *row = f->m + (size_t)i * f->cols;
         for (int j = 0; j < f->cols; j++) {
             double v = row[j];
+            /* Scaled first: a finite delay times 1e6 can still overflow to infinity. */
             if (!isfinite(v * o->scale) || (o->log_scale && !(v > 0.0)) || (f->hide_diag && i == j))
                 continue;
             cnt++;
@@ -92,11 +99,15 @@ static void find_range(struct fig *f)
                 mx = v;
         }
     }
+    /* finite: cells with a colour; the rest are drawn in the missing colour and counted for the
+     * key under the colour bar. */
     f->finite = cnt;
     f->L.missing = (long long)n - cnt;
+    /* A fixed range (the report's common scale across lengths) wins over the data's. */
     if (o->fixed_range) {
         f->lo = o->vmin;
         f->hi = o->vmax;
+    /* Nothing to colour: any range will do, as long as the colour bar can be drawn. */
     } else if (cnt == 0) {
         f->lo = o->log_scale ? 1.0 : 0.0;
         f->hi = o->log_scale ? 10.0 : 1.0;
@@ -104,6 +115,8 @@ static void find_range(struct fig *f)
         f->lo = mn * o->scale;
         f->hi = mx * o->scale;
         if (!(f->hi > f->lo)) {
+            /* One value everywhere (a uniform network): widen by 5% (10% on a log scale) so the bar has
+             * an extent and every cell lands in the middle colour, not at an end. */
             double d = fabs(f->lo) * 0.05;
             if (o->log_scale) {
                 f->lo /= 1.1;
@@ -114,8 +127,10 @@ static void find_range(struct fig *f)
             }
         }
     }
+    /* The log scale works on log10 of the values: positions, ticks and histogram bins alike. */
     if (o->log_scale) {
         f->llo = log10(f->lo);
+        /* Kept as a reciprocal: scale_pos runs once per pixel of the map. */
         f->inv = 1.0 / (log10(f->hi) - f->llo);
     } else {
         f->inv = 1.0 / (f->hi - f->lo);
@@ -134,6 +149,7 @@ static double scale_pos(const struct fig *f, double x)
 static uint32_t cell_pixel(const struct fig *f, const uint32_t *lut, uint32_t missing, double v)
 {
     double x = v * f->o->scale;
+    /* The same rule as find_range: what has no place on the scale is missing. */
     if (!isfinite(x) || (f->o->log_scale && !(x > 0.0)))
         return missing;
     return lut[lens_colormap_index(scale_pos(f, x))];
@@ -143,12 +159,14 @@ static const char *label_of(const struct fig *f, int i, char *buf, size_t n)
 {
     const char *s = f->o->labels ? f->o->labels[i] : NULL;
     if (s)
+        /* Host names can be long: cut them so that the map keeps its width. */
         lens_figure_ellipsize(s, LABEL_CP, buf, n);
     else
         snprintf(buf, n, "%d", i);
     return buf;
 }
 
+/* The widest of n axis labels in the current font: decides the margins. */
 static double max_label_width(const struct fig *f, cairo_t *cr, int n)
 {
     double w = 0;
@@ -169,6 +187,7 @@ static int label_step(int n, double fit)
     if (fit < 1)
         fit = 1;
     int step = 1;
+    /* 1, 2, 5 steps: the labels then land on round ranks (0, 5, 10, ...) people can count on. */
     for (int mag = 1; mag < (1 << 24); mag *= 10) {
         static const int m125[3] = {1, 2, 5};
         for (int k = 0; k < 3; k++) {
@@ -182,6 +201,7 @@ static int label_step(int n, double fit)
 
 static double tick_len(const struct fig *f) { return f->fs * 0.35; }
 
+/* The colour bar's tick labels need a column as wide as the widest of them. */
 static void tick_label_width(struct fig *f, cairo_t *cr, double *w)
 {
     char buf[64];
@@ -199,6 +219,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
     const struct lens_heatmap_opts *o = f->o;
     double W = o->width, H = o->height;
+    /* The base font follows the figure: 55 lines of text fit the short side, within 7..13 units
+     * so that small figures stay readable and large ones do not shout. */
     double fs = fmin(W, H) / 55.0;
     fs = fs < 7 ? 7 : fs > 13 ? 13 : fs;
     f->fs = fs;
@@ -208,8 +230,11 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     lens_figure_set_font(cr, f->face, f->lab_fs);
     f->row_w = fmin(max_label_width(f, cr, f->rows), 0.2 * W);
     double col_w = max_label_width(f, cr, f->cols);
+    /* Host names under the map are rotated to read upwards; rank numbers fit upright. */
     f->col_rot = o->labels != NULL;
     f->col_h = f->col_rot ? fmin(col_w, 0.2 * H) : f->lab_fs * 1.3;
+    /* A first guess at the ticks, only to measure the widest tick label for the layout; the
+     * real ones follow once the bar's height is known. */
     f->nticks = lens_figure_ticks(f->lo, f->hi, o->log_scale, 10, f->ticks, &f->tstep);
     double tw;
     tick_label_width(f, cr, &tw);
@@ -222,9 +247,11 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     double hist_w = o->histogram ? fmax(0.2 * W, 6 * fs) : 0;
     if (o->histogram && bottom < pad + 3.4 * fs)
         bottom = pad + 3.4 * fs;
+    /* Gap, bar, tick, gap, tick labels, gap: the colour bar's column to the right of the map. */
     double cbar_part = fs + fs * 1.3 + tick + fs * 0.3 + tw + fs * 0.8;
     double right = cbar_part + (o->histogram ? hist_w + fs * 1.5 : 0) + pad;
     double aw = W - left - right, ah = H - top - bottom;
+    /* Less than 16 units for the map: the labels took everything, refuse rather than draw a dot. */
     if (aw < 16 || ah < 16)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %dx%d too small for its labels",
                             f->name, o->width, o->height);
@@ -236,6 +263,9 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     struct lens_heatmap_layout *L = &f->L;
     L->map_w = mw < 1 ? 1 : mw;
     L->map_h = mh < 1 ? 1 : mh;
+    /* Whole units: the PNG raster then covers whole pixels and nearest filtering adds no seams. */
+    /* The map centred in its area, the colour bar right of it and the histogram right of that,
+     * all as tall as the map. */
     L->map_x = floor(left + (aw - L->map_w) / 2);
     L->map_y = floor(top + (ah - L->map_h) / 2);
     L->cbar_x = L->map_x + L->map_w + fs;
@@ -251,6 +281,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     /* thin labels out to what fits; upright column labels need their width */
     L->row_step = label_step(f->rows, L->map_h / (f->lab_fs * 1.3));
     L->col_step = label_step(f->cols, L->map_w / (f->col_rot ? f->lab_fs * 1.3 : col_w + f->lab_fs));
+    /* One colour-bar tick per 2.5 label heights, between 2 and 10. */
     int maxt = (int)(L->map_h / (f->lab_fs * 2.5));
     f->nticks = lens_figure_ticks(f->lo, f->hi, o->log_scale, maxt < 2 ? 2 : maxt > 10 ? 10 : maxt,
                                   f->ticks, &f->tstep);
@@ -267,15 +298,19 @@ static int fill_raster(const struct fig *f, uint32_t *pix, int stride, int w, in
     lens_colormap_lut(f->o->cmap, lut);
     lens_colormap_missing(f->o->cmap, miss);
     uint32_t missing = 0xff000000u | (uint32_t)miss[0] << 16 | (uint32_t)miss[1] << 8 | miss[2];
+    /* The column of every pixel x, computed once: the inner loop then has no division. */
     int *colmap = lens_malloc((size_t)w * sizeof *colmap);
     if (!colmap)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the map", f->name);
     for (int x = 0; x < w; x++) {
+        /* The cell under the pixel's centre. */
         int j = (int)(((double)x + 0.5) * f->cols / w);
         colmap[x] = j >= f->cols ? f->cols - 1 : j;
     }
+    /* Consecutive pixel rows over the same matrix row are equal: copy the previous one. */
     int prev_i = -1;
     for (int y = 0; y < h; y++) {
+        /* The matrix row under the pixel row's centre; the clamp guards the last row against rounding. */
         int i = (int)(((double)y + 0.5) * f->rows / h);
         i = i >= f->rows ? f->rows - 1 : i;
         uint32_t *row = pix + (size_t)y * stride;
@@ -283,6 +318,7 @@ static int fill_raster(const struct fig *f, uint32_t *pix, int stride, int w, in
             memcpy(row, row - stride, (size_t)w * sizeof *row);
             continue;
         }
+        /* The matrix row, then pixels left to right taking each cell's colour once. */
         const double *mrow = f->m + (size_t)i * f->cols;
         int prev_j = -1;
         uint32_t c = 0;
@@ -310,11 +346,13 @@ static int draw_map_raster(const struct fig *f, cairo_t *cr, int w, int h, struc
     cairo_surface_flush(img);
     int rc = fill_raster(f, (uint32_t *)(void *)cairo_image_surface_get_data(img),
                          cairo_image_surface_get_stride(img) / 4, w, h, e);
+    /* We wrote the pixels behind cairo's back: it must drop any cached copy of the surface. */
     cairo_surface_mark_dirty(img);
     if (rc == LENS_OK) {
         const struct lens_heatmap_layout *L = &f->L;
         cairo_save(cr);
         cairo_translate(cr, L->map_x, L->map_y);
+        /* Nearest filtering: scaled up, each cell stays a sharp block of one colour instead of a blur. */
         cairo_scale(cr, L->map_w / w, L->map_h / h);
         cairo_set_source_surface(cr, img, 0, 0);
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
@@ -335,6 +373,7 @@ static void draw_map_vector(const struct fig *f, cairo_t *cr)
     lens_colormap_lut(f->o->cmap, lut);
     lens_colormap_missing(f->o->cmap, miss);
     uint32_t missing = 0xff000000u | (uint32_t)miss[0] << 16 | (uint32_t)miss[1] << 8 | miss[2];
+    /* Cells in figure units: every cell is a rectangle of exactly its colour. */
     double cw = L->map_w / f->cols, ch = L->map_h / f->rows;
     /* each cell reaches a little under its right and lower neighbours, which are painted
      * after it, so viewers that anti-alias each path show no hairlines between cells */
@@ -350,6 +389,7 @@ static void draw_map_vector(const struct fig *f, cairo_t *cr)
         }
 }
 
+/* Frame, ticks and labels of the map, then the axis titles and the figure's title. */
 static void draw_axes(const struct fig *f, cairo_t *cr)
 {
     const struct lens_heatmap_opts *o = f->o;
@@ -362,6 +402,8 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     cairo_stroke(cr);
 
     double ch = L->map_h / f->rows, cw = L->map_w / f->cols;
+    /* Ticks at the centres of the labelled rows and columns, all in one path and one stroke. */
+    /* Row ticks on the left edge, column ticks under the bottom edge, one path for all. */
     for (int i = 0; i < f->rows; i += L->row_step) {
         cairo_move_to(cr, L->map_x, L->map_y + (i + 0.5) * ch);
         cairo_rel_line_to(cr, -tick, 0);
@@ -372,10 +414,12 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     }
     cairo_stroke(cr);
 
+    /* Row labels right-aligned against the ticks. */
     lens_figure_set_font(cr, f->face, f->lab_fs);
     for (int i = 0; i < f->rows; i += L->row_step)
         lens_figure_text(cr, L->map_x - tick - fs * 0.2, L->map_y + (i + 0.5) * ch,
                          label_of(f, i, buf, sizeof buf), 1.0, 0.5, 0.0);
+    /* The column labels start under the ticks; the axis title goes under the tallest of them. */
     double ly = L->map_y + L->map_h + tick + fs * 0.2;
     for (int j = 0; j < f->cols; j += L->col_step) {
         label_of(f, j, buf, sizeof buf);
@@ -384,18 +428,22 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
         else
             lens_figure_text(cr, L->map_x + (j + 0.5) * cw, ly, buf, 0.5, 0.0, 0.0);
     }
+    /* Axis titles outside the labels: the y title rotated, left of the widest row label. */
     lens_figure_set_font(cr, f->face, fs);
     if (o->xlabel)
         lens_figure_text(cr, L->map_x + L->map_w / 2, ly + f->col_h + fs * 0.3, o->xlabel, 0.5, 0.0, 0.0);
     if (o->ylabel)
         lens_figure_text(cr, L->map_x - tick - fs * 0.5 - f->row_w, L->map_y + L->map_h / 2,
                          o->ylabel, 0.5, 1.0, -M_PI / 2);
+    /* The title centred on the whole figure, not the map: it also spans the colour bar. */
     if (o->title) {
         lens_figure_set_font(cr, f->face, fs * 1.25);
         lens_figure_text(cr, o->width / 2.0, fs, o->title, 0.5, 0.0, 0.0);
     }
 }
 
+/* The bar right of the map: its strips in the map's colours, ticks on the same scale,
+ * the unit above and, when cells are missing, a key for their colour below. */
 static void draw_colour_bar(const struct fig *f, cairo_t *cr)
 {
     const struct lens_heatmap_layout *L = &f->L;
@@ -412,6 +460,7 @@ static void draw_colour_bar(const struct fig *f, cairo_t *cr)
                         k == LENS_CMAP_SIZE - 1 ? sh : sh * 1.5);
         cairo_fill(cr);
     }
+    /* Frame of the bar on top of the strips, with its ticks, in one stroke. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, fs * 0.08);
     cairo_rectangle(cr, L->cbar_x, L->cbar_y, L->cbar_w, L->cbar_h);
@@ -421,6 +470,7 @@ static void draw_colour_bar(const struct fig *f, cairo_t *cr)
         cairo_rel_line_to(cr, tick, 0);
     }
     cairo_stroke(cr);
+    /* Tick labels left-aligned right of the ticks: the column layout() reserved for them. */
     lens_figure_set_font(cr, f->face, f->lab_fs);
     for (int i = 0; i < f->nticks; i++) {
         double ty = L->cbar_y + L->cbar_h * (1.0 - scale_pos(f, f->ticks[i]));
@@ -440,15 +490,16 @@ static void draw_colour_bar(const struct fig *f, cairo_t *cr)
         lens_figure_text(cr, L->cbar_x + L->cbar_w + fs * 0.3, sy + f->lab_fs / 2, "missing", 0.0, 0.5, 0.0);
     }
     lens_figure_set_font(cr, f->face, fs);
+    /* The unit above the bar, with ", log" when the colours follow log10 of the values. */
     snprintf(buf, sizeof buf, "%s%s", f->o->unit ? f->o->unit : "",
              f->o->log_scale ? (f->o->unit ? ", log" : "log") : "");
     lens_figure_text(cr, L->cbar_x + L->cbar_w / 2, L->cbar_y - fs * 0.4, buf, 0.5, 1.0, 0.0);
 }
 
-/* Sets up f (range, font, histogram) for drawing on cr and lays it out. */
+/* Sets up f (range, histogram) for drawing on cr in font face and lays it out. */
 static int fig_begin(struct fig *f, const double *m, int rows, int cols,
                      const struct lens_heatmap_opts *o, const char *name, cairo_t *cr,
-                     int want_hist, struct lens_err *e)
+                     cairo_font_face_t *face, int want_hist, struct lens_err *e)
 {
     memset(f, 0, sizeof *f);
     f->m = m;
@@ -456,11 +507,11 @@ static int fig_begin(struct fig *f, const double *m, int rows, int cols,
     f->cols = cols;
     f->o = o;
     f->name = name;
+    /* Only a square matrix has a diagonal of self-delays to hide. */
     f->hide_diag = o->hide_diagonal && rows == cols;
-    find_range(f);
-    int rc = lens_figure_font_load(o->font_path, &f->face, e);
-    if (rc == LENS_OK)
-        rc = layout(f, cr, e);
+    f->face = face;
+    find_range(f); /* before the layout: the colour bar's tick labels depend on the range */
+    int rc = layout(f, cr, e);
     if (rc == LENS_OK && o->histogram && want_hist)
         rc = lens_histogram_compute(&f->hist, m, (size_t)rows * cols, f->hide_diag ? rows : 0,
                                     o->scale, f->lo, f->hi, o->log_scale,
@@ -468,12 +519,10 @@ static int fig_begin(struct fig *f, const double *m, int rows, int cols,
     return rc;
 }
 
+/* The face is the canvas's: only the histogram is ours to free. */
 static void fig_end(struct fig *f)
 {
     lens_histogram_release(&f->hist);
-    if (f->face)
-        cairo_font_face_destroy(f->face);
-    f->face = NULL;
 }
 
 /* Draws the whole figure on cr. raster_max 0: the map is pixel-exact at the map's size
@@ -483,8 +532,12 @@ static int draw(struct fig *f, cairo_t *cr, int vector_max, int raster_max, stru
 {
     const struct lens_heatmap_layout *L = &f->L;
     cairo_set_source_rgb(cr, 1, 1, 1);
+    /* White under everything: PNGs have no transparency, SVGs would show the viewer's background. */
     cairo_paint(cr);
     int rc = LENS_OK;
+    /* PNG: a raster of exactly the map's pixels, one pixel per pixel, nothing resampled. */
+    /* PNG: pixel-exact raster. SVG: vector cells when the matrix is small enough, else a raster
+     * of at most raster_max a side embedded in the SVG. */
     if (raster_max == 0)
         rc = draw_map_raster(f, cr, (int)L->map_w, (int)L->map_h, e);
     else if (f->rows <= vector_max && f->cols <= vector_max)
@@ -494,9 +547,11 @@ static int draw(struct fig *f, cairo_t *cr, int vector_max, int raster_max, stru
                              f->rows < raster_max ? f->rows : raster_max, e);
     if (rc)
         return rc;
+    /* Axes and the colour bar over the map: its frame must not be covered by cells. */
     draw_axes(f, cr);
     draw_colour_bar(f, cr);
     if (f->o->histogram) {
+        /* Beside the colour bar and on its scale: each bar sits level with its colours. */
         lens_histogram_draw(cr, &f->hist, L->hist_x, L->hist_y, L->hist_w, L->hist_h,
                             f->o->cmap, f->ticks, f->nticks, f->face, f->fs);
         cairo_set_source_rgb(cr, 0, 0, 0);
@@ -507,124 +562,107 @@ static int draw(struct fig *f, cairo_t *cr, int vector_max, int raster_max, stru
     return lens_figure_status(cr, f->name, e);
 }
 
-/* Renders into a new image surface (*img, caller destroys) of the figure's size. */
-static int render_image(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
-                        const char *name, cairo_surface_t **img, struct lens_err *e)
+/* The figure's data for the protocol of figure.h. */
+struct job {
+    const double *m;
+    int rows, cols;
+    const struct lens_heatmap_opts *o; /* never NULL */
+};
+
+static int check(const void *data, const char *name, struct lens_err *e)
 {
-    struct lens_heatmap_opts def;
-    if (!o) {
-        lens_heatmap_opts_init(&def);
-        o = &def;
-    }
-    *img = NULL;
-    int rc = check_args(m, rows, cols, o, name, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, o->width, o->height);
-    cairo_t *cr = cairo_create(s);
+    const struct job *j = data;
+    return check_args(j->m, j->rows, j->cols, j->o, name, e);
+}
+
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    *w = j->o->width;
+    *h = j->o->height;
+}
+
+/* A PNG gets the map pixel-exact at its size; a vector target (SVG) gets rectangles for
+ * small maps and one bounded raster for large ones, so the file stays small either way. */
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
     struct fig f;
-    rc = lens_figure_status(cr, name, e);
+    int rc = fig_begin(&f, j->m, j->rows, j->cols, j->o, c->name, c->cr, c->face, 1, e);
     if (rc == LENS_OK)
-        rc = fig_begin(&f, m, rows, cols, o, name, cr, 1, e);
-    else
-        memset(&f, 0, sizeof f);
-    if (rc == LENS_OK)
-        rc = draw(&f, cr, 0, 0, e);
+        rc = c->vector ? draw(&f, c->cr, LENS_HEATMAP_SVG_VECTOR_MAX, LENS_HEATMAP_SVG_RASTER_MAX, e)
+                       : draw(&f, c->cr, 0, 0, e);
     fig_end(&f);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(s);
-        return rc;
+    return rc;
+}
+
+static const struct lens_figure_kind heatmap_kind = {"heatmap", 0, check, size, paint};
+
+/* The figure of m with options o (NULL: the defaults, kept in *def). */
+static struct lens_figure figure(struct job *j, const double *m, int rows, int cols,
+                                 const struct lens_heatmap_opts *o, struct lens_heatmap_opts *def)
+{
+    if (!o) {
+        lens_heatmap_opts_init(def);
+        o = def;
     }
-    cairo_surface_flush(s);
-    *img = s;
-    return LENS_OK;
+    *j = (struct job){m, rows, cols, o};
+    return (struct lens_figure){.kind = &heatmap_kind, .data = j, .font_path = o->font_path};
+}
+
+/* The PNG and SVG writers differ only in the format they force, whatever the name. */
+static int write_as(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
+                    const char *path, int as, struct lens_err *e)
+{
+    struct job j;
+    struct lens_heatmap_opts def;
+    struct lens_figure fig = figure(&j, m, rows, cols, o, &def);
+    fig.as = as;
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_heatmap_write_png(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                            const char *path, struct lens_err *e)
 {
-    cairo_surface_t *img;
-    int rc = render_image(m, rows, cols, o, path, &img, e);
-    if (rc)
-        return rc;
-    rc = lens_figure_png_write(img, path, e);
-    cairo_surface_destroy(img);
-    return rc;
+    return write_as(m, rows, cols, o, path, LENS_FIGURE_AS_PNG, e);
 }
 
+/* What the report embeds: the same figure as the PNG file, byte for byte. */
 int lens_heatmap_png_mem(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                          unsigned char **buf, size_t *len, struct lens_err *e)
 {
-    static const char name[] = "heatmap png (memory)";
-    cairo_surface_t *img;
-    *buf = NULL;
-    *len = 0;
-    int rc = render_image(m, rows, cols, o, name, &img, e);
-    if (rc)
-        return rc;
-    rc = lens_figure_png_mem(img, name, buf, len, e);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_heatmap_opts def;
+    struct lens_figure fig = figure(&j, m, rows, cols, o, &def);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
 int lens_heatmap_write_svg(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                            const char *path, struct lens_err *e)
 {
-    struct lens_heatmap_opts def;
-    if (!o) {
-        lens_heatmap_opts_init(&def);
-        o = &def;
-    }
-    int rc = check_args(m, rows, cols, o, path, e);
-    if (rc)
-        return rc;
-    struct lens_figure_buf svg = {0};
-    cairo_surface_t *s = lens_figure_svg_create(&svg, o->width, o->height);
-    cairo_t *cr = cairo_create(s);
-    struct fig f;
-    rc = lens_figure_status(cr, path, e);
-    if (rc == LENS_OK)
-        rc = fig_begin(&f, m, rows, cols, o, path, cr, 1, e);
-    else
-        memset(&f, 0, sizeof f);
-    if (rc == LENS_OK)
-        rc = draw(&f, cr, LENS_HEATMAP_SVG_VECTOR_MAX, LENS_HEATMAP_SVG_RASTER_MAX, e);
-    fig_end(&f);
-    cairo_destroy(cr);
-    if (rc) {
-        cairo_surface_destroy(s);
-        lens_free(svg.data);
-        return rc;
-    }
-    return lens_figure_svg_commit(s, &svg, path, e);
+    return write_as(m, rows, cols, o, path, LENS_FIGURE_AS_SVG, e);
 }
 
+/* lens_figure_measure callback: the layout without the histogram (it moves nothing). */
+static int measure(const void *data, const struct lens_figure_canvas *c, void *out, struct lens_err *e)
+{
+    const struct job *j = data;
+    struct fig f;
+    int rc = fig_begin(&f, j->m, j->rows, j->cols, j->o, c->name, c->cr, c->face, 0, e);
+    if (rc == LENS_OK)
+        *(struct lens_heatmap_layout *)out = f.L;
+    fig_end(&f);
+    return rc;
+}
+
+/* The tests read cell positions from here and check the pixels of the PNG against them. */
 int lens_heatmap_layout(const double *m, int rows, int cols, const struct lens_heatmap_opts *o,
                         struct lens_heatmap_layout *l, struct lens_err *e)
 {
-    static const char name[] = "heatmap";
+    struct job j;
     struct lens_heatmap_opts def;
-    if (!o) {
-        lens_heatmap_opts_init(&def);
-        o = &def;
-    }
+    struct lens_figure fig = figure(&j, m, rows, cols, o, &def);
     memset(l, 0, sizeof *l);
-    int rc = check_args(m, rows, cols, o, name, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-    cairo_t *cr = cairo_create(s);
-    struct fig f;
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK)
-        rc = fig_begin(&f, m, rows, cols, o, name, cr, 0, e);
-    else
-        memset(&f, 0, sizeof f);
-    if (rc == LENS_OK)
-        *l = f.L;
-    fig_end(&f);
-    cairo_destroy(cr);
-    cairo_surface_destroy(s);
-    return rc;
+    fig.name = "heatmap";
+    return lens_figure_measure(&fig, measure, l, e);
 }

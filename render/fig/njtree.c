@@ -54,11 +54,13 @@ static void rooted_free(struct rooted *r)
     lens_free(r->order);
     lens_free(r->stack);
     lens_free(r->bfs);
+    /* Zeroed so that a second free, or a free after a failed build, is harmless. */
     memset(r, 0, sizeof *r);
 }
 
 static void add_edge(struct rooted *r, int a, int b, double len)
 {
+    /* Both directions: the graph is undirected until a root is chosen. */
     r->nb[DEG * a + r->deg[a]] = b;
     r->w[DEG * a + r->deg[a]++] = len;
     r->nb[DEG * b + r->deg[b]] = a;
@@ -69,9 +71,13 @@ static void add_edge(struct rooted *r, int a, int b, double len)
 static int build_graph(struct rooted *r, const struct lens_newick *t, const char *name,
                        struct lens_err *e)
 {
+    /* One node more than the tree: the spare that becomes the root when the midpoint lies
+     * inside an edge. */
     int n = t->nleaf, nn = t->nnode + 1;
     r->n = n;
     r->nn = nn;
+    /* DEG slots per node for neighbours, edge lengths and children: fixed-stride arrays, no
+     * per-node allocation. */
     r->nb = lens_malloc((size_t)DEG * nn * sizeof *r->nb);
     r->w = lens_malloc((size_t)DEG * nn * sizeof *r->w);
     r->kids = lens_malloc((size_t)DEG * nn * sizeof *r->kids);
@@ -85,6 +91,7 @@ static int build_graph(struct rooted *r, const struct lens_newick *t, const char
     r->order = lens_malloc((size_t)n * sizeof *r->order);
     r->stack = lens_malloc((size_t)nn * sizeof *r->stack);
     r->bfs = lens_malloc((size_t)nn * sizeof *r->bfs);
+    /* One check for all: the error path frees whatever was allocated through rooted_free. */
     if (!r->nb || !r->w || !r->kids || !r->deg || !r->nkid || !r->parent || !r->cnt || !r->minleaf ||
         !r->x || !r->y || !r->order || !r->stack || !r->bfs)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a tree of %d leaves", name, n);
@@ -96,11 +103,14 @@ static int build_graph(struct rooted *r, const struct lens_newick *t, const char
             int v = t->child[3 * (u - n) + c];
             if (v < 0)
                 continue;
+            /* The last node is the Newick root, which nothing may hang from; any other node has exactly
+             * one parent, or the input is a graph, not a tree. */
             if (v >= t->nnode - 1 || seen[v]++)
                 return lens_err_set(e, LENS_EINVAL, "%s: node %d has a child %d that is the root, "
                                     "out of range or shared", name, u, v);
             if (!isfinite(t->len[v]))
                 return lens_err_set(e, LENS_EINVAL, "%s: branch to node %d has length %g", name, v, t->len[v]);
+            /* NJ can yield negative branch lengths; they are drawn as 0 and the legend counts them. */
             r->negative += t->len[v] < 0;
             add_edge(r, u, v, t->len[v] > 0 ? t->len[v] : 0.0);
             nc++;
@@ -108,6 +118,7 @@ static int build_graph(struct rooted *r, const struct lens_newick *t, const char
         if (nc == 0)
             return lens_err_set(e, LENS_EINVAL, "%s: inner node %d has no children", name, u);
     }
+    /* Every node but the root hangs from one: together with the check above, a tree. */
     for (int v = 0; v < t->nnode - 1; v++)
         if (!seen[v])
             return lens_err_set(e, LENS_EINVAL, "%s: node %d hangs from no other node", name, v);
@@ -123,9 +134,12 @@ static int farthest_leaf(struct rooted *r, int src)
         r->parent[v] = -2;
     r->parent[src] = -1;
     r->x[src] = 0.0;
+    /* depth first with an explicit stack: a caterpillar tree of thousands of leaves would
+     * overflow a recursive walk; -2 above marks nodes not reached yet */
     r->stack[top++] = src;
     while (top > 0) {
         int u = r->stack[--top];
+        /* Every neighbour not yet reached gets its distance from src along the edge. */
         for (int i = 0; i < r->deg[u]; i++) {
             int v = r->nb[DEG * u + i];
             if (r->parent[v] != -2)
@@ -135,7 +149,10 @@ static int farthest_leaf(struct rooted *r, int src)
             r->stack[top++] = v;
         }
     }
+    /* Leaves only: the longest path runs between two leaves. */
     for (int v = 0; v < r->n; v++)
+        /* Ties to the smallest leaf number: the root, and so the picture, does not depend on the order
+         * the graph was built in. */
         if (r->x[v] > r->x[best] || (r->x[v] == r->x[best] && v < best))
             best = v;
     return best;
@@ -144,6 +161,7 @@ static int farthest_leaf(struct rooted *r, int src)
 /* Replaces edge a-b by a-s-b with lengths la and lb. */
 static void split_edge(struct rooted *r, int a, int b, int s, double la, double lb)
 {
+    /* The edge a-b appears in both adjacency lists; both entries now point at the spare node s. */
     for (int i = 0; i < r->deg[a]; i++)
         if (r->nb[DEG * a + i] == b) {
             r->nb[DEG * a + i] = s;
@@ -154,6 +172,7 @@ static void split_edge(struct rooted *r, int a, int b, int s, double la, double 
             r->nb[DEG * b + i] = s;
             r->w[DEG * b + i] = lb;
         }
+    /* The spare node s gets exactly the two halves of the edge. */
     r->nb[DEG * s] = a;
     r->w[DEG * s] = la;
     r->nb[DEG * s + 1] = b;
@@ -169,13 +188,19 @@ static int midpoint_root(struct rooted *r, int as_built)
         return as_built;
     int b = farthest_leaf(r, 0);
     int c = farthest_leaf(r, b); /* x and parent are now from b */
+    /* Two sweeps find the longest leaf-to-leaf path b..c (true for trees with lengths >= 0); its
+     * midpoint is the root. */
     double half = r->x[c] / 2;
+    /* All lengths 0: no midpoint to speak of, keep the tree's own root. */
     if (!(half > 0))
         return as_built;
     int v = c;
+    /* Up from c towards b until the edge u-v holds the midpoint. */
     while (r->parent[v] >= 0 && r->x[r->parent[v]] >= half)
         v = r->parent[v];
     int u = r->parent[v];
+    /* The midpoint on an inner node (within rounding): root there, no spare needed; a leaf
+     * can never be the root of a phylogram. */
     if (r->x[v] - half <= 1e-12 * half && v >= r->n)
         return v;
     split_edge(r, u, v, r->nn - 1, half - r->x[u], r->x[v] - half);
@@ -196,6 +221,7 @@ static void lay_out(struct rooted *r)
     bfs[nbfs++] = root;
     for (int q = 0; q < nbfs; q++) {
         int u = bfs[q];
+        /* Neighbours not yet reached become children, in adjacency order; ladderizing sorts them. */
         for (int i = 0; i < r->deg[u]; i++) {
             int v = r->nb[DEG * u + i];
             if (r->parent[v] != -2)
@@ -209,6 +235,7 @@ static void lay_out(struct rooted *r)
     /* leaf counts and smallest leaves, children first */
     for (int q = nbfs - 1; q >= 0; q--) {
         int u = bfs[q], *k = &r->kids[DEG * u];
+        /* A leaf counts itself; an inner node sums its children (all later in bfs order, so done). */
         r->cnt[u] = u < r->n;
         r->minleaf[u] = u < r->n ? u : r->nn;
         for (int i = 0; i < r->nkid[u]; i++) {
@@ -216,7 +243,9 @@ static void lay_out(struct rooted *r)
             if (r->minleaf[k[i]] < r->minleaf[u])
                 r->minleaf[u] = r->minleaf[k[i]];
         }
-        /* ladderize: insertion sort of at most DEG children */
+        /* ladderize: insertion sort of at most DEG children, smaller subtrees first (ties by
+         * their smallest leaf), so the picture is the same for the same tree however the
+         * Newick text ordered its children */
         for (int i = 1; i < r->nkid[u]; i++)
             for (int j = i; j > 0; j--) {
                 int a = k[j - 1], b = k[j];
@@ -228,6 +257,7 @@ static void lay_out(struct rooted *r)
     }
     /* leaf rows depth first, first child on top */
     int top = 0, nl = 0;
+    /* Children pushed last-first so that the first child is popped first and lands on top. */
     r->stack[top++] = root;
     while (top > 0) {
         int u = r->stack[--top];
@@ -247,10 +277,13 @@ static void lay_out(struct rooted *r)
     }
 }
 
+/* Graph, root (midpoint or as built), then the layout; any shape that is not a tree is
+ * refused here, before anything is drawn. */
 static int rooted_build(struct rooted *r, const struct lens_newick *t, int root_mode,
                         const char *name, struct lens_err *e)
 {
     memset(r, 0, sizeof *r);
+    /* 2^25 nodes keeps the DEG x nodes arrays inside int indices. */
     if (!t || t->nleaf < 1 || t->nnode < t->nleaf || t->nnode > (1 << 25))
         return lens_err_set(e, LENS_EINVAL, "%s: no tree to draw", name);
     if (root_mode != LENS_NJTREE_MIDPOINT && root_mode != LENS_NJTREE_AS_BUILT)
@@ -258,6 +291,7 @@ static int rooted_build(struct rooted *r, const struct lens_newick *t, int root_
     int rc = build_graph(r, t, name, e);
     if (rc)
         return rc;
+    /* The Newick root is the last node: NJ's last join. */
     int as_built = t->nnode - 1;
     r->root = root_mode == LENS_NJTREE_MIDPOINT ? midpoint_root(r, as_built) : as_built;
     /* every node must be reachable from the root: a cycle or a second component is not a tree */
@@ -268,6 +302,7 @@ static int rooted_build(struct rooted *r, const struct lens_newick *t, int root_
     return LENS_OK;
 }
 
+/* The leaves top to bottom as the figure draws them: the report's tables follow this order. */
 int lens_njtree_leaf_order(const struct lens_newick *t, int root, int *order, struct lens_err *e)
 {
     struct rooted r;
@@ -286,7 +321,7 @@ struct nfig {
     const char *name;
     struct rooted r;
     int *grp; /* group of every node: the group all its leaves share, or -1 */
-    cairo_font_face_t *face;
+    cairo_font_face_t *face; /* the canvas's, borrowed */
 };
 
 static void nfig_release(struct nfig *f)
@@ -294,9 +329,6 @@ static void nfig_release(struct nfig *f)
     rooted_free(&f->r);
     lens_free(f->grp);
     f->grp = NULL;
-    if (f->face)
-        cairo_font_face_destroy(f->face);
-    f->face = NULL;
 }
 
 static const char *leaf_text(const struct nfig *f, int leaf, int full, char *buf, size_t n)
@@ -317,6 +349,8 @@ static int nfig_groups(struct nfig *f, struct lens_err *e)
     if (!f->grp)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->name);
     for (int v = 0; v < r->nn; v++)
+        /* Leaves take their host group; an inner node keeps a group only when all its leaves share it,
+         * so that a subtree of one host is drawn in that host's colour. */
         f->grp[v] = v < r->n && f->o->group && f->o->group[v] >= 0 ? f->o->group[v] : -1;
     for (int q = r->nbfs - 1; q >= 0; q--) {
         int u = r->bfs[q];
@@ -339,6 +373,7 @@ struct nlayout {
     int step, full;
 };
 
+/* Title and legend on top, the scale bar below, leaf labels right of the deepest leaf. */
 static int nfig_layout(struct nfig *f, cairo_t *cr, double w, double h, struct nlayout *L,
                        struct lens_err *e)
 {
@@ -352,12 +387,14 @@ static int nfig_layout(struct nfig *f, cairo_t *cr, double w, double h, struct n
     for (int v = 0; v < n; v++)
         L->maxx = fmax(L->maxx, r->x[v]);
     L->legend_y = pad + (f->o->title ? fs * 1.25 * 1.5 : 0);
+    /* One legend line under the title, then the tree; the scale bar below it. */
     double top = L->legend_y + fs * 1.8 + fs * 0.4;
     double bottom = pad + fs * 2.6; /* scale bar and its label */
     L->py = top;
     L->ph = h - top - bottom;
     if (L->ph < 40)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for the tree", f->name, w, h);
+    /* Leaves are one per row: the row height decides the label size, as in the dendrogram. */
     double sp = L->ph / n;
     L->lab_fs = fmin(fs * 0.85, fmax(6.0, sp / 1.15));
     L->step = lens_treefig_label_step(n, sp, L->lab_fs);
@@ -368,6 +405,7 @@ static int nfig_layout(struct nfig *f, cairo_t *cr, double w, double h, struct n
     char buf[128];
     for (int i = 0; i < n; i += L->step)
         lab_w = fmax(lab_w, lens_figure_text_width(cr, leaf_text(f, r->order[i], L->full, buf, sizeof buf)));
+    /* Labels take at most 30% of the width: the branch lengths are the point of a phylogram. */
     lab_w = fmin(lab_w, 0.3 * w);
     L->px = pad * 1.5;
     L->pw = w - L->px - pad - fs * 0.4 - lab_w;
@@ -379,6 +417,7 @@ static int nfig_layout(struct nfig *f, cairo_t *cr, double w, double h, struct n
 
 static double nx(const struct nlayout *L, double x)
 {
+    /* Depth from the root across: the deepest leaf at the right end of the plot. */
     return L->px + (L->maxx > 0 ? L->pw * x / L->maxx : 0.0);
 }
 static double ny(const struct nlayout *L, int n, double row) { return L->py + L->ph * (row + 0.5) / n; }
@@ -393,6 +432,8 @@ static void set_group_rgb(cairo_t *cr, int g, double darken)
     cairo_set_source_rgb(cr, rgb[0] * darken, rgb[1] * darken, rgb[2] * darken);
 }
 
+/* Rectangular phylogram: a horizontal line per branch (its length), a vertical one joining
+ * an inner node's children. */
 static void draw_branches(const struct nfig *f, const struct nlayout *L, cairo_t *cr)
 {
     const struct rooted *r = &f->r;
@@ -416,7 +457,7 @@ static void draw_branches(const struct nfig *f, const struct nlayout *L, cairo_t
 }
 
 static void draw_labels(const struct nfig *f, const struct nlayout *L, cairo_t *cr,
-                        struct lens_treefig_text *log)
+                        struct lens_figure_text *log)
 {
     const struct rooted *r = &f->r;
     char buf[128];
@@ -427,18 +468,19 @@ static void draw_labels(const struct nfig *f, const struct nlayout *L, cairo_t *
             set_group_rgb(cr, f->grp[leaf], 0.72);
         else
             cairo_set_source_rgb(cr, 0, 0, 0);
-        lens_treefig_label(log, cr, nx(L, r->x[leaf]) + L->fs * 0.4, ny(L, r->n, i),
+        lens_figure_label(log, cr, nx(L, r->x[leaf]) + L->fs * 0.4, ny(L, r->n, i),
                            leaf_text(f, leaf, L->full, buf, sizeof buf), 0.0, 0.5, 0.0);
     }
 }
 
 /* A bar of a round length near a fifth of the deepest leaf, at the bottom left. */
 static void draw_scale_bar(const struct nfig *f, const struct nlayout *L, cairo_t *cr,
-                           struct lens_treefig_text *log)
+                           struct lens_figure_text *log)
 {
     double shown = L->maxx * f->o->scale;
     if (!(shown > 0))
         return;
+    /* A 1, 2 or 5 x 10^k length near a fifth of the tree's depth: long enough to measure against. */
     double raw = shown / 5, mag = pow(10.0, floor(log10(raw))), m = raw / mag;
     double len = (m >= 5 ? 5 : m >= 2 ? 2 : 1) * mag;
     double x0 = L->px, x1 = nx(L, len / f->o->scale), y = L->bar_y, tk = L->fs * 0.3;
@@ -454,11 +496,12 @@ static void draw_scale_bar(const struct nfig *f, const struct nlayout *L, cairo_
     char buf[64];
     snprintf(buf, sizeof buf, "%g%s%s", len, f->o->unit ? " " : "", f->o->unit ? f->o->unit : "");
     lens_figure_set_font(cr, f->face, L->fs * 0.9);
-    lens_treefig_label(log, cr, x1 + L->fs * 0.5, y, buf, 0.0, 0.5, 0.0);
+    lens_figure_label(log, cr, x1 + L->fs * 0.5, y, buf, 0.0, 0.5, 0.0);
 }
 
+/* Title and one legend line: method, how the tree is rooted, negative lengths drawn as 0. */
 static void draw_header(const struct nfig *f, const struct nlayout *L, cairo_t *cr, double w,
-                        struct lens_treefig_text *log)
+                        struct lens_figure_text *log)
 {
     const struct lens_njtree_opts *o = f->o;
     double fs = L->fs;
@@ -466,7 +509,7 @@ static void draw_header(const struct nfig *f, const struct nlayout *L, cairo_t *
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (o->title) {
         lens_figure_set_font(cr, f->face, fs * 1.25);
-        lens_treefig_label(log, cr, w / 2, fs, o->title, 0.5, 0.0, 0.0);
+        lens_figure_label(log, cr, w / 2, fs, o->title, 0.5, 0.0, 0.0);
     }
     int p = snprintf(buf, sizeof buf, "neighbor joining, %d processes  \xc2\xb7  %s", f->r.n,
                      o->root == LENS_NJTREE_MIDPOINT ? "rooted at the midpoint of the longest path"
@@ -475,37 +518,70 @@ static void draw_header(const struct nfig *f, const struct nlayout *L, cairo_t *
         snprintf(buf + p, sizeof buf - (size_t)p, "  \xc2\xb7  %d negative branch length%s drawn as 0",
                  f->r.negative, f->r.negative == 1 ? "" : "s");
     lens_figure_set_font(cr, f->face, fs);
-    lens_treefig_label(log, cr, L->px, L->legend_y + fs * 0.9, buf, 0.0, 0.5, 0.0);
+    lens_figure_label(log, cr, L->px, L->legend_y + fs * 0.9, buf, 0.0, 0.5, 0.0);
 }
 
-static int nfig_draw(void *ctx, cairo_t *cr, double w, double h, struct lens_treefig_text *log,
-                     struct lens_err *e)
+/* paint of the figure protocol: data is the caller's struct nfig (arguments only), copied
+ * so that the rooted tree and the groups belong to this one painting. */
+static int nfig_paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
 {
-    struct nfig *f = ctx;
-    int rc = rooted_build(&f->r, f->t, f->o->root, f->name, e);
+    struct nfig f = *(const struct nfig *)data;
+    cairo_t *cr = c->cr;
+    f.name = c->name;
+    f.face = c->face;
+    int rc = rooted_build(&f.r, f.t, f.o->root, f.name, e);
     if (rc == LENS_OK)
-        rc = nfig_groups(f, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_font_load(f->o->font_path, &f->face, e);
+        rc = nfig_groups(&f, e);
     struct nlayout L;
     if (rc == LENS_OK)
-        rc = nfig_layout(f, cr, w, h, &L, e);
+        rc = nfig_layout(&f, cr, c->w, c->h, &L, e);
     if (rc == LENS_OK) {
+        /* branches under the labels, the header last so that nothing covers it */
         cairo_set_source_rgb(cr, 1, 1, 1);
-        cairo_rectangle(cr, 0, 0, w, h);
+        cairo_rectangle(cr, 0, 0, c->w, c->h);
         cairo_fill(cr);
-        draw_branches(f, &L, cr);
-        draw_labels(f, &L, cr, log);
-        draw_scale_bar(f, &L, cr, log);
-        draw_header(f, &L, cr, w, log);
-        rc = lens_figure_status(cr, f->name, e);
+        draw_branches(&f, &L, cr);
+        draw_labels(&f, &L, cr, c->text);
+        draw_scale_bar(&f, &L, cr, c->text);
+        draw_header(&f, &L, cr, c->w, c->text);
     }
-    nfig_release(f);
+    nfig_release(&f);
     return rc;
 }
 
-static int nfig_init(struct nfig *f, const struct lens_newick *t, const struct lens_njtree_opts *o,
-                     struct lens_njtree_opts *def, const char *name, struct lens_err *e)
+/* check of the figure protocol: a tree with leaves to draw, and a usable scale. */
+static int nfig_check(const void *data, const char *name, struct lens_err *e)
+{
+    const struct nfig *f = data;
+    if (!f->t || f->t->nleaf < 2)
+        return lens_err_set(e, LENS_EINVAL, "%s: a tree picture needs at least 2 leaves", name);
+    if (!(f->o->scale > 0.0) || !isfinite(f->o->scale))
+        return lens_err_set(e, LENS_EINVAL, "%s: scale must be finite and > 0 (got %g)", name, f->o->scale);
+    return LENS_OK;
+}
+
+/* Files and PNG bytes also keep to the size rule of the tree figures. */
+static int nfig_check_file(const void *data, const char *name, struct lens_err *e)
+{
+    const struct nfig *f = data;
+    int rc = nfig_check(data, name, e);
+    return rc ? rc : lens_treefig_check_size(name, f->o->width, f->o->height, e);
+}
+
+static void nfig_size(const void *data, double *w, double *h)
+{
+    const struct nfig *f = data;
+    *w = f->o->width;
+    *h = f->o->height;
+}
+
+static const struct lens_figure_kind njtree_kind = {"nj tree", LENS_FIGURE_TEXT, nfig_check_file, nfig_size,
+                                                    nfig_paint};
+static const struct lens_figure_kind njtree_box_kind = {"nj tree", 0, nfig_check, nfig_size, nfig_paint};
+
+/* The figure's data: the arguments, with o NULL replaced by the defaults in *def. */
+static struct lens_figure nfig_init(struct nfig *f, const struct lens_newick *t, const struct lens_njtree_opts *o,
+                                    struct lens_njtree_opts *def, const struct lens_figure_kind *k)
 {
     memset(f, 0, sizeof *f);
     if (!o) {
@@ -514,31 +590,21 @@ static int nfig_init(struct nfig *f, const struct lens_newick *t, const struct l
     }
     f->t = t;
     f->o = o;
-    f->name = name;
-    if (!t || t->nleaf < 2)
-        return lens_err_set(e, LENS_EINVAL, "%s: a tree picture needs at least 2 leaves", name);
-    if (!(o->scale > 0.0) || !isfinite(o->scale))
-        return lens_err_set(e, LENS_EINVAL, "%s: scale must be finite and > 0 (got %g)", name, o->scale);
-    return LENS_OK;
+    return (struct lens_figure){.kind = k, .data = f, .font_path = o->font_path, .title = o->title};
 }
 
 int lens_njtree_draw(cairo_t *cr, double x, double y, double w, double h,
                      const struct lens_newick *t, const struct lens_njtree_opts *o,
                      struct lens_err *e)
 {
-    static const char name[] = "nj tree";
     struct nfig f;
     struct lens_njtree_opts def;
-    int rc = nfig_init(&f, t, o, &def, name, e);
+    struct lens_figure fig = nfig_init(&f, t, o, &def, &njtree_box_kind);
+    /* the data first, then the box, as the messages have always come */
+    int rc = nfig_check(&f, "nj tree", e);
     if (rc == LENS_OK)
-        rc = lens_treefig_check_box(name, w, h, e);
-    if (rc)
-        return rc;
-    cairo_save(cr);
-    cairo_translate(cr, x, y);
-    rc = nfig_draw(&f, cr, w, h, NULL, e);
-    cairo_restore(cr);
-    return rc;
+        rc = lens_treefig_check_box("nj tree", w, h, e);
+    return rc ? rc : lens_figure_draw(&fig, cr, x, y, w, h, e);
 }
 
 int lens_njtree_write(const struct lens_newick *t, const struct lens_njtree_opts *o,
@@ -546,12 +612,8 @@ int lens_njtree_write(const struct lens_newick *t, const struct lens_njtree_opts
 {
     struct nfig f;
     struct lens_njtree_opts def;
-    int rc = lens_treefig_format(path, e);
-    if (rc >= 0)
-        rc = nfig_init(&f, t, o, &def, path, e);
-    if (rc < 0)
-        return rc;
-    return lens_treefig_write(path, f.o->width, f.o->height, f.o->title, nfig_draw, &f, e);
+    struct lens_figure fig = nfig_init(&f, t, o, &def, &njtree_kind);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_njtree_png_mem(const struct lens_newick *t, const struct lens_njtree_opts *o,
@@ -559,10 +621,6 @@ int lens_njtree_png_mem(const struct lens_newick *t, const struct lens_njtree_op
 {
     struct nfig f;
     struct lens_njtree_opts def;
-    *buf = NULL;
-    *len = 0;
-    int rc = nfig_init(&f, t, o, &def, "nj tree png (memory)", e);
-    if (rc)
-        return rc;
-    return lens_treefig_png_mem(f.o->width, f.o->height, nfig_draw, &f, buf, len, e);
+    struct lens_figure fig = nfig_init(&f, t, o, &def, &njtree_kind);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }

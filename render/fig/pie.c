@@ -15,6 +15,7 @@ static const double PALETTE[9][3] = {
     {0.306, 0.475, 0.655}, {0.949, 0.557, 0.169}, {0.882, 0.341, 0.349},
     {0.463, 0.718, 0.698}, {0.349, 0.631, 0.310}, {0.929, 0.788, 0.282},
     {0.690, 0.478, 0.631}, {1.000, 0.616, 0.655}, {0.612, 0.459, 0.373}};
+/* "other" is grey so that it never reads as one more category. */
 static const double OTHER[3] = {0.78, 0.78, 0.78};
 
 #define LABEL_MAX 160 /* bytes of one slice label with its percentage */
@@ -27,10 +28,13 @@ static void set_colour(cairo_t *cr, int slice)
         cairo_set_source_rgb(cr, OTHER[0], OTHER[1], OTHER[2]);
         return;
     }
+    /* Nine base colours, each in three shades as the slice number grows. */
     const double *c = PALETTE[slice % 9];
     int variant = (slice / 9) % 3;
     double rgb[3];
     for (int k = 0; k < 3; k++)
+        /* Lightened, then darkened variants: 27 distinct colours before any repeats, enough for the
+         * message-size bins the profiles use. */
         rgb[k] = variant == 1 ? c[k] + (1 - c[k]) * 0.5 : variant == 2 ? c[k] * (2.0 / 3) : c[k];
     cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
 }
@@ -38,19 +42,25 @@ static void set_colour(cairo_t *cr, int slice)
 /* Base font size for a figure of width w. */
 static double font_size(double w)
 {
+    /* 72 em across the figure, within 7..15 units: the same proportions at 420 and at 1260 wide. */
     double fs = w / 72.0;
     return fs < 7.0 ? 7.0 : fs > 15.0 ? 15.0 : fs;
 }
 
 static int table_rows(const struct lens_pie_chart *c)
 {
+    /* Heading, one row per slice, and the total row when there is one. */
     return c->ncols > 0 ? c->nslices + 1 + (c->total_cells != NULL) : 0;
 }
 
+/* The writers' height: pies, title and table stacked; lens_pie_draw fits any box, this only
+ * says what suits. */
 double lens_pie_height(const struct lens_pie_chart *c, double w)
 {
     double fs = font_size(w);
     int np = c->npies < 1 ? 1 : c->npies;
+    /* Pies about 0.62 of a column high, at most 45% of the width (one wide pie), at least 14 em
+     * (room for labels above and below). */
     double pies = w / np * 0.62;
     if (pies > w * 0.45)
         pies = w * 0.45;
@@ -58,9 +68,11 @@ double lens_pie_height(const struct lens_pie_chart *c, double w)
         pies = 14 * fs;
     double title = c->title ? 2.2 * fs : 0.5 * fs;
     double table = table_rows(c) ? table_rows(c) * 1.45 * fs + 1.5 * fs : 0;
+    /* Whole units: the PNG has whole pixels and the SVG the same height. */
     return ceil(title + pies + table + fs);
 }
 
+/* Counts, arrays and values checked before drawing: a chart comes from the caller's data. */
 static int check_chart(const struct lens_pie_chart *c, const char *name, struct lens_err *e)
 {
     if (c->npies < 1 || c->npies > LENS_PIE_MAX || c->nslices < 0 || c->ncols < 0)
@@ -68,10 +80,12 @@ static int check_chart(const struct lens_pie_chart *c, const char *name, struct 
                             "non-negative slice and column counts", name, LENS_PIE_MAX, c->npies);
     if (c->nslices > 0 && (!c->labels || !c->values))
         return lens_err_set(e, LENS_EINVAL, "%s: pie chart without labels or values", name);
+    /* A table needs its headings and cells whenever there are rows to fill. */
     if (c->ncols > 0 && c->nslices > 0 && (!c->col_heads || !c->cells))
         return lens_err_set(e, LENS_EINVAL, "%s: pie chart table without headings or cells",
                             name);
     for (int k = 0; k < c->npies * c->nslices; k++)
+        /* NaN fails the >= test too: a pie share has to be a real, non-negative amount. */
         if (!(c->values[k] >= 0.0) || isinf(c->values[k]))
             return lens_err_set(e, LENS_EINVAL, "%s: pie %d, slice %d: value %g is not a "
                                 "finite non-negative number", name, k / c->nslices,
@@ -89,17 +103,20 @@ struct wedge {
     char pct[16];       /* "12.3%", kept when the name is cut */
 };
 
+/* Labels top to bottom by where they want to be. */
 static int by_want(const void *a, const void *b)
 {
     const struct wedge *x = *(const struct wedge *const *)a, *y = *(const struct wedge *const *)b;
     return (x->want > y->want) - (x->want < y->want);
 }
 
+/* Largest wedge first: they keep their labels when a side is full. */
 static int by_share_desc(const void *a, const void *b)
 {
     const struct wedge *x = *(const struct wedge *const *)a, *y = *(const struct wedge *const *)b;
     if (x->share != y->share)
         return (x->share < y->share) - (x->share > y->share);
+    /* Ties by slice number: qsort is not stable, and the labels kept must not vary between runs. */
     return (x->slice > y->slice) - (x->slice < y->slice);
 }
 
@@ -107,7 +124,9 @@ static int by_share_desc(const void *a, const void *b)
  * wedges keep a label when not all fit; then a forward and a backward sweep. */
 static void place_side(struct wedge **s, int n, double top, double bottom, double sp)
 {
+    /* How many labels fit on this side at spacing sp; the smallest wedges lose theirs first. */
     int cap = bottom > top ? (int)floor((bottom - top) / sp) + 1 : 1;
+    /* Too many labels: only the largest wedges keep theirs (by_share_desc), in a stable order. */
     if (n > cap) {
         qsort(s, (size_t)n, sizeof *s, by_share_desc);
         for (int i = cap; i < n; i++)
@@ -119,8 +138,10 @@ static void place_side(struct wedge **s, int n, double top, double bottom, doubl
         double lo = i ? s[i - 1]->y + sp : top;
         s[i]->y = s[i]->want > lo ? s[i]->want : lo;
     }
+    /* The last label cannot go below the side's bottom; the backward sweep makes room above it. */
     if (n > 0 && s[n - 1]->y > bottom)
         s[n - 1]->y = bottom;
+    /* Then upwards from the bottom: labels pushed past it move up, keeping the spacing. */
     for (int i = n - 2; i >= 0; i--)
         if (s[i]->y > s[i + 1]->y - sp)
             s[i]->y = s[i + 1]->y - sp;
@@ -136,6 +157,7 @@ static void label_text(cairo_t *cr, const char *name, const char *pct, char *tex
     for (const char *p = name; *p; p++)
         cp += ((unsigned char)*p & 0xc0) != 0x80;
     snprintf(text, n, "%s  %s", name, pct);
+    /* One code point shorter at a time: labels are short, and the percentage is always kept. */
     while (maxw > 0 && cp > 1 && lens_figure_text_width(cr, text) > maxw) {
         lens_figure_ellipsize(name, --cp, cut, sizeof cut);
         snprintf(text, n, "%s  %s", cut, pct);
@@ -144,8 +166,10 @@ static void label_text(cairo_t *cr, const char *name, const char *pct, char *tex
 
 static const char *slice_name(const struct lens_pie_chart *c, int slice)
 {
+    /* "other" is the merged small slices, never a slice of the caller's. */
     if (slice < 0)
         return "other";
+    /* The short name beside the pie when the caller gave one; the table keeps the full name. */
     return c->short_labels ? c->short_labels[slice] : c->labels[slice];
 }
 
@@ -156,19 +180,24 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
 {
     const double *v = c->values + (size_t)p * (size_t)c->nslices;
     double title_h = 1.8 * fs;
+    /* Each pie's own title above it, slightly larger than the labels. */
     lens_figure_set_font(cr, face, fs * 1.05);
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (c->pie_titles && c->pie_titles[p])
         lens_figure_text(cr, px + pw / 2, py + 0.3 * fs, c->pie_titles[p], 0.5, 0.0, 0.0);
+    /* The rest of the column below the title is the pie's area; its centre is the pie's. */
     double top = py + title_h, area = ph - title_h;
     double cx = px + pw / 2, cy = top + area / 2;
     lens_figure_set_font(cr, face, fs * 0.9);
 
     double total = 0.0;
     int nsmall = 0;
+    /* The pie's total first: shares are of it. */
     for (int i = 0; i < c->nslices; i++)
         total += v[i];
     for (int i = 0; i < c->nslices; i++)
+        /* Small slices are merged into "other" only when there are two or more of them: a single
+         * small slice keeps its own name, since "other" would say less. */
         nsmall += v[i] > 0 && c->group_below > 0 && v[i] / total < c->group_below;
     if (!(total > 0)) { /* nothing to show: an empty disc */
         double r = fmin(area / 2 - fs, pw / 2 - fs);
@@ -179,6 +208,7 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         lens_figure_text(cr, cx, cy, "no data", 0.5, 0.5, 0);
         return LENS_OK;
     }
+    /* One wedge per slice at most, plus "other". */
     struct wedge *w = lens_calloc((size_t)c->nslices + 1, sizeof *w);
     struct wedge **side = lens_calloc((size_t)c->nslices + 1, sizeof *side);
     if (!w || !side) {
@@ -187,9 +217,11 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %d pie slices", name,
                             c->nslices);
     }
+    /* Wedges in slice order; the merged small ones last as "other". */
     int nw = 0;
     double other = 0.0;
     for (int i = 0; i < c->nslices; i++) {
+        /* Empty slices get no wedge (and no label): they stay in the table with their 0. */
         if (!(v[i] > 0))
             continue;
         if (nsmall >= 2 && v[i] / total < c->group_below) {
@@ -203,6 +235,7 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         w[nw].slice = -1;
         w[nw++].share = other / total;
     }
+    /* Labels as full text first; their widest decides the radius. */
     double maxw = 0.0;
     for (int k = 0; k < nw; k++) {
         snprintf(w[k].pct, sizeof w[k].pct, "%.1f%%", 100.0 * w[k].share);
@@ -211,6 +244,7 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         maxw = tw > maxw ? tw : maxw;
     }
     /* radius: the labels beside the pie first, but the pie at least 0.26 of the column */
+    /* The radius that leaves room for the widest label on either side. */
     double r = fmin(area / 2 - 1.2 * fs, pw / 2 - maxw - 2.5 * fs);
     double rmin = fmin(0.26 * fmin(pw, area), area / 2 - 1.2 * fs);
     if (r < rmin) { /* labels too wide: a smaller font (down to 0.7) before cutting names */
@@ -219,20 +253,25 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         r = fmax(rmin, fmin(area / 2 - 1.2 * fs, pw / 2 - maxw * scale - 2.2 * fs));
     }
     double avail = pw / 2 - r - 2.2 * fs;
+    /* From twelve o'clock, clockwise (cairo's y points down, so angles grow clockwise). */
     double a = -M_PI / 2;
     for (int k = 0; k < nw; k++) {
         w[k].a0 = a;
         a += 2 * M_PI * w[k].share;
+        /* The last wedge closes the circle exactly, whatever the rounding of the shares. */
         w[k].a1 = k == nw - 1 ? 1.5 * M_PI : a;
         double mid = (w[k].a0 + w[k].a1) / 2;
+        /* A label wants to sit level with its wedge's middle, just outside the pie. */
         w[k].want = cy + (r + 0.9 * fs) * sin(mid);
         w[k].labelled = 1;
+        /* Labels wider than the room beside the pie are cut, keeping the percentage. */
         if (lens_figure_text_width(cr, w[k].text) > avail)
             label_text(cr, slice_name(c, w[k].slice), w[k].pct, w[k].text, sizeof w[k].text,
                        avail);
     }
     for (int k = 0; k < nw; k++) {
         set_colour(cr, w[k].slice);
+        /* A single wedge is a full circle: no spoke from the centre. */
         if (nw == 1) {
             cairo_arc(cr, cx, cy, r, 0, 2 * M_PI);
         } else {
@@ -242,6 +281,7 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         }
         cairo_fill_preserve(cr);
         cairo_set_source_rgb(cr, 1, 1, 1);
+        /* White separators between wedges; a lone full disc gets none. */
         cairo_set_line_width(cr, nw > 1 ? 1.0 : 0.0);
         cairo_stroke(cr);
     }
@@ -251,6 +291,8 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
         int n = 0;
         for (int k = 0; k < nw; k++) {
             double mid = (w[k].a0 + w[k].a1) / 2;
+            /* Right side: wedges whose middle points right (cos >= 0, with slack for exactly 12 and 6
+             * o'clock), left the others; each side places its labels independently. */
             if ((cos(mid) >= -1e-12) == right)
                 side[n++] = &w[k];
         }
@@ -263,6 +305,7 @@ static int draw_pie(cairo_t *cr, const struct lens_pie_chart *c, int p, double p
             double mid = (x->a0 + x->a1) / 2;
             cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
             cairo_set_line_width(cr, 0.8);
+            /* Leader line: out from the wedge, then across to the label's placed height. */
             cairo_move_to(cr, cx + r * cos(mid), cy + r * sin(mid));
             cairo_line_to(cr, cx + (r + 0.5 * fs) * cos(mid), cy + (r + 0.5 * fs) * sin(mid));
             cairo_line_to(cr, ex, x->y);
@@ -302,10 +345,12 @@ static int draw_table(cairo_t *cr, const struct lens_pie_chart *c, double x, dou
         double tw = 1.6 * fs;
         for (int j = 0; j < nc; j++)
             tw += cw[j] + 1.5 * fs;
+        /* Too wide: one more pass at the font size that makes the widest row fit. */
         if (pass == 0 && tw > w) {
             fs *= w / tw;
             continue;
         }
+        /* The table centred under the pies. */
         double rh = 1.45 * fs, x0 = x + (w - tw) / 2, yy = y;
         cairo_set_source_rgb(cr, 0, 0, 0);
         double cx = x0 + 1.6 * fs;
@@ -351,6 +396,8 @@ static int draw_table(cairo_t *cr, const struct lens_pie_chart *c, double x, dou
     return LENS_OK;
 }
 
+/* Title, the pies side by side, then the table, in the box; a long table gets a smaller font
+ * before it may take more than 60% of the height. */
 int lens_pie_draw(cairo_t *cr, const struct lens_pie_chart *c, double x, double y, double w,
                   double h, cairo_font_face_t *face, const char *name, struct lens_err *e)
 {
@@ -388,83 +435,53 @@ static int default_width(const struct lens_pie_chart *c)
     return c->npies * 420 > LENS_PIE_WIDTH ? c->npies * 420 : LENS_PIE_WIDTH;
 }
 
-/* Renders c on a white surface of width x lens_pie_height: an image, or SVG into svg. */
-static int render(const struct lens_pie_chart *c, int width, const char *font_path, int svg_mode,
-                  struct lens_figure_buf *svg, const char *name, cairo_surface_t **out,
-                  struct lens_err *e)
+/* The figure's data for the protocol of figure.h. */
+struct job {
+    const struct lens_pie_chart *c;
+    int width; /* 0: default_width */
+};
+
+static int check(const void *data, const char *name, struct lens_err *e)
 {
-    *out = NULL;
-    int rc = check_chart(c, name, e);
-    if (rc)
-        return rc;
-    double w = width > 0 ? width : default_width(c);
-    double h = lens_pie_height(c, w);
-    cairo_font_face_t *face = NULL;
-    rc = lens_figure_font_load(font_path, &face, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *s = svg_mode ? lens_figure_svg_create(svg, w, h)
-                                  : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)w, (int)h);
-    cairo_t *cr = cairo_create(s);
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK) {
-        cairo_set_source_rgb(cr, 1, 1, 1);
-        cairo_paint(cr);
-        rc = lens_pie_draw(cr, c, 0, 0, w, h, face, name, e);
-    }
-    cairo_destroy(cr);
-    cairo_font_face_destroy(face);
-    if (rc) {
-        cairo_surface_destroy(s);
-        if (svg_mode) {
-            lens_free(svg->data);
-            memset(svg, 0, sizeof *svg);
-        }
-        return rc;
-    }
-    if (!svg_mode)
-        cairo_surface_flush(s);
-    *out = s;
-    return LENS_OK;
+    const struct job *j = data;
+    return check_chart(j->c, name, e);
 }
 
-static int has_ext(const char *path, const char *ext)
+/* The height follows the width (lens_pie_height) and need not be whole: an SVG keeps it,
+ * a PNG is cut to whole pixels. */
+static void size(const void *data, double *w, double *h)
 {
-    size_t n = strlen(path), k = strlen(ext);
-    return n > k && !strcasecmp(path + n - k, ext);
+    const struct job *j = data;
+    *w = j->width > 0 ? j->width : default_width(j->c);
+    *h = lens_pie_height(j->c, *w);
 }
+
+/* lens_pie_draw leaves the background alone (it also draws into other figures): a file
+ * gets white under it. */
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
+    cairo_set_source_rgb(c->cr, 1, 1, 1);
+    cairo_paint(c->cr);
+    return lens_pie_draw(c->cr, j->c, 0, 0, c->w, c->h, c->face, c->name, e);
+}
+
+static const struct lens_figure_kind pie_kind = {"pie chart", 0, check, size, paint};
 
 int lens_pie_write(const struct lens_pie_chart *c, const char *path, int width,
                    const char *font_path, struct lens_err *e)
 {
-    int is_svg = has_ext(path, ".svg");
-    if (!is_svg && !has_ext(path, ".png"))
-        return lens_err_set(e, LENS_EINVAL, "%s: the plot file must end in .png or .svg", path);
-    struct lens_figure_buf svg = {0};
-    cairo_surface_t *s;
-    int rc = render(c, width, font_path, is_svg, &svg, path, &s, e);
-    if (rc)
-        return rc;
-    if (is_svg)
-        return lens_figure_svg_commit(s, &svg, path, e);
-    rc = lens_figure_png_write(s, path, e);
-    cairo_surface_destroy(s);
-    return rc;
+    struct job j = {c, width};
+    struct lens_figure fig = {.kind = &pie_kind, .data = &j, .font_path = font_path};
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_pie_png_mem(const struct lens_pie_chart *c, int width, const char *font_path,
                      unsigned char **buf, size_t *len, struct lens_err *e)
 {
-    static const char name[] = "pie chart png (memory)";
-    *buf = NULL;
-    *len = 0;
-    cairo_surface_t *s;
-    int rc = render(c, width, font_path, 0, NULL, name, &s, e);
-    if (rc)
-        return rc;
-    rc = lens_figure_png_mem(s, name, buf, len, e);
-    cairo_surface_destroy(s);
-    return rc;
+    struct job j = {c, width};
+    struct lens_figure fig = {.kind = &pie_kind, .data = &j, .font_path = font_path};
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
 /* ---- a message-size profile as a chart ---- */
@@ -481,6 +498,7 @@ static void compact(uint64_t v, char *buf, size_t n)
 {
     static const char unit[] = "KMGTPE";
     int u = -1;
+    /* Only exact multiples get a unit: a bin bound of 1000 must not print as "1K". */
     while (v >= 1024 && v % 1024 == 0 && u < 5) {
         v /= 1024;
         u++;
@@ -505,6 +523,8 @@ static void short_label(const struct lens_msgsize_bin *b, char *buf, size_t n)
         snprintf(buf, n, "%s B", lo);
         return;
     }
+    /* Bins are inclusive, [4096, 65535]: written up to the next whole unit, "4K-64K", as people
+     * name such ranges. */
     uint64_t end = (b->hi + 1) % 1024 == 0 ? b->hi + 1 : b->hi;
     compact(end, hi, sizeof hi);
     snprintf(buf, n, "%s-%s", lo, hi);
@@ -513,21 +533,28 @@ static void short_label(const struct lens_msgsize_bin *b, char *buf, size_t n)
 /* String k of the table: ptrs[k] points at it. */
 static char *slot(struct lens_pie_msgsize *p, size_t k)
 {
+    /* Fixed cells of CELL bytes in one block: one allocation for every string of the chart. */
     p->ptrs[k] = p->text + k * CELL;
     return p->text + k * CELL;
 }
 
+/* A binned message-size profile as a chart: every string it points to lives in p, so the
+ * chart stays valid as long as p does. */
 int lens_pie_msgsize_init(struct lens_pie_msgsize *p, const struct lens_msgsize *m,
                           const char *title, struct lens_err *e)
 {
     memset(p, 0, sizeof *p);
     if (!m->bins && m->nsizes)
         return lens_err_set(e, LENS_EINVAL, "message-size chart: the profile is not binned");
+    /* A third pie (and column) of modelled send time only when the profile was given a p2p
+     * model; without one the time is NaN. */
     int nb = (int)m->nbins, model = !isnan(m->total_model_s);
     int np = model ? 3 : 2, nc = model ? 5 : 4;
+    /* Per bin: its label, its short label and nc cells; then nc totals. */
     size_t nstr = (size_t)nb * (size_t)(nc + 2) + (size_t)nc;
     p->text = lens_calloc(nstr, CELL);
     p->ptrs = lens_calloc(nstr, sizeof *p->ptrs);
+    /* +1: a profile with no bins still gets a valid (empty) values array. */
     p->values = lens_calloc((size_t)np * (size_t)nb + 1, sizeof *p->values);
     if (!p->text || !p->ptrs || !p->values) {
         lens_pie_msgsize_release(p);
@@ -537,6 +564,7 @@ int lens_pie_msgsize_init(struct lens_pie_msgsize *p, const struct lens_msgsize 
     for (int i = 0; i < nb; i++) {
         const struct lens_msgsize_bin *b = &m->bins[i];
         lens_msgsize_bin_label(b, slot(p, next++), CELL);
+        /* Values pie-major: messages, then bytes, then modelled time, as lens_pie_chart wants them. */
         p->values[i] = (double)b->count;
         p->values[nb + i] = (double)b->bytes;
         if (model)
@@ -557,6 +585,7 @@ int lens_pie_msgsize_init(struct lens_pie_msgsize *p, const struct lens_msgsize 
     }
     size_t totals = next;
     snprintf(slot(p, next++), CELL, "%llu", (unsigned long long)m->total_messages);
+    /* The totals are 100% by definition, 0% when there is nothing at all. */
     snprintf(slot(p, next++), CELL, "%s", m->total_messages ? "100.0%" : "0.0%");
     snprintf(slot(p, next++), CELL, "%llu", (unsigned long long)m->total_bytes);
     snprintf(slot(p, next++), CELL, "%s", m->total_bytes ? "100.0%" : "0.0%");
@@ -575,6 +604,7 @@ int lens_pie_msgsize_init(struct lens_pie_msgsize *p, const struct lens_msgsize 
     c->col_heads = MSG_HEADS;
     c->cells = p->ptrs + cells;
     c->total_cells = p->ptrs + totals;
+    /* Bins under 1% of the pie merge into "other": their labels would only collide. */
     c->group_below = 0.01;
     return LENS_OK;
 }

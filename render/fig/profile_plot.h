@@ -25,9 +25,13 @@ int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_ic
 
 /* Seconds each task spent in each stage (one colour per stage) against its arrival time. */
 int lens_profile_plot_stagelog_times(const struct lens_stagelog *l, const char *path, const char *font_path,
-                             struct lens_err *e);
-/* Tasks in each stage against time, on `points` time points (see lens_stagelog_occupancy). */
-int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t points, const char *path,
-                                 const char *font_path, struct lens_err *e);
+                                     struct lens_err *e);
+/* Tasks in each stage against time: the occupancy the caller computed with
+ * lens_stagelog_occupancy(l, points, times, counts), i.e. times[points] (seconds) and
+ * counts[points x nstage] (tasks, row-major by time point). The figure only draws it.
+ * Errors: LENS_EINVAL (times or counts missing), LENS_ELIB, LENS_EIO, LENS_ENOMEM. */
+int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t points, const double *times,
+                                         const size_t *counts, const char *path, const char *font_path,
+                                         struct lens_err *e);
 
 #endif

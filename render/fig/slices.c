@@ -1,6 +1,6 @@
-/* Original against compressed slices of a cube: picking the lengths, decoding them from the
- * packed cube, measuring the errors, and the figure (one row per length: two raster panels on
- * one viridis scale and a colour bar). See slices.h for the contracts. */
+/* The figure of original against compressed slices of a cube (analysis/cube/cube_slices.h
+ * makes them): one row per length, the two matrices as rasters on one viridis scale with its
+ * colour bar, and the relative error on a grey scale with its own. See slices.h. */
 #include "slices.h"
 
 #include "colormap.h"
@@ -14,243 +14,35 @@
 #define RASTER_MAX 2048 /* larger matrices are sampled down to a raster this wide */
 #define MAX_TICKS 12
 
-int lens_slices_new(struct lens_slices **out, int procs, int n, struct lens_err *e)
-{
-    *out = NULL;
-    if (procs < 1 || procs > (1 << 16) || n < 1 || n > LENS_SLICES_MAX)
-        return lens_err_set(e, LENS_EINVAL, "slices: need 1..%d slices of 1..%d processes (got %d of %d)",
-                            LENS_SLICES_MAX, 1 << 16, n, procs);
-    struct lens_slices *s = lens_calloc(1, sizeof *s);
-    size_t m = (size_t)n * procs * procs;
-    if (s) {
-        s->procs = procs;
-        s->n = n;
-        s->stat = LENS_STAT_MEDIAN;
-        s->bound = NAN;
-        s->lengths = lens_calloc((size_t)n, sizeof *s->lengths);
-        s->orig = lens_calloc(m, sizeof *s->orig);
-        s->dec = lens_calloc(m, sizeof *s->dec);
-        s->err_max = lens_calloc((size_t)n, sizeof *s->err_max);
-        s->err_rms = lens_calloc((size_t)n, sizeof *s->err_rms);
-        s->err_n = lens_calloc((size_t)n, sizeof *s->err_n);
-    }
-    if (!s || !s->lengths || !s->orig || !s->dec || !s->err_max || !s->err_rms || !s->err_n) {
-        lens_slices_free(s);
-        return lens_err_set(e, LENS_ENOMEM, "slices: out of memory for %d slices of %d x %d", n, procs, procs);
-    }
-    *out = s;
-    return LENS_OK;
-}
-
-void lens_slices_free(struct lens_slices *s)
-{
-    if (!s)
-        return;
-    lens_free(s->lengths);
-    lens_free(s->orig);
-    lens_free(s->dec);
-    lens_free(s->err_max);
-    lens_free(s->err_rms);
-    lens_free(s->err_n);
-    lens_free(s);
-}
-
-void lens_slices_measure(struct lens_slices *s)
-{
-    size_t P = (size_t)s->procs;
-    for (int t = 0; t < s->n; t++) {
-        const double *o = s->orig + t * P * P, *d = s->dec + t * P * P;
-        double mx = 0, sum2 = 0;
-        long cnt = 0;
-        for (size_t q = 0; q < P * P; q++) {
-            double v = o[q];
-            if (q / P == q % P || !isfinite(v))
-                continue;
-            double a = fabs(d[q] - v), r = v != 0 ? a / fabs(v) : (a == 0 ? 0 : INFINITY);
-            mx = fmax(mx, r);
-            sum2 += r * r;
-            cnt++;
-        }
-        s->err_max[t] = mx;
-        s->err_rms[t] = cnt ? sqrt(sum2 / cnt) : 0;
-        s->err_n[t] = cnt;
-    }
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-int lens_slices_pick(const int *lengths, int nlen, const int *want, int nwant, int idx[LENS_SLICES_MAX])
-{
-    int n = 0;
-    if (nlen < 1)
-        return 0;
-    if (!want) {
-        int def[3] = {0, nlen / 2, nlen - 1};
-        for (int t = 0; t < 3; t++)
-            idx[n++] = def[t];
-    } else {
-        for (int t = 0; t < nwant && n < LENS_SLICES_MAX; t++) {
-            int best = 0;
-            for (int l = 1; l < nlen; l++)
-                if (llabs((long long)lengths[l] - want[t]) < llabs((long long)lengths[best] - want[t]))
-                    best = l;
-            idx[n++] = best;
-        }
-    }
-    qsort(idx, (size_t)n, sizeof *idx, cmp_int);
-    int m = 0;
-    for (int t = 0; t < n; t++)
-        if (m == 0 || idx[t] != idx[m - 1])
-            idx[m++] = idx[t];
-    return m;
-}
-
-/* Where the original matrices come from: the cube in memory, or a stream from disk. */
-struct source {
-    const struct lens_cube *c;      /* with data, or */
-    struct lens_cube_stream *in;    /* the stream (then c is its metadata) */
-};
-
-static int source_read(const struct source *src, int stat, int k, double *mat, struct lens_err *e)
-{
-    if (src->in)
-        return lens_cube_stream_read(src->in, stat, k, mat, e);
-    size_t P2 = (size_t)src->c->procs * src->c->procs;
-    memcpy(mat, src->c->data[stat] + (size_t)k * P2, P2 * sizeof *mat);
-    return LENS_OK;
-}
-
-/* Slices of statistic stat (present in src) and of its packed form p, at the picked lengths. */
-static int collect(const struct source *src, int stat, const struct lens_packed *p, const int *want, int nwant,
-                   struct lens_slices **out, struct lens_err *e)
-{
-    const struct lens_cube *c = src->c;
-    *out = NULL;
-    if (!p)
-        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not packed", lens_cube_stat_name(stat));
-    if (p->procs != c->procs || p->nlen != c->nlen)
-        return lens_err_set(e, LENS_EINVAL, "slices: packed %s is %d processes x %d lengths, the cube %d x %d",
-                            lens_cube_stat_name(stat), p->procs, p->nlen, c->procs, c->nlen);
-    int idx[LENS_SLICES_MAX];
-    int n = lens_slices_pick(c->lengths, c->nlen, want, nwant, idx);
-    struct lens_slices *s;
-    int rc = lens_slices_new(&s, c->procs, n, e);
-    if (rc)
-        return rc;
-    s->stat = stat;
-    s->bound = p->max_error;
-    struct lens_packed_decoder *u = NULL;
-    size_t P2 = (size_t)c->procs * c->procs;
-    double *mat = lens_malloc(P2 * sizeof *mat);
-    if (!mat)
-        rc = lens_err_set(e, LENS_ENOMEM, "slices: out of memory");
-    if (rc == LENS_OK)
-        rc = lens_packed_decoder_new(&u, p, e);
-    /* the decoder streams: walk the lengths up to the last one shown */
-    for (int k = 0, t = 0; rc == LENS_OK && t < n && k <= idx[n - 1]; k++) {
-        rc = lens_packed_decoder_next(u, mat, e);
-        if (rc == LENS_OK && k == idx[t]) {
-            s->lengths[t] = c->lengths[k];
-            memcpy(s->dec + t * P2, mat, P2 * sizeof *mat);
-            rc = source_read(src, stat, k, s->orig + t * P2, e);
-            t++;
-        }
-    }
-    lens_packed_decoder_free(u);
-    lens_free(mat);
-    if (rc) {
-        lens_slices_free(s);
-        return rc;
-    }
-    lens_slices_measure(s);
-    *out = s;
-    return LENS_OK;
-}
-
-int lens_slices_from_packed(const struct lens_cube *c, int stat, const struct lens_packed *p, const int *want,
-                            int nwant, struct lens_slices **out, struct lens_err *e)
-{
-    *out = NULL;
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat])
-        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube",
-                            stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
-    struct source src = {c, NULL};
-    return collect(&src, stat, p, want, nwant, out, e);
-}
-
-int lens_slices_from_stream(struct lens_cube_stream *in, int stat, const struct lens_packed *p, const int *want,
-                            int nwant, struct lens_slices **out, struct lens_err *e)
-{
-    *out = NULL;
-    if (stat < 0 || stat >= LENS_STAT_COUNT || !(lens_cube_stream_stats(in) >> stat & 1))
-        return lens_err_set(e, LENS_EINVAL, "slices: statistic %s is not in the cube",
-                            stat >= 0 && stat < LENS_STAT_COUNT ? lens_cube_stat_name(stat) : "?");
-    struct source src = {lens_cube_stream_meta(in), in};
-    return collect(&src, stat, p, want, nwant, out, e);
-}
-
 /* A relative error as a percentage, three significant digits. */
 static void format_pct(double r, char *buf, size_t n)
 {
+    /* An error over a zero original is infinite: "inf", not the "inf%" printf would give. */
     if (!isfinite(r))
         snprintf(buf, n, "inf");
     else
         snprintf(buf, n, "%.3g%%", 100 * r);
 }
 
-int lens_slices_plot_stream(const char *path, struct lens_cube_stream *in, struct lens_packed *const p[LENS_STAT_COUNT],
-                            const int *want, int nwant, const char *font_path, char *summary, size_t n,
-                            struct lens_err *e)
-{
-    unsigned have = lens_cube_stream_stats(in);
-    int stat = have >> LENS_STAT_MEDIAN & 1 && p[LENS_STAT_MEDIAN] ? LENS_STAT_MEDIAN : -1;
-    for (int t = 0; t < LENS_STAT_COUNT && stat < 0; t++)
-        if (have >> t & 1 && p[t])
-            stat = t;
-    if (stat < 0)
-        return lens_err_set(e, LENS_EINVAL, "%s: no statistic both in the cube and packed", path);
-    struct lens_slices *s;
-    int rc = lens_slices_from_stream(in, stat, p[stat], want, nwant, &s, e);
-    if (rc)
-        return lens_err_prefix(e, path);
-    struct lens_slices_opts o;
-    lens_slices_opts_init(&o);
-    o.font_path = font_path;
-    rc = lens_slices_write(path, s, &o, e);
-    if (rc == LENS_OK && summary) {
-        size_t k = (size_t)snprintf(summary, n, "%s, %s:", path, lens_cube_stat_name(stat));
-        for (int t = 0; t < s->n && k < n; t++) {
-            char a[32], b[32];
-            format_pct(s->err_max[t], a, sizeof a);
-            format_pct(s->err_rms[t], b, sizeof b);
-            k += (size_t)snprintf(summary + k, n - k, "%s %d B max error %s RMS %s", t ? ";" : "", s->lengths[t], a, b);
-        }
-    }
-    lens_slices_free(s);
-    return rc;
-}
-
+/* 1200 wide holds three panels and two colour bars per row at a readable size. */
 void lens_slices_opts_init(struct lens_slices_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->width = 1200;
 }
 
-static int auto_height(const struct lens_slices *s, const struct lens_slices_opts *o)
+static int auto_height(const struct lens_cube_slices *s, const struct lens_slices_opts *o)
 {
+    /* 110 units for the title and the axis title, 330 per row of panels. */
     return o->height > 0 ? o->height : 110 + 330 * s->n;
 }
 
 struct fig {
-    const struct lens_slices *s;
+    const struct lens_cube_slices *s;
     const struct lens_slices_opts *o;
     const char *name;
-    cairo_font_face_t *face;
-    double x, y, w, h, fs, lab_fs;
+    cairo_font_face_t *face; /* the canvas's, borrowed */
+    double x, y, w, h, fs, lab_fs; /* the box (x = y = 0: the canvas is the box), fonts */
     double mult;            /* seconds -> displayed unit, per figure */
     const char *unit;
     double cbar_x, ecbar_x, cbar_w; /* the delay and the error colour bars */
@@ -258,30 +50,34 @@ struct fig {
     struct lens_slices_layout L;
 };
 
-static int check_args(const struct lens_slices *s, const char *name, struct lens_err *e)
+static int check_args(const struct lens_cube_slices *s, const char *name, struct lens_err *e)
 {
-    if (!s || s->n < 1 || s->n > LENS_SLICES_MAX || s->procs < 1 || !s->orig || !s->dec || !s->lengths)
+    /* The slices come finished from the cube wing; a half-made one is the caller's mistake. */
+    if (!s || s->n < 1 || s->n > LENS_CUBE_SLICES_MAX || s->procs < 1 || !s->orig || !s->dec || !s->lengths)
         return lens_err_set(e, LENS_EINVAL, "%s: no slices to draw", name);
     return LENS_OK;
 }
 
 /* Colour range of slice t over both matrices (off-diagonal, finite). */
-static void slice_range(const struct lens_slices *s, int t, double *lo, double *hi)
+static void slice_range(const struct lens_cube_slices *s, int t, double *lo, double *hi)
 {
     size_t P = (size_t)s->procs;
     double mn = INFINITY, mx = -INFINITY;
     for (int b = 0; b < 2; b++) {
         const double *m = (b ? s->dec : s->orig) + t * P * P;
         for (size_t q = 0; q < P * P; q++)
+            /* The diagonal is not a measurement (self-delay): it would stretch the scale for nothing. */
             if (q / P != q % P && isfinite(m[q])) {
                 mn = fmin(mn, m[q]);
                 mx = fmax(mx, m[q]);
             }
     }
+    /* No finite value at all: any range, so the bar can still be drawn. */
     if (!isfinite(mn)) {
         mn = 0;
         mx = 1e-6;
     } else if (!(mx > mn)) {
+        /* One value everywhere: 5% either side so that it lands mid-scale. */
         double d = fabs(mn) > 0 ? fabs(mn) * 0.05 : 1e-9;
         mn -= d;
         mx += d;
@@ -290,28 +86,35 @@ static void slice_range(const struct lens_slices *s, int t, double *lo, double *
     *hi = mx;
 }
 
+/* Each row: caption, then original, decoded, delay bar, error panel, error bar, all panels
+ * the same square side; rows stacked under the title. */
 static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
-    const struct lens_slices *s = f->s;
+    const struct lens_cube_slices *s = f->s;
     int n = s->n, P = s->procs;
+    /* The font follows one row's height (times 1.6), not the whole figure: eight rows must not
+     * shrink the text to nothing, one row must not blow it up. */
     double fs = fmin(f->w, f->h / n * 1.6) / 52.0;
     fs = fs < 7 ? 7 : fs > 14 ? 14 : fs;
     f->fs = fs;
     f->lab_fs = fs * 0.88;
     double pad = fs * 1.1, tick = fs * 0.35;
     char buf[64];
+    /* Each row's colour range first: the unit for the whole figure follows the largest of them. */
     double vmax = 0;
     for (int t = 0; t < n; t++) {
         slice_range(s, t, &f->L.vmin[t], &f->L.vmax[t]);
         vmax = fmax(vmax, fabs(f->L.vmax[t]));
     }
     static const char *const unit[] = {"ns", "\xc2\xb5s", "ms", "s"};
+    /* One unit for all rows, that of the largest delay, so that rows compare directly. */
     int ui = vmax < 1e-6 ? 0 : vmax < 1e-3 ? 1 : vmax < 1 ? 2 : 3;
     f->unit = unit[ui];
     f->mult = ui == 0 ? 1e9 : ui == 1 ? 1e6 : ui == 2 ? 1e3 : 1;
     lens_figure_set_font(cr, f->face, f->lab_fs);
     snprintf(buf, sizeof buf, "%d", P - 1);
     double rank_w = lens_figure_text_width(cr, buf);
+    /* Room for the widest tick label the unit choice allows (below 1000 with one decimal). */
     double tw = lens_figure_text_width(cr, "0000.0");
     double top = f->y + pad + fs * 1.3 * 1.25 + fs * 1.4;
     double bottom = pad + fs * 1.5;                                /* the column axis title */
@@ -320,14 +123,18 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     double cbar_part = fs * 1.2 + tick + fs * 0.3 + tw + fs * 0.5;
     double gap = fs * 1.5, gbar = fs * 0.8, fixed = gap + gbar + cbar_part + gap * 1.5 + gbar + cbar_part;
     double rh = (f->y + f->h - bottom - top) / n;
+    /* Three square panels per row, as large as both the row height and the width allow. */
     double side = floor(fmin(rh - row_extra - fs * 0.6, (f->w - left - pad - fixed) / 3));
+    /* Below 24 units a panel shows nothing readable: refuse rather than draw specks. */
     if (side < 24)
         return lens_err_set(e, LENS_EINVAL, "%s: figure %.0fx%.0f too small for %d slices", f->name, f->w, f->h, n);
+    /* The three panels and two bars centred in the width as one block. */
     double x0 = floor(f->x + left + (f->w - left - pad - 3 * side - fixed) / 2);
     f->L.side = side;
     f->cbar_x = x0 + 2 * side + gap + gbar;
     f->ecbar_x = f->cbar_x + cbar_part + gap * 1.5 + side + gbar;
     f->cbar_w = fs * 1.2;
+    /* Every row has the same x positions; only y moves down a row at a time. */
     for (int t = 0; t < n; t++) {
         f->L.orig_x[t] = x0;
         f->L.dec_x[t] = x0 + side + gap;
@@ -335,10 +142,12 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
         f->L.y[t] = floor(top + t * rh + fs * 1.6 + f->lab_fs * 1.5);
         /* the error scale: 0 to the bound, or to the largest error when the bound is unknown */
         double em = isfinite(s->bound) && s->bound > 0 ? s->bound : s->err_max[t];
+        /* A lossless slice (no error at all) still gets a 0.1% scale, so the grey bar has an extent. */
         f->L.emax[t] = isfinite(em) && em > 0 ? em : 1e-3;
     }
     int step = 1;
     while ((P + step - 1) / step > side / (fmax(rank_w, f->lab_fs) + f->lab_fs * 1.5))
+        /* 1, 2, 5, 10, 25, 50, 100 ...: round rank numbers on the axes. */
         step = step == 1 ? 2 : step == 2 ? 5 : step % 5 == 0 ? step * 2 : step * 5 / 2;
     f->rank_step = step;
     return LENS_OK;
@@ -355,20 +164,25 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
         cairo_surface_destroy(img);
         return lens_err_set(e, LENS_ENOMEM, "%s: cannot make a %dx%d image", f->name, n, n);
     }
+    /* The colour map as pixels, and the missing colour for the diagonal and NaN. */
     uint32_t lut[LENS_CMAP_SIZE];
     unsigned char miss[3];
     lens_colormap_lut(cmap, lut);
     lens_colormap_missing(cmap, miss);
     uint32_t missing = 0xff000000u | (uint32_t)miss[0] << 16 | (uint32_t)miss[1] << 8 | miss[2];
+    /* Pixels written straight into the image: flush so that cairo holds nothing pending. */
     cairo_surface_flush(img);
     uint32_t *pix = (uint32_t *)(void *)cairo_image_surface_get_data(img);
     int stride = cairo_image_surface_get_stride(img) / 4;
+    /* Reciprocal once: the loop below runs per pixel. */
     double inv = 1.0 / (hi - lo);
     for (int y = 0; y < n; y++) {
         int i = (int)(((double)y + 0.5) * P / n);
         for (int x = 0; x < n; x++) {
             int j = (int)(((double)x + 0.5) * P / n);
             double v = m[(size_t)i * P + j];
+            /* The same colour rule for all three panels; values above hi clamp to the top colour (an
+             * error past the bound shows as the darkest grey). */
             pix[(size_t)y * stride + x] = i == j || !isfinite(v) ? missing : lut[lens_colormap_index((v - lo) * inv)];
         }
     }
@@ -376,6 +190,7 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
     double side = f->L.side;
     cairo_save(cr);
     cairo_translate(cr, px, py);
+    /* Nearest filtering when scaled up: each element a sharp square, as in the heat maps. */
     cairo_scale(cr, side / n, side / n);
     cairo_set_source_surface(cr, img, 0, 0);
     cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
@@ -383,6 +198,7 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
     cairo_fill(cr);
     cairo_restore(cr);
     cairo_surface_destroy(img);
+    /* A thin frame: light cells would otherwise fade into the white page. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, f->fs * 0.08);
     cairo_rectangle(cr, px, py, side, side);
@@ -392,6 +208,7 @@ static int draw_panel(const struct fig *f, cairo_t *cr, const double *m, double 
 
 static double panel_x(const struct fig *f, int t, int b)
 {
+    /* Panel b of row t: 0 original, 1 decoded, 2 relative error. */
     return b == 0 ? f->L.orig_x[t] : b == 1 ? f->L.dec_x[t] : f->L.err_x[t];
 }
 
@@ -400,9 +217,12 @@ static void draw_ranks(const struct fig *f, cairo_t *cr, int t)
     int P = f->s->procs;
     double side = f->L.side, c = side / P, tick = f->fs * 0.35, y0 = f->L.y[t];
     char buf[32];
+    /* Ticks at every rank_step-th rank, in one path. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, f->fs * 0.08);
     for (int i = 0; i < P; i += f->rank_step) {
+        /* Row ticks only on the first panel (the rows are the same in all three), column ticks
+         * under each. */
         cairo_move_to(cr, f->L.orig_x[t], y0 + (i + 0.5) * c);
         cairo_rel_line_to(cr, -tick, 0);
         for (int b = 0; b < 3; b++) {
@@ -411,6 +231,7 @@ static void draw_ranks(const struct fig *f, cairo_t *cr, int t)
         }
     }
     cairo_stroke(cr);
+    /* Rank numbers left of the first panel and under all three. */
     lens_figure_set_font(cr, f->face, f->lab_fs);
     for (int i = 0; i < P; i += f->rank_step) {
         snprintf(buf, sizeof buf, "%d", i);
@@ -428,6 +249,7 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cm
     /* the bar is a 1 x 256 image scaled up: no seams between strips */
     cairo_surface_t *bar = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, LENS_CMAP_SIZE);
     if (cairo_surface_status(bar) == CAIRO_STATUS_SUCCESS) {
+        /* Top of the bar = largest value: the table is written bottom-up into the 1-pixel-wide image. */
         uint32_t lut[LENS_CMAP_SIZE];
         lens_colormap_lut(cmap, lut);
         cairo_surface_flush(bar);
@@ -447,8 +269,10 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cm
     }
     cairo_surface_destroy(bar); /* an error shows in cr's status at the end of the figure */
     double ticks[MAX_TICKS], step;
+    /* Ticks one per 2.4 label heights, 2..8 of them. */
     int maxt = (int)(hgt / (f->lab_fs * 2.4));
     int nt = lens_figure_ticks(lo, hi, 0, maxt < 2 ? 2 : maxt > 8 ? 8 : maxt, ticks, &step);
+    /* The bar's frame and its ticks in one stroke, then the tick labels to the right. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, f->fs * 0.08);
     cairo_rectangle(cr, x0, y0, w, hgt);
@@ -464,43 +288,53 @@ static void draw_cbar(const struct fig *f, cairo_t *cr, int t, double x0, int cm
         lens_figure_text(cr, x0 + w + tick + f->fs * 0.2, y0 + hgt * (1 - (ticks[k] - lo) / (hi - lo)), buf, 0.0,
                          0.5, 0.0);
     }
+    /* The unit above the bar. */
     lens_figure_text(cr, x0 + w / 2, y0 - f->fs * 0.35, unit, 0.5, 1.0, 0.0);
 }
 
+/* Row by row: the three panels, their rank axes and bars, the headers and the caption with
+ * the measured error; then the axis titles and the two title lines. */
 static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
 {
-    const struct lens_slices *s = f->s;
+    const struct lens_cube_slices *s = f->s;
     size_t P2 = (size_t)s->procs * s->procs;
     double fs = f->fs;
     char buf[256], a[32], b[32], bound[48];
+    /* White under the whole box: the figure may be drawn onto a page that is not. */
     cairo_rectangle(cr, f->x, f->y, f->w, f->h);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_fill(cr);
+    /* One scratch matrix for the relative errors, reused by every row. */
     double *err = lens_malloc(P2 * sizeof *err);
     if (!err)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", f->name);
     for (int t = 0; t < s->n; t++) {
         const double *o = s->orig + t * P2, *d = s->dec + t * P2;
-        for (size_t q = 0; q < P2; q++) /* the rule of lens_slices_measure */
+        for (size_t q = 0; q < P2; q++) /* the rule of lens_cube_slices_measure */
             err[q] = !isfinite(o[q]) ? NAN : o[q] != 0 ? fabs(d[q] - o[q]) / fabs(o[q]) : d[q] == o[q] ? 0 : INFINITY;
+        /* Original and decoded share the row's range; the error panel has its own grey scale. */
         int rc = draw_panel(f, cr, o, f->L.orig_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], LENS_CMAP_VIRIDIS, e);
         if (rc == LENS_OK)
             rc = draw_panel(f, cr, d, f->L.dec_x[t], f->L.y[t], f->L.vmin[t], f->L.vmax[t], LENS_CMAP_VIRIDIS, e);
         if (rc == LENS_OK)
             rc = draw_panel(f, cr, err, f->L.err_x[t], f->L.y[t], 0, f->L.emax[t], LENS_CMAP_GREY, e);
+        /* A panel that cannot be made (no memory for the image) ends the figure with the error. */
         if (rc) {
             lens_free(err);
             return rc;
         }
         draw_ranks(f, cr, t);
         draw_cbar(f, cr, t, f->cbar_x, LENS_CMAP_VIRIDIS, f->L.vmin[t] * f->mult, f->L.vmax[t] * f->mult, f->unit);
+        /* The error bar in percent, from 0 to the bound: a cell at the top colour is at the bound. */
         draw_cbar(f, cr, t, f->ecbar_x, LENS_CMAP_GREY, 0, 100 * f->L.emax[t], "%");
+        /* Panel headings a little above each panel. */
         double side = f->L.side, hy = f->L.y[t] - f->lab_fs * 0.4;
         cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
         lens_figure_set_font(cr, f->face, f->lab_fs);
         lens_figure_text(cr, f->L.orig_x[t] + side / 2, hy, "original", 0.5, 1.0, 0.0);
         lens_figure_text(cr, f->L.dec_x[t] + side / 2, hy, "compressed (decoded)", 0.5, 1.0, 0.0);
         lens_figure_text(cr, f->L.err_x[t] + side / 2, hy, "relative error |v' - v| / |v|", 0.5, 1.0, 0.0);
+        /* The caption quotes the measured errors from the slices, not re-measured here. */
         format_pct(s->err_max[t], a, sizeof a);
         format_pct(s->err_rms[t], b, sizeof b);
         snprintf(buf, sizeof buf, "%d B: relative error max %s, RMS %s over %ld elements", s->lengths[t], a, b,
@@ -516,6 +350,7 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     char rw[32];
     lens_figure_set_font(cr, f->face, f->lab_fs);
     snprintf(rw, sizeof rw, "%d", s->procs - 1);
+    /* The row axis title left of the widest rank label. */
     double rx = f->L.orig_x[0] - fs * 0.35 - lens_figure_text_width(cr, rw) - fs * 0.6;
     lens_figure_set_font(cr, f->face, fs);
     lens_figure_text(cr, rx, f->L.y[0] + (f->L.y[s->n - 1] + f->L.side - f->L.y[0]) / 2, "row (rank)", 0.5, 1.0,
@@ -525,10 +360,12 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     else
         snprintf(buf, sizeof buf, "%s delay sliced along message length: original against compressed",
                  lens_cube_stat_name(s->stat));
+    /* The statistic's name starts the title: capitalised (ASCII only, statistic names are). */
     buf[0] = (char)(buf[0] >= 'a' && buf[0] <= 'z' ? buf[0] - 32 : buf[0]);
     double cx = f->x + f->w / 2, ty = f->y + fs * 1.1;
     lens_figure_set_font(cr, f->face, fs * 1.3);
     lens_figure_text(cr, cx, ty, buf, 0.5, 0.0, 0.0);
+    /* The subtitle states the bound when the packed cube recorded one. */
     if (isfinite(s->bound))
         snprintf(bound, sizeof bound, "bound %.3g%% per element; ", 100 * s->bound);
     else
@@ -541,128 +378,126 @@ static int draw_fig(struct fig *f, cairo_t *cr, struct lens_err *e)
     return lens_figure_status(cr, f->name, e);
 }
 
-static int fig_begin(struct fig *f, const struct lens_slices *s, const struct lens_slices_opts *o, const char *name,
-                     cairo_t *cr, double x, double y, double w, double h, struct lens_err *e)
+/* Sets f up for the canvas c: the layout measures text in c's font. */
+static int fig_begin(struct fig *f, const struct lens_cube_slices *s, const struct lens_slices_opts *o,
+                     const struct lens_figure_canvas *c, struct lens_err *e)
 {
     memset(f, 0, sizeof *f);
     f->s = s;
     f->o = o;
-    f->name = name;
-    f->x = x;
-    f->y = y;
-    f->w = w;
-    f->h = h;
+    f->name = c->name;
+    f->face = c->face;
+    f->w = c->w;
+    f->h = c->h;
     f->L.width = o->width;
     f->L.height = auto_height(s, o);
-    int rc = lens_figure_font_load(o->font_path, &f->face, e);
-    return rc ? rc : layout(f, cr, e);
+    return layout(f, c->cr, e);
 }
 
-static void fig_end(struct fig *f)
-{
-    if (f->face)
-        cairo_font_face_destroy(f->face);
-    f->face = NULL;
-}
-
+/* The figure's data for the protocol of figure.h. */
 struct job {
-    const struct lens_slices *s;
-    const struct lens_slices_opts *o;
-    double x, y; /* where the figure's box starts in cr (0, 0 for a file) */
+    const struct lens_cube_slices *s;
+    const struct lens_slices_opts *o; /* never NULL */
 };
 
-static int paint(void *ctx, cairo_t *cr, double w, double h, const char *name, struct lens_err *e)
+/* Drawn into a caller's box, the slices only need to be there. */
+static int check_box(const void *data, const char *name, struct lens_err *e)
 {
-    const struct job *j = ctx;
-    struct fig f;
-    memset(&f, 0, sizeof f);
-    int rc = fig_begin(&f, j->s, j->o, name, cr, j->x, j->y, w, h, e);
-    if (rc == LENS_OK)
-        rc = draw_fig(&f, cr, e);
-    fig_end(&f);
-    return rc;
+    const struct job *j = data;
+    return check_args(j->s, name, e);
 }
 
-int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_slices *s,
-                     const struct lens_slices_opts *o, struct lens_err *e)
+/* Files and PNG bytes also bound the figure: 320 x 240 holds one row, 16384 a side bounds
+ * the image's memory. */
+static int check_file(const void *data, const char *name, struct lens_err *e)
 {
-    static const char name[] = "slices";
-    struct lens_slices_opts def;
-    if (!o) {
-        lens_slices_opts_init(&def);
-        o = &def;
-    }
-    int rc = check_args(s, name, e);
+    const struct job *j = data;
+    int rc = check_args(j->s, name, e);
     if (rc)
         return rc;
-    struct job j = {s, o, x, y};
-    cairo_save(cr);
-    rc = paint(&j, cr, w, h, name, e);
-    cairo_restore(cr);
-    return rc;
-}
-
-
-/* PNG into path (path != NULL) or into *buf; SVG into path. */
-static int output(const char *path, const struct lens_slices *s, const struct lens_slices_opts *o,
-                  unsigned char **buf, size_t *len, struct lens_err *e)
-{
-    struct lens_slices_opts def;
-    if (!o) {
-        lens_slices_opts_init(&def);
-        o = &def;
-    }
-    const char *name = path ? path : "slices png (memory)";
-    if (path && lens_figure_format(path, e) < 0)
-        return e->code;
-    int rc = check_args(s, name, e);
-    if (rc)
-        return rc;
-    int W = o->width, H = auto_height(s, o);
+    int W = j->o->width, H = auto_height(j->s, j->o);
     if (W < 320 || H < 240 || W > 16384 || H > 16384)
         return lens_err_set(e, LENS_EINVAL, "%s: figure size %dx%d outside 320x240..16384x16384", name, W, H);
-    struct job j = {s, o, 0, 0};
-    return lens_figure_output(path, name, W, H, paint, &j, buf, len, e);
+    return LENS_OK;
 }
 
-int lens_slices_write(const char *path, const struct lens_slices *s, const struct lens_slices_opts *o,
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    *w = j->o->width;
+    *h = auto_height(j->s, j->o);
+}
+
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
+    struct fig f;
+    int rc = fig_begin(&f, j->s, j->o, c, e);
+    return rc ? rc : draw_fig(&f, c->cr, e);
+}
+
+static const struct lens_figure_kind slices_kind = {"slices", 0, check_file, size, paint};
+static const struct lens_figure_kind slices_box_kind = {"slices", 0, check_box, size, paint};
+
+/* The figure of s with options o (NULL: the defaults, kept in *def). */
+static struct lens_figure figure(struct job *j, const struct lens_cube_slices *s, const struct lens_slices_opts *o,
+                                 struct lens_slices_opts *def, const struct lens_figure_kind *k)
+{
+    if (!o) {
+        lens_slices_opts_init(def);
+        o = def;
+    }
+    j->s = s;
+    j->o = o;
+    return (struct lens_figure){.kind = k, .data = j, .font_path = o->font_path};
+}
+
+int lens_slices_draw(cairo_t *cr, double x, double y, double w, double h, const struct lens_cube_slices *s,
+                     const struct lens_slices_opts *o, struct lens_err *e)
+{
+    struct job j;
+    struct lens_slices_opts def;
+    struct lens_figure fig = figure(&j, s, o, &def, &slices_box_kind);
+    return lens_figure_draw(&fig, cr, x, y, w, h, e);
+}
+
+int lens_slices_write(const char *path, const struct lens_cube_slices *s, const struct lens_slices_opts *o,
                       struct lens_err *e)
 {
-    return output(path, s, o, NULL, NULL, e);
+    struct job j;
+    struct lens_slices_opts def;
+    struct lens_figure fig = figure(&j, s, o, &def, &slices_kind);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
-int lens_slices_png_mem(const struct lens_slices *s, const struct lens_slices_opts *o, unsigned char **buf,
+int lens_slices_png_mem(const struct lens_cube_slices *s, const struct lens_slices_opts *o, unsigned char **buf,
                         size_t *len, struct lens_err *e)
 {
-    *buf = NULL;
-    *len = 0;
-    return output(NULL, s, o, buf, len, e);
+    struct job j;
+    struct lens_slices_opts def;
+    struct lens_figure fig = figure(&j, s, o, &def, &slices_kind);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
-int lens_slices_layout(const struct lens_slices *s, const struct lens_slices_opts *o, struct lens_slices_layout *l,
+/* lens_figure_measure callback: the layout fig_begin computes, into out. */
+static int measure(const void *data, const struct lens_figure_canvas *c, void *out, struct lens_err *e)
+{
+    const struct job *j = data;
+    struct fig f;
+    int rc = fig_begin(&f, j->s, j->o, c, e);
+    if (rc == LENS_OK)
+        *(struct lens_slices_layout *)out = f.L;
+    return rc;
+}
+
+/* The tests check every panel cell's colour against the positions and ranges reported here. */
+int lens_slices_layout(const struct lens_cube_slices *s, const struct lens_slices_opts *o, struct lens_slices_layout *l,
                        struct lens_err *e)
 {
-    static const char name[] = "slices";
+    struct job j;
     struct lens_slices_opts def;
-    if (!o) {
-        lens_slices_opts_init(&def);
-        o = &def;
-    }
+    /* the box kind: a layout is asked for whatever the size, as the writers would lay it out */
+    struct lens_figure fig = figure(&j, s, o, &def, &slices_box_kind);
     memset(l, 0, sizeof *l);
-    int rc = check_args(s, name, e);
-    if (rc)
-        return rc;
-    cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-    cairo_t *cr = cairo_create(sf);
-    struct fig f;
-    memset(&f, 0, sizeof f);
-    rc = lens_figure_status(cr, name, e);
-    if (rc == LENS_OK)
-        rc = fig_begin(&f, s, o, name, cr, 0, 0, o->width, auto_height(s, o), e);
-    if (rc == LENS_OK)
-        *l = f.L;
-    fig_end(&f);
-    cairo_destroy(cr);
-    cairo_surface_destroy(sf);
-    return rc;
+    return lens_figure_measure(&fig, measure, l, e);
 }

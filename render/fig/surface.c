@@ -17,6 +17,8 @@
 
 void lens_surface_opts_default(struct lens_surface_opts *o)
 {
+    /* An azimuth of -60 and elevation of 30 degrees (matplotlib's 3-D default view) show both
+     * axes and the surface's slope; 1100 x 520 fits the surface and its map side by side. */
     memset(o, 0, sizeof *o);
     o->azimuth = -60;
     o->elevation = 30;
@@ -35,9 +37,11 @@ struct view {
     double px0, pw;         /* the 3-D panel's horizontal extent */
 };
 
+/* Data to unit-cube coordinates, log2 of processes and log10 of sizes on log axes. */
 static double axis_p(const struct view *v, double p)
 {
     double f = v->logp ? log2(p) : p;
+    /* Into [0, 1] of the unit cube; a single process count sits in the middle of its axis. */
     return v->p1 > v->p0 ? (f - v->p0) / (v->p1 - v->p0) : 0.5;
 }
 
@@ -47,26 +51,34 @@ static double axis_d(const struct view *v, double d)
     return v->d1 > v->d0 ? (f - v->d0) / (v->d1 - v->d0) : 0.5;
 }
 
+/* Efficiency onto the box's height; view_init has made zhi > zlo. */
 static double axis_e(const struct view *v, double e) { return (e - v->zlo) / (v->zhi - v->zlo); }
 
 /* Unit-cube coordinates to screen-space before the fit: (sx, up). */
 static void rotate(const struct view *v, double X, double Y, double Z, double *sx, double *up)
 {
+    /* About the cube's centre, so that the view turns in place; the efficiency axis squashed to
+     * ZSCALE of the floor, or steep surfaces would hide the far cells. */
     double x = X - 0.5, y = Y - 0.5, z = (Z - 0.5) * ZSCALE;
     double xr = x * v->ca - y * v->sa;
     double yr = x * v->sa + y * v->ca;
     *sx = xr;
+    /* Orthographic: no perspective divide, so equal grid steps stay equal on screen. */
     *up = yr * v->se + z * v->ce;
 }
 
+/* Unit cube to figure units: rotate, then the fit computed by view_init. */
 static void project(const struct view *v, double X, double Y, double Z, double *px, double *py)
 {
     double sx, up;
     rotate(v, X, Y, Z, &sx, &up);
     *px = v->ox + v->scale * sx;
+    /* Screen y grows downwards, "up" upwards. */
     *py = v->oy - v->scale * up;
 }
 
+/* Everything the projection needs, and the checks of the options and the grid; called by
+ * check, paint and the locate functions alike, so all agree on where things land. */
 static int view_init(struct view *v, const struct lens_grid *g, const struct lens_surface_opts *o,
                      struct lens_err *e)
 {
@@ -74,20 +86,25 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
     if (!(o->elevation >= 0 && o->elevation <= 90) || !isfinite(o->azimuth))
         return lens_err_set(e, LENS_EINVAL, "surface: elevation %g outside [0, 90] or bad azimuth",
                             o->elevation);
+    /* 300 x 200 fits the two panels with their labels; 20000 bounds the image surface. */
     if (o->width < 300 || o->height < 200 || o->width > 20000 || o->height > 20000)
         return lens_err_set(e, LENS_EINVAL, "surface: size %d x %d outside 300x200 .. 20000x20000",
                             o->width, o->height);
     if (g->np == 0 || g->nd == 0)
         return lens_err_set(e, LENS_EINVAL, "surface: %s has no configuration with a valid run",
                             g->app ? g->app : "grid");
+    /* Axis ranges from the sorted grid: the first and last process counts and sizes. */
     v->logp = o->log_procs;
     v->logd = o->log_size;
     v->p0 = v->logp ? log2(g->procs[0]) : g->procs[0];
     v->p1 = v->logp ? log2(g->procs[g->np - 1]) : g->procs[g->np - 1];
+    /* Sizes are sorted, so size[0] > 0 covers them all; procs are >= 1 by the runs reader. */
     if (v->logd && !(g->size[0] > 0))
         return lens_err_set(e, LENS_EINVAL, "surface: logarithmic size axis needs sizes > 0");
     v->d0 = v->logd ? log10(g->size[0]) : g->size[0];
     v->d1 = v->logd ? log10(g->size[g->nd - 1]) : g->size[g->nd - 1];
+    /* The efficiency axis spans at least [0, 1] (ideal is 1), wider when superlinear or negative
+     * values occur, so that surfaces of different applications compare at a glance. */
     double lo = 0, hi = 1;
     for (size_t k = 0; k < g->np * g->nd; k++)
         if (!isnan(g->eff[k])) {
@@ -96,17 +113,20 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
         }
     v->zlo = lo;
     v->zhi = hi;
+    /* Degrees to radians once: rotate() runs for every corner of every cell. */
     double az = o->azimuth * M_PI / 180, el = o->elevation * M_PI / 180;
     v->ca = cos(az);
     v->sa = sin(az);
     v->ce = cos(el);
     v->se = sin(el);
+    /* The figure's size in units: the panels and margins below are fractions of it. */
     v->W = o->width;
     v->H = o->height;
     /* The 3-D panel takes the left 54 %; fit the projected cube with room for labels. */
     v->px0 = 0;
     v->pw = 0.54 * v->W;
     double minx = 1e9, maxx = -1e9, minu = 1e9, maxu = -1e9;
+    /* The eight corners of the unit cube, projected: their extent is what must fit the panel. */
     for (int c = 0; c < 8; c++) {
         double sx, up;
         rotate(v, c & 1, (c >> 1) & 1, (c >> 2) & 1, &sx, &up);
@@ -115,9 +135,11 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
         minu = fmin(minu, up);
         maxu = fmax(maxu, up);
     }
+    /* 85 units each side, 60 above and below, for the axis labels around the box. */
     double mx = 85, my = 60;
     double aw = v->pw - 2 * mx, ah = v->H - TITLE_H - 2 * my;
     double sw = aw / fmax(maxx - minx, 1e-9), sh = ah / fmax(maxu - minu, 1e-9);
+    /* One scale for both directions: the box is not distorted to fill the panel. */
     v->scale = fmin(sw, sh);
     v->ox = v->px0 + v->pw / 2 - v->scale * (minx + maxx) / 2;
     v->oy = TITLE_H + my + ah / 2 + v->scale * (minu + maxu) / 2;
@@ -128,6 +150,8 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
 static void screen_dir(const struct view *v, double dx, double dy, double *ux, double *uy)
 {
     double sx, up, sx0, up0;
+    /* The direction of a world step on screen, from the centre: labels are pushed outwards
+     * along it, away from the box, whatever the view angle. */
     rotate(v, 0.5 + dx, 0.5 + dy, 0.5, &sx, &up);
     rotate(v, 0.5, 0.5, 0.5, &sx0, &up0);
     double x = sx - sx0, y = -(up - up0), n = hypot(x, y);
@@ -135,9 +159,11 @@ static void screen_dir(const struct view *v, double dx, double dy, double *ux, d
     *uy = n > 1e-12 ? y / n : 1;
 }
 
+/* A straight segment of the cube: orthographic projection keeps it straight. */
 static void line3(cairo_t *cr, const struct view *v, double X0, double Y0, double Z0, double X1,
                   double Y1, double Z1)
 {
+    /* Project both ends, then draw: cairo has no 3-D. */
     double x, y;
     project(v, X0, Y0, Z0, &x, &y);
     cairo_move_to(cr, x, y);
@@ -153,8 +179,10 @@ static size_t axis_ticks(double lo, double hi, int logbase, double *t, size_t ma
         return lens_gridmap_ticks(lo, hi, t, max);
     size_t n = 0;
     double lb = log(logbase);
+    /* Powers of the base inside the range (2 for processes, 10 for sizes). */
     for (double k = ceil(log(lo) / lb - 1e-9); k <= floor(log(hi) / lb + 1e-9) && n < max; k++)
         t[n++] = pow(logbase, k);
+    /* Fewer than two powers inside: the ends themselves, so the axis is still readable. */
     if (n < 2 && max >= 2) {
         t[0] = lo;
         t[1] = hi;
@@ -175,32 +203,39 @@ static void draw_panes(cairo_t *cr, const struct view *v, const struct lens_grid
     double fl[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
     double wx[4][3] = {{xf, 0, 0}, {xf, 1, 0}, {xf, 1, 1}, {xf, 0, 1}};
     double wy[4][3] = {{0, yf, 0}, {1, yf, 0}, {1, yf, 1}, {0, yf, 1}};
+    /* The three panes behind the surface: floor and the two far walls, light grey. */
     double (*panes[3])[3] = {fl, wx, wy};
     for (int k = 0; k < 3; k++) {
+        /* each pane a closed quadrilateral: its four corners projected */
         for (int c = 0; c < 4; c++) {
             double x, y;
             project(v, panes[k][c][0], panes[k][c][1], panes[k][c][2], &x, &y);
             c ? cairo_line_to(cr, x, y) : cairo_move_to(cr, x, y);
         }
         cairo_close_path(cr);
+        /* Panes in a light grey with a darker outline, as in matplotlib's 3-D axes. */
         cairo_set_source_rgb(cr, 0.965, 0.965, 0.965);
         cairo_fill_preserve(cr);
         cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
         cairo_set_line_width(cr, 0.8);
         cairo_stroke(cr);
     }
+    /* Grid lines on the panes at every tick: reading a height off the walls. */
     cairo_set_source_rgb(cr, 0.82, 0.82, 0.82);
     cairo_set_line_width(cr, 0.6);
+    /* Constant-p lines on the floor and up the far d wall. */
     for (size_t k = 0; k < npt; k++) {
         double X = axis_p(v, pt[k]);
         line3(cr, v, X, 0, 0, X, 1, 0);
         line3(cr, v, X, yf, 0, X, yf, 1);
     }
+    /* Constant-d lines on the floor and up the far p wall. */
     for (size_t k = 0; k < ndt; k++) {
         double Y = axis_d(v, dt[k]);
         line3(cr, v, 0, Y, 0, 1, Y, 0);
         line3(cr, v, xf, Y, 0, xf, Y, 1);
     }
+    /* Constant-efficiency lines on both far walls. */
     for (size_t k = 0; k < nzt; k++) {
         double Z = axis_e(v, zt[k]);
         line3(cr, v, xf, 0, Z, xf, 1, Z);
@@ -208,17 +243,21 @@ static void draw_panes(cairo_t *cr, const struct view *v, const struct lens_grid
     }
 }
 
+/* Tick labels on the near floor edges and the efficiency axis on the left edge, pushed
+ * outwards from the box. */
 static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_grid *g, double xf,
                         double yf)
 {
     double pt[32], dt[32], zt[32], ux, uy, x, y;
     char buf[64];
+    /* The same ticks as the grid lines of draw_panes, so labels sit at their ends. */
     size_t npt = axis_ticks(g->procs[0], g->procs[g->np - 1], v->logp ? 2 : 0, pt, 32);
     size_t ndt = axis_ticks(g->size[0], g->size[g->nd - 1], v->logd ? 10 : 0, dt, 32);
     size_t nzt = lens_gridmap_ticks(v->zlo, v->zhi, zt, 32);
     double yn = 1 - yf, xn = 1 - xf; /* near edges carry the labels */
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_set_font_size(cr, 11);
+    /* Process labels along the near p edge, pushed away from the box by 8 units. */
     screen_dir(v, 0, yn - 0.5, &ux, &uy);
     for (size_t k = 0; k < npt; k++) {
         project(v, axis_p(v, pt[k]), yn, 0, &x, &y);
@@ -226,9 +265,11 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
         lens_gridmap_text(cr, buf, x + 8 * ux, y + 8 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
     }
     cairo_set_font_size(cr, 13);
+    /* The axis title further out (34 units), clear of the tick labels. */
     project(v, 0.5, yn, 0, &x, &y);
     lens_gridmap_text(cr, "processes", x + 34 * ux, y + 34 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
     cairo_set_font_size(cr, 11);
+    /* Size labels along the near d edge, likewise. */
     screen_dir(v, xn - 0.5, 0, &ux, &uy);
     for (size_t k = 0; k < ndt; k++) {
         project(v, xn, axis_d(v, dt[k]), 0, &x, &y);
@@ -240,6 +281,7 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
     lens_gridmap_text(cr, "problem size", x + 34 * ux, y + 34 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
     /* Efficiency ticks on the left-most vertical edge of the box. */
     double best = 1e18, cx = 0, cy = 0;
+    /* the vertical edge furthest left on screen: it is never behind the surface */
     for (int c = 0; c < 4; c++) {
         double sx;
         project(v, c & 1, c >> 1, 0, &sx, &y);
@@ -249,6 +291,7 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
             cy = c >> 1;
         }
     }
+    /* Efficiency labels right-aligned left of that edge. */
     cairo_set_font_size(cr, 11);
     for (size_t k = 0; k < nzt; k++) {
         project(v, cx, cy, axis_e(v, zt[k]), &x, &y);
@@ -257,6 +300,7 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
     }
     cairo_set_font_size(cr, 13);
     project(v, cx, cy, 0.5, &x, &y);
+    /* The efficiency title rotated, left of its tick labels. */
     cairo_save(cr);
     cairo_translate(cr, x - 44, y);
     cairo_rotate(cr, -M_PI / 2);
@@ -272,9 +316,12 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
         return;
     /* depth grows with X when sin(az) > 0 and with Y when cos(az) > 0 (see rotate) */
     int far_hi_i = v->sa > 0, far_hi_j = v->ca > 0;
+    /* Dark cell edges show the grid on small surfaces; on large ones they would turn it black. */
     int edges = np <= 48 && nd <= 48;
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
     for (size_t a = 0; a + 1 < np; a++) {
+        /* Far columns first: a cell can only hide cells behind it (see the header), so painting far
+         * to near gives a correct picture without a depth buffer. */
         size_t i = far_hi_i ? np - 2 - a : a;
         for (size_t b = 0; b + 1 < nd; b++) {
             size_t j = far_hi_j ? nd - 2 - b : b;
@@ -289,11 +336,14 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
                     present++;
                     sum += c[k];
                 }
+            /* Two or more corners missing: no cell at all, the gap shows that nothing was measured. */
             if (present < 3)
                 continue;
+            /* The cell's corners in order around it, so the path is a simple polygon. */
             const double P[4] = {g->procs[i], g->procs[i + 1], g->procs[i + 1], g->procs[i]};
             const double D[4] = {g->size[j], g->size[j], g->size[j + 1], g->size[j + 1]};
             int first = 1;
+            /* Missing corners are skipped: three corners make the triangle that keeps the gap honest. */
             for (int k = 0; k < 4; k++) {
                 if (isnan(c[k]))
                     continue;
@@ -303,6 +353,7 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
                 first = 0;
             }
             cairo_close_path(cr);
+            /* The cell in the colour of its mean efficiency, the colour bar's mapping. */
             double rgb[3];
             lens_gridmap_colour(axis_e(v, sum / present), rgb);
             cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
@@ -316,18 +367,40 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
     }
 }
 
-int lens_surface_draw(cairo_t *cr, const struct lens_grid *g, const struct lens_surface_opts *o,
-                      struct lens_err *e)
+/* The figure's data for the protocol of figure.h. */
+struct job {
+    const struct lens_grid *g;
+    const struct lens_surface_opts *o;
+};
+
+/* The view's own checks (angles, size, an empty grid), prefixed with the figure's name. */
+static int check(const void *data, const char *name, struct lens_err *e)
 {
+    const struct job *j = data;
+    struct view v;
+    int rc = view_init(&v, j->g, j->o, e);
+    return rc < 0 ? lens_err_prefix(e, name) : LENS_OK;
+}
+
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    *w = j->o->width;
+    *h = j->o->height;
+}
+
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
+    const struct lens_grid *g = j->g;
+    const struct lens_surface_opts *o = j->o;
+    cairo_t *cr = c->cr;
     struct view v;
     int rc = view_init(&v, g, o, e);
     if (rc < 0)
         return rc;
-    cairo_font_face_t *face = NULL;
-    if ((rc = lens_figure_font_load(o->font_path, &face, e)) < 0)
-        return rc;
     cairo_save(cr);
-    lens_figure_set_font(cr, face, 12); /* hinting off: the layout does not depend on the device */
+    lens_figure_set_font(cr, c->face, 12); /* hinting off: the layout does not depend on the device */
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     char title[512];
@@ -338,84 +411,54 @@ int lens_surface_draw(cairo_t *cr, const struct lens_grid *g, const struct lens_
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_font_size(cr, 16);
     lens_gridmap_text(cr, title, v.W / 2, 10, 0.5, 0);
+    /* painter's order: the far walls, the surface back to front, then the labels over it */
     double xf = v.sa > 0 ? 1 : 0, yf = v.ca > 0 ? 1 : 0; /* far walls */
     draw_panes(cr, &v, g, xf, yf);
     draw_quads(cr, &v, g);
     draw_labels(cr, &v, g, xf, yf);
+    /* the heatmap of the same grid and the shared colour bar take the right 44% */
     lens_gridmap_draw(cr, g, 0.56 * v.W, TITLE_H + 30, 0.31 * v.W, v.H - TITLE_H - 60, v.zlo, v.zhi);
     lens_gridmap_colourbar(cr, 0.905 * v.W, TITLE_H + 50, 18, v.H - TITLE_H - 120, v.zlo, v.zhi,
                            "efficiency");
     cairo_restore(cr);
-    cairo_font_face_destroy(face);
-    return lens_figure_status(cr, g->app ? g->app : "surface", e);
+    return LENS_OK;
 }
 
-static int ends_with(const char *s, const char *suf)
+static const struct lens_figure_kind surface_kind = {"surface", LENS_FIGURE_ALPHA, check, size, paint};
+
+static struct lens_figure figure(struct job *j, const struct lens_grid *g, const struct lens_surface_opts *o)
 {
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcasecmp(s + n - m, suf);
+    j->g = g;
+    j->o = o;
+    return (struct lens_figure){.kind = &surface_kind, .data = j, .font_path = o->font_path,
+                                .name = g->app ? g->app : "surface"};
 }
 
-/* Draws the figure on a new image surface; the caller destroys *img. */
-static int render_image(const struct lens_grid *g, const struct lens_surface_opts *o,
-                        cairo_surface_t **img, struct lens_err *e)
+int lens_surface_draw(cairo_t *cr, const struct lens_grid *g, const struct lens_surface_opts *o,
+                      struct lens_err *e)
 {
-    *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, o->width, o->height);
-    cairo_t *cr = cairo_create(*img);
-    int rc = lens_surface_draw(cr, g, o, e);
-    cairo_destroy(cr);
-    if (rc == LENS_OK && cairo_surface_status(*img) != CAIRO_STATUS_SUCCESS)
-        rc = lens_err_set(e, LENS_ELIB, "cairo: %s", cairo_status_to_string(cairo_surface_status(*img)));
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, g, o);
+    return lens_figure_draw(&fig, cr, 0, 0, o->width, o->height, e);
 }
 
 int lens_surface_write(const char *path, const struct lens_grid *g,
                        const struct lens_surface_opts *o, struct lens_err *e)
 {
-    int svg = ends_with(path, ".svg");
-    if (!svg && !ends_with(path, ".png"))
-        return lens_err_set(e, LENS_EINVAL, "%s: output must end in .png or .svg", path);
-    struct view v;
-    int rc = view_init(&v, g, o, e);
-    if (rc < 0)
-        return lens_err_prefix(e, path);
-    if (svg) {
-        /* lens_figure_svg_commit renumbers cairo's process-wide ids: same grid, same bytes */
-        struct lens_figure_buf buf = {0};
-        cairo_surface_t *s = lens_figure_svg_create(&buf, o->width, o->height);
-        cairo_t *cr = cairo_create(s);
-        rc = lens_surface_draw(cr, g, o, e);
-        cairo_destroy(cr);
-        if (rc < 0) {
-            cairo_surface_destroy(s);
-            lens_free(buf.data);
-            return lens_err_prefix(e, path);
-        }
-        return lens_figure_svg_commit(s, &buf, path, e);
-    }
-    cairo_surface_t *img;
-    rc = render_image(g, o, &img, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_png_write(img, path, e);
-    else
-        lens_err_prefix(e, path);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, g, o);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_surface_png_mem(const struct lens_grid *g, const struct lens_surface_opts *o,
                          unsigned char **buf, size_t *len, struct lens_err *e)
 {
-    *buf = NULL;
-    *len = 0;
-    cairo_surface_t *img;
-    int rc = render_image(g, o, &img, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_png_mem(img, g->app ? g->app : "surface", buf, len, e);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, g, o);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }
 
+/* For tests and image maps: the same projection the drawing uses. */
 int lens_surface_locate(const struct lens_grid *g, const struct lens_surface_opts *o, double p,
                         double d, double eff, double *x, double *y, struct lens_err *e)
 {

@@ -31,6 +31,7 @@ static const double msg_rgb[3] = {0.080, 0.080, 0.080};   /* message lines */
 /* The figure's own words in English and Russian (lens_timeline_opts.lang). */
 enum { S_COMP, S_P2P, S_COLL, S_RMA, S_WAIT, S_OTHER, S_MSG, S_PROB, S_AXIS, S_TITLE, S_PLAIN,
        S_SUB, S_PARTIAL, S_RANK, NSTR };
+/* Format strings per language: the Russian ones take the same arguments in the same order. */
 static const char *const words[2][NSTR] = {
     {"computation", "point-to-point", "collective", "one-sided", "wait/test", "other MPI",
      "message", "problem instance",
@@ -47,9 +48,12 @@ static const char *const words[2][NSTR] = {
 
 static const char *word(const struct lens_timeline_opts *o, int k)
 {
+    /* Any language but Russian falls back to English: a bad code never indexes past the table. */
     return words[o->lang == 1][k];
 }
 
+/* Limits that keep a figure readable and its drawing time bounded by the window, not the
+ * trace: 4000 calls, 2000 message lines, 64 lanes. */
 void lens_timeline_opts_init(struct lens_timeline_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -61,6 +65,7 @@ void lens_timeline_opts_init(struct lens_timeline_opts *o)
 /* "24.00 ms", "10.99 s": seconds for people. */
 static void duration(double sec, char *buf, size_t n)
 {
+    /* Under a second the shared formatter picks ms or µs; above, seconds with two decimals. */
     if (sec >= 1)
         snprintf(buf, n, "%.2f s", sec);
     else
@@ -85,6 +90,7 @@ struct layout {
 
 static double xof(const struct layout *L, double t)
 {
+    /* Trace seconds to the plot's x: the window spans the plot's width exactly. */
     return L->px + (t - L->w->t0) / (L->w->t1 - L->w->t0) * L->pw;
 }
 
@@ -96,8 +102,10 @@ static double lane_y(const struct layout *L, int32_t rank)
 /* The bar of the calls inside a lane: [y + top, y + top + height). */
 static void bar_box(const struct layout *L, int32_t rank, double *y, double *h)
 {
+    /* Room above the bar for the problem brackets and labels; thin lanes keep just a sliver. */
     double gap = L->lh > 14 ? 0.30 * L->lh : 0.12 * L->lh;
     *y = lane_y(L, rank) + gap;
+    /* Below the bar a small gap to the next lane, so neighbouring lanes never touch. */
     *h = L->lh - gap - (L->lh > 14 ? 0.10 * L->lh : 0.08 * L->lh);
 }
 
@@ -117,6 +125,7 @@ static void fill_rect(cairo_t *cr, double x0, double x1, double y, double h)
 static void flush_run(cairo_t *cr, double x0, double x1, const double *best, double y, double h)
 {
     int m = 0;
+    /* The class that took the most of the run's time names the merged box. */
     for (int j = 1; j < LENS_TL_NCLASS; j++)
         if (best[j] > best[m])
             m = j;
@@ -140,14 +149,18 @@ static void draw_lane(const struct layout *L, int32_t rank, const unsigned char 
     const struct lens_trace_rank *k = &L->s->trace->ranks[rank];
     double by, bh;
     bar_box(L, rank, &by, &bh);
+    /* A rank without calls keeps its band only: nothing ran there that the trace recorded. */
     if (!k->ncalls)
         return;
+    /* Computation under the whole life of the rank in the window: the calls are drawn over it,
+     * so what stays visible between them is time spent computing. */
     double a = fmax(L->w->t0, fmin(k->t_first, k->calls[0].enter));
     double b = fmin(L->w->t1, fmax(k->t_last, k->calls[k->ncalls - 1].leave));
     if (b > a) {
         set_rgb(cr, comp_rgb);
         fill_rect(cr, xof(L, a), xof(L, b), by, bh);
     }
+    /* Only the calls overlapping the window (binary searches): cost follows the window. */
     uint32_t c0 = lens_timeline_first_call(k, L->w->t0), c1 = lens_timeline_end_call(k, L->w->t1);
     double run0 = 0, run1 = 0, best[LENS_TL_NCLASS];
     int have = 0; /* a run of sub-pixel calls is pending */
@@ -155,23 +168,29 @@ static void draw_lane(const struct layout *L, int32_t rank, const unsigned char 
         const struct lens_trace_call *q = &k->calls[i];
         double x0 = xof(L, fmax(q->enter, L->w->t0)), x1 = xof(L, fmin(q->leave, L->w->t1));
         int c = q->region < L->s->trace->nregions ? cls[q->region] : LENS_TL_OTHER, tiny = x1 - x0 < 1;
+        /* Sub-pixel calls within a pixel of the pending run join it; each class tallies its share. */
         if (have && tiny && x0 - run1 < 1) {
             run1 = fmax(run1, x1);
+            /* +1e-9: a zero-length call still counts for its class. */
             best[c] += x1 - x0 + 1e-9;
             continue;
         }
+        /* A call that does not join the pending run ends it. */
         if (have)
             flush_run(cr, run0, run1, best, by, bh);
         have = tiny;
         if (tiny) {
+            /* A new run starts with this call alone. */
             memset(best, 0, sizeof best);
             best[c] = x1 - x0 + 1e-9;
             run0 = x0, run1 = x1;
         } else {
+            /* A call wide enough is drawn as itself, in its class's colour. */
             set_rgb(cr, class_rgb[c]);
             fill_rect(cr, x0, x1, by, bh);
         }
     }
+    /* The last pending run. */
     if (have)
         flush_run(cr, run0, run1, best, by, bh);
 }
@@ -183,11 +202,14 @@ static void hatch(cairo_t *cr, double x0, double x1, double y, double h)
     cairo_rectangle(cr, x0, y, x1 - x0, h);
     cairo_clip(cr);
     cairo_set_line_width(cr, 1.2);
+    /* Translucent strokes: the call's colour stays visible under the hatching. */
     cairo_set_source_rgba(cr, prob_rgb[0], prob_rgb[1], prob_rgb[2], 0.75);
+    /* 45-degree strokes every 6 units, started one height early so the left edge is covered too. */
     for (double x = x0 - h; x < x1; x += 6) {
         cairo_move_to(cr, x, y + h);
         cairo_line_to(cr, x + h, y);
     }
+    /* All strokes in one path: one stroke call per instance. */
     cairo_stroke(cr);
     cairo_restore(cr);
 }
@@ -195,6 +217,7 @@ static void hatch(cairo_t *cr, double x0, double x1, double y, double h)
 static int is_centred(const struct layout *L, const struct lens_problem_result *r, int32_t rank,
                       uint32_t call)
 {
+    /* The instance the window was chosen for: it is framed and always labelled. */
     return rank == L->w->rank && call == L->w->call && L->w->problem >= 0 &&
            r == &L->s->problems->res[L->w->problem];
 }
@@ -207,6 +230,7 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
     const struct layout *L = ctx;
     cairo_t *cr = L->cr;
     int centred = is_centred(L, r, rank, call);
+    /* The instance's span clipped to the window; the centred one gets a thicker bracket. */
     double x0 = xof(L, fmax(a, L->w->t0)), x1 = xof(L, fmin(b, L->w->t1));
     double by, bh, th = centred ? 3.5 : 2.0;
     bar_box(L, rank, &by, &bh);
@@ -216,11 +240,13 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
         if (L->pass == 1 || floor(x0) == *last)
             return;
         *last = floor(x0);
+        /* The mark spans the bracket and the bar, in the problem colour. */
         set_rgb(cr, prob_rgb);
         cairo_rectangle(cr, floor(x0), by - th, 1.5, bh + th);
         cairo_fill(cr);
         return;
     }
+    /* Wider than 2 units or centred but still thin: widen to 1.5 units around its middle. */
     if (x1 - x0 < 1.5) {
         double m = 0.5 * (x0 + x1);
         x0 = m - 0.75, x1 = m + 0.75;
@@ -242,17 +268,24 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
             cairo_stroke(cr);
         }
     }
+    /* Labels only on lanes tall enough for text; the centred instance is labelled in pass 0,
+     * before any other label can take its place. */
     if (L->lh < 16 || (L->pass == 0) != centred || (!centred && x1 - x0 < 3))
         return;
     char label[160], dur[32];
+    /* The label names the problem and the time it lost. */
     duration(b - a, dur, sizeof dur);
     snprintf(label, sizeof label, "%s %s", lens_timeline_problem_name(r, L->o->lang), dur);
+    /* A little smaller than the base font: labels sit in the narrow space above a bar. */
     cairo_set_font_size(cr, 0.85 * L->fs);
     double tw = lens_figure_text_width(cr, label), lx = fmax(x0, L->px + 2);
+    /* A label near the right edge slides left to stay inside the plot. */
     if (lx + tw > L->px + L->pw - 2)
         lx = L->px + L->pw - 2 - tw;
     double *lab = &L->labels[2 * MAXLAB * (rank - L->w->lane0)];
     int *n = &L->nlabels[rank - L->w->lane0];
+    /* Skip a label that would touch one already on this lane (8 units of margin). */
+    /* Labels collide on a lane when their intervals, widened by 8 units, overlap. */
     for (int i = 0; i < *n; i++)
         if (lx < lab[2 * i + 1] + 8 && lx + tw > lab[2 * i] - 8)
             return;
@@ -269,6 +302,7 @@ static void draw_message(void *ctx, const struct lens_p2p *m, double ts, double 
     const struct layout *L = ctx;
     cairo_t *cr = L->cr;
     double sy, sh, ry, rh;
+    /* From the middle of the sender's bar to the middle of the receiver's. */
     bar_box(L, m->src, &sy, &sh);
     bar_box(L, m->dst, &ry, &rh);
     double x0 = xof(L, ts), y0 = sy + 0.5 * sh, x1 = xof(L, tr), y1 = ry + 0.5 * rh;
@@ -279,8 +313,10 @@ static void draw_message(void *ctx, const struct lens_p2p *m, double ts, double 
     cairo_stroke(cr);
     /* arrow head at the receive end */
     double dx = x1 - x0, dy = y1 - y0, len = hypot(dx, dy);
+    /* Too short for a head: the line alone says enough. */
     if (len < 4)
         return;
+    /* The head at most 8 units and 40% of the line, so short messages keep a visible shaft. */
     double ux = dx / len, uy = dy / len, hl = fmin(8, 0.4 * len), hw = 0.45 * hl;
     cairo_move_to(cr, x1, y1);
     cairo_line_to(cr, x1 - hl * ux + hw * uy, y1 - hl * uy - hw * ux);
@@ -289,6 +325,7 @@ static void draw_message(void *ctx, const struct lens_p2p *m, double ts, double 
     cairo_fill(cr);
 }
 
+/* The call classes, computation, message and problem instance, in the figure's language. */
 static void draw_legend(const struct layout *L, double x, double y)
 {
     const char *const *names = words[L->o->lang == 1];
@@ -332,6 +369,7 @@ static void draw_axis(const struct layout *L)
 {
     cairo_t *cr = L->cr;
     double span_ms = (L->w->t1 - L->w->t0) * 1e3, ticks[16], step;
+    /* Time since the window start in ms: round numbers, unlike absolute trace times. */
     int n = lens_figure_ticks(0, span_ms, 0, L->pw > 600 ? 11 : 6, ticks, &step);
     double yb = L->py + L->ph;
     cairo_set_font_size(cr, 0.9 * L->fs);
@@ -352,6 +390,7 @@ static void draw_axis(const struct layout *L)
         lens_figure_text(cr, x, yb + 6, buf, 0.5, 0, 0);
     }
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    /* Half a unit down: a 1-unit line on a whole coordinate would straddle two pixel rows. */
     cairo_move_to(cr, L->px, yb + 0.5);
     cairo_line_to(cr, L->px + L->pw, yb + 0.5);
     cairo_stroke(cr);
@@ -366,6 +405,7 @@ static void titles(const struct layout *L, char *title, size_t tn, char *sub, si
     char a[32], b[32];
     if (L->o->title) {
         snprintf(title, tn, "%s", L->o->title);
+    /* The automatic title names the centred instance: problem, rank, time lost, call, when. */
     } else if (w->problem >= 0 && w->rank >= 0) {
         const struct lens_problem_result *r = &L->s->problems->res[w->problem];
         const struct lens_trace_call *c = &L->s->trace->ranks[w->rank].calls[w->call];
@@ -381,16 +421,49 @@ static void titles(const struct layout *L, char *title, size_t tn, char *sub, si
              w->nmessages < w->nmessages_all ? word(L->o, S_PARTIAL) : "", w->ninstances);
 }
 
-int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double height,
-                       const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
-                       const struct lens_timeline_window *w, struct lens_err *e)
+/* The figure's data for the protocol of figure.h. */
+struct job {
+    const struct lens_trace_analysis *s;
+    const struct lens_timeline_opts *o;
+    const struct lens_timeline_window *w;
+};
+
+/* A window from lens_timeline_select for this very trace: lanes inside its ranks. */
+static int check(const void *data, const char *name, struct lens_err *e)
 {
+    const struct job *j = data;
+    const struct lens_timeline_window *w = j->w;
+    if (!(w->t1 > w->t0) || w->nlanes <= 0 || w->lane0 < 0 || w->lane0 + w->nlanes > j->s->trace->nranks)
+        return lens_err_set(e, LENS_EINVAL, "%s: window not chosen for this trace", name);
+    return LENS_OK;
+}
+
+/* lens_timeline_size: the height grows with the lanes shown. */
+static void size(const void *data, double *w, double *h)
+{
+    const struct job *j = data;
+    int W, H;
+    lens_timeline_size(j->o, j->w, &W, &H);
+    *w = W;
+    *h = H;
+}
+
+/* Title and subtitle, legend, then bands, axis, lanes, rank labels, instances and messages. */
+static int paint(const void *data, const struct lens_figure_canvas *c, struct lens_err *e)
+{
+    const struct job *j = data;
+    const struct lens_trace_analysis *s = j->s;
+    const struct lens_timeline_opts *o = j->o;
+    const struct lens_timeline_window *w = j->w;
+    cairo_t *cr = c->cr;
+    double width = c->w, height = c->h;
+    /* below this the title, legend and axis leave no room for a lane */
     if (width < 320 || height < 120)
         return lens_err_set(e, LENS_EINVAL, "timeline: box %.0f x %.0f is below 320 x 120",
                             width, height);
-    if (!(w->t1 > w->t0) || w->nlanes <= 0 || w->lane0 < 0 || w->lane0 + w->nlanes > s->trace->nranks)
-        return lens_err_set(e, LENS_EINVAL, "timeline: window not chosen for this trace");
+    /* The class of every region, looked up once: the lanes then index it per call. */
     unsigned char *cls = lens_malloc(s->trace->nregions + 1);
+    /* Per lane, the x intervals its problem labels already take, so later ones never overlap. */
     double *labels = lens_calloc((size_t)w->nlanes * 2 * MAXLAB, sizeof *labels);
     int *nlabels = lens_calloc((size_t)w->nlanes, sizeof *nlabels);
     double *marks = lens_malloc((size_t)w->nlanes * sizeof *marks);
@@ -403,22 +476,14 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
     }
     for (uint32_t i = 0; i < s->trace->nregions; i++)
         cls[i] = (unsigned char)lens_timeline_class(lens_trace_region_name(s->trace, i));
-    cairo_font_face_t *face = NULL;
-    int rc = lens_figure_font_load(o->font_path, &face, e);
-    if (rc < 0) {
-        lens_free(cls);
-        lens_free(labels);
-        lens_free(nlabels);
-        lens_free(marks);
-        return rc;
-    }
     for (int i = 0; i < w->nlanes; i++)
+        /* No mark drawn yet on any lane: no pixel column can equal this. */
         marks[i] = -1e9;
     struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, marks, 0};
+    /* 12.6 units at the default 1200 wide; within 9..16 whatever the width. */
     L.fs = o->font_size > 0 ? o->font_size : fmin(16, fmax(9, width / 95));
     cairo_save(cr);
-    cairo_translate(cr, x, y);
-    lens_figure_set_font(cr, face, L.fs);
+    lens_figure_set_font(cr, c->face, L.fs);
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_rectangle(cr, 0, 0, width, height);
     cairo_fill(cr);
@@ -433,11 +498,13 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
     lens_figure_text(cr, 0.5 * width, 2.4 * L.fs, sub, 0.5, 0, 0);
     cairo_set_font_size(cr, 0.9 * L.fs);
     snprintf(lab, sizeof lab, word(o, S_RANK), w->lane0 + w->nlanes - 1);
+    /* The plot starts after the widest rank label (the last rank has the most digits). */
     L.px = lens_figure_text_width(cr, lab) + 1.4 * L.fs;
     L.pw = width - L.px - 1.2 * L.fs;
     L.py = 6.2 * L.fs;
     L.ph = height - L.py - 4.2 * L.fs;
     L.lh = L.ph / w->nlanes;
+    /* Back to front: bands, then the axis grid over them, then the lanes' bars over the grid. */
     draw_legend(&L, L.px, 4.1 * L.fs);
     for (int32_t r = w->lane0; r < w->lane0 + w->nlanes; r++)
         draw_band(&L, r);
@@ -456,20 +523,41 @@ int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double hei
         lens_figure_text(cr, L.px - 0.5 * L.fs, by + 0.5 * bh, lab, 1, 0.5, 0);
     }
     cairo_save(cr);
+    /* Instances and messages clipped to the plot, with room above the first lane for its labels. */
     cairo_rectangle(cr, L.px, L.py - 1.5 * L.fs, L.pw, L.ph + 1.5 * L.fs);
     cairo_clip(cr);
     lens_timeline_each_instance(s, w, draw_instance, &L);
+    /* Second pass: the other instances' labels, now that the centred one holds its place. */
     L.pass = 1;
     lens_timeline_each_instance(s, w, draw_instance, &L);
+    /* Messages last, over everything: the line from send to receive is what explains a wait. */
     lens_timeline_each_message(s, w, draw_message, &L, w->nmessages);
     cairo_restore(cr);
     cairo_restore(cr);
-    cairo_font_face_destroy(face);
     lens_free(cls);
     lens_free(labels);
     lens_free(nlabels);
     lens_free(marks);
-    return lens_figure_status(cr, "timeline", e);
+    return LENS_OK;
+}
+
+/* ARGB32 PNGs, as the timeline has always written them (its bytes must not change). */
+static const struct lens_figure_kind timeline_kind = {"timeline", LENS_FIGURE_ALPHA, check, size, paint};
+
+static struct lens_figure figure(struct job *j, const struct lens_trace_analysis *s,
+                                 const struct lens_timeline_opts *o, const struct lens_timeline_window *w)
+{
+    *j = (struct job){s, o, w};
+    return (struct lens_figure){.kind = &timeline_kind, .data = j, .font_path = o->font_path, .name = "timeline"};
+}
+
+int lens_timeline_draw(cairo_t *cr, double x, double y, double width, double height,
+                       const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
+                       const struct lens_timeline_window *w, struct lens_err *e)
+{
+    struct job j;
+    struct lens_figure fig = figure(&j, s, o, w);
+    return lens_figure_draw(&fig, cr, x, y, width, height, e);
 }
 
 /* ---- output ---- */
@@ -484,71 +572,20 @@ void lens_timeline_size(const struct lens_timeline_opts *o, const struct lens_ti
     *height = o->height > 0 ? o->height : (int)ceil(10.4 * fs) + n * lh;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t n = strlen(s), m = strlen(suf);
-    return n >= m && !strcasecmp(s + n - m, suf);
-}
-
-static int render_image(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
-                        const struct lens_timeline_window *w, cairo_surface_t **img,
-                        struct lens_err *e)
-{
-    int W, H;
-    lens_timeline_size(o, w, &W, &H);
-    *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, W, H);
-    cairo_t *cr = cairo_create(*img);
-    int rc = lens_timeline_draw(cr, 0, 0, W, H, s, o, w, e);
-    cairo_destroy(cr);
-    if (rc == LENS_OK && cairo_surface_status(*img) != CAIRO_STATUS_SUCCESS)
-        rc = lens_err_set(e, LENS_ELIB, "timeline: cairo: %s",
-                          cairo_status_to_string(cairo_surface_status(*img)));
-    return rc;
-}
-
 int lens_timeline_write(const char *path, const struct lens_trace_analysis *s,
                         const struct lens_timeline_opts *o, const struct lens_timeline_window *w,
                         struct lens_err *e)
 {
-    int svg = ends_with(path, ".svg");
-    if (!svg && !ends_with(path, ".png"))
-        return lens_err_set(e, LENS_EINVAL, "%s: output must end in .png or .svg", path);
-    int rc;
-    if (svg) {
-        int W, H;
-        lens_timeline_size(o, w, &W, &H);
-        struct lens_figure_buf buf = {0};
-        cairo_surface_t *surf = lens_figure_svg_create(&buf, W, H);
-        cairo_t *cr = cairo_create(surf);
-        rc = lens_timeline_draw(cr, 0, 0, W, H, s, o, w, e);
-        cairo_destroy(cr);
-        if (rc < 0) {
-            cairo_surface_destroy(surf);
-            lens_free(buf.data);
-            return lens_err_prefix(e, path);
-        }
-        return lens_figure_svg_commit(surf, &buf, path, e);
-    }
-    cairo_surface_t *img;
-    rc = render_image(s, o, w, &img, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_png_write(img, path, e);
-    else
-        lens_err_prefix(e, path);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, s, o, w);
+    return lens_figure_render(&fig, path, NULL, NULL, e);
 }
 
 int lens_timeline_png_mem(const struct lens_trace_analysis *s, const struct lens_timeline_opts *o,
                           const struct lens_timeline_window *w, unsigned char **buf, size_t *len,
                           struct lens_err *e)
 {
-    *buf = NULL;
-    *len = 0;
-    cairo_surface_t *img;
-    int rc = render_image(s, o, w, &img, e);
-    if (rc == LENS_OK)
-        rc = lens_figure_png_mem(img, "timeline", buf, len, e);
-    cairo_surface_destroy(img);
-    return rc;
+    struct job j;
+    struct lens_figure fig = figure(&j, s, o, w);
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }

@@ -44,7 +44,9 @@ struct lens_timeline_window {
     uint32_t call;          /* its call on that rank (index into lens_trace_rank.calls) */
     double time, seconds;   /* its wasted span [time, time + seconds], seconds of trace time:
                                from the call's enter, or up to its leave for the rules
-                               declared with waits = "until_leave" (completion problems) */
+                               declared with waits = "until_leave" in the rules file
+                               (lens_rule_problem.waits_until_leave, e.g. barrier_completion);
+                               the problem's id plays no part */
     int lane0, nlanes;      /* ranks lane0 .. lane0 + nlanes - 1 are drawn */
     size_t ncalls;          /* MPI calls overlapping the window on the drawn ranks */
     size_t nmessages;       /* message lines drawn (at most max_messages) */

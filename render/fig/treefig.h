@@ -1,7 +1,7 @@
-/* What the tree figures (render/fig/dendrogram.c, render/fig/njtree.c) share: one drawing callback
- * written as PNG or SVG by the file's extension or as PNG bytes in memory, a searchable text
- * layer for SVG (cairo draws text as glyph outlines, so labels would not be in the file), the
- * cluster palette, leaf labels in the "host:rank" style and the rule that thins them out. */
+/* What the tree figures (render/fig/dendrogram.c, render/fig/njtree.c) share besides the
+ * figure protocol (figure.h, whose LENS_FIGURE_TEXT layer makes their SVG labels searchable):
+ * the size rules, the cluster palette, leaf labels in the "host:rank" style and the rule
+ * that thins them out. */
 #ifndef LENS_TREEFIG_H
 #define LENS_TREEFIG_H
 
@@ -10,34 +10,15 @@
 #include <cairo.h>
 #include <stddef.h>
 
-/* Labels drawn so far, kept for the SVG text layer (opaque; NULL when not writing SVG). */
-struct lens_treefig_text;
-
-/* Paints one figure of w x h units at the origin of cr. Texts go through lens_treefig_label
- * with the log given, so that SVG output carries them as text. Returns LENS_OK or an error. */
-typedef int (*lens_treefig_draw_fn)(void *ctx, cairo_t *cr, double w, double h,
-                                    struct lens_treefig_text *log, struct lens_err *e);
-
 enum lens_treefig_format { LENS_TREEFIG_PNG = 0, LENS_TREEFIG_SVG = 1 };
 
-/* Format of path by its extension (".png" or ".svg", any case), or LENS_EINVAL naming path. */
+/* Format of path by its extension (".png" or ".svg", any case), or LENS_EINVAL naming path
+ * (lens_figure_format). */
 int lens_treefig_format(const char *path, struct lens_err *e);
 
-/* Writes a width x height figure (pixels for PNG, points for SVG) to path, PNG or SVG by the
- * extension, through a temporary file: on error nothing is left. The SVG gets `title` as its
- * <title> and an invisible <text> copy of every label over the drawn glyphs (searchable,
- * selectable). Byte-identical output for the same drawing. Errors: LENS_EINVAL (extension,
- * size outside 160..16384), LENS_EIO, LENS_ENOMEM, LENS_ELIB, and whatever draw returns. */
-int lens_treefig_write(const char *path, int width, int height, const char *title,
-                       lens_treefig_draw_fn draw, void *ctx, struct lens_err *e);
-/* The same as PNG bytes in memory (*buf lens_malloc'd, caller frees with lens_free). */
-int lens_treefig_png_mem(int width, int height, lens_treefig_draw_fn draw, void *ctx,
-                         unsigned char **buf, size_t *len, struct lens_err *e);
-
-/* Draws s at (x, y) with anchors ha/va and angle as lens_figure_text does, in the current
- * font and colour, and records it in log (if not NULL) in device coordinates. */
-void lens_treefig_label(struct lens_treefig_text *log, cairo_t *cr, double x, double y,
-                        const char *s, double ha, double va, double angle);
+/* The size rule of the tree figures' files: LENS_EINVAL (naming name) unless width x height
+ * is within 160x120 .. 16384x16384 (pixels for PNG, points for SVG). */
+int lens_treefig_check_size(const char *name, int w, int h, struct lens_err *e);
 
 /* Colour number c (any c >= 0; the palette of 9 repeats) of the qualitative palette: the
  * matplotlib "tab10" colours without their grey, which stays for links above a cut. */
