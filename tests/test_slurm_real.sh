@@ -1,0 +1,260 @@
+# samples/slurm/mpilens-cube.sbatch under a real Slurm: munged, slurmctld and slurmd (Debian's
+# slurm-wlm) are started here on this one host with a generated slurm.conf, the sample is
+# submitted with sbatch, waited for, and its results read by `mpilens info`, `p2p` and `report`.
+# Everything lives in $TMP (key, sockets, state, spool, logs); ports and cluster name are picked
+# per run so that runs side by side do not meet; only the daemons started here are stopped.
+# A missing package or a daemon that does not start is a FAILURE with the reason, never a skip.
+. tests/lib.sh
+S=samples/slurm/mpilens-cube.sbatch
+NAME=test_slurm_real
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+# Bounds: a daemon has START_S to answer, the job JOB_S to finish (the test takes ~20 s).
+START_S=${START_S:-30}
+JOB_S=${JOB_S:-180}
+
+# bail REASON: the test cannot go on; counts a failure and ends with the summary line.
+bail() { fail "$1"; finish "$NAME"; exit 1; }
+
+# Prerequisites: a fresh machine gets them from scripts/install-deps.sh --test (make check).
+for p in munged mungekey munge unmunge slurmctld slurmd sbatch scontrol sinfo scancel mpirun python3; do
+    command -v "$p" >/dev/null ||
+        bail "$p not found: install slurm-wlm and munge (scripts/install-deps.sh --test)"
+done
+[ "$(id -u)" = 0 ] || bail "must run as root: the daemons run with SlurmUser=root and SlurmdUser=root"
+[ -x "$BIN/mpilens-bench" ] && [ -x "$BIN/mpilens" ] || bail "$BIN/mpilens-bench or $BIN/mpilens missing: build first"
+
+# Absolute paths: the job runs in its own directory and the daemons chdir.
+ROOT=$PWD
+ABIN=$(cd "$BIN" && pwd)
+T=$TMP/slurm
+mkdir -p "$T/munge" "$T/key" "$T/state" "$T/spool" "$T/submit"
+# munged wants its socket reachable by every user (execute on each directory above it) and its
+# key in a directory no one else can write: mktemp's 0700 is opened to 0711 (no listing).
+chmod 711 "$TMP"
+chmod 755 "$T" "$T/munge"
+chmod 700 "$T/key"
+export SLURM_CONF=$T/slurm.conf
+# The clients find munged through AuthInfo in slurm.conf; munge/unmunge take -S.
+MSOCK=$T/munge/munge.socket
+
+# ---- stopping: exactly what this run started, whatever happened --------------------------------
+PIDS=""
+job=""
+# stop_pid PID: TERM, up to 10 s to go, then KILL.
+stop_pid() {
+    local pid=$1 i
+    kill -0 "$pid" 2>/dev/null || return 0
+    kill -TERM "$pid" 2>/dev/null
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.2; done
+    kill -KILL "$pid" 2>/dev/null
+}
+# A job step's slurmstepd and the job's processes are not our children (slurmd daemonizes
+# them): they are found by their working directory, which is inside $T (spool or submit dir).
+stop_strays() {
+    local d pid cwd
+    for d in /proc/[0-9]*; do
+        pid=${d#/proc/}
+        [ "$pid" = $$ ] && continue
+        cwd=$(readlink "$d/cwd" 2>/dev/null) || continue
+        case "$cwd" in "$T" | "$T"/*) kill -KILL "$pid" 2>/dev/null ;; esac
+    done
+}
+stop_all() {
+    local p
+    # Cancel first, while slurmctld still answers, so slurmd ends the job's processes itself.
+    if [ -n "$job" ] && [ -n "$PIDS" ]; then scancel "$job" >/dev/null 2>&1; sleep 1; fi
+    # Reverse order of start: slurmd, slurmctld, then munged that both need to the end.
+    for p in $PIDS; do stop_pid "$p"; done
+    PIDS=""
+    stop_strays
+}
+trap 'stop_all; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM HUP
+
+# show_logs: what the daemons said, for a failure's reader.
+show_logs() {
+    local f
+    for f in "$T"/munged.log "$T"/slurmctld.log "$T"/slurmd.log "$T"/*.out; do
+        [ -s "$f" ] || continue
+        echo "---- $f (last 25 lines)" >&2
+        tail -n 25 "$f" >&2
+    done
+}
+
+# ---- munged with its own key and socket ---------------------------------------------------------
+mungekey --create --keyfile="$T/key/munge.key" 2>"$T/mungekey.err" ||
+    bail "mungekey: $(cat "$T/mungekey.err")"
+munged --foreground --socket="$MSOCK" --key-file="$T/key/munge.key" \
+    --pid-file="$T/munge/munged.pid" --log-file="$T/munged.log" --seed-file="$T/munge/seed" \
+    </dev/null >"$T/munged.out" 2>&1 &
+PIDS="$! $PIDS"
+# munged is ready when a credential made through its socket decodes.
+ok_munge=0
+for _ in $(seq 1 $((START_S * 5))); do
+    if munge -n -S "$MSOCK" 2>/dev/null | unmunge -S "$MSOCK" >/dev/null 2>&1; then ok_munge=1; break; fi
+    kill -0 "${PIDS%% *}" 2>/dev/null || break
+    sleep 0.2
+done
+[ "$ok_munge" = 1 ] || { show_logs; bail "munged did not start: $(tail -n 3 "$T/munged.out" "$T/munged.log" 2>/dev/null | tr '\n' ' ')"; }
+ok
+
+# ---- slurm.conf ---------------------------------------------------------------------------------
+# Two free ports below the usual ephemeral range (32768-), so no outgoing connection takes them
+# between this pick and the daemons' bind; a bind that still loses the race fails loudly below.
+read -r CTLD_PORT SLURMD_PORT < <(python3 - <<'PY'
+import random, socket
+got = []
+while len(got) < 2:
+    p = random.randrange(20000, 32000)
+    s = socket.socket()
+    try:
+        s.bind(("", p)); got.append(p)
+    except OSError:
+        pass
+    finally:
+        s.close()
+print(*got)
+PY
+)
+HOST=$(hostname -s)
+# The job wants 4 tasks on the one node: Slurm refuses more tasks per node than CPUs, even with
+# --overcommit, so a smaller host is declared with 4 CPUs and config_overrides keeps slurmd
+# from draining it for having fewer; Open MPI then runs the ranks oversubscribed.
+CPUS=$(nproc)
+[ "$CPUS" -ge 4 ] || CPUS=4
+CLUSTER=mpilens$$x$RANDOM
+# Every path is ours; the plugins are the ones that need no cgroup, no database and no systemd
+# (proctrack/pgid, task/none, no accounting), as in a bare chroot. The node is this host on
+# loopback; RealMemory is small so that slurmd never finds less.
+cat >"$SLURM_CONF" <<CONF
+ClusterName=$CLUSTER
+SlurmctldHost=$HOST(127.0.0.1)
+SlurmctldPort=$CTLD_PORT
+SlurmdPort=$SLURMD_PORT
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$MSOCK
+StateSaveLocation=$T/state
+SlurmdSpoolDir=$T/spool
+SlurmctldPidFile=$T/slurmctld.pid
+SlurmdPidFile=$T/slurmd.pid
+SlurmctldLogFile=$T/slurmctld.log
+SlurmdLogFile=$T/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SlurmdParameters=config_overrides
+ReturnToService=2
+MailProg=/bin/true
+MinJobAge=600
+NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=256 State=UNKNOWN
+PartitionName=mpilens Nodes=$HOST Default=YES MaxTime=10 State=UP
+CONF
+
+# ---- slurmctld and slurmd -----------------------------------------------------------------------
+# start_daemon NAME CHECK ARGS...: start NAME in the foreground (-D) in the background and wait
+# until CHECK succeeds; if NAME exits or CHECK never succeeds, fail with its last log lines.
+start_daemon() {
+    local name=$1 check=$2 pid i
+    shift 2
+    "$name" -D "$@" </dev/null >"$T/$name.out" 2>&1 &
+    pid=$!
+    PIDS="$pid $PIDS"
+    for i in $(seq 1 $((START_S * 2))); do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            show_logs
+            bail "$name exited at start: $(grep -hE 'error|fatal' "$T/$name.log" "$T/$name.out" 2>/dev/null | tail -n 3 | tr '\n' ' ')"
+        fi
+        $check && return 0
+        sleep 0.5
+    done
+    show_logs
+    bail "$name did not answer within ${START_S} s: $(grep -hE 'error|fatal' "$T/$name.log" "$T/$name.out" 2>/dev/null | tail -n 3 | tr '\n' ' ')"
+}
+ctld_up() { scontrol ping 2>/dev/null | grep -q 'is UP'; }
+node_idle() { [ "$(sinfo -h -n "$HOST" -o %T 2>/dev/null)" = idle ]; }
+start_daemon slurmctld ctld_up -f "$SLURM_CONF"
+ok
+start_daemon slurmd node_idle -f "$SLURM_CONF"
+ok
+check_match "sinfo: the partition with this host" "$(sinfo -h -o '%P %D %N %c' 2>&1)" "^mpilens\* 1 $HOST $CPUS$"
+
+# ---- the job ------------------------------------------------------------------------------------
+# As a user would: the sample unchanged, its #SBATCH lines overridden on the command line (one
+# node, 4 tasks, 5 minutes; --exclusive stays, the node is ours), the settings through the environment
+# (--export=ALL is sbatch's default). Open MPI's mpirun is the launcher: the Debian Slurm has no
+# PMI that Open MPI's srun launch would need.
+export LAUNCH=mpirun MPIRUN_ARGS="--allow-run-as-root --oversubscribe"
+export MPILENS_BIN=$ABIN RESULTS=$T/results
+export CUBE_ARGS="-t one_to_one -b 0 -e 1537 -s 512 -n 7" P2P_ARGS="-n 30 -e 65537"
+job=$(cd "$T/submit" && sbatch --parsable --partition=mpilens --nodes=1 --ntasks-per-node=4 \
+    --time=5 --output="$T/submit/mpilens-cube-%j.out" "$ROOT/$S" 2>"$T/sbatch.err")
+job=${job%%;*}
+check_match "sbatch accepts the sample" "$job" "^[0-9]+$"
+[ -n "$job" ] || { show_logs; bail "sbatch: $(cat "$T/sbatch.err")"; }
+
+# Bounded wait for a final state; scontrol keeps finished jobs for MinJobAge seconds.
+state=""
+deadline=$((SECONDS + JOB_S))
+while [ $SECONDS -lt $deadline ]; do
+    state=$(scontrol show job "$job" -o 2>/dev/null | grep -oE 'JobState=[A-Z_]+' | cut -d= -f2)
+    case "$state" in
+        PENDING | CONFIGURING | RUNNING | COMPLETING | "") sleep 1 ;;
+        *) break ;;
+    esac
+done
+if [ "$state" != COMPLETED ]; then
+    echo "job $job: $(scontrol show job "$job" 2>&1)" >&2
+    show_logs
+    bail "job $job ended $state (or did not end within $JOB_S s)"
+fi
+ok
+info=$(scontrol show job "$job" -o)
+check_match "job exit code 0" "$info" "ExitCode=0:0"
+check_match "job ran on this host with 4 tasks" "$info" "NodeList=$HOST .*NumTasks=4 "
+
+R=$T/results/$job
+out=$T/submit/mpilens-cube-$job.out
+check_match "job output: done, archive named by job id" "$(cat "$out" 2>&1)" "mpilens-cube: done; results in $R .* archive $T/results/mpilens-$job.tar.gz"
+# job.txt is written from Slurm's own variables: the real ones, not the script's defaults.
+check_match "job.txt: Slurm's job id, 1 node, 4 tasks" "$(sed -n 1p "$R/job.txt" 2>&1)" "^job $job on 1 nodes, 4 tasks, launcher mpirun$"
+check_eq "job.txt: Slurm's node list" "$(sed -n 2p "$R/job.txt" 2>&1)" "nodes: $HOST"
+for f in average median deviation min; do
+    check "cube file $f" test -s "$R/cube/network_$f.nc"
+done
+check_eq "hosts file: 4 ranks, all on this host" "$(sort "$R/cube/network_hosts.txt" 2>&1 | uniq -c | awk '{print $1, $2}')" "4 $HOST"
+check_eq "cube log: the 4 lengths timed" "$(grep -c 'timing length' "$R/cube/log.txt" 2>&1)" "4"
+check_eq "p2p CSV: 18 sizes" "$(tail -n +2 "$R/p2p/pairs_p2p.csv" 2>/dev/null | wc -l)" "18"
+
+# Brought back as the job's message says: unpack elsewhere, then info, p2p and report.
+H=$TMP/home
+mkdir -p "$H"
+check "archive unpacks" tar -C "$H" -xzf "$T/results/mpilens-$job.tar.gz"
+info=$("$BIN/mpilens" info "$H/$job/cube/network" 2>&1)
+check_match "mpilens info: 4 processes" "$info" "processes: +4"
+check_match "mpilens info: the 4 lengths" "$info" "lengths: +4, from 0 to 1536 bytes step 512"
+check "mpilens p2p reads the sweep" "$BIN/mpilens" p2p "$H/$job/p2p/pairs"
+check "mpilens report: cube and p2p" "$BIN/mpilens" report "$H/$job/cube/network" "$H/$job/p2p/pairs" \
+    -o "$H/report.pdf" --figures "$H/figures"
+check_match "report is a PDF" "$(head -c 5 "$H/report.pdf" 2>/dev/null)" "^%PDF-"
+
+# ---- the daemons go, and only ours --------------------------------------------------------------
+started=$PIDS
+stop_all
+alive=""
+for p in $started; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+check_eq "munged, slurmctld and slurmd stopped" "$alive" ""
+check "nothing of the job left running" test -z "$(for d in /proc/[0-9]*; do
+    case "$(readlink "$d/cwd" 2>/dev/null)" in "$T" | "$T"/*) echo "${d#/proc/}" ;; esac; done)"
+
+finish "$NAME"
