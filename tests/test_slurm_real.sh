@@ -74,7 +74,7 @@ trap 'exit 130' INT TERM HUP
 # show_logs: what the daemons said, for a failure's reader.
 show_logs() {
     local f
-    for f in "$T"/munged.log "$T"/slurmctld.log "$T"/slurmd.log "$T"/*.out; do
+    for f in "$T"/munged.log "$T"/slurmctld.log "$T"/slurmd.log "$T"/*.out "$T"/submit/*.out; do
         [ -s "$f" ] || continue
         echo "---- $f (last 25 lines)" >&2
         tail -n 25 "$f" >&2
@@ -159,6 +159,7 @@ MailProg=/bin/true
 MinJobAge=600
 NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=256 State=UNKNOWN
 PartitionName=mpilens Nodes=$HOST Default=YES MaxTime=10 State=UP
+${SLURM_CONF_EXTRA:-}
 CONF
 
 # ---- slurmctld and slurmd -----------------------------------------------------------------------
@@ -173,13 +174,20 @@ start_daemon() {
     for i in $(seq 1 $((START_S * 2))); do
         if ! kill -0 "$pid" 2>/dev/null; then
             show_logs
-            bail "$name exited at start: $(grep -hE 'error|fatal' "$T/$name.log" "$T/$name.out" 2>/dev/null | tail -n 3 | tr '\n' ' ')"
+            bail "$name exited at start: $(why "$name")"
         fi
         $check && return 0
         sleep 0.5
     done
     show_logs
-    bail "$name did not answer within ${START_S} s: $(grep -hE 'error|fatal' "$T/$name.log" "$T/$name.out" 2>/dev/null | tail -n 3 | tr '\n' ' ')"
+    bail "$name did not answer within ${START_S} s: $(why "$name")"
+}
+# why NAME: the daemon's last errors, from its log file, or from its stdout when it died before
+# opening the log (a bad slurm.conf path).
+why() {
+    local f=$T/$1.log
+    [ -s "$f" ] || f=$T/$1.out
+    grep -hE 'error|fatal' "$f" 2>/dev/null | tail -n 3 | tr '\n' ' '
 }
 ctld_up() { scontrol ping 2>/dev/null | grep -q 'is UP'; }
 node_idle() { [ "$(sinfo -h -n "$HOST" -o %T 2>/dev/null)" = idle ]; }
@@ -216,7 +224,10 @@ done
 if [ "$state" != COMPLETED ]; then
     echo "job $job: $(scontrol show job "$job" 2>&1)" >&2
     show_logs
-    bail "job $job ended $state (or did not end within $JOB_S s)"
+    case "$state" in
+        PENDING | CONFIGURING | RUNNING | COMPLETING | "") bail "job $job did not end within $JOB_S s (state ${state:-unknown})" ;;
+        *) bail "job $job ended $state" ;;
+    esac
 fi
 ok
 info=$(scontrol show job "$job" -o)
@@ -229,6 +240,7 @@ check_match "job output: done, archive named by job id" "$(cat "$out" 2>&1)" "mp
 # job.txt is written from Slurm's own variables: the real ones, not the script's defaults.
 check_match "job.txt: Slurm's job id, 1 node, 4 tasks" "$(sed -n 1p "$R/job.txt" 2>&1)" "^job $job on 1 nodes, 4 tasks, launcher mpirun$"
 check_eq "job.txt: Slurm's node list" "$(sed -n 2p "$R/job.txt" 2>&1)" "nodes: $HOST"
+check_match "job.txt: the p2p sweep on the one node there is" "$(sed -n 5p "$R/job.txt" 2>&1)" " on 1 nodes$"
 for f in average median deviation min; do
     check "cube file $f" test -s "$R/cube/network_$f.nc"
 done
@@ -256,5 +268,25 @@ for p in $started; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
 check_eq "munged, slurmctld and slurmd stopped" "$alive" ""
 check "nothing of the job left running" test -z "$(for d in /proc/[0-9]*; do
     case "$(readlink "$d/cwd" 2>/dev/null)" in "$T" | "$T"/*) echo "${d#/proc/}" ;; esac; done)"
+
+# ---- a slurmctld that cannot start is a failure that says why -----------------------------------
+# This same test with a select plugin that does not exist: it must fail, naming the fatal line,
+# and leave no daemon behind. SLURM_CONF_EXTRA (lines added to slurm.conf) is set only here.
+if [ -z "${SLURM_CONF_EXTRA:-}" ]; then
+    SLURM_CONF_EXTRA="SelectType=select/none_such" bash "$0" >"$TMP/broken.out" 2>&1
+    check_eq "broken slurm.conf: the test fails" "$?" "1"
+    check_match "broken slurm.conf: the reason" "$(grep '^FAIL' "$TMP/broken.out")" \
+        "^FAIL: slurmctld exited at start: .*fatal: Can't find plugin for select/none_such"
+    # Its daemons would be found by their command lines, which name its own directory.
+    bt=$(sed -n 's|^---- \(/.*/slurm\)/[^/]* (last .*|\1|p' "$TMP/broken.out" | head -n 1)
+    check_match "broken slurm.conf: its logs shown" "$bt" "/slurm$"
+    left=""
+    [ -n "$bt" ] && for d in /proc/[0-9]*; do
+        c=$(tr '\0' ' ' 2>/dev/null <"$d/cmdline") || continue
+        case "$c" in *"$bt/"*) left="$left ${d#/proc/}: $c" ;; esac
+    done
+    check_eq "broken slurm.conf: no daemon left" "$left" ""
+    check_match "broken slurm.conf: summary line" "$(tail -n 1 "$TMP/broken.out")" "^$NAME: [0-9]+ passed, 1 failed$"
+fi
 
 finish "$NAME"
