@@ -197,68 +197,81 @@ start_daemon slurmd node_idle -f "$SLURM_CONF"
 ok
 check_match "sinfo: the partition with this host" "$(sinfo -h -o '%P %D %N %c' 2>&1)" "^mpilens\* 1 $HOST $CPUS$"
 
-# ---- the job ------------------------------------------------------------------------------------
+# ---- the jobs -----------------------------------------------------------------------------------
 # As a user would: the sample unchanged, its #SBATCH lines overridden on the command line (one
-# node, 4 tasks, 5 minutes; --exclusive stays, the node is ours), the settings through the environment
-# (--export=ALL is sbatch's default). Open MPI's mpirun is the launcher: the Debian Slurm has no
-# PMI that Open MPI's srun launch would need.
-export LAUNCH=mpirun MPIRUN_ARGS="--allow-run-as-root --oversubscribe"
+# node, 4 tasks, 5 minutes; --exclusive stays, the node is ours), the settings through the
+# environment (--export=ALL is sbatch's default). Twice, once per launcher the sample knows:
+# srun, its default, with PMIx (SLURM_MPI_TYPE, as `srun --mpi=pmix`: Debian's Open MPI and
+# Slurm both speak it), and Open MPI's mpirun, which finds the allocation from SLURM_* itself.
 export MPILENS_BIN=$ABIN RESULTS=$T/results
 export CUBE_ARGS="-t one_to_one -b 0 -e 1537 -s 512 -n 7" P2P_ARGS="-n 30 -e 65537"
-job=$(cd "$T/submit" && sbatch --parsable --partition=mpilens --nodes=1 --ntasks-per-node=4 \
-    --time=5 --output="$T/submit/mpilens-cube-%j.out" "$ROOT/$S" 2>"$T/sbatch.err")
-job=${job%%;*}
-check_match "sbatch accepts the sample" "$job" "^[0-9]+$"
-[ -n "$job" ] || { show_logs; bail "sbatch: $(cat "$T/sbatch.err")"; }
-
-# Bounded wait for a final state; scontrol keeps finished jobs for MinJobAge seconds.
-state=""
-deadline=$((SECONDS + JOB_S))
-while [ $SECONDS -lt $deadline ]; do
-    state=$(scontrol show job "$job" -o 2>/dev/null | grep -oE 'JobState=[A-Z_]+' | cut -d= -f2)
-    case "$state" in
-        PENDING | CONFIGURING | RUNNING | COMPLETING | "") sleep 1 ;;
-        *) break ;;
-    esac
-done
-if [ "$state" != COMPLETED ]; then
-    echo "job $job: $(scontrol show job "$job" 2>&1)" >&2
-    show_logs
-    case "$state" in
-        PENDING | CONFIGURING | RUNNING | COMPLETING | "") bail "job $job did not end within $JOB_S s (state ${state:-unknown})" ;;
-        *) bail "job $job ended $state" ;;
-    esac
-fi
-ok
-info=$(scontrol show job "$job" -o)
-check_match "job exit code 0" "$info" "ExitCode=0:0"
-check_match "job ran on this host with 4 tasks" "$info" "NodeList=$HOST .*NumTasks=4 "
-
-R=$T/results/$job
-out=$T/submit/mpilens-cube-$job.out
-check_match "job output: done, archive named by job id" "$(cat "$out" 2>&1)" "mpilens-cube: done; results in $R .* archive $T/results/mpilens-$job.tar.gz"
-# job.txt is written from Slurm's own variables: the real ones, not the script's defaults.
-check_match "job.txt: Slurm's job id, 1 node, 4 tasks" "$(sed -n 1p "$R/job.txt" 2>&1)" "^job $job on 1 nodes, 4 tasks, launcher mpirun$"
-check_eq "job.txt: Slurm's node list" "$(sed -n 2p "$R/job.txt" 2>&1)" "nodes: $HOST"
-check_match "job.txt: the p2p sweep on the one node there is" "$(sed -n 5p "$R/job.txt" 2>&1)" " on 1 nodes$"
-for f in average median deviation min; do
-    check "cube file $f" test -s "$R/cube/network_$f.nc"
-done
-check_eq "hosts file: 4 ranks, all on this host" "$(sort "$R/cube/network_hosts.txt" 2>&1 | uniq -c | awk '{print $1, $2}')" "4 $HOST"
-check_eq "cube log: the 4 lengths timed" "$(grep -c 'timing length' "$R/cube/log.txt" 2>&1)" "4"
-check_eq "p2p CSV: 18 sizes" "$(tail -n +2 "$R/p2p/pairs_p2p.csv" 2>/dev/null | wc -l)" "18"
-
-# Brought back as the job's message says: unpack elsewhere, then info, p2p and report.
 H=$TMP/home
 mkdir -p "$H"
-check "archive unpacks" tar -C "$H" -xzf "$T/results/mpilens-$job.tar.gz"
-info=$("$BIN/mpilens" info "$H/$job/cube/network" 2>&1)
-check_match "mpilens info: 4 processes" "$info" "processes: +4"
-check_match "mpilens info: the 4 lengths" "$info" "lengths: +4, from 0 to 1536 bytes step 512"
-check "mpilens p2p reads the sweep" "$BIN/mpilens" p2p "$H/$job/p2p/pairs"
-check "mpilens report: cube and p2p" "$BIN/mpilens" report "$H/$job/cube/network" "$H/$job/p2p/pairs" \
-    -o "$H/report.pdf" --figures "$H/figures"
-check_match "report is a PDF" "$(head -c 5 "$H/report.pdf" 2>/dev/null)" "^%PDF-"
+
+# run_sample LAUNCH: submit, wait, check what the job left and what mpilens makes of it.
+run_sample() {
+    local L=$1 state deadline info R out
+    job=$(cd "$T/submit" && LAUNCH=$L sbatch --parsable --partition=mpilens --nodes=1 \
+        --ntasks-per-node=4 --time=5 --output="$T/submit/mpilens-cube-%j.out" "$ROOT/$S" 2>"$T/sbatch.err")
+    job=${job%%;*}
+    check_match "$L: sbatch accepts the sample" "$job" "^[0-9]+$"
+    [ -n "$job" ] || { show_logs; bail "sbatch: $(cat "$T/sbatch.err")"; }
+
+    # Bounded wait for a final state; scontrol keeps finished jobs for MinJobAge seconds.
+    state=""
+    deadline=$((SECONDS + JOB_S))
+    while [ $SECONDS -lt $deadline ]; do
+        state=$(scontrol show job "$job" -o 2>/dev/null | grep -oE 'JobState=[A-Z_]+' | cut -d= -f2)
+        case "$state" in
+            PENDING | CONFIGURING | RUNNING | COMPLETING | "") sleep 1 ;;
+            *) break ;;
+        esac
+    done
+    if [ "$state" != COMPLETED ]; then
+        echo "job $job: $(scontrol show job "$job" 2>&1)" >&2
+        show_logs
+        case "$state" in
+            PENDING | CONFIGURING | RUNNING | COMPLETING | "")
+                bail "$L: job $job did not end within $JOB_S s (state ${state:-unknown})" ;;
+            *) bail "$L: job $job ended $state" ;;
+        esac
+    fi
+    ok
+    info=$(scontrol show job "$job" -o)
+    check_match "$L: job exit code 0" "$info" "ExitCode=0:0"
+    check_match "$L: job ran on this host with 4 tasks" "$info" "NodeList=$HOST .*NumTasks=4 "
+
+    R=$T/results/$job
+    out=$T/submit/mpilens-cube-$job.out
+    check_match "$L: job output: done, archive named by job id" "$(cat "$out" 2>&1)" \
+        "mpilens-cube: done; results in $R .* archive $T/results/mpilens-$job.tar.gz"
+    # job.txt is written from Slurm's own variables: the real ones, not the script's defaults.
+    check_eq "$L: job.txt: Slurm's job id, 1 node, 4 tasks" "$(sed -n 1p "$R/job.txt" 2>&1)" \
+        "job $job on 1 nodes, 4 tasks, launcher $L"
+    check_eq "$L: job.txt: Slurm's node list" "$(sed -n 2p "$R/job.txt" 2>&1)" "nodes: $HOST"
+    check_match "$L: job.txt: the p2p sweep on the one node there is" "$(sed -n 5p "$R/job.txt" 2>&1)" " on 1 nodes$"
+    for f in average median deviation min; do
+        check "$L: cube file $f" test -s "$R/cube/network_$f.nc"
+    done
+    # One MPI job of 4 ranks, not 4 jobs of 1: each rank wrote its host once.
+    check_eq "$L: hosts file: 4 ranks, all on this host" \
+        "$(sort "$R/cube/network_hosts.txt" 2>&1 | uniq -c | awk '{print $1, $2}')" "4 $HOST"
+    check_eq "$L: cube log: the 4 lengths timed" "$(grep -c 'timing length' "$R/cube/log.txt" 2>&1)" "4"
+    check_eq "$L: p2p CSV: 18 sizes" "$(tail -n +2 "$R/p2p/pairs_p2p.csv" 2>/dev/null | wc -l)" "18"
+
+    # Brought back as the job's message says: unpack elsewhere, then info, p2p and report.
+    mkdir -p "$H/$L"
+    check "$L: archive unpacks" tar -C "$H/$L" -xzf "$T/results/mpilens-$job.tar.gz"
+    info=$("$BIN/mpilens" info "$H/$L/$job/cube/network" 2>&1)
+    check_match "$L: mpilens info: 4 processes" "$info" "processes: +4"
+    check_match "$L: mpilens info: the 4 lengths" "$info" "lengths: +4, from 0 to 1536 bytes step 512"
+    check "$L: mpilens p2p reads the sweep" "$BIN/mpilens" p2p "$H/$L/$job/p2p/pairs"
+    check "$L: mpilens report: cube and p2p" "$BIN/mpilens" report "$H/$L/$job/cube/network" \
+        "$H/$L/$job/p2p/pairs" -o "$H/$L/report.pdf" --figures "$H/$L/figures"
+    check_match "$L: report is a PDF" "$(head -c 5 "$H/$L/report.pdf" 2>/dev/null)" "^%PDF-"
+}
+SLURM_MPI_TYPE=pmix run_sample srun
+MPIRUN_ARGS="--allow-run-as-root --oversubscribe" run_sample mpirun
 
 # ---- the daemons go, and only ours --------------------------------------------------------------
 started=$PIDS
