@@ -8,7 +8,7 @@
 S=samples/slurm/mpilens-cube.sbatch
 NAME=test_slurm_real
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-# Bounds: a daemon has START_S to answer, the job JOB_S to finish (the test takes ~20 s).
+# Bounds: a daemon has START_S to answer, each job JOB_S to finish (the test takes ~25 s).
 START_S=${START_S:-30}
 JOB_S=${JOB_S:-180}
 
