@@ -21,7 +21,7 @@ for p in munged mungekey munge unmunge slurmctld slurmd sbatch scontrol sinfo sc
         bail "$p not found: install slurm-wlm and munge (scripts/install-deps.sh --test)"
 done
 [ "$(id -u)" = 0 ] || bail "must run as root: the daemons run with SlurmUser=root and SlurmdUser=root"
-[ -x "$BIN/mpilens-bench" ] && [ -x "$BIN/mpilens" ] || bail "$BIN/mpilens-bench or $BIN/mpilens missing: build first"
+{ [ -x "$BIN/mpilens-bench" ] && [ -x "$BIN/mpilens" ]; } || bail "$BIN/mpilens-bench or $BIN/mpilens missing: build first"
 
 # Absolute paths: the job runs in its own directory and the daemons chdir.
 ROOT=$PWD
@@ -42,10 +42,10 @@ PIDS=""
 job=""
 # stop_pid PID: TERM, up to 10 s to go, then KILL.
 stop_pid() {
-    local pid=$1 i
+    local pid=$1
     kill -0 "$pid" 2>/dev/null || return 0
     kill -TERM "$pid" 2>/dev/null
-    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.2; done
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.2; done
     kill -KILL "$pid" 2>/dev/null
 }
 # A job step's slurmstepd and the job's processes are not our children (slurmd daemonizes
@@ -166,12 +166,12 @@ CONF
 # start_daemon NAME CHECK ARGS...: start NAME in the foreground (-D) in the background and wait
 # until CHECK succeeds; if NAME exits or CHECK never succeeds, fail with its last log lines.
 start_daemon() {
-    local name=$1 check=$2 pid i
+    local name=$1 check=$2 pid
     shift 2
     "$name" -D "$@" </dev/null >"$T/$name.out" 2>&1 &
     pid=$!
     PIDS="$pid $PIDS"
-    for i in $(seq 1 $((START_S * 2))); do
+    for _ in $(seq 1 $((START_S * 2))); do
         if ! kill -0 "$pid" 2>/dev/null; then
             show_logs
             bail "$name exited at start: $(why "$name")"
