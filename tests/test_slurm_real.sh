@@ -27,7 +27,7 @@ done
 ROOT=$PWD
 ABIN=$(cd "$BIN" && pwd)
 T=$TMP/slurm
-mkdir -p "$T/munge" "$T/key" "$T/state" "$T/spool" "$T/submit"
+mkdir -p "$T/munge" "$T/key" "$T/state" "$T/spool" "$T/submit" "$T/tmp"
 # munged wants its socket reachable by every user (execute on each directory above it) and its
 # key in a directory no one else can write: mktemp's 0700 is opened to 0711 (no listing).
 chmod 711 "$TMP"
@@ -123,6 +123,9 @@ HOST=$(hostname -s)
 CPUS=$(nproc)
 [ "$CPUS" -ge 4 ] || CPUS=4
 CLUSTER=mpilens$$x$RANDOM
+# Job ids of their own too: PMIx and Open MPI name their rendezvous files and shared memory after
+# the job and step ids, so two runs side by side, each with its job 1, would share them.
+FIRST_JOB=$((1000 + RANDOM * 1000 + $$ % 1000))
 # Every path is ours; the plugins are the ones that need no cgroup, no database and no systemd
 # (proctrack/pgid, task/none, no accounting), as in a bare chroot. The node is this host on
 # loopback; RealMemory is small so that slurmd never finds less.
@@ -138,6 +141,8 @@ CredType=cred/munge
 AuthInfo=socket=$MSOCK
 StateSaveLocation=$T/state
 SlurmdSpoolDir=$T/spool
+TmpFS=$T/tmp
+FirstJobId=$FIRST_JOB
 SlurmctldPidFile=$T/slurmctld.pid
 SlurmdPidFile=$T/slurmd.pid
 SlurmctldLogFile=$T/slurmctld.log
@@ -204,6 +209,9 @@ check_match "sinfo: the partition with this host" "$(sinfo -h -o '%P %D %N %c' 2
 # srun, its default, with PMIx (SLURM_MPI_TYPE, as `srun --mpi=pmix`: Debian's Open MPI and
 # Slurm both speak it), and Open MPI's mpirun, which finds the allocation from SLURM_* itself.
 export MPILENS_BIN=$ABIN RESULTS=$T/results
+# The job's scratch in ours as well: Open MPI's session directory (TMPDIR) and its shared-memory
+# segments (/dev/shm otherwise, where a job killed at the time limit would leave them).
+export TMPDIR=$T/tmp OMPI_MCA_btl_vader_backing_directory=$T/tmp
 export CUBE_ARGS="-t one_to_one -b 0 -e 1537 -s 512 -n 7" P2P_ARGS="-n 30 -e 65537"
 H=$TMP/home
 mkdir -p "$H"
