@@ -4,6 +4,8 @@
 # Everything lives in $TMP (key, sockets, state, spool, logs); ports and cluster name are picked
 # per run so that runs side by side do not meet; only the daemons started here are stopped.
 # A missing package or a daemon that does not start is a FAILURE with the reason, never a skip.
+# The caller's TMPDIR: the jobs get one inside the test's directory, the nested run below not.
+TMPDIR0=${TMPDIR:-/tmp}
 . tests/lib.sh
 S=samples/slurm/mpilens-cube.sbatch
 NAME=test_slurm_real
@@ -33,6 +35,9 @@ mkdir -p "$T/munge" "$T/key" "$T/state" "$T/spool" "$T/submit" "$T/tmp"
 chmod 711 "$TMP"
 chmod 755 "$T" "$T/munge"
 chmod 700 "$T/key"
+# Run inside a Slurm job or with a user's SBATCH_ACCOUNT set, the clients would take those for
+# this cluster's: only our SLURM_CONF and what the test sets below reach them.
+for v in $(compgen -e | grep -E '^(SLURM|SBATCH|SRUN|SALLOC|SQUEUE|SINFO)_'); do unset "$v"; done
 export SLURM_CONF=$T/slurm.conf
 # The clients find munged through AuthInfo in slurm.conf; munge/unmunge take -S.
 MSOCK=$T/munge/munge.socket
@@ -174,7 +179,7 @@ MailProg=/bin/true
 MinJobAge=600
 NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=256 State=UNKNOWN
 PartitionName=mpilens Nodes=$HOST Default=YES MaxTime=10 State=UP
-${SLURM_CONF_EXTRA:-}
+${MPILENS_SLURM_CONF_EXTRA:-}
 CONF
 
 # ---- slurmctld and slurmd -----------------------------------------------------------------------
@@ -301,9 +306,10 @@ check_eq "no process of the jobs outlived the daemons" "$STRAYS" ""
 
 # ---- a slurmctld that cannot start is a failure that says why -----------------------------------
 # This same test with a select plugin that does not exist: it must fail, naming the fatal line,
-# and leave no daemon behind. SLURM_CONF_EXTRA (lines added to slurm.conf) is set only here.
-if [ -z "${SLURM_CONF_EXTRA:-}" ]; then
-    SLURM_CONF_EXTRA="SelectType=select/none_such" bash "$0" >"$TMP/broken.out" 2>&1
+# and leave no daemon behind. MPILENS_SLURM_CONF_EXTRA (lines added to slurm.conf) is set only
+# here; it is no SLURM_* name, which the test clears.
+if [ -z "${MPILENS_SLURM_CONF_EXTRA:-}" ]; then
+    MPILENS_SLURM_CONF_EXTRA="SelectType=select/none_such" TMPDIR=$TMPDIR0 bash "$0" >"$TMP/broken.out" 2>&1
     check_eq "broken slurm.conf: the test fails" "$?" "1"
     check_match "broken slurm.conf: the reason" "$(grep '^FAIL' "$TMP/broken.out")" \
         "^FAIL: slurmctld exited at start: .*fatal: Can't find plugin for select/none_such"
