@@ -110,7 +110,10 @@ for _ in $(seq 1 $((START_S * 5))); do
     kill -0 "${PIDS%% *}" 2>/dev/null || break
     sleep 0.2
 done
-[ "$ok_munge" = 1 ] || { show_logs; bail "munged did not start: $(tail -n 3 "$T/munged.out" "$T/munged.log" 2>/dev/null | tr '\n' ' ')"; }
+if [ "$ok_munge" != 1 ]; then
+    show_logs
+    bail "munged did not start: $(grep -hE 'Error|Alert' "$T/munged.out" "$T/munged.log" 2>/dev/null | tail -n 2 | tr '\n' ' ')"
+fi
 ok
 
 # ---- slurm.conf ---------------------------------------------------------------------------------
