@@ -8,8 +8,10 @@ build_pkgs="build-essential pkg-config libnetcdf-dev netcdf-bin libcairo2-dev li
   libopen-trace-format2-dev otf2-tools libdw-dev help2man"
 # python3-scipy / python3-sklearn: reference linkage and k-means in tests only; python3 parses
 # SVG with its XML parser; qpdf / python3-pdfminer check the PDFs (test_pdfvalid); time gives
-# /usr/bin/time -v for peak memory.
-test_pkgs="python3 python3-scipy python3-numpy python3-sklearn qpdf python3-pdfminer time"
+# /usr/bin/time -v for peak memory; slurm-wlm (slurmctld, slurmd, sbatch...) and munge run the
+# Slurm sample under a real one-host Slurm (test_slurm_real, which starts and stops its own daemons).
+test_pkgs="python3 python3-scipy python3-numpy python3-sklearn qpdf python3-pdfminer time
+  slurm-wlm munge"
 # clang-14 builds the libFuzzer targets (make fuzz, docs/fuzz.md); Debian 12 ships libFuzzer
 # (libclang_rt.fuzzer) and the sanitizer runtimes in libclang-rt-14-dev, which clang-14 only
 # recommends; llvm-14 has llvm-symbolizer-14 for readable crash stacks.

@@ -53,6 +53,7 @@ check_match "cube log: every length with its timing" "$(grep -c 'timing length' 
 check_eq "--timing: positive measure, non-negative gather and write, memory in kB" "$(awk '/timing length/ {
     ok = $8 + 0 > 0 && $11 + 0 >= 0 && $14 + 0 >= 0 && $20 + 0 > 1000 && $25 + 0 > 1000 && $7 == "measure"; bad += !ok } END { print bad + 0 }' "$R/cube/log.txt")" "0"
 check_match "job.txt: what ran where" "$(cat "$R/job.txt")" "job $job on 2 nodes, 4 tasks, launcher srun"
+check_match "job.txt: the p2p sweep on 2 nodes" "$(sed -n 5p "$R/job.txt")" " on 2 nodes$"
 check_eq "p2p CSV: 18 sizes" "$(tail -n +2 "$R/p2p/pairs_p2p.csv" | wc -l)" "18"
 check_match "output says how to bring the files back" "$(cat "$TMP/job.out")" "scp .*mpilens-$job.tar.gz"
 check_match "output says how to make the report" "$(cat "$TMP/job.out")" "mpilens report $job/cube/network $job/p2p/pairs -o"
@@ -90,5 +91,7 @@ check_match "failed cube: says where the log is" "$(cat "$TMP/job2.err")" "the c
 check_match "failed cube: the reason in the log" "$(cat "$TMP/results/$job2/cube/log.txt")" "unknown mode 'one_to_none'"
 check "failed cube: the p2p sweep still ran" test -s "$TMP/results/$job2/p2p/pairs_p2p.csv"
 check "failed cube: archive made" test -s "$TMP/results/mpilens-$job2.tar.gz"
+check_match "1-node job: job.txt says the p2p sweep ran on 1 node, not P2P_NODES" \
+    "$(sed -n 5p "$TMP/results/$job2/job.txt")" " on 1 nodes$"
 
 finish test_slurm
