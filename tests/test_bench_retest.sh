@@ -1,5 +1,5 @@
 # mpilens-bench --retest under real mpirun: with a slow link injected (MPILENS_BENCH_INJECT,
-# the test hook) the injected pair is retested at every length and stays slow (retest z >= 5),
+# the test hook) the injected pair is retested at every length and stays slow (1 s, 100x its control),
 # the file's first values are the median file's cells, and its z is recomputed by numpy
 # (median and MAD of the log delays over the length's off-diagonal cells), and retest_z is
 # against the length's control cell measured alone. Serial runs keep
@@ -66,7 +66,10 @@ for k in range(L):
     inj = [r for r in mine if (int(r["sender"]), int(r["receiver"])) == (snd, rcv)]
     if len(inj) != 1:
         bad.append("length %d: injected pair %d->%d retested %d times" % (length, snd, rcv, len(inj)))
-    elif not (float(inj[0]["z"]) >= 5 and float(inj[0]["retest_z"]) >= 5 and float(inj[0]["retest"]) >= 1.0):
+    # Slow by its values, not by z: on a loaded machine preemptions spread the other cells
+    # over decades, and the MAD-based z of a 1 s cell can fall below 5 (seen at load 10).
+    elif not (float(inj[0]["first"]) >= 1.0 and float(inj[0]["retest"]) >= 1.0
+              and float(inj[0]["retest"]) > 100 * float(ctl[0]["retest"])):
         bad.append("length %d: injected pair does not stay slow: %s" % (length, inj[0]))
     elif mine[0] is not inj[0]:
         bad.append("length %d: the injected pair is not the worst" % length)
