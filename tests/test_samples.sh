@@ -62,6 +62,7 @@ early_reduce early_reduce 200_0_0_0 0.2
 wrong_order late_sender_wrong_order 0_200_0_200 0.15
 lock_contention rma_lock_contention 0_180_0_0 0.2
 late_post rma_late_post 200_200_200_0 0.15
+late_fence rma_wait_at_fence 600_400_200_0 0.2
 EOF
 # (underscores keep each expectation one word for read; the checker splits on spaces)
 
