@@ -144,6 +144,17 @@ static inline void synth_coll(struct synth *s, int r, double t0, double t1, int 
     s->nev[r] += 2;
     synth_leave(s, r, t1, region);
 }
+/* The same with our collector's call-site attributes on the Enter (module string id, offset). */
+static inline void synth_coll_site(struct synth *s, int r, double t0, double t1, int region,
+                                   int op, int root, uint32_t module, uint64_t offset)
+{
+    synth_enter_site(s, r, t0, region, module, offset);
+    OTF2_EvtWriter_MpiCollectiveBegin(s->w[r], NULL, synth_ts(s, t0));
+    OTF2_EvtWriter_MpiCollectiveEnd(s->w[r], NULL, synth_ts(s, t1), (OTF2_CollectiveOp)op, 0,
+                                    root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, 8, 8);
+    s->nev[r] += 2;
+    synth_leave(s, r, t1, region);
+}
 static inline void synth_call(struct synth *s, int r, double t0, double t1, int region)
 {
     synth_enter(s, r, t0, region);

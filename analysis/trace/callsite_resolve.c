@@ -28,15 +28,16 @@ static const char *die_name(Dwarf_Die *d)
 }
 
 /* Fills out->func/inlined_into from the scopes around addr when the innermost function there
- * is inlined; leaves them as they are (the symbol) otherwise. Scopes come innermost first, so
- * the first inlined subroutine is the innermost source function and the next function scope
- * outwards is where its code was inlined. A missing CU or name is no error: the symbol
- * stays. */
+ * is inlined; leaves them as they are (the symbol) otherwise. dwarf_getscopes gives the
+ * innermost scope first, but past an inlined instance it continues with the scopes of the
+ * abstract definition (the CU), not of the code it sits in: the function it was inlined into
+ * comes from the instance's own chain of parents, dwarf_getscopes_die (as eu-addr2line -i
+ * does). A missing CU or name is no error: the symbol stays. */
 static void inline_frame(Dwfl_Module *m, Dwarf_Addr addr, struct lens_callsite *out)
 {
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu = dwfl_module_addrdie(m, addr, &bias);
-    Dwarf_Die *scopes = NULL;
+    Dwarf_Die *scopes = NULL, *chain = NULL;
     int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
     int inner = -1;
     for (int i = 0; i < n && inner < 0; i++)
@@ -44,15 +45,18 @@ static void inline_frame(Dwfl_Module *m, Dwarf_Addr addr, struct lens_callsite *
             inner = i;
     const char *fn = inner >= 0 ? die_name(&scopes[inner]) : NULL;
     const char *into = NULL;
-    for (int i = inner + 1; fn && i < n && !into; i++) {
-        int tag = dwarf_tag(&scopes[i]);
+    /* chain[0] is the instance itself; the next function scope outwards holds its code */
+    int nc = fn ? dwarf_getscopes_die(&scopes[inner], &chain) : 0;
+    for (int i = 1; i < nc && !into; i++) {
+        int tag = dwarf_tag(&chain[i]);
         if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-            into = die_name(&scopes[i]);
+            into = die_name(&chain[i]);
     }
     if (fn && into) {
         snprintf(out->inlined_into, sizeof out->inlined_into, "%s", into);
         snprintf(out->func, sizeof out->func, "%s", fn);
     }
+    free(chain);
     free(scopes);
 }
 
