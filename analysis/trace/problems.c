@@ -669,7 +669,8 @@ static void site_text(struct run *u, const struct lens_trace_call *k,
     const struct lens_trace *t = u->t;
     const char *fn = lens_trace_region_name(t, k->region);
     const struct lens_trace_site *s = &t->sites[k->site];
-    char from[400] = "";
+    /* 300 leaves room for "вызов FN из " in the 320 bytes of text (FN: an MPI name) */
+    char from[300] = "";
     snprintf(out->function, sizeof out->function, "%s", fn);
     out->caller[0] = out->inlined_into[0] = out->file[0] = 0;
     out->line = 0;
@@ -688,13 +689,15 @@ static void site_text(struct run *u, const struct lens_trace_call *k,
             snprintf(out->inlined_into, sizeof out->inlined_into, "%s", c.inlined_into);
             snprintf(out->file, sizeof out->file, "%s", c.file);
             out->line = c.line;
-            /* the file:line stays the last parenthesis, as in a site that is not inlined */
-            int n = snprintf(from, sizeof from, "%s", c.func);
+            /* the file:line stays the last parenthesis, as in a site that is not inlined;
+             * strlen, not snprintf's return, so a truncated part never moves past the end */
+            snprintf(from, sizeof from, "%s", c.func);
             if (c.inlined_into[0])
-                n += snprintf(from + n, sizeof from - (size_t)n, " (inlined into %s)",
-                              c.inlined_into);
+                snprintf(from + strlen(from), sizeof from - strlen(from), " (inlined into %s)",
+                         c.inlined_into);
             if (c.file[0])
-                snprintf(from + n, sizeof from - (size_t)n, " (%s:%d)", c.file, c.line);
+                snprintf(from + strlen(from), sizeof from - strlen(from), " (%s:%d)", c.file,
+                         c.line);
         }
     /* Score-P records no return address; its enclosing user region is the best caller we have. */
     } else if (s->caller != LENS_NONE) {
