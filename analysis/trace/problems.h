@@ -1,6 +1,8 @@
 /* Applies the rule base (rules.h) to the composite events of a trace (events.h) and
  * aggregates each problem: total seconds, share of the total time (sum over ranks of their
- * run time), seconds per rank, the call sites that caused it and the largest instances.
+ * run time), seconds per rank, the call sites of both members (where the time was lost and
+ * where the call that caused it was made) and the largest instances; and each rank's time
+ * in MPI calls, the bound of the problems' times on that rank.
  * Time inside one MPI call counts once per problem: when a call completes several messages
  * (Waitall), only the largest wait is charged, as Scalasca does. And each interval of a call
  * counts for one problem only: problems take their waits in declaration order (precedence)
