@@ -14,13 +14,13 @@
 enum {
     SR_MAIN, SR_COMPUTE, SR_SEND, SR_RECV, SR_ISEND, SR_IRECV, SR_WAIT, SR_WAITALL, SR_BARRIER,
     SR_BCAST, SR_REDUCE, SR_ALLREDUCE, SR_SCAN, SR_WIN_CREATE, SR_WIN_LOCK, SR_WIN_UNLOCK,
-    SR_PUT, SR_WIN_POST, SR_WIN_START, SR_WIN_COMPLETE, SR_WIN_WAIT, SR_NREGIONS
+    SR_PUT, SR_WIN_POST, SR_WIN_START, SR_WIN_COMPLETE, SR_WIN_WAIT, SR_WIN_FENCE, SR_NREGIONS
 };
 static const char *const synth_region_names[SR_NREGIONS] = {
     "main", "compute", "MPI_Send", "MPI_Recv", "MPI_Isend", "MPI_Irecv", "MPI_Wait",
     "MPI_Waitall", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Scan",
     "MPI_Win_create", "MPI_Win_lock", "MPI_Win_unlock", "MPI_Put", "MPI_Win_post",
-    "MPI_Win_start", "MPI_Win_complete", "MPI_Win_wait"};
+    "MPI_Win_start", "MPI_Win_complete", "MPI_Win_wait", "MPI_Win_fence"};
 
 #define SYNTH_MAX_RANKS 64
 #define SYNTH_MAX_GROUPS 16
@@ -144,6 +144,17 @@ static inline void synth_coll(struct synth *s, int r, double t0, double t1, int 
     s->nev[r] += 2;
     synth_leave(s, r, t1, region);
 }
+/* The same with our collector's call-site attributes on the Enter (module string id, offset). */
+static inline void synth_coll_site(struct synth *s, int r, double t0, double t1, int region,
+                                   int op, int root, uint32_t module, uint64_t offset)
+{
+    synth_enter_site(s, r, t0, region, module, offset);
+    OTF2_EvtWriter_MpiCollectiveBegin(s->w[r], NULL, synth_ts(s, t0));
+    OTF2_EvtWriter_MpiCollectiveEnd(s->w[r], NULL, synth_ts(s, t1), (OTF2_CollectiveOp)op, 0,
+                                    root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, 8, 8);
+    s->nev[r] += 2;
+    synth_leave(s, r, t1, region);
+}
 static inline void synth_call(struct synth *s, int r, double t0, double t1, int region)
 {
     synth_enter(s, r, t0, region);
@@ -171,6 +182,17 @@ static inline void synth_unlock(struct synth *s, int r, double t0, double t1, in
     OTF2_EvtWriter_RmaReleaseLock(s->w[r], NULL, synth_ts(s, t1), 0, (uint32_t)target, 0);
     s->nev[r]++;
     synth_leave(s, r, t1, SR_WIN_UNLOCK);
+}
+/* MPI_Win_fence on window 0 as Score-P and our collector write it: an RmaCollectiveEnd record
+ * inside the call, which makes the fence a collective instance of the window (events.c). */
+static inline void synth_fence(struct synth *s, int r, double t0, double t1)
+{
+    synth_enter(s, r, t0, SR_WIN_FENCE);
+    OTF2_EvtWriter_RmaCollectiveEnd(s->w[r], NULL, synth_ts(s, t1), OTF2_COLLECTIVE_OP_BARRIER,
+                                    OTF2_RMA_SYNC_LEVEL_PROCESS, 0,
+                                    OTF2_COLLECTIVE_ROOT_NONE, 0, 0);
+    s->nev[r]++;
+    synth_leave(s, r, t1, SR_WIN_FENCE);
 }
 /* A post/start/complete/wait call as our collector writes it: the window only as the Enter
  * attribute "mpilens::window", no group record. */

@@ -248,6 +248,38 @@ static void test_rma(void)
     lens_problems_free(p);
 }
 
+/* Wait at Fence: two fences on window 0 with 3 ranks; each rank waits from its enter to the
+ * last rank's enter (Scalasca's Wait at Fence), worked out by hand below. */
+static void test_fence(void)
+{
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/fence", tmp);
+    struct synth s;
+    LENS_TEST(synth_open(&s, dir, 3) == 0, "open");
+    synth_win_create(&s, 0, 0.5, 0.6);
+    synth_win_create(&s, 1, 0.5, 0.6);
+    synth_win_create(&s, 2, 0.5, 0.6);
+    /* fence 1: rank 2 enters last at 2.0, so ranks 0 and 1 wait 1.0 and 0.5 */
+    synth_fence(&s, 0, 1.0, 2.05);
+    synth_fence(&s, 1, 1.5, 2.05);
+    synth_fence(&s, 2, 2.0, 2.05);
+    /* fence 2: rank 1 is last at 3.5: rank 0 waits 0.5, rank 2 0.3 */
+    synth_fence(&s, 0, 3.0, 3.6);
+    synth_fence(&s, 1, 3.5, 3.6);
+    synth_fence(&s, 2, 3.2, 3.6);
+    LENS_TEST(synth_close(&s, NULL) == 0, "close");
+    struct lens_problems *p = analyze(dir);
+    if (!p)
+        return;
+    expect(p, "rma_wait_at_fence", 3, (double[]){1.0 + 0.5, 0.5, 0.3});
+    const struct lens_problem_result *r = find(p, "rma_wait_at_fence");
+    LENS_TEST(r && r->count == 4, "4 fence calls waited, got %llu",
+              r ? (unsigned long long)r->count : 0ULL);
+    /* a fence is no barrier: the barrier rules see nothing */
+    expect(p, "wait_at_barrier", 3, (double[]){0, 0, 0});
+    lens_problems_free(p);
+}
+
 /* Post/start/complete/wait as our collector records them (window attribute, no groups): the
  * targets of an access epoch are those of its puts; same times as test_rma. */
 static void test_rma_attr(void)
@@ -392,6 +424,7 @@ int main(void)
     test_coll_clock();
     test_rma();
     test_rma_attr();
+    test_fence();
     test_callsite();
     test_fault_injection();
     char cmd[300];

@@ -57,16 +57,45 @@ want_total=$(awk -v res="$res" '$1 ~ /^[A-Z_]+$/ && $2 ~ /^[0-9]+$/ && $3 ~ /^[0
     if (!($2 in lo) || $3 < lo[$2]) lo[$2] = $3; if ($3 > hi[$2]) hi[$2] = $3 }
     END { for (r in lo) s += hi[r] - lo[r]; printf "%.9f", s / res }' "$TMP/casita.txt")
 check_close "total time vs otf2-print" "$(py "print(d['total_time_s'])")" "$want_total" 0.0001
+# time in MPI per rank (outermost MPI regions, Enter to Leave) from otf2-print, and the bound
+# of docs/methods.md §6 read from the JSON alone: per rank the problems' sum is at most it
+awk -v res="$res" '
+($1 == "ENTER" || $1 == "LEAVE") && $5 ~ /^"MPI_/ {
+    if ($1 == "ENTER") { if (depth[$2]++ == 0) t0[$2] = $3 }
+    else if (--depth[$2] == 0) mpi[$2] += $3 - t0[$2]
+}
+END { for (r = 0; r < 4; r++) printf "%d %.9f\n", r, mpi[r] / res }' "$TMP/casita.txt" > "$TMP/mpi.txt"
+for r in 0 1 2 3; do
+    check_close "MPI time of rank $r vs otf2-print" "$(py "print(d['mpi_time_per_rank'][$r])")" \
+        "$(awk -v r=$r '$1 == r { print $2 }' "$TMP/mpi.txt")" 0.0001
+done
+# bound.py FILE: "ok" when, per rank, the problems' seconds sum to at most the MPI time (1 ns
+# and 1e-12 relative slack for the order of the additions) and problems_per_rank is that sum
+cat > "$TMP/bound.py" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+for r in range(d["nranks"]):
+    s = sum(p["per_rank"][r] for p in d["problems"])
+    m = d["mpi_time_per_rank"][r]
+    if s > m * (1 + 1e-12) + 1e-9:
+        bad.append("rank %d: problems %.9f s > MPI %.9f s" % (r, s, m))
+    if abs(s - d["problems_per_rank"][r]) > 1e-9 * max(1, s):
+        bad.append("rank %d: problems_per_rank %r, sum %r" % (r, d["problems_per_rank"][r], s))
+print("; ".join(bad) if bad else "ok")
+EOF
+check_eq "casita: problems per rank within MPI time" "$(/usr/bin/python3 "$TMP/bound.py" "$TMP/casita.json")" ok
 check_close "late sender share" "$(py "print(p['late_sender']['share'])")" \
     "$(py "print(p['late_sender']['total_s'] / d['total_time_s'])")" 1e-12
 check_eq "all issue ids present" "$(py "print(sorted(p))")" \
-    "['barrier_completion', 'early_reduce', 'early_scan', 'late_broadcast', 'late_receiver', 'late_sender', 'late_sender_wrong_order', 'nxn_completion', 'rma_early_exposure_end', 'rma_late_post', 'rma_lock_contention', 'rma_window_create_wait', 'wait_at_barrier', 'wait_at_nxn']"
+    "['barrier_completion', 'early_reduce', 'early_scan', 'late_broadcast', 'late_receiver', 'late_sender', 'late_sender_wrong_order', 'nxn_completion', 'rma_early_exposure_end', 'rma_late_post', 'rma_lock_contention', 'rma_wait_at_fence', 'rma_window_create_wait', 'wait_at_barrier', 'wait_at_nxn']"
 
 # --- ping-pong: message counts and bytes against otf2-print
 otf2-print "$PING/traces.otf2" > "$TMP/ping.txt"
 check "problems --json on ping-pong" $BIN/mpilens problems --rules $RULES --json "$PING/traces.otf2" -o "$TMP/ping.json"
 check_eq "ping-pong messages" "$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/ping.json'))['messages'])")" \
     "$(grep -c '^MPI_SEND' "$TMP/ping.txt")"
+check_eq "ping-pong: problems per rank within MPI time" "$(/usr/bin/python3 "$TMP/bound.py" "$TMP/ping.json")" ok
 check_eq "ping-pong unmatched" "$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/ping.json'))['unmatched'])")" 0
 check_eq "ping-pong events" "$(/usr/bin/python3 -c "import json; print(json.load(open('$TMP/ping.json'))['events'])")" \
     "$(grep -c -E '^[A-Z_]+ +[0-9]+ +[0-9]+' "$TMP/ping.txt")"
@@ -109,6 +138,7 @@ for attempt in 1 2 3 4 5; do
     echo "trace_delay run $attempt: a wait is off its nominal delay (loaded machine?)" >&2
 done
 check "problems on our trace" test -s "$TMP/delay.json"
+check_eq "trace_delay: problems per rank within MPI time" "$(/usr/bin/python3 "$TMP/bound.py" "$TMP/delay.json")" ok
 app() { awk -v r="$1" -v k="$2" '$1 == "rank" && $2 == r && $3 == k { print $4 }' "$TMP/delay.out"; }
 # problem, charged rank, nominal seconds, nominal tolerance, tolerance against the application
 bline=$(grep -n 'CALLSITE barrier phase' tests/mpi/trace_delay.c | cut -d: -f1)
@@ -119,7 +149,7 @@ while read -r id r nominal ntol atol; do
     # only rank 0 waits), the check against the application all of rank 0's barriers
     nom=$got
     [ "$id" = wait_at_barrier ] && nom=$(dly "sum(c['seconds'] for c in p['$id']['callsites']
-        if c['site'].endswith('trace_delay.c:$bline)'))")
+        if c['role'] == 'waits' and c['site'].endswith('trace_delay.c:$bline)'))")
     check_close "$id on rank $r vs nominal $nominal s" "$nom" "$nominal" "$ntol"
     # a wait is part of the time in its calls (never more), and most of it here
     if awk -v g="$got" -v w="$want" -v t="$atol" 'BEGIN { d = w - g;

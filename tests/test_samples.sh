@@ -62,6 +62,8 @@ early_reduce early_reduce 200_0_0_0 0.2
 wrong_order late_sender_wrong_order 0_200_0_200 0.15
 lock_contention rma_lock_contention 0_180_0_0 0.2
 late_post rma_late_post 200_200_200_0 0.15
+late_fence rma_wait_at_fence 600_400_200_0 0.2
+inlined_recv late_sender 200_0_200_0 0.2
 EOF
 # (underscores keep each expectation one word for read; the checker splits on spaces)
 
@@ -85,5 +87,24 @@ check_eq "overlapped Jacobi waits less for late senders" "$v" ok
 a=$(mpirun --allow-run-as-root --oversubscribe -np 3 "$S/jacobi_naive" -n 100 -i 37 < /dev/null | awk '/^checksum/ { print $2 }')
 b=$(mpirun --allow-run-as-root --oversubscribe -np 3 "$S/jacobi_overlap" -n 100 -i 37 < /dev/null | awk '/^checksum/ { print $2 }')
 check_eq "jacobi checksums equal at 3 ranks" "${a:-none}" "${b:-other}"
+# inlined_recv's MPI_Recv is in exchange(), inlined into main (the DWARF says so, read by
+# llvm-dwarfdump, not libdw): its call site names both, in the text and the JSON keys
+check "exchange is inlined in the sample" sh -c "llvm-dwarfdump --debug-info '$S/inlined_recv' |
+    grep -A1 DW_TAG_inlined_subroutine | grep -q 'abstract_origin.*\"exchange\"'"
+check_eq "inlined call site" "$($PY -c "import json; p={x['id']: x for x in json.load(open('$TMP/inlined_recv.json'))['problems']}; c=p['late_sender']['callsites'][0]; print(c['site'].split(' (inlined_recv.c')[0], c['caller'], c['inlined_into'], c['member'])" 2>&1)" \
+    "MPI_Recv called from exchange (inlined into main) exchange main recv"
+check_eq "inlined sample: the late send is listed as the cause" "$($PY -c "import json; p={x['id']: x for x in json.load(open('$TMP/inlined_recv.json'))['problems']}; print([(c['member'], c['role'], c['function'], c['caller']) for c in p['late_sender']['callsites'] if c['role'] == 'cause'][:1])" 2>&1)" \
+    "[('send', 'cause', 'MPI_Send', 'exchange')]"
+
+# every traced sample: per rank, the problems' seconds add up to at most the time in MPI
+# (docs/methods.md §6), read from the JSON alone
+for j in "$TMP"/*.json; do
+    v=$($PY -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [r for r in range(d['nranks']) if sum(p['per_rank'][r] for p in d['problems']) > d['mpi_time_per_rank'][r] * (1 + 1e-12) + 1e-9]
+print('ok' if not bad else 'ranks %s over their MPI time' % bad)" "$j" 2>&1)
+    check_eq "$(basename "$j" .json): problems within MPI time per rank" "$v" ok
+done
 check_exit "bad option is fatal" 2 mpirun --allow-run-as-root --oversubscribe -np 2 "$S/late_post" -x 5 < /dev/null
 finish test_samples

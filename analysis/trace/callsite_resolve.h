@@ -16,4 +16,22 @@
 int lens_callsite_resolve(const char *module, unsigned long offset, char *func, size_t funcsz,
                           char *file, size_t filesz, int *line, struct lens_err *e);
 
+/* One call site as source code names it. When the call sits in the body of a function the
+ * compiler inlined, func is that inlined function and inlined_into the function whose code
+ * holds it (the caller one level out, itself possibly inlined); otherwise func is the
+ * enclosing function (the symbol) and inlined_into is "". file is a base name, "" without
+ * line information (line 0). */
+struct lens_callsite {
+    char symbol[128];       /* the ELF symbol covering the address (the outermost function) */
+    char func[128];
+    char inlined_into[128];
+    char file[120];
+    int line;
+};
+/* As lens_callsite_resolve, and looks the address up in the DWARF scopes (libdw's
+ * dwarf_getscopes, DW_TAG_inlined_subroutine) for the innermost source function. Without
+ * DWARF the symbol is all there is (inlined_into ""). Same errors. */
+int lens_callsite_resolve_frame(const char *module, unsigned long offset,
+                                struct lens_callsite *out, struct lens_err *e);
+
 #endif

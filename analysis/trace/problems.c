@@ -213,6 +213,10 @@ static int p2p_build(struct lens_problems_inst *x, size_t i)
     x->call[3] = call_at(x, p->dst, p->recv_done);
     x->rank[0] = p->src, x->charged[0] = p->send_done;
     x->rank[1] = p->dst, x->charged[1] = p->recv_done;
+    /* as culprits: the call that issued the send (late sender), the one that posted the
+     * receive (late receiver) */
+    x->orank[0] = p->src, x->ocall[0] = p->send_call;
+    x->orank[1] = p->dst, x->ocall[1] = p->recv_post;
     return 1;
 }
 
@@ -237,8 +241,38 @@ static int p2p_may_repeat(const struct lens_trace *t, int32_t rank, uint32_t cal
  * collective by collective. */
 static size_t coll_count(const struct lens_events *ev) { return ev->nmembers; }
 
+static double member_enter(const struct lens_problems_inst *x, size_t i)
+{
+    const struct lens_coll_member *m = &x->ev->members[i];
+    return call_at(x, m->rank, m->call)->enter;
+}
+
+/* The member the others waited for, by the op's wait-state pattern (Scalasca): the root of a
+ * one-to-all, the last non-root to enter an all-to-one, otherwise the last to enter (barrier,
+ * many-to-many, window operations). Ties go to the lowest rank. Scans are per member
+ * (coll_build). */
+static size_t coll_culprit(const struct lens_problems_inst *x, const struct lens_coll *g)
+{
+    const char *k = op_kind(g->op);
+    int root = !strcmp(k, "one_to_all"), nonroot = !strcmp(k, "all_to_one");
+    size_t best = g->first;
+    for (size_t i = g->first; i < (size_t)g->first + g->n; i++) {
+        int32_t r = x->ev->members[i].rank;
+        if (root && r == g->root)
+            return i;
+        if (nonroot && r == g->root)
+            continue;
+        if ((nonroot && x->ev->members[best].rank == g->root) ||
+            member_enter(x, i) > member_enter(x, best))
+            best = i;
+    }
+    return best;
+}
+
 /* Both members charge the member's call: the instance has no call of its own, and every
- * collective pattern charges the waiting rank. */
+ * collective pattern charges the waiting rank. As a culprit the instance stands for the call
+ * of the member the others waited for, found once per instance (cul_coll caches it, so an
+ * instance of n ranks costs O(n), not O(n^2)). */
 static int coll_build(struct lens_problems_inst *x, size_t i)
 {
     const struct lens_events *ev = x->ev;
@@ -249,6 +283,18 @@ static int coll_build(struct lens_problems_inst *x, size_t i)
     x->call[0] = call_at(x, m->rank, m->call);
     x->rank[0] = x->rank[1] = m->rank;
     x->charged[0] = x->charged[1] = m->call;
+    if (x->cul_coll != x->cursor + 1) { /* first member of a new instance */
+        x->cul_coll = x->cursor + 1;
+        x->cul_member = coll_culprit(x, x->coll);
+        x->scan_member = i;
+    }
+    /* a scan member waits for the latest of the ranks up to its own (prefix_max_enter):
+     * members come in rank order, so a running maximum names that rank */
+    if (member_enter(x, i) > member_enter(x, x->scan_member))
+        x->scan_member = i;
+    size_t c = !strcmp(op_kind(x->coll->op), "scan") ? x->scan_member : x->cul_member;
+    x->orank[0] = m->rank, x->ocall[0] = m->call;
+    x->orank[1] = ev->members[c].rank, x->ocall[1] = ev->members[c].call;
     return 1;
 }
 
@@ -282,6 +328,9 @@ static int lock_build(struct lens_problems_inst *x, size_t i)
     x->call[3] = call_at(x, p->rank, p->unlock_call);
     x->rank[0] = l->rank, x->charged[0] = l->wait_call;
     x->rank[1] = p->rank, x->charged[1] = p->unlock_call;
+    /* culprits: the waiting epoch's lock request, the holder's unlock */
+    x->orank[0] = l->rank, x->ocall[0] = l->lock_call;
+    x->orank[1] = p->rank, x->ocall[1] = p->unlock_call;
     return 1;
 }
 
@@ -301,6 +350,10 @@ static int pscw_build(struct lens_problems_inst *x, size_t i)
     x->call[4] = call_at(x, p->target, p->wait_call);
     x->rank[0] = p->origin, x->charged[0] = x->blocked ? p->blocked_call : p->start_call;
     x->rank[1] = p->target, x->charged[1] = p->wait_call;
+    /* culprits: the origin's Win_complete (Early Wait waits for it), the target's Win_post
+     * (Late Post waits for it) */
+    x->orank[0] = p->origin, x->ocall[0] = p->complete_call;
+    x->orank[1] = p->target, x->ocall[1] = p->post_call;
     return 1;
 }
 
@@ -405,6 +458,17 @@ struct acc {                 /* one charged (rank, call) of a problem */
     uint32_t call;
     double seconds;
     double start;            /* where the charged part begins in the call (charge_once) */
+    int32_t orank;           /* the other member's call (its culprit), orank -1: none */
+    uint32_t ocall;
+};
+
+/* Resolved call sites by site index: a site is resolved once per run, although it may head
+ * rows of several problems and members. */
+#define SITE_CACHE 256
+struct site_cache {
+    uint32_t site;
+    int rc;
+    struct lens_callsite c;
 };
 
 /* Everything one detection needs, so the functions below take one pointer. Charges are
@@ -421,6 +485,8 @@ struct run {
     uint8_t *repeat;         /* per problem: a call may have been charged twice */
     int opnames[24], opkinds[24]; /* interned ids by op slot (op_slot) */
     int bad_problem;         /* first problem disabled by a runtime error, -1 */
+    struct site_cache *cache; /* SITE_CACHE entries, ncache used (NULL: no caching) */
+    int ncache;
 };
 
 static const struct lens_trace_call *call_of(const struct run *u, int32_t r, uint32_t c)
@@ -434,7 +500,7 @@ static const struct lens_trace_call *call_of(const struct run *u, int32_t r, uin
 /* Once any call of problem p may repeat, the whole problem is merged (sorted by call) in
  * aggregate(); otherwise the charges are already unique per call and the sort is skipped. */
 static int charge(struct run *u, int p, const struct lens_problems_kind *kind, int32_t rank,
-                  uint32_t call, double sec)
+                  uint32_t call, double sec, int32_t orank, uint32_t ocall)
 {
     if (!u->repeat[p] && kind->may_repeat(u->t, rank, call))
         u->repeat[p] = 1;
@@ -446,7 +512,7 @@ static int charge(struct run *u, int p, const struct lens_problems_kind *kind, i
         u->acc[p] = q;
         u->capacc[p] = m;
     }
-    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec, 0};
+    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec, 0, orank, ocall};
     return LENS_OK;
 }
 
@@ -531,6 +597,8 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
     /* Candidates are visited in ascending order: the collective builder's cursor depends on it. */
     size_t n = kind->count(u->ev);
     for (size_t i = 0; i < n; i++) {
+        /* a builder that names no culprit call leaves -1: no culprit site for it */
+        in.orank[0] = in.orank[1] = -1;
         if (!kind->build(&in, i))
             continue;
         for (int s = 0; s < 2; s++)
@@ -565,7 +633,8 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
             /* Only positive finite durations are charged: a negative one means the pattern did
              * not occur (the partner was early), and infinity cannot come from a bounded rule. */
             if (rc == 1 && d > 0 && isfinite(d) &&
-                charge(u, p, kind, in.rank[loc], in.charged[loc], d))
+                charge(u, p, kind, in.rank[loc], in.charged[loc], d, in.orank[1 - loc],
+                       in.ocall[1 - loc]))
                 return lens_err_set(e, LENS_ENOMEM, "out of memory evaluating '%s'",
                                     u->r->problems[p].id);
         }
@@ -575,32 +644,65 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
 
 /* ---- aggregation ---- */
 
-/* "MPI_Send called from calculate (jacobi.c:57)" in English and Russian: the caller is the
- * resolved return address (our traces) or the enclosing user region (Score-P). */
-static void site_text(const struct lens_trace *t, const struct lens_trace_call *k,
+/* Resolves site k through the run's cache (LENS_OK or the error of lens_callsite_resolve_frame). */
+static int resolve_site(struct run *u, uint32_t site, const char *mod, uint64_t off,
+                        struct lens_callsite *c)
+{
+    for (int i = 0; u->cache && i < u->ncache; i++)
+        if (u->cache[i].site == site) {
+            *c = u->cache[i].c;
+            return u->cache[i].rc;
+        }
+    int rc = lens_callsite_resolve_frame(mod, (unsigned long)off, c, NULL);
+    if (u->cache && u->ncache < SITE_CACHE)
+        u->cache[u->ncache++] = (struct site_cache){site, rc, *c};
+    return rc;
+}
+
+/* "MPI_Send called from calculate (jacobi.c:57)" in English and Russian, and the same as
+ * fields: the caller is the resolved return address (our traces; the innermost source
+ * function, "exchange (inlined into main)" when inlined) or the enclosing user region
+ * (Score-P). */
+static void site_text(struct run *u, const struct lens_trace_call *k,
                       struct lens_problem_site *out)
 {
+    const struct lens_trace *t = u->t;
     const char *fn = lens_trace_region_name(t, k->region);
     const struct lens_trace_site *s = &t->sites[k->site];
-    char from[256] = "";
+    /* 300 leaves room for "вызов FN из " in the 320 bytes of text (FN: an MPI name) */
+    char from[300] = "";
+    snprintf(out->function, sizeof out->function, "%s", fn);
+    out->caller[0] = out->inlined_into[0] = out->file[0] = 0;
+    out->line = 0;
     /* Our collector's return address is resolved offline with the module's debug info; when the
      * module is gone or stripped the site still names module+offset, which addr2line can
      * resolve later, rather than failing the listing. */
     if (s->module != LENS_NONE && s->module < t->nstrings && t->strings[s->module]) {
-        char func[128], file[120];
-        int line = 0;
+        struct lens_callsite c;
         const char *mod = t->strings[s->module], *base = strrchr(mod, '/');
-        if (lens_callsite_resolve(mod, s->offset, func, sizeof func, file, sizeof file, &line,
-                                  NULL) != LENS_OK)
-            snprintf(from, sizeof from, "%s+0x%llx", base ? base + 1 : mod,
+        if (resolve_site(u, k->site, mod, s->offset, &c) != LENS_OK) {
+            snprintf(out->caller, sizeof out->caller, "%s+0x%llx", base ? base + 1 : mod,
                      (unsigned long long)s->offset);
-        else if (file[0])
-            snprintf(from, sizeof from, "%s (%s:%d)", func, file, line);
-        else
-            snprintf(from, sizeof from, "%s", func);
+            snprintf(from, sizeof from, "%s", out->caller);
+        } else {
+            snprintf(out->caller, sizeof out->caller, "%s", c.func);
+            snprintf(out->inlined_into, sizeof out->inlined_into, "%s", c.inlined_into);
+            snprintf(out->file, sizeof out->file, "%s", c.file);
+            out->line = c.line;
+            /* the file:line stays the last parenthesis, as in a site that is not inlined;
+             * strlen, not snprintf's return, so a truncated part never moves past the end */
+            snprintf(from, sizeof from, "%s", c.func);
+            if (c.inlined_into[0])
+                snprintf(from + strlen(from), sizeof from - strlen(from), " (inlined into %s)",
+                         c.inlined_into);
+            if (c.file[0])
+                snprintf(from + strlen(from), sizeof from - strlen(from), " (%s:%d)", c.file,
+                         c.line);
+        }
     /* Score-P records no return address; its enclosing user region is the best caller we have. */
     } else if (s->caller != LENS_NONE) {
-        snprintf(from, sizeof from, "%s", lens_trace_region_name(t, s->caller));
+        snprintf(out->caller, sizeof out->caller, "%s", lens_trace_region_name(t, s->caller));
+        snprintf(from, sizeof from, "%s", out->caller);
     }
     /* Both languages are built here at once, so the listing and the report can switch language
      * without resolving sites again. */
@@ -677,8 +779,8 @@ static void merge_repeats(struct run *u, int p)
     qsort(a, n, sizeof *a, by_call);
     for (size_t i = 0; i < n; i++) {
         if (m && a[m - 1].rank == a[i].rank && a[m - 1].call == a[i].call) {
-            if (a[i].seconds > a[m - 1].seconds)
-                a[m - 1].seconds = a[i].seconds;
+            if (a[i].seconds > a[m - 1].seconds) /* its culprit with it */
+                a[m - 1] = a[i];
         } else {
             a[m++] = a[i];
         }
@@ -778,6 +880,86 @@ static int charge_once(struct run *u)
     return LENS_OK;
 }
 
+/* Rows of one site table first (sums per (region, site)) are resolved up to this many, the
+ * largest first: the rows kept are LENS_PROBLEMS_TOP after merging equal texts, and sites
+ * beyond the 64 largest could only merge into a kept row with a small share. */
+#define SITE_RESOLVE 64
+
+/* Texts then sites order rows of equal seconds, so the lists are the same on every run. */
+static int by_row(const void *a, const void *b)
+{
+    const struct lens_problem_site *x = a, *y = b;
+    if (x->seconds != y->seconds)
+        return x->seconds > y->seconds ? -1 : 1;
+    return strcmp(x->text, y->text);
+}
+
+/* Fills rows (up to LENS_PROBLEMS_TOP, largest first) with the call sites of the charged calls
+ * of a[0..n) (culprit 0) or of the calls of their other member (culprit 1), labelled member.
+ * Sums are per (region, site) pair: the same site calling two MPI functions is two lines, as
+ * the advice differs ("MPI_Send called from x" against "MPI_Recv called from x"). Then rows
+ * whose texts are equal are merged: two return addresses in one source function and line
+ * (an inlined helper used twice in main) are one call site. LENS_ENOMEM. */
+static int site_rows(struct run *u, const struct acc *a, size_t n, int culprit,
+                     const char *member, struct lens_problem_site *rows, int *nrows)
+{
+    struct site_sum *ss = NULL;
+    size_t ns = 0, cap = 0;
+    *nrows = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (culprit && a[i].orank < 0)
+            continue;
+        const struct lens_trace_call *k = culprit ? call_of(u, a[i].orank, a[i].ocall)
+                                                  : call_of(u, a[i].rank, a[i].call);
+        size_t j = 0;
+        /* sites are few per problem: a linear list suffices */
+        while (j < ns && !(ss[j].region == k->region && ss[j].site == k->site))
+            j++;
+        if (j == ns) {
+            if (ns == cap) {
+                cap = cap ? 2 * cap : 16;
+                struct site_sum *q = lens_realloc(ss, cap * sizeof *q);
+                if (!q) {
+                    lens_free(ss);
+                    return LENS_ENOMEM;
+                }
+                ss = q;
+            }
+            ss[ns++] = (struct site_sum){k->region, k->site, 0, 0};
+        }
+        ss[j].seconds += a[i].seconds;
+        ss[j].count++;
+    }
+    if (!ns)
+        return LENS_OK;
+    qsort(ss, ns, sizeof *ss, by_site_seconds);
+    size_t nr = ns < SITE_RESOLVE ? ns : SITE_RESOLVE, m = 0;
+    struct lens_problem_site *r = lens_calloc(nr, sizeof *r);
+    if (!r) {
+        lens_free(ss);
+        return LENS_ENOMEM;
+    }
+    for (size_t j = 0; j < nr; j++) {
+        struct lens_trace_call k = {0, 0, ss[j].region, ss[j].site, 0, 0};
+        site_text(u, &k, &r[m]);
+        size_t q = 0;
+        while (q < m && strcmp(r[q].text, r[m].text))
+            q++;
+        r[q].seconds += ss[j].seconds;
+        r[q].count += ss[j].count;
+        m += q == m;
+    }
+    qsort(r, m, sizeof *r, by_row);
+    for (size_t j = 0; j < m && *nrows < LENS_PROBLEMS_TOP; j++) {
+        rows[*nrows] = r[j];
+        rows[*nrows].member = member;
+        rows[(*nrows)++].culprit = culprit;
+    }
+    lens_free(r);
+    lens_free(ss);
+    return LENS_OK;
+}
+
 static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsigned flags)
 {
     const struct lens_trace *t = u->t;
@@ -800,42 +982,17 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
         return LENS_OK;
     if ((flags & LENS_PROBLEMS_KEEP_CHARGES) && keep_charges(u, p, n, res))
         return LENS_ENOMEM;
-    /* call sites: sum per (function, site); sites are few so a linear list suffices */
-    /* Sums per (region, site) pair: the same site calling two MPI functions is two lines, as
-     * the advice differs ("MPI_Send called from x" against "MPI_Recv called from x"). */
-    struct site_sum *ss = NULL;
-    size_t ns = 0, cap = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct lens_trace_call *k = call_of(u, a[i].rank, a[i].call);
-        size_t j = 0;
-        while (j < ns && !(ss[j].region == k->region && ss[j].site == k->site))
-            j++;
-        if (j == ns) {
-            if (ns == cap) {
-                cap = cap ? 2 * cap : 16;
-                struct site_sum *q = lens_realloc(ss, cap * sizeof *q);
-                if (!q) {
-                    lens_free(ss);
-                    return LENS_ENOMEM;
-                }
-                ss = q;
-            }
-            ss[ns++] = (struct site_sum){k->region, k->site, 0, 0};
-        }
-        ss[j].seconds += a[i].seconds;
-        ss[j].count++;
-    }
-    /* Only the LENS_PROBLEMS_TOP largest are kept in the result (fixed arrays, no ownership);
-     * the listing says "call sites", not "all call sites". */
-    qsort(ss, ns, sizeof *ss, by_site_seconds);
-    for (size_t j = 0; j < ns && res->nsites < LENS_PROBLEMS_TOP; j++) {
-        struct lens_trace_call k = {0, 0, ss[j].region, ss[j].site, 0, 0};
-        struct lens_problem_site *s = &res->sites[res->nsites++];
-        site_text(t, &k, s);
-        s->seconds = ss[j].seconds;
-        s->count = ss[j].count;
-    }
-    lens_free(ss);
+    /* the call sites of the charged member (where the time was lost), then of the other
+     * member (the calls that made it wait); both labelled with their names in the rule */
+    const struct lens_rule_problem *rp = &u->r->problems[p];
+    const struct lens_rule_composite *comp = &u->r->composites[rp->composite];
+    int loc = rp->location, other = 1 - rp->location;
+    if (site_rows(u, a, n, 0, loc < comp->nmembers ? comp->members[loc].name : "", res->sites,
+                  &res->nsites) ||
+        site_rows(u, a, n, 1,
+                  other >= 0 && other < comp->nmembers ? comp->members[other].name : "",
+                  res->culprits, &res->nculprits))
+        return LENS_ENOMEM;
     /* the largest instances: a selection into a small sorted array, not a full sort */
     /* Insertion into a sorted array of 10 is O(n) over the charges where a full sort would be
      * O(n log n) on millions of charged calls. */
@@ -920,7 +1077,8 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
     res->nranks = t->nranks;
     if ((rc = lens_problems_bind(rules, v, e)))
         goto fail;
-    u = (struct run){t, ev, v ? v : &builtin, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1};
+    u = (struct run){t, ev, v ? v : &builtin, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1,
+                     NULL, 0};
     int np = rules->nproblems;
     /* np + 1: a rule base without problems still gets non-NULL arrays (NULL means out of
      * memory). */
@@ -928,8 +1086,11 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
     u.nacc = lens_calloc((size_t)np + 1, sizeof *u.nacc);
     u.capacc = lens_calloc((size_t)np + 1, sizeof *u.capacc);
     u.repeat = lens_calloc((size_t)np + 1, 1);
+    u.cache = lens_malloc(SITE_CACHE * sizeof *u.cache);
     res->res = lens_calloc((size_t)np + 1, sizeof *res->res);
-    if (!u.acc || !u.nacc || !u.capacc || !u.repeat || !res->res || intern_ops(&u)) {
+    res->mpi_s = lens_calloc((size_t)t->nranks + 1, sizeof *res->mpi_s);
+    if (!u.acc || !u.nacc || !u.capacc || !u.repeat || !u.cache || !res->res || !res->mpi_s ||
+        intern_ops(&u)) {
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto fail;
     }
@@ -937,6 +1098,14 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
     for (int r = 0; r < t->nranks; r++)
         if (t->ranks[r].nevents)
             res->total_time_s += t->ranks[r].t_last - t->ranks[r].t_first;
+    /* Time in MPI per rank, from the same (clock-fixed) call times charge_once clips waits
+     * to, so the bound "problems <= MPI time" holds exactly and anyone can check it from the
+     * JSON. A call with a negative length (a damaged trace) counts 0, as in charge_once. */
+    for (int r = 0; r < t->nranks; r++)
+        for (uint32_t c = 0; c < t->ranks[r].ncalls; c++) {
+            double d = t->ranks[r].calls[c].leave - t->ranks[r].calls[c].enter;
+            res->mpi_s[r] += d > 0 ? d : 0;
+        }
     for (int c = 0; c < rules->ncomposites; c++)
         if ((rc = run_composite(&u, c, e)))
             goto fail;
@@ -969,6 +1138,7 @@ fail:
     lens_free(u.nacc);
     lens_free(u.capacc);
     lens_free(u.repeat);
+    lens_free(u.cache);
     if (rc) {
         lens_problems_free(res);
         return rc;
@@ -1012,6 +1182,7 @@ void lens_problems_free(struct lens_problems *p)
         lens_free(p->res[i].charges);
     }
     lens_free(p->res);
+    lens_free(p->mpi_s);
     lens_rules_free(p->rules);
     lens_free(p);
 }
@@ -1045,15 +1216,26 @@ int lens_problems_rows(const struct lens_problems *p, int lang, struct lens_prob
     return n;
 }
 
+/* The problems' seconds on rank k, summed in result order (the JSON's problems_per_rank). */
+static double problems_on_rank(const struct lens_problems *p, int k)
+{
+    double sum = 0;
+    for (int i = 0; i < p->nres; i++)
+        sum += p->res[i].per_rank[k];
+    return sum;
+}
+
 /* The English line puts the count first ("3 instances"), the Russian one after its label:
  * positional printf arguments keep one format call for both orders. */
 int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
 {
-    static const char *const lab[2][8] = {
+    static const char *const lab[2][11] = {
         {"total time (sum over ranks)", "problems found", "per rank", "call sites",
-         "advice", "no problems found", "of the total time", "instances"},
+         "advice", "no problems found", "of the total time", "instances",
+         "time in MPI per rank", "problems per rank", "cause"},
         {"общее время (сумма по процессам)", "найдено проблем", "по процессам", "места вызова",
-         "совет", "проблем не найдено", "общего времени", "число случаев"}};
+         "совет", "проблем не найдено", "общего времени", "число случаев",
+         "время в MPI по процессам", "проблемы по процессам", "причина"}};
     int L = lang == 1;
     int found = 0;
     for (int i = 0; i < p->nres; i++)
@@ -1063,6 +1245,14 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
             lab[L][0], p->total_time_s, p->nranks, (unsigned long long)p->nevents,
             (unsigned long long)p->np2p, (unsigned long long)p->ncoll);
     fprintf(fp, "%s: %d\n", lab[L][1], found);
+    /* the bound of docs/methods.md §6 made visible: per rank, problems <= time in MPI */
+    fprintf(fp, "%s:", lab[L][8]);
+    for (int k = 0; k < p->nranks; k++)
+        fprintf(fp, " %d=%.6f", k, p->mpi_s[k]);
+    fprintf(fp, "\n%s:", lab[L][9]);
+    for (int k = 0; k < p->nranks; k++)
+        fprintf(fp, " %d=%.6f", k, problems_on_rank(p, k));
+    fputc('\n', fp);
     if (!found)
         fprintf(fp, "\n%s\n", lab[L][5]);
     for (int i = 0; i < p->nres; i++) {
@@ -1077,10 +1267,15 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
         for (int k = 0; k < p->nranks; k++)
             fprintf(fp, " %d=%.6f", k, r->per_rank[k]);
         fprintf(fp, "\n  %s:\n", lab[L][3]);
-        for (int k = 0; k < r->nsites; k++)
-            fprintf(fp, "    %.6f s (%llu) %s\n", r->sites[k].seconds,
-                    (unsigned long long)r->sites[k].count,
-                    L ? r->sites[k].text_ru : r->sites[k].text);
+        /* the waiting member's sites, then the culprits', each named as in the rule */
+        for (int k = 0; k < r->nsites + r->nculprits; k++) {
+            const struct lens_problem_site *q = k < r->nsites ? &r->sites[k]
+                                                              : &r->culprits[k - r->nsites];
+            fprintf(fp, "    %.6f s (%llu) %s%s%s%s: %s\n", q->seconds,
+                    (unsigned long long)q->count, q->member ? q->member : "",
+                    q->culprit ? " (" : "", q->culprit ? lab[L][10] : "", q->culprit ? ")" : "",
+                    L ? q->text_ru : q->text);
+        }
         fprintf(fp, "  %s: %s\n", lab[L][4], text_of(r->rule, lang, 2));
     }
     return ferror(fp) ? LENS_EIO : LENS_OK;
@@ -1118,9 +1313,24 @@ int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp)
     fputs("{\"total_time_s\":", fp);
     json_num(fp, p->total_time_s);
     fprintf(fp, ",\"nranks\":%d,\"events\":%llu,\"messages\":%llu,\"collectives\":%llu,"
-                "\"unmatched\":%llu,\"problems\":[",
+                "\"unmatched\":%llu",
             p->nranks, (unsigned long long)p->nevents, (unsigned long long)p->np2p,
             (unsigned long long)p->ncoll, (unsigned long long)p->unmatched);
+    /* per rank, time in MPI and the problems' sum, side by side: the second never exceeds
+     * the first (docs/methods.md §6), and a reader can check it without the trace */
+    fputs(",\"mpi_time_per_rank\":[", fp);
+    for (int k = 0; k < p->nranks; k++) {
+        if (k)
+            fputc(',', fp);
+        json_num(fp, p->mpi_s[k]);
+    }
+    fputs("],\"problems_per_rank\":[", fp);
+    for (int k = 0; k < p->nranks; k++) {
+        if (k)
+            fputc(',', fp);
+        json_num(fp, problems_on_rank(p, k));
+    }
+    fputs("],\"problems\":[", fp);
     for (int i = 0; i < p->nres; i++) {
         const struct lens_problem_result *r = &p->res[i];
         fputs(i ? ",\n{\"id\":" : "\n{\"id\":", fp);
@@ -1141,12 +1351,28 @@ int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp)
             json_num(fp, r->per_rank[k]);
         }
         fputs("],\"callsites\":[", fp);
-        for (int k = 0; k < r->nsites; k++) {
+        /* the waiting member's sites first (callsites[0] stays the largest wait), then the
+         * culprits'; "role" says which */
+        for (int k = 0; k < r->nsites + r->nculprits; k++) {
+            const struct lens_problem_site *q = k < r->nsites ? &r->sites[k]
+                                                              : &r->culprits[k - r->nsites];
             fputs(k ? ",{\"site\":" : "{\"site\":", fp);
-            json_str(fp, lang == 1 ? r->sites[k].text_ru : r->sites[k].text);
-            fputs(",\"seconds\":", fp);
-            json_num(fp, r->sites[k].seconds);
-            fprintf(fp, ",\"count\":%llu}", (unsigned long long)r->sites[k].count);
+            json_str(fp, lang == 1 ? q->text_ru : q->text);
+            fputs(",\"member\":", fp);
+            json_str(fp, q->member ? q->member : "");
+            fprintf(fp, ",\"role\":\"%s\",\"function\":", q->culprit ? "cause" : "waits");
+            json_str(fp, q->function);
+            fputs(",\"caller\":", fp);
+            json_str(fp, q->caller);
+            if (q->inlined_into[0]) {
+                fputs(",\"inlined_into\":", fp);
+                json_str(fp, q->inlined_into);
+            }
+            fputs(",\"file\":", fp);
+            json_str(fp, q->file);
+            fprintf(fp, ",\"line\":%d,\"seconds\":", q->line);
+            json_num(fp, q->seconds);
+            fprintf(fp, ",\"count\":%llu}", (unsigned long long)q->count);
         }
         fputs("],\"instances\":[", fp);
         for (int k = 0; k < r->ntop; k++) {

@@ -1,6 +1,8 @@
 /* Applies the rule base (rules.h) to the composite events of a trace (events.h) and
  * aggregates each problem: total seconds, share of the total time (sum over ranks of their
- * run time), seconds per rank, the call sites that caused it and the largest instances.
+ * run time), seconds per rank, the call sites of both members (where the time was lost and
+ * where the call that caused it was made) and the largest instances; and each rank's time
+ * in MPI calls, the bound of the problems' times on that rank.
  * Time inside one MPI call counts once per problem: when a call completes several messages
  * (Waitall), only the largest wait is charged, as Scalasca does. And each interval of a call
  * counts for one problem only: problems take their waits in declaration order (precedence)
@@ -16,11 +18,25 @@
 
 #define LENS_PROBLEMS_TOP 10 /* call sites and instances kept per problem */
 
+/* One call site of one member of a problem's composite: where the charged member waited (the
+ * receive of a late sender, the early ranks of a barrier) or where the member that caused the
+ * wait made its call (the send, the last rank to arrive). Rows with the same text are one
+ * site: an inlined helper called from two places of one function is one row. */
 struct lens_problem_site {
-    char text[320];    /* "MPI_Recv called from foo (jacobi.c:57)" */
+    char text[320];    /* "MPI_Recv called from foo (jacobi.c:57)", with an inlined caller
+                          "MPI_Recv called from foo (inlined into main) (jacobi.c:57)" */
     char text_ru[320]; /* "вызов MPI_Recv из foo (jacobi.c:57)" */
-    double seconds;
-    uint64_t count;
+    double seconds;    /* wait time charged (waiting member) or caused (the other member) */
+    uint64_t count;    /* charged calls */
+    const char *member;      /* the member's name in the rule ("recv", "send", "c", "all"):
+                                borrowed from lens_problems.rules */
+    int culprit;             /* 0: the charged (waiting) member, 1: the member that caused it */
+    char function[64];       /* the MPI function */
+    char caller[128];        /* innermost source function (inlined or not); Score-P: the
+                                enclosing user region; "module+0xOFF" when unresolved; "" */
+    char inlined_into[128];  /* the function caller was inlined into, "" when not inlined */
+    char file[120];          /* base name, "" when unknown */
+    int line;                /* 0 when unknown */
 };
 
 struct lens_problem_instance {
@@ -48,8 +64,13 @@ struct lens_problem_result {
     double total_s, share;                /* seconds; share of lens_problems.total_time_s */
     uint64_t count;                       /* instances (calls charged more than 0 s) */
     double *per_rank;                     /* nranks seconds */
-    struct lens_problem_site sites[LENS_PROBLEMS_TOP];     /* largest first */
+    struct lens_problem_site sites[LENS_PROBLEMS_TOP];     /* the charged member's call
+                                                              sites, largest first */
     int nsites;
+    struct lens_problem_site culprits[LENS_PROBLEMS_TOP];  /* the other member's: where the
+                                                              calls that caused the waits
+                                                              were made, largest first */
+    int nculprits;
     struct lens_problem_instance top[LENS_PROBLEMS_TOP];   /* largest first */
     int ntop;
     struct lens_problem_charge *charges; /* with LENS_PROBLEMS_KEEP_CHARGES: every charged call,
@@ -60,6 +81,9 @@ struct lens_problem_result {
 struct lens_problems {
     int nranks;
     double total_time_s;              /* sum over ranks of last event - first event */
+    double *mpi_s;                    /* nranks seconds: each rank's time inside MPI calls
+                                         (after the clock fix); the problems' seconds on a
+                                         rank add up to at most this (charge_once) */
     struct lens_problem_result *res;  /* sorted by total_s, largest first; ties in rule order */
     int nres;
     struct lens_rules *rules;         /* owned */
@@ -84,6 +108,9 @@ struct lens_problems_inst {
     const struct lens_events *ev;
     const int *opnames, *opkinds;        /* interned op name / class ids by op slot */
     size_t cursor;                       /* builder state across instances (0 at the start) */
+    size_t cul_coll;                     /* collectives: cursor + 1 of the instance whose
+                                            culprit cul_member holds (0: none yet) */
+    size_t cul_member, scan_member;      /* member indices (coll_build) */
     const struct lens_p2p *p2p;          /* send+recv */
     const struct lens_coll *coll;        /* collective+collective_instance */
     const struct lens_coll_member *member;
@@ -93,6 +120,12 @@ struct lens_problems_inst {
     int blocked;                         /* pscw: the origin blocked across the post */
     int32_t rank[2];                     /* per member: the rank charged for it */
     uint32_t charged[2];                 /* per member: the call charged (index on rank[m]) */
+    int32_t orank[2];                    /* per member: the call that stands for it when the
+                                            other member is charged (the culprit's call site:
+                                            the send of a late sender, the last rank to enter
+                                            a barrier); -1 (the default) when the kind has
+                                            none */
+    uint32_t ocall[2];
 };
 
 typedef double (*lens_problems_get_fn)(const struct lens_problems_inst *x);
