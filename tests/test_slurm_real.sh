@@ -184,6 +184,15 @@ NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$CPUS RealMemory=256 State=UNKNOWN
 PartitionName=mpilens Nodes=$HOST Default=YES MaxTime=10 State=UP
 ${MPILENS_SLURM_CONF_EXTRA:-}
 CONF
+# slurmd 22.05 loads a cgroup plugin whatever the proctrack and task plugins are, and the
+# default (autodetect) fails where /sys/fs/cgroup is not mounted, as in a bare chroot. The v1
+# plugin pointed at an empty folder of ours loads there and here alike; nothing uses it.
+mkdir -p "$T/cgroup"
+cat >"$(dirname "$SLURM_CONF")/cgroup.conf" <<CONF
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=$T/cgroup
+CgroupAutomount=no
+CONF
 
 # ---- slurmctld and slurmd -----------------------------------------------------------------------
 # start_daemon NAME CHECK ARGS...: start NAME in the foreground (-D) in the background and wait
