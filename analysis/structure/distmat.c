@@ -59,8 +59,8 @@ const char *lens_distmat_label(const struct lens_distmat *m, int i, char *buf, s
     return buf;
 }
 
-/* Combines a = A(i,j) and b = A(j,i) into the symmetric distance and records the asymmetry. */
-/* The distance is the mean of the two directions, as in Salnikov et al. (docs/methods.md §2.1);
+/* Combines a = A(i,j) and b = A(j,i) into the symmetric distance and records the asymmetry.
+ * The distance is the mean of the two directions, as in Salnikov et al. (docs/methods.md §2.1);
  * the asymmetry |a - b| / (a + b) is kept because a large one means the symmetric tree hides
  * something (a one-way slow link). Pairs are offered in increasing (i, j) order by every
  * builder, and only a strictly larger asymmetry replaces the record, so the reported pair is
@@ -91,8 +91,8 @@ struct csv_line {
     long lineno;   /* 1-based number of the line in buf */
 };
 
-/* Reads the next line, strips CR/LF; returns its length, -1 at end of file. */
-/* Counting every line read, blank or not, keeps lineno equal to the editor's line number.
+/* Reads the next line, strips CR/LF; returns its length, -1 at end of file.
+ * Counting every line read, blank or not, keeps lineno equal to the editor's line number.
  * CR is stripped with LF so that a file saved on Windows parses the same. */
 static long csv_next(FILE *fp, struct csv_line *l)
 {
@@ -125,8 +125,8 @@ static int csv_count_fields(const char *s)
     return k;
 }
 
-/* Parses one field starting at s (ends at ',' or NUL); *ok = 0 if it is not a whole number. */
-/* strtod alone would accept "1.5abc" as 1.5: the trailing-text check makes a cell whole or
+/* Parses one field starting at s (ends at ',' or NUL); *ok = 0 if it is not a whole number.
+ * strtod alone would accept "1.5abc" as 1.5: the trailing-text check makes a cell whole or
  * wrong. ERANGE (an overflow such as 1e999, or an underflow) is refused rather than silently
  * rounded to infinity or 0. Leading blanks are the caller's to skip, so the column it reports
  * points at the first character of the value. */
@@ -144,8 +144,8 @@ static double csv_number(const char *s, const char **end, int *ok)
     return v;
 }
 
-/* Splits a header line into n labels (trimmed, surrounding double quotes removed). */
-/* Runs only after the whole matrix was read, when n is known from the data rows; the line is
+/* Splits a header line into n labels (trimmed, surrounding double quotes removed).
+ * Runs only after the whole matrix was read, when n is known from the data rows; the line is
  * cut in place (it is the reader's own copy). An empty label is refused: it would be an
  * invisible leaf in the Newick output and the dendrogram. */
 static int csv_labels(struct lens_distmat *m, char *line, const char *path, long lineno,
@@ -181,8 +181,8 @@ static int csv_labels(struct lens_distmat *m, char *line, const char *path, long
 }
 
 /* Parses data row i (n fields) into the condensed matrix: for j > i the value waits in its
- * slot, for j < i it is combined with the waiting A(j,i). */
-/* Streaming in condensed form: the upper triangle is stored raw as it arrives, and the lower
+ * slot, for j < i it is combined with the waiting A(j,i).
+ * Streaming in condensed form: the upper triangle is stored raw as it arrives, and the lower
  * triangle, which arrives later, meets its mirror and replaces it by the mean. A square n x n
  * buffer is never needed, so memory is n(n-1)/2 doubles however large the file. */
 static int csv_row(struct lens_distmat *m, int i, const char *line, const char *path,
@@ -251,8 +251,8 @@ static int csv_read(FILE *fp, const char *path, struct lens_distmat **out, struc
         while (*f == ' ' || *f == '\t')
             f++;
         csv_number(f, &end, &ok);
-        /* A numeric header ("0,1,2") therefore reads as data: the row count then exceeds n by one and
-         * the error says so, which is the honest answer for an ambiguous file. */
+        /* A numeric header ("0,1,2") therefore reads as data: the row count then exceeds n by one
+         * and the error says so, which is the honest answer for an ambiguous file. */
         have_header = !ok; /* a first cell that is not a number starts a header line */
     }
     if (n < 2) {
@@ -287,7 +287,7 @@ static int csv_read(FILE *fp, const char *path, struct lens_distmat **out, struc
             break;
         }
         int k = csv_count_fields(l.buf);
-        /* checked before the field count so that an extra row of the right width is named as such */
+        /* before the field count, so that one row too many is named as such */
         if (i >= n) {
             rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: matrix is not square: more than %d "
                               "rows of %d values", path, l.lineno, n, n);
@@ -374,8 +374,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Element (i, j) of the chosen matrix: one length, or the median over lengths of the finite
- * values (NaN if none). tmp holds nlen doubles. */
-/* The median over lengths (not the mean) keeps a few odd lengths, a preempted measurement or a
+ * values (NaN if none). tmp holds nlen doubles.
+ * The median over lengths (not the mean) keeps a few odd lengths, a preempted measurement or a
  * protocol switch, from moving the distance (docs/methods.md §2.1). Missing lengths (NaN after
  * the reader's repairs) are skipped rather than making the whole pair missing. */
 static double cube_value(const struct lens_cube *c, int stat, int k, int i, int j, double *tmp)
@@ -444,7 +444,8 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
     for (int i = 0; i < m->n && rc == LENS_OK; i++)
         for (int j = i + 1; j < m->n; j++) {
             double a = cube_value(c, stat, k, i, j, tmp), b = cube_value(c, stat, k, j, i, tmp);
-            /* no direction at all: there is no honest distance to invent, so it is an error naming the pair */
+            /* no direction at all: there is no honest distance to invent, so it is an error naming
+             * the pair */
             if (!isfinite(a) && !isfinite(b)) {
                 rc = lens_err_set(e, LENS_EDATA, "%s: no finite %s delay between ranks %d "
                                   "and %d", src, lens_cube_stat_name(stat), i, j);
@@ -584,8 +585,8 @@ int lens_distmat_slowness(const struct lens_distmat *m, double *s, struct lens_e
     for (int i = 0; i < n; i++) {
         size_t c = 0;
         for (int k = 0; k < n; k++)
-            /* A peer whose typical link is 0 (an exact-zero input) would divide by zero: skipped. The
-             * ratio d(i,k)/med_k cancels k's own slowness, so only i's shows in the median. */
+            /* A peer whose typical link is 0 (an exact-zero input) would divide by zero: skipped.
+             * The ratio d(i,k)/med_k cancels k's own slowness, so only i's shows in the median. */
             if (k != i && med[k] > 0)
                 buf[c++] = m->d[lens_distmat_index(n, i, k)] / med[k];
         double v = lens_cube_median(buf, c); /* NaN when c == 0 */
@@ -597,9 +598,9 @@ int lens_distmat_slowness(const struct lens_distmat *m, double *s, struct lens_e
     return LENS_OK;
 }
 
-/* All slowness values are computed before any distance is divided, so the result does not
- * depend on the order of the pairs. Dividing by the larger factor undoes a link that is slow
- * because either end is slow; every s_i is positive (1.0 when unmeasurable), so no division by 0. */
+/* All slowness values are computed before any distance is divided, so the result does not depend on
+ * the order of the pairs. Dividing by the larger factor undoes a link that is slow because either
+ * end is slow; every s_i is positive (1.0 when unmeasurable), so no division by 0. */
 int lens_distmat_normalize_slowness(struct lens_distmat *m, double *s, struct lens_err *e)
 {
     double *own = s ? NULL : lens_malloc((size_t)m->n * sizeof *own);

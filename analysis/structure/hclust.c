@@ -27,8 +27,8 @@ int lens_hclust_method_parse(const char *name)
     return -1;
 }
 
-/* Condensed index of (i, j) for i < j: rowbase(i) + j. */
-/* The -i-1 folds scipy's "j - i - 1" into the base, so the inner loops add j alone: one add
+/* Condensed index of (i, j) for i < j: rowbase(i) + j.
+ * The -i-1 folds scipy's "j - i - 1" into the base, so the inner loops add j alone: one add
  * per element in the hot scans instead of a subtraction too. */
 static inline size_t rowbase(int n, int i)
 {
@@ -41,8 +41,8 @@ static inline size_t cidx(int n, int i, int j)
     return i < j ? rowbase(n, i) + (size_t)j : rowbase(n, j) + (size_t)i;
 }
 
-/* Working state shared by the three algorithms: O(n) arrays. */
-/* Invariant: act[0..nact) is strictly increasing and size[c] > 0 exactly for the clusters in
+/* Working state shared by the three algorithms: O(n) arrays.
+ * Invariant: act[0..nact) is strictly increasing and size[c] > 0 exactly for the clusters in
  * it; a merge of x into y removes x and keeps y's slot, whose row and column then hold the
  * merged cluster's distances, so the matrix never grows beyond the n(n-1)/2 it started with. */
 struct work {
@@ -77,8 +77,8 @@ static void work_release(struct work *w)
     lens_free(w->act);
 }
 
-/* Position of the first active cluster >= x. */
-/* Binary search: removal is O(n) by memmove anyway, but lookups happen per merge too. */
+/* Position of the first active cluster >= x.
+ * Binary search: removal is O(n) by memmove anyway, but lookups happen per merge too. */
 static int work_pos(const struct work *w, int x)
 {
     int lo = 0, hi = w->nact;
@@ -102,8 +102,8 @@ static void work_remove(struct work *w, int x)
     w->size[x] = 0;
 }
 
-/* Square root of a Lance-Williams update; rounding may push an exact 0 slightly below. */
-/* The centroid, median and Ward updates are exact for squared Euclidean distances
+/* Square root of a Lance-Williams update; rounding may push an exact 0 slightly below.
+ * The centroid, median and Ward updates are exact for squared Euclidean distances
  * (Lance and Williams); a negative argument beyond rounding (1e-12 relative to the squared
  * inputs) means the input is not Euclidean, and the run fails rather than return a height
  * that is the root of a negative number. The flag is checked once, after the loop. */
@@ -199,8 +199,8 @@ update_rows_as(struct work *w, double *d, int method, int x, int y, double dxy, 
     }
 }
 
-/* One copy of the loop per method, so the Lance-Williams switch is decided outside it. */
-/* (update_rows_as is always_inline: in each case the constant method folds lw_update's
+/* One copy of the loop per method, so the Lance-Williams switch is decided outside it.
+ * (update_rows_as is always_inline: in each case the constant method folds lw_update's
  * switch away, so the per-element cost is the formula alone.) */
 static void update_rows(struct work *w, double *d, int method, int x, int y, double dxy,
                         int nx, int ny)
@@ -217,8 +217,8 @@ static void update_rows(struct work *w, double *d, int method, int x, int y, dou
 }
 
 /* Nearest active neighbour of x (strict <, lowest index first among equals) starting from
- * the bound cur and candidate *y, scanning column x below it and row x above it. */
-/* Strict < against the incoming bound keeps the caller's preferred candidate on a tie; the
+ * the bound cur and candidate *y, scanning column x below it and row x above it.
+ * Strict < against the incoming bound keeps the caller's preferred candidate on a tie; the
  * scan in increasing index order otherwise keeps the lowest index. Both are scipy's choices
  * and the reason Z matches scipy row for row on tied distances. */
 static inline double scan_row(const struct work *w, const double *d, int x, double cur, int *y)
@@ -275,8 +275,8 @@ static int uf_find(int *parent, int x)
     return r;
 }
 
-/* Stable sort by height, then rename the original object ids to cluster ids. */
-/* MST and NN-chain find merges out of height order and name clusters by a surviving object
+/* Stable sort by height, then rename the original object ids to cluster ids.
+ * MST and NN-chain find merges out of height order and name clusters by a surviving object
  * index. scipy's Z is in height order and names merge k as n + k; this is scipy's label()
  * step: after sorting, each merge's two ends are resolved to the clusters they belong to
  * at that point, which is valid because merges below are already labelled. */
@@ -313,8 +313,8 @@ static int sort_and_label(struct lens_hclust_step *z, int n, struct lens_err *e)
 /* ---- the three algorithms ---- */
 
 /* Prim's minimum spanning tree on the complete graph, as scipy's mst_single_linkage. d is
- * read only; the key array is the O(n) extra. */
-/* Single linkage is the minimum spanning tree (Gower and Ross): the tree's edges, sorted, are
+ * read only; the key array is the O(n) extra.
+ * Single linkage is the minimum spanning tree (Gower and Ross): the tree's edges, sorted, are
  * the merges. Prim's algorithm on the complete graph is O(n^2) time and never writes d, which
  * is why single alone leaves the caller's matrix intact. Invariant: key[i] is the shortest
  * edge from i to the tree built so far; x is the node last added. */
@@ -363,8 +363,8 @@ static int mst_single(const double *d, struct work *w, struct lens_hclust_step *
 }
 
 /* Nearest-neighbour chain (complete, average, weighted, Ward): grow a chain of nearest
- * neighbours until two are mutual, merge them, and keep the rest of the chain. */
-/* Valid only for reducible methods (Bruynooghe's reducibility: merging two clusters never
+ * neighbours until two are mutual, merge them, and keep the rest of the chain.
+ * Valid only for reducible methods (Bruynooghe's reducibility: merging two clusters never
  * brings the union closer to a third than the nearer of the two was), which complete,
  * average, weighted and Ward are and centroid and median are not. Reducibility is what lets
  * the rest of the chain stay a chain of nearest neighbours after a merge, giving O(n^2) time
@@ -414,8 +414,8 @@ static int nn_chain(double *d, struct work *w, int method, struct lens_hclust_st
     return sort_and_label(z, n, e);
 }
 
-/* Binary min-heap over keys 0..m-1 with decrease/increase-key, as in scipy's fast_linkage. */
-/* Only the generic algorithm needs a priority queue: its nearest-neighbour candidates can
+/* Binary min-heap over keys 0..m-1 with decrease/increase-key, as in scipy's fast_linkage.
+ * Only the generic algorithm needs a priority queue: its nearest-neighbour candidates can
  * become stale in both directions, which the chain and the MST never have to handle. */
 struct heap {
     int size;
@@ -471,8 +471,8 @@ static void heap_change(struct heap *h, int key, double v)
         heap_down(h, i);
 }
 
-/* Nearest active neighbour of x among higher indices: its index (-1 if none) and distance. */
-/* Looking only above x means each pair has one owner (the lower index), so a merge has to
+/* Nearest active neighbour of x among higher indices: its index (-1 if none) and distance.
+ * Looking only above x means each pair has one owner (the lower index), so a merge has to
  * refresh the candidates of the clusters below y and y's own, nothing else. */
 static int min_above(const double *d, const struct work *w, int x, double *dist)
 {
@@ -489,10 +489,10 @@ static int min_above(const double *d, const struct work *w, int x, double *dist)
 }
 
 /* Muellner's generic algorithm (centroid, median): a heap of lower bounds of each cluster's
- * distance to its nearest neighbour with a higher index, repaired lazily when popped. */
-/* Worst case O(n^3) time, in practice close to O(n^2) (Muellner); needed because centroid and median are not reducible (see nn_chain). The keys are cluster
- * slots 0..n-2 (slot n-1 has no higher neighbour); id[] maps a slot to its cluster's name
- * in Z, since slots keep their index across merges. */
+ * distance to its nearest neighbour with a higher index, repaired lazily when popped. Worst case
+ * O(n^3) time, in practice close to O(n^2) (Muellner); needed because centroid and median are not
+ * reducible (see nn_chain). The keys are cluster slots 0..n-2 (slot n-1 has no higher neighbour);
+ * id[] maps a slot to its cluster's name in Z, since slots keep their index across merges. */
 static int generic(double *d, struct work *w, int method, struct lens_hclust_step *z,
                    struct lens_err *e)
 {
@@ -524,8 +524,8 @@ static int generic(double *d, struct work *w, int method, struct lens_hclust_ste
             x = h.key[0];
             dist = h.val[0];
             y = nbr[x];
-            /* The bound is only a lower bound: it is exact when the remembered neighbour still exists
-             * and the stored distance still matches; otherwise recompute and push back. */
+            /* The bound is only a lower bound: it is exact when the remembered neighbour still
+             * exists and the stored distance still matches; otherwise recompute and push back. */
             if (y >= 0 && w->size[y] > 0 && dist == d[rowbase(n, x) + (size_t)y]) {
                 found = 1;
             } else {
@@ -745,7 +745,8 @@ int lens_hclust_cut_auto(const struct lens_hclust_step *z, int n, struct lens_hc
         pos[j] = nact;
         who[nact] = j;
         act[nact++] = z[j].height;
-        /* after merges 0..j there are n - 1 - j groups; the candidate cut lies between z[j] and z[j+1] */
+        /* after merges 0..j there are n - 1 - j groups; the candidate cut lies between z[j] and
+         * z[j+1] */
         int k = n - 1 - j;
         if (k < 2 || k > CUT_KMAX)
             continue;
@@ -754,8 +755,8 @@ int lens_hclust_cut_auto(const struct lens_hclust_step *z, int n, struct lens_hc
         double within = nact % 2 ? tmp[nact / 2] : (tmp[nact / 2 - 1] + tmp[nact / 2]) / 2;
         double ratio = z[j + 1].height / (within > floor ? within : floor);
         int step = z[j + 1].height >= CUT_STEP_MIN * (z[j].height > floor ? z[j].height : floor);
-        /* >= because j grows: a later tie is a cut with fewer groups, which wins. A root height of 0
-         * (all distances 0) has no structure to find. */
+        /* >= because j grows: a later tie is a cut with fewer groups, which wins. A root height of
+         * 0 (all distances 0) has no structure to find. */
         if (z[n - 2].height > 0 && step && ratio >= best) { /* ties: fewer groups */
             best = ratio;
             cut->ratio = ratio;

@@ -190,8 +190,8 @@ static void skip_ws(struct parser *p)
         p->pos++;
 }
 
-/* Reads a label (quoted or plain) into a new string; empty plain labels give "". */
-/* A doubled quote inside a quoted label is one quote; the buffer doubles when full, keeping
+/* Reads a label (quoted or plain) into a new string; empty plain labels give "".
+ * A doubled quote inside a quoted label is one quote; the buffer doubles when full, keeping
  * room for the terminator (k + 2 > cap). A plain label ends at any Newick punctuation or
  * blank. NULL means either an error already set (unterminated quote) or out of memory; the
  * callers tell the two apart by e->code. */
@@ -314,8 +314,9 @@ int lens_newick_parse(const char *text, const char *const *names, int n,
             p.pos++;
             last = -1;
             if (c == ')') {
-                /* "(a)" would be a node of one child, which no tree here has; more internal nodes than n - 1
-                 * cannot happen with at least 2 children each, so the second test only guards the array */
+                /* "(a)" would be a node of one child, which no tree here has; more internal nodes
+                 * than n - 1 cannot happen with at least 2 children each, so the second test only
+                 * guards the array */
                 if (f[0] < 2 || used >= n - 1) {
                     rc = lens_err_set(e, LENS_EFORMAT, "newick: node with %d child at byte %zu",
                                       f[0], p.pos);
@@ -354,8 +355,9 @@ int lens_newick_parse(const char *text, const char *const *names, int n,
                 goto done;
             }
             int leaf = -1;
-            /* Linear lookup: O(n^2) for the whole tree, fine at the sizes the tests parse (thousands);
-             * matching by name is what lets leaf numbers agree with the other tree being compared. */
+            /* Linear lookup: O(n^2) for the whole tree, fine at the sizes the tests parse
+             * (thousands); matching by name is what lets leaf numbers agree with the other tree
+             * being compared. */
             for (int i = 0; i < n && leaf < 0; i++)
                 if (!strcmp(names[i], name))
                     leaf = i;

@@ -52,8 +52,8 @@ struct entry {
 };
 
 /* Rounds d down to a float, so that the row's bound never exceeds the true distance: with the
- * default round-to-nearest a float could land just above d and stop a scan one pair too
- * early. Halving the row memory (8 bytes an entry instead of 16 with a double) is what the float buys. */
+ * default round-to-nearest a float could land just above d and stop a scan one pair too early.
+ * Halving the row memory (8 bytes an entry instead of 16 with a double) is what the float buys. */
 static inline float float_below(double d)
 {
     if (d > FLT_MAX)
@@ -130,8 +130,8 @@ static void radix_sort(struct sorter *t, int m)
     }
 }
 
-/* Fills row s with the active slots older than s (those with smaller birth), sorted. */
-/* O(n) for the walk plus the sort, once per join: the price of keeping each pair in one
+/* Fills row s with the active slots older than s (those with smaller birth), sorted.
+ * O(n) for the walk plus the sort, once per join: the price of keeping each pair in one
  * sorted row. A row is written into its own n-entry stripe of w->row, so no reallocation. */
 static void row_build(struct nj *w, int s, struct sorter *t)
 {
@@ -213,8 +213,8 @@ static void search_canonical(const struct nj *w, int *bi, int *bj)
     }
 }
 
-/* Scans row s from its first live entry until the bound passes best + slack. */
-/* Why the bound holds: for entry k, Q(s,k) = (r-2) D[s][k] - S_s - S_k >= (r-2) v - S_s - smax
+/* Scans row s from its first live entry until the bound passes best + slack.
+ * Why the bound holds: for entry k, Q(s,k) = (r-2) D[s][k] - S_s - S_k >= (r-2) v - S_s - smax
  * with v <= D[s][k], and v grows along the row, so once the bound passes the best Q no later
  * entry can beat it. slack widens the test by the rounding difference between the bound and
  * Q, so that a pair the canonical scan would choose is never cut off. */
@@ -247,8 +247,8 @@ static void scan_row(struct nj *w, int s, double rm2, double smax, double slack,
 }
 
 /* The row whose first entry promises the smallest Q is scanned first, so that the best Q
- * found early lets the other rows be skipped on first[] alone, without touching them. */
-/* Bound checks are against S's maximum over alive slots, recomputed each search (O(r)), since
+ * found early lets the other rows be skipped on first[] alone, without touching them.
+ * Bound checks are against S's maximum over alive slots, recomputed each search (O(r)), since
  * joins change every S. Starting with the row of the lowest bound (Simonsen et al.'s order)
  * usually finds a Q low enough that most rows are skipped without being read. */
 static void search_fast(struct nj *w, int *bi, int *bj)
@@ -293,8 +293,8 @@ static void search_fast(struct nj *w, int *bi, int *bj)
     }
 }
 
-/* Joins slots i < j into the new tree node u, kept in slot i. */
-/* Saitou and Nei's formulas (docs/methods.md §2.4): d(i,u) = d(i,j)/2 + (S_i - S_j)/(2(r-2)),
+/* Joins slots i < j into the new tree node u, kept in slot i.
+ * Saitou and Nei's formulas (docs/methods.md §2.4): d(i,u) = d(i,j)/2 + (S_i - S_j)/(2(r-2)),
  * d(j,u) = d(i,j) - d(i,u), d(u,k) = (d(i,k) + d(j,k) - d(i,j))/2. S is updated
  * incrementally (O(r) per join instead of O(r^2) to resum): each S_k loses d(i,k) and d(j,k)
  * and gains d(u,k). Here S_i includes D[i][j] and S_j D[j][i], as in the formula. */
@@ -462,7 +462,7 @@ int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, st
         if (w.alive[k])
             s3[m++] = k;
     double ab = DD(&w, s3[0], s3[1]), ac = DD(&w, s3[0], s3[2]), bc = DD(&w, s3[1], s3[2]);
-    /* the three-point formula: the branch lengths that reproduce the last three distances exactly */
+    /* the three-point formula: branch lengths that give the last three distances exactly */
     double len3[3] = {(ab + ac - bc) / 2, (ab + bc - ac) / 2, (ac + bc - ab) / 2};
     for (int c = 0; c < 3; c++) {
         t->child[3 * (u - n) + c] = w.node[s3[c]];

@@ -12,6 +12,9 @@
 #include <math.h>
 #include <string.h>
 
+/* Average linkage (UPGMA) and the median statistic are the documented defaults (docs/hclust.md,
+ * docs/methods.md §2.1: the median is the statistic a few preempted repeats do not move).
+ * memset first, so a field added later starts at 0. */
 void lens_structure_opts_default(struct lens_structure_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -25,7 +28,9 @@ void lens_structure_opts_default(struct lens_structure_opts *o)
     lens_anomaly_opts_default(&o->anomaly);
 }
 
-/* Drops the tree parts after a failure kept in words, so that "no z" means "no tree". */
+/* Drops the tree parts after a failure kept in words, so that "no z" means "no tree".
+ * The distances go too: without a tree the report has nothing to draw them with, and keeping
+ * half of the tree's results would let a caller show a cut of a tree that failed. */
 static void drop_tree(struct lens_structure *s)
 {
     lens_distmat_free(s->dm);
@@ -41,6 +46,7 @@ static void drop_tree(struct lens_structure *s)
     s->k = 0;
 }
 
+/* Every free below accepts NULL, so this works after any partial run. */
 void lens_structure_release(struct lens_structure *s)
 {
     if (!s)
@@ -53,6 +59,8 @@ void lens_structure_release(struct lens_structure *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Z is in height order, so the merges at or below height are a prefix: O(n) and no sort.
+ * "<=" keeps a merge exactly at the height, as scipy's fcluster(criterion="distance") does. */
 int lens_structure_cut_height(const struct lens_hclust_step *z, int n, double height, int *k,
                               struct lens_err *e)
 {
@@ -66,7 +74,9 @@ int lens_structure_cut_height(const struct lens_hclust_step *z, int n, double he
 }
 
 /* A part's outcome under the error policy: ENOMEM (and, without keep_going, anything) is
- * returned through e; with keep_going other failures stay in the part's own error. */
+ * returned through e; with keep_going other failures stay in the part's own error.
+ * Out of memory is never kept in words: a report that silently lost half its sections to
+ * memory pressure would look complete. */
 static int settle(int rc, const struct lens_structure_opts *o, struct lens_err *part, struct lens_err *e)
 {
     if (rc == LENS_OK)
@@ -78,7 +88,9 @@ static int settle(int rc, const struct lens_structure_opts *o, struct lens_err *
     return LENS_OK;
 }
 
-/* Group sizes and the mean distance inside each group of the cut. */
+/* Group sizes and the mean distance inside each group of the cut.
+ * O(k n^2) for k groups; the auto cut bounds k by 256. A group of one has no pair, hence NaN
+ * (the report prints n/a), never 0, which would read as "identical processes". */
 static int group_stats(struct lens_structure *s, struct lens_err *e)
 {
     int n = s->n, k = s->k;
@@ -104,7 +116,10 @@ static int group_stats(struct lens_structure *s, struct lens_err *e)
 }
 
 /* The tree, its leaf order and the cut, into s; errors in *te. The distances stay intact:
- * lens_hclust_run overwrites its input, so it works on a copy (NJ and the tables need them). */
+ * lens_hclust_run overwrites its input, so it works on a copy (NJ and the tables need them).
+ * Memory: one more condensed matrix for the copy, freed before the cut. The source prefix is
+ * added to the tree's own errors (a NaN distance, a non-Euclidean update) but not to ENOMEM,
+ * which names no input. */
 static int tree(struct lens_structure *s, const struct lens_structure_opts *o, struct lens_err *te)
 {
     int n = s->n, rc = LENS_OK;
@@ -125,6 +140,7 @@ static int tree(struct lens_structure *s, const struct lens_structure_opts *o, s
     if (rc != LENS_OK || !(o->parts & LENS_STRUCTURE_CUT) || o->cut == LENS_STRUCTURE_CUT_NONE)
         return rc;
     if (o->cut == LENS_STRUCTURE_CUT_K) {
+        /* checked here rather than by lens_hclust_cut so that the message says processes */
         if (o->k < 1 || o->k > n)
             return lens_err_set(te, LENS_EINVAL, "cannot cut %d processes into %d clusters", n, o->k);
         s->k = o->k;
@@ -139,10 +155,14 @@ static int tree(struct lens_structure *s, const struct lens_structure_opts *o, s
         rc = s->label ? lens_hclust_cut(s->z, n, s->k, s->label, te)
                       : lens_err_set(te, LENS_ENOMEM, "out of memory for %d processes", n);
     }
+    /* on failure s keeps what was built; the caller's drop_tree or release frees it */
     return rc == LENS_OK ? group_stats(s, te) : rc;
 }
 
-/* The median over lengths of statistic stat per element (NAN when none is finite). */
+/* The median over lengths of statistic stat per element (NAN when none is finite).
+ * The heatmap's values: the same median over lengths as the distances (distmat.c), but
+ * unsymmetrised, since the heatmap shows both directions. O(P^2 L^2) worst case with the
+ * insertion sort, cheap for the tens of lengths a cube has. */
 static int median_matrix(struct lens_structure *s, const struct lens_cube *c, int stat, struct lens_err *e)
 {
     int P = c->procs, L = c->nlen;
@@ -168,6 +188,7 @@ static int median_matrix(struct lens_structure *s, const struct lens_cube *c, in
                     v[p] = x;
                 }
             }
+            /* an even count takes the mean of the two middle values, as everywhere in mpilens */
             m[(size_t)i * P + j] = n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
         }
     lens_free(v);
@@ -175,7 +196,9 @@ static int median_matrix(struct lens_structure *s, const struct lens_cube *c, in
     return LENS_OK;
 }
 
-/* The parts on the distances (tree, cut, NJ); s->dm is set or NULL with the reason in te. */
+/* The parts on the distances (tree, cut, NJ); s->dm is set or NULL with the reason in te.
+ * Tree and NJ are independent: a tree that failed (kept in words) does not stop NJ, which
+ * reads the same distances. NJ runs on s->dm->d directly because it only reads them. */
 static int distance_parts(struct lens_structure *s, const struct lens_structure_opts *o, struct lens_err *e)
 {
     int rc = LENS_OK;
@@ -196,14 +219,19 @@ static int cube_parts(struct lens_structure *s, const struct lens_cube *c, const
                       struct lens_err *e)
 {
     int rc = LENS_OK;
+    /* a caller error (asking cube parts of a CSV matrix), never kept in words */
     if (!c && (o->parts & (LENS_STRUCTURE_MATRIX | LENS_STRUCTURE_LINKS | LENS_STRUCTURE_ANOMALIES)))
         return lens_err_set(e, LENS_EINVAL, "link clusters, anomalies and the matrix need a cube, not distances");
     /* the matrix only serves the tree's heatmap: none without a tree */
     if (o->parts & LENS_STRUCTURE_MATRIX && (s->z || !(o->parts & LENS_STRUCTURE_TREE))) {
+        /* The matrix has no *_err of its own: kept in words it is simply NULL, and the report then
+         * draws no heatmap. Its only failure besides ENOMEM is a missing statistic, which
+         * lens_structure_run's distances have already reported in tree_err. */
         struct lens_err me;
         lens_err_clear(&me);
         rc = settle(median_matrix(s, c, o->stat, &me), o, &me, e);
     }
+    /* links and anomalies work on the cube, not the distances: they run even without a tree */
     if (rc == LENS_OK && (o->parts & LENS_STRUCTURE_LINKS))
         rc = settle(lens_links_run(c, &o->links, &s->links, &s->links_err), o, &s->links_err, e);
     if (rc == LENS_OK && (o->parts & LENS_STRUCTURE_ANOMALIES))
@@ -211,6 +239,8 @@ static int cube_parts(struct lens_structure *s, const struct lens_cube *c, const
     return rc;
 }
 
+/* Owns dm from the first line: it is in out before anything can fail, so the caller's
+ * lens_structure_release frees it on every path. */
 int lens_structure_run_distances(struct lens_distmat *dm, const struct lens_cube *c,
                                  const struct lens_structure_opts *o,
                                  struct lens_structure *out, struct lens_err *e)
@@ -222,6 +252,8 @@ int lens_structure_run_distances(struct lens_distmat *dm, const struct lens_cube
     return rc == LENS_OK ? cube_parts(out, c, o, e) : rc;
 }
 
+/* The distances are built only when a part needs them: `mpilens links` and `anomalies` on a
+ * large cube should not pay O(P^2 L log L) for a median nobody reads. */
 int lens_structure_run(const struct lens_cube *c, const struct lens_structure_opts *o,
                        struct lens_structure *out, struct lens_err *e)
 {
@@ -238,6 +270,7 @@ int lens_structure_run(const struct lens_cube *c, const struct lens_structure_op
             /* kept in words: the tree and NJ say why they are missing */
             out->tree_err = out->nj_err = de;
             rc = cube_parts(out, c, o, e);
+            /* after cube_parts: n is the process count even though there are no distances */
             out->n = c->procs;
             return rc;
         }
