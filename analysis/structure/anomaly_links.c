@@ -36,9 +36,9 @@ static int rank_classes(struct lens_anomaly_ctx *x, int *cls, int *ncls)
             for (int k = 0; k < L; k++) {
                 double a = LENS_CUBE_AT(x->c, x->s, k, i, j), b = LENS_CUBE_AT(x->c, x->s, k, j, i);
                 int va = isfinite(a) && a > 0, vb = isfinite(b) && b > 0;
+                /* the symmetrised delay, or the one direction measured; logs so that class_tol
+                 * is relative */
                 if (va || vb)
-                    /* the symmetrised delay, or the one direction measured; logs so that class_tol
-                     * is relative */
                     tmp[m++] = log(va && vb ? 0.5 * (a + b) : va ? a : b);
             }
             /* median over lengths: a class is about which level of the machine joins two ranks,

@@ -76,8 +76,8 @@ static void distmat_pair(struct lens_distmat *m, int i, int j, double a, double 
         m->asym_i = i < j ? i : j;
         m->asym_j = i < j ? j : i;
     }
+    /* the 5 % bound is the paper's: counted here, the warning is the command's to print */
     if (asym > LENS_DISTMAT_ASYM_NOTE)
-        /* the 5 % bound is the paper's: counted here, the warning is the command's to print */
         m->asym_over++;
     m->d[lens_distmat_index(m->n, i, j)] = s / 2;
 }
@@ -584,9 +584,9 @@ int lens_distmat_slowness(const struct lens_distmat *m, double *s, struct lens_e
     }
     for (int i = 0; i < n; i++) {
         size_t c = 0;
+        /* A peer whose typical link is 0 (an exact-zero input) would divide by zero: skipped.
+         * The ratio d(i,k)/med_k cancels k's own slowness, so only i's shows in the median. */
         for (int k = 0; k < n; k++)
-            /* A peer whose typical link is 0 (an exact-zero input) would divide by zero: skipped.
-             * The ratio d(i,k)/med_k cancels k's own slowness, so only i's shows in the median. */
             if (k != i && med[k] > 0)
                 buf[c++] = m->d[lens_distmat_index(n, i, k)] / med[k];
         double v = lens_cube_median(buf, c); /* NaN when c == 0 */

@@ -54,8 +54,8 @@ static int elbow(const double *d, int M, const struct lens_links_opts *o)
         if (!(tau > 0) || d[m - 1] > (1 - o->scree_span) * d[0])
             continue;
         int ok = 1;
+        /* a rising diameter (a negative drop) counts as small: greedy estimates may rise */
         for (int j = m; j <= m + w - 1 && ok; j++)
-            /* a rising diameter (a negative drop) counts as small: greedy estimates may rise */
             ok = d[j - 1] - d[j] < o->scree_theta * tau;
         if (ok)
             return m;
@@ -412,8 +412,8 @@ static int advance(struct run *R, const int *g, int ng, int pos, int threads, st
         split(R, batch[0], jobs[0].c0, jobs[0].c1, threads);
         return LENS_OK;
     }
+    /* a failed thread start is not an error: that split runs inline below, same result */
     for (int t = 1; t < nb; t++)
-        /* a failed thread start is not an error: that split runs inline below, same result */
         started[t] = pthread_create(&th[t], NULL, job_main, &jobs[t]) == 0;
     job_main(&jobs[0]);
     for (int t = 1; t < nb; t++) {
@@ -504,8 +504,8 @@ static int finish(struct run *R, const struct lens_cube *c, const int *seq, int 
         sorted[u].lo = (size_t)u; /* reuse lo as the old index */
     }
     qsort(sorted, (size_t)k, sizeof *sorted, cmp_proto);
+    /* rank: old cluster index -> its number in delay order */
     for (int u = 0; u < k; u++)
-        /* rank: old cluster index -> its number in delay order */
         rank[sorted[u].lo] = u;
     for (int u = 0; u < k && rc == LENS_OK; u++) {
         int old = (int)sorted[u].lo;
@@ -632,8 +632,8 @@ int lens_links_run(const struct lens_cube *c, const struct lens_links_opts *o, s
     }
     res->ndiam = nseq;
     int k;
+    /* fewer splits than asked are possible when every cluster has diameter 0 */
     if (o->clusters > 0)
-        /* fewer splits than asked are possible when every cluster has diameter 0 */
         k = o->clusters < nseq + 1 ? o->clusters : nseq + 1;
     else {
         res->elbow = elbow(res->diameters, nseq, o);

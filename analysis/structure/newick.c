@@ -432,8 +432,8 @@ static int tree_splits(const struct lens_newick *t, struct splits *s, int **orde
         lens_free(order);
         return lens_err_set(e, LENS_ENOMEM, "out of memory for comparing trees");
     }
+    /* a leaf's subtree is itself; an internal node's is the union of its children's */
     for (int i = 0; i < n; i++)
-        /* a leaf's subtree is itself; an internal node's is the union of its children's */
         s->bits[(size_t)i * W + i / 64] |= 1ull << (i % 64);
     for (int u = n; u < t->nnode; u++) /* children always precede their parent */
         for (int c = 0; c < 3; c++) {
