@@ -49,6 +49,18 @@ static int grow(struct lens_profile *p, size_t nproc, size_t nfunc, struct lens_
         pcap = pcap ? 2 * pcap : 64;
     while (fcap < nfunc)
         fcap = fcap ? 2 * fcap : 16;
+    /* The first sizes (64 rows, 16 columns) and the doubling can leave a thin profile with far
+     * more capacity than cells: 1 process x 2^26 functions would reserve 64 x 2^26 cells,
+     * 32 GiB. Give back the slack of the dimension that has the most (never below its need)
+     * until the capacity is at most twice the cell limit. This ends: the needs alone are within
+     * the limit (checked above). Doubling one exact dimension stays within twice the limit, so
+     * growth remains amortised. */
+    while (pcap * fcap > 2 * LENS_PROFILE_MAX_CELLS) {
+        if (pcap > nproc && (fcap == nfunc || pcap * nfunc >= fcap * nproc))
+            pcap = pcap / 2 > nproc ? pcap / 2 : nproc;
+        else
+            fcap = fcap / 2 > nfunc ? fcap / 2 : nfunc;
+    }
     /* the common case once the capacity is reached: no copy */
     if (pcap == p->pcap && fcap == p->fcap)
         return LENS_OK;
