@@ -669,17 +669,38 @@ int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *
     return LENS_OK;
 }
 
-/* 10 significant digits: enough for the plots this feeds, short enough to read. Task ids are
- * written as given; stage names as columns come from the log. */
+/* RFC 4180: a field holding a comma, a quote or a line break is quoted with its quotes doubled.
+ * Task ids and stage names come from the log as any JSON string, and written bare "a,b" would
+ * shift every later column of the row; plain names keep their bytes. */
+static void csv_field(FILE *fp, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
+}
+
+/* 10 significant digits: enough for the plots this feeds, short enough to read. Task ids and
+ * stage names are written as given, quoted only when CSV needs it (csv_field). */
 int lens_stagelog_write_tasks_csv(const struct lens_stagelog *l, FILE *fp, struct lens_err *e)
 {
     fputs("task,arrival,migrations,waited", fp);
-    for (size_t s = 0; s < l->nstage; s++)
-        fprintf(fp, ",%s", l->stages[s]);
+    for (size_t s = 0; s < l->nstage; s++) {
+        fputc(',', fp);
+        csv_field(fp, l->stages[s]);
+    }
     fputc('\n', fp);
     for (size_t t = 0; t < l->ntask; t++) {
         const struct lens_stagelog_task *k = &l->tasks[t];
-        fprintf(fp, "%s,%.10g,%d,%d", k->id, k->arrival, k->migrations, k->waited);
+        csv_field(fp, k->id);
+        fprintf(fp, ",%.10g,%d,%d", k->arrival, k->migrations, k->waited);
         for (size_t s = 0; s < l->nstage; s++)
             fprintf(fp, ",%.10g", k->in_stage[s]);
         fputc('\n', fp);

@@ -72,7 +72,8 @@ int lens_stagelog_occupancy(const struct lens_stagelog *l, size_t nbins, double 
 int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *fp,
                              struct lens_err *e);
 /* One line per task: id,arrival,migrations,waited,<seconds in each stage>, with a header:
- * the data of the time-in-stage against arrival plots. Returns LENS_EIO on a stream error. */
+ * the data of the time-in-stage against arrival plots. An id or stage name holding a comma,
+ * a quote or a line break is double-quoted (RFC 4180). Returns LENS_EIO on a stream error. */
 int lens_stagelog_write_tasks_csv(const struct lens_stagelog *l, FILE *fp, struct lens_err *e);
 
 #endif
