@@ -88,29 +88,30 @@ static int settle(int rc, const struct lens_structure_opts *o, struct lens_err *
     return LENS_OK;
 }
 
-/* Group sizes and the mean distance inside each group of the cut.
- * O(k n^2) for k groups; the auto cut bounds k by 256. A group of one has no pair, hence NaN
- * (the report prints n/a), never 0, which would read as "identical processes". */
+/* Group sizes and the mean distance inside each group of the cut. One pass over the pairs,
+ * O(n^2) whatever k: a pass per group made a fine cut (k near n) cubic, over a minute for a
+ * few thousand processes. Each group still sums its pairs in condensed order, the order the
+ * report always had, so the means are the same to the last bit. A group of one has no pair,
+ * hence NaN (the report prints n/a), never 0, which would read as "identical processes". */
 static int group_stats(struct lens_structure *s, struct lens_err *e)
 {
     int n = s->n, k = s->k;
     s->group_size = lens_calloc((size_t)k, sizeof *s->group_size);
-    s->group_within = lens_malloc((size_t)k * sizeof *s->group_within);
+    s->group_within = lens_calloc((size_t)k, sizeof *s->group_within);
     if (!s->group_size || !s->group_within)
         return lens_err_set(e, LENS_ENOMEM, "out of memory for %d groups", k);
+    /* group_within holds the sums until the division below */
+    for (int i = 0; i < n; i++) {
+        int g = s->label[i];
+        s->group_size[g]++;
+        for (int j = i + 1; j < n; j++)
+            if (s->label[j] == g)
+                s->group_within[g] += s->dm->d[lens_distmat_index(n, i, j)];
+    }
     for (int g = 0; g < k; g++) {
-        double sum = 0;
-        long pairs = 0;
-        /* the pairs in condensed order: the same summation order as the report always had */
-        for (int i = 0; i < n; i++) {
-            s->group_size[g] += s->label[i] == g;
-            for (int j = i + 1; j < n; j++)
-                if (s->label[i] == g && s->label[j] == g) {
-                    sum += s->dm->d[lens_distmat_index(n, i, j)];
-                    pairs++;
-                }
-        }
-        s->group_within[g] = pairs ? sum / pairs : NAN;
+        /* every pair of the group was summed: size (size - 1) / 2 of them */
+        long pairs = (long)s->group_size[g] * (s->group_size[g] - 1) / 2;
+        s->group_within[g] = pairs ? s->group_within[g] / pairs : NAN;
     }
     return LENS_OK;
 }
