@@ -141,6 +141,17 @@ static void test_cuts(const struct lens_cube *c)
     o.k = 7;
     LENS_TEST(lens_structure_run(c, &o, &s, &e) == LENS_EINVAL && strstr(e.msg, "7 clusters"), "k > n: %s", e.msg);
     lens_structure_release(&s);
+    /* kept in words, the failed tree takes NJ with it (no distances left), and says so for both;
+     * the cube parts still run */
+    o.keep_going = 1;
+    o.parts = LENS_STRUCTURE_ALL;
+    LENS_TEST(lens_structure_run(c, &o, &s, &e) == LENS_OK && !s.z && !s.nj && !s.dm &&
+                  s.tree_err.code == LENS_EINVAL && s.nj_err.code == LENS_EINVAL &&
+                  strstr(s.nj_err.msg, "7 clusters") && s.links && s.an,
+              "k > n kept in words: tree %d, nj %d (%s)", s.tree_err.code, s.nj_err.code, s.nj_err.msg);
+    lens_structure_release(&s);
+    o.keep_going = 0;
+    o.parts = LENS_STRUCTURE_TREE | LENS_STRUCTURE_CUT;
     o.cut = LENS_STRUCTURE_CUT_HEIGHT;
     static const double h[3] = {0.5 * IN, 2 * IN, 2 * OUT};
     static const int want[3] = {6, 2, 1};

@@ -15,10 +15,10 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_vector.h>
 
-/* The numbers of docs/methods.md §7. 95 % of the variance, the 5 % difference and the 80 %
- * convergence are Zhu, Li and Li's; 10 restarts and 300 iterations are scikit-learn's KMeans
- * defaults, against which the building blocks are tested; the seed is arbitrary but fixed, so
- * two runs on one profile give the same rounds. */
+/* The numbers docs/methods.md §7 states (95 % of the variance, the 5 % difference, the 80 %
+ * convergence). 10 restarts and 300 iterations are scikit-learn's classic KMeans defaults
+ * (n_init, max_iter), the reference the building blocks are tested against; the seed is
+ * arbitrary but fixed, so two runs on one profile give the same rounds. */
 void lens_icappa_opts_default(struct lens_icappa_opts *o)
 {
     o->seed = 20231;
@@ -431,7 +431,7 @@ static int cmp_double(const void *a, const void *b)
 static int converged(const double *xk, size_t M, const int *labels, size_t R, int which,
                      size_t n, const struct lens_icappa_opts *o, double *buf)
 {
-    /* the 1e-9 keeps 0.8 * 10 = 8 from rounding up to 9 */
+    /* the 1e-9 absorbs rounding in the product: 80 % of 10 points needs 8, never 9 */
     size_t need = (size_t)ceil(o->converge_frac * (double)n - 1e-9);
     for (size_t j = 0; j < M; j++) {
         size_t m = 0;

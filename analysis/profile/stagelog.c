@@ -67,9 +67,9 @@ static int rehash(struct reader *r, struct lens_err *e)
 }
 
 /* Index of a task id, added when new; -1 on error.
- * Amortised O(1) per record: logs of millions of records name hundreds of thousands of tasks,
- * and a linear search per record would make reading quadratic. The table is grown before
- * the probe, so the empty slot found below stays valid for the insertion. */
+ * Amortised O(1) per record: a log names a new task every few records, so a linear search per
+ * record would make reading quadratic. The table is grown before the probe, so the empty slot
+ * found below stays valid for the insertion. */
 static long task_index(struct reader *r, const char *id, struct lens_err *e)
 {
     if (2 * (r->nid + 1) > r->nslot && rehash(r, e) != LENS_OK)

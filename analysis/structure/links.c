@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The defaults are the numbers of docs/methods.md §3: 64 splits is far past any elbow seen on
- * real machines (a handful of levels), 1e-3 relative and 1 ns absolute are what a clock can
+/* The defaults are the numbers of docs/methods.md §3: 64 splits is far more than the handful
+ * of levels a machine has, 1e-3 relative and 1 ns absolute are what a clock can
  * resolve, and theta 0.1, window 3, span 0.5 are mpilens's reading of the paper's "much
  * smaller than the typical difference before". */
 void lens_links_opts_default(struct lens_links_opts *o)
@@ -68,7 +68,7 @@ int lens_links_scree(const double *d, int n, int exhausted, const struct lens_li
     int m = elbow(d, n, o);
     if (m)
         return m;
-    /* no elbow: if every cluster left is exact (diameter 0), all the splits were real
+    /* no elbow: if every cluster left is exact (diameter 0), all the splits were real.
      * Otherwise nothing separates real splits from noise, and one cluster is the honest answer. */
     return exhausted ? n + 1 : 1;
 }
@@ -348,8 +348,8 @@ static void *job_main(void *arg)
 /* Greedy order: the cluster of the greedy state g with the largest diameter (ties: the
  * smaller first object), skipping those in batch[0..nb) and, if unsplit_only, those split
  * already. Returns the position in g, or -1 when no diameter is above 0.
- * O(ng nb) per call with ng <= limit + 1 and nb <= 8: a linear scan is simplest. A diameter of 0
- * (identical curves) is never split: it would produce a cluster with no member farther than 0. */
+ * O(ng nb) per call with ng <= limit + 1 and nb <= 8: a linear scan is simplest. A cluster of
+ * diameter 0 (identical curves) is never split: there is nothing in it to separate. */
 static int best_of(const struct run *R, const int *g, int ng, const int *batch, int nb, int unsplit_only)
 {
     int best = -1;

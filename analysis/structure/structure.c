@@ -29,8 +29,9 @@ void lens_structure_opts_default(struct lens_structure_opts *o)
 }
 
 /* Drops the tree parts after a failure kept in words, so that "no z" means "no tree".
- * The distances go too: without a tree the report has nothing to draw them with, and keeping
- * half of the tree's results would let a caller show a cut of a tree that failed. */
+ * Keeping half of the tree's results would let a caller show a cut of a tree that failed.
+ * The distances go too, so NJ, which needs them, is skipped as well: distance_parts then
+ * gives NJ the tree's reason, since the report draws the NJ tree only beside a dendrogram. */
 static void drop_tree(struct lens_structure *s)
 {
     lens_distmat_free(s->dm);
@@ -198,8 +199,9 @@ static int median_matrix(struct lens_structure *s, const struct lens_cube *c, in
 }
 
 /* The parts on the distances (tree, cut, NJ); s->dm is set or NULL with the reason in te.
- * Tree and NJ are independent: a tree that failed (kept in words) does not stop NJ, which
- * reads the same distances. NJ runs on s->dm->d directly because it only reads them. */
+ * A tree that failed (kept in words) drops the distances and so NJ too, with the tree's
+ * reason in nj_err: every part asked for is either there or explained. NJ runs on s->dm->d
+ * directly because it only reads them. */
 static int distance_parts(struct lens_structure *s, const struct lens_structure_opts *o, struct lens_err *e)
 {
     int rc = LENS_OK;
@@ -207,8 +209,11 @@ static int distance_parts(struct lens_structure *s, const struct lens_structure_
         rc = settle(tree(s, o, &s->tree_err), o, &s->tree_err, e);
         if (rc != LENS_OK)
             return rc;
-        if (s->tree_err.code)
-            drop_tree(s); /* kept in words: the other parts still run */
+        if (s->tree_err.code) {
+            drop_tree(s); /* kept in words: the cube parts still run */
+            if (o->parts & LENS_STRUCTURE_NJ)
+                s->nj_err = s->tree_err; /* NJ asked for but left out: say why */
+        }
     }
     if (s->dm && (o->parts & LENS_STRUCTURE_NJ))
         rc = settle(lens_nj_run(s->dm->d, s->n, o->nj_search, &s->nj, &s->nj_err), o, &s->nj_err, e);
