@@ -68,7 +68,7 @@ int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, do
         for (size_t j = 0; j < M; j++)
             xc[i * M + j] = x[i * M + j] - mean[j];
     /* Covariance Xc'Xc (M x M) or Gram XcXc' (R x R), both over R - 1: same nonzero spectrum.
-     * only the upper triangle; the loop below divides and mirrors it */
+     * Only the upper triangle is filled here; the loop below divides and mirrors it. */
     if (M <= R) {
         for (size_t i = 0; i < R; i++) {
             const double *r = xc + i * M;
@@ -294,7 +294,7 @@ int lens_icappa_lloyd(const double *x, size_t R, size_t M, size_t K, double *cen
     return it;
 }
 
-/* One generator for all restarts, seeded once: restart r's seeding depends on the seed and r
+/* One generator for all restarts, seeded once: the seedings depend on the seed and the points
  * only, so the chosen split is reproducible and independent of anything else the run does.
  * The first minimum inertia wins, which fixes ties. */
 int lens_icappa_kmeans2(const double *x, size_t R, size_t M, unsigned long seed, int restarts,
@@ -316,7 +316,7 @@ int lens_icappa_kmeans2(const double *x, size_t R, size_t M, unsigned long seed,
     *inertia = INFINITY;
     for (int r = 0; r < restarts; r++) {
         /* k-means++: the first centre uniformly, the second with probability ~ D^2.
-         * uniform_int draws without modulo bias, so every point is equally likely */
+         * uniform_int draws without modulo bias, so every point is equally likely. */
         size_t i0 = (size_t)gsl_rng_uniform_int(rng, R);
         double total = 0;
         for (size_t i = 0; i < R; i++) {
@@ -488,11 +488,11 @@ static void scratch_free(struct scratch *s)
     lens_free(s->ones);
 }
 
-/* One round on pts[0..n) with the given attributes. Sets *next (ownership of cluster 0's
- * members stays with the round) and returns 1 to go on, 0 to stop, < 0 on error.
- * The order of the tests is the paper's: PCA, 2-means, BIC, the clear-difference test, then
- * convergence of the costlier cluster. A round that stops still records its split (and why it
- * stopped), so the output shows the evidence of the last decision. */
+/* One round on pts[0..n) with the given attributes. Sets *next (ownership of cluster 0's members
+ * stays with the round) and returns 1 to go on, 0 to stop, < 0 on error. The order of the tests
+ * is that of docs/methods.md §7: PCA, 2-means, BIC, the clear-difference test, then convergence
+ * of the costlier cluster. A round that stops still records its split (and why it stopped), so
+ * the output shows the evidence of the last decision. */
 static int round_run(const struct lens_profile *p, int set, const size_t *pts, size_t n,
                      const size_t *attrs, size_t na, const struct lens_icappa_opts *o,
                      struct scratch *s, struct lens_icappa *res, const char **stop,
@@ -569,8 +569,8 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
             if (s->labels[i] == c)
                 r->members[c][r->size[c]++] = pts[i];
     }
-    /* BIC of one cluster: its centre is the mean, which fits in the centres scratch.
-     * (the third centre slot, free again after the swap above) */
+    /* BIC of one cluster: its centre is the mean, which fits in the centres scratch
+     * (the third slot, free again after the swap above). */
     double *one = s->centres + 2 * mk;
     memset(one, 0, mk * sizeof *one);
     for (size_t i = 0; i < n; i++)
@@ -632,7 +632,7 @@ static int phase(const struct lens_profile *p, int set, size_t n0, const size_t 
     size_t n = n0;
     const char *stop = "round limit reached";
     for (int round = 0; round < o->max_rounds; round++) {
-        /* two points always split into two singletons with a perfect BIC: no evidence */
+        /* two points can only split into singletons, where BIC(2) is undefined (it needs R > K) */
         if (n < 3) {
             stop = "fewer than 3 points";
             break;

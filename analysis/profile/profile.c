@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Ranks must fit the 32-bit keymap key and a row index; 2^26 is far above any MPI job. */
+/* Ranks must fit the 32-bit keymap key and a row index; 2^26 (67 million) is above the
+ * largest MPI jobs. */
 #define RANK_LIMIT LENS_PROFILE_MAX_RANK
 
 struct lens_profile *lens_profile_new(void)
@@ -44,7 +45,7 @@ static int grow(struct lens_profile *p, size_t nproc, size_t nfunc, struct lens_
         return lens_err_set(e, LENS_EINVAL, "profile: %zu processes x %zu functions is more than "
                             "%zu cells", nproc, nfunc, (size_t)LENS_PROFILE_MAX_CELLS);
     /* Doubling in each direction separately: n adds cost O(n) copies amortised, and a profile
-     * that only gains functions does not reallocate its rows' capacity. */
+     * that only gains functions does not also grow its row capacity. */
     while (pcap < nproc)
         pcap = pcap ? 2 * pcap : 64;
     while (fcap < nfunc)
@@ -316,7 +317,7 @@ static const char *split_line(char *line, char **proc, char **func, char **secs)
             return "expected 3 fields 'process,function,seconds', found 2";
         *s++ = '\0';
     }
-    /* the seconds field is the rest of the line; a further comma means a fourth field */
+    /* the seconds field is the rest of the line */
     *secs = s;
     /* a comma in the seconds field means a fourth field (an unquoted name with a comma) */
     if (strchr(s, ','))
