@@ -125,6 +125,8 @@ int lens_profile_otf2_from_trace(const struct lens_trace *t, const char *name,
     r.seen = lens_calloc(nreg, 1);
     int rc = p && r.excl && r.seen ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the profile", name);
     int closed = 0;
+    struct lens_err sub;
+    lens_err_clear(&sub);
     for (int i = 0; rc == LENS_OK && i < t->nranks; i++) {
         if (replay_rank(&r, t, &t->ranks[i]) != LENS_OK) {
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory replaying rank %d", name, i);
@@ -133,9 +135,14 @@ int lens_profile_otf2_from_trace(const struct lens_trace *t, const char *name,
         closed += r.closed;
         /* One add per (rank, region) with the rank's total, in region order: the profile's columns
          * then appear in the order regions are defined, the same on every run. */
-        for (uint32_t g = 0; rc == LENS_OK && g < t->nregions; g++)
-            if (r.seen[g])
-                rc = lens_profile_add(p, i, lens_trace_region_name(t, g), r.excl[g], e);
+        for (uint32_t g = 0; rc == LENS_OK && g < t->nregions; g++) {
+            if (!r.seen[g])
+                continue;
+            rc = lens_profile_add(p, i, lens_trace_region_name(t, g), r.excl[g], &sub);
+            /* the builder's reason (an empty region name, too many cells) and where it arose */
+            if (rc != LENS_OK)
+                rc = lens_err_set(e, rc, "%s: rank %d, region %u: %s", name, i, g, sub.msg);
+        }
     }
     /* a trace with regions but no complete instance would give an all-zero profile */
     if (rc == LENS_OK && closed == 0)
