@@ -102,6 +102,7 @@ int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, do
     }
     int g = gsl_eigen_symmv(&av.matrix, &ev.vector, &vv.matrix, ws);
     gsl_eigen_symmv_free(ws);
+    /* descending eigenvalues: the leading components come first for the cumulative sum */
     if (g == GSL_SUCCESS)
         g = gsl_eigen_symmv_sort(&ev.vector, &vv.matrix, GSL_EIGEN_SORT_VAL_DESC);
     if (g != GSL_SUCCESS) {
@@ -115,6 +116,7 @@ int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, do
             val[l] = 0;
         total += val[l];
     }
+    /* from here on keep[] is defined on every path, also when nothing is kept */
     memset(keep, 0, M * sizeof *keep);
     /* every attribute constant: nothing is kept and the caller stops the phase */
     if (!(total > 0))
@@ -350,6 +352,7 @@ int lens_icappa_kmeans2(const double *x, size_t R, size_t M, unsigned long seed,
         memcpy(c + M, x + i1 * M, M * sizeof *c);
         double in;
         int it = lens_icappa_lloyd(x, R, M, 2, c, lab, max_iter, &in, e);
+        /* out of memory in Lloyd (its arguments were checked above) ends the whole run */
         if (it < 0) {
             rc = it;
             goto out;
@@ -627,6 +630,7 @@ static int phase(const struct lens_profile *p, int set, size_t n0, const size_t 
         rc = lens_err_set(e, LENS_ENOMEM, "icappa: out of memory for %zu x %zu", n0, na);
         goto out;
     }
+    /* the first round's points: all of them, in index order */
     for (size_t i = 0; i < n0; i++)
         pts[i] = i;
     size_t n = n0;
@@ -652,6 +656,7 @@ static int phase(const struct lens_profile *p, int set, size_t n0, const size_t 
     }
     /* rc may be 0 or 1 from the last round: both mean success here */
     rc = LENS_OK;
+    /* the phase's reason is the last round's (or "fewer than 3 points", "round limit reached") */
     res->stop[set] = stop;
     *out = pts;
     *nout = n;

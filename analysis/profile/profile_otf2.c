@@ -79,6 +79,7 @@ static int push(struct replay *r, uint32_t region, double t)
 /* Replays one rank; leaves its exclusive seconds in r->excl / r->seen. */
 static int replay_rank(struct replay *r, const struct lens_trace *t, const struct lens_trace_rank *rk)
 {
+    /* a fresh stack and fresh sums per rank: ranks are independent timelines */
     r->depth = 0;
     r->closed = 0;
     memset(r->excl, 0, t->nregions * sizeof *r->excl);
@@ -87,6 +88,7 @@ static int replay_rank(struct replay *r, const struct lens_trace *t, const struc
         const struct lens_trace_region_event *ev = &rk->revs[i];
         if (ev->region >= t->nregions)
             continue; /* undefined region: nothing to name it by */
+        /* Enter: open an instance; its exclusive time is settled when it closes */
         if (ev->enter) {
             if (push(r, ev->region, ev->t) != LENS_OK)
                 return LENS_ENOMEM;

@@ -122,6 +122,7 @@ int lens_newick_write(const struct lens_newick *t, const char *const *labels, FI
     int top = 0;
     node[top] = root;
     next[top++] = 0;
+    /* invariant: the stack holds the path from the root to the node being written */
     while (top > 0) {
         int u = node[top - 1], c = next[top - 1];
         if (u < t->nleaf) {
@@ -132,6 +133,7 @@ int lens_newick_write(const struct lens_newick *t, const char *const *labels, FI
             else
                 fprintf(fp, "%d", u);
         } else {
+            /* unused child slots are -1 and only ever trail the used ones */
             const int *kid = t->child + 3 * (size_t)(u - t->nleaf);
             /* the first child opens the group, later ones are separated by ',' */
             if (c < 3 && kid[c] >= 0) {
@@ -361,6 +363,8 @@ int lens_newick_parse(const char *text, const char *const *names, int n,
             for (int i = 0; i < n && leaf < 0; i++)
                 if (!strcmp(names[i], name))
                     leaf = i;
+            /* each leaf exactly once: a repeat or an unknown name would make the splits
+             * meaningless */
             if (leaf < 0 || seen[leaf]) {
                 rc = lens_err_set(e, LENS_EFORMAT, "newick: leaf '%s' at byte %zu is %s", name, at,
                                   leaf < 0 ? "unknown" : "repeated");
@@ -374,6 +378,7 @@ int lens_newick_parse(const char *text, const char *const *names, int n,
             last = leaf;
         }
     }
+    /* every name given must appear, or the two trees compared would not share their leaves */
     for (int i = 0; i < n; i++)
         if (!seen[i]) {
             rc = lens_err_set(e, LENS_EFORMAT, "newick: leaf '%s' is missing", names[i]);
@@ -382,6 +387,7 @@ int lens_newick_parse(const char *text, const char *const *names, int n,
     /* A tree with a root of degree 3 has fewer internal nodes than the n - 1 reserved: nnode
      * shrinks so that the last node created, the outermost group, is the root. */
     t->nnode = n + used;
+    /* the root has no parent: a length written after the last ')' means nothing here */
     t->len[t->nnode - 1] = 0;
     *out = t;
     t = NULL;
@@ -442,6 +448,7 @@ static int tree_splits(const struct lens_newick *t, struct splits *s, int **orde
                 for (int w = 0; w < W; w++)
                     s->bits[(size_t)u * W + w] |= s->bits[(size_t)k * W + w];
         }
+    /* every edge except the root's (which has none): nnode - 1 splits before merging */
     int cnt = 0;
     for (int u = 0; u < t->nnode - 1; u++) {
         uint64_t *b = s->bits + (size_t)u * W;
