@@ -490,7 +490,7 @@ static int min_above(const double *d, const struct work *w, int x, double *dist)
 
 /* Muellner's generic algorithm (centroid, median): a heap of lower bounds of each cluster's
  * distance to its nearest neighbour with a higher index, repaired lazily when popped. Worst case
- * O(n^3) time, in practice close to O(n^2) (Muellner); needed because centroid and median are not
+ * O(n^3) time, in practice far below it (Muellner); needed because centroid and median are not
  * reducible (see nn_chain). The keys are cluster slots 0..n-2 (slot n-1 has no higher neighbour);
  * id[] maps a slot to its cluster's name in Z, since slots keep their index across merges. */
 static int generic(double *d, struct work *w, int method, struct lens_hclust_step *z,

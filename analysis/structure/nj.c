@@ -95,8 +95,8 @@ static inline float key_value(uint32_t u)
     return v;
 }
 
-/* O(m) per row instead of O(m log m): rebuilding row i after every join is the main cost of
- * the fast search, so the sort matters. One pass counts all four bytes' histograms. */
+/* O(m) per row instead of O(m log m): rebuilding row i after every join is a large part of
+ * the fast search's cost, so the sort matters. One pass counts all four bytes' histograms. */
 static void radix_sort(struct sorter *t, int m)
 {
     size_t count[4][256] = {{0}};
@@ -249,8 +249,8 @@ static void scan_row(struct nj *w, int s, double rm2, double smax, double slack,
 /* The row whose first entry promises the smallest Q is scanned first, so that the best Q
  * found early lets the other rows be skipped on first[] alone, without touching them.
  * Bound checks are against S's maximum over alive slots, recomputed each search (O(r)), since
- * joins change every S. Starting with the row of the lowest bound (Simonsen et al.'s order)
- * usually finds a Q low enough that most rows are skipped without being read. */
+ * joins change every S. Starting with the row of the lowest bound usually finds
+ * a Q low enough that most rows are skipped without being read. */
 static void search_fast(struct nj *w, int *bi, int *bj)
 {
     double rm2 = w->r - 2, best = INFINITY, smax = -INFINITY, sabs = 0, lbmin = INFINITY;
