@@ -141,6 +141,17 @@ static void test_cuts(const struct lens_cube *c)
     o.k = 7;
     LENS_TEST(lens_structure_run(c, &o, &s, &e) == LENS_EINVAL && strstr(e.msg, "7 clusters"), "k > n: %s", e.msg);
     lens_structure_release(&s);
+    /* kept in words, the failed tree takes NJ with it (no distances left), and says so for both;
+     * the cube parts still run */
+    o.keep_going = 1;
+    o.parts = LENS_STRUCTURE_ALL;
+    LENS_TEST(lens_structure_run(c, &o, &s, &e) == LENS_OK && !s.z && !s.nj && !s.dm &&
+                  s.tree_err.code == LENS_EINVAL && s.nj_err.code == LENS_EINVAL &&
+                  strstr(s.nj_err.msg, "7 clusters") && s.links && s.an,
+              "k > n kept in words: tree %d, nj %d (%s)", s.tree_err.code, s.nj_err.code, s.nj_err.msg);
+    lens_structure_release(&s);
+    o.keep_going = 0;
+    o.parts = LENS_STRUCTURE_TREE | LENS_STRUCTURE_CUT;
     o.cut = LENS_STRUCTURE_CUT_HEIGHT;
     static const double h[3] = {0.5 * IN, 2 * IN, 2 * OUT};
     static const int want[3] = {6, 2, 1};
@@ -153,6 +164,55 @@ static void test_cuts(const struct lens_cube *c)
     o.cut = LENS_STRUCTURE_CUT_NONE;
     LENS_TEST(lens_structure_run(c, &o, &s, &e) == LENS_OK && s.k == 0 && !s.label, "no cut");
     lens_structure_release(&s);
+}
+
+/* Group sizes and inside means of every cut of a 61-process matrix with irregular distances,
+ * against the plain definition computed here group by group (pairs in condensed order, the
+ * order the report always summed in): equal bit for bit, including a fine cut (k near n),
+ * which one pass over the pairs must handle as fast as a coarse one. */
+static void test_group_stats(void)
+{
+    enum { N = 61 };
+    static double a[N * N];
+    unsigned x = 12345;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            x = x * 1103515245u + 12345u; /* any irregular values will do */
+            a[i * N + j] = i == j ? 0 : 1e-6 * (1 + (x >> 8) % 1000 / 97.0);
+        }
+    int worst = 0;
+    for (int k = 1; k <= N; k += 3) {
+        struct lens_err e = {0};
+        struct lens_distmat *dm = NULL;
+        LENS_TEST(lens_distmat_from_square(a, N, &dm, &e) == LENS_OK, "%s", e.msg);
+        struct lens_structure_opts o;
+        lens_structure_opts_default(&o);
+        o.parts = LENS_STRUCTURE_TREE | LENS_STRUCTURE_CUT;
+        o.cut = LENS_STRUCTURE_CUT_K;
+        o.k = k;
+        struct lens_structure s;
+        int rc = lens_structure_run_distances(dm, NULL, &o, &s, &e);
+        LENS_TEST(rc == LENS_OK && s.k == k, "cut into %d: %s", k, e.msg);
+        for (int g = 0; rc == LENS_OK && g < k; g++) {
+            int size = 0;
+            double sum = 0;
+            long pairs = 0;
+            for (int i = 0; i < N; i++) {
+                size += s.label[i] == g;
+                for (int j = i + 1; j < N; j++)
+                    if (s.label[i] == g && s.label[j] == g) {
+                        sum += s.dm->d[lens_distmat_index(N, i, j)];
+                        pairs++;
+                    }
+            }
+            double want = pairs ? sum / pairs : NAN;
+            int same = s.group_size[g] == size &&
+                       (isnan(want) ? isnan(s.group_within[g]) : s.group_within[g] == want);
+            worst += !same;
+        }
+        lens_structure_release(&s);
+    }
+    LENS_TEST(worst == 0, "%d groups differ from the definition", worst);
 }
 
 /* A pair without any finite delay cannot be clustered: returned, or kept in words. */
@@ -218,6 +278,7 @@ int main(void)
         test_all_parts(c);
         test_parts(c);
         test_cuts(c);
+        test_group_stats();
         test_errors(c);
         test_faults(c);
     }

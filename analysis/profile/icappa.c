@@ -15,6 +15,10 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_vector.h>
 
+/* The numbers docs/methods.md §7 states (95 % of the variance, the 5 % difference, the 80 %
+ * convergence). 10 restarts and 300 iterations are scikit-learn's classic KMeans defaults
+ * (n_init, max_iter), the reference the building blocks are tested against; the seed is
+ * arbitrary but fixed, so two runs on one profile give the same rounds. */
 void lens_icappa_opts_default(struct lens_icappa_opts *o)
 {
     o->seed = 20231;
@@ -29,12 +33,18 @@ void lens_icappa_opts_default(struct lens_icappa_opts *o)
 
 /* ---------- PCA ---------- */
 
+/* Why per-attribute variance rather than the components themselves: ICAPPA reports functions
+ * and processes, so the clustering must stay in the original attributes (seconds of a named
+ * process or function); the PCA only decides which attributes carry the structure. */
 int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, double attr_floor,
                          int *keep, size_t *nkept, struct lens_err *e)
 {
     *nkept = 0;
     if (R < 2 || M == 0)
         return lens_err_set(e, LENS_EINVAL, "pca: need at least 2 points and 1 attribute (got %zu x %zu)", R, M);
+    /* Diagonalising the smaller of the two matrices bounds the cost by O(min(R,M)^3): a phase-1
+     * round on a 4096-process profile with 50 functions works on a 50 x 50 Gram matrix instead
+     * of a 4096 x 4096 covariance. */
     size_t n = M <= R ? M : R; /* order of the matrix we diagonalise */
     double *xc = lens_malloc(R * M * sizeof *xc);
     double *mean = lens_calloc(M, sizeof *mean);
@@ -53,10 +63,12 @@ int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, do
             mean[j] += x[i * M + j];
     for (size_t j = 0; j < M; j++)
         mean[j] /= (double)R;
+    /* centring first: the covariance of raw seconds would be dominated by the means */
     for (size_t i = 0; i < R; i++)
         for (size_t j = 0; j < M; j++)
             xc[i * M + j] = x[i * M + j] - mean[j];
-    /* Covariance Xc'Xc (M x M) or Gram XcXc' (R x R), both over R - 1: same nonzero spectrum. */
+    /* Covariance Xc'Xc (M x M) or Gram XcXc' (R x R), both over R - 1: same nonzero spectrum.
+     * Only the upper triangle is filled here; the loop below divides and mirrors it. */
     if (M <= R) {
         for (size_t i = 0; i < R; i++) {
             const double *r = xc + i * M;
@@ -78,6 +90,7 @@ int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, do
             a[j * n + k] /= (double)(R - 1);
             a[k * n + j] = a[j * n + k];
         }
+    /* GSL's default handler calls abort(); below main a failure must come back as LENS_ELIB. */
     gsl_set_error_handler_off();
     gsl_matrix_view av = gsl_matrix_view_array(a, n, n);
     gsl_matrix_view vv = gsl_matrix_view_array(vec, n, n);
@@ -89,6 +102,7 @@ int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, do
     }
     int g = gsl_eigen_symmv(&av.matrix, &ev.vector, &vv.matrix, ws);
     gsl_eigen_symmv_free(ws);
+    /* descending eigenvalues: the leading components come first for the cumulative sum */
     if (g == GSL_SUCCESS)
         g = gsl_eigen_symmv_sort(&ev.vector, &vv.matrix, GSL_EIGEN_SORT_VAL_DESC);
     if (g != GSL_SUCCESS) {
@@ -102,10 +116,14 @@ int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, do
             val[l] = 0;
         total += val[l];
     }
+    /* from here on keep[] is defined on every path, also when nothing is kept */
     memset(keep, 0, M * sizeof *keep);
+    /* every attribute constant: nothing is kept and the caller stops the phase */
     if (!(total > 0))
         goto out;
     size_t nc = 0;
+    /* the smallest number of leading components reaching pca_var; the 1e-12 margin keeps an exact
+     * 95 % from taking one more component because of rounding in the sum */
     for (double cum = 0; nc < n && cum < pca_var * total * (1 - 1e-12); nc++)
         cum += val[nc];
     /* Variance the kept components carry on each attribute. */
@@ -124,6 +142,8 @@ int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, do
                 c[j] += w[j] * w[j] / (double)(R - 1);
         }
     }
+    /* keep[] is relative to the strongest attribute, so the rule is scale-free: seconds or
+     * microseconds keep the same attributes */
     double cmax = 0;
     for (size_t j = 0; j < M; j++)
         cmax = fmax(cmax, c[j]);
@@ -147,6 +167,8 @@ out:
 
 /* ---------- k-means ---------- */
 
+/* Squared Euclidean distance in seconds^2: k-means works on unscaled attributes on purpose,
+ * since a function's cost in seconds is what makes it dominate (docs/methods.md §7). */
 static double dist2(const double *a, const double *b, size_t M)
 {
     double s = 0;
@@ -162,6 +184,7 @@ static double dist2(const double *a, const double *b, size_t M)
 static size_t assign(const double *x, size_t R, size_t M, size_t K, const double *centres,
                      int *labels, double *cnorm)
 {
+    /* ||x||^2 is the same for every centre, so only ||c||^2 - 2 x.c is compared */
     for (size_t k = 0; k < K; k++) {
         double s = 0;
         for (size_t j = 0; j < M; j++)
@@ -179,6 +202,7 @@ static size_t assign(const double *x, size_t R, size_t M, size_t K, const double
             for (size_t j = 0; j < M; j++)
                 dot += xi[j] * ck[j];
             double s = cnorm[k] - 2 * dot;
+            /* strict <: on a tie the lower centre wins, as in scikit-learn */
             if (s < bs) {
                 bs = s;
                 best = (int)k;
@@ -206,6 +230,8 @@ static void update(const double *x, size_t R, size_t M, size_t K, double *centre
             s[j] += xi[j];
         count[labels[i]]++;
     }
+    /* The relocation keeps Lloyd's invariant that no cluster is empty, which round_run relies on
+     * when it divides by the cluster sizes. The donor must keep a point (count > 1). */
     for (size_t k = 0; k < K; k++) {
         if (count[k])
             continue;
@@ -231,6 +257,8 @@ static void update(const double *x, size_t R, size_t M, size_t K, double *centre
             centres[k * M + j] = sums[k * M + j] / (double)count[k];
 }
 
+/* O(R K M) per iteration. Stopping when no label changes (tol = 0) rather than on a centre
+ * shift gives a result independent of the scale of the data. */
 int lens_icappa_lloyd(const double *x, size_t R, size_t M, size_t K, double *centres,
                       int *labels, int max_iter, double *inertia, struct lens_err *e)
 {
@@ -245,6 +273,7 @@ int lens_icappa_lloyd(const double *x, size_t R, size_t M, size_t K, double *cen
         lens_free(cnorm);
         return lens_err_set(e, LENS_ENOMEM, "k-means: out of memory");
     }
+    /* -1 is no centre, so the first assignment counts every point as changed */
     for (size_t i = 0; i < R; i++)
         labels[i] = -1;
     int it = 0;
@@ -256,6 +285,7 @@ int lens_icappa_lloyd(const double *x, size_t R, size_t M, size_t K, double *cen
         if (it == max_iter)
             assign(x, R, M, K, centres, labels, cnorm); /* labels match the final centres */
     }
+    /* inertia over the final labels: the quantity the restarts are compared by */
     double s = 0;
     for (size_t i = 0; i < R; i++)
         s += dist2(x + i * M, centres + (size_t)labels[i] * M, M);
@@ -266,6 +296,9 @@ int lens_icappa_lloyd(const double *x, size_t R, size_t M, size_t K, double *cen
     return it;
 }
 
+/* One generator for all restarts, seeded once: the seedings depend on the seed and the points
+ * only, so the chosen split is reproducible and independent of anything else the run does.
+ * The first minimum inertia wins, which fixes ties. */
 int lens_icappa_kmeans2(const double *x, size_t R, size_t M, unsigned long seed, int restarts,
                         int max_iter, double *centres, int *labels, double *inertia,
                         struct lens_err *e)
@@ -284,19 +317,24 @@ int lens_icappa_kmeans2(const double *x, size_t R, size_t M, unsigned long seed,
     gsl_rng_set(rng, seed);
     *inertia = INFINITY;
     for (int r = 0; r < restarts; r++) {
-        /* k-means++: the first centre uniformly, the second with probability ~ D^2. */
+        /* k-means++: the first centre uniformly, the second with probability ~ D^2.
+         * uniform_int draws without modulo bias, so every point is equally likely. */
         size_t i0 = (size_t)gsl_rng_uniform_int(rng, R);
         double total = 0;
         for (size_t i = 0; i < R; i++) {
             d2[i] = dist2(x + i * M, x + i0 * M, M);
             total += d2[i];
         }
+        /* every point equals the first centre: there is no second centre to draw and no split */
         if (!(total > 0)) {
             rc = lens_err_set(e, LENS_EDATA, "k-means: all %zu points coincide", R);
             goto out;
         }
         double u = gsl_rng_uniform(rng) * total, cum = 0;
         size_t i1 = R;
+        /* The second centre by D^2 weighting (Arthur and Vassilvitskii): walk the cumulative
+         * weights to the draw u. Points at distance 0 are skipped, so the two centres always
+         * differ. */
         for (size_t i = 0; i < R; i++) {
             cum += d2[i];
             if (d2[i] > 0 && cum > u) {
@@ -314,10 +352,12 @@ int lens_icappa_kmeans2(const double *x, size_t R, size_t M, unsigned long seed,
         memcpy(c + M, x + i1 * M, M * sizeof *c);
         double in;
         int it = lens_icappa_lloyd(x, R, M, 2, c, lab, max_iter, &in, e);
+        /* out of memory in Lloyd (its arguments were checked above) ends the whole run */
         if (it < 0) {
             rc = it;
             goto out;
         }
+        /* strict: the first restart reaching the lowest inertia wins */
         if (in < *inertia) {
             *inertia = in;
             memcpy(centres, c, 2 * M * sizeof *c);
@@ -333,12 +373,17 @@ out:
     return rc;
 }
 
+/* The log-likelihood of Pelleg and Moore's X-means under identical spherical Gaussians, with
+ * the X-means parameter count (docs/methods.md §7 says why not the paper's). The variance
+ * floor is relative to the data's scale so that it means the same in seconds or microseconds,
+ * with an absolute 1e-300 only against an all-zero input. */
 double lens_icappa_bic(const double *x, size_t R, size_t M, size_t K, const int *labels,
                        const double *centres)
 {
     if (R <= K || K < 1 || M < 1)
         return NAN;
     double ss = 0, sq = 0;
+    /* a fixed array: ICAPPA only ever asks K = 1 or 2 */
     size_t count[64] = {0};
     if (K > 64)
         return NAN;
@@ -348,14 +393,18 @@ double lens_icappa_bic(const double *x, size_t R, size_t M, size_t K, const int 
             sq += x[i * M + j] * x[i * M + j];
         count[labels[i]]++;
     }
+    /* sq / (R M) is the mean squared coordinate: the floor scales with the data */
     double floor = fmax(1e-12 * sq / (double)(R * M), 1e-300);
     double sigma2 = fmax(ss / (double)(R - K), floor);
     double l = 0;
+    /* sum_i log(R_(i) / R), grouped by cluster: the mixing weights' share of the likelihood */
     for (size_t k = 0; k < K; k++)
         if (count[k])
             l += (double)count[k] * log((double)count[k] / (double)R);
+    /* the Gaussian normalisation of R points in M dimensions, then the exponent */
     l -= (double)R * ((double)M / 2) * log(2 * M_PI * sigma2);
     l -= ss / (2 * sigma2);
+    /* X-means' free parameters: K - 1 weights, M K centre coordinates, one variance */
     double p = (double)(K - 1) + (double)(M * K) + 1;
     return l - p / 2 * log((double)R);
 }
@@ -363,7 +412,9 @@ double lens_icappa_bic(const double *x, size_t R, size_t M, size_t K, const int 
 /* ---------- the iteration ---------- */
 
 /* Value of attribute a of point i in the data set of a phase: D_n points are functions
- * (columns) with processes (rows) as attributes, D_p the other way round. */
+ * (columns) with processes (rows) as attributes, D_p the other way round.
+ * Reading through the profile instead of building D_n and D_p as matrices: each round copies
+ * only its current points and attributes into the scratch. */
 static double value(const struct lens_profile *p, int set, size_t point, size_t attr)
 {
     return set == LENS_ICAPPA_FUNCTIONS ? p->sec[attr * p->nfunc + point]
@@ -377,10 +428,13 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* "Converged": on every kept attribute, converge_frac of the cluster's points have values
- * within `differ` of each other (a window [v, v / (1 - differ)] holds them; seconds >= 0). */
+ * within `differ` of each other (a window [v, v / (1 - differ)] holds them; seconds >= 0).
+ * O(M n log n): per attribute the values are sorted and the longest run that fits a window is
+ * found with two pointers (hi never moves back, so the scan is linear). */
 static int converged(const double *xk, size_t M, const int *labels, size_t R, int which,
                      size_t n, const struct lens_icappa_opts *o, double *buf)
 {
+    /* the 1e-9 absorbs rounding in the product: 80 % of 10 points needs 8, never 9 */
     size_t need = (size_t)ceil(o->converge_frac * (double)n - 1e-9);
     for (size_t j = 0; j < M; j++) {
         size_t m = 0;
@@ -389,9 +443,11 @@ static int converged(const double *xk, size_t M, const int *labels, size_t R, in
                 buf[m++] = xk[i * M + j];
         qsort(buf, m, sizeof *buf, cmp_double);
         size_t best = 0;
+        /* the widest window starting at lo: since buf is sorted, hi only moves forward */
         for (size_t lo = 0, hi = 0; lo < m; lo++) {
             if (hi < lo)
                 hi = lo;
+            /* buf[lo] >= (1 - differ) buf[hi+1]: within 5 % of the largest value of the window */
             while (hi + 1 < m && buf[hi + 1] - buf[lo] <= o->differ * fabs(buf[hi + 1]))
                 hi++;
             if (hi - lo + 1 > best)
@@ -403,6 +459,7 @@ static int converged(const double *xk, size_t M, const int *labels, size_t R, in
     return 1;
 }
 
+/* One realloc per round: a phase has at most max_rounds rounds, so growth by one is cheap. */
 static int push_round(struct lens_icappa *res, struct lens_err *e)
 {
     struct lens_icappa_round *r = lens_realloc(res->rounds, (res->nrounds + 1) * sizeof *r);
@@ -413,7 +470,10 @@ static int push_round(struct lens_icappa *res, struct lens_err *e)
     return LENS_OK;
 }
 
-/* Scratch buffers of one phase, sized for its first (largest) round. */
+/* Scratch buffers of one phase, sized for its first (largest) round.
+ * Allocated once per phase for the first round, which has the most points and attributes
+ * (later rounds work on a subset), so no round allocates. centres has room for 3 centres: the
+ * two of the split and the mean for BIC(1). */
 struct scratch {
     double *x, *xk, *cost, *centres, *buf;
     int *keep, *labels, *ones;
@@ -431,8 +491,11 @@ static void scratch_free(struct scratch *s)
     lens_free(s->ones);
 }
 
-/* One round on pts[0..n) with the given attributes. Sets *next (ownership of cluster 0's
- * members stays with the round) and returns 1 to go on, 0 to stop, < 0 on error. */
+/* One round on pts[0..n) with the given attributes. Sets *next (ownership of cluster 0's members
+ * stays with the round) and returns 1 to go on, 0 to stop, < 0 on error. The order of the tests
+ * is that of docs/methods.md §7: PCA, 2-means, BIC, the clear-difference test, then convergence
+ * of the costlier cluster. A round that stops still records its split (and why it stopped), so
+ * the output shows the evidence of the last decision. */
 static int round_run(const struct lens_profile *p, int set, const size_t *pts, size_t n,
                      const size_t *attrs, size_t na, const struct lens_icappa_opts *o,
                      struct scratch *s, struct lens_icappa *res, const char **stop,
@@ -445,13 +508,17 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
     int rc = lens_icappa_pca_keep(s->x, n, na, o->pca_var, o->attr_floor, s->keep, &mk, e);
     if (rc != LENS_OK)
         return rc;
+    /* nothing varies over these points: no split could be told from noise */
     if (mk == 0) {
         *stop = "every attribute is constant";
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
         s->cost[i] = 0;
+        /* xk: the kept attributes only, packed, the M of k-means and BIC */
         for (size_t a = 0, k = 0; a < na; a++) {
+            /* cost over all attributes, kept or not: costlier means more seconds, not more
+             * variance */
             s->cost[i] += s->x[i * na + a];
             if (s->keep[a])
                 s->xk[i * mk + k++] = s->x[i * na + a];
@@ -460,6 +527,7 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
     double inertia;
     rc = lens_icappa_kmeans2(s->xk, n, mk, o->seed, o->restarts, o->max_iter, s->centres,
                              s->labels, &inertia, e);
+    /* coinciding points are a stop, not an error: nothing stands out */
     if (rc == LENS_EDATA) {
         *stop = "all points coincide";
         return 0;
@@ -473,10 +541,12 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
         csum[s->labels[i]] += s->cost[i];
         cn[s->labels[i]]++;
     }
+    /* both clusters are non-empty after Lloyd's relocation, so no division by 0 */
     double mean[2] = {csum[0] / (double)cn[0], csum[1] / (double)cn[1]};
     if (mean[1] > mean[0]) { /* swap the clusters: labels, centres, means, sizes */
         for (size_t i = 0; i < n; i++)
             s->labels[i] = 1 - s->labels[i];
+        /* centre 0 goes to the spare third slot, then both shift down one: [c1, c0] */
         memcpy(s->centres + 2 * mk, s->centres, mk * sizeof(double));
         memmove(s->centres, s->centres + mk, 2 * mk * sizeof(double));
         double t = mean[0];
@@ -494,6 +564,7 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
     r->inertia = inertia;
     for (int c = 0; c < 2; c++) {
         r->cost[c] = mean[c];
+        /* members listed in pts order, which is ascending: phase() keeps pts sorted */
         r->members[c] = lens_malloc(cn[c] * sizeof(size_t));
         if (!r->members[c])
             return lens_err_set(e, LENS_ENOMEM, "icappa: out of memory for a cluster of %zu", cn[c]);
@@ -501,19 +572,24 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
             if (s->labels[i] == c)
                 r->members[c][r->size[c]++] = pts[i];
     }
-    /* BIC of one cluster: its centre is the mean, which fits in the centres scratch. */
+    /* BIC of one cluster: its centre is the mean, which fits in the centres scratch
+     * (the third slot, free again after the swap above). */
     double *one = s->centres + 2 * mk;
     memset(one, 0, mk * sizeof *one);
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < mk; j++)
             one[j] += s->xk[i * mk + j] / (double)n;
+    /* s->ones is all zeros: every point in the one cluster */
     r->bic1 = lens_icappa_bic(s->xk, n, mk, 1, s->ones, one);
     r->bic2 = lens_icappa_bic(s->xk, n, mk, 2, s->labels, s->centres);
+    /* "differ clearly": some kept attribute whose centres differ by differ (5 %) of the larger;
+     * d > 0 so that two zero centres do not count */
     int differ = 0;
     for (size_t j = 0; j < mk && !differ; j++) {
         double a = s->centres[j], b = s->centres[mk + j], d = fabs(a - b);
         differ = d > 0 && d >= o->differ * fmax(fabs(a), fabs(b));
     }
+    /* !(>) so that a NaN BIC (too few points) stops the phase rather than accepting */
     if (!(r->bic2 > r->bic1)) {
         *stop = r->stop = "bic prefers one cluster";
         return 0;
@@ -522,6 +598,7 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
         *stop = r->stop = "centres within 5% on every attribute";
         return 0;
     }
+    /* accepted: the next round narrows to cluster 0, even when convergence stops it below */
     r->accepted = 1;
     if (converged(s->xk, mk, s->labels, n, 0, cn[0], o, s->buf)) {
         *stop = r->stop = "costlier cluster converged";
@@ -530,7 +607,10 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
     return 1;
 }
 
-/* Runs one phase from the points pts0 and leaves the final set in *out (owned, ascending). */
+/* Runs one phase from the points pts0 and leaves the final set in *out (owned, ascending).
+ * Invariant: pts[0..n) are the current points in ascending order, each round's cluster 0
+ * being a subset of the previous one, so the rounds narrow monotonically and max_rounds
+ * only guards against a rule that would never stop. */
 static int phase(const struct lens_profile *p, int set, size_t n0, const size_t *attrs,
                  size_t na, const struct lens_icappa_opts *o, struct lens_icappa *res,
                  size_t **out, size_t *nout, struct lens_err *e)
@@ -550,11 +630,13 @@ static int phase(const struct lens_profile *p, int set, size_t n0, const size_t 
         rc = lens_err_set(e, LENS_ENOMEM, "icappa: out of memory for %zu x %zu", n0, na);
         goto out;
     }
+    /* the first round's points: all of them, in index order */
     for (size_t i = 0; i < n0; i++)
         pts[i] = i;
     size_t n = n0;
     const char *stop = "round limit reached";
     for (int round = 0; round < o->max_rounds; round++) {
+        /* two points can only split into singletons, where BIC(2) is undefined (it needs R > K) */
         if (n < 3) {
             stop = "fewer than 3 points";
             break;
@@ -562,14 +644,19 @@ static int phase(const struct lens_profile *p, int set, size_t n0, const size_t 
         size_t before = res->nrounds;
         if ((rc = round_run(p, set, pts, n, attrs, na, o, &s, res, &stop, e)) < 0)
             goto out;
+        /* a round that stopped before pushing (constant attributes, coinciding points) adds
+         * nothing */
         if (res->nrounds > before && res->rounds[before].accepted) { /* into the costlier */
             n = res->rounds[before].size[0];
+            /* members[0] is ascending (round_run lists them in pts order), so pts stays sorted */
             memcpy(pts, res->rounds[before].members[0], n * sizeof *pts);
         }
         if (rc == 0)
             break;
     }
+    /* rc may be 0 or 1 from the last round: both mean success here */
     rc = LENS_OK;
+    /* the phase's reason is the last round's (or "fewer than 3 points", "round limit reached") */
     res->stop[set] = stop;
     *out = pts;
     *nout = n;
@@ -600,6 +687,7 @@ struct ranked {
     size_t f;
 };
 
+/* descending total; equal totals by column, so the order is deterministic */
 static int cmp_ranked(const void *a, const void *b)
 {
     const struct ranked *x = a, *y = b;
@@ -608,6 +696,8 @@ static int cmp_ranked(const void *a, const void *b)
     return (x->f > y->f) - (x->f < y->f);
 }
 
+/* Phase 1 leaves its set in column order; the answer lists the functions costliest first by
+ * their total over all processes, the order the tables and the report show. */
 static int rank_functions(const struct lens_profile *p, size_t *f, size_t n, struct lens_err *e)
 {
     struct ranked *r = lens_malloc(n * sizeof *r);
@@ -624,6 +714,9 @@ static int rank_functions(const struct lens_profile *p, size_t *f, size_t n, str
     return LENS_OK;
 }
 
+/* Phase 2's attributes are phase 1's answer, ranked, so a failed phase 1 leaves nothing to
+ * run phase 2 on. res owns every round as it is pushed, so one lens_icappa_free cleans up
+ * after a failure anywhere. */
 int lens_icappa_run(const struct lens_profile *p, const struct lens_icappa_opts *o,
                     struct lens_icappa **out, struct lens_err *e)
 {
@@ -633,6 +726,7 @@ int lens_icappa_run(const struct lens_profile *p, const struct lens_icappa_opts 
         lens_icappa_opts_default(&def);
         o = &def;
     }
+    /* written as !(in range) so that NaN options are refused too */
     if (o->restarts < 1 || o->max_iter < 1 || o->max_rounds < 1 || !(o->pca_var > 0 && o->pca_var <= 1) ||
         !(o->attr_floor >= 0 && o->attr_floor <= 1) || !(o->differ > 0 && o->differ < 1) ||
         !(o->converge_frac > 0 && o->converge_frac <= 1))

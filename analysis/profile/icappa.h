@@ -37,7 +37,8 @@ struct lens_icappa_round {
     size_t size[2];       /* cluster sizes; cluster 0 is the costlier one */
     size_t *members[2];   /* owned; ascending profile columns (functions) or rows (processes) */
     double cost[2];       /* mean cost of a point of each cluster over all attributes, seconds */
-    double inertia;       /* sum of squared distances to the centres, over kept attributes */
+    double inertia;       /* sum of squared distances to the centres, over kept attributes
+                             (seconds^2) */
     double bic1, bic2;    /* BIC of the points as one cluster and as the two clusters */
     int accepted;         /* 1: the split held and the next round works inside cluster 0 */
     const char *stop;     /* static text: why the phase ended after this round, or NULL */
@@ -57,8 +58,10 @@ struct lens_icappa {
  * attribute per process) and keeps the costlier cluster until the stop rule holds: those are
  * the dominating functions. Phase 2 clusters D_p (one point per process, the dominating
  * functions as attributes) the same way: the costly processes. When a phase accepts no split,
- * its whole set is the answer (nothing stands out). o may be NULL for the defaults.
- * Errors: LENS_EINVAL (bad options), LENS_EDATA (empty profile), LENS_ENOMEM, LENS_ELIB. */
+ * its whole set is the answer (nothing stands out). o may be NULL for the defaults. p is only
+ * read; *out holds its row and column indices, not pointers, so the writers below take p
+ * again. The caller owns *out (lens_icappa_free). Errors: LENS_EINVAL (bad options), LENS_EDATA (empty profile),
+ * LENS_ENOMEM, LENS_ELIB (the eigensolver failed). */
 int lens_icappa_run(const struct lens_profile *p, const struct lens_icappa_opts *o,
                     struct lens_icappa **out, struct lens_err *e);
 void lens_icappa_free(struct lens_icappa *r);
@@ -68,16 +71,17 @@ void lens_icappa_free(struct lens_icappa *r);
  * Returns LENS_EIO when the stream reports an error. */
 int lens_icappa_write_json(const struct lens_icappa *r, const struct lens_profile *p, FILE *fp,
                            struct lens_err *e);
-/* The same in words for people. */
+/* The same in words for people. LENS_EIO. */
 int lens_icappa_write_text(const struct lens_icappa *r, const struct lens_profile *p, FILE *fp,
                            struct lens_err *e);
 
 /* The report section "Where the time goes" in words: the ranked dominating functions with
- * their share of all time, and the process group where they cost most against the others. */
+ * their share of all time, and the process group where they cost most against the others.
+ * LENS_ENOMEM, LENS_EIO. */
 int lens_icappa_write_prose(const struct lens_icappa *r, const struct lens_profile *p, FILE *fp,
                             struct lens_err *e);
 
-/* --- building blocks; x is row-major R x M, centres K x M --- */
+/* --- building blocks; x is row-major R x M, centres K x M; every array is the caller's --- */
 
 /* Lloyd's k-means from the given initial centres until no label changes (or max_iter),
  * as scikit-learn's KMeans(init=centres, n_init=1, algorithm="lloyd", tol=0) does: an empty
@@ -86,8 +90,9 @@ int lens_icappa_write_prose(const struct lens_icappa *r, const struct lens_profi
 int lens_icappa_lloyd(const double *x, size_t R, size_t M, size_t K, double *centres,
                       int *labels, int max_iter, double *inertia, struct lens_err *e);
 /* 2-means with k-means++ seeding: `restarts` seedings drawn from one gsl_rng seeded with
- * seed, each refined by Lloyd; the lowest inertia wins (the first on ties). Returns LENS_OK,
- * or LENS_EDATA when all points coincide (nothing to split), LENS_EINVAL, LENS_ENOMEM. */
+ * seed, each refined by Lloyd; the lowest inertia wins (the first on ties). Fills centres
+ * (2 x M), labels[R] and *inertia. Returns LENS_OK, or LENS_EDATA when all points coincide
+ * (nothing to split), LENS_EINVAL, LENS_ENOMEM. */
 int lens_icappa_kmeans2(const double *x, size_t R, size_t M, unsigned long seed, int restarts,
                         int max_iter, double *centres, int *labels, double *inertia,
                         struct lens_err *e);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Ranks must fit the 32-bit keymap key and a row index; 2^26 (67 million) is above the
+ * largest MPI jobs. */
 #define RANK_LIMIT LENS_PROFILE_MAX_RANK
 
 struct lens_profile *lens_profile_new(void)
@@ -18,6 +20,7 @@ struct lens_profile *lens_profile_new(void)
     return lens_calloc(1, sizeof(struct lens_profile));
 }
 
+/* Also frees a half-built profile: every array is either NULL or sized for its counts. */
 void lens_profile_free(struct lens_profile *p)
 {
     if (!p)
@@ -41,12 +44,28 @@ static int grow(struct lens_profile *p, size_t nproc, size_t nfunc, struct lens_
     if (nproc && nfunc > LENS_PROFILE_MAX_CELLS / nproc)
         return lens_err_set(e, LENS_EINVAL, "profile: %zu processes x %zu functions is more than "
                             "%zu cells", nproc, nfunc, (size_t)LENS_PROFILE_MAX_CELLS);
+    /* Doubling in each direction separately: n adds cost O(n) copies amortised, and a profile
+     * that only gains functions does not also grow its row capacity. */
     while (pcap < nproc)
         pcap = pcap ? 2 * pcap : 64;
     while (fcap < nfunc)
         fcap = fcap ? 2 * fcap : 16;
+    /* The first sizes (64 rows, 16 columns) and the doubling can leave a thin profile with far
+     * more capacity than cells: 1 process x 2^26 functions would reserve 64 x 2^26 cells,
+     * 32 GiB. Give back the slack of the dimension that has the most (never below its need)
+     * until the capacity is at most twice the cell limit. This ends: the needs alone are within
+     * the limit (checked above). Doubling one exact dimension stays within twice the limit, so
+     * growth remains amortised. */
+    while (pcap * fcap > 2 * LENS_PROFILE_MAX_CELLS) {
+        if (pcap > nproc && (fcap == nfunc || pcap * nfunc >= fcap * nproc))
+            pcap = pcap / 2 > nproc ? pcap / 2 : nproc;
+        else
+            fcap = fcap / 2 > nfunc ? fcap / 2 : nfunc;
+    }
+    /* the common case once the capacity is reached: no copy */
     if (pcap == p->pcap && fcap == p->fcap)
         return LENS_OK;
+    /* calloc: a cell never written is 0 seconds, which is what "never called" means */
     double *sec = lens_calloc(pcap * fcap, sizeof *sec);
     int bad = !sec;
     if (pcap != p->pcap) {
@@ -61,10 +80,13 @@ static int grow(struct lens_profile *p, size_t nproc, size_t nfunc, struct lens_
             p->funcs = funcs;
         bad |= !funcs;
     }
+    /* The old arrays are still valid (realloc failure leaves them; a successful realloc only made
+     * them larger), so the profile stays usable after an ENOMEM here. */
     if (bad) {
         lens_free(sec);
         return lens_err_set(e, LENS_ENOMEM, "profile: out of memory for %zu x %zu cells", nproc, nfunc);
     }
+    /* row by row: the stride changes with fcap, so one memcpy of the whole block would not do */
     for (size_t r = 0; r < p->nproc; r++)
         memcpy(sec + r * fcap, p->sec + r * p->fcap, p->nfunc * sizeof *sec);
     lens_free(p->sec);
@@ -74,6 +96,8 @@ static int grow(struct lens_profile *p, size_t nproc, size_t nfunc, struct lens_
     return LENS_OK;
 }
 
+/* FNV-1a (64-bit constants) with a final fold of the high bits, since the table is indexed
+ * by the low bits of the hash. */
 static size_t name_hash(const char *s)
 {
     size_t h = 1469598103934665603ULL;
@@ -82,7 +106,9 @@ static size_t name_hash(const char *s)
     return h ^ (h >> 29);
 }
 
-/* Slot of func in the hash of names (nfslot > 0): holds its column + 1, or 0 to fill. */
+/* Slot of func in the hash of names (nfslot > 0): holds its column + 1, or 0 to fill.
+ * Linear probing: the table is at most half full (fslot_grow), so probes stay short and the
+ * loop always meets an empty slot. */
 static size_t fslot_of(const struct lens_profile *p, const char *func)
 {
     size_t h = name_hash(func) & (p->nfslot - 1);
@@ -103,7 +129,9 @@ long lens_profile_find(const struct lens_profile *p, const char *func)
     return -1;
 }
 
-/* Doubles the hash of names so it stays at most half full with one more name. */
+/* Doubles the hash of names so it stays at most half full with one more name.
+ * Rehashing rebuilds from funcs, which stays the owner of the names: the table holds only
+ * column numbers, so growing it moves no strings. */
 static int fslot_grow(struct lens_profile *p, struct lens_err *e)
 {
     if (2 * (p->nfunc + 1) <= p->nfslot)
@@ -125,6 +153,8 @@ static int fslot_grow(struct lens_profile *p, struct lens_err *e)
  * distinct names stay linear. */
 static long column(struct lens_profile *p, const char *func, struct lens_err *e)
 {
+    /* next column first: a trace walker or a CSV sorted by process meets the names in the same
+     * order for every process, so the common case is one strcmp */
     size_t guess[2] = {p->last_f + 1, p->last_f};
     for (int i = 0; i < 2; i++)
         if (guess[i] < p->nfunc && !strcmp(p->funcs[guess[i]], func))
@@ -132,6 +162,7 @@ static long column(struct lens_profile *p, const char *func, struct lens_err *e)
     long f = lens_profile_find(p, func);
     if (f >= 0)
         return f;
+    /* both grown before the name is stored, so a failure leaves the profile unchanged */
     if (fslot_grow(p, e) != LENS_OK || grow(p, p->nproc, p->nfunc + 1, e) != LENS_OK)
         return -1;
     char *name = lens_strdup(func);
@@ -141,9 +172,12 @@ static long column(struct lens_profile *p, const char *func, struct lens_err *e)
     }
     p->funcs[p->nfunc] = name;
     p->fslot[fslot_of(p, name)] = p->nfunc + 1;
+    /* the column exists in funcs, the hash and the matrix before nfunc counts it */
     return (long)p->nfunc++;
 }
 
+/* Row of a rank, created on first sight: rows are in order of appearance until
+ * lens_profile_finish sorts them, so adding never moves a row. */
 static long row(struct lens_profile *p, long rank, struct lens_err *e)
 {
     struct lens_key k = {{(uint32_t)rank, 0, 0, 0}};
@@ -160,10 +194,13 @@ static long row(struct lens_profile *p, long rank, struct lens_err *e)
         lens_err_set(e, LENS_ENOMEM, "profile: out of memory for rank %ld", rank);
         return -1;
     }
+    /* the keymap already maps the rank to this row; ranks[] keeps the reverse */
     p->ranks[p->nproc] = rank;
     return (long)p->nproc++;
 }
 
+/* Validation comes first so that a bad call changes nothing. Cells accumulate: a trace walker
+ * adds one call at a time, and a CSV may list a (process, function) pair twice. */
 int lens_profile_add(struct lens_profile *p, long rank, const char *func, double seconds,
                      struct lens_err *e)
 {
@@ -174,6 +211,7 @@ int lens_profile_add(struct lens_profile *p, long rank, const char *func, double
     if (!isfinite(seconds) || seconds < 0)
         return lens_err_set(e, LENS_EINVAL, "seconds %g is not a finite number >= 0", seconds);
     long f = column(p, func, e);
+    /* column() set e; the fallback code is for a caller that passed no error struct */
     if (f < 0)
         return e ? e->code : LENS_ENOMEM;
     long r = row(p, rank, e);
@@ -190,8 +228,13 @@ static int rank_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Sorting by rank makes every output independent of the order in which a trace or a CSV
+ * listed the processes. The matrix is repacked to stride nfunc at the same time (one new
+ * array, each row copied once), and the keymap is redirected to the new rows so that
+ * lookups by rank keep working. Ranks are unique (one row each), so the sort has no ties. */
 int lens_profile_finish(struct lens_profile *p, struct lens_err *e)
 {
+    /* an empty profile has nothing to cluster or draw: an error, not an empty result */
     if (p->nproc == 0 || p->nfunc == 0)
         return lens_err_set(e, LENS_EDATA, "profile is empty");
     double *sec = lens_malloc(p->nproc * p->nfunc * sizeof *sec);
@@ -206,6 +249,7 @@ int lens_profile_finish(struct lens_profile *p, struct lens_err *e)
     for (size_t i = 0; i < p->nproc; i++) {
         struct lens_key k = {{(uint32_t)sorted[i], 0, 0, 0}};
         int found;
+        /* every rank in sorted came from the keymap, so the lookup always finds it */
         size_t s = lens_keymap_slot(&p->row_of, &k, &found);
         size_t from = (size_t)p->row_of.vals[s];
         memcpy(sec + i * p->nfunc, p->sec + from * p->fcap, p->nfunc * sizeof *sec);
@@ -220,6 +264,8 @@ int lens_profile_finish(struct lens_profile *p, struct lens_err *e)
     return LENS_OK;
 }
 
+/* Summed in row order (ascending rank once finished), the same order for every caller, so the
+ * totals and shares in the text and the prose agree to the last bit. */
 double lens_profile_func_total(const struct lens_profile *p, size_t f)
 {
     double s = 0;
@@ -229,7 +275,10 @@ double lens_profile_func_total(const struct lens_profile *p, size_t f)
 }
 
 /* Splits one CSV line into three fields in place. The function field may be quoted.
- * Returns NULL on success or a message for the error. */
+ * Returns NULL on success or a message for the error.
+ * Only the function field may be quoted: a function name can hold a comma (C++ templates,
+ * "f(int, int)"), a rank or a number never does. A doubled quote inside quotes is one quote,
+ * as RFC 4180 writes it. The messages count fields so the user sees what was found. */
 static const char *split_line(char *line, char **proc, char **func, char **secs)
 {
     char *s = line;
@@ -255,6 +304,8 @@ static const char *split_line(char *line, char **proc, char **func, char **secs)
             }
         }
         *w = '\0';
+        /* after the closing quote only the separator may follow: 'a"b",1' is refused, not
+         * guessed */
         if (*s != ',')
             return *s ? "text after the closing quote of the function name"
                       : "expected 3 fields 'process,function,seconds', found 2";
@@ -266,12 +317,15 @@ static const char *split_line(char *line, char **proc, char **func, char **secs)
             return "expected 3 fields 'process,function,seconds', found 2";
         *s++ = '\0';
     }
+    /* the seconds field is the rest of the line */
     *secs = s;
+    /* a comma in the seconds field means a fourth field (an unquoted name with a comma) */
     if (strchr(s, ','))
         return "expected 3 fields 'process,function,seconds', found more";
     return NULL;
 }
 
+/* CR is trimmed with the blanks so that CRLF files read the same as LF ones */
 static char *trim(char *s)
 {
     while (*s == ' ' || *s == '\t')
@@ -295,6 +349,7 @@ static int parse_line(struct lens_profile *p, char *line, const char *path, long
     ss = trim(ss);
     char *end;
     errno = 0;
+    /* errno catches an overflow; *end a trailing word; the range check a negative or huge rank */
     long rank = strtol(ps, &end, 10);
     if (!*ps || *end || errno || rank < 0 || rank >= RANK_LIMIT)
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld: process '%s' is not a rank in 0..%ld",
@@ -302,18 +357,23 @@ static int parse_line(struct lens_profile *p, char *line, const char *path, long
     if (!*fs)
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld: empty function name", path, lineno);
     errno = 0;
+    /* "nan" and "inf" parse as numbers: isfinite refuses them; ERANGE refuses 1e999 */
     double v = strtod(ss, &end);
     if (!*ss || *end || errno == ERANGE || !isfinite(v) || v < 0)
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld: seconds '%s' is not a finite number >= 0",
                             path, lineno, ss);
     struct lens_err sub;
     lens_err_clear(&sub);
+    /* add's own message is prefixed with file:line, so a limit (too many cells) names the line */
     int rc = lens_profile_add(p, rank, fs, v, &sub);
     if (rc != LENS_OK)
         return lens_err_set(e, rc, "%s:%ld: %s", path, lineno, sub.msg);
     return LENS_OK;
 }
 
+/* Lines are read through the bounded reader (1 MiB each), so a file without newlines cannot
+ * make one line allocate without limit. Only the very first line may be the header; comments
+ * and blank lines may appear anywhere. */
 int lens_profile_read_csv(const char *path, struct lens_profile **out, struct lens_err *e)
 {
     *out = NULL;
@@ -333,12 +393,14 @@ int lens_profile_read_csv(const char *path, struct lens_profile **out, struct le
         char *t = trim(tl.s);
         if (!*t || *t == '#')
             continue;
+        /* the header is recognised exactly, so a data line that merely starts with a word fails */
         if (lineno == 1 && !strcmp(t, "process,function,seconds"))
             continue;
         rc = parse_line(p, t, path, lineno, e);
     }
     lens_textline_release(&tl);
     fclose(fp);
+    /* a file of comments and a header only: say so rather than hand back an empty profile */
     if (rc == LENS_OK && (!p->nproc || !p->nfunc))
         rc = lens_err_set(e, LENS_EDATA, "%s: no data lines 'process,function,seconds'", path);
     if (rc == LENS_OK) {
@@ -354,13 +416,18 @@ int lens_profile_read_csv(const char *path, struct lens_profile **out, struct le
     return LENS_OK;
 }
 
-/* Whether a name must be quoted in CSV. */
+/* Whether a name must be quoted in CSV.
+ * Quoting what the reader would otherwise split or trim: commas and quotes, a leading '#'
+ * (a comment line to the reader) and leading or trailing blanks (trimmed). */
 static int needs_quotes(const char *s)
 {
     return strpbrk(s, ",\"") != NULL || *s == ' ' || *s == '#' ||
            (*s && s[strlen(s) - 1] == ' ');
 }
 
+/* Rows in rank order and cells in column order: the same profile always writes the same bytes.
+ * %.17g lets the reader recover every double exactly. Through the atomic writer, so a failed
+ * write leaves no partial file; stdout gets a flush and a check instead. */
 int lens_profile_write_csv(const struct lens_profile *p, const char *path, struct lens_err *e)
 {
     struct lens_atomic a = {0};
@@ -395,6 +462,7 @@ int lens_profile_write_csv(const struct lens_profile *p, const char *path, struc
             } else {
                 fputs(name, fp);
             }
+            /* the rank is written as stored, never the row: rows are internal */
             fprintf(fp, ",%.17g\n", v);
         }
     }

@@ -10,7 +10,8 @@
 
 /* Bounds (docs/problems.md, "Limits of the text readers"): ranks are 0 ..
  * LENS_PROFILE_MAX_RANK - 1; the dense matrix holds at most LENS_PROFILE_MAX_CELLS processes x
- * functions (512 MiB of seconds); CSV lines are at most LENS_TEXTLINE_MAX bytes (1 MiB).
+ * functions (512 MiB of seconds; while building, its capacity is at most twice that, however
+ * thin the profile); CSV lines are at most LENS_TEXTLINE_MAX bytes (1 MiB).
  * Beyond them: LENS_EINVAL/LENS_EFORMAT, never a multi-gigabyte allocation. */
 #define LENS_PROFILE_MAX_RANK (1L << 26)
 #define LENS_PROFILE_MAX_CELLS ((size_t)1 << 26)
@@ -30,7 +31,8 @@ struct lens_profile {
     size_t last_f;     /* column of the last lens_profile_add, a cheap cache */
 };
 
-/* An empty profile to fill with lens_profile_add(). Returns NULL when out of memory. */
+/* An empty profile to fill with lens_profile_add(); the caller owns it (lens_profile_free).
+ * Returns NULL when out of memory. */
 struct lens_profile *lens_profile_new(void);
 void lens_profile_free(struct lens_profile *p);
 
@@ -47,16 +49,18 @@ int lens_profile_finish(struct lens_profile *p, struct lens_err *e);
 /* Reads a CSV file of lines `process,function,seconds`: process a rank (integer >= 0),
  * function a name (double-quote it when it holds a comma; "" is a quote inside), seconds a
  * number >= 0. An optional first line `process,function,seconds` is a header; empty lines and
- * lines starting with '#' are skipped. Missing cells are 0. Errors name file:line:
- * LENS_EIO (cannot open/read), LENS_EFORMAT (bad line), LENS_EDATA (no data), LENS_ENOMEM. */
+ * lines starting with '#' are skipped. Missing cells are 0. *out is the caller's, finished
+ * (rows by rank). Errors name file:line: LENS_EIO (cannot open/read), LENS_EFORMAT (bad or
+ * too long line), LENS_EINVAL (more cells than LENS_PROFILE_MAX_CELLS), LENS_EDATA (no data),
+ * LENS_ENOMEM. */
 int lens_profile_read_csv(const char *path, struct lens_profile **out, struct lens_err *e);
 /* Writes the profile as CSV with a header, one line per nonzero cell, through an atomic file
  * (path "-" writes to stdout). Errors: LENS_EIO. */
 int lens_profile_write_csv(const struct lens_profile *p, const char *path, struct lens_err *e);
 
-/* Column of a function name, or -1. */
+/* Column of a function name, or -1. O(1) on a profile built by lens_profile_add. */
 long lens_profile_find(const struct lens_profile *p, const char *func);
-/* Total seconds of a function over all processes. */
+/* Total seconds of a function (column f < nfunc) over all processes, summed in row order. */
 double lens_profile_func_total(const struct lens_profile *p, size_t f);
 
 /* ---- the rest of the profile wing (ICAPPA clustering, stage logs) ----

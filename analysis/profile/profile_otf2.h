@@ -20,8 +20,10 @@ int lens_profile_otf2_detect(const char *path);
  * instance (the trace began inside the region) is skipped; regions still open at the rank's
  * last event are closed there. exclusive = (leave - enter) - sum of the durations of the
  * instances directly nested in it, clamped at 0 against rounding. Regions with the same name
- * share a column. name (the archive, NULL: "trace") starts the messages. Errors: LENS_EINVAL (trace read without region events), LENS_EDATA (no
- * region closed on any rank), LENS_ENOMEM. */
+ * share a column; times in seconds, as the trace reader gives them. name (the archive, NULL:
+ * "trace") starts the messages. The caller owns *out (lens_profile_free). Errors: LENS_EINVAL
+ * (trace read without region events), LENS_EDATA (no region closed on any rank),
+ * LENS_ENOMEM. */
 int lens_profile_otf2_from_trace(const struct lens_trace *t, const char *name,
                                  struct lens_profile **out, struct lens_err *e);
 

@@ -47,9 +47,11 @@ struct lens_stagelog {
 
 /* Reads a log. wait_stage names the stage that means "waiting for inputs" (NULL: "wait").
  * Lines are JSON objects with "task" (number or string), "stage" (string), "t" (number,
- * seconds) and "node" (integer), each once; other keys are ignored; empty lines are skipped. Records of
- * a task are taken in order of t (then of lines). Errors name file:line: LENS_EIO,
- * LENS_EFORMAT (bad JSON, missing key, bad value), LENS_EDATA (no records), LENS_ENOMEM. */
+ * seconds) and "node" (integer), each once; other keys are ignored; empty lines are skipped.
+ * Records of a task are taken in order of t (then of lines). The caller owns *out
+ * (lens_stagelog_free). Errors name file:line: LENS_EIO, LENS_EFORMAT (bad JSON, missing key,
+ * bad value, a line or stage count beyond the bounds above), LENS_EDATA (no records),
+ * LENS_ENOMEM. */
 int lens_stagelog_read(const char *path, const char *wait_stage, struct lens_stagelog **out,
                        struct lens_err *e);
 void lens_stagelog_free(struct lens_stagelog *l);
@@ -59,7 +61,8 @@ long lens_stagelog_find(const struct lens_stagelog *l, const char *stage);
 
 /* Tasks in each stage at nbins times tau_i = t0 + (i + 0.5) (t1 - t0) / nbins: a task is in
  * stage s at tau when one of its records enters s at t <= tau and its next record is later
- * than tau. Fills times[nbins] and counts[nbins * nstage] (row i, column s).
+ * than tau. Fills times[nbins] (seconds) and counts[nbins * nstage] (row i, column s), both
+ * the caller's.
  * Errors: LENS_EINVAL (nbins == 0), LENS_ENOMEM. */
 int lens_stagelog_occupancy(const struct lens_stagelog *l, size_t nbins, double *times,
                             size_t *counts, struct lens_err *e);
@@ -69,7 +72,8 @@ int lens_stagelog_occupancy(const struct lens_stagelog *l, size_t nbins, double 
 int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *fp,
                              struct lens_err *e);
 /* One line per task: id,arrival,migrations,waited,<seconds in each stage>, with a header:
- * the data of the time-in-stage against arrival plots. Returns LENS_EIO on a stream error. */
+ * the data of the time-in-stage against arrival plots. An id or stage name holding a comma,
+ * a quote or a line break is double-quoted (RFC 4180). Returns LENS_EIO on a stream error. */
 int lens_stagelog_write_tasks_csv(const struct lens_stagelog *l, FILE *fp, struct lens_err *e);
 
 #endif

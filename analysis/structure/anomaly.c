@@ -10,6 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The thresholds of docs/methods.md §9. z >= 5 is Iglewicz and Hoaglin's robust z well past
+ * their 3.5 outlier mark, because a cube has thousands of links and a lower bar would flag
+ * a few by chance on every machine; the effect minima (15 % slower, 30 % over the class)
+ * keep a statistically clear but harmless difference out of the report. */
 void lens_anomaly_opts_default(struct lens_anomaly_opts *o)
 {
     o->stat = -1;
@@ -24,10 +28,13 @@ void lens_anomaly_opts_default(struct lens_anomaly_opts *o)
 
 const char *lens_anomaly_kind_name(int kind)
 {
+    /* the JSON and the report use these words: indexed by enum lens_anomaly_kind */
     static const char *names[] = {"slow_node", "bad_link", "asymmetric_pair", "structure_change"};
     return kind >= 0 && kind < 4 ? names[kind] : "unknown";
 }
 
+/* Which end of a link the row is, per network_test2 mode (docs/methods.md §1): only used to
+ * name a link "s->r" the right way round; the detectors themselves treat (i, j) as given. */
 int lens_anomaly_row_is_receiver(int mode)
 {
     switch (mode) {
@@ -45,7 +52,12 @@ int lens_anomaly_row_is_receiver(int mode)
 
 /* ---- robust statistics ------------------------------------------------------------------ */
 
-/* Median and robust sigma 1.4826 * max(MAD, floor) of v (destroyed). */
+/* Median and robust sigma 1.4826 * max(MAD, floor) of v (destroyed).
+ * 1.4826 makes the MAD a consistent estimate of the standard deviation for normal data
+ * (Iglewicz and Hoaglin), so z reads like a classical z but one outlier cannot inflate it. The
+ * floor (in log units: 0.01 is 1 %) keeps a nearly noiseless cube, whose MAD is almost 0,
+ * from turning a 2 % difference into z = 100. n == 0 gives a NaN median, which makes every
+ * later z NaN and its comparison false: nothing is flagged from no data. */
 void lens_anomaly_robust(double *v, size_t n, double floor, double *med, double *sig)
 {
     *med = lens_cube_median(v, n);
@@ -55,6 +67,7 @@ void lens_anomaly_robust(double *v, size_t n, double floor, double *med, double 
     *sig = 1.4826 * (mad > floor ? mad : floor);
 }
 
+/* no subtraction: it could overflow or round two close values to "equal" */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -63,7 +76,10 @@ static int cmp_double(const void *a, const void *b)
 
 /* ---- findings --------------------------------------------------------------------------- */
 
-/* Ascending ranks as runs: "16-23", "1, 3-5, 9". */
+/* Ascending ranks as runs: "16-23", "1, 3-5, 9".
+ * Runs keep a whole node's ranks short ("16-23" rather than eight numbers). Output that does
+ * not fit is cut (snprintf stops at n; used then reaches n and the loop ends), which only
+ * shortens a subject line. */
 void lens_anomaly_fmt_ranks(char *buf, size_t n, const int *r, int nr)
 {
     size_t used = 0;
@@ -79,7 +95,10 @@ void lens_anomaly_fmt_ranks(char *buf, size_t n, const int *r, int nr)
     }
 }
 
-/* Appends a finding; ranks and lengths (indices into c->lengths) are copied. */
+/* Appends a finding; ranks and lengths (indices into c->lengths) are copied.
+ * Capacity doubles so that adding is amortised O(1). a->n grows only after both arrays are
+ * allocated, so on failure the result holds only complete findings, all freeable by
+ * lens_anomaly_free. Lengths are stored in bytes, not indices: the finding outlives the cube. */
 int lens_anomaly_add(struct lens_anomaly_ctx *x, int kind, const int *ranks, int nranks,
                      const int *ks, int nks, struct lens_anomaly **out)
 {
@@ -94,6 +113,7 @@ int lens_anomaly_add(struct lens_anomaly_ctx *x, int kind, const int *ranks, int
     }
     struct lens_anomaly *f = &a->items[a->n];
     memset(f, 0, sizeof *f);
+    /* at least one element: a structure change has no ranks, and malloc(0) may return NULL */
     f->ranks = lens_malloc((size_t)(nranks > 0 ? nranks : 1) * sizeof(int));
     f->lengths = lens_malloc((size_t)(nks > 0 ? nks : 1) * sizeof(int));
     if (!f->ranks || !f->lengths) {
@@ -127,6 +147,9 @@ struct slow {
     double typ_ref; /* log median of the typical profile at the last length */
 };
 
+/* O(L P^2 log P) time for the sorts, O(P^2) memory for the profiles of one length. Working in
+ * logs makes the slowness a factor (log ratio), and medians everywhere mean a rank with a few
+ * bad links is not slow, and a minority of slow ranks does not move the typical profile. */
 static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
 {
     int P = x->P, L = x->L, Q = 2 * (P - 1), nb = Q > L ? Q : L; /* Q >= P when P >= 2 */
@@ -151,6 +174,9 @@ static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
                 if (!isnan(b))
                     buf[n++] = b;
             }
+            /* The profile is resampled onto Q points by linear interpolation between order
+             * statistics, so ranks that lost some measurements (NaN) still have a comparable
+             * profile: point q of every rank is the same quantile. */
             double *row = prof + (size_t)i * Q;
             if (n > 0)
                 qsort(buf, (size_t)n, sizeof *buf, cmp_double);
@@ -164,6 +190,7 @@ static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
                 double fr = pos - lo;
                 row[q] = lo + 1 < n ? buf[lo] * (1 - fr) + buf[lo + 1] * fr : buf[lo];
             }
+            /* the rank's median link at the longest length is what the evidence sentence quotes */
             if (k == L - 1)
                 sl->medv[i] = n ? row[Q / 2] : NAN;
         }
@@ -172,6 +199,7 @@ static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
             for (int i = 0; i < P; i++)
                 if (!isnan(prof[(size_t)i * Q + q]))
                     buf[m++] = prof[(size_t)i * Q + q];
+            /* the typical profile: the median rank at each quantile, not any one real rank */
             typ[q] = lens_cube_median(buf, (size_t)m);
         }
         if (k == L - 1)
@@ -183,6 +211,7 @@ static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
                 if (!isnan(d))
                     buf[m++] = d;
             }
+            /* median of the log ratios: the factor by which most of the rank's links are slower */
             sl->f[(size_t)i * L + k] = lens_cube_median(buf, (size_t)m);
         }
     }
@@ -191,6 +220,7 @@ static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
         for (int k = 0; k < L; k++)
             if (!isnan(sl->f[(size_t)i * L + k]))
                 buf[m++] = sl->f[(size_t)i * L + k];
+        /* over lengths: slowness that holds across lengths, not a one-length spike */
         sl->fr[i] = lens_cube_median(buf, (size_t)m);
     }
     lens_free(prof);
@@ -199,7 +229,11 @@ static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
     return LENS_OK;
 }
 
-/* One finding for the flagged ranks grp[0..ng) (one host, or one rank without hosts). */
+/* One finding for the flagged ranks grp[0..ng) (one host, or one rank without hosts).
+ * The reported factor is the group's median slowness relative to the median rank (med), so a
+ * whole slow node is one finding with one factor. The lengths listed are those where the
+ * group is at least slow_min slower than that length's median rank (medk[k]), which tells a
+ * user whether the slowness is in latency (short lengths) or bandwidth (long ones). */
 static int slow_finding(struct lens_anomaly_ctx *x, const struct slow *sl, const int *grp, int ng,
                         int whole_host, double med, double sig, const double *medk, double *buf, int *ks)
 {
@@ -234,6 +268,7 @@ static int slow_finding(struct lens_anomaly_ctx *x, const struct slow *sl, const
     else
         snprintf(f->subject, sizeof f->subject, "rank%s %s", ng > 1 ? "s" : "", rl);
     f->ratio = exp(fac);
+    /* the same z the flag was decided by, for the group as a whole */
     f->score = fac / sig;
     f->value = exp(val);
     f->typical = exp(sl->typ_ref);
@@ -248,6 +283,9 @@ static int slow_finding(struct lens_anomaly_ctx *x, const struct slow *sl, const
     return LENS_OK;
 }
 
+/* Slowness of each rank, robust z over ranks, flagged when both z >= z_min and the factor
+ * >= slow_min; then flagged ranks are grouped by host. flag: 0 not slow, 1 slow and not yet
+ * reported, 2 reported as part of a group, so each rank is in exactly one finding. */
 static int find_slow(struct lens_anomaly_ctx *x)
 {
     int P = x->P, L = x->L, rc = LENS_OK;
@@ -270,12 +308,14 @@ static int find_slow(struct lens_anomaly_ctx *x)
         if (!isnan(sl.fr[i]))
             buf[m++] = sl.fr[i];
     double med, sig;
+    /* med: the typical rank's slowness (about 0 on a healthy machine) */
     lens_anomaly_robust(buf, (size_t)m, x->o->mad_floor, &med, &sig);
     for (int k = 0; k < L; k++) {
         int n = 0;
         for (int i = 0; i < P; i++)
             if (!isnan(sl.f[(size_t)i * L + k]))
                 buf[n++] = sl.f[(size_t)i * L + k];
+        /* per length, for slow_finding's list of lengths where the group is slow */
         medk[k] = lens_cube_median(buf, (size_t)n);
     }
     for (int i = 0; i < P; i++)
@@ -285,6 +325,7 @@ static int find_slow(struct lens_anomaly_ctx *x)
         if (flag[i] != 1)
             continue;
         int ng = 0, nhost = 0;
+        /* a host's flagged ranks, in rank order; without hosts each rank is its own group */
         for (int j = i; j < P; j++) {
             int same = x->c->hosts ? !strcmp(x->c->hosts[i], x->c->hosts[j]) : j == i;
             if (same && flag[j] == 1) {
@@ -292,6 +333,7 @@ static int find_slow(struct lens_anomaly_ctx *x)
                 flag[j] = 2; /* reported */
             }
         }
+        /* whole_host: every rank of the host is flagged, so the node itself is named */
         for (int j = 0; j < P && x->c->hosts; j++)
             nhost += !strcmp(x->c->hosts[i], x->c->hosts[j]);
         rc = slow_finding(x, &sl, grp, ng, ng == nhost, med, sig, medk, buf, ks);
@@ -315,7 +357,9 @@ done:
  * at either end), and the spread of the excesses, the 95th percentile of |excess - median|,
  * is compared with its median over all steps. */
 
-/* Excess step of link (i, j) at k, NaN when unknown; *step gets the step itself. */
+/* Excess step of link (i, j) at k, NaN when unknown; *step gets the step itself.
+ * Comparing with the nearer neighbouring step (rather than the mean of both) leaves a curve
+ * that bends smoothly with no excess, and a single step that jumps with its full size. */
 static double excess(const struct lens_anomaly_ctx *x, int k, int i, int j, double *step)
 {
     double s = lens_anomaly_lt(x, k, i, j) - lens_anomaly_lt(x, k - 1, i, j);
@@ -327,6 +371,9 @@ static double excess(const struct lens_anomaly_ctx *x, int k, int i, int j, doub
     return s - a; /* NaN when s or both neighbours are unknown */
 }
 
+/* O(L P^2) with quickselect for the percentiles. The 95th percentile of |excess - median|
+ * rather than the MAD is the spread because a switch may move only a minority of links (the
+ * ones crossing a switch, say); the median of the spreads over steps is the typical one. */
 static int find_changes(struct lens_anomaly_ctx *x)
 {
     int P = x->P, L = x->L, rc = LENS_OK;
@@ -349,10 +396,13 @@ static int find_changes(struct lens_anomaly_ctx *x)
                     s[m++] = v;
             }
         D[k * 5] = NAN;
+        /* too few links for a 5 %/95 % percentile to mean anything */
         if (m < 8)
             continue;
         memcpy(d, s, m * sizeof *d);
         double med = lens_cube_median(d, m);
+        /* lo, hi: the 5th and 95th percentile of the excesses (nearest rank); mid splits the links
+         * into the two groups that scaled differently, for the evidence sentence only */
         double lo = lens_cube_select(d, m, (size_t)(0.05 * (m - 1) + 0.5));
         double hi = lens_cube_select(d, m, (size_t)(0.95 * (m - 1) + 0.5)), mid = 0.5 * (lo + hi);
         for (size_t t = 0; t < m; t++)
@@ -367,6 +417,7 @@ static int find_changes(struct lens_anomaly_ctx *x)
                 d[m - 1 - nb++] = st[t];
         D[k * 5 + 1] = (double)na;
         D[k * 5 + 2] = (double)nb;
+        /* the two groups' median steps: "n links changed by a, the others by b" */
         D[k * 5 + 3] = lens_cube_median(d, na);
         D[k * 5 + 4] = lens_cube_median(d + m - nb, nb);
     }
@@ -379,6 +430,9 @@ static int find_changes(struct lens_anomaly_ctx *x)
     double med, sig;
     lens_anomaly_robust(s, m, x->o->mad_floor, &med, &sig);
     for (int k = 1; k < L && rc == LENS_OK; k++) {
+        /* Both the z and an absolute spread (change_min, 10 % in log) are needed: a cube of
+         * perfectly smooth curves has a tiny MAD over steps, and any noise would otherwise be a
+         * "switch". */
         double z = (D[k * 5] - med) / sig;
         if (isnan(D[k * 5]) || z < x->o->z_min || D[k * 5] < x->o->change_min)
             continue;
@@ -411,6 +465,8 @@ done:
 
 /* ---- driver ------------------------------------------------------------------------------ */
 
+/* Highest z first; ties by kind then subject, so the order (and the JSON) is the same on every
+ * run and platform, whatever qsort does with equal keys. */
 static int cmp_finding(const void *pa, const void *pb)
 {
     const struct lens_anomaly *a = pa, *b = pb;
@@ -421,6 +477,9 @@ static int cmp_finding(const void *pa, const void *pb)
     return strcmp(a->subject, b->subject);
 }
 
+/* Factors below 1 would flag fast ranks as slow; a zero MAD floor would allow an infinite z:
+ * both are refused. The statistic defaults to the median, which preempted repeats move least,
+ * then the average, then the minimum. */
 int lens_anomaly_find(const struct lens_cube *c, const struct lens_anomaly_opts *o,
                       struct lens_anomalies **out, struct lens_err *e)
 {
@@ -450,6 +509,7 @@ int lens_anomaly_find(const struct lens_cube *c, const struct lens_anomaly_opts 
     a->stat = s;
     struct lens_anomaly_ctx x = {c, o, s, c->procs, c->nlen, a, 0, e};
     int rc = LENS_OK;
+    /* With 2 ranks each rank's only peer is the other: "slower than its peers" has no meaning. */
     if (c->procs >= 3) /* peers to compare with */
         rc = find_slow(&x);
     if (rc == LENS_OK && c->procs >= 3)

@@ -73,7 +73,8 @@ const char *lens_anomaly_kind_name(int kind);
 void lens_anomaly_row(const struct lens_anomalies *a, int i, struct lens_anomaly_row *row);
 
 /* Whether the message of element (row, column) goes column -> row in this mode (one_to_one,
- * all_to_all, noise): then a link "s->r" is element (r, s). Otherwise row -> column. */
+ * all_to_all, noise, noise_blocking: every mode but async_one_to_one, send_recv_and_recv_send,
+ * bcast, put, get and p2p): then a link "s->r" is element (r, s). Otherwise row -> column. */
 int lens_anomaly_row_is_receiver(int mode);
 
 #endif

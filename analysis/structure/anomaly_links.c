@@ -14,6 +14,10 @@
  * within class_tol (log), allowing max(1, (P-2)/20) exceptions (a bad link, say). Greedy: a
  * rank joins the first class whose first member it matches. The classes make blocks of links
  * of one kind (same socket, other node, ...) without knowing the machine. */
+/* Cost: O(P^2 L log L) for D, then O(P^2 C) for the classes, C the number of classes (a few on
+ * a regular machine, P at worst). Comparing with the class's first member only, not all of
+ * them, keeps the greedy pass linear in C and makes the classes depend on rank order alone:
+ * the same cube always gives the same classes. */
 static int rank_classes(struct lens_anomaly_ctx *x, int *cls, int *ncls)
 {
     int P = x->P, L = x->L;
@@ -32,18 +36,26 @@ static int rank_classes(struct lens_anomaly_ctx *x, int *cls, int *ncls)
             for (int k = 0; k < L; k++) {
                 double a = LENS_CUBE_AT(x->c, x->s, k, i, j), b = LENS_CUBE_AT(x->c, x->s, k, j, i);
                 int va = isfinite(a) && a > 0, vb = isfinite(b) && b > 0;
+                /* the symmetrised delay, or the one direction measured; logs so that class_tol
+                 * is relative */
                 if (va || vb)
                     tmp[m++] = log(va && vb ? 0.5 * (a + b) : va ? a : b);
             }
+            /* median over lengths: a class is about which level of the machine joins two ranks,
+             * which every length shows, so a few odd lengths must not split a class */
             D[(size_t)i * P + j] = D[(size_t)j * P + i] = lens_cube_median(tmp, (size_t)m);
         }
     }
+    /* 5 % of the third ranks may disagree (at least one): a bad link of i must not throw i out of
+     * its class, or the link would be compared with nothing and never found */
     int allowed = (P - 2) / 20 > 1 ? (P - 2) / 20 : 1, C = 0;
     for (int i = 0; i < P; i++) {
         cls[i] = -1;
         for (int c = 0; c < C && cls[i] < 0; c++) {
             const double *a = D + (size_t)i * P, *b = D + (size_t)reps[c] * P;
             int bad = 0;
+            /* the pair (i, reps[c]) itself is skipped: their distance to each other is not a third
+             * rank */
             for (int k = 0; k < P && bad <= allowed; k++)
                 if (k != i && k != reps[c] && fabs(a[k] - b[k]) > x->o->class_tol)
                     bad++; /* NaN compares false: a missing value is no evidence */
@@ -67,6 +79,8 @@ static int rank_classes(struct lens_anomaly_ctx *x, int *cls, int *ncls)
  * ranks to another, >= 4 values), else its reverse link. Its residual is the median over
  * lengths of log(value / typical); z uses the median and MAD of all residuals. */
 
+/* Residuals are float: P^2 L of them is the largest array of the detectors, and a residual
+ * needs far fewer than float's 7 digits against a 1 % MAD floor. */
 struct links {
     float *res;  /* P x P x L: log(value / typical) per length, NaN when unknown */
     double *rl;  /* P x P: median residual over lengths */
@@ -76,6 +90,9 @@ struct links {
     int C;
 };
 
+/* Time O(L P^2) plus the medians; the links are sorted by block once (counting sort, O(P^2))
+ * so that each length's block medians read contiguous index lists instead of scanning all
+ * P^2 links per block. */
 static int link_residuals(struct lens_anomaly_ctx *x, struct links *lk)
 {
     int P = x->P, L = x->L, C = lk->C;
@@ -92,6 +109,7 @@ static int link_residuals(struct lens_anomaly_ctx *x, struct links *lk)
         for (int j = 0; j < P; j++)
             if (j != i)
                 off[(size_t)lk->cls[i] * C + lk->cls[j] + 1]++;
+    /* off[b+1] holds block b's count; the prefix sum turns counts into starts */
     for (size_t b = 0; b < nb; b++) {
         lk->bsize[b] = off[b + 1];
         off[b + 1] += off[b];
@@ -100,6 +118,7 @@ static int link_residuals(struct lens_anomaly_ctx *x, struct links *lk)
         for (int j = 0; j < P; j++)
             if (j != i)
                 order[off[(size_t)lk->cls[i] * C + lk->cls[j]]++] = i * P + j;
+    /* the placement loop advanced each start to the next block's start: shift back by one */
     for (size_t b = nb; b > 0; b--) /* restore the starts */
         off[b] = off[b - 1];
     off[0] = 0;
@@ -111,6 +130,8 @@ static int link_residuals(struct lens_anomaly_ctx *x, struct links *lk)
                 if (!isnan(v))
                     buf[m++] = v;
             }
+            /* Fewer than 4 values have no trustworthy median (one bad link of two would be
+             * "typical"): the link is then compared with its own reverse direction instead. */
             typb[b] = m >= 4 ? lens_cube_median(buf, (size_t)m) : NAN;
         }
         for (int i = 0; i < P; i++)
@@ -119,6 +140,7 @@ static int link_residuals(struct lens_anomaly_ctx *x, struct links *lk)
                     continue;
                 double tb = typb[(size_t)lk->cls[i] * C + lk->cls[j]];
                 double ref = isnan(tb) ? lens_anomaly_lt(x, k, j, i) : tb;
+                /* NaN when the link or its reference is missing, skipped by the medians below */
                 lk->res[((size_t)i * P + j) * L + k] = (float)(lens_anomaly_lt(x, k, i, j) - ref);
             }
     }
@@ -133,6 +155,7 @@ static int link_residuals(struct lens_anomaly_ctx *x, struct links *lk)
                     buf[m++] = r;
             }
             lk->rl[(size_t)i * P + j] = lens_cube_median(buf, (size_t)m);
+            /* the asymmetry log(t_ij / t_ji) is antisymmetric: stored once, for i < j */
             if (j < i)
                 continue;
             for (int k = 0; k < L; k++) {
@@ -150,7 +173,9 @@ done:
     return rc;
 }
 
-/* The length index whose residual is nearest the median residual (the one to quote). */
+/* The length index whose residual is nearest the median residual (the one to quote).
+ * Quoting the length nearest the median makes the sentence's numbers (value against typical)
+ * agree with the factor it states, rather than showing the one extreme length. */
 static int ref_index(const float *r, int L, double med)
 {
     int best = 0;
@@ -163,6 +188,8 @@ static int ref_index(const float *r, int L, double med)
     return best;
 }
 
+/* Names follow the message's direction, not the matrix's: a user reading "link 3->17" looks
+ * for the sender 3, whichever index the mode stores it in. */
 static void link_names(const struct lens_anomaly_ctx *x, int i, int j, int *from, int *to)
 {
     int rr = lens_anomaly_row_is_receiver(x->c->mode);
@@ -170,7 +197,10 @@ static void link_names(const struct lens_anomaly_ctx *x, int i, int j, int *from
     *to = rr ? i : j;
 }
 
-/* Element (i, j) [and (j, i) when both] as a bad link. */
+/* Element (i, j) [and (j, i) when both] as a bad link.
+ * both: the two directions of a pair are bad together (a slow cable), reported as one finding
+ * with their mean factor and, as its z, the smaller of the two z, so the claim holds for each
+ * direction. */
 static int bad_link(struct lens_anomaly_ctx *x, const struct links *lk, int i, int j, int both,
                     double z, int *ks)
 {
@@ -190,6 +220,7 @@ static int bad_link(struct lens_anomaly_ctx *x, const struct links *lk, int i, i
         return rc;
     int kr = ref_index(r, L, lk->rl[(size_t)i * P + j]);
     f->value = LENS_CUBE_AT(x->c, x->s, kr, i, j);
+    /* the reference the residual was measured against: the block median or the reverse link */
     f->typical = f->value / exp(r[kr]);
     f->unit = "s";
     f->ref_length = x->c->lengths[kr];
@@ -208,6 +239,8 @@ static int bad_link(struct lens_anomaly_ctx *x, const struct links *lk, int i, i
     return LENS_OK;
 }
 
+/* q is the median over lengths of log(t_ij / t_ji); its sign says which way is slower. The
+ * score is |z| since a pair is anomalous either way round. */
 static int asym_pair(struct lens_anomaly_ctx *x, int i, int j, double q, double z, int *ks)
 {
     int L = x->L, from, to, nks = 0;
@@ -255,6 +288,9 @@ static int asym_pair(struct lens_anomaly_ctx *x, int i, int j, double q, double 
     return LENS_OK;
 }
 
+/* Memory: 4 P^2 L bytes of residuals plus a few P^2 arrays. Each unordered pair gives at most
+ * one finding (asymmetric pair, bad pair, or one bad link), so one fault is not reported twice
+ * under two names. */
 int lens_anomaly_find_links(struct lens_anomaly_ctx *x)
 {
     int P = x->P, L = x->L, rc;
@@ -284,6 +320,7 @@ int lens_anomaly_find_links(struct lens_anomaly_ctx *x)
     for (size_t t = 0; t < nl; t++)
         if (t / P != t % P && !isnan(lk.rl[t]))
             buf[m++] = lk.rl[t];
+    /* one yardstick for all links: a bad link is an outlier among every residual of the cube */
     lens_anomaly_robust(buf, m, x->o->mad_floor, &mr, &sr);
     m = 0;
     for (int i = 0; i < P; i++)
@@ -299,10 +336,15 @@ int lens_anomaly_find_links(struct lens_anomaly_ctx *x)
             int bij = zij >= o->z_min && rij >= log(o->link_min);
             int bji = zji >= o->z_min && rji >= log(o->link_min);
             double q = lk.aq[(size_t)i * P + j], zq = (q - mq) / sq;
+            /* asymmetric when the ratio is both unusual (z) and large (asym_min), in either
+             * direction */
             int asym = fabs(zq) >= o->z_min && fabs(q) >= log(o->asym_min);
             /* a faster-than-typical opposite direction means a routing asymmetry, not a fault */
             double zfast = q > 0 ? zji : zij;
             int bslow = q > 0 ? bij : bji;
+            /* Asymmetry wins when the fast side is itself abnormally fast or the slow side alone is
+             * not a bad link; otherwise one slow direction is reported as the bad link it is
+             * (docs/methods.md §9). */
             if (asym && (zfast <= -o->z_min || !bslow))
                 rc = asym_pair(x, i, j, q, zq, ks);
             else if (bij && bji)

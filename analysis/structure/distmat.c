@@ -12,6 +12,9 @@
 
 #include "analysis/cube/cube.h"
 
+/* Two objects is the least that has a distance; one process is a user error (LENS_EDATA), which
+ * lens_distmat_from_square turns into LENS_EINVAL because there n is the caller's argument.
+ * The condensed array is zeroed so that an unfilled pair reads 0, never garbage. */
 int lens_distmat_new(struct lens_distmat **out, int n, struct lens_err *e)
 {
     *out = NULL;
@@ -30,6 +33,8 @@ int lens_distmat_new(struct lens_distmat **out, int n, struct lens_err *e)
     return LENS_OK;
 }
 
+/* Frees what a half-built matrix holds too (labels may be partly filled), so every error path
+ * of the readers can end in this one call. */
 void lens_distmat_free(struct lens_distmat *m)
 {
     if (!m)
@@ -45,6 +50,7 @@ void lens_distmat_free(struct lens_distmat *m)
     lens_free(m);
 }
 
+/* A CSV without a header has no labels: the index is the only name the user can match. */
 const char *lens_distmat_label(const struct lens_distmat *m, int i, char *buf, size_t n)
 {
     if (m->labels && m->labels[i])
@@ -53,17 +59,24 @@ const char *lens_distmat_label(const struct lens_distmat *m, int i, char *buf, s
     return buf;
 }
 
-/* Combines a = A(i,j) and b = A(j,i) into the symmetric distance and records the asymmetry. */
+/* Combines a = A(i,j) and b = A(j,i) into the symmetric distance and records the asymmetry.
+ * The distance is the mean of the two directions, as in Salnikov et al. (docs/methods.md §2.1);
+ * the asymmetry |a - b| / (a + b) is kept because a large one means the symmetric tree hides
+ * something (a one-way slow link). Pairs are offered in increasing (i, j) order by every
+ * builder, and only a strictly larger asymmetry replaces the record, so the reported pair is
+ * the first maximum: the same on every run. */
 static void distmat_pair(struct lens_distmat *m, int i, int j, double a, double b, double *sum)
 {
     double s = a + b;
     double asym = s > 0 ? fabs(a - b) / s : 0.0;
+    /* a + b == 0 (two zero delays) has no direction to prefer: asymmetry 0, not 0/0 */
     *sum += asym;
     if (asym > m->asym_max || m->asym_i == m->asym_j) { /* i == j: nothing recorded yet */
         m->asym_max = asym;
         m->asym_i = i < j ? i : j;
         m->asym_j = i < j ? j : i;
     }
+    /* the 5 % bound is the paper's: counted here, the warning is the command's to print */
     if (asym > LENS_DISTMAT_ASYM_NOTE)
         m->asym_over++;
     m->d[lens_distmat_index(m->n, i, j)] = s / 2;
@@ -71,13 +84,16 @@ static void distmat_pair(struct lens_distmat *m, int i, int j, double a, double 
 
 /* ---- CSV ---- */
 
+/* One line of the file and where it is: every error of the reader names path:line. */
 struct csv_line {
     char *buf;     /* getline buffer (owned) */
     size_t cap;
     long lineno;   /* 1-based number of the line in buf */
 };
 
-/* Reads the next line, strips CR/LF; returns its length, -1 at end of file. */
+/* Reads the next line, strips CR/LF; returns its length, -1 at end of file.
+ * Counting every line read, blank or not, keeps lineno equal to the editor's line number.
+ * CR is stripped with LF so that a file saved on Windows parses the same. */
 static long csv_next(FILE *fp, struct csv_line *l)
 {
     ssize_t len = getline(&l->buf, &l->cap, fp);
@@ -89,6 +105,7 @@ static long csv_next(FILE *fp, struct csv_line *l)
     return len;
 }
 
+/* A line of spaces counts as blank: editors leave them at the end of files. */
 static int csv_blank(const char *s)
 {
     for (; *s; s++)
@@ -97,6 +114,9 @@ static int csv_blank(const char *s)
     return 1;
 }
 
+/* Fields are counted before parsing so that a short or long row is reported as "not square"
+ * with both counts, rather than as a confusing bad cell. No quoting in data rows: numbers
+ * never contain commas. */
 static int csv_count_fields(const char *s)
 {
     int k = 1;
@@ -105,7 +125,11 @@ static int csv_count_fields(const char *s)
     return k;
 }
 
-/* Parses one field starting at s (ends at ',' or NUL); *ok = 0 if it is not a whole number. */
+/* Parses one field starting at s (ends at ',' or NUL); *ok = 0 if it is not a whole number.
+ * strtod alone would accept "1.5abc" as 1.5: the trailing-text check makes a cell whole or
+ * wrong. ERANGE (an overflow such as 1e999, or an underflow) is refused rather than silently
+ * rounded to infinity or 0. Leading blanks are the caller's to skip, so the column it reports
+ * points at the first character of the value. */
 static double csv_number(const char *s, const char **end, int *ok)
 {
     char *p;
@@ -120,7 +144,10 @@ static double csv_number(const char *s, const char **end, int *ok)
     return v;
 }
 
-/* Splits a header line into n labels (trimmed, surrounding double quotes removed). */
+/* Splits a header line into n labels (trimmed, surrounding double quotes removed).
+ * Runs only after the whole matrix was read, when n is known from the data rows; the line is
+ * cut in place (it is the reader's own copy). An empty label is refused: it would be an
+ * invisible leaf in the Newick output and the dendrogram. */
 static int csv_labels(struct lens_distmat *m, char *line, const char *path, long lineno,
                       struct lens_err *e)
 {
@@ -154,7 +181,10 @@ static int csv_labels(struct lens_distmat *m, char *line, const char *path, long
 }
 
 /* Parses data row i (n fields) into the condensed matrix: for j > i the value waits in its
- * slot, for j < i it is combined with the waiting A(j,i). */
+ * slot, for j < i it is combined with the waiting A(j,i).
+ * Streaming in condensed form: the upper triangle is stored raw as it arrives, and the lower
+ * triangle, which arrives later, meets its mirror and replaces it by the mean. A square n x n
+ * buffer is never needed, so memory is n(n-1)/2 doubles however large the file. */
 static int csv_row(struct lens_distmat *m, int i, const char *line, const char *path,
                    long lineno, double *asum, struct lens_err *e)
 {
@@ -165,18 +195,23 @@ static int csv_row(struct lens_distmat *m, int i, const char *line, const char *
         while (*f == ' ' || *f == '\t')
             f++;
         double v = csv_number(f, &end, &ok);
+        /* 1-based column of the value itself, as an editor shows it */
         int col = (int)(f - line) + 1;
         if (!ok) {
             int w = 0;
+            /* quote at most 40 characters: a binary file must not flood the terminal */
             while (f[w] && f[w] != ',' && w < 40)
                 w++;
             return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: cell %d '%.*s' is not a number",
                                 path, lineno, col, j + 1, w, f);
         }
+        /* strtod accepts "nan" and "inf"; neither, nor a negative delay, is a distance the Lance-
+         * Williams updates can use (a NaN would poison every merge height after it) */
         if (isnan(v) || isinf(v) || v < 0)
             return lens_err_set(e, LENS_EDATA, "%s:%ld:%d: distance %g (row %d, column %d) "
                                 "must be finite and not negative", path, lineno, col, v,
                                 i + 1, j + 1);
+        /* the diagonal is not a measurement: counted for the user's warning, never used */
         if (j == i) {
             m->diag_nonzero += v != 0;
         } else if (j > i) {
@@ -189,6 +224,9 @@ static int csv_row(struct lens_distmat *m, int i, const char *line, const char *
     return LENS_OK;
 }
 
+/* Owns everything it allocates until the matrix is complete: on any error the partial matrix
+ * and the buffers are freed at `done` and *out stays NULL, so a caller never sees half a
+ * matrix. The first non-blank line fixes n (by its field count, header or not). */
 static int csv_read(FILE *fp, const char *path, struct lens_distmat **out, struct lens_err *e)
 {
     struct csv_line l = {0};
@@ -213,6 +251,8 @@ static int csv_read(FILE *fp, const char *path, struct lens_distmat **out, struc
         while (*f == ' ' || *f == '\t')
             f++;
         csv_number(f, &end, &ok);
+        /* A numeric header ("0,1,2") therefore reads as data: the row count then exceeds n by one
+         * and the error says so, which is the honest answer for an ambiguous file. */
         have_header = !ok; /* a first cell that is not a number starts a header line */
     }
     if (n < 2) {
@@ -225,6 +265,7 @@ static int csv_read(FILE *fp, const char *path, struct lens_distmat **out, struc
         goto done;
     }
     if (have_header) {
+        /* the line buffer is reused by getline: the header must be copied until n is confirmed */
         header = lens_strdup(l.buf);
         header_line = l.lineno;
         if (!header) {
@@ -246,6 +287,7 @@ static int csv_read(FILE *fp, const char *path, struct lens_distmat **out, struc
             break;
         }
         int k = csv_count_fields(l.buf);
+        /* before the field count, so that one row too many is named as such */
         if (i >= n) {
             rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: matrix is not square: more than %d "
                               "rows of %d values", path, l.lineno, n, n);
@@ -264,6 +306,7 @@ static int csv_read(FILE *fp, const char *path, struct lens_distmat **out, struc
         rc = lens_err_set(e, LENS_EIO, "%s: read error", path);
         goto done;
     }
+    /* n was guessed from the first row: fewer rows than columns is the other "not square" */
     if (i < n) {
         rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: matrix is not square: the file ends after %d "
                           "rows of %d values", path, l.lineno, i, n);
@@ -271,6 +314,7 @@ static int csv_read(FILE *fp, const char *path, struct lens_distmat **out, struc
     }
     if (header && (rc = csv_labels(m, header, path, header_line, e)) < 0)
         goto done;
+    /* every pair went through distmat_pair exactly once (when its lower cell arrived) */
     m->asym_mean = asum / (double)lens_distmat_pairs(n);
     *out = m;
     m = NULL;
@@ -292,6 +336,8 @@ int lens_distmat_read_csv(const char *path, struct lens_distmat **out, struct le
     return rc;
 }
 
+/* The whole array is validated before anything is combined, so the error names the first
+ * bad element in row-major order, which is where a user looking at the array starts. */
 int lens_distmat_from_square(const double *a, int n, struct lens_distmat **out,
                              struct lens_err *e)
 {
@@ -319,6 +365,8 @@ int lens_distmat_from_square(const double *a, int n, struct lens_distmat **out,
 
 /* ---- cube ---- */
 
+/* Written as two comparisons, not a subtraction, which would overflow int and misorder. The
+ * callers sort finite values only. */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -326,7 +374,10 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Element (i, j) of the chosen matrix: one length, or the median over lengths of the finite
- * values (NaN if none). tmp holds nlen doubles. */
+ * values (NaN if none). tmp holds nlen doubles.
+ * The median over lengths (not the mean) keeps a few odd lengths, a preempted measurement or a
+ * protocol switch, from moving the distance (docs/methods.md §2.1). Missing lengths (NaN after
+ * the reader's repairs) are skipped rather than making the whole pair missing. */
 static double cube_value(const struct lens_cube *c, int stat, int k, int i, int j, double *tmp)
 {
     if (k >= 0)
@@ -345,6 +396,9 @@ static double cube_value(const struct lens_cube *c, int stat, int k, int i, int 
     return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
 }
 
+/* "r<rank>@<host>" so the leaves of a tree show which node a rank lives on, the thing a user
+ * checks the tree against. 300 characters of host is far above any real host name; the
+ * cap only keeps buf bounded. */
 static int cube_labels(struct lens_distmat *m, const struct lens_cube *c, struct lens_err *e)
 {
     m->labels = lens_calloc((size_t)m->n, sizeof *m->labels);
@@ -362,6 +416,9 @@ static int cube_labels(struct lens_distmat *m, const struct lens_cube *c, struct
     return LENS_OK;
 }
 
+/* Cost: O(P^2 L log L) for the median over L lengths, with one L-sized scratch array reused
+ * for every element. A pair measured in one direction only (the other NaN) takes that
+ * direction: one lost measurement should not stop the analysis of a whole machine. */
 int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct lens_distmat **out,
                            struct lens_err *e)
 {
@@ -376,15 +433,19 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
     int rc = lens_distmat_new(&m, c->procs, e);
     if (rc < 0)
         return lens_err_prefix(e, src), rc;
+    /* at least one element, so that an empty cube (nlen 0) still has a valid pointer */
     double *tmp = lens_malloc((size_t)(c->nlen > 0 ? c->nlen : 1) * sizeof *tmp);
     if (!tmp) {
         lens_distmat_free(m);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", src);
     }
     double asum = 0;
+    /* rc in the outer condition: the inner break ends both loops on the first bad pair */
     for (int i = 0; i < m->n && rc == LENS_OK; i++)
         for (int j = i + 1; j < m->n; j++) {
             double a = cube_value(c, stat, k, i, j, tmp), b = cube_value(c, stat, k, j, i, tmp);
+            /* no direction at all: there is no honest distance to invent, so it is an error naming
+             * the pair */
             if (!isfinite(a) && !isfinite(b)) {
                 rc = lens_err_set(e, LENS_EDATA, "%s: no finite %s delay between ranks %d "
                                   "and %d", src, lens_cube_stat_name(stat), i, j);
@@ -397,6 +458,7 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
                 else
                     b = a;
             }
+            /* the cube reader turns negative delays into NaN; a negative here is a caller's cube */
             if (a < 0 || b < 0) {
                 rc = lens_err_set(e, LENS_EDATA, "%s: negative %s delay %g between ranks %d "
                                   "and %d", src, lens_cube_stat_name(stat), a < 0 ? a : b, i, j);
@@ -417,6 +479,8 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
     return LENS_OK;
 }
 
+/* Length in bytes must be one the cube measured exactly: lens_cube_length_index rounds to the
+ * nearest step, and silently clustering a neighbouring length would be a wrong answer. */
 static int read_cube(const char *input, int statistic, long length, struct lens_distmat **out,
                      struct lens_err *e)
 {
@@ -449,6 +513,10 @@ static int read_cube(const char *input, int statistic, long length, struct lens_
     return rc;
 }
 
+/* The kind is decided by content, not by name alone, because network_test2 inputs are named by
+ * prefix ("run_median.nc" or just "run"): an existing regular file that is not NetCDF is CSV;
+ * anything else, a prefix included, goes to the cube reader, which names what it tried. A
+ * ".csv" name that does not exist is reported as missing instead of as a missing cube. */
 int lens_distmat_read(const char *input, int statistic, long length, struct lens_distmat **out,
                       struct lens_err *e)
 {
@@ -478,6 +546,7 @@ int lens_distmat_read(const char *input, int statistic, long length, struct lens
 
 /* ---- slowness normalisation ---- */
 
+/* The option's words; -1 lets the command name the bad value in its own error. */
 int lens_distmat_norm_parse(const char *name)
 {
     if (!strcmp(name, "none"))
@@ -492,6 +561,9 @@ const char *lens_distmat_norm_name(int norm)
     return norm == LENS_DISTMAT_NORM_SLOWNESS ? "slowness" : "none";
 }
 
+/* docs/methods.md §2.1 and the block in distmat.h: two passes of medians, O(n^2 log n) time
+ * and O(n) extra memory, since the condensed matrix is read by index rather than copied into
+ * a square. */
 int lens_distmat_slowness(const struct lens_distmat *m, double *s, struct lens_err *e)
 {
     int n = m->n;
@@ -507,14 +579,18 @@ int lens_distmat_slowness(const struct lens_distmat *m, double *s, struct lens_e
         for (int j = 0; j < n; j++)
             if (j != k)
                 buf[c++] = m->d[lens_distmat_index(n, j, k)];
+        /* med_k: the typical link of peer k, over its whole column (n - 1 >= 1 values) */
         med[k] = lens_cube_median(buf, c);
     }
     for (int i = 0; i < n; i++) {
         size_t c = 0;
+        /* A peer whose typical link is 0 (an exact-zero input) would divide by zero: skipped.
+         * The ratio d(i,k)/med_k cancels k's own slowness, so only i's shows in the median. */
         for (int k = 0; k < n; k++)
             if (k != i && med[k] > 0)
                 buf[c++] = m->d[lens_distmat_index(n, i, k)] / med[k];
         double v = lens_cube_median(buf, c); /* NaN when c == 0 */
+        /* 1 is "not slow": the neutral factor when nothing could be measured */
         s[i] = v > 0 && isfinite(v) ? v : 1.0;
     }
     lens_free(med);
@@ -522,6 +598,9 @@ int lens_distmat_slowness(const struct lens_distmat *m, double *s, struct lens_e
     return LENS_OK;
 }
 
+/* All slowness values are computed before any distance is divided, so the result does not depend on
+ * the order of the pairs. Dividing by the larger factor undoes a link that is slow because either
+ * end is slow; every s_i is positive (1.0 when unmeasurable), so no division by 0. */
 int lens_distmat_normalize_slowness(struct lens_distmat *m, double *s, struct lens_err *e)
 {
     double *own = s ? NULL : lens_malloc((size_t)m->n * sizeof *own);

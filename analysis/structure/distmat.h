@@ -42,7 +42,9 @@ static inline size_t lens_distmat_index(int n, int i, int j)
 /* Number of pairs n(n-1)/2. */
 static inline size_t lens_distmat_pairs(int n) { return (size_t)n * (size_t)(n - 1) / 2; }
 
-/* Allocates an n-object matrix with zero distances and no labels. LENS_EINVAL if n < 2. */
+/* Allocates an n-object matrix with zero distances and no labels; the caller owns *out and
+ * frees it with lens_distmat_free (*out is NULL on failure, as for every builder below).
+ * LENS_EDATA if n < 2, LENS_ENOMEM. */
 int lens_distmat_new(struct lens_distmat **out, int n, struct lens_err *e);
 void lens_distmat_free(struct lens_distmat *m);
 
@@ -61,13 +63,17 @@ int lens_distmat_from_square(const double *a, int n, struct lens_distmat **out,
 /* Builds the matrix from statistic `stat` (enum lens_stat) of a cube, at length index k, or
  * with k < 0 the median over all lengths of each element. Non-finite elements are skipped in
  * the median; a pair with one direction missing takes the other. Labels are "r<rank>" or
- * "r<rank>@<host>". LENS_EDATA if a pair has no finite value or a negative one. */
+ * "r<rank>@<host>"; distances in the cube's unit (seconds). The cube is not kept. LENS_EDATA
+ * if the statistic is absent or a pair has no finite value or a negative one, LENS_EINVAL for
+ * k >= the number of lengths, LENS_ENOMEM. */
 int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct lens_distmat **out,
                            struct lens_err *e);
 
-/* Reads INPUT: a file whose name ends in ".csv" (or that starts with a digit, sign or letter
- * other than the NetCDF magic) is read as CSV, anything else as a network_test2 prefix through
- * lens_cube_read. stat is a lens_stat, length is in bytes (< 0: median over lengths). */
+/* Reads INPUT: a file whose name ends in ".csv", or any existing regular file that does not
+ * start with the NetCDF magic ("CDF" or the HDF5 signature), is read as CSV; anything else as a
+ * network_test2 prefix through lens_cube_read_stats (only statistic `stat` is loaded). stat is
+ * a lens_stat, length is in bytes (< 0: median over lengths). Errors: those of the CSV and cube
+ * readers, LENS_EIO for a missing ".csv" file, LENS_EINVAL for a length the cube lacks. */
 int lens_distmat_read(const char *input, int stat, long length, struct lens_distmat **out,
                       struct lens_err *e);
 

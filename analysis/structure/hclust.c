@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* scipy's method names, so that a user can pass the same word to both tools and compare Z */
 static const char *const method_names[LENS_HCLUST_NMETHODS] = {
     "single", "complete", "average", "weighted", "centroid", "median", "ward"};
 
@@ -26,18 +27,24 @@ int lens_hclust_method_parse(const char *name)
     return -1;
 }
 
-/* Condensed index of (i, j) for i < j: rowbase(i) + j. */
+/* Condensed index of (i, j) for i < j: rowbase(i) + j.
+ * The -i-1 folds scipy's "j - i - 1" into the base, so the inner loops add j alone: one add
+ * per element in the hot scans instead of a subtraction too. */
 static inline size_t rowbase(int n, int i)
 {
     return (size_t)n * i - (size_t)i * (i + 1) / 2 - (size_t)i - 1;
 }
 
+/* Either order: the NN chain and the generic algorithm look pairs up both ways. */
 static inline size_t cidx(int n, int i, int j)
 {
     return i < j ? rowbase(n, i) + (size_t)j : rowbase(n, j) + (size_t)i;
 }
 
-/* Working state shared by the three algorithms: O(n) arrays. */
+/* Working state shared by the three algorithms: O(n) arrays.
+ * Invariant: act[0..nact) is strictly increasing and size[c] > 0 exactly for the clusters in
+ * it; a merge of x into y removes x and keeps y's slot, whose row and column then hold the
+ * merged cluster's distances, so the matrix never grows beyond the n(n-1)/2 it started with. */
 struct work {
     int n;
     int *size;  /* leaves per cluster, 0 once merged away */
@@ -70,7 +77,8 @@ static void work_release(struct work *w)
     lens_free(w->act);
 }
 
-/* Position of the first active cluster >= x. */
+/* Position of the first active cluster >= x.
+ * Binary search: removal is O(n) by memmove anyway, but lookups happen per merge too. */
 static int work_pos(const struct work *w, int x)
 {
     int lo = 0, hi = w->nact;
@@ -84,6 +92,8 @@ static int work_pos(const struct work *w, int x)
     return lo;
 }
 
+/* memmove keeps act sorted, which the three-range loops below rely on; n removals cost
+ * O(n^2) in total, the same order as one scan of the matrix. */
 static void work_remove(struct work *w, int x)
 {
     int p = work_pos(w, x);
@@ -92,7 +102,11 @@ static void work_remove(struct work *w, int x)
     w->size[x] = 0;
 }
 
-/* Square root of a Lance-Williams update; rounding may push an exact 0 slightly below. */
+/* Square root of a Lance-Williams update; rounding may push an exact 0 slightly below.
+ * The centroid, median and Ward updates are exact for squared Euclidean distances
+ * (Lance and Williams); a negative argument beyond rounding (1e-12 relative to the squared
+ * inputs) means the input is not Euclidean, and the run fails rather than return a height
+ * that is the root of a negative number. The flag is checked once, after the loop. */
 static inline double lw_sqrt(struct work *w, double t, double scale)
 {
     if (t >= 0)
@@ -117,15 +131,20 @@ static inline double lw_update(struct work *w, int method, double dxi, double dy
         return (nx * dxi + ny * dyi) / (nx + ny);
     case LENS_HCLUST_WEIGHTED:
         return 0.5 * (dxi + dyi);
+    /* n_U d(U,X)^2 + n_V d(V,X)^2 - n_U n_V d(U,V)^2 / (n_U + n_V), over n_U + n_V
+     * (docs/methods.md §2.2): the distance between centroids */
     case LENS_HCLUST_CENTROID: {
         double t = (((nx * dxi * dxi) + (ny * dyi * dyi)) - (nx * ny * dxy * dxy) / (nx + ny)) /
                    (nx + ny);
         return lw_sqrt(w, t, dxi * dxi + dyi * dyi);
     }
+    /* the centroid formula with equal weights: the merged point is the midpoint */
     case LENS_HCLUST_MEDIAN: {
         double t = 0.5 * (dxi * dxi + dyi * dyi) - 0.25 * dxy * dxy;
         return lw_sqrt(w, t, dxi * dxi + dyi * dyi);
     }
+    /* Ward's increase of the within-cluster sum of squares, written with one reciprocal t as
+     * scipy does, so the rounding is the same */
     default: { /* Ward */
         double t = 1.0 / (nx + ny + ni);
         double v = (ni + nx) * t * dxi * dxi + (ni + ny) * t * dyi * dyi - ni * t * dxy * dxy;
@@ -134,13 +153,15 @@ static inline double lw_update(struct work *w, int method, double dxi, double dy
     }
 }
 
-/* Replaces row y by the merge of x and y (x is already removed from the active list). */
 /* Column walks jump a whole row per step, which no hardware prefetcher follows: ask for the
  * element PREFETCH steps ahead (prefetching never faults, even past the end). */
 #define PREFETCH 32
 #define PREFETCH_COLUMN(d, n, act, p, col)                                       \
     __builtin_prefetch((d) + rowbase((n), (act)[(p) + PREFETCH]) + (size_t)(col))
 
+/* Replaces row y by the merge of x and y (x is already removed from the active list). A
+ * merge touches one row and one column of the condensed matrix, O(n), in place: the run does
+ * O(n^2) updates in all and never allocates a second matrix. */
 static inline __attribute__((always_inline)) void
 update_rows_as(struct work *w, double *d, int method, int x, int y, double dxy, int nx, int ny)
 {
@@ -150,6 +171,7 @@ update_rows_as(struct work *w, double *d, int method, int x, int y, double dxy, 
     /* three ranges so that the index arithmetic has no branch: column-wise below lo,
      * mixed between lo and hi, row-wise above hi */
     for (; p < m && act[p] < lo; p++) {
+        /* i < lo: both pairs are in row i (columns x and y); consecutive i jump a row each */
         int i = act[p];
         size_t bi = rowbase(n, i);
         if (p + PREFETCH < m) {
@@ -160,6 +182,7 @@ update_rows_as(struct work *w, double *d, int method, int x, int y, double dxy, 
     }
     for (; p < m && act[p] < hi; p++) {
         int i = act[p];
+        /* lo < i < hi: one pair is in row lo (column i), the other in row i (column hi) */
         if (i == y)
             continue;
         size_t bi = rowbase(n, i);
@@ -169,13 +192,16 @@ update_rows_as(struct work *w, double *d, int method, int x, int y, double dxy, 
         d[iy] = lw_update(w, method, d[ix], d[iy], dxy, nx, ny, w->size[i]);
     }
     for (; p < m; p++) {
+        /* i > hi: both pairs are in rows x and y at column i, read in order: no prefetch needed */
         int i = act[p];
         if (i != y)
             d[by + i] = lw_update(w, method, d[bx + i], d[by + i], dxy, nx, ny, w->size[i]);
     }
 }
 
-/* One copy of the loop per method, so the Lance-Williams switch is decided outside it. */
+/* One copy of the loop per method, so the Lance-Williams switch is decided outside it.
+ * (update_rows_as is always_inline: in each case the constant method folds lw_update's
+ * switch away, so the per-element cost is the formula alone.) */
 static void update_rows(struct work *w, double *d, int method, int x, int y, double dxy,
                         int nx, int ny)
 {
@@ -191,7 +217,10 @@ static void update_rows(struct work *w, double *d, int method, int x, int y, dou
 }
 
 /* Nearest active neighbour of x (strict <, lowest index first among equals) starting from
- * the bound cur and candidate *y, scanning column x below it and row x above it. */
+ * the bound cur and candidate *y, scanning column x below it and row x above it.
+ * Strict < against the incoming bound keeps the caller's preferred candidate on a tie; the
+ * scan in increasing index order otherwise keeps the lowest index. Both are scipy's choices
+ * and the reason Z matches scipy row for row on tied distances. */
 static inline double scan_row(const struct work *w, const double *d, int x, double cur, int *y)
 {
     int n = w->n, p = 0, m = w->nact;
@@ -206,6 +235,7 @@ static inline double scan_row(const struct work *w, const double *d, int x, doub
         }
     }
     const double *row = d + rowbase(n, x);
+    /* skip x itself when it is active (in the NN chain it is) */
     for (p += p < m && act[p] == x; p < m; p++)
         if (row[act[p]] < cur) {
             cur = row[act[p]];
@@ -216,6 +246,9 @@ static inline double scan_row(const struct work *w, const double *d, int x, doub
 
 /* ---- relabelling of unsorted merges (scipy's label()) ---- */
 
+/* Height first, then the order in which the merge was found: qsort is not stable, so the
+ * discovery index (stashed in size) makes it so. NaN sorts last, as numpy's argsort does,
+ * although the input check means no height can be NaN today. */
 static int cmp_step(const void *a, const void *b)
 {
     const struct lens_hclust_step *p = a, *q = b;
@@ -227,6 +260,8 @@ static int cmp_step(const void *a, const void *b)
     return (p->size > q->size) - (p->size < q->size); /* size holds the discovery index */
 }
 
+/* Union-find with path compression: a node's root is the newest cluster containing it. The
+ * union is done by the caller (both roots point to the new cluster), so there is no rank. */
 static int uf_find(int *parent, int x)
 {
     int r = x;
@@ -240,7 +275,11 @@ static int uf_find(int *parent, int x)
     return r;
 }
 
-/* Stable sort by height, then rename the original object ids to cluster ids. */
+/* Stable sort by height, then rename the original object ids to cluster ids.
+ * MST and NN-chain find merges out of height order and name clusters by a surviving object
+ * index. scipy's Z is in height order and names merge k as n + k; this is scipy's label()
+ * step: after sorting, each merge's two ends are resolved to the clusters they belong to
+ * at that point, which is valid because merges below are already labelled. */
 static int sort_and_label(struct lens_hclust_step *z, int n, struct lens_err *e)
 {
     for (int k = 0; k < n - 1; k++)
@@ -259,6 +298,7 @@ static int sort_and_label(struct lens_hclust_step *z, int n, struct lens_err *e)
     }
     for (int k = 0; k < n - 1; k++) {
         int a = uf_find(parent, z[k].left), b = uf_find(parent, z[k].right);
+        /* left < right, as scipy writes them */
         z[k].left = a < b ? a : b;
         z[k].right = a < b ? b : a;
         parent[a] = parent[b] = n + k;
@@ -273,7 +313,11 @@ static int sort_and_label(struct lens_hclust_step *z, int n, struct lens_err *e)
 /* ---- the three algorithms ---- */
 
 /* Prim's minimum spanning tree on the complete graph, as scipy's mst_single_linkage. d is
- * read only; the key array is the O(n) extra. */
+ * read only; the key array is the O(n) extra.
+ * Single linkage is the minimum spanning tree (Gower and Ross): the tree's edges, sorted, are
+ * the merges. Prim's algorithm on the complete graph is O(n^2) time and never writes d, which
+ * is why single alone leaves the caller's matrix intact. Invariant: key[i] is the shortest
+ * edge from i to the tree built so far; x is the node last added. */
 static int mst_single(const double *d, struct work *w, struct lens_hclust_step *z,
                       struct lens_err *e)
 {
@@ -310,6 +354,7 @@ static int mst_single(const double *d, struct work *w, struct lens_hclust_step *
                 cur = key[i];
             }
         }
+        /* an edge, not yet a merge: sort_and_label turns edges into clusters */
         z[k] = (struct lens_hclust_step){x, y, cur, 0};
         x = y;
     }
@@ -318,7 +363,12 @@ static int mst_single(const double *d, struct work *w, struct lens_hclust_step *
 }
 
 /* Nearest-neighbour chain (complete, average, weighted, Ward): grow a chain of nearest
- * neighbours until two are mutual, merge them, and keep the rest of the chain. */
+ * neighbours until two are mutual, merge them, and keep the rest of the chain.
+ * Valid only for reducible methods (Bruynooghe's reducibility: merging two clusters never
+ * brings the union closer to a third than the nearer of the two was), which complete,
+ * average, weighted and Ward are and centroid and median are not. Reducibility is what lets
+ * the rest of the chain stay a chain of nearest neighbours after a merge, giving O(n^2) time
+ * in total (Muellner). */
 static int nn_chain(double *d, struct work *w, int method, struct lens_hclust_step *z,
                     struct lens_err *e)
 {
@@ -327,6 +377,7 @@ static int nn_chain(double *d, struct work *w, int method, struct lens_hclust_st
     if (!chain)
         return lens_err_set(e, LENS_ENOMEM, "out of memory for clustering %d objects", n);
     for (int k = 0; k < n - 1; k++) {
+        /* a fresh chain starts at the lowest active cluster, as scipy's does */
         if (len == 0)
             chain[len++] = w->act[0];
         double cur;
@@ -344,12 +395,15 @@ static int nn_chain(double *d, struct work *w, int method, struct lens_hclust_st
                 break;
             chain[len++] = y;
         }
+        /* x and y are mutual nearest neighbours: merge them; the chain below them stays valid */
         len -= 2;
         if (x > y) {
             int t = x;
             x = y;
             y = t;
         }
+        /* the merged cluster keeps the higher index y, as scipy's nn_chain does; the ids are
+         * renamed to n + k by sort_and_label */
         int nx = w->size[x], ny = w->size[y];
         z[k] = (struct lens_hclust_step){x, y, cur, nx + ny};
         work_remove(w, x);
@@ -360,7 +414,9 @@ static int nn_chain(double *d, struct work *w, int method, struct lens_hclust_st
     return sort_and_label(z, n, e);
 }
 
-/* Binary min-heap over keys 0..m-1 with decrease/increase-key, as in scipy's fast_linkage. */
+/* Binary min-heap over keys 0..m-1 with decrease/increase-key, as in scipy's fast_linkage.
+ * Only the generic algorithm needs a priority queue: its nearest-neighbour candidates can
+ * become stale in both directions, which the chain and the MST never have to handle. */
 struct heap {
     int size;
     double *val;   /* by heap position */
@@ -380,6 +436,8 @@ static void heap_swap(struct heap *h, int a, int b)
     h->pos[h->key[b]] = b;
 }
 
+/* !(a > b) rather than a <= b so that a NaN value stops the sift instead of sinking through
+ * the heap; the run refuses NaN input, but the structure stays sane if one appears. */
 static void heap_down(struct heap *h, int i)
 {
     for (int c = 2 * i + 1; c < h->size; c = 2 * i + 1) {
@@ -400,6 +458,8 @@ static void heap_up(struct heap *h, int i)
     }
 }
 
+/* A repaired bound may go either way: down after a neighbour was merged away, up after a
+ * merge brought a new cluster closer. */
 static void heap_change(struct heap *h, int key, double v)
 {
     int i = h->pos[key];
@@ -411,7 +471,9 @@ static void heap_change(struct heap *h, int key, double v)
         heap_down(h, i);
 }
 
-/* Nearest active neighbour of x among higher indices: its index (-1 if none) and distance. */
+/* Nearest active neighbour of x among higher indices: its index (-1 if none) and distance.
+ * Looking only above x means each pair has one owner (the lower index), so a merge has to
+ * refresh the candidates of the clusters below y and y's own, nothing else. */
 static int min_above(const double *d, const struct work *w, int x, double *dist)
 {
     int y = -1;
@@ -427,7 +489,10 @@ static int min_above(const double *d, const struct work *w, int x, double *dist)
 }
 
 /* Muellner's generic algorithm (centroid, median): a heap of lower bounds of each cluster's
- * distance to its nearest neighbour with a higher index, repaired lazily when popped. */
+ * distance to its nearest neighbour with a higher index, repaired lazily when popped. Worst case
+ * O(n^3) time, in practice far below it (Muellner); needed because centroid and median are not
+ * reducible (see nn_chain). The keys are cluster slots 0..n-2 (slot n-1 has no higher neighbour);
+ * id[] maps a slot to its cluster's name in Z, since slots keep their index across merges. */
 static int generic(double *d, struct work *w, int method, struct lens_hclust_step *z,
                    struct lens_err *e)
 {
@@ -447,6 +512,7 @@ static int generic(double *d, struct work *w, int method, struct lens_hclust_ste
         nbr[x] = min_above(d, w, x, &h.val[x]);
         h.key[x] = h.pos[x] = x;
     }
+    /* Floyd's bottom-up heapify, O(n) */
     for (int i = m / 2 - 1; i >= 0; i--)
         heap_down(&h, i);
     for (int k = 0; k < n - 1; k++) {
@@ -458,6 +524,8 @@ static int generic(double *d, struct work *w, int method, struct lens_hclust_ste
             x = h.key[0];
             dist = h.val[0];
             y = nbr[x];
+            /* The bound is only a lower bound: it is exact when the remembered neighbour still
+             * exists and the stored distance still matches; otherwise recompute and push back. */
             if (y >= 0 && w->size[y] > 0 && dist == d[rowbase(n, x) + (size_t)y]) {
                 found = 1;
             } else {
@@ -465,11 +533,13 @@ static int generic(double *d, struct work *w, int method, struct lens_hclust_ste
                 heap_change(&h, x, dist);
             }
         }
+        /* cannot happen with consistent comparisons; refusing beats a wrong Z */
         if (!found) {
             rc = lens_err_set(e, LENS_EDATA, "%s linkage lost track of the nearest clusters "
                               "at merge %d", method_names[method], k);
             goto done;
         }
+        /* x leaves the heap for good: it is merged away below */
         heap_swap(&h, 0, h.size - 1);
         h.size--;
         heap_down(&h, 0);
@@ -480,12 +550,14 @@ static int generic(double *d, struct work *w, int method, struct lens_hclust_ste
         w->size[y] = nx + ny;
         id[y] = n + k;
         update_rows(w, d, method, x, y, dist, nx, ny);
+        /* a non-Euclidean update: stop now, lens_hclust_run reports it */
         if (w->bad)
             break;
         /* candidates that pointed at x now point at the merged cluster y */
         for (int p = 0; p < w->nact && w->act[p] < x; p++)
             if (nbr[w->act[p]] == x)
                 nbr[w->act[p]] = y;
+        /* a lower cluster may now be nearer to the merged y than to its remembered neighbour */
         for (int p = 0, c; p < w->nact && (c = w->act[p]) < y; p++) {
             double v = d[rowbase(n, c) + (size_t)y];
             if (v < h.val[h.pos[c]]) {
@@ -493,6 +565,7 @@ static int generic(double *d, struct work *w, int method, struct lens_hclust_ste
                 heap_change(&h, c, v);
             }
         }
+        /* y's own row changed: its nearest neighbour above is recomputed outright */
         if (y < n - 1) {
             double v;
             int c = min_above(d, w, y, &v);
@@ -511,6 +584,9 @@ done:
     return rc;
 }
 
+/* Dispatch after Muellner's recommendations: MST for single, the NN chain for the reducible
+ * methods, the generic algorithm for the rest. All are O(n^2) memory: the caller's condensed
+ * matrix plus O(n) here. */
 int lens_hclust_run(double *d, int n, int method, struct lens_hclust_step *z, struct lens_err *e)
 {
     if (n < 2)
@@ -521,6 +597,7 @@ int lens_hclust_run(double *d, int n, int method, struct lens_hclust_step *z, st
     for (size_t k = 0; k < np; k++)
         if (!isfinite(d[k])) { /* as scipy: NaN or inf would poison every comparison */
             int i = 0;
+            /* recover (i, j) from the condensed index: the error must name the two objects */
             while (rowbase(n, i + 1) + (size_t)(i + 2) <= k)
                 i++;
             return lens_err_set(e, LENS_EDATA, "distance between objects %d and %d is %g", i,
@@ -546,6 +623,10 @@ int lens_hclust_run(double *d, int n, int method, struct lens_hclust_step *z, st
 
 /* ---- using the tree ---- */
 
+/* Depth first from the root (cluster 2n-2) with an explicit stack: a chain-shaped tree of
+ * thousands of leaves would overflow a recursive walk. Right is pushed before left so that
+ * left leaves come first, as scipy's leaves_list gives them. The stack never holds more than
+ * n entries (each pop of an inner node adds one net entry, and there are n-1 of them). */
 int lens_hclust_leaf_order(const struct lens_hclust_step *z, int n, int *order,
                            struct lens_err *e)
 {
@@ -567,6 +648,9 @@ int lens_hclust_leaf_order(const struct lens_hclust_step *z, int n, int *order,
     return LENS_OK;
 }
 
+/* Replaying the first n-k merges into a union-find gives the k groups; numbering them by
+ * first appearance in leaf index order makes labels independent of merge order, so two
+ * methods giving the same partition give the same labels. */
 int lens_hclust_cut(const struct lens_hclust_step *z, int n, int k, int *label, struct lens_err *e)
 {
     if (k < 1 || k > n)
@@ -596,6 +680,8 @@ int lens_hclust_cut(const struct lens_hclust_step *z, int n, int k, int *label, 
     return LENS_OK;
 }
 
+/* %.17g round-trips a double exactly, so Z read back (or compared to scipy) loses nothing;
+ * the atomic writer means a failed write leaves no partial file. */
 int lens_hclust_write_csv(const struct lens_hclust_step *z, int n, const char *path,
                           struct lens_err *e)
 {
@@ -611,6 +697,9 @@ int lens_hclust_write_csv(const struct lens_hclust_step *z, int n, const char *p
 
 /* ---- the automatic cut (see hclust.h) ---- */
 
+/* The constants of docs/methods.md §2.3: a real step is 10 % above the merge below it, and
+ * heights under 1e-3 of the root count as that floor, so identical processes (height 0)
+ * produce no infinite ratio. 256 groups is more than any report can show. */
 #define CUT_STEP_MIN 1.1
 #define GAP_FLOOR 1e-3
 #define CUT_KMAX 256
@@ -628,6 +717,7 @@ int lens_hclust_cut_auto(const struct lens_hclust_step *z, int n, struct lens_hc
         return lens_err_set(e, LENS_EINVAL, "cannot cut %d objects", n);
     cut->k = 1;
     cut->ratio = 1;
+    /* the answer for "no structure": one group, the root */
     cut->low = cut->high = z[n - 2].height;
     /* act[] holds the inside (top) heights of the groups of two or more at the current step;
      * pos[merge] is where that merge's height sits in act, who[] the inverse */
@@ -639,6 +729,9 @@ int lens_hclust_cut_auto(const struct lens_hclust_step *z, int n, struct lens_hc
         lens_free(pos), lens_free(act), lens_free(tmp), lens_free(who);
         return lens_err_set(e, LENS_ENOMEM, "out of memory cutting the tree of %d objects", n);
     }
+    /* O(n) merges x O(k log k) for the median: the k <= 256 bound keeps this small for any n.
+     * The running set act[] is updated in O(1) per merge by swap-removal, since order does not
+     * matter for a median. */
     double floor = GAP_FLOOR * z[n - 2].height, best = 0;
     for (int j = 0; j < n - 1; j++) {
         int child[2] = {z[j].left, z[j].right};
@@ -652,6 +745,8 @@ int lens_hclust_cut_auto(const struct lens_hclust_step *z, int n, struct lens_hc
         pos[j] = nact;
         who[nact] = j;
         act[nact++] = z[j].height;
+        /* after merges 0..j there are n - 1 - j groups; the candidate cut lies between z[j] and
+         * z[j+1] */
         int k = n - 1 - j;
         if (k < 2 || k > CUT_KMAX)
             continue;
@@ -660,6 +755,8 @@ int lens_hclust_cut_auto(const struct lens_hclust_step *z, int n, struct lens_hc
         double within = nact % 2 ? tmp[nact / 2] : (tmp[nact / 2 - 1] + tmp[nact / 2]) / 2;
         double ratio = z[j + 1].height / (within > floor ? within : floor);
         int step = z[j + 1].height >= CUT_STEP_MIN * (z[j].height > floor ? z[j].height : floor);
+        /* >= because j grows: a later tie is a cut with fewer groups, which wins. A root height of
+         * 0 (all distances 0) has no structure to find. */
         if (z[n - 2].height > 0 && step && ratio >= best) { /* ties: fewer groups */
             best = ratio;
             cut->ratio = ratio;

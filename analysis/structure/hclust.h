@@ -42,7 +42,7 @@ int lens_hclust_method_parse(const char *name);
 int lens_hclust_run(double *d, int n, int method, struct lens_hclust_step *z, struct lens_err *e);
 
 /* Leaves in dendrogram order (scipy's leaves_list: root first, left before right). order
- * receives n indices. LENS_ENOMEM. */
+ * receives n indices (caller-allocated, as label below). LENS_ENOMEM. */
 int lens_hclust_leaf_order(const struct lens_hclust_step *z, int n, int *order,
                            struct lens_err *e);
 
@@ -56,7 +56,7 @@ int lens_hclust_leaf_order(const struct lens_hclust_step *z, int n, int *order,
  * one below it, so it never falls between merges of one level that differ only by noise.
  * Heights below 1e-3 x the root height count as that (identical processes give no huge
  * ratios). Only k <= 256 is considered, which bounds the cost. z must be in merge (height)
- * order, as lens_hclust_linkage returns it. Ties: fewer groups. */
+ * order, as lens_hclust_run returns it. Ties: fewer groups. */
 #define LENS_HCLUST_GAP_MIN 1.5
 struct lens_hclust_autocut {
     int k;        /* groups chosen; 1 when no cut reaches LENS_HCLUST_GAP_MIN */

@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The defaults are the numbers of docs/methods.md §3: 64 splits is far more than the handful
+ * of levels a machine has, 1e-3 relative and 1 ns absolute are what a clock can
+ * resolve, and theta 0.1, window 3, span 0.5 are mpilens's reading of the paper's "much
+ * smaller than the typical difference before". */
 void lens_links_opts_default(struct lens_links_opts *o)
 {
     o->threads = 2;
@@ -32,6 +36,9 @@ void lens_links_opts_default(struct lens_links_opts *o)
  *   (b) each of delta_m .. delta_m+w-1 is below theta times the typical drop before m.
  * It gives m clusters: the m-1 splits of the steep part. (b) needs the whole window, so the
  * rule gives the same answer on any longer sequence; the run stops as soon as it holds. */
+/* O(M w) for one call; the run calls it after every split (O(M^2 w) in all, M <= 64), which
+ * is nothing next to one pass of distances. Indices: d[m-1] is d_m, so delta_m is
+ * d[m-1] - d[m]. Only m with a full window of drops after it are tried. */
 static int elbow(const double *d, int M, const struct lens_links_opts *o)
 {
     int w = o->scree_window;
@@ -39,10 +46,15 @@ static int elbow(const double *d, int M, const struct lens_links_opts *o)
     for (int m = 2; m + w - 1 <= M - 1; m++) {
         double drop = d[m - 2] - d[m - 1]; /* delta_m-1 joins the drops before m */
         big = drop > big ? drop : big;
+        /* the sum of delta_1..delta_m-1 telescopes to d_1 - d_m; minus the largest, over m - 2
+         * drops (at m == 2 there is one drop and nothing to leave out) */
         double tau = m == 2 ? drop : (d[0] - d[m - 1] - big) / (m - 2);
+        /* no typical drop (diameters flat or rising) cannot define "much smaller"; !(>) also skips
+         * NaN */
         if (!(tau > 0) || d[m - 1] > (1 - o->scree_span) * d[0])
             continue;
         int ok = 1;
+        /* a rising diameter (a negative drop) counts as small: greedy estimates may rise */
         for (int j = m; j <= m + w - 1 && ok; j++)
             ok = d[j - 1] - d[j] < o->scree_theta * tau;
         if (ok)
@@ -56,12 +68,17 @@ int lens_links_scree(const double *d, int n, int exhausted, const struct lens_li
     int m = elbow(d, n, o);
     if (m)
         return m;
-    /* no elbow: if every cluster left is exact (diameter 0), all the splits were real */
+    /* no elbow: if every cluster left is exact (diameter 0), all the splits were real.
+     * Otherwise nothing separates real splits from noise, and one cluster is the honest answer. */
     return exhausted ? n + 1 : 1;
 }
 
 /* ---- objects and distances ----------------------------------------------------------------- */
 
+/* The objects in row-major order without the diagonal, each a contiguous run of L values, so
+ * rho2 reads two short sequential arrays. Storing the weights 1/d once (instead of the
+ * deviations) turns every distance into multiply-adds: the floors and the division are paid
+ * P(P-1) L times, not once per distance. Memory: 16 P(P-1) L bytes. */
 struct objs {
     size_t n; /* P(P-1) */
     int L, P;
@@ -69,6 +86,7 @@ struct objs {
     double *w; /* n x L inverse floored variances */
 };
 
+/* Object o -> link (i, j): P - 1 objects per row, columns skipping i itself. */
 static void obj_pair(int P, size_t o, int *i, int *j)
 {
     *i = (int)(o / (size_t)(P - 1));
@@ -76,6 +94,11 @@ static void obj_pair(int P, size_t o, int *i, int *j)
     *j = jj + (jj >= *i);
 }
 
+/* Salnikov et al.'s distance, squared (docs/methods.md §3): each length's difference weighted by
+ * the sum of both inverse variances, so a noisy link is near everything and a quiet one far
+ * from links that differ by more than its noise. Squared because only comparisons are made;
+ * the root is taken for the reported diameters. The loop order is fixed, so a value is the
+ * same bit for bit whichever thread computes it. */
 static double rho2(const struct objs *ob, size_t x, size_t y)
 {
     const double *ax = ob->a + x * ob->L, *ay = ob->a + y * ob->L;
@@ -88,6 +111,8 @@ static double rho2(const struct objs *ob, size_t x, size_t y)
     return s;
 }
 
+/* The paper clusters mean delays; a cube written without an average (a median-only file) is
+ * still usable with the median. */
 static int mean_stat(const struct lens_cube *c)
 {
     return c->data[LENS_STAT_AVERAGE] ? LENS_STAT_AVERAGE : c->data[LENS_STAT_MEDIAN] ? LENS_STAT_MEDIAN : -1;
@@ -102,6 +127,9 @@ static int element(const struct lens_cube *c, const struct lens_links_opts *o, i
         return lens_err_set(e, LENS_EDATA, "%s: %s delay at length %d, row %d, column %d is not finite",
                             c->source ? c->source : "cube", lens_cube_stat_name(s), c->lengths[l], i, j);
     double sd = c->data[LENS_STAT_DEVIATION] ? LENS_CUBE_AT(c, LENS_STAT_DEVIATION, l, i, j) : 0;
+    /* A zero deviation (one repeat, or a clock too coarse to see the spread) would make the
+     * weight infinite and every distance to the link infinite or NaN; the floor is what a clock
+     * can resolve. A missing deviation statistic means every link gets the floor. */
     double fl = fmax(o->sd_rel_floor * fabs(*a), o->sd_abs_floor);
     if (!(sd >= fl)) /* also NaN */
         sd = fl;
@@ -109,6 +137,9 @@ static int element(const struct lens_cube *c, const struct lens_links_opts *o, i
     return LENS_OK;
 }
 
+/* Fails on the first non-finite delay, naming length, row and column: a NaN in a curve would
+ * make its distances NaN and the farthest-member searches meaningless. On failure ob's arrays
+ * are left for the caller to free. */
 static int objs_build(const struct lens_cube *c, const struct lens_links_opts *o, struct objs *ob,
                       struct lens_err *e)
 {
@@ -132,6 +163,8 @@ static int objs_build(const struct lens_cube *c, const struct lens_links_opts *o
     return LENS_OK;
 }
 
+/* The same arithmetic as rho2 through element(), for the tests: a second path to one
+ * distance, without building the objects. */
 int lens_links_rho(const struct lens_cube *c, const struct lens_links_opts *o, int i, int j, int p,
                    int q, double *rho, struct lens_err *e)
 {
@@ -159,6 +192,8 @@ int lens_links_rho(const struct lens_cube *c, const struct lens_links_opts *o, i
  * ranges of a node's descendants partition its own. dist holds, for the members of an unsplit
  * node, their rho^2 to its centre r. */
 
+/* A node of the split tree. The tree is stored flat in R->nodes, children after parents;
+ * nodes are never freed during a run, so a node index stays valid while the array grows. */
 struct node {
     size_t lo, hi;
     size_t r, s;     /* objects: centre, and the member farthest from it */
@@ -167,6 +202,8 @@ struct node {
     int child[2];    /* -1 while unsplit */
 };
 
+/* perm, dist and tmp have one entry per object; a cluster owns the slice [lo, hi) of each, so
+ * splits of disjoint clusters touch disjoint memory and can run on threads without locks. */
 struct run {
     const struct objs *ob;
     size_t *perm;
@@ -181,6 +218,7 @@ struct chunk {
     double *out;
 };
 
+/* Each thread writes its own slice of out: no sharing, no atomics. */
 static void *dist_chunk(void *arg)
 {
     struct chunk *ch = arg;
@@ -190,7 +228,10 @@ static void *dist_chunk(void *arg)
 }
 
 /* out[p] = rho^2(centre, perm[p]) for p in [lo, hi), on nth threads for large ranges. Each
- * value is computed the same way whoever computes it; a failed thread start runs inline. */
+ * value is computed the same way whoever computes it; a failed thread start runs inline.
+ * Below 16384 objects (about a 128-process cube) a thread costs more than it saves; 8 threads is
+ * the cap of the fixed arrays. The chunk boundaries do not affect any value, which is why the
+ * thread count cannot change the result. */
 static void par_dist(const struct run *R, size_t centre, size_t lo, size_t hi, double *out, int nth)
 {
     if (nth > 8)
@@ -219,7 +260,9 @@ static void par_dist(const struct run *R, size_t centre, size_t lo, size_t hi, d
     }
 }
 
-/* Farthest member by v over [lo, hi): ties go to the smaller object id. */
+/* Farthest member by v over [lo, hi): ties go to the smaller object id.
+ * The tie rule by object id rather than position matters: positions depend on how earlier
+ * partitions permuted the slice, object ids do not. */
 static size_t argmax(const struct run *R, const double *v, size_t lo, size_t hi)
 {
     size_t best = lo;
@@ -229,7 +272,10 @@ static size_t argmax(const struct run *R, const double *v, size_t lo, size_t hi)
     return best;
 }
 
-/* Steps 1-2 and 4 for one cluster: distances from centre r, the farthest s, the diameter. */
+/* Steps 1-2 and 4 for one cluster: distances from centre r, the farthest s, the diameter.
+ * After this, dist[lo..hi) holds rho^2 from r for the node's members, which split() reads:
+ * the invariant that lets a split cost one pass of distances (from s) instead of two.
+ * minobj is the tie-break of best_of, also independent of the permutation. */
 static void prepare(struct run *R, struct node *n, size_t r, int nth)
 {
     par_dist(R, r, n->lo, n->hi, R->dist, nth);
@@ -243,6 +289,7 @@ static void prepare(struct run *R, struct node *n, size_t r, int nth)
     n->child[0] = n->child[1] = -1;
 }
 
+/* perm, dist and tmp move together: dist and tmp are indexed by position, not by object. */
 static void swap_at(struct run *R, size_t a, size_t b)
 {
     size_t t = R->perm[a];
@@ -261,8 +308,12 @@ static void swap_at(struct run *R, size_t a, size_t b)
 static void split(struct run *R, int k, int c0, int c1, int nth)
 {
     struct node *n = &R->nodes[k];
+    /* tmp: distances from s; dist already holds those from r (prepare) */
     par_dist(R, n->s, n->lo, n->hi, R->tmp, nth);
     size_t i = n->lo, j = n->hi;
+    /* In-place two-way partition: r's part ends up in [lo, i), s's in [i, hi). r is in its own
+     * part (distance 0 to itself) and s in its own (its diameter is > 0, the only case split is
+     * called for), so neither part is empty. */
     while (i < j) {
         if (R->dist[i] <= R->tmp[i])
             i++;
@@ -280,11 +331,13 @@ static void split(struct run *R, int k, int c0, int c1, int nth)
     n->child[1] = c1;
 }
 
+/* One split run on a thread: the node and its two reserved child slots. */
 struct job {
     struct run *R;
     int node, c0, c1;
 };
 
+/* one thread per split, so each split's own distances run single-threaded */
 static void *job_main(void *arg)
 {
     struct job *jb = arg;
@@ -294,7 +347,9 @@ static void *job_main(void *arg)
 
 /* Greedy order: the cluster of the greedy state g with the largest diameter (ties: the
  * smaller first object), skipping those in batch[0..nb) and, if unsplit_only, those split
- * already. Returns the position in g, or -1 when no diameter is above 0. */
+ * already. Returns the position in g, or -1 when no diameter is above 0.
+ * O(ng nb) per call with ng <= limit + 1 and nb <= 8: a linear scan is simplest. A cluster of
+ * diameter 0 (identical curves) is never split: there is nothing in it to separate. */
 static int best_of(const struct run *R, const int *g, int ng, const int *batch, int nb, int unsplit_only)
 {
     int best = -1;
@@ -312,6 +367,8 @@ static int best_of(const struct run *R, const int *g, int ng, const int *batch, 
     return best;
 }
 
+/* Called before threads start, never during: the array may move, and a thread holding a
+ * node pointer would then write to freed memory. */
 static int reserve(struct run *R, int more, struct lens_err *e)
 {
     if (R->nnodes + more <= R->cap)
@@ -326,7 +383,11 @@ static int reserve(struct run *R, int more, struct lens_err *e)
 }
 
 /* Splits node g[pos] of the greedy state, and when threads allow, the next best unsplit
- * clusters of the greedy state at the same time (they would be split later anyway). */
+ * clusters of the greedy state at the same time (they would be split later anyway).
+ * The batch is chosen by the greedy order from the current state alone, and each split is a
+ * pure function of its cluster, so splitting ahead only computes early what the greedy loop
+ * would compute anyway; lens_links_run still consumes splits in greedy order. The cost of a
+ * wasted split (when the scree stops first) is at most threads - 1 splits. */
 static int advance(struct run *R, const int *g, int ng, int pos, int threads, struct lens_err *e)
 {
     int batch[8], nb = 0;
@@ -346,10 +407,12 @@ static int advance(struct run *R, const int *g, int ng, int pos, int threads, st
         jobs[t] = (struct job){R, batch[t], R->nnodes, R->nnodes + 1};
         R->nnodes += 2;
     }
+    /* nothing to pair it with: give the one split all the threads for its distances */
     if (nb == 1) {
         split(R, batch[0], jobs[0].c0, jobs[0].c1, threads);
         return LENS_OK;
     }
+    /* a failed thread start is not an error: that split runs inline below, same result */
     for (int t = 1; t < nb; t++)
         started[t] = pthread_create(&th[t], NULL, job_main, &jobs[t]) == 0;
     job_main(&jobs[0]);
@@ -364,6 +427,8 @@ static int advance(struct run *R, const int *g, int ng, int pos, int threads, st
 
 /* ---- the run ------------------------------------------------------------------------------ */
 
+/* What finish() needs of a final cluster; key is its mean delay over all lengths, the order
+ * in which clusters are numbered (fastest first, ties by first object: deterministic). */
 struct proto {
     size_t lo, hi, minobj;
     double diam2, key;
@@ -396,6 +461,8 @@ static int finish(struct run *R, const struct lens_cube *c, const int *seq, int 
         goto done;
     }
     res->k = k;
+    /* Replay the first k - 1 greedy splits from the root: g is the set of leaves of the cut
+     * tree, and replacing a split node by its children keeps g's order a function of seq only. */
     g[0] = 0;
     for (int t = 0; t < k - 1; t++)
         for (int u = 0; u < ng; u++)
@@ -410,6 +477,8 @@ static int finish(struct run *R, const struct lens_cube *c, const int *seq, int 
         for (size_t p = n->lo; p < n->hi; p++)
             lab[R->perm[p]] = u;
     }
+    /* sums in object order: perm's order depends on the partitions, and floating-point sums in a
+     * different order would change the last bits of the means */
     for (size_t x = 0; x < ob->n; x++) {
         int i, j;
         obj_pair(P, x, &i, &j);
@@ -435,6 +504,7 @@ static int finish(struct run *R, const struct lens_cube *c, const int *seq, int 
         sorted[u].lo = (size_t)u; /* reuse lo as the old index */
     }
     qsort(sorted, (size_t)k, sizeof *sorted, cmp_proto);
+    /* rank: old cluster index -> its number in delay order */
     for (int u = 0; u < k; u++)
         rank[sorted[u].lo] = u;
     for (int u = 0; u < k && rc == LENS_OK; u++) {
@@ -470,6 +540,7 @@ done:
     return rc;
 }
 
+/* Written with !(x > 0) so that NaN options are refused too. */
 static int check_opts(const struct lens_cube *c, const struct lens_links_opts *o, struct lens_err *e)
 {
     if (o->threads < 1 || o->max_splits < 1 || o->clusters < 0 || o->scree_window < 1 ||
@@ -484,6 +555,10 @@ static int check_opts(const struct lens_cube *c, const struct lens_links_opts *o
     return LENS_OK;
 }
 
+/* Memory: the objects (16 P(P-1) L bytes) plus three arrays of P(P-1) and the node array:
+ * distances are never stored as a matrix, which at P = 1024 would take about 4 TB even
+ * condensed. Time: a split costs about two passes over its cluster's members (from s, then
+ * from each new centre). */
 int lens_links_run(const struct lens_cube *c, const struct lens_links_opts *o, struct lens_links **out,
                    struct lens_err *e)
 {
@@ -499,6 +574,7 @@ int lens_links_run(const struct lens_cube *c, const struct lens_links_opts *o, s
     struct objs ob = {0};
     struct run R = {0};
     struct lens_links *res = lens_calloc(1, sizeof *res);
+    /* k clusters need k - 1 splits; g never holds more than limit + 1 leaves */
     int limit = o->clusters > 0 ? o->clusters - 1 : o->max_splits;
     int *g = lens_malloc((size_t)(limit + 2) * sizeof *g), *seq = lens_malloc((size_t)(limit + 1) * sizeof *seq);
     if (!res || !g || !seq) {
@@ -535,6 +611,8 @@ int lens_links_run(const struct lens_cube *c, const struct lens_links_opts *o, s
     prepare(&R, &R.nodes[0], R.perm[argmax(&R, R.dist, 0, ob.n)], o->threads);
     int ng = 1, nseq = 0, exhausted = 0;
     g[0] = 0;
+    /* Invariant: g holds the leaves of the tree cut after the nseq splits recorded in seq; the
+     * chosen node may already be split (advance splits ahead), then it is only recorded. */
     while (nseq < limit) {
         int pos = best_of(&R, g, ng, NULL, 0, 0);
         if (pos < 0) {
@@ -548,11 +626,13 @@ int lens_links_run(const struct lens_cube *c, const struct lens_links_opts *o, s
         g[ng++] = R.nodes[k].child[1];
         seq[nseq] = k;
         res->diameters[nseq++] = sqrt(R.nodes[k].diam2);
+        /* the rule needs no later diameters once it holds, so stopping early gives the same k */
         if (o->clusters == 0 && elbow(res->diameters, nseq, o))
             break;
     }
     res->ndiam = nseq;
     int k;
+    /* fewer splits than asked are possible when every cluster has diameter 0 */
     if (o->clusters > 0)
         k = o->clusters < nseq + 1 ? o->clusters : nseq + 1;
     else {
@@ -590,6 +670,7 @@ void lens_links_free(struct lens_links *r)
     lens_free(r);
 }
 
+/* The share is over the P(P-1) links, the diagonal excluded as in the clustering. */
 void lens_links_row(const struct lens_links *r, int id, struct lens_links_row *row, char *buf, size_t n)
 {
     const struct lens_links_cluster *cl = &r->clusters[id];

@@ -25,7 +25,7 @@ struct lens_links_opts {
 struct lens_links_cluster {
     int id;               /* 0..k-1, ordered by mean delay over lengths, fastest first */
     long size;            /* links */
-    double diameter;      /* rho(r, s) estimate of the split step, 0 for one link */
+    double diameter;      /* rho(r, s) estimate of the split step (dimensionless), 0 for one link */
     double *mean;         /* nlen seconds: mean of the average statistic over its links (owned) */
     double same_host;     /* fraction of its links within one host, NaN without a hosts file */
     int row, col;         /* its first link in row-major order, as an example */
@@ -67,7 +67,9 @@ void lens_links_free(struct lens_links *r);
  * exhausted = 1 when the sequence ended because no cluster left had a non-zero diameter. */
 int lens_links_scree(const double *d, int n, int exhausted, const struct lens_links_opts *o);
 
-/* rho (not squared) between links (i,j) and (p,q) of c, with the same floors as the run. */
+/* rho (not squared; dimensionless, differences over deviations) between links (i,j) and
+ * (p,q) of c, with the same floors as the run. LENS_EINVAL (no average or median, a link out
+ * of range or on the diagonal), LENS_EDATA (a delay that is not finite). */
 int lens_links_rho(const struct lens_cube *c, const struct lens_links_opts *o, int i, int j, int p,
                    int q, double *rho, struct lens_err *e);
 

@@ -17,6 +17,10 @@
 
 struct entry;
 
+/* Invariants between joins: r slots are alive; S[s] = sum of D[s][k] over alive k; in the fast
+ * search every alive pair {s, k} is listed in exactly one row, the row of the younger of the
+ * two (larger birth), so a pair is scanned once. A join gives slot i a new birth, which makes
+ * every older row's entry for i stale and i's rebuilt row the only place its pairs live. */
 struct nj {
     int n;            /* leaves, also the number of slots */
     int r;            /* nodes still active */
@@ -35,6 +39,9 @@ struct nj {
     int compact_at;   /* compact all rows when r falls to this */
 };
 
+/* A square matrix rather than the condensed one: a join reads and writes a whole row and
+ * column, and the scans read rows, so both directions must be contiguous; the cost is 2x the
+ * memory of the input. */
 #define DD(w, i, j) ((w)->D[(size_t)(i) * (w)->n + (j)])
 
 /* A row entry: the slot and its distance rounded down to float, so the bound can be checked
@@ -44,6 +51,9 @@ struct entry {
     int32_t k;
 };
 
+/* Rounds d down to a float, so that the row's bound never exceeds the true distance: with the
+ * default round-to-nearest a float could land just above d and stop a scan one pair too early.
+ * Halving the row memory (8 bytes an entry instead of 16 with a double) is what the float buys. */
 static inline float float_below(double d)
 {
     if (d > FLT_MAX)
@@ -67,6 +77,9 @@ struct sorter {
     int32_t *idx, *idx2;
 };
 
+/* The usual order-preserving map of IEEE floats to unsigned integers: negative values reversed,
+ * positives above them. (Distances are >= 0 at the start, but the updated d(u,k) of a join may
+ * be negative.) */
 static inline uint32_t sort_key(float v)
 {
     uint32_t u;
@@ -82,6 +95,8 @@ static inline float key_value(uint32_t u)
     return v;
 }
 
+/* O(m) per row instead of O(m log m): rebuilding row i after every join is a large part of
+ * the fast search's cost, so the sort matters. One pass counts all four bytes' histograms. */
 static void radix_sort(struct sorter *t, int m)
 {
     size_t count[4][256] = {{0}};
@@ -115,7 +130,9 @@ static void radix_sort(struct sorter *t, int m)
     }
 }
 
-/* Fills row s with the active slots older than s (those with smaller birth), sorted. */
+/* Fills row s with the active slots older than s (those with smaller birth), sorted.
+ * O(n) for the walk plus the sort, once per join: the price of keeping each pair in one
+ * sorted row. A row is written into its own n-entry stripe of w->row, so no reallocation. */
 static void row_build(struct nj *w, int s, struct sorter *t)
 {
     int m = 0;
@@ -141,6 +158,9 @@ static inline int entry_valid(const struct nj *w, int s, int k)
     return w->alive[k] && w->birth[k] < w->birth[s];
 }
 
+/* Stale entries are only skipped when they sit at the front of a row, so rows fill with dead
+ * entries as joins go on. Compacting everything whenever r halves costs O(r n) each,
+ * O(n^2) over all the halvings, and keeps scans over live entries. */
 static void rows_compact(struct nj *w)
 {
     for (int s = 0; s < w->n; s++) {
@@ -170,6 +190,9 @@ static inline int q_better(double q, int i, int j, double bq, int bi, int bj)
     return q < bq || (q == bq && (i < bi || (i == bi && j < bj)));
 }
 
+/* The O(r^2) full scan of Saitou and Nei, in increasing (i, j) order with strict <: the
+ * first minimum wins, which is the tie rule q_better states for the fast search. Kept as the
+ * reference (`--canonical`) against which tests check the fast search. */
 static void search_canonical(const struct nj *w, int *bi, int *bj)
 {
     double rm2 = w->r - 2, best = INFINITY;
@@ -190,7 +213,11 @@ static void search_canonical(const struct nj *w, int *bi, int *bj)
     }
 }
 
-/* Scans row s from its first live entry until the bound passes best + slack. */
+/* Scans row s from its first live entry until the bound passes best + slack.
+ * Why the bound holds: for entry k, Q(s,k) = (r-2) D[s][k] - S_s - S_k >= (r-2) v - S_s - smax
+ * with v <= D[s][k], and v grows along the row, so once the bound passes the best Q no later
+ * entry can beat it. slack widens the test by the rounding difference between the bound and
+ * Q, so that a pair the canonical scan would choose is never cut off. */
 static void scan_row(struct nj *w, int s, double rm2, double smax, double slack, double *best,
                      int *bi, int *bj)
 {
@@ -206,6 +233,7 @@ static void scan_row(struct nj *w, int s, double rm2, double smax, double slack,
         if (rm2 * row[i].v - base > *best + slack)
             break; /* later entries are no closer: Q can only be larger */
         int k = row[i].k;
+        /* a dead entry in the middle of the row: skipped now, removed at the next compaction */
         if (!entry_valid(w, s, k))
             continue;
         int a = s < k ? s : k, b = s < k ? k : s;
@@ -219,11 +247,15 @@ static void scan_row(struct nj *w, int s, double rm2, double smax, double slack,
 }
 
 /* The row whose first entry promises the smallest Q is scanned first, so that the best Q
- * found early lets the other rows be skipped on first[] alone, without touching them. */
+ * found early lets the other rows be skipped on first[] alone, without touching them.
+ * Bound checks are against S's maximum over alive slots, recomputed each search (O(r)), since
+ * joins change every S. Starting with the row of the lowest bound usually finds
+ * a Q low enough that most rows are skipped without being read. */
 static void search_fast(struct nj *w, int *bi, int *bj)
 {
     double rm2 = w->r - 2, best = INFINITY, smax = -INFINITY, sabs = 0, lbmin = INFINITY;
     int s0 = -1;
+    /* INT32_MAX: any real pair wins a tie against "none yet" in q_better */
     *bi = *bj = INT32_MAX;
     for (int s = 0; s < w->n; s++)
         if (w->alive[s]) {
@@ -255,12 +287,17 @@ static void search_fast(struct nj *w, int *bi, int *bj)
             __builtin_prefetch(w->row + (size_t)p * w->n + w->rstart[p]);
         }
         int s = w->cand[c];
+        /* re-checked: best may have dropped since the candidate list was made */
         if (rm2 * w->first[s] - (w->S[s] + smax) <= best + slack)
             scan_row(w, s, rm2, smax, slack, &best, bi, bj);
     }
 }
 
-/* Joins slots i < j into a new node kept in slot i; returns the new tree node. */
+/* Joins slots i < j into the new tree node u, kept in slot i.
+ * Saitou and Nei's formulas (docs/methods.md §2.4): d(i,u) = d(i,j)/2 + (S_i - S_j)/(2(r-2)),
+ * d(j,u) = d(i,j) - d(i,u), d(u,k) = (d(i,k) + d(j,k) - d(i,j))/2. S is updated
+ * incrementally (O(r) per join instead of O(r^2) to resum): each S_k loses d(i,k) and d(j,k)
+ * and gains d(u,k). Here S_i includes D[i][j] and S_j D[j][i], as in the formula. */
 static void join(struct nj *w, struct lens_newick *t, int i, int j, int u)
 {
     double dij = DD(w, i, j), rm2 = w->r - 2;
@@ -270,6 +307,7 @@ static void join(struct nj *w, struct lens_newick *t, int i, int j, int u)
     t->child[3 * iu + 1] = w->node[j];
     t->len[w->node[i]] = li;
     t->len[w->node[j]] = dij - li;
+    /* j dies before the loop so that the loop updates only the r - 2 remaining nodes */
     w->alive[j] = 0;
     w->r--;
     double su = 0;
@@ -308,6 +346,8 @@ static void nj_release(struct nj *w)
     lens_free(w->birth);
 }
 
+/* Memory: 8 n^2 bytes for D plus, for the fast search, 8 n^2 for the rows (an entry is a
+ * float and an int32). On failure everything allocated so far is released. */
 static int nj_init(struct nj *w, const double *d, int n, int fast, struct lens_err *e)
 {
     memset(w, 0, sizeof *w);
@@ -349,6 +389,8 @@ static int nj_init(struct nj *w, const double *d, int n, int fast, struct lens_e
     return LENS_OK;
 }
 
+/* O(n^3) time for the canonical scan; the fast search is exact (same pair, same tree) and in
+ * practice far below that, since most rows stop after a few entries. */
 int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, struct lens_err *e)
 {
     *out = NULL;
@@ -363,6 +405,7 @@ int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, st
     int rc = lens_newick_new(&t, n, n == 2 ? 1 : n - 2, e);
     if (rc < 0)
         return rc;
+    /* no join to make: the two leaves hang from a root of degree 2, split in the middle */
     if (n == 2) {
         t->child[0] = 0;
         t->child[1] = 1;
@@ -387,13 +430,17 @@ int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, st
             lens_newick_free(t);
             return lens_err_set(e, LENS_ENOMEM, "out of memory for neighbor joining");
         }
+        /* leaves are born in slot order, so initially row s lists the slots below s */
         for (int s = 0; s < n; s++)
             w.birth[s] = s;
         for (int s = 0; s < n; s++)
             row_build(&w, s, &tmp);
+        /* the first compaction when half the nodes are joined (rows_compact sets the next) */
         w.compact_at = n / 2;
     }
     int u = n;
+    /* Each round joins two nodes into one: n - 3 rounds make inner nodes n..2n-4, and the root
+     * is 2n-3, the n - 2 inner nodes lens_newick_new reserved. */
     while (w.r > 3) {
         int i, j;
         if (fast)
@@ -415,6 +462,7 @@ int lens_nj_run(const double *d, int n, int search, struct lens_newick **out, st
         if (w.alive[k])
             s3[m++] = k;
     double ab = DD(&w, s3[0], s3[1]), ac = DD(&w, s3[0], s3[2]), bc = DD(&w, s3[1], s3[2]);
+    /* the three-point formula: branch lengths that give the last three distances exactly */
     double len3[3] = {(ab + ac - bc) / 2, (ab + bc - ac) / 2, (ac + bc - ab) / 2};
     for (int c = 0; c < 3; c++) {
         t->child[3 * (u - n) + c] = w.node[s3[c]];

@@ -48,7 +48,8 @@ struct lens_structure_opts {
     int nj_search;       /* enum lens_nj_search (default fast) */
     int keep_going;      /* 0: the first failure is returned. 1 (the report): a part that fails
                           * for a reason other than LENS_ENOMEM is left NULL with the reason
-                          * in its *_err, and the other parts still run */
+                          * in its *_err, and the other parts still run; a failed tree drops
+                          * the distances, so NJ is left out too with the tree's reason */
     const char *source;  /* names the input in errors of the tree (NULL: no prefix) */
     struct lens_links_opts links;     /* default lens_links_opts_default */
     struct lens_anomaly_opts anomaly; /* default lens_anomaly_opts_default */
@@ -58,7 +59,8 @@ struct lens_structure_opts {
  * not asked for or failed (then the matching *_err says why, keep_going only). */
 struct lens_structure {
     int n;                          /* processes */
-    struct lens_distmat *dm;        /* the distances, intact (the tree works on a copy) */
+    struct lens_distmat *dm;        /* the distances, intact (the tree works on a copy);
+                                     * NULL after a tree failure kept in words */
     struct lens_hclust_step *z;     /* TREE: n-1 merges, scipy's Z */
     int *order;                     /* TREE: leaves in dendrogram order (scipy's leaves_list) */
     int k;                          /* CUT: groups, 0 without a cut */
