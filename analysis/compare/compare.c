@@ -195,17 +195,17 @@ static int add_cand(struct state *s, int k, int i, int j, double ratio, double p
 }
 
 /* One common length: reads the four matrices, tests every off-diagonal pair, counts the
- * p-values and keeps the candidates. mats: avgB, devB, avgN, devN, scratch (P x P each). */
+ * p-values and keeps the candidates. mats: avgB, devB, avgN, devN (P x P each); the ratios
+ * whose median is the machine's shift go into devB's room before devB is read, so that four
+ * matrices are the whole memory of the loop. */
 static int one_length(struct state *s, int k, double *const *mats, struct lens_err *e)
 {
     int P = s->P, rc;
     if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
-        (rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
-        (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK ||
-        (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK)
+        (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK)
         return rc;
     const double *ab = mats[0], *db = mats[1], *an = mats[2], *dn = mats[3];
-    double *ratio = mats[4];
+    double *ratio = mats[1];
     const int *map = s->map;
     /* the machine's shift at this length: median ratio, and a sign test (under no change
      * a pair is as likely to get slower as faster) */
@@ -227,6 +227,9 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
     unsigned long nsign = (unsigned long)(up + down);
     double ps = nsign ? 2 * gsl_cdf_binomial_P((unsigned)(up < down ? up : down), 0.5, (unsigned)nsign) : 1;
     s->mach_p[k] = ps > 1 ? 1 : ps;
+    if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
+        (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK)
+        return rc;
     /* |t| below the normal's two-sided alpha point means p > alpha for every degree of
      * freedom (Student's tails are heavier), so the t CDF is only evaluated where p may
      * matter to BH: such a test only counts in m */
@@ -514,20 +517,33 @@ static int link_findings(struct acc *a, struct state *s, double thr, int *ks, do
     return LENS_OK;
 }
 
-/* One length of one run as a one-length cube in BASE's rank order, for the clustering. */
-static int one_length_cube(struct lens_cube_stream *st, int stat, int kk, int len, int P,
-                           const int *map, double *buf, struct lens_cube **out, struct lens_err *e)
+/* The automatic cut of one run at common length 0, as group labels in BASE's rank order
+ * (label[i] for BASE rank i): mat is that run's matrix in BASE's order. The one-length cube
+ * and the tree are freed before returning, so the two runs are never in memory together. */
+static int cut_labels(const double *mat, int stat, int len, int P, int *label, int *k,
+                      const char *who, struct lens_err *e)
 {
-    int rc = lens_cube_stream_read(st, stat, kk, buf, e);
+    struct lens_cube *c;
+    int rc = lens_cube_new(&c, P, 1, len, 0, 1u << stat, e);
     if (rc != LENS_OK)
         return rc;
-    if ((rc = lens_cube_new(out, P, 1, len, 0, 1u << stat, e)) != LENS_OK)
-        return rc;
-    double *d = (*out)->data[stat];
-    for (int i = 0; i < P; i++)
-        for (int j = 0; j < P; j++)
-            d[(size_t)i * P + j] = buf[(size_t)map[i] * P + map[j]];
-    return LENS_OK;
+    memcpy(c->data[stat], mat, (size_t)P * P * sizeof *mat);
+    struct lens_structure_opts so;
+    lens_structure_opts_default(&so);
+    so.parts = LENS_STRUCTURE_TREE | LENS_STRUCTURE_CUT;
+    so.stat = stat;
+    so.length = 0;
+    so.cut = LENS_STRUCTURE_CUT_AUTO;
+    struct lens_structure st;
+    if ((rc = lens_structure_run(c, &so, &st, e)) != LENS_OK)
+        lens_err_prefix(e, who);
+    else {
+        memcpy(label, st.label, (size_t)P * sizeof *label);
+        *k = st.k;
+    }
+    lens_structure_release(&st);
+    lens_cube_free(c);
+    return rc;
 }
 
 static int find_root(int *parent, int x)
@@ -539,44 +555,36 @@ static int find_root(int *parent, int x)
 
 /* The automatic cut of lens_structure_run on the first common length of both runs (ranks
  * matched), and a finding per set of groups that merged or split: the connected parts of
- * the graph joining each BASE group to the NEW groups its ranks went to. */
-static int structure_findings(struct acc *a, struct state *s, double *buf, int *ranks,
-                              double *tmp, struct lens_err *e)
+ * the graph joining each BASE group to the NEW groups its ranks went to. The median is
+ * clustered (as `mpilens cluster` does), the average when a run has no median. */
+static int structure_findings(struct acc *a, struct state *s, int *ranks, struct lens_err *e)
 {
     int P = s->P, rc;
     if (P < 3)
         return LENS_OK; /* two processes make one tree, nothing can merge or split */
     unsigned both = lens_cube_stream_stats(s->sb) & lens_cube_stream_stats(s->sn);
     int stat = both & (1u << LENS_STAT_MEDIAN) ? LENS_STAT_MEDIAN : LENS_STAT_AVERAGE;
-    struct lens_cube *cb = NULL, *cn = NULL;
-    int *idmap = lens_malloc((size_t)P * sizeof *idmap);
-    if (!idmap)
-        return lens_err_set(e, LENS_ENOMEM, "out of memory");
-    for (int i = 0; i < P; i++)
-        idmap[i] = i;
-    struct lens_structure sb, sn;
-    memset(&sb, 0, sizeof sb);
-    memset(&sn, 0, sizeof sn);
-    int *parent = NULL;
-    rc = one_length_cube(s->sb, stat, s->kb[0], s->lengths[0], P, idmap, buf, &cb, e);
-    if (rc == LENS_OK)
-        rc = one_length_cube(s->sn, stat, s->kn[0], s->lengths[0], P, s->map, buf, &cn, e);
-    struct lens_structure_opts so;
-    lens_structure_opts_default(&so);
-    so.parts = LENS_STRUCTURE_TREE | LENS_STRUCTURE_CUT;
-    so.stat = stat;
-    so.length = 0;
-    so.cut = LENS_STRUCTURE_CUT_AUTO;
-    if (rc == LENS_OK && (rc = lens_structure_run(cb, &so, &sb, e)) != LENS_OK)
-        lens_err_prefix(e, "BASE");
-    if (rc == LENS_OK && (rc = lens_structure_run(cn, &so, &sn, e)) != LENS_OK)
-        lens_err_prefix(e, "NEW");
-    if (rc != LENS_OK)
+    size_t PP = (size_t)P * P;
+    /* BASE's matrix, NEW's in BASE's order, and NEW's as read (later the ratios) */
+    double *mb = lens_malloc(3 * PP * sizeof *mb), *mn = mb ? mb + PP : NULL, *tmp = mb ? mn + PP : NULL;
+    int *lab = lens_malloc((size_t)(2 * P) * sizeof *lab), *parent = NULL;
+    if (!mb || !lab) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto out;
-    a->r->base_groups = sb.k;
-    a->r->new_groups = sn.k;
+    }
+    int *lb = lab, *ln = lab + P, kb, kn;
+    if ((rc = lens_cube_stream_read(s->sb, stat, s->kb[0], mb, e)) != LENS_OK ||
+        (rc = lens_cube_stream_read(s->sn, stat, s->kn[0], tmp, e)) != LENS_OK)
+        goto out;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++)
+            mn[(size_t)i * P + j] = tmp[(size_t)s->map[i] * P + s->map[j]];
+    if ((rc = cut_labels(mb, stat, s->lengths[0], P, lb, &kb, "BASE", e)) != LENS_OK ||
+        (rc = cut_labels(mn, stat, s->lengths[0], P, ln, &kn, "NEW", e)) != LENS_OK)
+        goto out;
+    a->r->base_groups = kb;
+    a->r->new_groups = kn;
     a->r->structure_length = s->lengths[0];
-    int kb = sb.k, kn = sn.k;
     parent = lens_malloc((size_t)(kb + kn) * 3 * sizeof *parent);
     if (!parent) {
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
@@ -586,7 +594,7 @@ static int structure_findings(struct acc *a, struct state *s, double *buf, int *
     for (int g = 0; g < kb + kn; g++)
         parent[g] = g, nbg[g] = nng[g] = 0;
     for (int i = 0; i < P; i++) {
-        int x = find_root(parent, sb.label[i]), y = find_root(parent, kb + sn.label[i]);
+        int x = find_root(parent, lb[i]), y = find_root(parent, kb + ln[i]);
         if (x != y)
             parent[y] = x;
     }
@@ -595,14 +603,14 @@ static int structure_findings(struct acc *a, struct state *s, double *buf, int *
         nbg[find_root(parent, g)]++;
     for (int g = 0; g < kn; g++)
         nng[find_root(parent, kb + g)]++;
-    const double *mb = cb->data[stat], *mn = cn->data[stat];
     for (int root = 0; root < kb + kn && rc == LENS_OK; root++) {
         if (find_root(parent, root) != root || (nbg[root] <= 1 && nng[root] <= 1))
             continue;
         int nr = 0;
         for (int i = 0; i < P; i++)
-            if (find_root(parent, sb.label[i]) == root)
+            if (find_root(parent, lb[i]) == root)
                 ranks[nr++] = i;
+        /* the ratio of the links inside the part: how the regrouped ranks' delays moved */
         size_t m = 0;
         for (int x = 0; x < nr; x++)
             for (int y = 0; y < nr; y++) {
@@ -617,11 +625,8 @@ static int structure_findings(struct acc *a, struct state *s, double *buf, int *
     }
 out:
     lens_free(parent);
-    lens_structure_release(&sb);
-    lens_structure_release(&sn);
-    lens_cube_free(cb);
-    lens_cube_free(cn);
-    lens_free(idmap);
+    lens_free(lab);
+    lens_free(mb);
     return rc;
 }
 
@@ -736,15 +741,17 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
         goto fail;
     if (s.nhost && !(s.touch = lens_calloc((size_t)s.nhost * L, sizeof *s.touch)))
         goto nomem;
-    /* four matrices read and one of ratios: the memory of the whole run, whatever L is */
-    if (!(mats = lens_malloc((size_t)5 * P * P * sizeof *mats)))
+    /* four matrices: the memory of the whole loop, whatever L is */
+    if (!(mats = lens_malloc((size_t)4 * P * P * sizeof *mats)))
         goto nomem;
-    double *m5[5];
-    for (int q = 0; q < 5; q++)
-        m5[q] = mats + (size_t)q * P * P;
+    double *m4[4];
+    for (int q = 0; q < 4; q++)
+        m4[q] = mats + (size_t)q * P * P;
     for (int k = 0; k < L; k++)
-        if ((rc = one_length(&s, k, m5, e)) != LENS_OK)
+        if ((rc = one_length(&s, k, m4, e)) != LENS_OK)
             goto fail;
+    lens_free(mats);
+    mats = NULL;
     /* the warnings are complete only once every matrix went by; a cube with no usable
      * delay fails here as lens_cube_read would */
     if ((rc = lens_cube_stream_end(s.sb, e)) != LENS_OK || (rc = lens_cube_stream_end(s.sn, e)) != LENS_OK ||
@@ -757,8 +764,8 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
         if (s.hcount[b] && s.hmax[b] <= thr)
             r->significant += s.hcount[b];
     /* scratch for the findings: per-length arrays and a ratio list as long as the largest
-     * set of links any finding can take (every candidate, or every pair of one length) */
-    size_t nscr = s.ncand > (size_t)P * P ? s.ncand : (size_t)P * P;
+     * set of links a node or link finding can take (every candidate) */
+    size_t nscr = s.ncand;
     scratch = lens_malloc((nscr + 3 * (size_t)L + 1) * sizeof *scratch);
     ints = lens_malloc(((size_t)L + P + 1) * sizeof *ints);
     if (!scratch || !ints)
@@ -769,8 +776,7 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     machine_findings(&a, ks, rs, ps, ranks, e, &rc);
     if (rc != LENS_OK)
         goto fail;
-    /* the matrices are no longer needed: their room holds the clustering's reads */
-    if ((rc = structure_findings(&a, &s, mats, ranks, scratch, e)) != LENS_OK ||
+    if ((rc = structure_findings(&a, &s, ranks, e)) != LENS_OK ||
         (rc = node_findings(&a, &s, thr, ks, rs, ps, ranks, scratch, e)) != LENS_OK ||
         (rc = link_findings(&a, &s, thr, ks, rs, ps, scratch, e)) != LENS_OK)
         goto fail;
