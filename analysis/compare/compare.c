@@ -8,6 +8,7 @@
 #include "analysis/structure/structure.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -268,21 +269,115 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
     return LENS_OK;
 }
 
+/* Lower edge (in p) of histogram bin b. */
+static double bin_low(int b)
+{
+    return b <= 1 ? 0 : pow(10, (double)(b - 1) / BINS_PER_DECADE - LOG_SPAN);
+}
+
 /* The BH threshold from the histogram: the largest bin maximum t with #{p <= t} >= m t /
- * alpha; every p-value of a lower bin is <= t and of a higher bin > t, so the count is exact
- * at bin maxima. */
-static double bh_threshold(const struct state *s)
+ * alpha (every p-value of a lower bin is <= t and of a higher bin > t, so the count is exact
+ * at bin maxima); *top is the highest bin where the line could still cross inside the bin
+ * (#{p <= its max} >= m lo / alpha), or *b1 when none: refine_threshold then looks inside. */
+static double bh_threshold(const struct state *s, int *b1, int *top)
 {
     long long cum = 0;
     double thr = -1;
+    *b1 = *top = -1;
     for (int b = 0; b < NBINS; b++) {
         if (!s->hcount[b])
             continue;
         cum += s->hcount[b];
-        if ((double)cum >= (double)s->tests * s->hmax[b] / s->o->alpha)
+        if ((double)cum >= (double)s->tests * s->hmax[b] / s->o->alpha) {
             thr = s->hmax[b];
+            *b1 = b;
+        }
+        if ((double)cum >= (double)s->tests * bin_low(b) / s->o->alpha)
+            *top = b;
     }
+    if (*top < *b1)
+        *top = *b1;
     return thr;
+}
+
+static int cmp_p(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The exact threshold when the BH line crosses inside bins b1+1..top: a second pass over
+ * the averages and deviations collects the p-values of those bins (their number is known)
+ * and BH runs on them, above the cum p-values of bins <= b1. The t CDF is evaluated only
+ * for |t| that can give such a p: the two-sided quantiles fall as the degrees of freedom
+ * rise, so those at floor(df) and ceil(df) bracket the ones at df. Returns the threshold
+ * and the count of p-values <= it; mats as in one_length. */
+static int refine_threshold(struct state *s, int b1, int top, double *thr, long long *nsig,
+                            double *const *mats, struct lens_err *e)
+{
+    long long below = 0, n = 0;
+    for (int b = 0; b <= top; b++)
+        *(b <= b1 ? &below : &n) += s->hcount[b];
+    *nsig = below;
+    if (n == 0)
+        return LENS_OK;
+    double lo = bin_low(b1 + 1), hi = s->hmax[top];
+    int dmax = s->mb->repeats + s->mn->repeats; /* Welch's df <= n1 + n2 - 2 */
+    double *v = lens_malloc((size_t)n * sizeof *v), *tq = lens_malloc(2 * ((size_t)dmax + 2) * sizeof *tq);
+    int rc = LENS_OK;
+    if (!v || !tq) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory refining the BH threshold");
+        goto out;
+    }
+    /* tq[2d]: |t| where p = hi, tq[2d+1]: where p = lo, at d degrees of freedom */
+    for (int d = 1; d <= dmax + 1; d++) {
+        double a = gsl_cdf_tdist_Qinv(hi / 2, d), z = lo > 0 ? gsl_cdf_tdist_Qinv(lo / 2, d) : INFINITY;
+        tq[2 * d] = isfinite(a) ? a : 0;
+        tq[2 * d + 1] = isnan(z) ? INFINITY : z;
+    }
+    long long got = 0;
+    int P = s->P;
+    const int *map = s->map;
+    double nb = s->mb->repeats, nn = s->mn->repeats;
+    for (int k = 0; k < s->L && rc == LENS_OK; k++) {
+        if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
+            (rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
+            (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK ||
+            (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK)
+            break;
+        for (int i = 0; i < P; i++)
+            for (int j = 0; j < P; j++) {
+                if (i == j)
+                    continue;
+                size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
+                double df, t = lens_compare_welch_t(mats[0][bi], mats[1][bi], nb, mats[2][ni], mats[3][ni], nn, &df);
+                if (isnan(t) || isinf(t))
+                    continue;
+                int d = (int)floor(df);
+                d = d < 1 ? 1 : d > dmax ? dmax : d;
+                double at = fabs(t);
+                if (at < tq[2 * (d + 1)] || at > tq[2 * d + 1])
+                    continue;
+                double p = 2 * gsl_cdf_tdist_Q(at, df);
+                /* the same p as pass one, so the same bin: counts match by construction */
+                int b = hist_bin(p);
+                if (p <= s->o->alpha && b > b1 && b <= top && got < n)
+                    v[got++] = p;
+            }
+    }
+    if (rc != LENS_OK)
+        goto out;
+    qsort(v, (size_t)got, sizeof *v, cmp_p);
+    for (long long x = got; x-- > 0;)
+        if ((double)(below + x + 1) >= (double)s->tests * v[x] / s->o->alpha) {
+            *thr = v[x];
+            *nsig = below + x + 1;
+            break;
+        }
+out:
+    lens_free(v);
+    lens_free(tq);
+    return rc;
 }
 
 /* ---- findings ---- */
@@ -702,6 +797,8 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     *out = NULL;
     if (!(o->min_change >= 0 && o->min_change < 1e6) || !(o->alpha > 0 && o->alpha < 1))
         return lens_err_set(e, LENS_EINVAL, "compare: min_change must be >= 0 and alpha in (0, 1)");
+    /* GSL's default handler aborts; every value it returns here is checked instead */
+    gsl_set_error_handler_off();
     struct state s;
     memset(&s, 0, sizeof s);
     s.o = o;
@@ -750,19 +847,22 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     for (int k = 0; k < L; k++)
         if ((rc = one_length(&s, k, m4, e)) != LENS_OK)
             goto fail;
-    lens_free(mats);
-    mats = NULL;
     /* the warnings are complete only once every matrix went by; a cube with no usable
      * delay fails here as lens_cube_read would */
     if ((rc = lens_cube_stream_end(s.sb, e)) != LENS_OK || (rc = lens_cube_stream_end(s.sn, e)) != LENS_OK ||
         (rc = copy_warnings(r, "BASE", s.mb, e)) != LENS_OK || (rc = copy_warnings(r, "NEW", s.mn, e)) != LENS_OK)
         goto fail;
     r->tests = s.tests;
-    double thr = bh_threshold(&s);
-    r->threshold = thr < 0 ? 0 : thr;
-    for (int b = 0; b < NBINS && thr >= 0; b++)
-        if (s.hcount[b] && s.hmax[b] <= thr)
+    int b1, top;
+    double thr = bh_threshold(&s, &b1, &top);
+    if (top > b1 && (rc = refine_threshold(&s, b1, top, &thr, &r->significant, m4, e)) != LENS_OK)
+        goto fail;
+    if (top <= b1)
+        for (int b = 0; b <= b1; b++)
             r->significant += s.hcount[b];
+    r->threshold = thr < 0 ? 0 : thr;
+    lens_free(mats);
+    mats = NULL;
     /* scratch for the findings: per-length arrays and a ratio list as long as the largest
      * set of links a node or link finding can take (every candidate) */
     size_t nscr = s.ncand;
