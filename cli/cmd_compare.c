@@ -68,11 +68,15 @@ static void print_ranks(const struct lens_compare_finding *f)
 
 static void print_text(const struct lens_compare *c, const char *base, const char *newer)
 {
+    /* one line that answers "did anything change?" with the numbers behind it: how many tests,
+     * how many significant, at which BH threshold, so a "same" is seen to be a real check */
     printf("%s -> %s: %s (%d processes matched by %s, %d lengths, %lld tests, %lld significant "
            "at p <= %.3g)\n",
            base, newer, lens_compare_verdict_name(c->verdict), c->procs,
            c->matched_by_host ? "host and local rank" : "rank number", c->nlen, c->tests,
            c->significant, c->threshold);
+    /* the clustering line is shown also when nothing changed: equal group counts are the
+     * evidence that no structure finding was missed for lack of a cut */
     if (c->base_groups)
         printf("clustering at %d bytes: %d groups in BASE, %d in NEW\n", c->structure_length,
                c->base_groups, c->new_groups);
@@ -83,6 +87,7 @@ static void print_text(const struct lens_compare *c, const char *base, const cha
         const struct lens_compare_finding *f = &c->find[i];
         printf("%3d  %-9s  %-6s  %6.3fx  ", i + 1, lens_compare_kind_name(f->kind),
                f->direction > 0 ? "slower" : "faster", f->ratio);
+        /* a structure finding has no test behind it: a dash, not a made-up number */
         if (isnan(f->p))
             printf("%9s  ", "-");
         else
@@ -143,6 +148,8 @@ static void print_json(const struct lens_compare *c)
         lens_json_number(&j, f->ratio);
         lens_json_key(&j, "p");
         lens_json_number(&j, f->p); /* NaN (structure: no test) prints null */
+        /* extensions: BASE's numbering (equal to ranks unless matched by host in another
+         * order) and the per-length numbers the scipy check in tests/test_compare.sh reads */
         json_ints(&j, "base_ranks", f->base_ranks, f->nranks);
         lens_json_key(&j, "per_length");
         lens_json_begin_array(&j);
@@ -160,6 +167,7 @@ static void print_json(const struct lens_compare *c)
         lens_json_end_object(&j);
     }
     lens_json_end_array(&j);
+    /* what the verdict rests on, for scripts that track the comparison over time */
     lens_json_key(&j, "procs");
     lens_json_int(&j, c->procs);
     lens_json_key(&j, "tests");
@@ -185,6 +193,7 @@ int cmd_compare(int argc, char **argv)
                                          {"alpha", required_argument, NULL, O_ALPHA},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
+    /* defaults from the analysis (10 %, alpha 0.01), so the library and the command agree */
     struct lens_compare_opts o;
     lens_compare_opts_default(&o);
     int json = 0, ch;
@@ -193,6 +202,7 @@ int cmd_compare(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (ch) {
         case O_JSON: json = 1; break;
+        /* 0 is allowed (every significant change counts); the bound only catches typos */
         case O_MIN:
             if (parse_change(optarg, &o.min_change) != 0)
                 return lens_cli_usage("compare", "--min-change must be a share like 10%% or 0.1, not '%s'", optarg);
@@ -211,6 +221,7 @@ int cmd_compare(int argc, char **argv)
         default: return lens_cli_usage("compare", "unknown option");
         }
     }
+    /* exactly two inputs: which one is the baseline decides "slower" or "faster" */
     if (optind != argc - 2)
         return lens_cli_usage("compare", "expected BASE and NEW, got %d argument%s", argc - optind,
                               argc - optind == 1 ? "" : "s");
@@ -220,7 +231,9 @@ int cmd_compare(int argc, char **argv)
     struct lens_compare *c;
     if (lens_compare_cubes(base, newer, &o, &c, &e) != LENS_OK)
         return lens_cli_fail(&e);
-    /* after the analysis, so that a failing run prints its error alone */
+    /* Status 0 whatever the verdict: the verdict is in the output, and a script that wants
+     * to fail on a regression reads "verdict"; the readers' warnings go out only now, after
+     * the analysis, so that a failing run prints its error alone */
     for (int w = 0; w < c->nwarn; w++)
         lens_cli_warn("%s", c->warnings[w]);
     if (json)

@@ -123,6 +123,7 @@ static int match_ranks(struct state *s, struct lens_compare *r, struct lens_err 
     s->nhost = 0;
     for (int i = 0; i < P; i++)
         s->host[i] = -1;
+    /* without BASE's hosts there are no nodes to match or to report */
     if (!s->mb->hosts)
         return LENS_OK;
     struct hostkey *b = lens_malloc(2 * (size_t)P * sizeof *b), *n = b + P;
@@ -138,6 +139,7 @@ static int match_ranks(struct state *s, struct lens_compare *r, struct lens_err 
     int same = s->mn->hosts != NULL;
     if (same) {
         qsort(n, P, sizeof *n, cmp_hostkey);
+        /* the same sorted host lists = the same hosts, each with as many ranks */
         for (int i = 0; i < P && same; i++)
             same = strcmp(b[i].h, n[i].h) == 0;
     }
@@ -164,6 +166,7 @@ static int common_lengths(struct state *s, struct lens_err *e)
     s->kn = s->kb + b->nlen;
     s->lengths = s->kn + b->nlen;
     s->L = 0;
+    /* L x L' comparisons: both are a few dozen lengths at most */
     for (int k = 0; k < b->nlen; k++)
         for (int q = 0; q < n->nlen; q++)
             if (n->lengths[q] == b->lengths[k]) {
@@ -178,6 +181,7 @@ static int common_lengths(struct state *s, struct lens_err *e)
     return LENS_OK;
 }
 
+/* The bin of p in (0, alpha]; below 1e-330 (only 0 after underflow) everything is bin 0/1. */
 static int hist_bin(double p)
 {
     if (p <= 0)
@@ -242,6 +246,7 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
                 continue;
             size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
             double df, t = lens_compare_welch_t(ab[bi], db[bi], nb, an[ni], dn[ni], nn, &df);
+            /* an untestable pair (NaN delay or deviation) is not one of the m tests */
             if (isnan(t))
                 continue;
             s->tests++;
@@ -253,6 +258,7 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
             if (fabs(t) < zc)
                 continue;
             double p = isinf(t) ? 0 : 2 * gsl_cdf_tdist_Q(fabs(t), df);
+            /* BH never rejects above alpha (i alpha / m <= alpha): such a p only counts in m */
             if (p > s->o->alpha)
                 continue;
             int b = hist_bin(p);
@@ -404,6 +410,8 @@ static int add_finding(struct acc *a, int kind, int dir, const int *br, int nr, 
         r->find = q;
         a->cap = nc;
     }
+    /* counted before its arrays exist, so that lens_compare_free releases a half-built
+     * finding after an allocation failure */
     struct lens_compare_finding *f = &r->find[r->nfind++];
     memset(f, 0, sizeof *f);
     f->kind = kind;
@@ -426,6 +434,7 @@ static int add_finding(struct acc *a, int kind, int dir, const int *br, int nr, 
     for (int x = 0; x < nr; x++) {
         f->base_ranks[x] = br[x];
         f->ranks[x] = s->map[br[x]];
+        /* distinct hosts in rank order; a node's ranks share one, the machine's repeat them */
         const char *h = r->hosttab ? r->hosttab[f->ranks[x]] : NULL;
         int seen = !h;
         for (int y = 0; y < f->nhosts && !seen; y++)
@@ -491,6 +500,8 @@ static int node_findings(struct acc *a, struct state *s, double thr, int *ks, do
     int rc = LENS_OK;
     for (;;) {
         memset(cnt, 0, (size_t)s->nhost * L * 2 * sizeof *cnt);
+        /* counts per (host, direction, length) of the significant links not yet taken; a
+         * link between two hosts counts for both */
         for (size_t c = 0; c < s->ncand; c++) {
             const struct cand *x = &s->cand[c];
             if (x->used || x->p > thr)
@@ -587,6 +598,7 @@ static int link_findings(struct acc *a, struct state *s, double thr, int *ks, do
         if (!s->cand[c].used && s->cand[c].p <= thr)
             s->cand[n++] = s->cand[c];
     qsort(s->cand, n, sizeof *s->cand, cmp_cand_link);
+    /* each run of equal (sender, receiver, direction) is one finding over its lengths */
     for (size_t c = 0; c < n;) {
         size_t d = c;
         int up = s->cand[c].ratio > 1;
@@ -671,6 +683,7 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
     if ((rc = lens_cube_stream_read(s->sb, stat, s->kb[0], mb, e)) != LENS_OK ||
         (rc = lens_cube_stream_read(s->sn, stat, s->kn[0], tmp, e)) != LENS_OK)
         goto out;
+    /* NEW in BASE's rank order, so that label i means the same process in both cuts */
     for (int i = 0; i < P; i++)
         for (int j = 0; j < P; j++)
             mn[(size_t)i * P + j] = tmp[(size_t)s->map[i] * P + s->map[j]];
@@ -688,6 +701,7 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
     int *nbg = parent + kb + kn, *nng = nbg + kb + kn;
     for (int g = 0; g < kb + kn; g++)
         parent[g] = g, nbg[g] = nng[g] = 0;
+    /* nodes 0..kb-1 are BASE's groups, kb.. NEW's; rank i joins its group in each run */
     for (int i = 0; i < P; i++) {
         int x = find_root(parent, lb[i]), y = find_root(parent, kb + ln[i]);
         if (x != y)
@@ -769,6 +783,7 @@ static int check_pair(const struct state *s, const char *base, const char *newer
     return LENS_OK;
 }
 
+/* A structure finding counts by the direction of its ratio, like the others. */
 static int verdict_of(const struct lens_compare *r)
 {
     int up = 0, down = 0;
@@ -827,6 +842,7 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     s.mach_p = s.mach_ratio + L;
     r->procs = P;
     r->nlen = L;
+    /* NEW's host names are copied: the findings outlive the streams */
     if (s.mn->hosts) {
         if (!(r->hosttab = lens_calloc((size_t)P, sizeof *r->hosttab)))
             goto nomem;
@@ -855,6 +871,7 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     r->tests = s.tests;
     int b1, top;
     double thr = bh_threshold(&s, &b1, &top);
+    /* the second pass only when the BH line crosses inside a bin (it usually does) */
     if (top > b1 && (rc = refine_threshold(&s, b1, top, &thr, &r->significant, m4, e)) != LENS_OK)
         goto fail;
     if (top <= b1)
