@@ -597,6 +597,8 @@ static int link_findings(struct acc *a, struct state *s, double thr, int *ks, do
     for (size_t c = 0; c < s->ncand; c++)
         if (!s->cand[c].used && s->cand[c].p <= thr)
             s->cand[n++] = s->cand[c];
+    if (n == 0)
+        return LENS_OK; /* also: no candidate array at all, which qsort may not be given */
     qsort(s->cand, n, sizeof *s->cand, cmp_cand_link);
     /* each run of equal (sender, receiver, direction) is one finding over its lengths */
     for (size_t c = 0; c < n;) {
