@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include "analysis/compare/compare.h"
+#include "analysis/cube/cube.h"
 #include "common/json.h"
 
 #include <getopt.h>
@@ -18,7 +19,7 @@ static void help(void)
 {
     printf("usage: mpilens compare [options] BASE NEW\n\n"
            "Compares two latency cubes of the same machine (network_test2 prefixes, directories\n"
-           "holding one result, or packed cubes): per pair and length the ratio NEW / BASE of the\n"
+           "holding one result, or packed cubes), or two p2p sweeps (PREFIX_p2p.nc/.csv): per pair and length the ratio NEW / BASE of the\n"
            "average delay and Welch's t-test from the average, deviation and repeats, with the\n"
            "false discovery rate over all pairs and lengths held at --alpha (Benjamini-Hochberg).\n"
            "A change needs both significance and --min-change. Findings are grouped as\n"
@@ -70,11 +71,16 @@ static void print_text(const struct lens_compare *c, const char *base, const cha
 {
     /* one line that answers "did anything change?" with the numbers behind it: how many tests,
      * how many significant, at which BH threshold, so a "same" is seen to be a real check */
-    printf("%s -> %s: %s (%d processes matched by %s, %d lengths, %lld tests, %lld significant "
-           "at p <= %.3g)\n",
-           base, newer, lens_compare_verdict_name(c->verdict), c->procs,
-           c->matched_by_host ? "host and local rank" : "rank number", c->nlen, c->tests,
-           c->significant, c->threshold);
+    if (c->sweeps)
+        printf("%s -> %s: %s (%d pairs matched by %s, %lld tests, %lld significant at p <= %.3g)\n",
+               base, newer, lens_compare_verdict_name(c->verdict), c->procs / 2,
+               c->matched_by_host ? "hosts" : "position", c->tests, c->significant, c->threshold);
+    else
+        printf("%s -> %s: %s (%d processes matched by %s, %d lengths, %lld tests, %lld significant "
+               "at p <= %.3g)\n",
+               base, newer, lens_compare_verdict_name(c->verdict), c->procs,
+               c->matched_by_host ? "host and local rank" : "rank number", c->nlen, c->tests,
+               c->significant, c->threshold);
     /* the clustering line is shown also when nothing changed: equal group counts are the
      * evidence that no structure finding was missed for lack of a cut */
     if (c->base_groups)
@@ -229,7 +235,12 @@ int cmd_compare(int argc, char **argv)
     struct lens_err e;
     lens_err_clear(&e);
     struct lens_compare *c;
-    if (lens_compare_cubes(base, newer, &o, &c, &e) != LENS_OK)
+    /* two sweeps, or two cubes: a sweep has no matrix to put beside a cube's */
+    int sb = lens_p2pfile_detect(base), sn = lens_p2pfile_detect(newer);
+    if (sb != sn)
+        return lens_cli_usage("compare", "%s is %s and %s is not: compare two cubes or two sweeps",
+                              sb ? base : newer, "a p2p sweep", sb ? newer : base);
+    if ((sb ? lens_compare_sweeps(base, newer, &o, &c, &e) : lens_compare_cubes(base, newer, &o, &c, &e)) != LENS_OK)
         return lens_cli_fail(&e);
     /* Status 0 whatever the verdict: the verdict is in the output, and a script that wants
      * to fail on a regression reads "verdict"; the readers' warnings go out only now, after

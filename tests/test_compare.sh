@@ -162,6 +162,36 @@ check "JSON p is the smallest per-length p" "$PY" -c "import json,sys; f=json.lo
 check_match "text: verdict line" "$(head -1 "$TMP/link.txt")" "regressed \(16 processes matched by host and local rank, 9 lengths"
 check_match "text: the link" "$(cat "$TMP/link.txt")" "link +slower +1\.[45][0-9]*x .* ranks 3->9 on node01,node03; lengths 0,512"
 
+# ---- two p2p sweeps (CSV of mpilens-bench -t p2p, written by hand): two pairs, 14 sizes,
+# 1 % noise between runs; NEW's inter-node pair 1.5x slower at 1024 bytes only
+cat >"$TMP/sweep.py" <<'EOF'
+import sys, random
+out, seed, slow_size, fac = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+random.seed(seed)
+hdr="size_bytes,latency_s,latency_min_s,latency_median_s,latency_max_s,bandwidth_Bps,bandwidth_min_Bps,bandwidth_median_Bps,bandwidth_max_Bps,msg_rate_per_s,msg_rate_min_per_s,msg_rate_median_per_s,msg_rate_max_per_s,bw_time_s,window,round_trips_per_iter,lat_iters,bw_iters,pair,kind,rank_a,rank_b,host_a,host_b"
+rows=[hdr]
+for pair,(kind,ra,rb,ha,hb,base) in enumerate([("intra",0,1,"n01","n01",0.4e-6),("inter",0,2,"n01","n02",1.5e-6)]):
+    for size in [0,1,2,4,8,16,32,64,128,256,512,1024,2048,4096]:
+        t = (base + size/10e9) * (1 + 0.01*random.gauss(0,1))
+        if size == slow_size and pair == 1: t *= fac
+        bw = size/t if size else 0
+        rows.append(f"{size},{t:.9g},{t*0.9:.9g},{t*0.99:.9g},{t*1.2:.9g},{bw:.9g},{bw*0.9:.9g},{bw:.9g},{bw*1.1:.9g},{1/t:.9g},{0.9/t:.9g},{1/t:.9g},{1.1/t:.9g},{t*64:.9g},64,10,1000,100,{pair},{kind},{ra},{rb},{ha},{hb}")
+open(out,"w").write("\n".join(rows)+"\n")
+EOF
+"$PY" "$TMP/sweep.py" "$TMP/sa_p2p.csv" 1 -1 1
+"$PY" "$TMP/sweep.py" "$TMP/sb_p2p.csv" 2 1024 1.5
+"$PY" "$TMP/sweep.py" "$TMP/sc_p2p.csv" 3 -1 1
+"$M" compare --json "$TMP/sa_p2p.csv" "$TMP/sb_p2p.csv" >"$TMP/sweep.json"
+check_eq "sweeps: the slow size of the inter-node pair" \
+    "$(field "$TMP/sweep.json" '[(f["kind"], f["direction"], f["ranks"], f["hosts"], f["lengths"]) for f in d["findings"]]')" \
+    "[('link', 'slower', [0, 2], ['n01', 'n02'], [1024])]"
+check_close "sweeps: ratio" "$(field "$TMP/sweep.json" 'd["findings"][0]["ratio"]')" 1.5 0.05
+check_eq "sweeps: pairs matched by hosts, 28 tests" "$(field "$TMP/sweep.json" '(d["matched_by"], d["tests"])')" "('host', 28)"
+"$M" compare --json "$TMP/sa_p2p.csv" "$TMP/sc_p2p.csv" >"$TMP/sweep0.json"
+check_eq "sweeps: noise alone is the same" "$(field "$TMP/sweep0.json" '(d["verdict"], d["findings"])')" "('same', [])"
+check_exit "a cube and a sweep" 2 "$M" compare "$TMP/base/network" "$TMP/sa_p2p.csv"
+check_match "a cube and a sweep: message" "$(cat "$TMP/err")" "sa_p2p.csv is a p2p sweep and .*base/network is not"
+
 # ---- usage and errors
 check_exit "-o is not yet" 2 "$M" compare -o x.pdf "$TMP/base/network" "$TMP/link/network"
 check_match "-o message" "$(cat "$TMP/err")" "not available yet"

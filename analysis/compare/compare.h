@@ -48,6 +48,7 @@ struct lens_compare {
     int verdict;             /* enum lens_compare_verdict */
     int matched_by_host;     /* 1: ranks matched by (host, local rank); 0: by rank number */
     int procs, nlen;         /* processes, lengths compared (those both cubes have) */
+    int sweeps;              /* 1: two p2p sweeps were compared (procs = 2 x pairs) */
     long long tests;         /* pair-and-length tests (finite delays and deviations) */
     double threshold;        /* the BH threshold on p (0 when nothing is significant) */
     long long significant;   /* tests with p <= threshold */
@@ -72,6 +73,15 @@ void lens_compare_opts_default(struct lens_compare_opts *o);
 int lens_compare_cubes(const char *base, const char *newer, const struct lens_compare_opts *o,
                        struct lens_compare **out, struct lens_err *e);
 void lens_compare_free(struct lens_compare *c);
+
+/* The same for two p2p sweeps (any input lens_p2pfile_read takes; compare_sweep.c), with
+ * the same number of pairs, matched by (host_a, host_b) or by position: per pair and common
+ * size, Welch's test on the mean latency with the deviation bounded by (max - min) / 2 and
+ * n = lat_iters, BH over all of them, and one link finding per pair and direction. procs is
+ * twice the pairs (hosttab holds host_a, host_b of each), nlen the sizes of the first pair.
+ * Errors: LENS_EINVAL, LENS_EDATA (other numbers of pairs), those of lens_p2pfile_read. */
+int lens_compare_sweeps(const char *base, const char *newer, const struct lens_compare_opts *o,
+                        struct lens_compare **out, struct lens_err *e);
 
 /* "link", "node", "machine", "structure"; "same", "regressed", "improved", "mixed". */
 const char *lens_compare_kind_name(int kind);
