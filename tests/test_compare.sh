@@ -12,6 +12,7 @@ M="$BIN/mpilens"
 # grows with the delay as it does on a real machine) or reorders its nodes.
 #   link S R F      the link sender S -> receiver R (row R, column S)
 #   node HOST F     every link between HOST and another host, both directions
+#   pair A B F      every link between host A and host B, both directions
 #   machine F       every element
 #   reverse-nodes   the nodes in reverse order, ranks keeping their order within a node
 cat >"$TMP/edit.py" <<'EOF'
@@ -32,6 +33,10 @@ for s in stats:
             fac = float(args[1])
             mask = np.outer(on, ~on) | np.outer(~on, on)
             a[:, mask] *= fac
+        elif op == "pair":
+            ina = np.array([h == args[0] for h in hosts]); inb = np.array([h == args[1] for h in hosts])
+            mask = np.outer(ina, inb) | np.outer(inb, ina)
+            a[:, mask] *= float(args[2])
         elif op == "machine":
             a *= float(args[0])
         elif op == "reverse-nodes":
@@ -122,6 +127,16 @@ syn mb 4 --noise 0.01; syn mach 5 --noise 0.01
 check_eq "machine: one finding" "$(field "$TMP/mach.json" '[(f["kind"], f["direction"], len(f["ranks"]), len(f["lengths"])) for f in d["findings"]]')" \
     "[('machine', 'slower', 16, 9)]"
 check_close "machine: ratio" "$(field "$TMP/mach.json" 'd["findings"][0]["ratio"]')" 1.1 0.01
+
+# ---- a structure change: node01 and node02 as close as two sockets of one node, so the
+# clustering merges them; their links are explained by it, not reported one by one
+syn merge 9
+"$PY" "$TMP/edit.py" "$TMP/merge/network" pair node01 node02 0.3
+"$M" compare --json "$TMP/base/network" "$TMP/merge/network" >"$TMP/merge.json"
+check_eq "structure: one finding, the merged nodes" \
+    "$(field "$TMP/merge.json" '[(f["kind"], f["direction"], f["ranks"], f["hosts"], f["p"]) for f in d["findings"]]')" \
+    "[('structure', 'faster', [0, 1, 2, 3, 4, 5, 6, 7], ['node01', 'node02'], None)]"
+check_eq "structure: groups" "$(field "$TMP/merge.json" '(d["base_groups"], d["new_groups"])')" "(4, 3)"
 
 # ---- a repaired link: BASE had link 5 -> 12 3x slower, NEW does not
 syn bad 6 --bad-link 5,12; syn fixed 7

@@ -734,6 +734,13 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
         rc = add_finding(a, LENS_COMPARE_STRUCTURE, ratio >= 1 ? 1 : -1, ranks, nr, &k0, 1,
                          &ratio, NULL, ratio, NAN, 0, e);
     }
+    /* the changed links inside a regrouped part are what regrouped it: they are explained,
+     * and the node and link steps do not report them again */
+    for (size_t c = 0; c < s->ncand && rc == LENS_OK; c++) {
+        int x = find_root(parent, lb[s->cand[c].i]), y = find_root(parent, lb[s->cand[c].j]);
+        if (x == y && (nbg[x] > 1 || nng[x] > 1))
+            s->cand[c].used = 1;
+    }
 out:
     lens_free(parent);
     lens_free(lab);
