@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 export LC_ALL=C
 
-WINGS="analysis/cube analysis/structure analysis/accept analysis/trace analysis/profile analysis/scale render/fig render/doc"
+WINGS="analysis/cube analysis/structure analysis/accept analysis/compare analysis/trace analysis/profile analysis/scale render/fig render/doc"
 
 # ---- 1. wings: prints "FILE: HEADER" for each include that bypasses a wing's header ----
 # wing_leaks ROOT: scans the C files under ROOT (a checkout or a planted copy)

@@ -1,0 +1,925 @@
+/* mpilens compare: streams two cubes one length at a time, tests every pair (Welch), keeps
+ * only a histogram of the p-values and the few tests whose change is large enough to be a
+ * finding, then sets the Benjamini-Hochberg threshold and groups what is significant into
+ * machine, structure, node and link findings (docs/compare.md has the method). */
+#include "compare.h"
+
+#include "analysis/cube/cube.h"
+#include "analysis/structure/structure.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* p-values <= alpha are counted in bins of 1/1000 decade down to 1e-330 (below the
+ * smallest subnormal); bin 0 holds p == 0. The BH threshold is exact unless the BH line
+ * crosses inside a bin, where it is decided conservatively (docs/compare.md). */
+#define BINS_PER_DECADE 1000
+#define LOG_SPAN 330
+#define NBINS (LOG_SPAN * BINS_PER_DECADE + 2)
+
+/* Floating-point slack on --min-change, so that a delay scaled by exactly 1.1 counts as a
+ * 10 % change although x * 1.1 / x may round to 1.0999999999999999. */
+#define CHANGE_EPS 1e-9
+
+/* One test that may become a finding: significant at alpha on its own and changed by at
+ * least min_change beyond the machine's shift. Indices are BASE's ranks. */
+struct cand {
+    int k, i, j;   /* length index (of the common lengths), receiver (row), sender (column) */
+    double ratio;  /* NEW / BASE average */
+    double p;
+    int used;      /* taken by a node finding */
+};
+
+struct state {
+    const struct lens_compare_opts *o;
+    struct lens_cube_stream *sb, *sn;
+    const struct lens_cube *mb, *mn;
+    int P, L;
+    int *kb, *kn;           /* common length k: index in BASE and in NEW */
+    int *lengths;           /* L bytes */
+    int *map;               /* BASE rank -> NEW rank */
+    int nhost, *host;       /* host id of each BASE rank, -1 without hosts */
+    long long *touch;       /* nhost x L: tests touching the host at length k */
+    long long *hcount;      /* NBINS */
+    double *hmax;           /* NBINS */
+    struct cand *cand;
+    size_t ncand, capcand;
+    double *mach_ratio, *mach_p; /* L: median ratio of the length, sign-test p */
+    long long tests;
+};
+
+const char *lens_compare_kind_name(int kind)
+{
+    static const char *const n[] = {"link", "node", "machine", "structure"};
+    return kind >= 0 && kind < 4 ? n[kind] : "unknown";
+}
+
+const char *lens_compare_verdict_name(int verdict)
+{
+    static const char *const n[] = {"same", "regressed", "improved", "mixed"};
+    return verdict >= 0 && verdict < 4 ? n[verdict] : "unknown";
+}
+
+void lens_compare_opts_default(struct lens_compare_opts *o)
+{
+    o->min_change = 0.10;
+    o->alpha = 0.01;
+}
+
+static void finding_free(struct lens_compare_finding *f)
+{
+    lens_free(f->ranks);
+    lens_free(f->base_ranks);
+    lens_free(f->hosts); /* the strings belong to the hosts table of the result */
+    lens_free(f->lengths);
+    lens_free(f->len_ratio);
+    lens_free(f->len_p);
+}
+
+void lens_compare_free(struct lens_compare *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->nfind; i++)
+        finding_free(&c->find[i]);
+    lens_free(c->find);
+    for (int i = 0; i < c->nwarn; i++)
+        lens_free(c->warnings[i]);
+    lens_free(c->warnings);
+    /* the host strings the findings point to, one copy per NEW rank */
+    if (c->hosttab) {
+        for (int i = 0; i < c->procs; i++)
+            lens_free(c->hosttab[i]);
+        lens_free(c->hosttab);
+    }
+    lens_free(c);
+}
+
+struct hostkey {
+    const char *h;
+    int r;
+};
+
+static int cmp_hostkey(const void *a, const void *b)
+{
+    const struct hostkey *x = a, *y = b;
+    int c = strcmp(x->h, y->h);
+    return c ? c : (x->r > y->r) - (x->r < y->r);
+}
+
+/* Pairs BASE's and NEW's ranks: by (host, local rank) when both hosts files name the same
+ * hosts the same number of times (the same nodes, ranks placed in another order), by rank
+ * number otherwise. Also numbers BASE's hosts (s->host) for the node findings. */
+static int match_ranks(struct state *s, struct lens_compare *r, struct lens_err *e)
+{
+    int P = s->P;
+    for (int i = 0; i < P; i++)
+        s->map[i] = i;
+    s->nhost = 0;
+    for (int i = 0; i < P; i++)
+        s->host[i] = -1;
+    /* without BASE's hosts there are no nodes to match or to report */
+    if (!s->mb->hosts)
+        return LENS_OK;
+    struct hostkey *b = lens_malloc(2 * (size_t)P * sizeof *b), *n = b + P;
+    if (!b)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory matching ranks");
+    for (int i = 0; i < P; i++) {
+        b[i] = (struct hostkey){s->mb->hosts[i], i};
+        if (s->mn->hosts)
+            n[i] = (struct hostkey){s->mn->hosts[i], i};
+    }
+    /* sorted by (host, rank), the x-th entry of a host is its local rank x - first */
+    qsort(b, P, sizeof *b, cmp_hostkey);
+    int same = s->mn->hosts != NULL;
+    if (same) {
+        qsort(n, P, sizeof *n, cmp_hostkey);
+        /* the same sorted host lists = the same hosts, each with as many ranks */
+        for (int i = 0; i < P && same; i++)
+            same = strcmp(b[i].h, n[i].h) == 0;
+    }
+    for (int i = 0; i < P; i++) {
+        if (i == 0 || strcmp(b[i].h, b[i - 1].h) != 0)
+            s->nhost++;
+        s->host[b[i].r] = s->nhost - 1;
+        if (same)
+            s->map[b[i].r] = n[i].r;
+    }
+    r->matched_by_host = same;
+    lens_free(b);
+    return LENS_OK;
+}
+
+/* The lengths both cubes measured, by value in bytes: a rerun with a shorter sweep still
+ * compares on what they share. */
+static int common_lengths(struct state *s, struct lens_err *e)
+{
+    const struct lens_cube *b = s->mb, *n = s->mn;
+    s->kb = lens_malloc(3 * (size_t)b->nlen * sizeof(int));
+    if (!s->kb)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    s->kn = s->kb + b->nlen;
+    s->lengths = s->kn + b->nlen;
+    s->L = 0;
+    /* L x L' comparisons: both are a few dozen lengths at most */
+    for (int k = 0; k < b->nlen; k++)
+        for (int q = 0; q < n->nlen; q++)
+            if (n->lengths[q] == b->lengths[k]) {
+                s->kb[s->L] = k;
+                s->kn[s->L] = q;
+                s->lengths[s->L++] = b->lengths[k];
+                break;
+            }
+    if (s->L == 0)
+        return lens_err_set(e, LENS_EDATA, "%s and %s have no message length in common",
+                            b->source ? b->source : "BASE", n->source ? n->source : "NEW");
+    return LENS_OK;
+}
+
+/* The bin of p in (0, alpha]; below 1e-330 (only 0 after underflow) everything is bin 0/1. */
+static int hist_bin(double p)
+{
+    if (p <= 0)
+        return 0;
+    double x = floor((log10(p) + LOG_SPAN) * BINS_PER_DECADE);
+    int b = 1 + (x < 0 ? 0 : (int)x);
+    return b < NBINS ? b : NBINS - 1;
+}
+
+static int add_cand(struct state *s, int k, int i, int j, double ratio, double p, struct lens_err *e)
+{
+    if (lens_reserve((void **)&s->cand, &s->capcand, s->ncand + 1, sizeof *s->cand) != LENS_OK)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory storing changed links");
+    s->cand[s->ncand++] = (struct cand){k, i, j, ratio, p, 0};
+    return LENS_OK;
+}
+
+/* One common length: reads the four matrices, tests every off-diagonal pair, counts the
+ * p-values and keeps the candidates. mats: avgB, devB, avgN, devN (P x P each); the ratios
+ * whose median is the machine's shift go into devB's room before devB is read, so that four
+ * matrices are the whole memory of the loop. */
+static int one_length(struct state *s, int k, double *const *mats, struct lens_err *e)
+{
+    int P = s->P, rc;
+    if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
+        (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK)
+        return rc;
+    const double *ab = mats[0], *db = mats[1], *an = mats[2], *dn = mats[3];
+    double *ratio = mats[1];
+    const int *map = s->map;
+    /* the machine's shift at this length: median ratio, and a sign test (under no change
+     * a pair is as likely to get slower as faster) */
+    size_t nr = 0;
+    long up = 0, down = 0;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            if (i == j)
+                continue;
+            double x = ab[(size_t)i * P + j], y = an[(size_t)map[i] * P + map[j]];
+            if (!(x > 0) || !isfinite(x) || !isfinite(y))
+                continue;
+            ratio[nr++] = y / x;
+            up += y > x;
+            down += y < x;
+        }
+    double mk = lens_cube_median(ratio, nr);
+    s->mach_ratio[k] = mk;
+    unsigned long nsign = (unsigned long)(up + down);
+    double ps = nsign ? 2 * gsl_cdf_binomial_P((unsigned)(up < down ? up : down), 0.5, (unsigned)nsign) : 1;
+    s->mach_p[k] = ps > 1 ? 1 : ps;
+    if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
+        (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK)
+        return rc;
+    /* |t| below the normal's two-sided alpha point means p > alpha for every degree of
+     * freedom (Student's tails are heavier), so the t CDF is only evaluated where p may
+     * matter to BH: such a test only counts in m */
+    double zc = gsl_cdf_ugaussian_Qinv(s->o->alpha / 2);
+    double nb = s->mb->repeats, nn = s->mn->repeats, mc = s->o->min_change;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            if (i == j)
+                continue;
+            size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
+            double df, t = lens_compare_welch_t(ab[bi], db[bi], nb, an[ni], dn[ni], nn, &df);
+            /* an untestable pair (NaN delay or deviation) is not one of the m tests */
+            if (isnan(t))
+                continue;
+            s->tests++;
+            if (s->nhost) {
+                s->touch[(size_t)s->host[i] * s->L + k]++;
+                if (s->host[j] != s->host[i])
+                    s->touch[(size_t)s->host[j] * s->L + k]++;
+            }
+            if (fabs(t) < zc)
+                continue;
+            double p = isinf(t) ? 0 : 2 * gsl_cdf_tdist_Q(fabs(t), df);
+            /* BH never rejects above alpha (i alpha / m <= alpha): such a p only counts in m */
+            if (p > s->o->alpha)
+                continue;
+            int b = hist_bin(p);
+            s->hcount[b]++;
+            if (p > s->hmax[b])
+                s->hmax[b] = p;
+            /* a candidate changed by min_change beyond the machine's shift at this length,
+             * so that a machine 1.1x slower does not make every link a finding */
+            double r = an[ni] / ab[bi];
+            if (ab[bi] > 0 && isfinite(r) && fabs(r / mk - 1) >= mc - CHANGE_EPS &&
+                (rc = add_cand(s, k, i, j, r, p, e)) != LENS_OK)
+                return rc;
+        }
+    return LENS_OK;
+}
+
+/* Lower edge (in p) of histogram bin b. */
+static double bin_low(int b)
+{
+    return b <= 1 ? 0 : pow(10, (double)(b - 1) / BINS_PER_DECADE - LOG_SPAN);
+}
+
+/* The BH threshold from the histogram: the largest bin maximum t with #{p <= t} >= m t /
+ * alpha (every p-value of a lower bin is <= t and of a higher bin > t, so the count is exact
+ * at bin maxima); *top is the highest bin where the line could still cross inside the bin
+ * (#{p <= its max} >= m lo / alpha), or *b1 when none: refine_threshold then looks inside. */
+static double bh_threshold(const struct state *s, int *b1, int *top)
+{
+    long long cum = 0;
+    double thr = -1;
+    *b1 = *top = -1;
+    for (int b = 0; b < NBINS; b++) {
+        if (!s->hcount[b])
+            continue;
+        cum += s->hcount[b];
+        if ((double)cum >= (double)s->tests * s->hmax[b] / s->o->alpha) {
+            thr = s->hmax[b];
+            *b1 = b;
+        }
+        if ((double)cum >= (double)s->tests * bin_low(b) / s->o->alpha)
+            *top = b;
+    }
+    if (*top < *b1)
+        *top = *b1;
+    return thr;
+}
+
+static int cmp_p(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The exact threshold when the BH line crosses inside bins b1+1..top: a second pass over
+ * the averages and deviations collects the p-values of those bins (their number is known)
+ * and BH runs on them, above the cum p-values of bins <= b1. The t CDF is evaluated only
+ * for |t| that can give such a p: the two-sided quantiles fall as the degrees of freedom
+ * rise, so those at floor(df) and ceil(df) bracket the ones at df. Returns the threshold
+ * and the count of p-values <= it; mats as in one_length. */
+static int refine_threshold(struct state *s, int b1, int top, double *thr, long long *nsig,
+                            double *const *mats, struct lens_err *e)
+{
+    long long below = 0, n = 0;
+    for (int b = 0; b <= top; b++)
+        *(b <= b1 ? &below : &n) += s->hcount[b];
+    *nsig = below;
+    if (n == 0)
+        return LENS_OK;
+    double lo = bin_low(b1 + 1), hi = s->hmax[top];
+    int dmax = s->mb->repeats + s->mn->repeats; /* Welch's df <= n1 + n2 - 2 */
+    double *v = lens_malloc((size_t)n * sizeof *v), *tq = lens_malloc(2 * ((size_t)dmax + 2) * sizeof *tq);
+    int rc = LENS_OK;
+    if (!v || !tq) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory refining the BH threshold");
+        goto out;
+    }
+    /* tq[2d]: |t| where p = hi, tq[2d+1]: where p = lo, at d degrees of freedom */
+    for (int d = 1; d <= dmax + 1; d++) {
+        double a = gsl_cdf_tdist_Qinv(hi / 2, d), z = lo > 0 ? gsl_cdf_tdist_Qinv(lo / 2, d) : INFINITY;
+        tq[2 * d] = isfinite(a) ? a : 0;
+        tq[2 * d + 1] = isnan(z) ? INFINITY : z;
+    }
+    long long got = 0;
+    int P = s->P;
+    const int *map = s->map;
+    double nb = s->mb->repeats, nn = s->mn->repeats;
+    for (int k = 0; k < s->L && rc == LENS_OK; k++) {
+        if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
+            (rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
+            (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK ||
+            (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK)
+            break;
+        for (int i = 0; i < P; i++)
+            for (int j = 0; j < P; j++) {
+                if (i == j)
+                    continue;
+                size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
+                double df, t = lens_compare_welch_t(mats[0][bi], mats[1][bi], nb, mats[2][ni], mats[3][ni], nn, &df);
+                if (isnan(t) || isinf(t))
+                    continue;
+                int d = (int)floor(df);
+                d = d < 1 ? 1 : d > dmax ? dmax : d;
+                double at = fabs(t);
+                if (at < tq[2 * (d + 1)] || at > tq[2 * d + 1])
+                    continue;
+                double p = 2 * gsl_cdf_tdist_Q(at, df);
+                /* the same p as pass one, so the same bin: counts match by construction */
+                int b = hist_bin(p);
+                if (p <= s->o->alpha && b > b1 && b <= top && got < n)
+                    v[got++] = p;
+            }
+    }
+    if (rc != LENS_OK)
+        goto out;
+    qsort(v, (size_t)got, sizeof *v, cmp_p);
+    for (long long x = got; x-- > 0;)
+        if ((double)(below + x + 1) >= (double)s->tests * v[x] / s->o->alpha) {
+            *thr = v[x];
+            *nsig = below + x + 1;
+            break;
+        }
+out:
+    lens_free(v);
+    lens_free(tq);
+    return rc;
+}
+
+/* ---- findings ---- */
+
+struct acc { /* the findings being built */
+    struct lens_compare *r;
+    const struct state *s;
+    int cap;
+};
+
+/* Appends a finding over BASE ranks br[0..nr): NEW's ranks, their distinct hosts and the
+ * per-length numbers (lens_p may be NULL: no test). */
+static int add_finding(struct acc *a, int kind, int dir, const int *br, int nr, const int *ks,
+                       int nk, const double *len_ratio, const double *len_p, double ratio,
+                       double p, int nlinks, struct lens_err *e)
+{
+    struct lens_compare *r = a->r;
+    const struct state *s = a->s;
+    if (r->nfind == a->cap) {
+        int nc = a->cap ? 2 * a->cap : 8;
+        void *q = lens_realloc(r->find, (size_t)nc * sizeof *r->find);
+        if (!q)
+            return lens_err_set(e, LENS_ENOMEM, "out of memory");
+        r->find = q;
+        a->cap = nc;
+    }
+    /* counted before its arrays exist, so that lens_compare_free releases a half-built
+     * finding after an allocation failure */
+    struct lens_compare_finding *f = &r->find[r->nfind++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->direction = dir;
+    f->ratio = ratio;
+    f->p = p;
+    f->nlinks = nlinks;
+    f->nranks = nr;
+    f->nlengths = nk;
+    f->ranks = lens_malloc((size_t)(nr + 1) * sizeof(int));
+    f->hosts = lens_malloc((size_t)(nr + 1) * sizeof(char *));
+    f->lengths = lens_malloc((size_t)(nk + 1) * sizeof(int));
+    f->len_ratio = lens_malloc((size_t)(nk + 1) * sizeof(double));
+    if (!f->ranks || !f->hosts || !f->lengths || !f->len_ratio)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    f->base_ranks = lens_malloc((size_t)(nr + 1) * sizeof(int));
+    f->len_p = lens_malloc((size_t)(nk + 1) * sizeof(double));
+    if (!f->base_ranks || !f->len_p)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    for (int x = 0; x < nr; x++) {
+        f->base_ranks[x] = br[x];
+        f->ranks[x] = s->map[br[x]];
+        /* distinct hosts in rank order; a node's ranks share one, the machine's repeat them */
+        const char *h = r->hosttab ? r->hosttab[f->ranks[x]] : NULL;
+        int seen = !h;
+        for (int y = 0; y < f->nhosts && !seen; y++)
+            seen = strcmp(f->hosts[y], h) == 0;
+        if (!seen)
+            f->hosts[f->nhosts++] = (char *)h;
+    }
+    for (int x = 0; x < nk; x++) {
+        f->lengths[x] = s->lengths[ks[x]];
+        f->len_ratio[x] = len_ratio[x];
+        f->len_p[x] = len_p ? len_p[x] : NAN;
+    }
+    return LENS_OK;
+}
+
+static void machine_findings(struct acc *a, int *ks, double *rs, double *ps, int *all, struct lens_err *e,
+                             int *rc)
+{
+    const struct state *s = a->s;
+    for (int i = 0; i < s->P; i++)
+        all[i] = i;
+    for (int dir = 1; dir >= -1 && *rc == LENS_OK; dir -= 2) {
+        int nk = 0;
+        double pmin = 1;
+        /* Bonferroni over the L sign tests: they are few and not part of the pair tests */
+        for (int k = 0; k < s->L; k++) {
+            double m = s->mach_ratio[k];
+            if (dir * (m - 1) >= s->o->min_change - CHANGE_EPS && s->mach_p[k] <= s->o->alpha / s->L) {
+                ks[nk] = k;
+                rs[nk] = m;
+                ps[nk++] = s->mach_p[k];
+                pmin = s->mach_p[k] < pmin ? s->mach_p[k] : pmin;
+            }
+        }
+        if (!nk)
+            continue;
+        double *tmp = rs + s->L;
+        memcpy(tmp, rs, (size_t)nk * sizeof *tmp);
+        double med = lens_cube_median(tmp, nk);
+        *rc = add_finding(a, LENS_COMPARE_MACHINE, dir, all, s->P, ks, nk, rs, ps, med, pmin, 0, e);
+    }
+}
+
+/* Whether candidate c touches BASE host h. */
+static int touches(const struct state *s, const struct cand *c, int h)
+{
+    return s->host[c->i] == h || s->host[c->j] == h;
+}
+
+/* Greedy: the host with the most significant links in one direction at lengths where they
+ * are a strict majority of the tests touching it becomes a node finding and takes those
+ * links; repeat. Strict majority: with two nodes, the links between them touch both, and
+ * the first taken leaves the other with nothing. */
+static int node_findings(struct acc *a, struct state *s, double thr, int *ks, double *rs,
+                         double *ps, int *ranks, double *tmp, struct lens_err *e)
+{
+    if (!s->nhost)
+        return LENS_OK;
+    int L = s->L;
+    long long *cnt = lens_calloc((size_t)s->nhost * L * 2, sizeof *cnt);
+    if (!cnt)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    int rc = LENS_OK;
+    for (;;) {
+        memset(cnt, 0, (size_t)s->nhost * L * 2 * sizeof *cnt);
+        /* counts per (host, direction, length) of the significant links not yet taken; a
+         * link between two hosts counts for both */
+        for (size_t c = 0; c < s->ncand; c++) {
+            const struct cand *x = &s->cand[c];
+            if (x->used || x->p > thr)
+                continue;
+            int d = x->ratio > 1 ? 0 : 1;
+            cnt[((size_t)s->host[x->i] * 2 + d) * L + x->k]++;
+            if (s->host[x->j] != s->host[x->i])
+                cnt[((size_t)s->host[x->j] * 2 + d) * L + x->k]++;
+        }
+        int best = -1, bestd = 0;
+        long long bests = 0;
+        for (int h = 0; h < s->nhost; h++)
+            for (int d = 0; d < 2; d++) {
+                long long sc = 0;
+                for (int k = 0; k < L; k++) {
+                    long long n = cnt[((size_t)h * 2 + d) * L + k], t = s->touch[(size_t)h * L + k];
+                    if (t > 0 && 2 * n > t)
+                        sc += n;
+                }
+                if (sc > bests) {
+                    bests = sc;
+                    best = h;
+                    bestd = d;
+                }
+            }
+        if (best < 0)
+            break;
+        /* its lengths and, per length, the median ratio and smallest p of its links */
+        int nk = 0, nl = 0;
+        double pmin = 1;
+        for (int k = 0; k < L; k++) {
+            long long n = cnt[((size_t)best * 2 + bestd) * L + k], t = s->touch[(size_t)best * L + k];
+            if (!(t > 0 && 2 * n > t))
+                continue;
+            size_t m = 0;
+            double pk = 1;
+            for (size_t c = 0; c < s->ncand; c++) {
+                const struct cand *x = &s->cand[c];
+                if (x->used || x->p > thr || x->k != k || (x->ratio > 1 ? 0 : 1) != bestd || !touches(s, x, best))
+                    continue;
+                tmp[m++] = x->ratio;
+                pk = x->p < pk ? x->p : pk;
+            }
+            ks[nk] = k;
+            rs[nk] = lens_cube_median(tmp, m);
+            ps[nk++] = pk;
+            pmin = pk < pmin ? pk : pmin;
+        }
+        size_t m = 0;
+        for (size_t c = 0; c < s->ncand; c++) {
+            struct cand *x = &s->cand[c];
+            if (x->used || x->p > thr || (x->ratio > 1 ? 0 : 1) != bestd || !touches(s, x, best))
+                continue;
+            x->used = 1;
+            nl++;
+            /* the ratio over the qualifying lengths only, as the lengths listed */
+            for (int q = 0; q < nk; q++)
+                if (ks[q] == x->k)
+                    tmp[m++] = x->ratio;
+        }
+        int nr = 0;
+        for (int i = 0; i < s->P; i++)
+            if (s->host[i] == best)
+                ranks[nr++] = i;
+        rc = add_finding(a, LENS_COMPARE_NODE, bestd ? -1 : 1, ranks, nr, ks, nk, rs, ps,
+                         lens_cube_median(tmp, m), pmin, nl, e);
+        if (rc != LENS_OK)
+            break;
+    }
+    lens_free(cnt);
+    return rc;
+}
+
+static int cmp_cand_link(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    /* sender, receiver, direction, length: one run per link finding */
+    if (x->j != y->j)
+        return x->j < y->j ? -1 : 1;
+    if (x->i != y->i)
+        return x->i < y->i ? -1 : 1;
+    int dx = x->ratio > 1, dy = y->ratio > 1;
+    if (dx != dy)
+        return dy - dx;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+static int link_findings(struct acc *a, struct state *s, double thr, int *ks, double *rs,
+                         double *ps, double *tmp, struct lens_err *e)
+{
+    /* the significant, unused candidates to the front, sorted into runs per link */
+    size_t n = 0;
+    for (size_t c = 0; c < s->ncand; c++)
+        if (!s->cand[c].used && s->cand[c].p <= thr)
+            s->cand[n++] = s->cand[c];
+    if (n == 0)
+        return LENS_OK; /* also: no candidate array at all, which qsort may not be given */
+    qsort(s->cand, n, sizeof *s->cand, cmp_cand_link);
+    /* each run of equal (sender, receiver, direction) is one finding over its lengths */
+    for (size_t c = 0; c < n;) {
+        size_t d = c;
+        int up = s->cand[c].ratio > 1;
+        while (d < n && s->cand[d].i == s->cand[c].i && s->cand[d].j == s->cand[c].j &&
+               (s->cand[d].ratio > 1) == up)
+            d++;
+        int nk = 0;
+        double pmin = 1;
+        for (size_t x = c; x < d; x++) {
+            ks[nk] = s->cand[x].k;
+            rs[nk] = tmp[nk] = s->cand[x].ratio;
+            ps[nk++] = s->cand[x].p;
+            pmin = s->cand[x].p < pmin ? s->cand[x].p : pmin;
+        }
+        int ranks[2] = {s->cand[c].j, s->cand[c].i}; /* sender, receiver */
+        int rc = add_finding(a, LENS_COMPARE_LINK, up ? 1 : -1, ranks, 2, ks, nk, rs, ps,
+                             lens_cube_median(tmp, nk), pmin, nk, e);
+        if (rc != LENS_OK)
+            return rc;
+        c = d;
+    }
+    s->ncand = 0;
+    return LENS_OK;
+}
+
+/* The automatic cut of one run at common length 0, as group labels in BASE's rank order
+ * (label[i] for BASE rank i): mat is that run's matrix in BASE's order. The one-length cube
+ * and the tree are freed before returning, so the two runs are never in memory together. */
+static int cut_labels(const double *mat, int stat, int len, int P, int *label, int *k,
+                      const char *who, struct lens_err *e)
+{
+    struct lens_cube *c;
+    int rc = lens_cube_new(&c, P, 1, len, 0, 1u << stat, e);
+    if (rc != LENS_OK)
+        return rc;
+    memcpy(c->data[stat], mat, (size_t)P * P * sizeof *mat);
+    struct lens_structure_opts so;
+    lens_structure_opts_default(&so);
+    so.parts = LENS_STRUCTURE_TREE | LENS_STRUCTURE_CUT;
+    so.stat = stat;
+    so.length = 0;
+    so.cut = LENS_STRUCTURE_CUT_AUTO;
+    struct lens_structure st;
+    if ((rc = lens_structure_run(c, &so, &st, e)) != LENS_OK)
+        lens_err_prefix(e, who);
+    else {
+        memcpy(label, st.label, (size_t)P * sizeof *label);
+        *k = st.k;
+    }
+    lens_structure_release(&st);
+    lens_cube_free(c);
+    return rc;
+}
+
+static int find_root(int *parent, int x)
+{
+    while (parent[x] != x)
+        x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* The automatic cut of lens_structure_run on the first common length of both runs (ranks
+ * matched), and a finding per set of groups that merged or split: the connected parts of
+ * the graph joining each BASE group to the NEW groups its ranks went to. The median is
+ * clustered (as `mpilens cluster` does), the average when a run has no median. */
+static int structure_findings(struct acc *a, struct state *s, int *ranks, struct lens_err *e)
+{
+    int P = s->P, rc;
+    if (P < 3)
+        return LENS_OK; /* two processes make one tree, nothing can merge or split */
+    unsigned both = lens_cube_stream_stats(s->sb) & lens_cube_stream_stats(s->sn);
+    int stat = both & (1u << LENS_STAT_MEDIAN) ? LENS_STAT_MEDIAN : LENS_STAT_AVERAGE;
+    size_t PP = (size_t)P * P;
+    /* BASE's matrix, NEW's in BASE's order, and NEW's as read (later the ratios) */
+    double *mb = lens_malloc(3 * PP * sizeof *mb), *mn = mb ? mb + PP : NULL, *tmp = mb ? mn + PP : NULL;
+    int *lab = lens_malloc((size_t)(2 * P) * sizeof *lab), *parent = NULL;
+    if (!mb || !lab) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+        goto out;
+    }
+    int *lb = lab, *ln = lab + P, kb, kn;
+    if ((rc = lens_cube_stream_read(s->sb, stat, s->kb[0], mb, e)) != LENS_OK ||
+        (rc = lens_cube_stream_read(s->sn, stat, s->kn[0], tmp, e)) != LENS_OK)
+        goto out;
+    /* NEW in BASE's rank order, so that label i means the same process in both cuts */
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++)
+            mn[(size_t)i * P + j] = tmp[(size_t)s->map[i] * P + s->map[j]];
+    if ((rc = cut_labels(mb, stat, s->lengths[0], P, lb, &kb, "BASE", e)) != LENS_OK ||
+        (rc = cut_labels(mn, stat, s->lengths[0], P, ln, &kn, "NEW", e)) != LENS_OK)
+        goto out;
+    a->r->base_groups = kb;
+    a->r->new_groups = kn;
+    a->r->structure_length = s->lengths[0];
+    parent = lens_malloc((size_t)(kb + kn) * 3 * sizeof *parent);
+    if (!parent) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+        goto out;
+    }
+    int *nbg = parent + kb + kn, *nng = nbg + kb + kn;
+    for (int g = 0; g < kb + kn; g++)
+        parent[g] = g, nbg[g] = nng[g] = 0;
+    /* nodes 0..kb-1 are BASE's groups, kb.. NEW's; rank i joins its group in each run */
+    for (int i = 0; i < P; i++) {
+        int x = find_root(parent, lb[i]), y = find_root(parent, kb + ln[i]);
+        if (x != y)
+            parent[y] = x;
+    }
+    /* groups per part on each side: one and one is a group that stayed as it was */
+    for (int g = 0; g < kb; g++)
+        nbg[find_root(parent, g)]++;
+    for (int g = 0; g < kn; g++)
+        nng[find_root(parent, kb + g)]++;
+    for (int root = 0; root < kb + kn && rc == LENS_OK; root++) {
+        if (find_root(parent, root) != root || (nbg[root] <= 1 && nng[root] <= 1))
+            continue;
+        int nr = 0;
+        for (int i = 0; i < P; i++)
+            if (find_root(parent, lb[i]) == root)
+                ranks[nr++] = i;
+        /* the ratio of the links inside the part: how the regrouped ranks' delays moved */
+        size_t m = 0;
+        for (int x = 0; x < nr; x++)
+            for (int y = 0; y < nr; y++) {
+                size_t q = (size_t)ranks[x] * P + ranks[y];
+                if (x != y && mb[q] > 0 && isfinite(mn[q] / mb[q]))
+                    tmp[m++] = mn[q] / mb[q];
+            }
+        double ratio = lens_cube_median(tmp, m);
+        int k0 = 0;
+        rc = add_finding(a, LENS_COMPARE_STRUCTURE, ratio >= 1 ? 1 : -1, ranks, nr, &k0, 1,
+                         &ratio, NULL, ratio, NAN, 0, e);
+    }
+    /* the changed links inside a regrouped part are what regrouped it: they are explained,
+     * and the node and link steps do not report them again */
+    for (size_t c = 0; c < s->ncand && rc == LENS_OK; c++) {
+        int x = find_root(parent, lb[s->cand[c].i]), y = find_root(parent, lb[s->cand[c].j]);
+        if (x == y && (nbg[x] > 1 || nng[x] > 1))
+            s->cand[c].used = 1;
+    }
+out:
+    lens_free(parent);
+    lens_free(lab);
+    lens_free(mb);
+    return rc;
+}
+
+static int copy_warnings(struct lens_compare *r, const char *who, const struct lens_cube *m,
+                         struct lens_err *e)
+{
+    if (!m->nwarn)
+        return LENS_OK;
+    char **w = lens_realloc(r->warnings, (size_t)(r->nwarn + m->nwarn) * sizeof *w);
+    if (!w)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    r->warnings = w;
+    for (int i = 0; i < m->nwarn; i++) {
+        size_t n = strlen(who) + strlen(m->warnings[i]) + 3;
+        char *x = lens_malloc(n);
+        if (!x)
+            return lens_err_set(e, LENS_ENOMEM, "out of memory");
+        snprintf(x, n, "%s: %s", who, m->warnings[i]);
+        r->warnings[r->nwarn++] = x;
+    }
+    return LENS_OK;
+}
+
+/* The cubes must describe the same experiment on the same number of processes. */
+static int check_pair(const struct state *s, const char *base, const char *newer, struct lens_err *e)
+{
+    const struct lens_cube *b = s->mb, *n = s->mn;
+    if (b->procs != n->procs)
+        return lens_err_set(e, LENS_EDATA, "%s has %d processes and %s %d: compare needs the same number",
+                            base, b->procs, newer, n->procs);
+    if (b->procs < 2)
+        return lens_err_set(e, LENS_EDATA, "%s: one process has no links to compare", base);
+    if (b->mode != n->mode)
+        return lens_err_set(e, LENS_EDATA, "%s measured %s and %s %s: the delays are not comparable",
+                            base, lens_cube_mode_name(b->mode), newer, lens_cube_mode_name(n->mode));
+    const unsigned need = (1u << LENS_STAT_AVERAGE) | (1u << LENS_STAT_DEVIATION);
+    if ((lens_cube_stream_stats(s->sb) & need) != need)
+        return lens_err_set(e, LENS_EDATA, "%s: the t-test needs the average and the deviation", base);
+    if ((lens_cube_stream_stats(s->sn) & need) != need)
+        return lens_err_set(e, LENS_EDATA, "%s: the t-test needs the average and the deviation", newer);
+    if (b->repeats < 2)
+        return lens_err_set(e, LENS_EDATA, "%s: num_repeates is %d, the t-test needs 2 or more", base, b->repeats);
+    if (n->repeats < 2)
+        return lens_err_set(e, LENS_EDATA, "%s: num_repeates is %d, the t-test needs 2 or more", newer, n->repeats);
+    return LENS_OK;
+}
+
+/* A structure finding counts by the direction of its ratio, like the others. */
+static int verdict_of(const struct lens_compare *r)
+{
+    int up = 0, down = 0;
+    for (int i = 0; i < r->nfind; i++)
+        r->find[i].direction > 0 ? up++ : down++;
+    return up && down ? LENS_COMPARE_MIXED : up ? LENS_COMPARE_REGRESSED : down ? LENS_COMPARE_IMPROVED : LENS_COMPARE_SAME;
+}
+
+static void state_free(struct state *s)
+{
+    lens_cube_stream_close(s->sb);
+    lens_cube_stream_close(s->sn);
+    lens_free(s->kb);
+    lens_free(s->map);
+    lens_free(s->host);
+    lens_free(s->touch);
+    lens_free(s->hcount);
+    lens_free(s->hmax);
+    lens_free(s->cand);
+    lens_free(s->mach_ratio);
+}
+
+int lens_compare_cubes(const char *base, const char *newer, const struct lens_compare_opts *o,
+                       struct lens_compare **out, struct lens_err *e)
+{
+    *out = NULL;
+    if (!(o->min_change >= 0 && o->min_change < 1e6) || !(o->alpha > 0 && o->alpha < 1))
+        return lens_err_set(e, LENS_EINVAL, "compare: min_change must be >= 0 and alpha in (0, 1)");
+    /* GSL's default handler aborts; every value it returns here is checked instead */
+    gsl_set_error_handler_off();
+    struct state s;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    struct lens_compare *r = NULL;
+    double *mats = NULL, *scratch = NULL;
+    int *ints = NULL;
+    int rc;
+    if ((rc = lens_cube_stream_open(base, &s.sb, e)) != LENS_OK ||
+        (rc = lens_cube_stream_open(newer, &s.sn, e)) != LENS_OK)
+        goto fail;
+    s.mb = lens_cube_stream_meta(s.sb);
+    s.mn = lens_cube_stream_meta(s.sn);
+    s.P = s.mb->procs;
+    if ((rc = check_pair(&s, base, newer, e)) != LENS_OK || (rc = common_lengths(&s, e)) != LENS_OK)
+        goto fail;
+    int P = s.P, L = s.L;
+    r = lens_calloc(1, sizeof *r);
+    s.map = lens_malloc((size_t)P * sizeof *s.map);
+    s.host = lens_malloc((size_t)P * sizeof *s.host);
+    s.hcount = lens_calloc(NBINS, sizeof *s.hcount);
+    s.hmax = lens_calloc(NBINS, sizeof *s.hmax);
+    s.mach_ratio = lens_malloc((size_t)L * 2 * sizeof *s.mach_ratio);
+    rc = LENS_ENOMEM;
+    if (!r || !s.map || !s.host || !s.hcount || !s.hmax || !s.mach_ratio)
+        goto nomem;
+    s.mach_p = s.mach_ratio + L;
+    r->procs = P;
+    r->nlen = L;
+    /* NEW's host names are copied: the findings outlive the streams */
+    if (s.mn->hosts) {
+        if (!(r->hosttab = lens_calloc((size_t)P, sizeof *r->hosttab)))
+            goto nomem;
+        for (int i = 0; i < P; i++)
+            if (!(r->hosttab[i] = lens_strdup(s.mn->hosts[i])))
+                goto nomem;
+    }
+    if ((rc = match_ranks(&s, r, e)) != LENS_OK)
+        goto fail;
+    if (s.nhost && !(s.touch = lens_calloc((size_t)s.nhost * L, sizeof *s.touch)))
+        goto nomem;
+    /* four matrices: the memory of the whole loop, whatever L is */
+    if (!(mats = lens_malloc((size_t)4 * P * P * sizeof *mats)))
+        goto nomem;
+    double *m4[4];
+    for (int q = 0; q < 4; q++)
+        m4[q] = mats + (size_t)q * P * P;
+    for (int k = 0; k < L; k++)
+        if ((rc = one_length(&s, k, m4, e)) != LENS_OK)
+            goto fail;
+    /* the warnings are complete only once every matrix went by; a cube with no usable
+     * delay fails here as lens_cube_read would */
+    if ((rc = lens_cube_stream_end(s.sb, e)) != LENS_OK || (rc = lens_cube_stream_end(s.sn, e)) != LENS_OK ||
+        (rc = copy_warnings(r, "BASE", s.mb, e)) != LENS_OK || (rc = copy_warnings(r, "NEW", s.mn, e)) != LENS_OK)
+        goto fail;
+    r->tests = s.tests;
+    int b1, top;
+    double thr = bh_threshold(&s, &b1, &top);
+    /* the second pass only when the BH line crosses inside a bin (it usually does) */
+    if (top > b1 && (rc = refine_threshold(&s, b1, top, &thr, &r->significant, m4, e)) != LENS_OK)
+        goto fail;
+    if (top <= b1)
+        for (int b = 0; b <= b1; b++)
+            r->significant += s.hcount[b];
+    r->threshold = thr < 0 ? 0 : thr;
+    lens_free(mats);
+    mats = NULL;
+    /* scratch for the findings: per-length arrays and a ratio list as long as the largest
+     * set of links a node or link finding can take (every candidate) */
+    size_t nscr = s.ncand;
+    scratch = lens_malloc((nscr + 3 * (size_t)L + 1) * sizeof *scratch);
+    ints = lens_malloc(((size_t)L + P + 1) * sizeof *ints);
+    if (!scratch || !ints)
+        goto nomem;
+    struct acc a = {r, &s, 0};
+    double *rs = scratch + nscr, *ps = rs + 2 * (size_t)L;
+    int *ks = ints, *ranks = ints + L;
+    machine_findings(&a, ks, rs, ps, ranks, e, &rc);
+    if (rc != LENS_OK)
+        goto fail;
+    if ((rc = structure_findings(&a, &s, ranks, e)) != LENS_OK ||
+        (rc = node_findings(&a, &s, thr, ks, rs, ps, ranks, scratch, e)) != LENS_OK ||
+        (rc = link_findings(&a, &s, thr, ks, rs, ps, scratch, e)) != LENS_OK)
+        goto fail;
+    r->verdict = verdict_of(r);
+    lens_free(mats);
+    lens_free(scratch);
+    lens_free(ints);
+    state_free(&s);
+    *out = r;
+    return LENS_OK;
+nomem:
+    rc = lens_err_set(e, LENS_ENOMEM, "compare: out of memory");
+fail:
+    lens_free(mats);
+    lens_free(scratch);
+    lens_free(ints);
+    state_free(&s);
+    lens_compare_free(r);
+    return rc;
+}
