@@ -139,11 +139,11 @@ static void print_text(const struct lens_cube *c, const struct lens_summary *sum
     printf("layout:     %s\n", packed ? "packed cube (mpilens compress; values within its bound)"
                                : c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic");
     /* mpilens-bench's schedule: a parallel cube is latency under load (docs/bench.md) */
+    /* one line: "parallel, 7 rounds, shuffle seed 42"; "none" (not shuffled) is left out */
+    int seeded = x->seed && strcmp(x->seed, "none");
     if (x->schedule)
-        printf("schedule:   %s%s%s%s\n", x->schedule, x->rounds ? ", " : "", x->rounds ? x->rounds : "",
-               x->rounds ? " rounds" : "");
-    if (x->seed)
-        printf("shuffle:    %s\n", x->seed);
+        printf("schedule:   %s%s%s%s%s%s\n", x->schedule, x->rounds ? ", " : "", x->rounds ? x->rounds : "",
+               x->rounds ? " rounds" : "", seeded ? ", shuffle seed " : "", seeded ? x->seed : "");
     if (x->rt)
         print_retests(x);
     /* only the statistics the file holds: a missing one is not a zero */

@@ -36,7 +36,7 @@ check_eq "info: the injected link survives at every length" \
 ROUNDS=$(ncdump -h "${O}_median.nc" | sed -n 's/.*:rounds = "\(.*\)" ;/\1/p')
 check_eq "info: schedule from the file's attributes" "$(grep '^schedule:' "$TMP/info.txt")" \
     "schedule:   parallel, $ROUNDS rounds"
-check_eq "info: shuffle seed" "$(grep '^shuffle:' "$TMP/info.txt")" "shuffle:    none"
+check_eq "info: no shuffle line without a seed" "$(grep -c 'shuffle' "$TMP/info.txt")" "0"
 
 cat >"$TMP/infojson.py" <<'PYEOF'
 import sys, json, csv
@@ -114,7 +114,17 @@ $MPIRUN -np 3 "$B" -n 3 -b 0 -e 1025 -s 1024 -f "$O2" </dev/null >/dev/null 2>&1
 check_eq "serial cube: no retest or schedule keys... but the schedule attribute" \
     "$($PY -c 'import json,sys; j=json.load(open(sys.argv[1])); print("retest" in j, j.get("schedule"), "rounds" in j)' "$TMP/s.json")" \
     "False serial False"
+check_eq "serial cube: info says serial, no retests" "$("$M" info "$O2" 2>/dev/null | grep -E '^(schedule|retests):')" \
+    "schedule:   serial"
 check_eq "serial cube: anomalies JSON has no retest key" "$("$M" anomalies --json "$O2" 2>/dev/null | grep -c '"retest"')" "0"
+
+# a shuffled parallel run without retests: the seed shows, and no retest line
+O3=$TMP/sh/net
+$MPIRUN -np 4 "$B" --schedule parallel --shuffle 42 --retest 0 -n 3 -b 0 -e 1025 -s 1024 -f "$O3" </dev/null >/dev/null 2>&1
+R3=$(ncdump -h "${O3}_median.nc" | sed -n 's/.*:rounds = "\(.*\)" ;/\1/p')
+check_eq "shuffled: the schedule line" "$("$M" info "$O3" 2>/dev/null | grep -E '^(schedule|retests):')" \
+    "schedule:   parallel, $R3 rounds, shuffle seed 42"
+check_eq "shuffled: JSON shuffle_seed" "$("$M" info --json "$O3" 2>/dev/null | $PY -c 'import json,sys; print(json.load(sys.stdin)["shuffle_seed"])')" "42"
 
 # ---- bisection: info and accept against the CSV ----
 OB=$TMP/b/bis
