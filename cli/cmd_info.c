@@ -239,6 +239,8 @@ static void print_json(const struct lens_cube *c, const struct lens_summary *sum
             else
                 lens_json_string(&j, attr[a][1]);
         }
+    /* the counts first (what a dashboard shows), then every row as the CSV has it plus its
+     * verdict, so a script need not re-derive the threshold of docs/bench.md */
     if (x->rt) {
         lens_json_key(&j, "retest");
         lens_json_begin_object(&j);
@@ -302,6 +304,8 @@ static int info_bisection(const char *input, int json)
         lens_bisection_free(b);
         return lens_cli_fail(&e);
     }
+    /* rounds are numbered from 0 in file order (the reader checks it), so a round number is
+     * its index */
     const struct lens_bisection_round *w = &b->r[s.worst_round];
     if (json) {
         struct lens_json j;
@@ -313,6 +317,7 @@ static int info_bisection(const char *input, int json)
         lens_json_string(&j, b->path);
         lens_json_key(&j, "rounds");
         lens_json_int(&j, s.rounds);
+        /* every round pairs the same ranks' halves: the first round's count is the run's */
         lens_json_key(&j, "pairs");
         lens_json_int(&j, b->r[0].pairs);
         lens_json_key(&j, "bandwidth_Bps");
@@ -326,6 +331,7 @@ static int info_bisection(const char *input, int json)
         lens_json_key(&j, "min_round");
         lens_json_int(&j, s.min_round);
         lens_json_end_object(&j);
+        /* the slowest single flow of the whole run: the link a bisection test points at */
         lens_json_key(&j, "slowest_pair");
         lens_json_begin_object(&j);
         lens_json_key(&j, "Bps");

@@ -12,8 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The bench's file name after its -f prefix (bisect_run.c). */
 static const char suffix[] = "_bisection.csv";
 
+/* Whether input names the CSV itself rather than the -f prefix it was written under. */
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), m = strlen(tail);
@@ -22,6 +24,8 @@ static int ends_with(const char *s, const char *tail)
 
 int lens_bisection_probe(const char *input)
 {
+    /* by name and existence only, like the other probes (the p2p sweep's): reading is the
+     * reader's job, so a damaged file is reported by it and not mistaken for "not mine" */
     struct stat sb;
     if (ends_with(input, suffix))
         return stat(input, &sb) == 0;
@@ -32,11 +36,15 @@ int lens_bisection_probe(const char *input)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+/* The rounds read so far; cap doubles as rows arrive (the count is not in the file). */
 struct acc {
     struct lens_bisection *b;
     int cap;
 };
 
+/* One round in LENS_BISECTION_HEADER's order: round, pairs, bytes, seconds, the two rates,
+ * the slowest flow's ranks. Beyond the syntax, the columns must agree with each other the
+ * way bisect_run.c computes them, so a hand-edited value cannot pass unnoticed. */
 static int row(void *arg, const struct lens_csvstrict *c, struct lens_err *e)
 {
     struct acc *a = arg;
@@ -54,6 +62,7 @@ static int row(void *arg, const struct lens_csvstrict *c, struct lens_err *e)
         rc = lens_csvstrict_double(c, 2 + f, dnames[f], 0, dv[f], e);
     if (rc != LENS_OK)
         return rc;
+    /* the bounds above make these casts exact */
     u.round = (int)v[0];
     u.pairs = (int)v[1];
     u.slowest_sender = (int)v[2];
@@ -79,6 +88,7 @@ static int row(void *arg, const struct lens_csvstrict *c, struct lens_err *e)
     if (u.slowest_sender == u.slowest_receiver)
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: slowest sender and receiver are both rank %d",
                             c->path, c->line, c->col[6], u.slowest_sender);
+    /* grow before storing: on ENOMEM the rounds read so far stay valid and are freed whole */
     if (a->b->n == a->cap) {
         int cap = a->cap ? 2 * a->cap : 16;
         struct lens_bisection_round *p = lens_realloc(a->b->r, (size_t)cap * sizeof *p);
@@ -93,6 +103,7 @@ static int row(void *arg, const struct lens_csvstrict *c, struct lens_err *e)
 
 int lens_bisection_read(const char *input, struct lens_bisection **out, struct lens_err *e)
 {
+    /* *out stays NULL on every failure: a caller never sees half a run */
     *out = NULL;
     struct lens_bisection *b = lens_calloc(1, sizeof *b);
     size_t n = strlen(input) + sizeof suffix;
@@ -104,6 +115,7 @@ int lens_bisection_read(const char *input, struct lens_bisection **out, struct l
     }
     /* the CSV itself, or its prefix as the bench's -f took it */
     snprintf(b->path, n, "%s%s", input, ends_with(input, suffix) ? "" : suffix);
+    /* eight fields: the header's count, which lens_csvstrict_read holds every row to */
     struct acc a = {b, 0};
     int rc = lens_csvstrict_read(b->path, LENS_BISECTION_HEADER, 8, row, &a, e);
     if (rc != LENS_OK) {
@@ -123,6 +135,8 @@ void lens_bisection_free(struct lens_bisection *b)
     lens_free(b);
 }
 
+/* Ascending order for qsort; the values are finite (the reader refuses NaN and inf), so the
+ * comparison is a total order. */
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -137,6 +151,8 @@ int lens_bisection_summarise(const struct lens_bisection *b, struct lens_bisecti
     double *v = lens_malloc((size_t)b->n * sizeof *v);
     if (!v)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", b->path);
+    /* the sum in file order: accept's .avg is documented as this mean, and a test recomputes
+     * it in the same order, so the two agree to the last bit */
     double sum = 0;
     s->min_Bps = s->worst_pair_Bps = INFINITY;
     for (int r = 0; r < b->n; r++) {
@@ -155,6 +171,7 @@ int lens_bisection_summarise(const struct lens_bisection *b, struct lens_bisecti
             s->worst_receiver = u->slowest_receiver;
         }
     }
+    /* a sort, not a selection: the rounds are few (the bench's -r, default 10) */
     qsort(v, (size_t)b->n, sizeof *v, cmp_double);
     /* the median as docs/bench.md's statistics define it: the mean of the middle two */
     s->median_Bps = b->n % 2 ? v[b->n / 2] : 0.5 * (v[b->n / 2 - 1] + v[b->n / 2]);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The column of each field is its offset in the line as read (the commas are still there
+ * when it is taken), so a message points at the character a person sees in an editor. */
 int lens_csvstrict_split(struct lens_csvstrict *r, char *line)
 {
     int n = 0;
@@ -37,6 +39,8 @@ int lens_csvstrict_int(const struct lens_csvstrict *r, int f, const char *name, 
 {
     const char *s = r->field[f];
     char *end;
+    /* errno catches an overflow of long long itself; hi the narrower bound of the caller's
+     * field (an int), so nothing is truncated on the way into the struct */
     errno = 0;
     *v = strtoll(s, &end, 10);
     /* leading blanks are strtoll's, not the bench's: refused like trailing ones */
@@ -51,6 +55,8 @@ int lens_csvstrict_double(const struct lens_csvstrict *r, int f, const char *nam
 {
     const char *s = r->field[f];
     char *end;
+    /* "whole number": strtod must use every byte of the field, so "1e-6x" or "1,5" (split
+     * into two fields, then a field count error) never reads as a prefix of itself */
     *v = strtod(s, &end);
     /* an infinity is never measured; NaN only where the bench writes it (no value) */
     if (end == s || *end || *s == ' ' || *s == '\t' || isinf(*v) || (isnan(*v) && !allow_nan))
@@ -63,6 +69,8 @@ int lens_csvstrict_read(const char *path, const char *header, int nfields,
                         int (*row)(void *arg, const struct lens_csvstrict *r, struct lens_err *e),
                         void *arg, struct lens_err *e)
 {
+    /* the line cap of every text reader (textline.h): a bench row is under 200 bytes, so a
+     * longer line is a binary or damaged file, refused after at most 1 MiB is read */
     FILE *fp = fopen(path, "r");
     if (!fp)
         return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
@@ -80,6 +88,7 @@ int lens_csvstrict_read(const char *path, const char *header, int nfields,
         size_t len = tl.len;
         /* a last line without its newline: the file was cut while written */
         int complete = len > 0 && tl.s[len - 1] == '\n';
+        /* CRLF (a file passed through Windows) reads like LF; the header compare then works */
         while (len > 0 && (tl.s[len - 1] == '\n' || tl.s[len - 1] == '\r'))
             tl.s[--len] = '\0';
         if (r.line == 1) {
@@ -88,6 +97,7 @@ int lens_csvstrict_read(const char *path, const char *header, int nfields,
                 rc = lens_err_set(e, LENS_EFORMAT, "%s:1:1: header is not '%s'", path, header);
             continue;
         }
+        /* blank lines (a trailing one from an editor) carry nothing; the bench writes none */
         if (len == 0)
             continue;
         if (lens_csvstrict_split(&r, tl.s) != nfields) {
@@ -98,6 +108,8 @@ int lens_csvstrict_read(const char *path, const char *header, int nfields,
         rc = row(arg, &r, e);
         rows++;
     }
+    /* an empty file and a header alone are both "no data", told apart for the person fixing
+     * it: the first was never written, the second was cut before its first row */
     if (rc == LENS_OK && r.line == 0)
         rc = lens_err_set(e, LENS_EFORMAT, "%s: empty file, expected the header '%s'", path, header);
     else if (rc == LENS_OK && rows == 0)

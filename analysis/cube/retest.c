@@ -12,17 +12,22 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The role names as the bench writes them, indexed by enum lens_retest_role; "?" for a value
+ * no reader produces, so a caller's bug prints rather than reads past the table. */
 const char *lens_retest_role_name(int role)
 {
     static const char *const names[] = {"worst", "flagged", "control"};
     return role >= 0 && role <= LENS_RETEST_CONTROL ? names[role] : "?";
 }
 
+/* The rows read so far; cap doubles, so a file of n rows costs O(n) copies in all. */
 struct acc {
     struct lens_retest *r;
     int cap;
 };
 
+/* One row, fields in the header's order (LENS_RETEST_HEADER): three integers, four values,
+ * the role. The bench writes exactly this, so every check below is a check for damage. */
 static int row(void *arg, const struct lens_csvstrict *c, struct lens_err *e)
 {
     struct acc *a = arg;
@@ -46,6 +51,7 @@ static int row(void *arg, const struct lens_csvstrict *c, struct lens_err *e)
         rc = lens_csvstrict_double(c, 3 + f, dnames[f], 1, dv[f], e);
     if (rc != LENS_OK)
         return rc;
+    /* the role by name: the names are the bench's (allpairs.c), in enum order */
     w.role = -1;
     for (int k = 0; k <= LENS_RETEST_CONTROL; k++)
         if (!strcmp(c->field[7], lens_retest_role_name(k)))
@@ -57,6 +63,7 @@ static int row(void *arg, const struct lens_csvstrict *c, struct lens_err *e)
     if (w.sender == w.receiver)
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: sender and receiver are both rank %d",
                             c->path, c->line, c->col[1], w.sender);
+    /* grow before storing: on ENOMEM the rows read so far stay valid and are freed whole */
     if (a->r->n == a->cap) {
         int cap = a->cap ? 2 * a->cap : 16;
         struct lens_retest_row *p = lens_realloc(a->r->rows, (size_t)cap * sizeof *p);
@@ -71,12 +78,14 @@ static int row(void *arg, const struct lens_csvstrict *c, struct lens_err *e)
 
 int lens_retest_read(const char *path, struct lens_retest **out, struct lens_err *e)
 {
+    /* *out stays NULL on every failure: a caller never sees half a file */
     *out = NULL;
     struct lens_retest *r = lens_calloc(1, sizeof *r);
     if (!r || !(r->path = lens_strdup(path))) {
         lens_free(r);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     }
+    /* the path is kept for messages of the commands that use the rows later ("... in X") */
     struct acc a = {r, 0};
     int rc = lens_csvstrict_read(path, LENS_RETEST_HEADER, 8, row, &a, e);
     if (rc != LENS_OK) {
@@ -94,7 +103,9 @@ int lens_retest_beside(const char *prefix, struct lens_retest **out, struct lens
     char *path = lens_malloc(n);
     if (!path)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", prefix);
+    /* n counted the suffix and the NUL (sizeof a literal): the name always fits */
     snprintf(path, n, "%s_retest.csv", prefix);
+    /* the name is the bench's (allpairs.c retest_write): PREFIX_retest.csv beside the cube */
     struct stat sb;
     /* no file is the normal case (serial sweeps, --retest 0); a file that exists must read */
     int rc = stat(path, &sb) == 0 ? lens_retest_read(path, out, e) : LENS_OK;
@@ -120,6 +131,8 @@ int lens_retest_survived(const struct lens_retest_row *row)
 int lens_retest_verdict(const struct lens_retest *r, int sender, int receiver, const int *lengths,
                         int nlengths)
 {
+    /* -1 until a row of this link at one of the lengths is seen; a linear scan, as a file
+     * holds (K + 1 + flagged) rows per length, a few dozen in practice */
     int verdict = -1;
     for (int t = 0; r && t < r->n; t++) {
         const struct lens_retest_row *w = &r->rows[t];
