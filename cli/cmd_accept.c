@@ -1,5 +1,5 @@
-/* mpilens accept: judges latency cubes, p2p sweeps and bisection runs against an acceptance contract
- * (--criteria FILE, docs/accept.md) and prints the verdict, one line per criterion, or JSON.
+/* mpilens accept: judges latency cubes, p2p sweeps and bisection runs against an acceptance
+ * contract (--criteria FILE, docs/accept.md) and prints the verdict, one line per criterion, or JSON.
  * Exit status 0 when every criterion holds, 3 when one does not, 1 on error, 2 on bad usage. */
 #include "cli.h"
 
