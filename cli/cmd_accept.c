@@ -1,5 +1,5 @@
-/* mpilens accept: judges latency cubes and p2p sweeps against an acceptance contract
- * (--criteria FILE, docs/accept.md) and prints the verdict, one line per criterion, or JSON.
+/* mpilens accept: judges latency cubes, p2p sweeps and bisection runs against an acceptance
+ * contract (--criteria FILE, docs/accept.md) and prints the verdict, one line per criterion, or JSON.
  * Exit status 0 when every criterion holds, 3 when one does not, 1 on error, 2 on bad usage. */
 #include "cli.h"
 
@@ -22,7 +22,8 @@ static void help(void)
 {
     printf("usage: mpilens accept INPUT... --criteria FILE [--json]\n\n"
            "Measures every criterion of FILE on the inputs (latency cubes: a network_test2 prefix,\n"
-           "a directory or a packed cube; p2p sweeps of mpilens-bench -t p2p) and prints, per\n"
+           "a directory or a packed cube; p2p sweeps of mpilens-bench -t p2p; bisection runs of\n"
+           "-t bisection, PREFIX_bisection.csv or its prefix) and prints, per\n"
            "criterion, the limit, the measured value, the margin, PASS or FAIL and where the worst\n"
            "value is. A criterion must hold at every length (unless length= picks one), for every\n"
            "pair in its scope and on every input of its kind.\n\n"
@@ -32,6 +33,7 @@ static void help(void)
            "  metrics: cube.delay.{median,min,max,p95,p99} cube.spread cube.asymmetry.max\n"
            "           anomalies.{slow_node,bad_link,asymmetric_pair,structure_change,total}\n"
            "           p2p.latency p2p.bandwidth p2p.msgrate (these need size=)\n"
+           "           bisection.bandwidth.{min,avg} (over the rounds of PREFIX_bisection.csv)\n"
            "  OP: <= < >= > ==    units: s ms us \xc2\xb5s ns, B KiB MiB GiB, B/s KB/s MB/s GB/s\n"
            "  KiB/s MiB/s GiB/s, /s, %%; a value without a unit is in seconds, bytes/s, 1/s, ...\n\n"
            "options:\n"
@@ -176,7 +178,15 @@ static int load(char **args, int nargs, unsigned mask, struct lens_accept_input 
 {
     for (int i = 0; i < nargs; i++) {
         /* by name and header only: nothing is read twice, and nothing unrecognised is dropped */
-        int p2p = lens_p2pfile_detect(args[i]), cube = lens_cube_probe(args[i]) || !p2p;
+        int p2p = lens_p2pfile_detect(args[i]), bis = lens_bisection_probe(args[i]);
+        int cube = lens_cube_probe(args[i]) || (!p2p && !bis);
+        if (bis) {
+            struct lens_bisection *b;
+            if (lens_bisection_read(args[i], &b, e) != LENS_OK)
+                return e->code;
+            in[*nin].name = args[i];
+            in[(*nin)++].bisection = b;
+        }
         if (p2p) {
             struct lens_p2pfile *f;
             if (lens_p2pfile_read(args[i], &f, e) != LENS_OK)
@@ -229,8 +239,8 @@ int cmd_accept(int argc, char **argv)
     int nargs = argc - optind, nin = 0;
     /* median at least: a cube read for a p2p-only contract must still be a valid cube */
     unsigned mask = lens_criteria_stats(cr) | 1u << LENS_STAT_MEDIAN;
-    /* two slots per argument: a prefix may be a cube and a sweep */
-    struct lens_accept_input *in = lens_calloc((size_t)nargs * 2, sizeof *in);
+    /* three slots per argument: a prefix may be a cube, a sweep and a bisection run */
+    struct lens_accept_input *in = lens_calloc((size_t)nargs * 3, sizeof *in);
     struct lens_accept *a = NULL;
     int rc = in ? load(argv + optind, nargs, mask, in, &nin, &e) : lens_err_set(&e, LENS_ENOMEM, "out of memory");
     if (rc == LENS_OK)
@@ -246,6 +256,7 @@ int cmd_accept(int argc, char **argv)
     for (int i = 0; i < nin; i++) {
         lens_cube_free((struct lens_cube *)in[i].cube);
         lens_p2pfile_free((struct lens_p2pfile *)in[i].p2p);
+        lens_bisection_free((struct lens_bisection *)in[i].bisection);
     }
     lens_free(in);
     lens_accept_free(a);

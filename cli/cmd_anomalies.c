@@ -1,5 +1,6 @@
 /* mpilens anomalies: slow nodes, bad links, asymmetric pairs and structure changes of a
- * latency cube, ranked, each with its evidence in robust units. */
+ * latency cube, ranked, each with its evidence in robust units; with mpilens-bench's
+ * PREFIX_retest.csv beside the cube, whether each retested link stayed slow alone. */
 #include "cli.h"
 
 #include "analysis/structure/structure.h"
@@ -25,6 +26,9 @@ static void help(void)
            "  asymmetric_pair   one direction of a pair much slower than the other\n"
            "  structure_change  two consecutive lengths between which groups of links scale\n"
            "                    differently (protocol or route switch)\n\n"
+           "When <prefix>_retest.csv (mpilens-bench --retest) is beside the cube, a bad link or\n"
+           "asymmetric pair whose slow link was measured again alone at one of its lengths says\n"
+           "whether it survived the retest (retest z >= 5: a bad link) or vanished (contention).\n\n"
            "options:\n"
            "  --json            print {\"anomalies\":[{kind, ranks, lengths, score, evidence, ...}]}\n"
            "  --stat NAME       statistic: median (default), average, min\n"
@@ -35,9 +39,26 @@ static void help(void)
            "  mpilens anomalies --json results/network\n");
 }
 
+/* The retest verdict of finding f: 1 survived, 0 vanished, -1 not retested (or no retest
+ * file). Only a bad link (from, to) and the slow direction of an asymmetric pair (ranks[0]
+ * -> ranks[1], anomaly_links.c) are one cell; "link a<->b" (both directions) checks both. A
+ * slow node or a structure change is many cells and is never one retest. */
+static int retest_of(const struct lens_retest *rt, const struct lens_anomaly *f)
+{
+    if (!rt || f->nranks != 2 ||
+        (f->kind != LENS_ANOMALY_BAD_LINK && f->kind != LENS_ANOMALY_ASYMMETRIC_PAIR))
+        return -1;
+    int v = lens_retest_verdict(rt, f->ranks[0], f->ranks[1], f->lengths, f->nlengths);
+    if (v < 1 && f->kind == LENS_ANOMALY_BAD_LINK && strstr(f->subject, "<->")) {
+        int w = lens_retest_verdict(rt, f->ranks[1], f->ranks[0], f->lengths, f->nlengths);
+        v = w > v ? w : v;
+    }
+    return v;
+}
+
 /* The table first, for a glance at what is wrong and how badly; the evidence after it, one
  * numbered paragraph per finding, because a sentence of numbers does not fit a column. */
-static void print_text(const struct lens_cube *c, const struct lens_anomalies *a)
+static void print_text(const struct lens_cube *c, const struct lens_anomalies *a, const struct lens_retest *rt)
 {
     /* the statistic printed is the one used: without --stat the analysis takes the median, or
      * the first statistic the cube has (lens_anomaly_opts_default leaves stat at -1) */
@@ -54,13 +75,17 @@ static void print_text(const struct lens_cube *c, const struct lens_anomalies *a
                f->ratio, f->subject);
     }
     printf("\n");
-    for (int i = 0; i < a->n; i++)
-        printf("%d. %s\n", i + 1, a->items[i].evidence);
+    for (int i = 0; i < a->n; i++) {
+        int v = retest_of(rt, &a->items[i]);
+        /* the verdict closes the paragraph: the evidence is the sweep's, the verdict the retest's */
+        printf("%d. %s%s\n", i + 1, a->items[i].evidence,
+               v < 0 ? "" : v ? "; survives retest alone (bad link)" : "; vanished on retest alone (contention)");
+    }
 }
 
 /* {"anomalies":[...], "stat":...} as docs/links.md shows it: kind, ranks, lengths, score and
  * evidence are the interface scripts read; the keys after them feed the report's table. */
-static void print_json(const struct lens_anomalies *a)
+static void print_json(const struct lens_anomalies *a, const struct lens_retest *rt)
 {
     struct lens_json j;
     lens_json_init(&j, stdout);
@@ -99,6 +124,15 @@ static void print_json(const struct lens_anomalies *a)
         lens_json_string(&j, f->unit);
         lens_json_key(&j, "ref_length");
         lens_json_int(&j, f->ref_length);
+        /* only with a retest file, so the JSON of other cubes stays as it was */
+        if (rt) {
+            int v = retest_of(rt, f);
+            lens_json_key(&j, "retest");
+            if (v < 0)
+                lens_json_null(&j);
+            else
+                lens_json_string(&j, v ? "survived" : "vanished");
+        }
         lens_json_end_object(&j);
     }
     lens_json_end_array(&j);
@@ -165,6 +199,14 @@ int cmd_anomalies(int argc, char **argv)
         return lens_cli_fail(&e);
     }
     const struct lens_anomalies *a = s.an;
+    /* the retests beside a bench cube; a damaged file fails the command before any output */
+    struct lens_retest *rt = NULL;
+    if (c->source && c->format && !strcmp(c->format, "network_test2") &&
+        lens_retest_beside(c->source, &rt, &e) != LENS_OK) {
+        lens_structure_release(&s);
+        lens_cube_free(c);
+        return lens_cli_fail(&e);
+    }
     /* the reader's warnings go out only now, after the analysis succeeded, so a failing run
      * prints its error alone instead of burying it under warnings */
     for (int w = 0; w < c->nwarn; w++)
@@ -172,9 +214,10 @@ int cmd_anomalies(int argc, char **argv)
     /* Status 0 also when anomalies are found (docs/links.md): finding them is the command
      * working, and a script reads the count from the output, not from the status. */
     if (json)
-        print_json(a);
+        print_json(a, rt);
     else
-        print_text(c, a);
+        print_text(c, a, rt);
+    lens_retest_free(rt);
     lens_structure_release(&s);
     lens_cube_free(c);
     return LENS_EXIT_OK;

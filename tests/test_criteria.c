@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Parses text and evaluates it on one cube; returns the code, fills *res when it succeeds. */
 static int judge(const char *text, const struct lens_cube *c, struct lens_accept_result *res,
@@ -20,7 +21,7 @@ static int judge(const char *text, const struct lens_cube *c, struct lens_accept
     int rc = lens_criteria_parse(text, "t.criteria", &cr, e);
     if (rc != LENS_OK)
         return rc;
-    struct lens_accept_input in = {"cube", c, NULL};
+    struct lens_accept_input in = {"cube", c, NULL, NULL};
     struct lens_accept *a;
     rc = lens_accept_run(cr, &in, 1, &a, e);
     if (rc == LENS_OK) {
@@ -130,8 +131,8 @@ static void errors(void)
         {"cube.foo <= 1", "e:1:1: unknown metric 'cube.foo'"},
         {"\n  # comment\n   cube.delay.max <= 3 parsecs", "e:3:24: unknown unit 'parsecs'"},
         {"p2p.latency <= 3 GB/s size=4", "e:1:18: unit 'GB/s' is a bandwidth"},
-        {"bisection.bandwidth.min >= 1GB/s", "e:1:1: metric 'bisection.bandwidth.min' is not available in this version"},
-        {"bisection.bandwidth.avg >= 1GB/s", "e:1:1: metric 'bisection.bandwidth.avg' is not available"},
+        {"bisection.bandwidth.min >= 1us", "e:1:29: unit 'us' is a time (s, ms, us, \xc2\xb5s, ns), but bisection.bandwidth.min is a bandwidth"},
+        {"bisection.bandwidth.avg >= 1GB/s length=4096", "e:1:34: key 'length' does not apply to bisection.bandwidth.avg (it takes label)"},
         {"compare.regressions == 0", "e:1:1: metric 'compare.regressions' is not available"},
         {"cube.delay.max =< 3us", "e:1:16: expected an operator"},
         {"cube.delay.max != 3us", "e:1:16: expected an operator"},
@@ -385,7 +386,7 @@ static void faults(void)
         lens_err_clear(&e);
         lens_malloc_fail_after(n);
         int rc = lens_criteria_parse(text, "f", &cr, &e);
-        struct lens_accept_input in = {"cube", c, NULL};
+        struct lens_accept_input in = {"cube", c, NULL, NULL};
         if (rc == LENS_OK)
             rc = lens_accept_run(cr, &in, 1, &a, &e);
         lens_malloc_fail_after(0);
@@ -404,6 +405,75 @@ static void faults(void)
     lens_cube_free(c);
 }
 
+/* bisection.bandwidth.min / .avg on a hand-made PREFIX_bisection.csv of three rounds whose
+ * bandwidths are worked out by hand: 1000 B in 0.5, 0.25 and 2 s are 2000, 4000 and 500 B/s;
+ * min 500 (round 2), mean 6500 / 3, median 2000, slowest pair 100 B/s (round 2, 1 -> 0). */
+static void bisection_metrics(void)
+{
+    char dir[300], path[400];
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(dir, sizeof dir, "%s/test_criteria_bis.XXXXXX", base);
+    if (!mkdtemp(dir))
+        return;
+    snprintf(path, sizeof path, "%s/run_bisection.csv", dir);
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        return;
+    fputs(LENS_BISECTION_HEADER "\n0,2,1000,0.5,2000,400,0,1\n1,2,1000,0.25,4000,900,2,3\n"
+          "2,2,1000,2,500,100,1,0\n", fp);
+    fclose(fp);
+    struct lens_err e;
+    lens_err_clear(&e);
+    struct lens_bisection *b = NULL;
+    char prefix[600];
+    snprintf(prefix, sizeof prefix, "%s", path);
+    prefix[strlen(prefix) - strlen("_bisection.csv")] = '\0';
+    /* the prefix reads the same file as its name */
+    LENS_TEST(lens_bisection_probe(prefix) == 1 && lens_bisection_probe(path) == 1, "probe by prefix and name");
+    int rc = lens_bisection_read(prefix, &b, &e);
+    LENS_TEST(rc == LENS_OK && b->n == 3, "read 3 rounds: %s", e.msg);
+    if (rc != LENS_OK)
+        return;
+    struct lens_bisection_summary s;
+    rc = lens_bisection_summarise(b, &s, &e);
+    LENS_TEST(rc == LENS_OK && s.min_Bps == 500 && s.min_round == 2 && s.median_Bps == 2000 &&
+              fabs(s.avg_Bps - 6500.0 / 3) < 1e-9 && s.worst_pair_Bps == 100 && s.worst_round == 2 &&
+              s.worst_sender == 1 && s.worst_receiver == 0, "summary: min %g (round %d), median %g, avg %g, "
+              "worst %g", s.min_Bps, s.min_round, s.median_Bps, s.avg_Bps, s.worst_pair_Bps);
+    static const struct { const char *text; double measured, margin; int pass; const char *where; } t[] = {
+        {"bisection.bandwidth.min >= 500B/s", 500, 0, 1, "round 2 of 3"},
+        {"bisection.bandwidth.min > 0.5KB/s", 500, 0, 0, "round 2 of 3"},
+        {"bisection.bandwidth.avg >= 2KB/s", 6500.0 / 3, 6500.0 / 3 - 2000, 1, "mean of 3 rounds"},
+        {"bisection.bandwidth.avg >= 2.2KB/s", 6500.0 / 3, 6500.0 / 3 - 2200, 0, "mean of 3 rounds"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        struct lens_criteria *cr = NULL;
+        struct lens_accept *a = NULL;
+        lens_err_clear(&e);
+        struct lens_accept_input in = {"bis", NULL, NULL, b};
+        rc = lens_criteria_parse(t[i].text, "t.criteria", &cr, &e);
+        if (rc == LENS_OK)
+            rc = lens_accept_run(cr, &in, 1, &a, &e);
+        LENS_TEST(rc == LENS_OK && fabs(a->r[0].measured - t[i].measured) < 1e-9 &&
+                  fabs(a->r[0].margin - t[i].margin) < 1e-9 && a->r[0].pass == t[i].pass &&
+                  !strcmp(a->r[0].where, t[i].where), "%s: measured %g margin %g pass %d at '%s' %s", t[i].text,
+                  a ? a->r[0].measured : NAN, a ? a->r[0].margin : NAN, a ? a->r[0].pass : -1, a ? a->r[0].where : "",
+                  e.msg);
+        lens_accept_free(a);
+        lens_criteria_free(cr);
+    }
+    /* a cube-only input list gives no bisection run: an error naming the criterion */
+    struct lens_cube *c = hand_cube();
+    struct lens_accept_result res;
+    rc = judge("bisection.bandwidth.min >= 1B/s", c, &res, &e);
+    LENS_TEST(rc == LENS_EDATA && strstr(e.msg, "t.criteria:1:1: bisection.bandwidth.min: no bisection run"),
+              "no bisection input: %s", e.msg);
+    lens_cube_free(c);
+    lens_bisection_free(b);
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     units();
@@ -413,5 +483,6 @@ int main(void)
     exact_limits();
     percentile();
     faults();
+    bisection_metrics();
     return LENS_TEST_DONE("test_criteria");
 }

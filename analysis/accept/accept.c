@@ -311,6 +311,25 @@ static int p2p_metric(const struct lens_criteria *cr, const struct lens_criterio
     return LENS_OK;
 }
 
+/* A bisection metric on one run: the smallest aggregate bandwidth of its rounds (.min) or
+ * their mean (.avg), bytes/s as the CSV has them (bytes / seconds of the round). */
+static int bisection_metric(const struct lens_criteria *cr, const struct lens_criterion *c,
+                            const struct lens_accept_input *in, int nin, struct worst *w, struct lens_err *e)
+{
+    (void)cr;
+    struct lens_bisection_summary s;
+    int rc = lens_bisection_summarise(in->bisection, &s, e);
+    if (rc != LENS_OK)
+        return rc;
+    char pre[300];
+    prefix_of(in, nin, pre, sizeof pre);
+    if (c->metric == LENS_METRIC_BISECTION_MIN)
+        consider(w, c, s.min_Bps, "%sround %d of %d", pre, s.min_round, s.rounds);
+    else
+        consider(w, c, s.avg_Bps, "%smean of %d rounds", pre, s.rounds);
+    return LENS_OK;
+}
+
 static int evaluate(const struct lens_criteria *cr, const struct lens_criterion *c,
                     const struct lens_accept_input *in, int nin, struct anomaly_cache *ac,
                     struct lens_accept_result *r, struct lens_err *e)
@@ -320,13 +339,16 @@ static int evaluate(const struct lens_criteria *cr, const struct lens_criterion 
     memset(&w, 0, sizeof w);
     /* every input of the metric's kind must satisfy it: the worst over all of them counts */
     for (int i = 0; i < nin && rc == LENS_OK; i++) {
-        if (src == LENS_CRITERIA_P2P ? !in[i].p2p : !in[i].cube)
+        if (src == LENS_CRITERIA_P2P ? !in[i].p2p : src == LENS_CRITERIA_BISECTION ? !in[i].bisection
+                                                                                  : !in[i].cube)
             continue;
         any = 1;
         if (src == LENS_CRITERIA_CUBE)
             rc = cube_metric(cr, c, &in[i], nin, &w, e);
         else if (src == LENS_CRITERIA_ANOMALIES)
             rc = anomaly_metric(cr, c, &in[i], i, nin, ac, &w, e);
+        else if (src == LENS_CRITERIA_BISECTION)
+            rc = bisection_metric(cr, c, &in[i], nin, &w, e);
         else
             rc = p2p_metric(cr, c, &in[i], nin, &w, e);
     }
@@ -335,7 +357,8 @@ static int evaluate(const struct lens_criteria *cr, const struct lens_criterion 
     /* a metric no input can give is an error, never a silent pass */
     if (!any || !w.have)
         return cfail(e, LENS_EDATA, cr, c, "no %s among the inputs",
-                     src == LENS_CRITERIA_P2P ? "p2p sweep" : "latency cube");
+                     src == LENS_CRITERIA_P2P ? "p2p sweep"
+                     : src == LENS_CRITERIA_BISECTION ? "bisection run (PREFIX_bisection.csv)" : "latency cube");
     r->measured = w.v;
     r->pass = lens_criteria_holds(c->op, w.v, c->limit);
     r->margin = c->op == LENS_CRITERIA_LE || c->op == LENS_CRITERIA_LT ? c->limit - w.v

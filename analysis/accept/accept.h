@@ -12,12 +12,15 @@
 
 struct lens_cube;
 struct lens_p2pfile;
+struct lens_bisection;
 
-/* One input: exactly one of cube and p2p is set. Borrowed: the caller keeps them alive. */
+/* One input: exactly one of cube, p2p and bisection is set. Borrowed: the caller keeps them
+ * alive. */
 struct lens_accept_input {
     const char *name;                 /* as given on the command line, for `where` */
     const struct lens_cube *cube;     /* read with at least the stats of lens_criteria_stats */
     const struct lens_p2pfile *p2p;
+    const struct lens_bisection *bisection; /* PREFIX_bisection.csv of mpilens-bench */
 };
 
 /* The outcome of one criterion. */

@@ -25,7 +25,8 @@ static const char *const key_names[] = {"length", "size", "scope", "stat", "labe
  * from drifting away from its enum value). kind decides which units a limit may carry,
  * source which inputs feed it (accept.c), keys what may follow the limit. The cube metrics
  * take scope and length because they are measured per pair and per length; the anomaly
- * counts are one number per cube and statistic; the p2p metrics are per pair at one size. */
+ * counts are one number per cube and statistic; the p2p metrics are per pair at one size;
+ * the bisection metrics one number per run (PREFIX_bisection.csv), over its rounds. */
 static const struct metric {
     const char *name;
     int kind, source, keys;
@@ -45,12 +46,13 @@ static const struct metric {
     [LENS_METRIC_P2P_LATENCY] = {"p2p.latency", LENS_CRITERIA_TIME, LENS_CRITERIA_P2P, K_SIZE | K_SCOPE | K_LABEL},
     [LENS_METRIC_P2P_BANDWIDTH] = {"p2p.bandwidth", LENS_CRITERIA_BANDWIDTH, LENS_CRITERIA_P2P, K_SIZE | K_SCOPE | K_LABEL},
     [LENS_METRIC_P2P_MSGRATE] = {"p2p.msgrate", LENS_CRITERIA_RATE, LENS_CRITERIA_P2P, K_SIZE | K_SCOPE | K_LABEL},
+    [LENS_METRIC_BISECTION_MIN] = {"bisection.bandwidth.min", LENS_CRITERIA_BANDWIDTH, LENS_CRITERIA_BISECTION, K_LABEL},
+    [LENS_METRIC_BISECTION_AVG] = {"bisection.bandwidth.avg", LENS_CRITERIA_BANDWIDTH, LENS_CRITERIA_BISECTION, K_LABEL},
 };
 
 /* Names the contract keeps for metrics this version cannot compute: a clear refusal beats
  * "unknown metric", which would suggest a typo. */
-static const char *const reserved[] = {"bisection.bandwidth.min", "bisection.bandwidth.avg",
-                                       "compare.regressions"};
+static const char *const reserved[] = {"compare.regressions"};
 
 /* Decimal units carry a power of ten applied to the decimal text (exact), binary ones a
  * power of two applied by multiplication (also exact). µs is written with the micro sign
@@ -636,12 +638,13 @@ int lens_criteria_read(const char *path, struct lens_criteria **out, struct lens
     return finish(cr, rc, out, e);
 }
 
-/* The p2p metrics read no cube statistic; their stat field keeps its default. */
+/* The p2p and bisection metrics read no cube statistic; their stat field keeps its default. */
 unsigned lens_criteria_stats(const struct lens_criteria *cr)
 {
     unsigned mask = 0;
     for (int i = 0; i < cr->n; i++)
-        if (metrics[cr->c[i].metric].source != LENS_CRITERIA_P2P)
+        if (metrics[cr->c[i].metric].source == LENS_CRITERIA_CUBE ||
+            metrics[cr->c[i].metric].source == LENS_CRITERIA_ANOMALIES)
             mask |= 1u << cr->c[i].stat;
     return mask;
 }

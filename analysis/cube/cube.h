@@ -200,5 +200,13 @@ void lens_cube_stream_close(struct lens_cube_stream *st);
 #include "p2pfile.h" /* the point-to-point sweep file (latency, bandwidth, message rate) */
 #include "synth.h" /* synthetic cubes of a known machine, for tests and the demo */
 #include "cube_slices.h" /* original against compressed slices, for the slices figure */
+#include "retest.h" /* PREFIX_retest.csv: cells measured again alone (bad link or contention) */
+#include "bisection.h" /* PREFIX_bisection.csv: bisection bandwidth per round, and its summary */
+
+/* Global text attribute name of the first statistic file under prefix (cube_attr.c), e.g.
+ * mpilens-bench's "schedule", "rounds", "shuffle_seed". *out is owned by the caller
+ * (lens_free), NULL when the attribute or the file is absent. LENS_EFORMAT (a file that does
+ * not open as NetCDF), LENS_ENOMEM. */
+int lens_cube_attr_text(const char *prefix, const char *name, char **out, struct lens_err *e);
 
 #endif
