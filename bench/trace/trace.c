@@ -94,7 +94,7 @@ static void defs_printf(const char *fmt, ...)
 void lens_tr_flush(void)
 {
     /* The periodic flush (MPILENS_TRACE_FLUSH_SEC) counts from here, also with nothing written. */
-    lens_tr.flushed_at = lens_clock_now();
+    uint64_t t = lens_tr.flushed_at = lens_clock_now();
     if (lens_tr.evt_fd < 0 || lens_tr.n == 0) {
         lens_tr.n = 0;
         return;
@@ -112,6 +112,7 @@ void lens_tr_flush(void)
     int rc = write_all(lens_tr.evt_fd, lens_tr.buf, lens_tr.n * sizeof *lens_tr.buf);
     /* the journal's "last" line marks what is safely on disk */
     uint64_t last = lens_tr.buf[lens_tr.n - 1].t1;
+    lens_tr.st.records += lens_tr.n;
     lens_tr.n = 0;
     atomic_signal_fence(memory_order_seq_cst);
     lens_tr.flushing = 0;
@@ -119,6 +120,8 @@ void lens_tr_flush(void)
         tr_fail("cannot write %s: %s", lens_tr.evt_path, strerror(errno));
     else
         defs_printf("last %" PRIu64 "\n", last);
+    lens_tr.st.nflush++;
+    lens_tr.st.flush_ns += lens_clock_now() - t;
 }
 
 /* ---- crash signals: what the handler may do is write(2) what is already encoded */
@@ -748,6 +751,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     const char *bs = getenv("MPILENS_TRACE_BUFFER");
     const char *fs = getenv("MPILENS_TRACE_FLUSH_SEC"); /* seconds between periodic flushes */
     size_t bytes = LENS_TRACE_DEFAULT_BUFFER; /* bytes of records held between flushes */
+    uint64_t entered = lens_clock_now();
     if (lens_tr.started) /* a second initialisation starts nothing */
         return;
     lens_tr.started = 1;
@@ -827,6 +831,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     lens_tr_closed();
     atexit(flush_at_exit); /* exit() without MPI_Finalize still keeps the buffer */
     install_handlers();
+    lens_tr.st.start_ns = lens_clock_now() - entered;
 }
 
 /* After MPI_Finalize the process may live on (a test harness, a library): free everything so
@@ -881,6 +886,20 @@ static void write_archive(void)
     }
 }
 
+/* MPILENS_TRACE_STATS=1: one line per rank on stderr with the phases of struct lens_tr_state's
+ * `st`, in ms, for docs/trace.md's account of the overhead (scripts/bench.d/trace_whole.sh). */
+static void print_stats(void)
+{
+    const char *s = getenv("MPILENS_TRACE_STATS");
+    if (!s || *s != '1')
+        return;
+    fprintf(stderr,
+            "mpilens-trace: rank %d: stats: records %" PRIu64 " start_ms %.3f flushes %" PRIu64
+            " flush_ms %.3f sync_ms %.3f archive_ms %.3f\n",
+            lens_tr.rank, lens_tr.st.records, lens_tr.st.start_ns / 1e6, lens_tr.st.nflush,
+            lens_tr.st.flush_ns / 1e6, lens_tr.st.sync_ns / 1e6, lens_tr.st.archive_ns / 1e6);
+}
+
 /* The MPI_Finalize record is written first, then the second clock measurement and the last
  * flush, so the journal's end time covers every record. */
 void lens_tr_stop(uint64_t t0, uint64_t site)
@@ -898,7 +917,9 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
         lens_tr_func_stop(t0);
     }
     /* Collective: every rank measures, also those whose tracing failed. */
+    uint64_t t = lens_clock_now();
     lens_clocksync_measure(lens_tr.dup, LENS_TRACE_SYNC_ROUNDS, &off);
+    lens_tr.st.sync_ns = lens_clock_now() - t;
     if (lens_tr.on) {
         defs_printf("clock %" PRIu64 " %" PRId64 " %" PRIu64 "\n", off.t_local, off.offset,
                     off.rtt);
@@ -920,11 +941,14 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
     int ok = !lens_tr.failed;
     /* The archive is collective: if any rank failed, no rank may enter OTF2's collective write,
      * so all agree first; the raw files stay for `mpilens trace` to recover what it can. */
+    t = lens_clock_now();
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, lens_tr.dup);
     if (ok)
         write_archive();
     else if (lens_tr.rank == 0)
         fprintf(stderr, "mpilens-trace: a rank failed; raw files kept in %s/raw\n", lens_tr.dir);
+    lens_tr.st.archive_ns = lens_clock_now() - t;
+    print_stats();
     /* The private communicator and group go last: write_archive's collectives ran on them. */
     PMPI_Group_free(&lens_tr.world_group);
     PMPI_Comm_free(&lens_tr.dup);

@@ -70,6 +70,16 @@ struct lens_tr_state {
      * that buf[n - 1] may be half filled, `flushing` that a write of the buffer is under way. */
     volatile sig_atomic_t open, flushing;
     int pid;                       /* getpid() at MPI_Init: a forked child writes nothing */
+    /* Where the collector's time goes outside the wrappers (MPILENS_TRACE_STATS=1 prints it at
+     * MPI_Finalize, docs/trace.md "Overhead"): ns spent in each phase, measured around whole
+     * phases only, so that measuring adds nothing per call. */
+    struct {
+        uint64_t start_ns;          /* lens_tr_start: files, communicator, clock sync, buffer */
+        uint64_t nflush, flush_ns;  /* buffer writes to raw/<rank>.evt, count and time */
+        uint64_t records;           /* records written by those flushes */
+        uint64_t sync_ns;           /* the clock measurement at MPI_Finalize */
+        uint64_t archive_ns;        /* raw files -> OTF2 at MPI_Finalize, both barriers included */
+    } st;
 };
 extern struct lens_tr_state lens_tr;
 
