@@ -91,14 +91,33 @@ static void defs_printf(const char *fmt, ...)
         tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
 }
 
+/* Phase timing for the statistics (struct lens_tr_state's `st`): two clock reads at each end of
+ * a phase, the thread CPU clock being a system call (no vDSO), so only around whole phases. */
+static struct lens_tr_mark mark_now(void)
+{
+    struct timespec ts;
+    struct lens_tr_mark m = {lens_clock_now(), 0};
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        m.cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return m;
+}
+
+static void mark_add(int phase, struct lens_tr_mark since)
+{
+    struct lens_tr_mark m = mark_now();
+    lens_tr.st.wall[phase] += m.wall - since.wall;
+    lens_tr.st.cpu[phase] += m.cpu - since.cpu;
+}
+
 void lens_tr_flush(void)
 {
     /* The periodic flush (MPILENS_TRACE_FLUSH_SEC) counts from here, also with nothing written. */
-    uint64_t t = lens_tr.flushed_at = lens_clock_now();
+    lens_tr.flushed_at = lens_clock_now();
     if (lens_tr.evt_fd < 0 || lens_tr.n == 0) {
         lens_tr.n = 0;
         return;
     }
+    struct lens_tr_mark since = mark_now();
     /* modules first, so that every flushed address has its module on disk */
     unsigned long long gen = lens_callsite_generation();
     if (gen != lens_tr.gen) {
@@ -121,7 +140,7 @@ void lens_tr_flush(void)
     else
         defs_printf("last %" PRIu64 "\n", last);
     lens_tr.st.nflush++;
-    lens_tr.st.flush_ns += lens_clock_now() - t;
+    mark_add(LENS_TR_FLUSH, since);
 }
 
 /* ---- crash signals: what the handler may do is write(2) what is already encoded */
@@ -751,7 +770,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     const char *bs = getenv("MPILENS_TRACE_BUFFER");
     const char *fs = getenv("MPILENS_TRACE_FLUSH_SEC"); /* seconds between periodic flushes */
     size_t bytes = LENS_TRACE_DEFAULT_BUFFER; /* bytes of records held between flushes */
-    uint64_t entered = lens_clock_now();
+    struct lens_tr_mark entered = mark_now();
     if (lens_tr.started) /* a second initialisation starts nothing */
         return;
     lens_tr.started = 1;
@@ -831,7 +850,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     lens_tr_closed();
     atexit(flush_at_exit); /* exit() without MPI_Finalize still keeps the buffer */
     install_handlers();
-    lens_tr.st.start_ns = lens_clock_now() - entered;
+    mark_add(LENS_TR_START, entered);
 }
 
 /* After MPI_Finalize the process may live on (a test harness, a library): free everything so
@@ -890,14 +909,19 @@ static void write_archive(void)
  * `st`, in ms, for docs/trace.md's account of the overhead (scripts/bench.d/trace_whole.sh). */
 static void print_stats(void)
 {
+    static const char *name[LENS_TR_NPHASE] = {"start", "flush", "sync", "archive"};
     const char *s = getenv("MPILENS_TRACE_STATS");
+    char line[512];
     if (!s || *s != '1')
         return;
-    fprintf(stderr,
-            "mpilens-trace: rank %d: stats: records %" PRIu64 " start_ms %.3f flushes %" PRIu64
-            " flush_ms %.3f sync_ms %.3f archive_ms %.3f\n",
-            lens_tr.rank, lens_tr.st.records, lens_tr.st.start_ns / 1e6, lens_tr.st.nflush,
-            lens_tr.st.flush_ns / 1e6, lens_tr.st.sync_ns / 1e6, lens_tr.st.archive_ns / 1e6);
+    /* one write: the two ranks' lines must not interleave on a shared stderr */
+    int n = snprintf(line, sizeof line, "mpilens-trace: rank %d: stats: records %" PRIu64
+                     " flushes %" PRIu64, lens_tr.rank, lens_tr.st.records, lens_tr.st.nflush);
+    for (int p = 0; p < LENS_TR_NPHASE && n > 0 && (size_t)n < sizeof line; p++)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s_ms %.3f %s_cpu_ms %.3f", name[p],
+                      lens_tr.st.wall[p] / 1e6, name[p], lens_tr.st.cpu[p] / 1e6);
+    if (n > 0 && (size_t)n < sizeof line - 1)
+        fprintf(stderr, "%s\n", line);
 }
 
 /* The MPI_Finalize record is written first, then the second clock measurement and the last
@@ -917,9 +941,9 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
         lens_tr_func_stop(t0);
     }
     /* Collective: every rank measures, also those whose tracing failed. */
-    uint64_t t = lens_clock_now();
+    struct lens_tr_mark since = mark_now();
     lens_clocksync_measure(lens_tr.dup, LENS_TRACE_SYNC_ROUNDS, &off);
-    lens_tr.st.sync_ns = lens_clock_now() - t;
+    mark_add(LENS_TR_SYNC, since);
     if (lens_tr.on) {
         defs_printf("clock %" PRIu64 " %" PRId64 " %" PRIu64 "\n", off.t_local, off.offset,
                     off.rtt);
@@ -941,13 +965,13 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
     int ok = !lens_tr.failed;
     /* The archive is collective: if any rank failed, no rank may enter OTF2's collective write,
      * so all agree first; the raw files stay for `mpilens trace` to recover what it can. */
-    t = lens_clock_now();
+    since = mark_now();
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, lens_tr.dup);
     if (ok)
         write_archive();
     else if (lens_tr.rank == 0)
         fprintf(stderr, "mpilens-trace: a rank failed; raw files kept in %s/raw\n", lens_tr.dir);
-    lens_tr.st.archive_ns = lens_clock_now() - t;
+    mark_add(LENS_TR_ARCHIVE, since);
     print_stats();
     /* The private communicator and group go last: write_archive's collectives ran on them. */
     PMPI_Group_free(&lens_tr.world_group);

@@ -43,6 +43,14 @@ struct lens_tr_req {
     uint8_t recv;        /* 1: receive request */
 };
 
+/* The phases of the collector's own work, for its statistics: MPI_Init's setup (files,
+ * communicator, clock sync), buffer flushes, MPI_Finalize's clock sync, and the conversion of
+ * the raw files into the OTF2 archive (with its barriers). */
+enum { LENS_TR_START, LENS_TR_FLUSH, LENS_TR_SYNC, LENS_TR_ARCHIVE, LENS_TR_NPHASE };
+struct lens_tr_mark {
+    uint64_t wall, cpu;
+};
+
 struct lens_tr_state {
     int started, stopped, on, failed, mt, rank, size;
     MPI_Comm dup;                  /* private MPI_COMM_WORLD duplicate for our collectives */
@@ -71,14 +79,12 @@ struct lens_tr_state {
     volatile sig_atomic_t open, flushing;
     int pid;                       /* getpid() at MPI_Init: a forked child writes nothing */
     /* Where the collector's time goes outside the wrappers (MPILENS_TRACE_STATS=1 prints it at
-     * MPI_Finalize, docs/trace.md "Overhead"): ns spent in each phase, measured around whole
-     * phases only, so that measuring adds nothing per call. */
+     * MPI_Finalize, docs/trace.md "Overhead"): wall and thread CPU ns of each phase, measured
+     * around whole phases only, so that measuring adds nothing per call. CPU time is the figure
+     * that survives a loaded machine, where wall time stretches with the other jobs. */
     struct {
-        uint64_t start_ns;          /* lens_tr_start: files, communicator, clock sync, buffer */
-        uint64_t nflush, flush_ns;  /* buffer writes to raw/<rank>.evt, count and time */
-        uint64_t records;           /* records written by those flushes */
-        uint64_t sync_ns;           /* the clock measurement at MPI_Finalize */
-        uint64_t archive_ns;        /* raw files -> OTF2 at MPI_Finalize, both barriers included */
+        uint64_t wall[LENS_TR_NPHASE], cpu[LENS_TR_NPHASE];
+        uint64_t nflush, records;   /* buffer writes to raw/<rank>.evt, records they wrote */
     } st;
 };
 extern struct lens_tr_state lens_tr;

@@ -11,7 +11,8 @@
 set -eu
 build=${BUILD:-build}
 app=$build/bin/samples/pingpong
-so=$(readlink -f "$build/lib/libmpilens-trace.so")
+# TRACE_WHOLE_SO: another build of the collector, to compare two versions the same way
+so=$(readlink -f "${TRACE_WHOLE_SO:-$build/lib/libmpilens-trace.so}")
 rounds=${TRACE_WHOLE_ROUNDS:-100000}
 pairs=${TRACE_WHOLE_PAIRS:-7}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mpilens-bench-trace.XXXXXX")
@@ -84,13 +85,15 @@ print("  added per MPI call        median %8.1f ns (pairs: min %.1f, quartiles %
                                    "met" if med(diff) <= 150 else "NOT met"))
 print("  of which inside the loop  median %8.1f ns (the sample's own loop time, pairs %.1f..%.1f)"
       % (med(loopd), min(loopd), max(loopd)))
-ph = [("start_ms", "MPI_Init: files, communicator, clock sync"),
-      ("flush_ms", "buffer flushes to raw/"),
-      ("sync_ms", "MPI_Finalize: clock sync"),
-      ("archive_ms", "MPI_Finalize: raw -> OTF2 archive")]
+ph = [("start", "MPI_Init: files, communicator, clock sync"),
+      ("flush", "buffer flushes to raw/"),
+      ("sync", "MPI_Finalize: clock sync"),
+      ("archive", "MPI_Finalize: raw -> OTF2 archive")]
 for k, what in ph:
-    xs = [t["stats"].get(k, 0.0) * 1e6 / calls for t in traced]
-    print("  of which %-34s median %6.1f ns per call (%.1f..%.1f)" % (what, med(xs), min(xs), max(xs)))
+    w = [t["stats"].get(k + "_ms", 0.0) * 1e6 / calls for t in traced]
+    c = [t["stats"].get(k + "_cpu_ms", 0.0) * 1e6 / calls for t in traced]
+    print("  of which %-34s median %6.1f ns per call (%.1f..%.1f), CPU %.1f" % (
+        what, med(w), min(w), max(w), med(c)))
 fl = med(t["stats"].get("flushes", 0) for t in traced)
 print("  flushes per rank: %g; MPI_SEND+MPI_RECV events in the last archive: %d (expected %d)"
       % (fl, events, 2 * calls))
