@@ -725,6 +725,8 @@ static void clean_dir(const char *dir)
     unlink(p);
     snprintf(p, sizeof p, "%s/traces.def", dir);
     unlink(p);
+    snprintf(p, sizeof p, "%s/stats.txt", dir); /* MPILENS_TRACE_STATS of an earlier run */
+    unlink(p);
 }
 
 static void flush_at_exit(void)
@@ -905,23 +907,33 @@ static void write_archive(void)
     }
 }
 
-/* MPILENS_TRACE_STATS=1: one line per rank on stderr with the phases of struct lens_tr_state's
- * `st`, in ms, for docs/trace.md's account of the overhead (scripts/bench.d/trace_whole.sh). */
+/* MPILENS_TRACE_STATS=1: one line per rank appended to DIR/stats.txt with the phases of struct
+ * lens_tr_state's `st`, in ms, for docs/trace.md's account of the overhead
+ * (scripts/bench.d/trace_whole.sh). A file, not stderr: Open MPI's mpirun may exit before it
+ * has forwarded what ranks write to stderr during MPI_Finalize (seen here: lines lost). */
 static void print_stats(void)
 {
     static const char *name[LENS_TR_NPHASE] = {"start", "flush", "sync", "archive"};
     const char *s = getenv("MPILENS_TRACE_STATS");
-    char line[512];
+    char line[512], path[4200];
     if (!s || *s != '1')
         return;
-    /* one write: the two ranks' lines must not interleave on a shared stderr */
-    int n = snprintf(line, sizeof line, "mpilens-trace: rank %d: stats: records %" PRIu64
-                     " flushes %" PRIu64, lens_tr.rank, lens_tr.st.records, lens_tr.st.nflush);
+    int n = snprintf(line, sizeof line, "rank %d records %" PRIu64 " flushes %" PRIu64,
+                     lens_tr.rank, lens_tr.st.records, lens_tr.st.nflush);
     for (int p = 0; p < LENS_TR_NPHASE && n > 0 && (size_t)n < sizeof line; p++)
         n += snprintf(line + n, sizeof line - (size_t)n, " %s_ms %.3f %s_cpu_ms %.3f", name[p],
                       lens_tr.st.wall[p] / 1e6, name[p], lens_tr.st.cpu[p] / 1e6);
-    if (n > 0 && (size_t)n < sizeof line - 1)
-        fprintf(stderr, "%s\n", line);
+    if (n <= 0 || (size_t)n >= sizeof line - 1)
+        return;
+    line[n++] = '\n';
+    snprintf(path, sizeof path, "%s/stats.txt", lens_tr.dir);
+    /* one write with O_APPEND: the ranks' lines never interleave */
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0 || write_all(fd, line, (size_t)n) != 0)
+        fprintf(stderr, "mpilens-trace: rank %d: cannot write %s: %s\n", lens_tr.rank, path,
+                strerror(errno));
+    if (fd >= 0)
+        close(fd);
 }
 
 /* The MPI_Finalize record is written first, then the second clock measurement and the last

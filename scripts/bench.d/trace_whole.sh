@@ -21,15 +21,20 @@ trap 'rm -rf "$tmp"' EXIT
 mpirun="mpirun --allow-run-as-root --oversubscribe -np 2"
 
 # run KIND PAIR: one whole-program run; its wall time (ns) and the sample's loop line go to
-# $tmp/KIND.PAIR, the collector's stats lines to $tmp/KIND.PAIR.err
+# $tmp/KIND.PAIR, the collector's stats lines (DIR/stats.txt) to $tmp/KIND.PAIR.stats
 run() {
     local kind=$1 pair=$2 t0 t1 env=()
     [ "$kind" = traced ] && env=(-x LD_PRELOAD="$so" -x MPILENS_TRACE_DIR="$tmp/trace"
                                  -x MPILENS_TRACE_STATS=1)
     t0=$(date +%s%N)
-    $mpirun "${env[@]}" "$app" -i "$rounds" </dev/null >"$tmp/$kind.$pair" 2>"$tmp/$kind.$pair.err"
+    $mpirun "${env[@]}" "$app" -i "$rounds" </dev/null >"$tmp/$kind.$pair" 2>/dev/null
     t1=$(date +%s%N)
     echo "wall_ns $((t1 - t0))" >>"$tmp/$kind.$pair"
+    if [ "$kind" = traced ] && [ -e "$tmp/trace/stats.txt" ]; then
+        cp "$tmp/trace/stats.txt" "$tmp/$kind.$pair.stats"
+    else
+        : >"$tmp/$kind.$pair.stats"
+    fi
 }
 for p in $(seq 1 "$pairs"); do
     if [ $((p % 2)) = 1 ]; then
@@ -56,10 +61,9 @@ def read(kind, p):
         if m:
             v["loop"] = float(m.group(1)) * 1e9
     st = {}
-    for line in open("%s/%s.%d.err" % (d, kind, p)):
-        m = re.search(r"stats: (.*)", line)
-        if m:  # phases of the slower rank: the run ends when both have
-            f = m.group(1).split()
+    for line in open("%s/%s.%d.stats" % (d, kind, p)):
+        if line.startswith("rank "):  # phases of the slower rank: the run ends when both have
+            f = line.split()[2:]
             for k, x in zip(f[::2], f[1::2]):
                 st[k] = max(st.get(k, 0.0), float(x))
     v["stats"] = st
