@@ -91,6 +91,24 @@ static void defs_printf(const char *fmt, ...)
         tr_fail("cannot write %s: %s", lens_tr.defs_path, strerror(errno));
 }
 
+/* Phase timing for the statistics (struct lens_tr_state's `st`): two clock reads at each end of
+ * a phase, the thread CPU clock being a system call (no vDSO), so only around whole phases. */
+static struct lens_tr_mark mark_now(void)
+{
+    struct timespec ts;
+    struct lens_tr_mark m = {lens_clock_now(), 0};
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        m.cpu = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return m;
+}
+
+static void mark_add(int phase, struct lens_tr_mark since)
+{
+    struct lens_tr_mark m = mark_now();
+    lens_tr.st.wall[phase] += m.wall - since.wall;
+    lens_tr.st.cpu[phase] += m.cpu - since.cpu;
+}
+
 void lens_tr_flush(void)
 {
     /* The periodic flush (MPILENS_TRACE_FLUSH_SEC) counts from here, also with nothing written. */
@@ -99,6 +117,7 @@ void lens_tr_flush(void)
         lens_tr.n = 0;
         return;
     }
+    struct lens_tr_mark since = mark_now();
     /* modules first, so that every flushed address has its module on disk */
     unsigned long long gen = lens_callsite_generation();
     if (gen != lens_tr.gen) {
@@ -112,6 +131,7 @@ void lens_tr_flush(void)
     int rc = write_all(lens_tr.evt_fd, lens_tr.buf, lens_tr.n * sizeof *lens_tr.buf);
     /* the journal's "last" line marks what is safely on disk */
     uint64_t last = lens_tr.buf[lens_tr.n - 1].t1;
+    lens_tr.st.records += lens_tr.n;
     lens_tr.n = 0;
     atomic_signal_fence(memory_order_seq_cst);
     lens_tr.flushing = 0;
@@ -119,6 +139,8 @@ void lens_tr_flush(void)
         tr_fail("cannot write %s: %s", lens_tr.evt_path, strerror(errno));
     else
         defs_printf("last %" PRIu64 "\n", last);
+    lens_tr.st.nflush++;
+    mark_add(LENS_TR_FLUSH, since);
 }
 
 /* ---- crash signals: what the handler may do is write(2) what is already encoded */
@@ -703,6 +725,8 @@ static void clean_dir(const char *dir)
     unlink(p);
     snprintf(p, sizeof p, "%s/traces.def", dir);
     unlink(p);
+    snprintf(p, sizeof p, "%s/stats.txt", dir); /* MPILENS_TRACE_STATS of an earlier run */
+    unlink(p);
 }
 
 static void flush_at_exit(void)
@@ -748,6 +772,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     const char *bs = getenv("MPILENS_TRACE_BUFFER");
     const char *fs = getenv("MPILENS_TRACE_FLUSH_SEC"); /* seconds between periodic flushes */
     size_t bytes = LENS_TRACE_DEFAULT_BUFFER; /* bytes of records held between flushes */
+    struct lens_tr_mark entered = mark_now();
     if (lens_tr.started) /* a second initialisation starts nothing */
         return;
     lens_tr.started = 1;
@@ -827,6 +852,7 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
     lens_tr_closed();
     atexit(flush_at_exit); /* exit() without MPI_Finalize still keeps the buffer */
     install_handlers();
+    mark_add(LENS_TR_START, entered);
 }
 
 /* After MPI_Finalize the process may live on (a test harness, a library): free everything so
@@ -881,6 +907,35 @@ static void write_archive(void)
     }
 }
 
+/* MPILENS_TRACE_STATS=1: one line per rank appended to DIR/stats.txt with the phases of struct
+ * lens_tr_state's `st`, in ms, for docs/trace.md's account of the overhead
+ * (scripts/bench.d/trace_whole.sh). A file, not stderr: Open MPI's mpirun may exit before it
+ * has forwarded what ranks write to stderr during MPI_Finalize (seen here: lines lost). */
+static void print_stats(void)
+{
+    static const char *name[LENS_TR_NPHASE] = {"start", "flush", "sync", "archive"};
+    const char *s = getenv("MPILENS_TRACE_STATS");
+    char line[512], path[4200];
+    if (!s || *s != '1')
+        return;
+    int n = snprintf(line, sizeof line, "rank %d records %" PRIu64 " flushes %" PRIu64,
+                     lens_tr.rank, lens_tr.st.records, lens_tr.st.nflush);
+    for (int p = 0; p < LENS_TR_NPHASE && n > 0 && (size_t)n < sizeof line; p++)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s_ms %.3f %s_cpu_ms %.3f", name[p],
+                      lens_tr.st.wall[p] / 1e6, name[p], lens_tr.st.cpu[p] / 1e6);
+    if (n <= 0 || (size_t)n >= sizeof line - 1)
+        return;
+    line[n++] = '\n';
+    snprintf(path, sizeof path, "%s/stats.txt", lens_tr.dir);
+    /* one write with O_APPEND: the ranks' lines never interleave */
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0 || write_all(fd, line, (size_t)n) != 0)
+        fprintf(stderr, "mpilens-trace: rank %d: cannot write %s: %s\n", lens_tr.rank, path,
+                strerror(errno));
+    if (fd >= 0)
+        close(fd);
+}
+
 /* The MPI_Finalize record is written first, then the second clock measurement and the last
  * flush, so the journal's end time covers every record. */
 void lens_tr_stop(uint64_t t0, uint64_t site)
@@ -898,7 +953,9 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
         lens_tr_func_stop(t0);
     }
     /* Collective: every rank measures, also those whose tracing failed. */
+    struct lens_tr_mark since = mark_now();
     lens_clocksync_measure(lens_tr.dup, LENS_TRACE_SYNC_ROUNDS, &off);
+    mark_add(LENS_TR_SYNC, since);
     if (lens_tr.on) {
         defs_printf("clock %" PRIu64 " %" PRId64 " %" PRIu64 "\n", off.t_local, off.offset,
                     off.rtt);
@@ -920,11 +977,14 @@ void lens_tr_stop(uint64_t t0, uint64_t site)
     int ok = !lens_tr.failed;
     /* The archive is collective: if any rank failed, no rank may enter OTF2's collective write,
      * so all agree first; the raw files stay for `mpilens trace` to recover what it can. */
+    since = mark_now();
     PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, lens_tr.dup);
     if (ok)
         write_archive();
     else if (lens_tr.rank == 0)
         fprintf(stderr, "mpilens-trace: a rank failed; raw files kept in %s/raw\n", lens_tr.dir);
+    mark_add(LENS_TR_ARCHIVE, since);
+    print_stats();
     /* The private communicator and group go last: write_archive's collectives ran on them. */
     PMPI_Group_free(&lens_tr.world_group);
     PMPI_Comm_free(&lens_tr.dup);

@@ -172,5 +172,6 @@ void lens_trace_defs_release(struct lens_trace_defs *d)
     }
     lens_free(d->comms);
     lens_free(d->wins);
+    lens_free(d->modstr);
     lens_callsite_release(&d->mods);
 }

@@ -38,6 +38,7 @@ struct lens_trace_defs {       /* one rank's .defs file */
     char host[256];
     uint64_t start, last, end;
     struct lens_callsite_table mods;
+    uint32_t *modstr;          /* string id of each module's path, set by the OTF2 writer (owned) */
     struct lens_trace_comm *comms;
     size_t ncomm;
     struct lens_trace_win *wins;

@@ -43,6 +43,14 @@ struct lens_tr_req {
     uint8_t recv;        /* 1: receive request */
 };
 
+/* The phases of the collector's own work, for its statistics: MPI_Init's setup (files,
+ * communicator, clock sync), buffer flushes, MPI_Finalize's clock sync, and the conversion of
+ * the raw files into the OTF2 archive (with its barriers). */
+enum { LENS_TR_START, LENS_TR_FLUSH, LENS_TR_SYNC, LENS_TR_ARCHIVE, LENS_TR_NPHASE };
+struct lens_tr_mark {
+    uint64_t wall, cpu;
+};
+
 struct lens_tr_state {
     int started, stopped, on, failed, mt, rank, size;
     MPI_Comm dup;                  /* private MPI_COMM_WORLD duplicate for our collectives */
@@ -70,6 +78,14 @@ struct lens_tr_state {
      * that buf[n - 1] may be half filled, `flushing` that a write of the buffer is under way. */
     volatile sig_atomic_t open, flushing;
     int pid;                       /* getpid() at MPI_Init: a forked child writes nothing */
+    /* Where the collector's time goes outside the wrappers (MPILENS_TRACE_STATS=1 prints it at
+     * MPI_Finalize, docs/trace.md "Overhead"): wall and thread CPU ns of each phase, measured
+     * around whole phases only, so that measuring adds nothing per call. CPU time is the figure
+     * that survives a loaded machine, where wall time stretches with the other jobs. */
+    struct {
+        uint64_t wall[LENS_TR_NPHASE], cpu[LENS_TR_NPHASE];
+        uint64_t nflush, records;   /* buffer writes to raw/<rank>.evt, records they wrote */
+    } st;
 };
 extern struct lens_tr_state lens_tr;
 
