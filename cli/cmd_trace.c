@@ -32,7 +32,7 @@ static void usage(FILE *fp)
             "inserted after the mpirun word; other commands get the variables in their environment.\n\n"
             "options:\n"
             "  -o, --output DIR   trace directory (default $MPILENS_TRACE_DIR or ./mpilens-trace)\n"
-            "  -b, --buffer SIZE  event buffer per rank before a flush to disk (default 8M)\n"
+            "  -b, --buffer SIZE  event buffer per rank before a flush to disk (default 1M)\n"
             "  -f, --flush SEC    also flush when SEC seconds passed since the last flush\n"
             "                     (default $MPILENS_TRACE_FLUSH_SEC or 1): what a SIGKILL loses\n"
             "  -h, --help         this text\n\n"
@@ -197,7 +197,7 @@ int cmd_trace(int argc, char **argv)
     /* the collector's other settings reach remote ranks only with -x */
     static const char *const fwd[] = {"MPILENS_TRACE_FLUSH_SEC", "MPILENS_TRACE_KEEP_RAW",
                                       "MPILENS_TRACE_FUNCS", "MPILENS_TRACE_FUNC_DEPTH",
-                                      "MPILENS_TRACE_FUNC_MIN"};
+                                      "MPILENS_TRACE_FUNC_MIN", "MPILENS_TRACE_STATS"};
     const int nfwd = (int)(sizeof fwd / sizeof fwd[0]);
     int n = argc - optind;
     /* the command, 3 pairs of -x (preload, folder, buffer), the forwarded settings, NULL */
