@@ -172,7 +172,7 @@ static int common_lengths(struct state *s, struct lens_err *e)
     s->kb = lens_malloc(3 * (size_t)b->nlen * sizeof(int));
     if (!s->kb)
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
-    /* kb, kn and lengths share one block of 3 x nlen ints: no more than BASE's lengths are common */
+    /* kb, kn, lengths: one block of 3 x nlen ints (at most BASE's lengths are common) */
     s->kn = s->kb + b->nlen;
     s->lengths = s->kn + b->nlen;
     s->L = 0;
