@@ -45,6 +45,7 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
                         struct lens_compare **out, struct lens_err *e)
 {
     *out = NULL;
+    /* the option checks of lens_compare_cubes: BH needs alpha in (0, 1) */
     if (!(o->min_change >= 0 && o->min_change < 1e6) || !(o->alpha > 0 && o->alpha < 1))
         return lens_err_set(e, LENS_EINVAL, "compare: min_change must be >= 0 and alpha in (0, 1)");
     struct lens_p2pfile *fb = NULL, *fn = NULL;
@@ -109,6 +110,7 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
             }
     }
     r->tests = (long long)m;
+    /* as the report shows it: the first pair's sizes (pairs may sweep different ones) */
     r->nlen = fn->npairs ? fn->pair[0].nsize : 0;
     /* every p is kept (a sweep is small), so BH is exact with m = n; it reorders p[], and
      * t[] keeps each test's own p */
@@ -116,6 +118,7 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
     r->threshold = thr < 0 ? 0 : thr;
     /* one link finding per pair and direction, over its sizes (tests are in pair order) */
     int cap_f = 0;
+    /* significant counts every test under the threshold, whatever its change, as for cubes */
     for (size_t i = 0; i < m; i++)
         r->significant += thr >= 0 && t[i].p <= thr;
     /* no machine, node or structure step: a sweep's pairs share no ranks to group */
@@ -161,6 +164,7 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
             for (int h = 0; h < 2; h++)
                 if (r->hosttab[2 * q + h][0] && (h == 0 || strcmp(r->hosttab[2 * q], r->hosttab[2 * q + 1])))
                     f->hosts[f->nhosts++] = r->hosttab[2 * q + h];
+            /* the smallest p over its sizes; 1 is above every significant one */
             f->p = 1;
             for (size_t i = 0; i < m; i++) {
                 if (!(t[i].q == q && t[i].p <= thr && dir * (t[i].ratio - 1) >= o->min_change - CHANGE_EPS))
