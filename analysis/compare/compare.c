@@ -31,15 +31,18 @@
 struct cand {
     int k, i, j;   /* length index (of the common lengths), receiver (row), sender (column) */
     double ratio;  /* NEW / BASE average */
-    double p;
+    double p;      /* two-sided Welch p-value */
     int used;      /* taken by a node finding */
 };
 
+/* Everything one comparison holds between its passes. Memory is O(P^2) for the four
+ * matrices (allocated by lens_compare_cubes) plus O(nhost x L), O(L) and O(NBINS), never
+ * O(P^2 x L): p-values are binned, and only candidates (p <= alpha, changed) are stored. */
 struct state {
-    const struct lens_compare_opts *o;
-    struct lens_cube_stream *sb, *sn;
-    const struct lens_cube *mb, *mn;
-    int P, L;
+    const struct lens_compare_opts *o; /* the caller's options, borrowed */
+    struct lens_cube_stream *sb, *sn; /* BASE, NEW: owned, closed by state_free */
+    const struct lens_cube *mb, *mn; /* their metadata, owned by the streams */
+    int P, L;               /* processes, common lengths */
     int *kb, *kn;           /* common length k: index in BASE and in NEW */
     int *lengths;           /* L bytes */
     int *map;               /* BASE rank -> NEW rank */
@@ -50,7 +53,7 @@ struct state {
     struct cand *cand;
     size_t ncand, capcand;
     double *mach_ratio, *mach_p; /* L: median ratio of the length, sign-test p */
-    long long tests;
+    long long tests;        /* BH's m: every testable pair and length */
 };
 
 const char *lens_compare_kind_name(int kind)
@@ -100,6 +103,7 @@ void lens_compare_free(struct lens_compare *c)
     lens_free(c);
 }
 
+/* A rank keyed by its host name (borrowed from the cube), to sort ranks into host order. */
 struct hostkey {
     const char *h;
     int r;
@@ -109,6 +113,7 @@ static int cmp_hostkey(const void *a, const void *b)
 {
     const struct hostkey *x = a, *y = b;
     int c = strcmp(x->h, y->h);
+    /* ties broken by rank: qsort is not stable, and local ranks must follow rank order */
     return c ? c : (x->r > y->r) - (x->r < y->r);
 }
 
@@ -120,12 +125,14 @@ static int match_ranks(struct state *s, struct lens_compare *r, struct lens_err 
     int P = s->P;
     for (int i = 0; i < P; i++)
         s->map[i] = i;
+    /* default: by rank number and without hosts; replaced below only when the hosts allow it */
     s->nhost = 0;
     for (int i = 0; i < P; i++)
         s->host[i] = -1;
     /* without BASE's hosts there are no nodes to match or to report */
     if (!s->mb->hosts)
         return LENS_OK;
+    /* one block for both runs' keys (2 P entries), freed before returning */
     struct hostkey *b = lens_malloc(2 * (size_t)P * sizeof *b), *n = b + P;
     if (!b)
         return lens_err_set(e, LENS_ENOMEM, "out of memory matching ranks");
@@ -143,6 +150,8 @@ static int match_ranks(struct state *s, struct lens_compare *r, struct lens_err 
         for (int i = 0; i < P && same; i++)
             same = strcmp(b[i].h, n[i].h) == 0;
     }
+    /* walking BASE's sorted keys: a new name starts a new host id, and BASE's i-th key is
+     * paired with NEW's i-th key, which is then the same host and the same local rank */
     for (int i = 0; i < P; i++) {
         if (i == 0 || strcmp(b[i].h, b[i - 1].h) != 0)
             s->nhost++;
@@ -163,6 +172,7 @@ static int common_lengths(struct state *s, struct lens_err *e)
     s->kb = lens_malloc(3 * (size_t)b->nlen * sizeof(int));
     if (!s->kb)
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    /* kb, kn, lengths: one block of 3 x nlen ints (at most BASE's lengths are common) */
     s->kn = s->kb + b->nlen;
     s->lengths = s->kn + b->nlen;
     s->L = 0;
@@ -186,11 +196,15 @@ static int hist_bin(double p)
 {
     if (p <= 0)
         return 0;
+    /* every positive double (subnormals from 4.9e-324 on) is above 1e-330, so x counts
+     * bins up from that edge and the clamp only guards rounding; p <= 1 gives <= NBINS - 1 */
     double x = floor((log10(p) + LOG_SPAN) * BINS_PER_DECADE);
     int b = 1 + (x < 0 ? 0 : (int)x);
     return b < NBINS ? b : NBINS - 1;
 }
 
+/* Stores a candidate. The array grows by doubling (lens_reserve) as its size is known only
+ * after the pass; it is bounded by the tests with p <= alpha and a large enough change. */
 static int add_cand(struct state *s, int k, int i, int j, double ratio, double p, struct lens_err *e)
 {
     if (lens_reserve((void **)&s->cand, &s->capcand, s->ncand + 1, sizeof *s->cand) != LENS_OK)
@@ -227,8 +241,11 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
             up += y > x;
             down += y < x;
         }
+    /* the median reorders ratio: it is scratch, devB is read over it just below */
     double mk = lens_cube_median(ratio, nr);
     s->mach_ratio[k] = mk;
+    /* ties (y == x) carry no sign and are left out, as the sign test prescribes; the
+     * two-sided p is twice the smaller tail of Binomial(nsign, 1/2), capped at 1 */
     unsigned long nsign = (unsigned long)(up + down);
     double ps = nsign ? 2 * gsl_cdf_binomial_P((unsigned)(up < down ? up : down), 0.5, (unsigned)nsign) : 1;
     s->mach_p[k] = ps > 1 ? 1 : ps;
@@ -250,6 +267,8 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
             if (isnan(t))
                 continue;
             s->tests++;
+            /* the tests touching each host per length: the denominator of the node step's strict
+             * majority; a link inside one host touches it once */
             if (s->nhost) {
                 s->touch[(size_t)s->host[i] * s->L + k]++;
                 if (s->host[j] != s->host[i])
@@ -257,10 +276,12 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
             }
             if (fabs(t) < zc)
                 continue;
+            /* infinite t: both deviations 0 and the means differ, p = 0 as in lens_compare_welch */
             double p = isinf(t) ? 0 : 2 * gsl_cdf_tdist_Q(fabs(t), df);
             /* BH never rejects above alpha (i alpha / m <= alpha): such a p only counts in m */
             if (p > s->o->alpha)
                 continue;
+            /* count and maximum per bin: enough for BH's exact count at each bin maximum */
             int b = hist_bin(p);
             s->hcount[b]++;
             if (p > s->hmax[b])
@@ -278,6 +299,7 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
 /* Lower edge (in p) of histogram bin b. */
 static double bin_low(int b)
 {
+    /* the inverse of hist_bin's scale; bins 0 and 1 (p == 0, underflow) start at 0 */
     return b <= 1 ? 0 : pow(10, (double)(b - 1) / BINS_PER_DECADE - LOG_SPAN);
 }
 
@@ -287,6 +309,10 @@ static double bin_low(int b)
  * (#{p <= its max} >= m lo / alpha), or *b1 when none: refine_threshold then looks inside. */
 static double bh_threshold(const struct state *s, int *b1, int *top)
 {
+    /* BH on a histogram: at a bin maximum t, cum counts exactly the p <= t, so cum >= m t /
+     * alpha there is BH's own condition at that p-value, and the largest passing maximum is a
+     * lower bound on BH's threshold. A p-value inside a higher bin could still pass only while
+     * cum >= m lo / alpha (lo, the bin's lower edge, is <= every p in it): hence *top. */
     long long cum = 0;
     double thr = -1;
     *b1 = *top = -1;
@@ -301,11 +327,13 @@ static double bh_threshold(const struct state *s, int *b1, int *top)
         if ((double)cum >= (double)s->tests * bin_low(b) / s->o->alpha)
             *top = b;
     }
+    /* top == b1: nothing above b1 can pass, the histogram's threshold is already exact */
     if (*top < *b1)
         *top = *b1;
     return thr;
 }
 
+/* Ascending p-values for the step-up scan (no NaN reaches here). */
 static int cmp_p(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -322,11 +350,13 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
                             double *const *mats, struct lens_err *e)
 {
     long long below = 0, n = 0;
+    /* below: p-values surely <= the threshold (bins <= b1); n: those to collect again */
     for (int b = 0; b <= top; b++)
         *(b <= b1 ? &below : &n) += s->hcount[b];
     *nsig = below;
     if (n == 0)
         return LENS_OK;
+    /* the p-values to collect lie in [lo, hi]: above b1's bins, up to top's maximum */
     double lo = bin_low(b1 + 1), hi = s->hmax[top];
     int dmax = s->mb->repeats + s->mn->repeats; /* Welch's df <= n1 + n2 - 2 */
     double *v = lens_malloc((size_t)n * sizeof *v), *tq = lens_malloc(2 * ((size_t)dmax + 2) * sizeof *tq);
@@ -359,6 +389,8 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
                 double df, t = lens_compare_welch_t(mats[0][bi], mats[1][bi], nb, mats[2][ni], mats[3][ni], nn, &df);
                 if (isnan(t) || isinf(t))
                     continue;
+                /* Welch's df is real (>= 1 as n >= 2), the table integer: for df in [d, d + 1], |t|
+                 * below hi's quantile at d + 1 has p > hi, above lo's at d has p < lo */
                 int d = (int)floor(df);
                 d = d < 1 ? 1 : d > dmax ? dmax : d;
                 double at = fabs(t);
@@ -367,12 +399,15 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
                 double p = 2 * gsl_cdf_tdist_Q(at, df);
                 /* the same p as pass one, so the same bin: counts match by construction */
                 int b = hist_bin(p);
+                /* got < n keeps the writes inside v[] even if that ever failed */
                 if (p <= s->o->alpha && b > b1 && b <= top && got < n)
                     v[got++] = p;
             }
     }
     if (rc != LENS_OK)
         goto out;
+    /* BH's step-up on the collected p-values, all above the below ones: the rank of v[x]
+     * among all m p-values is below + x + 1 */
     qsort(v, (size_t)got, sizeof *v, cmp_p);
     for (long long x = got; x-- > 0;)
         if ((double)(below + x + 1) >= (double)s->tests * v[x] / s->o->alpha) {
@@ -389,9 +424,9 @@ out:
 /* ---- findings ---- */
 
 struct acc { /* the findings being built */
-    struct lens_compare *r;
-    const struct state *s;
-    int cap;
+    struct lens_compare *r; /* the result, owned by lens_compare_cubes until returned */
+    const struct state *s;  /* for the rank map, the hosts and the lengths */
+    int cap;                /* allocated entries of r->find */
 };
 
 /* Appends a finding over BASE ranks br[0..nr): NEW's ranks, their distinct hosts and the
@@ -421,6 +456,7 @@ static int add_finding(struct acc *a, int kind, int dir, const int *br, int nr, 
     f->nlinks = nlinks;
     f->nranks = nr;
     f->nlengths = nk;
+    /* +1 everywhere: like malloc, a zero-size lens_malloc may return NULL, read as no memory */
     f->ranks = lens_malloc((size_t)(nr + 1) * sizeof(int));
     f->hosts = lens_malloc((size_t)(nr + 1) * sizeof(char *));
     f->lengths = lens_malloc((size_t)(nk + 1) * sizeof(int));
@@ -442,6 +478,7 @@ static int add_finding(struct acc *a, int kind, int dir, const int *br, int nr, 
         if (!seen)
             f->hosts[f->nhosts++] = (char *)h;
     }
+    /* ks are indices into the common lengths; the finding reports bytes */
     for (int x = 0; x < nk; x++) {
         f->lengths[x] = s->lengths[ks[x]];
         f->len_ratio[x] = len_ratio[x];
@@ -450,6 +487,9 @@ static int add_finding(struct acc *a, int kind, int dir, const int *br, int nr, 
     return LENS_OK;
 }
 
+/* Step 1 of the grouping (docs/compare.md): one machine finding per direction over the
+ * lengths whose median ratio moved by min_change and whose sign test rejects. ks, ps are
+ * L long, rs 2 L (the median needs a copy), all P long; the error goes to *rc. */
 static void machine_findings(struct acc *a, int *ks, double *rs, double *ps, int *all, struct lens_err *e,
                              int *rc)
 {
@@ -494,6 +534,8 @@ static int node_findings(struct acc *a, struct state *s, double thr, int *ks, do
     if (!s->nhost)
         return LENS_OK;
     int L = s->L;
+    /* nhost x 2 directions x L counters, recounted every round; a (host, direction) once
+     * taken scores 0, so there are at most 2 nhost rounds */
     long long *cnt = lens_calloc((size_t)s->nhost * L * 2, sizeof *cnt);
     if (!cnt)
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
@@ -511,6 +553,8 @@ static int node_findings(struct acc *a, struct state *s, double thr, int *ks, do
             if (s->host[x->j] != s->host[x->i])
                 cnt[((size_t)s->host[x->j] * 2 + d) * L + x->k]++;
         }
+        /* the score of (host, direction): its links summed over the lengths where they are a
+         * strict majority; the highest wins, ties going to the lower host id and slower first */
         int best = -1, bestd = 0;
         long long bests = 0;
         for (int h = 0; h < s->nhost; h++)
@@ -527,6 +571,7 @@ static int node_findings(struct acc *a, struct state *s, double thr, int *ks, do
                     bestd = d;
                 }
             }
+        /* no host has a majority at any length: what is left becomes link findings */
         if (best < 0)
             break;
         /* its lengths and, per length, the median ratio and smallest p of its links */
@@ -550,6 +595,8 @@ static int node_findings(struct acc *a, struct state *s, double thr, int *ks, do
             ps[nk++] = pk;
             pmin = pk < pmin ? pk : pmin;
         }
+        /* it takes all its links in that direction, at every length (also those outside its
+         * majority lengths): each round marks at least one candidate, so the loop ends */
         size_t m = 0;
         for (size_t c = 0; c < s->ncand; c++) {
             struct cand *x = &s->cand[c];
@@ -562,6 +609,7 @@ static int node_findings(struct acc *a, struct state *s, double thr, int *ks, do
                 if (ks[q] == x->k)
                     tmp[m++] = x->ratio;
         }
+        /* the node's ranks: BASE's ranks on that host */
         int nr = 0;
         for (int i = 0; i < s->P; i++)
             if (s->host[i] == best)
@@ -583,6 +631,7 @@ static int cmp_cand_link(const void *a, const void *b)
         return x->j < y->j ? -1 : 1;
     if (x->i != y->i)
         return x->i < y->i ? -1 : 1;
+    /* slower before faster, the order of the machine and node steps */
     int dx = x->ratio > 1, dy = y->ratio > 1;
     if (dx != dy)
         return dy - dx;
@@ -607,6 +656,7 @@ static int link_findings(struct acc *a, struct state *s, double thr, int *ks, do
         while (d < n && s->cand[d].i == s->cand[c].i && s->cand[d].j == s->cand[c].j &&
                (s->cand[d].ratio > 1) == up)
             d++;
+        /* a run holds one candidate per length, so at most L: ks, rs, ps and tmp fit */
         int nk = 0;
         double pmin = 1;
         for (size_t x = c; x < d; x++) {
@@ -639,6 +689,7 @@ static int cut_labels(const double *mat, int stat, int len, int P, int *label, i
     memcpy(c->data[stat], mat, (size_t)P * P * sizeof *mat);
     struct lens_structure_opts so;
     lens_structure_opts_default(&so);
+    /* the tree and its automatic cut only: the groups `mpilens cluster` reports */
     so.parts = LENS_STRUCTURE_TREE | LENS_STRUCTURE_CUT;
     so.stat = stat;
     so.length = 0;
@@ -655,6 +706,7 @@ static int cut_labels(const double *mat, int stat, int len, int P, int *label, i
     return rc;
 }
 
+/* Union-find root with path halving; the graph has only kb + kn nodes (the groups). */
 static int find_root(int *parent, int x)
 {
     while (parent[x] != x)
@@ -700,6 +752,7 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto out;
     }
+    /* parent, nbg, nng: three arrays of kb + kn in one block */
     int *nbg = parent + kb + kn, *nng = nbg + kb + kn;
     for (int g = 0; g < kb + kn; g++)
         parent[g] = g, nbg[g] = nng[g] = 0;
@@ -717,6 +770,7 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
     for (int root = 0; root < kb + kn && rc == LENS_OK; root++) {
         if (find_root(parent, root) != root || (nbg[root] <= 1 && nng[root] <= 1))
             continue;
+        /* the part's ranks, through their BASE group (every rank has one, so none is missed) */
         int nr = 0;
         for (int i = 0; i < P; i++)
             if (find_root(parent, lb[i]) == root)
@@ -730,6 +784,7 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
                     tmp[m++] = mn[q] / mb[q];
             }
         double ratio = lens_cube_median(tmp, m);
+        /* one length, the one clustered: index 0 of the common lengths */
         int k0 = 0;
         rc = add_finding(a, LENS_COMPARE_STRUCTURE, ratio >= 1 ? 1 : -1, ranks, nr, &k0, 1,
                          &ratio, NULL, ratio, NAN, 0, e);
@@ -748,6 +803,7 @@ out:
     return rc;
 }
 
+/* Appends a run's reader warnings prefixed by who ("BASE", "NEW"); r owns the copies. */
 static int copy_warnings(struct lens_compare *r, const char *who, const struct lens_cube *m,
                          struct lens_err *e)
 {
@@ -756,6 +812,7 @@ static int copy_warnings(struct lens_compare *r, const char *who, const struct l
     char **w = lens_realloc(r->warnings, (size_t)(r->nwarn + m->nwarn) * sizeof *w);
     if (!w)
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    /* nwarn rises per copy, so a failure midway leaves only whole strings to free */
     r->warnings = w;
     for (int i = 0; i < m->nwarn; i++) {
         size_t n = strlen(who) + strlen(m->warnings[i]) + 3;
@@ -780,6 +837,7 @@ static int check_pair(const struct state *s, const char *base, const char *newer
     if (b->mode != n->mode)
         return lens_err_set(e, LENS_EDATA, "%s measured %s and %s %s: the delays are not comparable",
                             base, lens_cube_mode_name(b->mode), newer, lens_cube_mode_name(n->mode));
+    /* Welch's test needs a mean and a deviation per element and n >= 2 repeats in each run */
     const unsigned need = (1u << LENS_STAT_AVERAGE) | (1u << LENS_STAT_DEVIATION);
     if ((lens_cube_stream_stats(s->sb) & need) != need)
         return lens_err_set(e, LENS_EDATA, "%s: the t-test needs the average and the deviation", base);
@@ -801,6 +859,8 @@ static int verdict_of(const struct lens_compare *r)
     return up && down ? LENS_COMPARE_MIXED : up ? LENS_COMPARE_REGRESSED : down ? LENS_COMPARE_IMPROVED : LENS_COMPARE_SAME;
 }
 
+/* Releases what the state owns; safe on a half-built state, every field starting NULL.
+ * kb also holds kn and lengths, mach_ratio also mach_p. */
 static void state_free(struct state *s)
 {
     lens_cube_stream_close(s->sb);
@@ -848,6 +908,7 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     rc = LENS_ENOMEM;
     if (!r || !s.map || !s.host || !s.hcount || !s.hmax || !s.mach_ratio)
         goto nomem;
+    /* mach_ratio and mach_p share one block of 2 L */
     s.mach_p = s.mach_ratio + L;
     r->procs = P;
     r->nlen = L;
@@ -883,6 +944,7 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     /* the second pass only when the BH line crosses inside a bin (it usually does) */
     if (top > b1 && (rc = refine_threshold(&s, b1, top, &thr, &r->significant, m4, e)) != LENS_OK)
         goto fail;
+    /* no second pass: the histogram's count up to b1 is exactly #{p <= threshold} */
     if (top <= b1)
         for (int b = 0; b <= b1; b++)
             r->significant += s.hcount[b];
@@ -896,9 +958,13 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     ints = lens_malloc(((size_t)L + P + 1) * sizeof *ints);
     if (!scratch || !ints)
         goto nomem;
+    /* The grouping order of docs/compare.md: machine first (its shift was already divided
+     * out of every candidate), structure next (it takes the links that regrouped ranks), then
+     * node, and a link alone last, only when no host or regrouping explains it. */
     struct acc a = {r, &s, 0};
+    /* scratch: nscr ratios for the medians, then rs (2 L: values and a copy) and ps (L) */
     double *rs = scratch + nscr, *ps = rs + 2 * (size_t)L;
-    int *ks = ints, *ranks = ints + L;
+    int *ks = ints, *ranks = ints + L; /* L length indices, P ranks */
     machine_findings(&a, ks, rs, ps, ranks, e, &rc);
     if (rc != LENS_OK)
         goto fail;

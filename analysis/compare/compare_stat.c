@@ -10,6 +10,7 @@
 double lens_compare_welch_t(double m1, double s1, double n1, double m2, double s2, double n2,
                             double *df)
 {
+    /* n < 2 has no sample deviation and a negative one is corrupt: no test, not a number */
     *df = NAN;
     if (!(n1 >= 2 && n2 >= 2) || !isfinite(m1) || !isfinite(m2) || !isfinite(s1) ||
         !isfinite(s2) || s1 < 0 || s2 < 0)
@@ -22,8 +23,11 @@ double lens_compare_welch_t(double m1, double s1, double n1, double m2, double s
         *df = n1 + n2 - 2;
         return m1 == m2 ? 0 : (m2 > m1 ? INFINITY : -INFINITY);
     }
-    /* Welch-Satterthwaite; one zero variance leaves the other sample's n - 1 */
+    /* Welch-Satterthwaite: the df of the scaled chi-square whose first two moments match
+     * those of the estimate v (Satterthwaite, "An approximate distribution of estimates of
+     * variance components", 1946); one zero variance leaves the other sample's n - 1 */
     *df = v * v / (v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1));
+    /* NEW minus BASE: t > 0 means NEW is slower */
     return (m2 - m1) / sqrt(v);
 }
 
@@ -37,6 +41,7 @@ double lens_compare_welch(double m1, double s1, double n1, double m2, double s2,
         *df = d;
     if (isnan(tt))
         return NAN;
+    /* infinite t: both deviations 0 and the means differ, the change is certain */
     if (isinf(tt))
         return 0;
     /* the upper tail of |t| doubled: Q keeps the precision of tiny p-values, 1 - P would not */
@@ -44,6 +49,7 @@ double lens_compare_welch(double m1, double s1, double n1, double m2, double s2,
     return p > 1 ? 1 : p;
 }
 
+/* Ascending; NaN never reaches it (lens_compare_bh moves them out first). */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -57,11 +63,14 @@ double lens_compare_bh(double *p, size_t n, long long m, double alpha)
     for (size_t i = 0; i < n; i++)
         if (!isnan(p[i]))
             p[k++] = p[i];
+    /* m may exceed k: the tests with p > alpha that the caller did not keep still count,
+     * as BH's bound i alpha / m is over all m tests */
     qsort(p, k, sizeof *p, cmp_double);
     /* step-up: the largest p_(i) <= i alpha / m; scanning from the top, the first tie
      * reached is the last of its run, whose count i + 1 is the full #{p <= p_(i)} */
     for (size_t i = k; i-- > 0;)
         if ((double)(i + 1) >= (double)m * p[i] / alpha)
             return p[i];
+    /* no p-value under its line: nothing is significant */
     return -1;
 }

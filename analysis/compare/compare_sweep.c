@@ -19,6 +19,7 @@ static int match_pairs(const struct lens_p2pfile *b, const struct lens_p2pfile *
     for (int q = 0; q < n->npairs && by_host; q++) {
         const struct lens_p2p_pair *x = &n->pair[q];
         int found = -1, count = 0;
+        /* pairs x pairs name comparisons: a sweep has far fewer pairs than a cube has links */
         for (int p = 0; p < b->npairs; p++)
             if (x->host_a[0] && x->host_b[0] && strcmp(b->pair[p].host_a, x->host_a) == 0 &&
                 strcmp(b->pair[p].host_b, x->host_b) == 0)
@@ -26,6 +27,8 @@ static int match_pairs(const struct lens_p2pfile *b, const struct lens_p2pfile *
         map[q] = found;
         by_host = count == 1;
     }
+    /* one NEW pair without hosts, or absent or ambiguous in BASE, matches all by position:
+     * a mix of both could pair one BASE pair twice */
     if (!by_host)
         for (int q = 0; q < n->npairs; q++)
             map[q] = q;
@@ -34,14 +37,15 @@ static int match_pairs(const struct lens_p2pfile *b, const struct lens_p2pfile *
 
 /* One (pair, size) test: NEW pair q, its point x, BASE's point y. */
 struct stest {
-    int q, x;
-    double ratio, p;
+    int q, x;        /* NEW pair, index of its point */
+    double ratio, p; /* NEW / BASE mean latency, Welch's two-sided p */
 };
 
 int lens_compare_sweeps(const char *base, const char *newer, const struct lens_compare_opts *o,
                         struct lens_compare **out, struct lens_err *e)
 {
     *out = NULL;
+    /* the option checks of lens_compare_cubes: BH needs alpha in (0, 1) */
     if (!(o->min_change >= 0 && o->min_change < 1e6) || !(o->alpha > 0 && o->alpha < 1))
         return lens_err_set(e, LENS_EINVAL, "compare: min_change must be >= 0 and alpha in (0, 1)");
     struct lens_p2pfile *fb = NULL, *fn = NULL;
@@ -58,6 +62,7 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
                           fb->path, fb->npairs, fn->path, fn->npairs);
         goto out;
     }
+    /* at most one test per NEW point: arrays sized by NEW's points (+1: never a 0-size malloc) */
     size_t cap = 0;
     for (int q = 0; q < fn->npairs; q++)
         cap += (size_t)fn->pair[q].nsize;
@@ -85,6 +90,7 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
     for (int q = 0; q < fn->npairs; q++) {
         const struct lens_p2p_pair *pn = &fn->pair[q], *pb = &fb->pair[map[q]];
         for (int x = 0; x < pn->nsize; x++)
+            /* sizes matched by value: a rerun may sweep fewer or other sizes */
             for (int y = 0; y < pb->nsize; y++) {
                 if (pb->pt[y].size_bytes != pn->pt[x].size_bytes)
                     continue;
@@ -99,17 +105,23 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
                     continue;
                 t[m] = (struct stest){q, x, c->latency_s / a->latency_s, pv};
                 p[m++] = pv;
+                /* one test per NEW point: the first BASE point of that size that is testable */
                 break;
             }
     }
     r->tests = (long long)m;
+    /* as the report shows it: the first pair's sizes (pairs may sweep different ones) */
     r->nlen = fn->npairs ? fn->pair[0].nsize : 0;
+    /* every p is kept (a sweep is small), so BH is exact with m = n; it reorders p[], and
+     * t[] keeps each test's own p */
     double thr = lens_compare_bh(p, m, (long long)m, o->alpha);
     r->threshold = thr < 0 ? 0 : thr;
     /* one link finding per pair and direction, over its sizes (tests are in pair order) */
     int cap_f = 0;
+    /* significant counts every test under the threshold, whatever its change, as for cubes */
     for (size_t i = 0; i < m; i++)
         r->significant += thr >= 0 && t[i].p <= thr;
+    /* no machine, node or structure step: a sweep's pairs share no ranks to group */
     for (int q = 0; q < fn->npairs && rc == LENS_OK; q++)
         for (int dir = 1; dir >= -1 && rc == LENS_OK; dir -= 2) {
             int nk = 0;
@@ -127,6 +139,7 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
                 }
                 r->find = g;
             }
+            /* counted before its arrays exist: lens_compare_free releases a half-built finding */
             struct lens_compare_finding *f = &r->find[r->nfind++];
             memset(f, 0, sizeof *f);
             f->kind = LENS_COMPARE_LINK;
@@ -147,14 +160,17 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
             f->ranks[1] = fn->pair[q].rank_b;
             f->base_ranks[0] = fb->pair[map[q]].rank_a;
             f->base_ranks[1] = fb->pair[map[q]].rank_b;
+            /* distinct hosts only: a pair on one node names it once */
             for (int h = 0; h < 2; h++)
                 if (r->hosttab[2 * q + h][0] && (h == 0 || strcmp(r->hosttab[2 * q], r->hosttab[2 * q + 1])))
                     f->hosts[f->nhosts++] = r->hosttab[2 * q + h];
+            /* the smallest p over its sizes; 1 is above every significant one */
             f->p = 1;
             for (size_t i = 0; i < m; i++) {
                 if (!(t[i].q == q && t[i].p <= thr && dir * (t[i].ratio - 1) >= o->min_change - CHANGE_EPS))
                     continue;
                 long long sz = fn->pair[q].pt[t[i].x].size_bytes;
+                /* a finding's lengths are int: a size beyond 2 GiB is clamped, never wrapped */
                 f->lengths[f->nlengths] = sz > 2147483647LL ? 2147483647 : (int)sz;
                 f->len_ratio[f->nlengths] = t[i].ratio;
                 f->len_p[f->nlengths++] = t[i].p;
@@ -165,6 +181,7 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
             memcpy(p, f->len_ratio, (size_t)nk * sizeof *p);
             f->ratio = lens_cube_median(p, (size_t)nk);
         }
+    /* the verdict as for cubes (verdict_of in compare.c) */
     if (rc == LENS_OK) {
         int up = 0, down = 0;
         for (int i = 0; i < r->nfind; i++)
