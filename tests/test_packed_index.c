@@ -147,14 +147,19 @@ static void test_random(void)
         if (t % 101 == 13)
             cube[t] = 0;
     }
+    long splits = 0, merges = 0;
     for (double b = 0.1; b > 1e-3; b /= 4) {
         struct lens_packed *p = pack(cube, P, L, b);
+        splits += p->splits, merges += p->merges;
         char what[64];
         snprintf(what, sizeof what, "random 13, bound %g", b);
         compare_all(p, cube, b, what);
         compare_old(p, cube, b, what);
         lens_packed_free(p);
     }
+    /* the events the index replays: both kinds must have occurred for the test to mean much */
+    printf("  random cubes: %ld splits, %ld merges replayed\n", splits, merges);
+    LENS_TEST(splits > 0 && merges > 0, "random cubes exercise moves and merges (%ld, %ld)", splits, merges);
     free(cube);
 }
 
