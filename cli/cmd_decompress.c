@@ -1,5 +1,6 @@
 /* mpilens decompress: restores a network_test2 cube from a packed cube, and/or checks the
- * decoded values against the original cube element by element. */
+ * decoded values against the original cube element by element, or prints one pair's curve
+ * through the positional index without decoding the cube (--pair). */
 #include "cli.h"
 
 #include "analysis/cube/cube.h"
@@ -14,19 +15,25 @@ LENS_COMMAND(decompress, "restore a cube packed by 'mpilens compress', or verify
 
 static void help(void)
 {
-    printf("usage: mpilens decompress PACKED.nc [-o PREFIX] [--force] [--verify INPUT]\n\n"
+    printf("usage: mpilens decompress PACKED.nc [-o PREFIX] [--force] [--verify INPUT]\n"
+           "       mpilens decompress PACKED.nc --pair I,J\n\n"
            "Decodes a packed cube length by length. -o writes PREFIX_{stat}.nc and PREFIX_hosts.txt\n"
            "in the network_test2 layout. --verify compares every decoded element with the cube\n"
            "INPUT, prints the max and RMS relative errors, and fails (exit 1) if any element is\n"
-           "outside the bound the cube was packed with.\n\n"
+           "outside the bound the cube was packed with. --pair prints the curve of row I, column J\n"
+           "(one line per length, one column per statistic; the first line says which rank is the\n"
+           "sender) read through the file's\n"
+           "index: time and memory do not grow with the number of pairs.\n\n"
            "options:\n"
            "  -o, --output PREFIX   write the decoded cube\n"
            "  --force               overwrite an existing result\n"
            "  --verify INPUT        compare with the original cube\n"
+           "  --pair I,J            print the decoded curve of pair I,J (ranks from 0)\n"
            "  -h, --help            show this help\n\n"
            "example:\n"
            "  mpilens decompress synth32.lcz.nc -o restored/network\n"
-           "  mpilens decompress synth32.lcz.nc --verify samples/cubes/synth32/network\n");
+           "  mpilens decompress synth32.lcz.nc --verify samples/cubes/synth32/network\n"
+           "  mpilens decompress synth32.lcz.nc --pair 3,17\n");
 }
 
 /* What --verify gathers per statistic: the largest and the sum of squared relative errors
@@ -156,15 +163,90 @@ static int run(const char *path, const char *prefix, const char *verify, int for
     return rc;
 }
 
+/* --pair: the pair's column of the stored partitions only, then the index (docs/links.md,
+ * "Packed cubes"). A file written before the index existed is read whole and its index rebuilt
+ * by one decode. %.17g: the printed values are the decoded doubles exactly. */
+static int run_pair(const char *path, int i, int j, struct lens_err *e)
+{
+    struct lens_cube *m = NULL;
+    struct lens_packed *p[LENS_STAT_COUNT];
+    struct lens_packed_index *x[LENS_STAT_COUNT] = {NULL};
+    double *curve[LENS_STAT_COUNT] = {NULL};
+    int rc = lens_packed_read_pair(path, i, j, &m, p, e);
+    int old = 0;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++)
+        old |= p[s] && !p[s]->value_group;
+    if (rc == LENS_OK && old) {
+        for (int s = 0; s < LENS_STAT_COUNT; s++)
+            lens_packed_free(p[s]);
+        lens_cube_free(m);
+        m = NULL;
+        rc = lens_packed_read(path, &m, p, e);
+    }
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (!p[s])
+            continue;
+        if ((rc = lens_packed_index_new(&x[s], p[s], e)) != LENS_OK)
+            break;
+        if (!(curve[s] = lens_malloc((size_t)m->nlen * sizeof(double))))
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+        else
+            rc = lens_packed_curve(x[s], i, j, curve[s], e);
+    }
+    if (rc == LENS_OK) {
+        printf("# %s: pair %d,%d (%s), seconds\n%-10s", path, i, j, lens_cube_mode_semantics(m->mode), "length");
+        for (int s = 0; s < LENS_STAT_COUNT; s++)
+            if (p[s])
+                printf(" %24s", lens_cube_stat_name(s));
+        printf("\n");
+        for (int k = 0; k < m->nlen; k++) {
+            printf("%-10d", m->begin + k * m->step);
+            for (int s = 0; s < LENS_STAT_COUNT; s++)
+                if (p[s])
+                    printf(" %24.17g", curve[s][k]);
+            printf("\n");
+        }
+    } else if (m && !strstr(e->msg, path)) {
+        /* the library names the pair; the file is named here */
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        lens_err_set(e, e->code, "%s: %s", path, msg);
+    }
+    for (int s = 0; s < LENS_STAT_COUNT; s++) {
+        lens_packed_index_free(x[s]);
+        lens_packed_free(p[s]); /* NULL after a failed read */
+        lens_free(curve[s]);
+    }
+    lens_cube_free(m);
+    return rc;
+}
+
+/* "I,J": two ranks, nothing else. */
+static int parse_pair(const char *s, int *i, int *j)
+{
+    char *end;
+    long a = strtol(s, &end, 10);
+    if (end == s || *end != ',')
+        return 0;
+    const char *t = end + 1;
+    long b = strtol(t, &end, 10);
+    if (end == t || *end || a < 0 || b < 0 || a > 1 << 15 || b > 1 << 15)
+        return 0;
+    *i = (int)a;
+    *j = (int)b;
+    return 1;
+}
+
 int cmd_decompress(int argc, char **argv)
 {
-    enum { O_FORCE = 256, O_VERIFY };
+    enum { O_FORCE = 256, O_VERIFY, O_PAIR };
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"force", no_argument, NULL, O_FORCE},
                                          {"verify", required_argument, NULL, O_VERIFY},
+                                         {"pair", required_argument, NULL, O_PAIR},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *prefix = NULL, *verify = NULL;
+    const char *prefix = NULL, *verify = NULL, *pair = NULL;
     /* --force and --verify are long only: one letter each would be too easy to mistype for -o */
     int force = 0, ch;
     optind = 1;
@@ -173,17 +255,28 @@ int cmd_decompress(int argc, char **argv)
         case 'o': prefix = optarg; break;
         case O_FORCE: force = 1; break;
         case O_VERIFY: verify = optarg; break;
+        case O_PAIR: pair = optarg; break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("decompress", "unknown option");
         }
     }
     if (optind != argc - 1)
         return lens_cli_usage("decompress", "expected one PACKED.nc, got %d", argc - optind);
-    /* decoding into nothing would be a run that checks and writes nothing: a usage error */
-    if (!prefix && !verify)
-        return lens_cli_usage("decompress", "nothing to do: give -o PREFIX and/or --verify INPUT");
     struct lens_err e;
     lens_err_clear(&e);
+    if (pair) {
+        int i, j;
+        if (prefix || verify)
+            return lens_cli_usage("decompress", "--pair prints one curve: not with -o or --verify");
+        if (!parse_pair(pair, &i, &j))
+            return lens_cli_usage("decompress", "--pair '%s': expected I,J, two ranks from 0", pair);
+        if (run_pair(argv[optind], i, j, &e) != LENS_OK)
+            return lens_cli_fail(&e);
+        return LENS_EXIT_OK;
+    }
+    /* decoding into nothing would be a run that checks and writes nothing: a usage error */
+    if (!prefix && !verify)
+        return lens_cli_usage("decompress", "nothing to do: give -o PREFIX, --verify INPUT or --pair I,J");
     if (run(argv[optind], prefix, verify, force, &e) != LENS_OK)
         return lens_cli_fail(&e);
     return LENS_EXIT_OK;

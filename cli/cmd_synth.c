@@ -28,6 +28,9 @@ static void help(void)
            "      --sockets N         sockets per node (default 2)\n"
            "      --switches N        switches, each with nodes/N nodes (default 1)\n"
            "      --shuffle           place ranks on cores by a permutation drawn from the seed\n"
+           "      --torus X,Y,Z       instead of the hierarchy, one rank per node of a 3-D torus\n"
+           "                          (procs X*Y*Z); delay grows with the hops (docs/synth.md)\n"
+           "      --torus-hop S       seconds per hop on the torus (default 2e-07)\n"
            "  -l, --lengths B:E:S     lengths from B to E (exclusive) step S (default 0:4097:512)\n"
            "      --noise X           relative noise (default 0.03)\n"
            "      --seed N            random seed (default 20261121)\n"
@@ -110,7 +113,7 @@ static int parse_real(const char *s, double lo, double hi, double *v)
 int cmd_synth(int argc, char **argv)
 {
     enum { O_NODES = 256, O_SOCKETS, O_NOISE, O_SEED, O_SLOW, O_BAD, O_FORCE, O_SWITCHES, O_SHUFFLE, O_ASYM,
-           O_JITTER, O_TRUTH, O_SPIKES };
+           O_JITTER, O_TRUTH, O_SPIKES, O_TORUS, O_TORUS_HOP };
     static const struct option opts[] = {
         {"output", required_argument, NULL, 'o'}, {"procs", required_argument, NULL, 'n'},
         {"nodes", required_argument, NULL, O_NODES}, {"sockets", required_argument, NULL, O_SOCKETS},
@@ -120,6 +123,7 @@ int cmd_synth(int argc, char **argv)
         {"switches", required_argument, NULL, O_SWITCHES}, {"shuffle", no_argument, NULL, O_SHUFFLE},
         {"asym-pair", required_argument, NULL, O_ASYM}, {"jitter", required_argument, NULL, O_JITTER},
         {"truth", required_argument, NULL, O_TRUTH}, {"spikes", required_argument, NULL, O_SPIKES},
+        {"torus", required_argument, NULL, O_TORUS}, {"torus-hop", required_argument, NULL, O_TORUS_HOP},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     /* The defaults (lens_synth_opts_init) make a small two-level machine: 16 processes on 4
      * nodes of 2 sockets, lengths 0..4096 step 512, 3 % noise, no faults; big enough to show a
@@ -127,15 +131,18 @@ int cmd_synth(int argc, char **argv)
     struct lens_synth_opts o;
     lens_synth_opts_init(&o);
     const char *prefix = NULL, *truth = NULL;
-    int force = 0, ch, bad = 0;
+    int force = 0, ch, bad = 0, given_procs = 0, given_nodes = 0, given_sockets = 0;
     optind = 1;
     /* Each option only parses; consistency is checked as a whole by the generator. */
     while ((ch = getopt_long(argc, argv, "o:n:l:h", opts, NULL)) != -1) {
         switch (ch) {
         case 'o': prefix = optarg; break;
-        case 'n': bad = parse_int(optarg, &o.procs); break;
-        case O_NODES: bad = parse_int(optarg, &o.nodes); break;
-        case O_SOCKETS: bad = parse_int(optarg, &o.sockets); break;
+        case 'n': bad = parse_int(optarg, &o.procs), given_procs = 1; break;
+        case O_NODES: bad = parse_int(optarg, &o.nodes), given_nodes = 1; break;
+        case O_SOCKETS: bad = parse_int(optarg, &o.sockets), given_sockets = 1; break;
+        case O_TORUS: bad = parse_ints(optarg, ',', 3, (int *const[]){&o.torus[0], &o.torus[1], &o.torus[2]}); break;
+        /* up to a millisecond per hop: more is no interconnect */
+        case O_TORUS_HOP: bad = parse_real(optarg, 0, 1e-3, &o.torus_hop); break;
         /* B:E:S as network_test2 gives lengths, E exclusive; the generator checks their sense */
         case 'l': bad = parse_ints(optarg, ':', 3, (int *const[]){&o.begin, &o.end, &o.step}); break;
         /* --noise is relative (0.03 is 3 %); the upper bound only refuses absurd values */
@@ -164,6 +171,17 @@ int cmd_synth(int argc, char **argv)
     }
     if (!prefix)
         return lens_cli_usage("synth", "missing -o PREFIX");
+    /* A torus has one rank per node: the counts follow from X,Y,Z unless given, and given ones
+     * that disagree are refused by lens_synth_check, naming them. */
+    if (o.torus[0] || o.torus[1] || o.torus[2]) {
+        long n = (long)o.torus[0] * o.torus[1] * o.torus[2];
+        if (!given_procs)
+            o.procs = n > 0 && n <= 1 << 20 ? (int)n : -1;
+        if (!given_nodes)
+            o.nodes = o.procs;
+        if (!given_sockets)
+            o.sockets = 1;
+    }
     if (optind != argc)
         return lens_cli_usage("synth", "unexpected argument '%s'", argv[optind]);
     struct lens_err e;

@@ -4,6 +4,8 @@
 # was taken as 0:1024:512); a valid seed gives the same cube twice and another seed another.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
+# the cube files carry a date to the second: two runs straddling a second differ without it
+export SOURCE_DATE_EPOCH=1795219200
 
 for bad in "--seed abc" "--seed -1" "--seed 12x" "--seed 99999999999999999999999" \
            "--lengths 0:1024:512junk" "--lengths 0:1024" "--lengths 0:x:512" \

@@ -89,7 +89,7 @@ struct lens_packed_encoder {
     struct item *items, *tmp; /* P2 each */
     size_t *count;          /* 65537 radix buckets */
     struct lens_packed *p;
-    long cap_ev, cap_val;
+    long cap_ev, cap_val, cap_vg;
     long ev0;               /* events before this length */
     int gf;                 /* groups of the fresh partition in fgid, 0 when not made yet */
 };
@@ -194,6 +194,7 @@ void lens_packed_free(struct lens_packed *p)
     lens_free(p->event);
     lens_free(p->value);
     lens_free(p->value_start);
+    lens_free(p->value_group);
     lens_free(p);
 }
 
@@ -475,6 +476,11 @@ static int values(struct lens_packed_encoder *z, const double *mat)
     if (lens_reserve((void **)&p->value, &cap, (size_t)(p->nvalue + nv), sizeof(double)) != LENS_OK)
         return LENS_ENOMEM;
     z->cap_val = (long)cap;
+    /* The group of each value is the positional index (lens_packed_at): kept beside the values. */
+    cap = (size_t)z->cap_vg;
+    if (lens_reserve((void **)&p->value_group, &cap, (size_t)(p->nvalue + nv), sizeof(int)) != LENS_OK)
+        return LENS_ENOMEM;
+    z->cap_vg = (long)cap;
     static const double special[4] = {0, INFINITY, -INFINITY, NAN};
     for (int id = 0; id < z->nid; id++) {
         if (z->cnt[id] == 0)
@@ -485,6 +491,7 @@ static int values(struct lens_packed_encoder *z, const double *mat)
         if (z->cls[id] == 0)
             v = fmin(fmax(z->sum[id] / z->cnt[id], z->lo[id]), z->hi[id]);
         z->sum[id] = v; /* reused: the group's decoded value */
+        p->value_group[p->nvalue] = id;
         p->value[p->nvalue++] = v;
     }
     p->value_start[z->k + 1] = p->nvalue;
@@ -593,10 +600,12 @@ int lens_packed_check(const struct lens_packed *p, const char *name, struct lens
     for (int r = 1; r < p->nreset; r++)
         if (p->reset_k[r] <= p->reset_k[r - 1] || p->reset_k[r] >= p->nlen)
             return lens_err_set(e, LENS_EFORMAT, "%s: partition %d at length index %d out of order", name, r, p->reset_k[r]);
-    for (long t = 0; t < (long)p->nreset * P2; t++)
+    /* A partition read for one pair (lens_packed_read_pair) holds one entry per partition. */
+    long per = p->only_pair ? 1 : P2;
+    for (long t = 0; t < (long)p->nreset * per; t++)
         if (p->reset_group[t] < 0 || p->reset_group[t] >= P2)
             return lens_err_set(e, LENS_EFORMAT, "%s: group number %d out of range in partition %ld", name,
-                                p->reset_group[t], t / P2);
+                                p->reset_group[t], t / per);
     /* Events must be in length order, never at length 0 or at a length with a stored partition
      * (which replaces everything), and name a pair (MOVE) or a group (MERGE) in range. */
     for (long t = 0, r = 0; t < p->nevent; t++) {
@@ -615,6 +624,12 @@ int lens_packed_check(const struct lens_packed *p, const char *name, struct lens
     for (int k = 0; k < p->nlen; k++)
         if (p->value_start[k + 1] <= p->value_start[k])
             return lens_err_set(e, LENS_EFORMAT, "%s: no values at length index %d", name, k);
+    /* The index's binary search needs each length's groups strictly ascending and in range. */
+    for (int k = 0; p->value_group && k < p->nlen; k++)
+        for (long v = p->value_start[k]; v < p->value_start[k + 1]; v++)
+            if (p->value_group[v] < 0 || p->value_group[v] >= bound ||
+                (v > p->value_start[k] && p->value_group[v] <= p->value_group[v - 1]))
+                return lens_err_set(e, LENS_EFORMAT, "%s: value groups of length index %d not ascending", name, k);
     return LENS_OK;
 }
 
@@ -626,11 +641,15 @@ struct lens_packed_decoder {
     int *gid, *alias, *live;
     double *val;
     size_t cap;
+    int *vgroup; /* when set, next() records each value's group here (lens_packed_index_new) */
 };
 
 int lens_packed_decoder_new(struct lens_packed_decoder **out, const struct lens_packed *p, struct lens_err *e)
 {
     *out = NULL;
+    /* A pair-only read lacks the other pairs' partitions: nothing whole can be decoded from it. */
+    if (p->only_pair)
+        return lens_err_set(e, LENS_EINVAL, "decompress: the packed cube was read for one pair only");
     struct lens_packed_decoder *u = lens_calloc(1, sizeof *u);
     if (!u)
         return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory");
@@ -731,6 +750,8 @@ int lens_packed_decoder_next(struct lens_packed_decoder *u, double *mat, struct 
              * can still disagree here: refused, never read past the length's values. */
             if (v >= p->value_start[u->k + 1])
                 return lens_err_set(e, LENS_EFORMAT, "decompress: length index %d has more groups than values", u->k);
+            if (u->vgroup)
+                u->vgroup[v] = (int)id;
             u->val[id] = p->value[v++];
         }
     if (v != p->value_start[u->k + 1])
@@ -739,4 +760,205 @@ int lens_packed_decoder_next(struct lens_packed_decoder *u, double *mat, struct 
         mat[q] = u->val[u->gid[q]];
     u->k++;
     return LENS_OK;
+}
+
+/* ---- positional access --------------------------------------------------------------------- */
+
+/* Per length k, its events are ev[ev_start[k] .. ev_start[k+1]) sorted by (kind, key, order):
+ * moves (key = pair) before merges (key = group), so each lookup is one binary search. */
+struct ev_row {
+    int kind, key, to;
+    long order; /* position in the file: among equal keys the last one is what the decoder keeps */
+};
+
+struct lens_packed_index {
+    const struct lens_packed *p;
+    long *ev_start; /* nlen + 1 */
+    struct ev_row *ev;
+    int *vgroup;    /* p->value_group, or rebuilt by decoding (then owned) */
+    int own_vgroup;
+};
+
+static int cmp_ev(const void *pa, const void *pb)
+{
+    const struct ev_row *a = pa, *b = pb;
+    if (a->kind != b->kind)
+        return a->kind - b->kind;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+void lens_packed_index_free(struct lens_packed_index *x)
+{
+    if (!x)
+        return;
+    lens_free(x->ev_start);
+    lens_free(x->ev);
+    if (x->own_vgroup)
+        lens_free(x->vgroup);
+    lens_free(x);
+}
+
+/* Old files carry no value groups: one streaming decode records them (O(P^2) time and working
+ * memory, once, when the index is built; the index itself stays free of P^2). */
+static int rebuild_vgroup(struct lens_packed_index *x, struct lens_err *e)
+{
+    const struct lens_packed *p = x->p;
+    struct lens_packed_decoder *u;
+    double *mat = lens_malloc((size_t)p->procs * p->procs * sizeof *mat);
+    x->vgroup = lens_malloc((size_t)p->nvalue * sizeof *x->vgroup);
+    x->own_vgroup = 1;
+    if (!mat || !x->vgroup) {
+        lens_free(mat);
+        return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory for the index");
+    }
+    int rc = lens_packed_decoder_new(&u, p, e);
+    if (rc == LENS_OK)
+        u->vgroup = x->vgroup;
+    for (int k = 0; k < p->nlen && rc == LENS_OK; k++)
+        rc = lens_packed_decoder_next(u, mat, e);
+    lens_packed_decoder_free(u);
+    lens_free(mat);
+    return rc;
+}
+
+int lens_packed_index_new(struct lens_packed_index **out, struct lens_packed *p, struct lens_err *e)
+{
+    *out = NULL;
+    struct lens_packed_index *x = lens_calloc(1, sizeof *x);
+    if (!x)
+        return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory for the index");
+    x->p = p;
+    x->ev_start = lens_calloc((size_t)p->nlen + 1, sizeof *x->ev_start);
+    x->ev = lens_malloc((size_t)(p->nevent > 0 ? p->nevent : 1) * sizeof *x->ev);
+    if (!x->ev_start || !x->ev) {
+        lens_packed_index_free(x);
+        return lens_err_set(e, LENS_ENOMEM, "decompress: out of memory for the index");
+    }
+    /* lens_packed_check put the events in length order: a count per length, then a sort of each
+     * length's slice. */
+    for (long t = 0; t < p->nevent; t++) {
+        const int *ev = p->event + 4 * t;
+        x->ev_start[ev[0] + 1]++;
+        x->ev[t] = (struct ev_row){ev[1], ev[2], ev[3], t};
+    }
+    for (int k = 0; k < p->nlen; k++) {
+        x->ev_start[k + 1] += x->ev_start[k];
+        qsort(x->ev + x->ev_start[k], (size_t)(x->ev_start[k + 1] - x->ev_start[k]), sizeof *x->ev, cmp_ev);
+    }
+    int rc = LENS_OK;
+    if (p->value_group)
+        x->vgroup = p->value_group;
+    else if (p->only_pair)
+        rc = lens_err_set(e, LENS_EINVAL, "decompress: a pair-only read of a file without value groups");
+    else
+        rc = rebuild_vgroup(x, e);
+    if (rc != LENS_OK) {
+        lens_packed_index_free(x);
+        return rc;
+    }
+    *out = x;
+    return LENS_OK;
+}
+
+/* The target of the last event of kind at length k whose key is key, or dflt: the decoder
+ * applies events in file order, so a repeated key (only in a hand-made file) ends at the last. */
+static int ev_find(const struct lens_packed_index *x, int k, int kind, int key, int dflt)
+{
+    long lo = x->ev_start[k], hi = x->ev_start[k + 1];
+    /* upper bound of (kind, key): the first row greater than it */
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        const struct ev_row *r = x->ev + mid;
+        if (r->kind < kind || (r->kind == kind && r->key <= key))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > x->ev_start[k] && x->ev[lo - 1].kind == kind && x->ev[lo - 1].key == key)
+        return x->ev[lo - 1].to;
+    return dflt;
+}
+
+/* The value of group g at length k: binary search in the length's ascending groups. */
+static int value_of(const struct lens_packed_index *x, int k, int g, double *v, struct lens_err *e)
+{
+    const struct lens_packed *p = x->p;
+    long lo = p->value_start[k], hi = p->value_start[k + 1];
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (x->vgroup[mid] < g)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == p->value_start[k + 1] || x->vgroup[lo] != g)
+        return lens_err_set(e, LENS_EFORMAT, "decompress: length index %d has no value for group %d", k, g);
+    *v = p->value[lo];
+    return LENS_OK;
+}
+
+/* The group of pair q at length k, given its group g at length k - 1 (k not a stored
+ * partition): the decoder's rule, moves first, then the merges of the length. */
+static int step(const struct lens_packed_index *x, int k, int q, int g)
+{
+    g = ev_find(x, k, LENS_PACK_MOVE, q, g);
+    return ev_find(x, k, LENS_PACK_MERGE, g, g);
+}
+
+static int pair_ok(const struct lens_packed_index *x, int i, int j, struct lens_err *e)
+{
+    const struct lens_packed *p = x->p;
+    if (i < 0 || j < 0 || i >= p->procs || j >= p->procs)
+        return lens_err_set(e, LENS_EINVAL, "pair %d,%d out of range: ranks are 0..%d", i, j, p->procs - 1);
+    if (p->only_pair && (long)i * p->procs + j != p->only_pair - 1)
+        return lens_err_set(e, LENS_EINVAL, "pair %d,%d: the packed cube was read for pair %ld,%ld only", i, j,
+                            (p->only_pair - 1) / p->procs, (p->only_pair - 1) % p->procs);
+    return LENS_OK;
+}
+
+/* The group of pair q in stored partition r. */
+static int reset_of(const struct lens_packed *p, int r, int q)
+{
+    return p->only_pair ? p->reset_group[r] : p->reset_group[(size_t)r * p->procs * p->procs + (size_t)q];
+}
+
+int lens_packed_at(const struct lens_packed_index *x, int i, int j, int k, double *v, struct lens_err *e)
+{
+    const struct lens_packed *p = x->p;
+    int rc = pair_ok(x, i, j, e);
+    if (rc != LENS_OK)
+        return rc;
+    if (k < 0 || k >= p->nlen)
+        return lens_err_set(e, LENS_EINVAL, "length index %d out of range: 0..%d", k, p->nlen - 1);
+    int q = i * p->procs + j, lo = 0, hi = p->nreset - 1;
+    /* the last stored partition at or before k (reset_k is ascending, reset_k[0] == 0) */
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (p->reset_k[mid] <= k)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    int g = reset_of(p, lo, q);
+    for (int t = p->reset_k[lo] + 1; t <= k; t++)
+        g = step(x, t, q, g);
+    return value_of(x, k, g, v, e);
+}
+
+int lens_packed_curve(const struct lens_packed_index *x, int i, int j, double *out, struct lens_err *e)
+{
+    const struct lens_packed *p = x->p;
+    int rc = pair_ok(x, i, j, e);
+    int q = i * p->procs + j, g = 0;
+    /* One walk over the lengths: each is a stored partition or one step from the previous. */
+    for (int k = 0, r = 0; k < p->nlen && rc == LENS_OK; k++) {
+        if (r < p->nreset && p->reset_k[r] == k)
+            g = reset_of(p, r++, q);
+        else
+            g = step(x, k, q, g);
+        rc = value_of(x, k, g, &out[k], e);
+    }
+    return rc;
 }

@@ -24,6 +24,12 @@ struct lens_packed {
     long nvalue;          /* values of the live groups, ascending group id, length by length: */
     double *value;        /*   length k's are value[value_start[k] .. value_start[k+1]) */
     long *value_start;    /* nlen + 1 */
+    int *value_group;     /* nvalue: the group each value belongs to (ascending within a length);
+                           * NULL in files written before it existed (lens_packed_index_new
+                           * rebuilds it by decoding) */
+    long only_pair;       /* 0: reset_group holds every pair; else it holds only pair
+                           * only_pair - 1, one entry per partition (lens_packed_read_pair), and
+                           * only that pair can be asked for (0 so that a zeroed struct is whole) */
     /* measured while compressing, over the off-diagonal elements that are finite */
     double err_max;       /* largest relative error */
     double err_sum2;      /* sum of squared relative errors */
@@ -58,6 +64,23 @@ int lens_packed_decoder_new(struct lens_packed_decoder **out, const struct lens_
 int lens_packed_decoder_next(struct lens_packed_decoder *u, double *mat, struct lens_err *e);
 void lens_packed_decoder_free(struct lens_packed_decoder *u);
 
+/* Positional access (Salnikov, Maysuradze, Andreev, Kostin: the compressed format keeps any
+ * element reachable without decoding the cube; docs/methods.md §4). The index holds, per length,
+ * that length's events sorted by pair (moves) and by group (merges), and the group of every
+ * value: O(events + values) memory, nothing of size P^2. An element (i, j, k) then costs one
+ * binary search per length since the last stored partition before k, plus one in the length's
+ * values; a pair's whole curve costs O(L log). Results equal the streaming decoder's bit for bit.
+ * The index reads p, which must outlive it. Errors: LENS_ENOMEM, LENS_EFORMAT (a damaged file
+ * whose groups and values disagree). */
+struct lens_packed_index;
+int lens_packed_index_new(struct lens_packed_index **out, struct lens_packed *p, struct lens_err *e);
+void lens_packed_index_free(struct lens_packed_index *x);
+/* The element of sender/row i, column j at length index k. LENS_EINVAL names an i, j or k out of
+ * range (or a pair other than the one read by lens_packed_read_pair). */
+int lens_packed_at(const struct lens_packed_index *x, int i, int j, int k, double *v, struct lens_err *e);
+/* The curve of pair (i, j): out[k] for every length index k (nlen doubles). Errors as above. */
+int lens_packed_curve(const struct lens_packed_index *x, int i, int j, double *out, struct lens_err *e);
+
 /* packed_nc.c: one NetCDF (64-bit offset) file holding the packed statistics of a cube
  * and its metadata (processes, lengths, mode, repeats, hosts). stats[s] is NULL for an absent
  * statistic. meta's data arrays are not used. The file is written through a temporary name.
@@ -68,5 +91,10 @@ int lens_packed_write(const char *path, const struct lens_cube *meta,
  * Errors: LENS_EIO, LENS_EFORMAT (not a packed cube, inconsistent), LENS_ENOMEM. */
 int lens_packed_read(const char *path, struct lens_cube **meta,
                      struct lens_packed *stats[LENS_STAT_COUNT], struct lens_err *e);
+/* The same, but the stored partitions are read for pair (i, j) only (only_pair): memory does not
+ * grow with P^2, for lens_packed_at / lens_packed_curve of that pair. LENS_EINVAL names an i or j
+ * outside [0, procs). */
+int lens_packed_read_pair(const char *path, int i, int j, struct lens_cube **meta,
+                          struct lens_packed *stats[LENS_STAT_COUNT], struct lens_err *e);
 
 #endif

@@ -5,6 +5,9 @@
  *   int    s_event(s_events, four)           {length index, 0 move | 1 merge, a, b}
  *   double s_value(s_values)                 group values, ascending group, length by length
  *   int    s_value_start(lengths1)           where each length's values start
+ *   int    s_value_group(s_values)           the group of each value: the positional index
+ *                                            (lens_packed_at); files without it still read,
+ *                                            the index is then rebuilt by decoding
  * and attributes on s_value: nevents, splits, merges, err_max, err_rms. Global attributes
  * carry the cube's metadata (procs, begin, end, step, mode, repeats, hosts, max_error).
  * The reader side is also a row of the cube reader table (cube_readers.c): every command that
@@ -38,7 +41,7 @@ static const char *const int_attrs[] = {"procs", "begin", "end", "step", "mode",
 static int put_stat(int id, int dpairs, int dlen1, int dfour, const char *sn, const struct lens_packed *p)
 {
     char name[64];
-    int st, dr, de, dv, vr, vg, ve, vv, vs;
+    int st, dr, de, dv, vr, vg, ve, vv, vs, vgr;
     snprintf(name, sizeof name, "%s_resets", sn);
     if ((st = nc_def_dim(id, name, (size_t)p->nreset, &dr)))
         return st;
@@ -68,6 +71,9 @@ static int put_stat(int id, int dpairs, int dlen1, int dfour, const char *sn, co
         return st;
     snprintf(name, sizeof name, "%s_value_start", sn);
     if ((st = nc_def_var(id, name, NC_INT, 1, &dlen1, &vs)))
+        return st;
+    snprintf(name, sizeof name, "%s_value_group", sn);
+    if (p->value_group && (st = nc_def_var(id, name, NC_INT, 1, &dv, &vgr)))
         return st;
     /* The measured errors travel with the data: the file says how far it is from the cube it
      * came from (err_max, err_rms), readable with ncdump and without decoding. */
@@ -99,6 +105,9 @@ static int put_data(int id, const char *sn, const struct lens_packed *p)
         return st;
     snprintf(name, sizeof name, "%s_value", sn);
     if ((st = nc_inq_varid(id, name, &var)) || (st = nc_put_var_double(id, var, p->value)))
+        return st;
+    snprintf(name, sizeof name, "%s_value_group", sn);
+    if (p->value_group && ((st = nc_inq_varid(id, name, &var)) || (st = nc_put_var_int(id, var, p->value_group))))
         return st;
     /* value_start is long in memory but int in the file (NetCDF classic has no 64-bit integer);
      * lens_packed_write checked nvalue < INT_MAX, so the narrowing is exact. */
@@ -248,7 +257,7 @@ static int var_shape(int id, const char *name, const char *d0, const char *d1)
 
 /* Reads statistic sn into a new lens_packed, checks it (lens_packed_check) and returns it in
  * *out. LENS_EFORMAT names the file, the statistic and what is wrong; LENS_ENOMEM. */
-static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **out, const char *path,
+static int get_stat(int id, const char *sn, int P, int L, long only_pair, struct lens_packed **out, const char *path,
                     struct lens_err *e)
 {
     char name[64];
@@ -259,6 +268,7 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     p->procs = P;
     p->nlen = L;
+    p->only_pair = only_pair;
     snprintf(name, sizeof name, "%s_resets", sn);
     if ((st = dim_len(id, name, &nr)))
         goto fail;
@@ -308,7 +318,7 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
     p->reset_k = lens_malloc(nr * sizeof(int));
     /* nr <= L and P^2 = the pairs dimension, both bounded by the file size (the guard and the
      * check in lens_packed_read): the allocation cannot exceed what the file holds. */
-    p->reset_group = lens_malloc(nr * (size_t)P * P * sizeof(int));
+    p->reset_group = lens_malloc(nr * (only_pair ? 1 : (size_t)P * P) * sizeof(int));
     p->event = lens_malloc(4 * (ne > 0 ? ne : 1) * sizeof(int));
     p->value = lens_malloc(nv * sizeof(double));
     p->value_start = lens_malloc((size_t)(L + 1) * sizeof(long));
@@ -325,7 +335,29 @@ static int get_stat(int id, const char *sn, int P, int L, struct lens_packed **o
     int *dst[] = {p->reset_k, p->reset_group, p->event, vs};
     for (int t = 0; t < 4; t++) {
         snprintf(name, sizeof name, "%s_%s", sn, vars[t]);
-        if ((st = nc_inq_varid(id, name, &var)) || (st = nc_get_var_int(id, var, dst[t])))
+        if ((st = nc_inq_varid(id, name, &var)))
+            goto fail_vs;
+        /* A pair-only read takes the pair's column of reset_group: nr values, not nr x P^2. */
+        size_t start[2] = {0, only_pair ? (size_t)(only_pair - 1) : 0}, count[2] = {nr, 1};
+        if ((st = t == 1 && only_pair ? nc_get_vara_int(id, var, start, count, dst[t]) : nc_get_var_int(id, var, dst[t])))
+            goto fail_vs;
+    }
+    /* The value groups are optional (older files): present, they must span the values. */
+    snprintf(name, sizeof name, "%s_value_group", sn);
+    if (!nc_inq_varid(id, name, &var)) {
+        char dv[64];
+        snprintf(dv, sizeof dv, "%s_values", sn);
+        if (var_shape(id, name, dv, NULL) != NC_NOERR) {
+            lens_free(vs);
+            lens_packed_free(p);
+            return lens_err_set(e, LENS_EFORMAT, "%s: variable '%s' is not (%s)", path, name, dv);
+        }
+        if (!(p->value_group = lens_malloc(nv * sizeof(int)))) {
+            lens_free(vs);
+            lens_packed_free(p);
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+        }
+        if ((st = nc_get_var_int(id, var, p->value_group)))
             goto fail_vs;
     }
     for (int k = 0; k <= L; k++)
@@ -400,8 +432,9 @@ static int has_pack_format(int id)
            !nc_get_att_text(id, NC_GLOBAL, "format", fmt) && !strncmp(fmt, PACK_FORMAT, strlen(PACK_FORMAT));
 }
 
-int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_packed *stats[LENS_STAT_COUNT],
-                     struct lens_err *e)
+/* only_pair: 0 reads every stored partition whole, q + 1 only pair q's entries. */
+static int packed_read(const char *path, long only_pair, int pi, int pj, struct lens_cube **meta,
+                       struct lens_packed *stats[LENS_STAT_COUNT], struct lens_err *e)
 {
     *meta = NULL;
     for (int s = 0; s < LENS_STAT_COUNT; s++)
@@ -450,6 +483,13 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
             nc_close(id);
             return lens_err_set(e, LENS_EFORMAT, "%s: attribute %s = %d is negative", path, int_attrs[i], iv[i]);
         }
+    /* The pair is checked against procs before anything is read with it. */
+    if (only_pair && (pi < 0 || pj < 0 || pi >= iv[0] || pj >= iv[0])) {
+        nc_close(id);
+        return lens_err_set(e, LENS_EINVAL, "%s: pair %d,%d out of range: ranks are 0..%d", path, pi, pj, iv[0] - 1);
+    }
+    if (only_pair)
+        only_pair = (long)pi * iv[0] + pj + 1;
     struct lens_cube *m;
     if ((rc = lens_cube_new(&m, iv[0], (int)nl1 - 1, iv[1], iv[3], 0, e)) != LENS_OK) {
         nc_close(id);
@@ -475,7 +515,7 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
         /* A statistic is present when its value variable is; an absent one stays NULL. */
         if (nc_inq_varid(id, name, &var))
             continue;
-        rc = get_stat(id, lens_cube_stat_name(s), m->procs, m->nlen, &stats[s], path, e);
+        rc = get_stat(id, lens_cube_stat_name(s), m->procs, m->nlen, only_pair, &stats[s], path, e);
         found++;
     }
     nc_close(id);
@@ -491,6 +531,18 @@ int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_pack
     }
     *meta = m;
     return LENS_OK;
+}
+
+int lens_packed_read(const char *path, struct lens_cube **meta, struct lens_packed *stats[LENS_STAT_COUNT],
+                     struct lens_err *e)
+{
+    return packed_read(path, 0, 0, 0, meta, stats, e);
+}
+
+int lens_packed_read_pair(const char *path, int i, int j, struct lens_cube **meta,
+                          struct lens_packed *stats[LENS_STAT_COUNT], struct lens_err *e)
+{
+    return packed_read(path, 1, i, j, meta, stats, e);
 }
 
 /* ---- the row of the reader table -------------------------------------------------------- */

@@ -44,6 +44,27 @@ void lens_synth_opts_init(struct lens_synth_opts *o)
     o->switches = 1;
     o->asym_a = o->asym_b = -1;
     o->asym_factor = 1.5;
+    /* ~ one router traversal on a 3-D torus interconnect: a tenth of the network latency, well
+     * above the 3 % noise, so one hop more is always visible. */
+    o->torus_hop = 0.2e-6;
+}
+
+int lens_synth_torus_hops(const struct lens_synth_opts *o, int a, int b)
+{
+    int P = o->torus[0] * o->torus[1] * o->torus[2];
+    if (o->torus[0] < 1 || a < 0 || b < 0 || a >= P || b >= P)
+        return -1;
+    int h = 0;
+    /* coordinates: x fastest, then y, then z (rank r = x + X * (y + Y * z)) */
+    for (int d = 0; d < 3; d++) {
+        int D = o->torus[d], da = a % D - b % D;
+        da = da < 0 ? -da : da;
+        /* the wrap-around link: going the other way costs D - |da| hops */
+        h += da < D - da ? da : D - da;
+        a /= D;
+        b /= D;
+    }
+    return h;
 }
 
 /* xorshift64*: small, fast and the same on every platform, unlike rand().
@@ -89,6 +110,23 @@ static int pair_ok(int a, int b, int procs)
  * core. */
 int lens_synth_check(const struct lens_synth_opts *o, struct lens_err *e)
 {
+    if (o->torus[0] || o->torus[1] || o->torus[2]) {
+        /* A torus replaces the hierarchy: one rank per torus node, and the placement options
+         * have nothing to place. */
+        if (o->torus[0] < 1 || o->torus[1] < 1 || o->torus[2] < 1 || o->torus[0] > 1024 || o->torus[1] > 1024 ||
+            o->torus[2] > 1024)
+            return lens_err_set(e, LENS_EINVAL, "synth: torus %d,%d,%d: each dimension must be 1..1024", o->torus[0],
+                                o->torus[1], o->torus[2]);
+        if ((long)o->torus[0] * o->torus[1] * o->torus[2] != o->procs)
+            return lens_err_set(e, LENS_EINVAL, "synth: torus %d x %d x %d has %ld nodes, but %d processes",
+                                o->torus[0], o->torus[1], o->torus[2], (long)o->torus[0] * o->torus[1] * o->torus[2],
+                                o->procs);
+        if (o->nodes != o->procs || o->sockets != 1 || o->switches != 1 || o->shuffle)
+            return lens_err_set(e, LENS_EINVAL, "synth: --torus places one rank per node: no --nodes, --sockets, "
+                                "--switches or --shuffle");
+        if (!(o->torus_hop >= 0))
+            return lens_err_set(e, LENS_EINVAL, "synth: torus hop delay must be >= 0 (got %g)", o->torus_hop);
+    }
     if (o->procs < 2 || o->nodes < 1 || o->sockets < 1)
         return lens_err_set(e, LENS_EINVAL, "synth: need at least 2 processes, 1 node, 1 socket");
     if (o->procs % (o->nodes * o->sockets))
@@ -185,8 +223,16 @@ static double jitter(const struct lens_synth_opts *o, size_t i, size_t j)
 static double delay(const struct lens_synth_opts *o, const struct lens_synth_place *pl, const struct lens_cube *c,
                     int k, size_t i, size_t j)
 {
-    int lv = level(&pl[i], &pl[j]);
-    double t = (o->lat[lv] + c->lengths[k] / o->bw[lv]) * jitter(o, i, j);
+    double t;
+    if (o->torus[0]) {
+        /* the torus model (synth.h): the network's latency and bandwidth plus a cost per hop */
+        int h = lens_synth_torus_hops(o, (int)i, (int)j);
+        t = (o->lat[LENS_SYNTH_SWITCH] + h * o->torus_hop + c->lengths[k] / o->bw[LENS_SYNTH_SWITCH]) *
+            jitter(o, i, j);
+    } else {
+        int lv = level(&pl[i], &pl[j]);
+        t = (o->lat[lv] + c->lengths[k] / o->bw[lv]) * jitter(o, i, j);
+    }
     if (o->slow_node >= 0 && (pl[i].node == o->slow_node || pl[j].node == o->slow_node))
         t *= o->slow_factor;
     if ((int)j == o->bad_src && (int)i == o->bad_dst)
@@ -375,6 +421,16 @@ int lens_synth_truth_write(const struct lens_synth_opts *o, const char *path, st
     }
     lens_json_key(&j, "seed");
     lens_json_int(&j, (long long)o->seed);
+    if (o->torus[0]) {
+        /* the torus shape: a rank's coordinates follow from it (synth.h) */
+        lens_json_key(&j, "torus");
+        lens_json_begin_array(&j);
+        for (int d = 0; d < 3; d++)
+            lens_json_int(&j, o->torus[d]);
+        lens_json_end_array(&j);
+        lens_json_key(&j, "torus_hop");
+        lens_json_number(&j, o->torus_hop);
+    }
     lens_json_key(&j, "shuffle");
     lens_json_bool(&j, o->shuffle);
     lens_json_key(&j, "placement");

@@ -9,7 +9,12 @@
  * routes), drawn from a hash of (seed, i, j), so it is the same at every length. With
  * spikes > 0, that share of the elements (drawn from a hash of (seed, k, i, j)) had a few
  * repeats delayed by the operating system: the average gains t * 0.05 / u and the deviation
- * t * 0.5 / u, u uniform in (0, 1] (Pareto tail), while the median and min do not move. */
+ * t * 0.5 / u, u uniform in (0, 1] (Pareto tail), while the median and min do not move.
+ * With a torus (torus[0] > 0) the hierarchy is replaced: rank r sits alone on the torus node
+ * (r mod X, (r / X) mod Y, r / XY), and a message crossing h hops (the shortest way round in
+ * each dimension, docs/synth.md) costs
+ *   t(i, j, l) = (lat[switch] + h * torus_hop + l / bw[switch]) * jit(i, j),
+ * so the delay grows linearly with the hop count; the faults, noise and spikes are as above. */
 #ifndef LENS_SYNTH_H
 #define LENS_SYNTH_H
 
@@ -40,6 +45,8 @@ struct lens_synth_opts {
     double jitter;          /* relative spread of the fixed per-link factor, e.g. 0.02 */
     double spikes;          /* share of elements hit by OS noise in some repeats: their average
                              * and deviation grow by a heavy-tailed amount, median and min not */
+    int torus[3];           /* X, Y, Z of a 3-D torus, procs = X * Y * Z; all 0: no torus */
+    double torus_hop;       /* seconds added per hop on the torus (default 0.2e-6) */
 };
 
 /* Where one rank runs: all indices 0-based and global (node 5 is node06, on switch 5 / npsw). */
@@ -50,6 +57,9 @@ struct lens_synth_place {
 /* Fills o with a small two-level machine: 16 processes, 4 nodes, 2 sockets, 0..4096 step 512,
  * one switch, no shuffle, no faults, no jitter. */
 void lens_synth_opts_init(struct lens_synth_opts *o);
+/* Hops between ranks a and b on o's torus: per dimension the shorter way round,
+ * min(|da|, D - |da|), summed. -1 when o has no torus or a rank is out of range. */
+int lens_synth_torus_hops(const struct lens_synth_opts *o, int a, int b);
 /* Checks o; LENS_EINVAL with a message naming the option. */
 int lens_synth_check(const struct lens_synth_opts *o, struct lens_err *e);
 /* The placement of every rank: place[r] for r < procs (caller-allocated). Identity order

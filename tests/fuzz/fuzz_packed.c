@@ -1,7 +1,7 @@
 /* Fuzz target "packed": a compressed cube (`mpilens compress` output, one NetCDF file) through
  * the reader and decoder that `mpilens decompress` uses (analysis/cube/packed_nc.c, the
  * lens_unpack decoder of packed.c): read, check, then decode every length of every
- * statistic. Seeds: small cubes of tests/data/network-tests2 and samples/cubes compressed
+ * statistic, and build its positional index and read curves through it. Seeds: small cubes of tests/data/network-tests2 and samples/cubes compressed
  * with `mpilens compress`. */
 #include "fuzz_common.h"
 #include "analysis/cube/packed.h"
@@ -27,6 +27,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (int k = 0; k < m->nlen && lens_packed_decoder_next(u, mat, &e) == LENS_OK; k++)
                 ;
             lens_packed_decoder_free(u);
+            /* the positional index (lens_packed_at) on the same damaged input: the first and
+             * the last pair's curves, and the last element */
+            struct lens_packed_index *x = NULL;
+            double *curve = malloc((size_t)m->nlen * sizeof *curve), v;
+            if (curve && lens_packed_index_new(&x, p[s], &e) == LENS_OK) {
+                lens_packed_curve(x, 0, 0, curve, &e);
+                lens_packed_curve(x, m->procs - 1, 0, curve, &e);
+                lens_packed_at(x, m->procs - 1, m->procs - 1, m->nlen - 1, &v, &e);
+            }
+            lens_packed_index_free(x);
+            free(curve);
         }
         free(mat);
     }
