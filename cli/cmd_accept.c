@@ -16,8 +16,12 @@
 LENS_COMMAND(accept, "judge cubes and p2p sweeps against acceptance criteria: pass or fail");
 
 /* Not in cli.h's enum: only this command has a verdict to give besides success. */
+/* 3 and not 1: a script must tell "the network fails the contract" from "the check could
+ * not be made" (a missing file, a bad line, missing data), which is 1; 2 stays bad usage. */
 enum { EXIT_REJECTED = 3 };
 
+/* The text mirrors docs/accept.md. The tables in criteria.c are the authority on metrics and
+ * units: a name added there must be added here and in the docs too. */
 static void help(void)
 {
     printf("usage: mpilens accept INPUT... --criteria FILE [--json]\n\n"
@@ -50,13 +54,16 @@ static void help(void)
 }
 
 /* A value in the unit the criterion was written with, else in the SI base unit. */
+/* sign: margins print with an explicit + or -, so a FAIL's negative margin stands out. */
 static void show(char *buf, size_t cap, const struct lens_criterion *c, double v, int sign)
 {
     int kind = lens_criteria_metric_kind(c->metric);
     /* one unit in SI, from the parser's own table, so display and parsing cannot disagree */
     double one = 1;
+    /* cannot fail: the parser accepted this unit from the same table */
     if (c->unit[0])
         lens_criteria_unit_value("1", c->unit, &(int){0}, &one);
+    /* a ratio or a count has no unit to print; other kinds fall back to s, B/s, 1/s */
     const char *u = c->unit[0] ? c->unit : kind == LENS_CRITERIA_RATIO || kind == LENS_CRITERIA_COUNT
                                            ? "" : lens_criteria_kind_unit(kind);
     /* four digits for people; the exact doubles are in --json. "%" sticks to its number */
@@ -64,12 +71,16 @@ static void show(char *buf, size_t cap, const struct lens_criterion *c, double v
 }
 
 /* "cube.delay.max <= 3 us length=4096 scope=inter stat=min": the criterion without its label. */
+/* Rebuilt from the parsed fields, not copied from the file: it shows what was understood,
+ * with defaults (all pairs, the median) left out. */
 static void describe(char *buf, size_t cap, const struct lens_criterion *c)
 {
     char lim[64];
     show(lim, sizeof lim, c, c->limit, 0);
     size_t n = (size_t)snprintf(buf, cap, "%s %s %s", lens_criteria_metric_name(c->metric),
                                 lens_criteria_op_name(c->op), lim);
+    /* snprintf returns what it would have written: n < cap stops the appends once buf is full,
+     * so the arithmetic on buf + n never leaves it (a long criterion is cut, not overflowed) */
     if (c->length >= 0 && n < cap)
         n += (size_t)snprintf(buf + n, cap - n, " length=%lld", c->length);
     if (c->size >= 0 && n < cap)
@@ -80,10 +91,13 @@ static void describe(char *buf, size_t cap, const struct lens_criterion *c)
         snprintf(buf + n, cap - n, " stat=%s", lens_cube_stat_name(c->stat));
 }
 
+/* Columns: verdict, line in FILE, criterion, measured, margin, where; the label goes last,
+ * quoted, since it may hold blanks. Measured and margin are in the unit the line was written with. */
 static void print_text(const struct lens_criteria *cr, const struct lens_accept *a)
 {
     char d[512], m[64], g[64];
     /* the criterion column is as wide as its longest entry, so the columns after it align */
+    /* 9 = strlen("criterion"), the heading's own width */
     int width = 9;
     for (int i = 0; i < cr->n; i++) {
         describe(d, sizeof d, &cr->c[i]);
@@ -102,15 +116,20 @@ static void print_text(const struct lens_criteria *cr, const struct lens_accept 
             printf("  \"%s\"", c->label);
         printf("\n");
     }
+    /* the summary names the contract, so a log of several runs says which one judged */
     printf("\naccept: %s, %d of %d criteria failed (%s)\n", a->failed ? "FAIL" : "PASS", a->failed, a->n,
            cr->path);
 }
 
+/* The keys line to label are the contract of docs/accept.md. limit, measured and margin
+ * are exact doubles in the SI base unit that "unit" names, so a script compares numbers
+ * without parsing units; the text output rounds to four digits. */
 static void print_json(const struct lens_criteria *cr, const struct lens_accept *a, char **inputs, int nin)
 {
     struct lens_json j;
     lens_json_init(&j, stdout);
     lens_json_begin_object(&j);
+    /* the verdict first, so a reader that stops early still has the answer */
     lens_json_key(&j, "verdict");
     lens_json_string(&j, a->failed ? "fail" : "pass");
     lens_json_key(&j, "criteria");
@@ -145,6 +164,7 @@ static void print_json(const struct lens_criteria *cr, const struct lens_accept 
         lens_json_string(&j, lens_criteria_scope_name(c->scope));
         lens_json_key(&j, "stat");
         lens_json_string(&j, lens_cube_stat_name(c->stat));
+        /* null, not -1, when length= or size= is absent: -1 would read as a length */
         lens_json_key(&j, "length");
         if (c->length >= 0)
             lens_json_int(&j, c->length);
@@ -160,11 +180,13 @@ static void print_json(const struct lens_criteria *cr, const struct lens_accept 
     lens_json_end_array(&j);
     lens_json_key(&j, "criteria_file");
     lens_json_string(&j, cr->path);
+    /* the arguments as given, one entry each even when a prefix held several kinds */
     lens_json_key(&j, "inputs");
     lens_json_begin_array(&j);
     for (int i = 0; i < nin; i++)
         lens_json_string(&j, inputs[i]);
     lens_json_end_array(&j);
+    /* the count again, for scripts that do not want to walk the array */
     lens_json_key(&j, "failed");
     lens_json_int(&j, a->failed);
     lens_json_end_object(&j);
@@ -180,8 +202,10 @@ static int load(char **args, int nargs, unsigned mask, struct lens_accept_input 
         /* by name and header only: nothing is read twice, and nothing unrecognised is dropped */
         int p2p = lens_p2pfile_detect(args[i]), bis = lens_bisection_probe(args[i]);
         int cube = lens_cube_probe(args[i]) || (!p2p && !bis);
+        /* each kind found takes its own slot: in[] has room for three per argument (cmd_accept) */
         if (bis) {
             struct lens_bisection *b;
+            /* e names the file; what was loaded so far stays in in[0..*nin) for the caller to free */
             if (lens_bisection_read(args[i], &b, e) != LENS_OK)
                 return e->code;
             in[*nin].name = args[i];
@@ -210,6 +234,7 @@ static int load(char **args, int nargs, unsigned mask, struct lens_accept_input 
 
 int cmd_accept(int argc, char **argv)
 {
+    /* above 255, so that no long-only option can collide with a short option's character */
     enum { O_JSON = 256, O_CRITERIA };
     static const struct option opts[] = {{"json", no_argument, NULL, O_JSON},
                                          {"criteria", required_argument, NULL, O_CRITERIA},
@@ -217,6 +242,7 @@ int cmd_accept(int argc, char **argv)
                                          {NULL, 0, NULL, 0}};
     int json = 0, ch;
     const char *criteria = NULL;
+    /* getopt keeps its position in a global: restart it at this command's own arguments */
     optind = 1;
     while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
@@ -226,6 +252,7 @@ int cmd_accept(int argc, char **argv)
         default: return lens_cli_usage("accept", "unknown option");
         }
     }
+    /* both are usage errors (exit 2), found before any file is opened */
     if (!criteria)
         return lens_cli_usage("accept", "missing --criteria FILE");
     if (optind >= argc)
@@ -244,8 +271,11 @@ int cmd_accept(int argc, char **argv)
     struct lens_accept *a = NULL;
     int rc = in ? load(argv + optind, nargs, mask, in, &nin, &e) : lens_err_set(&e, LENS_ENOMEM, "out of memory");
     if (rc == LENS_OK)
+        /* the run stops at the first criterion it cannot measure (accept.c): exit 1, no verdict */
         rc = lens_accept_run(cr, in, nin, &a, &e);
     /* nothing on stdout on error: a half verdict could be read as a whole one */
+    /* 0 when every criterion holds; 3 when all were measured and one fails; 1 (lens_cli_fail,
+     * which prints the message) on any error */
     int status = rc != LENS_OK ? lens_cli_fail(&e) : a->failed ? EXIT_REJECTED : LENS_EXIT_OK;
     if (rc == LENS_OK) {
         if (json)
@@ -253,6 +283,8 @@ int cmd_accept(int argc, char **argv)
         else
             print_text(cr, a);
     }
+    /* each slot holds one of the three and NULL in the others, which the free functions accept;
+     * the casts drop the const of the borrowed view in lens_accept_input: this function owns them */
     for (int i = 0; i < nin; i++) {
         lens_cube_free((struct lens_cube *)in[i].cube);
         lens_p2pfile_free((struct lens_p2pfile *)in[i].p2p);

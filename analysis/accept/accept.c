@@ -1,7 +1,8 @@
 /* The evaluation of an acceptance contract (accept.h): each criterion measured on every
  * input of its kind, at every length or pair it covers, keeping the worst value. Anomalies
  * come from lens_structure_run, as `mpilens anomalies` finds them, run once per cube and
- * statistic however many criteria ask. */
+ * statistic however many criteria ask. Values are in SI base units; errors name the
+ * criteria file:line:column. Nothing prints. */
 #include "accept.h"
 
 #include "analysis/cube/cube.h"
@@ -36,7 +37,10 @@ static int cfail_at(struct lens_err *e, int code, const struct lens_criteria *cr
 double lens_accept_percentile(double *v, size_t n, int pct)
 {
     /* rank = ceil(pct * n / 100) in integers, so that 95% of 20 values is exactly rank 19 */
+    /* (no overflow: pct <= 100 and n is at most P*P of a cube held in memory) */
     size_t rank = ((size_t)pct * n + 99) / 100;
+    /* the clamps only matter for a pct outside (0, 100], which no caller passes; they keep
+     * the index inside v whatever happens */
     if (rank < 1)
         rank = 1;
     if (rank > n)
@@ -49,7 +53,9 @@ double lens_accept_percentile(double *v, size_t n, int pct)
 /* The worst value seen so far: the largest for <= and <, the smallest for >= and >, the
  * farthest from the limit for ==. Ties keep the first, so `where` does not depend on luck. */
 struct worst {
+    /* 0 until a value is seen */
     int have;
+    /* v as measured; badness the key consider() maximises; where names it ("3 -> 17 at 4096 B") */
     double v, badness;
     char where[256];
 };
@@ -58,11 +64,15 @@ static void consider(struct worst *w, const struct lens_criterion *c, double v, 
     __attribute__((format(printf, 4, 5)));
 static void consider(struct worst *w, const struct lens_criterion *c, double v, const char *fmt, ...)
 {
+    /* NaN is skipped, not taken as the worst: it would compare false with everything and
+     * never be replaced; missing data is reported as an error by the callers themselves */
     if (isnan(v))
         return;
     /* one "badness" to maximise whatever the operator, so the caller need not know it */
     double bad = c->op == LENS_CRITERIA_LE || c->op == LENS_CRITERIA_LT ? v
                  : c->op == LENS_CRITERIA_EQ ? fabs(v - c->limit) : -v;
+    /* strictly greater replaces: ties keep the value seen first (row order, then input
+     * order), so the same data always names the same pair */
     if (w->have && !(bad > w->badness))
         return;
     w->have = 1;
@@ -85,7 +95,8 @@ static const char *prefix_of(const struct lens_accept_input *in, int nin, char *
 }
 
 /* Host names decide the scope (the cube's hosts file, one name per rank): two ranks on the
- * same name share a node. The caller checked that hosts exist when scope is not all. */
+ * same name share a node. The caller checked that hosts exist when scope is not all, and
+ * skipped the diagonal (i == j) before asking. */
 static int in_scope(const struct lens_cube *cb, int scope, int i, int j)
 {
     if (scope == LENS_SCOPE_ALL)
@@ -94,13 +105,16 @@ static int in_scope(const struct lens_cube *cb, int scope, int i, int j)
     return scope == LENS_SCOPE_INTRA ? same : !same;
 }
 
+/* Words for messages and `where`: "intra-node pairs at 4096 B". */
 static const char *scope_words(int scope)
 {
     return scope == LENS_SCOPE_INTRA ? "intra-node pairs" : scope == LENS_SCOPE_INTER ? "inter-node pairs"
                                                                                       : "all pairs";
 }
 
-/* One cube metric at length index k into w. buf holds P*P doubles. */
+/* One cube metric at length index k into w. buf holds P*P doubles. Every value is one
+ * direction of one link at one length, LENS_CUBE_AT(stat, k, i, j), in seconds; the worst
+ * of this length goes into w, which already holds the other lengths'. */
 static int cube_length(const struct lens_criteria *cr, const struct lens_criterion *c,
                        const struct lens_accept_input *in, const char *pre, int k, double *buf,
                        struct worst *w, struct lens_err *e)
@@ -130,6 +144,7 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
     if (n == 0)
         return cfail(e, LENS_EDATA, cr, c, "%s: no finite %s delay among the %s at %d B", in->name,
                      lens_cube_stat_name(c->stat), scope_words(c->scope), L);
+    /* `where` always reads sender -> receiver, whatever the cube's row convention */
     int from = recv_rows ? jmax : imax, to = recv_rows ? imax : jmax;
     switch (c->metric) {
     case LENS_METRIC_DELAY_MAX:
@@ -147,6 +162,8 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
         consider(w, c, lens_accept_percentile(buf, n, c->metric == LENS_METRIC_DELAY_P95 ? 95 : 99),
                  "%s%s at %d B", pre, scope_words(c->scope), L);
         break;
+    /* spread = the slowest link over the median link of the same length and scope: a
+     * ratio, 1 on a perfectly uniform network, independent of how fast the network is */
     case LENS_METRIC_SPREAD: {
         double med = lens_cube_median(buf, n);
         /* a zero median (all delays 0, a broken cube) would make the ratio infinite */
@@ -166,6 +183,7 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
                 double a = LENS_CUBE_AT(cb, c->stat, k, i, j), b = LENS_CUBE_AT(cb, c->stat, k, j, i);
                 if (!isfinite(a) || !isfinite(b) || !(a + b > 0) || !in_scope(cb, c->scope, i, j))
                     continue;
+                /* a + b > 0 above also skips two zeros, whose ratio would be 0/0; r is in [0, 1] */
                 double r = fabs(a - b) / (a + b);
                 if (r > amax)
                     amax = r, ai = i, aj = j;
@@ -212,21 +230,24 @@ static int cube_metric(const struct lens_criteria *cr, const struct lens_criteri
                          in->name, c->length, cb->lengths[0], cb->lengths[cb->nlen - 1], cb->step);
         k1 = k0 + 1;
     }
+    /* one P*P buffer for every length: the median and percentile reorder it in place */
     double *buf = lens_malloc((size_t)cb->procs * (size_t)cb->procs * sizeof *buf);
     if (!buf)
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
     int rc = LENS_OK;
+    /* without length=, every length counts: the worst over them stays in w */
     for (int k = k0; k < k1 && rc == LENS_OK; k++)
         rc = cube_length(cr, c, in, pre, k, buf, w, e);
     lens_free(buf);
     return rc;
 }
 
-/* The anomalies of each (input, statistic), found at most once. */
-/* A contract naming slow nodes, bad links and the total asks three times for the same
+/* The anomalies of each (input, statistic), found at most once.
+ * A contract naming slow nodes, bad links and the total asks three times for the same
  * findings; the search is the costly part, so it runs once per (input, statistic). */
 struct anomaly_cache {
     struct lens_structure *s; /* nin * LENS_STAT_COUNT */
+    /* done[slot]: s[slot] was run (or tried) */
     unsigned char *done;
 };
 
@@ -237,6 +258,7 @@ static int anomaly_metric(const struct lens_criteria *cr, const struct lens_crit
     const struct lens_cube *cb = in->cube;
     if (!cb->data[c->stat])
         return cfail(e, LENS_EDATA, cr, c, "%s has no %s statistic", in->name, lens_cube_stat_name(c->stat));
+    /* stat=min and stat=median criteria need two searches: the slot is per statistic */
     size_t slot = (size_t)idx * LENS_STAT_COUNT + (size_t)c->stat;
     struct lens_structure *s = &ac->s[slot];
     if (!ac->done[slot]) {
@@ -251,6 +273,7 @@ static int anomaly_metric(const struct lens_criteria *cr, const struct lens_crit
         if (rc != LENS_OK)
             return lens_err_prefix(e, in->name), rc;
     }
+    /* metric -> anomaly kind; anomalies.total takes every kind and needs no entry */
     static const int kind_of[] = {[LENS_METRIC_SLOW_NODE] = LENS_ANOMALY_SLOW_NODE,
                                   [LENS_METRIC_BAD_LINK] = LENS_ANOMALY_BAD_LINK,
                                   [LENS_METRIC_ASYMMETRIC_PAIR] = LENS_ANOMALY_ASYMMETRIC_PAIR,
@@ -264,12 +287,15 @@ static int anomaly_metric(const struct lens_criteria *cr, const struct lens_crit
         const struct lens_anomaly *f = &s->an->items[i];
         if (c->metric != LENS_METRIC_ANOMALIES_TOTAL && f->kind != kind_of[c->metric])
             continue;
+        /* snprintf stops at the end of where while returning the full length, so used may pass
+         * sizeof where: that ends the appends, and count goes on counting every finding */
         if (used < sizeof where)
             used += (size_t)snprintf(where + used, sizeof where - used, "%s%s", count ? ", " : "", f->subject);
         count++;
     }
     if (!count)
         snprintf(where + used, sizeof where - used, "none");
+    /* a count of findings: with the usual <= N or == 0 the worst input is the one with most */
     consider(w, c, count, "%s", where);
     return LENS_OK;
 }
@@ -281,6 +307,7 @@ static int p2p_metric(const struct lens_criteria *cr, const struct lens_criterio
     const struct lens_p2pfile *f = in->p2p;
     char pre[300];
     prefix_of(in, nin, pre, sizeof pre);
+    /* pairs in the scope; none at all is an error, not a vacuous pass */
     int used = 0;
     for (int p = 0; p < f->npairs; p++) {
         const struct lens_p2p_pair *q = &f->pair[p];
@@ -288,6 +315,7 @@ static int p2p_metric(const struct lens_criteria *cr, const struct lens_criterio
         if (c->scope != LENS_SCOPE_ALL && q->inter != (c->scope == LENS_SCOPE_INTER))
             continue;
         const struct lens_p2p_point *pt = NULL;
+        /* both are whole bytes, so the match is exact */
         for (int s = 0; s < q->nsize && !pt; s++)
             if (q->pt[s].size_bytes == c->size)
                 pt = &q->pt[s];
@@ -316,6 +344,7 @@ static int p2p_metric(const struct lens_criteria *cr, const struct lens_criterio
 static int bisection_metric(const struct lens_criteria *cr, const struct lens_criterion *c,
                             const struct lens_accept_input *in, int nin, struct worst *w, struct lens_err *e)
 {
+    /* no criterion-specific check here: the summary can fail only for lack of memory */
     (void)cr;
     struct lens_bisection_summary s;
     int rc = lens_bisection_summarise(in->bisection, &s, e);
@@ -323,6 +352,8 @@ static int bisection_metric(const struct lens_criteria *cr, const struct lens_cr
         return rc;
     char pre[300];
     prefix_of(in, nin, pre, sizeof pre);
+    /* the minimum is a real round, named in `where`; the mean can hide one slow round, so
+     * the contract chooses which of the two it means */
     if (c->metric == LENS_METRIC_BISECTION_MIN)
         consider(w, c, s.min_Bps, "%sround %d of %d", pre, s.min_round, s.rounds);
     else
@@ -339,6 +370,7 @@ static int evaluate(const struct lens_criteria *cr, const struct lens_criterion 
     memset(&w, 0, sizeof w);
     /* every input of the metric's kind must satisfy it: the worst over all of them counts */
     for (int i = 0; i < nin && rc == LENS_OK; i++) {
+        /* an input of another kind is no evidence for this metric: skipped, not failed */
         if (src == LENS_CRITERIA_P2P ? !in[i].p2p : src == LENS_CRITERIA_BISECTION ? !in[i].bisection
                                                                                   : !in[i].cube)
             continue;
@@ -360,7 +392,11 @@ static int evaluate(const struct lens_criteria *cr, const struct lens_criterion 
                      src == LENS_CRITERIA_P2P ? "p2p sweep"
                      : src == LENS_CRITERIA_BISECTION ? "bisection run (PREFIX_bisection.csv)" : "latency cube");
     r->measured = w.v;
+    /* judging the worst value is enough: it is extreme with respect to the operator, so if
+     * it holds, every other value holds too (for ==, the farthest value equals the limit) */
     r->pass = lens_criteria_holds(c->op, w.v, c->limit);
+    /* margin > 0 inside the limit, < 0 outside, 0 exactly on it (which passes <= and fails
+     * <), in the limit's unit, so one sign reads the same for every operator */
     r->margin = c->op == LENS_CRITERIA_LE || c->op == LENS_CRITERIA_LT ? c->limit - w.v
                 : c->op == LENS_CRITERIA_EQ ? -fabs(w.v - c->limit) : w.v - c->limit;
     r->margin += 0.0; /* -0 (an exact ==) prints as 0 */
@@ -395,8 +431,10 @@ int lens_accept_run(const struct lens_criteria *cr, const struct lens_accept_inp
      * of the contract would be a verdict on another contract */
     for (int i = 0; i < cr->n && rc == LENS_OK; i++) {
         rc = evaluate(cr, &cr->c[i], in, nin, &ac, &a->r[i], e);
+        /* failed counts criteria measured and not holding; an error adds nothing */
         a->failed += rc == LENS_OK && !a->r[i].pass;
     }
+    /* every slot, run or not: a zeroed lens_structure releases as nothing */
     for (size_t s = 0; ac.s && s < slots; s++)
         lens_structure_release(&ac.s[s]);
     lens_free(ac.s);

@@ -1,5 +1,5 @@
 /* Acceptance: every criterion of a contract (criteria.h) measured on the inputs (latency
- * cubes and p2p sweeps) and judged, for `mpilens accept` (docs/accept.md). A criterion must
+ * cubes, p2p sweeps and bisection runs) and judged, for `mpilens accept` (docs/accept.md). A criterion must
  * hold for every length (without length=), every pair of a sweep in its scope and every input
  * of its kind; the value reported is the one with the least margin, and `where` names it.
  * Units: every value here is in the metric's SI base unit (seconds, bytes/s, 1/s, a ratio,
@@ -42,8 +42,9 @@ struct lens_accept {
 /* Evaluates every criterion of cr on the inputs. Errors name the criteria file, line and
  * column, and the input: LENS_EDATA when a metric has no data (no input of its kind, no pair
  * in the scope, no host names for scope=intra/inter, a length or size the input does not
- * have, no finite value), LENS_EINVAL (a statistic the cube was read without), and those of
- * lens_structure_run for the anomaly metrics; LENS_ENOMEM. */
+ * have, no finite value, a statistic the cube was read without), those of
+ * lens_structure_run for the anomaly metrics, and LENS_ENOMEM. The first criterion that
+ * cannot be measured ends the run: *out stays NULL, so no partial verdict escapes. */
 int lens_accept_run(const struct lens_criteria *cr, const struct lens_accept_input *in, int nin,
                     struct lens_accept **out, struct lens_err *e);
 void lens_accept_free(struct lens_accept *a);

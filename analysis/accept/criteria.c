@@ -76,7 +76,9 @@ static const struct unit {
 };
 #define NUNITS ((int)(sizeof units / sizeof *units))
 
-/* The units a kind of metric may be written with, for messages. */
+/* The units a kind of metric may be written with, for messages. Units carry a kind so that
+ * "cube.delay.max <= 3GB/s" is refused: a number with the wrong kind of unit is a mistake in
+ * the contract, and converting it anyway would check a limit nobody meant. */
 static const char *kind_units(int kind)
 {
     switch (kind) {
@@ -146,15 +148,19 @@ int lens_criteria_unit_value(const char *text, const char *unit, int *kind, doub
             u = &units[i];
     if (!u)
         return LENS_EINVAL;
+    /* the kind is set even when the value then fails, so the parser can name a unit of the
+     * wrong kind before a range error */
     *kind = u->kind;
     /* Shift the decimal exponent in the text rather than multiply by 1e-6, which is not a
      * double: "2.71us" then reads exactly as "2.71e-6" does. The exponent is clamped far
      * outside the range of a double, so the sum cannot overflow a long. */
     char buf[128];
+    /* m: the mantissa's length; text passed number_len, so an 'e' can only start the exponent */
     size_t m = strcspn(text, "eE");
     long ex = 0;
     if (text[m]) {
         errno = 0;
+        /* an exponent past LONG_MAX saturates and is clamped below like any large one */
         ex = strtol(text + m + 1, NULL, 10);
         ex = ex > 100000 ? 100000 : ex < -100000 ? -100000 : ex;
     }
@@ -181,6 +187,7 @@ int lens_criteria_unit_value(const char *text, const char *unit, int *kind, doub
 /* The line being parsed, with what a message needs to point into it. Positions inside the
  * scanner are byte offsets; column() turns one into what the user sees only for messages. */
 struct scan {
+    /* path and line: the FILE:LINE: of every message */
     const char *path;
     long line;
     const char *s;      /* the line, comment cut off */
@@ -195,6 +202,9 @@ static int column(const struct scan *sc, size_t pos)
     return col;
 }
 
+/* Every parse error goes through here: FILE:LINE:COLUMN: message, LENS_EFORMAT. The column
+ * is that of the token at fault, not of the line, because a line holds several keys and
+ * "line 7 is wrong" would leave the user to guess which; editors also jump to it. */
 static int fail(const struct scan *sc, size_t pos, struct lens_err *e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int fail(const struct scan *sc, size_t pos, struct lens_err *e, const char *fmt, ...)
@@ -228,6 +238,7 @@ static size_t number_len(const char *s)
     if (s[p] == '.')
         for (p++; s[p] >= '0' && s[p] <= '9'; p++)
             digits++;
+    /* digits counts both sides of '.': ".5" and "5." are numbers, "." alone is not */
     if (!digits)
         return 0;
     if (s[p] == 'e' || s[p] == 'E') {
@@ -246,6 +257,7 @@ static size_t number_len(const char *s)
 /* Copies s[p, p+n) into a bounded buffer for messages and lookups. */
 static void token(char *dst, size_t cap, const char *s, size_t n)
 {
+    /* truncation is safe: callers have bounded n already, or want only a prefix for a message */
     if (n >= cap)
         n = cap - 1;
     memcpy(dst, s, n);
@@ -274,6 +286,7 @@ static int parse_bytes(const struct scan *sc, size_t p, size_t n, const char *ke
     /* the range check comes first: the cast below is undefined for values out of range */
     if (rc != LENS_OK || v > (double)max)
         return fail(sc, p, e, "%s=%.*s is out of range (at most %lld bytes)", key, (int)n, sc->s + p, max);
+    /* a fraction of a byte survives only from input such as 1.5B or 0.3KiB (4.5KiB is 4608 B) */
     if (v != floor(v))
         return fail(sc, p, e, "%s=%.*s is not a whole number of bytes", key, (int)n, sc->s + p);
     *out = (long long)v;
@@ -290,6 +303,7 @@ static int parse_label(const struct scan *sc, size_t p, char **out, size_t *end,
     char *buf = lens_malloc(strlen(sc->s + p) + 1);
     if (!buf)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", sc->path);
+    /* an unknown escape keeps its backslash: "a\nb" stays as written, not a newline */
     for (; sc->s[q] && sc->s[q] != '"'; q++) {
         if (sc->s[q] == '\\' && (sc->s[q + 1] == '"' || sc->s[q + 1] == '\\'))
             q++;
@@ -377,6 +391,7 @@ static int parse_key(const struct scan *sc, size_t p, struct lens_criterion *c, 
     }
     int key = -1;
     for (int i = 0; i < NKEYS; i++)
+        /* the length test first, so that "len=" is not taken for a prefix of length= */
         if (strlen(key_names[i]) == k - p && !strncmp(s + p, key_names[i], k - p))
             key = i;
     if (key < 0)
@@ -394,6 +409,7 @@ static int parse_key(const struct scan *sc, size_t p, struct lens_criterion *c, 
     *seen |= 1 << key;
     size_t v = k + 1, n = 0;
     /* the label is the one value that may hold blanks: it has its own scanner */
+    /* 4: label's index in key_names */
     if (key == 4)
         return parse_label(sc, v, &c->label, end, e);
     while (!is_space_or_end(s[v + n]))
@@ -402,8 +418,11 @@ static int parse_key(const struct scan *sc, size_t p, struct lens_criterion *c, 
     if (!n)
         return fail(sc, v, e, "%s= has no value", key_names[key]);
     char val[64];
+    /* only scope= and stat= read val, short words: a longer value is cut and then refused */
     token(val, sizeof val, s + v, n);
     switch (key) {
+    /* length= is compared with the cube's int lengths, hence INT_MAX; size= with a sweep's
+     * sizes, capped at 2^50 B (1 PiB), far beyond any message and still exact in a double */
     case 0:
         c->length_col = column(sc, p);
         return parse_bytes(sc, v, n, "length", INT_MAX, &c->length, e);
@@ -483,6 +502,7 @@ static int parse_line(const char *path, long line, char *s, struct lens_criterio
     s[strcspn(s, "\n")] = '\0';
     c->line = (int)line;
     c->col = column(&sc, p);
+    /* the defaults of docs/accept.md: every length or size (-1), all pairs, the median */
     c->length = c->size = -1;
     c->stat = LENS_STAT_MEDIAN;
     c->scope = LENS_SCOPE_ALL;
@@ -496,6 +516,7 @@ static int parse_line(const char *path, long line, char *s, struct lens_criterio
     token(name, sizeof name, s + p, q - p);
     c->metric = -1;
     for (int i = 0; i < LENS_METRIC_COUNT; i++)
+        /* a name that filled name[] was cut and must not match a real metric by its prefix */
         if (!strcmp(name, metrics[i].name) && q - p < sizeof name)
             c->metric = i;
     for (size_t i = 0; c->metric < 0 && i < sizeof reserved / sizeof *reserved; i++)
@@ -515,6 +536,7 @@ static int parse_line(const char *path, long line, char *s, struct lens_criterio
     /* "<==" or "=<" are typos, not "<=" or "<" followed by garbage */
     if (c->op < 0 || s[q] == '=' || s[q] == '<' || s[q] == '>')
         return fail(&sc, p, e, "expected an operator (<= < >= > ==) after %s", name);
+    /* the keys are parsed only after a valid limit (rc), and each from where the last ended */
     int rc = parse_limit(&sc, skip_space(s, q), c, &p, e);
     int seen = 0;
     for (p = skip_space(s, p); rc == LENS_OK && s[p]; p = skip_space(s, p))
@@ -628,6 +650,7 @@ int lens_criteria_read(const char *path, struct lens_criteria **out, struct lens
     int rc = LENS_OK, got;
     long line = 0;
     while (rc == LENS_OK && (got = lens_textline_read(fp, &l, CRITERIA_LINE_MAX)) != LENS_TEXTLINE_EOF) {
+        /* an over-long or unreadable line becomes a FILE:LINE error, as a bad criterion does */
         if (got != LENS_TEXTLINE_OK)
             rc = lens_textline_fail(got, path, line + 1, 0, CRITERIA_LINE_MAX, e);
         else
@@ -645,6 +668,7 @@ unsigned lens_criteria_stats(const struct lens_criteria *cr)
     for (int i = 0; i < cr->n; i++)
         if (metrics[cr->c[i].metric].source == LENS_CRITERIA_CUBE ||
             metrics[cr->c[i].metric].source == LENS_CRITERIA_ANOMALIES)
+            /* stat < LENS_STAT_COUNT (lens_cube_stat_parse), so the shift stays inside the mask */
             mask |= 1u << cr->c[i].stat;
     return mask;
 }
