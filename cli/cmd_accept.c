@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-LENS_COMMAND(accept, "judge cubes and p2p sweeps against acceptance criteria: pass or fail");
+LENS_COMMAND(accept, "judge cubes, p2p sweeps and bisection runs against acceptance criteria: pass or fail");
 
 /* Not in cli.h's enum: only this command has a verdict to give besides success. */
 /* 3 and not 1: a script must tell "the network fails the contract" from "the check could
@@ -256,7 +256,7 @@ int cmd_accept(int argc, char **argv)
     if (!criteria)
         return lens_cli_usage("accept", "missing --criteria FILE");
     if (optind >= argc)
-        return lens_cli_usage("accept", "missing INPUT (a latency cube or a p2p sweep)");
+        return lens_cli_usage("accept", "missing INPUT (a latency cube, a p2p sweep or a bisection run)");
     struct lens_err e;
     lens_err_clear(&e);
     /* the contract before the inputs: a typo in it should not wait for a large cube to load */
