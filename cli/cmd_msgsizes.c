@@ -87,6 +87,7 @@ static int rate_time(void *ctx, uint64_t bytes, double *seconds, struct lens_err
     double s = (double)bytes;
     if (p->nsize < 1)
         return lens_err_set(e, LENS_EDATA, "p2p pair '%s': no sizes", p->label);
+    /* linear search: sweeps hold some twenty sizes and this runs once per distinct size */
     int hi = 0;
     while (hi < p->nsize && (double)p->pt[hi].size_bytes < s)
         hi++;
@@ -112,6 +113,8 @@ static int rate_time(void *ctx, uint64_t bytes, double *seconds, struct lens_err
         *seconds = t;
         return LENS_OK;
     }
+    /* interpolate the time per message, not the rate: time is what is summed per bin, and
+     * 1/M is close to linear in bytes (alpha + s / beta) where M is not */
     double ta = 1.0 / a->msg_rate_median_per_s, tb = 1.0 / b->msg_rate_median_per_s;
     double f = (s - (double)a->size_bytes) / (double)(b->size_bytes - a->size_bytes);
     *seconds = ta + f * (tb - ta);

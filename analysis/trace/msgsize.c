@@ -190,6 +190,8 @@ static int whole_number(const char **p, uint64_t *v)
     uint64_t x = 0;
     for (; isdigit((unsigned char)*s); s++) {
         unsigned d = (unsigned)(*s - '0');
+        /* x * 10 + d <= UINT64_MAX, tested without overflowing: strtoull's ERANGE would need
+         * errno juggling and accepts the sign we refuse */
         if (x > (UINT64_MAX - d) / 10)
             return 2;
         x = x * 10 + d;
@@ -212,6 +214,7 @@ static int profile_line(const char *path, long line, const char *s, int *has, ui
                         uint64_t *size, struct lens_err *e)
 {
     *has = 0;
+    /* leading blanks allowed: profilers right-align their count column */
     s = skip_blanks(s);
     if (!*s || *s == '#' || *s == '\n' || (*s == '\r' && s[1] == '\n'))
         return LENS_OK;
@@ -231,6 +234,7 @@ static int profile_line(const char *path, long line, const char *s, int *has, ui
                             "size is larger than 2^64 - 1 bytes" : "size after ':' is not a whole "
                             "number of bytes");
     s = skip_blanks(s);
+    /* a lone \r before the newline is a CRLF file, not data */
     if (*s == '\r')
         s++;
     /* anything else after the size (a unit, a third field) is refused: it may change meaning */
@@ -281,7 +285,9 @@ int lens_msgsize_read_profile(const char *path, struct lens_msgsize **out, struc
                               line);
             break;
         }
+        /* no call time: a profile file records none (from_profile makes the outputs say so) */
         rc = lens_msgsize_add(m, size, count, 0.0, e);
+        /* counted even for count 0: a file of zero-count lines is a valid, empty profile */
         pairs++;
     }
     lens_textline_release(&l);
