@@ -1,4 +1,4 @@
-/* mpilens msgsizes: the message-size profile of an OTF2 trace (docs/methods.md §5.2): point-to-point
+/* mpilens msgsizes: the message-size profile of an OTF2 trace or a profiler's count : size file (docs/methods.md §5.2): point-to-point
  * messages per size bin with their share of the messages, of the volume and of the send
  * time, as a table, JSON, CSV and a pie chart. */
 #include "cli.h"
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-LENS_COMMAND(msgsizes, "message-size profile of an OTF2 trace: messages, volume, time per size bin");
+LENS_COMMAND(msgsizes, "message-size profile of an OTF2 trace or count : size file, per size bin");
 
 static void help(void)
 {
