@@ -1,6 +1,6 @@
-/* mpilens msgsizes: the message-size profile of an OTF2 trace or a profiler's count : size file (docs/methods.md §5.2): point-to-point
- * messages per size bin with their share of the messages, of the volume and of the send
- * time, as a table, JSON, CSV and a pie chart. */
+/* mpilens msgsizes: the message-size profile (docs/methods.md §5.2) of an OTF2 trace or of a
+ * profiler's `count : size` file: point-to-point messages per size bin with their share of the
+ * messages, of the volume and of the send time, as a table, JSON, CSV and a pie chart. */
 #include "cli.h"
 #include "common/atomic.h"
 
