@@ -1,6 +1,6 @@
-/* mpilens msgsizes: the message-size profile of an OTF2 trace (docs/methods.md §5.2): point-to-point
- * messages per size bin with their share of the messages, of the volume and of the send
- * time, as a table, JSON, CSV and a pie chart. */
+/* mpilens msgsizes: the message-size profile (docs/methods.md §5.2) of an OTF2 trace or of a
+ * profiler's `count : size` file: point-to-point messages per size bin with their share of the
+ * messages, of the volume and of the send time, as a table, JSON, CSV and a pie chart. */
 #include "cli.h"
 #include "common/atomic.h"
 
@@ -14,16 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-LENS_COMMAND(msgsizes, "message-size profile of an OTF2 trace: messages, volume, time per size bin");
+LENS_COMMAND(msgsizes, "message-size profile of an OTF2 trace or count : size file, per size bin");
 
 static void help(void)
 {
-    printf("usage: mpilens msgsizes [options] TRACE\n\n"
+    printf("usage: mpilens msgsizes [options] TRACE|PROFILE\n\n"
            "TRACE is a traces.otf2 anchor file or the folder holding it (ours or Score-P's).\n"
+           "PROFILE is any other plain file of 'COUNT : SIZE' lines (messages : bytes, '#'\n"
+           "comments and blank lines allowed), as the LuNA profiler writes.\n"
            "Counts the point-to-point messages (Send, Isend, Sendrecv, ...) per size bin and\n"
            "prints each bin's messages, share of messages, bytes, share of volume and share of\n"
            "the time in the send calls (%% call); with --p2p also the share of the send time\n"
-           "modelled from a measured sweep (%% time). Collectives and one-sided transfers are\n"
+           "from a measured sweep (%% time). Collectives and one-sided transfers are\n"
            "counted aside, not as messages.\n\n"
            "options:\n"
            "  --bins LIST     lower bin edges in bytes, increasing, k/M/G = 1024^1..3\n"
@@ -32,6 +34,8 @@ static void help(void)
            "  --p2p PREFIX    model the send time with `mpilens-bench -t p2p` results:\n"
            "                  PREFIX_p2p.nc or .csv, or one such file\n"
            "  --pair WHICH    pair of the p2p file: index, intra, inter or label (default 0)\n"
+           "  --time-model M  with --p2p: 'rate' (default) sends count messages in\n"
+           "                  count / message rate; 'latency' uses the median latency\n"
            "  --json          JSON instead of the table\n"
            "  --csv FILE      also write the bins as CSV\n"
            "  --plot FILE     also draw pies and the table (FILE.png or FILE.svg)\n"
@@ -40,7 +44,8 @@ static void help(void)
            "example:\n"
            "  mpilens trace -o run -- mpirun -np 4 ./app\n"
            "  mpilens msgsizes run --bins 0,64,4k,64k --plot sizes.png\n"
-           "  mpilens msgsizes run/traces.otf2 --p2p out/pair --json\n");
+           "  mpilens msgsizes run/traces.otf2 --p2p out/pair --json\n"
+           "  mpilens msgsizes samples/profiles/luna_sizes.txt --p2p out/pair\n");
 }
 
 /* Writes the bins as CSV into path atomically. */
@@ -71,9 +76,55 @@ static int p2p_time(void *ctx, uint64_t bytes, double *seconds, struct lens_err 
     return LENS_OK;
 }
 
-/* Reads the p2p results, picks the pair and sets the model; *desc names them. */
-static int set_model(struct lens_msgsize *m, const char *input, const char *which, char *desc,
-                     size_t n, struct lens_err *e)
+/* The measured time of one message from the sweep's message rate, as the LuNA thesis
+ * specifies (docs/methods.md 5.2): count_n messages of size_n take count_n / M(size_n), so one
+ * message takes 1 / M. Between measured sizes 1 / M is interpolated linearly in bytes (exact
+ * at the sweep's sizes); below the smallest it is that size's; above the largest s_L the
+ * transfer is bandwidth-bound, so it grows in proportion, s / (s_L M(s_L)) = s / B(s_L). */
+static int rate_time(void *ctx, uint64_t bytes, double *seconds, struct lens_err *e)
+{
+    const struct lens_p2p_pair *p = ctx;
+    double s = (double)bytes;
+    if (p->nsize < 1)
+        return lens_err_set(e, LENS_EDATA, "p2p pair '%s': no sizes", p->label);
+    /* linear search: sweeps hold some twenty sizes and this runs once per distinct size */
+    int hi = 0;
+    while (hi < p->nsize && (double)p->pt[hi].size_bytes < s)
+        hi++;
+    /* lo, top: the measured sizes used; equal above the sweep, below it or on a size */
+    int lo = hi, top = hi;
+    if (hi == p->nsize)
+        lo = top = hi - 1;
+    else if (hi > 0 && (double)p->pt[hi].size_bytes > s)
+        lo = hi - 1;
+    /* only the points used must have a rate: a NaN elsewhere does not matter */
+    for (int k = lo; k <= top; k++) {
+        double r = p->pt[k].msg_rate_median_per_s;
+        if (!(r > 0.0) || isinf(r))
+            return lens_err_set(e, LENS_EDATA, "p2p pair '%s': no message rate at %lld bytes "
+                                "(median %g/s)", p->label, p->pt[k].size_bytes, r);
+    }
+    const struct lens_p2p_point *a = &p->pt[lo], *b = &p->pt[top];
+    if (lo == top) {
+        double t = 1.0 / a->msg_rate_median_per_s;
+        /* above the sweep: proportional to size (a 0-byte last point cannot scale) */
+        if (s > (double)a->size_bytes && a->size_bytes > 0)
+            t *= s / (double)a->size_bytes;
+        *seconds = t;
+        return LENS_OK;
+    }
+    /* interpolate the time per message, not the rate: time is what is summed per bin, and
+     * 1/M is close to linear in bytes (alpha + s / beta) where M is not */
+    double ta = 1.0 / a->msg_rate_median_per_s, tb = 1.0 / b->msg_rate_median_per_s;
+    double f = (s - (double)a->size_bytes) / (double)(b->size_bytes - a->size_bytes);
+    *seconds = ta + f * (tb - ta);
+    return LENS_OK;
+}
+
+/* Reads the p2p results, picks the pair and sets the model (from the message rate, or with
+ * use_latency from the latency curve); *desc says which and from where. */
+static int set_model(struct lens_msgsize *m, const char *input, const char *which,
+                     int use_latency, char *desc, size_t n, struct lens_err *e)
 {
     struct lens_p2pfile *f = NULL;
     int rc = lens_p2pfile_read(input, &f, e);
@@ -86,16 +137,22 @@ static int set_model(struct lens_msgsize *m, const char *input, const char *whic
         return k;
     }
     /* copied out now: f and its labels are freed before the listing names the model */
-    snprintf(desc, n, "%s (%s)", f->path, f->pair[k].label);
+    if (use_latency)
+        snprintf(desc, n, "modelled send time from the median latency of %s (%s)", f->path,
+                 f->pair[k].label);
+    else
+        snprintf(desc, n, "send time count / message rate from %s (%s)", f->path,
+                 f->pair[k].label);
     /* applied now, while f lives: one time per distinct size, times its count, per bin */
-    rc = lens_msgsize_model(m, p2p_time, &f->pair[k], e);
+    rc = lens_msgsize_model(m, use_latency ? p2p_time : rate_time, &f->pair[k], e);
+    m->time_source = use_latency ? "latency" : "message_rate";
     lens_p2pfile_free(f);
     return rc;
 }
 
 /* The options as parsed; NULL (or 0) when not given. */
 struct opts {
-    const char *bins, *p2p, *pair, *csv, *plot, *output, *trace;
+    const char *bins, *p2p, *pair, *csv, *plot, *output, *trace, *time_model;
     int json;
 };
 
@@ -112,7 +169,9 @@ static int run(const struct opts *o, struct lens_err *e)
         return rc == LENS_EINVAL ? LENS_EUSAGE : rc;
     struct lens_msgsize *m = NULL;
     /* the trace is read once; binning and the model work on its message list */
-    rc = lens_msgsize_read(o->trace, &m, e);
+    /* a plain file that is not an .otf2 anchor is a profiler's `count : size` listing */
+    rc = lens_msgsize_is_profile(o->trace) ? lens_msgsize_read_profile(o->trace, &m, e)
+                                           : lens_msgsize_read(o->trace, &m, e);
     if (rc == LENS_OK)
         rc = lens_msgsize_bin(m, edges, nedges, drop_empty, e);
     lens_free(edges);
@@ -120,7 +179,8 @@ static int run(const struct opts *o, struct lens_err *e)
     /* room for a path of PATH_MAX and the pair's label */
     char desc[4096 + 256];
     if (rc == LENS_OK && o->p2p) {
-        rc = set_model(m, o->p2p, o->pair, desc, sizeof desc, e);
+        int lat = o->time_model && !strcmp(o->time_model, "latency");
+        rc = set_model(m, o->p2p, o->pair, lat, desc, sizeof desc, e);
         model = desc;
     }
     /* Files first, the listing last: a failing file then leaves stdout empty rather than a
@@ -164,6 +224,7 @@ int cmd_msgsizes(int argc, char **argv)
     static const struct option opts[] = {{"bins", required_argument, NULL, 'b'},
                                          {"p2p", required_argument, NULL, 'p'},
                                          {"pair", required_argument, NULL, 'P'},
+                                         {"time-model", required_argument, NULL, 't'},
                                          {"json", no_argument, NULL, 'j'},
                                          {"csv", required_argument, NULL, 'c'},
                                          {"plot", required_argument, NULL, 'g'},
@@ -179,6 +240,7 @@ int cmd_msgsizes(int argc, char **argv)
         case 'b': o.bins = optarg; break;
         case 'p': o.p2p = optarg; break;
         case 'P': o.pair = optarg; break;
+        case 't': o.time_model = optarg; break;
         case 'j': o.json = 1; break;
         case 'c': o.csv = optarg; break;
         case 'g': o.plot = optarg; break;
@@ -188,10 +250,16 @@ int cmd_msgsizes(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return lens_cli_usage("msgsizes", optind >= argc ? "missing TRACE" : "one TRACE only");
+        return lens_cli_usage("msgsizes", optind >= argc ? "missing TRACE or PROFILE"
+                                                         : "one TRACE or PROFILE only");
     /* --pair picks from the sweep; without one it would be ignored silently */
     if (o.pair && !o.p2p)
         return lens_cli_usage("msgsizes", "--pair needs --p2p");
+    if (o.time_model && !o.p2p)
+        return lens_cli_usage("msgsizes", "--time-model needs --p2p");
+    if (o.time_model && strcmp(o.time_model, "rate") && strcmp(o.time_model, "latency"))
+        return lens_cli_usage("msgsizes", "--time-model is 'rate' or 'latency', not '%s'",
+                              o.time_model);
     /* the picture's name is checked before the trace is read, which may take long */
     if (o.plot) {
         size_t n = strlen(o.plot);

@@ -135,7 +135,7 @@ with open(sys.argv[1], "w") as f:
         L = 1.5e-6 + s / 2.5e9
         f.write(",".join(str(x) for x in [s, L * 1.1, L * 0.9, repr(L), L * 2, 1e9, 1e9, 1e9, 1e9, 1e5, 1e5, 1e5, 1e5]) + "\n")
 EOF
-check "p2p run" $M "$TMP/t" --p2p "$TMP/lin" --json -o "$TMP/p.json" --plot "$TMP/p.png"
+check "p2p run" $M "$TMP/t" --p2p "$TMP/lin" --time-model latency --json -o "$TMP/p.json" --plot "$TMP/p.png"
 check_eq "share of send time from the p2p model" "$($PY - "$TMP" "$TMP/p.json" <<'EOF'
 import json, sys
 sys.path.insert(0, sys.argv[1])

@@ -3,6 +3,7 @@
 #include "msgsize.h"
 
 #include "common/json.h"
+#include "common/textline.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Why these edges: msgsize.h. They are lower edges, so bin k is [edge k, edge k+1 - 1] and the
  * last bin is open; the 0 edge gives empty messages (a zero-byte Send is a pure
@@ -167,6 +169,141 @@ int lens_msgsize_read(const char *path, struct lens_msgsize **out, struct lens_e
     return LENS_OK;
 }
 
+int lens_msgsize_is_profile(const char *path)
+{
+    struct stat st;
+    size_t n = strlen(path);
+    /* A trace is a folder or its .otf2 anchor; anything else that is a plain file is taken as a
+     * profile, so `mpilens msgsizes sizes.txt` needs no extra option. */
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+           !(n >= 5 && !strcmp(path + n - 5, ".otf2"));
+}
+
+/* A whole decimal number starting at *p (digits only: no sign, no blank, no suffix, so "-1"
+ * cannot wrap and "1e3" or "4k" is refused rather than half read). Advances *p past it.
+ * 0 ok, 1 not a number, 2 beyond 2^64 - 1. */
+static int whole_number(const char **p, uint64_t *v)
+{
+    const char *s = *p;
+    if (!isdigit((unsigned char)*s))
+        return 1;
+    uint64_t x = 0;
+    for (; isdigit((unsigned char)*s); s++) {
+        unsigned d = (unsigned)(*s - '0');
+        /* x * 10 + d <= UINT64_MAX, tested without overflowing: strtoull's ERANGE would need
+         * errno juggling and accepts the sign we refuse */
+        if (x > (UINT64_MAX - d) / 10)
+            return 2;
+        x = x * 10 + d;
+    }
+    *v = x;
+    *p = s;
+    return 0;
+}
+
+static const char *skip_blanks(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* One line of a profile: sets *has to 1 and fills count and size for a pair, 0 for a blank or
+ * comment line. The line ends at '#', '\n' or "\r\n" (files written on Windows). */
+static int profile_line(const char *path, long line, const char *s, int *has, uint64_t *count,
+                        uint64_t *size, struct lens_err *e)
+{
+    *has = 0;
+    /* leading blanks allowed: profilers right-align their count column */
+    s = skip_blanks(s);
+    if (!*s || *s == '#' || *s == '\n' || (*s == '\r' && s[1] == '\n'))
+        return LENS_OK;
+    int bad = whole_number(&s, count);
+    if (bad)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld: %s", path, line, bad == 2 ?
+                            "count is larger than 2^64 - 1" : "expected 'COUNT : SIZE' (whole "
+                            "numbers of messages and bytes)");
+    s = skip_blanks(s);
+    if (*s != ':')
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld: expected ':' after the count, 'COUNT : "
+                            "SIZE'", path, line);
+    s = skip_blanks(s + 1);
+    bad = whole_number(&s, size);
+    if (bad)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld: %s", path, line, bad == 2 ?
+                            "size is larger than 2^64 - 1 bytes" : "size after ':' is not a whole "
+                            "number of bytes");
+    s = skip_blanks(s);
+    /* a lone \r before the newline is a CRLF file, not data */
+    if (*s == '\r')
+        s++;
+    /* anything else after the size (a unit, a third field) is refused: it may change meaning */
+    if (*s && *s != '\n' && *s != '#')
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld: unexpected text after the size: '%.20s'",
+                            path, line, s);
+    *has = 1;
+    return LENS_OK;
+}
+
+/* The file is read whole before the profile is returned: on any error the caller gets no
+ * profile, so no output is ever made from a half-read file. */
+int lens_msgsize_read_profile(const char *path, struct lens_msgsize **out, struct lens_err *e)
+{
+    *out = NULL;
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return lens_err_set(e, LENS_EIO, "%s: %s", path, strerror(errno));
+    struct lens_msgsize *m = NULL;
+    int rc = lens_msgsize_new(&m, e);
+    struct lens_textline l = {0};
+    long line = 0;
+    uint64_t pairs = 0;
+    while (rc == LENS_OK) {
+        int got = lens_textline_read(fp, &l, LENS_TEXTLINE_MAX);
+        if (got == LENS_TEXTLINE_EOF)
+            break;
+        line++;
+        if (got != LENS_TEXTLINE_OK) {
+            rc = lens_textline_fail(got, path, line, 0, LENS_TEXTLINE_MAX, e);
+            break;
+        }
+        /* a NUL inside is caught by the reader; strings below stop at the line's end */
+        int has;
+        uint64_t count, size;
+        rc = profile_line(path, line, l.s, &has, &count, &size, e);
+        if (rc || !has)
+            continue;
+        /* The byte total must stay exact: a wrapped total would give silently wrong volume
+         * shares, so a profile beyond 2^64 - 1 bytes is refused with its line. */
+        if (size && (count > (UINT64_MAX - m->total_bytes) / size)) {
+            rc = lens_err_set(e, LENS_EDATA, "%s:%ld: total volume exceeds 2^64 - 1 bytes", path,
+                              line);
+            break;
+        }
+        if (count > UINT64_MAX - m->total_messages) {
+            rc = lens_err_set(e, LENS_EDATA, "%s:%ld: total messages exceed 2^64 - 1", path,
+                              line);
+            break;
+        }
+        /* no call time: a profile file records none (from_profile makes the outputs say so) */
+        rc = lens_msgsize_add(m, size, count, 0.0, e);
+        /* counted even for count 0: a file of zero-count lines is a valid, empty profile */
+        pairs++;
+    }
+    lens_textline_release(&l);
+    fclose(fp);
+    /* An empty profile is most likely the wrong file; refusing it beats an all-zero table. */
+    if (rc == LENS_OK && pairs == 0)
+        rc = lens_err_set(e, LENS_EDATA, "%s: no 'COUNT : SIZE' line", path);
+    if (rc) {
+        lens_msgsize_free(m);
+        return rc;
+    }
+    m->from_profile = 1;
+    *out = m;
+    return LENS_OK;
+}
+
 /* One edge of a --bins list: digits with an optional k/K/M/G (powers of 1024). */
 /* The item is copied out because s is not NUL-terminated at the comma; 64 bytes hold any 64-bit
  * number with a suffix, longer items are refused rather than truncated. */
@@ -318,7 +455,9 @@ int lens_msgsize_bin(struct lens_msgsize *m, const uint64_t *edges, size_t n, in
         /* Shares of an empty total are 0 (msgsize.h), so an empty trace prints zeros, not NaN. */
         d->share_messages = m->total_messages ? (double)d->count / (double)m->total_messages : 0;
         d->share_volume = m->total_bytes ? (double)d->bytes / (double)m->total_bytes : 0;
-        d->share_call_time = m->total_call_s > 0 ? d->call_s / m->total_call_s : 0;
+        /* A profile file records no call time: NaN prints "-"/null, never a false 0 %. */
+        d->share_call_time = m->from_profile ? NAN
+                             : m->total_call_s > 0 ? d->call_s / m->total_call_s : 0;
     }
     lens_free(m->bins);
     m->bins = b;
@@ -413,15 +552,30 @@ int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, co
     human_bytes(m->total_bytes, hb, sizeof hb);
     human_bytes(m->coll_bytes, cb, sizeof cb);
     fprintf(fp, "message sizes of %s\n", source ? source : "(profile)");
-    fprintf(fp, "%d ranks, %" PRIu64 " point-to-point messages, %" PRIu64 " bytes (%s), "
-            "%zu distinct sizes\n", m->nranks, m->total_messages, m->total_bytes, hb, m->nsizes);
-    /* Said every time, so a profile of a collective-heavy code is not mistaken for a quiet one. */
-    fprintf(fp, "not counted: %" PRIu64 " collective calls (%s sent), %" PRIu64
-            " one-sided transfers (%" PRIu64 " B)\n", m->coll_calls, cb, m->rma_ops, m->rma_bytes);
-    if (model)
-        fprintf(fp, "%% time: modelled send time from %s (%.6f s in total); "
+    if (m->from_profile)
+        fprintf(fp, "profile file, %" PRIu64 " messages, %" PRIu64 " bytes (%s), %zu distinct "
+                "sizes\n", m->total_messages, m->total_bytes, hb, m->nsizes);
+    else
+        fprintf(fp, "%d ranks, %" PRIu64 " point-to-point messages, %" PRIu64 " bytes (%s), "
+                "%zu distinct sizes\n", m->nranks, m->total_messages, m->total_bytes, hb,
+                m->nsizes);
+    /* Said every time, so a profile of a collective-heavy code is not mistaken for a quiet one;
+     * a profile file lists messages only, so it cannot say. */
+    if (m->from_profile)
+        fprintf(fp, "not counted: whatever the profiler left out (collectives, one-sided)\n");
+    else
+        fprintf(fp, "not counted: %" PRIu64 " collective calls (%s sent), %" PRIu64
+                " one-sided transfers (%" PRIu64 " B)\n", m->coll_calls, cb, m->rma_ops,
+                m->rma_bytes);
+    if (model && m->from_profile)
+        fprintf(fp, "%% time: %s (%.6f s in total); no recorded call time in a profile file\n",
+                model, m->total_model_s);
+    else if (model)
+        fprintf(fp, "%% time: %s (%.6f s in total); "
                 "%% call: recorded time in the send calls (%.6f s)\n", model,
                 m->total_model_s, m->total_call_s);
+    else if (m->from_profile)
+        fprintf(fp, "no --p2p file, so no send time; no recorded call time in a profile file\n");
     else
         fprintf(fp, "%% call: recorded time in the send calls (%.6f s); no --p2p file, so no "
                 "modelled send time\n", m->total_call_s);
@@ -450,7 +604,7 @@ int lens_msgsize_write_text(const struct lens_msgsize *m, const char *source, co
             m->total_bytes, m->total_bytes ? "100.0%" : "0.0%");
     if (model)
         fprintf(fp, " %8s", m->total_model_s > 0 ? "100.0%" : "0.0%");
-    fprintf(fp, " %8s\n", m->total_call_s > 0 ? "100.0%" : "0.0%");
+    fprintf(fp, " %8s\n", m->from_profile ? "-" : m->total_call_s > 0 ? "100.0%" : "0.0%");
     return ferror(fp) ? -1 : 0;
 }
 
@@ -488,8 +642,13 @@ int lens_msgsize_write_json(const struct lens_msgsize *m, const char *source, co
     json_u64(&j, "distinct_sizes", m->nsizes);
     lens_json_key(&j, "time_model");
     lens_json_string(&j, model);
+    /* which measurement the time column comes from, machine-readable (docs/msgsizes.md) */
+    lens_json_key(&j, "time_source");
+    lens_json_string(&j, model ? m->time_source : NULL);
+    lens_json_key(&j, "source_kind");
+    lens_json_string(&j, m->from_profile ? "profile" : "trace");
     json_num(&j, "total_time_s", model ? m->total_model_s : NAN);
-    json_num(&j, "total_call_s", m->total_call_s);
+    json_num(&j, "total_call_s", m->from_profile ? NAN : m->total_call_s);
     json_u64(&j, "collective_calls", m->coll_calls);
     json_u64(&j, "collective_bytes", m->coll_bytes);
     json_u64(&j, "rma_transfers", m->rma_ops);
@@ -515,7 +674,7 @@ int lens_msgsize_write_json(const struct lens_msgsize *m, const char *source, co
         json_num(&j, "share_volume", b->share_volume);
         json_num(&j, "time_s", model ? b->model_s : NAN);
         json_num(&j, "share_time", model ? b->share_time : NAN);
-        json_num(&j, "call_s", b->call_s);
+        json_num(&j, "call_s", m->from_profile ? NAN : b->call_s);
         json_num(&j, "share_call_time", b->share_call_time);
         lens_json_end_object(&j);
     }
@@ -561,7 +720,7 @@ int lens_msgsize_write_csv(const struct lens_msgsize *m, FILE *fp)
         csv_num(fp, b->share_volume, 0);
         csv_num(fp, b->model_s, 0);
         csv_num(fp, b->share_time, 0);
-        csv_num(fp, b->call_s, 0);
+        csv_num(fp, m->from_profile ? NAN : b->call_s, 0);
         csv_num(fp, b->share_call_time, 1);
     }
     return ferror(fp) ? -1 : 0;

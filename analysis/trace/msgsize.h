@@ -38,7 +38,10 @@ struct lens_msgsize {
     uint64_t total_messages, total_bytes;
     double total_call_s;             /* seconds */
     double total_model_s;            /* seconds, NaN until lens_msgsize_model */
-    int nranks;                      /* of the trace, 0 when filled by hand */
+    int nranks;                      /* of the trace, 0 when filled by hand or from a profile */
+    int from_profile;                /* 1: read from a `count : size` file, no call times */
+    const char *time_source;         /* "message_rate", "latency" or NULL: what model_s is from
+                                      * (static string, set by the caller of lens_msgsize_model) */
     uint64_t coll_calls;             /* collective calls seen and not counted */
     uint64_t coll_bytes;             /* bytes those calls sent */
     uint64_t rma_ops, rma_bytes;     /* puts, gets, accumulates seen and not counted */
@@ -68,6 +71,18 @@ int lens_msgsize_add_trace(struct lens_msgsize *m, const struct lens_trace *t,
 /* Reads the OTF2 archive at path (anchor file or folder) into a new profile: the errors of
  * lens_trace_read, LENS_ENOMEM. */
 int lens_msgsize_read(const char *path, struct lens_msgsize **out, struct lens_err *e);
+
+/* Reads a message-size profile file (docs/msgsizes.md "Profile files"): one `COUNT : SIZE`
+ * pair of whole decimal numbers a line (messages, bytes), blanks around the colon, `#` to the
+ * end of a line is a comment, blank lines skipped; a size given twice adds its counts. The
+ * profile has no call times (from_profile set). Errors name path:line: LENS_EIO (unreadable),
+ * LENS_EFORMAT (not two whole numbers around a colon, too large, NUL byte, line over
+ * LENS_TEXTLINE_MAX), LENS_EDATA (no pair at all, byte total beyond 2^64 - 1), LENS_ENOMEM. */
+int lens_msgsize_read_profile(const char *path, struct lens_msgsize **out, struct lens_err *e);
+
+/* Whether path is given as a profile file rather than a trace: an existing regular file whose
+ * name does not end in ".otf2" (a trace is its folder or its traces.otf2 anchor). 1 or 0. */
+int lens_msgsize_is_profile(const char *path);
 
 /* Parses "0,64,1k,64K,1M" (lower edges: non-negative integers, strictly increasing, k/K/M/G
  * binary suffixes) into *edges (lens_malloc'd, caller frees) and *n. An edge list that does
