@@ -130,7 +130,9 @@ static int draw_all(const struct lens_doc *d, const struct lens_template *t, str
                 if (d->kind->input_vars)
                     rc = d->kind->input_vars(d->ctx, e);
                 for (int j = i; j < end && rc == LENS_OK; j++)
-                    rc = draw_section(d, t, &t->sections[j], e);
+                    /* a section the report leaves out for this input draws nothing, not even its heading */
+                    if (!d->kind->shown || d->kind->shown(d->ctx, t->sections[j].name))
+                        rc = draw_section(d, t, &t->sections[j], e);
             }
             *cur = -1;
         }

@@ -51,6 +51,10 @@ struct lens_doc_kind {
     /* Placeholders of the current input, called before each repetition of a "repeat inputs"
      * group (the report's current-input field already set); NULL: none. */
     int (*input_vars)(void *ctx, struct lens_err *e);
+    /* Whether section `name` is drawn for the current input (1) or left out whole, headings
+     * included (0): a cube that fails the data-quality gate has no structure pages. NULL: every
+     * section is drawn. */
+    int (*shown)(void *ctx, const char *name);
 };
 
 /* The section of k called name, or NULL. */

@@ -183,6 +183,8 @@ static int input_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK)
         rc = lens_template_vars_set(v, "layout", c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic", e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "files", files, e);
+    /* the gate's numbers are the cube's too: page one and the gate section both word them */
+    if (rc == LENS_OK) rc = lens_report_gate_vars(r, e);
     return rc;
 }
 
@@ -443,6 +445,8 @@ static int quality_block(void *ctx, const struct lens_template_item *it, struct 
  * placeholders. */
 static const struct lens_doc_section sections[] = {
     {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"answer", LENS_DOC_CUBE, lens_report_answer_vars, lens_report_answer_table, lens_report_answer_block},
+    {"gate", LENS_DOC_CUBE, NULL, NULL, lens_report_gate_block},
     {"parameters", LENS_DOC_CUBE, NULL, NULL, NULL},
     {"input", LENS_DOC_CUBE, NULL, NULL, NULL},
     {"summary", LENS_DOC_CUBE, summary_vars, summary_table, NULL},
@@ -464,7 +468,8 @@ static int repeat_vars(void *ctx, struct lens_err *e)
 }
 
 static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), repeat_vars};
+                                          (int)(sizeof sections / sizeof sections[0]), repeat_vars,
+                                          lens_report_shown};
 
 /* The structure parts the sections of t lay out (lens_report_parts): the structure section
  * every part but the anomalies, the anomalies section only those, so a template without them
@@ -503,7 +508,8 @@ static int prepare(void *ctx, struct lens_err *e)
      * exactly those its sections will read. */
     unsigned need = template_parts(w->r.t);
     for (int i = 0; i < w->r.nin; i++)
-        if (w->r.in[i].results && (w->r.in[i].results->parts & need) != need)
+        /* parts the gate dropped (skipped) count as present: their sections are left out */
+        if (w->r.in[i].results && ((w->r.in[i].results->parts | w->r.in[i].results->skipped) & need) != need)
             return lens_err_set(e, LENS_EINVAL, "report: the results of %s lack structure parts 0x%x the template "
                                 "shows (see lens_report_parts)", w->r.in[i].name, need & ~w->r.in[i].results->parts);
     int rc = LENS_OK;

@@ -50,7 +50,7 @@ int lens_report_anomalies_vars(void *ctx, struct lens_err *e)
 }
 
 /* The ranks a finding is about: "3 -> 17 (node01 -> node03)", "16-23 (node03)", "4 <-> 9". */
-static void finding_ranks(const struct lens_cube *c, const struct lens_anomaly *f, char *buf, size_t n)
+void lens_report_finding_ranks(const struct lens_cube *c, const struct lens_anomaly *f, char *buf, size_t n)
 {
     buf[0] = '\0';
     if (f->nranks == 0)
@@ -130,7 +130,7 @@ int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, 
         snprintf(name, sizeof name, "kind_%s", row.kind);
         if ((rc = lens_report_text(r, name, kind, sizeof kind, e)) != LENS_OK)
             break;
-        finding_ranks(c, &st->an->items[i], ranks, sizeof ranks);
+        lens_report_finding_ranks(c, &st->an->items[i], ranks, sizeof ranks);
         finding_lengths(c, &st->an->items[i], lengths, sizeof lengths);
         /* the robust z, one decimal: its order of magnitude is what matters */
         snprintf(score, sizeof score, "%.1f", row.z);
