@@ -85,7 +85,7 @@ check_no_structure() {
 check_no_structure "one host: no structure pages" "$t"
 
 # bookmarks: page one (input, what to do next), the parameters, the input, summary, gate,
-# heatmaps with 3 figures, data quality; titles are
+# heatmaps with 3 figures, data quality, references; titles are
 # UTF-16 strings in uncompressed outline dictionaries
 outl=$($PY - "$TMP/one.pdf" <<'EOF'
 import re, sys
@@ -95,8 +95,8 @@ for h in re.findall(rb"/Title <FEFF([0-9A-F]*)>", raw):
     print(bytes.fromhex(h.decode()).decode("utf-16-be"))
 EOF
 )
-check_eq "outline entries" "$(printf '%s\n' "$outl" | head -n 1)" 11
-for b in "Summary" "Can the data carry a structure[?]" "Heatmaps" "Data quality" "What to do next" \
+check_eq "outline entries" "$(printf '%s\n' "$outl" | head -n 1)" 12
+for b in "Summary" "Can the data carry a structure[?]" "Heatmaps" "Data quality" "What to do next" "References" \
     "median delay, 0 B" "median delay, 4096 B" "Input 1: $ONE"; do
     has_line "bookmark '$b'" "$outl" "^$b\$"
 done

@@ -76,4 +76,18 @@ check_match "oversubscribed: the reason" "$(flat "$TMP/over.pdf")" "8 ranks shar
 no_structure "oversubscribed" "$TMP/over.pdf"
 check_exit "bad --cores" 2 "$BIN/mpilens" report "$S32" -o "$TMP/x.pdf" --cores 0
 
+# ---- references: only the works the document uses, no "paper 000"-style or figure citations ----
+refs() { pdftotext "$1" - | tr -d '\f' | sed -n '/^References$/,$p'; }
+r=$(refs "$TMP/s32.pdf")
+for w in "Salnikov" "Saitou" "Lance" "Cattell" "Iglewicz" "network_test2"; do
+    check_match "synth32 cites $w" "$r" "$w"
+done
+if printf '%s' "$r" | grep -q "OSU"; then fail "synth32 cites OSU without a sweep"; else ok; fi
+r=$(refs "$TMP/noisy.pdf")
+check_match "noisy cube cites network_test2" "$r" "network_test2"
+if printf '%s' "$r" | grep -Eq "Salnikov|Saitou|Iglewicz"; then fail "noisy cube cites methods it did not use"; else ok; fi
+for f in "$TMP/s32.pdf" "$TMP/noisy.pdf"; do
+    if pdftotext "$f" - | grep -Eiq "paper 0|Figure [0-9]+ of "; then fail "$f: a paper-number or foreign figure citation"; else ok; fi
+done
+
 finish test_report_gate

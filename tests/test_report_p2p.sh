@@ -65,8 +65,8 @@ while read -r pair size med mn bw rate; do
 done <"$TMP/ref"
 check_eq "one table row per size and pair" \
     "$(printf '%s\n' "$p2p" | grep -cE '^ *[0-9]+ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +(-|[0-9]+\.[0-9]) +[0-9]+$')" 26
-# 13 since issue 14: page one (the answer) before the parameters
-check_eq "pages" "$(pages "$TMP/both.pdf")" 13
+# 14 since issue 14: page one (the answer) before the parameters, the references at the end
+check_eq "pages" "$(pages "$TMP/both.pdf")" 14
 for m in latency bandwidth msg_rate; do
     check "figure input2_p2p_$m.png" test -s "$TMP/fig/input2_p2p_$m.png"
     check "figure input2_p2p_$m.svg" test -s "$TMP/fig/input2_p2p_$m.svg"

@@ -438,6 +438,58 @@ static int quality_block(void *ctx, const struct lens_template_item *it, struct 
     return rc;
 }
 
+/* ---- references ---- */
+
+static unsigned template_parts(const struct lens_template *t);
+
+/* Which methods the document shows, for the reference list: bit 0 a cube, 1 a structure section
+ * drawn for a cube, 2 an anomalies section drawn for a cube, 3 a sweep. A cube that failed the
+ * data-quality gate draws neither, so its methods are not cited. */
+static unsigned methods_used(const struct lens_report_ctx *r)
+{
+    unsigned parts = template_parts(r->t), used = 0;
+    for (int i = 0; i < r->nin; i++) {
+        const struct lens_structure_report *res = r->in[i].results;
+        int failed = res && res->gated && !res->quality.pass;
+        if (r->in[i].p2p)
+            used |= 8;
+        if (!r->in[i].cube)
+            continue;
+        used |= 1;
+        if (!failed && (parts & LENS_STRUCTURE_TREE))
+            used |= 2;
+        if (!failed && (parts & LENS_STRUCTURE_ANOMALIES))
+            used |= 4;
+    }
+    return used;
+}
+
+/* The "list" block of the references section: the works whose methods the document used, in
+ * the order of the template's texts (by first author), cited in the prose by author and year. */
+static int references_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    if (strcmp(it->name, "list"))
+        return lens_report_unknown_item(r, it, e);
+    /* {text, the methods_used bit that cites it}, in the list's order */
+    static const struct {
+        const char *text;
+        unsigned bit;
+    } refs[] = {{"ref_cattell", 2},  {"ref_iglewicz", 4}, {"ref_lance", 2}, {"ref_network_test2", 1},
+                {"ref_osu", 8},      {"ref_saitou", 2},   {"ref_salnikov", 2}};
+    unsigned used = methods_used(r);
+    int rc = LENS_OK;
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0] && rc == LENS_OK; i++) {
+        char buf[1024];
+        if (!(used & refs[i].bit))
+            continue;
+        if ((rc = lens_report_text(r, refs[i].text, buf, sizeof buf, e)) == LENS_OK)
+            rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 9, LENS_PDF_LEFT, 0, buf, e);
+        lens_pdf_space(r->pdf, 3);
+    }
+    return rc;
+}
+
 /* ---- the section table: one row per section a template may name ---- */
 
 /* Which kind of input each section is about decides where it may stand in the template and how
@@ -456,6 +508,7 @@ static const struct lens_doc_section sections[] = {
     {"quality", LENS_DOC_CUBE, NULL, NULL, quality_block},
     {"p2p_parameters", LENS_DOC_SWEEP, NULL, NULL, NULL},
     {"p2p", LENS_DOC_SWEEP, lens_report_p2p_vars, lens_report_p2p_table, lens_report_p2p_block},
+    {"references", LENS_DOC_NONE, NULL, NULL, references_block},
 };
 
 /* The placeholders of the input a "repeat inputs" group is drawn for. */
