@@ -531,6 +531,8 @@ static const struct lens_doc_section sections[] = {
     {"comparison", LENS_DOC_NONE, NULL, NULL, comparison_block},
     {"trace", LENS_DOC_TRACE, trace_vars, problems_table, NULL},
     {"problem_details", LENS_DOC_TRACE, NULL, NULL, details_block},
+    /* the works the methods come from: all template text, drawn once at the end */
+    {"references", LENS_DOC_NONE, NULL, NULL, NULL},
 };
 
 /* No per-input callback: the trace sections set their own placeholders in trace_vars. */

@@ -439,6 +439,8 @@ static const struct lens_doc_section sections[] = {
     {"where", LENS_DOC_NONE, where_vars, where_table, prose_block},
     {"figures", LENS_DOC_NONE, NULL, NULL, figures_block},
     {"iterations", LENS_DOC_NONE, iterations_vars, rounds_table, NULL},
+    /* the works the methods come from: all template text, drawn once at the end */
+    {"references", LENS_DOC_NONE, NULL, NULL, NULL},
 };
 
 /* No per-input callback: there is one profile and every section is about the whole document. */
