@@ -190,9 +190,13 @@ static void worst_cell(const struct lens_cube *c, const struct lens_structure_re
     snprintf(buf, n, "%s (%d -> %d)", us, from, to);
 }
 
-/* The first sweep among the inputs, or NULL: its latency and bandwidth join page one. */
+/* The first sweep among the inputs, or NULL: its latency and bandwidth join page one, in the
+ * key numbers of the first cube only (the sweep is about the machine, not about one cube). */
 static const struct lens_p2pfile *first_sweep(const struct lens_report_ctx *r)
 {
+    for (int i = 0; i < r->cur; i++)
+        if (r->in[i].cube)
+            return NULL;
     for (int i = 0; i < r->nin; i++)
         if (r->in[i].p2p && r->in[i].p2p->npairs > 0 && r->in[i].p2p->pair[0].nsize > 0)
             return r->in[i].p2p;
