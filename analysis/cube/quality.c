@@ -75,6 +75,8 @@ static int spread(const struct lens_cube *c, struct lens_quality *q, struct lens
     double *r = lens_malloc(total * sizeof *r);
     if (!r)
         return lens_err_set(e, LENS_ENOMEM, "quality gate: out of memory");
+    /* x runs over data[(k*P + i)*P + j]: i and j come back from the flat index. A zero or missing
+     * median (a repaired element, the diagonal) has no relative spread and is left out. */
     for (size_t x = 0; x < total; x++) {
         size_t i = (x / P) % P, j = x % P;
         if (i != j && isfinite(dev[x]) && isfinite(med[x]) && med[x] > 0 && dev[x] >= 0)
@@ -101,6 +103,7 @@ int lens_quality_check(const struct lens_cube *c, int stat, const struct lens_qu
                             lens_cube_stat_name(stat));
     if (!(o->max_spread > 0) || o->min_repeats < 1 || o->cores < 0 || !(o->tick >= 0) || !(o->min_ticks >= 0))
         return lens_err_set(e, LENS_EINVAL, "quality gate: bad thresholds");
+    /* the numbers the verdict is made from are kept for the report to print, pass or fail */
     q->repeats = c->repeats;
     q->cores = o->cores;
     count_hosts(c, q);
@@ -115,6 +118,7 @@ int lens_quality_check(const struct lens_cube *c, int stat, const struct lens_qu
     /* Each test below is one reason; all are evaluated so that the report can list every one. */
     if (isfinite(q->spread) && q->spread > o->max_spread)
         q->reasons |= LENS_QUALITY_NOISY;
+    /* The count the file records: network_test2 and mpilens-bench measure every pair that often. */
     if (c->repeats < o->min_repeats)
         q->reasons |= LENS_QUALITY_FEW_REPEATS;
     /* Ranks that outnumber the cores take turns on them: a measured delay is then mostly the

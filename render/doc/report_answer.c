@@ -75,12 +75,16 @@ int lens_report_gate_vars(struct lens_report_ctx *r, struct lens_err *e)
         none.spread = none.p90_spread = none.first_median = NAN;
         q = &none;
     }
+    /* Numbers as the prose prints them: ratios with two decimals, delays in microseconds with
+     * three (as the tables), the limit as given (0.5, not 0.50). */
     char sp[32], p90[32], mx[32], med[32], floor_us[32];
     fmt_ratio(q->spread, sp, sizeof sp);
     fmt_ratio(q->p90_spread, p90, sizeof p90);
     snprintf(mx, sizeof mx, "%g", q->opts.max_spread);
     lens_report_fmt_us(q->first_median, med, sizeof med);
     lens_report_fmt_us(q->opts.min_ticks * q->opts.tick, floor_us, sizeof floor_us);
+    /* Set for every cube, passed or not: page one and the gate section word both verdicts, and a
+     * template may name any of these in any text of the group. */
     struct lens_template_vars *v = &r->vars;
     int rc = lens_template_vars_set(v, "spread", sp, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "p90_spread", p90, e);
@@ -99,6 +103,8 @@ int lens_report_gate_vars(struct lens_report_ctx *r, struct lens_err *e)
 static int failed_words(struct lens_report_ctx *r, const struct lens_quality *q, char *title, size_t tn, char *body,
                         size_t bn, struct lens_err *e)
 {
+    /* Bounded like every cell of the report: lens_report_append ends a text that does not fit
+     * with "...", so five long reasons cannot overrun (they fit with room to spare). */
     char why[2048] = "", advice[2048] = "", part[600];
     size_t wo = 0, ao = 0;
     int rc = gate_text(r, "box_title", title, tn, e);
@@ -115,6 +121,7 @@ static int failed_words(struct lens_report_ctx *r, const struct lens_quality *q,
         lens_report_append(advice, sizeof advice, &ao, ao ? " " : "");
         lens_report_append(advice, sizeof advice, &ao, part);
     }
+    /* the box's body text names ${reasons} and ${advice}: set them last, from what was found */
     if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "reasons", why, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "advice", advice, e);
     return rc == LENS_OK ? gate_text(r, "box_body", body, bn, e) : rc;
@@ -128,6 +135,7 @@ static int draw_verdict(struct lens_report_ctx *r, struct lens_err *e)
     if (!q)
         return LENS_OK;
     char title[512], body[4096];
+    /* A pass is one plain line: a box is kept for what the reader must not miss. */
     if (q->pass) {
         int rc = gate_text(r, "passed", body, sizeof body, e);
         return rc == LENS_OK ? lens_pdf_paragraph(r->pdf, body, e) : rc;
@@ -149,6 +157,7 @@ int lens_report_gate_block(void *ctx, const struct lens_template_item *it, struc
 int lens_report_shown(void *ctx, const char *name)
 {
     struct lens_report_ctx *r = ctx;
+    /* document sections and sweeps are never left out: the gate is about one cube */
     if (r->cur < 0 || !r->in[r->cur].cube)
         return 1;
     const struct lens_quality *q = quality(r);
@@ -210,6 +219,8 @@ int lens_report_answer_table(void *ctx, const struct lens_template_item *it, str
         return lens_report_unknown_item(r, it, e);
     const struct lens_cube *c = lens_report_cube(r);
     const struct lens_structure_report *res = lens_report_results(r);
+    /* The smallest length shows latency, the largest the bandwidth's share: the two columns are
+     * the two ends of the cube, as the heatmaps' first and last figures. */
     const struct lens_structure_report_length *a = &res->len[0], *b = &res->len[c->nlen - 1];
     char label[256], x[64], y[64];
     int rc = LENS_OK;
@@ -232,6 +243,7 @@ int lens_report_answer_table(void *ctx, const struct lens_template_item *it, str
         if ((rc = lens_report_text(r, "row_all", label, sizeof label, e)) == LENS_OK)
             rc = lens_pdf_table_row(r->pdf, (const char *const[]){label, x, y}, e);
     }
+    /* The slowest pair may differ between the two lengths; each cell names its own. */
     if (rc == LENS_OK) {
         worst_cell(c, a, x, sizeof x);
         worst_cell(c, b, y, sizeof y);
@@ -245,11 +257,14 @@ int lens_report_answer_table(void *ctx, const struct lens_template_item *it, str
         const struct lens_p2p_pair *pp = &p->pair[0];
         double peak = NAN;
         long long at = 0;
+        /* "!(v <= peak)" takes the first finite value while peak is still NaN, then only larger
+         * ones: the first size of equal peaks is named */
         for (int i = 0; i < pp->nsize; i++)
             if (isfinite(pp->pt[i].bandwidth_median_Bps) && !(pp->pt[i].bandwidth_median_Bps <= peak)) {
                 peak = pp->pt[i].bandwidth_median_Bps;
                 at = pp->pt[i].size_bytes;
             }
+        /* sizes are increasing (lens_p2pfile_read checks it): pt[0] is the smallest message */
         lens_report_fmt_us(pp->pt[0].latency_median_s, x, sizeof x);
         rc = lens_template_vars_set(&r->vars, "p2p_pair", pp->label, e);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "p2p_size", "%lld", pp->pt[0].size_bytes);
@@ -289,12 +304,15 @@ static int passed_findings(struct lens_report_ctx *r, struct lens_err *e)
         if (rc == LENS_OK) rc = lens_report_text(r, "finding_groups", buf, sizeof buf, e);
         if (rc == LENS_OK) rc = bullet(r, buf, e);
     }
+    /* Three findings at most: page one points at the ranking, the Anomalies section lists all;
+     * they come ranked by score, so these are the strongest. */
     int n = st->an ? st->an->n : 0;
     for (int i = 0; i < n && i < 3 && rc == LENS_OK; i++) {
         struct lens_anomaly_row row;
         char ranks[LENS_REPORT_CELL], name[48], kind[64];
         lens_anomaly_row(st->an, i, &row);
         lens_report_finding_ranks(c, &st->an->items[i], ranks, sizeof ranks);
+        /* the kind worded by the template (kind_bad_link, ...), as the Anomalies table does */
         snprintf(name, sizeof name, "kind_%s", row.kind);
         rc = lens_report_text(r, name, kind, sizeof kind, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "kind", kind, e);
