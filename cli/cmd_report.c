@@ -21,11 +21,13 @@ LENS_COMMAND(report, "write a PDF report of latency cubes (structure, anomalies,
 static void help(void)
 {
     printf("usage: mpilens report INPUT... -o REPORT.pdf [options]\n\n"
-           "Writes a PDF report of latency cubes and point-to-point sweeps: a title page with the\n"
-           "parameters; per cube a table per message length (min, median, max, slowest pair), the\n"
-           "structure of the machine (process groups against hosts, link clusters), the ranked\n"
-           "anomalies, heatmaps for the first, middle and last length and the data-quality\n"
-           "warnings; per sweep log-log plots of latency, bandwidth and message rate with tables.\n"
+           "Writes a PDF report of latency cubes and point-to-point sweeps. Page one is the answer:\n"
+           "per cube what was measured, the key numbers, the data-quality gate's verdict, the\n"
+           "findings and what to do next. Then the parameters; per cube a table per message length\n"
+           "(min, median, max, slowest pair), the gate, and when the cube passes it the structure of\n"
+           "the machine (process groups against hosts, link clusters) and the ranked anomalies,\n"
+           "heatmaps for the first, middle and last length and the data-quality warnings; per sweep\n"
+           "log-log plots of latency, bandwidth and message rate with tables; the references.\n"
            "A cube INPUT is a prefix (dir/network), a directory holding one result, a\n"
            "*_median.nc file, or a packed cube of 'mpilens compress'; a sweep is the -f PREFIX\n"
            "of mpilens-bench -t p2p (PREFIX_p2p.nc or PREFIX_p2p.csv exists) or one of those\n"
