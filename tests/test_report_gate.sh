@@ -51,6 +51,14 @@ check_match "page one: 100 repeats" "$p1" "100 repeats per pair"
 check_match "page one: the bad link finding" "$p1" "Bad link 3 -> 17 \(node01 -> node03\)"
 check_match "page one: the slow node finding" "$p1" "Slow node 16-23 \(node03\)"
 check_match "page one: what to do next" "$p1" "What to do next"
+# the pages page one names hold what it says they hold
+pa=$(printf '%s\n' "$p1" | sed -n 's/.*Bad link 3 -> 17.*: page \([0-9]*\),.*/\1/p')
+ps=$(printf '%s\n' "$(pdftotext -f 1 -l 1 "$TMP/s32.pdf" - | tr '\n' ' ')" | sed -n 's/.*by delay: page \([0-9]*\),.*/\1/p')
+check_match "anomalies page named" "$pa" '^[0-9]+$'
+check_match "the named page has the bad link" "$(pdftotext -layout -f "${pa:-1}" -l "${pa:-1}" "$TMP/s32.pdf" - 2>/dev/null)" \
+    "bad link +3 -> 17 \(node01"
+check_match "the named structure page has the groups" "$(pdftotext -f "${ps:-1}" -l "${ps:-1}" "$TMP/s32.pdf" - 2>/dev/null)" \
+    "Structure of the machine"
 
 # ---- a noisy cube: fails as noisy ----
 check "synth noisy" "$BIN/mpilens" synth -o "$TMP/noisy/network" --procs 16 --nodes 4 --noise 5

@@ -635,7 +635,23 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
                                .date = o->date, .inputs = kinds, .ninputs = nin, .ctx = &w, .prepare = prepare,
                                .t = &w.r.t, .sec = &w.r.sec, .pdf = &w.r.pdf, .vars = &w.r.vars, .cur = &w.r.cur,
                                .font_path = w.r.font_path, .font_path_size = sizeof w.r.font_path};
-    rc = lens_doc_write(&d, path, e);
+    /* Two passes: the first lays the document out in memory, without figure files, and records
+     * the pages the sections land on; the second draws it with page one naming those pages.
+     * Page one's text differs only in those short numbers, so the pages do not move between. */
+    w.r.page_structure = lens_calloc((size_t)nin, sizeof *w.r.page_structure);
+    w.r.page_anomalies = lens_calloc((size_t)nin, sizeof *w.r.page_anomalies);
+    if (!w.r.page_structure || !w.r.page_anomalies)
+        rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    if (rc == LENS_OK) {
+        w.ow.figures_dir = NULL;
+        rc = lens_doc_write(&d, NULL, e);
+        w.ow.figures_dir = o->figures_dir;
+        w.r.figure = 0; /* figure numbers start again on the drawn pass */
+    }
+    if (rc == LENS_OK)
+        rc = lens_doc_write(&d, path, e);
+    lens_free(w.r.page_structure);
+    lens_free(w.r.page_anomalies);
     lens_free(w.figdir);
     lens_free(kinds);
     return rc;

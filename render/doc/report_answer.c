@@ -299,7 +299,17 @@ static int passed_findings(struct lens_report_ctx *r, struct lens_err *e)
     const struct lens_cube *c = lens_report_cube(r);
     char buf[1024];
     int rc = LENS_OK;
-    if (st->z) {
+    /* "?" on the layout pass, which runs before the pages are known; the drawn pass has them */
+    int ps = r->page_structure ? r->page_structure[r->cur] : 0, pa = r->page_anomalies ? r->page_anomalies[r->cur] : 0;
+    char sp[16] = "?", ap[16] = "?";
+    if (ps > 0)
+        snprintf(sp, sizeof sp, "%d", ps);
+    if (pa > 0)
+        snprintf(ap, sizeof ap, "%d", pa);
+    rc = lens_template_vars_set(&r->vars, "page_structure", sp, e);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_set(&r->vars, "page_anomalies", ap, e);
+    if (rc == LENS_OK && st->z) {
         rc = lens_template_vars_setf(&r->vars, e, "ngroups", "%d", st->k > 0 ? st->k : 1);
         if (rc == LENS_OK) rc = lens_report_text(r, "finding_groups", buf, sizeof buf, e);
         if (rc == LENS_OK) rc = bullet(r, buf, e);

@@ -27,6 +27,9 @@ struct lens_report_ctx {
     int nin;
     int cur;                             /* index into in[] of the current input, -1 outside repeats */
     int figure;                          /* figures drawn so far (numbering) */
+    /* per input, the page its structure groups table and its anomalies table were drawn on
+     * (0: not drawn), recorded by a first layout pass so page one can name them */
+    int *page_structure, *page_anomalies;
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
 };
 
