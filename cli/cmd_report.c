@@ -21,11 +21,13 @@ LENS_COMMAND(report, "write a PDF report of latency cubes (structure, anomalies,
 static void help(void)
 {
     printf("usage: mpilens report INPUT... -o REPORT.pdf [options]\n\n"
-           "Writes a PDF report of latency cubes and point-to-point sweeps: a title page with the\n"
-           "parameters; per cube a table per message length (min, median, max, slowest pair), the\n"
-           "structure of the machine (process groups against hosts, link clusters), the ranked\n"
-           "anomalies, heatmaps for the first, middle and last length and the data-quality\n"
-           "warnings; per sweep log-log plots of latency, bandwidth and message rate with tables.\n"
+           "Writes a PDF report of latency cubes and point-to-point sweeps. Page one is the answer:\n"
+           "per cube what was measured, the key numbers, the data-quality gate's verdict, the\n"
+           "findings and what to do next. Then the parameters; per cube a table per message length\n"
+           "(min, median, max, slowest pair), the gate, and when the cube passes it the structure of\n"
+           "the machine (process groups against hosts, link clusters) and the ranked anomalies,\n"
+           "heatmaps for the first, middle and last length and the data-quality warnings; per sweep\n"
+           "log-log plots of latency, bandwidth and message rate with tables; the references.\n"
            "A cube INPUT is a prefix (dir/network), a directory holding one result, a\n"
            "*_median.nc file, or a packed cube of 'mpilens compress'; a sweep is the -f PREFIX\n"
            "of mpilens-bench -t p2p (PREFIX_p2p.nc or PREFIX_p2p.csv exists) or one of those\n"
@@ -41,6 +43,8 @@ static void help(void)
            "      --lengths A,B,...   message lengths in bytes to draw (nearest present length)\n"
            "      --stat NAME         median (default), average, min or deviation\n"
            "      --template FILE     layout and texts (default: templates/report.tmpl)\n"
+           "      --cores N           cores per host, for the data-quality gate's oversubscription\n"
+           "                          check (the cube files do not record them)\n"
            "  -h, --help              show this help\n\n"
            "Fonts and templates are looked up next to the program; set MPILENS_DATADIR to the\n"
            "directory holding fonts/ and templates/ to override. With SOURCE_DATE_EPOCH set the\n"
@@ -174,9 +178,12 @@ int cmd_report(int argc, char **argv)
         {"output", required_argument, NULL, 'o'}, {"figures", required_argument, NULL, 'f'},
         {"title", required_argument, NULL, 't'},  {"lengths", required_argument, NULL, 'l'},
         {"stat", required_argument, NULL, 's'},   {"template", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+        {"cores", required_argument, NULL, 'c'},  {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     struct lens_report_opts o;
     lens_report_opts_init(&o);
+    struct lens_quality_opts qopts;
+    lens_quality_opts_default(&qopts);
     const char *output = NULL;
     int *lengths = NULL, c;
     opterr = 0; /* getopt stays quiet: lens_cli_usage prints the one message, with the command's name */
@@ -201,6 +208,17 @@ int cmd_report(int argc, char **argv)
                 return lens_cli_usage("report", "unknown statistic '%s' (average, median, deviation, min)", optarg);
             }
             break;
+        case 'c': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            /* cores per host for the data-quality gate: the cube files do not record them */
+            if (end == optarg || *end || v < 1 || v > 1000000) {
+                lens_free(lengths);
+                return lens_cli_usage("report", "--cores wants a positive core count per host, got '%s'", optarg);
+            }
+            qopts.cores = (int)v;
+            break;
+        }
         case 'h':
             lens_free(lengths);
             help();
@@ -258,7 +276,8 @@ int cmd_report(int argc, char **argv)
     for (int i = 0; i < nin && rc == LENS_OK; i++) {
         if (!in[i].cube)
             continue; /* a sweep is laid out as read: it has no results to compute */
-        rc = lens_structure_report_run(in[i].cube, o.stat, parts, &res[i], &e);
+        /* the data-quality gate decides whether the structure parts are computed at all */
+        rc = lens_structure_report_run_gated(in[i].cube, o.stat, parts, &qopts, &res[i], &e);
         if (rc == LENS_OK)
             in[i].results = &res[i];
         else

@@ -173,7 +173,8 @@ expect_full "cluster, three outputs" 0 "$FULL/c" cluster "$S" --linkage @.csv --
 check_eq "cluster: all three after the retry" "$(cd "$FULL" && ls | tr '\n' ' ')" "c.csv c.nwk c.png "
 expect_full "links, four outputs" 0 "$FULL/l" links "$S" --csv @.csv --clusters @2.csv --plot @.png --curves @.svg
 expect_full "report --figures" 1 "$FULL/r" report "$ONE" -o @.pdf --figures @.figs
-[ -s "$FULL/r.figs/dendrogram.png" ] && ok || fail "report --figures: no figures after the retry"
+# the heatmaps: the one-host cube fails the data-quality gate (issue 14) and has no dendrogram
+[ -s "$FULL/r.figs/heatmap_median_0B.png" ] && ok || fail "report --figures: no figures after the retry"
 expect_full "scale report --figures" 1 "$FULL/s" scale report "$RUNS" -o @.pdf --figures @.figs
 expect_full "stages --plots" 0 "$FULL/st" stages "$STAGES" --tasks-csv @.csv --plots @.plots
 expect_full "profile-clusters --plots" 0 "$FULL/p" profile-clusters "$PROF" --plots @.plots

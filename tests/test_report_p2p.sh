@@ -65,7 +65,21 @@ while read -r pair size med mn bw rate; do
 done <"$TMP/ref"
 check_eq "one table row per size and pair" \
     "$(printf '%s\n' "$p2p" | grep -cE '^ *[0-9]+ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +(-|[0-9]+\.[0-9]) +[0-9]+$')" 26
-check_eq "pages" "$(pages "$TMP/both.pdf")" 12
+# 14 since issue 14: page one (the answer) before the parameters, the references at the end
+check_eq "pages" "$(pages "$TMP/both.pdf")" 14
+# page one (issue 14): the first pair's latency at its smallest size and its peak bandwidth,
+# computed from the CSV here
+read -r lat0 peak peak_at < <($PY - "$TMP/sw/pair_p2p.csv" <<'EOF2'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["pair"] == "0"]
+best = max(rows, key=lambda r: float(r["bandwidth_median_Bps"]))
+print("%.3f" % (float(rows[0]["latency_median_s"]) * 1e6), "%.1f" % (float(best["bandwidth_median_Bps"]) / 1e6),
+      best["size_bytes"])
+EOF2
+)
+p1=$(pdftotext -layout -f 1 -l 1 "$TMP/both.pdf" - | tr -d '\f')
+check_match "page one: p2p latency" "$p1" "p2p one-way latency at 0 B .* $lat0"
+check_match "page one: p2p peak bandwidth" "$p1" "p2p peak bandwidth \(at $peak_at B\) +$peak MB/s"
 for m in latency bandwidth msg_rate; do
     check "figure input2_p2p_$m.png" test -s "$TMP/fig/input2_p2p_$m.png"
     check "figure input2_p2p_$m.svg" test -s "$TMP/fig/input2_p2p_$m.svg"

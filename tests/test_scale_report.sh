@@ -112,9 +112,10 @@ check_eq "one surface image per application" "$(pdfimages -list "$TMP/paper.pdf"
 check_eq "images on pages 2..9" "$(pdfimages -list "$TMP/paper.pdf" 2>/dev/null | awk 'NR > 2 { printf "%s ", $1 }')" \
     "2 3 4 5 6 7 8 9 "
 
-# bookmarks: per app its heading and three subsections, then the comparison and its tables
+# bookmarks: per app its heading and three subsections, then the comparison and its tables, and
+# (since issue 14) the references
 outl=$(outline "$TMP/paper.pdf")
-check_eq "outline entries" "$(printf '%s\n' "$outl" | head -n 1)" $((4 * napps + 4))
+check_eq "outline entries" "$(printf '%s\n' "$outl" | head -n 1)" $((4 * napps + 5))
 for a in $($PY -c 'import json, sys; print(" ".join(a["app"] for a in json.load(open(sys.argv[1]))["apps"]))' "$TMP/paper.json"); do
     check_eq "bookmark $a" "$(printf '%s\n' "$outl" | grep -cx -- "$a")" 1
 done

@@ -51,7 +51,10 @@ check "synth shuffled" "$BIN/mpilens" synth -o "$TMP/shuf/network" --procs 16 --
 compare shuffled "$TMP/shuf/network"
 check "synth two switches" "$BIN/mpilens" synth -o "$TMP/sw/network" --procs 32 --nodes 8 --switches 2 --seed 77
 compare switches "$TMP/sw/network"
-compare onehost "$DATA/network-tests2/one_to_one_np4/network"
+# a one-host cube fails the data-quality gate since issue 14: the report draws no groups at all
+# (the structure section is left out), so there is nothing to compare with cluster's
+check "report onehost" "$BIN/mpilens" report "$DATA/network-tests2/one_to_one_np4/network" -o "$TMP/onehost.pdf"
+check_eq "onehost: no structure section" "$(text "$TMP/onehost.pdf" | grep -c '^Structure of the machine$')" 0
 
 # the test can fail: a cut the report does not make is told apart
 printf 'rank,host,cluster\n0,a,0\n1,a,1\n' >"$TMP/wrong.csv"

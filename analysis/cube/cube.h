@@ -198,6 +198,7 @@ void lens_cube_stream_close(struct lens_cube_stream *st);
  * this header and no other header of the folder (tests/test_layout.sh checks it). */
 #include "packed.h" /* the packed (compressed) cube: encoder, decoder, file */
 #include "p2pfile.h" /* the point-to-point sweep file (latency, bandwidth, message rate) */
+#include "quality.h" /* the data-quality gate: can a cube carry a structure or anomaly analysis */
 #include "synth.h" /* synthetic cubes of a known machine, for tests and the demo */
 #include "cube_slices.h" /* original against compressed slices, for the slices figure */
 #include "retest.h" /* PREFIX_retest.csv: cells measured again alone (bad link or contention) */

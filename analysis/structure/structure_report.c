@@ -4,6 +4,7 @@
 #include "structure_report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The largest finite off-diagonal element of length k. Strict ">" in row-major order keeps
@@ -21,6 +22,46 @@ static void slowest_pair(const struct lens_cube *c, int stat, int k, int *row, i
                 *col = j;
             }
         }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted in place): the mean of the two middle values for an even n, as
+ * network_test2 defines its median; NaN for n == 0. */
+static double median_of(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The medians of length k over pairs within a host and across hosts (page one's key numbers):
+ * the two levels any cluster has, whatever its switches and sockets. buf holds P*P doubles. */
+static void host_medians(const struct lens_cube *c, int stat, int k, double *buf, struct lens_structure_report_length *l)
+{
+    l->intra_median = l->inter_median = NAN;
+    if (!c->hosts)
+        return;
+    size_t P = (size_t)c->procs, ni = 0, nx = 0;
+    /* intra values fill buf from the front, inter values from the back: one buffer, no overlap,
+     * since there are at most P*P of both together */
+    for (size_t i = 0; i < P; i++)
+        for (size_t j = 0; j < P; j++) {
+            double v = LENS_CUBE_AT(c, stat, k, i, j);
+            if (i == j || !isfinite(v))
+                continue;
+            if (!strcmp(c->hosts[i], c->hosts[j]))
+                buf[ni++] = v;
+            else
+                buf[P * P - 1 - nx++] = v;
+        }
+    l->intra_median = median_of(buf, ni);
+    l->inter_median = median_of(buf + P * P - nx, nx);
 }
 
 int lens_structure_report_run(const struct lens_cube *c, int stat, unsigned parts,
@@ -42,12 +83,17 @@ int lens_structure_report_run(const struct lens_cube *c, int stat, unsigned part
     /* set only once len exists: release frees len whatever nlen says, and the report checks nlen */
     out->nlen = c->nlen;
     int rc = LENS_OK;
+    double *buf = lens_malloc((size_t)c->procs * (size_t)c->procs * sizeof *buf);
+    if (!buf)
+        return lens_err_set(e, LENS_ENOMEM, "cube report: out of memory");
     for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
         /* One summary per length (k >= 0), the table's rows and the heatmap captions; the
          * all-lengths summary (k < 0) is `mpilens info`'s, not the report's. */
         rc = lens_cube_summary(c, stat, k, &out->len[k].s, e);
         slowest_pair(c, stat, k, &out->len[k].slow_row, &out->len[k].slow_col);
+        host_medians(c, stat, k, buf, &out->len[k]);
     }
+    lens_free(buf);
     if (rc != LENS_OK || !parts)
         return rc;
     struct lens_structure_opts so;
@@ -61,6 +107,28 @@ int lens_structure_report_run(const struct lens_cube *c, int stat, unsigned part
     so.anomaly.stat = stat == LENS_STAT_DEVIATION ? -1 : stat;
     out->parts = parts; /* recorded before the run: the report checks it against the template's sections */
     return lens_structure_run(c, &so, &out->st, e);
+}
+
+int lens_structure_report_run_gated(const struct lens_cube *c, int stat, unsigned parts,
+                                    const struct lens_quality_opts *qopts, struct lens_structure_report *out,
+                                    struct lens_err *e)
+{
+    struct lens_quality q;
+    memset(out, 0, sizeof *out);
+    /* The gate first: a failed cube costs no clustering, and a gate error (a missing statistic)
+     * reads as the ungated run's would. */
+    int rc = lens_quality_check(c, stat, qopts, &q, e);
+    if (rc != LENS_OK)
+        return rc;
+    /* parts are checked even when the gate drops them: a bad mask is the caller's mistake either way */
+    if (parts & ~(unsigned)LENS_STRUCTURE_ALL)
+        return lens_err_set(e, LENS_EINVAL, "cube report: unknown structure parts 0x%x", parts);
+    rc = lens_structure_report_run(c, stat, q.pass ? parts : 0, out, e);
+    /* set after the run, which zeroes *out first */
+    out->gated = 1;
+    out->quality = q;
+    out->skipped = q.pass ? 0 : parts;
+    return rc;
 }
 
 void lens_structure_report_release(struct lens_structure_report *r)

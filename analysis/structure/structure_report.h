@@ -14,6 +14,9 @@ struct lens_structure_report_length {
     struct lens_summary s; /* off-diagonal min, median, max of the statistic, seconds (NaN: none) */
     int slow_row, slow_col; /* matrix indices of the largest finite off-diagonal element (the
                              * first in row-major order on a tie); -1 when none is finite */
+    /* median of the statistic over the off-diagonal pairs on one host (intra) and on two hosts
+     * (inter), seconds; NaN when the cube has no hosts file or no such pair */
+    double intra_median, inter_median;
 };
 
 /* Everything is owned by the struct (lens_structure_report_release). */
@@ -27,6 +30,13 @@ struct lens_structure_report {
      * for the deviation, a spread and not a delay (then the anomaly search's own choice:
      * median, else average, else min) */
     struct lens_structure st;
+    /* The data-quality gate (analysis/cube/quality.h), set by lens_structure_report_run_gated
+     * only (gated 1). When the cube fails it, the structure parts asked are not computed (parts
+     * is 0, skipped holds them): a cube that cannot carry a structure gets none drawn from
+     * its noise, and the report says why instead. */
+    int gated;
+    struct lens_quality quality;
+    unsigned skipped;
 };
 
 /* Computes the results of cube c for statistic stat and the structure parts asked (0: none).
@@ -35,6 +45,14 @@ struct lens_structure_report {
  * for another reason is kept in st.*_err, not returned. */
 int lens_structure_report_run(const struct lens_cube *c, int stat, unsigned parts,
                               struct lens_structure_report *out, struct lens_err *e);
+
+/* lens_structure_report_run after the data-quality gate (lens_quality_check with qopts, NULL:
+ * the defaults): the summaries always, the structure parts only when the cube passes. The
+ * verdict is in out->quality. Errors: those of lens_structure_report_run and
+ * lens_quality_check. */
+int lens_structure_report_run_gated(const struct lens_cube *c, int stat, unsigned parts,
+                                    const struct lens_quality_opts *qopts, struct lens_structure_report *out,
+                                    struct lens_err *e);
 
 /* Frees what r holds and zeroes it; NULL or a zeroed struct does nothing. */
 void lens_structure_report_release(struct lens_structure_report *r);

@@ -130,7 +130,9 @@ static int draw_all(const struct lens_doc *d, const struct lens_template *t, str
                 if (d->kind->input_vars)
                     rc = d->kind->input_vars(d->ctx, e);
                 for (int j = i; j < end && rc == LENS_OK; j++)
-                    rc = draw_section(d, t, &t->sections[j], e);
+                    /* a section the report leaves out for this input draws nothing, not even its heading */
+                    if (!d->kind->shown || d->kind->shown(d->ctx, t->sections[j].name))
+                        rc = draw_section(d, t, &t->sections[j], e);
             }
             *cur = -1;
         }
@@ -188,8 +190,9 @@ int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *
         /* The title is whatever the title section set (--title or the template's default), read
          * back from the placeholders, so the PDF's metadata and its first page agree. */
         rc = lens_pdf_set_info(*d->pdf, lens_template_vars_get(d->vars, "title"), d->kind->subject, d->date, e);
-    if (rc == LENS_OK)
-        /* temporary file and rename (common/atomic.h): a failure leaves no PDF */
+    if (rc == LENS_OK && path)
+        /* temporary file and rename (common/atomic.h): a failure leaves no PDF; no path is a
+         * layout pass whose only result is what the sections recorded (page numbers) */
         rc = lens_pdf_save(*d->pdf, path, e);
     lens_pdf_free(*d->pdf);
     *d->pdf = NULL;

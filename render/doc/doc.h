@@ -51,6 +51,10 @@ struct lens_doc_kind {
     /* Placeholders of the current input, called before each repetition of a "repeat inputs"
      * group (the report's current-input field already set); NULL: none. */
     int (*input_vars)(void *ctx, struct lens_err *e);
+    /* Whether section `name` is drawn for the current input (1) or left out whole, headings
+     * included (0): a cube that fails the data-quality gate has no structure pages. NULL: every
+     * section is drawn. */
+    int (*shown)(void *ctx, const char *name);
 };
 
 /* The section of k called name, or NULL. */
@@ -89,7 +93,7 @@ struct lens_doc {
 int lens_doc_template(const struct lens_doc_kind *k, const char *datadir, const char *template_path,
                       struct lens_template **out, struct lens_err *e);
 
-/* Writes the document to path. Errors name the file: LENS_EFORMAT "path:line" for a template
+/* Writes the document to path (NULL: lays it out in memory and saves nothing). Errors name the file: LENS_EFORMAT "path:line" for a template
  * that does not parse, names an unknown section (the known ones listed), puts a per-input
  * section outside "repeat inputs", a document section inside one, or sections about different
  * kinds of input in one group; LENS_EIO, LENS_ELIB, LENS_ENOMEM; or what a section returns. */

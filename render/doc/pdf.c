@@ -434,6 +434,47 @@ int lens_pdf_text(struct lens_pdf *p, int font, double size, int align, double i
     return rc;
 }
 
+int lens_pdf_box(struct lens_pdf *p, const char *title, const char *text, struct lens_err *e)
+{
+    /* 8 points of padding; the title in bold over the body text, both wrapped to the inner width */
+    const double pad = 8, lh = BODY_SIZE * LEADING;
+    double w = lens_pdf_text_width(p) - 2 * pad;
+    struct line *tl = NULL, *bl = NULL;
+    int nt = 0, nb = 0;
+    int rc = wrap(p, LENS_PDF_BOLD, BODY_SIZE, title, w, &tl, &nt, e);
+    if (rc == LENS_OK)
+        rc = wrap(p, LENS_PDF_SANS, BODY_SIZE, text, w, &bl, &nb, e);
+    double h = (nt + nb) * lh + 2 * pad;
+    /* Kept whole on one page: a box split by a page break would lose its frame. A box taller
+     * than a page (never, for the texts the reports put in one) is drawn from the top and cut. */
+    if (rc == LENS_OK)
+        rc = lens_pdf_need(p, h, e);
+    if (rc == LENS_OK) {
+        HPDF_Page pg = cur(p);
+        /* a light fill and a dark frame: the box must stand out on a page of plain prose */
+        HPDF_Page_SetRGBFill(pg, 1.0f, 0.95f, 0.85f);
+        HPDF_Page_SetRGBStroke(pg, 0.75f, 0.35f, 0.0f);
+        HPDF_Page_SetLineWidth(pg, 1.2f);
+        HPDF_Page_Rectangle(pg, (HPDF_REAL)MARGIN_X, (HPDF_REAL)(p->y - h), (HPDF_REAL)lens_pdf_text_width(p),
+                            (HPDF_REAL)h);
+        HPDF_Page_FillStroke(pg);
+        /* back to black for the text and for everything drawn after the box */
+        HPDF_Page_SetRGBFill(pg, 0, 0, 0);
+        HPDF_Page_SetRGBStroke(pg, 0, 0, 0);
+        double y = p->y - pad;
+        for (int i = 0; i < nt + nb && rc == LENS_OK; i++) {
+            const struct line *l = i < nt ? &tl[i] : &bl[i - nt];
+            rc = draw(p, i < nt ? LENS_PDF_BOLD : LENS_PDF_SANS, BODY_SIZE, MARGIN_X + pad, y - BODY_SIZE, l->s, l->n, e);
+            y -= lh;
+        }
+        p->y -= h + BODY_SIZE * 0.6;
+        p->fresh = 0;
+    }
+    lens_free(tl);
+    lens_free(bl);
+    return rc == LENS_OK ? hcheck(p, "drawing a box", e) : rc;
+}
+
 int lens_pdf_paragraph(struct lens_pdf *p, const char *text, struct lens_err *e)
 {
     int rc = lens_pdf_text(p, LENS_PDF_SANS, BODY_SIZE, LENS_PDF_LEFT, 0, text, e);

@@ -60,6 +60,9 @@ int lens_pdf_paragraph(struct lens_pdf *p, const char *text, struct lens_err *e)
 int lens_pdf_text(struct lens_pdf *p, int font, double size, int align, double indent,
                   const char *text, struct lens_err *e);
 
+/* A framed, lightly filled box across the text width: a bold title line and word-wrapped body
+ * text, kept whole on one page (a warning the reader must not miss). Errors: LENS_ENOMEM, LENS_ELIB. */
+int lens_pdf_box(struct lens_pdf *p, const char *title, const char *text, struct lens_err *e);
 /* Tables: begin, any number of rows, end. Cells wrap inside their column; a row that does
  * not fit starts a new page and the header row is repeated. font applies to the cells.
  * Errors: LENS_EINVAL for ncols outside 1..LENS_PDF_MAXCOLS or a row without a table. */

@@ -531,11 +531,13 @@ static const struct lens_doc_section sections[] = {
     {"comparison", LENS_DOC_NONE, NULL, NULL, comparison_block},
     {"trace", LENS_DOC_TRACE, trace_vars, problems_table, NULL},
     {"problem_details", LENS_DOC_TRACE, NULL, NULL, details_block},
+    /* the works the methods come from: all template text, drawn once at the end */
+    {"references", LENS_DOC_NONE, NULL, NULL, NULL},
 };
 
 /* No per-input callback: the trace sections set their own placeholders in trace_vars. */
 static const struct lens_doc_kind kind = {"problems_report.tmpl", "Performance problems", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), NULL};
+                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL};
 
 int lens_problems_report_write(const struct lens_problems_report_opts *o,
                                const struct lens_problems_report_input *in, int nin,

@@ -439,11 +439,13 @@ static const struct lens_doc_section sections[] = {
     {"where", LENS_DOC_NONE, where_vars, where_table, prose_block},
     {"figures", LENS_DOC_NONE, NULL, NULL, figures_block},
     {"iterations", LENS_DOC_NONE, iterations_vars, rounds_table, NULL},
+    /* the works the methods come from: all template text, drawn once at the end */
+    {"references", LENS_DOC_NONE, NULL, NULL, NULL},
 };
 
 /* No per-input callback: there is one profile and every section is about the whole document. */
 static const struct lens_doc_kind kind = {"profile_report.tmpl", "Where the time goes", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), NULL};
+                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL};
 
 /* Costliest first, ties by name, so the order does not depend on the input's column order. */
 static int cmp_cost(const void *a, const void *b, void *ctx)

@@ -183,6 +183,8 @@ static int input_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK)
         rc = lens_template_vars_set(v, "layout", c->new_layout ? "plugins branch (test_type string)" : "network_test2 classic", e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "files", files, e);
+    /* the gate's numbers are the cube's too: page one and the gate section both word them */
+    if (rc == LENS_OK) rc = lens_report_gate_vars(r, e);
     return rc;
 }
 
@@ -436,6 +438,58 @@ static int quality_block(void *ctx, const struct lens_template_item *it, struct 
     return rc;
 }
 
+/* ---- references ---- */
+
+static unsigned template_parts(const struct lens_template *t);
+
+/* Which methods the document shows, for the reference list: bit 0 a cube, 1 a structure section
+ * drawn for a cube, 2 an anomalies section drawn for a cube, 3 a sweep. A cube that failed the
+ * data-quality gate draws neither, so its methods are not cited. */
+static unsigned methods_used(const struct lens_report_ctx *r)
+{
+    unsigned parts = template_parts(r->t), used = 0;
+    for (int i = 0; i < r->nin; i++) {
+        const struct lens_structure_report *res = r->in[i].results;
+        int failed = res && res->gated && !res->quality.pass;
+        if (r->in[i].p2p)
+            used |= 8;
+        if (!r->in[i].cube)
+            continue;
+        used |= 1;
+        if (!failed && (parts & LENS_STRUCTURE_TREE))
+            used |= 2;
+        if (!failed && (parts & LENS_STRUCTURE_ANOMALIES))
+            used |= 4;
+    }
+    return used;
+}
+
+/* The "list" block of the references section: the works whose methods the document used, in
+ * the order of the template's texts (by first author), cited in the prose by author and year. */
+static int references_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct lens_report_ctx *r = ctx;
+    if (strcmp(it->name, "list"))
+        return lens_report_unknown_item(r, it, e);
+    /* {text, the methods_used bit that cites it}, in the list's order */
+    static const struct {
+        const char *text;
+        unsigned bit;
+    } refs[] = {{"ref_cattell", 2},  {"ref_iglewicz", 4}, {"ref_lance", 2}, {"ref_network_test2", 1},
+                {"ref_osu", 8},      {"ref_saitou", 2},   {"ref_salnikov", 2}};
+    unsigned used = methods_used(r);
+    int rc = LENS_OK;
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0] && rc == LENS_OK; i++) {
+        char buf[1024];
+        if (!(used & refs[i].bit))
+            continue;
+        if ((rc = lens_report_text(r, refs[i].text, buf, sizeof buf, e)) == LENS_OK)
+            rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 9, LENS_PDF_LEFT, 0, buf, e);
+        lens_pdf_space(r->pdf, 3);
+    }
+    return rc;
+}
+
 /* ---- the section table: one row per section a template may name ---- */
 
 /* Which kind of input each section is about decides where it may stand in the template and how
@@ -443,6 +497,8 @@ static int quality_block(void *ctx, const struct lens_template_item *it, struct 
  * placeholders. */
 static const struct lens_doc_section sections[] = {
     {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"answer", LENS_DOC_CUBE, lens_report_answer_vars, lens_report_answer_table, lens_report_answer_block},
+    {"gate", LENS_DOC_CUBE, NULL, NULL, lens_report_gate_block},
     {"parameters", LENS_DOC_CUBE, NULL, NULL, NULL},
     {"input", LENS_DOC_CUBE, NULL, NULL, NULL},
     {"summary", LENS_DOC_CUBE, summary_vars, summary_table, NULL},
@@ -452,6 +508,7 @@ static const struct lens_doc_section sections[] = {
     {"quality", LENS_DOC_CUBE, NULL, NULL, quality_block},
     {"p2p_parameters", LENS_DOC_SWEEP, NULL, NULL, NULL},
     {"p2p", LENS_DOC_SWEEP, lens_report_p2p_vars, lens_report_p2p_table, lens_report_p2p_block},
+    {"references", LENS_DOC_NONE, NULL, NULL, references_block},
 };
 
 /* The placeholders of the input a "repeat inputs" group is drawn for. */
@@ -464,7 +521,8 @@ static int repeat_vars(void *ctx, struct lens_err *e)
 }
 
 static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), repeat_vars};
+                                          (int)(sizeof sections / sizeof sections[0]), repeat_vars,
+                                          lens_report_shown};
 
 /* The structure parts the sections of t lay out (lens_report_parts): the structure section
  * every part but the anomalies, the anomalies section only those, so a template without them
@@ -503,7 +561,8 @@ static int prepare(void *ctx, struct lens_err *e)
      * exactly those its sections will read. */
     unsigned need = template_parts(w->r.t);
     for (int i = 0; i < w->r.nin; i++)
-        if (w->r.in[i].results && (w->r.in[i].results->parts & need) != need)
+        /* parts the gate dropped (skipped) count as present: their sections are left out */
+        if (w->r.in[i].results && ((w->r.in[i].results->parts | w->r.in[i].results->skipped) & need) != need)
             return lens_err_set(e, LENS_EINVAL, "report: the results of %s lack structure parts 0x%x the template "
                                 "shows (see lens_report_parts)", w->r.in[i].name, need & ~w->r.in[i].results->parts);
     int rc = LENS_OK;
@@ -576,7 +635,23 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
                                .date = o->date, .inputs = kinds, .ninputs = nin, .ctx = &w, .prepare = prepare,
                                .t = &w.r.t, .sec = &w.r.sec, .pdf = &w.r.pdf, .vars = &w.r.vars, .cur = &w.r.cur,
                                .font_path = w.r.font_path, .font_path_size = sizeof w.r.font_path};
-    rc = lens_doc_write(&d, path, e);
+    /* Two passes: the first lays the document out in memory, without figure files, and records
+     * the pages the sections land on; the second draws it with page one naming those pages.
+     * Page one's text differs only in those short numbers, so the pages do not move between. */
+    w.r.page_structure = lens_calloc((size_t)nin, sizeof *w.r.page_structure);
+    w.r.page_anomalies = lens_calloc((size_t)nin, sizeof *w.r.page_anomalies);
+    if (!w.r.page_structure || !w.r.page_anomalies)
+        rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    if (rc == LENS_OK) {
+        w.ow.figures_dir = NULL;
+        rc = lens_doc_write(&d, NULL, e);
+        w.ow.figures_dir = o->figures_dir;
+        w.r.figure = 0; /* figure numbers start again on the drawn pass */
+    }
+    if (rc == LENS_OK)
+        rc = lens_doc_write(&d, path, e);
+    lens_free(w.r.page_structure);
+    lens_free(w.r.page_anomalies);
     lens_free(w.figdir);
     lens_free(kinds);
     return rc;

@@ -50,7 +50,7 @@ int lens_report_anomalies_vars(void *ctx, struct lens_err *e)
 }
 
 /* The ranks a finding is about: "3 -> 17 (node01 -> node03)", "16-23 (node03)", "4 <-> 9". */
-static void finding_ranks(const struct lens_cube *c, const struct lens_anomaly *f, char *buf, size_t n)
+void lens_report_finding_ranks(const struct lens_cube *c, const struct lens_anomaly *f, char *buf, size_t n)
 {
     buf[0] = '\0';
     if (f->nranks == 0)
@@ -117,6 +117,14 @@ int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, 
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "ranked"))
         return lens_report_unknown_item(r, it, e);
+    /* The page page one cites for this input's anomalies: the header and first rows (60 points)
+     * are made to fit first, so the table does not start on the page after the one recorded. */
+    int n = lens_report_results(r)->st.an ? lens_report_results(r)->st.an->n : 0;
+    int rc0 = n > 0 ? lens_pdf_need(r->pdf, 60, e) : LENS_OK;
+    if (rc0 != LENS_OK)
+        return rc0;
+    if (r->page_anomalies)
+        r->page_anomalies[r->cur] = lens_pdf_page_count(r->pdf);
     const struct lens_structure *st = &lens_report_results(r)->st;
     const struct lens_cube *c = lens_report_cube(r);
     int rc = LENS_OK;
@@ -130,7 +138,7 @@ int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, 
         snprintf(name, sizeof name, "kind_%s", row.kind);
         if ((rc = lens_report_text(r, name, kind, sizeof kind, e)) != LENS_OK)
             break;
-        finding_ranks(c, &st->an->items[i], ranks, sizeof ranks);
+        lens_report_finding_ranks(c, &st->an->items[i], ranks, sizeof ranks);
         finding_lengths(c, &st->an->items[i], lengths, sizeof lengths);
         /* the robust z, one decimal: its order of magnitude is what matters */
         snprintf(score, sizeof score, "%.1f", row.z);

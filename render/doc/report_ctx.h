@@ -27,6 +27,9 @@ struct lens_report_ctx {
     int nin;
     int cur;                             /* index into in[] of the current input, -1 outside repeats */
     int figure;                          /* figures drawn so far (numbering) */
+    /* per input, the page its structure groups table and its anomalies table were drawn on
+     * (0: not drawn), recorded by a first layout pass so page one can name them */
+    int *page_structure, *page_anomalies;
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
 };
 
@@ -68,6 +71,19 @@ int lens_report_structure_table(void *ctx, const struct lens_template_item *it, 
 int lens_report_structure_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 int lens_report_anomalies_vars(void *ctx, struct lens_err *e);
 int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+
+/* The ranks a finding is about: "3 -> 17 (node01 -> node03)", "16-23 (node03)" (report_anomalies.c). */
+void lens_report_finding_ranks(const struct lens_cube *c, const struct lens_anomaly *f, char *buf, size_t n);
+
+/* Page one (report_answer.c): per cube what was measured, the key numbers, the data-quality
+ * gate's verdict and the findings; the gate section; and which sections a cube that failed
+ * the gate leaves out. gate_vars sets the gate's placeholders of the current cube. */
+int lens_report_gate_vars(struct lens_report_ctx *r, struct lens_err *e);
+int lens_report_gate_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+int lens_report_answer_vars(void *ctx, struct lens_err *e);
+int lens_report_answer_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+int lens_report_answer_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+int lens_report_shown(void *ctx, const char *name);
 
 /* The point-to-point sweep (report_p2p.c): placeholders of the current p2p input (for every
  * section of its "repeat inputs" group) and the p2p section. */

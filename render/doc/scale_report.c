@@ -364,11 +364,13 @@ static const struct lens_doc_section sections[] = {
     /* the same tables under another heading: a template may use either */
     {"comparison", LENS_DOC_NONE, NULL, rank_table, NULL},
     {"ranking", LENS_DOC_NONE, ranking_vars, rank_table, NULL},
+    /* the works the methods come from: all template text, drawn once at the end */
+    {"references", LENS_DOC_NONE, NULL, NULL, NULL},
 };
 
 /* No per-input callback: the app section sets its placeholders in app_vars. */
 static const struct lens_doc_kind kind = {"scale_report.tmpl", "Scalability report", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), NULL};
+                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL};
 
 /* The sections' context and what only the set-up below needs. */
 struct scale_doc {
