@@ -20,6 +20,10 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
  * device and output stays byte-identical. */
 void lens_figure_set_font(cairo_t *cr, cairo_font_face_t *face, double size);
 
+/* size raised to the print floor of cr (LENS_FIGURE_MIN_PT, see lens_figure_render), for
+ * figures that change the size of the current face with cairo_set_font_size. */
+double lens_figure_font_floor(cairo_t *cr, double size);
+
 /* Advance width of UTF-8 text s in the current font. */
 double lens_figure_text_width(cairo_t *cr, const char *s);
 
@@ -110,6 +114,20 @@ struct lens_figure {
     const char *name;      /* names a PNG in memory in messages; NULL: "<what> png (memory)" */
     int as;                /* enum lens_figure_as of a file; 0: by the extension */
 };
+
+/* Print: PNG bytes (path NULL) are for the PDF reports, which place a figure at most
+ * LENS_FIGURE_PRINT_W points wide (the text width of an A4 page, render/doc/pdf.c). They are
+ * drawn with at least LENS_FIGURE_PRINT_DPI pixels per inch at that width, and no text of
+ * theirs is smaller than LENS_FIGURE_MIN_PT points there (lens_figure_set_font raises
+ * smaller sizes). PNG and SVG files keep their natural size and fonts. */
+#define LENS_FIGURE_PRINT_W 483.276
+#define LENS_FIGURE_PRINT_DPI 300.0
+#define LENS_FIGURE_MIN_PT 7.0
+
+/* Pixels per unit of a figure w units wide put out as PNG bytes: at least 1, enough for
+ * LENS_FIGURE_PRINT_DPI at LENS_FIGURE_PRINT_W points; the PNG is ceil(w * scale) x
+ * ceil(h * scale) pixels. */
+double lens_figure_print_scale(double w);
 
 /* Puts f out: with path, a PNG or SVG file by the extension (or f->as), atomically (nothing
  * is left on error); with path NULL, PNG bytes into *buf (lens_malloc'd, caller frees) / *len.
