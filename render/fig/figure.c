@@ -107,6 +107,61 @@ double lens_figure_font_floor(cairo_t *cr, double size)
     return floor_size && size < *floor_size ? *floor_size : size;
 }
 
+/* The current font's size in user units (the font matrix's x scale). */
+static double cairo_font_size_of(cairo_t *cr)
+{
+    cairo_matrix_t m;
+    cairo_get_font_matrix(cr, &m);
+    return m.xx;
+}
+
+int lens_figure_text_wrap(cairo_t *cr, double x, double y, const char *s, double maxw, double ha,
+                          int draw)
+{
+    char line[512];
+    double lh = 1.2 * cairo_font_size_of(cr);
+    int n = 0;
+    const char *p = s;
+    /* Greedy: each line takes words while they fit in maxw; a word wider than maxw alone
+     * gets a line of its own (it may overflow, but no word is ever dropped). */
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t len = 0, best = 0;
+        for (;;) {
+            const char *q = p + len;
+            while (*q && *q != ' ')
+                q++;
+            size_t cand = (size_t)(q - p);
+            if (cand >= sizeof line)
+                break;
+            memcpy(line, p, cand);
+            line[cand] = 0;
+            if (best && lens_figure_text_width(cr, line) > maxw)
+                break;
+            best = cand;
+            len = cand;
+            if (!*q)
+                break;
+            len++; /* the space */
+        }
+        if (!best) { /* a word longer than the buffer: cut at the buffer (not at a code point) */
+            best = strlen(p) < sizeof line - 1 ? strlen(p) : sizeof line - 1;
+            while (best > 0 && ((unsigned char)p[best] & 0xc0) == 0x80)
+                best--;
+        }
+        memcpy(line, p, best);
+        line[best] = 0;
+        if (draw)
+            lens_figure_text(cr, x, y + n * lh, line, ha, 0, 0);
+        n++;
+        p += best;
+    }
+    return n;
+}
+
 /* Every figure selects fonts through here, so that all of them get the same device-independent
  * options; set per call because cairo_save/restore also restores font options. */
 void lens_figure_set_font(cairo_t *cr, cairo_font_face_t *face, double size)

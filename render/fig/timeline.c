@@ -482,6 +482,9 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, marks, 0};
     /* 12.6 units at the default 1200 wide; within 9..16 whatever the width. */
     L.fs = o->font_size > 0 ? o->font_size : fmin(16, fmax(9, width / 95));
+    /* For print the smallest text (0.9 fs) keeps the print floor, and the layout grows with
+     * it instead of letters overrunning their places (figure.h, LENS_FIGURE_MIN_PT). */
+    L.fs = fmax(L.fs, lens_figure_font_floor(cr, 0) / 0.9);
     cairo_save(cr);
     lens_figure_set_font(cr, c->face, L.fs);
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -492,20 +495,25 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     titles(&L, title, sizeof title, sub, sizeof sub);
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_set_font_size(cr, 1.3 * L.fs);
-    lens_figure_text(cr, 0.5 * width, 0.6 * L.fs, title, 0.5, 0, 0);
+    /* A long title (a long problem or call name) wraps; every line it adds moves what is
+     * below it down by one title line, out of the plot's height. */
+    int tl = lens_figure_text_wrap(cr, 0.5 * width, 0.6 * L.fs, title, width - 2 * L.fs, 0.5, 1);
+    double down = (tl > 1 ? tl - 1 : 0) * 1.2 * 1.3 * L.fs;
     cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
     cairo_set_font_size(cr, 0.95 * L.fs);
-    lens_figure_text(cr, 0.5 * width, 2.4 * L.fs, sub, 0.5, 0, 0);
+    int sl = lens_figure_text_wrap(cr, 0.5 * width, 2.4 * L.fs + down, sub, width - 2 * L.fs, 0.5, 1);
+    down += (sl > 1 ? sl - 1 : 0) * 1.2 * 0.95 * L.fs;
     cairo_set_font_size(cr, 0.9 * L.fs);
     snprintf(lab, sizeof lab, word(o, S_RANK), w->lane0 + w->nlanes - 1);
     /* The plot starts after the widest rank label (the last rank has the most digits). */
     L.px = lens_figure_text_width(cr, lab) + 1.4 * L.fs;
     L.pw = width - L.px - 1.2 * L.fs;
-    L.py = 6.2 * L.fs;
-    L.ph = height - L.py - 4.2 * L.fs;
+    L.py = 6.2 * L.fs + down;
+    /* many wrapped lines on a short figure still leave each lane a unit */
+    L.ph = fmax(height - L.py - 4.2 * L.fs, w->nlanes);
     L.lh = L.ph / w->nlanes;
     /* Back to front: bands, then the axis grid over them, then the lanes' bars over the grid. */
-    draw_legend(&L, L.px, 4.1 * L.fs);
+    draw_legend(&L, L.px, 4.1 * L.fs + down);
     for (int32_t r = w->lane0; r < w->lane0 + w->nlanes; r++)
         draw_band(&L, r);
     draw_axis(&L);
