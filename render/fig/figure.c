@@ -115,8 +115,8 @@ static double cairo_font_size_of(cairo_t *cr)
     return m.xx;
 }
 
-int lens_figure_text_wrap(cairo_t *cr, double x, double y, const char *s, double maxw, double ha,
-                          int draw)
+int lens_figure_text_wrap(struct lens_figure_text *log, cairo_t *cr, double x, double y, const char *s,
+                          double maxw, double ha, int draw)
 {
     char line[512];
     double lh = 1.2 * cairo_font_size_of(cr);
@@ -155,7 +155,7 @@ int lens_figure_text_wrap(cairo_t *cr, double x, double y, const char *s, double
         memcpy(line, p, best);
         line[best] = 0;
         if (draw)
-            lens_figure_text(cr, x, y + n * lh, line, ha, 0, 0);
+            lens_figure_label(log, cr, x, y + n * lh, line, ha, 0, 0);
         n++;
         p += best;
     }

@@ -33,12 +33,6 @@ double lens_figure_text_width(cairo_t *cr, const char *s);
 void lens_figure_text(cairo_t *cr, double x, double y, const char *s, double ha, double va,
                       double angle);
 
-/* Draws UTF-8 text s in lines no wider than maxw (broken at spaces), the first line's top
- * at y, lines 1.2 font sizes apart, each anchored by ha at x as lens_figure_text does; with
- * draw 0 only counts. Returns the number of lines (0 for an empty s). For titles, so that a
- * long one wraps instead of being clipped at both ends. */
-int lens_figure_text_wrap(cairo_t *cr, double x, double y, const char *s, double maxw, double ha,
-                          int draw);
 
 /* Copies s into buf, cut to at most maxcp UTF-8 code points with a trailing "…" when cut. */
 void lens_figure_ellipsize(const char *s, int maxcp, char *buf, size_t n);
@@ -162,5 +156,12 @@ int lens_figure_measure(const struct lens_figure *f, lens_figure_measure_fn fn, 
  * kind: pass the canvas's text), records it in device units for the text layer. */
 void lens_figure_label(struct lens_figure_text *log, cairo_t *cr, double x, double y,
                        const char *s, double ha, double va, double angle);
+
+/* Draws UTF-8 text s in lines no wider than maxw (broken at spaces), the first line's top
+ * at y, lines 1.2 font sizes apart, each anchored by ha at x as lens_figure_label does (log
+ * may be NULL); with draw 0 only counts. Returns the number of lines (0 for an empty s). For
+ * titles, so that a long one wraps instead of being clipped at both ends. */
+int lens_figure_text_wrap(struct lens_figure_text *log, cairo_t *cr, double x, double y, const char *s,
+                          double maxw, double ha, int draw);
 
 #endif

@@ -248,7 +248,7 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     f->title_lines = 1;
     if (o->title) {
         lens_figure_set_font(cr, f->face, fs * 1.25);
-        f->title_lines = lens_figure_text_wrap(cr, W / 2, fs, o->title, W - 2 * pad, 0.5, 0);
+        f->title_lines = lens_figure_text_wrap(NULL, cr, W / 2, fs, o->title, W - 2 * pad, 0.5, 0);
         f->title_lines = f->title_lines < 1 ? 1 : f->title_lines;
         lens_figure_set_font(cr, f->face, f->lab_fs);
     }
@@ -449,7 +449,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     /* The title centred on the whole figure, not the map: it also spans the colour bar. */
     if (o->title) {
         lens_figure_set_font(cr, f->face, fs * 1.25);
-        lens_figure_text_wrap(cr, o->width / 2.0, fs, o->title, o->width - 2 * fs, 0.5, 1);
+        lens_figure_text_wrap(NULL, cr, o->width / 2.0, fs, o->title, o->width - 2 * fs, 0.5, 1);
     }
 }
 

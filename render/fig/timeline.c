@@ -497,11 +497,11 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     cairo_set_font_size(cr, 1.3 * L.fs);
     /* A long title (a long problem or call name) wraps; every line it adds moves what is
      * below it down by one title line, out of the plot's height. */
-    int tl = lens_figure_text_wrap(cr, 0.5 * width, 0.6 * L.fs, title, width - 2 * L.fs, 0.5, 1);
+    int tl = lens_figure_text_wrap(NULL, cr, 0.5 * width, 0.6 * L.fs, title, width - 2 * L.fs, 0.5, 1);
     double down = (tl > 1 ? tl - 1 : 0) * 1.2 * 1.3 * L.fs;
     cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
     cairo_set_font_size(cr, 0.95 * L.fs);
-    int sl = lens_figure_text_wrap(cr, 0.5 * width, 2.4 * L.fs + down, sub, width - 2 * L.fs, 0.5, 1);
+    int sl = lens_figure_text_wrap(NULL, cr, 0.5 * width, 2.4 * L.fs + down, sub, width - 2 * L.fs, 0.5, 1);
     down += (sl > 1 ? sl - 1 : 0) * 1.2 * 0.95 * L.fs;
     cairo_set_font_size(cr, 0.9 * L.fs);
     snprintf(lab, sizeof lab, word(o, S_RANK), w->lane0 + w->nlanes - 1);
