@@ -375,6 +375,8 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
     struct frame fr;
     /* The font follows the box (68 em across, 40 down), within 6..16 units. */
     fr.fs = fmin(fmax(fmin(w / 68, h / 40), 6), 16);
+    /* For print the smallest text (0.85 fs) keeps the print floor; the frame grows with it. */
+    fr.fs = fmax(fr.fs, lens_figure_font_floor(cr, 0) / 0.85);
     double fs = fr.fs;
     cairo_save(cr);
     lens_figure_set_font(cr, face, fs);
