@@ -343,12 +343,22 @@ static void legend(cairo_t *cr, const struct lens_p2pfile *f, const int *drawn, 
         lens_figure_text(cr, x + sw + 0.5 * fs, y, "mean", 0, 0.5, 0);
         y += lh;
     }
-    /* Marker shapes: circles for pairs inside a node, squares for pairs across nodes. */
-    marker(cr, x + sw / 2, y, 0.26 * fs, 0);
-    lens_figure_text(cr, x + sw + 0.5 * fs, y, "within a node", 0, 0.5, 0);
-    y += lh;
-    marker(cr, x + sw / 2, y, 0.26 * fs, 1);
-    lens_figure_text(cr, x + sw + 0.5 * fs, y, "across nodes", 0, 0.5, 0);
+    /* Marker shapes: circles for pairs inside a node, squares for pairs across nodes; a
+     * shape is keyed only when a drawn pair has it (a one-node sweep has no squares). */
+    int intra = 0, inter = 0;
+    for (int p = 0; p < f->npairs; p++) {
+        intra += drawn[p] && !f->pair[p].inter;
+        inter += drawn[p] && f->pair[p].inter;
+    }
+    if (intra) {
+        marker(cr, x + sw / 2, y, 0.26 * fs, 0);
+        lens_figure_text(cr, x + sw + 0.5 * fs, y, "within a node", 0, 0.5, 0);
+        y += lh;
+    }
+    if (inter) {
+        marker(cr, x + sw / 2, y, 0.26 * fs, 1);
+        lens_figure_text(cr, x + sw + 0.5 * fs, y, "across nodes", 0, 0.5, 0);
+    }
 }
 
 /* Everything placed relative to the box (x, y, w, h): the same code draws files and pages. */
