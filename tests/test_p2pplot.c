@@ -335,7 +335,7 @@ static void legends(void)
     /* pair 0 alone is within node n1: no square is drawn, none is keyed */
     LENS_TEST(legend_text(1, t, sizeof t) == 0, "one-node plot drawn and read");
     LENS_TEST(strstr(t, "within a node") && !strstr(t, "across nodes"),
-              "one-node legend keys circles only");
+              "one-node legend keys circles only: [%s]", t);
     LENS_TEST(legend_text(2, t, sizeof t) == 0, "two-node plot drawn and read");
     LENS_TEST(strstr(t, "within a node") && strstr(t, "across nodes"), "both shapes keyed");
 }
