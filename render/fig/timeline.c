@@ -345,6 +345,9 @@ static void draw_legend(const struct layout *L, double x, double y)
     for (int i = 0; i < LENS_TL_NCLASS + 3; i++)
         total += 1.44 * L->fs + 4 + lens_figure_text_width(cr, names[i]) + 1.2 * L->fs;
     double k = total > L->pw ? L->pw / total : 1;
+    /* but never below the print floor (figure.h): a row that long runs past the plot's edge
+     * rather than print unreadably small */
+    k = fmin(1, fmax(k, lens_figure_font_floor(cr, 0) / fs));
     cairo_set_font_size(cr, fs * k);
     double sw = 1.3 * L->fs * k, sh = 0.8 * L->fs * k;
     for (int i = -1; i < LENS_TL_NCLASS + 2; i++) {
@@ -529,7 +532,9 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     for (int32_t r = w->lane0; r < w->lane0 + w->nlanes; r++)
         draw_lane(&L, r, cls);
     int every = (int)ceil(1.1 * L.fs / L.lh); /* rank labels that fit */
-    cairo_set_font_size(cr, fmin(0.9 * L.fs, 0.8 * L.lh));
+    /* thin lanes: smaller rank labels, but not below the print floor; `every` keeps labelled
+     * lanes 1.1 fs apart, so floored labels still do not touch */
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, fmin(0.9 * L.fs, 0.8 * L.lh)));
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
     for (int32_t r = w->lane0; r < w->lane0 + w->nlanes; r++) {
         if ((r - w->lane0) % every)
