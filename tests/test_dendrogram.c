@@ -8,6 +8,7 @@
 #include "analysis/structure/nj.h"
 #include "analysis/structure/structure.h"
 #include "render/fig/dendrogram.h"
+#include "render/fig/figure.h"
 #include "render/fig/njtree.h"
 #include "render/fig/treefig.h"
 #include "lens_test.h"
@@ -281,12 +282,15 @@ static void test_png(const struct lens_hclust_step *z, int n, const struct lens_
     LENS_TEST(lens_dendrogram_png_mem(z, n, &o, &b, &lb, &e) == LENS_OK, "%s", e.msg);
     LENS_TEST(la == lb && la > 0 && !memcmp(a, b, la), "dendrogram png not byte-identical");
     cairo_surface_t *s = decode(a, la);
-    LENS_TEST(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS && cairo_image_surface_get_width(s) == 913 &&
-                  cairo_image_surface_get_height(s) == 587, "dendrogram png size");
+    /* PNG bytes are for print: drawn at lens_figure_print_scale pixels per unit */
+    double k = lens_figure_print_scale(913);
+    int pw = (int)ceil(913 * k), ph = (int)ceil(587 * k);
+    LENS_TEST(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS && cairo_image_surface_get_width(s) == pw &&
+                  cairo_image_surface_get_height(s) == ph, "dendrogram png size");
     /* four cluster colours appear (the strip), the none colour appears (links above the cut) */
     int seen[LENS_TREEFIG_NCOLORS] = {0}, none = 0;
-    for (int y = 0; y < 587; y++)
-        for (int x = 0; x < 913; x++) {
+    for (int y = 0; y < ph; y++)
+        for (int x = 0; x < pw; x++) {
             uint32_t p = pixel(s, x, y);
             for (int c = 0; c < LENS_TREEFIG_NCOLORS; c++) {
                 double rgb[3];
@@ -313,8 +317,10 @@ static void test_png(const struct lens_hclust_step *z, int n, const struct lens_
     LENS_TEST(lens_njtree_png_mem(t, &no, &b, &lb, &e) == LENS_OK, "%s", e.msg);
     LENS_TEST(la == lb && la > 0 && !memcmp(a, b, la), "nj png not byte-identical");
     s = decode(a, la);
-    LENS_TEST(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS && cairo_image_surface_get_width(s) == 1000 &&
-                  cairo_image_surface_get_height(s) == 700, "nj png size");
+    k = lens_figure_print_scale(1000);
+    LENS_TEST(cairo_surface_status(s) == CAIRO_STATUS_SUCCESS &&
+                  cairo_image_surface_get_width(s) == (int)ceil(1000 * k) &&
+                  cairo_image_surface_get_height(s) == (int)ceil(700 * k), "nj png size");
     cairo_surface_destroy(s);
     lens_free(a);
     lens_free(b);
@@ -395,16 +401,17 @@ static void test_heatmap(void)
     lens_heatmap_opts_init(&o);
     o.font_path = FONT;
     o.labels = plain_l;
-    unsigned char *pa = NULL, *pb = NULL;
-    size_t la = 0, lb = 0;
     struct lens_heatmap_layout L1, L2;
-    LENS_TEST(lens_heatmap_png_mem(a, n, n, &o, &pa, &la, &e) == LENS_OK, "%s", e.msg);
+    /* PNG files: their pixels lie where lens_heatmap_layout says (PNG bytes are drawn for
+     * print, at another scale and with the print font floor) */
+    char *fa = lens_scratch_path("reorder_a.png"), *fb = lens_scratch_path("reorder_b.png");
+    LENS_TEST(lens_heatmap_write_png(a, n, n, &o, fa, &e) == LENS_OK, "%s", e.msg);
     LENS_TEST(lens_heatmap_layout(a, n, n, &o, &L1, &e) == LENS_OK, "%s", e.msg);
     o.labels = NULL; /* ignored: the reordered heatmap names the original processes itself */
-    LENS_TEST(lens_dendrogram_heatmap_png_mem(a, n, order, NULL, &o, &pb, &lb, &e) == LENS_OK, "%s", e.msg);
+    LENS_TEST(lens_dendrogram_heatmap_write(a, n, order, NULL, &o, fb, &e) == LENS_OK, "%s", e.msg);
     o.labels = perm_l;
     LENS_TEST(lens_heatmap_layout(a, n, n, &o, &L2, &e) == LENS_OK, "%s", e.msg);
-    cairo_surface_t *s1 = decode(pa, la), *s2 = decode(pb, lb);
+    cairo_surface_t *s1 = cairo_image_surface_create_from_png(fa), *s2 = cairo_image_surface_create_from_png(fb);
     int bad = 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
@@ -416,8 +423,6 @@ static void test_heatmap(void)
     LENS_TEST(bad == 0, "%d reordered cells differ", bad);
     cairo_surface_destroy(s1);
     cairo_surface_destroy(s2);
-    lens_free(pa);
-    lens_free(pb);
     /* files, errors */
     LENS_TEST(lens_dendrogram_heatmap_write(a, n, order, NULL, NULL, lens_scratch_path("h.svg"), &e) == LENS_OK, "%s", e.msg);
     LENS_TEST(lens_scratch_exists(lens_scratch_path("h.svg")), "reordered svg written");

@@ -23,6 +23,8 @@ struct sq {
     int clear;       /* leave the background transparent (no white paint) */
     int painted;     /* paint calls, to see that a refused figure is never painted */
     int vector_seen; /* the canvas's vector flag at the last paint */
+    double font;     /* with label: the size asked for (0: 12) */
+    double font_seen; /* the size cairo was given */
 };
 
 static int sq_check(const void *data, const char *name, struct lens_err *e)
@@ -51,7 +53,10 @@ static int sq_paint(const void *data, const struct lens_figure_canvas *c, struct
     cairo_rectangle(c->cr, s->sx, s->sy, s->sq, s->sq);
     cairo_fill(c->cr);
     if (s->label) {
-        lens_figure_set_font(c->cr, c->face, 12);
+        lens_figure_set_font(c->cr, c->face, s->font > 0 ? s->font : 12);
+        cairo_matrix_t fm;
+        cairo_get_font_matrix(c->cr, &fm);
+        s->font_seen = fm.xx;
         cairo_set_source_rgb(c->cr, 0, 0, 0);
         lens_figure_label(c->text, c->cr, 10, 10, "node03 & <17>", 0, 0, 0);
     }
@@ -116,15 +121,38 @@ static void test_png(void)
 {
     struct lens_err e;
     lens_err_clear(&e);
-    struct sq s = {200, 120, 50, 30, 20, 0, 0, 0, 0, 0, 0};
+    struct sq s = {200, 120, 50, 30, 20, 0, 0, 0, 0, 0, 0, 0, 0};
     struct lens_figure f = {.kind = &sq_kind, .data = &s};
     unsigned char *buf = NULL;
     size_t len = 0;
     LENS_TEST(lens_figure_render(&f, NULL, &buf, &len, &e) == LENS_OK && buf && len > 8, "png in memory: %s", e.msg);
     LENS_TEST(png_colour_type(buf, len) == 2, "opaque kinds write RGB PNGs (type %d)", png_colour_type(buf, len));
     LENS_TEST(s.vector_seen == 0, "a PNG canvas is not vector");
+    /* PNG bytes are for the PDF: drawn at k pixels per unit, 300 ppi at the text width */
+    double k = lens_figure_print_scale(200);
+    int pw = (int)ceil(200 * k), ph = (int)ceil(120 * k);
+    LENS_TEST(k * 72.0 * 200 / LENS_FIGURE_PRINT_W >= 300 && k < 300 / 72.0 * LENS_FIGURE_PRINT_W / 200 + 1.0 / 64,
+              "print scale %g", k);
     struct reader r = {buf, len, 0};
     cairo_surface_t *img = cairo_image_surface_create_from_png_stream(read_png, &r);
+    LENS_TEST(cairo_image_surface_get_width(img) == pw && cairo_image_surface_get_height(img) == ph,
+              "the print size: %dx%d, want %dx%d", cairo_image_surface_get_width(img),
+              cairo_image_surface_get_height(img), pw, ph);
+    /* the square [50, 70) x [30, 50) units, scaled: one pixel inside and outside its edges */
+    LENS_TEST(pixel(img, (int)(60 * k), (int)(40 * k)) == 0xff0000, "print: red inside the square");
+    LENS_TEST(pixel(img, (int)ceil(50 * k), (int)ceil(30 * k)) == 0xff0000 &&
+                  pixel(img, (int)floor(70 * k) - 1, (int)floor(50 * k) - 1) == 0xff0000,
+              "print: the square's corner pixels");
+    LENS_TEST(pixel(img, (int)floor(50 * k) - 1, (int)(40 * k)) == 0xffffff &&
+                  pixel(img, (int)ceil(70 * k), (int)(40 * k)) == 0xffffff,
+              "print: white just outside the square");
+    LENS_TEST(pixel(img, pw - 1, ph - 1) == 0xffffff, "print: white background");
+    cairo_surface_destroy(img);
+
+    /* the same figure to a file: its natural size, one pixel per unit */
+    char *p = lens_scratch_path("sq.png");
+    LENS_TEST(lens_figure_render(&f, p, NULL, NULL, &e) == LENS_OK, "png file: %s", e.msg);
+    img = cairo_image_surface_create_from_png(p);
     LENS_TEST(cairo_image_surface_get_width(img) == 200 && cairo_image_surface_get_height(img) == 120,
               "the kind's size: %dx%d", cairo_image_surface_get_width(img), cairo_image_surface_get_height(img));
     /* inside the square, its corners just inside and just outside, and far away */
@@ -134,26 +162,41 @@ static void test_png(void)
               "white just outside the square");
     LENS_TEST(pixel(img, 199, 119) == 0xffffff, "white background");
     cairo_surface_destroy(img);
-
-    /* the same figure to a file: the same bytes as in memory */
-    char *p = lens_scratch_path("sq.png");
-    LENS_TEST(lens_figure_render(&f, p, NULL, NULL, &e) == LENS_OK, "png file: %s", e.msg);
     size_t fn = 0;
-    unsigned char *fb = slurp(p, &fn);
-    LENS_TEST(fb && fn == len && !memcmp(fb, buf, len), "the file equals the PNG in memory");
-    free(fb);
+    unsigned char *fb = NULL;
     lens_free(buf);
 
-    /* a fractional height: PNG cut to whole pixels */
+    /* a fractional height: a file is cut to whole pixels, print bytes round up */
     s.h = 120.7;
+    LENS_TEST(lens_figure_render(&f, p, NULL, NULL, &e) == LENS_OK, "fractional: %s", e.msg);
+    img = cairo_image_surface_create_from_png(p);
+    LENS_TEST(cairo_image_surface_get_height(img) == 120, "a 120.7 high figure is a 120-pixel PNG (%d)",
+              cairo_image_surface_get_height(img));
+    cairo_surface_destroy(img);
     LENS_TEST(lens_figure_render(&f, NULL, &buf, &len, &e) == LENS_OK, "fractional: %s", e.msg);
     r = (struct reader){buf, len, 0};
     img = cairo_image_surface_create_from_png_stream(read_png, &r);
-    LENS_TEST(cairo_image_surface_get_height(img) == 120, "a 120.7 high figure is a 120-pixel PNG (%d)",
+    LENS_TEST(cairo_image_surface_get_height(img) == (int)ceil(120.7 * k), "print height %d",
               cairo_image_surface_get_height(img));
     cairo_surface_destroy(img);
     lens_free(buf);
     s.h = 120;
+
+    /* the print font floor: a 4-unit label of a 200-unit figure would print at 4 * 483 / 200
+     * = 9.7 pt, kept; on a 900-unit figure at 2.1 pt, raised to 7 pt = 7 * 900 / 483.276
+     * units. Files keep the size asked for. */
+    s.label = 1, s.font = 4;
+    LENS_TEST(lens_figure_render(&f, NULL, &buf, &len, &e) == LENS_OK && s.font_seen == 4,
+              "small figure keeps its font: %g", s.font_seen);
+    lens_free(buf);
+    s.w = 900;
+    LENS_TEST(lens_figure_render(&f, NULL, &buf, &len, &e) == LENS_OK &&
+                  fabs(s.font_seen - 7 * 900 / LENS_FIGURE_PRINT_W) < 1e-9,
+              "print floor: %g units, want %g", s.font_seen, 7 * 900 / LENS_FIGURE_PRINT_W);
+    lens_free(buf);
+    LENS_TEST(lens_figure_render(&f, p, NULL, NULL, &e) == LENS_OK && s.font_seen == 4,
+              "a file keeps the font asked for: %g", s.font_seen);
+    s.label = 0, s.font = 0, s.w = 200;
 
     /* ALPHA kinds keep what paint leaves transparent (cairo then writes RGBA); opaque kinds
      * cannot hold transparency at all, so the same paint gives an RGB PNG */
@@ -184,7 +227,7 @@ static void test_errors(void)
 {
     struct lens_err e;
     lens_err_clear(&e);
-    struct sq s = {200, 120, 50, 30, 20, 0, 0, 0, 0, 0, 0};
+    struct sq s = {200, 120, 50, 30, 20, 0, 0, 0, 0, 0, 0, 0, 0};
     struct lens_figure f = {.kind = &sq_kind, .data = &s};
     int before = lens_scratch_leftovers();
     char *p = lens_scratch_path("x.gif");
@@ -246,7 +289,7 @@ static void test_svg(void)
 {
     struct lens_err e;
     lens_err_clear(&e);
-    struct sq s = {200, 120, 50, 30, 20, 0, 0, 1, 0, 0, 0};
+    struct sq s = {200, 120, 50, 30, 20, 0, 0, 1, 0, 0, 0, 0, 0};
     struct lens_figure f = {.kind = &sq_kind, .data = &s};
     char *a = lens_scratch_path("a.svg"), *b = lens_scratch_path("b.svg");
     LENS_TEST(lens_figure_render(&f, a, NULL, NULL, &e) == LENS_OK && lens_figure_render(&f, b, NULL, NULL, &e) == LENS_OK,
@@ -299,7 +342,7 @@ static void test_draw_and_measure(void)
 {
     struct lens_err e;
     lens_err_clear(&e);
-    struct sq s = {200, 120, 5, 6, 10, 0, 0, 0, 0, 0, 0};
+    struct sq s = {200, 120, 5, 6, 10, 0, 0, 0, 0, 0, 0, 0, 0};
     struct lens_figure f = {.kind = &sq_kind, .data = &s};
     cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 400, 300);
     cairo_t *cr = cairo_create(img);

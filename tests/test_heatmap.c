@@ -348,18 +348,16 @@ static void test_svg(void)
     LENS_TEST(lens_heatmap_write_png(m, n, n, &o, lens_scratch_path("big.png"), &e) == LENS_OK, "big png: %s", e.msg);
     LENS_TEST(lens_heatmap_write_png(m, n, n, &o, lens_scratch_path("big2.png"), &e) == LENS_OK, "big png again");
     LENS_TEST(same_file(lens_scratch_path("big.png"), lens_scratch_path("big2.png")), "png byte-identical");
-    FILE *fp = fopen(lens_scratch_path("big.png"), "rb");
-    unsigned char *fb = malloc(len + 1);
-    size_t got = fp ? fread(fb, 1, len + 1, fp) : 0;
-    if (fp)
-        fclose(fp);
-    LENS_TEST(got == len && !memcmp(fb, buf, len), "png_mem equals the file (%zu vs %zu bytes)", len, got);
-    free(fb);
-    /* the report embeds this buffer with libharu: it must load as an image of the figure size */
+    /* the report embeds this buffer with libharu: it must load as an image of the figure size
+     * drawn for print (300 ppi at the text width, figure.h), not the file's natural size */
+    double k = lens_figure_print_scale(o.width);
+    HPDF_UINT pw = (HPDF_UINT)ceil(o.width * k), ph = (HPDF_UINT)ceil(o.height * k);
     HPDF_Doc pdf = HPDF_New(NULL, NULL);
     HPDF_Image im = pdf ? HPDF_LoadPngImageFromMem(pdf, buf, (HPDF_UINT)len) : NULL;
-    LENS_TEST(im && HPDF_Image_GetWidth(im) == (HPDF_UINT)o.width && HPDF_Image_GetHeight(im) == (HPDF_UINT)o.height,
-              "libharu loads the png_mem image at %dx%d", o.width, o.height);
+    LENS_TEST(im && HPDF_Image_GetWidth(im) == pw && HPDF_Image_GetHeight(im) == ph,
+              "libharu loads the png_mem image at %ux%u", pw, ph);
+    LENS_TEST(pw / (LENS_FIGURE_PRINT_W / 72.0) >= 300, "%u pixels over the text width: %.0f ppi", pw,
+              pw / (LENS_FIGURE_PRINT_W / 72.0));
     if (pdf)
         HPDF_Free(pdf);
     lens_free(buf);

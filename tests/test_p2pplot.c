@@ -7,6 +7,8 @@
 #include "render/fig/p2pplot.h"
 #include "lens_test.h"
 
+#include <cairo-pdf.h>
+
 #include <cairo.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -178,9 +180,13 @@ static void files(void)
         size_t n = fp ? fread(disk, 1, len + 16, fp) : 0;
         if (fp)
             fclose(fp);
-        LENS_TEST(n == len && png && !memcmp(disk, png, len), "%s equals png_mem (%zu vs %zu bytes)", path, n, len);
-        LENS_TEST(len > 24 && png[19] == (900 & 255) && png[18] == (900 >> 8) && png[23] == (560 & 255) && png[22] == (560 >> 8),
-                  "PNG is 900x560");
+        /* the file has the natural size, the bytes for the PDF the print size (figure.h) */
+        LENS_TEST(n > 24 && disk[19] == (900 & 255) && disk[18] == (900 >> 8) && disk[23] == (560 & 255) &&
+                      disk[22] == (560 >> 8), "%s is 900x560", path);
+        double k = lens_figure_print_scale(900);
+        unsigned pw = (unsigned)ceil(900 * k), ph = (unsigned)ceil(560 * k);
+        LENS_TEST(len > 24 && png[19] == (pw & 255) && png[18] == (pw >> 8) && png[23] == (ph & 255) && png[22] == (ph >> 8),
+                  "png_mem is %ux%u", pw, ph);
         free(disk);
         lens_free(png);
         png = NULL;
@@ -292,6 +298,48 @@ static void pdf(void)
     }
 }
 
+/* The legend keys only the marker shapes drawn (issue 14, item 8): the figure drawn on a
+ * cairo PDF page keeps its text, which pdftotext reads back. */
+static int legend_text(int npairs, char *out, size_t n)
+{
+    struct lens_err e;
+    cairo_font_face_t *face = NULL;
+    if (lens_figure_font_load("fonts/DejaVuSans.ttf", &face, &e) != LENS_OK)
+        return -1;
+    char path[600], cmd[1300];
+    snprintf(path, sizeof path, "%s/legend%d.pdf", dir, npairs);
+    cairo_surface_t *sf = cairo_pdf_surface_create(path, 900, 560);
+    cairo_t *cr = cairo_create(sf);
+    int saved = file.npairs;
+    file.npairs = npairs;
+    int rc = lens_p2pplot_draw(cr, &file, 0, NULL, face, 0, 0, 900, 560, &e);
+    file.npairs = saved;
+    cairo_destroy(cr);
+    cairo_surface_finish(sf);
+    cairo_surface_destroy(sf);
+    cairo_font_face_destroy(face);
+    if (rc != LENS_OK)
+        return -1;
+    snprintf(cmd, sizeof cmd, "pdftotext '%s' - 2>/dev/null", path);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return -1;
+    size_t got = fread(out, 1, n - 1, f);
+    out[got] = 0;
+    return pclose(f) == 0 ? 0 : -1;
+}
+
+static void legends(void)
+{
+    static char t[65536];
+    /* pair 0 alone is within node n1: no square is drawn, none is keyed */
+    LENS_TEST(legend_text(1, t, sizeof t) == 0, "one-node plot drawn and read");
+    LENS_TEST(strstr(t, "within a node") && !strstr(t, "across nodes"),
+              "one-node legend keys circles only: [%s]", t);
+    LENS_TEST(legend_text(2, t, sizeof t) == 0, "two-node plot drawn and read");
+    LENS_TEST(strstr(t, "within a node") && strstr(t, "across nodes"), "both shapes keyed");
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -303,6 +351,7 @@ int main(void)
     files();
     texts();
     pdf();
+    legends();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)

@@ -277,6 +277,8 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
     /* Font sizes follow the box as in the heatmap, so the two figures of a report match. */
     double fs = fmin(w, h) / 55.0;
     fs = fs < 7 ? 7 : fs > 13 ? 13 : fs;
+    /* For print the tick and leaf labels (0.85 fs) keep the print floor (figure.h). */
+    fs = fmax(fs, lens_figure_font_floor(cr, 0) / 0.85);
     L->fs = fs;
     double pad = fs;
     double hmax = 0.0;
@@ -296,7 +298,15 @@ static int dfig_layout(struct dfig *f, cairo_t *cr, double w, double h, struct d
         tw = fmax(tw, lens_figure_text_width(cr, buf));
     }
     double tick = fs * 0.35;
-    L->legend_y = pad + (o->title ? fs * 1.25 * 1.5 : 0);
+    /* A long title wraps: every line past the first moves the legend and tree down. */
+    int tl = 1;
+    if (o->title) {
+        lens_figure_set_font(cr, f->face, fs * 1.25);
+        tl = lens_figure_text_wrap(NULL, cr, w / 2, fs, o->title, w - 2 * pad, 0.5, 0);
+        tl = tl < 1 ? 1 : tl;
+        lens_figure_set_font(cr, f->face, fs * 0.85);
+    }
+    L->legend_y = pad + (o->title ? fs * 1.25 * (1.5 + 1.2 * (tl - 1)) : 0);
     double left = pad + fs * 1.5 + tw + tick + fs * 0.3;
     /* The legend is measured (draw 0) before it is drawn: its rows decide where the plot starts. */
     int rows = o->method || o->k >= 1 ? legend(f, cr, fs, left, 0, w - fs, NULL, 0) : 0;
@@ -483,7 +493,7 @@ static void draw_header(const struct dfig *f, const struct dlayout *L, cairo_t *
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (f->o->title) {
         lens_figure_set_font(cr, f->face, L->fs * 1.25);
-        lens_figure_label(log, cr, w / 2, L->fs, f->o->title, 0.5, 0.0, 0.0);
+        lens_figure_text_wrap(log, cr, w / 2, L->fs, f->o->title, w - 2 * L->fs, 0.5, 1);
     }
     if (f->o->method || f->o->k >= 1)
         legend(f, cr, L->fs, L->px, L->legend_y + L->fs * 0.9, w - L->fs, log, 1);

@@ -26,6 +26,8 @@ struct ft_holder {
 };
 
 static const cairo_user_data_key_t ft_key;
+/* On the cairo_t of a figure rendered for print: the smallest font size, user units. */
+static const cairo_user_data_key_t min_font_key;
 
 /* cairo's user-data destructor: runs when the last reference to the face goes, possibly long
  * after the figure (cairo caches faces), never while a surface still needs the glyphs. */
@@ -99,10 +101,75 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
     return LENS_OK;
 }
 
+double lens_figure_font_floor(cairo_t *cr, double size)
+{
+    const double *floor_size = cairo_get_user_data(cr, &min_font_key);
+    return floor_size && size < *floor_size ? *floor_size : size;
+}
+
+/* The current font's size in user units (the font matrix's x scale). */
+static double cairo_font_size_of(cairo_t *cr)
+{
+    cairo_matrix_t m;
+    cairo_get_font_matrix(cr, &m);
+    return m.xx;
+}
+
+int lens_figure_text_wrap(struct lens_figure_text *log, cairo_t *cr, double x, double y, const char *s,
+                          double maxw, double ha, int draw)
+{
+    char line[512];
+    double lh = 1.2 * cairo_font_size_of(cr);
+    int n = 0;
+    const char *p = s;
+    /* Greedy: each line takes words while they fit in maxw; a word wider than maxw alone
+     * gets a line of its own (it may overflow, but no word is ever dropped). */
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        size_t len = 0, best = 0;
+        for (;;) {
+            const char *q = p + len;
+            while (*q && *q != ' ')
+                q++;
+            size_t cand = (size_t)(q - p);
+            if (cand >= sizeof line)
+                break;
+            memcpy(line, p, cand);
+            line[cand] = 0;
+            if (best && lens_figure_text_width(cr, line) > maxw)
+                break;
+            best = cand;
+            len = cand;
+            if (!*q)
+                break;
+            len++; /* the space */
+        }
+        if (!best) { /* a word longer than the buffer: cut at the buffer (not at a code point) */
+            best = strlen(p) < sizeof line - 1 ? strlen(p) : sizeof line - 1;
+            while (best > 0 && ((unsigned char)p[best] & 0xc0) == 0x80)
+                best--;
+        }
+        memcpy(line, p, best);
+        line[best] = 0;
+        if (draw)
+            lens_figure_label(log, cr, x, y + n * lh, line, ha, 0, 0);
+        n++;
+        p += best;
+    }
+    return n;
+}
+
 /* Every figure selects fonts through here, so that all of them get the same device-independent
  * options; set per call because cairo_save/restore also restores font options. */
 void lens_figure_set_font(cairo_t *cr, cairo_font_face_t *face, double size)
 {
+    /* A figure put out for print carries the size (user units) under which its text would
+     * print below LENS_FIGURE_MIN_PT; every figure letters through here, so one floor holds
+     * for all of them. */
+    size = lens_figure_font_floor(cr, size);
     cairo_set_font_face(cr, face);
     cairo_set_font_size(cr, size);
     cairo_font_options_t *fo = cairo_font_options_create();
@@ -642,11 +709,20 @@ static const char *memory_name(const struct lens_figure *f, char *buf, size_t n)
 /* Paints f on a fresh cairo_t of surface sf: status checked before (a surface cairo could
  * not make) and after (anything paint left on cr). */
 static int paint_on(const struct lens_figure *f, cairo_surface_t *sf, cairo_font_face_t *face,
-                    double w, double h, const char *name, struct lens_figure_text *text,
-                    struct lens_err *e)
+                    double w, double h, double scale, const char *name,
+                    struct lens_figure_text *text, struct lens_err *e)
 {
     cairo_t *cr = cairo_create(sf);
     int rc = lens_figure_status(cr, name, e);
+    /* Print (scale > 0): the box stays w x h user units, drawn at scale pixels per unit, and
+     * text is kept at or above LENS_FIGURE_MIN_PT once the box is placed LENS_FIGURE_PRINT_W
+     * points wide. The floor lives as long as cr: user data is not part of save/restore. */
+    double floor_size = LENS_FIGURE_MIN_PT * w / LENS_FIGURE_PRINT_W;
+    if (rc == LENS_OK && scale > 0) {
+        cairo_scale(cr, scale, scale);
+        if (cairo_set_user_data(cr, &min_font_key, &floor_size, NULL) != CAIRO_STATUS_SUCCESS)
+            rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", name);
+    }
     if (rc == LENS_OK) {
         /* The surface's type says whether paint may draw vectors (SVG) or must rasterise (PNG). */
         cairo_surface_type_t t = cairo_surface_get_type(sf);
@@ -663,6 +739,13 @@ static int paint_on(const struct lens_figure *f, cairo_surface_t *sf, cairo_font
     return rc;
 }
 
+double lens_figure_print_scale(double w)
+{
+    double scale = fmax(1.0, LENS_FIGURE_PRINT_DPI / 72.0 * LENS_FIGURE_PRINT_W / w);
+    /* rounded up to 1/64, a binary fraction, so that w * scale is exact in the pixel sizes */
+    return ceil(scale * 64) / 64;
+}
+
 /* The SVG path: drawn into memory, finished, given its text layer, then saved with stable ids. */
 static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, double w, double h,
                       const char *path, struct lens_err *e)
@@ -677,7 +760,7 @@ static int render_svg(const struct lens_figure *f, cairo_font_face_t *face, doub
     cairo_svg_surface_restrict_to_version(sf, CAIRO_SVG_VERSION_1_1);
     /* The surface is in memory: the atomic file is opened only once the figure is drawn, so a
      * drawing error never leaves even a temporary behind. */
-    int rc = paint_on(f, sf, face, w, h, path, text, e);
+    int rc = paint_on(f, sf, face, w, h, 0, path, text, e);
     if (rc == LENS_OK && text && text->failed)
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the labels", path);
     if (rc == LENS_OK) {
@@ -708,9 +791,17 @@ static int render_png(const struct lens_figure *f, cairo_font_face_t *face, doub
 {
     /* opaque figures keep RGB24: their PNGs have no alpha channel, as they always had */
     cairo_format_t fmt = (f->kind->flags & LENS_FIGURE_ALPHA) ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24;
+    /* PNG bytes go into a PDF (libharu embeds rasters only): drawn with enough pixels for
+     * LENS_FIGURE_PRINT_DPI at the text width, the widest it is placed. A figure the page
+     * narrows to fit its height only gains pixels per inch. Files keep their natural size. */
+    double scale = 0, pw = w, ph = h;
+    if (!path) {
+        scale = lens_figure_print_scale(w);
+        pw = ceil(w * scale), ph = ceil(h * scale);
+    }
     /* A fractional height (the pie) is cut to whole pixels; paint still gets the exact box. */
-    cairo_surface_t *sf = cairo_image_surface_create(fmt, (int)w, (int)h);
-    int rc = paint_on(f, sf, face, w, h, name, NULL, e);
+    cairo_surface_t *sf = cairo_image_surface_create(fmt, (int)pw, (int)ph);
+    int rc = paint_on(f, sf, face, w, h, scale, name, NULL, e);
     if (rc == LENS_OK) {
         /* Flush before reading the pixels: cairo may still hold drawing operations. */
         cairo_surface_flush(sf);

@@ -20,6 +20,10 @@ int lens_figure_font_load(const char *font_path, cairo_font_face_t **face, struc
  * device and output stays byte-identical. */
 void lens_figure_set_font(cairo_t *cr, cairo_font_face_t *face, double size);
 
+/* size raised to the print floor of cr (LENS_FIGURE_MIN_PT, see lens_figure_render), for
+ * figures that change the size of the current face with cairo_set_font_size. */
+double lens_figure_font_floor(cairo_t *cr, double size);
+
 /* Advance width of UTF-8 text s in the current font. */
 double lens_figure_text_width(cairo_t *cr, const char *s);
 
@@ -28,6 +32,7 @@ double lens_figure_text_width(cairo_t *cr, const char *s);
  * about the anchor (-M_PI/2 reads upwards). Uses the current source colour. */
 void lens_figure_text(cairo_t *cr, double x, double y, const char *s, double ha, double va,
                       double angle);
+
 
 /* Copies s into buf, cut to at most maxcp UTF-8 code points with a trailing "…" when cut. */
 void lens_figure_ellipsize(const char *s, int maxcp, char *buf, size_t n);
@@ -111,6 +116,20 @@ struct lens_figure {
     int as;                /* enum lens_figure_as of a file; 0: by the extension */
 };
 
+/* Print: PNG bytes (path NULL) are for the PDF reports, which place a figure at most
+ * LENS_FIGURE_PRINT_W points wide (the text width of an A4 page, render/doc/pdf.c). They are
+ * drawn with at least LENS_FIGURE_PRINT_DPI pixels per inch at that width, and no text of
+ * theirs is smaller than LENS_FIGURE_MIN_PT points there (lens_figure_set_font raises
+ * smaller sizes). PNG and SVG files keep their natural size and fonts. */
+#define LENS_FIGURE_PRINT_W 483.276
+#define LENS_FIGURE_PRINT_DPI 300.0
+#define LENS_FIGURE_MIN_PT 7.0
+
+/* Pixels per unit of a figure w units wide put out as PNG bytes: at least 1, enough for
+ * LENS_FIGURE_PRINT_DPI at LENS_FIGURE_PRINT_W points; the PNG is ceil(w * scale) x
+ * ceil(h * scale) pixels. */
+double lens_figure_print_scale(double w);
+
 /* Puts f out: with path, a PNG or SVG file by the extension (or f->as), atomically (nothing
  * is left on error); with path NULL, PNG bytes into *buf (lens_malloc'd, caller frees) / *len.
  * Byte-identical output for the same data. Errors: LENS_EINVAL (extension, check), font
@@ -137,5 +156,12 @@ int lens_figure_measure(const struct lens_figure *f, lens_figure_measure_fn fn, 
  * kind: pass the canvas's text), records it in device units for the text layer. */
 void lens_figure_label(struct lens_figure_text *log, cairo_t *cr, double x, double y,
                        const char *s, double ha, double va, double angle);
+
+/* Draws UTF-8 text s in lines no wider than maxw (broken at spaces), the first line's top
+ * at y, lines 1.2 font sizes apart, each anchored by ha at x as lens_figure_label does (log
+ * may be NULL); with draw 0 only counts. Returns the number of lines (0 for an empty s). For
+ * titles, so that a long one wraps instead of being clipped at both ends. */
+int lens_figure_text_wrap(struct lens_figure_text *log, cairo_t *cr, double x, double y, const char *s,
+                          double maxw, double ha, int draw);
 
 #endif

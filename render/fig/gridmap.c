@@ -2,6 +2,7 @@
  * the tick and label helpers: the flat companion of the 3-D surface (surface.c), drawn into
  * whatever box the surface figure gives it. */
 #include "gridmap.h"
+#include "figure.h"
 
 #include "colormap.h"
 
@@ -159,7 +160,7 @@ void lens_gridmap_draw(cairo_t *cr, const struct lens_grid *g, double x, double 
     /* Half a unit out: a 1-unit line centred on whole coordinates covers whole pixels, crisp. */
     cairo_rectangle(cr, ax - 0.5, ay - 0.5, aw + 1, ah + 1);
     cairo_stroke(cr);
-    cairo_set_font_size(cr, 11);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 11));
     char buf[64];
     /* 40 units fit a label like "1024" across; 16 a line of 11-point text up the side. */
     size_t kp = label_step(np, aw, 40), kd = label_step(nd, ah, 16);
@@ -175,7 +176,7 @@ void lens_gridmap_draw(cairo_t *cr, const struct lens_grid *g, double x, double 
         lens_gridmap_format(g->size[j], buf, sizeof buf);
         lens_gridmap_text(cr, buf, ax - 5, cy, 1, 0.5);
     }
-    cairo_set_font_size(cr, 13);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 13));
     lens_gridmap_text(cr, "processes", ax + aw / 2, ay + ah + 24, 0.5, 0);
     cairo_save(cr);
     cairo_translate(cr, x + 4, ay + ah / 2);
@@ -208,7 +209,7 @@ void lens_gridmap_colourbar(cairo_t *cr, double x, double y, double w, double h,
     cairo_stroke(cr);
     double ticks[16];
     size_t nt = lens_gridmap_ticks(zlo, zhi, ticks, 16);
-    cairo_set_font_size(cr, 11);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 11));
     for (size_t k = 0; k < nt; k++) {
         /* A flat range has its single tick in the middle of the bar. */
         double ty = zhi > zlo ? y + h - h * (ticks[k] - zlo) / (zhi - zlo) : y + h / 2;
@@ -220,7 +221,7 @@ void lens_gridmap_colourbar(cairo_t *cr, double x, double y, double w, double h,
         lens_gridmap_text(cr, buf, x + w + 6, ty, 0, 0.5);
     }
     if (label) {
-        cairo_set_font_size(cr, 13);
+        cairo_set_font_size(cr, lens_figure_font_floor(cr, 13));
         lens_gridmap_text(cr, label, x + w / 2, y - 8, 0.5, 1);
     }
     cairo_restore(cr);

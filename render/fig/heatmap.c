@@ -26,6 +26,7 @@ struct fig {
     long long finite;          /* cells with a colour */
     cairo_font_face_t *face;
     double fs, lab_fs;         /* base and axis-label font sizes */
+    int title_lines;           /* lines of the wrapped title (1 without a title) */
     double row_w, col_h;       /* space taken by row labels / column labels */
     int col_rot;               /* column labels drawn upwards */
     double ticks[MAX_TICKS], tstep;
@@ -223,6 +224,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
      * so that small figures stay readable and large ones do not shout. */
     double fs = fmin(W, H) / 55.0;
     fs = fs < 7 ? 7 : fs > 13 ? 13 : fs;
+    /* For print the axis labels (0.85 fs) keep the print floor; the layout grows with it. */
+    fs = fmax(fs, lens_figure_font_floor(cr, 0) / 0.85);
     f->fs = fs;
     f->lab_fs = fs * 0.85;
     double pad = fs, tick = tick_len(f);
@@ -241,7 +244,15 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     if (f->L.missing > 0) /* the "missing" key under the colour bar needs the same column */
         tw = fmax(tw, lens_figure_text_width(cr, "missing"));
 
-    double top = pad + (o->title ? fs * 1.25 * 1.6 : 0) + fs * 1.6;
+    /* A long title wraps: each line past the first takes one title line from the map. */
+    f->title_lines = 1;
+    if (o->title) {
+        lens_figure_set_font(cr, f->face, fs * 1.25);
+        f->title_lines = lens_figure_text_wrap(NULL, cr, W / 2, fs, o->title, W - 2 * pad, 0.5, 0);
+        f->title_lines = f->title_lines < 1 ? 1 : f->title_lines;
+        lens_figure_set_font(cr, f->face, f->lab_fs);
+    }
+    double top = pad + (o->title ? fs * 1.25 * (1.6 + 1.2 * (f->title_lines - 1)) : 0) + fs * 1.6;
     double left = pad + (o->ylabel ? fs * 1.5 : 0) + f->row_w + tick + fs * 0.3;
     double bottom = pad + (o->xlabel ? fs * 1.5 : 0) + f->col_h + tick + fs * 0.3;
     double hist_w = o->histogram ? fmax(0.2 * W, 6 * fs) : 0;
@@ -438,7 +449,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     /* The title centred on the whole figure, not the map: it also spans the colour bar. */
     if (o->title) {
         lens_figure_set_font(cr, f->face, fs * 1.25);
-        lens_figure_text(cr, o->width / 2.0, fs, o->title, 0.5, 0.0, 0.0);
+        lens_figure_text_wrap(NULL, cr, o->width / 2.0, fs, o->title, o->width - 2 * fs, 0.5, 1);
     }
 }
 

@@ -260,6 +260,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
     /* 45 lines on the short side: a little larger than the map's text, the curves are sparse. */
     double fs = fmin(f->w, f->h) / 45.0;
     fs = fs < 7 ? 7 : fs > 14 ? 14 : fs;
+    /* For print the labels (0.88 fs) keep the print floor and the legend rows grow with them. */
+    fs = fmax(fs, lens_figure_font_floor(cr, 0) / 0.88);
     f->fs = fs;
     f->lab_fs = fs * 0.88;
     f->row_h = f->lab_fs * 1.5;

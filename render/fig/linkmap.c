@@ -205,6 +205,8 @@ static int layout(struct fig *f, cairo_t *cr, struct lens_err *e)
      * which sits next to this one in the report. */
     double fs = fmin(f->w, f->h) / 52.0;
     fs = fs < 7 ? 7 : fs > 14 ? 14 : fs;
+    /* For print the labels (0.88 fs) keep the print floor and the legend rows grow with them. */
+    fs = fmax(fs, lens_figure_font_floor(cr, 0) / 0.88);
     /* Axis labels a little smaller than the titles; legend rows one and a half label heights. */
     f->fs = fs;
     f->lab_fs = fs * 0.88;

@@ -382,11 +382,20 @@ static int nfig_layout(struct nfig *f, cairo_t *cr, double w, double h, struct n
     memset(L, 0, sizeof *L);
     double fs = fmin(w, h) / 55.0;
     fs = fs < 7 ? 7 : fs > 13 ? 13 : fs;
+    /* For print the smallest labels (0.85 fs) keep the print floor (figure.h). */
+    fs = fmax(fs, lens_figure_font_floor(cr, 0) / 0.85);
     L->fs = fs;
     double pad = fs;
     for (int v = 0; v < n; v++)
         L->maxx = fmax(L->maxx, r->x[v]);
-    L->legend_y = pad + (f->o->title ? fs * 1.25 * 1.5 : 0);
+    /* A long title wraps: every line past the first moves the legend and tree down. */
+    int tl = 1;
+    if (f->o->title) {
+        lens_figure_set_font(cr, f->face, fs * 1.25);
+        tl = lens_figure_text_wrap(NULL, cr, w / 2, fs, f->o->title, w - 2 * pad, 0.5, 0);
+        tl = tl < 1 ? 1 : tl;
+    }
+    L->legend_y = pad + (f->o->title ? fs * 1.25 * (1.5 + 1.2 * (tl - 1)) : 0);
     /* One legend line under the title, then the tree; the scale bar below it. */
     double top = L->legend_y + fs * 1.8 + fs * 0.4;
     double bottom = pad + fs * 2.6; /* scale bar and its label */
@@ -509,7 +518,7 @@ static void draw_header(const struct nfig *f, const struct nlayout *L, cairo_t *
     cairo_set_source_rgb(cr, 0, 0, 0);
     if (o->title) {
         lens_figure_set_font(cr, f->face, fs * 1.25);
-        lens_figure_label(log, cr, w / 2, fs, o->title, 0.5, 0.0, 0.0);
+        lens_figure_text_wrap(log, cr, w / 2, fs, o->title, w - 2 * fs, 0.5, 1);
     }
     int p = snprintf(buf, sizeof buf, "neighbor joining, %d processes  \xc2\xb7  %s", f->r.n,
                      o->root == LENS_NJTREE_MIDPOINT ? "rooted at the midpoint of the longest path"

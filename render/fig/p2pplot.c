@@ -343,12 +343,22 @@ static void legend(cairo_t *cr, const struct lens_p2pfile *f, const int *drawn, 
         lens_figure_text(cr, x + sw + 0.5 * fs, y, "mean", 0, 0.5, 0);
         y += lh;
     }
-    /* Marker shapes: circles for pairs inside a node, squares for pairs across nodes. */
-    marker(cr, x + sw / 2, y, 0.26 * fs, 0);
-    lens_figure_text(cr, x + sw + 0.5 * fs, y, "within a node", 0, 0.5, 0);
-    y += lh;
-    marker(cr, x + sw / 2, y, 0.26 * fs, 1);
-    lens_figure_text(cr, x + sw + 0.5 * fs, y, "across nodes", 0, 0.5, 0);
+    /* Marker shapes: circles for pairs inside a node, squares for pairs across nodes; a
+     * shape is keyed only when a drawn pair has it (a one-node sweep has no squares). */
+    int intra = 0, inter = 0;
+    for (int p = 0; p < f->npairs; p++) {
+        intra += drawn[p] && !f->pair[p].inter;
+        inter += drawn[p] && f->pair[p].inter;
+    }
+    if (intra) {
+        marker(cr, x + sw / 2, y, 0.26 * fs, 0);
+        lens_figure_text(cr, x + sw + 0.5 * fs, y, "within a node", 0, 0.5, 0);
+        y += lh;
+    }
+    if (inter) {
+        marker(cr, x + sw / 2, y, 0.26 * fs, 1);
+        lens_figure_text(cr, x + sw + 0.5 * fs, y, "across nodes", 0, 0.5, 0);
+    }
 }
 
 /* Everything placed relative to the box (x, y, w, h): the same code draws files and pages. */
@@ -375,6 +385,8 @@ int lens_p2pplot_draw(cairo_t *cr, const struct lens_p2pfile *f, int metric,
     struct frame fr;
     /* The font follows the box (68 em across, 40 down), within 6..16 units. */
     fr.fs = fmin(fmax(fmin(w / 68, h / 40), 6), 16);
+    /* For print the smallest text (0.85 fs) keeps the print floor; the frame grows with it. */
+    fr.fs = fmax(fr.fs, lens_figure_font_floor(cr, 0) / 0.85);
     double fs = fr.fs;
     cairo_save(cr);
     lens_figure_set_font(cr, face, fs);

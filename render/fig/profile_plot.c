@@ -62,7 +62,7 @@ static double Y(const struct chart *c, double v)
 static void text(cairo_t *cr, double x, double y, double size, double align, const char *s)
 {
     cairo_text_extents_t ext;
-    cairo_set_font_size(cr, size);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, size));
     cairo_text_extents(cr, s, &ext);
     /* cairo's toy text API is enough here: labels are single lines in one font. */
     cairo_move_to(cr, x - align * ext.x_advance, y);

@@ -256,7 +256,7 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
     size_t nzt = lens_gridmap_ticks(v->zlo, v->zhi, zt, 32);
     double yn = 1 - yf, xn = 1 - xf; /* near edges carry the labels */
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-    cairo_set_font_size(cr, 11);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 11));
     /* Process labels along the near p edge, pushed away from the box by 8 units. */
     screen_dir(v, 0, yn - 0.5, &ux, &uy);
     for (size_t k = 0; k < npt; k++) {
@@ -264,11 +264,11 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
         lens_gridmap_format(pt[k], buf, sizeof buf);
         lens_gridmap_text(cr, buf, x + 8 * ux, y + 8 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
     }
-    cairo_set_font_size(cr, 13);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 13));
     /* The axis title further out (34 units), clear of the tick labels. */
     project(v, 0.5, yn, 0, &x, &y);
     lens_gridmap_text(cr, "processes", x + 34 * ux, y + 34 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
-    cairo_set_font_size(cr, 11);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 11));
     /* Size labels along the near d edge, likewise. */
     screen_dir(v, xn - 0.5, 0, &ux, &uy);
     for (size_t k = 0; k < ndt; k++) {
@@ -276,7 +276,7 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
         lens_gridmap_format(dt[k], buf, sizeof buf);
         lens_gridmap_text(cr, buf, x + 8 * ux, y + 8 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
     }
-    cairo_set_font_size(cr, 13);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 13));
     project(v, xn, 0.5, 0, &x, &y);
     lens_gridmap_text(cr, "problem size", x + 34 * ux, y + 34 * uy, 0.5 - 0.5 * ux, 0.5 - 0.5 * uy);
     /* Efficiency ticks on the left-most vertical edge of the box. */
@@ -292,13 +292,13 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
         }
     }
     /* Efficiency labels right-aligned left of that edge. */
-    cairo_set_font_size(cr, 11);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 11));
     for (size_t k = 0; k < nzt; k++) {
         project(v, cx, cy, axis_e(v, zt[k]), &x, &y);
         lens_gridmap_format(zt[k], buf, sizeof buf);
         lens_gridmap_text(cr, buf, x - 6, y, 1, 0.5);
     }
-    cairo_set_font_size(cr, 13);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 13));
     project(v, cx, cy, 0.5, &x, &y);
     /* The efficiency title rotated, left of its tick labels. */
     cairo_save(cr);
@@ -409,7 +409,7 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     else
         snprintf(title, sizeof title, "%s: parallel efficiency E(p, d)", g->app ? g->app : "");
     cairo_set_source_rgb(cr, 0, 0, 0);
-    cairo_set_font_size(cr, 16);
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, 16));
     lens_gridmap_text(cr, title, v.W / 2, 10, 0.5, 0);
     /* painter's order: the far walls, the surface back to front, then the labels over it */
     double xf = v.sa > 0 ? 1 : 0, yf = v.ca > 0 ? 1 : 0; /* far walls */

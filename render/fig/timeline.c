@@ -85,7 +85,7 @@ struct layout {
     double *labels;        /* per lane: MAXLAB placed label intervals [x0, x1] */
     int *nlabels;          /* per lane: how many */
     double *marks;         /* per lane: pixel column of the last narrow instance mark */
-    int pass;              /* instances: 0 shading and centred label, 1 other labels */
+    int pass;              /* instances: 0 shading, 1 centred label, 2 other labels */
 };
 
 static double xof(const struct layout *L, double t)
@@ -222,8 +222,9 @@ static int is_centred(const struct layout *L, const struct lens_problem_result *
            r == &L->s->problems->res[L->w->problem];
 }
 
-/* Pass 0 draws the shading of every instance and the label of the centred one, pass 1 the
- * labels that fit beside those already drawn (one label band per lane, left to right). */
+/* Pass 0 draws the shading of every instance, pass 1 (after the messages) the label of the
+ * centred one, pass 2 the labels that fit beside those already drawn (one label band per
+ * lane, left to right). */
 static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_t rank,
                           uint32_t call, double a, double b)
 {
@@ -237,7 +238,7 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
     if (x1 - x0 < 2 && !centred) {
         /* a narrow instance is a solid mark; one per pixel column and lane is enough */
         double *last = &L->marks[rank - L->w->lane0];
-        if (L->pass == 1 || floor(x0) == *last)
+        if (L->pass != 0 || floor(x0) == *last)
             return;
         *last = floor(x0);
         /* The mark spans the bracket and the bar, in the problem colour. */
@@ -268,9 +269,10 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
             cairo_stroke(cr);
         }
     }
-    /* Labels only on lanes tall enough for text; the centred instance is labelled in pass 0,
-     * before any other label can take its place. */
-    if (L->lh < 16 || (L->pass == 0) != centred || (!centred && x1 - x0 < 3))
+    /* Labels only on lanes tall enough for text, after the message lines (pass 0 draws the
+     * spans); the centred instance is labelled in pass 1, before any other label (pass 2)
+     * can take its place. */
+    if (L->lh < 16 || L->pass == 0 || (L->pass == 1) != centred || (!centred && x1 - x0 < 3))
         return;
     char label[160], dur[32];
     /* The label names the problem and the time it lost. */
@@ -293,6 +295,13 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
         return;
     lab[2 * *n] = lx, lab[2 * *n + 1] = lx + tw;
     ++*n;
+    /* A light backing under the label: message lines drawn before it pass behind the
+     * text instead of through it. */
+    cairo_font_extents_t fe;
+    cairo_font_extents(cr, &fe);
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
+    cairo_rectangle(cr, lx - 1, by - th - 2 - fe.ascent - fe.descent, tw + 2, fe.ascent + fe.descent);
+    cairo_fill(cr);
     set_rgb(cr, prob_rgb);
     lens_figure_text(cr, lx, by - th - 2, label, 0, 1, 0);
 }
@@ -336,6 +345,9 @@ static void draw_legend(const struct layout *L, double x, double y)
     for (int i = 0; i < LENS_TL_NCLASS + 3; i++)
         total += 1.44 * L->fs + 4 + lens_figure_text_width(cr, names[i]) + 1.2 * L->fs;
     double k = total > L->pw ? L->pw / total : 1;
+    /* but never below the print floor (figure.h): a row that long runs past the plot's edge
+     * rather than print unreadably small */
+    k = fmin(1, fmax(k, lens_figure_font_floor(cr, 0) / fs));
     cairo_set_font_size(cr, fs * k);
     double sw = 1.3 * L->fs * k, sh = 0.8 * L->fs * k;
     for (int i = -1; i < LENS_TL_NCLASS + 2; i++) {
@@ -482,6 +494,9 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, marks, 0};
     /* 12.6 units at the default 1200 wide; within 9..16 whatever the width. */
     L.fs = o->font_size > 0 ? o->font_size : fmin(16, fmax(9, width / 95));
+    /* For print the smallest text (0.85 fs, the problem labels) keeps the print floor, and the layout grows with
+     * it instead of letters overrunning their places (figure.h, LENS_FIGURE_MIN_PT). */
+    L.fs = fmax(L.fs, lens_figure_font_floor(cr, 0) / 0.85);
     cairo_save(cr);
     lens_figure_set_font(cr, c->face, L.fs);
     cairo_set_source_rgb(cr, 1, 1, 1);
@@ -492,27 +507,34 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     titles(&L, title, sizeof title, sub, sizeof sub);
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_set_font_size(cr, 1.3 * L.fs);
-    lens_figure_text(cr, 0.5 * width, 0.6 * L.fs, title, 0.5, 0, 0);
+    /* A long title (a long problem or call name) wraps; every line it adds moves what is
+     * below it down by one title line, out of the plot's height. */
+    int tl = lens_figure_text_wrap(NULL, cr, 0.5 * width, 0.6 * L.fs, title, width - 2 * L.fs, 0.5, 1);
+    double down = (tl > 1 ? tl - 1 : 0) * 1.2 * 1.3 * L.fs;
     cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
     cairo_set_font_size(cr, 0.95 * L.fs);
-    lens_figure_text(cr, 0.5 * width, 2.4 * L.fs, sub, 0.5, 0, 0);
+    int sl = lens_figure_text_wrap(NULL, cr, 0.5 * width, 2.4 * L.fs + down, sub, width - 2 * L.fs, 0.5, 1);
+    down += (sl > 1 ? sl - 1 : 0) * 1.2 * 0.95 * L.fs;
     cairo_set_font_size(cr, 0.9 * L.fs);
     snprintf(lab, sizeof lab, word(o, S_RANK), w->lane0 + w->nlanes - 1);
     /* The plot starts after the widest rank label (the last rank has the most digits). */
     L.px = lens_figure_text_width(cr, lab) + 1.4 * L.fs;
     L.pw = width - L.px - 1.2 * L.fs;
-    L.py = 6.2 * L.fs;
-    L.ph = height - L.py - 4.2 * L.fs;
+    L.py = 6.2 * L.fs + down;
+    /* many wrapped lines on a short figure still leave each lane a unit */
+    L.ph = fmax(height - L.py - 4.2 * L.fs, w->nlanes);
     L.lh = L.ph / w->nlanes;
     /* Back to front: bands, then the axis grid over them, then the lanes' bars over the grid. */
-    draw_legend(&L, L.px, 4.1 * L.fs);
+    draw_legend(&L, L.px, 4.1 * L.fs + down);
     for (int32_t r = w->lane0; r < w->lane0 + w->nlanes; r++)
         draw_band(&L, r);
     draw_axis(&L);
     for (int32_t r = w->lane0; r < w->lane0 + w->nlanes; r++)
         draw_lane(&L, r, cls);
     int every = (int)ceil(1.1 * L.fs / L.lh); /* rank labels that fit */
-    cairo_set_font_size(cr, fmin(0.9 * L.fs, 0.8 * L.lh));
+    /* thin lanes: smaller rank labels, but not below the print floor; `every` keeps labelled
+     * lanes 1.1 fs apart, so floored labels still do not touch */
+    cairo_set_font_size(cr, lens_figure_font_floor(cr, fmin(0.9 * L.fs, 0.8 * L.lh)));
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
     for (int32_t r = w->lane0; r < w->lane0 + w->nlanes; r++) {
         if ((r - w->lane0) % every)
@@ -527,11 +549,14 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     cairo_rectangle(cr, L.px, L.py - 1.5 * L.fs, L.pw, L.ph + 1.5 * L.fs);
     cairo_clip(cr);
     lens_timeline_each_instance(s, w, draw_instance, &L);
-    /* Second pass: the other instances' labels, now that the centred one holds its place. */
+    /* Messages over the spans: the line from send to receive is what explains a wait. */
+    lens_timeline_each_message(s, w, draw_message, &L, w->nmessages);
+    /* Labels last, so that no message line crosses one: the centred instance's first, then
+     * the others', which skip places already taken. */
     L.pass = 1;
     lens_timeline_each_instance(s, w, draw_instance, &L);
-    /* Messages last, over everything: the line from send to receive is what explains a wait. */
-    lens_timeline_each_message(s, w, draw_message, &L, w->nmessages);
+    L.pass = 2;
+    lens_timeline_each_instance(s, w, draw_instance, &L);
     cairo_restore(cr);
     cairo_restore(cr);
     lens_free(cls);

@@ -93,9 +93,9 @@ uint32_t lens_timeline_end_call(const struct lens_trace_rank *k, double t1)
     return lo;
 }
 
-/* The wasted span of a charged call: for rules declared with waits = "until_leave"
- * (completion problems: time after the first process could leave) it ends with the call,
- * for every other rule it starts at the call's enter. */
+/* The wasted span of a top instance (no charges kept): for rules declared with waits =
+ * "until_leave" (completion problems: time after the first process could leave) it ends
+ * with the call, for every other rule it starts at the call's enter. */
 static void charge_span(const struct lens_trace *t, const struct lens_problem_result *r,
                         int32_t rank, uint32_t call, double sec, double *a, double *b)
 {
@@ -109,6 +109,18 @@ static void charge_span(const struct lens_trace *t, const struct lens_problem_re
         *a = c->enter;
         *b = c->enter + sec;
     }
+}
+
+/* The span of a kept charge: where detection put it (charge_once in analysis/trace/problems.c).
+ * A problem that keeps only what an earlier one left of a shared wait starts at
+ * enter + start, not at the enter, so the two are drawn side by side, not on top of each
+ * other (docs/methods.md, "Each wait charged once"). */
+static void kept_span(const struct lens_trace *t, int32_t rank, const struct lens_problem_charge *m,
+                      double *a, double *b)
+{
+    const struct lens_trace_call *c = &t->ranks[rank].calls[m->call];
+    *a = c->enter + m->start;
+    *b = *a + m->seconds;
 }
 
 /* The call of a top instance (matched by its enter time); LENS_NONE when not found. */
@@ -207,7 +219,7 @@ void lens_timeline_each_instance(const struct lens_trace_analysis *s, const stru
             for (; lo < r->ncharges && r->charges[lo].rank == rank && r->charges[lo].call < c1;
                  lo++) {
                 const struct lens_problem_charge *m = &r->charges[lo];
-                charge_span(t, r, rank, m->call, m->seconds, &a, &b);
+                kept_span(t, rank, m, &a, &b);
                 f(ctx, r, rank, m->call, a, b);
             }
         }
