@@ -49,16 +49,10 @@ void lens_problems_report_opts_init(struct lens_problems_report_opts *o)
     o->date = lens_time_source_date();
 }
 
-/* A section text expanded with the current placeholders into buf. */
 /* A section text expanded with the current placeholders into buf, cut to the caller's buffer. */
 static int text(struct prep *s, const char *name, char *buf, size_t n, struct lens_err *e)
 {
-    char *x = NULL;
-    int rc = lens_template_text(s->t, s->sec, name, &s->vars, &x, e);
-    if (rc == LENS_OK)
-        snprintf(buf, n, "%s", x);
-    lens_free(x);
-    return rc;
+    return lens_template_text_buf(s->t, s->sec, name, &s->vars, buf, n, e);
 }
 
 static int unknown_item(struct prep *s, const struct lens_template_item *it, struct lens_err *e)

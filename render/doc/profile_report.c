@@ -52,12 +52,7 @@ void lens_profile_report_opts_init(struct lens_profile_report_opts *o)
 /* A section text expanded with the current placeholders into buf. */
 static int text(struct prep *s, const char *name, char *buf, size_t n, struct lens_err *e)
 {
-    char *x = NULL;
-    int rc = lens_template_text(s->t, s->sec, name, &s->vars, &x, e);
-    if (rc == LENS_OK)
-        snprintf(buf, n, "%s", x);
-    lens_free(x);
-    return rc;
+    return lens_template_text_buf(s->t, s->sec, name, &s->vars, buf, n, e);
 }
 
 static int unknown_item(struct prep *s, const struct lens_template_item *it, struct lens_err *e)

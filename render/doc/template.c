@@ -173,6 +173,17 @@ int lens_template_text(const struct lens_template *t, const struct lens_template
                         s->name, name);
 }
 
+int lens_template_text_buf(const struct lens_template *t, const struct lens_template_section *s, const char *name,
+                           const struct lens_template_vars *v, char *buf, size_t n, struct lens_err *e)
+{
+    char *x = NULL;
+    int rc = lens_template_text(t, s, name, v, &x, e);
+    if (rc == LENS_OK)
+        snprintf(buf, n, "%s", x); /* a text longer than the caller's line is cut, not overrun */
+    lens_free(x);
+    return rc;
+}
+
 /* ---- parsing ---- */
 
 /* Column headers are const in struct lens_pdf_column but owned by the item here: the cast frees

@@ -88,6 +88,9 @@ int lens_template_expand(const char *text, const struct lens_template_vars *v, c
 /* The section's "text NAME" expanded with v; LENS_EFORMAT naming the file if it is missing. */
 int lens_template_text(const struct lens_template *t, const struct lens_template_section *s, const char *name,
                        const struct lens_template_vars *v, char **out, struct lens_err *e);
+/* The same into the caller's buffer buf of n bytes, cut to fit. */
+int lens_template_text_buf(const struct lens_template *t, const struct lens_template_section *s, const char *name,
+                           const struct lens_template_vars *v, char *buf, size_t n, struct lens_err *e);
 
 /* What a section renderer supplies: table fills the rows of a "table" item (between the
  * table's begin and end, with lens_pdf_table_row); block draws a "block" item. Either may be
