@@ -84,7 +84,7 @@ check_match "oversubscribed: the reason" "$(flat "$TMP/over.pdf")" "8 ranks shar
 no_structure "oversubscribed" "$TMP/over.pdf"
 check_exit "bad --cores" 2 "$BIN/mpilens" report "$S32" -o "$TMP/x.pdf" --cores 0
 
-# ---- references: only the works the document uses, no "paper 000"-style or figure citations ----
+# ---- references: only the works the document uses, no numbered-paper or figure citations ----
 refs() { pdftotext "$1" - | tr -d '\f' | sed -n '/^References$/,$p'; }
 r=$(refs "$TMP/s32.pdf")
 for w in "Salnikov" "Saitou" "Lance" "Cattell" "Iglewicz" "network_test2"; do
