@@ -29,3 +29,14 @@ check_exit() {
     if [ "$got" = "$want" ]; then ok; else fail "$d: exit $got, want $want"; sed 's/^/  /' "$TMP/err" >&2; fi
 }
 finish() { echo "$1: $PASSED passed, $FAILED failed"; [ "$FAILED" = 0 ]; }
+
+# dwarf_inlined BIN FUNC: BIN's DWARF has an inlined instance of the function FUNC (an
+# inlined_subroutine whose abstract_origin is the subprogram named FUNC), read with binutils'
+# readelf, independently of libdw
+dwarf_inlined() {
+    readelf --debug-dump=info "$1" 2>/dev/null | awk -v f="$2" '
+        /^ *<[0-9]+><[0-9a-f]+>:/ { split($1, a, /[<>]/); off = a[4]; tag = $NF; next }
+        tag ~ /DW_TAG_subprogram/ && /DW_AT_name/ && $NF == f { ex[off] = 1 }
+        tag ~ /DW_TAG_inlined_subroutine/ && /DW_AT_abstract_origin/ { o = $NF; gsub(/[<>]|0x/, "", o); org[o] = 1 }
+        END { for (k in ex) if (k in org) found = 1; exit !found }'
+}
