@@ -77,4 +77,9 @@ void lens_anomaly_row(const struct lens_anomalies *a, int i, struct lens_anomaly
  * bcast, put, get and p2p): then a link "s->r" is element (r, s). Otherwise row -> column. */
 int lens_anomaly_row_is_receiver(int mode);
 
+/* Median and robust sigma 1.4826 * max(MAD, floor) of v (destroyed; log units for delays):
+ * the yardstick of every score here, shared with mpilens-bench's retest choice so that both
+ * flag the same cells. n == 0 gives NaN for both. */
+void lens_anomaly_robust(double *v, size_t n, double floor, double *med, double *sig);
+
 #endif

@@ -26,8 +26,6 @@ static inline double lens_anomaly_lt(const struct lens_anomaly_ctx *x, int k, in
     return isfinite(v) && v > 0 ? log(v) : NAN;
 }
 
-/* Median and robust sigma 1.4826 * max(MAD, floor) of v (destroyed). */
-void lens_anomaly_robust(double *v, size_t n, double floor, double *med, double *sig);
 /* Ascending ranks as runs: "16-23", "1, 3-5, 9". */
 void lens_anomaly_fmt_ranks(char *buf, size_t n, const int *r, int nr);
 /* Appends a finding; ranks and lengths (indices into c->lengths) are copied. */

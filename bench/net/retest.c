@@ -3,8 +3,8 @@
  * against a hand computation without running MPI. */
 #include "retest.h"
 
-#include "stats.h"
 #include "analysis/cube/cube.h"
+#include "analysis/structure/structure.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,17 +23,10 @@ int lens_bench_retest_robust(const double *m, int P, double *work, double *med, 
         *med = *sig = NAN;
         return 0;
     }
-    /* log scale, as the anomaly detector: a delay twice the typical is as far above it at
+    /* log scale and the anomaly detector's own median and floored MAD, so the bench retests
+     * what `mpilens anomalies` would flag: a delay twice the typical is as far above it at
      * 1 us as at 1 ms, and the long right tail of delays becomes closer to symmetric */
-    lens_bench_stats_sort(work, n);
-    *med = lens_bench_stats_median_sorted(work, n);
-    for (size_t t = 0; t < n; t++)
-        work[t] = fabs(work[t] - *med);
-    lens_bench_stats_sort(work, n);
-    double mad = lens_bench_stats_median_sorted(work, n);
-    /* 1.4826 makes the MAD a standard deviation for normal data; the floor keeps a perfectly
-     * uniform machine (MAD 0) from turning a 1% wobble into an infinite z */
-    *sig = 1.4826 * (mad > LENS_BENCH_RETEST_MAD_FLOOR ? mad : LENS_BENCH_RETEST_MAD_FLOOR);
+    lens_anomaly_robust(work, n, LENS_BENCH_RETEST_MAD_FLOOR, med, sig);
     return (int)n;
 }
 
