@@ -139,9 +139,11 @@ for mode in $MODES; do
     i=$((i + 1))
     check_eq "$mode: statistics equal the raw repeats, diagonal 0, no NaN" "$(sed -n "${i}p" "$TMP/verify.out")" "ok"
 done
-# send_recv_and_recv_send: half a round trip in all four, so the median is not twice the average
+# send_recv_and_recv_send: half a round trip in all four, so the median is not twice the average.
+# One-sided: a preemption stall (~4 ms) inflates the average of 6 repeats, never the median;
+# the other direction is covered by "statistics equal the raw repeats" above.
 check_eq "send_recv: median and average are the same quantity" \
-    "$(infokey "$TMP/send_recv_and_recv_send.json" '0.5 < d["stats"]["median"]["median"] / d["stats"]["average"]["median"] < 1.5')" "True"
+    "$(infokey "$TMP/send_recv_and_recv_send.json" 'd["stats"]["median"]["median"] / d["stats"]["average"]["median"] < 1.5')" "True"
 check_match "noise parameters in the file" "$(ncdump -v noise_mes_length,num_noise_mes,num_noise_proc "$TMP/noise/network_median.nc" | tr '\n' ' ')" \
     "noise_mes_length = 512 ;.*num_noise_mes = 2 ;.*num_noise_proc = 2 ;"
 
