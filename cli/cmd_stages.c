@@ -17,8 +17,8 @@ LENS_COMMAND(stages, "tasks, waits, migrations and stage occupancy of a task-run
 
 static void help(void)
 {
-    printf("usage: mpilens stages LOG [--json] [--wait-stage NAME] [--points N] [--tasks-csv FILE]\n"
-           "                    [--plots DIR [--svg]]\n\n"
+    printf("usage: mpilens stages LOG [--json] [--wait-stage NAME] [--clocks per-node|synced]\n"
+           "                    [--points N] [--tasks-csv FILE] [--plots DIR [--svg]]\n\n"
            "Reads a stage log of a task runtime such as LuNA: JSON lines\n"
            "  {\"task\": 17, \"stage\": \"distribute\", \"t\": 0.0312, \"node\": 2}\n"
            "one per task entering a stage (the last record of a task marks its end). Prints the\n"
@@ -28,6 +28,11 @@ static void help(void)
            "options:\n"
            "  --json             one JSON object (keys in docs/icappa.md)\n"
            "  --wait-stage NAME  the stage that means waiting for inputs (default wait)\n"
+           "  --clocks MODEL     per-node (default): each node stamps with its own clock, so a\n"
+           "                     stay that begins on one node and ends on another cannot be\n"
+           "                     timed; it is counted, not measured (left out of the times, the\n"
+           "                     occupancy, the CSV and the plots). synced: the nodes' clocks\n"
+           "                     agree (or the log was corrected), and every stay is timed\n"
            "  --points N         time points of the occupancy series (default 50)\n"
            "  --tasks-csv FILE   per task: arrival, migrations, waited, seconds in each stage\n"
            "  --plots DIR        write DIR/stage_times.png (time in stage against arrival) and\n"
@@ -38,10 +43,28 @@ static void help(void)
            "  mpilens stages samples/stages/luna_sim.jsonl --tasks-csv tasks.csv\n");
 }
 
+/* The clock caveat of docs/icappa.md, one sentence: which stays crossed nodes, in which stages,
+ * and what was done with them. Nothing when no task moved during a stay. */
+static void print_clocks(const struct lens_stagelog *l)
+{
+    if (!l->ncross)
+        return;
+    printf("clocks: %zu stay%s began and ended on different nodes (", l->ncross, l->ncross == 1 ? "" : "s");
+    for (size_t s = 0, k = 0; s < l->nstage; s++)
+        if (l->cross[s])
+            printf("%s%zu in %s", k++ ? ", " : "", l->cross[s], l->stages[s]);
+    if (l->clocks == LENS_STAGELOG_PER_NODE)
+        printf(");\n  two nodes' clocks may differ, so their lengths cannot be measured: the times\n"
+               "  and tasks in stage below count only stays on one node (--clocks synced counts all)\n");
+    else
+        printf("); timed with --clocks synced,\n  which trusts that the nodes' clocks agree\n");
+}
+
 static void print_text(const struct lens_stagelog *l, size_t points, const double *times,
                        const size_t *counts)
 {
     printf("stage log: %zu records, %zu tasks, %.6g s to %.6g s\n", l->nrecord, l->ntask, l->t0, l->t1);
+    print_clocks(l);
     printf("waited for inputs: %zu of %zu tasks (%.1f%%)\n", l->waited, l->ntask,
            l->ntask ? 100.0 * (double)l->waited / (double)l->ntask : 0.0);
     printf("migrations [A0, A1, ...]: [");
@@ -69,6 +92,7 @@ int cmd_stages(int argc, char **argv)
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},
         {"wait-stage", required_argument, NULL, 'w'},
+        {"clocks", required_argument, NULL, 'k'},
         {"points", required_argument, NULL, 'p'},
         {"tasks-csv", required_argument, NULL, 'c'},
         {"plots", required_argument, NULL, 'P'},
@@ -79,6 +103,7 @@ int cmd_stages(int argc, char **argv)
     int json = 0, svg = 0, c;
     const char *wait = "wait", *csv = NULL, *plots = NULL;
     size_t points = 50;
+    enum lens_stagelog_clocks clocks = LENS_STAGELOG_PER_NODE;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -90,6 +115,14 @@ int cmd_stages(int argc, char **argv)
             if (!*optarg)
                 return lens_cli_usage("stages", "--wait-stage wants a stage name");
             wait = optarg;
+            break;
+        case 'k':
+            if (!strcmp(optarg, "per-node"))
+                clocks = LENS_STAGELOG_PER_NODE;
+            else if (!strcmp(optarg, "synced"))
+                clocks = LENS_STAGELOG_SYNCED;
+            else
+                return lens_cli_usage("stages", "--clocks wants per-node or synced, got '%s'", optarg);
             break;
         case 'p': {
             char *end;
@@ -122,7 +155,7 @@ int cmd_stages(int argc, char **argv)
     struct lens_err e;
     lens_err_clear(&e);
     struct lens_stagelog *l = NULL;
-    int rc = lens_stagelog_read(argv[optind], wait, &l, &e);
+    int rc = lens_stagelog_read(argv[optind], wait, clocks, &l, &e);
     if (rc == LENS_OK && lens_stagelog_find(l, wait) < 0)
         lens_cli_warn("%s: no stage named '%s': no task counts as waiting", argv[optind], wait);
     if (rc == LENS_OK && csv) {

@@ -40,7 +40,7 @@ int main(void)
     fclose(fp);
     struct lens_stagelog *l = NULL;
     struct lens_err e;
-    LENS_TEST(lens_stagelog_read(path, NULL, &l, &e) == LENS_OK, "read: %s", e.msg);
+    LENS_TEST(lens_stagelog_read(path, NULL, LENS_STAGELOG_SYNCED, &l, &e) == LENS_OK, "read: %s", e.msg);
     if (l) {
         long d = lens_stagelog_find(l, "distribute"), w = lens_stagelog_find(l, "wait");
         long x = lens_stagelog_find(l, "execute"), n = lens_stagelog_find(l, "done");
@@ -73,7 +73,7 @@ int main(void)
     }
     /* "blocked" names no stage: nobody waited */
     l = NULL;
-    LENS_TEST(lens_stagelog_read(path, "blocked", &l, &e) == LENS_OK && l && l->waited == 0, "other wait stage");
+    LENS_TEST(lens_stagelog_read(path, "blocked", LENS_STAGELOG_SYNCED, &l, &e) == LENS_OK && l && l->waited == 0, "other wait stage");
     lens_stagelog_free(l);
 
     /* allocation failures: each one a clean LENS_ENOMEM, nothing leaked (checked by ASan) */
@@ -81,7 +81,7 @@ int main(void)
     for (long k = 1; k < 200 && !done; k++) {
         l = NULL;
         lens_malloc_fail_after(k);
-        int rc = lens_stagelog_read(path, NULL, &l, &e);
+        int rc = lens_stagelog_read(path, NULL, LENS_STAGELOG_SYNCED, &l, &e);
         lens_malloc_fail_after(0);
         if (rc == LENS_OK)
             done = 1;

@@ -33,7 +33,7 @@ int main(void)
     struct lens_err e;
     lens_err_clear(&e);
     struct lens_stagelog *l = NULL;
-    int rc = lens_stagelog_read(path, NULL, &l, &e);
+    int rc = lens_stagelog_read(path, NULL, LENS_STAGELOG_SYNCED, &l, &e);
     unlink(path);
     LENS_TEST(rc == LENS_OK, "read: %s", e.msg);
     if (rc == LENS_OK) {

@@ -8,7 +8,8 @@ M=$BIN/mpilens
 LOG=samples/stages/luna_sim.jsonl
 TRUTH=samples/stages/luna_sim.truth.json
 
-"$M" stages "$LOG" --json --points 50 --tasks-csv "$TMP/tasks.csv" >"$TMP/s.json" 2>"$TMP/err"
+# the generator's truth times every stay, as one clock would: --clocks synced
+"$M" stages "$LOG" --json --points 50 --clocks synced --tasks-csv "$TMP/tasks.csv" >"$TMP/s.json" 2>"$TMP/err"
 check_eq "stages exit" "$?" 0
 got=$($PY - "$TMP/s.json" "$TRUTH" "$TMP/tasks.csv" <<'PY' 2>&1
 import json, sys, csv
@@ -38,6 +39,55 @@ out=$("$M" stages "$LOG")
 check_match "text migrations" "$out" "migrations \[A0, A1, \.\.\.\]: \[136, 86, 36, 42\]"
 check_match "text waited" "$out" "waited for inputs: 114 of 300 tasks"
 
+# The clock caveat (default --clocks per-node): a stay that begins on one node and ends on
+# another is counted, not timed. The reference recomputes it from the log here: per task, in
+# time order, a stay is timed only when both records name the same node.
+"$M" stages "$LOG" --json --points 50 --tasks-csv "$TMP/pn.csv" >"$TMP/pn.json" 2>"$TMP/err"
+check_eq "per-node exit" "$?" 0
+got=$($PY - "$LOG" "$TMP/pn.json" "$TMP/pn.csv" <<'PY' 2>&1
+import json, sys, csv, collections
+recs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    r = json.loads(line); recs[r["task"]].append((r["t"], r["stage"], r["node"]))
+d = json.load(open(sys.argv[2]))
+per, cross, stays = collections.defaultdict(dict), collections.Counter(), []
+for task, rs in recs.items():
+    rs.sort()
+    for (a, s, n), (b, _, m) in zip(rs, rs[1:]):
+        if n != m: cross[s] += 1; continue
+        per[s][task] = per[s].get(task, 0) + b - a
+        stays.append((s, a, b))
+bad = []
+if d["clocks"] != "per-node": bad.append("clocks %s" % d["clocks"])
+if d["cross_node_stays"] != sum(cross.values()) or d["cross_node_stays"] != 284: bad.append("cross %d" % d["cross_node_stays"])
+for st in d["stages"]:
+    v = [x for x in per[st["name"]].values() if x > 0]
+    mean = sum(v) / len(v) if v else 0
+    if st["tasks"] != len(v) or abs(st["mean_seconds"] - mean) > 1e-9: bad.append("stage %s %d %r != %d %r" % (st["name"], st["tasks"], st["mean_seconds"], len(v), mean))
+    if st["cross_node_stays"] != cross[st["name"]]: bad.append("cross %s" % st["name"])
+t0, t1 = d["t0"], d["t1"]; dt = (t1 - t0) / 50
+names = [s["name"] for s in d["stages"]]
+occ = [[sum(1 for s, a, b in stays if s == n and a <= t0 + (i + .5) * dt < b) for n in names] for i in range(50)]
+if occ != d["occupancy"]["counts"]: bad.append("occupancy differs")
+rows = list(csv.DictReader(open(sys.argv[3])))
+if abs(sum(float(r["distribute"]) for r in rows) - sum(per["distribute"].values())) > 1e-6: bad.append("csv distribute")
+print(" ; ".join(bad) or "ok")
+PY
+)
+check_eq "per-node clocks: cross-node stays counted, not timed" "$got" "ok"
+synced_d=$($PY -c 'import json,sys; print([s["mean_seconds"] for s in json.load(open(sys.argv[1]))["stages"]][0])' "$TMP/s.json")
+pernode_d=$($PY -c 'import json,sys; print([s["mean_seconds"] for s in json.load(open(sys.argv[1]))["stages"]][0])' "$TMP/pn.json")
+check "the caveat changes the distribute mean" test "$synced_d" != "$pernode_d"
+out=$("$M" stages "$LOG")
+check_match "text states the clock caveat" "$out" "clocks: 284 stays began and ended on different nodes \(284 in distribute\);"
+check_match "text says what was done" "$out" "count only stays on one node"
+check_match "synced text says what it trusts" "$("$M" stages "$LOG" --clocks synced)" "trusts that the nodes' clocks agree"
+check_exit "bad --clocks" 2 "$M" stages "$LOG" --clocks utc
+check_match "bad --clocks names the choices" "$(cat "$TMP/err")" "per-node or synced"
+# a log where no task moves during a stay says nothing about clocks
+printf '%s\n' '{"task": 1, "stage": "a", "t": 1, "node": 0}' '{"task": 1, "stage": "b", "t": 2, "node": 0}' >"$TMP/still.jsonl"
+check_eq "no caveat without moves" "$("$M" stages "$TMP/still.jsonl" 2>/dev/null | grep -c clocks)" 0
+
 # another name for the waiting stage: none waits; a warning says so
 "$M" stages "$LOG" --json --wait-stage blocked >"$TMP/w.json" 2>"$TMP/err"
 check_eq "other wait stage" "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["waited"])' "$TMP/w.json")" 0
@@ -50,8 +100,12 @@ check_match "nested names file:line" "$(cat "$TMP/err")" "nested.jsonl:1: unsupp
 printf '%s\n' '{"task": "f-a", "stage": "done", "t": 4.25, "node": 3, "note": "x"}' \
     '{"task": "f-a", "stage": "wait", "t": 2.5, "node": 1, "ok": true}' \
     '{"task": "f-a", "stage": "run", "t": 3.0, "node": 3}' >"$TMP/ids.jsonl"
-got=$("$M" stages "$TMP/ids.jsonl" --json | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["tasks"], d["waited"], d["migrations"], [s["mean_seconds"] for s in d["stages"]])')
+got=$("$M" stages "$TMP/ids.jsonl" --json --clocks synced | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["tasks"], d["waited"], d["migrations"], [s["mean_seconds"] for s in d["stages"]])')
 check_eq "string ids and order" "$got" "1 1 [0, 1] [0, 0.5, 1.25]"
+# per-node clocks: the wait began on node 1 and ended on node 3, so it is not timed; the task
+# still counts as waiting (it entered the stage)
+got=$("$M" stages "$TMP/ids.jsonl" --json | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["waited"], [s["mean_seconds"] for s in d["stages"]], d["cross_node_stays"])')
+check_eq "string ids, per-node clocks" "$got" "1 [0, 0, 1.25] 1"
 
 # errors: exit 1 with file:line, nothing written
 printf '%s\n' '{"task": 1, "stage": "wait", "t": 0.5, "node": 0}' '{"task": 1, "stage": "run", "node": 0}' >"$TMP/missing.jsonl"

@@ -366,6 +366,7 @@ void lens_stagelog_free(struct lens_stagelog *l)
     lens_free(l->tasks);
     lens_free(l->stages);
     lens_free(l->spans);
+    lens_free(l->cross);
     lens_free(l->mig_hist);
     lens_free(l->pool);
     lens_free(l);
@@ -386,7 +387,8 @@ static int build(struct reader *r, long wait, struct lens_stagelog *l, struct le
     l->tasks = lens_calloc(T, sizeof *l->tasks);
     l->pool = lens_calloc(T * S, sizeof *l->pool);
     l->spans = lens_malloc(r->nrec * sizeof *l->spans);
-    if (!l->tasks || !l->pool || !l->spans)
+    l->cross = lens_calloc(S ? S : 1, sizeof *l->cross);
+    if (!l->tasks || !l->pool || !l->spans || !l->cross)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu tasks", r->path, T);
     l->stages = r->stages;
     l->nstage = S;
@@ -407,17 +409,26 @@ static int build(struct reader *r, long wait, struct lens_stagelog *l, struct le
         /* records are in time order, so the run's first and last give arrival and end */
         k->arrival = r->recs[i].t;
         k->end = r->recs[j].t;
+        int waited = 0;
         for (size_t q = i; q < j; q++) {
             const struct rec *a = &r->recs[q], *b = &r->recs[q + 1];
-            k->in_stage[a->stage] += b->t - a->t;
             /* a migration is a node change between consecutive records of one task */
-            k->migrations += a->node != b->node;
+            int moved = a->node != b->node;
+            k->migrations += moved;
+            /* waited: any time in the wait stage, whatever clock measured it (the entry
+             * record alone shows the task waited; only its length needs one clock) */
+            waited |= (long)a->stage == wait && b->t > a->t;
+            l->cross[a->stage] += (size_t)moved;
+            /* b->t - a->t subtracts two nodes' clocks when the task moved: per-node clocks
+             * make that difference meaningless, so the stay is counted but not measured */
+            if (moved && l->clocks == LENS_STAGELOG_PER_NODE)
+                continue;
+            k->in_stage[a->stage] += b->t - a->t;
             /* at most nrec - 1 stays in all, so the spans array sized nrec never overflows */
             l->spans[l->nspan++] = (struct lens_stagelog_span){a->stage, a->t, b->t};
         }
-        /* waited: any time in the wait stage; wait < 0 when no record used that stage */
-        if (wait >= 0 && k->in_stage[wait] > 0)
-            k->waited = 1;
+        /* wait < 0 when no record used that stage, and then no task waited */
+        k->waited = waited;
         l->waited += (size_t)k->waited;
         if ((size_t)k->migrations > maxmig)
             maxmig = (size_t)k->migrations;
@@ -431,6 +442,8 @@ static int build(struct reader *r, long wait, struct lens_stagelog *l, struct le
     l->ntask = T;
     r->nid = 0;
     l->nmig = maxmig + 1;
+    for (size_t s = 0; s < S; s++)
+        l->ncross += l->cross[s];
     if (!(l->mig_hist = lens_calloc(l->nmig, sizeof *l->mig_hist)))
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", r->path);
     /* the histogram before the sort: it does not depend on the order of the tasks */
@@ -448,8 +461,8 @@ static int build(struct reader *r, long wait, struct lens_stagelog *l, struct le
     return LENS_OK;
 }
 
-int lens_stagelog_read(const char *path, const char *wait_stage, struct lens_stagelog **out,
-                       struct lens_err *e)
+int lens_stagelog_read(const char *path, const char *wait_stage, enum lens_stagelog_clocks clocks,
+                       struct lens_stagelog **out, struct lens_err *e)
 {
     *out = NULL;
     FILE *fp = fopen(path, "r");
@@ -508,6 +521,7 @@ int lens_stagelog_read(const char *path, const char *wait_stage, struct lens_sta
         for (size_t s = 0; s < r.nstage; s++)
             if (!strcmp(r.stages[s], wait_stage ? wait_stage : "wait"))
                 wait = (long)s;
+        l->clocks = clocks;
         rc = build(&r, wait, l, e);
     }
     reader_release(&r);
@@ -614,6 +628,11 @@ int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *
     for (size_t k = 0; k < l->nmig; k++)
         lens_json_int(&j, (long long)l->mig_hist[k]);
     lens_json_end_array(&j);
+    /* which stays the times below count, and how many were left out for the clocks */
+    lens_json_key(&j, "clocks");
+    lens_json_string(&j, l->clocks == LENS_STAGELOG_SYNCED ? "synced" : "per-node");
+    lens_json_key(&j, "cross_node_stays");
+    lens_json_int(&j, (long long)l->ncross);
     lens_json_key(&j, "t0");
     lens_json_number(&j, l->t0);
     lens_json_key(&j, "t1");
@@ -639,6 +658,8 @@ int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *
         lens_json_number(&j, n ? sum / (double)n : 0.0);
         lens_json_key(&j, "max_seconds");
         lens_json_number(&j, max);
+        lens_json_key(&j, "cross_node_stays");
+        lens_json_int(&j, (long long)l->cross[s]);
         lens_json_end_object(&j);
     }
     lens_json_end_array(&j);

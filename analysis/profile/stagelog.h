@@ -30,6 +30,13 @@ struct lens_stagelog_span { /* one stay of a task in a stage, for occupancy */
     double from, to;   /* seconds, from <= to */
 };
 
+/* Whose clock stamps a record (docs/icappa.md, "Clocks"). A stay that starts on one node and
+ * ends on another subtracts two clocks: with per-node clocks (the default, since a runtime's
+ * nodes are rarely synchronised to better than the stays it measures) such a stay has no
+ * measurable length, and is left out of the time in stage and of the occupancy; with synced
+ * clocks every stay counts. */
+enum lens_stagelog_clocks { LENS_STAGELOG_PER_NODE = 0, LENS_STAGELOG_SYNCED = 1 };
+
 struct lens_stagelog {
     size_t ntask;
     struct lens_stagelog_task *tasks; /* ordered by arrival, then by id */
@@ -42,18 +49,23 @@ struct lens_stagelog {
     size_t waited;                    /* tasks that waited for inputs */
     size_t nmig;                      /* histogram length: max migrations + 1 */
     size_t *mig_hist;                 /* mig_hist[k] = A_k, tasks with k migrations */
+    enum lens_stagelog_clocks clocks; /* how the stays below were counted */
+    size_t *cross;                    /* nstage: stays that began and ended on different nodes */
+    size_t ncross;                    /* their sum; with per-node clocks none is in in_stage/spans */
     double *pool;                     /* ntask x nstage seconds behind tasks[i].in_stage */
 };
 
 /* Reads a log. wait_stage names the stage that means "waiting for inputs" (NULL: "wait").
+ * clocks says whether a stay across two nodes is measurable (see enum lens_stagelog_clocks);
+ * tasks, waits and migrations count every record either way.
  * Lines are JSON objects with "task" (number or string), "stage" (string), "t" (number,
  * seconds) and "node" (integer), each once; other keys are ignored; empty lines are skipped.
  * Records of a task are taken in order of t (then of lines). The caller owns *out
  * (lens_stagelog_free). Errors name file:line: LENS_EIO, LENS_EFORMAT (bad JSON, missing key,
  * bad value, a line or stage count beyond the bounds above), LENS_EDATA (no records),
  * LENS_ENOMEM. */
-int lens_stagelog_read(const char *path, const char *wait_stage, struct lens_stagelog **out,
-                       struct lens_err *e);
+int lens_stagelog_read(const char *path, const char *wait_stage, enum lens_stagelog_clocks clocks,
+                       struct lens_stagelog **out, struct lens_err *e);
 void lens_stagelog_free(struct lens_stagelog *l);
 
 /* Stage index of a name, or -1. */

@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_put("stages.jsonl", data, size);
     struct lens_err e = {0};
     struct lens_stagelog *l = NULL;
-    if (fuzz_said("read", lens_stagelog_read(path, NULL, &l, &e), &e) == LENS_OK) {
+    if (fuzz_said("read", lens_stagelog_read(path, NULL, LENS_STAGELOG_SYNCED, &l, &e), &e) == LENS_OK) {
         lens_stagelog_write_json(l, 16, fuzz_null(), &e);
         lens_stagelog_write_tasks_csv(l, fuzz_null(), &e);
     }
