@@ -17,8 +17,9 @@ LENS_COMMAND(stages, "tasks, waits, migrations and stage occupancy of a task-run
 
 static void help(void)
 {
-    printf("usage: mpilens stages LOG [--json] [--wait-stage NAME] [--clocks per-node|synced]\n"
-           "                    [--points N] [--tasks-csv FILE] [--plots DIR [--svg]]\n\n"
+    printf("usage: mpilens stages LOG [--baseline OLD] [--json] [--wait-stage NAME]\n"
+           "                    [--clocks per-node|synced] [--points N] [--tasks-csv FILE]\n"
+           "                    [--plots DIR [--svg]]\n\n"
            "Reads a stage log of a task runtime such as LuNA: JSON lines\n"
            "  {\"task\": 17, \"stage\": \"distribute\", \"t\": 0.0312, \"node\": 2}\n"
            "one per task entering a stage (the last record of a task marks its end). Prints the\n"
@@ -26,7 +27,11 @@ static void help(void)
            "(a migration is a change of node between consecutive records), the time spent in each\n"
            "stage, and the number of tasks in each stage over time.\n\n"
            "options:\n"
-           "  --json             one JSON object (keys in docs/icappa.md)\n"
+           "  --baseline OLD     compare LOG with an older log OLD (a previous revision of the\n"
+           "                     runtime): per stage tasks, mean and max seconds of both, and with\n"
+           "                     --plots DIR/stage_compare.png, both occupancies from their start\n"
+           "  --json             one JSON object (keys in docs/icappa.md; with --baseline, the\n"
+           "                     comparison's keys)\n"
            "  --wait-stage NAME  the stage that means waiting for inputs (default wait)\n"
            "  --clocks MODEL     per-node (default): each node stamps with its own clock, so a\n"
            "                     stay that begins on one node and ends on another cannot be\n"
@@ -40,7 +45,8 @@ static void help(void)
            "  --svg              with --plots: SVG instead of PNG\n"
            "  -h, --help         this text\n\n"
            "example:\n"
-           "  mpilens stages samples/stages/luna_sim.jsonl --tasks-csv tasks.csv\n");
+           "  mpilens stages samples/stages/luna_sim.jsonl --tasks-csv tasks.csv\n"
+           "  mpilens stages samples/stages/luna_sim_v2.jsonl --baseline samples/stages/luna_sim.jsonl\n");
 }
 
 /* The clock caveat of docs/icappa.md, one sentence: which stays crossed nodes, in which stages,
@@ -72,19 +78,37 @@ static void print_text(const struct lens_stagelog *l, size_t points, const doubl
         printf("%s%zu", k ? ", " : "", l->mig_hist[k]);
     printf("]\n%-16s %8s %14s %14s %10s\n", "stage", "tasks", "mean s", "max s", "peak tasks");
     for (size_t s = 0; s < l->nstage; s++) {
-        double sum = 0, max = 0;
-        size_t n = 0, peak = 0;
-        for (size_t t = 0; t < l->ntask; t++) {
-            double v = l->tasks[t].in_stage[s];
-            sum += v;
-            max = v > max ? v : max;
-            n += v > 0;
-        }
+        double mean, max;
+        size_t n, peak = 0;
+        lens_stagecmp_stage_stats(l, s, &n, &mean, &max);
         for (size_t i = 0; i < points; i++)
             peak = counts[i * l->nstage + s] > peak ? counts[i * l->nstage + s] : peak;
-        printf("%-16s %8zu %14.6g %14.6g %10zu\n", l->stages[s], n, n ? sum / (double)n : 0.0, max, peak);
+        printf("%-16s %8zu %14.6g %14.6g %10zu\n", l->stages[s], n, mean, max, peak);
     }
     (void)times;
+}
+
+/* The comparison of --baseline as a table, baseline then new in each column pair: the thesis
+ * compares two implementations by these figures and by their plots (--plots). */
+static void print_compare(const struct lens_stagecmp *c, const char *base, const char *cur)
+{
+    const struct lens_stagelog *b = c->log[0], *n = c->log[1];
+    printf("baseline: %s\nnew:      %s\n", base, cur);
+    printf("tasks %zu -> %zu; waited for inputs %zu -> %zu; duration %.6g s -> %.6g s\n", b->ntask, n->ntask,
+           b->waited, n->waited, b->t1 - b->t0, n->t1 - n->t0);
+    if (b->ncross || n->ncross)
+        printf("clocks (%s): %zu -> %zu stays across two nodes %s\n",
+               n->clocks == LENS_STAGELOG_SYNCED ? "synced" : "per-node", b->ncross, n->ncross,
+               n->clocks == LENS_STAGELOG_SYNCED ? "timed as if one clock" : "counted, not timed");
+    printf("%-16s %16s %26s %9s %14s\n", "stage", "tasks", "mean s", "new/base", "max s");
+    for (size_t s = 0; s < c->nstage; s++) {
+        const struct lens_stagecmp_stage *g = &c->stages[s];
+        char ratio[32] = "-"; /* no ratio when the baseline measured nothing in the stage */
+        if (g->tasks[0] && g->mean[0] > 0)
+            snprintf(ratio, sizeof ratio, "%.3gx", g->mean[1] / g->mean[0]);
+        printf("%-16s %6zu -> %6zu %11.4g -> %-11.4g %9s %11.4g -> %.4g\n", g->name, g->tasks[0], g->tasks[1],
+               g->mean[0], g->mean[1], ratio, g->max[0], g->max[1]);
+    }
 }
 
 int cmd_stages(int argc, char **argv)
@@ -93,6 +117,7 @@ int cmd_stages(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"wait-stage", required_argument, NULL, 'w'},
         {"clocks", required_argument, NULL, 'k'},
+        {"baseline", required_argument, NULL, 'b'},
         {"points", required_argument, NULL, 'p'},
         {"tasks-csv", required_argument, NULL, 'c'},
         {"plots", required_argument, NULL, 'P'},
@@ -101,7 +126,7 @@ int cmd_stages(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     int json = 0, svg = 0, c;
-    const char *wait = "wait", *csv = NULL, *plots = NULL;
+    const char *wait = "wait", *csv = NULL, *plots = NULL, *baseline = NULL;
     size_t points = 50;
     enum lens_stagelog_clocks clocks = LENS_STAGELOG_PER_NODE;
     optind = 1;
@@ -115,6 +140,9 @@ int cmd_stages(int argc, char **argv)
             if (!*optarg)
                 return lens_cli_usage("stages", "--wait-stage wants a stage name");
             wait = optarg;
+            break;
+        case 'b':
+            baseline = optarg;
             break;
         case 'k':
             if (!strcmp(optarg, "per-node"))
@@ -158,6 +186,13 @@ int cmd_stages(int argc, char **argv)
     int rc = lens_stagelog_read(argv[optind], wait, clocks, &l, &e);
     if (rc == LENS_OK && lens_stagelog_find(l, wait) < 0)
         lens_cli_warn("%s: no stage named '%s': no task counts as waiting", argv[optind], wait);
+    /* the older log is read with the same wait stage and clocks, so both count alike */
+    struct lens_stagelog *old = NULL;
+    struct lens_stagecmp *cmp = NULL;
+    if (rc == LENS_OK && baseline)
+        rc = lens_stagelog_read(baseline, wait, clocks, &old, &e);
+    if (rc == LENS_OK && baseline)
+        rc = lens_stagecmp_build(old, l, points, &cmp, &e);
     if (rc == LENS_OK && csv) {
         struct lens_atomic a;
         rc = lens_atomic_open(&a, csv, "w", &e);
@@ -185,15 +220,22 @@ int cmd_stages(int argc, char **argv)
         snprintf(path, sizeof path, "%s/stage_occupancy.%s", where ? where : plots, ext);
         if (rc == LENS_OK)
             rc = lens_profile_plot_stagelog_occupancy(l, points, times, counts, path, lens_cli_font(), &e);
+        snprintf(path, sizeof path, "%s/stage_compare.%s", where ? where : plots, ext);
+        if (rc == LENS_OK && cmp)
+            rc = lens_profile_plot_stagecmp(cmp, path, lens_cli_font(), &e);
         lens_free(where);
     }
     if (rc == LENS_OK && json) {
-        rc = lens_stagelog_write_json(l, points, stdout, &e);
+        rc = cmp ? lens_stagecmp_write_json(cmp, stdout, &e) : lens_stagelog_write_json(l, points, stdout, &e);
+    } else if (rc == LENS_OK && cmp) {
+        print_compare(cmp, baseline, argv[optind]);
     } else if (rc == LENS_OK) {
         print_text(l, points, times, counts);
     }
     lens_free(times);
     lens_free(counts);
+    lens_stagecmp_free(cmp);
+    lens_stagelog_free(old);
     lens_stagelog_free(l);
     return rc == LENS_OK ? LENS_EXIT_OK : lens_cli_fail(&e);
 }

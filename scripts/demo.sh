@@ -79,4 +79,9 @@ if [ -x "$BIN/samples/jacobi_naive" ] && [ -e "$build/lib/libmpilens-trace.so" ]
         "$out/jacobi_naive" "$out/jacobi_overlap"
     say "done: $out/jacobi.pdf"
 fi
+# two revisions of a simulated task runtime, side by side (stage logs)
+say "comparing two revisions of a task runtime's stage log (mpilens stages --baseline)"
+"$BIN/mpilens" stages samples/stages/luna_sim_v2.jsonl --baseline samples/stages/luna_sim.jsonl \
+    --plots "$out/stages" >"$out/stages.txt"
+say "$(grep '^wait ' "$out/stages.txt" | awk '{ printf "mean wait %s s -> %s s (%s)", $5, $7, $8 }') -> $out/stages/stage_compare.png"
 say "total $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

@@ -88,6 +88,55 @@ check_match "bad --clocks names the choices" "$(cat "$TMP/err")" "per-node or sy
 printf '%s\n' '{"task": 1, "stage": "a", "t": 1, "node": 0}' '{"task": 1, "stage": "b", "t": 2, "node": 0}' >"$TMP/still.jsonl"
 check_eq "no caveat without moves" "$("$M" stages "$TMP/still.jsonl" 2>/dev/null | grep -c clocks)" 0
 
+# Two logs side by side (--baseline): a later revision of the simulated runtime against the
+# first, each checked against its own generator's truth (synced clocks time every stay as the
+# generator does), and the per-node default's cross-node stays = sum k A_k of each log.
+V2=samples/stages/luna_sim_v2.jsonl
+TRUTH2=samples/stages/luna_sim_v2.truth.json
+"$M" stages "$V2" --baseline "$LOG" --clocks synced --json --points 50 >"$TMP/cmp.json" 2>"$TMP/err"
+check_eq "compare exit" "$?" 0
+got=$($PY - "$TMP/cmp.json" "$TRUTH" "$TRUTH2" <<'PY' 2>&1
+import json, sys
+d, t = json.load(open(sys.argv[1])), [json.load(open(f)) for f in sys.argv[2:]]
+bad = []
+if d["tasks"] != [t[0]["tasks"], t[1]["tasks"]]: bad.append("tasks")
+if d["waited"] != [t[0]["waited"], t[1]["waited"]]: bad.append("waited")
+if [s["name"] for s in d["stages"]] != t[1]["stages"]: bad.append("stage order")
+for s in d["stages"]:
+    for k in (0, 1):
+        w = t[k]["mean_seconds"][s["name"]]
+        if abs(s["mean_seconds"][k] - w) > 1e-9: bad.append("mean %s[%d]" % (s["name"], k))
+    b, n = s["mean_seconds"]
+    if (s["mean_ratio"] is None) != (b == 0) or (b and abs(s["mean_ratio"] - n / b) > 1e-12): bad.append("ratio %s" % s["name"])
+for k in (0, 1):
+    if d["occupancy"]["counts"][k] != t[k]["occupancy"]: bad.append("occupancy %d" % k)
+    if abs(d["occupancy"]["t"][k][0] - 0.5 * d["duration_seconds"][k] / 50) > 1e-9: bad.append("times from start %d" % k)
+if not t[1]["mean_seconds"]["wait"] < 0.6 * t[0]["mean_seconds"]["wait"]: bad.append("v2 should wait less")
+print(" ; ".join(bad) or "ok")
+PY
+)
+check_eq "compare: both logs against their generators" "$got" "ok"
+got=$("$M" stages "$V2" --baseline "$LOG" --json | $PY -c '
+import json, sys; d = json.load(sys.stdin)
+t = [json.load(open(f)) for f in sys.argv[1:]]
+print(d["clocks"], d["cross_node_stays"] == [sum(k * a for k, a in enumerate(x["migrations"])) for x in t])' "$TRUTH" "$TRUTH2")
+check_eq "compare: per-node clocks, cross-node stays of each log" "$got" "per-node True"
+out=$("$M" stages "$V2" --baseline "$LOG")
+check_match "compare text names both logs" "$out" "baseline: $LOG"
+check_match "compare text: wait row with its ratio" "$out" "wait +114 -> +124 .* 0.411x"
+check "compare plots" "$M" stages "$V2" --baseline "$LOG" --plots "$TMP/cfig"
+check "compare plots again" "$M" stages "$V2" --baseline "$LOG" --plots "$TMP/cfig2"
+check "compare figure byte-identical" cmp -s "$TMP/cfig/stage_compare.png" "$TMP/cfig2/stage_compare.png"
+"$M" stages "$V2" --baseline "$V2" --plots "$TMP/cfig3" >/dev/null
+check "the figure depends on the baseline" sh -c "! cmp -s '$TMP/cfig/stage_compare.png' '$TMP/cfig3/stage_compare.png'"
+"$M" stages "$V2" --plots "$TMP/nocmp" >/dev/null
+check_eq "no compare figure without --baseline" "$(ls "$TMP/nocmp" | tr '\n' ' ')" "stage_occupancy.png stage_times.png "
+check_exit "missing baseline" 1 "$M" stages "$V2" --baseline "$TMP/nope.jsonl"
+check_match "missing baseline named" "$(cat "$TMP/err")" "nope.jsonl: cannot open"
+printf '%s\n' '{"task": 1, "stage": "wait", "t": 1, "node": 0}' '{"task": 1, "stage": "run"}' >"$TMP/badbase.jsonl"
+check_exit "bad baseline line" 1 "$M" stages "$V2" --baseline "$TMP/badbase.jsonl"
+check_match "bad baseline names its file:line" "$(cat "$TMP/err")" "badbase.jsonl:2: missing key"
+
 # another name for the waiting stage: none waits; a warning says so
 "$M" stages "$LOG" --json --wait-stage blocked >"$TMP/w.json" 2>"$TMP/err"
 check_eq "other wait stage" "$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["waited"])' "$TMP/w.json")" 0

@@ -69,5 +69,6 @@ double lens_profile_func_total(const struct lens_profile *p, size_t f);
 #include "icappa.h" /* ICAPPA profile clustering */
 #include "profile_otf2.h" /* profiles from OTF2 traces */
 #include "stagelog.h" /* LuNA stage logs */
+#include "stagecmp.h" /* two stage logs side by side */
 
 #endif

@@ -2,6 +2,7 @@
  * migrations, waits, time per stage, and the number of tasks in each stage over time.
  * The JSON reader accepts the flat objects the format needs, nothing nested. */
 #include "stagelog.h"
+#include "stagecmp.h"
 
 #include <errno.h>
 #include <math.h>
@@ -640,22 +641,16 @@ int lens_stagelog_write_json(const struct lens_stagelog *l, size_t nbins, FILE *
     lens_json_key(&j, "stages");
     lens_json_begin_array(&j);
     for (size_t s = 0; s < S; s++) {
-        double sum = 0, max = 0;
-        size_t n = 0;
-        for (size_t t = 0; t < l->ntask; t++) {
-            double v = l->tasks[t].in_stage[s];
-            sum += v;
-            max = fmax(max, v);
-            /* tasks that spent time in the stage; max starts at 0 since times are >= 0 */
-            n += v > 0;
-        }
+        double mean, max;
+        size_t n;
+        lens_stagecmp_stage_stats(l, s, &n, &mean, &max);
         lens_json_begin_object(&j);
         lens_json_key(&j, "name");
         lens_json_string(&j, l->stages[s]);
         lens_json_key(&j, "tasks");
         lens_json_int(&j, (long long)n);
         lens_json_key(&j, "mean_seconds");
-        lens_json_number(&j, n ? sum / (double)n : 0.0);
+        lens_json_number(&j, mean);
         lens_json_key(&j, "max_seconds");
         lens_json_number(&j, max);
         lens_json_key(&j, "cross_node_stays");

@@ -167,6 +167,7 @@ struct job {
     size_t points;                /* occupancy: time points */
     const double *times;          /* occupancy: points times, seconds */
     const size_t *counts;         /* occupancy: points x nstage tasks */
+    const struct lens_stagecmp *cmp; /* the comparison of two logs */
 };
 
 /* Every plot is FIG_W x FIG_H, whatever its data. */
@@ -520,4 +521,65 @@ int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t p
 {
     struct job j = {.l = l, .points = points, .times = times, .counts = counts};
     return output(&occupancy_kind, &j, path, font_path, e);
+}
+
+/* ---------- two stage logs ---------- */
+
+/* Both occupancies over the longer of the two runs: a stage's colour is the same in both, the
+ * line style tells the runs apart (a second colour per run would double the legend). */
+static int stagecmp_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
+{
+    const struct lens_stagecmp *m = ((const struct job *)data)->cmp;
+    size_t S = m->nstage, P = m->points;
+    (void)e;
+    struct chart c;
+    chart_begin(&c, cv);
+    c.xmin = 0;
+    c.xmax = 0;
+    c.ymin = 0;
+    c.ymax = 1; /* at least one task high, so empty logs still get a y axis */
+    for (int k = 0; k < 2; k++) {
+        /* the last bin centre lies half a bin before the log's end; the run's length is t1 - t0 */
+        c.xmax = fmax(c.xmax, m->log[k]->t1 - m->log[k]->t0);
+        for (size_t i = 0; i < P * S; i++)
+            c.ymax = fmax(c.ymax, (double)m->counts[k][i]);
+    }
+    nice_range(&c.xmin, &c.xmax, 1);
+    nice_range(&c.ymin, &c.ymax, 1);
+    chart_axes(&c, "tasks in each stage: baseline (dashed) against new (solid)", "time since the log began (s)",
+               "tasks", 1);
+    cairo_set_line_width(c.cr, 1.8);
+    static const double dash[] = {6, 4};
+    for (int k = 0; k < 2; k++) {
+        cairo_set_dash(c.cr, dash, k == 0 ? 2 : 0, 0);
+        for (size_t s = 0; s < S; s++) {
+            colour(c.cr, s);
+            for (size_t i = 0; i < P; i++) {
+                double x = X(&c, m->times[k][i]), y = Y(&c, (double)m->counts[k][i * S + s]);
+                if (i)
+                    cairo_line_to(c.cr, x, y);
+                else
+                    cairo_move_to(c.cr, x, y);
+            }
+            cairo_stroke(c.cr);
+        }
+    }
+    cairo_set_dash(c.cr, dash, 0, 0);
+    /* the legend names the stages; the title says which line style is which run */
+    const char *names[8];
+    size_t n = S < 8 ? S : 8;
+    for (size_t s = 0; s < n; s++)
+        names[s] = m->stages[s].name;
+    legend(&c, names, n);
+    return LENS_OK;
+}
+
+static const struct lens_figure_kind stagecmp_kind = {"stage comparison", LENS_FIGURE_ALPHA, stagelog_check,
+                                                      size, stagecmp_paint};
+
+int lens_profile_plot_stagecmp(const struct lens_stagecmp *c, const char *path, const char *font_path,
+                               struct lens_err *e)
+{
+    struct job j = {.cmp = c};
+    return output(&stagecmp_kind, &j, path, font_path, e);
 }

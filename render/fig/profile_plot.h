@@ -34,4 +34,10 @@ int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t p
                                          const size_t *counts, const char *path, const char *font_path,
                                          struct lens_err *e);
 
+/* Two stage logs' occupancies on one chart (thesis-style revision against revision): one
+ * colour per stage, the baseline dashed and the new log solid, time from each log's start.
+ * Draws c as built by lens_stagecmp_build. Errors: LENS_ELIB, LENS_EIO, LENS_ENOMEM. */
+int lens_profile_plot_stagecmp(const struct lens_stagecmp *c, const char *path, const char *font_path,
+                               struct lens_err *e);
+
 #endif
