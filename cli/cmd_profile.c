@@ -19,6 +19,8 @@ LENS_COMMAND(profile_clusters, "dominating functions and costly processes of a p
 static void help(void)
 {
     printf("usage: mpilens profile-clusters INPUT [--json] [--seed N] [--restarts N] [--plots DIR [--svg]]\n"
+           "                                [--preprocess pca|threshold=P%%] [--converge each|costlier]\n"
+           "                                [--process-attrs dominating|all]\n"
            "                                [--profile-csv FILE] [--report OUT.pdf [--title TEXT]]\n\n"
            "Finds the functions that dominate the run time and the processes where they cost\n"
            "most by iterative 2-means clustering (ICAPPA): PCA drops low-variance attributes,\n"
@@ -31,6 +33,15 @@ static void help(void)
            "  --json          print one JSON object (keys in docs/icappa.md)\n"
            "  --seed N        seed of the k-means++ generator (default 20231)\n"
            "  --restarts N    k-means++ restarts per round, best inertia wins (default 10)\n"
+           "  --preprocess pca|threshold=P%%\n"
+           "                  drop low-variance attributes by PCA (default), or keep an attribute\n"
+           "                  when its values differ by at least P%% over the points (few attributes)\n"
+           "  --converge each|costlier\n"
+           "                  stop when each cluster has converged (80%% of its points within 5%%,\n"
+           "                  default, as Zhu, Li and Li) or when the costlier one has\n"
+           "  --process-attrs dominating|all\n"
+           "                  cluster processes on the dominating functions (default) or on every\n"
+           "                  function (the paper's D_p; it can follow noise in minor functions)\n"
            "  --plots DIR     write DIR/round<K>_bars.png (cost per cluster of each round) and\n"
            "                  DIR/pca_scatter.png (processes on two principal components)\n"
            "  --svg           with --plots: SVG instead of PNG\n"
@@ -104,6 +115,9 @@ int cmd_profile_clusters(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},
         {"seed", required_argument, NULL, 's'},
         {"restarts", required_argument, NULL, 'r'},
+        {"preprocess", required_argument, NULL, 'P'},
+        {"converge", required_argument, NULL, 'C'},
+        {"process-attrs", required_argument, NULL, 'A'},
         {"plots", required_argument, NULL, 'p'},
         {"svg", no_argument, NULL, 'g'},
         {"profile-csv", required_argument, NULL, 'c'},
@@ -140,6 +154,31 @@ int cmd_profile_clusters(int argc, char **argv)
             if (parse_count(optarg, 1000, &v) || v < 1)
                 return lens_cli_usage(cmd, "--restarts wants an integer 1..1000, got '%s'", optarg);
             o.restarts = (int)v;
+            break;
+        case 'P': {
+            char *end;
+            double t;
+            if (!strcmp(optarg, "pca")) {
+                o.threshold = 0;
+            } else if (!strncmp(optarg, "threshold=", 10) && (t = strtod(optarg + 10, &end)) > 0 && t < 100 &&
+                       end != optarg + 10 && (!strcmp(end, "%") || !*end)) {
+                o.threshold = t / 100; /* "5%" and "5" both mean five per cent */
+            } else {
+                return lens_cli_usage(cmd, "--preprocess wants pca or threshold=P%% (0 < P < 100), got '%s'", optarg);
+            }
+            break;
+        }
+        case 'C':
+            if (!strcmp(optarg, "each") || !strcmp(optarg, "costlier"))
+                o.converge = !strcmp(optarg, "each") ? LENS_ICAPPA_CONVERGE_EACH : LENS_ICAPPA_CONVERGE_COSTLIER;
+            else
+                return lens_cli_usage(cmd, "--converge wants each or costlier, got '%s'", optarg);
+            break;
+        case 'A':
+            if (!strcmp(optarg, "all") || !strcmp(optarg, "dominating"))
+                o.process_attrs = !strcmp(optarg, "all") ? LENS_ICAPPA_ATTRS_ALL : LENS_ICAPPA_ATTRS_DOMINATING;
+            else
+                return lens_cli_usage(cmd, "--process-attrs wants dominating or all, got '%s'", optarg);
             break;
         case 'p':
             plots = optarg;

@@ -116,4 +116,43 @@ check_exit "svg without plots" 2 "$M" $CMD samples/profiles/halo64.csv --svg
 printf 'x' >"$TMP/file"
 check_exit "plots dir is a file" 1 "$M" $CMD samples/profiles/halo64.csv --plots "$TMP/file"
 
+# ---- the paper's variants (Zhu, Li and Li): D_p over all functions, convergence of each
+# cluster, thresholds instead of PCA ----
+H=samples/profiles/halo64.csv
+"$M" $CMD "$H" --json --process-attrs all >"$TMP/all.json"
+"$M" $CMD "$H" --json >"$TMP/dom.json"
+nf=$(tail -n +2 "$H" | cut -d, -f2 | sort -u | wc -l)
+got=$($PY -c '
+import json, sys
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    print([it["attributes"] for it in d["iterations"] if it["set"] == "processes"][0], end=" ")' "$TMP/all.json" "$TMP/dom.json")
+check_eq "D_p over every function ($nf) or over the dominating one" "$got" "$nf 1 "
+check_match "default: the planted processes" "$(cat "$TMP/dom.json")" '"costly_processes":\[48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63\]'
+# convergence: the first functions round puts exchange_halo alone in the costlier cluster,
+# which has converged; the other 11 functions have not, so "each" goes on and "costlier" stops
+st() { $PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["stop"]["functions"])' "$1"; }
+"$M" $CMD "$H" --json --converge costlier >"$TMP/cost.json"
+check_eq "converge costlier stops on the converged costlier cluster" "$(st "$TMP/cost.json")" "costlier cluster converged"
+check_eq "converge each goes on" "$(st "$TMP/dom.json")" "fewer than 3 points"
+# threshold=20%: in the first round (points = functions, attributes = processes) a process is
+# kept when max - min over the functions >= 0.2 max |v|; recomputed here from the CSV
+"$M" $CMD "$H" --json --preprocess threshold=20% >"$TMP/thr.json"
+got=$($PY - "$H" "$TMP/thr.json" <<'PY'
+import csv, json, sys, collections
+v = collections.defaultdict(dict)
+for r in csv.DictReader(open(sys.argv[1])):
+    v[int(r["process"])][r["function"]] = v[int(r["process"])].get(r["function"], 0) + float(r["seconds"])
+funcs = sorted({f for p in v.values() for f in p})
+keep = sum(1 for p in v.values() if max(abs(x) for x in [p.get(f, 0) for f in funcs]) > 0 and
+           max(p.get(f, 0) for f in funcs) - min(p.get(f, 0) for f in funcs) >= 0.2 * max(abs(p.get(f, 0)) for f in funcs))
+print(json.load(open(sys.argv[2]))["iterations"][0]["attributes_kept"] == keep, keep > 0)
+PY
+)
+check_eq "threshold preprocessing keeps what the rule keeps" "$got" "True True"
+check_exit "bad --preprocess" 2 "$M" $CMD "$H" --preprocess threshold=0%
+check_exit "bad --preprocess word" 2 "$M" $CMD "$H" --preprocess svd
+check_exit "bad --converge" 2 "$M" $CMD "$H" --converge all
+check_exit "bad --process-attrs" 2 "$M" $CMD "$H" --process-attrs some
+
 finish test_profile

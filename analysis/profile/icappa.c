@@ -28,6 +28,9 @@ void lens_icappa_opts_default(struct lens_icappa_opts *o)
     o->attr_floor = 0.01;
     o->differ = 0.05;
     o->converge_frac = 0.80;
+    o->process_attrs = LENS_ICAPPA_ATTRS_DOMINATING;
+    o->converge = LENS_ICAPPA_CONVERGE_EACH;
+    o->threshold = 0;
     o->max_rounds = 64;
 }
 
@@ -409,6 +412,25 @@ double lens_icappa_bic(const double *x, size_t R, size_t M, size_t K, const int 
     return l - p / 2 * log((double)R);
 }
 
+void lens_icappa_threshold_keep(const double *x, size_t R, size_t M, double threshold, int *keep,
+                                size_t *nkept)
+{
+    *nkept = 0;
+    for (size_t j = 0; j < M; j++) {
+        double lo = x[j], hi = x[j], big = fabs(x[j]);
+        for (size_t i = 1; i < R; i++) {
+            double v = x[i * M + j];
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+            big = fmax(big, fabs(v));
+        }
+        /* big > 0 so that an all-zero attribute (a function a set of processes never called) is
+         * dropped rather than kept by 0 >= 0 */
+        keep[j] = big > 0 && hi - lo >= threshold * big;
+        *nkept += (size_t)keep[j];
+    }
+}
+
 /* ---------- the iteration ---------- */
 
 /* Value of attribute a of point i in the data set of a phase: D_n points are functions
@@ -431,12 +453,12 @@ static int cmp_double(const void *a, const void *b)
  * within `differ` of each other (a window [v, v / (1 - differ)] holds them; seconds >= 0).
  * O(M n log n): per attribute the values are sorted and the longest run that fits a window is
  * found with two pointers (hi never moves back, so the scan is linear). */
-static int converged(const double *xk, size_t M, const int *labels, size_t R, int which,
-                     size_t n, const struct lens_icappa_opts *o, double *buf)
+static int converged_on(const double *xk, size_t M, const int *labels, size_t R, int which, size_t n,
+                        size_t j, const struct lens_icappa_opts *o, double *buf)
 {
     /* the 1e-9 absorbs rounding in the product: 80 % of 10 points needs 8, never 9 */
     size_t need = (size_t)ceil(o->converge_frac * (double)n - 1e-9);
-    for (size_t j = 0; j < M; j++) {
+    {
         size_t m = 0;
         for (size_t i = 0; i < R; i++)
             if (labels[i] == which)
@@ -456,6 +478,16 @@ static int converged(const double *xk, size_t M, const int *labels, size_t R, in
         if (best < need)
             return 0;
     }
+    return 1;
+}
+
+/* Converged on every attribute: the costlier-only variant's stop rule. */
+static int converged(const double *xk, size_t M, const int *labels, size_t R, int which, size_t n,
+                     const struct lens_icappa_opts *o, double *buf)
+{
+    for (size_t j = 0; j < M; j++)
+        if (!converged_on(xk, M, labels, R, which, n, j, o, buf))
+            return 0;
     return 1;
 }
 
@@ -505,7 +537,11 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
         for (size_t a = 0; a < na; a++)
             s->x[i * na + a] = value(p, set, pts[i], attrs[a]);
     size_t mk;
-    int rc = lens_icappa_pca_keep(s->x, n, na, o->pca_var, o->attr_floor, s->keep, &mk, e);
+    int rc = LENS_OK;
+    if (o->threshold > 0)
+        lens_icappa_threshold_keep(s->x, n, na, o->threshold, s->keep, &mk);
+    else
+        rc = lens_icappa_pca_keep(s->x, n, na, o->pca_var, o->attr_floor, s->keep, &mk, e);
     if (rc != LENS_OK)
         return rc;
     /* nothing varies over these points: no split could be told from noise */
@@ -589,6 +625,16 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
         double a = s->centres[j], b = s->centres[mk + j], d = fabs(a - b);
         differ = d > 0 && d >= o->differ * fmax(fabs(a), fabs(b));
     }
+    /* The paper iterates while some attribute differs clearly and the clusters have not
+     * converged on it, convergence meaning 80 % of the points of EACH cluster within 5 %: an
+     * attribute on which both groups are tight gives nothing more to split. */
+    int open = 0;
+    for (size_t j = 0; j < mk && !open; j++) {
+        double a = s->centres[j], b = s->centres[mk + j], d = fabs(a - b);
+        open = d > 0 && d >= o->differ * fmax(fabs(a), fabs(b)) &&
+               !(converged_on(s->xk, mk, s->labels, n, 0, cn[0], j, o, s->buf) &&
+                 converged_on(s->xk, mk, s->labels, n, 1, cn[1], j, o, s->buf));
+    }
     /* !(>) so that a NaN BIC (too few points) stops the phase rather than accepting */
     if (!(r->bic2 > r->bic1)) {
         *stop = r->stop = "bic prefers one cluster";
@@ -600,7 +646,11 @@ static int round_run(const struct lens_profile *p, int set, const size_t *pts, s
     }
     /* accepted: the next round narrows to cluster 0, even when convergence stops it below */
     r->accepted = 1;
-    if (converged(s->xk, mk, s->labels, n, 0, cn[0], o, s->buf)) {
+    if (o->converge == LENS_ICAPPA_CONVERGE_EACH && !open) {
+        *stop = r->stop = "both clusters converged";
+        return 0;
+    }
+    if (o->converge == LENS_ICAPPA_CONVERGE_COSTLIER && converged(s->xk, mk, s->labels, n, 0, cn[0], o, s->buf)) {
         *stop = r->stop = "costlier cluster converged";
         return 0;
     }
@@ -729,26 +779,35 @@ int lens_icappa_run(const struct lens_profile *p, const struct lens_icappa_opts 
     /* written as !(in range) so that NaN options are refused too */
     if (o->restarts < 1 || o->max_iter < 1 || o->max_rounds < 1 || !(o->pca_var > 0 && o->pca_var <= 1) ||
         !(o->attr_floor >= 0 && o->attr_floor <= 1) || !(o->differ > 0 && o->differ < 1) ||
-        !(o->converge_frac > 0 && o->converge_frac <= 1))
+        !(o->converge_frac > 0 && o->converge_frac <= 1) || !(o->threshold >= 0 && o->threshold < 1) ||
+        (o->process_attrs != LENS_ICAPPA_ATTRS_ALL && o->process_attrs != LENS_ICAPPA_ATTRS_DOMINATING) ||
+        (o->converge != LENS_ICAPPA_CONVERGE_EACH && o->converge != LENS_ICAPPA_CONVERGE_COSTLIER))
         return lens_err_set(e, LENS_EINVAL, "icappa: option out of range");
     if (!p || p->nproc == 0 || p->nfunc == 0)
         return lens_err_set(e, LENS_EDATA, "icappa: the profile is empty");
     struct lens_icappa *res = lens_calloc(1, sizeof *res);
     size_t *procs = lens_malloc(p->nproc * sizeof *procs);
-    if (!res || !procs) {
+    size_t *funcs = lens_malloc(p->nfunc * sizeof *funcs);
+    if (!res || !procs || !funcs) {
         lens_free(res);
         lens_free(procs);
+        lens_free(funcs);
         return lens_err_set(e, LENS_ENOMEM, "icappa: out of memory");
     }
     for (size_t i = 0; i < p->nproc; i++)
         procs[i] = i;
+    for (size_t f = 0; f < p->nfunc; f++)
+        funcs[f] = f;
     int rc = phase(p, LENS_ICAPPA_FUNCTIONS, p->nfunc, procs, p->nproc, o, res, &res->dom, &res->ndom, e);
     if (rc == LENS_OK)
         rc = rank_functions(p, res->dom, res->ndom, e);
+    /* D_p over every function (the paper) or over the dominating ones only */
+    int all = o->process_attrs == LENS_ICAPPA_ATTRS_ALL;
     if (rc == LENS_OK)
-        rc = phase(p, LENS_ICAPPA_PROCESSES, p->nproc, res->dom, res->ndom, o, res, &res->costly,
-                   &res->ncostly, e);
+        rc = phase(p, LENS_ICAPPA_PROCESSES, p->nproc, all ? funcs : res->dom, all ? p->nfunc : res->ndom, o, res,
+                   &res->costly, &res->ncostly, e);
     lens_free(procs);
+    lens_free(funcs);
     if (rc != LENS_OK) {
         lens_icappa_free(res);
         return rc;

@@ -23,7 +23,23 @@ struct lens_icappa_opts {
     double converge_frac; /* a cluster has "converged" on an attribute when this fraction of
                              its points lie within `differ` of each other; default 0.80 */
     int max_rounds;       /* safety bound on rounds per phase; default 64 */
+    int process_attrs;    /* enum lens_icappa_attrs: phase 2's attributes; default ALL */
+    int converge;         /* enum lens_icappa_converge: whose convergence counts; default EACH */
+    double threshold;     /* 0: PCA drops attributes (pca_var, attr_floor); > 0: an attribute
+                             is kept when its range over the current points is >= threshold
+                             x its largest |value| (the paper's alternative to PCA when there
+                             are few attributes); default 0 */
 };
+
+/* Phase 2 (D_p) clusters processes on every function, as Zhu, Li and Li define D_p, or only on
+ * phase 1's dominating functions (mpilens's earlier variant: faster on wide profiles, blind to
+ * a process that is slow in a function that dominates nowhere else). */
+enum lens_icappa_attrs { LENS_ICAPPA_ATTRS_ALL = 0, LENS_ICAPPA_ATTRS_DOMINATING = 1 };
+/* An attribute separates two clusters "clearly" when their centres differ by `differ` and the
+ * clusters have not converged on it. EACH: converged means 80 % of the points of each cluster
+ * lie within `differ` of each other (the paper); COSTLIER: only the costlier cluster is checked,
+ * after the split is accepted (mpilens's earlier variant). */
+enum lens_icappa_converge { LENS_ICAPPA_CONVERGE_EACH = 0, LENS_ICAPPA_CONVERGE_COSTLIER = 1 };
 void lens_icappa_opts_default(struct lens_icappa_opts *o);
 
 enum lens_icappa_set { LENS_ICAPPA_FUNCTIONS = 0, LENS_ICAPPA_PROCESSES = 1 };
@@ -56,8 +72,8 @@ struct lens_icappa {
 
 /* Runs both phases on a finished profile. Phase 1 clusters D_n (one point per function, one
  * attribute per process) and keeps the costlier cluster until the stop rule holds: those are
- * the dominating functions. Phase 2 clusters D_p (one point per process, the dominating
- * functions as attributes) the same way: the costly processes. When a phase accepts no split,
+ * the dominating functions. Phase 2 clusters D_p (one point per process, every function as an
+ * attribute, or only the dominating ones: o->process_attrs) the same way: the costly processes. When a phase accepts no split,
  * its whole set is the answer (nothing stands out). o may be NULL for the defaults. p is only
  * read; *out holds its row and column indices, not pointers, so the writers below take p
  * again. The caller owns *out (lens_icappa_free). Errors: LENS_EINVAL (bad options), LENS_EDATA (empty profile),
@@ -114,5 +130,10 @@ double lens_icappa_bic(const double *x, size_t R, size_t M, size_t K, const int 
  * constant). Errors: LENS_EINVAL (R < 2), LENS_ENOMEM, LENS_ELIB. */
 int lens_icappa_pca_keep(const double *x, size_t R, size_t M, double pca_var, double attr_floor,
                          int *keep, size_t *nkept, struct lens_err *e);
+/* The threshold rule instead of PCA: attribute j is kept when max_i x_ij - min_i x_ij >=
+ * threshold * max_i |x_ij| > 0, i.e. its values differ by at least that fraction over the
+ * points. Fills keep[M] and *nkept. Never fails (R >= 1). */
+void lens_icappa_threshold_keep(const double *x, size_t R, size_t M, double threshold, int *keep,
+                                size_t *nkept);
 
 #endif
