@@ -4,6 +4,7 @@
 #include "cube_readers.h"
 
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -345,6 +346,24 @@ double lens_cube_median(double *v, size_t n)
     return 0.5 * (lo + hi);
 }
 
+/* Appends the finite values of x[0..len) to v[*n..], tracking their minimum and maximum. */
+static void summary_run(const double *x, size_t len, double *v, size_t *n, double *mn, double *mx)
+{
+    size_t m = *n;
+    double lo = *mn, hi = *mx;
+    for (size_t j = 0; j < len; j++) {
+        double y = x[j];
+        if (!isfinite(y))
+            continue;
+        v[m++] = y;
+        lo = y < lo ? y : lo;
+        hi = y > hi ? y : hi;
+    }
+    *n = m;
+    *mn = lo;
+    *mx = hi;
+}
+
 int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_summary *out,
                       struct lens_err *e)
 {
@@ -362,18 +381,15 @@ int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_su
         return lens_err_set(e, LENS_ENOMEM, "cube summary: out of memory");
     size_t n = 0;
     double mn = INFINITY, mx = -INFINITY;
+    /* The diagonal (a rank to itself) is no measurement, and NaN marks a missing delay:
+     * neither enters the statistics (docs/methods.md §1, "Summaries"). Each row is copied as
+     * the two runs beside its diagonal element, so the hot loop has no i != j test. */
     for (int kk = k0; kk < k1; kk++)
-        for (size_t i = 0; i < P; i++)
-            for (size_t j = 0; j < P; j++) {
-                double x = LENS_CUBE_AT(c, stat, kk, i, j);
-                /* The diagonal (a rank to itself) is no measurement, and NaN marks a missing
-                 * delay: neither enters the statistics (docs/methods.md §1, "Summaries"). */
-                if (i == j || !isfinite(x))
-                    continue;
-                v[n++] = x;
-                mn = x < mn ? x : mn;
-                mx = x > mx ? x : mx;
-            }
+        for (size_t i = 0; i < P; i++) {
+            const double *row = &LENS_CUBE_AT(c, stat, kk, i, 0);
+            summary_run(row, i, v, &n, &mn, &mx);
+            summary_run(row + i + 1, P - i - 1, v, &n, &mn, &mx);
+        }
     if (n > 0) {
         out->min = mn;
         out->max = mx;
@@ -470,22 +486,30 @@ static int repair_diagonal(struct lens_cube *c, int s)
 
 /* Bad delays off the diagonal become missing (NaN) one by one; LENS_EDATA when none is left,
  * since every later step would work on nothing. */
+/* Values that are NaN, infinite or negative become NaN; returns how many. !(x >= 0 && x <=
+ * DBL_MAX) says all three in one comparison chain (NaN fails both): this loop touches every
+ * delay of every cube read whole, so it is kept to one test per element. */
+static long repair_run(double *x, size_t n)
+{
+    long bad = 0;
+    for (size_t j = 0; j < n; j++)
+        if (!(x[j] >= 0 && x[j] <= DBL_MAX)) {
+            x[j] = NAN;
+            bad++;
+        }
+    return bad;
+}
+
 static int repair_offdiagonal(struct lens_cube *c, int s)
 {
     size_t P = (size_t)c->procs;
-    long bad = 0, total = 0;
+    long bad = 0, total = (long)(c->nlen * P * (P - 1));
+    /* each row as the two runs beside its diagonal element, so no i != j test per element */
     for (int k = 0; k < c->nlen; k++)
-        for (size_t i = 0; i < P; i++)
-            for (size_t j = 0; j < P; j++) {
-                if (i == j)
-                    continue;
-                double *x = &LENS_CUBE_AT(c, s, k, i, j);
-                total++;
-                if (!isfinite(*x) || *x < 0) {
-                    *x = NAN;
-                    bad++;
-                }
-            }
+        for (size_t i = 0; i < P; i++) {
+            double *row = &LENS_CUBE_AT(c, s, k, i, 0);
+            bad += repair_run(row, i) + repair_run(row + i + 1, P - i - 1);
+        }
     if (!bad)
         return LENS_OK;
     if (bad == total)
