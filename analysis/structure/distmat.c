@@ -5,6 +5,7 @@
 #include "distmat.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -476,25 +477,32 @@ int lens_distmat_from_cube(const struct lens_cube *c, int stat, int k, struct le
         const double *row = src_m + (size_t)i * P, *col = src_m + i;
         for (int j = i + 1; j < m->n; j++) {
             double a = row[j], b = col[(size_t)j * P];
-            if (!isfinite(a) || !isfinite(b)) {
-                /* no direction at all: there is no honest distance to invent, so it is an
-                 * error naming the pair */
-                if (!isfinite(a) && !isfinite(b)) {
-                    rc = lens_err_set(e, LENS_EDATA, "%s: no finite %s delay between ranks %d "
-                                      "and %d", src, lens_cube_stat_name(stat), i, j);
+            /* one comparison chain passes a pair with both delays finite and >= 0 (NaN fails
+             * it), nearly every pair: the checks below only run for the others */
+            if (!(a >= 0 && a <= DBL_MAX && b >= 0 && b <= DBL_MAX)) {
+                if (!isfinite(a) || !isfinite(b)) {
+                    /* no direction at all: there is no honest distance to invent, so it is an
+                     * error naming the pair */
+                    if (!isfinite(a) && !isfinite(b)) {
+                        rc = lens_err_set(e, LENS_EDATA, "%s: no finite %s delay between "
+                                          "ranks %d and %d", src, lens_cube_stat_name(stat), i,
+                                          j);
+                        break;
+                    }
+                    m->one_sided++;
+                    if (!isfinite(a))
+                        a = b;
+                    else
+                        b = a;
+                }
+                /* the cube reader turns negative delays into NaN; a negative here is a caller's
+                 * cube */
+                if (a < 0 || b < 0) {
+                    rc = lens_err_set(e, LENS_EDATA, "%s: negative %s delay %g between ranks %d "
+                                      "and %d", src, lens_cube_stat_name(stat), a < 0 ? a : b, i,
+                                      j);
                     break;
                 }
-                m->one_sided++;
-                if (!isfinite(a))
-                    a = b;
-                else
-                    b = a;
-            }
-            /* the cube reader turns negative delays into NaN; a negative here is a caller's cube */
-            if (a < 0 || b < 0) {
-                rc = lens_err_set(e, LENS_EDATA, "%s: negative %s delay %g between ranks %d "
-                                  "and %d", src, lens_cube_stat_name(stat), a < 0 ? a : b, i, j);
-                break;
             }
             distmat_pair(m, i, j, at++, a, b, &asum);
         }
