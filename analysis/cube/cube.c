@@ -434,6 +434,7 @@ int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_su
     double *v = lens_malloc(cap * sizeof *v);
     if (!v)
         return lens_err_set(e, LENS_ENOMEM, "cube summary: out of memory");
+    lens_cube_huge_pages(v, cap * sizeof *v);
     size_t n = 0;
     double mn = INFINITY, mx = -INFINITY;
     /* The diagonal (a rank to itself) is no measurement, and NaN marks a missing delay:
@@ -467,6 +468,7 @@ int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, dou
     double *v = lens_malloc(((size_t)c->nlen * P * (P - 1) / 2 + 1) * sizeof *v);
     if (!v)
         return lens_err_set(e, LENS_ENOMEM, "cube asymmetry: out of memory");
+    lens_cube_huge_pages(v, ((size_t)c->nlen * P * (P - 1) / 2 + 1) * sizeof *v);
     size_t n = 0;
     double mx = 0;
     for (int k = 0; k < c->nlen; k++)

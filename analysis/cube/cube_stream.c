@@ -20,7 +20,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 struct lens_cube_stream {
     struct lens_cube *meta;             /* metadata, data[] NULL; owns the warnings */
@@ -385,23 +384,6 @@ static int stream_end(struct lens_cube_stream *st, unsigned mask, struct lens_er
 
 int lens_cube_stream_end(struct lens_cube_stream *st, struct lens_err *e) { return stream_end(st, st->mask, e); }
 
-/* Asks the kernel to back the block with 2 MB pages where it can (Linux's transparent huge
- * pages, in "madvise" mode on Debian): a 46 MB statistic is otherwise 11,000 page faults,
- * about a third of `mpilens cluster`'s time on the bench cube. Advice only: any failure,
- * or a system without it, leaves the block as it was. */
-static void prefer_huge_pages(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
 /* Reads the matrices of the statistics in mask into st->meta, all lengths each, as the source
  * gives them (no repair yet). */
 static int load_matrices(struct lens_cube_stream *st, unsigned mask, struct lens_err *e)
@@ -415,7 +397,7 @@ static int load_matrices(struct lens_cube_stream *st, unsigned mask, struct lens
         if (!(c->data[s] = lens_malloc(P2 * st->nlen * sizeof(double))))
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", st->name, P2 * st->nlen);
         else
-            prefer_huge_pages(c->data[s], P2 * st->nlen * sizeof(double));
+            lens_cube_huge_pages(c->data[s], P2 * st->nlen * sizeof(double));
         for (int k = 0; k < st->nlen && rc == LENS_OK; k++)
             rc = st->src.get(st->src.state, s, k, c->data[s] + (size_t)k * P2, e);
     }
