@@ -48,17 +48,34 @@ static int main_stat(const struct lens_cube *c)
     return -1;
 }
 
-/* The number of distinct host names, for "hosts: 2 distinct". Quadratic, but in the number
- * of processes, which is small next to the n^2 x lengths values the reader has just read. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The number of distinct host names, for "hosts: 2 distinct": sorted copies of the pointers,
+ * then the changes counted. The pairwise comparison this replaces made 2.9 million strcmp
+ * calls at 2400 processes, 4 % of `mpilens info`; it stays as the fallback when the copy
+ * cannot be allocated, so the count never depends on memory. */
 static int count_distinct(char **hosts, int n)
 {
-    int d = 0;
-    for (int i = 0; i < n; i++) {
-        int seen = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = !strcmp(hosts[i], hosts[j]);
-        d += !seen;
+    char **s = lens_malloc((size_t)(n > 0 ? n : 1) * sizeof *s);
+    if (!s) {
+        int d = 0;
+        for (int i = 0; i < n; i++) {
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++)
+                seen = !strcmp(hosts[i], hosts[j]);
+            d += !seen;
+        }
+        return d;
     }
+    memcpy(s, hosts, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_str);
+    int d = n > 0;
+    for (int i = 1; i < n; i++)
+        d += strcmp(s[i], s[i - 1]) != 0;
+    lens_free(s);
     return d;
 }
 

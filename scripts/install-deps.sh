@@ -12,7 +12,8 @@ build_pkgs="build-essential pkg-config libnetcdf-dev netcdf-bin libcairo2-dev li
 # Slurm sample under a real one-host Slurm (test_slurm_real, which starts and stops its own daemons);
 # python3-netcdf4 reads the bench's NetCDF files as an independent reference (retest, bisection,
 # compare, report gate tests).
-test_pkgs="python3 python3-scipy python3-numpy python3-sklearn python3-netcdf4 qpdf python3-pdfminer time
+test_pkgs="python3 python3-scipy python3-numpy python3-sklearn python3-netcdf4 python3-fastcluster
+  python3-matplotlib qpdf python3-pdfminer time
   slurm-wlm munge"
 # clang-14 builds the libFuzzer targets (make fuzz, docs/fuzz.md); Debian 12 ships libFuzzer
 # (libclang_rt.fuzzer) and the sanitizer runtimes in libclang-rt-14-dev, which clang-14 only

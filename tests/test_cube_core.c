@@ -4,6 +4,7 @@
 #include "analysis/cube/synth.h"
 #include "lens_test.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,15 +14,17 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median of large arrays (the radix path of lens_cube_median) against sorting: odd and
- * even sizes, ties, a narrow range (few distinct top bits), negative values and zeros; the
- * array stays a permutation of its values. */
+/* The median of large arrays (the sample filter and the radix path of lens_cube_median)
+ * against sorting: odd and even sizes, ties, a narrow range (few distinct top bits), negative
+ * values and zeros, sorted input, infinities, and a sample that lies (every value the evenly
+ * spaced sample picks is far above the rest, so the filter misses and the radix path decides);
+ * the array stays a permutation of its values. */
 static void test_large_median(void)
 {
     static const size_t sizes[] = {16384, 16385, 100000, 100001};
     unsigned seed = 12345;
     for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++)
-        for (int kind = 0; kind < 4; kind++) {
+        for (int kind = 0; kind < 7; kind++) {
             size_t n = sizes[t];
             double *v = malloc(n * sizeof *v), *ref = malloc(n * sizeof *ref);
             for (size_t i = 0; i < n; i++) {
@@ -30,7 +33,10 @@ static void test_large_median(void)
                 v[i] = kind == 0 ? 3.5e-7 + 1e-8 * u                  /* narrow: one exponent */
                      : kind == 1 ? (double)(int)(u * 5)                /* ties everywhere */
                      : kind == 2 ? (u - 0.5) * 1e3                     /* negatives, both signs */
-                     : (i % 2 ? 0.0 : 1e-6 * u);                       /* half zeros */
+                     : kind == 3 ? (i % 2 ? 0.0 : 1e-6 * u)            /* half zeros */
+                     : kind == 4 ? 1e-6 + 1e-12 * (double)i            /* sorted */
+                     : kind == 5 ? (i % 7 ? u : INFINITY)              /* infinities */
+                     : (i % (n / 4096) ? u : 1e3 + u);                 /* the sample lies */
                 ref[i] = v[i];
             }
             qsort(ref, n, sizeof *ref, cmp);

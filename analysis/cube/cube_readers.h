@@ -10,6 +10,25 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+
+/* Asks the kernel to back the block with 2 MB pages where it can (Linux's transparent huge
+ * pages, in "madvise" mode on Debian): a 46 MB matrix is otherwise 11,000 page faults, a
+ * large part of `mpilens cluster` and `info` on the bench cube (for the statistics read and
+ * the summaries' copies). Advice only: any failure, or a system without it, leaves the
+ * block as it was; only whole 2 MB pages inside the block are advised. */
+static inline void lens_cube_huge_pages(void *p, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 /* Order-preserving integer key of a double that is not NaN (the sign folded): the radix
  * selections of cube.c (the median) and cube_stream.c (the round-trip ratio) sort by it. */

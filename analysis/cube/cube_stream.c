@@ -15,6 +15,7 @@
  * whole cubes of formats without a reader of their own (lens_cube_read_streamed). */
 #include "cube_readers.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +45,20 @@ static int is_garbage(double x)
     return !isfinite(x) || x < 0 || (x != 0 && fabs(x) < 1e-100) || x > 3600.0;
 }
 
+/* Off-diagonal values that are NaN, infinite or negative become NaN; returns how many.
+ * !(x >= 0 && x <= DBL_MAX) says all three in one comparison chain (NaN fails both), the
+ * cheapest form for the hot loop of every cube read. */
+static long repair_run(double *x, size_t n)
+{
+    long bad = 0;
+    for (size_t j = 0; j < n; j++)
+        if (!(x[j] >= 0 && x[j] <= DBL_MAX)) {
+            x[j] = NAN;
+            bad++;
+        }
+    return bad;
+}
+
 /* The repairs of matrix k of statistic s, in place; counts the off-diagonal ones once. halve:
  * also the round-trip correction (off while it is being decided). */
 static void repair_matrix(struct lens_cube_stream *st, int s, int k, double *mat, int halve)
@@ -55,14 +70,11 @@ static void repair_matrix(struct lens_cube_stream *st, int s, int k, double *mat
     /* Counted into bad[s * L + k] only on the first read of that matrix: a matrix read twice
      * (planning, then use) must not double its count in the warning. */
     long bad = 0;
-    for (size_t i = 0; i < P; i++)
-        for (size_t j = 0; j < P; j++) {
-            double *x = &mat[i * P + j];
-            if (i != j && (!isfinite(*x) || *x < 0)) {
-                *x = NAN;
-                bad++;
-            }
-        }
+    for (size_t i = 0; i < P; i++) {
+        double *row = mat + i * P;
+        /* the row minus its diagonal element, as two runs, so that the loop has no i != j test */
+        bad += repair_run(row, i) + repair_run(row + i + 1, P - i - 1);
+    }
     long *b = &st->bad[(size_t)s * st->nlen + k];
     if (*b < 0)
         *b = bad;
@@ -384,6 +396,8 @@ static int load_matrices(struct lens_cube_stream *st, unsigned mask, struct lens
             continue;
         if (!(c->data[s] = lens_malloc(P2 * st->nlen * sizeof(double))))
             rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu values", st->name, P2 * st->nlen);
+        else
+            lens_cube_huge_pages(c->data[s], P2 * st->nlen * sizeof(double));
         for (int k = 0; k < st->nlen && rc == LENS_OK; k++)
             rc = st->src.get(st->src.state, s, k, c->data[s] + (size_t)k * P2, e);
     }

@@ -4,6 +4,7 @@
 # fastcluster, and `mpilens info` against netCDF4 + numpy computing the same summary. The
 # goal (issue 13): at most half the Python script's time. Wall and CPU seconds, median of 5.
 # The peers need python3-netcdf4 and python3-fastcluster (Debian); without them they are skipped.
+# nj and report against their Python peers: peers.sh.
 set -eu
 PY=${PYTHON:-/usr/bin/python3}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mpilens-bench-readers.XXXXXX")
