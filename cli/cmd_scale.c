@@ -730,6 +730,16 @@ static int scale_report(const struct scale_opts *o, char **files, int nfiles)
     ro.elevation = o->el;
     ro.log_procs = o->logp;
     ro.log_size = o->logd;
+    /* The unit of the performance layer follows how runs.c computed it: C d^K / T with the
+     * model's coefficients (flop/s when they describe flops), d / T without them. */
+    char unit[128];
+    if (o->fcoef == 1 && o->fpow == 1 && !o->peak)
+        snprintf(unit, sizeof unit, "size units per second (d / T)");
+    else
+        snprintf(unit, sizeof unit, "flop/s (%g d^%g / T)", o->fcoef, o->fpow);
+    ro.perf_unit = unit;
+    if (o->value && strcmp(o->value, "efficiency") && strcmp(o->value, "performance"))
+        ro.value_label = o->value;
     /* the sentences as `scale marks` finds them, else the copy next to the template */
     const char *dir = getenv("MPILENS_TEMPLATES");
     if (o->texts) {
