@@ -639,8 +639,14 @@ static int scale_marks(const struct scale_opts *o, char **files, int nfiles)
             rc = print_json(o, g, ms.m, n, ms.order, &e) < 0 ? e.code : LENS_OK;
         } else {
             /* the sub-region heads the output, so its marks are not read as the whole grid's */
-            if (o->sub)
-                printf("marks over processes %g:%g, sizes %g:%g\n\n", o->plo, o->phi, o->dlo, o->dhi);
+            if (o->sub) {
+                /* an open end prints empty, as it was typed ("4:") */
+                char b[4][32];
+                const double v[4] = {o->plo, o->phi, o->dlo, o->dhi};
+                for (int k = 0; k < 4; k++)
+                    snprintf(b[k], sizeof b[k], isnan(v[k]) ? "" : "%g", v[k]);
+                printf("marks over processes %s:%s, sizes %s:%s\n\n", b[0], b[1], b[2], b[3]);
+            }
             print_text(g, ms.m, n, ms.order, t);
             rc = print_extras(o, g, n, &e) < 0 ? e.code : LENS_OK;
         }

@@ -148,8 +148,10 @@ struct list {
 static void keep_element(void *ctx, const struct lens_marks_element *el)
 {
     struct list *l = ctx;
+    /* after a failed growth the walk goes on, but nothing more is kept: the caller reports it */
     if (l->oom)
         return;
+    /* doubling keeps the appends linear over a 256 x 256 grid's 65025 elements */
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 64;
         struct lens_marks_element *p = lens_realloc(l->el, cap * sizeof *p);
@@ -170,6 +172,7 @@ int lens_marks_elements(const struct lens_grid *g, struct lens_marks_element **e
     *n = 0;
     if (!g)
         return lens_err_set(e, LENS_EINVAL, "marks: no grid");
+    /* the metric is filled too but not needed: the caller has it from lens_marks_compute */
     struct lens_marks m;
     struct list l = {0};
     walk(g, &m, keep_element, &l);

@@ -51,12 +51,15 @@ static int place_index(struct lens_runs *r, const char *label, struct lens_err *
     for (size_t i = 0; i < r->n_places; i++)
         if (!strcmp(r->places[i], label))
             return (int)i;
+    /* the bound refuses a file whose "placement" column is really something else (a per-run
+     * id), which would make every variant table as long as the file */
     if (r->n_places >= 4096)
         return lens_err_set(e, LENS_EFORMAT, "more than 4096 placements");
     char **p = lens_realloc(r->places, (r->n_places + 1) * sizeof *p);
     if (!p)
         return lens_err_set(e, LENS_ENOMEM, "out of memory for a placement");
     r->places = p;
+    /* the count grows only once the copy exists, so a failure leaves the list consistent */
     if (!(p[r->n_places] = lens_strdup(label)))
         return lens_err_set(e, LENS_ENOMEM, "out of memory for a placement");
     return (int)r->n_places++;
@@ -393,6 +396,7 @@ static int parse_row(struct lens_runs *r, const struct fields *fs, const int idx
     if (rec.status == LENS_RUNS_OK && *xs && parse_number(xs, &rec.extra) < 0)
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: %s '%s' is not a finite number", path, line,
                             fs->col[idx[N_COLS]], r->value_col, xs);
+    /* alen: the length of the app name kept, shortened below by an old "@LABEL" suffix */
     size_t alen = strlen(app);
     rec.place = -1;
     const char *pl = idx[COL_PLACE] >= 0 ? fs->f[idx[COL_PLACE]] : "";
@@ -595,6 +599,8 @@ static double *nan_layer(size_t cells)
 static int grid_variants(struct lens_grid *g, const struct lens_runs *r, const size_t *ids, size_t m,
                          int *local, struct lens_err *e)
 {
+    /* Two passes over the labels: mark those this app uses, then number them in the global
+     * order, so every app lists its variants in the order the files introduced them. */
     for (size_t q = 0; q < r->n_places; q++)
         local[q] = -1;
     for (size_t k = 0; k < m; k++)
@@ -603,6 +609,7 @@ static int grid_variants(struct lens_grid *g, const struct lens_runs *r, const s
     size_t nv = 0;
     for (size_t q = 0; q < r->n_places; q++)
         nv += local[q] == 0;
+    /* no placement: the grid keeps var, var_eff and kept NULL, as a caller-built grid would */
     if (!nv)
         return LENS_OK;
     g->var = lens_calloc(nv, sizeof *g->var);
@@ -653,6 +660,7 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
     g->nd = distinct(g->size, n_ok, scratch);
     lens_free(scratch);
     size_t cells = g->np * g->nd;
+    /* the variants first: their count sizes var_eff below */
     int rc = grid_variants(g, r, ids, m, local, e);
     if (rc < 0)
         return rc;
@@ -668,6 +676,7 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
         (missing == LENS_RUNS_ZERO && !g->zero))
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a %zu x %zu grid", g->app, g->np,
                             g->nd);
+    /* -1 = no run kept: a configuration that never ran in any placement */
     for (size_t k = 0; g->kept && k < cells; k++)
         g->kept[k] = -1;
     size_t hp = 0, hd = 0;
@@ -691,6 +700,7 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
             if (g->kept)
                 g->kept[c] = rec->place >= 0 ? local[rec->place] : -1;
         }
+        /* each placement's own best, whatever the fold kept: what --variants shows */
         if (g->var_eff && rec->place >= 0) {
             double *ve = &g->var_eff[(size_t)local[rec->place] * cells + c];
             if (isnan(*ve) || eff[k] > *ve)
@@ -776,6 +786,8 @@ static int app_efficiencies(const struct lens_runs *r, const char *app, const si
                                     "procs 1 or give a performance model", app, rec->size);
             eff[k] = ref[2 * lo + 1] / (rec->procs * rec->value);
         }
+        /* P = W / Tp with W the work C d^K; the model case gives flop/s, the same P the
+         * efficiency divides by p F (docs/methods.md §8). */
         if (rec->status == LENS_RUNS_OK && rec->kind == LENS_RUNS_TIME) {
             perf[k] = coef * pow(rec->size, power) / rec->value;
             /* an overflowing work model leaves the performance unknown, not infinite */
@@ -800,6 +812,7 @@ static int separate_runs(const struct lens_runs *r, struct lens_runs **out, stru
     for (size_t k = 0; k < r->n && rc == LENS_OK; k++) {
         const struct lens_runs_record *rec = &r->recs[k];
         const char *app = r->apps[rec->app], *pl = rec->place >= 0 ? r->places[rec->place] : NULL;
+        /* one name buffer grown as needed: labels and names are unbounded in the CSV */
         size_t need = strlen(app) + (pl ? strlen(pl) + 1 : 0) + 1;
         if (need > cap) {
             char *p = lens_realloc(name, need);
@@ -842,6 +855,8 @@ int lens_runs_build(const struct lens_runs *r, const struct lens_runs_opts *o,
 {
     *grids = NULL;
     *n = 0;
+    /* Separate placements are built as a copy of the runs renamed per placement and folded as
+     * usual: one code path for the grids, and each variant gets its own serial time T1. */
     if (o->separate && r->n_places) {
         struct lens_runs *s = NULL;
         int rc = separate_runs(r, &s, e);

@@ -10,6 +10,7 @@
  * bounds are open ends. */
 static void span(const double *v, size_t n, double lo, double hi, size_t *a, size_t *b)
 {
+    /* linear scans: an axis has at most a few hundred values, and this runs once per grid */
     *a = 0;
     while (*a < n && !isnan(lo) && v[*a] < lo)
         (*a)++;
@@ -24,6 +25,7 @@ static void *cut(const void *src, size_t elem, size_t w, size_t i0, size_t np, s
 {
     if (!src)
         return NULL;
+    /* + 1: an empty cut still gets a block, so NULL only ever means "absent" or out of memory */
     unsigned char *dst = lens_malloc(np * nd * elem + 1);
     if (!dst) {
         *oom = 1;
@@ -42,6 +44,8 @@ int lens_runs_subgrid(const struct lens_grid *g, double plo, double phi, double 
     if (plo > phi || dlo > dhi)
         return lens_err_set(e, LENS_EINVAL, "%s: empty range: processes %g:%g, sizes %g:%g",
                             g->app ? g->app : "grid", plo, phi, dlo, dhi);
+    /* The axes are sorted, so each range is one contiguous block of indices and the cut is a
+     * rectangle of every layer. */
     size_t i0, i1, j0, j1;
     span(g->procs, g->np, plo, phi, &i0, &i1);
     span(g->size, g->nd, dlo, dhi, &j0, &j1);
@@ -49,6 +53,7 @@ int lens_runs_subgrid(const struct lens_grid *g, double plo, double phi, double 
     /* One side empty: the grid is empty on both, so nothing reads a row of nothing. */
     if (!np || !nd)
         np = nd = 0;
+    /* oom collects every failed allocation, so the copies go on and one release frees all */
     int oom = 0;
     out->app = lens_strdup(g->app ? g->app : "");
     out->np = np;
@@ -61,13 +66,14 @@ int lens_runs_subgrid(const struct lens_grid *g, double plo, double phi, double 
     out->extra = cut(g->extra, sizeof(double), g->np, i0, np, j0, nd, &oom);
     out->zero = cut(g->zero, 1, g->np, i0, np, j0, nd, &oom);
     out->kept = cut(g->kept, sizeof(int), g->np, i0, np, j0, nd, &oom);
+    /* var_eff holds one grid per placement back to back: each is cut on its own */
     if (g->n_var && g->var_eff) {
         out->var = lens_calloc(g->n_var, sizeof *out->var);
         out->var_eff = lens_malloc(g->n_var * np * nd * sizeof(double) + 1);
         oom |= !out->var || !out->var_eff;
         for (size_t v = 0; !oom && v < g->n_var; v++) {
             oom |= !(out->var[v] = lens_strdup(g->var[v]));
-            out->n_var = v + 1;
+            out->n_var = v + 1; /* counted as soon as var[v] is set, for the release */
             double *blk = cut(g->var_eff + v * cells, sizeof(double), g->np, i0, np, j0, nd, &oom);
             if (blk)
                 memcpy(out->var_eff + v * np * nd, blk, np * nd * sizeof(double));
