@@ -154,7 +154,7 @@ static int app_vars(void *ctx, struct lens_err *e)
     /* Configurations with a measured efficiency: holes in the grid (NaN) are runs that failed or
      * were never made. */
     for (size_t k = 0; k < g->np * g->nd; k++)
-        nconf += !isnan(g->eff[k]);
+        nconf += !isnan(g->eff[k]) && !(g->zero && g->zero[k]); /* an assumed zero had no run */
     axis_values(g->procs, g->np, procs, sizeof procs);
     axis_values(g->size, g->nd, sizes, sizeof sizes);
     struct lens_template_vars *v = &r->vars;
