@@ -297,16 +297,23 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
     }
     /* Efficiency labels right-aligned left of that edge. */
     cairo_set_font_size(cr, lens_figure_font_floor(cr, 11));
+    double widest = 0;
     for (size_t k = 0; k < nzt; k++) {
         project(v, cx, cy, axis_e(v, zt[k]), &x, &y);
         lens_gridmap_format(zt[k], buf, sizeof buf);
         lens_gridmap_text(cr, buf, x - 6, y, 1, 0.5);
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, buf, &te);
+        widest = te.x_advance > widest ? te.x_advance : widest;
     }
+    /* The title clears the widest tick label: 44 units fit efficiency's "0.8", a performance
+     * axis has labels like "100000". Efficiency keeps 44, so its figures stay as they were. */
+    double title_dx = zlabel && strcmp(zlabel, "efficiency") && widest + 20 > 44 ? widest + 20 : 44;
     cairo_set_font_size(cr, lens_figure_font_floor(cr, 13));
     project(v, cx, cy, 0.5, &x, &y);
     /* The efficiency title rotated, left of its tick labels. */
     cairo_save(cr);
-    cairo_translate(cr, x - 44, y);
+    cairo_translate(cr, x - title_dx, y);
     cairo_rotate(cr, -M_PI / 2);
     lens_gridmap_text(cr, zlabel, 0, 0, 0.5, 1);
     cairo_restore(cr);
