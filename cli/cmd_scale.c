@@ -56,6 +56,13 @@ static void usage_scale(FILE *fp)
         "  --width N, --height N  figure size (default 1100 x 520)\n"
         "  --log-procs, --log-size  logarithmic axes\n"
         "  --font FILE          TTF font for the figure (e.g. fonts/DejaVuSans.ttf)\n"
+        "  --elements           marks: also every element's markP, markD, markA\n"
+        "  --variants           marks: the placements folded into each configuration\n"
+        "  --procs LO:HI, --sizes LO:HI  marks over a sub-region only (either end may be empty)\n"
+        "  --placements fold|separate  fold placements into one grid (default) or keep NAME@LABEL\n"
+        "  --missing gap|zero   configurations that did not run: left out (default) or efficiency 0\n"
+        "  --value NAME         surface: efficiency (default), performance, or a column of the CSV;\n"
+        "                       report: one more surface of that column per application\n"
         "\n"
         "report options (also the model options, --texts and the view options above):\n"
         "  -o, --output FILE    the PDF, written atomically\n"
@@ -71,7 +78,7 @@ static void usage_scale(FILE *fp)
         "  --app NAME           application name in the CSV (default: the command's name)\n"
         "  --timeout SEC        a run taking longer is killed and recorded as timeout (default 60)\n"
         "  --placement L=ARGS   a placement variant: label L, mpirun arguments ARGS (repeatable;\n"
-        "                       the app column becomes NAME@L)\n"
+        "                       the placement column holds L; marks fold the variants)\n"
         "  --mpirun PATH        launcher (default mpirun, run with --allow-run-as-root\n"
         "                       --oversubscribe -np P)\n"
         "  -o, --output FILE    the runs CSV, written atomically at the end\n"
@@ -83,6 +90,7 @@ static void usage_scale(FILE *fp)
         "  mpilens scale run --procs 1,2 --sizes 200,400 --repeats 2 -o runs.csv -- build/bin/samples/matmul\n"
         "  mpilens scale marks runs.csv\n"
         "  mpilens scale marks samples/scale/paper.csv --json\n"
+        "  mpilens scale marks samples/scale/paper.csv --elements --procs 4:16 --sizes 1000:4000\n"
         "  mpilens scale surface samples/scale/paper.csv --app matmul -o matmul.png\n"
         "  mpilens scale report samples/scale/paper.csv -o scale.pdf --figures fig\n");
 }
@@ -91,7 +99,8 @@ static void usage_scale(FILE *fp)
 enum {
     OPT_JSON = 256, OPT_SERIAL, OPT_PEAK, OPT_FCOEF, OPT_FPOW, OPT_TEXTS, OPT_APP, OPT_AZ, OPT_EL,
     OPT_W, OPT_H, OPT_LOGP, OPT_LOGD, OPT_PROCS, OPT_SIZES, OPT_REPEATS, OPT_TIMEOUT, OPT_PLACE,
-    OPT_MPIRUN, OPT_FONT, OPT_TITLE, OPT_FIGURES, OPT_TEMPLATE, OPT_HELP
+    OPT_MPIRUN, OPT_FONT, OPT_TITLE, OPT_FIGURES, OPT_TEMPLATE, OPT_HELP, OPT_ELEMENTS, OPT_VARIANTS,
+    OPT_PLACEMENTS, OPT_MISSING, OPT_VALUE
 };
 
 static const struct option long_opts[] = {
@@ -107,7 +116,10 @@ static const struct option long_opts[] = {
     {"placement", required_argument, NULL, OPT_PLACE}, {"mpirun", required_argument, NULL, OPT_MPIRUN},
     {"font", required_argument, NULL, OPT_FONT},     {"title", required_argument, NULL, OPT_TITLE},
     {"figures", required_argument, NULL, OPT_FIGURES}, {"template", required_argument, NULL, OPT_TEMPLATE},
-    {"help", no_argument, NULL, OPT_HELP},           {NULL, 0, NULL, 0},
+    {"help", no_argument, NULL, OPT_HELP},           {"elements", no_argument, NULL, OPT_ELEMENTS},
+    {"variants", no_argument, NULL, OPT_VARIANTS},   {"placements", required_argument, NULL, OPT_PLACEMENTS},
+    {"missing", required_argument, NULL, OPT_MISSING}, {"value", required_argument, NULL, OPT_VALUE},
+    {NULL, 0, NULL, 0},
 };
 
 /* --procs and --sizes values at most, and --placement variants: fixed arrays, and a grid
@@ -127,6 +139,11 @@ struct scale_opts {
     int n_procs, n_sizes;
     const char *place[MAX_PLACE];
     int n_place;
+    int elements, variants, separate, missing; /* enum lens_runs_missing */
+    const char *value; /* --value: NULL or "efficiency", "performance", or a CSV column */
+    /* --procs LO:HI / --sizes LO:HI outside `run`: the sub-region, NaN = open end */
+    int sub;
+    double plo, phi, dlo, dhi;
 };
 
 /* A finite number, the whole argument; errno catches overflow (1e999), which strtod
@@ -158,6 +175,24 @@ static int parse_list(const char *s, double *v, int *n, int integral)
     return *n ? 0 : -1;
 }
 
+/* "LO:HI", "LO:" or ":HI" (positive numbers, LO <= HI), an open end NaN. */
+static int parse_range(const char *s, double *lo, double *hi)
+{
+    const char *colon = strchr(s, ':');
+    char a[128];
+    if (!colon || (size_t)(colon - s) >= sizeof a)
+        return -1;
+    memcpy(a, s, (size_t)(colon - s));
+    a[colon - s] = '\0';
+    *lo = *hi = NAN;
+    if (*a && (parse_num(a, lo) < 0 || !(*lo > 0)))
+        return -1;
+    if (colon[1] && (parse_num(colon + 1, hi) < 0 || !(*hi > 0)))
+        return -1;
+    /* an inverted range selects nothing: refused rather than giving marks of nothing */
+    return *lo > *hi ? -1 : 0;
+}
+
 /* Parses the options of every verb; returns -1 after printing a usage error, 1 for --help. */
 static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
 {
@@ -175,6 +210,9 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
     o->fcoef = 1;
     o->fpow = 1;
     o->mpirun = "mpirun";
+    o->plo = o->phi = o->dlo = o->dhi = NAN;
+    /* --procs and --sizes are lists of what to run for `run`, a sub-region for the others */
+    int run = !strcmp(o->verb, "run");
     int c;
     double v;
     optind = 1;
@@ -212,8 +250,39 @@ static int parse_opts(int argc, char **argv, struct scale_opts *o, int *status)
         case OPT_W: if (parse_num(optarg, &v) < 0 || v < 300 || v > 20000) bad = "--width needs 300..20000"; else o->width = (int)v; break;
         case OPT_H: if (parse_num(optarg, &v) < 0 || v < 200 || v > 20000) bad = "--height needs 200..20000"; else o->height = (int)v; break;
         /* process counts are integers (they become -np); sizes any positive number */
-        case OPT_PROCS: if (parse_list(optarg, o->procs, &o->n_procs, 1) < 0) bad = "--procs needs a list of positive integers such as 1,2,4"; break;
-        case OPT_SIZES: if (parse_list(optarg, o->sizes, &o->n_sizes, 0) < 0) bad = "--sizes needs a list of positive numbers such as 1000,2000"; break;
+        case OPT_PROCS:
+            if (run ? parse_list(optarg, o->procs, &o->n_procs, 1) < 0 : parse_range(optarg, &o->plo, &o->phi) < 0)
+                bad = run ? "--procs needs a list of positive integers such as 1,2,4"
+                          : "--procs needs a range LO:HI such as 4:64";
+            o->sub |= !run;
+            break;
+        case OPT_SIZES:
+            if (run ? parse_list(optarg, o->sizes, &o->n_sizes, 0) < 0 : parse_range(optarg, &o->dlo, &o->dhi) < 0)
+                bad = run ? "--sizes needs a list of positive numbers such as 1000,2000"
+                          : "--sizes needs a range LO:HI such as 1000:4000";
+            o->sub |= !run;
+            break;
+        case OPT_ELEMENTS: o->elements = 1; break;
+        case OPT_VARIANTS: o->variants = 1; break;
+        case OPT_PLACEMENTS:
+            if (!strcmp(optarg, "fold") || !strcmp(optarg, "separate"))
+                o->separate = !strcmp(optarg, "separate");
+            else
+                bad = "--placements needs fold or separate";
+            break;
+        case OPT_MISSING:
+            if (!strcmp(optarg, "gap") || !strcmp(optarg, "zero"))
+                o->missing = !strcmp(optarg, "zero") ? LENS_RUNS_ZERO : LENS_RUNS_GAP;
+            else
+                bad = "--missing needs gap or zero";
+            break;
+        case OPT_VALUE:
+            /* the name becomes a CSV header to look up: no comma could ever match */
+            if (!*optarg || strpbrk(optarg, ",\"\n"))
+                bad = "--value needs efficiency, performance or a column name";
+            else
+                o->value = optarg;
+            break;
         /* the bounds only refuse typos; the best of the repeats is kept (load_grids) */
         case OPT_REPEATS: if (parse_num(optarg, &v) < 0 || v < 1 || v > 1000 || v != floor(v)) bad = "--repeats needs an integer 1..1000"; else o->repeats = (int)v; break;
         case OPT_TIMEOUT: if (parse_num(optarg, &o->timeout) < 0 || !(o->timeout > 0)) bad = "--timeout needs a positive number of seconds"; break;
@@ -254,6 +323,9 @@ static int load_grids(const struct scale_opts *o, char **files, int nfiles, stru
     struct lens_runs *r = lens_runs_new();
     if (!r)
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    /* a --value other than the two layers every grid has is a column the reader keeps */
+    if (o->value && strcmp(o->value, "efficiency") && strcmp(o->value, "performance"))
+        r->value_col = o->value;
     int rc = LENS_OK;
     for (int k = 0; k < nfiles && rc == LENS_OK; k++)
         rc = lens_runs_read(r, files[k], e);
@@ -261,8 +333,24 @@ static int load_grids(const struct scale_opts *o, char **files, int nfiles, stru
         rc = lens_runs_read(r, o->serial[k], e);
     /* peak 0 (no --peak): efficiencies from the serial time; else from the flops model */
     struct lens_runs_model model = {o->peak, o->fcoef, o->fpow};
+    struct lens_runs_opts ro = {&model, o->missing, o->separate};
     if (rc == LENS_OK)
-        rc = lens_runs_grids(r, &model, g, n, e);
+        rc = lens_runs_build(r, &ro, g, n, e);
+    /* The sub-region replaces each grid: marks, tables and figures then read only that part,
+     * normalised by its own ranges (docs/scale.md, "Marks of a sub-region"). */
+    for (size_t a = 0; rc == LENS_OK && o->sub && a < *n; a++) {
+        struct lens_grid cut;
+        rc = lens_runs_subgrid(&(*g)[a], o->plo, o->phi, o->dlo, o->dhi, &cut, e);
+        if (rc == LENS_OK) {
+            lens_runs_grid_release(&(*g)[a]);
+            (*g)[a] = cut;
+        }
+    }
+    if (rc < 0 && *g) {
+        lens_runs_grids_free(*g, *n);
+        *g = NULL;
+        *n = 0;
+    }
     /* with one file the error can name it even when the reader's message did not */
     if (rc < 0 && rc != LENS_ENOMEM && nfiles == 1 && !strstr(e->msg, files[0]))
         lens_err_prefix(e, files[0]);
@@ -276,8 +364,79 @@ static const char *const mark_names[3] = {"MarkProcs", "MarkData", "MarkAll"};
 
 /* {"apps":[{app, min_p ... min_e}], "rank_procs":[...], "rank_data", "rank_all"}: every
  * number of the table, and the three rankings as lists of names, best first. */
-static void print_json(const struct lens_grid *g, const struct lens_marks *m, size_t n,
-                       size_t *const order[3])
+/* Configurations of g that --missing zero filled. */
+static size_t zero_count(const struct lens_grid *g)
+{
+    size_t z = 0;
+    for (size_t c = 0; g->zero && c < g->np * g->nd; c++)
+        z += g->zero[c];
+    return z;
+}
+
+/* The JSON of one app's elements (--elements) and placements (--variants). */
+static int json_extras(struct lens_json *j, const struct scale_opts *o, const struct lens_grid *g,
+                       struct lens_err *e)
+{
+    if (o->missing == LENS_RUNS_ZERO) {
+        lens_json_key(j, "zero_filled");
+        lens_json_int(j, (long long)zero_count(g));
+    }
+    if (o->elements) {
+        struct lens_marks_element *el = NULL;
+        size_t ne = 0;
+        if (lens_marks_elements(g, &el, &ne, e) < 0)
+            return -1;
+        static const char *const keys[11] = {"p1", "p2", "d1", "d2", "e11", "e12", "e21", "e22",
+                                             "mark_p", "mark_d", "mark_a"};
+        lens_json_key(j, "elements");
+        lens_json_begin_array(j);
+        for (size_t k = 0; k < ne; k++) {
+            const double v[11] = {el[k].p1, el[k].p2, el[k].d1, el[k].d2, el[k].e11, el[k].e12,
+                                  el[k].e21, el[k].e22, el[k].mark_p, el[k].mark_d, el[k].mark_a};
+            lens_json_begin_object(j);
+            for (int f = 0; f < 11; f++) {
+                lens_json_key(j, keys[f]);
+                lens_json_number(j, v[f]);
+            }
+            lens_json_end_object(j);
+        }
+        lens_json_end_array(j);
+        lens_free(el);
+    }
+    if (o->variants) {
+        lens_json_key(j, "placements");
+        lens_json_begin_array(j);
+        for (size_t v = 0; v < g->n_var; v++)
+            lens_json_string(j, g->var[v]);
+        lens_json_end_array(j);
+        /* one entry per configuration run: the placement kept and every variant's best */
+        lens_json_key(j, "variants");
+        lens_json_begin_array(j);
+        size_t cells = g->np * g->nd;
+        for (size_t c = 0; g->n_var && c < cells; c++) {
+            if (g->kept[c] < 0)
+                continue;
+            lens_json_begin_object(j);
+            lens_json_key(j, "procs");
+            lens_json_number(j, g->procs[c % g->np]);
+            lens_json_key(j, "size");
+            lens_json_number(j, g->size[c / g->np]);
+            lens_json_key(j, "kept");
+            lens_json_string(j, g->var[g->kept[c]]);
+            lens_json_key(j, "efficiency");
+            lens_json_begin_array(j);
+            for (size_t v = 0; v < g->n_var; v++)
+                lens_json_number(j, g->var_eff[v * cells + c]);
+            lens_json_end_array(j);
+            lens_json_end_object(j);
+        }
+        lens_json_end_array(j);
+    }
+    return 0;
+}
+
+static int print_json(const struct scale_opts *o, const struct lens_grid *g, const struct lens_marks *m,
+                      size_t n, size_t *const order[3], struct lens_err *e)
 {
     struct lens_json j;
     lens_json_init(&j, stdout);
@@ -296,6 +455,8 @@ static void print_json(const struct lens_grid *g, const struct lens_marks *m, si
             lens_json_key(&j, keys[k]);
             lens_json_number(&j, vals[k]); /* NaN (undefined mark) prints null */
         }
+        if (json_extras(&j, o, &g[a], e) < 0)
+            return -1;
         lens_json_end_object(&j);
     }
     lens_json_end_array(&j);
@@ -308,6 +469,7 @@ static void print_json(const struct lens_grid *g, const struct lens_marks *m, si
     }
     lens_json_end_object(&j);
     putchar('\n');
+    return 0;
 }
 
 /* "-" for an undefined mark (NaN: a grid without elements), as the report shows it */
@@ -317,6 +479,52 @@ static void fmt_num(double v, char *buf, size_t n)
         snprintf(buf, n, "-");
     else
         snprintf(buf, n, "%.6g", v);
+}
+
+/* --elements and --variants as text: per application, the elements with their own marks, and
+ * per configuration the placement kept and each variant's best efficiency. */
+static int print_extras(const struct scale_opts *o, const struct lens_grid *g, size_t n, struct lens_err *e)
+{
+    for (size_t a = 0; a < n && o->elements; a++) {
+        struct lens_marks_element *el = NULL;
+        size_t ne = 0;
+        if (lens_marks_elements(&g[a], &el, &ne, e) < 0)
+            return -1;
+        printf("\nElements of %s (%zu; MarkProcs, MarkData, MarkAll are the means of the last three columns)\n",
+               g[a].app, ne);
+        printf("%6s %6s %10s %10s %9s %9s %9s %9s %12s %12s %12s\n", "p1", "p2", "d1", "d2", "E11", "E12",
+               "E21", "E22", "markP", "markD", "markA");
+        for (size_t k = 0; k < ne; k++)
+            printf("%6g %6g %10g %10g %9.6g %9.6g %9.6g %9.6g %12.6g %12.6g %12.6g\n", el[k].p1, el[k].p2,
+                   el[k].d1, el[k].d2, el[k].e11, el[k].e12, el[k].e21, el[k].e22, el[k].mark_p,
+                   el[k].mark_d, el[k].mark_a);
+        lens_free(el);
+    }
+    for (size_t a = 0; a < n && o->variants; a++) {
+        const struct lens_grid *x = &g[a];
+        if (!x->n_var) {
+            printf("\n%s: no placements in the runs\n", x->app);
+            continue;
+        }
+        printf("\nPlacements of %s, folded: each configuration keeps its best run\n", x->app);
+        printf("%6s %10s  %-12s", "procs", "size", "kept");
+        for (size_t v = 0; v < x->n_var; v++)
+            printf(" %12s", x->var[v]);
+        printf("\n");
+        size_t cells = x->np * x->nd;
+        for (size_t c = 0; c < cells; c++) {
+            if (x->kept[c] < 0)
+                continue;
+            printf("%6g %10g  %-12s", x->procs[c % x->np], x->size[c / x->np], x->var[x->kept[c]]);
+            for (size_t v = 0; v < x->n_var; v++) {
+                char s[32];
+                fmt_num(x->var_eff[v * cells + c], s, sizeof s);
+                printf(" %12s", s);
+            }
+            printf("\n");
+        }
+    }
+    return 0;
 }
 
 static void print_text(const struct lens_grid *g, const struct lens_marks *m, size_t n,
@@ -345,6 +553,8 @@ static void print_text(const struct lens_grid *g, const struct lens_marks *m, si
          * not mistaken for a configuration nobody ran */
         if (g[a].n_failed)
             printf(" (%zu failed or timed-out runs skipped)", g[a].n_failed);
+        if (zero_count(&g[a]))
+            printf(" (%zu configurations that did not run taken as efficiency 0)", zero_count(&g[a]));
         printf("\n");
         for (int k = 0; k < 3; k++) {
             char buf[512];
@@ -425,10 +635,21 @@ static int scale_marks(const struct scale_opts *o, char **files, int nfiles)
     if (rc == LENS_OK)
         rc = marks_compute(g, n, &ms, &e);
     if (rc == LENS_OK) {
-        if (o->json)
-            print_json(g, ms.m, n, ms.order);
-        else
+        if (o->json) {
+            rc = print_json(o, g, ms.m, n, ms.order, &e) < 0 ? e.code : LENS_OK;
+        } else {
+            /* the sub-region heads the output, so its marks are not read as the whole grid's */
+            if (o->sub) {
+                /* an open end prints empty, as it was typed ("4:") */
+                char b[4][32];
+                const double v[4] = {o->plo, o->phi, o->dlo, o->dhi};
+                for (int k = 0; k < 4; k++)
+                    snprintf(b[k], sizeof b[k], isnan(v[k]) ? "" : "%g", v[k]);
+                printf("marks over processes %s:%s, sizes %s:%s\n\n", b[0], b[1], b[2], b[3]);
+            }
             print_text(g, ms.m, n, ms.order, t);
+            rc = print_extras(o, g, n, &e) < 0 ? e.code : LENS_OK;
+        }
     }
     marks_free(&ms);
     lens_runs_grids_free(g, n);
@@ -474,6 +695,14 @@ static int scale_surface(const struct scale_opts *o, char **files, int nfiles)
     so.log_size = o->logd;
     /* NULL: cairo's toy "sans"; --font names a TTF, as the help says */
     so.font_path = o->font;
+    /* --value: the performance layer, or the column the reader kept, on the same axes */
+    if (o->value && !strcmp(o->value, "performance")) {
+        so.values = g[pick].perf;
+        so.value_label = "performance";
+    } else if (o->value && strcmp(o->value, "efficiency")) {
+        so.values = g[pick].extra;
+        so.value_label = o->value;
+    }
     rc = lens_surface_write(o->out, &g[pick], &so, &e);
     lens_runs_grids_free(g, n);
     if (rc < 0)
@@ -507,6 +736,16 @@ static int scale_report(const struct scale_opts *o, char **files, int nfiles)
     ro.elevation = o->el;
     ro.log_procs = o->logp;
     ro.log_size = o->logd;
+    /* The unit of the performance layer follows how runs.c computed it: C d^K / T with the
+     * model's coefficients (flop/s when they describe flops), d / T without them. */
+    char unit[128];
+    if (o->fcoef == 1 && o->fpow == 1 && !o->peak)
+        snprintf(unit, sizeof unit, "size units per second (d / T)");
+    else
+        snprintf(unit, sizeof unit, "flop/s (%g d^%g / T)", o->fcoef, o->fpow);
+    ro.perf_unit = unit;
+    if (o->value && strcmp(o->value, "efficiency") && strcmp(o->value, "performance"))
+        ro.value_label = o->value;
     /* the sentences as `scale marks` finds them, else the copy next to the template */
     const char *dir = getenv("MPILENS_TEMPLATES");
     if (o->texts) {
@@ -801,6 +1040,9 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
                     if (!has_size)
                         argv[a++] = size;
                     argv[a] = NULL;
+                    /* NAME@LABEL on the progress lines only: the CSV's app stays NAME and the
+                     * label goes to the placement column, so the readers fold the variants into
+                     * one grid (--placements separate gives NAME@LABEL back) */
                     snprintf(name, sizeof name, "%s%s%s", app, o->n_place ? "@" : "", label);
                     struct outcome oc;
                     run_one(argv, o->timeout, &oc);
@@ -809,11 +1051,11 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
                     /* every run is one CSV line, a failed one with an empty time and
                      * its status, so that `scale marks` can say what it skipped */
                     if (oc.status == LENS_RUNS_OK) {
-                        fprintf(out.fp, "%s,%s,%s,%s,%d,%.9g,ok\n", name, label, np, size, r, oc.secs);
+                        fprintf(out.fp, "%s,%s,%s,%s,%d,%.9g,ok\n", app, label, np, size, r, oc.secs);
                         fprintf(stderr, "[%ld/%ld] %s p=%s size=%s repeat %d: %.6g s\n", done, total,
                                 name, np, size, r, oc.secs);
                     } else {
-                        fprintf(out.fp, "%s,%s,%s,%s,%d,,%s\n", name, label, np, size, r,
+                        fprintf(out.fp, "%s,%s,%s,%s,%d,,%s\n", app, label, np, size, r,
                                 lens_runs_status_name(oc.status));
                         fprintf(stderr, "[%ld/%ld] %s p=%s size=%s repeat %d: %s (exit %d: %s)\n",
                                 done, total, name, np, size, r, lens_runs_status_name(oc.status),

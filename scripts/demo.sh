@@ -52,7 +52,9 @@ if [ -x "$BIN/samples/dot" ]; then
     mkdir -p "$out/scale"
     say "measuring a small scalability grid of the sample applications (1, 2, 4 processes)"
     for spec in dot:1000000,4000000,16000000 matvec:1000,2000,4000 matmul:200,400,600 jacobi:128,256,512; do
+        # two placements, folded by the report into one grid (the best per configuration)
         "$BIN/mpilens" scale run --procs 1,2,4 --sizes "${spec#*:}" --timeout 30 \
+            --placement 'core=--map-by core' --placement 'slot=--map-by slot' \
             -o "$out/scale/${spec%%:*}.csv" -- "$BIN/samples/${spec%%:*}"
     done
     "$BIN/mpilens" scale report "$out"/scale/{dot,matvec,matmul,jacobi}.csv -o "$out/scale.pdf" \

@@ -81,7 +81,7 @@ int main(int argc, char **argv)
     lens_runs_free(r);
 
     /* 3. a 64 x 64 surface */
-    struct lens_grid s = {"surface64", 64, 64, NULL, NULL, NULL, 0};
+    struct lens_grid s = {.app = "surface64", .np = 64, .nd = 64, .procs = NULL, .size = NULL, .eff = NULL};
     s.procs = lens_malloc(64 * sizeof(double));
     s.size = lens_malloc(64 * sizeof(double));
     s.eff = lens_malloc(64 * 64 * sizeof(double));

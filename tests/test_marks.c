@@ -10,7 +10,7 @@
 /* A grid over caller-owned arrays (no allocation, nothing to free). */
 static struct lens_grid grid(const char *app, size_t np, double *p, size_t nd, double *d, double *e)
 {
-    struct lens_grid g = {(char *)app, np, nd, p, d, e, 0};
+    struct lens_grid g = {.app = (char *)app, .np = np, .nd = nd, .procs = p, .size = d, .eff = e};
     return g;
 }
 

@@ -198,7 +198,7 @@ EOF
     # mixed: one size ok, a placement variant, {procs} substitution
     check "placement variant" $M scale run --procs 1 --sizes 1000 --placement 'core=--map-by core' \
         -o "$TMP/place.csv" -- "$APPS/dot" '{size}' '{procs}'
-    check_eq "placement row" "$(grep -c '^dot@core,core,1,1000,1,[0-9.e-]*,ok$' "$TMP/place.csv")" "1"
+    check_eq "placement row" "$(grep -c '^dot,core,1,1000,1,[0-9.e-]*,ok$' "$TMP/place.csv")" "1"
     check_exit "run without -o" 2 $M scale run --procs 1 --sizes 1 -- true
     check_exit "run with a bad list" 2 $M scale run --procs 1,x --sizes 1 -o "$TMP/x.csv" -- true
     check_exit "run without a command" 2 $M scale run --procs 1 --sizes 1 -o "$TMP/x.csv"

@@ -233,10 +233,10 @@ if [ -x "$APPS/dot" ] && command -v mpirun >/dev/null; then
     check "report of the measured grid" $M scale report "$TMP/dot.csv" -o "$TMP/dot.pdf" --title "dot on $(hostname)"
     $M scale marks "$TMP/dot.csv" --json >"$TMP/dot.json"
     text "$TMP/dot.pdf" >"$TMP/dot.txt"
-    check_eq "measured report: title, one app, comparison" "$(pages "$TMP/dot.pdf")" 3
+    check_eq "measured report: title, one app with its performance surface, comparison" "$(pages "$TMP/dot.pdf")" 4
     check "measured report agrees with marks --json" $PY "$TMP/verify.py" "$TMP/dot.json" "$TMP/dot.txt"
     check_match "measured axes" "$(cat "$TMP/dot.txt")" "processes 1, 2, problem sizes 30000,"
-    check_eq "measured surface embedded" "$(pdfimages -list "$TMP/dot.pdf" 2>/dev/null | awk 'NR > 2' | wc -l)" 1
+    check_eq "measured efficiency and performance surfaces embedded" "$(pdfimages -list "$TMP/dot.pdf" 2>/dev/null | awk 'NR > 2' | wc -l)" 2
 else
     fail "bench apps or mpirun missing: $APPS/dot"
 fi

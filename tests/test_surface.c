@@ -73,7 +73,7 @@ static void test_flat_with_gap(void)
     for (int k = 0; k < 25; k++)
         e[k] = 0.5;
     e[2 * 5 + 2] = NAN;
-    struct lens_grid g = {"flat", 5, 5, p, d, e, 0};
+    struct lens_grid g = {.app = "flat", .np = 5, .nd = 5, .procs = p, .size = d, .eff = e};
     struct lens_surface_opts o;
     lens_surface_opts_default(&o);
     o.width = 900;
@@ -136,7 +136,7 @@ static void test_hidden_surface(void)
     for (int j = 0; j < 6; j++)
         for (int i = 0; i < 6; i++)
             e[j * 6 + i] = i >= 4 ? 0.9 : 0.2; /* the near side (high p) is higher */
-    struct lens_grid g = {"plateau", 6, 6, p, d, e, 0};
+    struct lens_grid g = {.app = "plateau", .np = 6, .nd = 6, .procs = p, .size = d, .eff = e};
     struct lens_surface_opts o;
     lens_surface_opts_default(&o);
     char path[128];
@@ -173,7 +173,7 @@ static void test_hidden_surface(void)
 static void test_errors(void)
 {
     double p[2] = {1, 2}, d[2] = {10, 20}, e[4] = {1, 0.5, 1, 0.7}, none[4] = {NAN, NAN, NAN, NAN};
-    struct lens_grid g = {"err", 2, 2, p, d, e, 0}, empty = {"empty", 0, 0, p, d, none, 0};
+    struct lens_grid g = {.app = "err", .np = 2, .nd = 2, .procs = p, .size = d, .eff = e}, empty = {.app = "empty", .procs = p, .size = d, .eff = none};
     struct lens_surface_opts o;
     lens_surface_opts_default(&o);
     struct lens_err err = {0};
@@ -209,14 +209,14 @@ static void test_errors(void)
     }
     LENS_TEST(!strcmp(head, "<?xml"), "svg starts with <?xml: '%s'", head);
     double zero[2] = {0, 20};
-    struct lens_grid gz = {"zero", 2, 2, p, zero, e, 0};
+    struct lens_grid gz = {.app = "zero", .np = 2, .nd = 2, .procs = p, .size = zero, .eff = e};
     LENS_TEST(lens_surface_write(path, &gz, &o, &err) == LENS_EINVAL, "log axis over 0");
 }
 
 static void test_png_mem(void)
 {
     double p[3] = {1, 2, 4}, d[2] = {10, 20}, e[6] = {1, 0.6, 0.3, 1, 0.7, 0.45};
-    struct lens_grid g = {"mem", 3, 2, p, d, e, 0};
+    struct lens_grid g = {.app = "mem", .np = 3, .nd = 2, .procs = p, .size = d, .eff = e};
     struct lens_surface_opts o;
     lens_surface_opts_default(&o);
     o.width = 400;

@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct lens_err *e)
+/* Calls visit(ctx, el) for every element of g in order (sizes, then processes, ascending) and
+ * fills the metric's ranges and extremes in m; the one walk behind the marks and the element
+ * listing, so the two cannot disagree. */
+static void walk(const struct lens_grid *g, struct lens_marks *m,
+                 void (*visit)(void *, const struct lens_marks_element *), void *ctx)
 {
-    if (!g || !m)
-        return lens_err_set(e, LENS_EINVAL, "marks: no grid");
     /* Everything starts as NaN ("no value") rather than 0: an empty grid or one without an
      * element must read as missing in the tables, never as a mark of zero (docs/methods.md §8:
      * failed runs are missing, never zero). */
@@ -45,7 +47,7 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
         }
     /* No configuration at all: the metric stays all NaN. */
     if (isnan(m->max_e))
-        return LENS_OK;
+        return;
     m->min_p = g->procs[ip0];
     m->max_p = g->procs[ip1];
     m->min_d = g->size[jd0];
@@ -55,9 +57,7 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
      * be zero and no element of four configurations exists, so the marks stay NaN ("none"
      * sentence). */
     if (rp <= 0 || rd <= 0)
-        return LENS_OK;
-    double sp = 0, sd = 0, sa = 0;
-    size_t count = 0;
+        return;
     /* d1 = the previous size with any present configuration, d2 = the current one. */
     long j1 = -1;
     for (size_t j2 = 0; j2 < nd; j2++) {
@@ -82,37 +82,107 @@ int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct l
                     /* Naming as in Teplov, "An approach to the comparison of parallel program
                      * scalability": Exy = E(p_y, d_x), first index the size, second the process
                      * count. */
-                    double e11 = row1[i1], e12 = row1[i2], e21 = row2[i1], e22 = row2[i2];
-                    double dp = g->procs[i2] - g->procs[i1];
+                    struct lens_marks_element el = {g->procs[i1], g->procs[i2], g->size[j1], g->size[j2],
+                                                    row1[i1], row1[i2], row2[i1], row2[i2], 0, 0, 0};
+                    double dp = el.p2 - el.p1;
                     /* dEP: the change of efficiency along p, averaged over the two sizes; dED
                      * along d over the two process counts; dEA the mean of both. Later minus
                      * earlier, so a negative increment means efficiency falls as the parameter
                      * grows (the paper prints earlier minus later but reads its results this
                      * way). */
-                    double dep = ((e12 - e11) + (e22 - e21)) / 2;
-                    double ded = ((e21 - e11) + (e22 - e12)) / 2;
+                    double dep = ((el.e12 - el.e11) + (el.e22 - el.e21)) / 2;
+                    double ded = ((el.e21 - el.e11) + (el.e22 - el.e12)) / 2;
                     double dea = (dep + ded) / 2;
                     /* Each increment is weighted by the share of the whole range its step
                      * covers: markP = dEP (p2 - p1) / (max p - min p), markD likewise, markA by
                      * the product of both shares. The weighting makes grids with uneven steps
                      * comparable, and a constant added to every E cancels in the differences. */
-                    sp += dep * dp / rp;
-                    sd += ded * dd / rd;
-                    sa += dea * (dp * dd) / (rp * rd);
-                    count++;
+                    el.mark_p = dep * dp / rp;
+                    el.mark_d = ded * dd / rd;
+                    el.mark_a = dea * (dp * dd) / (rp * rd);
+                    visit(ctx, &el);
+                    m->n_elements++;
                 }
                 i1 = (long)i2;
             }
         }
         j1 = (long)j2;
     }
+}
+
+/* The running sums of the three marks, in element order (the order fixes the rounding). */
+struct sums {
+    double p, d, a;
+};
+
+static void add_element(void *ctx, const struct lens_marks_element *el)
+{
+    struct sums *s = ctx;
+    s->p += el->mark_p;
+    s->d += el->mark_d;
+    s->a += el->mark_a;
+}
+
+int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct lens_err *e)
+{
+    if (!g || !m)
+        return lens_err_set(e, LENS_EINVAL, "marks: no grid");
+    struct sums s = {0, 0, 0};
+    walk(g, m, add_element, &s);
     /* MarkProcs, MarkData, MarkAll: plain means over the elements, as in the paper. */
-    if (count) {
-        m->mark_procs = sp / (double)count;
-        m->mark_data = sd / (double)count;
-        m->mark_all = sa / (double)count;
+    if (m->n_elements) {
+        m->mark_procs = s.p / (double)m->n_elements;
+        m->mark_data = s.d / (double)m->n_elements;
+        m->mark_all = s.a / (double)m->n_elements;
     }
-    m->n_elements = count;
+    return LENS_OK;
+}
+
+/* The growing list of elements that lens_marks_elements hands back. */
+struct list {
+    struct lens_marks_element *el;
+    size_t n, cap;
+    int oom;
+};
+
+static void keep_element(void *ctx, const struct lens_marks_element *el)
+{
+    struct list *l = ctx;
+    /* after a failed growth the walk goes on, but nothing more is kept: the caller reports it */
+    if (l->oom)
+        return;
+    /* doubling keeps the appends linear over a 256 x 256 grid's 65025 elements */
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        struct lens_marks_element *p = lens_realloc(l->el, cap * sizeof *p);
+        if (!p) {
+            l->oom = 1;
+            return;
+        }
+        l->el = p;
+        l->cap = cap;
+    }
+    l->el[l->n++] = *el;
+}
+
+int lens_marks_elements(const struct lens_grid *g, struct lens_marks_element **el, size_t *n,
+                        struct lens_err *e)
+{
+    *el = NULL;
+    *n = 0;
+    if (!g)
+        return lens_err_set(e, LENS_EINVAL, "marks: no grid");
+    /* the metric is filled too but not needed: the caller has it from lens_marks_compute */
+    struct lens_marks m;
+    struct list l = {0};
+    walk(g, &m, keep_element, &l);
+    if (l.oom) {
+        lens_free(l.el);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu elements", g->app ? g->app : "grid",
+                            m.n_elements);
+    }
+    *el = l.el;
+    *n = l.n;
     return LENS_OK;
 }
 

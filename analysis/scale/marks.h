@@ -33,6 +33,20 @@ struct lens_marks {
  * Never fails on data (no element gives NaN marks); returns LENS_EINVAL for a NULL grid. */
 int lens_marks_compute(const struct lens_grid *g, struct lens_marks *m, struct lens_err *e);
 
+/* One element of four configurations (p1, d1), (p2, d1), (p1, d2), (p2, d2) with its
+ * efficiencies (Exy = E(p_y, d_x)) and its own marks, the terms the marks average. */
+struct lens_marks_element {
+    double p1, p2, d1, d2;
+    double e11, e12, e21, e22;
+    double mark_p, mark_d, mark_a; /* markP, markD, markA (docs/methods.md §8) */
+};
+
+/* Every element of g in the order the marks sum them (sizes, then processes, ascending):
+ * *el (n entries, lens_malloc'd, the caller lens_frees it; NULL when n is 0). The mean of the
+ * mark_p is MarkProcs exactly. LENS_EINVAL for a NULL grid, LENS_ENOMEM. */
+int lens_marks_elements(const struct lens_grid *g, struct lens_marks_element **el, size_t *n,
+                        struct lens_err *e);
+
 /* The mark selected by key (enum lens_marks_key). */
 double lens_marks_get(const struct lens_marks *m, int key);
 

@@ -1,7 +1,7 @@
 /* Runs CSV reader and the reduction of repeated runs to one efficiency grid per application
- * (docs/methods.md §8: per configuration keep the best of the repeated runs). The reader
- * refuses what it cannot read exactly, naming file:line:column; failed runs stay missing
- * values, never zeros, so the marks skip them instead of reading a collapse of efficiency. */
+ * (docs/methods.md §8: per configuration keep the best of the repeated runs, placements
+ * included). The reader refuses what it cannot read exactly, naming file:line:column; failed
+ * runs stay missing values unless the caller asks for Teplov's zeros (LENS_RUNS_ZERO). */
 #include "runs.h"
 
 #include "common/textline.h"
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-enum { COL_APP, COL_PROCS, COL_SIZE, COL_EFF, COL_TIME, COL_STATUS, N_COLS };
+enum { COL_APP, COL_PROCS, COL_SIZE, COL_EFF, COL_TIME, COL_STATUS, COL_PLACE, N_COLS };
 
 /* Accepted header names per column, case-insensitive; the first is the documented one.
  * Aliases let files from other tools ("np", "seconds") load unchanged; a header naming one
@@ -24,6 +24,7 @@ enum { COL_APP, COL_PROCS, COL_SIZE, COL_EFF, COL_TIME, COL_STATUS, N_COLS };
 static const char *const col_names[N_COLS][3] = {
     {"app", "application", NULL}, {"procs", "processes", "np"}, {"size", "d", NULL},
     {"efficiency", "eff", NULL},  {"time", "seconds", NULL},     {"status", NULL, NULL},
+    {"placement", NULL, NULL},
 };
 
 struct lens_runs *lens_runs_new(void) { return lens_calloc(1, sizeof(struct lens_runs)); }
@@ -37,7 +38,31 @@ void lens_runs_free(struct lens_runs *r)
     lens_free(r->apps);
     lens_free(r->app_slot);
     lens_free(r->recs);
+    for (size_t i = 0; i < r->n_places; i++)
+        lens_free(r->places[i]);
+    lens_free(r->places);
     lens_free(r);
+}
+
+/* Index of a placement label, added when new. A grid has a handful of placements, so a linear
+ * search is enough; the count is bounded by the int of the record. */
+static int place_index(struct lens_runs *r, const char *label, struct lens_err *e)
+{
+    for (size_t i = 0; i < r->n_places; i++)
+        if (!strcmp(r->places[i], label))
+            return (int)i;
+    /* the bound refuses a file whose "placement" column is really something else (a per-run
+     * id), which would make every variant table as long as the file */
+    if (r->n_places >= 4096)
+        return lens_err_set(e, LENS_EFORMAT, "more than 4096 placements");
+    char **p = lens_realloc(r->places, (r->n_places + 1) * sizeof *p);
+    if (!p)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for a placement");
+    r->places = p;
+    /* the count grows only once the copy exists, so a failure leaves the list consistent */
+    if (!(p[r->n_places] = lens_strdup(label)))
+        return lens_err_set(e, LENS_ENOMEM, "out of memory for a placement");
+    return (int)r->n_places++;
 }
 
 const char *lens_runs_status_name(int status)
@@ -180,7 +205,8 @@ int lens_runs_add(struct lens_runs *r, const char *app, int kind, int status, do
     int a = app_index(r, app, strlen(app), e);
     if (a < 0)
         return a;
-    struct lens_runs_record rec = {a, kind, status, procs, size, status == LENS_RUNS_OK ? value : NAN};
+    struct lens_runs_record rec = {a, kind, status, procs, size, status == LENS_RUNS_OK ? value : NAN,
+                                   -1, NAN};
     int col;
     const char *why = check_record(&rec, &col);
     if (why)
@@ -253,11 +279,19 @@ static int blank(const char *s)
 }
 
 /* Finds the header's columns; returns LENS_OK or a format error naming what is missing. */
-static int map_header(const struct fields *fs, int idx[N_COLS], const char *path, long line,
-                      struct lens_err *e)
+static int map_header(const struct fields *fs, int idx[N_COLS + 1], const char *value_col,
+                      const char *path, long line, struct lens_err *e)
 {
-    for (int c = 0; c < N_COLS; c++)
+    for (int c = 0; c <= N_COLS; c++)
         idx[c] = -1;
+    /* idx[N_COLS] is the caller's extra column, found by its exact (case-insensitive) name; it
+     * may also be one of the known columns ("time" as a surface of its own). */
+    for (size_t k = 0; value_col && k < fs->n; k++)
+        if (!strcasecmp(fs->f[k], value_col))
+            idx[N_COLS] = (int)k;
+    if (value_col && idx[N_COLS] < 0)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: missing column '%s' (asked by --value)",
+                            path, line, value_col);
     /* Unknown columns are allowed and ignored (docs/scale.md): `scale run` writes placement and
      * repeat, and users keep notes in extra columns. */
     for (size_t k = 0; k < fs->n; k++)
@@ -309,7 +343,7 @@ static int parse_status(const char *s)
 }
 
 /* Parses one data row into a record. */
-static int parse_row(struct lens_runs *r, const struct fields *fs, const int idx[N_COLS],
+static int parse_row(struct lens_runs *r, const struct fields *fs, const int idx[N_COLS + 1],
                      size_t n_header, const char *path, long line, struct lens_err *e)
 {
     /* A row with a different number of fields is refused: a stray comma would otherwise shift
@@ -355,8 +389,28 @@ static int parse_row(struct lens_runs *r, const struct fields *fs, const int idx
         return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: %s '%s' %s", path, line, fs->col[idx[c]],
                             col_names[c][0], fs->f[idx[c]], why);
     }
+    rec.extra = NAN;
+    const char *xs = idx[N_COLS] >= 0 ? fs->f[idx[N_COLS]] : "";
+    /* The extra column of a failed run, or an empty cell, is unknown rather than an error: a
+     * failed run has no time either. */
+    if (rec.status == LENS_RUNS_OK && *xs && parse_number(xs, &rec.extra) < 0)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%ld:%d: %s '%s' is not a finite number", path, line,
+                            fs->col[idx[N_COLS]], r->value_col, xs);
+    /* alen: the length of the app name kept, shortened below by an old "@LABEL" suffix */
+    size_t alen = strlen(app);
+    rec.place = -1;
+    const char *pl = idx[COL_PLACE] >= 0 ? fs->f[idx[COL_PLACE]] : "";
+    if (*pl) {
+        /* `scale run` before folding wrote the app as NAME@LABEL beside the label: the suffix is
+         * dropped so that old and new files fold alike (a name that merely holds '@' stays). */
+        size_t pn = strlen(pl);
+        if (alen > pn + 1 && app[alen - pn - 1] == '@' && !strcmp(app + alen - pn, pl))
+            alen -= pn + 1;
+        if ((rec.place = place_index(r, pl, e)) < 0)
+            return lens_err_prefix(e, path);
+    }
     /* The app is added only after the row passed every check: a bad row leaves no name behind. */
-    int a = app_index(r, app, strlen(app), e);
+    int a = app_index(r, app, alen, e);
     if (a < 0)
         return lens_err_prefix(e, path);
     rec.app = a;
@@ -371,11 +425,11 @@ int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
         return lens_err_set(e, LENS_EIO, "%s: cannot open: %s", path, strerror(errno));
     /* All or nothing per file: on any error the records and names this file added are dropped
      * again (runs.h: r keeps the rows of earlier files only). */
-    size_t n0 = r->n, apps0 = r->n_apps;
+    size_t n0 = r->n, apps0 = r->n_apps, places0 = r->n_places;
     struct fields fs = {0};
     struct lens_textline tl = {0};
     long line = 0;
-    int idx[N_COLS], have_header = 0, rc = LENS_OK, got;
+    int idx[N_COLS + 1], have_header = 0, rc = LENS_OK, got;
     size_t n_header = 0;
     while ((got = lens_textline_read(fp, &tl, LENS_RUNS_MAX_LINE)) != LENS_TEXTLINE_EOF) {
         line++;
@@ -394,7 +448,7 @@ int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
             break;
         /* The first line that is neither blank nor a comment is the header. */
         if (!have_header) {
-            if ((rc = map_header(&fs, idx, path, line, e)) < 0)
+            if ((rc = map_header(&fs, idx, r->value_col, path, line, e)) < 0)
                 break;
             have_header = 1;
             n_header = fs.n;
@@ -416,6 +470,8 @@ int lens_runs_read(struct lens_runs *r, const char *path, struct lens_err *e)
         r->n = n0;
         while (r->n_apps > apps0)
             lens_free(r->apps[--r->n_apps]);
+        while (r->n_places > places0)
+            lens_free(r->places[--r->n_places]);
         /* the hash still names the dropped apps: rebuilt on the next lookup */
         lens_free(r->app_slot);
         r->app_slot = NULL;
@@ -501,28 +557,84 @@ static long find(const double *v, size_t n, double x, size_t *hint)
     return -1;
 }
 
+void lens_runs_grid_release(struct lens_grid *g)
+{
+    if (!g)
+        return;
+    lens_free(g->app);
+    lens_free(g->procs);
+    lens_free(g->size);
+    lens_free(g->eff);
+    lens_free(g->perf);
+    lens_free(g->extra);
+    lens_free(g->zero);
+    for (size_t v = 0; v < g->n_var; v++)
+        lens_free(g->var[v]);
+    lens_free(g->var);
+    lens_free(g->var_eff);
+    lens_free(g->kept);
+    memset(g, 0, sizeof *g);
+}
+
 void lens_runs_grids_free(struct lens_grid *grids, size_t n)
 {
     if (!grids)
         return;
-    for (size_t i = 0; i < n; i++) {
-        lens_free(grids[i].app);
-        lens_free(grids[i].procs);
-        lens_free(grids[i].size);
-        lens_free(grids[i].eff);
-    }
+    for (size_t i = 0; i < n; i++)
+        lens_runs_grid_release(&grids[i]);
     lens_free(grids);
 }
 
-/* Fills g from the records of one app (ids[0..m)); eff[] holds their efficiencies (NaN when
- * the run failed). The axes are the values of the ok runs only, so a configuration that only
- * ever failed adds no row or column of NaN. */
+/* A layer of nd * np doubles, all NaN (missing); + 1 keeps an empty grid's request non-zero. */
+static double *nan_layer(size_t cells)
+{
+    double *v = lens_malloc((cells + 1) * sizeof *v);
+    for (size_t k = 0; v && k < cells; k++)
+        v[k] = NAN;
+    return v;
+}
+
+/* The placements of one app's records as its variants, in the order the labels first appear in
+ * the files; local[place] receives the variant index (scratch of r->n_places ints). */
+static int grid_variants(struct lens_grid *g, const struct lens_runs *r, const size_t *ids, size_t m,
+                         int *local, struct lens_err *e)
+{
+    /* Two passes over the labels: mark those this app uses, then number them in the global
+     * order, so every app lists its variants in the order the files introduced them. */
+    for (size_t q = 0; q < r->n_places; q++)
+        local[q] = -1;
+    for (size_t k = 0; k < m; k++)
+        if (r->recs[ids[k]].place >= 0)
+            local[r->recs[ids[k]].place] = 0;
+    size_t nv = 0;
+    for (size_t q = 0; q < r->n_places; q++)
+        nv += local[q] == 0;
+    /* no placement: the grid keeps var, var_eff and kept NULL, as a caller-built grid would */
+    if (!nv)
+        return LENS_OK;
+    g->var = lens_calloc(nv, sizeof *g->var);
+    if (!g->var)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %zu placements", g->app, nv);
+    for (size_t q = 0; q < r->n_places; q++)
+        if (local[q] == 0) {
+            if (!(g->var[g->n_var] = lens_strdup(r->places[q])))
+                return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a placement", g->app);
+            local[q] = (int)g->n_var++;
+        }
+    return LENS_OK;
+}
+
+/* Fills g from the records of one app (ids[0..m)); eff[] and perf[] hold their efficiencies and
+ * performances (NaN when the run failed). In gap mode the axes are the values of the ok runs
+ * only, so a configuration that only ever failed adds no row or column of NaN; in zero mode
+ * they are the values of every run tried, and what stays missing becomes 0. */
 static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_t *ids, size_t m,
-                     const double *eff, struct lens_err *e)
+                     const double *eff, const double *perf, int missing, int *local,
+                     struct lens_err *e)
 {
     size_t n_ok = 0;
     for (size_t k = 0; k < m; k++)
-        n_ok += !isnan(eff[k]);
+        n_ok += missing == LENS_RUNS_ZERO || !isnan(eff[k]);
     /* Every ok run's values, repeats included; distinct() below reduces them to the axes in
      * place. The + 1 keeps the request non-zero for an application whose runs all failed. */
     g->procs = lens_malloc((n_ok + 1) * sizeof(double));
@@ -531,7 +643,7 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the grid", g->app);
     size_t q = 0;
     for (size_t k = 0; k < m; k++)
-        if (!isnan(eff[k])) {
+        if (missing == LENS_RUNS_ZERO || !isnan(eff[k])) {
             g->procs[q] = r->recs[ids[k]].procs;
             g->size[q++] = r->recs[ids[k]].size;
         }
@@ -547,14 +659,26 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
     g->np = distinct(g->procs, n_ok, scratch);
     g->nd = distinct(g->size, n_ok, scratch);
     lens_free(scratch);
-    g->eff = lens_malloc((g->np * g->nd + 1) * sizeof(double));
-    if (!g->eff)
-        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a %zu x %zu grid", g->app, g->np,
-                            g->nd);
+    size_t cells = g->np * g->nd;
+    /* the variants first: their count sizes var_eff below */
+    int rc = grid_variants(g, r, ids, m, local, e);
+    if (rc < 0)
+        return rc;
     /* NaN marks a configuration never measured successfully: the marks skip it, tables show it
      * empty. */
-    for (size_t k = 0; k < g->np * g->nd; k++)
-        g->eff[k] = NAN;
+    g->eff = nan_layer(cells);
+    g->perf = nan_layer(cells);
+    g->extra = r->value_col ? nan_layer(cells) : NULL;
+    g->var_eff = g->n_var ? nan_layer(g->n_var * cells) : NULL;
+    g->kept = g->n_var ? lens_malloc((cells + 1) * sizeof *g->kept) : NULL;
+    g->zero = missing == LENS_RUNS_ZERO ? lens_calloc(cells + 1, 1) : NULL;
+    if (!g->eff || !g->perf || (r->value_col && !g->extra) || (g->n_var && (!g->var_eff || !g->kept)) ||
+        (missing == LENS_RUNS_ZERO && !g->zero))
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a %zu x %zu grid", g->app, g->np,
+                            g->nd);
+    /* -1 = no run kept: a configuration that never ran in any placement */
+    for (size_t k = 0; g->kept && k < cells; k++)
+        g->kept[k] = -1;
     size_t hp = 0, hd = 0;
     for (size_t k = 0; k < m; k++) {
         const struct lens_runs_record *rec = &r->recs[ids[k]];
@@ -564,18 +688,41 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
         }
         /* Separate hints per axis: rows usually step through procs within one size. */
         long i = find(g->procs, g->np, rec->procs, &hp), j = find(g->size, g->nd, rec->size, &hd);
-        double *cell = &g->eff[(size_t)j * g->np + (size_t)i];
-        if (isnan(*cell) || eff[k] > *cell)
-            *cell = eff[k]; /* best of the repeated runs */
+        size_t c = (size_t)j * g->np + (size_t)i;
+        /* Best of the repeated runs, every placement competing: the performance, the extra
+         * column and the placement shown are those of the run kept, so all layers describe one
+         * run per configuration. */
+        if (isnan(g->eff[c]) || eff[k] > g->eff[c]) {
+            g->eff[c] = eff[k];
+            g->perf[c] = perf[k];
+            if (g->extra)
+                g->extra[c] = rec->extra;
+            if (g->kept)
+                g->kept[c] = rec->place >= 0 ? local[rec->place] : -1;
+        }
+        /* each placement's own best, whatever the fold kept: what --variants shows */
+        if (g->var_eff && rec->place >= 0) {
+            double *ve = &g->var_eff[(size_t)local[rec->place] * cells + c];
+            if (isnan(*ve) || eff[k] > *ve)
+                *ve = eff[k];
+        }
     }
+    /* Teplov's convention: a configuration that did not run has efficiency (and performance) 0.
+     * The mask keeps them apart from a measured 0 for the tables and the figures. */
+    for (size_t c = 0; g->zero && c < cells; c++)
+        if (isnan(g->eff[c])) {
+            g->eff[c] = 0;
+            g->perf[c] = 0;
+            g->zero[c] = 1;
+        }
     return LENS_OK;
 }
 
-/* Efficiencies of one app's records: as given, through the model, or against the best serial
- * time at the same size. ref is scratch for m (size, time) pairs. */
+/* Efficiencies and performances of one app's records: as given, through the model, or against
+ * the best serial time at the same size. ref is scratch for m (size, time) pairs. */
 static int app_efficiencies(const struct lens_runs *r, const char *app, const size_t *ids, size_t m,
-                            const struct lens_runs_model *model, double *eff, double *ref,
-                            struct lens_err *e)
+                            const struct lens_runs_model *model, double *eff, double *perf,
+                            double *ref, struct lens_err *e)
 {
     /* The serial references: (size, time) of every ok timed run at p = 1. T1 is the best
      * (shortest) of them per size, so that E = T1 / (p Tp) is 1 for the best serial run and
@@ -600,12 +747,20 @@ static int app_efficiencies(const struct lens_runs *r, const char *app, const si
                 ref[2 * k + 1] = ref[2 * t + 1];
         k = l;
     }
+    /* The work of a run in the model's units, C d^K; without a model C = K = 1 (the size is the
+     * work), so that performance is still "work per second" on the same axes. */
+    double coef = model && model->flops_coef > 0 ? model->flops_coef : 1;
+    double power = model && model->flops_coef > 0 ? model->flops_power : 1;
     for (size_t k = 0; k < m; k++) {
         const struct lens_runs_record *rec = &r->recs[ids[k]];
+        perf[k] = NAN;
         if (rec->status != LENS_RUNS_OK) {
             eff[k] = NAN;
         } else if (rec->kind == LENS_RUNS_EFFICIENCY) {
             eff[k] = rec->value;
+            /* E = P / (p F): the performance follows only when the peak F is known */
+            if (model && model->peak > 0)
+                perf[k] = rec->value * rec->procs * model->peak;
         } else if (model && model->peak > 0) {
             double flops = model->flops_coef * pow(rec->size, model->flops_power);
             /* E = C d^K / (p Tp F): the achieved share of the peak (docs/methods.md §8). */
@@ -631,26 +786,102 @@ static int app_efficiencies(const struct lens_runs *r, const char *app, const si
                                     "procs 1 or give a performance model", app, rec->size);
             eff[k] = ref[2 * lo + 1] / (rec->procs * rec->value);
         }
+        /* P = W / Tp with W the work C d^K; the model case gives flop/s, the same P the
+         * efficiency divides by p F (docs/methods.md §8). */
+        if (rec->status == LENS_RUNS_OK && rec->kind == LENS_RUNS_TIME) {
+            perf[k] = coef * pow(rec->size, power) / rec->value;
+            /* an overflowing work model leaves the performance unknown, not infinite */
+            if (!isfinite(perf[k]))
+                perf[k] = NAN;
+        }
     }
+    return LENS_OK;
+}
+
+/* The runs with each placement made an application of its own, "NAME@LABEL", as `scale run`
+ * named them before placements were folded (--placements separate). */
+static int separate_runs(const struct lens_runs *r, struct lens_runs **out, struct lens_err *e)
+{
+    struct lens_runs *s = lens_runs_new();
+    if (!s)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    s->value_col = r->value_col;
+    int rc = LENS_OK;
+    char *name = NULL;
+    size_t cap = 0;
+    for (size_t k = 0; k < r->n && rc == LENS_OK; k++) {
+        const struct lens_runs_record *rec = &r->recs[k];
+        const char *app = r->apps[rec->app], *pl = rec->place >= 0 ? r->places[rec->place] : NULL;
+        /* one name buffer grown as needed: labels and names are unbounded in the CSV */
+        size_t need = strlen(app) + (pl ? strlen(pl) + 1 : 0) + 1;
+        if (need > cap) {
+            char *p = lens_realloc(name, need);
+            if (!p) {
+                rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+                break;
+            }
+            name = p;
+            cap = need;
+        }
+        snprintf(name, cap, pl ? "%s@%s" : "%s", app, pl);
+        int a = app_index(s, name, strlen(name), e);
+        if (a < 0) {
+            rc = a;
+            break;
+        }
+        struct lens_runs_record c = *rec;
+        c.app = a;
+        c.place = -1; /* each variant is now an application: nothing left to fold */
+        rc = push_record(s, &c, e);
+    }
+    lens_free(name);
+    if (rc < 0) {
+        lens_runs_free(s);
+        return rc;
+    }
+    *out = s;
     return LENS_OK;
 }
 
 int lens_runs_grids(const struct lens_runs *r, const struct lens_runs_model *model,
                     struct lens_grid **grids, size_t *n, struct lens_err *e)
 {
+    struct lens_runs_opts o = {model, LENS_RUNS_GAP, 0};
+    return lens_runs_build(r, &o, grids, n, e);
+}
+
+int lens_runs_build(const struct lens_runs *r, const struct lens_runs_opts *o,
+                    struct lens_grid **grids, size_t *n, struct lens_err *e)
+{
     *grids = NULL;
     *n = 0;
+    /* Separate placements are built as a copy of the runs renamed per placement and folded as
+     * usual: one code path for the grids, and each variant gets its own serial time T1. */
+    if (o->separate && r->n_places) {
+        struct lens_runs *s = NULL;
+        int rc = separate_runs(r, &s, e);
+        if (rc < 0)
+            return rc;
+        struct lens_runs_opts so = *o;
+        so.separate = 0;
+        rc = lens_runs_build(s, &so, grids, n, e);
+        lens_runs_free(s);
+        return rc;
+    }
+    const struct lens_runs_model *model = o->model;
     size_t na = r->n_apps;
     /* The scratch arrays are sized for all records at once and reused per application: ids (the
-     * records grouped by app), eff and ref (pairs) for the app at hand. + 1 keeps each request
-     * non-zero when there are no records. */
+     * records grouped by app), eff, perf and ref (pairs) for the app at hand. + 1 keeps each
+     * request non-zero when there are no records. */
     struct lens_grid *g = lens_calloc(na ? na : 1, sizeof *g);
     size_t *start = lens_calloc(na + 1, sizeof *start);
     size_t *ids = lens_malloc((r->n + 1) * sizeof *ids);
     double *eff = lens_malloc((r->n + 1) * sizeof *eff);
+    double *perf = lens_malloc((r->n + 1) * sizeof *perf);
     double *ref = lens_malloc((2 * r->n + 2) * sizeof *ref);
+    int *local = lens_malloc((r->n_places + 1) * sizeof *local);
     int rc = LENS_OK;
-    if (!g || !start || !ids || !eff || !ref) {
+    if (!g || !start || !ids || !eff || !perf || !ref || !local) {
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory for %zu runs", r->n);
         goto out;
     }
@@ -679,15 +910,17 @@ int lens_runs_grids(const struct lens_runs *r, const struct lens_runs_model *mod
             break;
         }
         size_t m = start[a + 1] - start[a];
-        rc = app_efficiencies(r, r->apps[a], ids + start[a], m, model, eff, ref, e);
+        rc = app_efficiencies(r, r->apps[a], ids + start[a], m, model, eff, perf, ref, e);
         if (rc == LENS_OK)
-            rc = fill_grid(&g[a], r, ids + start[a], m, eff, e);
+            rc = fill_grid(&g[a], r, ids + start[a], m, eff, perf, o->missing, local, e);
     }
 out:
     lens_free(start);
     lens_free(ids);
     lens_free(eff);
+    lens_free(perf);
     lens_free(ref);
+    lens_free(local);
     if (rc < 0) {
         lens_runs_grids_free(g, na);
         return rc;

@@ -13,6 +13,7 @@
 #include "template.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -135,6 +136,15 @@ static int title_vars(void *ctx, struct lens_err *e)
 
 /* ---- one application ---- */
 
+/* Configurations --missing zero filled (0 in gap mode). */
+static size_t zero_count(const struct lens_grid *g)
+{
+    size_t z = 0;
+    for (size_t c = 0; g->zero && c < g->np * g->nd; c++)
+        z += g->zero[c];
+    return z;
+}
+
 static int app_vars(void *ctx, struct lens_err *e)
 {
     struct scale_report *r = ctx;
@@ -144,7 +154,7 @@ static int app_vars(void *ctx, struct lens_err *e)
     /* Configurations with a measured efficiency: holes in the grid (NaN) are runs that failed or
      * were never made. */
     for (size_t k = 0; k < g->np * g->nd; k++)
-        nconf += !isnan(g->eff[k]);
+        nconf += !isnan(g->eff[k]) && !(g->zero && g->zero[k]); /* an assumed zero had no run */
     axis_values(g->procs, g->np, procs, sizeof procs);
     axis_values(g->size, g->nd, sizes, sizeof sizes);
     struct lens_template_vars *v = &r->vars;
@@ -155,6 +165,7 @@ static int app_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nconfigs", "%zu", nconf);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nelements", "%zu", r->m[r->cur].n_elements);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "failed", "%zu", g->n_failed);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "zeros", "%zu", zero_count(g));
     return rc;
 }
 
@@ -173,9 +184,9 @@ static void safe_name(const char *app, char *buf, size_t n)
     buf[i] = '\0';
 }
 
-/* The figure files of application k without extension: <dir>/<safe name>_surface, with the
+/* The figure files of application k without extension: <dir>/<safe name>_<what>, with the
  * index added when an earlier application has the same safe name ("a/b" and "a_b"). */
-static void figure_base(const struct scale_report *r, size_t k, char *buf, size_t n)
+static void figure_base(const struct scale_report *r, size_t k, const char *what, char *buf, size_t n)
 {
     char mine[256], other[256];
     safe_name(r->g[k].app, mine, sizeof mine);
@@ -186,9 +197,9 @@ static void figure_base(const struct scale_report *r, size_t k, char *buf, size_
         clash = !strcmp(mine, other);
     }
     if (clash)
-        snprintf(buf, n, "%s/%s_%zu_surface", r->o->figures_dir, mine, k + 1);
+        snprintf(buf, n, "%s/%s_%zu_%s", r->o->figures_dir, mine, k + 1, what);
     else
-        snprintf(buf, n, "%s/%s_surface", r->o->figures_dir, mine);
+        snprintf(buf, n, "%s/%s_%s", r->o->figures_dir, mine, what);
 }
 
 static int surface_block(struct scale_report *r, const struct lens_template_item *it, struct lens_err *e)
@@ -231,7 +242,7 @@ static int surface_block(struct scale_report *r, const struct lens_template_item
          * extension). */
         if (rc == LENS_OK && r->o->figures_dir) {
             char base[PATH_MAX], path[PATH_MAX + 8];
-            figure_base(r, (size_t)r->cur, base, sizeof base);
+            figure_base(r, (size_t)r->cur, "surface", base, sizeof base);
             snprintf(path, sizeof path, "%s.png", base);
             rc = lens_surface_write(path, g, &so, e);
             snprintf(path, sizeof path, "%s.svg", base);
@@ -243,6 +254,12 @@ static int surface_block(struct scale_report *r, const struct lens_template_item
     if (rc == LENS_OK && g->n_failed) {
         lens_pdf_space(r->pdf, 4);
         if ((rc = text(r, "failed", note, sizeof note, e)) == LENS_OK)
+            rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, note, e);
+    }
+    /* --missing zero: the zeros enter the marks, so the page says how many were assumed */
+    if (rc == LENS_OK && zero_count(g)) {
+        lens_pdf_space(r->pdf, 4);
+        if ((rc = text(r, "zero", note, sizeof note, e)) == LENS_OK)
             rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, note, e);
     }
     if (rc == LENS_OK)
@@ -306,6 +323,163 @@ static int app_block(void *ctx, const struct lens_template_item *it, struct lens
     return !strcmp(it->name, "sentences") ? sentences_block(r, it, e) : surface_block(r, it, e);
 }
 
+/* ---- other layers on the same axes: performance, the --value column (Teplov's Fig. 1, 9) ---- */
+
+/* The layer a section draws: perf for "performance", extra for "value". */
+static const double *layer_of(const struct scale_report *r, const char *section)
+{
+    const struct lens_grid *g = &r->g[r->cur];
+    return !strcmp(section, "performance") ? g->perf : !strcmp(section, "value") ? g->extra : NULL;
+}
+
+/* Placeholders of a layer's caption: its range and where it is reached, so a reader can check
+ * the figure against the runs file (the values are those of the run kept per configuration). */
+static int layer_vars(void *ctx, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    const struct lens_grid *g = &r->g[r->cur];
+    const double *v = layer_of(r, r->sec->name);
+    size_t lo = SIZE_MAX, hi = SIZE_MAX;
+    for (size_t c = 0; v && c < g->np * g->nd; c++) {
+        if (isnan(v[c]) || (g->zero && g->zero[c])) /* an assumed zero is no measurement */
+            continue;
+        if (lo == SIZE_MAX || v[c] < v[lo])
+            lo = c;
+        if (hi == SIZE_MAX || v[c] > v[hi])
+            hi = c;
+    }
+    struct lens_template_vars *tv = &r->vars;
+    int rc = lens_template_vars_set(tv, "unit", r->o->perf_unit ? r->o->perf_unit : "work units/s", e);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_set(tv, "column", r->o->value_label ? r->o->value_label : "value", e);
+    /* shown() only lets a layer with a value through, so lo and hi are set here */
+    if (rc == LENS_OK && lo != SIZE_MAX) {
+        rc = lens_template_vars_setf(tv, e, "min", "%.4g", v[lo]);
+        if (rc == LENS_OK) rc = lens_template_vars_setf(tv, e, "max", "%.4g", v[hi]);
+        if (rc == LENS_OK)
+            rc = lens_template_vars_setf(tv, e, "min_at", "p = %g, d = %g", g->procs[lo % g->np], g->size[lo / g->np]);
+        if (rc == LENS_OK)
+            rc = lens_template_vars_setf(tv, e, "max_at", "p = %g, d = %g", g->procs[hi % g->np], g->size[hi / g->np]);
+    }
+    return rc;
+}
+
+static int layer_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    const struct lens_grid *g = &r->g[r->cur];
+    const double *v = layer_of(r, r->sec->name);
+    if (strcmp(it->name, r->sec->name) || !v)
+        return unknown_item(r, it, e);
+    char title[512], caption[2048];
+    struct lens_surface_opts so;
+    lens_surface_opts_default(&so);
+    so.azimuth = r->o->azimuth;
+    so.elevation = r->o->elevation;
+    so.log_procs = r->o->log_procs;
+    so.log_size = r->o->log_size;
+    so.width = FIG_W;
+    so.height = FIG_H;
+    so.font_path = r->font_path;
+    so.title = title;
+    so.values = v;
+    so.value_label = !strcmp(r->sec->name, "performance") ? "performance" : r->o->value_label;
+    int rc = text(r, "figure_title", title, sizeof title, e);
+    if (rc == LENS_OK)
+        rc = text(r, "caption", caption, sizeof caption, e);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if (rc == LENS_OK)
+        rc = lens_surface_png_mem(g, &so, &png, &len, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_image_png(r->pdf, png, len, lens_pdf_text_width(r->pdf) * FIG_H / FIG_W, e);
+    lens_free(png);
+    if (rc == LENS_OK)
+        rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
+    if (rc == LENS_OK && r->o->figures_dir) {
+        char base[PATH_MAX], path[PATH_MAX + 8];
+        figure_base(r, (size_t)r->cur, r->sec->name, base, sizeof base);
+        snprintf(path, sizeof path, "%s.png", base);
+        rc = lens_surface_write(path, g, &so, e);
+        snprintf(path, sizeof path, "%s.svg", base);
+        if (rc == LENS_OK)
+            rc = lens_surface_write(path, g, &so, e);
+    }
+    if (rc == LENS_OK)
+        lens_pdf_space(r->pdf, 6);
+    return rc;
+}
+
+/* ---- placements folded into the grid ---- */
+
+/* One row per configuration run: processes, size, the placement kept, its efficiency, and
+ * every variant's best ("core 1, socket 0.83"), so the fold can be checked by eye. */
+static int placements_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    if (strcmp(it->name, "placements"))
+        return unknown_item(r, it, e);
+    if (it->ncols != 5)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'placements' needs 5 columns (procs, size, kept, "
+                            "efficiency, variants), got %d", r->t->path, it->line, it->ncols);
+    const struct lens_grid *g = &r->g[r->cur];
+    size_t cells = g->np * g->nd;
+    int rc = LENS_OK;
+    for (size_t c = 0; g->kept && c < cells && rc == LENS_OK; c++) {
+        if (g->kept[c] < 0)
+            continue;
+        char p[32], d[32], eff[32], all[1024];
+        snprintf(p, sizeof p, "%g", g->procs[c % g->np]);
+        snprintf(d, sizeof d, "%g", g->size[c / g->np]);
+        fmt_num(g->eff[c], eff, sizeof eff);
+        size_t o = 0;
+        all[0] = '\0';
+        for (size_t v = 0; v < g->n_var && o < sizeof all; v++) {
+            char x[32];
+            fmt_num(g->var_eff[v * cells + c], x, sizeof x);
+            o += (size_t)snprintf(all + o, sizeof all - o, "%s%s %s", v ? ", " : "", g->var[v], x);
+        }
+        const char *cells5[5] = {p, d, g->var[g->kept[c]], eff, all};
+        rc = lens_pdf_table_row(r->pdf, cells5, e);
+    }
+    return rc;
+}
+
+static int placements_vars(void *ctx, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    const struct lens_grid *g = &r->g[r->cur];
+    char buf[1024];
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t v = 0; v < g->n_var && o < sizeof buf; v++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s", v ? ", " : "", g->var[v]);
+    int rc = lens_template_vars_set(&r->vars, "placements", buf, e);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_setf(&r->vars, e, "nplacements", "%zu", g->n_var);
+    return rc;
+}
+
+/* Which per-application sections the current application has: a layer only with a value, the
+ * placements only when the runs named some. Everything else is always drawn. */
+static int shown(void *ctx, const char *name)
+{
+    struct scale_report *r = ctx;
+    if (r->cur < 0)
+        return 1;
+    const struct lens_grid *g = &r->g[r->cur];
+    if (!strcmp(name, "placements"))
+        return g->n_var > 0 && g->kept != NULL;
+    if (!strcmp(name, "performance") || !strcmp(name, "value")) {
+        const double *v = layer_of(r, name);
+        for (size_t c = 0; v && c < g->np * g->nd; c++)
+            if (!isnan(v[c]) && !(g->zero && g->zero[c]))
+                return 1;
+        return 0;
+    }
+    return 1;
+}
+
 /* ---- rankings ---- */
 
 /* Keeps a ranking section on one page when it fits on a page: its headings and table rows
@@ -361,6 +535,11 @@ static int rank_table(void *ctx, const struct lens_template_item *it, struct len
 static const struct lens_doc_section sections[] = {
     {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
     {"app", LENS_DOC_RUNS, app_vars, metrics_table, app_block},
+    /* beside the efficiency: performance and the --value column on the same axes, and the
+     * placements folded into the grid; each left out where the application has none */
+    {"performance", LENS_DOC_RUNS, layer_vars, NULL, layer_block},
+    {"value", LENS_DOC_RUNS, layer_vars, NULL, layer_block},
+    {"placements", LENS_DOC_RUNS, placements_vars, placements_table, NULL},
     /* the same tables under another heading: a template may use either */
     {"comparison", LENS_DOC_NONE, NULL, rank_table, NULL},
     {"ranking", LENS_DOC_NONE, ranking_vars, rank_table, NULL},
@@ -370,7 +549,7 @@ static const struct lens_doc_section sections[] = {
 
 /* No per-input callback: the app section sets its placeholders in app_vars. */
 static const struct lens_doc_kind kind = {"scale_report.tmpl", "Scalability report", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL};
+                                          (int)(sizeof sections / sizeof sections[0]), NULL, shown};
 
 /* The sections' context and what only the set-up below needs. */
 struct scale_doc {

@@ -1,6 +1,8 @@
 /* The scalability report: draws templates/scale_report.tmpl with the efficiency grids of
  * several applications into a PDF (title page; per application its efficiency surface, metric
- * table and one sentence per mark; then the three ranked comparison tables of Teplov's paper).
+ * table and one sentence per mark, its performance surface, the placements folded into it and
+ * an extra column's surface when the grids carry them; then the three ranked comparison tables
+ * of Teplov's paper).
  * The sections are rows of a table in scale_report.c, drawn by the document driver
  * (render/doc/doc.h). */
 #ifndef LENS_SCALE_REPORT_H
@@ -23,6 +25,8 @@ struct lens_scale_report_opts {
     double azimuth, elevation; /* surface view, degrees (defaults -60 and 30) */
     int log_procs, log_size;   /* 1: logarithmic axes in the surfaces */
     long long date;            /* Unix seconds printed and stored (lens_time_source_date()) */
+    const char *perf_unit;     /* unit of lens_grid.perf for the captions; NULL: "work units/s" */
+    const char *value_label;   /* name of lens_grid.extra (the --value column); NULL: none drawn */
 };
 
 /* Defaults: no title, no figures, the default view, date = lens_time_source_date(). */

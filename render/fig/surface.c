@@ -104,13 +104,17 @@ static int view_init(struct view *v, const struct lens_grid *g, const struct len
     v->d0 = v->logd ? log10(g->size[0]) : g->size[0];
     v->d1 = v->logd ? log10(g->size[g->nd - 1]) : g->size[g->nd - 1];
     /* The efficiency axis spans at least [0, 1] (ideal is 1), wider when superlinear or negative
-     * values occur, so that surfaces of different applications compare at a glance. */
-    double lo = 0, hi = 1;
+     * values occur, so that surfaces of different applications compare at a glance. Another
+     * layer (o->values, drawn through a copy of the grid) has no ideal: its axis starts at
+     * min(0, min) and ends at its maximum, or one unit higher when every value is equal. */
+    double lo = 0, hi = o->values ? -INFINITY : 1;
     for (size_t k = 0; k < g->np * g->nd; k++)
         if (!isnan(g->eff[k])) {
             lo = g->eff[k] < lo ? g->eff[k] : lo;
             hi = g->eff[k] > hi ? g->eff[k] : hi;
         }
+    if (!(hi > lo))
+        hi = lo + 1;
     v->zlo = lo;
     v->zhi = hi;
     /* Degrees to radians once: rotate() runs for every corner of every cell. */
@@ -246,7 +250,7 @@ static void draw_panes(cairo_t *cr, const struct view *v, const struct lens_grid
 /* Tick labels on the near floor edges and the efficiency axis on the left edge, pushed
  * outwards from the box. */
 static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_grid *g, double xf,
-                        double yf)
+                        double yf, const char *zlabel)
 {
     double pt[32], dt[32], zt[32], ux, uy, x, y;
     char buf[64];
@@ -293,18 +297,25 @@ static void draw_labels(cairo_t *cr, const struct view *v, const struct lens_gri
     }
     /* Efficiency labels right-aligned left of that edge. */
     cairo_set_font_size(cr, lens_figure_font_floor(cr, 11));
+    double widest = 0;
     for (size_t k = 0; k < nzt; k++) {
         project(v, cx, cy, axis_e(v, zt[k]), &x, &y);
         lens_gridmap_format(zt[k], buf, sizeof buf);
         lens_gridmap_text(cr, buf, x - 6, y, 1, 0.5);
+        cairo_text_extents_t te;
+        cairo_text_extents(cr, buf, &te);
+        widest = te.x_advance > widest ? te.x_advance : widest;
     }
+    /* The title clears the widest tick label: 44 units fit efficiency's "0.8", a performance
+     * axis has labels like "100000". Efficiency keeps 44, so its figures stay as they were. */
+    double title_dx = zlabel && strcmp(zlabel, "efficiency") && widest + 20 > 44 ? widest + 20 : 44;
     cairo_set_font_size(cr, lens_figure_font_floor(cr, 13));
     project(v, cx, cy, 0.5, &x, &y);
     /* The efficiency title rotated, left of its tick labels. */
     cairo_save(cr);
-    cairo_translate(cr, x - 44, y);
+    cairo_translate(cr, x - title_dx, y);
     cairo_rotate(cr, -M_PI / 2);
-    lens_gridmap_text(cr, "efficiency", 0, 0, 0.5, 1);
+    lens_gridmap_text(cr, zlabel, 0, 0, 0.5, 1);
     cairo_restore(cr);
 }
 
@@ -329,13 +340,19 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
                                  g->eff[(j + 1) * np + i + 1], g->eff[(j + 1) * np + i]};
             /* A missing configuration leaves a gap: with one corner missing the triangle of
              * the other three is drawn, so the hole is the diamond around the missing point. */
-            int present = 0;
+            int present = 0, filled = 0;
             double sum = 0;
             for (int k = 0; k < 4; k++)
                 if (!isnan(c[k])) {
                     present++;
                     sum += c[k];
                 }
+            /* a corner filled with zero (--missing zero) was never measured: the cell says so */
+            if (g->zero) {
+                const size_t at[4] = {j * np + i, j * np + i + 1, (j + 1) * np + i + 1, (j + 1) * np + i};
+                for (int k = 0; k < 4; k++)
+                    filled |= g->zero[at[k]];
+            }
             /* Two or more corners missing: no cell at all, the gap shows that nothing was measured. */
             if (present < 3)
                 continue;
@@ -356,21 +373,70 @@ static void draw_quads(cairo_t *cr, const struct view *v, const struct lens_grid
             /* The cell in the colour of its mean efficiency, the colour bar's mapping. */
             double rgb[3];
             lens_gridmap_colour(axis_e(v, sum / present), rgb);
+            if (filled) /* grey, not the colour of a measured value: the zero is assumed */
+                rgb[0] = rgb[1] = rgb[2] = 0.78;
             cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
             cairo_fill_preserve(cr);
             /* Outline: dark mesh on small grids, own colour on large ones to hide seams. */
-            if (edges)
+            if (edges || filled)
                 cairo_set_source_rgba(cr, 0, 0, 0, 0.45);
             cairo_set_line_width(cr, edges ? 0.7 : 0.5);
+            if (filled) {
+                const double dash[2] = {3, 2};
+                cairo_set_dash(cr, dash, 2, 0);
+            }
             cairo_stroke(cr);
+            cairo_set_dash(cr, NULL, 0, 0);
         }
     }
 }
 
-/* The figure's data for the protocol of figure.h. */
+/* Heatmap cells filled with zero: grey, crossed out, and a line under the colour bar saying
+ * what grey means. hx..hh is the heatmap's box as handed to lens_gridmap_draw. */
+static void draw_zero_cells(cairo_t *cr, const struct view *v, const struct lens_grid *g, double hx,
+                            double hy, double hw, double hh)
+{
+    if (!g->zero || !g->np || !g->nd)
+        return;
+    /* The spacing of cell centres is the cell's size; index np / nd is one past the last
+     * centre, which lens_gridmap_cell computes the same way. */
+    double x0, y0, x1, y1;
+    lens_gridmap_cell(g, hx, hy, hw, hh, 0, 0, &x0, &y0);
+    lens_gridmap_cell(g, hx, hy, hw, hh, 1, 1, &x1, &y1);
+    double cw = fabs(x1 - x0), ch = fabs(y1 - y0);
+    int any = 0;
+    for (size_t j = 0; j < g->nd; j++)
+        for (size_t i = 0; i < g->np; i++) {
+            if (!g->zero[j * g->np + i])
+                continue;
+            any = 1;
+            double cx, cy;
+            lens_gridmap_cell(g, hx, hy, hw, hh, i, j, &cx, &cy);
+            cairo_rectangle(cr, cx - cw / 2, cy - ch / 2, cw, ch);
+            cairo_set_source_rgb(cr, 0.78, 0.78, 0.78);
+            cairo_fill(cr);
+            /* the cross spans the middle half of the cell, clear of its neighbours */
+            cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+            cairo_set_line_width(cr, 1);
+            cairo_move_to(cr, cx - cw / 4, cy - ch / 4);
+            cairo_line_to(cr, cx + cw / 4, cy + ch / 4);
+            cairo_move_to(cr, cx + cw / 4, cy - ch / 4);
+            cairo_line_to(cr, cx - cw / 4, cy + ch / 4);
+            cairo_stroke(cr);
+        }
+    if (any) {
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        cairo_set_font_size(cr, lens_figure_font_floor(cr, 11));
+        lens_gridmap_text(cr, "grey: not run, taken as 0", hx + hw / 2, v->H - 14, 0.5, 1);
+    }
+}
+
+/* The figure's data for the protocol of figure.h: alt is the grid with the layer to draw as its
+ * eff, so the projection, the heatmap and the colour bar serve every layer unchanged. */
 struct job {
     const struct lens_grid *g;
     const struct lens_surface_opts *o;
+    struct lens_grid alt;
 };
 
 /* The view's own checks (angles, size, an empty grid), prefixed with the figure's name. */
@@ -404,8 +470,11 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     char title[512];
+    const char *zlabel = o->values ? (o->value_label ? o->value_label : "value") : "efficiency";
     if (o->title)
         snprintf(title, sizeof title, "%s", o->title);
+    else if (o->values)
+        snprintf(title, sizeof title, "%s: %s over (p, d)", g->app ? g->app : "", zlabel);
     else
         snprintf(title, sizeof title, "%s: parallel efficiency E(p, d)", g->app ? g->app : "");
     cairo_set_source_rgb(cr, 0, 0, 0);
@@ -415,11 +484,12 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     double xf = v.sa > 0 ? 1 : 0, yf = v.ca > 0 ? 1 : 0; /* far walls */
     draw_panes(cr, &v, g, xf, yf);
     draw_quads(cr, &v, g);
-    draw_labels(cr, &v, g, xf, yf);
+    draw_labels(cr, &v, g, xf, yf, zlabel);
     /* the heatmap of the same grid and the shared colour bar take the right 44% */
     lens_gridmap_draw(cr, g, 0.56 * v.W, TITLE_H + 30, 0.31 * v.W, v.H - TITLE_H - 60, v.zlo, v.zhi);
+    draw_zero_cells(cr, &v, g, 0.56 * v.W, TITLE_H + 30, 0.31 * v.W, v.H - TITLE_H - 60);
     lens_gridmap_colourbar(cr, 0.905 * v.W, TITLE_H + 50, 18, v.H - TITLE_H - 120, v.zlo, v.zhi,
-                           "efficiency");
+                           zlabel);
     cairo_restore(cr);
     return LENS_OK;
 }
@@ -430,6 +500,11 @@ static struct lens_figure figure(struct job *j, const struct lens_grid *g, const
 {
     j->g = g;
     j->o = o;
+    if (o->values) {
+        j->alt = *g;
+        j->alt.eff = (double *)o->values; /* read only: the figure never writes a layer */
+        j->g = &j->alt;
+    }
     return (struct lens_figure){.kind = &surface_kind, .data = j, .font_path = o->font_path,
                                 .name = g->app ? g->app : "surface"};
 }
@@ -463,7 +538,9 @@ int lens_surface_locate(const struct lens_grid *g, const struct lens_surface_opt
                         double d, double eff, double *x, double *y, struct lens_err *e)
 {
     struct view v;
-    int rc = view_init(&v, g, o, e);
+    struct job j;
+    figure(&j, g, o); /* the layer drawn decides the vertical axis */
+    int rc = view_init(&v, j.g, o, e);
     if (rc < 0)
         return rc;
     project(&v, axis_p(&v, p), axis_d(&v, d), axis_e(&v, eff), x, y);

@@ -1,7 +1,9 @@
-/* The efficiency surface E(p, d) of one application as a 3-D surface (orthographic view,
- * painter's algorithm) with the heatmap of the same grid beside it and a shared colour bar,
- * written as PNG or SVG with cairo. A missing configuration leaves a gap, never a zero: the
- * cells around it are drawn as triangles of their present corners, or not at all. */
+/* The efficiency surface E(p, d) of one application, or any other layer of its grid on the same
+ * axes (performance, a column of the runs CSV), as a 3-D surface (orthographic view, painter's
+ * algorithm) with the heatmap of the same grid beside it and a shared colour bar, written as
+ * PNG or SVG with cairo. A missing configuration leaves a gap, never a zero: the cells around
+ * it are drawn as triangles of their present corners, or not at all. A configuration filled
+ * with zero (lens_grid.zero) is drawn grey and crossed out. */
 #ifndef LENS_SURFACE_H
 #define LENS_SURFACE_H
 
@@ -19,6 +21,11 @@ struct lens_surface_opts {
     int log_size;       /* 1: logarithmic size axis (base 10 ticks) */
     const char *title;  /* NULL: "<app>: parallel efficiency E(p, d)" */
     const char *font_path; /* TTF for the text (fonts/DejaVuSans.ttf); NULL: cairo's toy "sans" */
+    /* Another layer to draw instead of the efficiency (g->perf, g->extra: nd * np values in the
+     * grid's layout, NaN = missing), borrowed; its vertical axis spans [min(0, min), max] rather
+     * than at least [0, 1]. NULL: the efficiency. */
+    const double *values;
+    const char *value_label; /* the axis and colour bar label of values; NULL: "value" */
 };
 
 /* Fills o with the defaults above. */
