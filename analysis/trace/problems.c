@@ -460,6 +460,8 @@ struct acc {                 /* one charged (rank, call) of a problem */
     double start;            /* where the charged part begins in the call (charge_once) */
     int32_t orank;           /* the other member's call (its culprit), orank -1: none */
     uint32_t ocall;
+    uint64_t inst;           /* the kind's candidate index: the instance is built again from it
+                                to expand the problem's texts (expand_texts) */
 };
 
 /* Resolved call sites by site index: a site is resolved once per run, although it may head
@@ -500,7 +502,7 @@ static const struct lens_trace_call *call_of(const struct run *u, int32_t r, uin
 /* Once any call of problem p may repeat, the whole problem is merged (sorted by call) in
  * aggregate(); otherwise the charges are already unique per call and the sort is skipped. */
 static int charge(struct run *u, int p, const struct lens_problems_kind *kind, int32_t rank,
-                  uint32_t call, double sec, int32_t orank, uint32_t ocall)
+                  uint32_t call, double sec, int32_t orank, uint32_t ocall, uint64_t inst)
 {
     if (!u->repeat[p] && kind->may_repeat(u->t, rank, call))
         u->repeat[p] = 1;
@@ -512,7 +514,7 @@ static int charge(struct run *u, int p, const struct lens_problems_kind *kind, i
         u->acc[p] = q;
         u->capacc[p] = m;
     }
-    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec, 0, orank, ocall};
+    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec, 0, orank, ocall, inst};
     return LENS_OK;
 }
 
@@ -547,6 +549,23 @@ static void mark_fields(const struct lens_rules *r, int n, uint32_t used[2])
     mark_fields(r, x->b, used);
 }
 
+/* The kind whose member types the composite has, NULL when none; side[s]: the composite's
+ * member slot of the kind's side s. A composite may list its members in either order, so rules
+ * can write "member (recv as r, send as s)". */
+static const struct lens_problems_kind *find_kind(const struct run *u,
+                                                  const struct lens_rule_composite *k, int side[2])
+{
+    side[0] = side[1] = -1;
+    for (int m = 0; m < u->v->nkinds && k->nmembers == 2; m++) {
+        for (int s = 0; s < 2; s++)
+            side[s] = k->members[0].type_index == u->v->kinds[m].member[s] ? 0
+                    : k->members[1].type_index == u->v->kinds[m].member[s] ? 1 : -1;
+        if (side[0] >= 0 && side[1] >= 0 && side[0] != side[1])
+            return &u->v->kinds[m];
+    }
+    return NULL;
+}
+
 /* Evaluates composite c on every instance of its kind and charges the durations of its
  * problems: build the instance, fetch the fields the rules read, test the composite's condition
  * and compute its parameters, then each problem's condition and duration. */
@@ -560,18 +579,8 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
             probs[np++] = p;
     if (!np)
         return LENS_OK;
-    /* the kind whose member types the composite has; side[s]: the member slot of its side s */
-    const struct lens_problems_kind *kind = NULL;
-    int side[2] = {-1, -1};
-    /* A composite may list its members in either order: side[] maps the kind's member s to the
-     * composite's slot, so rules can write "member (recv as r, send as s)". */
-    for (int m = 0; m < u->v->nkinds && !kind && k->nmembers == 2; m++) {
-        for (int s = 0; s < 2; s++)
-            side[s] = k->members[0].type_index == u->v->kinds[m].member[s] ? 0
-                    : k->members[1].type_index == u->v->kinds[m].member[s] ? 1 : -1;
-        if (side[0] >= 0 && side[1] >= 0 && side[0] != side[1])
-            kind = &u->v->kinds[m];
-    }
+    int side[2];
+    const struct lens_problems_kind *kind = find_kind(u, k, side);
     if (!kind)
         return no_kind(u, k, e);
     if (k->nparams > 64)
@@ -634,7 +643,7 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
              * not occur (the partner was early), and infinity cannot come from a bounded rule. */
             if (rc == 1 && d > 0 && isfinite(d) &&
                 charge(u, p, kind, in.rank[loc], in.charged[loc], d, in.orank[1 - loc],
-                       in.ocall[1 - loc]))
+                       in.ocall[1 - loc], i))
                 return lens_err_set(e, LENS_ENOMEM, "out of memory evaluating '%s'",
                                     u->r->problems[p].id);
         }
@@ -960,6 +969,145 @@ static int site_rows(struct run *u, const struct acc *a, size_t n, int culprit,
     return LENS_OK;
 }
 
+/* ---- description and advice templates ---- */
+
+/* A growing text for one expansion; texts are a few hundred bytes. */
+struct sbuf {
+    char *s;
+    size_t n, cap;
+    int oom;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t m = 2 * (b->n + n + 1);
+        char *q = lens_realloc(b->s, m);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->s = q, b->cap = m;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->s[b->n += n] = 0;
+}
+
+/* A number as a template shows it: with a unit, seconds scaled to it at a fixed precision
+ * (the listing's microseconds for "s"); without, integers (ranks, tags, bytes) as integers
+ * and anything else in %g. Units are written in the text's language. */
+static void tpl_number(char *buf, size_t n, double v, int unit, int lang)
+{
+    static const char *const units[2][4] = {{"", "s", "ms", "us"}, {"", "с", "мс", "мкс"}};
+    static const double scale[4] = {1, 1, 1e3, 1e6};
+    if (unit == 1)
+        snprintf(buf, n, "%.6f %s", v, units[lang][1]);
+    else if (unit)
+        snprintf(buf, n, unit == 2 ? "%.3f %s" : "%.1f %s", v * scale[unit], units[lang][unit]);
+    else if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, n, "%.0f", v);
+    else
+        snprintf(buf, n, "%g", v);
+}
+
+/* Expands the description and advice templates of problem p on its largest charged instance
+ * (top): the instance is built again from its candidate index (builders keep state across
+ * ascending candidates, so all candidates up to it are built, O(n) once per problem with a
+ * template), its fields fetched and the composite's parameters computed as detection did;
+ * the duration is the charged seconds (after charge_once), the number top[0] shows; a
+ * member's call site is its charged call (location) or the call that stands for it as the
+ * culprit. LENS_ENOMEM is the only failure. */
+static int expand_texts(struct run *u, int p, const struct acc *top,
+                        struct lens_problem_result *res)
+{
+    const struct lens_rule_problem *rp = &u->r->problems[p];
+    int any = 0;
+    for (int l = 0; l < 2; l++)
+        for (int k = 0; k < LENS_RULE_NTEXT; k++)
+            any |= rp->ntpl[l][k] > 0;
+    if (!any)
+        return LENS_OK;
+    int c = rp->composite, side[2];
+    const struct lens_rule_composite *comp = &u->r->composites[c];
+    const struct lens_problems_kind *kind = find_kind(u, comp, side);
+    if (!kind) /* detection refused such a composite already */
+        return LENS_OK;
+    struct lens_problems_inst in = {.t = u->t, .ev = u->ev, .opnames = u->opnames,
+                                    .opkinds = u->opkinds};
+    for (uint64_t j = 0; j <= top->inst; j++) {
+        in.orank[0] = in.orank[1] = -1;
+        kind->build(&in, (size_t)j);
+    }
+    double f[2][LENS_PROBLEMS_MAXF] = {{0}}, params[64] = {0};
+    const double *mem[2] = {f[0], f[1]};
+    struct lens_ruleeval_ctx x = {mem, params};
+    for (int s = 0; s < 2; s++) {
+        const struct lens_problems_type *ty = &u->v->types[kind->member[s]];
+        for (int fl = 0; fl < ty->nfields; fl++)
+            f[side[s]][fl] = ty->fields[fl].get(&in);
+    }
+    struct lens_err ignore;
+    /* it evaluated without error on this very instance during detection */
+    (void)lens_ruleeval_composite(u->r, c, &x, &ignore);
+    /* the sites of the two member slots, resolved only when a template names one */
+    struct lens_problem_site site[2];
+    int have[2] = {0, 0};
+    for (int l = 0; l < 2; l++)
+        for (int k = LENS_RULE_DESCRIPTION; k < LENS_RULE_NTEXT; k++) {
+            const char *s = rp->text[l][k];
+            if (!rp->ntpl[l][k])
+                continue;
+            struct sbuf b = {0};
+            int at = 0;
+            for (int i = 0; i < rp->ntpl[l][k]; i++) {
+                const struct lens_rule_tpl *t = &rp->tpl[l][k][i];
+                char num[96];
+                const char *v = num;
+                double d = 0;
+                sb_add(&b, s + at, (size_t)(t->begin - at));
+                at = t->end;
+                switch (t->what) {
+                case LENS_TPL_BRACE: num[0] = (char)t->index, num[1] = 0; break;
+                case LENS_TPL_DURATION: d = top->seconds; break;
+                case LENS_TPL_PARAM: d = params[t->index]; break;
+                case LENS_TPL_FIELD: d = f[t->slot][t->index]; break;
+                default: { /* LENS_TPL_SITE */
+                    int m = t->slot;
+                    if (!have[m]) {
+                        int charged = m == rp->location || top->orank < 0;
+                        site_text(u, charged ? call_of(u, top->rank, top->call)
+                                             : call_of(u, top->orank, top->ocall), &site[m]);
+                        have[m] = 1;
+                    }
+                    const struct lens_problem_site *q = &site[m];
+                    v = t->index == LENS_TPL_SITE_CALLER ? q->caller
+                      : t->index == LENS_TPL_SITE_FUNCTION ? q->function
+                      : t->index == LENS_TPL_SITE_FILE ? q->file
+                      : t->index == LENS_TPL_SITE_TEXT ? (l ? q->text_ru : q->text) : num;
+                    d = q->line;
+                }
+                }
+                /* string values are intern ids of the rules' table (op names, kinds) */
+                if (v == num && t->what != LENS_TPL_BRACE) {
+                    if (t->str && d >= 0 && d < u->r->nstrings)
+                        v = u->r->strings[(int)d];
+                    else
+                        tpl_number(num, sizeof num, d, t->unit, l);
+                }
+                sb_add(&b, v, strlen(v));
+            }
+            sb_add(&b, s + at, strlen(s + at));
+            if (b.oom) {
+                lens_free(b.s);
+                return LENS_ENOMEM;
+            }
+            res->text[l][k] = res->expanded[l][k] = b.s;
+        }
+    return LENS_OK;
+}
+
 static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsigned flags)
 {
     const struct lens_trace *t = u->t;
@@ -968,6 +1116,9 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     /* The rule stays owned by the rules (kept in lens_problems.rules): the result only points
      * to it. */
     res->rule = &u->r->problems[p];
+    for (int l = 0; l < 2; l++)
+        for (int k = 0; k < LENS_RULE_NTEXT; k++)
+            res->text[l][k] = res->rule->text[l][k];
     if (!(res->per_rank = lens_calloc((size_t)t->nranks, sizeof(double))))
         return LENS_ENOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -1016,7 +1167,7 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
         x->seconds = best[i].seconds;
         snprintf(x->call, sizeof x->call, "%s", lens_trace_region_name(t, k->region));
     }
-    return LENS_OK;
+    return expand_texts(u, p, &best[0], res);
 }
 
 /* Problems with equal totals (often 0) keep rule order: the listing is deterministic. */
@@ -1180,6 +1331,9 @@ void lens_problems_free(struct lens_problems *p)
     for (int i = 0; p->res && i < p->rules->nproblems; i++) {
         lens_free(p->res[i].per_rank);
         lens_free(p->res[i].charges);
+        for (int l = 0; l < 2; l++)
+            for (int k = 0; k < LENS_RULE_NTEXT; k++)
+                lens_free(p->res[i].expanded[l][k]);
     }
     lens_free(p->res);
     lens_free(p->mpi_s);
@@ -1191,9 +1345,9 @@ void lens_problems_free(struct lens_problems *p)
 
 /* Russian texts are optional in the rules: a missing one falls back to English per text, so a
  * user rule without _ru fields still shows in a Russian report. */
-static const char *text_of(const struct lens_rule_problem *p, int lang, int k)
+static const char *text_of(const struct lens_problem_result *r, int lang, int k)
 {
-    return lang == 1 && p->text[1][k] ? p->text[1][k] : p->text[0][k];
+    return lang == 1 && r->text[1][k] ? r->text[1][k] : r->text[0][k];
 }
 
 /* Problems with no time are left out of the rows: the report's table lists what was found, in
@@ -1206,9 +1360,9 @@ int lens_problems_rows(const struct lens_problems *p, int lang, struct lens_prob
         const struct lens_problem_result *r = &p->res[i];
         if (r->total_s <= 0)
             continue;
-        rows[n++] = (struct lens_problems_row){r->rule->id, text_of(r->rule, lang, 0),
-                                               text_of(r->rule, lang, 1),
-                                               text_of(r->rule, lang, 2), r->total_s, r->share,
+        rows[n++] = (struct lens_problems_row){r->rule->id, text_of(r, lang, 0),
+                                               text_of(r, lang, 1),
+                                               text_of(r, lang, 2), r->total_s, r->share,
                                                !r->nsites ? ""
                                                : lang == 1 ? r->sites[0].text_ru
                                                            : r->sites[0].text};
@@ -1259,10 +1413,10 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
         const struct lens_problem_result *r = &p->res[i];
         if (r->total_s <= 0)
             continue;
-        fprintf(fp, "\n%s [%s]: %.6f s, %.2f%% %s, ", text_of(r->rule, lang, 0), r->rule->id,
+        fprintf(fp, "\n%s [%s]: %.6f s, %.2f%% %s, ", text_of(r, lang, 0), r->rule->id,
                 r->total_s, 100 * r->share, lab[L][6]);
         fprintf(fp, L ? "%s: %llu\n" : "%2$llu %1$s\n", lab[L][7], (unsigned long long)r->count);
-        fprintf(fp, "  %s\n", text_of(r->rule, lang, 1));
+        fprintf(fp, "  %s\n", text_of(r, lang, 1));
         fprintf(fp, "  %s:", lab[L][2]);
         for (int k = 0; k < p->nranks; k++)
             fprintf(fp, " %d=%.6f", k, r->per_rank[k]);
@@ -1276,7 +1430,7 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
                     q->culprit ? " (" : "", q->culprit ? lab[L][10] : "", q->culprit ? ")" : "",
                     L ? q->text_ru : q->text);
         }
-        fprintf(fp, "  %s: %s\n", lab[L][4], text_of(r->rule, lang, 2));
+        fprintf(fp, "  %s: %s\n", lab[L][4], text_of(r, lang, 2));
     }
     return ferror(fp) ? LENS_EIO : LENS_OK;
 }
@@ -1338,7 +1492,7 @@ int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp)
         static const char *const keys[] = {"name", "description", "advice"};
         for (int k = 0; k < 3; k++) {
             fprintf(fp, ",\"%s\":", keys[k]);
-            json_str(fp, text_of(r->rule, lang, k));
+            json_str(fp, text_of(r, lang, k));
         }
         fputs(",\"total_s\":", fp);
         json_num(fp, r->total_s);

@@ -61,6 +61,13 @@ struct lens_problem_charge {
 
 struct lens_problem_result {
     const struct lens_rule_problem *rule; /* id and texts (owned by lens_problems.rules) */
+    /* [language][LENS_RULE_NAME/DESCRIPTION/ADVICE] as shown: the rule's texts, except that a
+     * description or advice with placeholders ("{recv.rank}", "{duration:ms}") is expanded
+     * once per problem, on its largest charged instance (top[0]); with no instance it stays as
+     * written. [1][k] is NULL when the rule has no Russian text k. Borrowed from the rule or
+     * from expanded[][] (owned). */
+    const char *text[2][LENS_RULE_NTEXT];
+    char *expanded[2][LENS_RULE_NTEXT];
     double total_s, share;                /* seconds; share of lens_problems.total_time_s */
     uint64_t count;                       /* instances (calls charged more than 0 s) */
     double *per_rank;                     /* nranks seconds */
