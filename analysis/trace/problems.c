@@ -177,8 +177,34 @@ EVENT_TYPE(access, ACCESS_FIELDS)
     F(expo, rank, 'n', x->pscw->target)
 EVENT_TYPE(expo, EXPO_FIELDS)
 
+/* call: one MPI call, the simple event of the general matcher ("General composites" below):
+ * x->gc[x->gid] is what the matcher precomputed for it, x->call[0] the call. id, next, prev
+ * and match are global ids, so "the next event of this rank" is next.id == this.next and a
+ * message match is recv.id == send.match; instance is the collective instance. */
+#define GC(x) (&(x)->gc[(x)->gid])
+#define CALL_FIELDS(F) \
+    F(call, id, 'n', x->gid) \
+    F(call, rank, 'n', GC(x)->rank) \
+    F(call, next, 'n', GC(x)->next) \
+    F(call, prev, 'n', GC(x)->prev) \
+    F(call, enter, 'n', x->call[0]->enter) \
+    F(call, leave, 'n', x->call[0]->leave) \
+    F(call, function, 's', GC(x)->fname) \
+    F(call, class, 's', x->gnames[GC(x)->cls]) \
+    F(call, op, 's', GC(x)->coll < 0 ? x->gnames[4] \
+                                     : x->opnames[op_slot(x->ev->coll[GC(x)->coll].op)]) \
+    F(call, kind, 's', GC(x)->coll < 0 ? x->gnames[4] \
+                                       : x->opkinds[op_slot(x->ev->coll[GC(x)->coll].op)]) \
+    F(call, comm, 'n', GC(x)->comm) \
+    F(call, instance, 'n', GC(x)->coll) \
+    F(call, peer, 'n', GC(x)->peer) \
+    F(call, tag, 'n', GC(x)->tag) \
+    F(call, bytes, 'n', GC(x)->bytes) \
+    F(call, match, 'n', GC(x)->match)
+EVENT_TYPE(call, CALL_FIELDS)
+
 #define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
-enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, NTYPES };
+enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, T_CALL, NTYPES };
 /* The names are what rules write in "member (send as s, ...)"; the order of T_* is the order
  * the kinds below refer to. */
 static const struct lens_problems_type types[NTYPES] = {
@@ -189,7 +215,8 @@ static const struct lens_problems_type types[NTYPES] = {
     [T_LOCK] = {"lock_epoch", lock_fields, NFIELDS(lock_fields)},
     [T_HOLDER] = {"lock_holder", holder_fields, NFIELDS(holder_fields)},
     [T_ACCESS] = {"access_epoch", access_fields, NFIELDS(access_fields)},
-    [T_EXPO] = {"exposure_epoch", expo_fields, NFIELDS(expo_fields)}};
+    [T_EXPO] = {"exposure_epoch", expo_fields, NFIELDS(expo_fields)},
+    [T_CALL] = {"call", call_fields, NFIELDS(call_fields)}};
 
 /* ---- the composite kinds: builders ---- */
 
@@ -426,6 +453,9 @@ int lens_problems_vocab_check(const struct lens_problems_vocab *v, struct lens_e
     return LENS_OK;
 }
 
+static int general_check(const struct lens_rules *r, const struct lens_problems_vocab *v,
+                         struct lens_err *e);
+
 int lens_problems_bind(struct lens_rules *rules, const struct lens_problems_vocab *v,
                        struct lens_err *e)
 {
@@ -437,7 +467,33 @@ int lens_problems_bind(struct lens_rules *rules, const struct lens_problems_voca
     /* ruleeval takes NULL-terminated name lists; the tables are small, the stack holds them */
     const char *names[LENS_PROBLEMS_MAXTYPES][LENS_PROBLEMS_MAXF + 1];
     char str[LENS_PROBLEMS_MAXTYPES][LENS_PROBLEMS_MAXF + 1];
-    struct lens_ruleeval_type rt[LENS_PROBLEMS_MAXTYPES];
+    /* Every composite is a type too (after the vocabulary's), whose fields are its
+     * parameters: a member may be an instance of a composite declared before (nesting). */
+    int nt = v->ntypes + rules->ncomposites, np = 0;
+    for (int c = 0; c < rules->ncomposites; c++)
+        np += rules->composites[c].nparams + 1;
+    struct lens_ruleeval_type *rt = lens_calloc((size_t)nt, sizeof *rt);
+    const char **pnames = lens_calloc((size_t)np + 1, sizeof *pnames);
+    if (!rt || !pnames) {
+        lens_free(rt);
+        lens_free(pnames);
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    }
+    for (int c = 0, at = 0; c < rules->ncomposites; c++) {
+        const struct lens_rule_composite *k = &rules->composites[c];
+        for (int i = 0; i < v->ntypes; i++)
+            if (!strcmp(v->types[i].name, k->name)) {
+                lens_free(rt);
+                lens_free(pnames);
+                return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: composite event '%s' has the "
+                                    "name of an event type", k->file, k->line, k->col, k->name);
+            }
+        /* numeric fields only: a parameter's type is known once its composite is bound */
+        rt[v->ntypes + c] = (struct lens_ruleeval_type){k->name, pnames + at, NULL};
+        for (int i = 0; i < k->nparams; i++)
+            pnames[at++] = k->params[i].name;
+        pnames[at++] = NULL;
+    }
     for (int i = 0; i < v->ntypes; i++) {
         const struct lens_problems_type *t = &v->types[i];
         for (int f = 0; f < t->nfields; f++) {
@@ -448,7 +504,10 @@ int lens_problems_bind(struct lens_rules *rules, const struct lens_problems_voca
         str[i][t->nfields] = '\0';
         rt[i] = (struct lens_ruleeval_type){t->name, names[i], str[i]};
     }
-    return lens_ruleeval_bind(rules, rt, v->ntypes, e);
+    rc = lens_ruleeval_bind(rules, rt, nt, e);
+    lens_free(rt);
+    lens_free(pnames);
+    return rc ? rc : general_check(rules, v, e);
 }
 
 /* ---- per-run state ---- */
@@ -473,6 +532,18 @@ struct site_cache {
     struct lens_callsite c;
 };
 
+/* The instances a general composite matched (run_general), kept for the composites that nest
+ * it and for expanding its problems' texts: per instance its members' candidate indices, its
+ * parameters, and the call it stands for (its first member's). */
+struct ginst {
+    size_t n, cap;
+    int nm, np;          /* members, parameters */
+    uint64_t *tuple;     /* n * nm */
+    double *vals;        /* n * np */
+    int32_t *rank;
+    uint32_t *call;
+};
+
 /* Everything one detection needs, so the functions below take one pointer. Charges are
  * collected per problem first and aggregated at the end: the merging of repeated calls needs
  * all of a problem's charges. */
@@ -489,6 +560,11 @@ struct run {
     int bad_problem;         /* first problem disabled by a runtime error, -1 */
     struct site_cache *cache; /* SITE_CACHE entries, ncache used (NULL: no caching) */
     int ncache;
+    /* the general matcher's state, built when a rule first needs it (build_gcalls) */
+    struct lens_problems_gcall *gc; /* per global call id */
+    uint64_t ngc;
+    int gnames[5];                   /* "p2p", "collective", "rma", "other", "none" */
+    struct ginst *gi;                /* per composite: the instances a general one matched */
 };
 
 static const struct lens_trace_call *call_of(const struct run *u, int32_t r, uint32_t c)
@@ -649,6 +725,460 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
         }
     }
     return LENS_OK;
+}
+
+/* ---- general composites ----
+ * A composite whose members are MPI calls (type "call") or instances of composites declared
+ * before it (nesting), related by its `when`. Candidates are found by key, never by trying
+ * all pairs: member 0 runs over all its candidates; every later member m needs at least one
+ * equality conjunct of `when`, "m.field == expression of earlier members" (m.id == a.next:
+ * the next call of a's rank; r.id == s.match: the message's other end; b.instance ==
+ * a.instance: the same collective instance; b.comm == a.comm ...). Its candidates are
+ * indexed once by the hash of those fields (a sorted array of (hash, candidate)), so each
+ * partial match costs one binary search plus the size of its bucket: O(n log n) to build,
+ * and linear in the events when the keys are selective (an id, a message). The whole `when`
+ * is evaluated on each complete tuple, so keys only prune. */
+
+#define GKEYS 8 /* equality conjuncts used as one member's key */
+
+struct gplan {
+    int nm;
+    int src[LENS_RULES_MAX_MEMBERS];   /* -1: calls; else the nested composite */
+    int nkey[LENS_RULES_MAX_MEMBERS];
+    int keyf[LENS_RULES_MAX_MEMBERS][GKEYS]; /* field of member m */
+    int keyx[LENS_RULES_MAX_MEMBERS][GKEYS]; /* expression over earlier members */
+};
+
+/* The vocabulary's "call" type: the built-in one, whose getters the matcher feeds. */
+static int call_type(const struct lens_problems_vocab *v)
+{
+    for (int i = 0; i < v->ntypes; i++)
+        if (v->types[i].fields == call_fields)
+            return i;
+    return -1;
+}
+
+/* General: some member is a call or a composite; the built-in kinds pair two other types. */
+static int is_general(const struct lens_problems_vocab *v, const struct lens_rule_composite *k)
+{
+    int tc = call_type(v);
+    for (int m = 0; m < k->nmembers; m++)
+        if (k->members[m].type_index == tc || k->members[m].type_index >= v->ntypes)
+            return 1;
+    return 0;
+}
+
+/* The highest member slot tree n reads, -1 for none, LENS_RULES_MAX_MEMBERS when it reads a
+ * parameter (computed only once all members are bound, so no key may use one). */
+static int max_slot(const struct lens_rules *r, int n)
+{
+    if (n < 0)
+        return -1;
+    const struct lens_rule_node *x = &r->nodes[n];
+    if (x->op == LENS_RN_PARAM || x->op == LENS_RN_NAME || x->op == LENS_RN_DOTTED)
+        return LENS_RULES_MAX_MEMBERS;
+    int s = x->op == LENS_RN_FIELD ? x->slot : -1, a = max_slot(r, x->a), b = max_slot(r, x->b);
+    return s > a ? (s > b ? s : b) : (a > b ? a : b);
+}
+
+/* The top-level conjuncts of a condition (a and b and c). */
+static void conjuncts(const struct lens_rules *r, int n, int *out, int *nout, int max)
+{
+    if (n < 0)
+        return;
+    if (r->nodes[n].op == LENS_RN_AND) {
+        conjuncts(r, r->nodes[n].a, out, nout, max);
+        conjuncts(r, r->nodes[n].b, out, nout, max);
+    } else if (*nout < max) {
+        out[(*nout)++] = n;
+    }
+}
+
+/* Where each member's candidates come from and by which key: checked when the rules are bound
+ * (lens_problems_bind), so a composite the matcher cannot run is an error at file:line:col
+ * before any trace is read. */
+static int general_plan(const struct lens_rules *r, const struct lens_problems_vocab *v, int c,
+                        struct gplan *g, struct lens_err *e)
+{
+    const struct lens_rule_composite *k = &r->composites[c];
+    int tc = call_type(v), conj[256], nconj = 0;
+    g->nm = k->nmembers;
+    conjuncts(r, k->when, conj, &nconj, 256);
+    for (int m = 0; m < k->nmembers; m++) {
+        const struct lens_rule_member *mb = &k->members[m];
+        int ti = mb->type_index;
+        g->src[m] = ti == tc ? -1 : ti - v->ntypes;
+        if (ti != tc && ti < v->ntypes)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: '%s' cannot be a member beside "
+                                "calls and composites (its kind pairs it with its partner)",
+                                k->file, mb->line, mb->col, mb->type);
+        /* nested instances must exist when this composite runs: declared before it */
+        if (g->src[m] >= c)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: composite event '%s' is used "
+                                "before it is declared", k->file, mb->line, mb->col, mb->type);
+        if (g->src[m] >= 0 && !is_general(v, &r->composites[g->src[m]]))
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: composite event '%s' is a "
+                                "built-in kind and cannot be nested", k->file, mb->line,
+                                mb->col, mb->type);
+        g->nkey[m] = 0;
+        int related = 0;
+        for (int i = 0; i < nconj && m > 0; i++) {
+            const struct lens_rule_node *x = &r->nodes[conj[i]];
+            if (x->op != LENS_RN_EQ)
+                continue;
+            for (int side = 0; side < 2 && g->nkey[m] < GKEYS; side++) {
+                int f = side ? x->b : x->a, o = side ? x->a : x->b;
+                if (r->nodes[f].op != LENS_RN_FIELD || r->nodes[f].slot != m ||
+                    max_slot(r, o) >= m)
+                    continue;
+                related |= max_slot(r, o) >= 0;
+                g->keyf[m][g->nkey[m]] = r->nodes[f].index;
+                g->keyx[m][g->nkey[m]++] = o;
+                break;
+            }
+        }
+        if (m > 0 && !related)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: member '%s' of '%s' is tied to the "
+                                "members before it by no equality in 'when' (%s.FIELD == "
+                                "EXPRESSION of earlier members, e.g. %s.id == %s.next): the "
+                                "matcher finds candidates by key and never tries all pairs",
+                                k->file, mb->line, mb->col, mb->name, k->name, mb->name,
+                                mb->name, k->members[0].name);
+    }
+    return LENS_OK;
+}
+
+/* Checks every general composite of bound rules (lens_problems_bind). */
+static int general_check(const struct lens_rules *r, const struct lens_problems_vocab *v,
+                         struct lens_err *e)
+{
+    struct gplan *g = lens_malloc(sizeof *g);
+    int rc = g ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "out of memory");
+    for (int c = 0; !rc && c < r->ncomposites; c++)
+        if (is_general(v, &r->composites[c]))
+            rc = general_plan(r, v, c, g, e);
+    lens_free(g);
+    return rc;
+}
+
+/* Every MPI call as a simple event, once per detection (O(calls + records + messages)). */
+static int build_gcalls(struct run *u)
+{
+    const struct lens_trace *t = u->t;
+    if (u->gc)
+        return LENS_OK;
+    static const char *const cls[5] = {"p2p", "collective", "rma", "other", "none"};
+    for (int i = 0; i < 5; i++)
+        if ((u->gnames[i] = lens_rules_intern(u->r, cls[i])) < 0)
+            return LENS_ENOMEM;
+    uint64_t n = 0, *off = lens_malloc(((size_t)t->nranks + 1) * sizeof *off);
+    int *fname = lens_malloc(((size_t)t->nregions + 1) * sizeof *fname);
+    if (!off || !fname) {
+        lens_free(off);
+        lens_free(fname);
+        return LENS_ENOMEM;
+    }
+    for (int r = 0; r < t->nranks; r++)
+        off[r] = n, n += t->ranks[r].ncalls;
+    for (uint32_t i = 0; i < t->nregions; i++)
+        fname[i] = -1;
+    u->gc = lens_calloc((size_t)n + 1, sizeof *u->gc);
+    u->ngc = n;
+    int rc = u->gc ? LENS_OK : LENS_ENOMEM;
+    for (int r = 0; !rc && r < t->nranks; r++) {
+        const struct lens_trace_rank *k = &t->ranks[r];
+        for (uint32_t c = 0; !rc && c < k->ncalls; c++) {
+            struct lens_problems_gcall *g = &u->gc[off[r] + c];
+            const struct lens_trace_call *call = &k->calls[c];
+            *g = (struct lens_problems_gcall){r, c, c + 1 < k->ncalls ? (int64_t)(off[r] + c + 1)
+                                              : -1, c ? (int64_t)(off[r] + c - 1) : -1, -1, -1,
+                                              -1, 3, 0, -1, -1, -1};
+            /* function names interned once per region: calls share a few dozen */
+            if (call->region < t->nregions && fname[call->region] < 0 &&
+                (fname[call->region] =
+                     lens_rules_intern(u->r, lens_trace_region_name(t, call->region))) < 0)
+                rc = LENS_ENOMEM;
+            g->fname = call->region < t->nregions ? fname[call->region] : u->gnames[4];
+            /* the first record says what the call did: its class and partner */
+            if (call->nrec) {
+                const struct lens_trace_record *x = &k->recs[call->rec];
+                g->cls = x->kind <= LENS_TREC_CANCELLED ? 0 : x->kind == LENS_TREC_COLL_END ? 1 : 2;
+                g->peer = x->peer;
+                g->comm = x->comm, g->tag = x->tag, g->bytes = (double)x->bytes;
+            }
+        }
+    }
+    /* collective instances and messages from the events, so the matcher and the built-in
+     * kinds agree on what matched */
+    for (size_t i = 0; !rc && i < u->ev->ncoll; i++) {
+        const struct lens_coll *q = &u->ev->coll[i];
+        for (uint32_t j = q->first; j < q->first + q->n; j++) {
+            struct lens_problems_gcall *g =
+                &u->gc[off[u->ev->members[j].rank] + u->ev->members[j].call];
+            g->coll = (int32_t)i, g->cls = 1, g->comm = q->comm;
+        }
+    }
+    for (size_t i = 0; !rc && i < u->ev->np2p; i++) {
+        const struct lens_p2p *p = &u->ev->p2p[i];
+        uint64_t sc = off[p->src] + p->send_call, rd = off[p->dst] + p->recv_done,
+                 rp = off[p->dst] + p->recv_post;
+        if (u->gc[sc].match < 0)
+            u->gc[sc].match = (int64_t)rd;
+        if (u->gc[rd].match < 0)
+            u->gc[rd].match = (int64_t)sc;
+        if (u->gc[rp].match < 0)
+            u->gc[rp].match = (int64_t)sc;
+    }
+    lens_free(off);
+    lens_free(fname);
+    return rc;
+}
+
+/* One member's candidates sorted by the hash of its key fields. */
+struct gindex {
+    uint64_t *h;   /* 2 * n: hash, candidate */
+    size_t n;
+};
+
+/* The matcher's state for one composite. */
+struct gctx {
+    struct run *u;
+    int c;
+    const struct lens_rule_composite *k;
+    struct gplan *g;
+    struct gindex ix[LENS_RULES_MAX_MEMBERS];
+    double *f;                  /* nm * 64 field values */
+    const double **mem;
+    double params[LENS_RULES_MAX_PARAMS];
+    struct lens_ruleeval_ctx x;
+    struct lens_problems_inst in;
+    uint64_t tuple[LENS_RULES_MAX_MEMBERS];
+    int probs[64], np;
+    struct lens_err *e;
+};
+
+static size_t gcount(const struct run *u, int src)
+{
+    return src < 0 ? (size_t)u->ngc : u->gi[src].n;
+}
+
+/* Fills member m's fields from candidate j: a call through the getters of the call type, a
+ * nested instance from its stored parameters. */
+static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64_t j, double *f)
+{
+    if (src < 0) {
+        const struct lens_problems_gcall *g = &u->gc[j];
+        in->gid = j;
+        in->call[0] = call_of(u, g->rank, g->idx);
+        for (int fl = 0; fl < NFIELDS(call_fields); fl++)
+            f[fl] = call_fields[fl].get(in);
+    } else {
+        const struct ginst *q = &u->gi[src];
+        memcpy(f, q->vals + j * (size_t)q->np, (size_t)q->np * sizeof *f);
+    }
+}
+
+/* The call candidate j of a member stands for (charged, or named as the cause). */
+static void gstand(const struct run *u, int src, uint64_t j, int32_t *rank, uint32_t *call)
+{
+    if (src < 0)
+        *rank = u->gc[j].rank, *call = u->gc[j].idx;
+    else
+        *rank = u->gi[src].rank[j], *call = u->gi[src].call[j];
+}
+
+static uint64_t ghash(const double *v, int n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) {
+        double d = v[i] == 0 ? 0 : v[i]; /* -0 and 0 are one key, as == says */
+        uint64_t b;
+        memcpy(&b, &d, sizeof b);
+        h = (h ^ b) * 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static int by_hash(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* Index of member m: its candidates sorted by (hash of key fields, candidate), so a bucket is
+ * a range found by binary search and visited in candidate order (deterministic output). */
+static int gindex_build(struct gctx *q, int m)
+{
+    size_t n = gcount(q->u, q->g->src[m]);
+    struct gindex *ix = &q->ix[m];
+    double *f = q->f + (size_t)m * 64, kv[GKEYS];
+    ix->n = n;
+    if (!(ix->h = lens_malloc((2 * n + 2) * sizeof *ix->h)))
+        return LENS_ENOMEM;
+    for (size_t j = 0; j < n; j++) {
+        gfetch(q->u, &q->in, q->g->src[m], j, f);
+        for (int i = 0; i < q->g->nkey[m]; i++)
+            kv[i] = f[q->g->keyf[m][i]];
+        ix->h[2 * j] = ghash(kv, q->g->nkey[m]);
+        ix->h[2 * j + 1] = j;
+    }
+    qsort(ix->h, n, 2 * sizeof *ix->h, by_hash);
+    return LENS_OK;
+}
+
+/* A complete tuple: the whole condition, the parameters, then the problems; every match is
+ * kept (nesting, texts). */
+static int gleaf(struct gctx *q)
+{
+    struct run *u = q->u;
+    int rc = lens_ruleeval_composite(u->r, q->c, &q->x, q->e);
+    if (rc <= 0)
+        return rc;
+    struct ginst *gi = &u->gi[q->c];
+    if (gi->n == gi->cap) {
+        size_t m = gi->cap ? 2 * gi->cap : 256;
+        uint64_t *t = lens_realloc(gi->tuple, m * (size_t)gi->nm * sizeof *t);
+        if (t)
+            gi->tuple = t;
+        double *v = lens_realloc(gi->vals, m * (size_t)(gi->np + 1) * sizeof *v);
+        if (v)
+            gi->vals = v;
+        int32_t *rk = lens_realloc(gi->rank, m * sizeof *rk);
+        if (rk)
+            gi->rank = rk;
+        uint32_t *cl = lens_realloc(gi->call, m * sizeof *cl);
+        if (cl)
+            gi->call = cl;
+        if (!t || !v || !rk || !cl)
+            return lens_err_set(q->e, LENS_ENOMEM, "out of memory matching '%s'", q->k->name);
+        gi->cap = m;
+    }
+    size_t id = gi->n++;
+    memcpy(gi->tuple + id * (size_t)gi->nm, q->tuple, (size_t)gi->nm * sizeof *q->tuple);
+    memcpy(gi->vals + id * (size_t)gi->np, q->params, (size_t)gi->np * sizeof *q->params);
+    gstand(u, q->g->src[0], q->tuple[0], &gi->rank[id], &gi->call[id]);
+    static const struct lens_problems_kind general_kind = {{0, 0}, NULL, NULL, always_repeats};
+    for (int j = 0; j < q->np; j++) {
+        int p = q->probs[j];
+        if (p == u->bad_problem)
+            continue;
+        double d;
+        struct lens_err pe;
+        rc = lens_ruleeval_problem(u->r, p, &q->x, &d, &pe);
+        if (rc < 0) {
+            if (u->bad_problem < 0) {
+                u->bad_problem = p;
+                snprintf(u->out->warning, sizeof u->out->warning, "%s (problem '%s' skipped)",
+                         pe.msg, u->r->problems[p].id);
+            }
+            continue;
+        }
+        /* the location member's call is charged; the cause is the first other member's */
+        int loc = u->r->problems[p].location, oth = loc == 0 ? 1 : 0;
+        int32_t rank, orank = -1;
+        uint32_t call, ocall = 0;
+        gstand(u, q->g->src[loc], q->tuple[loc], &rank, &call);
+        if (oth < q->g->nm)
+            gstand(u, q->g->src[oth], q->tuple[oth], &orank, &ocall);
+        if (rc == 1 && d > 0 && isfinite(d) &&
+            charge(u, p, &general_kind, rank, call, d, orank, ocall, id))
+            return lens_err_set(q->e, LENS_ENOMEM, "out of memory evaluating '%s'",
+                                u->r->problems[p].id);
+    }
+    return LENS_OK;
+}
+
+/* Binds member m to each of its candidates (member 0: all; later: the bucket of the key the
+ * bound members give) and recurses; depth is the member count, at most 64. */
+static int gmatch(struct gctx *q, int m)
+{
+    if (m == q->g->nm)
+        return gleaf(q);
+    struct run *u = q->u;
+    int src = q->g->src[m], rc;
+    double *f = q->f + (size_t)m * 64;
+    if (m == 0) {
+        size_t n = gcount(u, src);
+        for (size_t j = 0; j < n; j++) {
+            gfetch(u, &q->in, src, j, f);
+            q->tuple[0] = j;
+            if ((rc = gmatch(q, 1)))
+                return rc;
+        }
+        return LENS_OK;
+    }
+    double kv[GKEYS];
+    for (int i = 0; i < q->g->nkey[m]; i++)
+        if ((rc = lens_ruleeval_node(u->r, q->g->keyx[m][i], &q->x, &kv[i], q->e)))
+            return rc;
+    uint64_t h = ghash(kv, q->g->nkey[m]);
+    const struct gindex *ix = &q->ix[m];
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->h[2 * mid] < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t b = lo; b < ix->n && ix->h[2 * b] == h; b++) {
+        uint64_t j = ix->h[2 * b + 1];
+        gfetch(u, &q->in, src, j, f);
+        int same = 1;
+        /* equal hashes need not be equal keys */
+        for (int i = 0; i < q->g->nkey[m] && same; i++)
+            same = f[q->g->keyf[m][i]] == kv[i];
+        if (!same)
+            continue;
+        q->tuple[m] = j;
+        if ((rc = gmatch(q, m + 1)))
+            return rc;
+    }
+    return LENS_OK;
+}
+
+/* Runs general composite c (problems.h "lens_problems_detect"): every composite runs, also one
+ * without problems, since a later one may nest it. */
+static int run_general(struct run *u, int c, struct lens_err *e)
+{
+    const struct lens_rule_composite *k = &u->r->composites[c];
+    struct gctx *q = lens_calloc(1, sizeof *q);
+    if (!q)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    q->u = u, q->c = c, q->k = k, q->e = e;
+    int rc = (q->g = lens_malloc(sizeof *q->g)) ? general_plan(u->r, u->v, c, q->g, e)
+                                                : lens_err_set(e, LENS_ENOMEM, "out of memory");
+    if (!rc && build_gcalls(u))
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    if (!rc) {
+        q->f = lens_calloc((size_t)k->nmembers * 64 + 1, sizeof *q->f);
+        q->mem = lens_calloc((size_t)k->nmembers + 1, sizeof *q->mem);
+        if (!q->f || !q->mem)
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    }
+    for (int m = 0; !rc && m < k->nmembers; m++)
+        q->mem[m] = q->f + (size_t)m * 64;
+    q->x = (struct lens_ruleeval_ctx){q->mem, q->params};
+    q->in = (struct lens_problems_inst){.t = u->t, .ev = u->ev, .opnames = u->opnames,
+                                        .opkinds = u->opkinds, .gc = u->gc,
+                                        .gnames = u->gnames};
+    u->gi[c].nm = k->nmembers, u->gi[c].np = k->nparams;
+    for (int p = 0; p < u->r->nproblems && q->np < 64; p++)
+        if (u->r->problems[p].composite == c)
+            q->probs[q->np++] = p;
+    for (int m = 1; !rc && m < k->nmembers; m++)
+        if (gindex_build(q, m))
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    if (!rc)
+        rc = gmatch(q, 0);
+    for (int m = 0; m < k->nmembers; m++)
+        lens_free(q->ix[m].h);
+    lens_free(q->f);
+    lens_free(q->mem);
+    lens_free(q->g);
+    lens_free(q);
+    return rc;
 }
 
 /* ---- aggregation ---- */
@@ -1032,28 +1562,57 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
     int c = rp->composite, side[2];
     const struct lens_rule_composite *comp = &u->r->composites[c];
     const struct lens_problems_kind *kind = find_kind(u, comp, side);
-    if (!kind) /* detection refused such a composite already */
-        return LENS_OK;
-    struct lens_problems_inst in = {.t = u->t, .ev = u->ev, .opnames = u->opnames,
-                                    .opkinds = u->opkinds};
-    for (uint64_t j = 0; j <= top->inst; j++) {
-        in.orank[0] = in.orank[1] = -1;
-        kind->build(&in, (size_t)j);
+    int nm = comp->nmembers;
+    /* members x 64 fields (a nested member's fields are its composite's parameters) */
+    double *f = lens_calloc((size_t)nm * 64 + 1, sizeof *f), params[64] = {0};
+    const double **mem = lens_calloc((size_t)nm + 1, sizeof *mem);
+    struct lens_problem_site *site = lens_calloc((size_t)nm + 1, sizeof *site);
+    /* have[m]: 0 site not resolved yet, 1 resolved; stand: the call member m stands for when
+     * the matcher knows it (general composites), rank -1 otherwise */
+    int *have = lens_calloc((size_t)nm + 1, sizeof *have);
+    struct { int32_t rank; uint32_t call; } stand[LENS_RULES_MAX_MEMBERS];
+    for (int m = 0; m < LENS_RULES_MAX_MEMBERS; m++)
+        stand[m].rank = -1, stand[m].call = 0;
+    if (!f || !mem || !site || !have) {
+        lens_free(f), lens_free(mem), lens_free(site), lens_free(have);
+        return LENS_ENOMEM;
     }
-    double f[2][LENS_PROBLEMS_MAXF] = {{0}}, params[64] = {0};
-    const double *mem[2] = {f[0], f[1]};
+    for (int m = 0; m < nm; m++)
+        mem[m] = f + (size_t)m * 64;
     struct lens_ruleeval_ctx x = {mem, params};
-    for (int s = 0; s < 2; s++) {
-        const struct lens_problems_type *ty = &u->v->types[kind->member[s]];
-        for (int fl = 0; fl < ty->nfields; fl++)
-            f[side[s]][fl] = ty->fields[fl].get(&in);
+    struct lens_problems_inst in = {.t = u->t, .ev = u->ev, .opnames = u->opnames,
+                                    .opkinds = u->opkinds, .gc = u->gc, .gnames = u->gnames};
+    if (kind) {
+        for (uint64_t j = 0; j <= top->inst; j++) {
+            in.orank[0] = in.orank[1] = -1;
+            kind->build(&in, (size_t)j);
+        }
+        for (int s = 0; s < 2; s++) {
+            const struct lens_problems_type *ty = &u->v->types[kind->member[s]];
+            for (int fl = 0; fl < ty->nfields; fl++)
+                f[(size_t)side[s] * 64 + (size_t)fl] = ty->fields[fl].get(&in);
+        }
+        struct lens_err ignore;
+        /* it evaluated without error on this very instance during detection */
+        (void)lens_ruleeval_composite(u->r, c, &x, &ignore);
+    } else {
+        /* a general composite kept its tuple and parameters (run_general) */
+        const struct ginst *gi = &u->gi[c];
+        struct gplan *g = lens_malloc(sizeof *g);
+        struct lens_err ignore;
+        if (!g || general_plan(u->r, u->v, c, g, &ignore)) {
+            lens_free(f), lens_free(mem), lens_free(site), lens_free(have), lens_free(g);
+            return g ? LENS_OK : LENS_ENOMEM;
+        }
+        for (int m = 0; m < nm; m++) {
+            uint64_t j = gi->tuple[top->inst * (size_t)nm + (size_t)m];
+            gfetch(u, &in, g->src[m], j, f + (size_t)m * 64);
+            gstand(u, g->src[m], j, &stand[m].rank, &stand[m].call);
+        }
+        memcpy(params, gi->vals + top->inst * (size_t)gi->np, (size_t)gi->np * sizeof *params);
+        lens_free(g);
     }
-    struct lens_err ignore;
-    /* it evaluated without error on this very instance during detection */
-    (void)lens_ruleeval_composite(u->r, c, &x, &ignore);
-    /* the sites of the two member slots, resolved only when a template names one */
-    struct lens_problem_site site[2];
-    int have[2] = {0, 0};
+    /* the sites of the member slots are resolved only when a template names one */
     for (int l = 0; l < 2; l++)
         for (int k = LENS_RULE_DESCRIPTION; k < LENS_RULE_NTEXT; k++) {
             const char *s = rp->text[l][k];
@@ -1072,13 +1631,14 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
                 case LENS_TPL_BRACE: num[0] = (char)t->index, num[1] = 0; break;
                 case LENS_TPL_DURATION: d = top->seconds; break;
                 case LENS_TPL_PARAM: d = params[t->index]; break;
-                case LENS_TPL_FIELD: d = f[t->slot][t->index]; break;
+                case LENS_TPL_FIELD: d = f[(size_t)t->slot * 64 + (size_t)t->index]; break;
                 default: { /* LENS_TPL_SITE */
                     int m = t->slot;
                     if (!have[m]) {
                         int charged = m == rp->location || top->orank < 0;
-                        site_text(u, charged ? call_of(u, top->rank, top->call)
-                                             : call_of(u, top->orank, top->ocall), &site[m]);
+                        site_text(u, stand[m].rank >= 0 ? call_of(u, stand[m].rank, stand[m].call)
+                                     : charged ? call_of(u, top->rank, top->call)
+                                               : call_of(u, top->orank, top->ocall), &site[m]);
                         have[m] = 1;
                     }
                     const struct lens_problem_site *q = &site[m];
@@ -1101,10 +1661,12 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
             sb_add(&b, s + at, strlen(s + at));
             if (b.oom) {
                 lens_free(b.s);
+                lens_free(f), lens_free(mem), lens_free(site), lens_free(have);
                 return LENS_ENOMEM;
             }
             res->text[l][k] = res->expanded[l][k] = b.s;
         }
+    lens_free(f), lens_free(mem), lens_free(site), lens_free(have);
     return LENS_OK;
 }
 
@@ -1229,7 +1791,7 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
     if ((rc = lens_problems_bind(rules, v, e)))
         goto fail;
     u = (struct run){t, ev, v ? v : &builtin, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1,
-                     NULL, 0};
+                     NULL, 0, NULL, 0, {0}, NULL};
     int np = rules->nproblems;
     /* np + 1: a rule base without problems still gets non-NULL arrays (NULL means out of
      * memory). */
@@ -1257,8 +1819,14 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
             double d = t->ranks[r].calls[c].leave - t->ranks[r].calls[c].enter;
             res->mpi_s[r] += d > 0 ? d : 0;
         }
+    if (!(u.gi = lens_calloc((size_t)rules->ncomposites + 1, sizeof *u.gi))) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+        goto fail;
+    }
+    /* in declaration order: a nested composite's instances exist before its users run */
     for (int c = 0; c < rules->ncomposites; c++)
-        if ((rc = run_composite(&u, c, e)))
+        if ((rc = is_general(u.v, &rules->composites[c]) ? run_general(&u, c, e)
+                                                         : run_composite(&u, c, e)))
             goto fail;
     /* first one charge per call and problem, then one problem per interval of a call */
     for (int p = 0; p < np; p++)
@@ -1290,6 +1858,14 @@ fail:
     lens_free(u.capacc);
     lens_free(u.repeat);
     lens_free(u.cache);
+    lens_free(u.gc);
+    for (int c = 0; u.gi && c < rules->ncomposites; c++) {
+        lens_free(u.gi[c].tuple);
+        lens_free(u.gi[c].vals);
+        lens_free(u.gi[c].rank);
+        lens_free(u.gi[c].call);
+    }
+    lens_free(u.gi);
     if (rc) {
         lens_problems_free(res);
         return rc;

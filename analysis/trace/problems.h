@@ -133,6 +133,25 @@ struct lens_problems_inst {
                                             a barrier); -1 (the default) when the kind has
                                             none */
     uint32_t ocall[2];
+    /* the general matcher (composites of calls, problems.c "General composites"): the call
+     * a "call" member stands for, by global id (calls of rank 0, then rank 1, ...) */
+    const struct lens_problems_gcall *gc; /* per global id (owned by the run) */
+    uint64_t gid;
+    const int *gnames;                    /* interned class names and "none" */
+};
+
+/* One MPI call as the general matcher sees it (a simple event of type "call"). */
+struct lens_problems_gcall {
+    int32_t rank;        /* world rank */
+    uint32_t idx;        /* index into that rank's calls */
+    int64_t next, prev;  /* global id of the rank's next / previous call, -1 at the ends */
+    int64_t match;       /* the call at the other end of its first message (the receive that
+                            completed a send; the send of a receive), -1 none */
+    int32_t coll;        /* collective instance (index into lens_events.coll), -1 none */
+    int32_t peer;        /* first record's partner, -1 none */
+    int cls;             /* 0 p2p, 1 collective, 2 rma, 3 other (its first record) */
+    int fname;           /* interned MPI function name */
+    double comm, tag, bytes; /* first record's (the instance's comm for collectives), -1 none */
 };
 
 typedef double (*lens_problems_get_fn)(const struct lens_problems_inst *x);
