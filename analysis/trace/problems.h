@@ -98,6 +98,10 @@ struct lens_problems {
     char warning[1200];              /* a rule skipped after a runtime error, "" when none */
 };
 
+/* General composites (any members of type "call" or nested composites, problems.c) need no
+ * kind: they are matched by the keys their conditions give (docs/problems.md, "General
+ * composite events"); a plan they cannot run is a LENS_EFORMAT of lens_problems_bind. */
+
 /* ---- the rule vocabulary ----
  * What rules may name: event types, each a table of {name, getter} fields, and composite
  * kinds, each a pair of member types with the builder that enumerates its instances from the

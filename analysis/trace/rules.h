@@ -7,8 +7,10 @@
  *       advice = "...", name_ru = ..., description_ru = ..., advice_ru = ...,
  *       duration = EXPR, location = member);
  * Expressions: numbers, "strings", true/false, name.field, bare names (composite parameters or
- * members), + - * /, comparisons, and/or/not, min(), max(), abs(). Every error names
- * file:line:column. A lens_rules owns all its memory; lens_rules_free() releases it. */
+ * members), + - * /, comparisons, and/or/not, min(), max(), abs(). A member type is an event
+ * type of the vocabulary ("call", "send", ...) or a composite declared before (nesting).
+ * Descriptions and advice may hold placeholders ({recv.rank}, {duration:ms}), resolved by
+ * lens_ruleeval_bind into lens_rule_problem.tpl. Every error names file:line:column. A lens_rules owns all its memory; lens_rules_free() releases it. */
 #ifndef LENS_RULES_H
 #define LENS_RULES_H
 
