@@ -113,6 +113,77 @@ check_eq "nested count vs otf2-print" "$(j "$TMP/mine.json" nested "print(p['cou
 check_match "triple text" "$(j "$TMP/mine.json" triple "print(p['description'])")" "^rank [0-3]: MPI_Barrier at line [0-9]+ between allreduce and MPI_Sendrecv$"
 check_match "nested text" "$(j "$TMP/mine.json" nested "print(p['description'])")" "^rank ([0-3]) \\(\\1\\) shifted after a barrier at MPI_Barrier called from main \\(redundant_barrier.c:[0-9]+\\)$"
 
+# --- the collective shape as a general composite: each call of a collective instance and the
+# shared set of all calls of that instance (its aggregates), in the order of collective.rules;
+# per rank, counts and sites equal to the built-in kind's on both traced samples and casita
+mkdir -p "$TMP/builtin" "$TMP/general"
+cp templates/rules/collective.rules "$TMP/builtin/"
+cat > "$TMP/general/coll.rules" <<'R'
+declare composite event coll_general
+member (call as c, shared calls as all)
+when c.instance >= 0 and all.instance == c.instance
+parameters (own_enter = c.enter, own_leave = c.leave, latest_enter = all.max_enter,
+            earliest_leave = all.min_leave);
+declare problem for coll_general when c.kind == "barrier"
+parameters (id = "wait_at_barrier", name = "a", description = "d", advice = "a",
+            duration = min(latest_enter, own_leave) - own_enter, location = c);
+declare problem for coll_general when c.kind == "barrier"
+parameters (id = "barrier_completion", name = "a", description = "d", advice = "a",
+            duration = own_leave - max(earliest_leave, min(latest_enter, own_leave)),
+            waits = "until_leave", location = c);
+declare problem for coll_general when c.kind == "all_to_all"
+parameters (id = "wait_at_nxn", name = "a", description = "d", advice = "a",
+            duration = min(latest_enter, own_leave) - own_enter, location = c);
+declare problem for coll_general when c.kind == "all_to_all"
+parameters (id = "nxn_completion", name = "a", description = "d", advice = "a",
+            duration = own_leave - max(earliest_leave, min(latest_enter, own_leave)),
+            waits = "until_leave", location = c);
+declare problem for coll_general when c.kind == "one_to_all" and c.rank != c.peer
+parameters (id = "late_broadcast", name = "a", description = "d", advice = "a",
+            duration = min(all.root_enter, own_leave) - own_enter, location = c);
+declare problem for coll_general when c.kind == "all_to_one" and c.rank == c.peer
+parameters (id = "early_reduce", name = "a", description = "d", advice = "a",
+            duration = min(all.max_enter_nonroot, own_leave) - own_enter, location = c);
+declare problem for coll_general when c.kind == "rma_create"
+parameters (id = "rma_window_create_wait", name = "a", description = "d", advice = "a",
+            duration = min(latest_enter, own_leave) - own_enter, location = c);
+R
+cat > "$TMP/same.py" <<'PY'
+import json, sys
+a = {x["id"]: x for x in json.load(open(sys.argv[1]))["problems"]}
+b = {x["id"]: x for x in json.load(open(sys.argv[2]))["problems"]}
+bad = []
+for pid, g in b.items():
+    w = a[pid]
+    if g["count"] != w["count"]:
+        bad.append("%s count %d want %d" % (pid, g["count"], w["count"]))
+    if any(abs(x - y) > 1e-12 for x, y in zip(g["per_rank"], w["per_rank"])):
+        bad.append("%s per rank %s want %s" % (pid, g["per_rank"], w["per_rank"]))
+    role = lambda p, r: [(c["site"], c["count"]) for c in p["callsites"] if c["role"] == r]
+    if role(g, "waits") != role(w, "waits"):
+        bad.append("%s sites differ" % pid)
+    # the set stands for its last call to enter: the built-in cause of barrier-like waits
+    if pid in ("wait_at_barrier", "barrier_completion", "wait_at_nxn", "nxn_completion") and role(g, "cause") != role(w, "cause"):
+        bad.append("%s causes differ" % pid)
+print("; ".join(bad) if bad else "ok")
+PY
+for s in late_broadcast early_reduce; do
+    check "trace of $s" $BIN/mpilens trace -o "$TMP/$s" -- $MPIRUN -np 4 "$S/$s" -d 20 \
+        < /dev/null
+done
+for tr in "$TMP/redundant_barrier" "$TMP/unsafe_exchange" "$TMP/late_broadcast" \
+          "$TMP/early_reduce" "$DATA/otf2/casita-4_mpi_ls_barr"; do
+    $BIN/mpilens problems --rules "$TMP/builtin" --json "$tr" -o "$TMP/b.json" 2>/dev/null
+    $BIN/mpilens problems --rules "$TMP/general" --json "$tr" -o "$TMP/g.json" 2>/dev/null
+    check_eq "general collective shape = built-in on $(basename "$tr")" "$($PY "$TMP/same.py" "$TMP/b.json" "$TMP/g.json")" ok
+done
+# the comparison is not vacuous: the samples' waits are there
+for x in "late_broadcast late_broadcast" "early_reduce early_reduce" "redundant_barrier wait_at_barrier"; do
+    set -- $x
+    $BIN/mpilens problems --rules "$TMP/general" --json "$TMP/$1" -o "$TMP/g.json" 2>/dev/null
+    check_eq "general $2 found on $1" "$(j "$TMP/g.json" "$2" "print(p['total_s'] > 0)")" True
+done
+
 # --- the plan is checked when the rules load (the trace does not exist)
 plan() { # name, rules text, expected message
     mkdir -p "$TMP/bad"
@@ -132,4 +203,8 @@ plan "mixed with a pair type" 'declare composite event x member (call as a, send
     "b.rules:1:46: 'send' cannot be a member beside calls"
 plan "unknown field of a nested" 'declare composite event y member (call as c) parameters (k = c.id); declare composite event x member (call as a, y as b) when b.nope == a.id;' \
     "event type 'y' has no field 'nope'"
+plan "calls not shared" 'declare composite event x member (call as a, calls as b) when b.instance == a.instance;' \
+    "b.rules:1:46: a 'calls' member is a set: declare it 'shared'"
+plan "calls keyed by a non-key" 'declare composite event x member (call as a, shared calls as b) when b.count == a.rank;' \
+    "b.rules:1:[0-9]+: only instance and comm key a 'calls' member"
 finish test_composites

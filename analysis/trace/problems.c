@@ -203,8 +203,25 @@ EVENT_TYPE(expo, EXPO_FIELDS)
     F(call, match, 'n', GC(x)->match)
 EVENT_TYPE(call, CALL_FIELDS)
 
+/* calls: a shared member of a general composite, the set of all calls its key ties to the
+ * other members (all.instance == c.instance: every call of the collective instance), seen
+ * through aggregates the matcher computes over the set (x->agg, in this order). instance and
+ * comm are the set's common key values; root_enter is NaN when no member is the root. */
+#define CALLS_FIELDS(F) \
+    F(calls, instance, 'n', x->agg[0]) \
+    F(calls, comm, 'n', x->agg[1]) \
+    F(calls, count, 'n', x->agg[2]) \
+    F(calls, min_enter, 'n', x->agg[3]) \
+    F(calls, max_enter, 'n', x->agg[4]) \
+    F(calls, min_leave, 'n', x->agg[5]) \
+    F(calls, max_leave, 'n', x->agg[6]) \
+    F(calls, root_enter, 'n', x->agg[7]) \
+    F(calls, max_enter_nonroot, 'n', x->agg[8])
+EVENT_TYPE(calls, CALLS_FIELDS)
+
 #define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
-enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, T_CALL, NTYPES };
+enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, T_CALL, T_CALLS,
+       NTYPES };
 /* The names are what rules write in "member (send as s, ...)"; the order of T_* is the order
  * the kinds below refer to. */
 static const struct lens_problems_type types[NTYPES] = {
@@ -216,7 +233,8 @@ static const struct lens_problems_type types[NTYPES] = {
     [T_HOLDER] = {"lock_holder", holder_fields, NFIELDS(holder_fields)},
     [T_ACCESS] = {"access_epoch", access_fields, NFIELDS(access_fields)},
     [T_EXPO] = {"exposure_epoch", expo_fields, NFIELDS(expo_fields)},
-    [T_CALL] = {"call", call_fields, NFIELDS(call_fields)}};
+    [T_CALL] = {"call", call_fields, NFIELDS(call_fields)},
+    [T_CALLS] = {"calls", calls_fields, NFIELDS(calls_fields)}};
 
 /* ---- the composite kinds: builders ---- */
 
@@ -741,9 +759,16 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
 
 #define GKEYS 8 /* equality conjuncts used as one member's key */
 
+#define GFILT 16 /* conjuncts tested as soon as their last member is bound */
+
 struct gplan {
     int nm;
-    int src[LENS_RULES_MAX_MEMBERS];   /* -1: calls; else the nested composite */
+    int src[LENS_RULES_MAX_MEMBERS];   /* -1: a call; -2: a shared set of calls; else the
+                                          nested composite */
+    int nfilt[LENS_RULES_MAX_MEMBERS];
+    int filt[LENS_RULES_MAX_MEMBERS][GFILT]; /* conjuncts whose last member is m: tested right
+                                               after m is bound, so a partial match that
+                                               cannot hold is dropped before the next lookup */
     int nkey[LENS_RULES_MAX_MEMBERS];
     int keyf[LENS_RULES_MAX_MEMBERS][GKEYS]; /* field of member m */
     int keyx[LENS_RULES_MAX_MEMBERS][GKEYS]; /* expression over earlier members */
@@ -758,14 +783,33 @@ static int call_type(const struct lens_problems_vocab *v)
     return -1;
 }
 
-/* General: some member is a call or a composite; the built-in kinds pair two other types. */
+static int calls_type(const struct lens_problems_vocab *v)
+{
+    for (int i = 0; i < v->ntypes; i++)
+        if (v->types[i].fields == calls_fields)
+            return i;
+    return -1;
+}
+
+/* General: some member is a call, a set of calls or a composite; the built-in kinds pair two
+ * other types. */
 static int is_general(const struct lens_problems_vocab *v, const struct lens_rule_composite *k)
 {
-    int tc = call_type(v);
+    int tc = call_type(v), ts = calls_type(v);
     for (int m = 0; m < k->nmembers; m++)
-        if (k->members[m].type_index == tc || k->members[m].type_index >= v->ntypes)
+        if (k->members[m].type_index == tc || k->members[m].type_index >= v->ntypes ||
+            (ts >= 0 && k->members[m].type_index == ts))
             return 1;
     return 0;
+}
+
+/* The call field of the same name as field f of "calls" (its key fields), -1 when none. */
+static int calls_key(int f)
+{
+    for (int i = 0; i < NFIELDS(call_fields); i++)
+        if (!strcmp(call_fields[i].name, calls_fields[f].name))
+            return i;
+    return -1;
 }
 
 /* The highest member slot tree n reads, -1 for none, LENS_RULES_MAX_MEMBERS when it reads a
@@ -801,14 +845,20 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                         struct gplan *g, struct lens_err *e)
 {
     const struct lens_rule_composite *k = &r->composites[c];
-    int tc = call_type(v), conj[256], nconj = 0;
+    int tc = call_type(v), ts = calls_type(v), conj[256], nconj = 0;
     g->nm = k->nmembers;
     conjuncts(r, k->when, conj, &nconj, 256);
     for (int m = 0; m < k->nmembers; m++) {
         const struct lens_rule_member *mb = &k->members[m];
         int ti = mb->type_index;
-        g->src[m] = ti == tc ? -1 : ti - v->ntypes;
-        if (ti != tc && ti < v->ntypes)
+        g->src[m] = ti == tc ? -1 : ti == ts && ts >= 0 ? -2 : ti - v->ntypes;
+        /* a set is aggregated over everything its key ties, which only means something when
+         * other members give that key */
+        if (g->src[m] == -2 && (!mb->shared || m == 0))
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: a 'calls' member is a set: declare "
+                                "it 'shared' and after a member that keys it", k->file,
+                                mb->line, mb->col);
+        if (ti != tc && ti != ts && ti < v->ntypes)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: '%s' cannot be a member beside "
                                 "calls and composites (its kind pairs it with its partner)",
                                 k->file, mb->line, mb->col, mb->type);
@@ -832,11 +882,21 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                     max_slot(r, o) >= m)
                     continue;
                 related |= max_slot(r, o) >= 0;
-                g->keyf[m][g->nkey[m]] = r->nodes[f].index;
+                /* a set is indexed by its calls' fields of the same name */
+                if (g->src[m] == -2 && calls_key(r->nodes[f].index) < 0)
+                    return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: only instance and comm key "
+                                        "a 'calls' member", x->file, x->line, x->col);
+                g->keyf[m][g->nkey[m]] = g->src[m] == -2 ? calls_key(r->nodes[f].index)
+                                                         : r->nodes[f].index;
                 g->keyx[m][g->nkey[m]++] = o;
                 break;
             }
         }
+        /* conjuncts that only read members up to m (not the keys themselves) prune early */
+        g->nfilt[m] = 0;
+        for (int i = 0; i < nconj; i++)
+            if (max_slot(r, conj[i]) == m && g->nfilt[m] < GFILT)
+                g->filt[m][g->nfilt[m]++] = conj[i];
         if (m > 0 && !related)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: member '%s' of '%s' is tied to the "
                                 "members before it by no equality in 'when' (%s.FIELD == "
@@ -966,7 +1026,7 @@ static size_t gcount(const struct run *u, int src)
  * nested instance from its stored parameters. */
 static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64_t j, double *f)
 {
-    if (src < 0) {
+    if (src < 0) { /* a call, or one call of a set (index building) */
         const struct lens_problems_gcall *g = &u->gc[j];
         in->gid = j;
         in->call[0] = call_of(u, g->rank, g->idx);
@@ -1089,8 +1149,58 @@ static int gleaf(struct gctx *q)
     return LENS_OK;
 }
 
+/* The conjuncts whose last member is m, on the members bound so far: 1 when all hold, 0 when
+ * one fails, negative on an evaluation error (division by zero). */
+static int gfilter(struct gctx *q, int m)
+{
+    for (int i = 0; i < q->g->nfilt[m]; i++) {
+        double v;
+        int rc = lens_ruleeval_node(q->u->r, q->g->filt[m][i], &q->x, &v, q->e);
+        if (rc)
+            return rc;
+        if (v == 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* A shared set: the aggregates of every call of the bucket whose key fields equal kv (the
+ * CALLS_FIELDS order); it stands for its latest call to enter, ties to the lowest id (so to
+ * the lowest rank), as the built-in collective kind names the last to arrive. */
+static void gaggregate(struct gctx *q, int m, size_t lo, const double *kv, double *agg,
+                       uint64_t *stand)
+{
+    struct run *u = q->u;
+    const struct gindex *ix = &q->ix[m];
+    double row[LENS_PROBLEMS_MAXF];
+    agg[0] = agg[1] = -1, agg[2] = 0;
+    agg[3] = agg[5] = INFINITY, agg[4] = agg[6] = agg[8] = -INFINITY, agg[7] = NAN;
+    for (size_t b = lo; b < ix->n && ix->h[2 * b] == ix->h[2 * lo]; b++) {
+        uint64_t j = ix->h[2 * b + 1];
+        gfetch(u, &q->in, -1, j, row);
+        int same = 1;
+        for (int i = 0; i < q->g->nkey[m] && same; i++)
+            same = row[q->g->keyf[m][i]] == kv[i];
+        if (!same)
+            continue;
+        const struct lens_problems_gcall *g = &u->gc[j];
+        const struct lens_trace_call *c = call_of(u, g->rank, g->idx);
+        int32_t root = g->coll >= 0 ? u->ev->coll[g->coll].root : -1;
+        if (agg[2] == 0 || c->enter > agg[4])
+            *stand = j;
+        agg[0] = g->coll, agg[1] = g->comm, agg[2]++;
+        agg[3] = fmin(agg[3], c->enter), agg[4] = fmax(agg[4], c->enter);
+        agg[5] = fmin(agg[5], c->leave), agg[6] = fmax(agg[6], c->leave);
+        if (g->rank == root)
+            agg[7] = c->enter;
+        else
+            agg[8] = fmax(agg[8], c->enter);
+    }
+}
+
 /* Binds member m to each of its candidates (member 0: all; later: the bucket of the key the
- * bound members give) and recurses; depth is the member count, at most 64. */
+ * bound members give; a shared set: the whole bucket at once) and recurses; depth is the
+ * member count, at most 64. */
 static int gmatch(struct gctx *q, int m)
 {
     if (m == q->g->nm)
@@ -1103,7 +1213,7 @@ static int gmatch(struct gctx *q, int m)
         for (size_t j = 0; j < n; j++) {
             gfetch(u, &q->in, src, j, f);
             q->tuple[0] = j;
-            if ((rc = gmatch(q, 1)))
+            if ((rc = gfilter(q, 0)) < 0 || (rc && (rc = gmatch(q, 1))))
                 return rc;
         }
         return LENS_OK;
@@ -1122,6 +1232,14 @@ static int gmatch(struct gctx *q, int m)
         else
             hi = mid;
     }
+    if (src == -2) {
+        if (lo == ix->n || ix->h[2 * lo] != h)
+            return LENS_OK;
+        gaggregate(q, m, lo, kv, f, &q->tuple[m]);
+        if (f[2] == 0)
+            return LENS_OK;
+        return (rc = gfilter(q, m)) <= 0 ? rc : gmatch(q, m + 1);
+    }
     for (size_t b = lo; b < ix->n && ix->h[2 * b] == h; b++) {
         uint64_t j = ix->h[2 * b + 1];
         gfetch(u, &q->in, src, j, f);
@@ -1132,7 +1250,7 @@ static int gmatch(struct gctx *q, int m)
         if (!same)
             continue;
         q->tuple[m] = j;
-        if ((rc = gmatch(q, m + 1)))
+        if ((rc = gfilter(q, m)) < 0 || (rc && (rc = gmatch(q, m + 1))))
             return rc;
     }
     return LENS_OK;

@@ -142,6 +142,7 @@ struct lens_problems_inst {
     const struct lens_problems_gcall *gc; /* per global id (owned by the run) */
     uint64_t gid;
     const int *gnames;                    /* interned class names and "none" */
+    const double *agg;                    /* a shared "calls" member: its aggregates */
 };
 
 /* One MPI call as the general matcher sees it (a simple event of type "call"). */
