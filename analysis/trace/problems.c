@@ -765,6 +765,10 @@ struct gplan {
     int nm;
     int src[LENS_RULES_MAX_MEMBERS];   /* -1: a call; -2: a shared set of calls; else the
                                           nested composite */
+    int nself[LENS_RULES_MAX_MEMBERS];
+    int self[LENS_RULES_MAX_MEMBERS][GFILT]; /* conjuncts reading member m alone: a candidate
+                                               failing one is left out of m's index */
+    uint32_t used[LENS_RULES_MAX_MEMBERS];   /* call fields the rules read, by member */
     int nfilt[LENS_RULES_MAX_MEMBERS];
     int filt[LENS_RULES_MAX_MEMBERS][GFILT]; /* conjuncts whose last member is m: tested right
                                                after m is bound, so a partial match that
@@ -823,6 +827,30 @@ static int max_slot(const struct lens_rules *r, int n)
         return LENS_RULES_MAX_MEMBERS;
     int s = x->op == LENS_RN_FIELD ? x->slot : -1, a = max_slot(r, x->a), b = max_slot(r, x->b);
     return s > a ? (s > b ? s : b) : (a > b ? a : b);
+}
+
+/* The lowest member slot tree n reads, LENS_RULES_MAX_MEMBERS when none. */
+static int min_slot(const struct lens_rules *r, int n)
+{
+    if (n < 0)
+        return LENS_RULES_MAX_MEMBERS;
+    const struct lens_rule_node *x = &r->nodes[n];
+    int s = x->op == LENS_RN_FIELD ? x->slot : LENS_RULES_MAX_MEMBERS;
+    int a = min_slot(r, x->a), b = min_slot(r, x->b);
+    return s < a ? (s < b ? s : b) : (a < b ? a : b);
+}
+
+/* Marks the fields tree n reads, per member slot (bit f of used[slot]). */
+static void gmark(const struct lens_rules *r, int n, uint32_t *used)
+{
+    if (n < 0)
+        return;
+    const struct lens_rule_node *x = &r->nodes[n];
+    if (x->op == LENS_RN_FIELD && x->slot >= 0 && x->slot < LENS_RULES_MAX_MEMBERS &&
+        x->index >= 0 && x->index < 32)
+        used[x->slot] |= 1u << x->index;
+    gmark(r, x->a, used);
+    gmark(r, x->b, used);
 }
 
 /* The top-level conjuncts of a condition (a and b and c). */
@@ -892,11 +920,20 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                 break;
             }
         }
-        /* conjuncts that only read members up to m (not the keys themselves) prune early */
-        g->nfilt[m] = 0;
-        for (int i = 0; i < nconj; i++)
-            if (max_slot(r, conj[i]) == m && g->nfilt[m] < GFILT)
+        /* conjuncts that only read members up to m prune right after m is bound; those
+         * reading m alone already when m's index is built (not for a set, whose fields are
+         * aggregates of the bucket) */
+        g->nfilt[m] = g->nself[m] = 0;
+        for (int i = 0; i < nconj; i++) {
+            if (max_slot(r, conj[i]) != m)
+                continue;
+            if (min_slot(r, conj[i]) == m && m > 0 && g->src[m] != -2) {
+                if (g->nself[m] < GFILT)
+                    g->self[m][g->nself[m]++] = conj[i];
+            } else if (g->nfilt[m] < GFILT) {
                 g->filt[m][g->nfilt[m]++] = conj[i];
+            }
+        }
         if (m > 0 && !related)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: member '%s' of '%s' is tied to the "
                                 "members before it by no equality in 'when' (%s.FIELD == "
@@ -905,6 +942,20 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                                 k->file, mb->line, mb->col, mb->name, k->name, mb->name,
                                 mb->name, k->members[0].name);
     }
+    /* only the call fields someone reads are fetched: keys, conditions, parameters, the
+     * problems' conditions and durations (texts fetch everything, once per problem) */
+    memset(g->used, 0, sizeof g->used);
+    gmark(r, k->when, g->used);
+    for (int i = 0; i < k->nparams; i++)
+        gmark(r, k->params[i].expr, g->used);
+    for (int p = 0; p < r->nproblems; p++)
+        if (r->problems[p].composite == c) {
+            gmark(r, r->problems[p].when, g->used);
+            gmark(r, r->problems[p].duration, g->used);
+        }
+    for (int m = 0; m < k->nmembers; m++)
+        for (int i = 0; i < g->nkey[m]; i++)
+            g->used[m] |= 1u << g->keyf[m][i];
     return LENS_OK;
 }
 
@@ -1024,14 +1075,16 @@ static size_t gcount(const struct run *u, int src)
 
 /* Fills member m's fields from candidate j: a call through the getters of the call type, a
  * nested instance from its stored parameters. */
-static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64_t j, double *f)
+static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64_t j, double *f,
+                   uint32_t used)
 {
     if (src < 0) { /* a call, or one call of a set (index building) */
         const struct lens_problems_gcall *g = &u->gc[j];
         in->gid = j;
         in->call[0] = call_of(u, g->rank, g->idx);
         for (int fl = 0; fl < NFIELDS(call_fields); fl++)
-            f[fl] = call_fields[fl].get(in);
+            if (used >> fl & 1u)
+                f[fl] = call_fields[fl].get(in);
     } else {
         const struct ginst *q = &u->gi[src];
         memcpy(f, q->vals + j * (size_t)q->np, (size_t)q->np * sizeof *f);
@@ -1076,14 +1129,24 @@ static int gindex_build(struct gctx *q, int m)
     ix->n = n;
     if (!(ix->h = lens_malloc((2 * n + 2) * sizeof *ix->h)))
         return LENS_ENOMEM;
+    size_t k = 0;
     for (size_t j = 0; j < n; j++) {
-        gfetch(q->u, &q->in, q->g->src[m], j, f);
+        gfetch(q->u, &q->in, q->g->src[m], j, f, q->g->used[m]);
+        int keep = 1;
+        for (int i = 0; i < q->g->nself[m] && keep; i++) {
+            double v;
+            /* an error here (division by zero) reappears, reported, when the tuple is tested */
+            keep = lens_ruleeval_node(q->u->r, q->g->self[m][i], &q->x, &v, q->e) || v != 0;
+        }
+        if (!keep)
+            continue;
         for (int i = 0; i < q->g->nkey[m]; i++)
             kv[i] = f[q->g->keyf[m][i]];
-        ix->h[2 * j] = ghash(kv, q->g->nkey[m]);
-        ix->h[2 * j + 1] = j;
+        ix->h[2 * k] = ghash(kv, q->g->nkey[m]);
+        ix->h[2 * k++ + 1] = j;
     }
-    qsort(ix->h, n, 2 * sizeof *ix->h, by_hash);
+    ix->n = k;
+    qsort(ix->h, k, 2 * sizeof *ix->h, by_hash);
     return LENS_OK;
 }
 
@@ -1177,7 +1240,7 @@ static void gaggregate(struct gctx *q, int m, size_t lo, const double *kv, doubl
     agg[3] = agg[5] = INFINITY, agg[4] = agg[6] = agg[8] = -INFINITY, agg[7] = NAN;
     for (size_t b = lo; b < ix->n && ix->h[2 * b] == ix->h[2 * lo]; b++) {
         uint64_t j = ix->h[2 * b + 1];
-        gfetch(u, &q->in, -1, j, row);
+        gfetch(u, &q->in, -1, j, row, q->g->used[m]);
         int same = 1;
         for (int i = 0; i < q->g->nkey[m] && same; i++)
             same = row[q->g->keyf[m][i]] == kv[i];
@@ -1211,7 +1274,7 @@ static int gmatch(struct gctx *q, int m)
     if (m == 0) {
         size_t n = gcount(u, src);
         for (size_t j = 0; j < n; j++) {
-            gfetch(u, &q->in, src, j, f);
+            gfetch(u, &q->in, src, j, f, q->g->used[m]);
             q->tuple[0] = j;
             if ((rc = gfilter(q, 0)) < 0 || (rc && (rc = gmatch(q, 1))))
                 return rc;
@@ -1242,7 +1305,7 @@ static int gmatch(struct gctx *q, int m)
     }
     for (size_t b = lo; b < ix->n && ix->h[2 * b] == h; b++) {
         uint64_t j = ix->h[2 * b + 1];
-        gfetch(u, &q->in, src, j, f);
+        gfetch(u, &q->in, src, j, f, q->g->used[m]);
         int same = 1;
         /* equal hashes need not be equal keys */
         for (int i = 0; i < q->g->nkey[m] && same; i++)
@@ -1724,7 +1787,7 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
         }
         for (int m = 0; m < nm; m++) {
             uint64_t j = gi->tuple[top->inst * (size_t)nm + (size_t)m];
-            gfetch(u, &in, g->src[m], j, f + (size_t)m * 64);
+            gfetch(u, &in, g->src[m], j, f + (size_t)m * 64, ~0u);
             gstand(u, g->src[m], j, &stand[m].rank, &stand[m].call);
         }
         memcpy(params, gi->vals + top->inst * (size_t)gi->np, (size_t)gi->np * sizeof *params);
