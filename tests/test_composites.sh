@@ -125,7 +125,9 @@ when c.instance >= 0 and all.instance == c.instance
 parameters (own_enter = c.enter, own_leave = c.leave, latest_enter = all.max_enter,
             earliest_leave = all.min_leave);
 declare problem for coll_general when c.kind == "barrier"
-parameters (id = "wait_at_barrier", name = "a", description = "d", advice = "a",
+parameters (id = "wait_at_barrier", name = "a",
+            description = "{all.count} calls, the last in at {all.max_enter:s}, rank {c.rank} in at {c.enter:s}",
+            advice = "a",
             duration = min(latest_enter, own_leave) - own_enter, location = c);
 declare problem for coll_general when c.kind == "barrier"
 parameters (id = "barrier_completion", name = "a", description = "d", advice = "a",
@@ -177,6 +179,13 @@ for tr in "$TMP/redundant_barrier" "$TMP/unsafe_exchange" "$TMP/late_broadcast" 
     $BIN/mpilens problems --rules "$TMP/general" --json "$tr" -o "$TMP/g.json" 2>/dev/null
     check_eq "general collective shape = built-in on $(basename "$tr")" "$($PY "$TMP/same.py" "$TMP/b.json" "$TMP/g.json")" ok
 done
+# a set's aggregates in a text: the largest wait's instance, its last arrival after the rank
+$BIN/mpilens problems --rules "$TMP/general" --json "$TMP/redundant_barrier" -o "$TMP/g.json" 2>/dev/null
+txt=$(j "$TMP/g.json" wait_at_barrier "print(p['description'])")
+check_match "set aggregates in a text" "$txt" "^4 calls, the last in at [0-9.]+ s, rank [0-3] in at [0-9.]+ s$"
+# the wait is the last arrival minus the rank's arrival (the instance listed first)
+check_close "largest wait from the aggregates" "$(echo "$txt" | awk '{ print $7 - $13 }')" \
+    "$(j "$TMP/g.json" wait_at_barrier "print(p['instances'][0]['seconds'])")" 0.001
 # the comparison is not vacuous: the samples' waits are there
 for x in "late_broadcast late_broadcast" "early_reduce early_reduce" "redundant_barrier wait_at_barrier"; do
     set -- $x

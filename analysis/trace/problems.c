@@ -560,6 +560,8 @@ struct ginst {
     double *vals;        /* n * np */
     int32_t *rank;
     uint32_t *call;
+    int naggw;           /* NFIELDS(calls_fields) * nm when a member is a shared set, else 0 */
+    double *agg;         /* n * naggw: each set member's aggregates, for the texts */
 };
 
 /* Everything one detection needs, so the functions below take one pointer. Charges are
@@ -1173,7 +1175,10 @@ static int gleaf(struct gctx *q)
         uint32_t *cl = lens_realloc(gi->call, m * sizeof *cl);
         if (cl)
             gi->call = cl;
-        if (!t || !v || !rk || !cl)
+        double *ag = !gi->naggw ? gi->agg : lens_realloc(gi->agg, m * (size_t)gi->naggw * sizeof *ag);
+        if (ag)
+            gi->agg = ag;
+        if (!t || !v || !rk || !cl || (gi->naggw && !ag))
             return lens_err_set(q->e, LENS_ENOMEM, "out of memory matching '%s'", q->k->name);
         gi->cap = m;
     }
@@ -1181,6 +1186,10 @@ static int gleaf(struct gctx *q)
     memcpy(gi->tuple + id * (size_t)gi->nm, q->tuple, (size_t)gi->nm * sizeof *q->tuple);
     memcpy(gi->vals + id * (size_t)gi->np, q->params, (size_t)gi->np * sizeof *q->params);
     gstand(u, q->g->src[0], q->tuple[0], &gi->rank[id], &gi->call[id]);
+    for (int m = 0; gi->naggw && m < gi->nm; m++)
+        if (q->g->src[m] == -2)
+            memcpy(gi->agg + id * (size_t)gi->naggw + (size_t)m * NFIELDS(calls_fields),
+                   q->f + (size_t)m * 64, NFIELDS(calls_fields) * sizeof *gi->agg);
     static const struct lens_problems_kind general_kind = {{0, 0}, NULL, NULL, always_repeats};
     for (int j = 0; j < q->np; j++) {
         int p = q->probs[j];
@@ -1345,6 +1354,10 @@ static int run_general(struct run *u, int c, struct lens_err *e)
                                         .opkinds = u->opkinds, .gc = u->gc,
                                         .gnames = u->gnames};
     u->gi[c].nm = k->nmembers, u->gi[c].np = k->nparams;
+    /* a set's aggregates cannot be fetched again from one call: they are kept per instance */
+    for (int m = 0; !rc && m < k->nmembers; m++)
+        if (q->g->src[m] == -2)
+            u->gi[c].naggw = NFIELDS(calls_fields) * k->nmembers;
     for (int p = 0; p < u->r->nproblems && q->np < 64; p++)
         if (u->r->problems[p].composite == c)
             q->probs[q->np++] = p;
@@ -1787,7 +1800,12 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
         }
         for (int m = 0; m < nm; m++) {
             uint64_t j = gi->tuple[top->inst * (size_t)nm + (size_t)m];
-            gfetch(u, &in, g->src[m], j, f + (size_t)m * 64, ~0u);
+            if (g->src[m] == -2) /* a set: its aggregates as the matcher computed them */
+                memcpy(f + (size_t)m * 64,
+                       gi->agg + top->inst * (size_t)gi->naggw + (size_t)m * NFIELDS(calls_fields),
+                       NFIELDS(calls_fields) * sizeof *f);
+            else
+                gfetch(u, &in, g->src[m], j, f + (size_t)m * 64, ~0u);
             gstand(u, g->src[m], j, &stand[m].rank, &stand[m].call);
         }
         memcpy(params, gi->vals + top->inst * (size_t)gi->np, (size_t)gi->np * sizeof *params);
@@ -2045,6 +2063,7 @@ fail:
         lens_free(u.gi[c].vals);
         lens_free(u.gi[c].rank);
         lens_free(u.gi[c].call);
+        lens_free(u.gi[c].agg);
     }
     lens_free(u.gi);
     if (rc) {
