@@ -88,7 +88,7 @@ check_eq "casita: problems per rank within MPI time" "$(/usr/bin/python3 "$TMP/b
 check_close "late sender share" "$(py "print(p['late_sender']['share'])")" \
     "$(py "print(p['late_sender']['total_s'] / d['total_time_s'])")" 1e-12
 check_eq "all issue ids present" "$(py "print(sorted(p))")" \
-    "['barrier_completion', 'early_reduce', 'early_scan', 'late_broadcast', 'late_receiver', 'late_sender', 'late_sender_wrong_order', 'nxn_completion', 'rma_early_exposure_end', 'rma_late_post', 'rma_lock_contention', 'rma_wait_at_fence', 'rma_window_create_wait', 'wait_at_barrier', 'wait_at_nxn']"
+    "['barrier_completion', 'early_reduce', 'early_scan', 'late_broadcast', 'late_receiver', 'late_sender', 'late_sender_wrong_order', 'nxn_completion', 'redundant_barrier', 'rma_early_exposure_end', 'rma_late_post', 'rma_lock_contention', 'rma_wait_at_fence', 'rma_window_create_wait', 'unsafe_exchange', 'wait_at_barrier', 'wait_at_nxn']"
 
 # --- ping-pong: message counts and bytes against otf2-print
 otf2-print "$PING/traces.otf2" > "$TMP/ping.txt"

@@ -466,7 +466,7 @@ static void test_load_dir(void)
     LENS_TEST(strstr(e.msg, "tests: no *.rules files") != NULL, "'%s'", e.msg);
     int rc = lens_rules_load_dir(r, "templates/rules", &e);
     LENS_TEST(rc == LENS_OK, "shipped rule base parses: %s", e.msg);
-    LENS_TEST(r->nproblems == 15, "15 problems in the rule base, got %d", r->nproblems);
+    LENS_TEST(r->nproblems == 17, "17 problems in the rule base (15 built-in shapes, 2 sequences), got %d", r->nproblems);
     for (int i = 0; i < r->nproblems; i++)
         for (int k = 0; k < LENS_RULE_NTEXT; k++)
             LENS_TEST(r->problems[i].text[1][k] != NULL, "%s has Russian text %d",

@@ -177,8 +177,51 @@ EVENT_TYPE(access, ACCESS_FIELDS)
     F(expo, rank, 'n', x->pscw->target)
 EVENT_TYPE(expo, EXPO_FIELDS)
 
+/* call: one MPI call, the simple event of the general matcher ("General composites" below):
+ * x->gc[x->gid] is what the matcher precomputed for it, x->call[0] the call. id, next, prev
+ * and match are global ids, so "the next event of this rank" is next.id == this.next and a
+ * message match is recv.id == send.match; instance is the collective instance. */
+#define GC(x) (&(x)->gc[(x)->gid])
+#define CALL_FIELDS(F) \
+    F(call, id, 'n', x->gid) \
+    F(call, rank, 'n', GC(x)->rank) \
+    F(call, next, 'n', GC(x)->next) \
+    F(call, prev, 'n', GC(x)->prev) \
+    F(call, enter, 'n', x->call[0]->enter) \
+    F(call, leave, 'n', x->call[0]->leave) \
+    F(call, function, 's', GC(x)->fname) \
+    F(call, class, 's', x->gnames[GC(x)->cls]) \
+    F(call, op, 's', GC(x)->coll < 0 ? x->gnames[4] \
+                                     : x->opnames[op_slot(x->ev->coll[GC(x)->coll].op)]) \
+    F(call, kind, 's', GC(x)->coll < 0 ? x->gnames[4] \
+                                       : x->opkinds[op_slot(x->ev->coll[GC(x)->coll].op)]) \
+    F(call, comm, 'n', GC(x)->comm) \
+    F(call, instance, 'n', GC(x)->coll) \
+    F(call, peer, 'n', GC(x)->peer) \
+    F(call, tag, 'n', GC(x)->tag) \
+    F(call, bytes, 'n', GC(x)->bytes) \
+    F(call, match, 'n', GC(x)->match)
+EVENT_TYPE(call, CALL_FIELDS)
+
+/* calls: a shared member of a general composite, the set of all calls its key ties to the
+ * other members (all.instance == c.instance: every call of the collective instance), seen
+ * through aggregates the matcher computes over the set (x->agg, in this order). instance and
+ * comm are the set's common key values; root_enter is NaN when no member is the root. */
+#define CALLS_FIELDS(F) \
+    F(calls, instance, 'n', x->agg[0]) \
+    F(calls, comm, 'n', x->agg[1]) \
+    F(calls, count, 'n', x->agg[2]) \
+    F(calls, min_enter, 'n', x->agg[3]) \
+    F(calls, max_enter, 'n', x->agg[4]) \
+    F(calls, min_leave, 'n', x->agg[5]) \
+    F(calls, max_leave, 'n', x->agg[6]) \
+    F(calls, root_enter, 'n', x->agg[7]) \
+    F(calls, max_enter_nonroot, 'n', x->agg[8])
+EVENT_TYPE(calls, CALLS_FIELDS)
+
 #define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
-enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, NTYPES };
+enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, T_CALL, T_CALLS,
+       NTYPES };
 /* The names are what rules write in "member (send as s, ...)"; the order of T_* is the order
  * the kinds below refer to. */
 static const struct lens_problems_type types[NTYPES] = {
@@ -189,7 +232,9 @@ static const struct lens_problems_type types[NTYPES] = {
     [T_LOCK] = {"lock_epoch", lock_fields, NFIELDS(lock_fields)},
     [T_HOLDER] = {"lock_holder", holder_fields, NFIELDS(holder_fields)},
     [T_ACCESS] = {"access_epoch", access_fields, NFIELDS(access_fields)},
-    [T_EXPO] = {"exposure_epoch", expo_fields, NFIELDS(expo_fields)}};
+    [T_EXPO] = {"exposure_epoch", expo_fields, NFIELDS(expo_fields)},
+    [T_CALL] = {"call", call_fields, NFIELDS(call_fields)},
+    [T_CALLS] = {"calls", calls_fields, NFIELDS(calls_fields)}};
 
 /* ---- the composite kinds: builders ---- */
 
@@ -426,6 +471,9 @@ int lens_problems_vocab_check(const struct lens_problems_vocab *v, struct lens_e
     return LENS_OK;
 }
 
+static int general_check(const struct lens_rules *r, const struct lens_problems_vocab *v,
+                         struct lens_err *e);
+
 int lens_problems_bind(struct lens_rules *rules, const struct lens_problems_vocab *v,
                        struct lens_err *e)
 {
@@ -437,7 +485,33 @@ int lens_problems_bind(struct lens_rules *rules, const struct lens_problems_voca
     /* ruleeval takes NULL-terminated name lists; the tables are small, the stack holds them */
     const char *names[LENS_PROBLEMS_MAXTYPES][LENS_PROBLEMS_MAXF + 1];
     char str[LENS_PROBLEMS_MAXTYPES][LENS_PROBLEMS_MAXF + 1];
-    struct lens_ruleeval_type rt[LENS_PROBLEMS_MAXTYPES];
+    /* Every composite is a type too (after the vocabulary's), whose fields are its
+     * parameters: a member may be an instance of a composite declared before (nesting). */
+    int nt = v->ntypes + rules->ncomposites, np = 0;
+    for (int c = 0; c < rules->ncomposites; c++)
+        np += rules->composites[c].nparams + 1;
+    struct lens_ruleeval_type *rt = lens_calloc((size_t)nt, sizeof *rt);
+    const char **pnames = lens_calloc((size_t)np + 1, sizeof *pnames);
+    if (!rt || !pnames) {
+        lens_free(rt);
+        lens_free(pnames);
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    }
+    for (int c = 0, at = 0; c < rules->ncomposites; c++) {
+        const struct lens_rule_composite *k = &rules->composites[c];
+        for (int i = 0; i < v->ntypes; i++)
+            if (!strcmp(v->types[i].name, k->name)) {
+                lens_free(rt);
+                lens_free(pnames);
+                return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: composite event '%s' has the "
+                                    "name of an event type", k->file, k->line, k->col, k->name);
+            }
+        /* numeric fields only: a parameter's type is known once its composite is bound */
+        rt[v->ntypes + c] = (struct lens_ruleeval_type){k->name, pnames + at, NULL};
+        for (int i = 0; i < k->nparams; i++)
+            pnames[at++] = k->params[i].name;
+        pnames[at++] = NULL;
+    }
     for (int i = 0; i < v->ntypes; i++) {
         const struct lens_problems_type *t = &v->types[i];
         for (int f = 0; f < t->nfields; f++) {
@@ -448,7 +522,10 @@ int lens_problems_bind(struct lens_rules *rules, const struct lens_problems_voca
         str[i][t->nfields] = '\0';
         rt[i] = (struct lens_ruleeval_type){t->name, names[i], str[i]};
     }
-    return lens_ruleeval_bind(rules, rt, v->ntypes, e);
+    rc = lens_ruleeval_bind(rules, rt, nt, e);
+    lens_free(rt);
+    lens_free(pnames);
+    return rc ? rc : general_check(rules, v, e);
 }
 
 /* ---- per-run state ---- */
@@ -460,6 +537,8 @@ struct acc {                 /* one charged (rank, call) of a problem */
     double start;            /* where the charged part begins in the call (charge_once) */
     int32_t orank;           /* the other member's call (its culprit), orank -1: none */
     uint32_t ocall;
+    uint64_t inst;           /* the kind's candidate index: the instance is built again from it
+                                to expand the problem's texts (expand_texts) */
 };
 
 /* Resolved call sites by site index: a site is resolved once per run, although it may head
@@ -469,6 +548,20 @@ struct site_cache {
     uint32_t site;
     int rc;
     struct lens_callsite c;
+};
+
+/* The instances a general composite matched (run_general), kept for the composites that nest
+ * it and for expanding its problems' texts: per instance its members' candidate indices, its
+ * parameters, and the call it stands for (its first member's). */
+struct ginst {
+    size_t n, cap;
+    int nm, np;          /* members, parameters */
+    uint64_t *tuple;     /* n * nm */
+    double *vals;        /* n * np */
+    int32_t *rank;
+    uint32_t *call;
+    int naggw;           /* NFIELDS(calls_fields) * nm when a member is a shared set, else 0 */
+    double *agg;         /* n * naggw: each set member's aggregates, for the texts */
 };
 
 /* Everything one detection needs, so the functions below take one pointer. Charges are
@@ -487,6 +580,11 @@ struct run {
     int bad_problem;         /* first problem disabled by a runtime error, -1 */
     struct site_cache *cache; /* SITE_CACHE entries, ncache used (NULL: no caching) */
     int ncache;
+    /* the general matcher's state, built when a rule first needs it (build_gcalls) */
+    struct lens_problems_gcall *gc; /* per global call id */
+    uint64_t ngc;
+    int gnames[5];                   /* "p2p", "collective", "rma", "other", "none" */
+    struct ginst *gi;                /* per composite: the instances a general one matched */
 };
 
 static const struct lens_trace_call *call_of(const struct run *u, int32_t r, uint32_t c)
@@ -500,7 +598,7 @@ static const struct lens_trace_call *call_of(const struct run *u, int32_t r, uin
 /* Once any call of problem p may repeat, the whole problem is merged (sorted by call) in
  * aggregate(); otherwise the charges are already unique per call and the sort is skipped. */
 static int charge(struct run *u, int p, const struct lens_problems_kind *kind, int32_t rank,
-                  uint32_t call, double sec, int32_t orank, uint32_t ocall)
+                  uint32_t call, double sec, int32_t orank, uint32_t ocall, uint64_t inst)
 {
     if (!u->repeat[p] && kind->may_repeat(u->t, rank, call))
         u->repeat[p] = 1;
@@ -512,7 +610,7 @@ static int charge(struct run *u, int p, const struct lens_problems_kind *kind, i
         u->acc[p] = q;
         u->capacc[p] = m;
     }
-    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec, 0, orank, ocall};
+    u->acc[p][u->nacc[p]++] = (struct acc){rank, call, sec, 0, orank, ocall, inst};
     return LENS_OK;
 }
 
@@ -547,6 +645,23 @@ static void mark_fields(const struct lens_rules *r, int n, uint32_t used[2])
     mark_fields(r, x->b, used);
 }
 
+/* The kind whose member types the composite has, NULL when none; side[s]: the composite's
+ * member slot of the kind's side s. A composite may list its members in either order, so rules
+ * can write "member (recv as r, send as s)". */
+static const struct lens_problems_kind *find_kind(const struct run *u,
+                                                  const struct lens_rule_composite *k, int side[2])
+{
+    side[0] = side[1] = -1;
+    for (int m = 0; m < u->v->nkinds && k->nmembers == 2; m++) {
+        for (int s = 0; s < 2; s++)
+            side[s] = k->members[0].type_index == u->v->kinds[m].member[s] ? 0
+                    : k->members[1].type_index == u->v->kinds[m].member[s] ? 1 : -1;
+        if (side[0] >= 0 && side[1] >= 0 && side[0] != side[1])
+            return &u->v->kinds[m];
+    }
+    return NULL;
+}
+
 /* Evaluates composite c on every instance of its kind and charges the durations of its
  * problems: build the instance, fetch the fields the rules read, test the composite's condition
  * and compute its parameters, then each problem's condition and duration. */
@@ -560,18 +675,8 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
             probs[np++] = p;
     if (!np)
         return LENS_OK;
-    /* the kind whose member types the composite has; side[s]: the member slot of its side s */
-    const struct lens_problems_kind *kind = NULL;
-    int side[2] = {-1, -1};
-    /* A composite may list its members in either order: side[] maps the kind's member s to the
-     * composite's slot, so rules can write "member (recv as r, send as s)". */
-    for (int m = 0; m < u->v->nkinds && !kind && k->nmembers == 2; m++) {
-        for (int s = 0; s < 2; s++)
-            side[s] = k->members[0].type_index == u->v->kinds[m].member[s] ? 0
-                    : k->members[1].type_index == u->v->kinds[m].member[s] ? 1 : -1;
-        if (side[0] >= 0 && side[1] >= 0 && side[0] != side[1])
-            kind = &u->v->kinds[m];
-    }
+    int side[2];
+    const struct lens_problems_kind *kind = find_kind(u, k, side);
     if (!kind)
         return no_kind(u, k, e);
     if (k->nparams > 64)
@@ -634,12 +739,640 @@ static int run_composite(struct run *u, int c, struct lens_err *e)
              * not occur (the partner was early), and infinity cannot come from a bounded rule. */
             if (rc == 1 && d > 0 && isfinite(d) &&
                 charge(u, p, kind, in.rank[loc], in.charged[loc], d, in.orank[1 - loc],
-                       in.ocall[1 - loc]))
+                       in.ocall[1 - loc], i))
                 return lens_err_set(e, LENS_ENOMEM, "out of memory evaluating '%s'",
                                     u->r->problems[p].id);
         }
     }
     return LENS_OK;
+}
+
+/* ---- general composites ----
+ * A composite whose members are MPI calls (type "call") or instances of composites declared
+ * before it (nesting), related by its `when`. Candidates are found by key, never by trying
+ * all pairs: member 0 runs over all its candidates; every later member m needs at least one
+ * equality conjunct of `when`, "m.field == expression of earlier members" (m.id == a.next:
+ * the next call of a's rank; r.id == s.match: the message's other end; b.instance ==
+ * a.instance: the same collective instance; b.comm == a.comm ...). Its candidates are
+ * indexed once by the hash of those fields (a sorted array of (hash, candidate)), so each
+ * partial match costs one binary search plus the size of its bucket: O(n log n) to build,
+ * and linear in the events when the keys are selective (an id, a message). The whole `when`
+ * is evaluated on each complete tuple, so keys only prune. */
+
+#define GKEYS 8 /* equality conjuncts used as one member's key */
+
+#define GFILT 16 /* conjuncts tested as soon as their last member is bound */
+
+struct gplan {
+    int nm;
+    int src[LENS_RULES_MAX_MEMBERS];   /* -1: a call; -2: a shared set of calls; else the
+                                          nested composite */
+    int nself[LENS_RULES_MAX_MEMBERS];
+    int self[LENS_RULES_MAX_MEMBERS][GFILT]; /* conjuncts reading member m alone: a candidate
+                                               failing one is left out of m's index */
+    uint32_t used[LENS_RULES_MAX_MEMBERS];   /* call fields the rules read, by member */
+    int nfilt[LENS_RULES_MAX_MEMBERS];
+    int filt[LENS_RULES_MAX_MEMBERS][GFILT]; /* conjuncts whose last member is m: tested right
+                                               after m is bound, so a partial match that
+                                               cannot hold is dropped before the next lookup */
+    int nkey[LENS_RULES_MAX_MEMBERS];
+    int keyf[LENS_RULES_MAX_MEMBERS][GKEYS]; /* field of member m */
+    int keyx[LENS_RULES_MAX_MEMBERS][GKEYS]; /* expression over earlier members */
+};
+
+/* The vocabulary's "call" type: the built-in one, whose getters the matcher feeds. */
+static int call_type(const struct lens_problems_vocab *v)
+{
+    for (int i = 0; i < v->ntypes; i++)
+        if (v->types[i].fields == call_fields)
+            return i;
+    return -1;
+}
+
+static int calls_type(const struct lens_problems_vocab *v)
+{
+    for (int i = 0; i < v->ntypes; i++)
+        if (v->types[i].fields == calls_fields)
+            return i;
+    return -1;
+}
+
+/* General: some member is a call, a set of calls or a composite; the built-in kinds pair two
+ * other types. */
+static int is_general(const struct lens_problems_vocab *v, const struct lens_rule_composite *k)
+{
+    int tc = call_type(v), ts = calls_type(v);
+    for (int m = 0; m < k->nmembers; m++)
+        if (k->members[m].type_index == tc || k->members[m].type_index >= v->ntypes ||
+            (ts >= 0 && k->members[m].type_index == ts))
+            return 1;
+    return 0;
+}
+
+/* The call field of the same name as field f of "calls" (its key fields), -1 when none. */
+static int calls_key(int f)
+{
+    for (int i = 0; i < NFIELDS(call_fields); i++)
+        if (!strcmp(call_fields[i].name, calls_fields[f].name))
+            return i;
+    return -1;
+}
+
+/* The highest member slot tree n reads, -1 for none, LENS_RULES_MAX_MEMBERS when it reads a
+ * parameter (computed only once all members are bound, so no key may use one). */
+static int max_slot(const struct lens_rules *r, int n)
+{
+    if (n < 0)
+        return -1;
+    const struct lens_rule_node *x = &r->nodes[n];
+    if (x->op == LENS_RN_PARAM || x->op == LENS_RN_NAME || x->op == LENS_RN_DOTTED)
+        return LENS_RULES_MAX_MEMBERS;
+    int s = x->op == LENS_RN_FIELD ? x->slot : -1, a = max_slot(r, x->a), b = max_slot(r, x->b);
+    return s > a ? (s > b ? s : b) : (a > b ? a : b);
+}
+
+/* The lowest member slot tree n reads, LENS_RULES_MAX_MEMBERS when none. */
+static int min_slot(const struct lens_rules *r, int n)
+{
+    if (n < 0)
+        return LENS_RULES_MAX_MEMBERS;
+    const struct lens_rule_node *x = &r->nodes[n];
+    int s = x->op == LENS_RN_FIELD ? x->slot : LENS_RULES_MAX_MEMBERS;
+    int a = min_slot(r, x->a), b = min_slot(r, x->b);
+    return s < a ? (s < b ? s : b) : (a < b ? a : b);
+}
+
+/* Marks the fields tree n reads, per member slot (bit f of used[slot]). */
+static void gmark(const struct lens_rules *r, int n, uint32_t *used)
+{
+    if (n < 0)
+        return;
+    const struct lens_rule_node *x = &r->nodes[n];
+    if (x->op == LENS_RN_FIELD && x->slot >= 0 && x->slot < LENS_RULES_MAX_MEMBERS &&
+        x->index >= 0 && x->index < 32)
+        used[x->slot] |= 1u << x->index;
+    gmark(r, x->a, used);
+    gmark(r, x->b, used);
+}
+
+/* The top-level conjuncts of a condition (a and b and c). */
+static void conjuncts(const struct lens_rules *r, int n, int *out, int *nout, int max)
+{
+    if (n < 0)
+        return;
+    if (r->nodes[n].op == LENS_RN_AND) {
+        conjuncts(r, r->nodes[n].a, out, nout, max);
+        conjuncts(r, r->nodes[n].b, out, nout, max);
+    } else if (*nout < max) {
+        out[(*nout)++] = n;
+    }
+}
+
+/* Where each member's candidates come from and by which key: checked when the rules are bound
+ * (lens_problems_bind), so a composite the matcher cannot run is an error at file:line:col
+ * before any trace is read. */
+static int general_plan(const struct lens_rules *r, const struct lens_problems_vocab *v, int c,
+                        struct gplan *g, struct lens_err *e)
+{
+    const struct lens_rule_composite *k = &r->composites[c];
+    int tc = call_type(v), ts = calls_type(v), conj[256], nconj = 0;
+    g->nm = k->nmembers;
+    conjuncts(r, k->when, conj, &nconj, 256);
+    for (int m = 0; m < k->nmembers; m++) {
+        const struct lens_rule_member *mb = &k->members[m];
+        int ti = mb->type_index;
+        g->src[m] = ti == tc ? -1 : ti == ts && ts >= 0 ? -2 : ti - v->ntypes;
+        /* a set is aggregated over everything its key ties, which only means something when
+         * other members give that key */
+        if (g->src[m] == -2 && (!mb->shared || m == 0))
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: a 'calls' member is a set: declare "
+                                "it 'shared' and after a member that keys it", k->file,
+                                mb->line, mb->col);
+        if (ti != tc && ti != ts && ti < v->ntypes)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: '%s' cannot be a member beside "
+                                "calls and composites (its kind pairs it with its partner)",
+                                k->file, mb->line, mb->col, mb->type);
+        /* nested instances must exist when this composite runs: declared before it */
+        if (g->src[m] >= c)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: composite event '%s' is used "
+                                "before it is declared", k->file, mb->line, mb->col, mb->type);
+        if (g->src[m] >= 0 && !is_general(v, &r->composites[g->src[m]]))
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: composite event '%s' is a "
+                                "built-in kind and cannot be nested", k->file, mb->line,
+                                mb->col, mb->type);
+        g->nkey[m] = 0;
+        int related = 0;
+        for (int i = 0; i < nconj && m > 0; i++) {
+            const struct lens_rule_node *x = &r->nodes[conj[i]];
+            if (x->op != LENS_RN_EQ)
+                continue;
+            for (int side = 0; side < 2 && g->nkey[m] < GKEYS; side++) {
+                int f = side ? x->b : x->a, o = side ? x->a : x->b;
+                if (r->nodes[f].op != LENS_RN_FIELD || r->nodes[f].slot != m ||
+                    max_slot(r, o) >= m)
+                    continue;
+                related |= max_slot(r, o) >= 0;
+                /* a set is indexed by its calls' fields of the same name */
+                if (g->src[m] == -2 && calls_key(r->nodes[f].index) < 0)
+                    return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: only instance and comm key "
+                                        "a 'calls' member", x->file, x->line, x->col);
+                g->keyf[m][g->nkey[m]] = g->src[m] == -2 ? calls_key(r->nodes[f].index)
+                                                         : r->nodes[f].index;
+                g->keyx[m][g->nkey[m]++] = o;
+                break;
+            }
+        }
+        /* conjuncts that only read members up to m prune right after m is bound; those
+         * reading m alone already when m's index is built (not for a set, whose fields are
+         * aggregates of the bucket) */
+        g->nfilt[m] = g->nself[m] = 0;
+        for (int i = 0; i < nconj; i++) {
+            if (max_slot(r, conj[i]) != m)
+                continue;
+            if (min_slot(r, conj[i]) == m && m > 0 && g->src[m] != -2) {
+                if (g->nself[m] < GFILT)
+                    g->self[m][g->nself[m]++] = conj[i];
+            } else if (g->nfilt[m] < GFILT) {
+                g->filt[m][g->nfilt[m]++] = conj[i];
+            }
+        }
+        if (m > 0 && !related)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: member '%s' of '%s' is tied to the "
+                                "members before it by no equality in 'when' (%s.FIELD == "
+                                "EXPRESSION of earlier members, e.g. %s.id == %s.next): the "
+                                "matcher finds candidates by key and never tries all pairs",
+                                k->file, mb->line, mb->col, mb->name, k->name, mb->name,
+                                mb->name, k->members[0].name);
+    }
+    /* only the call fields someone reads are fetched: keys, conditions, parameters, the
+     * problems' conditions and durations (texts fetch everything, once per problem) */
+    memset(g->used, 0, sizeof g->used);
+    gmark(r, k->when, g->used);
+    for (int i = 0; i < k->nparams; i++)
+        gmark(r, k->params[i].expr, g->used);
+    for (int p = 0; p < r->nproblems; p++)
+        if (r->problems[p].composite == c) {
+            gmark(r, r->problems[p].when, g->used);
+            gmark(r, r->problems[p].duration, g->used);
+        }
+    for (int m = 0; m < k->nmembers; m++)
+        for (int i = 0; i < g->nkey[m]; i++)
+            g->used[m] |= 1u << g->keyf[m][i];
+    return LENS_OK;
+}
+
+/* Checks every general composite of bound rules (lens_problems_bind). */
+static int general_check(const struct lens_rules *r, const struct lens_problems_vocab *v,
+                         struct lens_err *e)
+{
+    struct gplan *g = lens_malloc(sizeof *g);
+    int rc = g ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "out of memory");
+    for (int c = 0; !rc && c < r->ncomposites; c++)
+        if (is_general(v, &r->composites[c]))
+            rc = general_plan(r, v, c, g, e);
+    lens_free(g);
+    return rc;
+}
+
+/* Every MPI call as a simple event, once per detection (O(calls + records + messages)). */
+static int build_gcalls(struct run *u)
+{
+    const struct lens_trace *t = u->t;
+    if (u->gc)
+        return LENS_OK;
+    static const char *const cls[5] = {"p2p", "collective", "rma", "other", "none"};
+    for (int i = 0; i < 5; i++)
+        if ((u->gnames[i] = lens_rules_intern(u->r, cls[i])) < 0)
+            return LENS_ENOMEM;
+    uint64_t n = 0, *off = lens_malloc(((size_t)t->nranks + 1) * sizeof *off);
+    int *fname = lens_malloc(((size_t)t->nregions + 1) * sizeof *fname);
+    if (!off || !fname) {
+        lens_free(off);
+        lens_free(fname);
+        return LENS_ENOMEM;
+    }
+    for (int r = 0; r < t->nranks; r++)
+        off[r] = n, n += t->ranks[r].ncalls;
+    for (uint32_t i = 0; i < t->nregions; i++)
+        fname[i] = -1;
+    u->gc = lens_calloc((size_t)n + 1, sizeof *u->gc);
+    u->ngc = n;
+    int rc = u->gc ? LENS_OK : LENS_ENOMEM;
+    for (int r = 0; !rc && r < t->nranks; r++) {
+        const struct lens_trace_rank *k = &t->ranks[r];
+        for (uint32_t c = 0; !rc && c < k->ncalls; c++) {
+            struct lens_problems_gcall *g = &u->gc[off[r] + c];
+            const struct lens_trace_call *call = &k->calls[c];
+            *g = (struct lens_problems_gcall){r, c, c + 1 < k->ncalls ? (int64_t)(off[r] + c + 1)
+                                              : -1, c ? (int64_t)(off[r] + c - 1) : -1, -1, -1,
+                                              -1, 3, 0, -1, -1, -1};
+            /* function names interned once per region: calls share a few dozen */
+            if (call->region < t->nregions && fname[call->region] < 0 &&
+                (fname[call->region] =
+                     lens_rules_intern(u->r, lens_trace_region_name(t, call->region))) < 0)
+                rc = LENS_ENOMEM;
+            g->fname = call->region < t->nregions ? fname[call->region] : u->gnames[4];
+            /* the first record says what the call did: its class and partner */
+            if (call->nrec) {
+                const struct lens_trace_record *x = &k->recs[call->rec];
+                g->cls = x->kind <= LENS_TREC_CANCELLED ? 0 : x->kind == LENS_TREC_COLL_END ? 1 : 2;
+                g->peer = x->peer;
+                g->comm = x->comm, g->tag = x->tag, g->bytes = (double)x->bytes;
+            }
+        }
+    }
+    /* collective instances and messages from the events, so the matcher and the built-in
+     * kinds agree on what matched */
+    for (size_t i = 0; !rc && i < u->ev->ncoll; i++) {
+        const struct lens_coll *q = &u->ev->coll[i];
+        for (uint32_t j = q->first; j < q->first + q->n; j++) {
+            struct lens_problems_gcall *g =
+                &u->gc[off[u->ev->members[j].rank] + u->ev->members[j].call];
+            g->coll = (int32_t)i, g->cls = 1, g->comm = q->comm;
+        }
+    }
+    for (size_t i = 0; !rc && i < u->ev->np2p; i++) {
+        const struct lens_p2p *p = &u->ev->p2p[i];
+        uint64_t sc = off[p->src] + p->send_call, rd = off[p->dst] + p->recv_done,
+                 rp = off[p->dst] + p->recv_post;
+        if (u->gc[sc].match < 0)
+            u->gc[sc].match = (int64_t)rd;
+        if (u->gc[rd].match < 0)
+            u->gc[rd].match = (int64_t)sc;
+        if (u->gc[rp].match < 0)
+            u->gc[rp].match = (int64_t)sc;
+    }
+    lens_free(off);
+    lens_free(fname);
+    return rc;
+}
+
+/* One member's candidates sorted by the hash of its key fields. */
+struct gindex {
+    uint64_t *h;   /* 2 * n: hash, candidate */
+    size_t n;
+};
+
+/* The matcher's state for one composite. */
+struct gctx {
+    struct run *u;
+    int c;
+    const struct lens_rule_composite *k;
+    struct gplan *g;
+    struct gindex ix[LENS_RULES_MAX_MEMBERS];
+    double *f;                  /* nm * 64 field values */
+    const double **mem;
+    double params[LENS_RULES_MAX_PARAMS];
+    struct lens_ruleeval_ctx x;
+    struct lens_problems_inst in;
+    uint64_t tuple[LENS_RULES_MAX_MEMBERS];
+    int probs[64], np;
+    struct lens_err *e;
+};
+
+static size_t gcount(const struct run *u, int src)
+{
+    return src < 0 ? (size_t)u->ngc : u->gi[src].n;
+}
+
+/* Fills member m's fields from candidate j: a call through the getters of the call type, a
+ * nested instance from its stored parameters. */
+static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64_t j, double *f,
+                   uint32_t used)
+{
+    if (src < 0) { /* a call, or one call of a set (index building) */
+        const struct lens_problems_gcall *g = &u->gc[j];
+        in->gid = j;
+        in->call[0] = call_of(u, g->rank, g->idx);
+        for (int fl = 0; fl < NFIELDS(call_fields); fl++)
+            if (used >> fl & 1u)
+                f[fl] = call_fields[fl].get(in);
+    } else {
+        const struct ginst *q = &u->gi[src];
+        memcpy(f, q->vals + j * (size_t)q->np, (size_t)q->np * sizeof *f);
+    }
+}
+
+/* The call candidate j of a member stands for (charged, or named as the cause). */
+static void gstand(const struct run *u, int src, uint64_t j, int32_t *rank, uint32_t *call)
+{
+    if (src < 0)
+        *rank = u->gc[j].rank, *call = u->gc[j].idx;
+    else
+        *rank = u->gi[src].rank[j], *call = u->gi[src].call[j];
+}
+
+static uint64_t ghash(const double *v, int n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) {
+        double d = v[i] == 0 ? 0 : v[i]; /* -0 and 0 are one key, as == says */
+        uint64_t b;
+        memcpy(&b, &d, sizeof b);
+        h = (h ^ b) * 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static int by_hash(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* Index of member m: its candidates sorted by (hash of key fields, candidate), so a bucket is
+ * a range found by binary search and visited in candidate order (deterministic output). */
+static int gindex_build(struct gctx *q, int m)
+{
+    size_t n = gcount(q->u, q->g->src[m]);
+    struct gindex *ix = &q->ix[m];
+    double *f = q->f + (size_t)m * 64, kv[GKEYS];
+    ix->n = n;
+    if (!(ix->h = lens_malloc((2 * n + 2) * sizeof *ix->h)))
+        return LENS_ENOMEM;
+    size_t k = 0;
+    for (size_t j = 0; j < n; j++) {
+        gfetch(q->u, &q->in, q->g->src[m], j, f, q->g->used[m]);
+        int keep = 1;
+        for (int i = 0; i < q->g->nself[m] && keep; i++) {
+            double v;
+            /* an error here (division by zero) reappears, reported, when the tuple is tested */
+            keep = lens_ruleeval_node(q->u->r, q->g->self[m][i], &q->x, &v, q->e) || v != 0;
+        }
+        if (!keep)
+            continue;
+        for (int i = 0; i < q->g->nkey[m]; i++)
+            kv[i] = f[q->g->keyf[m][i]];
+        ix->h[2 * k] = ghash(kv, q->g->nkey[m]);
+        ix->h[2 * k++ + 1] = j;
+    }
+    ix->n = k;
+    qsort(ix->h, k, 2 * sizeof *ix->h, by_hash);
+    return LENS_OK;
+}
+
+/* A complete tuple: the whole condition, the parameters, then the problems; every match is
+ * kept (nesting, texts). */
+static int gleaf(struct gctx *q)
+{
+    struct run *u = q->u;
+    int rc = lens_ruleeval_composite(u->r, q->c, &q->x, q->e);
+    if (rc <= 0)
+        return rc;
+    struct ginst *gi = &u->gi[q->c];
+    if (gi->n == gi->cap) {
+        size_t m = gi->cap ? 2 * gi->cap : 256;
+        uint64_t *t = lens_realloc(gi->tuple, m * (size_t)gi->nm * sizeof *t);
+        if (t)
+            gi->tuple = t;
+        double *v = lens_realloc(gi->vals, m * (size_t)(gi->np + 1) * sizeof *v);
+        if (v)
+            gi->vals = v;
+        int32_t *rk = lens_realloc(gi->rank, m * sizeof *rk);
+        if (rk)
+            gi->rank = rk;
+        uint32_t *cl = lens_realloc(gi->call, m * sizeof *cl);
+        if (cl)
+            gi->call = cl;
+        double *ag = !gi->naggw ? gi->agg : lens_realloc(gi->agg, m * (size_t)gi->naggw * sizeof *ag);
+        if (ag)
+            gi->agg = ag;
+        if (!t || !v || !rk || !cl || (gi->naggw && !ag))
+            return lens_err_set(q->e, LENS_ENOMEM, "out of memory matching '%s'", q->k->name);
+        gi->cap = m;
+    }
+    size_t id = gi->n++;
+    memcpy(gi->tuple + id * (size_t)gi->nm, q->tuple, (size_t)gi->nm * sizeof *q->tuple);
+    memcpy(gi->vals + id * (size_t)gi->np, q->params, (size_t)gi->np * sizeof *q->params);
+    gstand(u, q->g->src[0], q->tuple[0], &gi->rank[id], &gi->call[id]);
+    for (int m = 0; gi->naggw && m < gi->nm; m++)
+        if (q->g->src[m] == -2)
+            memcpy(gi->agg + id * (size_t)gi->naggw + (size_t)m * NFIELDS(calls_fields),
+                   q->f + (size_t)m * 64, NFIELDS(calls_fields) * sizeof *gi->agg);
+    static const struct lens_problems_kind general_kind = {{0, 0}, NULL, NULL, always_repeats};
+    for (int j = 0; j < q->np; j++) {
+        int p = q->probs[j];
+        if (p == u->bad_problem)
+            continue;
+        double d;
+        struct lens_err pe;
+        rc = lens_ruleeval_problem(u->r, p, &q->x, &d, &pe);
+        if (rc < 0) {
+            if (u->bad_problem < 0) {
+                u->bad_problem = p;
+                snprintf(u->out->warning, sizeof u->out->warning, "%s (problem '%s' skipped)",
+                         pe.msg, u->r->problems[p].id);
+            }
+            continue;
+        }
+        /* the location member's call is charged; the cause is the first other member's */
+        int loc = u->r->problems[p].location, oth = loc == 0 ? 1 : 0;
+        int32_t rank, orank = -1;
+        uint32_t call, ocall = 0;
+        gstand(u, q->g->src[loc], q->tuple[loc], &rank, &call);
+        if (oth < q->g->nm)
+            gstand(u, q->g->src[oth], q->tuple[oth], &orank, &ocall);
+        if (rc == 1 && d > 0 && isfinite(d) &&
+            charge(u, p, &general_kind, rank, call, d, orank, ocall, id))
+            return lens_err_set(q->e, LENS_ENOMEM, "out of memory evaluating '%s'",
+                                u->r->problems[p].id);
+    }
+    return LENS_OK;
+}
+
+/* The conjuncts whose last member is m, on the members bound so far: 1 when all hold, 0 when
+ * one fails, negative on an evaluation error (division by zero). */
+static int gfilter(struct gctx *q, int m)
+{
+    for (int i = 0; i < q->g->nfilt[m]; i++) {
+        double v;
+        int rc = lens_ruleeval_node(q->u->r, q->g->filt[m][i], &q->x, &v, q->e);
+        if (rc)
+            return rc;
+        if (v == 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* A shared set: the aggregates of every call of the bucket whose key fields equal kv (the
+ * CALLS_FIELDS order); it stands for its latest call to enter, ties to the lowest id (so to
+ * the lowest rank), as the built-in collective kind names the last to arrive. */
+static void gaggregate(struct gctx *q, int m, size_t lo, const double *kv, double *agg,
+                       uint64_t *stand)
+{
+    struct run *u = q->u;
+    const struct gindex *ix = &q->ix[m];
+    double row[LENS_PROBLEMS_MAXF];
+    agg[0] = agg[1] = -1, agg[2] = 0;
+    agg[3] = agg[5] = INFINITY, agg[4] = agg[6] = agg[8] = -INFINITY, agg[7] = NAN;
+    for (size_t b = lo; b < ix->n && ix->h[2 * b] == ix->h[2 * lo]; b++) {
+        uint64_t j = ix->h[2 * b + 1];
+        gfetch(u, &q->in, -1, j, row, q->g->used[m]);
+        int same = 1;
+        for (int i = 0; i < q->g->nkey[m] && same; i++)
+            same = row[q->g->keyf[m][i]] == kv[i];
+        if (!same)
+            continue;
+        const struct lens_problems_gcall *g = &u->gc[j];
+        const struct lens_trace_call *c = call_of(u, g->rank, g->idx);
+        int32_t root = g->coll >= 0 ? u->ev->coll[g->coll].root : -1;
+        if (agg[2] == 0 || c->enter > agg[4])
+            *stand = j;
+        agg[0] = g->coll, agg[1] = g->comm, agg[2]++;
+        agg[3] = fmin(agg[3], c->enter), agg[4] = fmax(agg[4], c->enter);
+        agg[5] = fmin(agg[5], c->leave), agg[6] = fmax(agg[6], c->leave);
+        if (g->rank == root)
+            agg[7] = c->enter;
+        else
+            agg[8] = fmax(agg[8], c->enter);
+    }
+}
+
+/* Binds member m to each of its candidates (member 0: all; later: the bucket of the key the
+ * bound members give; a shared set: the whole bucket at once) and recurses; depth is the
+ * member count, at most 64. */
+static int gmatch(struct gctx *q, int m)
+{
+    if (m == q->g->nm)
+        return gleaf(q);
+    struct run *u = q->u;
+    int src = q->g->src[m], rc;
+    double *f = q->f + (size_t)m * 64;
+    if (m == 0) {
+        size_t n = gcount(u, src);
+        for (size_t j = 0; j < n; j++) {
+            gfetch(u, &q->in, src, j, f, q->g->used[m]);
+            q->tuple[0] = j;
+            if ((rc = gfilter(q, 0)) < 0 || (rc && (rc = gmatch(q, 1))))
+                return rc;
+        }
+        return LENS_OK;
+    }
+    double kv[GKEYS];
+    for (int i = 0; i < q->g->nkey[m]; i++)
+        if ((rc = lens_ruleeval_node(u->r, q->g->keyx[m][i], &q->x, &kv[i], q->e)))
+            return rc;
+    uint64_t h = ghash(kv, q->g->nkey[m]);
+    const struct gindex *ix = &q->ix[m];
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->h[2 * mid] < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (src == -2) {
+        if (lo == ix->n || ix->h[2 * lo] != h)
+            return LENS_OK;
+        gaggregate(q, m, lo, kv, f, &q->tuple[m]);
+        if (f[2] == 0)
+            return LENS_OK;
+        return (rc = gfilter(q, m)) <= 0 ? rc : gmatch(q, m + 1);
+    }
+    for (size_t b = lo; b < ix->n && ix->h[2 * b] == h; b++) {
+        uint64_t j = ix->h[2 * b + 1];
+        gfetch(u, &q->in, src, j, f, q->g->used[m]);
+        int same = 1;
+        /* equal hashes need not be equal keys */
+        for (int i = 0; i < q->g->nkey[m] && same; i++)
+            same = f[q->g->keyf[m][i]] == kv[i];
+        if (!same)
+            continue;
+        q->tuple[m] = j;
+        if ((rc = gfilter(q, m)) < 0 || (rc && (rc = gmatch(q, m + 1))))
+            return rc;
+    }
+    return LENS_OK;
+}
+
+/* Runs general composite c (problems.h "lens_problems_detect"): every composite runs, also one
+ * without problems, since a later one may nest it. */
+static int run_general(struct run *u, int c, struct lens_err *e)
+{
+    const struct lens_rule_composite *k = &u->r->composites[c];
+    struct gctx *q = lens_calloc(1, sizeof *q);
+    if (!q)
+        return lens_err_set(e, LENS_ENOMEM, "out of memory");
+    q->u = u, q->c = c, q->k = k, q->e = e;
+    int rc = (q->g = lens_malloc(sizeof *q->g)) ? general_plan(u->r, u->v, c, q->g, e)
+                                                : lens_err_set(e, LENS_ENOMEM, "out of memory");
+    if (!rc && build_gcalls(u))
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    if (!rc) {
+        q->f = lens_calloc((size_t)k->nmembers * 64 + 1, sizeof *q->f);
+        q->mem = lens_calloc((size_t)k->nmembers + 1, sizeof *q->mem);
+        if (!q->f || !q->mem)
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    }
+    for (int m = 0; !rc && m < k->nmembers; m++)
+        q->mem[m] = q->f + (size_t)m * 64;
+    q->x = (struct lens_ruleeval_ctx){q->mem, q->params};
+    q->in = (struct lens_problems_inst){.t = u->t, .ev = u->ev, .opnames = u->opnames,
+                                        .opkinds = u->opkinds, .gc = u->gc,
+                                        .gnames = u->gnames};
+    u->gi[c].nm = k->nmembers, u->gi[c].np = k->nparams;
+    /* a set's aggregates cannot be fetched again from one call: they are kept per instance */
+    for (int m = 0; !rc && m < k->nmembers; m++)
+        if (q->g->src[m] == -2)
+            u->gi[c].naggw = NFIELDS(calls_fields) * k->nmembers;
+    for (int p = 0; p < u->r->nproblems && q->np < 64; p++)
+        if (u->r->problems[p].composite == c)
+            q->probs[q->np++] = p;
+    for (int m = 1; !rc && m < k->nmembers; m++)
+        if (gindex_build(q, m))
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    if (!rc)
+        rc = gmatch(q, 0);
+    for (int m = 0; m < k->nmembers; m++)
+        lens_free(q->ix[m].h);
+    lens_free(q->f);
+    lens_free(q->mem);
+    lens_free(q->g);
+    lens_free(q);
+    return rc;
 }
 
 /* ---- aggregation ---- */
@@ -960,6 +1693,182 @@ static int site_rows(struct run *u, const struct acc *a, size_t n, int culprit,
     return LENS_OK;
 }
 
+/* ---- description and advice templates ---- */
+
+/* A growing text for one expansion; texts are a few hundred bytes. */
+struct sbuf {
+    char *s;
+    size_t n, cap;
+    int oom;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t m = 2 * (b->n + n + 1);
+        char *q = lens_realloc(b->s, m);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->s = q, b->cap = m;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->s[b->n += n] = 0;
+}
+
+/* A number as a template shows it: with a unit, seconds scaled to it at a fixed precision
+ * (the listing's microseconds for "s"); without, integers (ranks, tags, bytes) as integers
+ * and anything else in %g. Units are written in the text's language. */
+static void tpl_number(char *buf, size_t n, double v, int unit, int lang)
+{
+    static const char *const units[2][4] = {{"", "s", "ms", "us"}, {"", "с", "мс", "мкс"}};
+    static const double scale[4] = {1, 1, 1e3, 1e6};
+    if (unit == 1)
+        snprintf(buf, n, "%.6f %s", v, units[lang][1]);
+    else if (unit)
+        snprintf(buf, n, unit == 2 ? "%.3f %s" : "%.1f %s", v * scale[unit], units[lang][unit]);
+    else if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, n, "%.0f", v);
+    else
+        snprintf(buf, n, "%g", v);
+}
+
+/* Expands the description and advice templates of problem p on its largest charged instance
+ * (top): the instance is built again from its candidate index (builders keep state across
+ * ascending candidates, so all candidates up to it are built, O(n) once per problem with a
+ * template), its fields fetched and the composite's parameters computed as detection did;
+ * the duration is the charged seconds (after charge_once), the number top[0] shows; a
+ * member's call site is its charged call (location) or the call that stands for it as the
+ * culprit. LENS_ENOMEM is the only failure. */
+static int expand_texts(struct run *u, int p, const struct acc *top,
+                        struct lens_problem_result *res)
+{
+    const struct lens_rule_problem *rp = &u->r->problems[p];
+    int any = 0;
+    for (int l = 0; l < 2; l++)
+        for (int k = 0; k < LENS_RULE_NTEXT; k++)
+            any |= rp->ntpl[l][k] > 0;
+    if (!any)
+        return LENS_OK;
+    int c = rp->composite, side[2];
+    const struct lens_rule_composite *comp = &u->r->composites[c];
+    const struct lens_problems_kind *kind = find_kind(u, comp, side);
+    int nm = comp->nmembers;
+    /* members x 64 fields (a nested member's fields are its composite's parameters) */
+    double *f = lens_calloc((size_t)nm * 64 + 1, sizeof *f), params[64] = {0};
+    const double **mem = lens_calloc((size_t)nm + 1, sizeof *mem);
+    struct lens_problem_site *site = lens_calloc((size_t)nm + 1, sizeof *site);
+    /* have[m]: 0 site not resolved yet, 1 resolved; stand: the call member m stands for when
+     * the matcher knows it (general composites), rank -1 otherwise */
+    int *have = lens_calloc((size_t)nm + 1, sizeof *have);
+    struct { int32_t rank; uint32_t call; } stand[LENS_RULES_MAX_MEMBERS];
+    for (int m = 0; m < LENS_RULES_MAX_MEMBERS; m++)
+        stand[m].rank = -1, stand[m].call = 0;
+    if (!f || !mem || !site || !have) {
+        lens_free(f), lens_free(mem), lens_free(site), lens_free(have);
+        return LENS_ENOMEM;
+    }
+    for (int m = 0; m < nm; m++)
+        mem[m] = f + (size_t)m * 64;
+    struct lens_ruleeval_ctx x = {mem, params};
+    struct lens_problems_inst in = {.t = u->t, .ev = u->ev, .opnames = u->opnames,
+                                    .opkinds = u->opkinds, .gc = u->gc, .gnames = u->gnames};
+    if (kind) {
+        for (uint64_t j = 0; j <= top->inst; j++) {
+            in.orank[0] = in.orank[1] = -1;
+            kind->build(&in, (size_t)j);
+        }
+        for (int s = 0; s < 2; s++) {
+            const struct lens_problems_type *ty = &u->v->types[kind->member[s]];
+            for (int fl = 0; fl < ty->nfields; fl++)
+                f[(size_t)side[s] * 64 + (size_t)fl] = ty->fields[fl].get(&in);
+        }
+        struct lens_err ignore;
+        /* it evaluated without error on this very instance during detection */
+        (void)lens_ruleeval_composite(u->r, c, &x, &ignore);
+    } else {
+        /* a general composite kept its tuple and parameters (run_general) */
+        const struct ginst *gi = &u->gi[c];
+        struct gplan *g = lens_malloc(sizeof *g);
+        struct lens_err ignore;
+        if (!g || general_plan(u->r, u->v, c, g, &ignore)) {
+            lens_free(f), lens_free(mem), lens_free(site), lens_free(have), lens_free(g);
+            return g ? LENS_OK : LENS_ENOMEM;
+        }
+        for (int m = 0; m < nm; m++) {
+            uint64_t j = gi->tuple[top->inst * (size_t)nm + (size_t)m];
+            if (g->src[m] == -2) /* a set: its aggregates as the matcher computed them */
+                memcpy(f + (size_t)m * 64,
+                       gi->agg + top->inst * (size_t)gi->naggw + (size_t)m * NFIELDS(calls_fields),
+                       NFIELDS(calls_fields) * sizeof *f);
+            else
+                gfetch(u, &in, g->src[m], j, f + (size_t)m * 64, ~0u);
+            gstand(u, g->src[m], j, &stand[m].rank, &stand[m].call);
+        }
+        memcpy(params, gi->vals + top->inst * (size_t)gi->np, (size_t)gi->np * sizeof *params);
+        lens_free(g);
+    }
+    /* the sites of the member slots are resolved only when a template names one */
+    for (int l = 0; l < 2; l++)
+        for (int k = LENS_RULE_DESCRIPTION; k < LENS_RULE_NTEXT; k++) {
+            const char *s = rp->text[l][k];
+            if (!rp->ntpl[l][k])
+                continue;
+            struct sbuf b = {0};
+            int at = 0;
+            for (int i = 0; i < rp->ntpl[l][k]; i++) {
+                const struct lens_rule_tpl *t = &rp->tpl[l][k][i];
+                char num[96];
+                const char *v = num;
+                double d = 0;
+                sb_add(&b, s + at, (size_t)(t->begin - at));
+                at = t->end;
+                switch (t->what) {
+                case LENS_TPL_BRACE: num[0] = (char)t->index, num[1] = 0; break;
+                case LENS_TPL_DURATION: d = top->seconds; break;
+                case LENS_TPL_PARAM: d = params[t->index]; break;
+                case LENS_TPL_FIELD: d = f[(size_t)t->slot * 64 + (size_t)t->index]; break;
+                default: { /* LENS_TPL_SITE */
+                    int m = t->slot;
+                    if (!have[m]) {
+                        int charged = m == rp->location || top->orank < 0;
+                        site_text(u, stand[m].rank >= 0 ? call_of(u, stand[m].rank, stand[m].call)
+                                     : charged ? call_of(u, top->rank, top->call)
+                                               : call_of(u, top->orank, top->ocall), &site[m]);
+                        have[m] = 1;
+                    }
+                    const struct lens_problem_site *q = &site[m];
+                    v = t->index == LENS_TPL_SITE_CALLER ? q->caller
+                      : t->index == LENS_TPL_SITE_FUNCTION ? q->function
+                      : t->index == LENS_TPL_SITE_FILE ? q->file
+                      : t->index == LENS_TPL_SITE_TEXT ? (l ? q->text_ru : q->text) : num;
+                    d = q->line;
+                }
+                }
+                /* string values are intern ids of the rules' table (op names, kinds) */
+                if (v == num && t->what != LENS_TPL_BRACE) {
+                    if (t->str && d >= 0 && d < u->r->nstrings)
+                        v = u->r->strings[(int)d];
+                    else
+                        tpl_number(num, sizeof num, d, t->unit, l);
+                }
+                sb_add(&b, v, strlen(v));
+            }
+            sb_add(&b, s + at, strlen(s + at));
+            if (b.oom) {
+                lens_free(b.s);
+                lens_free(f), lens_free(mem), lens_free(site), lens_free(have);
+                return LENS_ENOMEM;
+            }
+            res->text[l][k] = res->expanded[l][k] = b.s;
+        }
+    lens_free(f), lens_free(mem), lens_free(site), lens_free(have);
+    return LENS_OK;
+}
+
 static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsigned flags)
 {
     const struct lens_trace *t = u->t;
@@ -968,6 +1877,9 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
     /* The rule stays owned by the rules (kept in lens_problems.rules): the result only points
      * to it. */
     res->rule = &u->r->problems[p];
+    for (int l = 0; l < 2; l++)
+        for (int k = 0; k < LENS_RULE_NTEXT; k++)
+            res->text[l][k] = res->rule->text[l][k];
     if (!(res->per_rank = lens_calloc((size_t)t->nranks, sizeof(double))))
         return LENS_ENOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -1016,7 +1928,7 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
         x->seconds = best[i].seconds;
         snprintf(x->call, sizeof x->call, "%s", lens_trace_region_name(t, k->region));
     }
-    return LENS_OK;
+    return expand_texts(u, p, &best[0], res);
 }
 
 /* Problems with equal totals (often 0) keep rule order: the listing is deterministic. */
@@ -1078,7 +1990,7 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
     if ((rc = lens_problems_bind(rules, v, e)))
         goto fail;
     u = (struct run){t, ev, v ? v : &builtin, rules, res, NULL, NULL, NULL, NULL, {0}, {0}, -1,
-                     NULL, 0};
+                     NULL, 0, NULL, 0, {0}, NULL};
     int np = rules->nproblems;
     /* np + 1: a rule base without problems still gets non-NULL arrays (NULL means out of
      * memory). */
@@ -1106,8 +2018,14 @@ int lens_problems_detect(const struct lens_trace *t, const struct lens_events *e
             double d = t->ranks[r].calls[c].leave - t->ranks[r].calls[c].enter;
             res->mpi_s[r] += d > 0 ? d : 0;
         }
+    if (!(u.gi = lens_calloc((size_t)rules->ncomposites + 1, sizeof *u.gi))) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+        goto fail;
+    }
+    /* in declaration order: a nested composite's instances exist before its users run */
     for (int c = 0; c < rules->ncomposites; c++)
-        if ((rc = run_composite(&u, c, e)))
+        if ((rc = is_general(u.v, &rules->composites[c]) ? run_general(&u, c, e)
+                                                         : run_composite(&u, c, e)))
             goto fail;
     /* first one charge per call and problem, then one problem per interval of a call */
     for (int p = 0; p < np; p++)
@@ -1139,6 +2057,15 @@ fail:
     lens_free(u.capacc);
     lens_free(u.repeat);
     lens_free(u.cache);
+    lens_free(u.gc);
+    for (int c = 0; u.gi && c < rules->ncomposites; c++) {
+        lens_free(u.gi[c].tuple);
+        lens_free(u.gi[c].vals);
+        lens_free(u.gi[c].rank);
+        lens_free(u.gi[c].call);
+        lens_free(u.gi[c].agg);
+    }
+    lens_free(u.gi);
     if (rc) {
         lens_problems_free(res);
         return rc;
@@ -1180,6 +2107,9 @@ void lens_problems_free(struct lens_problems *p)
     for (int i = 0; p->res && i < p->rules->nproblems; i++) {
         lens_free(p->res[i].per_rank);
         lens_free(p->res[i].charges);
+        for (int l = 0; l < 2; l++)
+            for (int k = 0; k < LENS_RULE_NTEXT; k++)
+                lens_free(p->res[i].expanded[l][k]);
     }
     lens_free(p->res);
     lens_free(p->mpi_s);
@@ -1191,9 +2121,9 @@ void lens_problems_free(struct lens_problems *p)
 
 /* Russian texts are optional in the rules: a missing one falls back to English per text, so a
  * user rule without _ru fields still shows in a Russian report. */
-static const char *text_of(const struct lens_rule_problem *p, int lang, int k)
+static const char *text_of(const struct lens_problem_result *r, int lang, int k)
 {
-    return lang == 1 && p->text[1][k] ? p->text[1][k] : p->text[0][k];
+    return lang == 1 && r->text[1][k] ? r->text[1][k] : r->text[0][k];
 }
 
 /* Problems with no time are left out of the rows: the report's table lists what was found, in
@@ -1206,9 +2136,9 @@ int lens_problems_rows(const struct lens_problems *p, int lang, struct lens_prob
         const struct lens_problem_result *r = &p->res[i];
         if (r->total_s <= 0)
             continue;
-        rows[n++] = (struct lens_problems_row){r->rule->id, text_of(r->rule, lang, 0),
-                                               text_of(r->rule, lang, 1),
-                                               text_of(r->rule, lang, 2), r->total_s, r->share,
+        rows[n++] = (struct lens_problems_row){r->rule->id, text_of(r, lang, 0),
+                                               text_of(r, lang, 1),
+                                               text_of(r, lang, 2), r->total_s, r->share,
                                                !r->nsites ? ""
                                                : lang == 1 ? r->sites[0].text_ru
                                                            : r->sites[0].text};
@@ -1259,10 +2189,10 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
         const struct lens_problem_result *r = &p->res[i];
         if (r->total_s <= 0)
             continue;
-        fprintf(fp, "\n%s [%s]: %.6f s, %.2f%% %s, ", text_of(r->rule, lang, 0), r->rule->id,
+        fprintf(fp, "\n%s [%s]: %.6f s, %.2f%% %s, ", text_of(r, lang, 0), r->rule->id,
                 r->total_s, 100 * r->share, lab[L][6]);
         fprintf(fp, L ? "%s: %llu\n" : "%2$llu %1$s\n", lab[L][7], (unsigned long long)r->count);
-        fprintf(fp, "  %s\n", text_of(r->rule, lang, 1));
+        fprintf(fp, "  %s\n", text_of(r, lang, 1));
         fprintf(fp, "  %s:", lab[L][2]);
         for (int k = 0; k < p->nranks; k++)
             fprintf(fp, " %d=%.6f", k, r->per_rank[k]);
@@ -1276,7 +2206,7 @@ int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp)
                     q->culprit ? " (" : "", q->culprit ? lab[L][10] : "", q->culprit ? ")" : "",
                     L ? q->text_ru : q->text);
         }
-        fprintf(fp, "  %s: %s\n", lab[L][4], text_of(r->rule, lang, 2));
+        fprintf(fp, "  %s: %s\n", lab[L][4], text_of(r, lang, 2));
     }
     return ferror(fp) ? LENS_EIO : LENS_OK;
 }
@@ -1338,7 +2268,7 @@ int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp)
         static const char *const keys[] = {"name", "description", "advice"};
         for (int k = 0; k < 3; k++) {
             fprintf(fp, ",\"%s\":", keys[k]);
-            json_str(fp, text_of(r->rule, lang, k));
+            json_str(fp, text_of(r, lang, k));
         }
         fputs(",\"total_s\":", fp);
         json_num(fp, r->total_s);

@@ -61,6 +61,13 @@ struct lens_problem_charge {
 
 struct lens_problem_result {
     const struct lens_rule_problem *rule; /* id and texts (owned by lens_problems.rules) */
+    /* [language][LENS_RULE_NAME/DESCRIPTION/ADVICE] as shown: the rule's texts, except that a
+     * description or advice with placeholders ("{recv.rank}", "{duration:ms}") is expanded
+     * once per problem, on its largest charged instance (top[0]); with no instance it stays as
+     * written. [1][k] is NULL when the rule has no Russian text k. Borrowed from the rule or
+     * from expanded[][] (owned). */
+    const char *text[2][LENS_RULE_NTEXT];
+    char *expanded[2][LENS_RULE_NTEXT];
     double total_s, share;                /* seconds; share of lens_problems.total_time_s */
     uint64_t count;                       /* instances (calls charged more than 0 s) */
     double *per_rank;                     /* nranks seconds */
@@ -90,6 +97,10 @@ struct lens_problems {
     uint64_t nevents, np2p, ncoll, unmatched;
     char warning[1200];              /* a rule skipped after a runtime error, "" when none */
 };
+
+/* General composites (any members of type "call" or nested composites, problems.c) need no
+ * kind: they are matched by the keys their conditions give (docs/problems.md, "General
+ * composite events"); a plan they cannot run is a LENS_EFORMAT of lens_problems_bind. */
 
 /* ---- the rule vocabulary ----
  * What rules may name: event types, each a table of {name, getter} fields, and composite
@@ -126,6 +137,26 @@ struct lens_problems_inst {
                                             a barrier); -1 (the default) when the kind has
                                             none */
     uint32_t ocall[2];
+    /* the general matcher (composites of calls, problems.c "General composites"): the call
+     * a "call" member stands for, by global id (calls of rank 0, then rank 1, ...) */
+    const struct lens_problems_gcall *gc; /* per global id (owned by the run) */
+    uint64_t gid;
+    const int *gnames;                    /* interned class names and "none" */
+    const double *agg;                    /* a shared "calls" member: its aggregates */
+};
+
+/* One MPI call as the general matcher sees it (a simple event of type "call"). */
+struct lens_problems_gcall {
+    int32_t rank;        /* world rank */
+    uint32_t idx;        /* index into that rank's calls */
+    int64_t next, prev;  /* global id of the rank's next / previous call, -1 at the ends */
+    int64_t match;       /* the call at the other end of its first message (the receive that
+                            completed a send; the send of a receive), -1 none */
+    int32_t coll;        /* collective instance (index into lens_events.coll), -1 none */
+    int32_t peer;        /* first record's partner, -1 none */
+    int cls;             /* 0 p2p, 1 collective, 2 rma, 3 other (its first record) */
+    int fname;           /* interned MPI function name */
+    double comm, tag, bytes; /* first record's (the instance's comm for collectives), -1 none */
 };
 
 typedef double (*lens_problems_get_fn)(const struct lens_problems_inst *x);

@@ -113,6 +113,167 @@ static int bind_expr(struct lens_rules *r, int n, const struct scope *s, int dep
     return LENS_OK;
 }
 
+/* ---- description and advice templates ---- */
+
+/* A template error is reported where its brace was written: the string node kept the file
+ * position of every brace (rules.c), by its offset in the decoded text. */
+static int tpl_err(struct lens_rules *r, int node, int off, struct lens_err *e, const char *fmt,
+                   const char *a, const char *b)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, a, b);
+    const struct lens_rule_node *x = &r->nodes[node];
+    int line = x->line, col = x->col;
+    for (int i = 0; i < x->nmarks; i++)
+        if (x->marks[i].off == off)
+            line = x->marks[i].line, col = x->marks[i].col;
+    return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: %s", x->file, line, col, msg);
+}
+
+/* Length of the identifier at s ([A-Za-z_][A-Za-z0-9_]*), 0 when there is none. */
+static int ident_len(const char *s)
+{
+    int n = 0;
+    if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+        return 0;
+    while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') || s[n] == '_' ||
+           (s[n] >= '0' && s[n] <= '9'))
+        n++;
+    return n;
+}
+
+/* What a member's call site offers a template beside the type's own fields (problems.c fills
+ * them from the resolved call): caller function, MPI function, file, line, the whole text. */
+static const char *const site_items[LENS_TPL_NSITE] = {"caller", "function", "file", "line",
+                                                        "site"};
+
+/* Resolves one placeholder "{name[.field][:unit]}" starting at text offset i into t; the
+ * offset of the closing brace is t->end - 1. */
+static int tpl_one(struct lens_rules *r, const struct lens_rule_composite *c,
+                   const struct lens_ruleeval_type *types, int node, const char *s, int i,
+                   struct lens_rule_tpl *t, struct lens_err *e)
+{
+    char a[64], b[64] = "", unit[64] = "";
+    int j = i + 1, n = ident_len(s + j);
+    if (!n || n >= (int)sizeof a)
+        return tpl_err(r, node, i, e, "'{' opens no placeholder: write a name ({duration}, "
+                       "{member.field}) or '{{' for a brace%s%s", "", "");
+    snprintf(a, sizeof a, "%.*s", n, s + j);
+    j += n;
+    if (s[j] == '.') {
+        n = ident_len(s + j + 1);
+        if (!n || n >= (int)sizeof b)
+            return tpl_err(r, node, i, e, "expected a field name after '%s.' in a placeholder%s",
+                           a, "");
+        snprintf(b, sizeof b, "%.*s", n, s + j + 1);
+        j += 1 + n;
+    }
+    int has_unit = s[j] == ':';
+    if (has_unit) {
+        n = ident_len(s + j + 1);
+        if (n >= (int)sizeof unit)
+            n = 0;
+        snprintf(unit, sizeof unit, "%.*s", n, s + j + 1);
+        j += 1 + n;
+    }
+    if (s[j] != '}')
+        return tpl_err(r, node, i, e, "placeholder '{%s' is not closed by '}' (write '{{' for "
+                       "a brace)%s", a, "");
+    *t = (struct lens_rule_tpl){LENS_TPL_PARAM, -1, -1, 0, 0, i, j + 1};
+    if (!b[0]) {
+        /* A bare name: the duration, or a parameter of the composite (all of them: the
+         * template is expanded after the instance was evaluated). */
+        if (!strcmp(a, "duration")) {
+            t->what = LENS_TPL_DURATION;
+        } else {
+            for (int k = 0; k < c->nparams && t->index < 0; k++)
+                if (!strcmp(c->params[k].name, a))
+                    t->index = k, t->str = r->nodes[c->params[k].expr].type == LENS_RV_STR;
+            if (t->index < 0 && member_slot(c, a) >= 0)
+                return tpl_err(r, node, i, e, "'%s' is an event, not a value: name one of its "
+                               "fields, {%s.rank}", a, a);
+            if (t->index < 0)
+                return tpl_err(r, node, i, e, "unknown name '%s' in a placeholder (known: "
+                               "duration, the parameters and members of '%s')", a, c->name);
+        }
+    } else {
+        int m = member_slot(c, a);
+        if (m < 0)
+            return tpl_err(r, node, i, e, "unknown member '%s' in a placeholder of a problem "
+                           "for '%s'", a, c->name);
+        const struct lens_ruleeval_type *ty = &types[c->members[m].type_index];
+        t->slot = m;
+        for (int f = 0; ty->fields[f] && t->index < 0; f++)
+            if (!strcmp(ty->fields[f], b)) {
+                t->what = LENS_TPL_FIELD, t->index = f;
+                t->str = ty->str_fields && (int)strlen(ty->str_fields) > f &&
+                         ty->str_fields[f] == 's';
+            }
+        /* the type's fields win over the site items, so a vocabulary may define its own */
+        for (int k = 0; k < LENS_TPL_NSITE && t->index < 0; k++)
+            if (!strcmp(site_items[k], b))
+                t->what = LENS_TPL_SITE, t->index = k, t->str = k != LENS_TPL_SITE_LINE;
+        if (t->index < 0)
+            return tpl_err(r, node, i, e, "event type '%s' has no field '%s' (nor a call-site "
+                           "item: caller, function, file, line, site)", ty->name, b);
+    }
+    if (has_unit) {
+        t->unit = !strcmp(unit, "s") ? 1 : !strcmp(unit, "ms") ? 2 : !strcmp(unit, "us") ? 3 : 0;
+        if (!t->unit)
+            return tpl_err(r, node, i, e, "unknown unit ':%s' in a placeholder (known: s, ms, "
+                           "us)%s", unit, "");
+        if (t->str)
+            return tpl_err(r, node, i, e, "unit ':%s' given to '%s', which is a string", unit,
+                           b[0] ? b : a);
+    }
+    return LENS_OK;
+}
+
+/* Parses the placeholders of text (l, k) of problem p into p->tpl[l][k]; a text without any
+ * keeps tpl NULL and is shown as written. Binding again (the rules are bound once per
+ * detection) replaces the list. */
+static int bind_template(struct lens_rules *r, struct lens_rule_problem *p, int l, int k,
+                         const struct lens_rule_composite *c,
+                         const struct lens_ruleeval_type *types, struct lens_err *e)
+{
+    const char *s = p->text[l][k];
+    int node = p->text_node[l][k], n = 0, rc;
+    lens_free(p->tpl[l][k]);
+    p->tpl[l][k] = NULL;
+    p->ntpl[l][k] = 0;
+    if (!s || node < 0)
+        return LENS_OK;
+    struct lens_rule_tpl *v = NULL;
+    for (int i = 0; s[i]; i++) {
+        if (s[i] != '{' && s[i] != '}')
+            continue;
+        struct lens_rule_tpl t = {LENS_TPL_BRACE, -1, s[i], 0, 0, i, i + 2};
+        /* "{{" and "}}" stand for one brace, as in Python's str.format */
+        if (s[i + 1] != s[i]) {
+            if (s[i] == '}') {
+                lens_free(v);
+                return tpl_err(r, node, i, e, "'}' closes no placeholder (write '}}' for a "
+                               "brace)%s%s", "", "");
+            }
+            if ((rc = tpl_one(r, c, types, node, s, i, &t, e))) {
+                lens_free(v);
+                return rc;
+            }
+        }
+        struct lens_rule_tpl *q = lens_realloc(v, (size_t)(n + 1) * sizeof *q);
+        if (!q) {
+            lens_free(v);
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", p->file);
+        }
+        v = q;
+        v[n++] = t;
+        i = t.end - 1;
+    }
+    p->tpl[l][k] = v;
+    p->ntpl[l][k] = n;
+    return LENS_OK;
+}
+
 /* Binding is idempotent over the same types and all-or-nothing: bound is set only at the end,
  * so rules that failed to bind are never evaluated. */
 int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *types, int ntypes,
@@ -164,6 +325,12 @@ int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *ty
                 return berr(r, n, e, "location '%s' is not a member of '%s'", r->nodes[n].name,
                             k->name);
         }
+        /* Templates are checked here, when the rules load, so an unknown name is an error
+         * before any trace is read; names stay literal (they title tables and the timeline). */
+        for (int l = 0; l < 2; l++)
+            for (int t = LENS_RULE_DESCRIPTION; t < LENS_RULE_NTEXT; t++)
+                if ((rc = bind_template(r, p, l, t, k, types, e)))
+                    return rc;
     }
     r->bound = 1;
     return LENS_OK;

@@ -32,6 +32,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,8 @@ struct token {
     char *text;  /* identifier, punctuation or decoded string (owned) */
     double num;
     int line, col;
+    struct lens_rule_mark *marks; /* T_STR: its braces (owned), for template errors */
+    int nmarks;
 };
 
 /* The whole text is tokenised before parsing, so the parser can peek without a lexer state
@@ -85,13 +88,24 @@ static int push_tok(struct parser *p, struct token t)
         struct token *last = &p->toks[p->ntoks - 1];
         size_t a = strlen(last->text), b = strlen(t.text);
         char *q = lens_realloc(last->text, a + b + 1);
-        if (!q) {
+        struct lens_rule_mark *m = !t.nmarks ? last->marks
+            : lens_realloc(last->marks, (size_t)(last->nmarks + t.nmarks) * sizeof *m);
+        if (q)
+            last->text = q;
+        if (m)
+            last->marks = m;
+        if (!q || (t.nmarks && !m)) {
             lens_free(t.text);
+            lens_free(t.marks);
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
         }
         memcpy(q + a, t.text, b + 1);
-        last->text = q;
+        /* the second literal's braces move by the length of the text before it */
+        for (int i = 0; i < t.nmarks; i++)
+            m[last->nmarks++] = (struct lens_rule_mark){t.marks[i].off + (int)a, t.marks[i].line,
+                                                        t.marks[i].col};
         lens_free(t.text);
+        lens_free(t.marks);
         return LENS_OK;
     }
     if (p->ntoks == p->cap) {
@@ -99,6 +113,7 @@ static int push_tok(struct parser *p, struct token t)
         struct token *q = lens_realloc(p->toks, (size_t)m * sizeof *q);
         if (!q) {
             lens_free(t.text);
+            lens_free(t.marks);
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
         }
         p->toks = q;
@@ -118,6 +133,16 @@ static char *dup_n(const char *s, size_t n)
     return d;
 }
 
+/* Grows a mark array by one slot; the old array is freed when that fails, so the caller
+ * only reports. Marks are few (the braces of one literal), so one realloc each is fine. */
+static struct lens_rule_mark *grow_marks(struct lens_rule_mark *m, int n)
+{
+    struct lens_rule_mark *q = lens_realloc(m, (size_t)(n + 1) * sizeof *q);
+    if (!q)
+        lens_free(m);
+    return q;
+}
+
 /* A string ends on its line: an unterminated string is reported at its opening quote rather
  * than swallowing the rest of the file. Unknown escapes are errors, not kept literally, so a
  * typo such as "\\d" cannot silently change a text. */
@@ -126,22 +151,37 @@ static int lex_string(struct parser *p, const char **sp, int *col, struct token 
     const char *s = *sp + 1;
     size_t n = 0, cap = 64;
     char *buf = lens_malloc(cap);
+    struct lens_rule_mark *marks = NULL;
+    int nmarks = 0;
     if (!buf)
         return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
     for (;; s++) {
         char c = *s;
         if (c == 0 || c == '\n') {
             lens_free(buf);
+            lens_free(marks);
             return perr(p, t, "unterminated string%s", "");
         }
         if (c == '"')
             break;
+        /* Braces open template placeholders (description, advice): their source positions
+         * are kept so that an unknown name is reported at its column when the rules are
+         * bound, long after the tokens are gone. A literal is one line, so the column is the
+         * quote's plus the distance from it. */
+        if (c == '{' || c == '}') {
+            if (nmarks == INT_MAX / 2 || !(marks = grow_marks(marks, nmarks))) {
+                lens_free(buf);
+                return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+            }
+            marks[nmarks++] = (struct lens_rule_mark){(int)n, t->line, t->col + (int)(s - *sp)};
+        }
         if (c == '\\') {
             char d = *++s;
             c = d == 'n' ? '\n' : d == 't' ? '\t' : d == '"' ? '"' : d == '\\' ? '\\' : 0;
             if (!c) {
                 lens_free(buf);
-                struct token at = {0, NULL, 0, t->line, t->col + (int)(s - *sp) - 1};
+                lens_free(marks);
+                struct token at = {0, NULL, 0, t->line, t->col + (int)(s - *sp) - 1, NULL, 0};
                 return perr(p, &at, "unknown escape '\\%s' in string", (char[]){d ? d : '0', 0});
             }
         }
@@ -150,6 +190,7 @@ static int lex_string(struct parser *p, const char **sp, int *col, struct token 
             char *q = lens_realloc(buf, cap *= 2);
             if (!q) {
                 lens_free(buf);
+                lens_free(marks);
                 return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
             }
             buf = q;
@@ -163,6 +204,8 @@ static int lex_string(struct parser *p, const char **sp, int *col, struct token 
     *sp = s + 1;
     t->kind = T_STR;
     t->text = buf;
+    t->marks = marks;
+    t->nmarks = nmarks;
     return LENS_OK;
 }
 
@@ -188,7 +231,7 @@ static int lex(struct parser *p, const char *s)
                 s++;
             continue;
         }
-        struct token t = {T_PUNCT, NULL, 0, line, col};
+        struct token t = {T_PUNCT, NULL, 0, line, col, NULL, 0};
         /* Identifiers as in C; casts to unsigned char because ctype functions are undefined for
          * the negative chars of UTF-8 bytes (Russian texts are only inside strings). */
         if (isalpha((unsigned char)*s) || *s == '_') {
@@ -234,7 +277,7 @@ static int lex(struct parser *p, const char *s)
     }
     /* The end token stops every loop of the parser (nothing matches it), so no rule reads past
      * the last token. */
-    return push_tok(p, (struct token){T_EOF, dup_n("end of file", 11), 0, line, col});
+    return push_tok(p, (struct token){T_EOF, dup_n("end of file", 11), 0, line, col, NULL, 0});
 }
 
 /* ---- parser ---- */
@@ -308,7 +351,7 @@ static int new_node(struct parser *p, int op, int a, int b, const struct token *
     /* Every node keeps its position: binding and evaluation errors (ruleeval.c) point into the
      * text long after the tokens are gone. */
     r->nodes[r->nnodes] = (struct lens_rule_node){op, a, b, 0, NULL, NULL, -1, -1, LENS_RV_NUM,
-                                                  p->file, at->line, at->col, depth};
+                                                  p->file, at->line, at->col, depth, NULL, 0};
     return r->nnodes++;
 }
 
@@ -333,8 +376,17 @@ static int parse_primary(struct parser *p)
         int id = lens_rules_intern(p->r, t->text);
         if (id < 0)
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
-        if ((n = new_node(p, LENS_RN_STR, -1, -1, t)) >= 0)
-            p->r->nodes[n].num = id, p->r->nodes[n].type = LENS_RV_STR;
+        if ((n = new_node(p, LENS_RN_STR, -1, -1, t)) < 0)
+            return n;
+        struct lens_rule_node *x = &p->r->nodes[n];
+        x->num = id, x->type = LENS_RV_STR;
+        /* the node gets its own copy of the braces' positions: tokens are freed after parsing */
+        if (t->nmarks) {
+            if (!(x->marks = lens_malloc((size_t)t->nmarks * sizeof *x->marks)))
+                return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+            memcpy(x->marks, t->marks, (size_t)t->nmarks * sizeof *x->marks);
+            x->nmarks = t->nmarks;
+        }
         return n;
     }
     if (accept(p, "(")) {
@@ -591,18 +643,22 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
     struct lens_rules *r = p->r;
     for (int i = 0; i < n; i++) {
         struct lens_rule_node *x = &r->nodes[ps[i].expr];
-        struct token pos = {0, NULL, 0, ps[i].line, ps[i].col};
+        struct token pos = {0, NULL, 0, ps[i].line, ps[i].col, NULL, 0};
         char **slot = NULL;
+        int tl = -1, tk = -1;
         if (!strcmp(ps[i].name, "id"))
             slot = &pr->id;
         for (int l = 0; l < 2; l++)
             for (int k = 0; k < LENS_RULE_NTEXT; k++)
                 if (!strcmp(ps[i].name, text_keys[l][k]))
-                    slot = &pr->text[l][k];
+                    slot = &pr->text[l][k], tl = l, tk = k;
         /* Texts must be literals: they are shown as written, never computed per instance. */
         if (slot) {
             if (x->op != LENS_RN_STR)
                 return perr(p, &pos, "parameter '%s' must be a string literal", ps[i].name);
+            /* the node's marks place template errors found when binding (ruleeval.c) */
+            if (tl >= 0)
+                pr->text_node[tl][tk] = ps[i].expr;
             if (!(*slot = lens_strdup(r->strings[(int)x->num])))
                 return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
         } else if (!strcmp(ps[i].name, "duration")) {
@@ -660,6 +716,9 @@ static int parse_problem(struct parser *p, const struct token *at)
     struct lens_rule_problem *pr = &q[r->nproblems++];
     memset(pr, 0, sizeof *pr);
     pr->when = pr->duration = -1;
+    for (int l = 0; l < 2; l++)
+        for (int k = 0; k < LENS_RULE_NTEXT; k++)
+            pr->text_node[l][k] = -1;
     pr->file = p->file;
     pr->line = at->line, pr->col = at->col;
     pr->composite = lens_rules_composite_find(r, type->text);
@@ -720,8 +779,10 @@ int lens_rules_parse(struct lens_rules *r, const char *file, const char *text, s
     }
     /* Token texts are copies: the declarations keep their own strings, so the tokens are freed
      * here whatever happened. */
-    for (int i = 0; i < p.ntoks; i++)
+    for (int i = 0; i < p.ntoks; i++) {
         lens_free(p.toks[i].text);
+        lens_free(p.toks[i].marks);
+    }
     lens_free(p.toks);
     return rc;
 }
@@ -902,13 +963,16 @@ void lens_rules_free(struct lens_rules *r)
         lens_free(p->id);
         lens_free(p->for_name);
         for (int l = 0; l < 2; l++)
-            for (int k = 0; k < LENS_RULE_NTEXT; k++)
+            for (int k = 0; k < LENS_RULE_NTEXT; k++) {
                 lens_free(p->text[l][k]);
+                lens_free(p->tpl[l][k]);
+            }
     }
     lens_free(r->problems);
     for (int i = 0; i < r->nnodes; i++) {
         lens_free(r->nodes[i].name);
         lens_free(r->nodes[i].field);
+        lens_free(r->nodes[i].marks);
     }
     lens_free(r->nodes);
     for (int i = 0; i < r->nstrings; i++)

@@ -7,8 +7,10 @@
  *       advice = "...", name_ru = ..., description_ru = ..., advice_ru = ...,
  *       duration = EXPR, location = member);
  * Expressions: numbers, "strings", true/false, name.field, bare names (composite parameters or
- * members), + - * /, comparisons, and/or/not, min(), max(), abs(). Every error names
- * file:line:column. A lens_rules owns all its memory; lens_rules_free() releases it. */
+ * members), + - * /, comparisons, and/or/not, min(), max(), abs(). A member type is an event
+ * type of the vocabulary ("call", "send", ...) or a composite declared before (nesting).
+ * Descriptions and advice may hold placeholders ({recv.rank}, {duration:ms}), resolved by
+ * lens_ruleeval_bind into lens_rule_problem.tpl. Every error names file:line:column. A lens_rules owns all its memory; lens_rules_free() releases it. */
 #ifndef LENS_RULES_H
 #define LENS_RULES_H
 
@@ -51,6 +53,32 @@ struct lens_rule_composite {
 
 enum { LENS_RULE_NAME, LENS_RULE_DESCRIPTION, LENS_RULE_ADVICE, LENS_RULE_NTEXT };
 
+/* Where a brace of a string literal stands in the source: the offset in the decoded (and
+ * joined) string, and the file line and column, so a bad placeholder is reported where it
+ * was written even when the text spans several literals. */
+struct lens_rule_mark {
+    int off, line, col;
+};
+
+/* One placeholder of a description or advice template ("{recv.rank}", "{duration:ms}"),
+ * resolved by lens_ruleeval_bind so that expanding a text never looks a name up. */
+enum lens_rule_tpl_what {
+    LENS_TPL_DURATION,  /* the charged seconds of the instance shown */
+    LENS_TPL_PARAM,     /* index: a parameter of the composite */
+    LENS_TPL_FIELD,     /* slot.index: a field of a member */
+    LENS_TPL_SITE,      /* slot, index LENS_TPL_SITE_*: the member's call site */
+    LENS_TPL_BRACE      /* "{{" or "}}": one literal brace, index is the character */
+};
+enum { LENS_TPL_SITE_CALLER, LENS_TPL_SITE_FUNCTION, LENS_TPL_SITE_FILE, LENS_TPL_SITE_LINE,
+       LENS_TPL_SITE_TEXT, LENS_TPL_NSITE };
+struct lens_rule_tpl {
+    int what, slot, index;
+    int str;            /* the value is an interned string (a string field or parameter) */
+    int unit;           /* 0 as is; 1 seconds, 2 milliseconds, 3 microseconds (":s", ":ms",
+                           ":us"), the value being seconds */
+    int begin, end;     /* bytes [begin, end) of the text it replaces, braces included */
+};
+
 struct lens_rule_problem {
     char *id;                       /* "late_sender" */
     char *text[2][LENS_RULE_NTEXT]; /* [0] English, [1] Russian; Russian may be NULL */
@@ -58,6 +86,11 @@ struct lens_rule_problem {
     int composite;                  /* index into composites */
     int when, duration;             /* node indices; when may be -1 */
     int location;                   /* member slot charged with the time (default 0) */
+    int text_node[2][LENS_RULE_NTEXT]; /* the string node of each text (-1: none), whose
+                                          marks place template errors */
+    struct lens_rule_tpl *tpl[2][LENS_RULE_NTEXT]; /* placeholders of description and
+                                          advice in text order (lens_ruleeval_bind; owned) */
+    int ntpl[2][LENS_RULE_NTEXT];
     int waits_until_leave;          /* 1: the wasted time is the end of the charged call
                                        (waits = "until_leave", completion problems); 0: it
                                        starts at the call's enter (the default) */
@@ -85,6 +118,8 @@ struct lens_rule_node {
     const char *file;
     int line, col;
     int depth;        /* height of the tree rooted here, 1 for a leaf, <= LENS_RULES_MAX_DEPTH */
+    struct lens_rule_mark *marks; /* LENS_RN_STR: every '{' and '}' of the literal (owned) */
+    int nmarks;
 };
 
 struct lens_rules {

@@ -12,8 +12,11 @@ int lens_trace_analysis_read(const char *trace_path, const char *rules_dir,
         lens_free(a);
         return lens_err_set(e, LENS_ENOMEM, "out of memory");
     }
-    /* the rules first: a typo in them is found before reading a large trace */
+    /* the rules first, parsed and bound (unknown types, fields and template names): a typo
+     * in them is found before reading a large trace */
     int rc = lens_rules_load_dir(a->rules, rules_dir, e);
+    if (rc == LENS_OK)
+        rc = lens_problems_bind(a->rules, NULL, e);
     if (rc == LENS_OK)
         rc = lens_trace_read(trace_path, &a->trace, e);
     if (rc != LENS_OK) {

@@ -66,11 +66,11 @@ static void fmt_s(double v, char *buf, size_t n)
     snprintf(buf, n, isfinite(v) ? "%.6f" : "n/a", v);
 }
 
-/* Text k (0 name, 1 description, 2 advice) of a rule in language lang (1: Russian), falling back to
- * English when the rule file gives no translation. */
+/* Text k (0 name, 1 description, 2 advice) of a problem in language lang (1: Russian), falling
+ * back to English when the rule file gives no translation; templates come expanded (problems.h). */
 static const char *rule_text(const struct lens_problem_result *r, int lang, int k)
 {
-    return lang == 1 && r->rule->text[1][k] ? r->rule->text[1][k] : r->rule->text[0][k];
+    return lang == 1 && r->text[1][k] ? r->text[1][k] : r->text[0][k];
 }
 
 /* Problems with time lost: a rule that matched nothing has total 0 and is neither listed nor
