@@ -371,18 +371,23 @@ static void measure_both(struct lens_bench_ctx *c, int peer, int len)
     }
 }
 
-/* One length under --schedule parallel: round after round, every rank measures with its
- * partner of the round (or sits out its bye); a barrier closes each round so that the pairs
- * running side by side are exactly the round's, as the file's `rounds` attribute says. */
+/* One round: every rank measures with its partner of the round (or sits out its bye); a
+ * barrier closes it so that the pairs running side by side are exactly the round's, as the
+ * file's `rounds` attribute says. */
+void lens_bench_mode_round(struct lens_bench_ctx *c, int r, int len)
+{
+    lens_bench_schedule_round(&c->sched, r, c->partner);
+    int peer = c->partner[c->rank];
+    if (peer >= 0)
+        measure_both(c, peer, len);
+    lens_bench_job_barrier(c->oversubscribed);
+}
+
+/* One length under --schedule parallel: the rounds in the schedule's order. */
 static void run_rounds(struct lens_bench_ctx *c, int len)
 {
-    for (int r = 0; r < c->sched.rounds; r++) {
-        lens_bench_schedule_round(&c->sched, r, c->partner);
-        int peer = c->partner[c->rank];
-        if (peer >= 0)
-            measure_both(c, peer, len);
-        lens_bench_job_barrier(c->oversubscribed);
-    }
+    for (int r = 0; r < c->sched.rounds; r++)
+        lens_bench_mode_round(c, r, len);
 }
 
 /* ---- collective modes ---- */

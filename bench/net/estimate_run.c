@@ -1,0 +1,117 @@
+/* The calibration of --estimate (see estimate.h): a few cells measured alone and a few
+ * parallel rounds, at the first and the last length of the sweep, with the run's own
+ * kernels, warm-up and repeats, so the model multiplies real costs of this machine. */
+#include "estimate.h"
+
+#include "ctx.h"
+#include "job.h"
+#include "mode.h"
+#include "retest.h"
+#include "analysis/cube/cube.h"
+
+#include <mpi.h>
+#include <stdio.h>
+
+/* "A few": enough to average out one unlucky pair, few enough that calibrating 10^4 ranks
+ * costs seconds. */
+enum { CAL_CELLS = 3, CAL_ROUNDS = 2 };
+
+/* Peak resident set of this process, kB (VmHWM), -1 if unknown. */
+static long peak_kb_self(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* Calibration cell k of P ranks: i spread over the ranks and j half the job away, so that
+ * with ranks placed in blocks per node (srun's and mpirun's default) the cells cross nodes,
+ * as most of a cube's P(P-1) cells do; the first cells of network_test2's order (0, 1),
+ * (0, 2) ... would all be inside rank 0's node. */
+static void cal_cell(int k, int P, int *i, int *j)
+{
+    *i = (int)((long)k * P / CAL_CELLS) % P;
+    *j = (*i + P / 2) % P; /* P >= 2: never i itself */
+}
+
+int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_bench_estimate_in *in,
+                                  double *seconds, long peak_kb[2], struct lens_err *e)
+{
+    int m = o->mode;
+    if (m == LENS_MODE_ALL_TO_ALL || m == LENS_MODE_BCAST || m == LENS_MODE_P2P || m == LENS_BENCH_MODE_BISECTION)
+        return lens_err_set(e, LENS_EUSAGE, "--estimate models the pair schedules; mode %s has none",
+                            m == LENS_BENCH_MODE_BISECTION ? "bisection" : lens_cube_mode_name(m));
+    struct lens_bench_ctx c;
+    int rc = lens_bench_ctx_init(&c, o, e);
+    if (rc != LENS_OK)
+        return rc;
+    /* A serial run has no tournament; the calibration builds one to price the other
+     * schedule too (ctx release frees it). Noise modes cannot run in parallel: no rounds. */
+    int par = !lens_bench_mode_noisy(m);
+    if (par && !c.partner) {
+        rc = lens_bench_schedule_init(&c.sched, c.procs, o->shuffle, o->seed, e);
+        c.partner = lens_malloc((size_t)c.procs * sizeof(int));
+        if (rc == LENS_OK && !c.partner)
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory for the schedule of %d ranks", c.procs);
+    }
+    /* every rank allocates the same, so every rank takes the same branch */
+    if (rc != LENS_OK) {
+        lens_bench_ctx_release(&c);
+        return rc;
+    }
+    int P = c.procs, last = o->begin + (o->nlen - 1) * o->step;
+    int nr = c.sched.rounds < CAL_ROUNDS ? c.sched.rounds : CAL_ROUNDS;
+    double cost[2][2] = {{0, 0}, {0, 0}}; /* [first, last length][pair alone, round] */
+    lens_bench_job_barrier(c.oversubscribed);
+    double start = MPI_Wtime();
+    for (int end = 0; end < 2; end++) {
+        int len = end == 0 ? o->begin : last;
+        if (end == 1 && o->nlen == 1) { /* one length: both ends are the same measurement */
+            cost[1][0] = cost[0][0];
+            cost[1][1] = cost[0][1];
+            break;
+        }
+        /* mode_cell opens each cell with a barrier: what a serial pair's token hand-over
+         * costs, so it stays in the price. */
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < CAL_CELLS; k++) {
+            int i, j;
+            cal_cell(k, P, &i, &j);
+            (void)lens_bench_mode_cell(&c, len, i, j);
+        }
+        lens_bench_job_barrier(c.oversubscribed);
+        double t1 = MPI_Wtime();
+        cost[end][0] = (t1 - t0) / CAL_CELLS;
+        /* Rounds spread over the tournament: with an odd P the bye moves, and a shuffled
+         * schedule plays them in its own order, as the run will. */
+        for (int q = 0; par && q < nr; q++)
+            lens_bench_mode_round(&c, (int)((long)q * c.sched.rounds / nr), len);
+        double t2 = MPI_Wtime();
+        cost[end][1] = par && nr > 0 ? (t2 - t1) / nr : 0;
+    }
+    /* Rank 0's clock decides: the barriers make it the job's, and every rank gets the same
+     * numbers so a later decision cannot diverge. */
+    double v[5] = {cost[0][0], cost[1][0], cost[0][1], cost[1][1], MPI_Wtime() - start};
+    MPI_Bcast(v, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    /* rank 0 sends -1, so the maximum is the other ranks' (send and receive must not alias) */
+    long mine = peak_kb_self(), sent = c.rank == 0 ? -1 : mine, others = -1;
+    MPI_Reduce(&sent, &others, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    peak_kb[0] = mine;
+    peak_kb[1] = others;
+    *in = (struct lens_bench_estimate_in){
+        .procs = P, .nlen = o->nlen, .measurements = c.pairs,
+        /* the retests a parallel run does: this run's K, or the default when pricing the
+         * parallel schedule for a serial run (which retests only with --retest K) */
+        .retest = o->schedule == LENS_BENCH_SCHEDULE_PARALLEL || o->retest > 0 ? o->retest
+                                                                               : LENS_BENCH_RETEST_DEFAULT,
+        .pair_first_s = v[0], .pair_last_s = v[1], .round_first_s = v[2], .round_last_s = v[3]};
+    *seconds = v[4];
+    lens_bench_ctx_release(&c);
+    return LENS_OK;
+}
