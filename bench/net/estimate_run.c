@@ -30,14 +30,17 @@ static long peak_kb_self(void)
     return kb;
 }
 
-/* Calibration cell k of P ranks: i spread over the ranks and j half the job away, so that
- * with ranks placed in blocks per node (srun's and mpirun's default) the cells cross nodes,
- * as most of a cube's P(P-1) cells do; the first cells of network_test2's order (0, 1),
- * (0, 2) ... would all be inside rank 0's node. */
+/* Calibration cell k of P ranks: like the serial order, one leader i = P/3 with consecutive
+ * partners, so the hand-over is the run's (the leader keeps going, one new partner wakes);
+ * but the partners start half the job away, so that with ranks placed in blocks per node
+ * (srun's and mpirun's default) the cells cross nodes as most of a cube's P(P-1) cells do,
+ * where the first cells of network_test2's order (0, 1), (0, 2) ... stay in rank 0's node. */
 static void cal_cell(int k, int P, int *i, int *j)
 {
-    *i = (int)((long)k * P / CAL_CELLS) % P;
-    *j = (*i + P / 2) % P; /* P >= 2: never i itself */
+    *i = P / 3;
+    *j = (*i + P / 2 + k) % P;
+    if (*j == *i) /* P = 2 and 3 wrap around to the leader: skip it */
+        *j = (*j + 1) % P;
 }
 
 int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_bench_estimate_in *in,
@@ -67,6 +70,12 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
     }
     int P = c.procs, last = o->begin + (o->nlen - 1) * o->step;
     int nr = c.sched.rounds < CAL_ROUNDS ? c.sched.rounds : CAL_ROUNDS;
+    int cells[CAL_CELLS];
+    for (int k = 0; k < CAL_CELLS; k++) {
+        int i, j;
+        cal_cell(k, P, &i, &j);
+        cells[k] = i * P + j;
+    }
     double cost[2][2] = {{0, 0}, {0, 0}}; /* [first, last length][pair alone, round] */
     lens_bench_job_barrier(c.oversubscribed);
     double start = MPI_Wtime();
@@ -77,14 +86,10 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
             cost[1][1] = cost[0][1];
             break;
         }
-        /* mode_cell opens each cell with a barrier: what a serial pair's token hand-over
-         * costs, so it stays in the price. */
+        /* The cells are walked as the serial schedule walks its pairs, token hand-over
+         * included; the closing barrier waits for the last one. */
         double t0 = MPI_Wtime();
-        for (int k = 0; k < CAL_CELLS; k++) {
-            int i, j;
-            cal_cell(k, P, &i, &j);
-            (void)lens_bench_mode_cell(&c, len, i, j);
-        }
+        lens_bench_mode_pairs(&c, len, cells, CAL_CELLS);
         lens_bench_job_barrier(c.oversubscribed);
         double t1 = MPI_Wtime();
         cost[end][0] = (t1 - t0) / CAL_CELLS;

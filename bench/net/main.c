@@ -187,6 +187,20 @@ static const char *fmt_time(double s, char *buf, size_t n)
     return buf;
 }
 
+/* Bytes in decimal units (MB = 10^6 bytes), kB to TB: the model spans 2 to 10^6 ranks. */
+static const char *fmt_bytes(double v, char *buf, size_t n)
+{
+    if (v < 1e6)
+        snprintf(buf, n, "%.0f kB", v / 1e3);
+    else if (v < 1e9)
+        snprintf(buf, n, "%.1f MB", v / 1e6);
+    else if (v < 1e12)
+        snprintf(buf, n, "%.2f GB", v / 1e9);
+    else
+        snprintf(buf, n, "%.2f TB", v / 1e12);
+    return buf;
+}
+
 /* The estimate, on stdout (the answer of --estimate-only; progress stays on stderr). What
  * is still to be allocated after the calibration (rank 0's matrices, the gather message) is
  * added to the resident peak measured then, so the MPI library's own memory is counted. */
@@ -221,15 +235,18 @@ static void print_estimate(const struct lens_bench_opts *o, const struct lens_be
     struct lens_bench_estimate_mem m;
     lens_bench_estimate_memory(o, in->procs, sizeof(MPI_Request), MPI_MAX_PROCESSOR_NAME, &m);
     double later0 = m.rank0_bytes - m.other_bytes;
+    char u[7][32]; /* one buffer per figure: all are formatted before printf reads them */
     if (peak_kb[0] >= 0 && peak_kb[1] >= 0)
-        printf("  memory:      peak per rank about %.1f MB on rank 0, %.1f MB on the others (resident "
-               "after the calibration %.1f and %.1f MB, plus rank 0's matrices %.1f MB); "
-               "mpilens-bench's own buffers: rank 0 %.1f MB, others %.1f MB\n",
-               peak_kb[0] * 1024e-6 + later0 * 1e-6, peak_kb[1] * 1024e-6, peak_kb[0] * 1024e-6,
-               peak_kb[1] * 1024e-6, later0 * 1e-6, m.rank0_bytes * 1e-6, m.other_bytes * 1e-6);
+        printf("  memory:      peak per rank about %s on rank 0, %s on the others (resident after "
+               "the calibration %s and %s, plus rank 0's matrices %s); mpilens-bench's own "
+               "buffers: rank 0 %s, others %s\n", fmt_bytes(peak_kb[0] * 1024.0 + later0, u[0], 32),
+               fmt_bytes(peak_kb[1] * 1024.0, u[1], 32), fmt_bytes(peak_kb[0] * 1024.0, u[2], 32),
+               fmt_bytes(peak_kb[1] * 1024.0, u[3], 32), fmt_bytes(later0, u[4], 32),
+               fmt_bytes(m.rank0_bytes, u[5], 32), fmt_bytes(m.other_bytes, u[6], 32));
     else
-        printf("  memory:      mpilens-bench's own buffers: rank 0 %.1f MB, others %.1f MB (the MPI "
-               "library's memory comes on top)\n", m.rank0_bytes * 1e-6, m.other_bytes * 1e-6);
+        printf("  memory:      mpilens-bench's own buffers: rank 0 %s, others %s (the MPI library's "
+               "memory comes on top)\n", fmt_bytes(m.rank0_bytes, a, sizeof a),
+               fmt_bytes(m.other_bytes, b, sizeof b));
     fflush(stdout);
 }
 
@@ -306,6 +323,7 @@ int main(int argc, char **argv)
                 char a[64], b[64];
                 printf("  measured:    %s for the run (estimate %s, %.2fx)\n", fmt_time(took, a, sizeof a),
                        fmt_time(want, b, sizeof b), took / want);
+                fflush(stdout);
             }
         } else if (rc != LENS_OK && rank == 0) {
             fprintf(stderr, "mpilens-bench: %s%s\n", e.msg, /* one message, from rank 0 only */
