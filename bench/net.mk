@@ -35,3 +35,9 @@ $(BUILD)/tests/test_bench_bisection: tests/test_bench_bisection.c $(BUILD)/obj/b
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/bisection.o $(LIBMPILENS) $(LIBS)
+
+# The estimate's model is serial arithmetic too: its test links the object without MPI.
+$(BUILD)/tests/test_bench_estimate_model: tests/test_bench_estimate_model.c $(BUILD)/obj/bench/net/estimate.o $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/estimate.o $(LIBMPILENS) $(LIBS)

@@ -57,11 +57,13 @@ void lens_bench_estimate_memory(const struct lens_bench_opts *o, int procs, doub
     double blen = maxlen > 0 ? maxlen : 1;
     double noise = o->noise_len > 0 ? o->noise_len : 1;
     double nreq = 2 * (P > o->noise_msgs ? P : o->noise_msgs);
-    double each = 2 * blen + 2 * P * n * d + 4 * P * d + 4 * P * d + nreq * req_bytes + 2 * P * i4;
+    /* message buffers, samples and sort space of one cell, row and gather message (4P
+     * doubles each), requests, two pair lists */
+    double each = 2 * blen + 2 * n * d + 4 * P * d + 4 * P * d + nreq * req_bytes + 2 * P * i4;
     if (o->raw)
         each += P * n * d;
     if (o->mode == LENS_MODE_ALL_TO_ALL)
-        each += P * blen;
+        each += P * blen + (P - 1) * n * d; /* P receive buffers, P cells' samples */
     if (o->schedule == LENS_BENCH_SCHEDULE_PARALLEL)
         each += P * i4 + 2 * (P + 1) * i4; /* partners, the tournament's seats and order */
     if (o->mode == LENS_MODE_NOISE || o->mode == LENS_MODE_NOISE_BLOCKING)

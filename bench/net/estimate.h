@@ -56,10 +56,11 @@ struct lens_bench_estimate_mem {
 
 /* The memory model of an all-pairs run with options o on procs ranks. req_bytes is
  * sizeof(MPI_Request), name_bytes MPI_MAX_PROCESSOR_NAME (the host gather). Every rank:
- * two message buffers of the largest length, samples and sorting space of P x repeats
- * doubles each, 4P doubles of statistics and 4P of the gather message, 2 max(P, -m)
- * requests, 2P + P ints (pair lists, partners), P x repeats doubles more with --raw, P
- * message buffers more for all_to_all, the RMA window for put and get. Rank 0 adds 8 P^2
+ * two message buffers of the largest length, samples and sorting space of one cell
+ * (repeats doubles each), 4P doubles of statistics and 4P of the gather message, 2 max(P,
+ * -m) requests, 2P ints of pair lists (and 3P + 2 of tournament under parallel), P x
+ * repeats doubles more with --raw, P message buffers and P cells' samples more for
+ * all_to_all, two noise buffers in the noise modes, the RMA window for put and get. Rank 0 adds 8 P^2
  * doubles (the gathered block and the four matrices), P x P x repeats doubles with --raw
  * (twice for bcast), nlen x P^2 doubles of medians with --retest, and P host names. */
 void lens_bench_estimate_memory(const struct lens_bench_opts *o, int procs, double req_bytes,
