@@ -67,7 +67,8 @@ void lens_bench_estimate_memory(const struct lens_bench_opts *o, int procs, doub
                                 double name_bytes, struct lens_bench_estimate_mem *m);
 
 /* The calibration (collective, MPI; estimate_run.c): measures a few cells alone and a few
- * parallel rounds at the first and the last length of o's sweep, fills in (procs, nlen,
+ * parallel rounds (the mean of 3 cells walked in the serial order, the median of 3 rounds)
+ * at the first and the last length of o's sweep, fills in (procs, nlen,
  * measurements, retest and the four costs) on every rank and returns the seconds the
  * calibration took. peak_kb receives rank 0's and the other ranks' largest VmHWM (kB, -1 if
  * unknown) after the calibration's buffers were allocated, on rank 0. Returns LENS_OK or

@@ -14,7 +14,7 @@
 
 /* "A few": enough to average out one unlucky pair, few enough that calibrating 10^4 ranks
  * costs seconds. */
-enum { CAL_CELLS = 3, CAL_ROUNDS = 2 };
+enum { CAL_CELLS = 3, CAL_ROUNDS = 3 };
 
 /* Peak resident set of this process, kB (VmHWM), -1 if unknown. */
 static long peak_kb_self(void)
@@ -28,6 +28,18 @@ static long peak_kb_self(void)
     if (f)
         fclose(f);
     return kb;
+}
+
+/* Median of n <= CAL_ROUNDS values (insertion sort: n is tiny); n >= 1. */
+static double median_small(double *v, int n)
+{
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && v[b] < v[b - 1]; b--) {
+            double t = v[b];
+            v[b] = v[b - 1];
+            v[b - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Calibration cell k of P ranks: like the serial order, one leader i = P/3 with consecutive
@@ -95,10 +107,17 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
         cost[end][0] = (t1 - t0) / CAL_CELLS;
         /* Rounds spread over the tournament: with an odd P the bye moves, and a shuffled
          * schedule plays them in its own order, as the run will. */
-        for (int q = 0; par && q < nr; q++)
+        /* Each round ends with a barrier, so rank 0's clock between two round ends is one
+         * round; the median of the few keeps one preempted round (a shared node) from
+         * setting the price of all P - 1. */
+        double rt[CAL_ROUNDS], prev = t1;
+        for (int q = 0; par && q < nr; q++) {
             lens_bench_mode_round(&c, (int)((long)q * c.sched.rounds / nr), len);
-        double t2 = MPI_Wtime();
-        cost[end][1] = par && nr > 0 ? (t2 - t1) / nr : 0;
+            double now = MPI_Wtime();
+            rt[q] = now - prev;
+            prev = now;
+        }
+        cost[end][1] = par && nr > 0 ? median_small(rt, nr) : 0;
     }
     /* Rank 0's clock decides: the barriers make it the job's, and every rank gets the same
      * numbers so a later decision cannot diverge. */
