@@ -99,12 +99,15 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
             break;
         }
         /* The cells are walked as the serial schedule walks its pairs, token hand-over
-         * included; the closing barrier waits for the last one. */
+         * included, all led by rank P/3: its clock from the start of its first cell to the
+         * end of its last is the chain alone (a barrier of P sleeping ranks, 64 here, would
+         * outweigh 3 short cells five times). The barrier after it frees the rounds. */
+        lens_bench_job_barrier(c.oversubscribed);
         double t0 = MPI_Wtime();
         lens_bench_mode_pairs(&c, len, cells, CAL_CELLS);
+        cost[end][0] = (MPI_Wtime() - t0) / CAL_CELLS; /* the leader's is the one kept */
         lens_bench_job_barrier(c.oversubscribed);
         double t1 = MPI_Wtime();
-        cost[end][0] = (t1 - t0) / CAL_CELLS;
         /* Rounds spread over the tournament: with an odd P the bye moves, and a shuffled
          * schedule plays them in its own order, as the run will. */
         /* Each round ends with a barrier, so rank 0's clock between two round ends is one
@@ -119,10 +122,11 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
         }
         cost[end][1] = par && nr > 0 ? median_small(rt, nr) : 0;
     }
-    /* Rank 0's clock decides: the barriers make it the job's, and every rank gets the same
-     * numbers so a later decision cannot diverge. */
+    /* The cells' leader's clock prices a pair, rank 0's (between barriers: the job's) a
+     * round and the whole; every rank gets the same numbers, so no later decision diverges. */
     double v[5] = {cost[0][0], cost[1][0], cost[0][1], cost[1][1], MPI_Wtime() - start};
-    MPI_Bcast(v, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(v, 2, MPI_DOUBLE, cells[0] / P, MPI_COMM_WORLD);
+    MPI_Bcast(v + 2, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     /* rank 0 sends -1, so the maximum is the other ranks' (send and receive must not alias) */
     long mine = peak_kb_self(), sent = c.rank == 0 ? -1 : mine, others = -1;
     MPI_Reduce(&sent, &others, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);

@@ -483,7 +483,6 @@ void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
 
 void lens_bench_mode_pairs(struct lens_bench_ctx *c, int len, const int *cells, int ncells)
 {
-    lens_bench_job_barrier(c->oversubscribed); /* as a length starts: nobody else on the wire */
     run_pairs(c, len, cells, ncells);
 }
 

@@ -18,7 +18,8 @@ double lens_bench_mode_cell(struct lens_bench_ctx *c, int len, int i, int j);
 
 /* The cells i * P + j of cells[0..ncells-1], one after the other with the serial
  * schedule's hand-over from pair to pair (collective; every rank passes the same list, and
- * a symmetric mode's cell is its whole exchange). The calibration of --estimate. */
+ * a symmetric mode's cell is its whole exchange). No barrier: the caller makes sure
+ * nobody else is on the wire. The calibration of --estimate. */
 void lens_bench_mode_pairs(struct lens_bench_ctx *c, int len, const int *cells, int ncells);
 
 /* Round r of the parallel schedule c->sched at length len (collective): every rank
