@@ -71,8 +71,9 @@ void lens_bench_estimate_memory(const struct lens_bench_opts *o, int procs, doub
  * at the first and the last length of o's sweep, fills in (procs, nlen,
  * measurements, retest and the four costs) on every rank and returns the seconds the
  * calibration took. peak_kb receives rank 0's and the other ranks' largest VmHWM (kB, -1 if
- * unknown) after the calibration's buffers were allocated, on rank 0. Returns LENS_OK or
- * LENS_ENOMEM; LENS_EUSAGE for a mode it cannot model (all_to_all, bcast, p2p, bisection). */
+ * unknown) after the calibration's buffers were allocated, on rank 0. Returns LENS_OK, or
+ * LENS_EUSAGE for a mode it cannot model (all_to_all, bcast, p2p, bisection; opts.c refuses
+ * those first); running out of memory on any rank ends the job (lens_bench_fatal). */
 int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_bench_estimate_in *in,
                                   double *seconds, long peak_kb[2], struct lens_err *e);
 

@@ -4,6 +4,7 @@
 #include "estimate.h"
 
 #include "ctx.h"
+#include "fatal.h"
 #include "job.h"
 #include "mode.h"
 #include "retest.h"
@@ -63,9 +64,11 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
         return lens_err_set(e, LENS_EUSAGE, "--estimate models the pair schedules; mode %s has none",
                             m == LENS_BENCH_MODE_BISECTION ? "bisection" : lens_cube_mode_name(m));
     struct lens_bench_ctx c;
+    /* An allocation that fails on one rank only leaves the others in the calibration's
+     * collectives: as in the run, it ends the job (fatal.h) rather than returning. */
     int rc = lens_bench_ctx_init(&c, o, e);
     if (rc != LENS_OK)
-        return rc;
+        lens_bench_fatal(e);
     /* A serial run has no tournament; the calibration builds one to price the other
      * schedule too (ctx release frees it). Noise modes cannot run in parallel: no rounds. */
     int par = !lens_bench_mode_noisy(m);
@@ -75,10 +78,9 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
         if (rc == LENS_OK && !c.partner)
             rc = lens_err_set(e, LENS_ENOMEM, "out of memory for the schedule of %d ranks", c.procs);
     }
-    /* every rank allocates the same, so every rank takes the same branch */
     if (rc != LENS_OK) {
         lens_bench_ctx_release(&c);
-        return rc;
+        lens_bench_fatal(e);
     }
     int P = c.procs, last = o->begin + (o->nlen - 1) * o->step;
     int nr = c.sched.rounds < CAL_ROUNDS ? c.sched.rounds : CAL_ROUNDS;
