@@ -1,9 +1,11 @@
 # The parallel schedule measures the same cube as the serial one, within the noise, at 2, 3
-# and 4 ranks (oversubscribed on this machine): python reads both cubes' median files and
-# checks (each schedule run twice, per cell the smaller median), per length, that the median over the cells of parallel/serial is within a factor
-# 4 (two concurrent pairs on 2 cores share them, docs/bench.md) and every cell within a
-# factor 20 (a cell measured in the wrong direction, not at all, or at the wrong length
-# would be off by far more: 0, or the 64 KiB delay against the 0 B one).
+# and 4 ranks (oversubscribed on this machine): python reads both cubes' median files (each
+# schedule run twice, alternately; per cell the smaller median) and checks, per length, that
+# the median over the cells of parallel/serial is within a factor 6 (two concurrent pairs on
+# 2 cores share them, and Open MPI's shared-memory fast path doubles the 0-byte delays of the
+# parallel runs, docs/bench.md) and every cell within a factor 20 (a cell measured at the
+# wrong length, not at all or in the wrong direction is off by more: the 64 KiB delay is
+# 13 times the 0-byte one here, and 0 is no ratio at all).
 . tests/lib.sh
 PY=/usr/bin/python3
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
@@ -35,7 +37,7 @@ for k in range(s.shape[0]):
         continue
     r = b / a
     m = float(np.median(r))
-    if not 0.25 <= m <= 4:
+    if not 1 / 6 <= m <= 6:
         bad.append("length %d: median ratio parallel/serial %.3g" % (k, m))
     if not ((r >= 1 / 20) & (r <= 20)).all():
         i = int(np.argmax(np.abs(np.log(r))))
