@@ -1,6 +1,6 @@
 # mpilens-bench: the MPI collector (all-pairs cube and p2p sweep), built with $(MPICC).
 # Only these files: the trace collector (bench/trace/) has bench/trace.mk, the sample applications samples.mk.
-BENCH_SRC := $(addprefix bench/net/,main.c opts.c job.c ctx.c schedule.c mode.c allpairs.c p2p.c p2p_out.c stats.c fatal.c retest.c bisection.c bisect_run.c)
+BENCH_SRC := $(addprefix bench/net/,main.c opts.c estimate.c estimate_run.c job.c ctx.c schedule.c mode.c allpairs.c p2p.c p2p_out.c stats.c fatal.c retest.c bisection.c bisect_run.c)
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
 MPILENS_BENCH := $(BUILD)/bin/mpilens-bench
 
@@ -35,3 +35,9 @@ $(BUILD)/tests/test_bench_bisection: tests/test_bench_bisection.c $(BUILD)/obj/b
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/bisection.o $(LIBMPILENS) $(LIBS)
+
+# The estimate's model is serial arithmetic too: its test links the object without MPI.
+$(BUILD)/tests/test_bench_estimate_model: tests/test_bench_estimate_model.c $(BUILD)/obj/bench/net/estimate.o $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/estimate.o $(LIBMPILENS) $(LIBS)

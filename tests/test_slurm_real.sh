@@ -1,6 +1,8 @@
 # samples/slurm/mpilens-cube.sbatch under a real Slurm: munged, slurmctld and slurmd (Debian's
 # slurm-wlm) are started here on this one host with a generated slurm.conf, the sample is
-# submitted with sbatch, waited for, and its results read by `mpilens info`, `p2p` and `report`.
+# submitted with sbatch, waited for, and its results checked: the parallel cube with its
+# estimate and retests, the bisection test, the p2p sweep, the job's own `mpilens info` and
+# `report`, and the archive read back by `mpilens info`, `p2p` and `report`.
 # Everything lives in $TMP (key, sockets, state, spool, logs); ports and cluster name are picked
 # per run so that runs side by side do not meet; only the daemons started here are stopped.
 # A missing package or a daemon that does not start is a FAILURE with the reason, never a skip.
@@ -239,7 +241,7 @@ export MPILENS_BIN=$ABIN RESULTS=$T/results
 # The job's scratch in ours as well: Open MPI's session directory (TMPDIR) and its shared-memory
 # segments (/dev/shm otherwise, where a job killed at the time limit would leave them).
 export TMPDIR=$T/tmp OMPI_MCA_btl_vader_backing_directory=$T/tmp
-export CUBE_ARGS="-t one_to_one -b 0 -e 1537 -s 512 -n 7" P2P_ARGS="-n 30 -e 65537"
+export CUBE_ARGS="-t one_to_one -b 0 -e 1537 -s 512 -n 7" P2P_ARGS="-n 30 -e 65537" BISECT_ARGS="-r 2 -s 64KiB"
 H=$TMP/home
 mkdir -p "$H"
 
@@ -293,6 +295,24 @@ run_sample() {
         "$(sort "$R/cube/network_hosts.txt" 2>&1 | uniq -c | awk '{print $1, $2}')" "4 $HOST"
     check_eq "$L: cube log: the 4 lengths timed" "$(grep -c 'timing length' "$R/cube/log.txt" 2>&1)" "4"
     check_eq "$L: p2p CSV: 18 sizes" "$(tail -n +2 "$R/p2p/pairs_p2p.csv" 2>/dev/null | wc -l)" "18"
+    # The sample's defaults: the parallel schedule with its estimate and retests, the bisection.
+    check_match "$L: cube log: the estimate first" "$(sed -n 1p "$R/cube/log.txt" 2>&1)" \
+        "^mpilens-bench: estimate for one_to_one on 4 ranks, 4 lengths"
+    check_match "$L: cube log: measured beside the estimate" "$(grep 'measured:' "$R/cube/log.txt" 2>&1)" \
+        "for the run \(estimate .* s, [0-9.]+x\)$"
+    check_match "$L: the job's cube info: parallel, 3 rounds" "$(cat "$R/cube/info.txt" 2>&1)" "schedule: +parallel, 3 rounds"
+    check_match "$L: the job's cube info: the retests" "$(cat "$R/cube/info.txt" 2>&1)" \
+        "retests: +[0-9]+ cells measured again alone"
+    check_eq "$L: retest companion: its header" "$(head -1 "$R/cube/network_retest.csv" 2>&1)" \
+        "length,sender,receiver,first,retest,z,retest_z,role"
+    check_eq "$L: retest companion: one control per length" "$(grep -c ',control$' "$R/cube/network_retest.csv" 2>&1)" "4"
+    check_eq "$L: bisection CSV: its header" "$(head -1 "$R/bisection/run_bisection.csv" 2>&1)" \
+        "round,pairs,bytes,seconds,bandwidth_Bps,slowest_pair_Bps,slowest_sender,slowest_receiver"
+    check_eq "$L: bisection CSV: 2 rounds of 2 pairs" \
+        "$(tail -n +2 "$R/bisection/run_bisection.csv" 2>/dev/null | cut -d, -f1,2 | tr '\n' ' ')" "0,2 1,2 "
+    check_match "$L: the job's bisection info" "$(cat "$R/bisection/info.txt" 2>&1)" \
+        "test: +bisection bandwidth, 2 pairs per round"
+    check_match "$L: the job's report is a PDF" "$(head -c 5 "$R/report.pdf" 2>/dev/null)" "^%PDF-"
 
     # Brought back as the job's message says: unpack elsewhere, then info, p2p and report.
     mkdir -p "$H/$L"
@@ -300,6 +320,8 @@ run_sample() {
     info=$("$BIN/mpilens" info "$H/$L/$job/cube/network" 2>&1)
     check_match "$L: mpilens info: 4 processes" "$info" "processes: +4"
     check_match "$L: mpilens info: the 4 lengths" "$info" "lengths: +4, from 0 to 1536 bytes step 512"
+    check_match "$L: mpilens info on the copy: the retests beside it" "$info" "retests: .*/$job/cube/network_retest.csv"
+    check_match "$L: mpilens info on the copied bisection" "$("$BIN/mpilens" info "$H/$L/$job/bisection/run" 2>&1)" "rounds: +2"
     check "$L: mpilens p2p reads the sweep" "$BIN/mpilens" p2p "$H/$L/$job/p2p/pairs"
     check "$L: mpilens report: cube and p2p" "$BIN/mpilens" report "$H/$L/$job/cube/network" \
         "$H/$L/$job/p2p/pairs" -o "$H/$L/report.pdf" --figures "$H/$L/figures"

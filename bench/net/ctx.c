@@ -54,8 +54,11 @@ int lens_bench_ctx_init(struct lens_bench_ctx *c, const struct lens_bench_opts *
         return e->code;
     c->sbuf = lens_malloc(blen);
     c->rbuf = lens_malloc(blen);
-    c->samples = lens_malloc(P * n * sizeof(double)); /* all_to_all times P cells at once */
-    c->scratch = lens_malloc(P * n * sizeof(double));
+    /* all_to_all times P cells at once; every other mode one cell (bcast: one root) at a
+     * time, so n samples: at 10^6 ranks P x n would be 800 MB per rank (docs/bench.md). The
+     * sort of store_cell always takes one cell's n. */
+    c->samples = lens_malloc((mode == LENS_MODE_ALL_TO_ALL ? P : 1) * n * sizeof(double));
+    c->scratch = lens_malloc(n * sizeof(double));
     c->req = lens_malloc(nreq * sizeof(MPI_Request));
     c->iw = lens_malloc(2 * P * sizeof(int));
     for (int s = 0; s < 4; s++)

@@ -20,8 +20,9 @@ struct lens_bench_ctx {
     char *nsbuf, *nrbuf;  /* noise message buffers, noise_len bytes (at least 1) */
     MPI_Request *req;     /* 2 * max(P, noise_msgs) requests */
     MPI_Win win;          /* put/get: maxlen bytes per rank, MPI_WIN_NULL otherwise */
-    double *samples;      /* timed repeats of the cells being measured: P * repeats */
-    double *scratch;      /* sorting space, P * repeats */
+    double *samples;      /* timed repeats of the cell being measured: repeats (all_to_all,
+                             which times all P cells at once: P * repeats) */
+    double *scratch;      /* sorting space of one cell, repeats */
     double *row[4];       /* statistics of the cells this rank holds, P each, seconds:
                              row[s][x] is cell (rank, x), or (x, rank) if transposed */
     double *rawrow;       /* --raw: P * repeats samples of the same cells, else NULL */

@@ -5,6 +5,7 @@
 #include "allpairs.h"
 #include "bisect_run.h"
 #include "bisection.h"
+#include "estimate.h"
 #include "retest.h"
 #include "job.h"
 #include "mode.h"
@@ -89,6 +90,11 @@ static void help(void)
         "                      log delay, median and MAD over the length's cells) is >= 5;\n"
         "                      writes PREFIX_retest.csv. Default 3 with --schedule parallel,\n"
         "                      0 (off) with serial; pair modes only\n"
+        "      --estimate      before measuring, calibrate (a few cells alone and a few\n"
+        "                      parallel rounds at the first and last length) and print the\n"
+        "                      expected time of both schedules and the memory per rank; after\n"
+        "                      the run, the measured time beside it. Pair modes only\n"
+        "      --estimate-only the same, then exit without measuring or writing anything\n"
         "  -r, --rounds R      bisection: rounds (default %d)\n"
         "      --pair A,B      p2p: the two ranks (default 0,1)\n"
         "      --pairs per-node  p2p: one pair inside a node and one across each pair of nodes\n\n"
@@ -169,6 +175,81 @@ static void say(void *arg, const char *line)
     fflush(stderr);
 }
 
+/* A duration for a person sizing a time limit: seconds, and hours or days once it is long. */
+static const char *fmt_time(double s, char *buf, size_t n)
+{
+    if (s < 100)
+        snprintf(buf, n, "%.3g s", s);
+    else if (s < 2 * 86400)
+        snprintf(buf, n, "%.0f s (%.1f h)", s, s / 3600);
+    else
+        snprintf(buf, n, "%.3g s (%.1f days)", s, s / 86400);
+    return buf;
+}
+
+/* Bytes in decimal units (MB = 10^6 bytes), kB to TB: the model spans 2 to 10^6 ranks. */
+static const char *fmt_bytes(double v, char *buf, size_t n)
+{
+    if (v < 1e6)
+        snprintf(buf, n, "%.0f kB", v / 1e3);
+    else if (v < 1e9)
+        snprintf(buf, n, "%.1f MB", v / 1e6);
+    else if (v < 1e12)
+        snprintf(buf, n, "%.2f GB", v / 1e9);
+    else
+        snprintf(buf, n, "%.2f TB", v / 1e12);
+    return buf;
+}
+
+/* The estimate, on stdout (the answer of --estimate-only; progress stays on stderr). What
+ * is still to be allocated after the calibration (rank 0's matrices, the gather message) is
+ * added to the resident peak measured then, so the MPI library's own memory is counted. */
+static void print_estimate(const struct lens_bench_opts *o, const struct lens_bench_estimate_in *in,
+                           const struct lens_bench_estimate *est, double cal_s, const long peak_kb[2])
+{
+    char a[64], b[64], c[64];
+    int last = o->begin + (o->nlen - 1) * o->step, par = o->schedule == LENS_BENCH_SCHEDULE_PARALLEL;
+    printf("mpilens-bench: estimate for %s on %d ranks, %d lengths (%d to %d B), %d repeats + %d warm-up\n",
+           lens_cube_mode_name(o->mode), in->procs, in->nlen, o->begin, last, o->repeats, o->warmup);
+    printf("  calibration: %.2f s; one pair alone %.3g s at %d B, %.3g s at %d B", cal_s,
+           in->pair_first_s, o->begin, in->pair_last_s, last);
+    if (est->parallel_s > 0)
+        printf("; one round %.3g s at %d B, %.3g s at %d B", in->round_first_s, o->begin, in->round_last_s, last);
+    printf("\n");
+    double ser = est->serial_s + (!par && o->retest > 0 ? est->retest_s : 0);
+    printf("  serial:      %ld pairs per length, %.0f in all: %s", in->measurements,
+           (double)in->measurements * in->nlen, fmt_time(ser, a, sizeof a));
+    if (!par && o->retest > 0)
+        printf(" (retests %s)", fmt_time(est->retest_s, b, sizeof b));
+    printf("\n");
+    if (est->parallel_s > 0)
+        printf("  parallel:    %d rounds per length, %.0f in all: %s + retests (%d and a control per "
+               "length) %s = %s\n", est->rounds, (double)est->rounds * in->nlen,
+               fmt_time(est->parallel_s, a, sizeof a), in->retest, fmt_time(est->retest_s, b, sizeof b),
+               fmt_time(est->parallel_s + est->retest_s, c, sizeof c));
+    else
+        printf("  parallel:    not possible in mode %s\n", lens_cube_mode_name(o->mode));
+    printf("  this run:    %s, about %s\n", par ? "parallel" : "serial",
+           fmt_time(par ? est->parallel_s + est->retest_s : ser, a, sizeof a));
+    /* sizeof(MPI_Request) differs between MPIs (a pointer in Open MPI, an int in MPICH) */
+    struct lens_bench_estimate_mem m;
+    lens_bench_estimate_memory(o, in->procs, sizeof(MPI_Request), MPI_MAX_PROCESSOR_NAME, &m);
+    double later0 = m.rank0_bytes - m.other_bytes;
+    char u[7][32]; /* one buffer per figure: all are formatted before printf reads them */
+    if (peak_kb[0] >= 0 && peak_kb[1] >= 0)
+        printf("  memory:      peak per rank about %s on rank 0, %s on the others (resident after "
+               "the calibration %s and %s, plus rank 0's matrices %s); mpilens-bench's own "
+               "buffers: rank 0 %s, others %s\n", fmt_bytes(peak_kb[0] * 1024.0 + later0, u[0], 32),
+               fmt_bytes(peak_kb[1] * 1024.0, u[1], 32), fmt_bytes(peak_kb[0] * 1024.0, u[2], 32),
+               fmt_bytes(peak_kb[1] * 1024.0, u[3], 32), fmt_bytes(later0, u[4], 32),
+               fmt_bytes(m.rank0_bytes, u[5], 32), fmt_bytes(m.other_bytes, u[6], 32));
+    else
+        printf("  memory:      mpilens-bench's own buffers: rank 0 %s, others %s (the MPI library's "
+               "memory comes on top)\n", fmt_bytes(m.rank0_bytes, a, sizeof a),
+               fmt_bytes(m.other_bytes, b, sizeof b));
+    fflush(stdout);
+}
+
 /* Rank 0 decides whether the output may be written; every rank learns the verdict. */
 /* Only rank 0 looks at the disk (ranks may see different file systems); the broadcast makes
  * every rank take the same decision, so a refusal ends the job cleanly on all of them. */
@@ -209,18 +290,42 @@ int main(int argc, char **argv)
     } else {
         if (rc == LENS_OK)
             rc = lens_bench_opts_check(&o, procs, &e);
-        if (rc == LENS_OK)
+        /* --estimate-only writes nothing, so an existing result does not stop it */
+        if (rc == LENS_OK && o.estimate != 2)
             rc = check_output(&o, rank, &e);
-        if (rc == LENS_OK) {
+        struct lens_bench_estimate est = {0, 0, 0, 0};
+        if (rc == LENS_OK && o.estimate) {
+            struct lens_bench_estimate_in in;
+            double cal_s;
+            long peak[2];
+            /* the calibration is collective and its numbers are broadcast: every rank agrees */
+            rc = lens_bench_estimate_calibrate(&o, &in, &cal_s, peak, &e);
+            if (rc == LENS_OK)
+                rc = lens_bench_estimate_time(&in, &est, &e);
+            if (rc == LENS_OK && rank == 0)
+                print_estimate(&o, &in, &est, cal_s, peak);
+        }
+        if (rc == LENS_OK && o.estimate != 2) {
             /* in place on a terminal, lines in a log */
             struct progress_how how = {o.progress || isatty(STDERR_FILENO), o.timing};
+            double t0 = MPI_Wtime();
             if (o.mode == LENS_MODE_P2P)
                 lens_bench_p2p_run(&o, say, NULL);
             else if (o.mode == LENS_BENCH_MODE_BISECTION)
                 lens_bench_bisect_run(&o, say, NULL);
             else
                 lens_bench_allpairs_run(&o, show_progress, &how);
-        } else if (rank == 0) {
+            if (o.estimate && rank == 0) {
+                /* the whole run (buffers, sweep, writes, retests) against what was promised */
+                double took = MPI_Wtime() - t0, want = o.schedule == LENS_BENCH_SCHEDULE_PARALLEL
+                                                           ? est.parallel_s + est.retest_s
+                                                           : est.serial_s + (o.retest > 0 ? est.retest_s : 0);
+                char a[64], b[64];
+                printf("  measured:    %s for the run (estimate %s, %.2fx)\n", fmt_time(took, a, sizeof a),
+                       fmt_time(want, b, sizeof b), took / want);
+                fflush(stdout);
+            }
+        } else if (rc != LENS_OK && rank == 0) {
             fprintf(stderr, "mpilens-bench: %s%s\n", e.msg, /* one message, from rank 0 only */
                     rc == LENS_EUSAGE ? " (try mpilens-bench --help)" : "");
         }

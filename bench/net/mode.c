@@ -289,14 +289,28 @@ static void measure_pair(struct lens_bench_ctx *c, const int *list, int at, int 
 /* Every rank walks the same pair sequence but acts only on the pairs it belongs to. The leader
  * of a pair collects DONE from its participants and then hands GO to the next pair's ranks, so
  * two pairs never overlap and ranks outside both pairs stay idle (sleeping when oversubscribed). */
-static void run_pairs(struct lens_bench_ctx *c, int len)
+/* cells (i * P + j, ncells of them) replaces network_test2's order with a given list: the
+ * calibration of --estimate walks a few cells with the same hand-over (estimate_run.c). */
+static void run_pairs(struct lens_bench_ctx *c, int len, const int *cells, int ncells)
 {
     int me = c->rank, P = c->procs;
     int *cur = c->iw, *nxt = c->iw + P; /* this pair's and the next pair's ranks */
-    int i = 0, j = 1, ncur = participants(c, i, j, cur), prev_lead = -1, more = 1;
+    if (cells && ncells < 1)
+        return;
+    int i = cells ? cells[0] / P : 0, j = cells ? cells[0] % P : 1, at_cell = 0;
+    int ncur = participants(c, i, j, cur), prev_lead = -1, more = 1;
     while (more) {
         int ni = i, nj = j, nnext = 0;
-        more = next_pair(c, &ni, &nj); /* look ahead: the leader hands GO to the next pair */
+        /* look ahead: the leader hands GO to the next pair */
+        if (cells) {
+            more = ++at_cell < ncells;
+            if (more) {
+                ni = cells[at_cell] / P;
+                nj = cells[at_cell] % P;
+            }
+        } else {
+            more = next_pair(c, &ni, &nj);
+        }
         if (more)
             nnext = participants(c, ni, nj, nxt);
         int at = -1;
@@ -371,18 +385,23 @@ static void measure_both(struct lens_bench_ctx *c, int peer, int len)
     }
 }
 
-/* One length under --schedule parallel: round after round, every rank measures with its
- * partner of the round (or sits out its bye); a barrier closes each round so that the pairs
- * running side by side are exactly the round's, as the file's `rounds` attribute says. */
+/* One round: every rank measures with its partner of the round (or sits out its bye); a
+ * barrier closes it so that the pairs running side by side are exactly the round's, as the
+ * file's `rounds` attribute says. */
+void lens_bench_mode_round(struct lens_bench_ctx *c, int r, int len)
+{
+    lens_bench_schedule_round(&c->sched, r, c->partner);
+    int peer = c->partner[c->rank];
+    if (peer >= 0)
+        measure_both(c, peer, len);
+    lens_bench_job_barrier(c->oversubscribed);
+}
+
+/* One length under --schedule parallel: the rounds in the schedule's order. */
 static void run_rounds(struct lens_bench_ctx *c, int len)
 {
-    for (int r = 0; r < c->sched.rounds; r++) {
-        lens_bench_schedule_round(&c->sched, r, c->partner);
-        int peer = c->partner[c->rank];
-        if (peer >= 0)
-            measure_both(c, peer, len);
-        lens_bench_job_barrier(c->oversubscribed);
-    }
+    for (int r = 0; r < c->sched.rounds; r++)
+        lens_bench_mode_round(c, r, len);
 }
 
 /* ---- collective modes ---- */
@@ -457,9 +476,14 @@ void lens_bench_mode_run(struct lens_bench_ctx *c, int len)
         if (c->o->schedule == LENS_BENCH_SCHEDULE_PARALLEL)
             run_rounds(c, len);
         else
-            run_pairs(c, len);
+            run_pairs(c, len, NULL, 0);
         break;
     }
+}
+
+void lens_bench_mode_pairs(struct lens_bench_ctx *c, int len, const int *cells, int ncells)
+{
+    run_pairs(c, len, cells, ncells);
 }
 
 /* Cell (i, j) alone: the serial schedule's pair, every other rank waiting. The row is cleared

@@ -16,6 +16,18 @@ void lens_bench_mode_run(struct lens_bench_ctx *c, int len);
  * on rank 0, 0 elsewhere. For --retest (allpairs.c). */
 double lens_bench_mode_cell(struct lens_bench_ctx *c, int len, int i, int j);
 
+/* The cells i * P + j of cells[0..ncells-1], one after the other with the serial
+ * schedule's hand-over from pair to pair (collective; every rank passes the same list, and
+ * a symmetric mode's cell is its whole exchange). No barrier: the caller makes sure
+ * nobody else is on the wire. The calibration of --estimate. */
+void lens_bench_mode_pairs(struct lens_bench_ctx *c, int len, const int *cells, int ncells);
+
+/* Round r of the parallel schedule c->sched at length len (collective): every rank
+ * measures both directions with its partner of the round, then a barrier closes it. What
+ * run_rounds plays for each length; alone, the calibration of --estimate (estimate_run.c).
+ * c->sched and c->partner must be set. */
+void lens_bench_mode_round(struct lens_bench_ctx *c, int r, int len);
+
 /* What one element of the files holds in this mode, for the "delay_definition" attribute
  * and --help. */
 const char *lens_bench_mode_definition(int mode);

@@ -21,7 +21,7 @@ enum {
     /* Long-only options take values above 255, so they can never collide with a short option's
      * character in getopt_long's return value. */
     O_RAW = 256, O_FORCE, O_PROGRESS, O_TIMING, O_PAIR, O_PAIRS, O_WARMUP, O_DIE, O_SCHEDULE,
-    O_SHUFFLE, O_RETEST,
+    O_SHUFFLE, O_RETEST, O_ESTIMATE, O_ESTIMATE_ONLY,
 };
 
 /* network_test2's long names come first and are spelled as it spells them (num_iterations,
@@ -49,6 +49,8 @@ static const struct option long_opts[] = {
     {"shuffle", required_argument, NULL, O_SHUFFLE},
     {"retest", required_argument, NULL, O_RETEST},
     {"rounds", required_argument, NULL, 'r'},
+    {"estimate", no_argument, NULL, O_ESTIMATE},
+    {"estimate-only", no_argument, NULL, O_ESTIMATE_ONLY},
     {"die-after-length", required_argument, NULL, O_DIE}, /* testing only, not in --help */
     {NULL, 0, NULL, 0}};
 
@@ -256,11 +258,18 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
             o->progress = 1;
         } else if (ch == O_TIMING) {
             o->timing = 1;
+        } else if (ch == O_ESTIMATE || ch == O_ESTIMATE_ONLY) {
+            /* --estimate-only wins over --estimate, whichever comes first */
+            o->estimate = ch == O_ESTIMATE_ONLY || o->estimate == 2 ? 2 : 1;
         /* the leading ':' of the optstring makes getopt report a missing value apart */
         } else if (ch == ':') {
             return lens_err_set(e, LENS_EUSAGE, "option %s needs a value",
                                 optopt ? option_name(optopt, name, sizeof name) : argv[optind - 1]);
         } else if (ch == '?') {
+            /* a long flag given a value (--raw=1): getopt reports the flag's own code */
+            if (optopt >= 256)
+                return lens_err_set(e, LENS_EUSAGE, "option %s takes no value",
+                                    option_name(optopt, name, sizeof name));
             if (optopt)
                 return lens_err_set(e, LENS_EUSAGE, "unknown option -%c", optopt);
             return lens_err_set(e, LENS_EUSAGE, "unknown option %s", argv[optind - 1]);
@@ -313,6 +322,14 @@ int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, stru
                             o->retest, bis ? "bisection" : lens_cube_mode_name(o->mode));
     if (o->retest < 0)
         o->retest = o->schedule == LENS_BENCH_SCHEDULE_PARALLEL && !no_cells ? LENS_BENCH_RETEST_DEFAULT : 0;
+    /* The model prices pairs and rounds: a collective or a sweep of a few pairs has neither,
+     * and its cost is one run of the mode, as cheap to measure as to estimate. */
+    if (o->estimate && no_cells)
+        return lens_err_set(e, LENS_EUSAGE, "--estimate%s: mode %s has no pair schedule to "
+                            "model (pair modes only: one_to_one, send_recv_and_recv_send, "
+                            "async_one_to_one, noise, noise_blocking, put, get)",
+                            o->estimate == 2 ? "-only" : "",
+                            bis ? "bisection" : lens_cube_mode_name(o->mode));
     if (o->pair_a == o->pair_b) /* a rank cannot ping itself */
         return lens_err_set(e, LENS_EUSAGE, "--pair %d,%d: need two different ranks", o->pair_a, o->pair_b);
     /* A tenth of the repeats, at least 2 (connection set-up needs one, the second shows it done)

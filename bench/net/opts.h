@@ -44,14 +44,16 @@ struct lens_bench_opts {
     int rounds_set;       /* 1 if -r was given */
     int size;             /* bisection: -s as a message size in bytes (16 MiB default) */
     const char *step_arg; /* -s as given: a step for the cube, a size (64KiB) for bisection */
+    int estimate;         /* --estimate: calibrate and print the expected time and memory first;
+                             2 for --estimate-only (print, measure nothing, write nothing) */
     int die_after;        /* testing (--die-after-length K): rank 0 is killed after K lengths */
     int help, version;    /* -h / -v */
     char *cmdline;        /* owned: the command line, arguments joined by spaces */
 };
 
 /* Parses argv into o (defaults first). Returns LENS_OK, LENS_EUSAGE with a message naming
- * the option (also for --schedule parallel with a mode it cannot run, and --shuffle without
- * it), or LENS_ENOMEM. On failure o holds nothing to release. */
+ * the option (also for --schedule parallel with a mode it cannot run, --shuffle without
+ * it, and --estimate with a mode that has no pairs), or LENS_ENOMEM. On failure o holds nothing to release. */
 int lens_bench_opts_parse(struct lens_bench_opts *o, int argc, char **argv, struct lens_err *e);
 
 /* Checks o against the job size: at least two processes, --pair ranks inside the job,
