@@ -489,6 +489,7 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
     }
     /* MPI_Wtime, not the system clock: it is what the kernels time with, and it is monotonic. */
     double start = MPI_Wtime();
+    long grow = 0; /* --timing: this rank's largest output-step growth of its peak, kB */
     for (int k = 0; k < o->nlen; k++) {
         int len = o->begin + k * o->step;
         double t0 = MPI_Wtime();
@@ -497,6 +498,9 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
             /* the last pair done: the gather waits for no one */
             lens_bench_job_barrier(c.oversubscribed);
         double t1 = MPI_Wtime();
+        /* --timing: what the output step adds to this rank's peak, the part of the memory
+         * that grows with P^2 on a gathering rank 0 and only with P when every rank writes */
+        long hw0 = o->timing ? peak_rss_kb() : -1;
         if (!pnc) {
             /* Packing the four rows into one buffer makes one MPI_Gather per length, not four. */
             for (int st = 0; st < 4; st++)
@@ -509,24 +513,29 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
                            MPI_DOUBLE, 0, MPI_COMM_WORLD);
         }
         double t2 = MPI_Wtime();
-        /* PnetCDF: every rank writes its rows and syncs (collective), and plans its retests */
+        /* PnetCDF: every rank writes its rows and syncs (collective), and plans its retests;
+         * gather: rank 0 alone writes, while the others go on to the next length, whose first
+         * barrier makes them wait for it (unless --timing's reduction below waits first). */
         if (pnc && lens_bench_ncwrite_put(s.pw, k, &c, &e) != LENS_OK)
             pnc_fail(&c, &e);
         if (pnc && o->retest > 0)
             plan_rows(&pl, &c, k);
-        long rss = -1, mine = o->timing && c.rank != 0 ? peak_rss_kb() : -1;
-        if (o->timing)
-            /* the largest of the other ranks */
-            MPI_Reduce(&mine, &rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
-        /* From here on rank 0 alone: it writes while the others go on to the next length,
-         * whose first barrier makes them wait for it. */
-        if (c.rank != 0)
-            continue;
-        if (!pnc) {
+        if (!pnc && c.rank == 0) {
             sink_put(&s, &c, k);
             if (o->retest > 0)
                 plan_full(&pl, o, c.procs, k, s.mats[1]);
         }
+        long rss = -1, grow_all = -1;
+        if (o->timing) {
+            long hw1 = peak_rss_kb(), mine = c.rank != 0 ? hw1 : -1;
+            if (hw0 >= 0 && hw1 >= 0 && hw1 - hw0 > grow)
+                grow = hw1 - hw0;
+            /* the largest of the other ranks, and the largest growth of all ranks */
+            MPI_Reduce(&mine, &rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+            MPI_Reduce(&grow, &grow_all, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+        }
+        if (c.rank != 0)
+            continue;
         double t3 = MPI_Wtime();
         if (o->die_after == k + 1)
             raise(SIGKILL); /* testing: an interrupted run, with k + 1 lengths on disk */
@@ -534,7 +543,8 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
             double el = t3 - start; /* seconds since the sweep began, writes included */
             struct lens_bench_progress p = {k + 1, o->nlen, len, (k + 1) * c.pairs,
                                             (long)o->nlen * c.pairs, el, el / (k + 1) * (o->nlen - k - 1),
-                                            t1 - t0, t2 - t1, t3 - t2, o->timing ? peak_rss_kb() : -1, rss};
+                                            t1 - t0, t2 - t1, t3 - t2, o->timing ? peak_rss_kb() : -1, rss,
+                                            grow_all};
             fn(arg, &p);
         }
     }
