@@ -56,3 +56,8 @@ $(BUILD)/tests/test_bench_bisection: tests/test_bench_bisection.c $(BUILD)/obj/b
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/bisection.o $(LIBMPILENS) $(LIBS)
+
+$(BUILD)/tests/test_bench_retest_rows: tests/test_bench_retest_rows.c $(BUILD)/obj/bench/net/retest.o $(LIBMPILENS)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -o $@ $< $(BUILD)/obj/bench/net/retest.o $(LIBMPILENS) $(LIBS)
