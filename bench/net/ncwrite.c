@@ -33,6 +33,7 @@ struct lens_bench_ncwrite {
     MPI_Offset good[NFILES]; /* rank 0: each file's size after the last complete length */
 };
 
+/* <prefix><suffix>, the names the serial writer gave the files (cube_write.c). */
 static char *join(const char *prefix, const char *suffix)
 {
     size_t n = strlen(prefix) + strlen(suffix) + 1;
@@ -63,7 +64,7 @@ static int agree(int rc, struct lens_err *e)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int mine = rc == LENS_OK ? INT_MAX : rank;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (first == INT_MAX)
+    if (first == INT_MAX) /* nobody failed: the common case costs one reduction */
         return LENS_OK;
     /* the code and the text travel together; LENS_EIO when the failing rank's code is lost */
     struct { int code; char msg[sizeof e->msg]; } m;
@@ -76,12 +77,37 @@ static int agree(int rc, struct lens_err *e)
     return lens_err_set(e, m.code < 0 ? m.code : LENS_EIO, "rank %d: %s", first, m.msg);
 }
 
+/* Frees the names; the handles are closed (or abandoned to the abort) by the caller. */
 static void release(struct lens_bench_ncwrite *w)
 {
     for (int f = 0; f < NFILES; f++)
         lens_free(w->path[f]);
     lens_free(w->hosts);
     lens_free(w);
+}
+
+/* Rank 0 after a failed length: every file back to the lengths complete in all of them (the
+ * serial writer's rollback, cube_write.c), or no file at all when none is. In CDF-2 the record
+ * count is the big-endian 32-bit word at byte 4. The PnetCDF handles are left open: the job
+ * ends next. */
+static void rollback(struct lens_bench_ncwrite *w)
+{
+    for (int f = 0; f < w->nfiles && w->path[f]; f++) {
+        if (w->done == 0) {
+            (void)unlink(w->path[f]);
+            continue;
+        }
+        int fd = open(w->path[f], O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) /* O_NOFOLLOW: a name replaced by a link since is not ours to cut */
+            continue;
+        unsigned char n[4] = {(unsigned char)(w->done >> 24), (unsigned char)(w->done >> 16),
+                              (unsigned char)(w->done >> 8), (unsigned char)w->done};
+        if (ftruncate(fd, (off_t)w->good[f]) == 0 && pwrite(fd, n, 4, 4) == 4)
+            (void)fsync(fd);
+        close(fd);
+    }
+    if (w->done == 0 && w->hosts)
+        (void)unlink(w->hosts); /* a retry must not need --force */
 }
 
 int lens_bench_ncwrite_open(struct lens_bench_ncwrite **out, const char *prefix, int raw,
@@ -114,43 +140,26 @@ int lens_bench_ncwrite_open(struct lens_bench_ncwrite **out, const char *prefix,
                               ncmpi_strerror(st));
         rc = agree(rc, e);
     }
+    /* the size with no record: what a failure at the first length cuts back to, were the
+     * files kept (they are removed then, as the serial writer's abort does) */
     struct stat sb;
     for (int f = 0; rc == LENS_OK && f < w->nfiles; f++)
         w->good[f] = stat(w->path[f], &sb) == 0 ? sb.st_size : 0;
     if (rc != LENS_OK) {
+        int rank;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         for (int f = 0; w && f < NFILES; f++)
             if (w->id[f] >= 0)
                 (void)ncmpi_close(w->id[f]);
+        /* files with no record are no result: removed, as the serial writer's abort does */
+        if (w && rank == 0)
+            rollback(w);
         if (w)
             release(w);
         return rc;
     }
     *out = w;
     return LENS_OK;
-}
-
-/* Rank 0 after a failed length: every file back to the lengths complete in all of them (the
- * serial writer's rollback, cube_write.c), or no file at all when none is. In CDF-2 the record
- * count is the big-endian 32-bit word at byte 4. The PnetCDF handles are left open: the job
- * ends next. */
-static void rollback(struct lens_bench_ncwrite *w)
-{
-    for (int f = 0; f < w->nfiles; f++) {
-        if (w->done == 0) {
-            (void)unlink(w->path[f]);
-            continue;
-        }
-        int fd = open(w->path[f], O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-            continue;
-        unsigned char n[4] = {(unsigned char)(w->done >> 24), (unsigned char)(w->done >> 16),
-                              (unsigned char)(w->done >> 8), (unsigned char)w->done};
-        if (ftruncate(fd, (off_t)w->good[f]) == 0 && pwrite(fd, n, 4, 4) == 4)
-            (void)fsync(fd);
-        close(fd);
-    }
-    if (w->done == 0)
-        (void)unlink(w->hosts); /* a retry must not need --force */
 }
 
 int lens_bench_ncwrite_put(struct lens_bench_ncwrite *w, int k, const struct lens_bench_ctx *c,
@@ -181,6 +190,8 @@ int lens_bench_ncwrite_put(struct lens_bench_ncwrite *w, int k, const struct len
             rollback(w);
         return rc;
     }
+    /* every file holds length k now: the state a later failure goes back to (rank 0 alone
+     * cuts files, so only it needs the sizes) */
     w->done = k + 1;
     struct stat sb;
     for (int f = 0; me == 0 && f < w->nfiles; f++)
