@@ -31,6 +31,7 @@ struct lens_bench_ncwrite {
     char *path[NFILES];     /* for messages and rank 0's rollback */
     char *hosts;            /* <prefix>_hosts.txt: removed with the files if no length completes */
     MPI_Offset good[NFILES]; /* rank 0: each file's size after the last complete length */
+    MPI_Offset base[NFILES]; /* rank 0: the size with no record, where the records begin */
 };
 
 /* <prefix><suffix>, the names the serial writer gave the files (cube_write.c). */
@@ -74,6 +75,9 @@ static int agree(int rc, struct lens_err *e)
         snprintf(m.msg, sizeof m.msg, "%s", e->msg);
     }
     MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, MPI_COMM_WORLD);
+    if (rank == first) /* its own message, already in e */
+        return rc;
+    /* rank 0 reports it (lens_bench_fatal names rank 0): say which rank failed */
     return lens_err_set(e, m.code < 0 ? m.code : LENS_EIO, "rank %d: %s", first, m.msg);
 }
 
@@ -144,7 +148,7 @@ int lens_bench_ncwrite_open(struct lens_bench_ncwrite **out, const char *prefix,
      * files kept (they are removed then, as the serial writer's abort does) */
     struct stat sb;
     for (int f = 0; rc == LENS_OK && f < w->nfiles; f++)
-        w->good[f] = stat(w->path[f], &sb) == 0 ? sb.st_size : 0;
+        w->base[f] = w->good[f] = stat(w->path[f], &sb) == 0 ? sb.st_size : 0;
     if (rc != LENS_OK) {
         int rank;
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -159,6 +163,30 @@ int lens_bench_ncwrite_open(struct lens_bench_ncwrite **out, const char *prefix,
         return rc;
     }
     *out = w;
+    return LENS_OK;
+}
+
+/* Rank 0 after a length's writes and syncs: each file must hold every byte of records 0..k.
+ * Open MPI's OMPIO prints a failed write (ENOSPC) but returns success, so the library's status
+ * alone would let a full disk pass as a complete run: the size, and no hole in the records
+ * (SEEK_HOLE; a file system without it reports none), are checked here. */
+static int verify(const struct lens_bench_ncwrite *w, int k, const struct lens_bench_ctx *c,
+                  struct lens_err *e)
+{
+    off_t cells = (off_t)c->procs * c->procs * (off_t)sizeof(double);
+    for (int f = 0; f < w->nfiles; f++) {
+        off_t want = (off_t)w->base[f] + (off_t)(k + 1) * cells * (f < 4 ? 1 : c->o->repeats);
+        int fd = open(w->path[f], O_RDONLY | O_CLOEXEC);
+        struct stat sb;
+        off_t hole = fd >= 0 ? lseek(fd, (off_t)w->base[f], SEEK_HOLE) : -1;
+        off_t size = fd >= 0 && fstat(fd, &sb) == 0 ? sb.st_size : -1;
+        if (fd >= 0)
+            close(fd);
+        if (size < want || (hole >= 0 && hole < want))
+            return lens_err_set(e, LENS_EIO, "%s: cannot write length %d: the file holds %lld of "
+                                "its %lld bytes (No space left on device?)", w->path[f], k,
+                                (long long)(hole >= 0 && hole < size ? hole : size), (long long)want);
+    }
     return LENS_OK;
 }
 
@@ -184,6 +212,8 @@ int lens_bench_ncwrite_put(struct lens_bench_ncwrite *w, int k, const struct len
             rc = lens_err_set(e, LENS_EIO, "%s: cannot write length %d: %s", w->path[f], k,
                               ncmpi_strerror(st));
     }
+    if (rc == LENS_OK && me == 0)
+        rc = verify(w, k, c, e);
     rc = agree(rc, e);
     if (rc != LENS_OK) {
         if (me == 0)
