@@ -3,8 +3,10 @@
 # Usage: scripts/install-deps.sh [--test|--fuzz]   (--test adds what only the test suite needs,
 #   --fuzz what make fuzz needs)
 set -eu
+# libpnetcdf-dev (Parallel-NetCDF, built on Open MPI as libopenmpi-dev): mpilens-bench writes
+# each rank's rows of the cube collectively, in the CDF-2 classic format network_test2 writes.
 build_pkgs="build-essential pkg-config libnetcdf-dev netcdf-bin libcairo2-dev libhpdf-dev
-  libopenmpi-dev openmpi-bin libgsl-dev poppler-utils fonts-dejavu-core
+  libopenmpi-dev openmpi-bin libpnetcdf-dev libgsl-dev poppler-utils fonts-dejavu-core
   libopen-trace-format2-dev otf2-tools libdw-dev help2man"
 # python3-scipy / python3-sklearn: reference linkage and k-means in tests only; python3 parses
 # SVG with its XML parser; qpdf / python3-pdfminer check the PDFs (test_pdfvalid); time gives

@@ -1,27 +1,34 @@
-/* The all-pairs driver (see allpairs.h): per length, every rank measures its cells, rank 0
- * gathers 4 x P x P statistics (and, with --raw, P x P x repeats samples), writes them and
- * syncs. Memory: O(P) doubles per rank, O(P^2) on rank 0 (times the repeats with --raw). */
+/* The all-pairs driver (see allpairs.h): per length, every rank measures its cells, then
+ * either every rank writes its own rows collectively with PnetCDF (ncwrite.c: O(P) doubles per
+ * rank and statistic) or, without PnetCDF or with MPILENS_BENCH_GATHER=1, rank 0 gathers
+ * 4 x P x P statistics (and P x P x repeats with --raw), writes them and syncs. */
 #include "allpairs.h"
 
 #include "fatal.h"
 #include "job.h"
 #include "mode.h"
+#include "ncwrite.h"
 #include "retest.h"
 #include "common/atomic.h"
 #include "analysis/cube/cube.h"
 
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Rank 0's side: the writer and the gather buffers. */
-/* Only rank 0 has a sink: the other ranks never hold more than their own row (O(P) doubles). */
+/* The output. Gather path: only rank 0 has a sink (the writer and the P x P buffers), the other
+ * ranks never hold more than their own row. PnetCDF path: rank 0 creates the files (meta, w)
+ * and closes them with no record; then every rank holds pw and writes its rows. */
 struct sink {
+    int pnc;          /* 1: PnetCDF, every rank writes; 0: gather to rank 0 */
     struct lens_cube *meta;
     struct lens_cube_writer *w;
+    struct lens_bench_ncwrite *pw; /* PnetCDF path, every rank */
     double *gath;     /* P x 4 x P as gathered: rank, statistic, cell */
     double *mats[4];  /* P x P per statistic */
     double *rawg;     /* --raw: P x P x repeats as gathered */
@@ -38,21 +45,12 @@ static void sink_fail(struct sink *s, struct lens_err *e)
     lens_bench_fatal(e);
 }
 
-static void sink_open(struct sink *s, const struct lens_bench_opts *o, const struct lens_bench_ctx *c,
-                      char **hosts)
+/* Gather path, rank 0: the 4 x P x P statistics (and --raw's P x P x repeats), twice when the
+ * file order differs from the gathered one. */
+static void gather_alloc(struct sink *s, const struct lens_bench_opts *o, const struct lens_bench_ctx *c,
+                         size_t P, size_t n)
 {
     struct lens_err e;
-    size_t P = (size_t)c->procs, n = (size_t)o->repeats;
-    memset(s, 0, sizeof *s);
-    if (lens_cube_new(&s->meta, c->procs, o->nlen, o->begin, o->step, 0, &e) != LENS_OK)
-        sink_fail(s, &e);
-    s->meta->end = o->end; /* network_test2's end_mes_length: exclusive, as given */
-    s->meta->mode = o->mode;
-    s->meta->repeats = o->repeats;
-    s->meta->noise_len = o->noise_len;
-    s->meta->noise_msgs = o->noise_msgs;
-    s->meta->noise_procs = o->noise_procs;
-    s->meta->hosts = hosts; /* the cube owns them from here */
     s->gath = lens_malloc(4 * P * P * sizeof(double)); /* 4 statistics x P rows x P cells */
     for (int k = 0; k < 4; k++)
         s->mats[k] = lens_malloc(P * P * sizeof(double));
@@ -66,6 +64,28 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
         lens_err_set(&e, LENS_ENOMEM, "out of memory for the %zu x %zu matrices", P, P);
         sink_fail(s, &e);
     }
+}
+
+/* Rank 0: the files with their attributes (and, gather path, the buffers). pnc is the path
+ * every rank agreed on (lens_bench_ncwrite_enabled). */
+static void sink_open(struct sink *s, const struct lens_bench_opts *o, const struct lens_bench_ctx *c,
+                      char **hosts, int pnc)
+{
+    struct lens_err e;
+    size_t P = (size_t)c->procs, n = (size_t)o->repeats;
+    memset(s, 0, sizeof *s);
+    s->pnc = pnc;
+    if (lens_cube_new(&s->meta, c->procs, o->nlen, o->begin, o->step, 0, &e) != LENS_OK)
+        sink_fail(s, &e);
+    s->meta->end = o->end; /* network_test2's end_mes_length: exclusive, as given */
+    s->meta->mode = o->mode;
+    s->meta->repeats = o->repeats;
+    s->meta->noise_len = o->noise_len;
+    s->meta->noise_msgs = o->noise_msgs;
+    s->meta->noise_procs = o->noise_procs;
+    s->meta->hosts = hosts; /* the cube owns them from here */
+    if (!s->pnc)
+        gather_alloc(s, o, c, P, n);
     char mpiv[256], warm[32], rounds[32], seed[32];
     lens_bench_job_mpi_version(mpiv, sizeof mpiv);
     snprintf(warm, sizeof warm, "%d", o->warmup);
@@ -110,6 +130,24 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
      * the lengths done readable (docs/outputs.md); 0xf: all four statistics. */
     if (lens_cube_writer_open(&s->w, s->meta, o->prefix, 0xf, o->raw ? o->repeats : 0, attrs, 1, &e) != LENS_OK)
         sink_fail(s, &e);
+    /* PnetCDF path: the serial writer has written and synced the headers, so the layout is the
+     * gather path's by construction; closing with no record leaves valid files of 0 lengths. */
+    if (pnc) {
+        int rc = lens_cube_writer_close(s->w, &e);
+        s->w = NULL;
+        if (rc != LENS_OK)
+            lens_bench_fatal(&e);
+    }
+}
+
+/* PnetCDF path: every rank agrees on a failure (ncwrite.c), and rank 0 alone reports it and
+ * ends the job, so the message appears once; the others wait for the abort. */
+static void pnc_fail(const struct lens_bench_ctx *c, const struct lens_err *e) __attribute__((noreturn));
+static void pnc_fail(const struct lens_bench_ctx *c, const struct lens_err *e)
+{
+    if (c->rank != 0)
+        MPI_Barrier(MPI_COMM_WORLD); /* never completes: rank 0 aborts the job */
+    lens_bench_fatal(e);
 }
 
 /* The gathered block is rank-major (rank, statistic, cell); the files want one P x P matrix per
@@ -139,7 +177,7 @@ static void sink_put(struct sink *s, const struct lens_bench_ctx *c, int k)
 static void sink_close(struct sink *s)
 {
     struct lens_err e;
-    int rc = lens_cube_writer_close(s->w, &e);
+    int rc = s->w ? lens_cube_writer_close(s->w, &e) : LENS_OK;
     s->w = NULL;
     lens_free(s->gath);
     for (int k = 0; k < 4; k++)
@@ -177,49 +215,172 @@ struct retest {
     double first, z, again, zagain;
 };
 
-/* Rank 0: the plan from the sweep's medians (first: nlen x P x P), per length the K worst
- * cells and every flagged one (retest.h). med and sig keep each length's yardstick, so the
- * retest is judged against the same typical delay as the sweep. */
-static struct retest *retest_plan(const struct lens_bench_opts *o, int P, const double *first,
-                                  double *med, double *sig, int *count)
+/* The plan, built length by length during the sweep (rank 0 holds it): per length the K worst
+ * cells and every flagged one (retest.h), then the control. med and sig keep each length's
+ * yardstick, so the retest is judged against the same typical delay as the sweep. */
+struct plan {
+    struct retest *v;
+    int n, cap;
+    double *med, *sig; /* nlen each */
+};
+
+static void plan_oom(int P)
+{
+    struct lens_err e;
+    lens_err_set(&e, LENS_ENOMEM, "out of memory for the retest plan (%d ranks)", P);
+    lens_bench_fatal(&e);
+}
+
+static void plan_push(struct plan *pl, struct retest r, int P)
+{
+    if (pl->n == pl->cap) {
+        int cap = 2 * pl->cap + 8;
+        struct retest *np = lens_realloc(pl->v, (size_t)cap * sizeof *np);
+        if (!np)
+            plan_oom(P);
+        pl->v = np;
+        pl->cap = cap;
+    }
+    pl->v[pl->n++] = r;
+}
+
+/* Gather path, rank 0: length k's plan from its whole P x P median matrix m. */
+static void plan_full(struct plan *pl, const struct lens_bench_opts *o, int P, int k, const double *m)
 {
     size_t PP = (size_t)P * P;
     double *work = lens_malloc(2 * PP * sizeof(double)), *z = lens_malloc(PP * sizeof(double));
     int *cells = lens_malloc(PP * sizeof(int));
-    struct retest *plan = NULL;
-    int n = 0, cap = 0;
-    struct lens_err e;
     if (!work || !z || !cells)
-        goto oom;
-    for (int k = 0; k < o->nlen; k++) {
-        const double *m = first + (size_t)k * PP;
-        lens_bench_retest_robust(m, P, work, &med[k], &sig[k]);
-        int got = lens_bench_retest_pick(m, P, o->retest, LENS_BENCH_RETEST_ZMIN, work, cells, z);
-        int ctl = lens_bench_retest_control(m, P, med[k], cells, got);
-        if (n + got + 1 > cap) {
-            cap = 2 * (n + got + 1);
-            struct retest *np = lens_realloc(plan, (size_t)cap * sizeof *plan);
-            if (!np)
-                goto oom;
-            plan = np;
-        }
-        for (int t = 0; t < got; t++)
-            plan[n++] = (struct retest){k, cells[t] / P, cells[t] % P,
-                                        z[t] >= LENS_BENCH_RETEST_ZMIN ? ROLE_FLAGGED : ROLE_WORST,
-                                        m[cells[t]], z[t], NAN, NAN};
-        /* the control goes last in its length: every retest of the length is judged by it */
-        if (ctl >= 0)
-            plan[n++] = (struct retest){k, ctl / P, ctl % P, ROLE_CONTROL, m[ctl],
-                                        lens_bench_retest_z(m[ctl], med[k], sig[k]), NAN, NAN};
-    }
+        plan_oom(P);
+    lens_bench_retest_robust(m, P, work, &pl->med[k], &pl->sig[k]);
+    int got = lens_bench_retest_pick(m, P, o->retest, LENS_BENCH_RETEST_ZMIN, work, cells, z);
+    int ctl = lens_bench_retest_control(m, P, pl->med[k], cells, got);
+    for (int t = 0; t < got; t++)
+        plan_push(pl, (struct retest){k, cells[t] / P, cells[t] % P,
+                                      z[t] >= LENS_BENCH_RETEST_ZMIN ? ROLE_FLAGGED : ROLE_WORST,
+                                      m[cells[t]], z[t], NAN, NAN}, P);
+    /* the control goes last in its length: every retest of the length is judged by it */
+    if (ctl >= 0)
+        plan_push(pl, (struct retest){k, ctl / P, ctl % P, ROLE_CONTROL, m[ctl],
+                                      lens_bench_retest_z(m[ctl], pl->med[k], pl->sig[k]), NAN, NAN}, P);
     lens_free(work);
     lens_free(z);
     lens_free(cells);
-    *count = n;
-    return plan;
-oom:
-    lens_err_set(&e, LENS_ENOMEM, "out of memory for the retest plan (%d ranks)", P);
-    lens_bench_fatal(&e);
+}
+
+static void sum_all(void *arg, long long *counts, int n)
+{
+    (void)arg;
+    MPI_Allreduce(MPI_IN_PLACE, counts, n, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* PnetCDF path, collective: length k's plan from the ranks' rows of medians (c->row[1]), the
+ * same plan as plan_full on the whole matrix (retest.h). Per rank O(P) doubles; rank 0 holds
+ * at most K candidates a rank plus the flagged cells, which the plan keeps anyway. */
+static void plan_rows(struct plan *pl, const struct lens_bench_ctx *c, int k)
+{
+    int P = c->procs, K = c->o->retest, me = c->rank;
+    const double *row = c->row[1];
+    double *lv = lens_malloc((size_t)P * sizeof(double)), *t = lens_malloc(3 * (size_t)P * sizeof(double));
+    int *counts = me == 0 ? lens_malloc((size_t)P * sizeof(int)) : NULL;
+    int *displs = me == 0 ? lens_malloc((size_t)P * sizeof(int)) : NULL;
+    if (!lv || !t || (me == 0 && (!counts || !displs)))
+        plan_oom(P);
+    /* this rank's cells: x is the column, or the row when transposed; cell index i * P + j */
+#define CELL(x) (c->transposed ? (x) * P + me : me * P + (x))
+    size_t n = 0;
+    for (int x = 0; x < P; x++)
+        if (x != me && isfinite(row[x]) && row[x] > 0)
+            lv[n++] = log(row[x]);
+    long long total = (long long)n;
+    MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    double med = NAN, sig = NAN;
+    if (total > 0) {
+        /* lens_anomaly_robust's steps on the union of the rows: median, deviations, MAD */
+        med = lens_bench_retest_median(lv, n, total, sum_all, NULL);
+        for (size_t i = 0; i < n; i++)
+            lv[i] = fabs(lv[i] - med);
+        double mad = lens_bench_retest_median(lv, n, total, sum_all, NULL);
+        sig = 1.4826 * (mad > LENS_BENCH_RETEST_MAD_FLOOR ? mad : LENS_BENCH_RETEST_MAD_FLOOR);
+    }
+    if (me == 0) {
+        pl->med[k] = med;
+        pl->sig[k] = sig;
+    }
+    if (total == 0) { /* no valid cell anywhere: no pick and no control, as plan_full */
+        lens_free(lv), lens_free(t), lens_free(counts), lens_free(displs);
+        return;
+    }
+    /* local candidates (z, cell, value), then rank 0 takes the top of their union */
+    size_t nt = 0;
+    for (int x = 0; x < P; x++) {
+        double z = x != me ? lens_bench_retest_z(row[x], med, sig) : NAN;
+        if (isnan(z))
+            continue;
+        t[3 * nt] = z;
+        t[3 * nt + 1] = CELL(x);
+        t[3 * nt + 2] = row[x];
+        nt++;
+    }
+    int mine = 3 * lens_bench_retest_top(t, nt, K, LENS_BENCH_RETEST_ZMIN), all = 0;
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    double *u = NULL;
+    for (int r = 0; me == 0 && r < P; r++) {
+        displs[r] = all;
+        all += counts[r];
+    }
+    if (me == 0 && !(u = lens_malloc(((size_t)all + 1) * sizeof(double))))
+        plan_oom(P);
+    MPI_Gatherv(t, mine, MPI_DOUBLE, u, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    int got = me == 0 ? lens_bench_retest_top(u, (size_t)all / 3, K, LENS_BENCH_RETEST_ZMIN) : 0;
+    for (int q = 0; me == 0 && q < got; q++) {
+        int cell = (int)u[3 * q + 1];
+        plan_push(pl, (struct retest){k, cell / P, cell % P,
+                                      u[3 * q] >= LENS_BENCH_RETEST_ZMIN ? ROLE_FLAGGED : ROLE_WORST,
+                                      u[3 * q + 2], u[3 * q], NAN, NAN}, P);
+    }
+    /* every rank learns the picks (sorted, for bsearch), so its control candidate skips them */
+    MPI_Bcast(&got, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int *picked = lens_malloc(((size_t)got + 1) * sizeof(int));
+    if (!picked)
+        plan_oom(P);
+    for (int q = 0; me == 0 && q < got; q++)
+        picked[q] = (int)u[3 * q + 1];
+    MPI_Bcast(picked, got, MPI_INT, 0, MPI_COMM_WORLD);
+    qsort(picked, (size_t)got, sizeof *picked, cmp_int);
+    /* the control: nearest the median, ties to the lowest cell, as lens_bench_retest_control's
+     * scan; MINLOC keeps the smallest index among equal distances */
+    struct { double d; int cell; } best = {INFINITY, INT_MAX}, win;
+    for (int x = 0; x < P; x++) {
+        int cell = CELL(x);
+        if (x == me || !isfinite(row[x]) || row[x] <= 0 || bsearch(&cell, picked, (size_t)got, sizeof *picked, cmp_int))
+            continue;
+        if (fabs(log(row[x]) - med) < best.d)
+            best.d = fabs(log(row[x]) - med), best.cell = cell;
+    }
+#undef CELL
+    MPI_Allreduce(&best, &win, 1, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD);
+    if (win.d < INFINITY) {
+        /* the owner of the control cell sends its value: its row, or its column if transposed */
+        int owner = c->transposed ? win.cell % P : win.cell / P;
+        double v = me == owner ? row[c->transposed ? win.cell / P : win.cell % P] : 0;
+        MPI_Bcast(&v, 1, MPI_DOUBLE, owner, MPI_COMM_WORLD);
+        if (me == 0)
+            plan_push(pl, (struct retest){k, win.cell / P, win.cell % P, ROLE_CONTROL, v,
+                                          lens_bench_retest_z(v, med, sig), NAN, NAN}, P);
+    }
+    lens_free(picked);
+    lens_free(u);
+    lens_free(lv);
+    lens_free(t);
+    lens_free(counts);
+    lens_free(displs);
 }
 
 /* PREFIX_retest.csv, written whole through a temporary (docs/bench.md): one line per
@@ -251,24 +412,14 @@ static void retest_write(const struct lens_bench_opts *o, const struct retest *p
         lens_bench_fatal(&e);
 }
 
-/* After the sweep (the cube files are closed and complete): rank 0 plans, every rank learns
- * the plan, and each cell is measured alone in turn. The plan travels as ints (k, i, j) so
- * every rank walks the same list; only rank 0 keeps the values. */
-static void retest_run(const struct lens_bench_opts *o, struct lens_bench_ctx *c, const double *first)
+/* After the sweep (the cube files are closed and complete): every rank learns rank 0's plan,
+ * and each cell is measured alone in turn. The plan travels as ints (k, i, j) so every rank
+ * walks the same list; only rank 0 keeps the values. */
+static void retest_run(const struct lens_bench_opts *o, struct lens_bench_ctx *c, struct plan *pl)
 {
-    int n = 0;
-    struct retest *plan = NULL;
-    double *med = NULL, *sig = NULL;
+    int n = c->rank == 0 ? pl->n : 0;
+    struct retest *plan = pl->v;
     struct lens_err e;
-    if (c->rank == 0) {
-        med = lens_malloc((size_t)o->nlen * sizeof(double));
-        sig = lens_malloc((size_t)o->nlen * sizeof(double));
-        if (!med || !sig) {
-            lens_err_set(&e, LENS_ENOMEM, "out of memory");
-            lens_bench_fatal(&e);
-        }
-        plan = retest_plan(o, c->procs, first, med, sig, &n);
-    }
     /* the count first, so every rank can size the list it receives */
     MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
     int *ijk = lens_malloc((size_t)(3 * n + 1) * sizeof(int));
@@ -294,15 +445,12 @@ static void retest_run(const struct lens_bench_opts *o, struct lens_bench_ctx *c
         int k = plan[t].k, u = t;
         while (u < n && plan[u].k == k && plan[u].role != ROLE_CONTROL)
             u++;
-        double ref = u < n && plan[u].k == k && plan[u].again > 0 ? log(plan[u].again) : med[k];
-        plan[t].zagain = lens_bench_retest_z(plan[t].again, ref, sig[k]);
+        double ref = u < n && plan[u].k == k && plan[u].again > 0 ? log(plan[u].again) : pl->med[k];
+        plan[t].zagain = lens_bench_retest_z(plan[t].again, ref, pl->sig[k]);
     }
     if (c->rank == 0)
         retest_write(o, plan, n);
     lens_free(ijk);
-    lens_free(plan);
-    lens_free(med);
-    lens_free(sig);
 }
 
 void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progress_fn fn, void *arg)
@@ -314,22 +462,34 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
     char **hosts;
     lens_bench_job_hosts(&hosts);
     size_t P = (size_t)c.procs, n = (size_t)o->repeats;
-    double *pack = lens_malloc(4 * P * sizeof(double)); /* this rank's four rows, one gather message */
-    if (!pack) {
+    int pnc = lens_bench_ncwrite_enabled(); /* collective: every rank takes the same path */
+    double *pack = pnc ? NULL : lens_malloc(4 * P * sizeof(double)); /* this rank's four rows, one gather message */
+    if (!pnc && !pack) {
         lens_err_set(&e, LENS_ENOMEM, "out of memory");
         lens_bench_fatal(&e);
     }
     struct sink s;
-    double *first = NULL; /* --retest, rank 0: every length's median matrix */
+    memset(&s, 0, sizeof s);
+    struct plan pl = {NULL, 0, 0, NULL, NULL};
     if (c.rank == 0) {
-        sink_open(&s, o, &c, hosts);
-        if (o->retest > 0 && !(first = lens_malloc((size_t)o->nlen * P * P * sizeof(double)))) {
-            lens_err_set(&e, LENS_ENOMEM, "out of memory for the retest medians");
+        sink_open(&s, o, &c, hosts, pnc);
+        pl.med = lens_malloc((size_t)o->nlen * sizeof(double));
+        pl.sig = lens_malloc((size_t)o->nlen * sizeof(double));
+        if (!pl.med || !pl.sig) {
+            lens_err_set(&e, LENS_ENOMEM, "out of memory for the retest plan");
             sink_fail(&s, &e);
         }
     }
+    if (pnc) {
+        /* the files exist once rank 0 passes this barrier: no rank opens them before */
+        MPI_Barrier(MPI_COMM_WORLD);
+        s.pnc = 1;
+        if (lens_bench_ncwrite_open(&s.pw, o->prefix, o->raw, &e) != LENS_OK)
+            pnc_fail(&c, &e);
+    }
     /* MPI_Wtime, not the system clock: it is what the kernels time with, and it is monotonic. */
     double start = MPI_Wtime();
+    long grow = 0; /* --timing: this rank's largest output-step growth of its peak, kB */
     for (int k = 0; k < o->nlen; k++) {
         int len = o->begin + k * o->step;
         double t0 = MPI_Wtime();
@@ -338,27 +498,44 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
             /* the last pair done: the gather waits for no one */
             lens_bench_job_barrier(c.oversubscribed);
         double t1 = MPI_Wtime();
-        /* Packing the four rows into one buffer makes one MPI_Gather per length, not four. */
-        for (int st = 0; st < 4; st++)
-            memcpy(pack + (size_t)st * P, c.row[st], P * sizeof(double));
-        MPI_Gather(pack, (int)(4 * P), MPI_DOUBLE, c.rank == 0 ? s.gath : NULL, (int)(4 * P),
-                   MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        if (o->raw)
-            /* --raw: P x repeats per rank */
-            MPI_Gather(c.rawrow, (int)(P * n), MPI_DOUBLE, c.rank == 0 ? s.rawg : NULL, (int)(P * n),
+        /* --timing: what the output step adds to this rank's peak, the part of the memory
+         * that grows with P^2 on a gathering rank 0 and only with P when every rank writes */
+        long hw0 = o->timing ? peak_rss_kb() : -1;
+        if (!pnc) {
+            /* Packing the four rows into one buffer makes one MPI_Gather per length, not four. */
+            for (int st = 0; st < 4; st++)
+                memcpy(pack + (size_t)st * P, c.row[st], P * sizeof(double));
+            MPI_Gather(pack, (int)(4 * P), MPI_DOUBLE, c.rank == 0 ? s.gath : NULL, (int)(4 * P),
                        MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            if (o->raw)
+                /* --raw: P x repeats per rank */
+                MPI_Gather(c.rawrow, (int)(P * n), MPI_DOUBLE, c.rank == 0 ? s.rawg : NULL, (int)(P * n),
+                           MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        }
         double t2 = MPI_Wtime();
-        long rss = -1, mine = o->timing && c.rank != 0 ? peak_rss_kb() : -1;
-        if (o->timing)
-            /* the largest of the other ranks */
+        /* PnetCDF: every rank writes its rows and syncs (collective), and plans its retests;
+         * gather: rank 0 alone writes, while the others go on to the next length, whose first
+         * barrier makes them wait for it (unless --timing's reduction below waits first). */
+        if (pnc && lens_bench_ncwrite_put(s.pw, k, &c, &e) != LENS_OK)
+            pnc_fail(&c, &e);
+        if (pnc && o->retest > 0)
+            plan_rows(&pl, &c, k);
+        if (!pnc && c.rank == 0) {
+            sink_put(&s, &c, k);
+            if (o->retest > 0)
+                plan_full(&pl, o, c.procs, k, s.mats[1]);
+        }
+        long rss = -1, grow_all = -1;
+        if (o->timing) {
+            long hw1 = peak_rss_kb(), mine = c.rank != 0 ? hw1 : -1;
+            if (hw0 >= 0 && hw1 >= 0 && hw1 - hw0 > grow)
+                grow = hw1 - hw0;
+            /* the largest of the other ranks, and the largest growth of all ranks */
             MPI_Reduce(&mine, &rss, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
-        /* From here on rank 0 alone: it writes while the others go on to the next length,
-         * whose first barrier makes them wait for it. */
+            MPI_Reduce(&grow, &grow_all, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+        }
         if (c.rank != 0)
             continue;
-        sink_put(&s, &c, k);
-        if (first)
-            memcpy(first + (size_t)k * P * P, s.mats[1], P * P * sizeof(double));
         double t3 = MPI_Wtime();
         if (o->die_after == k + 1)
             raise(SIGKILL); /* testing: an interrupted run, with k + 1 lengths on disk */
@@ -366,16 +543,21 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
             double el = t3 - start; /* seconds since the sweep began, writes included */
             struct lens_bench_progress p = {k + 1, o->nlen, len, (k + 1) * c.pairs,
                                             (long)o->nlen * c.pairs, el, el / (k + 1) * (o->nlen - k - 1),
-                                            t1 - t0, t2 - t1, t3 - t2, o->timing ? peak_rss_kb() : -1, rss};
+                                            t1 - t0, t2 - t1, t3 - t2, o->timing ? peak_rss_kb() : -1, rss,
+                                            grow_all};
             fn(arg, &p);
         }
     }
+    if (pnc && lens_bench_ncwrite_close(s.pw, &e) != LENS_OK)
+        pnc_fail(&c, &e);
     if (c.rank == 0)
         sink_close(&s);
     /* after the close: a failure during the retests (MPI_Abort) leaves the cube complete */
     if (o->retest > 0)
-        retest_run(o, &c, first);
-    lens_free(first);
+        retest_run(o, &c, &pl);
+    lens_free(pl.v);
+    lens_free(pl.med);
+    lens_free(pl.sig);
     lens_free(pack);
     lens_bench_ctx_release(&c);
 }

@@ -152,8 +152,8 @@ static void show_progress(void *arg, const struct lens_bench_progress *p)
     const struct progress_how *how = arg;
     if (how->timing) {
         fprintf(stderr, "mpilens-bench: timing length %d B (%d/%d): measure %.6f s, gather %.6f s, "
-                "write %.6f s; peak RSS rank 0 %ld kB, other ranks max %ld kB\n", p->len, p->k,
-                p->nlen, p->measure_s, p->gather_s, p->write_s, p->rss0_kb, p->rss_kb);
+                "write %.6f s; peak RSS rank 0 %ld kB, other ranks max %ld kB; output step +%ld kB\n", p->len, p->k,
+                p->nlen, p->measure_s, p->gather_s, p->write_s, p->rss0_kb, p->rss_kb, p->out_kb);
     }
     if (how->inplace) { /* \r and erase-to-end redraw one line on a terminal */
         fprintf(stderr, "\rmpilens-bench: length %d B (%d/%d), pairs %ld/%ld, %.1f s, %.1f s left\033[K%s",

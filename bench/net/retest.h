@@ -5,6 +5,8 @@
 #ifndef LENS_BENCH_RETEST_H
 #define LENS_BENCH_RETEST_H
 
+#include <stddef.h>
+
 /* The anomaly detector's defaults (z_min and mad_floor of analysis/structure/anomaly.c): a
  * cell this far above its length's typical delay is what `mpilens anomalies` would flag. */
 #define LENS_BENCH_RETEST_ZMIN 5.0
@@ -30,6 +32,31 @@ int lens_bench_retest_pick(const double *m, int P, int k, double zmin, double *w
  * whose log delay is nearest med, ties to the lowest index; -1 if none is left. Measured
  * alone beside the picks, it is the typical delay under the retests' own conditions. */
 int lens_bench_retest_control(const double *m, int P, double med, const int *picked, int npicked);
+
+/* ---- the same choice without a P x P matrix on one rank (allpairs.c, the PnetCDF path) ----
+ * Each rank holds one row of a length's medians; the median and MAD of the log delays come
+ * from a distributed selection (exact: the same values as lens_bench_retest_robust), each
+ * rank's candidates are its own top by lens_bench_retest_top, and rank 0 takes the top of
+ * their union, which holds the global top: a cell among the k worst of all is among the k
+ * worst of its row, and a flagged cell is a candidate wherever it is. */
+
+/* Sums n counts over every rank, in place (MPI_Allreduce; the identity for one process). */
+typedef void (*lens_bench_retest_sum_fn)(void *arg, long long *counts, int n);
+
+/* The k-th smallest (0-based) of the values of every rank, each rank passing its own v[0..n-1]
+ * (no NaN) and the same k below the total count; collective through sum (8 calls of 256
+ * counts: a radix selection on an order-preserving key, one byte a pass). */
+double lens_bench_retest_kth(const double *v, size_t n, long long k, lens_bench_retest_sum_fn sum,
+                             void *arg);
+
+/* The median of the values of every rank (total: their count, >= 1), as lens_cube_median: the
+ * mean of the two middle values for an even count. Collective through sum. */
+double lens_bench_retest_median(const double *v, size_t n, long long total,
+                                lens_bench_retest_sum_fn sum, void *arg);
+
+/* Sorts n triples (z, cell index, value) of t in lens_bench_retest_pick's order (descending z,
+ * ascending index) and returns how many lead: the k first plus any further with z >= zmin. */
+int lens_bench_retest_top(double *t, size_t n, int k, double zmin);
 
 /* Whether a row of the cube in mode (enum lens_mode) is the receiver: one_to_one,
  * noise_blocking, noise and all_to_all; otherwise the row is the sender. Names the ends of a

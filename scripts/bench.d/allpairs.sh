@@ -61,6 +61,6 @@ awk -v pairs=$((64 * 63)) -v tmax="$(tail -1 "$dir/time64")" '
     }
     END {
         printf "  time per pair (6 repeats of 4 messages each): %.3f ms; per length %.2f s\n", m / n / pairs * 1e3, m / n
-        printf "  gather to rank 0 %.4f s + write %.4f s per length = %.2f%% of measuring\n", g / n, w / n, (g + w) / m * 100
+        printf "  gather to rank 0 %.4f s (0 with PnetCDF: every rank writes) + write %.4f s per length = %.2f%% of measuring\n", g / n, w / n, (g + w) / m * 100
         printf "  peak resident memory: rank 0 %.1f MB, other ranks max %.1f MB (VmHWM); largest process %.1f MB (/usr/bin/time)\n", r0 / 1024, ro / 1024, tmax / 1024
     }' "$dir/p64.err"
