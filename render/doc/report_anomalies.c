@@ -147,7 +147,7 @@ int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, 
         char verdict[256], evidence[1400];
         if ((rc = lens_report_retest_finding(r, i, verdict, sizeof verdict, e)) != LENS_OK)
             break;
-        snprintf(evidence, sizeof evidence, "%s%s%s", row.text, verdict[0] ? " " : "", verdict);
+        snprintf(evidence, sizeof evidence, "%s%s%s", row.text, verdict[0] ? "; " : "", verdict);
         const char *cells[6] = {num, kind, ranks, lengths, score, evidence};
         rc = lens_pdf_table_row(r->pdf, cells, e);
     }

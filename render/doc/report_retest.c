@@ -89,10 +89,13 @@ int lens_report_retest_table(void *ctx, const struct lens_template_item *it, str
     if (r->page_retest)
         r->page_retest[r->cur] = lens_pdf_page_count(r->pdf);
     const struct lens_cube *c = lens_report_cube(r);
-    char verdict[3][128];
-    /* the three verdicts worded once by the template: 1 persists, 0 vanished, -1 control */
-    static const char *const vnames[3] = {"verdict_control", "verdict_vanished", "verdict_persists"};
-    for (int k = 0; k < 3 && rc == LENS_OK; k++)
+    char verdict[4][128];
+    /* the verdicts worded once by the template: 1 persists, 0 vanished, -1 control; a cell
+     * retested only for being among the slowest (role worst), which was never flagged, did
+     * not "vanish" when fast alone: it gets its own words (index 3) */
+    static const char *const vnames[4] = {"verdict_control", "verdict_vanished", "verdict_persists",
+                                          "verdict_worst_vanished"};
+    for (int k = 0; k < 4 && rc == LENS_OK; k++)
         rc = lens_report_text(r, vnames[k], verdict[k], sizeof verdict[k], e);
     for (int t = 0; t < x->rt->n && rc == LENS_OK; t++) {
         const struct lens_retest_row *w = &x->rt->rows[t];
@@ -103,7 +106,8 @@ int lens_report_retest_table(void *ctx, const struct lens_template_item *it, str
         lens_report_fmt_us(w->retest, again, sizeof again);
         fmt_z(w->z, z, sizeof z);
         fmt_z(w->retest_z, rz, sizeof rz);
-        const char *cells[7] = {link, len, first, again, z, rz, verdict[x->s.verdict[t] + 1]};
+        int k = x->s.verdict[t] == 0 && w->role == LENS_RETEST_WORST ? 3 : x->s.verdict[t] + 1;
+        const char *cells[7] = {link, len, first, again, z, rz, verdict[k]};
         rc = lens_pdf_table_row(r->pdf, cells, e);
     }
     return rc;
