@@ -99,10 +99,11 @@ int lens_report_bisection_vars(void *ctx, struct lens_err *e)
     int rc = LENS_OK;
     /* the texts that depend on what the .nc added: the run's description, the links' source
      * (every flow, or only each round's slowest) and whether there are shared nodes */
-    const char *const texts[3][2] = {{"bis_words", d->nc_path ? "words_nc" : "words_csv"},
+    const char *const texts[4][2] = {{"bis_words", d->nc_path ? "words_nc" : "words_csv"},
+                                     {"col_link_rounds", d->nc_path ? "col_rounds_nc" : "col_rounds_csv"},
                                      {"links_words", d->nc_path ? "links_nc" : "links_csv"},
                                      {"nodes_words", d->nnodes ? "nodes_shared" : d->nc_path ? "nodes_own" : "nodes_csv"}};
-    for (int k = 0; k < 3 && rc == LENS_OK; k++)
+    for (int k = 0; k < 4 && rc == LENS_OK; k++)
         if ((rc = lens_report_text(r, texts[k][1], words, sizeof words, e)) == LENS_OK)
             rc = lens_template_vars_set(v, texts[k][0], words, e);
     return rc == LENS_OK ? lens_report_headers(r, node_columns, 5, d->nnodes > 0, e) : rc;
