@@ -56,6 +56,8 @@ sec = re.split(r"[\n\f]Retests\n", text, 1)
 if len(sec) != 2:
     print("no Retests section"); sys.exit()
 body = re.split(r"[\n\f]Heatmaps\n", sec[1])[0]
+# the verdict column is narrow: "vanished: contention" may wrap onto a line of its own
+body = re.sub(r"vanished:\n +contention", "vanished: contention", body)
 # one table line per CSV row, in file order
 pat = re.compile(r"^ *(\d+) -> (\d+) \(([^)]*)\) +(\d+) +([\d.]+) +([\d.]+) +(-?[\d.]+) +(-?[\d.]+) +(\S.*?) *$", re.M)
 got = pat.findall(body)
@@ -114,6 +116,20 @@ PYEOF
 "$M" anomalies --json "$T" >"$TMP/an.json" 2>/dev/null
 check_eq "Anomalies: findings marked as anomalies --json says (the slow link persists)" \
     "$($PY "$TMP/anom.py" "$TMP/an.json" "$TMP/both.pdf.txt" 2>&1)" "ok"
+
+# the same cube with the slow link's retest_z edited below 5: contention, in the table, the
+# counts, page one and the anomalies alike
+mkdir -p "$TMP/v"
+cp "$T"_* "$TMP/v/"
+awk -F, -v OFS=, 'NR > 1 && $2 == 3 && $3 == 1 { $7 = "1.0000" } { print }' "${T}_retest.csv" >"$TMP/v/net_retest.csv"
+check "report of the edited copy" report "$TMP/v.pdf" "$TMP/v/net"
+"$M" info --json "$TMP/v/net" >"$TMP/infov.json" 2>/dev/null
+check_eq "edited: Retests rows and counts agree (the link vanished)" \
+    "$($PY "$TMP/retest.py" "$TMP/v/net" "$TMP/v.pdf.txt" "$TMP/infov.json" 2>&1)" "ok"
+"$M" anomalies --json "$TMP/v/net" >"$TMP/anv.json" 2>/dev/null
+check_match "edited: anomalies --json says vanished" "$(cat "$TMP/anv.json")" '"retest":"vanished"'
+check_eq "edited: the anomalies table says vanished" \
+    "$(tr '\n' ' ' <"$TMP/v.pdf.txt" | tr -s ' ' | grep -c 'retested alone: vanished (contention)')" "1"
 
 # ---- the Bisection bandwidth section against the CSV and the .nc ----
 cat >"$TMP/bis.py" <<'PYEOF'
