@@ -210,6 +210,10 @@ check_eq "CSV alone: one links row per round" "$(grep -cE '^ *[0-9]+ [0-9]+ -> [
     "$($PY -c 'import csv,sys; print(len({(r["slowest_sender"], r["slowest_receiver"]) for r in csv.DictReader(open(sys.argv[1]))}))' "${OB}_bisection.csv")"
 check "CSV alone: --figures writes bisection.png and .svg" test -s "$TMP/figs/bisection.png" -a -s "$TMP/figs/bisection.svg"
 check_match "CSV alone: no node shares" "$(tr '\n' ' ' <"$TMP/csv.pdf.txt")" "no share per node"
+check_eq "CSV alone: no empty reference list" "$(grep -c '^ *References$' "$TMP/csv.pdf.txt")" "0"
+# the strip plot is printed like every figure: 300 ppi or more at its placed size
+check_eq "the bisection figure is 300 ppi or more" \
+    "$(pdfimages -list "$TMP/csv.pdf" 2>/dev/null | awk 'NR > 2 { n++; if ($13 < 300) bad++ } END { print n + 0, bad + 0 }')" "1 0"
 
 # ---- bad side files fail naming the file, and write nothing ----
 mkdir -p "$TMP/bad"

@@ -157,6 +157,14 @@ int lens_report_gate_block(void *ctx, const struct lens_template_item *it, struc
 int lens_report_shown(void *ctx, const char *name)
 {
     struct lens_report_ctx *r = ctx;
+    /* a bisection run cites no work: a report of bisection runs alone has no reference list,
+     * rather than a heading over nothing */
+    if (r->cur < 0 && !strcmp(name, "references")) {
+        int cited = 0;
+        for (int i = 0; i < r->nin; i++)
+            cited |= !r->in[i].bisection;
+        return cited;
+    }
     /* document sections and sweeps are never left out: the gate is about one cube */
     if (r->cur < 0 || !r->in[r->cur].cube)
         return 1;
