@@ -98,7 +98,11 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
         double x = X(o->marks[m].value), ly = axis_y + row * (2 + m) + 0.3 * fs;
         cairo_set_source_rgb(cr, 0.75, 0.2, 0.1);
         cairo_set_dash(cr, dash, 2, 0);
+        /* over the dots down to the axis, then again below the tick labels and the axis
+         * title, which the line would otherwise strike through */
         cairo_move_to(cr, x, top + dot_r);
+        cairo_line_to(cr, x, axis_y);
+        cairo_move_to(cr, x, axis_y + 2 * row + 0.1 * fs);
         cairo_line_to(cr, x, ly);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
