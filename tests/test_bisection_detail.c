@@ -162,6 +162,22 @@ static void bisection(void)
     LENS_TEST_REL(d->nodes[1].Bps_avg, 7.6e7, 1e-15, "node b: mean incoming 7.6e7");
     lens_bisection_detail_free(d);
 
+    /* every allocation failing in turn: LENS_ENOMEM and nothing returned, until the read
+     * needs no more (ASan's leak check sees what a failure path forgets to free) */
+    int walked = 0, clean = 1;
+    for (long n = 1; n < 200; n++) {
+        lens_malloc_fail_after(n);
+        rc = lens_bisection_detail_read(prefix, &d, &e);
+        lens_malloc_fail_after(0);
+        if (rc == LENS_OK) {
+            lens_bisection_detail_free(d);
+            break;
+        }
+        walked++;
+        clean &= rc == LENS_ENOMEM && d == NULL;
+    }
+    LENS_TEST(walked > 10 && clean, "%d allocation failures, each LENS_ENOMEM with nothing returned", walked);
+
     /* refusals, naming the .nc */
     LENS_TEST(write_nc(nc, 5e7, 3) == 0, "wrote a .nc of another run");
     rc = lens_bisection_detail_read(prefix, &d, &e);
