@@ -46,10 +46,12 @@ static int by_rate(const void *x, const void *y)
 static int merge_links(struct lens_bisection_detail *d, struct flow *f, size_t n, struct lens_err *e)
 {
     qsort(f, n, sizeof *f, by_link);
+    /* at most one link per flow; + 1 so that a run of no flows still gets an array */
     d->links = lens_calloc(n + 1, sizeof *d->links);
     if (!d->links)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", d->run->path);
     for (size_t i = 0; i < n;) {
+        /* the run's first flow seeds the link; the loop below counts it again as round 1 */
         struct lens_bisection_link *l = &d->links[d->nlinks++];
         *l = (struct lens_bisection_link){f[i].s, f[i].r, f[i].Bps, f[i].round, 0};
         /* rounds ascend inside a run, so strict < keeps the first round of a tie */
@@ -73,6 +75,8 @@ static int links_from_csv(struct lens_bisection_detail *d, struct lens_err *e)
     struct flow *f = lens_malloc((size_t)d->run->n * sizeof *f);
     if (!f)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", d->run->path);
+    /* "rounds" of such a link then counts the rounds it was the slowest, which the report's
+     * column heading says (col_rounds_csv) */
     for (int r = 0; r < d->run->n; r++) {
         const struct lens_bisection_round *u = &d->run->r[r];
         f[r] = (struct flow){u->slowest_sender, u->slowest_receiver, u->round, u->slowest_pair_Bps};
@@ -101,6 +105,7 @@ static int var_of(int id, const char *path, const char *name, nc_type t, int nd,
     return LENS_OK;
 }
 
+/* A whole double variable into v (sized by the caller from the dimensions checked). */
 static int get_d(int id, const char *path, const char *name, int nd, const int *dims, double *v, struct lens_err *e)
 {
     int var, rc = var_of(id, path, name, NC_DOUBLE, nd, dims, &var, e), st;
@@ -109,6 +114,7 @@ static int get_d(int id, const char *path, const char *name, int nd, const int *
     return rc;
 }
 
+/* A whole int variable into v, as get_d. */
 static int get_i(int id, const char *path, const char *name, int nd, const int *dims, int *v, struct lens_err *e)
 {
     int var, rc = var_of(id, path, name, NC_INT, nd, dims, &var, e), st;
@@ -129,6 +135,8 @@ static int get_names(int id, const char *path, const char *name, int dim, int dl
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
     if (rc == LENS_OK && n * w > 0 && (st = nc_get_var_text(id, var, buf)) != NC_NOERR)
         rc = lens_err_set(e, LENS_EFORMAT, "%s: variable '%s': %s", path, name, nc_strerror(st));
+    /* each name a string of its own: the report keeps them after the file is closed, and the
+     * caller frees every entry that was set (the array is zeroed) */
     for (size_t i = 0; rc == LENS_OK && i < n; i++) {
         char *s = lens_malloc(w + 1);
         if (!s) {
@@ -177,16 +185,21 @@ static int read_nc(struct lens_bisection_detail *d, int id, struct lens_err *e)
     if (rc != LENS_OK)
         return rc;
     /* the .nc must be the CSV's run: same rounds, and (below) the same aggregate per round */
+    /* 2^24 ranks bounds the per-rank buffers far above any machine; F = 2 floor(P / 2) in the
+     * bench, and more flows than ranks would be a damaged file */
     if (R != (size_t)d->run->n || P < 2 || P > (size_t)1 << 24 || F > P)
         return lens_err_set(e, LENS_EFORMAT, "%s: %zu rounds of %zu ranks and %zu flows, the CSV has %d rounds",
                             path, R, P, F, d->run->n);
     d->nranks = (int)P;
+    /* + 1 everywhere: a run without flows (F = 0) must not be a zero-byte allocation, which
+     * lens_malloc may answer with NULL, read as out of memory */
     int *fs = lens_malloc((R * F + 1) * sizeof *fs), *fr = lens_malloc((R * F + 1) * sizeof *fr);
     double *fb = lens_malloc((R * F + 1) * sizeof *fb), *bw = lens_malloc(R * sizeof *bw);
     struct flow *f = lens_malloc((R * F + 1) * sizeof *f);
     d->hosts = lens_calloc(P, sizeof *d->hosts);
     if (!fs || !fr || !fb || !bw || !f || !d->hosts)
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", path);
+    /* flows are (round, flow), row-major: entry k is round k / F */
     int drf[2] = {dr, df};
     if (rc == LENS_OK) rc = get_d(id, path, "bandwidth_Bps", 1, &dr, bw, e);
     for (size_t r = 0; rc == LENS_OK && r < R; r++)
@@ -207,6 +220,7 @@ static int read_nc(struct lens_bisection_detail *d, int id, struct lens_err *e)
             f[k] = (struct flow){fs[k], fr[k], (int)(k / F), fb[k]};
     }
     if (rc == LENS_OK) rc = merge_links(d, f, R * F, e);
+    /* nc_get_att_int converts any numeric type; a text attribute fails and leaves 0 */
     int att;
     /* the size and window say what a flow carried; informative, so absent is 0, not an error */
     if (rc == LENS_OK && nc_get_att_int(id, NC_GLOBAL, "size_bytes", &att) == NC_NOERR)
@@ -238,6 +252,7 @@ static int read_nc(struct lens_bisection_detail *d, int id, struct lens_err *e)
         if (of[x] < 0 || (size_t)of[x] >= N)
             rc = lens_err_set(e, LENS_EFORMAT, "%s: node_of_rank[%zu] = %d is not one of the %zu nodes", path, x,
                               of[x], N);
+    /* node n's share in round r is share[r * N + n]: the (round, node) layout the bench wrote */
     if (rc == LENS_OK) {
         d->nnodes = (int)N;
         for (size_t n = 0; n < N; n++) {
@@ -255,6 +270,8 @@ static int read_nc(struct lens_bisection_detail *d, int id, struct lens_err *e)
                 o->share_max = fmax(o->share_max, v);
             }
         }
+        /* ranks per node from node_of_rank (checked in range above), not from the names:
+         * the bench numbers nodes by distinct host names, two nodes never share one */
         for (size_t x = 0; x < P; x++)
             d->nodes[of[x]].ranks++;
     }
@@ -280,6 +297,8 @@ int lens_bisection_detail_read(const char *input, struct lens_bisection_detail *
     size_t n = d->run ? strlen(d->run->path) : 0;
     if (rc == LENS_OK && !(d->nc_path = lens_malloc(n + 1)))
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory", input);
+    /* stat, not access: the probe is by name, and a missing .nc is the normal case of a CSV
+     * copied alone, not an error */
     struct stat sb;
     if (rc == LENS_OK) {
         /* the reader built path as PREFIX_bisection.csv, so it ends in ".csv" */
@@ -291,6 +310,7 @@ int lens_bisection_detail_read(const char *input, struct lens_bisection_detail *
             d->nc_path = NULL;
             rc = links_from_csv(d, e);
         } else {
+            /* through the guard: a damaged header must not make libnetcdf allocate gigabytes */
             int id;
             rc = lens_nc_guard_open(d->nc_path, &id, e);
             if (rc == LENS_OK) {
@@ -307,6 +327,8 @@ int lens_bisection_detail_read(const char *input, struct lens_bisection_detail *
     return LENS_OK;
 }
 
+/* Frees whatever a partial read left: the host array is zeroed at allocation (names not yet
+ * read are NULL), and nnodes is set only once every node owns its name. */
 void lens_bisection_detail_free(struct lens_bisection_detail *d)
 {
     if (!d)

@@ -66,6 +66,8 @@ int lens_report_bisection_input_vars(void *ctx, struct lens_err *e)
     lens_report_fmt_GBps(s->avg_Bps, av, sizeof av);
     lens_report_fmt_GBps(s->max_Bps, mx, sizeof mx);
     struct lens_template_vars *v = &r->vars;
+    /* input_index and input_name as a cube's group sets them, so a template may head every
+     * group alike; the rest are this run's own (bis_*), set before any section of the group */
     int rc = lens_template_vars_setf(v, e, "input_index", "%d", r->cur + 1);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", r->in[r->cur].name, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "bis_file", d->run->path, e);
@@ -73,6 +75,7 @@ int lens_report_bisection_input_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_rounds", "%d", s->rounds);
     /* every round has the same pairs (an odd rank count leaves one rank out of each) */
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_pairs", "%d", d->run->r[0].pairs);
+    /* ranks, size and window come from the .nc: 0 without it, and only words_nc names them */
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_ranks", "%d", d->nranks);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_size", "%d", d->size_bytes);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_window", "%d", d->window);
@@ -83,6 +86,7 @@ int lens_report_bisection_input_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_min_round", "%d", s->min_round);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_max_round", "%d", s->max_round);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_nlinks", "%d", d->nlinks);
+    /* the table shows at most SLOWEST_LINKS: the prose says how many of how many */
     if (rc == LENS_OK)
         rc = lens_template_vars_setf(v, e, "bis_shown_links", "%d", d->nlinks < SLOWEST_LINKS ? d->nlinks : SLOWEST_LINKS);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_nnodes", "%d", d->nnodes);
@@ -106,6 +110,7 @@ int lens_report_bisection_vars(void *ctx, struct lens_err *e)
     for (int k = 0; k < 4 && rc == LENS_OK; k++)
         if ((rc = lens_report_text(r, texts[k][1], words, sizeof words, e)) == LENS_OK)
             rc = lens_template_vars_set(v, texts[k][0], words, e);
+    /* no node rows (one rank per node, or no .nc): no header row over an empty table */
     return rc == LENS_OK ? lens_report_headers(r, node_columns, 5, d->nnodes > 0, e) : rc;
 }
 
@@ -113,6 +118,8 @@ int lens_report_bisection_vars(void *ctx, struct lens_err *e)
 static int summary_rows(struct lens_report_ctx *r, const struct lens_bisection_detail *d, struct lens_err *e)
 {
     const struct lens_bisection_summary *s = &d->s;
+    /* the four numbers `mpilens info` and accept's bisection.bandwidth metrics read, in the
+     * order of the strip plot's marks; the labels of min and max name their rounds */
     const double val[4] = {s->min_Bps, s->median_Bps, s->avg_Bps, s->max_Bps};
     static const char *const names[4] = {"row_min", "row_median", "row_avg", "row_max"};
     int rc = LENS_OK;
@@ -139,6 +146,8 @@ static void link_text(const struct lens_bisection_detail *d, const struct lens_b
         snprintf(buf, n, "%d -> %d (%s -> %s)", l->sender, l->receiver, d->hosts[l->sender], d->hosts[l->receiver]);
 }
 
+/* The slowest links: number, link with hosts, its slowest flow, that flow's round and the
+ * rounds the link flowed in (or was the slowest, without the .nc). */
 static int link_rows(struct lens_report_ctx *r, const struct lens_bisection_detail *d, struct lens_err *e)
 {
     int rc = LENS_OK;
@@ -156,6 +165,7 @@ static int link_rows(struct lens_report_ctx *r, const struct lens_bisection_deta
     return rc;
 }
 
+/* Per shared node: name, ranks, mean share, range of shares, mean incoming rate. */
 static int node_rows(struct lens_report_ctx *r, const struct lens_bisection_detail *d, struct lens_err *e)
 {
     int rc = LENS_OK;
@@ -183,6 +193,7 @@ int lens_report_bisection_table(void *ctx, const struct lens_template_item *it, 
             r->page_bisection[r->cur] = lens_pdf_page_count(r->pdf);
         return rc == LENS_OK ? summary_rows(r, d, e) : rc;
     }
+    /* the links and nodes tables break across pages freely: no page is recorded for them */
     if (!strcmp(it->name, "links"))
         return link_rows(r, d, e);
     if (!strcmp(it->name, "nodes"))
@@ -204,6 +215,8 @@ int lens_report_bisection_block(void *ctx, const struct lens_template_item *it, 
     if (rc == LENS_OK) rc = lens_report_text(r, "figure_title", title, sizeof title, e);
     if (rc == LENS_OK) rc = lens_report_text(r, "figure_caption", caption, sizeof caption, e);
     if (rc == LENS_OK) rc = lens_report_text(r, "figure_axis", xlabel, sizeof xlabel, e);
+    /* the marks' words from the template (translatable), their numbers as the table prints
+     * them, so the figure and the table never disagree in the last digit */
     static const char *const names[4] = {"mark_min", "mark_median", "mark_avg", "mark_max"};
     const double val[4] = {d->s.min_Bps, d->s.median_Bps, d->s.avg_Bps, d->s.max_Bps};
     struct lens_strip_mark marks[4];
@@ -225,12 +238,15 @@ int lens_report_bisection_block(void *ctx, const struct lens_template_item *it, 
         v[k] = d->run->r[k].bandwidth_Bps / 1e9;
     struct lens_strip_opts so = {.title = title, .xlabel = xlabel, .v = v, .n = d->run->n, .marks = marks,
                                  .nmarks = 4, .width = LENS_REPORT_FIG_W, .height = 360, .font_path = r->font_path};
+    /* PNG bytes at print resolution for the page; the files keep the natural size */
     unsigned char *png = NULL;
     size_t len = 0;
     rc = lens_strip_png_mem(&so, &png, &len, e);
     if (rc == LENS_OK)
         rc = lens_report_place_figure(r, heading, png, len, LENS_REPORT_FIG_W, 360, caption, e);
     lens_free(png);
+    /* --figures: the same figure as PNG and SVG; the layout pass has figures_dir NULL, so the
+     * files are written once, on the drawn pass */
     if (rc == LENS_OK && r->o->figures_dir) {
         char path[PATH_MAX + 8];
         lens_report_figure_path(r, "bisection", "png", path, sizeof path);

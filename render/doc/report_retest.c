@@ -22,6 +22,8 @@ int lens_report_retest_count_vars(struct lens_report_ctx *r, struct lens_err *e)
     const struct lens_retest_summary *s = &x->s;
     char zmin[16];
     snprintf(zmin, sizeof zmin, "%g", LENS_RETEST_Z);
+    /* the counts under names of their own (retest_*), so that page one and the section word
+     * them from one set, and no other section's placeholder is overwritten */
     struct lens_template_vars *v = &r->vars;
     int rc = lens_template_vars_setf(v, e, "retest_cells", "%d", s->cells);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "retest_retested", "%d", s->retested);
@@ -101,6 +103,8 @@ int lens_report_retest_table(void *ctx, const struct lens_template_item *it, str
         const struct lens_retest_row *w = &x->rt->rows[t];
         char link[LENS_REPORT_CELL], len[24], first[32], again[32], z[16], rz[16];
         link_text(c, w->sender, w->receiver, link, sizeof link);
+        /* delays in µs with three decimals, as every table of the report; a NaN retest (the
+         * bench timed nothing) prints n/a */
         snprintf(len, sizeof len, "%d", w->length);
         lens_report_fmt_us(w->first, first, sizeof first);
         lens_report_fmt_us(w->retest, again, sizeof again);

@@ -32,6 +32,7 @@ static int check(const void *data, const char *name, struct lens_err *e)
     return LENS_OK;
 }
 
+/* The natural size: the options', or 900 x 360 (a text-wide figure of moderate height). */
 static void size(const void *data, double *w, double *h)
 {
     const struct lens_strip_opts *o = data;
@@ -50,6 +51,7 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     double fs = fmax(c->w / 60.0, lens_figure_font_floor(cr, 0) / 0.9);
     double left = 3 * fs, right = c->w - 3 * fs, top = fs;
     cairo_set_source_rgb(cr, 0, 0, 0);
+    /* the title wraps (no clipping at either end) and pushes the plot down by its lines */
     lens_figure_set_font(cr, c->face, 1.15 * fs);
     if (o->title)
         top += 1.2 * 1.15 * fs * lens_figure_text_wrap(c->text, cr, c->w / 2, top, o->title, c->w - 2 * fs, 0.5, 1);
@@ -67,11 +69,14 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     double row = 1.3 * fs;
     double axis_y = c->h - fs - row * (2 + o->nmarks);
     double dot_r = 0.45 * fs;
+    /* a short figure with many marks keeps at least two levels of dots above the axis */
     if (axis_y < top + 4 * dot_r)
         axis_y = top + 4 * dot_r;
     double span = right - left;
+/* a value's x: linear over [lo, hi], which holds every value and mark with padding */
 #define X(val) (left + ((val) - lo) / (hi - lo) * span)
     /* ticks and labels */
+    /* at most 8 ticks: labels of a few digits each fit side by side at the floor size */
     double ticks[16], step;
     int nt = lens_figure_ticks(lo, hi, 0, 8, ticks, &step);
     lens_figure_set_font(cr, c->face, 0.9 * fs);
@@ -121,6 +126,8 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     double *last = lens_malloc((size_t)maxlev * sizeof *last);
     if (!last)
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", c->name);
+    /* -inf: every level starts free; values are drawn in the caller's order (round order),
+     * so the stacking, like the picture, is deterministic */
     for (int l = 0; l < maxlev; l++)
         last[l] = -INFINITY;
     cairo_set_source_rgba(cr, 0.12, 0.35, 0.65, 0.85);
@@ -138,6 +145,7 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     return LENS_OK;
 }
 
+/* LENS_FIGURE_TEXT: the SVG gets the title and a searchable copy of every label */
 static const struct lens_figure_kind strip_kind = {"strip plot", LENS_FIGURE_TEXT, check, size, paint};
 
 int lens_strip_write(const struct lens_strip_opts *o, const char *path, struct lens_err *e)
