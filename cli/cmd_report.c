@@ -2,7 +2,8 @@
  * PDF report through render/doc/report.c. What an INPUT is comes from the table `kinds` below:
  * a cube when a row of the cube reader table recognises it (network_test2 NetCDF, packed
  * cube), a p2p sweep when it is a *_p2p.nc or *_p2p.csv file or a PREFIX with PREFIX_p2p.nc
- * or PREFIX_p2p.csv; a PREFIX that holds both gives both. */
+ * or PREFIX_p2p.csv, a bisection run when it is a *_bisection.csv or a PREFIX with one; a
+ * PREFIX that holds several gives each. A cube's PREFIX_retest.csv is read with it. */
 #include "cli.h"
 
 #include "analysis/cube/cube.h"
@@ -31,13 +32,17 @@ static void help(void)
            "A cube INPUT is a prefix (dir/network), a directory holding one result, a\n"
            "*_median.nc file, or a packed cube of 'mpilens compress'; a sweep is the -f PREFIX\n"
            "of mpilens-bench -t p2p (PREFIX_p2p.nc or PREFIX_p2p.csv exists) or one of those\n"
-           "files; an OTF2 trace is refused with the command that reports on it.\n\n"
+           "files; a bisection run is the -f PREFIX of mpilens-bench -t bisection\n"
+           "(PREFIX_bisection.csv, with PREFIX_bisection.nc when present) or the CSV; an OTF2\n"
+           "trace is refused with the command that reports on it. A cube with\n"
+           "PREFIX_retest.csv beside it (mpilens-bench --retest) gets a Retests section.\n\n"
            "options:\n"
            "  -o, --output FILE       the PDF to write (required)\n"
            "      --figures DIR       also write every figure as PNG and SVG into DIR:\n"
            "                          heatmap_<stat>_<length>B, dendrogram, structure_heatmap,\n"
            "                          nj_tree, link_clusters, link_curves (cubes),\n"
-           "                          p2p_latency, p2p_bandwidth, p2p_msg_rate (sweeps);\n"
+           "                          p2p_latency, p2p_bandwidth, p2p_msg_rate (sweeps),\n"
+           "                          bisection (bisection runs);\n"
            "                          prefixed input<k>_ when there are several inputs\n"
            "      --title TEXT        report title (UTF-8)\n"
            "      --lengths A,B,...   message lengths in bytes to draw (nearest present length)\n"
@@ -103,6 +108,16 @@ static int load_cube(const char *name, struct lens_report_input *in, struct lens
     return LENS_OK;
 }
 
+/* A bisection run, with the .nc's flows and nodes when it is beside the CSV: everything the
+ * section shows is computed here, before drawing. */
+static int load_bisection(const char *name, struct lens_report_input *in, struct lens_err *e)
+{
+    struct lens_bisection_detail *d;
+    int rc = lens_bisection_detail_read(name, &d, e);
+    in->bisection = rc == LENS_OK ? d : NULL;
+    return rc;
+}
+
 static int load_sweep(const char *name, struct lens_report_input *in, struct lens_err *e)
 {
     struct lens_p2pfile *p;
@@ -129,6 +144,7 @@ static const struct input_kind {
 } kinds[] = {
     {"cube", lens_cube_probe, load_cube},
     {"p2p sweep", is_p2p, load_sweep},
+    {"bisection run", lens_bisection_probe, load_bisection},
     {"trace", is_trace, load_trace},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof *kinds))
@@ -139,6 +155,62 @@ static void unload(struct lens_report_input *in)
 {
     lens_cube_free((struct lens_cube *)in->cube);
     lens_p2pfile_free((struct lens_p2pfile *)in->p2p);
+    lens_bisection_detail_free((struct lens_bisection_detail *)in->bisection);
+}
+
+/* What a cube's retests own until the report is written. */
+struct retest_hold {
+    struct lens_retest *rt;
+    struct lens_report_retest x;
+    signed char *finding;
+};
+
+static void retest_release(struct retest_hold *h)
+{
+    lens_retest_free(h->rt);
+    lens_retest_summary_release(&h->x.s);
+    lens_free(h->finding);
+}
+
+/* The retest verdict of each anomaly, as `mpilens anomalies` gives it: only a bad link and
+ * the slow direction of an asymmetric pair are one cell (ranks[0] -> ranks[1]); a bad link
+ * "a <-> b" (both directions slow) takes either; a slow node or a structure change is many
+ * cells and never one retest (-1). */
+static int retest_findings(struct retest_hold *h, const struct lens_anomalies *an, struct lens_err *e)
+{
+    if (!an || an->n == 0)
+        return LENS_OK;
+    h->finding = lens_malloc((size_t)an->n);
+    if (!h->finding)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
+    for (int i = 0; i < an->n; i++) {
+        const struct lens_anomaly *f = &an->items[i];
+        int link = f->nranks == 2 && (f->kind == LENS_ANOMALY_BAD_LINK || f->kind == LENS_ANOMALY_ASYMMETRIC_PAIR);
+        int both = f->kind == LENS_ANOMALY_BAD_LINK && strstr(f->subject, "<->") != NULL;
+        h->finding[i] = (signed char)(link ? lens_retest_link_verdict(h->rt, f->ranks[0], f->ranks[1], both,
+                                                                       f->lengths, f->nlengths)
+                                           : -1);
+    }
+    h->x.finding = h->finding;
+    return LENS_OK;
+}
+
+/* PREFIX_retest.csv beside the cube of in, with its counts and the verdicts on the cube's
+ * findings; in->retest stays NULL without one (the report then has no Retests section). */
+static int load_retest(struct lens_report_input *in, struct retest_hold *h, struct lens_err *e)
+{
+    if (!in->cube->source)
+        return LENS_OK;
+    int rc = lens_retest_beside(in->cube->source, &h->rt, e);
+    if (rc != LENS_OK || !h->rt)
+        return rc;
+    h->x.rt = h->rt;
+    rc = lens_retest_summarise(h->rt, &h->x.s, e);
+    if (rc == LENS_OK)
+        rc = retest_findings(h, in->results->st.an, e);
+    if (rc == LENS_OK)
+        in->retest = &h->x;
+    return rc;
 }
 
 /* Parses "512,4096,65536" into a lens_malloc'd array. */
@@ -266,12 +338,14 @@ int cmd_report(int argc, char **argv)
      * document only lays them out; the template says which structure parts it shows. */
     unsigned parts = 0;
     struct lens_structure_report *res = NULL;
+    struct retest_hold *hold = NULL;
     if (rc == LENS_OK)
         /* The template is read and checked before any clustering: a typo in --template costs
          * nothing, and a template without the structure sections asks for no structure at all. */
         rc = lens_report_parts(&o, in, nin, &parts, &e);
     /* zeroed: releasing an entry that was never run (a sweep, a failure) does nothing */
-    if (rc == LENS_OK && !(res = lens_calloc((size_t)nin, sizeof *res)))
+    if (rc == LENS_OK && (!(res = lens_calloc((size_t)nin, sizeof *res)) ||
+                          !(hold = lens_calloc((size_t)nin, sizeof *hold))))
         rc = lens_err_set(&e, LENS_ENOMEM, "report: out of memory");
     for (int i = 0; i < nin && rc == LENS_OK; i++) {
         if (!in[i].cube)
@@ -280,7 +354,10 @@ int cmd_report(int argc, char **argv)
         rc = lens_structure_report_run_gated(in[i].cube, o.stat, parts, &qopts, &res[i], &e);
         if (rc == LENS_OK)
             in[i].results = &res[i];
-        else
+        /* the retests after the results: their verdicts are about the cube's findings */
+        if (rc == LENS_OK)
+            rc = load_retest(&in[i], &hold[i], &e);
+        if (rc != LENS_OK)
             lens_err_prefix(&e, in[i].name); /* with several cubes, say which one failed */
     }
     if (rc == LENS_OK)
@@ -289,6 +366,9 @@ int cmd_report(int argc, char **argv)
     for (int i = 0; res && i < nin; i++)
         lens_structure_report_release(&res[i]);
     lens_free(res);
+    for (int i = 0; hold && i < nin; i++)
+        retest_release(&hold[i]);
+    lens_free(hold);
     for (int i = 0; i < nin; i++)
         unload(&in[i]);
     lens_free(in);

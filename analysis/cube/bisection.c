@@ -164,6 +164,10 @@ int lens_bisection_summarise(const struct lens_bisection *b, struct lens_bisecti
             s->min_Bps = u->bandwidth_Bps;
             s->min_round = u->round;
         }
+        if (u->bandwidth_Bps > s->max_Bps) {
+            s->max_Bps = u->bandwidth_Bps;
+            s->max_round = u->round;
+        }
         if (u->slowest_pair_Bps < s->worst_pair_Bps) {
             s->worst_pair_Bps = u->slowest_pair_Bps;
             s->worst_round = u->round;

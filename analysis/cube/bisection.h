@@ -30,6 +30,8 @@ struct lens_bisection_summary {
     double median_Bps, min_Bps, avg_Bps; /* of bandwidth_Bps over the rounds (median: the mean
                                             of the two middle ones for an even count) */
     int min_round;             /* the round of min_Bps */
+    double max_Bps;            /* the largest bandwidth_Bps ... */
+    int max_round;             /* ... and its round (ties: the first) */
     double worst_pair_Bps;     /* the smallest slowest_pair_Bps ... */
     int worst_round, worst_sender, worst_receiver; /* ... and where it was */
 };
@@ -45,5 +47,48 @@ void lens_bisection_free(struct lens_bisection *b);
 /* The summary of b (at least one round, as lens_bisection_read guarantees). LENS_ENOMEM. */
 int lens_bisection_summarise(const struct lens_bisection *b, struct lens_bisection_summary *s,
                              struct lens_err *e);
+
+/* ---- what `mpilens report` shows of a run (bisection_nc.c) ---- */
+
+/* One direction sender -> receiver over the rounds it was a flow in. */
+struct lens_bisection_link {
+    int sender, receiver;      /* ranks */
+    double min_Bps;            /* its slowest flow, B/s */
+    int round;                 /* the round of min_Bps (ties: the first) */
+    int rounds;                /* rounds it was a flow in */
+};
+
+/* One node (ranks with the same host name) when ranks share nodes. */
+struct lens_bisection_node {
+    char *name;                /* host name (owned) */
+    int ranks;                 /* ranks on it */
+    double share_avg, share_min, share_max; /* node_share over the rounds: the fraction of a
+                                               round's bytes its ranks received */
+    double Bps_avg;            /* mean over the rounds of node_Bps (its incoming flows' rates) */
+};
+
+/* A run as the report lays it out, computed once by lens_bisection_detail_read: owns all. */
+struct lens_bisection_detail {
+    struct lens_bisection *run;        /* the CSV's rounds */
+    struct lens_bisection_summary s;   /* lens_bisection_summarise of run */
+    char *nc_path;                     /* PREFIX_bisection.nc read, NULL when absent */
+    int size_bytes, window;            /* message size (bytes) and window (.nc; 0 without) */
+    int nranks;                        /* ranks (.nc; 0 without) */
+    char **hosts;                      /* nranks host names (.nc), NULL without */
+    int nlinks;                        /* links, slowest first (by min_Bps, then sender and */
+    struct lens_bisection_link *links; /* receiver): every flow of the .nc, or without it the
+                                          CSV's slowest pair of each round */
+    int nnodes;                        /* nodes when ranks share nodes (the .nc's node_*
+                                          variables), else 0 */
+    struct lens_bisection_node *nodes; /* in order of first rank */
+};
+
+/* Reads input (the CSV or its prefix) with lens_bisection_read, summarises it and, when
+ * PREFIX_bisection.nc is beside the CSV, reads its hosts, flows and per-node shares. *out is
+ * NULL on failure. Errors: those of lens_bisection_read; for the .nc LENS_EFORMAT (through
+ * lens_nc_guard_open; a variable missing or of another shape, a rank or node index out of
+ * range, a round count or round values other than the CSV's, naming the file), LENS_ENOMEM. */
+int lens_bisection_detail_read(const char *input, struct lens_bisection_detail **out, struct lens_err *e);
+void lens_bisection_detail_free(struct lens_bisection_detail *d);
 
 #endif

@@ -149,3 +149,51 @@ int lens_retest_verdict(const struct lens_retest *r, int sender, int receiver, c
     }
     return verdict;
 }
+
+int lens_retest_link_verdict(const struct lens_retest *r, int from, int to, int both, const int *lengths,
+                             int nlengths)
+{
+    int v = lens_retest_verdict(r, from, to, lengths, nlengths);
+    /* the other direction only matters while this one did not survive: a survival anywhere
+     * decides, and "vanished" (0) outranks "not retested" (-1) */
+    if (both && v < 1) {
+        int w = lens_retest_verdict(r, to, from, lengths, nlengths);
+        v = w > v ? w : v;
+    }
+    return v;
+}
+
+int lens_retest_summarise(const struct lens_retest *r, struct lens_retest_summary *s, struct lens_err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->cells = r->n;
+    /* one byte per row, +1 so a file of no rows still gets a pointer (the reader refuses
+     * those, but a caller's struct may come from elsewhere) */
+    s->verdict = lens_malloc((size_t)r->n + 1);
+    if (!s->verdict)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", r->path ? r->path : "retest");
+    for (int t = 0; t < r->n; t++) {
+        const struct lens_retest_row *w = &r->rows[t];
+        /* the control is the yardstick its length's retest_z is measured against, not a finding */
+        if (w->role == LENS_RETEST_CONTROL) {
+            s->verdict[t] = -1;
+            continue;
+        }
+        int v = lens_retest_survived(w);
+        s->verdict[t] = (signed char)v;
+        s->retested++;
+        s->persisted += v;
+        s->vanished += !v;
+        if (w->role == LENS_RETEST_FLAGGED) {
+            s->flagged++;
+            s->flagged_survived += v;
+        }
+    }
+    return LENS_OK;
+}
+
+void lens_retest_summary_release(struct lens_retest_summary *s)
+{
+    lens_free(s->verdict);
+    s->verdict = NULL;
+}

@@ -45,5 +45,23 @@ int lens_retest_survived(const struct lens_retest_row *row);
  * it was not retested at those lengths. */
 int lens_retest_verdict(const struct lens_retest *r, int sender, int receiver, const int *lengths,
                         int nlengths);
+/* The verdict on a finding about the link from -> to, as lens_retest_verdict; with both, a
+ * finding about either direction ("a <-> b"): 1 when either survived, else 0 when either was
+ * retested, else -1. */
+int lens_retest_link_verdict(const struct lens_retest *r, int from, int to, int both, const int *lengths,
+                             int nlengths);
+
+/* What the report says about a retest file: counts and each row's verdict. */
+struct lens_retest_summary {
+    int cells;            /* rows, controls included */
+    int retested;         /* rows that are not a control */
+    int persisted;        /* of them, retest_z >= LENS_RETEST_Z: a bad link */
+    int vanished;         /* the others: contention of the parallel sweep */
+    int flagged, flagged_survived; /* rows of role flagged, and those that survived */
+    signed char *verdict; /* per row: 1 persisted, 0 vanished, -1 control (owned) */
+};
+/* Fills s from r. LENS_ENOMEM. lens_retest_summary_release frees it (also after a failure). */
+int lens_retest_summarise(const struct lens_retest *r, struct lens_retest_summary *s, struct lens_err *e);
+void lens_retest_summary_release(struct lens_retest_summary *s);
 
 #endif

@@ -9,7 +9,7 @@
 const char *lens_doc_input_name(int input)
 {
     /* "p2p" is the word the latency report's template and docs use for a sweep */
-    static const char *const names[LENS_DOC_NINPUTS] = {"document", "cube", "p2p", "trace", "runs"};
+    static const char *const names[LENS_DOC_NINPUTS] = {"document", "cube", "p2p", "trace", "runs", "bisection"};
     return input >= 0 && input < LENS_DOC_NINPUTS ? names[input] : "unknown";
 }
 

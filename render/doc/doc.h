@@ -24,10 +24,11 @@ enum lens_doc_input {
     LENS_DOC_SWEEP,    /* a point-to-point sweep */
     LENS_DOC_TRACE,    /* an analysed trace */
     LENS_DOC_RUNS,     /* the runs grid of one application */
+    LENS_DOC_BISECTION, /* a bisection bandwidth run (mpilens-bench -t bisection) */
     LENS_DOC_NINPUTS
 };
 
-/* "cube", "p2p", "trace", "runs" or "document": the word the error messages use. */
+/* "cube", "p2p", "trace", "runs", "bisection" or "document": the word the error messages use. */
 const char *lens_doc_input_name(int input);
 
 /* One row of a kind's section table. The functions receive the report's own context; vars

@@ -504,10 +504,12 @@ static const struct lens_doc_section sections[] = {
     {"summary", LENS_DOC_CUBE, summary_vars, summary_table, NULL},
     {"structure", LENS_DOC_CUBE, lens_report_structure_vars, lens_report_structure_table, lens_report_structure_block},
     {"anomalies", LENS_DOC_CUBE, lens_report_anomalies_vars, lens_report_anomalies_table, NULL},
+    {"retest", LENS_DOC_CUBE, lens_report_retest_vars, lens_report_retest_table, NULL},
     {"heatmaps", LENS_DOC_CUBE, NULL, NULL, heatmap_block},
     {"quality", LENS_DOC_CUBE, NULL, NULL, quality_block},
     {"p2p_parameters", LENS_DOC_SWEEP, NULL, NULL, NULL},
     {"p2p", LENS_DOC_SWEEP, lens_report_p2p_vars, lens_report_p2p_table, lens_report_p2p_block},
+    {"bisection", LENS_DOC_BISECTION, lens_report_bisection_vars, lens_report_bisection_table, lens_report_bisection_block},
     {"references", LENS_DOC_NONE, NULL, NULL, references_block},
 };
 
@@ -517,7 +519,9 @@ static int repeat_vars(void *ctx, struct lens_err *e)
     struct lens_report_ctx *r = ctx;
     /* A group repeats over one kind of input (the driver checks it), so the current input tells
      * which placeholders the group needs. */
-    return r->in[r->cur].cube ? input_vars(ctx, e) : lens_report_p2p_input_vars(ctx, e);
+    return r->in[r->cur].cube ? input_vars(ctx, e)
+           : r->in[r->cur].bisection ? lens_report_bisection_input_vars(ctx, e)
+                                     : lens_report_p2p_input_vars(ctx, e);
 }
 
 static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
@@ -583,8 +587,9 @@ static int check_inputs(const struct lens_report_opts *o, const struct lens_repo
     if (o->stat < 0 || o->stat >= LENS_STAT_COUNT)
         return lens_err_set(e, LENS_EINVAL, "report: bad statistic %d", o->stat);
     for (int i = 0; i < nin; i++) {
-        if (!in[i].cube == !in[i].p2p)
-            return lens_err_set(e, LENS_EINVAL, "report: input %s must be a cube or a p2p sweep", in[i].name);
+        if (!!in[i].cube + !!in[i].p2p + !!in[i].bisection != 1)
+            return lens_err_set(e, LENS_EINVAL, "report: input %s must be one of a cube, a p2p sweep or a "
+                                "bisection run", in[i].name);
         /* Checked before anything else: every section of a cube reads this statistic, and the
          * message names the input as the user gave it. */
         if (in[i].cube && (!in[i].cube->data[o->stat] || in[i].cube->nlen < 1))
@@ -626,7 +631,7 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
     if (!kinds)
         return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
     for (int i = 0; i < nin; i++) /* a section says which of the two it is about */
-        kinds[i] = in[i].cube ? LENS_DOC_CUBE : LENS_DOC_SWEEP;
+        kinds[i] = in[i].cube ? LENS_DOC_CUBE : in[i].p2p ? LENS_DOC_SWEEP : LENS_DOC_BISECTION;
     /* A copy of the options: prepare() points its figures_dir at the temporary folder without
      * touching the caller's struct. */
     struct report_doc w = {.r = {.in = in, .nin = nin, .cur = -1}, .ow = *o};
@@ -640,7 +645,9 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
      * Page one's text differs only in those short numbers, so the pages do not move between. */
     w.r.page_structure = lens_calloc((size_t)nin, sizeof *w.r.page_structure);
     w.r.page_anomalies = lens_calloc((size_t)nin, sizeof *w.r.page_anomalies);
-    if (!w.r.page_structure || !w.r.page_anomalies)
+    w.r.page_retest = lens_calloc((size_t)nin, sizeof *w.r.page_retest);
+    w.r.page_bisection = lens_calloc((size_t)nin, sizeof *w.r.page_bisection);
+    if (!w.r.page_structure || !w.r.page_anomalies || !w.r.page_retest || !w.r.page_bisection)
         rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory");
     if (rc == LENS_OK) {
         w.ow.figures_dir = NULL;
@@ -652,6 +659,8 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
         rc = lens_doc_write(&d, path, e);
     lens_free(w.r.page_structure);
     lens_free(w.r.page_anomalies);
+    lens_free(w.r.page_retest);
+    lens_free(w.r.page_bisection);
     lens_free(w.figdir);
     lens_free(kinds);
     return rc;

@@ -1,7 +1,7 @@
 /* The latency-cube report: draws templates/report.tmpl with the values of one or more cubes
  * and point-to-point sweeps into a PDF (title page; per cube the summary, structure of the
- * machine, anomalies, heatmaps and data quality; per sweep the latency, bandwidth and message
- * rate), and optionally writes every figure as PNG and SVG. Each section is a row of the
+ * machine, anomalies, retests, heatmaps and data quality; per sweep the latency, bandwidth and
+ * message rate; per bisection run its rounds, slowest links and node shares), and optionally writes every figure as PNG and SVG. Each section is a row of the
  * section table in report.c that names the kind of input it is about (render/doc/doc.h), so
  * a new section is a row, its functions and a `section` in the template (docs/design.md).
  * The report computes nothing: each cube comes with its results (summaries per length and
@@ -17,7 +17,17 @@
 struct lens_p2pfile; /* analysis/cube/p2pfile.h */
 struct lens_structure_report; /* analysis/structure/structure.h */
 
-/* One input: a cube or a p2p sweep (exactly one of the two is set). */
+/* A cube's retests (PREFIX_retest.csv of mpilens-bench --retest beside it), finished by the
+ * caller: the rows, their counts and verdicts (lens_retest_summarise) and the verdict on each
+ * anomaly of the cube's results (lens_retest_link_verdict: 1 persists alone, a bad link; 0
+ * vanished, contention; -1 not one retested link). All borrowed. */
+struct lens_report_retest {
+    const struct lens_retest *rt;
+    struct lens_retest_summary s;
+    const signed char *finding; /* results->st.an->n entries, NULL when there are no findings */
+};
+
+/* One input: a cube, a p2p sweep or a bisection run (exactly one of the three is set). */
 struct lens_report_input {
     const char *name;            /* the INPUT as the user gave it (shown in the report) */
     const struct lens_cube *cube; /* borrowed, not freed; NULL for a p2p sweep */
@@ -26,6 +36,10 @@ struct lens_report_input {
      * parts, ...) with the parts lens_report_parts asks for. The report computes nothing
      * itself, it lays these out. NULL for a p2p sweep. */
     const struct lens_structure_report *results;
+    /* A cube's retests, borrowed; NULL when no PREFIX_retest.csv is beside it (no section). */
+    const struct lens_report_retest *retest;
+    /* A bisection run (lens_bisection_detail_read), borrowed; NULL for a cube or sweep. */
+    const struct lens_bisection_detail *bisection;
 };
 
 struct lens_report_opts {
@@ -54,11 +68,11 @@ int lens_report_parts(const struct lens_report_opts *o, const struct lens_report
 
 /* Writes the report to path (temporary file + rename: a failure leaves nothing). Errors name
  * the input, template line or file: LENS_EDATA (statistic missing from a cube), LENS_EINVAL
- * (an input with neither or both of cube and p2p; a cube without results, with results of
+ * (an input with none or several of cube, p2p and bisection; a cube without results, with results of
  * another statistic, or without a structure part the template shows), LENS_EFORMAT
  * (template), LENS_EIO, LENS_ELIB, LENS_ENOMEM. Figure file names are heatmap_<stat>_<length>B, structure_heatmap,
  * dendrogram, nj_tree, link_clusters, link_curves (cubes) and p2p_{latency,bandwidth,msg_rate}
- * (sweeps), .png and .svg, prefixed with input<k>_ when there are several inputs. */
+ * (sweeps), bisection (bisection runs), .png and .svg, prefixed with input<k>_ when there are several inputs. */
 int lens_report_write(const struct lens_report_opts *o, const struct lens_report_input *in, int nin,
                       const char *path, struct lens_err *e);
 

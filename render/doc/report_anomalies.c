@@ -142,7 +142,13 @@ int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, 
         finding_lengths(c, &st->an->items[i], lengths, sizeof lengths);
         /* the robust z, one decimal: its order of magnitude is what matters */
         snprintf(score, sizeof score, "%.1f", row.z);
-        const char *cells[6] = {num, kind, ranks, lengths, score, row.text};
+        /* a retested link's verdict closes its evidence, as in `mpilens anomalies`: a column
+         * would narrow the evidence of every cube, most of which have no retests */
+        char verdict[256], evidence[1400];
+        if ((rc = lens_report_retest_finding(r, i, verdict, sizeof verdict, e)) != LENS_OK)
+            break;
+        snprintf(evidence, sizeof evidence, "%s%s%s", row.text, verdict[0] ? "; " : "", verdict);
+        const char *cells[6] = {num, kind, ranks, lengths, score, evidence};
         rc = lens_pdf_table_row(r->pdf, cells, e);
     }
     return rc;

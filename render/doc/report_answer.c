@@ -157,9 +157,20 @@ int lens_report_gate_block(void *ctx, const struct lens_template_item *it, struc
 int lens_report_shown(void *ctx, const char *name)
 {
     struct lens_report_ctx *r = ctx;
+    /* a bisection run cites no work: a report of bisection runs alone has no reference list,
+     * rather than a heading over nothing */
+    if (r->cur < 0 && !strcmp(name, "references")) {
+        int cited = 0;
+        for (int i = 0; i < r->nin; i++)
+            cited |= !r->in[i].bisection;
+        return cited;
+    }
     /* document sections and sweeps are never left out: the gate is about one cube */
     if (r->cur < 0 || !r->in[r->cur].cube)
         return 1;
+    /* the retests section exists only for a cube with PREFIX_retest.csv beside it */
+    if (!strcmp(name, "retest") && !r->in[r->cur].retest)
+        return 0;
     const struct lens_quality *q = quality(r);
     return !(q && !q->pass && (!strcmp(name, "structure") || !strcmp(name, "anomalies")));
 }
@@ -336,6 +347,44 @@ static int passed_findings(struct lens_report_ctx *r, struct lens_err *e)
     return rc;
 }
 
+/* A page a section of input i was recorded on, or "?" on the layout pass (not known yet). */
+static int page_var(struct lens_report_ctx *r, const char *name, const int *pages, int i, struct lens_err *e)
+{
+    char p[16] = "?";
+    if (pages && pages[i] > 0)
+        snprintf(p, sizeof p, "%d", pages[i]);
+    return lens_template_vars_set(&r->vars, name, p, e);
+}
+
+/* One line each, after the findings and whatever the gate said (both are measurements of
+ * their own): the retest counts of this cube, and on the first cube's page one the first
+ * bisection run's min and average. */
+static int side_findings(struct lens_report_ctx *r, struct lens_err *e)
+{
+    char buf[1024];
+    int rc = LENS_OK, bi = -1;
+    if (r->in[r->cur].retest) {
+        rc = lens_report_retest_count_vars(r, e);
+        if (rc == LENS_OK) rc = page_var(r, "page_retest", r->page_retest, r->cur, e);
+        if (rc == LENS_OK) rc = lens_report_text(r, "finding_retest", buf, sizeof buf, e);
+        if (rc == LENS_OK) rc = bullet(r, buf, e);
+    }
+    const struct lens_bisection_detail *d = lens_report_bisection_first(r, &bi);
+    if (rc == LENS_OK && d) {
+        char mn[32], av[32];
+        lens_report_fmt_GBps(d->s.min_Bps, mn, sizeof mn);
+        lens_report_fmt_GBps(d->s.avg_Bps, av, sizeof av);
+        rc = lens_template_vars_set(&r->vars, "bis_input", r->in[bi].name, e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "bis_min", mn, e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "bis_avg", av, e);
+        if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "bis_rounds", "%d", d->s.rounds);
+        if (rc == LENS_OK) rc = page_var(r, "page_bisection", r->page_bisection, bi, e);
+        if (rc == LENS_OK) rc = lens_report_text(r, "finding_bisection", buf, sizeof buf, e);
+        if (rc == LENS_OK) rc = bullet(r, buf, e);
+    }
+    return rc;
+}
+
 int lens_report_answer_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
@@ -343,7 +392,6 @@ int lens_report_answer_block(void *ctx, const struct lens_template_item *it, str
         return lens_report_unknown_item(r, it, e);
     const struct lens_quality *q = quality(r);
     /* A cube that failed the gate has no findings to list: the box says why and what to do. */
-    if (q && !q->pass)
-        return draw_verdict(r, e);
-    return passed_findings(r, e);
+    int rc = q && !q->pass ? draw_verdict(r, e) : passed_findings(r, e);
+    return rc == LENS_OK ? side_findings(r, e) : rc;
 }

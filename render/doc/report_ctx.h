@@ -30,6 +30,7 @@ struct lens_report_ctx {
     /* per input, the page its structure groups table and its anomalies table were drawn on
      * (0: not drawn), recorded by a first layout pass so page one can name them */
     int *page_structure, *page_anomalies;
+    int *page_retest, *page_bisection;   /* the same for the retests and bisection sections */
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
 };
 
@@ -91,5 +92,25 @@ int lens_report_p2p_input_vars(void *ctx, struct lens_err *e);
 int lens_report_p2p_vars(void *ctx, struct lens_err *e);
 int lens_report_p2p_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 int lens_report_p2p_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+
+/* "Retests" of a cube with PREFIX_retest.csv (report_retest.c), and the wording of one
+ * anomaly's retest verdict for the anomalies table ("" when it has none). */
+int lens_report_retest_vars(void *ctx, struct lens_err *e);
+int lens_report_retest_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+/* Sets the counts' placeholders (retest_flagged, ...) of the current cube, for page one too. */
+int lens_report_retest_count_vars(struct lens_report_ctx *r, struct lens_err *e);
+int lens_report_retest_finding(struct lens_report_ctx *r, int i, char *buf, size_t n, struct lens_err *e);
+
+/* "Bisection bandwidth" of a bisection run (report_bisection.c): the placeholders of the
+ * current run (for every section of its "repeat inputs" group), the section's tables and
+ * figure; the first run of the document for page one. */
+const struct lens_bisection_detail *lens_report_bisection(const struct lens_report_ctx *r);
+int lens_report_bisection_input_vars(void *ctx, struct lens_err *e);
+int lens_report_bisection_vars(void *ctx, struct lens_err *e);
+int lens_report_bisection_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+int lens_report_bisection_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+const struct lens_bisection_detail *lens_report_bisection_first(const struct lens_report_ctx *r, int *index);
+/* A rate in B/s as GB/s (10^9 B/s) with three significant digits: "5.74". */
+void lens_report_fmt_GBps(double Bps, char *buf, size_t n);
 
 #endif

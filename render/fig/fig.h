@@ -19,6 +19,7 @@
 #include "slices.h" /* slices of a packed cube */
 #include "p2pplot.h" /* point-to-point sweep plots */
 #include "pie.h" /* message-size pies */
+#include "strip.h" /* strip plots of a few values (bisection rounds) */
 #include "timeline.h" /* trace timelines */
 #include "profile_plot.h" /* profile plots */
 
