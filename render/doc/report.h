@@ -16,6 +16,8 @@
 
 struct lens_p2pfile; /* analysis/cube/p2pfile.h */
 struct lens_structure_report; /* analysis/structure/structure.h */
+struct lens_compare;          /* analysis/compare/compare.h */
+struct lens_accept_view;      /* analysis/accept/accept.h */
 
 /* One input: a cube or a p2p sweep (exactly one of the two is set). */
 struct lens_report_input {
@@ -26,6 +28,10 @@ struct lens_report_input {
      * parts, ...) with the parts lens_report_parts asks for. The report computes nothing
      * itself, it lays these out. NULL for a p2p sweep. */
     const struct lens_structure_report *results;
+    /* `mpilens accept --baseline`: this cube compared with its baseline (lens_compare_cubes),
+     * drawn as the "compare" section; NULL leaves the section out. Borrowed. */
+    const struct lens_compare *compare;
+    const char *baseline;        /* the baseline as the user named it */
 };
 
 struct lens_report_opts {
@@ -38,6 +44,9 @@ struct lens_report_opts {
                                 NULL: the first, middle and last length */
     int nlengths;
     long long date;          /* Unix seconds printed and stored (lens_time_source_date()) */
+    /* `mpilens accept -o`: the verdict worded by lens_accept_describe, drawn as page one
+     * (section "verdict"); NULL (mpilens report) draws nothing there. Borrowed. */
+    const struct lens_accept_view *verdict;
 };
 
 void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, date now */
