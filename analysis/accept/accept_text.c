@@ -51,8 +51,11 @@ void lens_accept_criterion_text(const struct lens_criterion *c, char *buf, size_
  * given as it is, in the limit's unit. */
 static void margin_text(const struct lens_criterion *c, double margin, char *buf, size_t cap)
 {
+    double pct = 100 * margin / fabs(c->limit) + 0.0;
+    /* one decimal reads at a glance; a margin under 1% keeps two significant digits, so a
+     * near miss does not print as +0.0% */
     if (c->limit != 0 && isfinite(margin))
-        snprintf(buf, cap, "%+.3g%%", 100 * margin / fabs(c->limit) + 0.0);
+        snprintf(buf, cap, fabs(pct) >= 1 || pct == 0 ? "%+.1f%%" : "%+.2g%%", pct);
     else
         lens_accept_value_text(c, margin, 1, buf, cap);
 }

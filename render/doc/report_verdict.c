@@ -67,7 +67,7 @@ static int verdict_table(struct lens_report_ctx *r, const struct lens_accept_vie
                                          "col_result", "col_evidence"};
     /* widths as fractions of the text width: the numbers are short, the criterion and the
      * evidence take what is left */
-    static const double widths[6] = {0, 0.12, 0.12, 0.10, 0.08, 0.25};
+    static const double widths[6] = {0, 0.09, 0.14, 0.11, 0.09, 0.22};
     static const int aligns[6] = {LENS_PDF_LEFT, LENS_PDF_RIGHT, LENS_PDF_RIGHT, LENS_PDF_RIGHT, LENS_PDF_CENTER,
                                   LENS_PDF_LEFT};
     char heads[6][64];
