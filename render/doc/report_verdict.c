@@ -28,8 +28,9 @@ static int evidence_input(const struct lens_report_ctx *r, const struct lens_acc
 }
 
 /* The evidence cell: "page 4: Summary, input 1". The page comes from the arrays the
- * sections fill as they draw; on the layout pass they are still 0 and print "?", a string
- * of about the same width, so page one does not reflow between the passes. */
+ * sections fill as they draw; on the layout pass they are still 0 and print "99", as wide
+ * as any page number of a report under a hundred pages, so that the drawn pass wraps the
+ * cell as the layout pass did and no page moves under the numbers it cites. */
 static int evidence_text(struct lens_report_ctx *r, const struct lens_accept_line *l, char *buf, size_t n,
                          struct lens_err *e)
 {
@@ -42,13 +43,21 @@ static int evidence_text(struct lens_report_ctx *r, const struct lens_accept_lin
                        : l->source == LENS_CRITERIA_ANOMALIES ? "evidence_anomalies"
                        : l->source == LENS_CRITERIA_COMPARE   ? "evidence_compare"
                                                               : "evidence_cube";
-    if (k < 0)
+    /* the section the evidence is in, which a shorter template may leave out */
+    const char *sec = l->source == LENS_CRITERIA_P2P         ? "p2p"
+                      : l->source == LENS_CRITERIA_ANOMALIES ? "anomalies"
+                      : l->source == LENS_CRITERIA_COMPARE   ? "compare"
+                                                             : "summary";
+    int in_template = 0;
+    for (int i = 0; i < r->t->nsections && !in_template; i++)
+        in_template = !strcmp(r->t->sections[i].name, sec);
+    if (k < 0 || !in_template)
         name = "evidence_none";
     /* anomalies of a cube that failed the data-quality gate are measured but not drawn */
     else if (l->source == LENS_CRITERIA_ANOMALIES && r->in[k].results && r->in[k].results->gated &&
              !r->in[k].results->quality.pass)
         name = "evidence_gated";
-    char page[16] = "?";
+    char page[16] = "99";
     if (k >= 0 && pages && pages[k] > 0)
         snprintf(page, sizeof page, "%d", pages[k]);
     int rc = lens_template_vars_set(&r->vars, "page", page, e);
