@@ -79,6 +79,9 @@ static int verdict_table(struct lens_report_ctx *r, const struct lens_accept_vie
     static const double widths[6] = {0, 0.09, 0.14, 0.11, 0.09, 0.22};
     static const int aligns[6] = {LENS_PDF_LEFT, LENS_PDF_RIGHT, LENS_PDF_RIGHT, LENS_PDF_RIGHT, LENS_PDF_CENTER,
                                   LENS_PDF_LEFT};
+    /* the headers are template texts, so a translated template translates the table; the
+     * table is begun here (not by a template `table` line) because the section is a block
+     * that must draw nothing at all without a verdict */
     char heads[6][64];
     struct lens_pdf_column cols[6];
     int rc = LENS_OK;
@@ -86,6 +89,7 @@ static int verdict_table(struct lens_report_ctx *r, const struct lens_accept_vie
         rc = lens_report_text(r, names[i], heads[i], sizeof heads[i], e);
         cols[i] = (struct lens_pdf_column){heads[i], aligns[i], widths[i]};
     }
+    /* PASS and FAIL as the template words them, once for all rows */
     char pass[32], fail[32];
     if (rc == LENS_OK) rc = lens_report_text(r, "result_pass", pass, sizeof pass, e);
     if (rc == LENS_OK) rc = lens_report_text(r, "result_fail", fail, sizeof fail, e);
@@ -100,6 +104,7 @@ static int verdict_table(struct lens_report_ctx *r, const struct lens_accept_vie
             snprintf(crit, sizeof crit, "%s", l->criterion);
         if ((rc = evidence_text(r, l, ev, sizeof ev, e)) != LENS_OK)
             break;
+        /* the numbers come worded by lens_accept_describe: the same strings as the text output */
         const char *cells[6] = {crit, l->limit, l->measured, l->margin, l->pass ? pass : fail, ev};
         rc = lens_pdf_table_row(r->pdf, cells, e);
     }
@@ -149,6 +154,7 @@ int lens_report_verdict_block(void *ctx, const struct lens_template_item *it, st
     if (!v)
         return LENS_OK;
     char buf[2048];
+    /* the counts and the contract's name for the summary sentence under PASS / FAIL */
     int rc = lens_template_vars_setf(&r->vars, e, "failed", "%d", v->failed);
     if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "ncriteria", "%d", v->n);
     if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "criteria", v->criteria ? v->criteria : "", e);
@@ -166,6 +172,7 @@ int lens_report_verdict_block(void *ctx, const struct lens_template_item *it, st
         lens_pdf_space(r->pdf, 4);
         rc = verdict_table(r, v, e);
     }
+    /* how to read the margin column, in small print right under the table it explains */
     if (rc == LENS_OK && (rc = lens_report_text(r, "margin_note", buf, sizeof buf, e)) == LENS_OK)
         rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, buf, e);
     if (rc == LENS_OK)
@@ -182,10 +189,14 @@ static const char *const cmp_columns[7] = {"cmp_col_kind", "cmp_col_direction", 
 int lens_report_compare_vars(void *ctx, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
+    /* shown only for a cube with a comparison (lens_report_verdict_shown), so c is set */
     const struct lens_compare *c = r->in[r->cur].compare;
+    /* the slower findings are what compare.regressions counts: the prose gives the same
+     * number the verdict page judged */
     int slower = 0;
     for (int i = 0; i < c->nfind; i++)
         slower += c->find[i].direction > 0;
+    /* the numbers the verdict of the comparison rests on, as `mpilens compare` prints them */
     struct lens_template_vars *v = &r->vars;
     int rc = lens_template_vars_set(v, "baseline", r->in[r->cur].baseline ? r->in[r->cur].baseline : "", e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "verdict", lens_compare_verdict_name(c->verdict), e);
@@ -197,6 +208,7 @@ int lens_report_compare_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "threshold", "%.3g", c->threshold);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nslower", "%d", slower);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nfaster", "%d", c->nfind - slower);
+    /* no findings: empty headers, and the table vanishes instead of showing bare columns */
     return rc == LENS_OK ? lens_report_headers(r, cmp_columns, 7, c->nfind > 0, e) : rc;
 }
 
@@ -247,6 +259,7 @@ int lens_report_compare_table(void *ctx, const struct lens_template_item *it, st
             snprintf(part, sizeof part, "%s%d", k ? ", " : "", f->lengths[k]);
             lens_report_append(lengths, sizeof lengths, &o, part);
         }
+        /* NEW / BASE with three decimals, as `mpilens compare` prints it */
         snprintf(ratio, sizeof ratio, "%.3fx", f->ratio);
         /* a structure finding has no test behind it: a dash, not a made-up number */
         if (isnan(f->p))
