@@ -3,7 +3,7 @@
 # the all-pairs latency cube at 4 ranks and the point-to-point sweep between ranks 0 and 1;
 # adds the sample cube with a known structure (slow node03, bad link 3 -> 17), and writes
 # out/demo/report.pdf (structure of the machine, anomalies, heatmaps, p2p plots) with its
-# figures, out/demo/scale.pdf (scalability of the sample applications) and out/demo/jacobi.pdf
+# figures, out/demo/accept.pdf (both cubes judged by samples/criteria/demo.criteria), out/demo/scale.pdf (scalability of the sample applications) and out/demo/jacobi.pdf
 # (problems found in traces of the naive and overlapped Jacobi, with the speed-up). Each step says what it does on stderr; the total time is printed at the end.
 set -eu
 start=$(date +%s.%N)
@@ -33,14 +33,17 @@ inputs+=(samples/cubes/synth32/network)
 for i in "${inputs[@]}"; do
     "$BIN/mpilens" info "$i" >"$out/$(basename "$(dirname "$i")")-info.txt"
 done
-# Acceptance: the sample machine judged by a contract (samples/criteria/demo.criteria) it is
-# built to fail on its slow node and bad link; exit status 3 means "a criterion failed".
-say "judging samples/cubes/synth32 against samples/criteria/demo.criteria (mpilens accept)"
+# Acceptance: the live cube and the sample machine judged by one contract
+# (samples/criteria/demo.criteria), which synth32 is built to fail on its slow node and bad
+# link; a live cube on a busy 2-core VM may fail too, honestly. Exit status 3 means "a
+# criterion failed" and is no error of the demo; out/demo/accept.pdf has the verdict as page
+# one, then the report of both cubes.
+say "judging ${inputs[*]} against samples/criteria/demo.criteria (mpilens accept)"
 rc=0
-"$BIN/mpilens" accept samples/cubes/synth32/network --criteria samples/criteria/demo.criteria \
-    >"$out/accept-synth32.txt" || rc=$?
+"$BIN/mpilens" accept "${inputs[@]}" --criteria samples/criteria/demo.criteria -o "$out/accept.pdf" \
+    --title "mpilens demo: acceptance on $(hostname)" >"$out/accept.txt" || rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 3 ] || { say "accept failed (status $rc)"; exit 1; }
-say "$(tail -n 1 "$out/accept-synth32.txt") -> $out/accept-synth32.txt"
+say "$(tail -n 1 "$out/accept.txt") -> $out/accept.txt, $out/accept.pdf"
 say "writing $out/report.pdf and the figures in $out/figures"
 "$BIN/mpilens" report "${inputs[@]}" ${p2p[@]+"${p2p[@]}"} -o "$out/report.pdf" --figures "$out/figures" \
     --title "mpilens demo: $(hostname)"

@@ -219,8 +219,9 @@ printf 'p2p.latency <= 3us size=8\n' >"$TMP/nodata.criteria"
 check_exit "a metric without data: exit 1" 1 "$M" accept "$S32" --criteria "$TMP/nodata.criteria"
 check_match "a metric without data: says so" "$(cat "$TMP/err")" "nodata.criteria:1:1: p2p.latency: no p2p sweep among the inputs"
 printf 'compare.regressions == 0\n' >"$TMP/res.criteria"
-check_exit "reserved metric: exit 1" 1 "$M" accept "$S32" --criteria "$TMP/res.criteria"
-check_match "reserved metric: says so" "$(cat "$TMP/err")" "res.criteria:1:1: metric 'compare.regressions' is not available in this version"
+check_exit "compare.regressions without --baseline: exit 1" 1 "$M" accept "$S32" --criteria "$TMP/res.criteria"
+check_match "compare.regressions without --baseline: says so" "$(cat "$TMP/err")" \
+    "res.criteria:1:1: compare.regressions: no cube compared with a baseline \\(give --baseline BASE\\)"
 check_exit "missing cube: exit 1" 1 "$M" accept "$TMP/nothing/network" --criteria samples/criteria/demo.criteria
 printf 'cube.delay.max <= 3us length=5000\n' >"$TMP/len.criteria"
 check_exit "a length the cube lacks: exit 1" 1 "$M" accept "$S32" --criteria "$TMP/len.criteria"

@@ -3,6 +3,7 @@
  * column, exact limits at a cube's known maximum (equal passes <=, fails <, one ulp below
  * fails), percentiles and scopes on a hand-made cube whose sorted values are written out here. */
 #include "analysis/accept/accept.h"
+#include "analysis/compare/compare.h"
 #include "analysis/cube/cube.h"
 #include "lens_test.h"
 
@@ -21,7 +22,7 @@ static int judge(const char *text, const struct lens_cube *c, struct lens_accept
     int rc = lens_criteria_parse(text, "t.criteria", &cr, e);
     if (rc != LENS_OK)
         return rc;
-    struct lens_accept_input in = {"cube", c, NULL, NULL};
+    struct lens_accept_input in = {.name = "cube", .cube = c};
     struct lens_accept *a;
     rc = lens_accept_run(cr, &in, 1, &a, e);
     if (rc == LENS_OK) {
@@ -133,7 +134,7 @@ static void errors(void)
         {"p2p.latency <= 3 GB/s size=4", "e:1:18: unit 'GB/s' is a bandwidth"},
         {"bisection.bandwidth.min >= 1us", "e:1:29: unit 'us' is a time (s, ms, us, \xc2\xb5s, ns), but bisection.bandwidth.min is a bandwidth"},
         {"bisection.bandwidth.avg >= 1GB/s length=4096", "e:1:34: key 'length' does not apply to bisection.bandwidth.avg (it takes label)"},
-        {"compare.regressions == 0", "e:1:1: metric 'compare.regressions' is not available"},
+        {"compare.regressions == 0 length=4096", "e:1:26: key 'length' does not apply to compare.regressions"},
         {"cube.delay.max =< 3us", "e:1:16: expected an operator"},
         {"cube.delay.max != 3us", "e:1:16: expected an operator"},
         {"cube.delay.max <== 3us", "e:1:16: expected an operator"},
@@ -386,7 +387,7 @@ static void faults(void)
         lens_err_clear(&e);
         lens_malloc_fail_after(n);
         int rc = lens_criteria_parse(text, "f", &cr, &e);
-        struct lens_accept_input in = {"cube", c, NULL, NULL};
+        struct lens_accept_input in = {.name = "cube", .cube = c};
         if (rc == LENS_OK)
             rc = lens_accept_run(cr, &in, 1, &a, &e);
         lens_malloc_fail_after(0);
@@ -450,7 +451,7 @@ static void bisection_metrics(void)
         struct lens_criteria *cr = NULL;
         struct lens_accept *a = NULL;
         lens_err_clear(&e);
-        struct lens_accept_input in = {"bis", NULL, NULL, b};
+        struct lens_accept_input in = {.name = "bis", .bisection = b};
         rc = lens_criteria_parse(t[i].text, "t.criteria", &cr, &e);
         if (rc == LENS_OK)
             rc = lens_accept_run(cr, &in, 1, &a, &e);
@@ -474,6 +475,82 @@ static void bisection_metrics(void)
     rmdir(dir);
 }
 
+/* compare.regressions on a comparison made by hand: two slower findings (a link and the
+ * machine) and one faster count 2, `where` names them in order, the link's hosts are
+ * "a -> b"; the verdict's words carry the same count and a margin in the unit (limit 0);
+ * without a comparison the metric is an error, not a pass. */
+static void regressions(void)
+{
+    char *h[4] = {"n1", "n2", "n1", "n2"};
+    int link[2] = {1, 2}, all[4] = {0, 1, 2, 3}, other[2] = {3, 0};
+    char *lh[2] = {h[1], h[2]}, *oh[2] = {h[3], h[0]};
+    struct lens_compare_finding f[3] = {
+        {.kind = LENS_COMPARE_MACHINE, .direction = 1, .nranks = 4, .ranks = all, .ratio = 1.2},
+        {.kind = LENS_COMPARE_LINK, .direction = 1, .nranks = 2, .ranks = link, .nhosts = 2, .hosts = lh, .ratio = 1.5},
+        {.kind = LENS_COMPARE_LINK, .direction = -1, .nranks = 2, .ranks = other, .nhosts = 2, .hosts = oh, .ratio = 0.5},
+    };
+    struct lens_compare cmp = {.verdict = LENS_COMPARE_MIXED, .procs = 4, .nfind = 3, .find = f};
+    struct lens_cube cube;
+    memset(&cube, 0, sizeof cube);
+    struct lens_accept_input in = {.name = "new", .cube = &cube, .compare = &cmp, .baseline = "old"};
+    struct lens_criteria *cr = NULL;
+    struct lens_accept *a = NULL;
+    struct lens_accept_view *v = NULL;
+    struct lens_err e;
+    lens_err_clear(&e);
+    int rc = lens_criteria_parse("compare.regressions == 0 label=\"no regression\"\n", "t.criteria", &cr, &e);
+    if (rc == LENS_OK)
+        rc = lens_accept_run(cr, &in, 1, &a, &e);
+    LENS_TEST(rc == LENS_OK, "regressions: %s", e.msg);
+    if (rc == LENS_OK) {
+        LENS_TEST(a->r[0].measured == 2 && !a->r[0].pass && a->failed == 1, "measured %g pass %d", a->r[0].measured,
+                  a->r[0].pass);
+        LENS_TEST(!strcmp(a->r[0].where, "machine 1.20x slower, link 1 -> 2 1.50x slower"), "where '%s'", a->r[0].where);
+        LENS_TEST(!strcmp(a->r[0].hosts, "n2 -> n1"), "hosts '%s'", a->r[0].hosts);
+        LENS_TEST(lens_accept_describe(cr, a, &in, 1, &v, &e) == LENS_OK, "describe: %s", e.msg);
+        if (v) {
+            LENS_TEST(!strcmp(v->line[0].measured, "2") && !strcmp(v->line[0].margin, "-2") &&
+                          v->line[0].source == LENS_CRITERIA_COMPARE && !strcmp(v->line[0].input, "new") &&
+                          !strcmp(v->line[0].label, "no regression"),
+                      "line: '%s' '%s' %d", v->line[0].measured, v->line[0].margin, v->line[0].source);
+        }
+    }
+    lens_accept_view_free(v);
+    lens_accept_free(a);
+    /* the same cube without a baseline: no evidence, an error naming the option */
+    in.compare = NULL;
+    a = NULL;
+    if (cr)
+        rc = lens_accept_run(cr, &in, 1, &a, &e);
+    LENS_TEST(rc == LENS_EDATA && strstr(e.msg, "t.criteria:1:1: compare.regressions") && strstr(e.msg, "--baseline") && !a,
+              "no baseline: rc %d '%s'", rc, e.msg);
+    lens_criteria_free(cr);
+}
+
+/* The margin as a share of the limit on the verdict page: -100 * (measured - limit) / limit. */
+static void margins(void)
+{
+    struct lens_criteria *cr = NULL;
+    struct lens_err e;
+    lens_err_clear(&e);
+    int rc = lens_criteria_parse("cube.delay.max <= 4us\n", "m.criteria", &cr, &e);
+    LENS_TEST(rc == LENS_OK, "parse: %s", e.msg);
+    if (rc != LENS_OK)
+        return;
+    struct lens_accept_result r = {.measured = 5e-6, .margin = 4e-6 - 5e-6, .input = 0};
+    struct lens_accept a = {.n = 1, .r = &r, .failed = 1};
+    struct lens_accept_input in = {.name = "x"};
+    struct lens_accept_view *v = NULL;
+    LENS_TEST(lens_accept_describe(cr, &a, &in, 1, &v, &e) == LENS_OK, "describe: %s", e.msg);
+    if (v)
+        LENS_TEST(!strcmp(v->line[0].margin, "-25.0%") && !strcmp(v->line[0].measured, "5 us") &&
+                      !strcmp(v->line[0].limit, "4 us") && !strcmp(v->line[0].criterion, "cube.delay.max <= 4 us"),
+                  "margin '%s' measured '%s' limit '%s' criterion '%s'", v->line[0].margin, v->line[0].measured,
+                  v->line[0].limit, v->line[0].criterion);
+    lens_accept_view_free(v);
+    lens_criteria_free(cr);
+}
+
 int main(void)
 {
     units();
@@ -484,5 +561,7 @@ int main(void)
     percentile();
     faults();
     bisection_metrics();
+    regressions();
+    margins();
     return LENS_TEST_DONE("test_criteria");
 }

@@ -5,6 +5,7 @@
  * criteria file:line:column. Nothing prints. */
 #include "accept.h"
 
+#include "analysis/compare/compare.h"
 #include "analysis/cube/cube.h"
 #include "analysis/structure/structure.h"
 
@@ -58,11 +59,16 @@ struct worst {
     /* v as measured; badness the key consider() maximises; where names it ("3 -> 17 at 4096 B") */
     double v, badness;
     char where[256];
+    /* the host names of where's ranks ("" without a hosts file), kept with the value they name */
+    char hosts[256];
+    /* cur: the input being measured (set by evaluate); input: the one the worst value is on */
+    int cur, input;
 };
 
-static void consider(struct worst *w, const struct lens_criterion *c, double v, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void consider(struct worst *w, const struct lens_criterion *c, double v, const char *fmt, ...)
+static void consider(struct worst *w, const struct lens_criterion *c, double v, const char *hosts,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void consider(struct worst *w, const struct lens_criterion *c, double v, const char *hosts,
+                     const char *fmt, ...)
 {
     /* NaN is skipped, not taken as the worst: it would compare false with everything and
      * never be replaced; missing data is reported as an error by the callers themselves */
@@ -78,6 +84,8 @@ static void consider(struct worst *w, const struct lens_criterion *c, double v, 
     w->have = 1;
     w->v = v;
     w->badness = bad;
+    w->input = w->cur;
+    snprintf(w->hosts, sizeof w->hosts, "%s", hosts ? hosts : "");
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(w->where, sizeof w->where, fmt, ap);
@@ -103,6 +111,16 @@ static int in_scope(const struct lens_cube *cb, int scope, int i, int j)
         return 1;
     int same = !strcmp(cb->hosts[i], cb->hosts[j]);
     return scope == LENS_SCOPE_INTRA ? same : !same;
+}
+
+/* "node01 -> node03" for ranks a and b joined by sep, "" when the cube has no hosts file:
+ * the worst offender named as the machine's owner knows it. */
+static const char *pair_hosts(const struct lens_cube *cb, int a, int b, const char *sep, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (cb->hosts && a >= 0 && b >= 0)
+        snprintf(buf, cap, "%s%s%s", cb->hosts[a], sep, cb->hosts[b]);
+    return buf;
 }
 
 /* Words for messages and `where`: "intra-node pairs at 4096 B". */
@@ -146,20 +164,24 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
                      lens_cube_stat_name(c->stat), scope_words(c->scope), L);
     /* `where` always reads sender -> receiver, whatever the cube's row convention */
     int from = recv_rows ? jmax : imax, to = recv_rows ? imax : jmax;
+    char hosts[256];
     switch (c->metric) {
     case LENS_METRIC_DELAY_MAX:
-        consider(w, c, vmax, "%s%d -> %d at %d B", pre, from, to, L);
+        consider(w, c, vmax, pair_hosts(cb, from, to, " -> ", hosts, sizeof hosts), "%s%d -> %d at %d B", pre,
+                 from, to, L);
         break;
-    case LENS_METRIC_DELAY_MIN:
-        consider(w, c, vmin, "%s%d -> %d at %d B", pre, recv_rows ? jmin : imin, recv_rows ? imin : jmin, L);
+    case LENS_METRIC_DELAY_MIN: {
+        int a = recv_rows ? jmin : imin, b = recv_rows ? imin : jmin;
+        consider(w, c, vmin, pair_hosts(cb, a, b, " -> ", hosts, sizeof hosts), "%s%d -> %d at %d B", pre, a, b, L);
         break;
+    }
     case LENS_METRIC_DELAY_MEDIAN:
         /* the median every other command prints (cube.c), so the numbers agree with info */
-        consider(w, c, lens_cube_median(buf, n), "%s%s at %d B", pre, scope_words(c->scope), L);
+        consider(w, c, lens_cube_median(buf, n), NULL, "%s%s at %d B", pre, scope_words(c->scope), L);
         break;
     case LENS_METRIC_DELAY_P95:
     case LENS_METRIC_DELAY_P99:
-        consider(w, c, lens_accept_percentile(buf, n, c->metric == LENS_METRIC_DELAY_P95 ? 95 : 99),
+        consider(w, c, lens_accept_percentile(buf, n, c->metric == LENS_METRIC_DELAY_P95 ? 95 : 99), NULL,
                  "%s%s at %d B", pre, scope_words(c->scope), L);
         break;
     /* spread = the slowest link over the median link of the same length and scope: a
@@ -170,8 +192,8 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
         if (!(med > 0))
             return cfail(e, LENS_EDATA, cr, c, "%s: the median delay of the %s at %d B is 0: no spread",
                          in->name, scope_words(c->scope), L);
-        consider(w, c, vmax / med, "%s%d -> %d over the median of %s at %d B", pre, from, to,
-                 scope_words(c->scope), L);
+        consider(w, c, vmax / med, pair_hosts(cb, from, to, " -> ", hosts, sizeof hosts),
+                 "%s%d -> %d over the median of %s at %d B", pre, from, to, scope_words(c->scope), L);
         break;
     }
     default: { /* asymmetry |a - b| / (a + b) of each unordered pair, as lens_cube_asymmetry;
@@ -191,7 +213,8 @@ static int cube_length(const struct lens_criteria *cr, const struct lens_criteri
         if (ai < 0)
             return cfail(e, LENS_EDATA, cr, c, "%s: no pair of the %s has both directions at %d B",
                          in->name, scope_words(c->scope), L);
-        consider(w, c, amax, "%spair %d <-> %d at %d B", pre, ai, aj, L);
+        consider(w, c, amax, pair_hosts(cb, ai, aj, " <-> ", hosts, sizeof hosts), "%spair %d <-> %d at %d B",
+                 pre, ai, aj, L);
     }
     }
     return LENS_OK;
@@ -280,9 +303,9 @@ static int anomaly_metric(const struct lens_criteria *cr, const struct lens_crit
                                   [LENS_METRIC_STRUCTURE_CHANGE] = LENS_ANOMALY_STRUCTURE_CHANGE};
     /* the subjects, in the ranked order of `mpilens anomalies`, until `where` is full */
     int count = 0;
-    char where[256];
+    char where[256], hosts[256] = "";
     prefix_of(in, nin, where, sizeof where);
-    size_t used = strlen(where);
+    size_t used = strlen(where), hused = 0;
     for (int i = 0; i < s->an->n; i++) {
         const struct lens_anomaly *f = &s->an->items[i];
         if (c->metric != LENS_METRIC_ANOMALIES_TOTAL && f->kind != kind_of[c->metric])
@@ -291,12 +314,22 @@ static int anomaly_metric(const struct lens_criteria *cr, const struct lens_crit
          * sizeof where: that ends the appends, and count goes on counting every finding */
         if (used < sizeof where)
             used += (size_t)snprintf(where + used, sizeof where - used, "%s%s", count ? ", " : "", f->subject);
+        /* the hosts of each finding: a link or pair as "a -> b" (its two ranks), a node as
+         * its one host; a structure change names no rank and adds nothing */
+        char one[128] = "";
+        if (cb->hosts && f->nranks == 2 && f->kind != LENS_ANOMALY_SLOW_NODE)
+            pair_hosts(cb, f->ranks[0], f->ranks[1], f->kind == LENS_ANOMALY_BAD_LINK ? " -> " : " <-> ", one,
+                       sizeof one);
+        else if (cb->hosts && f->nranks > 0)
+            snprintf(one, sizeof one, "%s", cb->hosts[f->ranks[0]]);
+        if (one[0] && hused < sizeof hosts)
+            hused += (size_t)snprintf(hosts + hused, sizeof hosts - hused, "%s%s", hused ? ", " : "", one);
         count++;
     }
     if (!count)
         snprintf(where + used, sizeof where - used, "none");
     /* a count of findings: with the usual <= N or == 0 the worst input is the one with most */
-    consider(w, c, count, "%s", where);
+    consider(w, c, count, hosts, "%s", where);
     return LENS_OK;
 }
 
@@ -330,7 +363,11 @@ static int p2p_metric(const struct lens_criteria *cr, const struct lens_criterio
         if (!isfinite(v))
             return cfail(e, LENS_EDATA, cr, c, "%s: pair '%s' has no finite value at %lld B", in->name,
                          q->label, c->size);
-        consider(w, c, v, "%s%s at %lld B", pre, q->label, c->size);
+        /* the sweep's own host columns, when it has them, name the pair's machines */
+        char hosts[256] = "";
+        if (q->host_a[0] && q->host_b[0])
+            snprintf(hosts, sizeof hosts, "%s -> %s", q->host_a, q->host_b);
+        consider(w, c, v, hosts, "%s%s at %lld B", pre, q->label, c->size);
         used++;
     }
     if (!used)
@@ -355,9 +392,51 @@ static int bisection_metric(const struct lens_criteria *cr, const struct lens_cr
     /* the minimum is a real round, named in `where`; the mean can hide one slow round, so
      * the contract chooses which of the two it means */
     if (c->metric == LENS_METRIC_BISECTION_MIN)
-        consider(w, c, s.min_Bps, "%sround %d of %d", pre, s.min_round, s.rounds);
+        consider(w, c, s.min_Bps, NULL, "%sround %d of %d", pre, s.min_round, s.rounds);
     else
-        consider(w, c, s.avg_Bps, "%smean of %d rounds", pre, s.rounds);
+        consider(w, c, s.avg_Bps, NULL, "%smean of %d rounds", pre, s.rounds);
+    return LENS_OK;
+}
+
+/* compare.regressions on one cube: the slower findings of its comparison with the baseline,
+ * whatever their kind (a link, a node, the machine, a change of the clustering), as
+ * `mpilens compare` lists them; `where` names them in that order. */
+static int compare_metric(const struct lens_criterion *c, const struct lens_accept_input *in, int nin,
+                          struct worst *w)
+{
+    const struct lens_compare *cmp = in->compare;
+    char where[256], hosts[256] = "";
+    prefix_of(in, nin, where, sizeof where);
+    size_t used = strlen(where), hused = 0;
+    int count = 0;
+    for (int i = 0; i < cmp->nfind; i++) {
+        const struct lens_compare_finding *f = &cmp->find[i];
+        if (f->direction <= 0)
+            continue;
+        /* "link 5 -> 12 1.50x": a link is directed, sender first; other kinds are sets of
+         * ranks too long for one line, so they are named by kind and first rank */
+        char subject[96];
+        if (f->kind == LENS_COMPARE_LINK && f->nranks == 2)
+            snprintf(subject, sizeof subject, "link %d -> %d", f->ranks[0], f->ranks[1]);
+        else if (f->kind == LENS_COMPARE_MACHINE)
+            snprintf(subject, sizeof subject, "machine");
+        else
+            snprintf(subject, sizeof subject, "%s of %d ranks from %d", lens_compare_kind_name(f->kind), f->nranks,
+                     f->nranks > 0 ? f->ranks[0] : -1);
+        /* the same bounded appends as anomaly_metric: count goes on when where is full */
+        if (used < sizeof where)
+            used += (size_t)snprintf(where + used, sizeof where - used, "%s%s %.2fx slower", count ? ", " : "",
+                                     subject, f->ratio);
+        /* a link's hosts as "a -> b", as the cube metrics write a pair; the machine has none */
+        if (f->kind != LENS_COMPARE_MACHINE && f->nhosts > 0 && hused < sizeof hosts)
+            hused += (size_t)snprintf(hosts + hused, sizeof hosts - hused, "%s%s%s%s", hused ? ", " : "",
+                                      f->hosts[0], f->nhosts > 1 ? (f->kind == LENS_COMPARE_LINK ? " -> " : ", ") : "",
+                                      f->nhosts > 1 ? f->hosts[1] : "");
+        count++;
+    }
+    if (!count)
+        snprintf(where + used, sizeof where - used, "none against %s", in->baseline ? in->baseline : "the baseline");
+    consider(w, c, count, hosts, "%s", where);
     return LENS_OK;
 }
 
@@ -371,11 +450,16 @@ static int evaluate(const struct lens_criteria *cr, const struct lens_criterion 
     /* every input of the metric's kind must satisfy it: the worst over all of them counts */
     for (int i = 0; i < nin && rc == LENS_OK; i++) {
         /* an input of another kind is no evidence for this metric: skipped, not failed */
-        if (src == LENS_CRITERIA_P2P ? !in[i].p2p : src == LENS_CRITERIA_BISECTION ? !in[i].bisection
-                                                                                  : !in[i].cube)
+        if (src == LENS_CRITERIA_P2P         ? !in[i].p2p
+            : src == LENS_CRITERIA_BISECTION ? !in[i].bisection
+            : src == LENS_CRITERIA_COMPARE   ? !in[i].compare
+                                             : !in[i].cube)
             continue;
         any = 1;
-        if (src == LENS_CRITERIA_CUBE)
+        w.cur = i;
+        if (src == LENS_CRITERIA_COMPARE)
+            rc = compare_metric(c, &in[i], nin, &w);
+        else if (src == LENS_CRITERIA_CUBE)
             rc = cube_metric(cr, c, &in[i], nin, &w, e);
         else if (src == LENS_CRITERIA_ANOMALIES)
             rc = anomaly_metric(cr, c, &in[i], i, nin, ac, &w, e);
@@ -390,7 +474,9 @@ static int evaluate(const struct lens_criteria *cr, const struct lens_criterion 
     if (!any || !w.have)
         return cfail(e, LENS_EDATA, cr, c, "no %s among the inputs",
                      src == LENS_CRITERIA_P2P ? "p2p sweep"
-                     : src == LENS_CRITERIA_BISECTION ? "bisection run (PREFIX_bisection.csv)" : "latency cube");
+                     : src == LENS_CRITERIA_BISECTION ? "bisection run (PREFIX_bisection.csv)"
+                     : src == LENS_CRITERIA_COMPARE ? "cube compared with a baseline (give --baseline BASE)"
+                                                    : "latency cube");
     r->measured = w.v;
     /* judging the worst value is enough: it is extreme with respect to the operator, so if
      * it holds, every other value holds too (for ==, the farthest value equals the limit) */
@@ -401,6 +487,8 @@ static int evaluate(const struct lens_criteria *cr, const struct lens_criterion 
                 : c->op == LENS_CRITERIA_EQ ? -fabs(w.v - c->limit) : w.v - c->limit;
     r->margin += 0.0; /* -0 (an exact ==) prints as 0 */
     snprintf(r->where, sizeof r->where, "%s", w.where);
+    snprintf(r->hosts, sizeof r->hosts, "%s", w.hosts);
+    r->input = w.input;
     return LENS_OK;
 }
 

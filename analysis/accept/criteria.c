@@ -26,7 +26,8 @@ static const char *const key_names[] = {"length", "size", "scope", "stat", "labe
  * source which inputs feed it (accept.c), keys what may follow the limit. The cube metrics
  * take scope and length because they are measured per pair and per length; the anomaly
  * counts are one number per cube and statistic; the p2p metrics are per pair at one size;
- * the bisection metrics one number per run (PREFIX_bisection.csv), over its rounds. */
+ * the bisection metrics one number per run (PREFIX_bisection.csv), over its rounds; the
+ * regressions one count per cube compared with its baseline (accept --baseline). */
 static const struct metric {
     const char *name;
     int kind, source, keys;
@@ -48,11 +49,8 @@ static const struct metric {
     [LENS_METRIC_P2P_MSGRATE] = {"p2p.msgrate", LENS_CRITERIA_RATE, LENS_CRITERIA_P2P, K_SIZE | K_SCOPE | K_LABEL},
     [LENS_METRIC_BISECTION_MIN] = {"bisection.bandwidth.min", LENS_CRITERIA_BANDWIDTH, LENS_CRITERIA_BISECTION, K_LABEL},
     [LENS_METRIC_BISECTION_AVG] = {"bisection.bandwidth.avg", LENS_CRITERIA_BANDWIDTH, LENS_CRITERIA_BISECTION, K_LABEL},
+    [LENS_METRIC_COMPARE_REGRESSIONS] = {"compare.regressions", LENS_CRITERIA_COUNT, LENS_CRITERIA_COMPARE, K_LABEL},
 };
-
-/* Names the contract keeps for metrics this version cannot compute: a clear refusal beats
- * "unknown metric", which would suggest a typo. */
-static const char *const reserved[] = {"compare.regressions"};
 
 /* Decimal units carry a power of ten applied to the decimal text (exact), binary ones a
  * power of two applied by multiplication (also exact). µs is written with the micro sign
@@ -519,9 +517,6 @@ static int parse_line(const char *path, long line, char *s, struct lens_criterio
         /* a name that filled name[] was cut and must not match a real metric by its prefix */
         if (!strcmp(name, metrics[i].name) && q - p < sizeof name)
             c->metric = i;
-    for (size_t i = 0; c->metric < 0 && i < sizeof reserved / sizeof *reserved; i++)
-        if (!strcmp(name, reserved[i]))
-            return fail(&sc, p, e, "metric '%s' is not available in this version of mpilens", name);
     if (c->metric < 0)
         return fail(&sc, p, e, "unknown metric '%s' (docs/accept.md lists them)", name);
     p = skip_space(s, q);

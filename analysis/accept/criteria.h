@@ -23,7 +23,8 @@ enum lens_criteria_op { LENS_CRITERIA_LE, LENS_CRITERIA_LT, LENS_CRITERIA_GE, LE
 
 /* Where a metric's numbers come from. */
 enum lens_criteria_source { LENS_CRITERIA_CUBE, LENS_CRITERIA_ANOMALIES, LENS_CRITERIA_P2P,
-                            LENS_CRITERIA_BISECTION };
+                            LENS_CRITERIA_BISECTION,
+                            LENS_CRITERIA_COMPARE /* a cube against its --baseline (compare.h) */ };
 
 enum lens_criteria_metric {
     LENS_METRIC_DELAY_MEDIAN, LENS_METRIC_DELAY_MIN, LENS_METRIC_DELAY_MAX, LENS_METRIC_DELAY_P95,
@@ -32,6 +33,7 @@ enum lens_criteria_metric {
     LENS_METRIC_STRUCTURE_CHANGE, LENS_METRIC_ANOMALIES_TOTAL,
     LENS_METRIC_P2P_LATENCY, LENS_METRIC_P2P_BANDWIDTH, LENS_METRIC_P2P_MSGRATE,
     LENS_METRIC_BISECTION_MIN, LENS_METRIC_BISECTION_AVG,
+    LENS_METRIC_COMPARE_REGRESSIONS,
     LENS_METRIC_COUNT
 };
 
@@ -61,7 +63,7 @@ struct lens_criteria {
 };
 
 /* Reads and parses path. Errors: LENS_EIO (cannot open or read), LENS_EFORMAT (a bad line:
- * unknown metric, operator, unit or key, a unit of the wrong kind, a reserved metric, a bad
+ * unknown metric, operator, unit or key, a unit of the wrong kind, a bad
  * value, a duplicate key, an unterminated label, no criterion at all), LENS_ENOMEM. */
 int lens_criteria_read(const char *path, struct lens_criteria **out, struct lens_err *e);
 /* The same from text in memory; name stands for the file in messages. */

@@ -251,6 +251,9 @@ static int summary_table(void *ctx, const struct lens_template_item *it, struct 
         slowest_pair(c, &res->len[k], pair, sizeof pair);
         const char *cells[5] = {len, mn, md, mx, pair};
         rc = lens_pdf_table_row(r->pdf, cells, e);
+        /* the page of the first row: where the acceptance verdict sends a cube.* reader */
+        if (k == 0 && r->page_summary)
+            r->page_summary[r->cur] = lens_pdf_page_count(r->pdf);
     }
     return rc;
 }
@@ -496,6 +499,7 @@ static int references_block(void *ctx, const struct lens_template_item *it, stru
  * often it is drawn (render/doc/doc.h); a section with no functions is all template text and
  * placeholders. */
 static const struct lens_doc_section sections[] = {
+    {"verdict", LENS_DOC_NONE, NULL, NULL, lens_report_verdict_block},
     {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
     {"answer", LENS_DOC_CUBE, lens_report_answer_vars, lens_report_answer_table, lens_report_answer_block},
     {"gate", LENS_DOC_CUBE, NULL, NULL, lens_report_gate_block},
@@ -507,6 +511,7 @@ static const struct lens_doc_section sections[] = {
     {"retest", LENS_DOC_CUBE, lens_report_retest_vars, lens_report_retest_table, NULL},
     {"heatmaps", LENS_DOC_CUBE, NULL, NULL, heatmap_block},
     {"quality", LENS_DOC_CUBE, NULL, NULL, quality_block},
+    {"compare", LENS_DOC_CUBE, lens_report_compare_vars, lens_report_compare_table, NULL},
     {"p2p_parameters", LENS_DOC_SWEEP, NULL, NULL, NULL},
     {"p2p", LENS_DOC_SWEEP, lens_report_p2p_vars, lens_report_p2p_table, lens_report_p2p_block},
     {"bisection", LENS_DOC_BISECTION, lens_report_bisection_vars, lens_report_bisection_table, lens_report_bisection_block},
@@ -526,7 +531,7 @@ static int repeat_vars(void *ctx, struct lens_err *e)
 
 static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
                                           (int)(sizeof sections / sizeof sections[0]), repeat_vars,
-                                          lens_report_shown};
+                                          lens_report_verdict_shown};
 
 /* The structure parts the sections of t lay out (lens_report_parts): the structure section
  * every part but the anomalies, the anomalies section only those, so a template without them
@@ -647,7 +652,11 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
     w.r.page_anomalies = lens_calloc((size_t)nin, sizeof *w.r.page_anomalies);
     w.r.page_retest = lens_calloc((size_t)nin, sizeof *w.r.page_retest);
     w.r.page_bisection = lens_calloc((size_t)nin, sizeof *w.r.page_bisection);
-    if (!w.r.page_structure || !w.r.page_anomalies || !w.r.page_retest || !w.r.page_bisection)
+    w.r.page_summary = lens_calloc((size_t)nin, sizeof *w.r.page_summary);
+    w.r.page_p2p = lens_calloc((size_t)nin, sizeof *w.r.page_p2p);
+    w.r.page_compare = lens_calloc((size_t)nin, sizeof *w.r.page_compare);
+    if (!w.r.page_structure || !w.r.page_anomalies || !w.r.page_retest || !w.r.page_bisection || !w.r.page_summary ||
+        !w.r.page_p2p || !w.r.page_compare)
         rc = lens_err_set(e, LENS_ENOMEM, "report: out of memory");
     if (rc == LENS_OK) {
         w.ow.figures_dir = NULL;
@@ -661,6 +670,9 @@ int lens_report_write(const struct lens_report_opts *o, const struct lens_report
     lens_free(w.r.page_anomalies);
     lens_free(w.r.page_retest);
     lens_free(w.r.page_bisection);
+    lens_free(w.r.page_summary);
+    lens_free(w.r.page_p2p);
+    lens_free(w.r.page_compare);
     lens_free(w.figdir);
     lens_free(kinds);
     return rc;

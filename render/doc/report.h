@@ -16,6 +16,8 @@
 
 struct lens_p2pfile; /* analysis/cube/p2pfile.h */
 struct lens_structure_report; /* analysis/structure/structure.h */
+struct lens_compare;          /* analysis/compare/compare.h */
+struct lens_accept_view;      /* analysis/accept/accept.h */
 
 /* A cube's retests (PREFIX_retest.csv of mpilens-bench --retest beside it), finished by the
  * caller: the rows, their counts and verdicts (lens_retest_summarise) and the verdict on each
@@ -40,6 +42,10 @@ struct lens_report_input {
     const struct lens_report_retest *retest;
     /* A bisection run (lens_bisection_detail_read), borrowed; NULL for a cube or sweep. */
     const struct lens_bisection_detail *bisection;
+    /* `mpilens accept --baseline`: this cube compared with its baseline (lens_compare_cubes),
+     * drawn as the "compare" section; NULL leaves the section out. Borrowed. */
+    const struct lens_compare *compare;
+    const char *baseline;        /* the baseline as the user named it */
 };
 
 struct lens_report_opts {
@@ -52,6 +58,9 @@ struct lens_report_opts {
                                 NULL: the first, middle and last length */
     int nlengths;
     long long date;          /* Unix seconds printed and stored (lens_time_source_date()) */
+    /* `mpilens accept -o`: the verdict worded by lens_accept_describe, drawn as page one
+     * (section "verdict"); NULL (mpilens report) draws nothing there. Borrowed. */
+    const struct lens_accept_view *verdict;
 };
 
 void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, date now */

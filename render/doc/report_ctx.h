@@ -31,6 +31,9 @@ struct lens_report_ctx {
      * (0: not drawn), recorded by a first layout pass so page one can name them */
     int *page_structure, *page_anomalies;
     int *page_retest, *page_bisection;   /* the same for the retests and bisection sections */
+    /* the same for the summary table, a sweep's figures and the comparison, which the
+     * acceptance verdict cites as the evidence of its criteria */
+    int *page_summary, *page_p2p, *page_compare;
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
 };
 
@@ -85,6 +88,14 @@ int lens_report_answer_vars(void *ctx, struct lens_err *e);
 int lens_report_answer_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 int lens_report_answer_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 int lens_report_shown(void *ctx, const char *name);
+
+/* The acceptance verdict of `mpilens accept -o` (report_verdict.c): page one, drawn only when
+ * the options carry a verdict, and the comparison of a cube with its baseline, shown only for
+ * a cube that has one. verdict_shown wraps lens_report_shown for the kind's table. */
+int lens_report_verdict_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+int lens_report_compare_vars(void *ctx, struct lens_err *e);
+int lens_report_compare_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
+int lens_report_verdict_shown(void *ctx, const char *name);
 
 /* The point-to-point sweep (report_p2p.c): placeholders of the current p2p input (for every
  * section of its "repeat inputs" group) and the p2p section. */

@@ -169,6 +169,9 @@ int lens_report_p2p_block(void *ctx, const struct lens_template_item *it, struct
         return lens_report_unknown_item(r, it, e);
     const struct lens_p2pfile *f = sweep(r);
     int rc = LENS_OK;
+    /* the page the sweep's part opens on, which the acceptance verdict cites for p2p.* */
+    if (r->page_p2p)
+        r->page_p2p[r->cur] = lens_pdf_page_count(r->pdf);
     for (int m = 0; m < LENS_P2PPLOT_NMETRICS && rc == LENS_OK; m++) {
         const char *metric = lens_p2pplot_metric_name(m);
         char key[64], heading[256], title[256], caption[2048], path[PATH_MAX + 64];
