@@ -83,6 +83,8 @@ static void print_text(const struct lens_compare *c, const char *base, const cha
                c->significant, c->threshold);
     /* the clustering line is shown also when nothing changed: equal group counts are the
      * evidence that no structure finding was missed for lack of a cut */
+    /* which test gave the p-values: on the raw repeats when both runs stored them */
+    printf("test: %s (%s)\n", lens_compare_test_name(c->test), lens_compare_test_text(c->test));
     if (c->base_groups)
         printf("clustering at %d bytes: %d groups in BASE, %d in NEW\n", c->structure_length,
                c->base_groups, c->new_groups);
@@ -176,6 +178,8 @@ static void print_json(const struct lens_compare *c)
     /* what the verdict rests on, for scripts that track the comparison over time */
     lens_json_key(&j, "procs");
     lens_json_int(&j, c->procs);
+    lens_json_key(&j, "test");
+    lens_json_string(&j, lens_compare_test_name(c->test));
     lens_json_key(&j, "tests");
     lens_json_int(&j, c->tests);
     lens_json_key(&j, "significant");

@@ -9,6 +9,7 @@
 #include "analysis/cube/cube.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* scipy 1.x: ttest_ind_from_stats(m2, s2, n2, m1, s1, n1, equal_var=False), NEW first. */
 static void welch_vs_scipy(void)
@@ -148,9 +149,31 @@ static void cubes(void)
     lens_scratch_close();
 }
 
+/* The raw path's sample statistics: numpy's nanmean and nanstd(ddof=1) of the same values. */
+static void sample_vs_numpy(void)
+{
+    const double x[] = {1.0, 2.0, NAN, 4.0, 8.0};
+    double m, sd;
+    int n;
+    lens_compare_sample(x, 5, &m, &sd, &n);
+    LENS_TEST(n == 4, "sample count without the NaN: %d", n);
+    LENS_TEST_REL(m, 3.75, 1e-15, "sample mean");
+    LENS_TEST_REL(sd, 3.0956959368344519, 1e-14, "sample deviation (ddof 1)");
+    /* close values: the two-pass form keeps the digits a one-pass sum of squares loses */
+    const double y[] = {1e-6 + 1e-15, 1e-6 - 1e-15, 1e-6 + 1e-15, 1e-6 - 1e-15};
+    lens_compare_sample(y, 4, &m, &sd, &n);
+    LENS_TEST_REL(sd, 1.1547005383792517e-15, 1e-6, "deviation of repeats agreeing to 9 digits");
+    lens_compare_sample(x + 2, 2, &m, &sd, &n);
+    LENS_TEST(n == 1 && isnan(sd) && m == 4.0, "one value: a mean, no deviation");
+    LENS_TEST(!strcmp(lens_compare_test_name(LENS_COMPARE_WELCH_RAW), "welch-raw") &&
+              !strcmp(lens_compare_test_name(LENS_COMPARE_WELCH_SUMMARY), "welch-summary"),
+              "test names");
+}
+
 int main(void)
 {
     welch_vs_scipy();
+    sample_vs_numpy();
     bh_vs_definition();
     cubes();
     return LENS_TEST_DONE("test_compare");

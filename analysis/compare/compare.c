@@ -54,6 +54,14 @@ struct state {
     size_t ncand, capcand;
     double *mach_ratio, *mach_p; /* L: median ratio of the length, sign-test p */
     long long tests;        /* BH's m: every testable pair and length */
+    /* the raw-repeats path (both runs have _all.nc): the files, read one row at a time, and
+     * the t and df of the row being tested (P each, both paths) */
+    struct lens_cube_raw *rb, *rn;
+    double *trow, *dfrow;
+    /* what the PDF draws (NULL without lens_compare_cubes_map): the result's map and
+     * histograms, and per pair the lengths summed into the map (P x P) */
+    struct lens_compare *fig;
+    int *mapcnt;
 };
 
 const char *lens_compare_kind_name(int kind)
@@ -66,6 +74,22 @@ const char *lens_compare_verdict_name(int verdict)
 {
     static const char *const n[] = {"same", "regressed", "improved", "mixed"};
     return verdict >= 0 && verdict < 4 ? n[verdict] : "unknown";
+}
+
+const char *lens_compare_test_name(int test)
+{
+    static const char *const n[] = {"welch-summary", "welch-raw", "welch-range"};
+    return test >= 0 && test < 3 ? n[test] : "unknown";
+}
+
+const char *lens_compare_test_text(int test)
+{
+    static const char *const n[] = {
+        "Welch's t-test from each run's average, deviation and number of repeats",
+        "Welch's t-test on the raw repeats of each pair (_all.nc: mean, sample deviation and "
+        "count of the repeats present)",
+        "Welch's t-test from each sweep's mean, with the deviation bounded by (max - min) / 2"};
+    return test >= 0 && test < 3 ? n[test] : "unknown";
 }
 
 void lens_compare_opts_default(struct lens_compare_opts *o)
@@ -94,6 +118,9 @@ void lens_compare_free(struct lens_compare *c)
     for (int i = 0; i < c->nwarn; i++)
         lens_free(c->warnings[i]);
     lens_free(c->warnings);
+    lens_free(c->ratio_map);
+    lens_free(c->hist_lo); /* also holds hist_hi */
+    lens_free(c->hist);
     /* the host strings the findings point to, one copy per NEW rank */
     if (c->hosttab) {
         for (int i = 0; i < c->procs; i++)
@@ -213,6 +240,98 @@ static int add_cand(struct state *s, int k, int i, int j, double ratio, double p
     return LENS_OK;
 }
 
+/* t and df of every pair (i, j) of BASE row i at common length k, into s->trow, s->dfrow
+ * (NaN t: untestable). The summary path reads the averages and deviations of mats (avgB,
+ * devB, avgN, devN); the raw path reads row i of BASE's and row map[i] of NEW's repeats and
+ * tests on their mean, sample deviation and count, so both paths feed one loop. */
+static int row_tests(struct state *s, int k, int i, double *const *mats, struct lens_err *e)
+{
+    int P = s->P;
+    const int *map = s->map;
+    if (!s->rb) {
+        double nb = s->mb->repeats, nn = s->mn->repeats;
+        for (int j = 0; j < P; j++) {
+            size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
+            s->trow[j] = i == j ? NAN : lens_compare_welch_t(mats[0][bi], mats[1][bi], nb, mats[2][ni], mats[3][ni], nn, &s->dfrow[j]);
+        }
+        return LENS_OK;
+    }
+    const double *vb, *vn;
+    int rc, zb = lens_cube_raw_repeats(s->rb), zn = lens_cube_raw_repeats(s->rn);
+    if ((rc = lens_cube_raw_row(s->rb, s->kb[k], i, &vb, e)) != LENS_OK ||
+        (rc = lens_cube_raw_row(s->rn, s->kn[k], map[i], &vn, e)) != LENS_OK)
+        return rc;
+    for (int j = 0; j < P; j++) {
+        double m1, s1, m2, s2;
+        int n1, n2;
+        s->trow[j] = NAN;
+        if (i == j)
+            continue;
+        /* the pair's own count: a missing repeat lowers n instead of biasing the mean */
+        lens_compare_sample(vb + (size_t)j * zb, zb, &m1, &s1, &n1);
+        lens_compare_sample(vn + (size_t)map[j] * zn, zn, &m2, &s2, &n2);
+        s->trow[j] = lens_compare_welch_t(m1, s1, n1, m2, s2, n2, &s->dfrow[j]);
+    }
+    return LENS_OK;
+}
+
+/* What the PDF draws from length k, while the averages are in memory: the log ratios summed
+ * into the map (geometric mean later) and both runs' delays binned between their joint
+ * extremes. ab, an as in one_length. */
+static void figure_data(struct state *s, int k, const double *ab, const double *an)
+{
+    struct lens_compare *r = s->fig;
+    int P = s->P;
+    const int *map = s->map;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            double x = ab[(size_t)i * P + j], y = an[(size_t)map[i] * P + map[j]];
+            if (i == j)
+                continue;
+            if (x > 0 && isfinite(x)) {
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
+            }
+            if (y > 0 && isfinite(y)) {
+                lo = y < lo ? y : lo;
+                hi = y > hi ? y : hi;
+            }
+            /* the map is in NEW's numbering, as the findings' ranks are */
+            if (x > 0 && y > 0 && isfinite(x) && isfinite(y)) {
+                size_t q = (size_t)map[i] * P + map[j];
+                r->ratio_map[q] += log(y / x);
+                s->mapcnt[q]++;
+            }
+        }
+    /* no delay at this length: an empty histogram over a unit range, drawn as such */
+    if (!(lo <= hi)) {
+        lo = hi = 1e-6;
+    }
+    double l0 = log10(lo), l1 = log10(hi);
+    /* a length whose delays are all equal still gets a visible bin width */
+    if (l1 - l0 < 1e-3)
+        l0 -= 0.05, l1 += 0.05;
+    r->hist_lo[k] = l0;
+    r->hist_hi[k] = l1;
+    long *hb = r->hist + (size_t)k * 2 * LENS_COMPARE_HIST_BINS, *hn = hb + LENS_COMPARE_HIST_BINS;
+    double w = (l1 - l0) / LENS_COMPARE_HIST_BINS;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            if (i == j)
+                continue;
+            double v[2] = {ab[(size_t)i * P + j], an[(size_t)i * P + j]};
+            for (int run = 0; run < 2; run++) {
+                if (!(v[run] > 0) || !isfinite(v[run]))
+                    continue;
+                int b = (int)((log10(v[run]) - l0) / w);
+                /* the maximum sits on the upper edge: it belongs to the last bin */
+                b = b < 0 ? 0 : b >= LENS_COMPARE_HIST_BINS ? LENS_COMPARE_HIST_BINS - 1 : b;
+                (run ? hn : hb)[b]++;
+            }
+        }
+}
+
 /* One common length: reads the four matrices, tests every off-diagonal pair, counts the
  * p-values and keeps the candidates. mats: avgB, devB, avgN, devN (P x P each); the ratios
  * whose median is the machine's shift go into devB's room before devB is read, so that four
@@ -223,9 +342,11 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
     if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
         (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK)
         return rc;
-    const double *ab = mats[0], *db = mats[1], *an = mats[2], *dn = mats[3];
+    const double *ab = mats[0], *an = mats[2];
     double *ratio = mats[1];
     const int *map = s->map;
+    if (s->fig)
+        figure_data(s, k, ab, an);
     /* the machine's shift at this length: median ratio, and a sign test (under no change
      * a pair is as likely to get slower as faster) */
     size_t nr = 0;
@@ -249,23 +370,25 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
     unsigned long nsign = (unsigned long)(up + down);
     double ps = nsign ? 2 * gsl_cdf_binomial_P((unsigned)(up < down ? up : down), 0.5, (unsigned)nsign) : 1;
     s->mach_p[k] = ps > 1 ? 1 : ps;
-    if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
-        (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK)
+    /* the raw path tests on the repeats: the deviations are not needed */
+    if (!s->rb &&
+        ((rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
+         (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK))
         return rc;
     /* |t| below the normal's two-sided alpha point means p > alpha for every degree of
      * freedom (Student's tails are heavier), so the t CDF is only evaluated where p may
      * matter to BH: such a test only counts in m */
     double zc = gsl_cdf_ugaussian_Qinv(s->o->alpha / 2);
-    double nb = s->mb->repeats, nn = s->mn->repeats, mc = s->o->min_change;
-    for (int i = 0; i < P; i++)
+    double mc = s->o->min_change;
+    for (int i = 0; i < P; i++) {
+        if ((rc = row_tests(s, k, i, mats, e)) != LENS_OK)
+            return rc;
         for (int j = 0; j < P; j++) {
-            if (i == j)
-                continue;
-            size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
-            double df, t = lens_compare_welch_t(ab[bi], db[bi], nb, an[ni], dn[ni], nn, &df);
-            /* an untestable pair (NaN delay or deviation) is not one of the m tests */
+            double t = s->trow[j], df = s->dfrow[j];
+            /* an untestable pair (NaN delay or deviation, the diagonal) is not one of the m tests */
             if (isnan(t))
                 continue;
+            size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
             s->tests++;
             /* the tests touching each host per length: the denominator of the node step's strict
              * majority; a link inside one host touches it once */
@@ -293,6 +416,7 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
                 (rc = add_cand(s, k, i, j, r, p, e)) != LENS_OK)
                 return rc;
         }
+    }
     return LENS_OK;
 }
 
@@ -358,7 +482,8 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
         return LENS_OK;
     /* the p-values to collect lie in [lo, hi]: above b1's bins, up to top's maximum */
     double lo = bin_low(b1 + 1), hi = s->hmax[top];
-    int dmax = s->mb->repeats + s->mn->repeats; /* Welch's df <= n1 + n2 - 2 */
+    /* Welch's df <= n1 + n2 - 2, n the repeats (of _all.nc on the raw path) */
+    int dmax = s->rb ? lens_cube_raw_repeats(s->rb) + lens_cube_raw_repeats(s->rn) : s->mb->repeats + s->mn->repeats;
     double *v = lens_malloc((size_t)n * sizeof *v), *tq = lens_malloc(2 * ((size_t)dmax + 2) * sizeof *tq);
     int rc = LENS_OK;
     if (!v || !tq) {
@@ -373,20 +498,19 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
     }
     long long got = 0;
     int P = s->P;
-    const int *map = s->map;
-    double nb = s->mb->repeats, nn = s->mn->repeats;
     for (int k = 0; k < s->L && rc == LENS_OK; k++) {
-        if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
-            (rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
-            (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK ||
-            (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK)
+        /* the raw path reads the repeats row by row in row_tests, not the summaries */
+        if (!s->rb &&
+            ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
+             (rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
+             (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK ||
+             (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK))
             break;
-        for (int i = 0; i < P; i++)
+        for (int i = 0; i < P && rc == LENS_OK; i++) {
+            if ((rc = row_tests(s, k, i, mats, e)) != LENS_OK)
+                break;
             for (int j = 0; j < P; j++) {
-                if (i == j)
-                    continue;
-                size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
-                double df, t = lens_compare_welch_t(mats[0][bi], mats[1][bi], nb, mats[2][ni], mats[3][ni], nn, &df);
+                double df = s->dfrow[j], t = s->trow[j];
                 if (isnan(t) || isinf(t))
                     continue;
                 /* Welch's df is real (>= 1 as n >= 2), the table integer: for df in [d, d + 1], |t|
@@ -403,6 +527,7 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
                 if (p <= s->o->alpha && b > b1 && b <= top && got < n)
                     v[got++] = p;
             }
+        }
     }
     if (rc != LENS_OK)
         goto out;
@@ -873,10 +998,54 @@ static void state_free(struct state *s)
     lens_free(s->hmax);
     lens_free(s->cand);
     lens_free(s->mach_ratio);
+    lens_cube_raw_close(s->rb);
+    lens_cube_raw_close(s->rn);
+    lens_free(s->trow); /* also holds dfrow */
+    lens_free(s->mapcnt);
 }
 
-int lens_compare_cubes(const char *base, const char *newer, const struct lens_compare_opts *o,
-                       struct lens_compare **out, struct lens_err *e)
+/* The raw-repeats path when both runs have usable _all.nc files (lens_cube_raw_open says
+ * which do), the summary path otherwise: one test for every pair, named in the result. */
+static int choose_test(struct state *s, struct lens_compare *r, struct lens_err *e)
+{
+    int rc;
+    if ((rc = lens_cube_raw_open(s->mb, &s->rb, e)) != LENS_OK || (rc = lens_cube_raw_open(s->mn, &s->rn, e)) != LENS_OK)
+        return rc;
+    /* one run without repeats: both summarised, so that the two sides are estimated alike */
+    if (!s->rb || !s->rn) {
+        lens_cube_raw_close(s->rb);
+        lens_cube_raw_close(s->rn);
+        s->rb = s->rn = NULL;
+    }
+    r->test = s->rb ? LENS_COMPARE_WELCH_RAW : LENS_COMPARE_WELCH_SUMMARY;
+    return LENS_OK;
+}
+
+/* The PDF's data: the ratio map's sums and counts (P x P) and the histograms (L lengths). */
+static int figure_alloc(struct state *s, struct lens_compare *r)
+{
+    size_t PP = (size_t)s->P * s->P;
+    r->ratio_map = lens_calloc(PP, sizeof *r->ratio_map);
+    s->mapcnt = lens_calloc(PP, sizeof *s->mapcnt);
+    r->hist_lo = lens_malloc(2 * (size_t)s->L * sizeof *r->hist_lo);
+    r->hist = lens_calloc((size_t)s->L * 2 * LENS_COMPARE_HIST_BINS, sizeof *r->hist);
+    if (!r->ratio_map || !s->mapcnt || !r->hist_lo || !r->hist)
+        return LENS_ENOMEM;
+    r->hist_hi = r->hist_lo + s->L;
+    s->fig = r;
+    return LENS_OK;
+}
+
+/* The map's sums of log ratios into geometric means; pairs never summed stay NaN. */
+static void figure_finish(struct state *s)
+{
+    size_t PP = (size_t)s->P * s->P;
+    for (size_t q = 0; q < PP; q++)
+        s->fig->ratio_map[q] = s->mapcnt[q] ? exp(s->fig->ratio_map[q] / s->mapcnt[q]) : NAN;
+}
+
+static int compare_cubes(const char *base, const char *newer, const struct lens_compare_opts *o,
+                         int figures, struct lens_compare **out, struct lens_err *e)
 {
     *out = NULL;
     if (!(o->min_change >= 0 && o->min_change < 1e6) || !(o->alpha > 0 && o->alpha < 1))
@@ -905,9 +1074,15 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     s.hcount = lens_calloc(NBINS, sizeof *s.hcount);
     s.hmax = lens_calloc(NBINS, sizeof *s.hmax);
     s.mach_ratio = lens_malloc((size_t)L * 2 * sizeof *s.mach_ratio);
+    s.trow = lens_malloc(2 * (size_t)P * sizeof *s.trow);
     rc = LENS_ENOMEM;
-    if (!r || !s.map || !s.host || !s.hcount || !s.hmax || !s.mach_ratio)
+    if (!r || !s.map || !s.host || !s.hcount || !s.hmax || !s.mach_ratio || !s.trow)
         goto nomem;
+    s.dfrow = s.trow + P;
+    if (figures && figure_alloc(&s, r) != LENS_OK)
+        goto nomem;
+    if ((rc = choose_test(&s, r, e)) != LENS_OK)
+        goto fail;
     /* mach_ratio and mach_p share one block of 2 L */
     s.mach_p = s.mach_ratio + L;
     r->procs = P;
@@ -933,6 +1108,8 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     for (int k = 0; k < L; k++)
         if ((rc = one_length(&s, k, m4, e)) != LENS_OK)
             goto fail;
+    if (s.fig)
+        figure_finish(&s);
     /* the warnings are complete only once every matrix went by; a cube with no usable
      * delay fails here as lens_cube_read would */
     if ((rc = lens_cube_stream_end(s.sb, e)) != LENS_OK || (rc = lens_cube_stream_end(s.sn, e)) != LENS_OK ||
@@ -988,4 +1165,16 @@ fail:
     state_free(&s);
     lens_compare_free(r);
     return rc;
+}
+
+int lens_compare_cubes(const char *base, const char *newer, const struct lens_compare_opts *o,
+                       struct lens_compare **out, struct lens_err *e)
+{
+    return compare_cubes(base, newer, o, 0, out, e);
+}
+
+int lens_compare_cubes_map(const char *base, const char *newer, const struct lens_compare_opts *o,
+                           struct lens_compare **out, struct lens_err *e)
+{
+    return compare_cubes(base, newer, o, 1, out, e);
 }

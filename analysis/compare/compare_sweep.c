@@ -79,6 +79,7 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
     }
     r->procs = 2 * fn->npairs; /* lens_compare_free frees procs host strings */
     r->sweeps = 1;
+    r->test = LENS_COMPARE_WELCH_RANGE;
     for (int q = 0; q < fn->npairs; q++)
         if (!(r->hosttab[2 * q] = lens_strdup(fn->pair[q].host_a)) ||
             !(r->hosttab[2 * q + 1] = lens_strdup(fn->pair[q].host_b))) {
