@@ -21,5 +21,6 @@
 #include "pie.h" /* message-size pies */
 #include "timeline.h" /* trace timelines */
 #include "profile_plot.h" /* profile plots */
+#include "ratiomap.h" /* mpilens compare: the ratio map and the before/after histograms */
 
 #endif
