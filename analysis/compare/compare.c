@@ -82,7 +82,7 @@ const char *lens_compare_test_name(int test)
     return test >= 0 && test < 3 ? n[test] : "unknown";
 }
 
-const char *lens_compare_test_text(int test)
+const char *lens_compare_test_describe(int test)
 {
     static const char *const n[] = {
         "Welch's t-test from each run's average, deviation and number of repeats",
@@ -121,6 +121,7 @@ void lens_compare_free(struct lens_compare *c)
     lens_free(c->ratio_map);
     lens_free(c->hist_lo); /* also holds hist_hi */
     lens_free(c->hist);
+    lens_free(c->map_lengths);
     /* the host strings the findings point to, one copy per NEW rank */
     if (c->hosttab) {
         for (int i = 0; i < c->procs; i++)
@@ -1029,8 +1030,10 @@ static int figure_alloc(struct state *s, struct lens_compare *r)
     s->mapcnt = lens_calloc(PP, sizeof *s->mapcnt);
     r->hist_lo = lens_malloc(2 * (size_t)s->L * sizeof *r->hist_lo);
     r->hist = lens_calloc((size_t)s->L * 2 * LENS_COMPARE_HIST_BINS, sizeof *r->hist);
-    if (!r->ratio_map || !s->mapcnt || !r->hist_lo || !r->hist)
+    r->map_lengths = lens_malloc((size_t)s->L * sizeof *r->map_lengths);
+    if (!r->ratio_map || !s->mapcnt || !r->hist_lo || !r->hist || !r->map_lengths)
         return LENS_ENOMEM;
+    memcpy(r->map_lengths, s->lengths, (size_t)s->L * sizeof *r->map_lengths);
     r->hist_hi = r->hist_lo + s->L;
     s->fig = r;
     return LENS_OK;

@@ -77,6 +77,7 @@ struct lens_compare {
     double *ratio_map;
     double *hist_lo, *hist_hi; /* nlen each, log10 of seconds */
     long *hist;
+    int *map_lengths;          /* nlen: the common lengths in bytes, in hist's order */
 };
 
 /* Bins of the per-length before/after delay histograms of struct lens_compare. */
@@ -114,7 +115,7 @@ const char *lens_compare_kind_name(int kind);
 const char *lens_compare_verdict_name(int verdict);
 /* "welch-summary", "welch-raw", "welch-range"; and one sentence saying what it is. */
 const char *lens_compare_test_name(int test);
-const char *lens_compare_test_text(int test);
+const char *lens_compare_test_describe(int test);
 
 /* ---- the statistics (compare_stat.c), public for the tests ---- */
 
