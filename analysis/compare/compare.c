@@ -62,6 +62,10 @@ struct state {
      * histograms, and per pair the lengths summed into the map (P x P) */
     struct lens_compare *fig;
     int *mapcnt;
+    /* summary path, P x P bits by BASE index: the pair changed by min_change beyond the
+     * machine's shift, decided while the averages are in memory (before the deviations
+     * take their place) */
+    unsigned char *changed;
 };
 
 const char *lens_compare_kind_name(int kind)
@@ -241,9 +245,65 @@ static int add_cand(struct state *s, int k, int i, int j, double ratio, double p
     return LENS_OK;
 }
 
+/* Welch's t and df as lens_compare_welch_t computes them, from the difference of the means
+ * d = NEW - BASE (NaN when either mean is not finite) instead of the means: the same
+ * operations in the same order, so the same bits, with one matrix fewer in memory. */
+static double welch_t_diff(double d, double s1, double n1, double s2, double n2, double *df)
+{
+    *df = NAN;
+    if (!isfinite(d) || !isfinite(s1) || !isfinite(s2) || s1 < 0 || s2 < 0)
+        return NAN;
+    double v1 = s1 * s1 / n1, v2 = s2 * s2 / n2, v = v1 + v2;
+    if (v == 0) {
+        *df = n1 + n2 - 2;
+        return d == 0 ? 0 : (d > 0 ? INFINITY : -INFINITY);
+    }
+    *df = v * v / (v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1));
+    return d / sqrt(v);
+}
+
+/* Both averages of length k: BASE's into mats[0], NEW's into mats[1] (NEW's numbering). */
+static int load_avg(struct state *s, int k, double *const *mats, struct lens_err *e)
+{
+    int rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e);
+    return rc == LENS_OK ? lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[1], e) : rc;
+}
+
+/* The summary path's three matrices from the averages in mats[0], mats[1]: the differences
+ * NEW - BASE over NEW's average (mats[1], NEW's numbering), then the deviations into
+ * mats[0] (BASE) and mats[2] (NEW). With mk (not NaN) also the changed bits of the pairs,
+ * by --min-change beyond mk. Three matrices, where averages and deviations of both runs
+ * side by side would be four: the bound of docs/compare.md. */
+static int load_summary(struct state *s, int k, double *const *mats, double mk, struct lens_err *e)
+{
+    int P = s->P;
+    const int *map = s->map;
+    const double *ab = mats[0];
+    double *an = mats[1];
+    double mc = s->o->min_change;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
+            double x = ab[bi], y = an[ni];
+            if (!isnan(mk)) {
+                /* the candidate test of the two-matrix code: a ratio, changed beyond mk */
+                double r = y / x;
+                int ch = i != j && x > 0 && isfinite(r) && fabs(r / mk - 1) >= mc - CHANGE_EPS;
+                if (ch)
+                    s->changed[bi >> 3] |= (unsigned char)(1u << (bi & 7));
+                else
+                    s->changed[bi >> 3] &= (unsigned char)~(1u << (bi & 7));
+            }
+            /* NaN for a non-finite mean: lens_compare_welch_t refuses those */
+            an[ni] = isfinite(x) && isfinite(y) ? y - x : NAN;
+        }
+    int rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[0], e);
+    return rc == LENS_OK ? lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[2], e) : rc;
+}
+
 /* t and df of every pair (i, j) of BASE row i at common length k, into s->trow, s->dfrow
- * (NaN t: untestable). The summary path reads the averages and deviations of mats (avgB,
- * devB, avgN, devN); the raw path reads row i of BASE's and row map[i] of NEW's repeats and
+ * (NaN t: untestable). The summary path reads what load_summary left in mats (devB, the
+ * difference of the averages, devN); the raw path reads row i of BASE's and row map[i] of NEW's repeats and
  * tests on their mean, sample deviation and count, so both paths feed one loop. */
 static int row_tests(struct state *s, int k, int i, double *const *mats, struct lens_err *e)
 {
@@ -253,7 +313,7 @@ static int row_tests(struct state *s, int k, int i, double *const *mats, struct 
         double nb = s->mb->repeats, nn = s->mn->repeats;
         for (int j = 0; j < P; j++) {
             size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
-            s->trow[j] = i == j ? NAN : lens_compare_welch_t(mats[0][bi], mats[1][bi], nb, mats[2][ni], mats[3][ni], nn, &s->dfrow[j]);
+            s->trow[j] = i == j ? NAN : welch_t_diff(mats[1][ni], mats[0][bi], nb, mats[2][ni], nn, &s->dfrow[j]);
         }
         return LENS_OK;
     }
@@ -333,18 +393,17 @@ static void figure_data(struct state *s, int k, const double *ab, const double *
         }
 }
 
-/* One common length: reads the four matrices, tests every off-diagonal pair, counts the
- * p-values and keeps the candidates. mats: avgB, devB, avgN, devN (P x P each); the ratios
- * whose median is the machine's shift go into devB's room before devB is read, so that four
- * matrices are the whole memory of the loop. */
+/* One common length: reads the matrices, tests every off-diagonal pair, counts the p-values
+ * and keeps the candidates. mats: three P x P matrices, the whole memory of the loop: the
+ * averages (BASE, NEW) and the ratios whose median is the machine's shift, then what
+ * load_summary leaves (the raw path keeps the averages and reads the repeats by rows). */
 static int one_length(struct state *s, int k, double *const *mats, struct lens_err *e)
 {
     int P = s->P, rc;
-    if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
-        (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK)
+    if ((rc = load_avg(s, k, mats, e)) != LENS_OK)
         return rc;
-    const double *ab = mats[0], *an = mats[2];
-    double *ratio = mats[1];
+    const double *ab = mats[0], *an = mats[1];
+    double *ratio = mats[2];
     const int *map = s->map;
     if (s->fig)
         figure_data(s, k, ab, an);
@@ -363,7 +422,7 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
             up += y > x;
             down += y < x;
         }
-    /* the median reorders ratio: it is scratch, devB is read over it just below */
+    /* the median reorders ratio: it is scratch, NEW's deviation is read over it below */
     double mk = lens_cube_median(ratio, nr);
     s->mach_ratio[k] = mk;
     /* ties (y == x) carry no sign and are left out, as the sign test prescribes; the
@@ -372,10 +431,9 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
     double ps = nsign ? 2 * gsl_cdf_binomial_P((unsigned)(up < down ? up : down), 0.5, (unsigned)nsign) : 1;
     s->mach_p[k] = ps > 1 ? 1 : ps;
     /* the raw path tests on the repeats: the deviations are not needed */
-    if (!s->rb &&
-        ((rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
-         (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK))
+    if (!s->rb && (rc = load_summary(s, k, mats, mk, e)) != LENS_OK)
         return rc;
+    size_t first = s->ncand; /* this length's candidates, whose ratios the summary path fills last */
     /* |t| below the normal's two-sided alpha point means p > alpha for every degree of
      * freedom (Student's tails are heavier), so the t CDF is only evaluated where p may
      * matter to BH: such a test only counts in m */
@@ -389,7 +447,7 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
             /* an untestable pair (NaN delay or deviation, the diagonal) is not one of the m tests */
             if (isnan(t))
                 continue;
-            size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
+            size_t bi = (size_t)i * P + j;
             s->tests++;
             /* the tests touching each host per length: the denominator of the node step's strict
              * majority; a link inside one host touches it once */
@@ -411,11 +469,27 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
             if (p > s->hmax[b])
                 s->hmax[b] = p;
             /* a candidate changed by min_change beyond the machine's shift at this length,
-             * so that a machine 1.1x slower does not make every link a finding */
-            double r = an[ni] / ab[bi];
+             * so that a machine 1.1x slower does not make every link a finding; the summary
+             * path decided it in load_summary and fills the ratio below */
+            if (!s->rb) {
+                if ((s->changed[bi >> 3] >> (bi & 7) & 1) && (rc = add_cand(s, k, i, j, NAN, p, e)) != LENS_OK)
+                    return rc;
+                continue;
+            }
+            double r = an[(size_t)map[i] * P + map[j]] / ab[bi];
             if (ab[bi] > 0 && isfinite(r) && fabs(r / mk - 1) >= mc - CHANGE_EPS &&
                 (rc = add_cand(s, k, i, j, r, p, e)) != LENS_OK)
                 return rc;
+        }
+    }
+    /* the averages again, only when this length has candidates (few lengths of a real
+     * comparison do): their ratio NEW / BASE, the same division as the change test */
+    if (!s->rb && s->ncand > first) {
+        if ((rc = load_avg(s, k, mats, e)) != LENS_OK)
+            return rc;
+        for (size_t c = first; c < s->ncand; c++) {
+            struct cand *x = &s->cand[c];
+            x->ratio = mats[1][(size_t)map[x->i] * P + map[x->j]] / mats[0][(size_t)x->i * P + x->j];
         }
     }
     return LENS_OK;
@@ -501,11 +575,7 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
     int P = s->P;
     for (int k = 0; k < s->L && rc == LENS_OK; k++) {
         /* the raw path reads the repeats row by row in row_tests, not the summaries */
-        if (!s->rb &&
-            ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
-             (rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
-             (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK ||
-             (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK))
+        if (!s->rb && ((rc = load_avg(s, k, mats, e)) != LENS_OK || (rc = load_summary(s, k, mats, NAN, e)) != LENS_OK))
             break;
         for (int i = 0; i < P && rc == LENS_OK; i++) {
             if ((rc = row_tests(s, k, i, mats, e)) != LENS_OK)
@@ -805,14 +875,16 @@ static int link_findings(struct acc *a, struct state *s, double thr, int *ks, do
 /* The automatic cut of one run at common length 0, as group labels in BASE's rank order
  * (label[i] for BASE rank i): mat is that run's matrix in BASE's order. The one-length cube
  * and the tree are freed before returning, so the two runs are never in memory together. */
-static int cut_labels(const double *mat, int stat, int len, int P, int *label, int *k,
+static int cut_labels(double *mat, int stat, int len, int P, int *label, int *k,
                       const char *who, struct lens_err *e)
 {
     struct lens_cube *c;
-    int rc = lens_cube_new(&c, P, 1, len, 0, 1u << stat, e);
+    /* no statistic allocated: the cube borrows mat (handed back before the free), so that
+     * the clustering costs its distances and not one more copy of the matrix */
+    int rc = lens_cube_new(&c, P, 1, len, 0, 0, e);
     if (rc != LENS_OK)
         return rc;
-    memcpy(c->data[stat], mat, (size_t)P * P * sizeof *mat);
+    c->data[stat] = (double *)mat;
     struct lens_structure_opts so;
     lens_structure_opts_default(&so);
     /* the tree and its automatic cut only: the groups `mpilens cluster` reports */
@@ -828,8 +900,41 @@ static int cut_labels(const double *mat, int stat, int len, int P, int *label, i
         *k = st.k;
     }
     lens_structure_release(&st);
+    c->data[stat] = NULL;
     lens_cube_free(c);
     return rc;
+}
+
+/* m (P x P) into BASE's rank order in place: row and column i of the result are NEW's
+ * map[i]. Rows first, by the cycles of map, then each row's columns, with one row of
+ * scratch (buf, P): the structure step then holds two matrices, not three. seen is P bytes. */
+static void permute_matrix(double *m, const int *map, int P, double *buf, unsigned char *seen)
+{
+    size_t rowb = (size_t)P * sizeof *m;
+    memset(seen, 0, (size_t)P);
+    for (int i = 0; i < P; i++) {
+        if (seen[i] || map[i] == i)
+            continue;
+        /* the cycle i -> map[i] -> ...: row x takes row map[x], the first row saved in buf */
+        memcpy(buf, m + (size_t)i * P, rowb);
+        int x = i;
+        for (;;) {
+            seen[x] = 1;
+            int y = map[x];
+            if (y == i) {
+                memcpy(m + (size_t)x * P, buf, rowb);
+                break;
+            }
+            memcpy(m + (size_t)x * P, m + (size_t)y * P, rowb);
+            x = y;
+        }
+    }
+    for (int i = 0; i < P; i++) {
+        double *row = m + (size_t)i * P;
+        memcpy(buf, row, rowb);
+        for (int j = 0; j < P; j++)
+            row[j] = buf[map[j]];
+    }
 }
 
 /* Union-find root with path halving; the graph has only kb + kn nodes (the groups). */
@@ -852,29 +957,35 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
     unsigned both = lens_cube_stream_stats(s->sb) & lens_cube_stream_stats(s->sn);
     int stat = both & (1u << LENS_STAT_MEDIAN) ? LENS_STAT_MEDIAN : LENS_STAT_AVERAGE;
     size_t PP = (size_t)P * P;
-    /* BASE's matrix, NEW's in BASE's order, and NEW's as read (later the ratios) */
-    double *mb = lens_malloc(3 * PP * sizeof *mb), *mn = mb ? mb + PP : NULL, *tmp = mb ? mn + PP : NULL;
+    /* BASE's matrix and NEW's in BASE's order: two matrices, each clustered in turn (the
+     * tree's distances are the third), the ratio scratch allocated once both cuts are done */
+    double *mb = lens_malloc(2 * PP * sizeof *mb), *mn = mb ? mb + PP : NULL, *tmp = NULL, *row = NULL;
     int *lab = lens_malloc((size_t)(2 * P) * sizeof *lab), *parent = NULL;
-    if (!mb || !lab) {
+    unsigned char *seen = lens_malloc((size_t)P);
+    row = lens_malloc((size_t)P * sizeof *row);
+    if (!mb || !lab || !seen || !row) {
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto out;
     }
     int *lb = lab, *ln = lab + P, kb, kn;
     if ((rc = lens_cube_stream_read(s->sb, stat, s->kb[0], mb, e)) != LENS_OK ||
-        (rc = lens_cube_stream_read(s->sn, stat, s->kn[0], tmp, e)) != LENS_OK)
+        (rc = cut_labels(mb, stat, s->lengths[0], P, lb, &kb, "BASE", e)) != LENS_OK ||
+        (rc = lens_cube_stream_read(s->sn, stat, s->kn[0], mn, e)) != LENS_OK)
         goto out;
     /* NEW in BASE's rank order, so that label i means the same process in both cuts */
-    for (int i = 0; i < P; i++)
-        for (int j = 0; j < P; j++)
-            mn[(size_t)i * P + j] = tmp[(size_t)s->map[i] * P + s->map[j]];
-    if ((rc = cut_labels(mb, stat, s->lengths[0], P, lb, &kb, "BASE", e)) != LENS_OK ||
-        (rc = cut_labels(mn, stat, s->lengths[0], P, ln, &kn, "NEW", e)) != LENS_OK)
+    permute_matrix(mn, s->map, P, row, seen);
+    if ((rc = cut_labels(mn, stat, s->lengths[0], P, ln, &kn, "NEW", e)) != LENS_OK)
         goto out;
     a->r->base_groups = kb;
     a->r->new_groups = kn;
     a->r->structure_length = s->lengths[0];
     parent = lens_malloc((size_t)(kb + kn) * 3 * sizeof *parent);
     if (!parent) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* the ratios of the links inside a regrouped part: at most P x P of them */
+    if (!(tmp = lens_malloc(PP * sizeof *tmp))) {
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto out;
     }
@@ -925,6 +1036,9 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
 out:
     lens_free(parent);
     lens_free(lab);
+    lens_free(tmp);
+    lens_free(seen);
+    lens_free(row);
     lens_free(mb);
     return rc;
 }
@@ -1003,6 +1117,7 @@ static void state_free(struct state *s)
     lens_cube_raw_close(s->rn);
     lens_free(s->trow); /* also holds dfrow */
     lens_free(s->mapcnt);
+    lens_free(s->changed);
 }
 
 /* The raw-repeats path when both runs have usable _all.nc files (lens_cube_raw_open says
@@ -1102,22 +1217,18 @@ static int compare_cubes(const char *base, const char *newer, const struct lens_
         goto fail;
     if (s.nhost && !(s.touch = lens_calloc((size_t)s.nhost * L, sizeof *s.touch)))
         goto nomem;
-    /* four matrices: the memory of the whole loop, whatever L is */
-    if (!(mats = lens_malloc((size_t)4 * P * P * sizeof *mats)))
+    /* three matrices and P x P bits: the memory of the whole loop, whatever L is */
+    if (!(mats = lens_malloc((size_t)3 * P * P * sizeof *mats)) ||
+        !(s.changed = lens_malloc(((size_t)P * P + 7) / 8)))
         goto nomem;
-    double *m4[4];
-    for (int q = 0; q < 4; q++)
+    double *m4[3];
+    for (int q = 0; q < 3; q++)
         m4[q] = mats + (size_t)q * P * P;
     for (int k = 0; k < L; k++)
         if ((rc = one_length(&s, k, m4, e)) != LENS_OK)
             goto fail;
     if (s.fig)
         figure_finish(&s);
-    /* the warnings are complete only once every matrix went by; a cube with no usable
-     * delay fails here as lens_cube_read would */
-    if ((rc = lens_cube_stream_end(s.sb, e)) != LENS_OK || (rc = lens_cube_stream_end(s.sn, e)) != LENS_OK ||
-        (rc = copy_warnings(r, "BASE", s.mb, e)) != LENS_OK || (rc = copy_warnings(r, "NEW", s.mn, e)) != LENS_OK)
-        goto fail;
     r->tests = s.tests;
     int b1, top;
     double thr = bh_threshold(&s, &b1, &top);
@@ -1131,6 +1242,12 @@ static int compare_cubes(const char *base, const char *newer, const struct lens_
     r->threshold = thr < 0 ? 0 : thr;
     lens_free(mats);
     mats = NULL;
+    /* the warnings are complete only once every matrix went by; a cube with no usable
+     * delay fails here as lens_cube_read would. After the four matrices are freed: the end
+     * reads the statistics compare never used (median, min) into a matrix of its own */
+    if ((rc = lens_cube_stream_end(s.sb, e)) != LENS_OK || (rc = lens_cube_stream_end(s.sn, e)) != LENS_OK ||
+        (rc = copy_warnings(r, "BASE", s.mb, e)) != LENS_OK || (rc = copy_warnings(r, "NEW", s.mn, e)) != LENS_OK)
+        goto fail;
     /* scratch for the findings: per-length arrays and a ratio list as long as the largest
      * set of links a node or link finding can take (every candidate) */
     size_t nscr = s.ncand;
