@@ -3,7 +3,7 @@
 # --json gives (read back with pdftotext, compared key by key); the ratio map and the
 # histograms are images on their pages with their captions; --figures writes the same figures
 # as PNG and SVG; the PDF is byte-identical under SOURCE_DATE_EPOCH, valid for poppler
-# (no warnings), and a failure leaves no file. Also the demo pair: synth32 against its
+# (no warnings), and a failure leaves no file; two sweeps get both curves per pair. Also the demo pair: synth32 against its
 # repaired copy is "improved".
 . tests/lib.sh
 PY=${PYTHON:-/usr/bin/python3}
@@ -108,7 +108,7 @@ check_exit "a missing input" 1 "$M" compare -o "$TMP/m.pdf" "$TMP/base/network" 
 check "a failure leaves no PDF" test ! -e "$TMP/m.pdf"
 check_eq "no temporary left" "$(ls -a "$TMP" | grep -c '\.tmp\|~' || true)" 0
 
-# ---- two sweeps: page one and a sentence instead of the map
+# ---- two sweeps: page one, the two curves per pair in the map's place, no histograms
 cat >"$TMP/sweep.py" <<'EOF'
 import sys, random
 out, seed, fac = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
@@ -125,7 +125,9 @@ EOF
 "$M" compare -o "$TMP/s.pdf" "$TMP/a_p2p.csv" "$TMP/b_p2p.csv" >/dev/null 2>"$TMP/err" || fail "sweeps -o"
 check_match "sweeps: verdict and range test on page one" "$(pdftotext -f 1 -l 1 -layout "$TMP/s.pdf" - | tr -s ' \n' ' ')" \
     "verdict regressed .* welch-range"
-check_match "sweeps: no map, a sentence" "$(pdftotext "$TMP/s.pdf" - | tr '\n' ' ')" "have no matrix of pairs"
+check_match "sweeps: the curves' caption" "$(pdftotext "$TMP/s.pdf" - | tr '\n' ' ')" "Figure 1: two p2p sweeps"
+check_eq "sweeps: one image, on page 2" "$(pdfimages -list "$TMP/s.pdf" | awk 'NR > 2 { print $1 }' | tr '\n' ' ')" "2 "
+check_match "sweeps: no histograms, a sentence" "$(pdftotext "$TMP/s.pdf" - | tr '\n' ' ')" "no distribution of pairs per length"
 
 # ---- the demo pair: samples/cubes/synth32 against its repaired copy (same seed, no faults)
 S=samples/cubes/synth32/network

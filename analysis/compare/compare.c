@@ -126,6 +126,7 @@ void lens_compare_free(struct lens_compare *c)
     lens_free(c->hist_lo); /* also holds hist_hi */
     lens_free(c->hist);
     lens_free(c->map_lengths);
+    lens_free(c->curve);
     /* the host strings the findings point to, one copy per NEW rank */
     if (c->hosttab) {
         for (int i = 0; i < c->procs; i++)

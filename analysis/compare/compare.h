@@ -78,6 +78,11 @@ struct lens_compare {
     double *hist_lo, *hist_hi; /* nlen each, log10 of seconds */
     long *hist;
     int *map_lengths;          /* nlen: the common lengths in bytes, in hist's order */
+    /* Two sweeps only (lens_compare_sweeps): every tested point as 4 doubles, NEW's pair
+     * number, the size in bytes, BASE's and NEW's mean latency in seconds, in pair and size
+     * order (ncurve points; NULL / 0 for cubes): the two curves the PDF draws per pair. */
+    double *curve;
+    int ncurve;
 };
 
 /* Bins of the per-length before/after delay histograms of struct lens_compare. */

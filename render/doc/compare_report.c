@@ -158,12 +158,13 @@ static int findings_table(void *ctx, const struct lens_template_item *it, struct
 
 /* PNG bytes at text width with their caption, and with --figures the same figure as PNG and
  * SVG files named stem; draw_png / write_file are the figure's two outputs. */
-static int figure(struct compare_report *r, const char *stem, double aspect, unsigned char *png, size_t len,
-                  int (*write_file)(struct compare_report *, const char *, struct lens_err *), struct lens_err *e)
+static int figure(struct compare_report *r, const char *stem, const char *capname, double aspect, unsigned char *png,
+                  size_t len, int (*write_file)(struct compare_report *, const char *, struct lens_err *),
+                  struct lens_err *e)
 {
     char caption[2048];
     int rc = lens_pdf_image_png(r->pdf, png, len, lens_pdf_text_width(r->pdf) * aspect, e);
-    if (rc == LENS_OK && (rc = text(r, "caption", caption, sizeof caption, e)) == LENS_OK)
+    if (rc == LENS_OK && (rc = text(r, capname, caption, sizeof caption, e)) == LENS_OK)
         rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, caption, e);
     static const char *const ext[2] = {"png", "svg"};
     for (int x = 0; x < 2 && rc == LENS_OK && r->figdir; x++) {
@@ -190,13 +191,68 @@ static int map_file(struct compare_report *r, const char *path, struct lens_err 
     return rc == LENS_OK ? lens_ratiomap_write(r->c->ratio_map, r->c->procs, &o, path, e) : rc;
 }
 
+/* Two sweeps: "host_a -> host_b" per pair from the result's hosts table (2 per pair). */
+struct curve_labels {
+    char text[4096][160];
+    const char *ptr[4096];
+};
+
+static void curves_data(struct compare_report *r, const char *title, struct curve_labels *l,
+                        struct lens_ratiomap_curves *c)
+{
+    const struct lens_compare *x = r->c;
+    int np = x->procs / 2 < 4096 ? x->procs / 2 : 4096;
+    for (int q = 0; q < np; q++) {
+        const char *a = x->hosttab ? x->hosttab[2 * q] : "", *b = x->hosttab ? x->hosttab[2 * q + 1] : "";
+        /* a sweep without hosts names the pair by its number */
+        if (a[0] && b[0])
+            snprintf(l->text[q], sizeof l->text[q], "pair %d: %s -> %s", q, a, b);
+        else
+            snprintf(l->text[q], sizeof l->text[q], "pair %d", q);
+        l->ptr[q] = l->text[q];
+    }
+    *c = (struct lens_ratiomap_curves){np, x->ncurve, x->curve, l->ptr, title, 1000, r->font_path};
+}
+
+static int curves_file(struct compare_report *r, const char *path, struct lens_err *e)
+{
+    char title[512];
+    static struct curve_labels l; /* 2.6 MB of labels: off the stack; one report at a time */
+    struct lens_ratiomap_curves c;
+    int rc = text(r, "curves_title", title, sizeof title, e);
+    curves_data(r, title, &l, &c);
+    return rc == LENS_OK ? lens_ratiomap_curves_write(&c, path, e) : rc;
+}
+
+/* The sweeps' figure in the map's place: both runs' latency per pair on one plot. */
+static int curves_figure(struct compare_report *r, struct lens_err *e)
+{
+    char title[512];
+    static struct curve_labels l;
+    struct lens_ratiomap_curves c;
+    int rc = text(r, "curves_title", title, sizeof title, e);
+    curves_data(r, title, &l, &c);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if (rc == LENS_OK)
+        rc = lens_ratiomap_curves_png_mem(&c, &png, &len, e);
+    /* 70 units of legend and 300 per row of two panels, over 1000 */
+    double aspect = (70.0 + 300.0 * ((c.npairs + 1) / 2)) / 1000.0;
+    if (rc == LENS_OK)
+        rc = figure(r, "curves", "curves_caption", aspect, png, len, curves_file, e);
+    lens_free(png);
+    return rc;
+}
+
 static int ratiomap_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct compare_report *r = ctx;
     if (strcmp(it->name, "ratiomap"))
         return lens_template_unknown_item(r->t, r->sec, it, e);
     char title[512];
-    /* sweeps (or a caller that did not ask for the map) have no matrix: a sentence instead */
+    if (!r->c->ratio_map && r->c->sweeps && r->c->ncurve > 0)
+        return curves_figure(r, e);
+    /* a caller that did not ask for the map has no matrix: a sentence instead */
     if (!r->c->ratio_map) {
         int rc = text(r, "no_map", title, sizeof title, e);
         return rc == LENS_OK ? lens_pdf_paragraph(r->pdf, title, e) : rc;
@@ -209,7 +265,7 @@ static int ratiomap_block(void *ctx, const struct lens_template_item *it, struct
     if (rc == LENS_OK)
         rc = lens_ratiomap_png_mem(r->c->ratio_map, r->c->procs, &o, &png, &len, e);
     if (rc == LENS_OK)
-        rc = figure(r, "ratiomap", (double)o.height / o.width, png, len, map_file, e);
+        rc = figure(r, "ratiomap", "caption", (double)o.height / o.width, png, len, map_file, e);
     lens_free(png);
     return rc;
 }
@@ -250,7 +306,7 @@ static int histograms_block(void *ctx, const struct lens_template_item *it, stru
     /* the figure's height grows with the panels: 70 units of legend and 190 per row of four */
     double aspect = (70.0 + 190.0 * ((h.nlen + 3) / 4)) / 1000.0;
     if (rc == LENS_OK)
-        rc = figure(r, "histograms", aspect, png, len, hist_file, e);
+        rc = figure(r, "histograms", "caption", aspect, png, len, hist_file, e);
     lens_free(png);
     return rc;
 }

@@ -203,3 +203,157 @@ int lens_ratiomap_hist_png_mem(const struct lens_ratiomap_hist *h, unsigned char
     struct lens_figure f = {.kind = &hist_kind, .data = h, .font_path = h->font_path, .title = h->title};
     return lens_figure_render(&f, NULL, buf, len, e);
 }
+
+/* ---- two sweeps: both curves per pair ---- */
+
+#define CURVE_COLS 2   /* panels per row: a sweep has few pairs, each wants room for its sizes */
+#define CURVE_H 300.0  /* height of one row of panels, units */
+
+static int curves_check(const void *data, const char *name, struct lens_err *e)
+{
+    const struct lens_ratiomap_curves *c = data;
+    if (c->npairs < 1 || c->npairs > 4096 || c->npts < 1 || !c->pts)
+        return lens_err_set(e, LENS_EINVAL, "%s: sweep curves need 1 to 4096 pairs and a point", name);
+    for (int x = 0; x < c->npts; x++) {
+        const double *p = c->pts + 4 * (size_t)x;
+        /* a log axis cannot place a latency <= 0; the pair indexes the panels */
+        if (!(p[0] >= 0 && p[0] < c->npairs) || !(p[2] > 0) || !(p[3] > 0) || !isfinite(p[2]) || !isfinite(p[3]))
+            return lens_err_set(e, LENS_EINVAL, "%s: point %d: bad pair or latency", name, x);
+    }
+    return LENS_OK;
+}
+
+static void curves_size(const void *data, double *w, double *h)
+{
+    const struct lens_ratiomap_curves *c = data;
+    *w = c->width > 0 ? c->width : 1000;
+    *h = TOP_H + ((c->npairs + CURVE_COLS - 1) / CURVE_COLS) * CURVE_H;
+}
+
+/* One pair's panel: sizes evenly spaced in sweep order (powers of two, and 0 B, which a log
+ * axis could not place), latency in µs on a log axis over both runs' range. */
+static void curve_panel(cairo_t *cr, cairo_font_face_t *face, const struct lens_ratiomap_curves *c, int q,
+                        double x, double y, double w, double ht, double fs)
+{
+    int first = -1, n = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < c->npts; i++)
+        if ((int)c->pts[4 * (size_t)i] == q) {
+            first = first < 0 ? i : first;
+            n++;
+            for (int r = 2; r < 4; r++) {
+                double v = log10(c->pts[4 * (size_t)i + r] * 1e6);
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+        }
+    char buf[128];
+    double px = x + 3.5 * fs, py = y + 1.8 * fs, pw = w - 4.5 * fs, ph = ht - 4.6 * fs;
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    lens_figure_set_font(cr, face, fs);
+    if (c->labels && c->labels[q])
+        snprintf(buf, sizeof buf, "%s", c->labels[q]);
+    else
+        snprintf(buf, sizeof buf, "pair %d", q);
+    lens_figure_text(cr, px + pw / 2, y + 0.3 * fs, buf, 0.5, 0, 0);
+    cairo_set_line_width(cr, 0.8);
+    cairo_rectangle(cr, px, py, pw, ph);
+    cairo_stroke(cr);
+    if (n == 0)
+        return;
+    /* a little room above and below the extremes, and a visible range for a flat curve */
+    if (hi - lo < 0.1)
+        lo -= 0.05, hi += 0.05;
+    double pad = 0.05 * (hi - lo);
+    lo -= pad;
+    hi += pad;
+    double step, t[8];
+    int nt = lens_figure_ticks(pow(10, lo), pow(10, hi), 1, 5, t, &step);
+    lens_figure_set_font(cr, face, fs * 0.85);
+    for (int k = 0; k < nt; k++) {
+        double ty = py + ph - ph * (log10(t[k]) - lo) / (hi - lo);
+        cairo_move_to(cr, px - 0.3 * fs, ty);
+        cairo_line_to(cr, px, ty);
+        cairo_stroke(cr);
+        lens_figure_format_value(t[k], step, buf, sizeof buf);
+        lens_figure_text(cr, px - 0.4 * fs, ty, buf, 1, 0.5, 0);
+    }
+    /* every other size labelled when they crowd: 14 sizes fit a half-page panel */
+    int every = n > 12 ? 2 : 1;
+    for (int i = 0; i < n; i += every) {
+        double tx = px + pw * (i + 0.5) / n;
+        snprintf(buf, sizeof buf, "%.0f", c->pts[4 * (size_t)(first + i) + 1]);
+        lens_figure_text(cr, tx, py + ph + 0.4 * fs, buf, 0.5, 0, 0);
+    }
+    lens_figure_text(cr, px + pw / 2, py + ph + 1.7 * fs, "message size (bytes)", 0.5, 0, 0);
+    /* BASE grey under NEW red, markers at every size so a single changed size shows */
+    static const double col[2][3] = {{0.45, 0.45, 0.45}, {0.70, 0.09, 0.17}};
+    for (int r = 0; r < 2; r++) {
+        cairo_set_source_rgb(cr, col[r][0], col[r][1], col[r][2]);
+        cairo_set_line_width(cr, 1.6);
+        for (int i = 0; i < n; i++) {
+            double v = log10(c->pts[4 * (size_t)(first + i) + 2 + r] * 1e6);
+            double tx = px + pw * (i + 0.5) / n, ty = py + ph - ph * (v - lo) / (hi - lo);
+            if (i)
+                cairo_line_to(cr, tx, ty);
+            else
+                cairo_move_to(cr, tx, ty);
+        }
+        cairo_stroke(cr);
+        for (int i = 0; i < n; i++) {
+            double v = log10(c->pts[4 * (size_t)(first + i) + 2 + r] * 1e6);
+            cairo_arc(cr, px + pw * (i + 0.5) / n, py + ph - ph * (v - lo) / (hi - lo), 2.2, 0, 2 * M_PI);
+            cairo_fill(cr);
+        }
+    }
+}
+
+static int curves_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
+{
+    const struct lens_ratiomap_curves *c = data;
+    cairo_t *cr = cv->cr;
+    double fs = 12;
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    lens_figure_set_font(cr, cv->face, fs * 1.25);
+    double y = 0.6 * fs;
+    if (c->title)
+        y += 1.3 * fs * lens_figure_text_wrap(cv->text, cr, cv->w / 2, y, c->title, cv->w - 2 * fs, 0.5, 1);
+    lens_figure_set_font(cr, cv->face, fs);
+    /* the legend: which line is which run */
+    static const double col[2][3] = {{0.45, 0.45, 0.45}, {0.70, 0.09, 0.17}};
+    static const char *const name[2] = {"BASE", "NEW"};
+    for (int r = 0; r < 2; r++) {
+        double lx = fs + r * 6 * fs;
+        cairo_set_source_rgb(cr, col[r][0], col[r][1], col[r][2]);
+        cairo_set_line_width(cr, 1.6);
+        cairo_move_to(cr, lx, y + fs);
+        cairo_line_to(cr, lx + 1.6 * fs, y + fs);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        lens_figure_text(cr, lx + 2 * fs, y + 0.4 * fs, name[r], 0, 0, 0);
+    }
+    lens_figure_text(cr, cv->w - fs, y + 0.4 * fs, "mean one-way latency (µs, log scale)", 1, 0, 0);
+    double pw = (cv->w - fs) / CURVE_COLS;
+    for (int q = 0; q < c->npairs; q++)
+        curve_panel(cr, cv->face, c, q, 0.5 * fs + (q % CURVE_COLS) * pw, TOP_H + (q / CURVE_COLS) * CURVE_H, pw,
+                    CURVE_H, fs);
+    return lens_figure_status(cr, cv->name, e);
+}
+
+static const struct lens_figure_kind curves_kind = {"sweep curves", LENS_FIGURE_TEXT, curves_check, curves_size,
+                                                    curves_paint};
+
+int lens_ratiomap_curves_write(const struct lens_ratiomap_curves *c, const char *path, struct lens_err *e)
+{
+    struct lens_figure f = {.kind = &curves_kind, .data = c, .font_path = c->font_path, .title = c->title};
+    return lens_figure_render(&f, path, NULL, NULL, e);
+}
+
+int lens_ratiomap_curves_png_mem(const struct lens_ratiomap_curves *c, unsigned char **buf, size_t *len,
+                                 struct lens_err *e)
+{
+    struct lens_figure f = {.kind = &curves_kind, .data = c, .font_path = c->font_path, .title = c->title};
+    return lens_figure_render(&f, NULL, buf, len, e);
+}

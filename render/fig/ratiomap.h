@@ -46,4 +46,21 @@ int lens_ratiomap_hist_write(const struct lens_ratiomap_hist *h, const char *pat
 int lens_ratiomap_hist_png_mem(const struct lens_ratiomap_hist *h, unsigned char **buf, size_t *len,
                                struct lens_err *e);
 
+/* Two sweeps: per pair, BASE's and NEW's mean latency over the sizes on one plot. pts is
+ * npts x 4 doubles (pair, size in bytes, BASE latency s, NEW latency s) in pair and size
+ * order, as struct lens_compare's curve; labels[q] names pair q (NULL: "pair q"). */
+struct lens_ratiomap_curves {
+    int npairs, npts;
+    const double *pts;
+    const char *const *labels;
+    const char *title;
+    int width;             /* 0: 1000 */
+    const char *font_path;
+};
+/* Errors: LENS_EINVAL (counts, a pair number out of range, a latency not positive), and
+ * those of lens_figure_render. */
+int lens_ratiomap_curves_write(const struct lens_ratiomap_curves *c, const char *path, struct lens_err *e);
+int lens_ratiomap_curves_png_mem(const struct lens_ratiomap_curves *c, unsigned char **buf, size_t *len,
+                                 struct lens_err *e);
+
 #endif
