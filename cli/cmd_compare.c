@@ -6,6 +6,7 @@
 #include "analysis/compare/compare.h"
 #include "analysis/cube/cube.h"
 #include "common/json.h"
+#include "render/doc/doc.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -34,12 +35,20 @@ static void help(void)
            "                    ranks, hosts, lengths, ratio, p, ...}]}\n"
            "  --min-change X    smallest change that counts, e.g. 10%% or 0.1 (default 10%%)\n"
            "  --alpha X         false discovery rate (default 0.01)\n"
+           "  -o FILE.pdf       also write the report: verdict and findings on page one, the\n"
+           "                    ratio map (NEW / BASE per pair, log colours centred on 1) and the\n"
+           "                    before/after delay histograms per length (cubes)\n"
+           "  --figures DIR     with -o, also the figures as PNG and SVG files in DIR\n"
+           "  --title TEXT      with -o, the report's title\n"
            "  -h, --help        show this help\n\n"
            "Exit status 0 whatever the verdict, 1 on an error, 2 on a usage error.\n"
-           "(-o compare.pdf is not available yet.)\n\n"
+           "The p-values come from Welch's test on the raw repeats when both runs stored them\n"
+           "(PREFIX_all.nc, mpilens-bench --raw), else from the average, deviation and repeats;\n"
+           "the output names the test (text \"test:\", JSON \"test\").\n\n"
            "example:\n"
            "  mpilens compare results/monday/network results/friday/network\n"
-           "  mpilens compare --json --min-change 5%% old/network new/network\n");
+           "  mpilens compare --json --min-change 5%% old/network new/network\n"
+           "  mpilens compare -o compare.pdf results/monday/network results/friday/network\n");
 }
 
 /* "10%" or "0.1": both mean a tenth; an explicit % is the form the issue gives. */
@@ -83,6 +92,8 @@ static void print_text(const struct lens_compare *c, const char *base, const cha
                c->significant, c->threshold);
     /* the clustering line is shown also when nothing changed: equal group counts are the
      * evidence that no structure finding was missed for lack of a cut */
+    /* which test gave the p-values: on the raw repeats when both runs stored them */
+    printf("test: %s (%s)\n", lens_compare_test_name(c->test), lens_compare_test_describe(c->test));
     if (c->base_groups)
         printf("clustering at %d bytes: %d groups in BASE, %d in NEW\n", c->structure_length,
                c->base_groups, c->new_groups);
@@ -176,6 +187,8 @@ static void print_json(const struct lens_compare *c)
     /* what the verdict rests on, for scripts that track the comparison over time */
     lens_json_key(&j, "procs");
     lens_json_int(&j, c->procs);
+    lens_json_key(&j, "test");
+    lens_json_string(&j, lens_compare_test_name(c->test));
     lens_json_key(&j, "tests");
     lens_json_int(&j, c->tests);
     lens_json_key(&j, "significant");
@@ -193,16 +206,20 @@ static void print_json(const struct lens_compare *c)
 int cmd_compare(int argc, char **argv)
 {
     /* long-only options take codes above 255, where no short option letter can collide */
-    enum { O_JSON = 256, O_MIN, O_ALPHA };
+    enum { O_JSON = 256, O_MIN, O_ALPHA, O_FIGURES, O_TITLE };
     static const struct option opts[] = {{"json", no_argument, NULL, O_JSON},
                                          {"min-change", required_argument, NULL, O_MIN},
                                          {"alpha", required_argument, NULL, O_ALPHA},
+                                         {"figures", required_argument, NULL, O_FIGURES},
+                                         {"title", required_argument, NULL, O_TITLE},
+                                         {"output", required_argument, NULL, 'o'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     /* defaults from the analysis (10 %, alpha 0.01), so the library and the command agree */
     struct lens_compare_opts o;
     lens_compare_opts_default(&o);
     int json = 0, ch;
+    const char *pdf = NULL, *figures = NULL, *title = NULL;
     char *end;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -219,10 +236,9 @@ int cmd_compare(int argc, char **argv)
             if (end == optarg || *end || !(o.alpha > 0 && o.alpha < 1))
                 return lens_cli_usage("compare", "--alpha must be a number in (0, 1), not '%s'", optarg);
             break;
-        /* accepted by the parser so that the refusal is this sentence, not "unknown option" */
-        case 'o':
-            return lens_cli_usage("compare", "-o (the PDF of the comparison) is not available yet; "
-                                             "use the text or --json output");
+        case 'o': pdf = optarg; break;
+        case O_FIGURES: figures = optarg; break;
+        case O_TITLE: title = optarg; break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("compare", "unknown option");
         }
@@ -232,6 +248,9 @@ int cmd_compare(int argc, char **argv)
         return lens_cli_usage("compare", "expected BASE and NEW, got %d argument%s", argc - optind,
                               argc - optind == 1 ? "" : "s");
     const char *base = argv[optind], *newer = argv[optind + 1];
+    /* the figures are pages of the report: without it there is nothing to put them beside */
+    if ((figures || title) && !pdf)
+        return lens_cli_usage("compare", "--figures and --title go with -o FILE.pdf");
     struct lens_err e;
     lens_err_clear(&e);
     struct lens_compare *c;
@@ -240,8 +259,30 @@ int cmd_compare(int argc, char **argv)
     if (sb != sn)
         return lens_cli_usage("compare", "%s is %s and %s is not: compare two cubes or two sweeps",
                               sb ? base : newer, "a p2p sweep", sb ? newer : base);
-    if ((sb ? lens_compare_sweeps(base, newer, &o, &c, &e) : lens_compare_cubes(base, newer, &o, &c, &e)) != LENS_OK)
+    /* the ratio map and histograms cost one more P x P matrix: computed only for the report */
+    if ((sb ? lens_compare_sweeps(base, newer, &o, &c, &e)
+            : pdf ? lens_compare_cubes_map(base, newer, &o, &c, &e) : lens_compare_cubes(base, newer, &o, &c, &e)) != LENS_OK)
         return lens_cli_fail(&e);
+    if (pdf) {
+        char datadir[4096];
+        struct lens_compare_report_opts ro;
+        lens_compare_report_opts_init(&ro);
+        ro.title = title;
+        ro.figures_dir = figures;
+        ro.base = base;
+        ro.newer = newer;
+        ro.alpha = o.alpha;
+        ro.min_change = o.min_change;
+        /* the report is written before anything is printed: a failure prints its error alone */
+        int rc = lens_report_datadir(datadir, sizeof datadir, &e) < 0 ? LENS_EIO : LENS_OK;
+        ro.datadir = datadir;
+        if (rc == LENS_OK)
+            rc = lens_compare_report_write(&ro, c, pdf, &e);
+        if (rc != LENS_OK) {
+            lens_compare_free(c);
+            return lens_cli_fail(&e);
+        }
+    }
     /* Status 0 whatever the verdict: the verdict is in the output, and a script that wants
      * to fail on a regression reads "verdict"; the readers' warnings go out only now, after
      * the analysis, so that a failing run prints its error alone */

@@ -44,6 +44,20 @@ rc=0
     --title "mpilens demo: acceptance on $(hostname)" >"$out/accept.txt" || rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 3 ] || { say "accept failed (status $rc)"; exit 1; }
 say "$(tail -n 1 "$out/accept.txt") -> $out/accept.txt, $out/accept.pdf"
+# ---- compare (issue 15): the sample cube against its repaired copy, made by mpilens synth
+# with the same seed and machine but without the slow node and the bad link; what changed is
+# the repair, so the verdict must be "improved" (node03 faster; the bad link 3 -> 17 lies on
+# node03 and is part of that node finding)
+say "comparing samples/cubes/synth32 with its repaired copy (mpilens compare)"
+"$BIN/mpilens" synth -o "$out/repaired/network" --procs 32 --nodes 4 --sockets 2 --seed 20261121 --force \
+    >/dev/null 2>&1
+"$BIN/mpilens" compare samples/cubes/synth32/network "$out/repaired/network" -o "$out/compare.pdf" \
+    --figures "$out/compare" >"$out/compare-synth32.txt"
+verdict=$(head -n 1 "$out/compare-synth32.txt" | sed -E 's/.*: (same|regressed|improved|mixed) \(.*/\1/')
+say "compare verdict: $verdict -> $out/compare.pdf, $out/compare-synth32.txt"
+[ "$verdict" = improved ] || { say "compare: expected improved, got $verdict"; exit 1; }
+# ---- end of compare
+
 say "writing $out/report.pdf and the figures in $out/figures"
 "$BIN/mpilens" report "${inputs[@]}" ${p2p[@]+"${p2p[@]}"} -o "$out/report.pdf" --figures "$out/figures" \
     --title "mpilens demo: $(hostname)"

@@ -9,6 +9,7 @@
 #include "analysis/cube/cube.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* scipy 1.x: ttest_ind_from_stats(m2, s2, n2, m1, s1, n1, equal_var=False), NEW first. */
 static void welch_vs_scipy(void)
@@ -120,6 +121,41 @@ static void cubes(void)
     }
     lens_compare_free(c);
 
+    /* the PDF's data: the map is the geometric mean of NEW / BASE over the lengths, which
+     * for the bad link (3x at every length, synth's noise aside) is near 3 and elsewhere near 1;
+     * each length's histograms count every off-diagonal delay of each run once */
+    rc = lens_compare_cubes_map(base, newer, &o, &c, &e);
+    LENS_TEST(rc == LENS_OK && c->ratio_map && c->hist, "compare with the map: %s", e.msg);
+    if (rc == LENS_OK && c->ratio_map && c->hist) {
+        double link = c->ratio_map[9 * 16 + 3], other = c->ratio_map[1 * 16 + 2];
+        LENS_TEST(link > 2.8 && link < 3.2 && other > 0.9 && other < 1.1, "map: link %g, other %g", link, other);
+        LENS_TEST(isnan(c->ratio_map[5 * 16 + 5]), "map: the diagonal is NaN");
+        long nb = 0, nn = 0;
+        for (int b = 0; b < LENS_COMPARE_HIST_BINS; b++) {
+            nb += c->hist[(4 * 2 + 0) * LENS_COMPARE_HIST_BINS + b];
+            nn += c->hist[(4 * 2 + 1) * LENS_COMPARE_HIST_BINS + b];
+        }
+        LENS_TEST(nb == 240 && nn == 240 && c->map_lengths[4] == 2048, "histograms of length 4: %ld, %ld", nb, nn);
+        LENS_TEST(c->test == LENS_COMPARE_WELCH_SUMMARY, "no _all.nc: the summary test");
+    }
+    lens_compare_free(c);
+    /* the map path under failing allocations too */
+    {
+        long b0 = lens_malloc_count();
+        rc = lens_compare_cubes_map(base, newer, &o, &c, &e);
+        long tot = lens_malloc_count() - b0;
+        lens_compare_free(c);
+        int badm = 0;
+        for (long n = 1; n <= tot; n++) {
+            lens_malloc_fail_after(n);
+            rc = lens_compare_cubes_map(base, newer, &o, &c, &e);
+            lens_malloc_fail_after(0);
+            badm += rc != LENS_OK && (rc != LENS_ENOMEM || c != NULL);
+            lens_compare_free(c);
+        }
+        LENS_TEST(badm == 0, "map: %d of %ld failing allocations gave another error or a result", badm, tot);
+    }
+
     /* bad options are refused before anything is read */
     o.alpha = 0;
     LENS_TEST(lens_compare_cubes(base, newer, &o, &c, &e) == LENS_EINVAL && c == NULL, "alpha 0 refused");
@@ -148,9 +184,31 @@ static void cubes(void)
     lens_scratch_close();
 }
 
+/* The raw path's sample statistics: numpy's nanmean and nanstd(ddof=1) of the same values. */
+static void sample_vs_numpy(void)
+{
+    const double x[] = {1.0, 2.0, NAN, 4.0, 8.0};
+    double m, sd;
+    int n;
+    lens_compare_sample(x, 5, &m, &sd, &n);
+    LENS_TEST(n == 4, "sample count without the NaN: %d", n);
+    LENS_TEST_REL(m, 3.75, 1e-15, "sample mean");
+    LENS_TEST_REL(sd, 3.0956959368344519, 1e-14, "sample deviation (ddof 1)");
+    /* close values: the two-pass form keeps the digits a one-pass sum of squares loses */
+    const double y[] = {1e-6 + 1e-15, 1e-6 - 1e-15, 1e-6 + 1e-15, 1e-6 - 1e-15};
+    lens_compare_sample(y, 4, &m, &sd, &n);
+    LENS_TEST_REL(sd, 1.1547005383792517e-15, 1e-6, "deviation of repeats agreeing to 9 digits");
+    lens_compare_sample(x + 2, 2, &m, &sd, &n);
+    LENS_TEST(n == 1 && isnan(sd) && m == 4.0, "one value: a mean, no deviation");
+    LENS_TEST(!strcmp(lens_compare_test_name(LENS_COMPARE_WELCH_RAW), "welch-raw") &&
+              !strcmp(lens_compare_test_name(LENS_COMPARE_WELCH_SUMMARY), "welch-summary"),
+              "test names");
+}
+
 int main(void)
 {
     welch_vs_scipy();
+    sample_vs_numpy();
     bh_vs_definition();
     cubes();
     return LENS_TEST_DONE("test_compare");

@@ -208,8 +208,8 @@ check_exit "a cube and a sweep" 2 "$M" compare "$TMP/base/network" "$TMP/sa_p2p.
 check_match "a cube and a sweep: message" "$(cat "$TMP/err")" "sa_p2p.csv is a p2p sweep and .*base/network is not"
 
 # ---- usage and errors
-check_exit "-o is not yet" 2 "$M" compare -o x.pdf "$TMP/base/network" "$TMP/link/network"
-check_match "-o message" "$(cat "$TMP/err")" "not available yet"
+check_exit "--figures without -o" 2 "$M" compare --figures "$TMP/f" "$TMP/base/network" "$TMP/link/network"
+check_match "--figures without -o: message" "$(cat "$TMP/err")" "go with -o"
 check_exit "one argument" 2 "$M" compare "$TMP/base/network"
 check_exit "--alpha 0" 2 "$M" compare --alpha 0 "$TMP/base/network" "$TMP/link/network"
 check_exit "--min-change x" 2 "$M" compare --min-change x "$TMP/base/network" "$TMP/link/network"

@@ -54,6 +54,18 @@ struct state {
     size_t ncand, capcand;
     double *mach_ratio, *mach_p; /* L: median ratio of the length, sign-test p */
     long long tests;        /* BH's m: every testable pair and length */
+    /* the raw-repeats path (both runs have _all.nc): the files, read one row at a time, and
+     * the t and df of the row being tested (P each, both paths) */
+    struct lens_cube_raw *rb, *rn;
+    double *trow, *dfrow;
+    /* what the PDF draws (NULL without lens_compare_cubes_map): the result's map and
+     * histograms, and per pair the lengths summed into the map (P x P) */
+    struct lens_compare *fig;
+    int *mapcnt;
+    /* summary path, P x P bits by BASE index: the pair changed by min_change beyond the
+     * machine's shift, decided while the averages are in memory (before the deviations
+     * take their place) */
+    unsigned char *changed;
 };
 
 const char *lens_compare_kind_name(int kind)
@@ -66,6 +78,22 @@ const char *lens_compare_verdict_name(int verdict)
 {
     static const char *const n[] = {"same", "regressed", "improved", "mixed"};
     return verdict >= 0 && verdict < 4 ? n[verdict] : "unknown";
+}
+
+const char *lens_compare_test_name(int test)
+{
+    static const char *const n[] = {"welch-summary", "welch-raw", "welch-range"};
+    return test >= 0 && test < 3 ? n[test] : "unknown";
+}
+
+const char *lens_compare_test_describe(int test)
+{
+    static const char *const n[] = {
+        "Welch's t-test from each run's average, deviation and number of repeats",
+        "Welch's t-test on the raw repeats of each pair (_all.nc: mean, sample deviation and "
+        "count of the repeats present)",
+        "Welch's t-test from each sweep's mean, with the deviation bounded by (max - min) / 2"};
+    return test >= 0 && test < 3 ? n[test] : "unknown";
 }
 
 void lens_compare_opts_default(struct lens_compare_opts *o)
@@ -94,6 +122,11 @@ void lens_compare_free(struct lens_compare *c)
     for (int i = 0; i < c->nwarn; i++)
         lens_free(c->warnings[i]);
     lens_free(c->warnings);
+    lens_free(c->ratio_map);
+    lens_free(c->hist_lo); /* also holds hist_hi */
+    lens_free(c->hist);
+    lens_free(c->map_lengths);
+    lens_free(c->curve);
     /* the host strings the findings point to, one copy per NEW rank */
     if (c->hosttab) {
         for (int i = 0; i < c->procs; i++)
@@ -213,19 +246,168 @@ static int add_cand(struct state *s, int k, int i, int j, double ratio, double p
     return LENS_OK;
 }
 
-/* One common length: reads the four matrices, tests every off-diagonal pair, counts the
- * p-values and keeps the candidates. mats: avgB, devB, avgN, devN (P x P each); the ratios
- * whose median is the machine's shift go into devB's room before devB is read, so that four
- * matrices are the whole memory of the loop. */
+/* Welch's t and df as lens_compare_welch_t computes them, from the difference of the means
+ * d = NEW - BASE (NaN when either mean is not finite) instead of the means: the same
+ * operations in the same order, so the same bits, with one matrix fewer in memory. */
+static double welch_t_diff(double d, double s1, double n1, double s2, double n2, double *df)
+{
+    *df = NAN;
+    if (!isfinite(d) || !isfinite(s1) || !isfinite(s2) || s1 < 0 || s2 < 0)
+        return NAN;
+    double v1 = s1 * s1 / n1, v2 = s2 * s2 / n2, v = v1 + v2;
+    if (v == 0) {
+        *df = n1 + n2 - 2;
+        return d == 0 ? 0 : (d > 0 ? INFINITY : -INFINITY);
+    }
+    *df = v * v / (v1 * v1 / (n1 - 1) + v2 * v2 / (n2 - 1));
+    return d / sqrt(v);
+}
+
+/* Both averages of length k: BASE's into mats[0], NEW's into mats[1] (NEW's numbering). */
+static int load_avg(struct state *s, int k, double *const *mats, struct lens_err *e)
+{
+    int rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e);
+    return rc == LENS_OK ? lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[1], e) : rc;
+}
+
+/* The summary path's three matrices from the averages in mats[0], mats[1]: the differences
+ * NEW - BASE over NEW's average (mats[1], NEW's numbering), then the deviations into
+ * mats[0] (BASE) and mats[2] (NEW). With mk (not NaN) also the changed bits of the pairs,
+ * by --min-change beyond mk. Three matrices, where averages and deviations of both runs
+ * side by side would be four: the bound of docs/compare.md. */
+static int load_summary(struct state *s, int k, double *const *mats, double mk, struct lens_err *e)
+{
+    int P = s->P;
+    const int *map = s->map;
+    const double *ab = mats[0];
+    double *an = mats[1];
+    double mc = s->o->min_change;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
+            double x = ab[bi], y = an[ni];
+            if (!isnan(mk)) {
+                /* the candidate test of the two-matrix code: a ratio, changed beyond mk */
+                double r = y / x;
+                int ch = i != j && x > 0 && isfinite(r) && fabs(r / mk - 1) >= mc - CHANGE_EPS;
+                if (ch)
+                    s->changed[bi >> 3] |= (unsigned char)(1u << (bi & 7));
+                else
+                    s->changed[bi >> 3] &= (unsigned char)~(1u << (bi & 7));
+            }
+            /* NaN for a non-finite mean: lens_compare_welch_t refuses those */
+            an[ni] = isfinite(x) && isfinite(y) ? y - x : NAN;
+        }
+    int rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[0], e);
+    return rc == LENS_OK ? lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[2], e) : rc;
+}
+
+/* t and df of every pair (i, j) of BASE row i at common length k, into s->trow, s->dfrow
+ * (NaN t: untestable). The summary path reads what load_summary left in mats (devB, the
+ * difference of the averages, devN); the raw path reads row i of BASE's and row map[i] of NEW's repeats and
+ * tests on their mean, sample deviation and count, so both paths feed one loop. */
+static int row_tests(struct state *s, int k, int i, double *const *mats, struct lens_err *e)
+{
+    int P = s->P;
+    const int *map = s->map;
+    if (!s->rb) {
+        double nb = s->mb->repeats, nn = s->mn->repeats;
+        for (int j = 0; j < P; j++) {
+            size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
+            s->trow[j] = i == j ? NAN : welch_t_diff(mats[1][ni], mats[0][bi], nb, mats[2][ni], nn, &s->dfrow[j]);
+        }
+        return LENS_OK;
+    }
+    const double *vb, *vn;
+    int rc, zb = lens_cube_raw_repeats(s->rb), zn = lens_cube_raw_repeats(s->rn);
+    if ((rc = lens_cube_raw_row(s->rb, s->kb[k], i, &vb, e)) != LENS_OK ||
+        (rc = lens_cube_raw_row(s->rn, s->kn[k], map[i], &vn, e)) != LENS_OK)
+        return rc;
+    for (int j = 0; j < P; j++) {
+        double m1, s1, m2, s2;
+        int n1, n2;
+        s->trow[j] = NAN;
+        if (i == j)
+            continue;
+        /* the pair's own count: a missing repeat lowers n instead of biasing the mean */
+        lens_compare_sample(vb + (size_t)j * zb, zb, &m1, &s1, &n1);
+        lens_compare_sample(vn + (size_t)map[j] * zn, zn, &m2, &s2, &n2);
+        s->trow[j] = lens_compare_welch_t(m1, s1, n1, m2, s2, n2, &s->dfrow[j]);
+    }
+    return LENS_OK;
+}
+
+/* What the PDF draws from length k, while the averages are in memory: the log ratios summed
+ * into the map (geometric mean later) and both runs' delays binned between their joint
+ * extremes. ab, an as in one_length. */
+static void figure_data(struct state *s, int k, const double *ab, const double *an)
+{
+    struct lens_compare *r = s->fig;
+    int P = s->P;
+    const int *map = s->map;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            double x = ab[(size_t)i * P + j], y = an[(size_t)map[i] * P + map[j]];
+            if (i == j)
+                continue;
+            if (x > 0 && isfinite(x)) {
+                lo = x < lo ? x : lo;
+                hi = x > hi ? x : hi;
+            }
+            if (y > 0 && isfinite(y)) {
+                lo = y < lo ? y : lo;
+                hi = y > hi ? y : hi;
+            }
+            /* the map is in NEW's numbering, as the findings' ranks are */
+            if (x > 0 && y > 0 && isfinite(x) && isfinite(y)) {
+                size_t q = (size_t)map[i] * P + map[j];
+                r->ratio_map[q] += log(y / x);
+                s->mapcnt[q]++;
+            }
+        }
+    /* no delay at this length: an empty histogram over a unit range, drawn as such */
+    if (!(lo <= hi)) {
+        lo = hi = 1e-6;
+    }
+    double l0 = log10(lo), l1 = log10(hi);
+    /* a length whose delays are all equal still gets a visible bin width */
+    if (l1 - l0 < 1e-3)
+        l0 -= 0.05, l1 += 0.05;
+    r->hist_lo[k] = l0;
+    r->hist_hi[k] = l1;
+    long *hb = r->hist + (size_t)k * 2 * LENS_COMPARE_HIST_BINS, *hn = hb + LENS_COMPARE_HIST_BINS;
+    double w = (l1 - l0) / LENS_COMPARE_HIST_BINS;
+    for (int i = 0; i < P; i++)
+        for (int j = 0; j < P; j++) {
+            if (i == j)
+                continue;
+            double v[2] = {ab[(size_t)i * P + j], an[(size_t)i * P + j]};
+            for (int run = 0; run < 2; run++) {
+                if (!(v[run] > 0) || !isfinite(v[run]))
+                    continue;
+                int b = (int)((log10(v[run]) - l0) / w);
+                /* the maximum sits on the upper edge: it belongs to the last bin */
+                b = b < 0 ? 0 : b >= LENS_COMPARE_HIST_BINS ? LENS_COMPARE_HIST_BINS - 1 : b;
+                (run ? hn : hb)[b]++;
+            }
+        }
+}
+
+/* One common length: reads the matrices, tests every off-diagonal pair, counts the p-values
+ * and keeps the candidates. mats: three P x P matrices, the whole memory of the loop: the
+ * averages (BASE, NEW) and the ratios whose median is the machine's shift, then what
+ * load_summary leaves (the raw path keeps the averages and reads the repeats by rows). */
 static int one_length(struct state *s, int k, double *const *mats, struct lens_err *e)
 {
     int P = s->P, rc;
-    if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
-        (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK)
+    if ((rc = load_avg(s, k, mats, e)) != LENS_OK)
         return rc;
-    const double *ab = mats[0], *db = mats[1], *an = mats[2], *dn = mats[3];
-    double *ratio = mats[1];
+    const double *ab = mats[0], *an = mats[1];
+    double *ratio = mats[2];
     const int *map = s->map;
+    if (s->fig)
+        figure_data(s, k, ab, an);
     /* the machine's shift at this length: median ratio, and a sign test (under no change
      * a pair is as likely to get slower as faster) */
     size_t nr = 0;
@@ -241,7 +423,7 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
             up += y > x;
             down += y < x;
         }
-    /* the median reorders ratio: it is scratch, devB is read over it just below */
+    /* the median reorders ratio: it is scratch, NEW's deviation is read over it below */
     double mk = lens_cube_median(ratio, nr);
     s->mach_ratio[k] = mk;
     /* ties (y == x) carry no sign and are left out, as the sign test prescribes; the
@@ -249,23 +431,24 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
     unsigned long nsign = (unsigned long)(up + down);
     double ps = nsign ? 2 * gsl_cdf_binomial_P((unsigned)(up < down ? up : down), 0.5, (unsigned)nsign) : 1;
     s->mach_p[k] = ps > 1 ? 1 : ps;
-    if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
-        (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK)
+    /* the raw path tests on the repeats: the deviations are not needed */
+    if (!s->rb && (rc = load_summary(s, k, mats, mk, e)) != LENS_OK)
         return rc;
+    size_t first = s->ncand; /* this length's candidates, whose ratios the summary path fills last */
     /* |t| below the normal's two-sided alpha point means p > alpha for every degree of
      * freedom (Student's tails are heavier), so the t CDF is only evaluated where p may
      * matter to BH: such a test only counts in m */
     double zc = gsl_cdf_ugaussian_Qinv(s->o->alpha / 2);
-    double nb = s->mb->repeats, nn = s->mn->repeats, mc = s->o->min_change;
-    for (int i = 0; i < P; i++)
+    double mc = s->o->min_change;
+    for (int i = 0; i < P; i++) {
+        if ((rc = row_tests(s, k, i, mats, e)) != LENS_OK)
+            return rc;
         for (int j = 0; j < P; j++) {
-            if (i == j)
-                continue;
-            size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
-            double df, t = lens_compare_welch_t(ab[bi], db[bi], nb, an[ni], dn[ni], nn, &df);
-            /* an untestable pair (NaN delay or deviation) is not one of the m tests */
+            double t = s->trow[j], df = s->dfrow[j];
+            /* an untestable pair (NaN delay or deviation, the diagonal) is not one of the m tests */
             if (isnan(t))
                 continue;
+            size_t bi = (size_t)i * P + j;
             s->tests++;
             /* the tests touching each host per length: the denominator of the node step's strict
              * majority; a link inside one host touches it once */
@@ -287,12 +470,29 @@ static int one_length(struct state *s, int k, double *const *mats, struct lens_e
             if (p > s->hmax[b])
                 s->hmax[b] = p;
             /* a candidate changed by min_change beyond the machine's shift at this length,
-             * so that a machine 1.1x slower does not make every link a finding */
-            double r = an[ni] / ab[bi];
+             * so that a machine 1.1x slower does not make every link a finding; the summary
+             * path decided it in load_summary and fills the ratio below */
+            if (!s->rb) {
+                if ((s->changed[bi >> 3] >> (bi & 7) & 1) && (rc = add_cand(s, k, i, j, NAN, p, e)) != LENS_OK)
+                    return rc;
+                continue;
+            }
+            double r = an[(size_t)map[i] * P + map[j]] / ab[bi];
             if (ab[bi] > 0 && isfinite(r) && fabs(r / mk - 1) >= mc - CHANGE_EPS &&
                 (rc = add_cand(s, k, i, j, r, p, e)) != LENS_OK)
                 return rc;
         }
+    }
+    /* the averages again, only when this length has candidates (few lengths of a real
+     * comparison do): their ratio NEW / BASE, the same division as the change test */
+    if (!s->rb && s->ncand > first) {
+        if ((rc = load_avg(s, k, mats, e)) != LENS_OK)
+            return rc;
+        for (size_t c = first; c < s->ncand; c++) {
+            struct cand *x = &s->cand[c];
+            x->ratio = mats[1][(size_t)map[x->i] * P + map[x->j]] / mats[0][(size_t)x->i * P + x->j];
+        }
+    }
     return LENS_OK;
 }
 
@@ -358,7 +558,8 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
         return LENS_OK;
     /* the p-values to collect lie in [lo, hi]: above b1's bins, up to top's maximum */
     double lo = bin_low(b1 + 1), hi = s->hmax[top];
-    int dmax = s->mb->repeats + s->mn->repeats; /* Welch's df <= n1 + n2 - 2 */
+    /* Welch's df <= n1 + n2 - 2, n the repeats (of _all.nc on the raw path) */
+    int dmax = s->rb ? lens_cube_raw_repeats(s->rb) + lens_cube_raw_repeats(s->rn) : s->mb->repeats + s->mn->repeats;
     double *v = lens_malloc((size_t)n * sizeof *v), *tq = lens_malloc(2 * ((size_t)dmax + 2) * sizeof *tq);
     int rc = LENS_OK;
     if (!v || !tq) {
@@ -373,20 +574,15 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
     }
     long long got = 0;
     int P = s->P;
-    const int *map = s->map;
-    double nb = s->mb->repeats, nn = s->mn->repeats;
     for (int k = 0; k < s->L && rc == LENS_OK; k++) {
-        if ((rc = lens_cube_stream_read(s->sb, LENS_STAT_AVERAGE, s->kb[k], mats[0], e)) != LENS_OK ||
-            (rc = lens_cube_stream_read(s->sb, LENS_STAT_DEVIATION, s->kb[k], mats[1], e)) != LENS_OK ||
-            (rc = lens_cube_stream_read(s->sn, LENS_STAT_AVERAGE, s->kn[k], mats[2], e)) != LENS_OK ||
-            (rc = lens_cube_stream_read(s->sn, LENS_STAT_DEVIATION, s->kn[k], mats[3], e)) != LENS_OK)
+        /* the raw path reads the repeats row by row in row_tests, not the summaries */
+        if (!s->rb && ((rc = load_avg(s, k, mats, e)) != LENS_OK || (rc = load_summary(s, k, mats, NAN, e)) != LENS_OK))
             break;
-        for (int i = 0; i < P; i++)
+        for (int i = 0; i < P && rc == LENS_OK; i++) {
+            if ((rc = row_tests(s, k, i, mats, e)) != LENS_OK)
+                break;
             for (int j = 0; j < P; j++) {
-                if (i == j)
-                    continue;
-                size_t bi = (size_t)i * P + j, ni = (size_t)map[i] * P + map[j];
-                double df, t = lens_compare_welch_t(mats[0][bi], mats[1][bi], nb, mats[2][ni], mats[3][ni], nn, &df);
+                double df = s->dfrow[j], t = s->trow[j];
                 if (isnan(t) || isinf(t))
                     continue;
                 /* Welch's df is real (>= 1 as n >= 2), the table integer: for df in [d, d + 1], |t|
@@ -403,6 +599,7 @@ static int refine_threshold(struct state *s, int b1, int top, double *thr, long 
                 if (p <= s->o->alpha && b > b1 && b <= top && got < n)
                     v[got++] = p;
             }
+        }
     }
     if (rc != LENS_OK)
         goto out;
@@ -679,14 +876,16 @@ static int link_findings(struct acc *a, struct state *s, double thr, int *ks, do
 /* The automatic cut of one run at common length 0, as group labels in BASE's rank order
  * (label[i] for BASE rank i): mat is that run's matrix in BASE's order. The one-length cube
  * and the tree are freed before returning, so the two runs are never in memory together. */
-static int cut_labels(const double *mat, int stat, int len, int P, int *label, int *k,
+static int cut_labels(double *mat, int stat, int len, int P, int *label, int *k,
                       const char *who, struct lens_err *e)
 {
     struct lens_cube *c;
-    int rc = lens_cube_new(&c, P, 1, len, 0, 1u << stat, e);
+    /* no statistic allocated: the cube borrows mat (handed back before the free), so that
+     * the clustering costs its distances and not one more copy of the matrix */
+    int rc = lens_cube_new(&c, P, 1, len, 0, 0, e);
     if (rc != LENS_OK)
         return rc;
-    memcpy(c->data[stat], mat, (size_t)P * P * sizeof *mat);
+    c->data[stat] = (double *)mat;
     struct lens_structure_opts so;
     lens_structure_opts_default(&so);
     /* the tree and its automatic cut only: the groups `mpilens cluster` reports */
@@ -702,8 +901,41 @@ static int cut_labels(const double *mat, int stat, int len, int P, int *label, i
         *k = st.k;
     }
     lens_structure_release(&st);
+    c->data[stat] = NULL;
     lens_cube_free(c);
     return rc;
+}
+
+/* m (P x P) into BASE's rank order in place: row and column i of the result are NEW's
+ * map[i]. Rows first, by the cycles of map, then each row's columns, with one row of
+ * scratch (buf, P): the structure step then holds two matrices, not three. seen is P bytes. */
+static void permute_matrix(double *m, const int *map, int P, double *buf, unsigned char *seen)
+{
+    size_t rowb = (size_t)P * sizeof *m;
+    memset(seen, 0, (size_t)P);
+    for (int i = 0; i < P; i++) {
+        if (seen[i] || map[i] == i)
+            continue;
+        /* the cycle i -> map[i] -> ...: row x takes row map[x], the first row saved in buf */
+        memcpy(buf, m + (size_t)i * P, rowb);
+        int x = i;
+        for (;;) {
+            seen[x] = 1;
+            int y = map[x];
+            if (y == i) {
+                memcpy(m + (size_t)x * P, buf, rowb);
+                break;
+            }
+            memcpy(m + (size_t)x * P, m + (size_t)y * P, rowb);
+            x = y;
+        }
+    }
+    for (int i = 0; i < P; i++) {
+        double *row = m + (size_t)i * P;
+        memcpy(buf, row, rowb);
+        for (int j = 0; j < P; j++)
+            row[j] = buf[map[j]];
+    }
 }
 
 /* Union-find root with path halving; the graph has only kb + kn nodes (the groups). */
@@ -726,29 +958,35 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
     unsigned both = lens_cube_stream_stats(s->sb) & lens_cube_stream_stats(s->sn);
     int stat = both & (1u << LENS_STAT_MEDIAN) ? LENS_STAT_MEDIAN : LENS_STAT_AVERAGE;
     size_t PP = (size_t)P * P;
-    /* BASE's matrix, NEW's in BASE's order, and NEW's as read (later the ratios) */
-    double *mb = lens_malloc(3 * PP * sizeof *mb), *mn = mb ? mb + PP : NULL, *tmp = mb ? mn + PP : NULL;
+    /* BASE's matrix and NEW's in BASE's order: two matrices, each clustered in turn (the
+     * tree's distances are the third), the ratio scratch allocated once both cuts are done */
+    double *mb = lens_malloc(2 * PP * sizeof *mb), *mn = mb ? mb + PP : NULL, *tmp = NULL, *row = NULL;
     int *lab = lens_malloc((size_t)(2 * P) * sizeof *lab), *parent = NULL;
-    if (!mb || !lab) {
+    unsigned char *seen = lens_malloc((size_t)P);
+    row = lens_malloc((size_t)P * sizeof *row);
+    if (!mb || !lab || !seen || !row) {
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto out;
     }
     int *lb = lab, *ln = lab + P, kb, kn;
     if ((rc = lens_cube_stream_read(s->sb, stat, s->kb[0], mb, e)) != LENS_OK ||
-        (rc = lens_cube_stream_read(s->sn, stat, s->kn[0], tmp, e)) != LENS_OK)
+        (rc = cut_labels(mb, stat, s->lengths[0], P, lb, &kb, "BASE", e)) != LENS_OK ||
+        (rc = lens_cube_stream_read(s->sn, stat, s->kn[0], mn, e)) != LENS_OK)
         goto out;
     /* NEW in BASE's rank order, so that label i means the same process in both cuts */
-    for (int i = 0; i < P; i++)
-        for (int j = 0; j < P; j++)
-            mn[(size_t)i * P + j] = tmp[(size_t)s->map[i] * P + s->map[j]];
-    if ((rc = cut_labels(mb, stat, s->lengths[0], P, lb, &kb, "BASE", e)) != LENS_OK ||
-        (rc = cut_labels(mn, stat, s->lengths[0], P, ln, &kn, "NEW", e)) != LENS_OK)
+    permute_matrix(mn, s->map, P, row, seen);
+    if ((rc = cut_labels(mn, stat, s->lengths[0], P, ln, &kn, "NEW", e)) != LENS_OK)
         goto out;
     a->r->base_groups = kb;
     a->r->new_groups = kn;
     a->r->structure_length = s->lengths[0];
     parent = lens_malloc((size_t)(kb + kn) * 3 * sizeof *parent);
     if (!parent) {
+        rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* the ratios of the links inside a regrouped part: at most P x P of them */
+    if (!(tmp = lens_malloc(PP * sizeof *tmp))) {
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
         goto out;
     }
@@ -799,6 +1037,9 @@ static int structure_findings(struct acc *a, struct state *s, int *ranks, struct
 out:
     lens_free(parent);
     lens_free(lab);
+    lens_free(tmp);
+    lens_free(seen);
+    lens_free(row);
     lens_free(mb);
     return rc;
 }
@@ -873,10 +1114,57 @@ static void state_free(struct state *s)
     lens_free(s->hmax);
     lens_free(s->cand);
     lens_free(s->mach_ratio);
+    lens_cube_raw_close(s->rb);
+    lens_cube_raw_close(s->rn);
+    lens_free(s->trow); /* also holds dfrow */
+    lens_free(s->mapcnt);
+    lens_free(s->changed);
 }
 
-int lens_compare_cubes(const char *base, const char *newer, const struct lens_compare_opts *o,
-                       struct lens_compare **out, struct lens_err *e)
+/* The raw-repeats path when both runs have usable _all.nc files (lens_cube_raw_open says
+ * which do), the summary path otherwise: one test for every pair, named in the result. */
+static int choose_test(struct state *s, struct lens_compare *r, struct lens_err *e)
+{
+    int rc;
+    if ((rc = lens_cube_raw_open(s->mb, &s->rb, e)) != LENS_OK || (rc = lens_cube_raw_open(s->mn, &s->rn, e)) != LENS_OK)
+        return rc;
+    /* one run without repeats: both summarised, so that the two sides are estimated alike */
+    if (!s->rb || !s->rn) {
+        lens_cube_raw_close(s->rb);
+        lens_cube_raw_close(s->rn);
+        s->rb = s->rn = NULL;
+    }
+    r->test = s->rb ? LENS_COMPARE_WELCH_RAW : LENS_COMPARE_WELCH_SUMMARY;
+    return LENS_OK;
+}
+
+/* The PDF's data: the ratio map's sums and counts (P x P) and the histograms (L lengths). */
+static int figure_alloc(struct state *s, struct lens_compare *r)
+{
+    size_t PP = (size_t)s->P * s->P;
+    r->ratio_map = lens_calloc(PP, sizeof *r->ratio_map);
+    s->mapcnt = lens_calloc(PP, sizeof *s->mapcnt);
+    r->hist_lo = lens_malloc(2 * (size_t)s->L * sizeof *r->hist_lo);
+    r->hist = lens_calloc((size_t)s->L * 2 * LENS_COMPARE_HIST_BINS, sizeof *r->hist);
+    r->map_lengths = lens_malloc((size_t)s->L * sizeof *r->map_lengths);
+    if (!r->ratio_map || !s->mapcnt || !r->hist_lo || !r->hist || !r->map_lengths)
+        return LENS_ENOMEM;
+    memcpy(r->map_lengths, s->lengths, (size_t)s->L * sizeof *r->map_lengths);
+    r->hist_hi = r->hist_lo + s->L;
+    s->fig = r;
+    return LENS_OK;
+}
+
+/* The map's sums of log ratios into geometric means; pairs never summed stay NaN. */
+static void figure_finish(struct state *s)
+{
+    size_t PP = (size_t)s->P * s->P;
+    for (size_t q = 0; q < PP; q++)
+        s->fig->ratio_map[q] = s->mapcnt[q] ? exp(s->fig->ratio_map[q] / s->mapcnt[q]) : NAN;
+}
+
+static int compare_cubes(const char *base, const char *newer, const struct lens_compare_opts *o,
+                         int figures, struct lens_compare **out, struct lens_err *e)
 {
     *out = NULL;
     if (!(o->min_change >= 0 && o->min_change < 1e6) || !(o->alpha > 0 && o->alpha < 1))
@@ -905,9 +1193,15 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     s.hcount = lens_calloc(NBINS, sizeof *s.hcount);
     s.hmax = lens_calloc(NBINS, sizeof *s.hmax);
     s.mach_ratio = lens_malloc((size_t)L * 2 * sizeof *s.mach_ratio);
+    s.trow = lens_malloc(2 * (size_t)P * sizeof *s.trow);
     rc = LENS_ENOMEM;
-    if (!r || !s.map || !s.host || !s.hcount || !s.hmax || !s.mach_ratio)
+    if (!r || !s.map || !s.host || !s.hcount || !s.hmax || !s.mach_ratio || !s.trow)
         goto nomem;
+    s.dfrow = s.trow + P;
+    if (figures && figure_alloc(&s, r) != LENS_OK)
+        goto nomem;
+    if ((rc = choose_test(&s, r, e)) != LENS_OK)
+        goto fail;
     /* mach_ratio and mach_p share one block of 2 L */
     s.mach_p = s.mach_ratio + L;
     r->procs = P;
@@ -924,20 +1218,18 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
         goto fail;
     if (s.nhost && !(s.touch = lens_calloc((size_t)s.nhost * L, sizeof *s.touch)))
         goto nomem;
-    /* four matrices: the memory of the whole loop, whatever L is */
-    if (!(mats = lens_malloc((size_t)4 * P * P * sizeof *mats)))
+    /* three matrices and P x P bits: the memory of the whole loop, whatever L is */
+    if (!(mats = lens_malloc((size_t)3 * P * P * sizeof *mats)) ||
+        !(s.changed = lens_malloc(((size_t)P * P + 7) / 8)))
         goto nomem;
-    double *m4[4];
-    for (int q = 0; q < 4; q++)
+    double *m4[3];
+    for (int q = 0; q < 3; q++)
         m4[q] = mats + (size_t)q * P * P;
     for (int k = 0; k < L; k++)
         if ((rc = one_length(&s, k, m4, e)) != LENS_OK)
             goto fail;
-    /* the warnings are complete only once every matrix went by; a cube with no usable
-     * delay fails here as lens_cube_read would */
-    if ((rc = lens_cube_stream_end(s.sb, e)) != LENS_OK || (rc = lens_cube_stream_end(s.sn, e)) != LENS_OK ||
-        (rc = copy_warnings(r, "BASE", s.mb, e)) != LENS_OK || (rc = copy_warnings(r, "NEW", s.mn, e)) != LENS_OK)
-        goto fail;
+    if (s.fig)
+        figure_finish(&s);
     r->tests = s.tests;
     int b1, top;
     double thr = bh_threshold(&s, &b1, &top);
@@ -951,6 +1243,12 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
     r->threshold = thr < 0 ? 0 : thr;
     lens_free(mats);
     mats = NULL;
+    /* the warnings are complete only once every matrix went by; a cube with no usable
+     * delay fails here as lens_cube_read would. After the four matrices are freed: the end
+     * reads the statistics compare never used (median, min) into a matrix of its own */
+    if ((rc = lens_cube_stream_end(s.sb, e)) != LENS_OK || (rc = lens_cube_stream_end(s.sn, e)) != LENS_OK ||
+        (rc = copy_warnings(r, "BASE", s.mb, e)) != LENS_OK || (rc = copy_warnings(r, "NEW", s.mn, e)) != LENS_OK)
+        goto fail;
     /* scratch for the findings: per-length arrays and a ratio list as long as the largest
      * set of links a node or link finding can take (every candidate) */
     size_t nscr = s.ncand;
@@ -988,4 +1286,16 @@ fail:
     state_free(&s);
     lens_compare_free(r);
     return rc;
+}
+
+int lens_compare_cubes(const char *base, const char *newer, const struct lens_compare_opts *o,
+                       struct lens_compare **out, struct lens_err *e)
+{
+    return compare_cubes(base, newer, o, 0, out, e);
+}
+
+int lens_compare_cubes_map(const char *base, const char *newer, const struct lens_compare_opts *o,
+                           struct lens_compare **out, struct lens_err *e)
+{
+    return compare_cubes(base, newer, o, 1, out, e);
 }

@@ -22,6 +22,13 @@ enum lens_compare_verdict {
     LENS_COMPARE_SAME = 0, LENS_COMPARE_REGRESSED = 1, LENS_COMPARE_IMPROVED = 2, LENS_COMPARE_MIXED = 3
 };
 
+/* The test behind the p-values (the JSON "test" key, docs/compare.md). */
+enum lens_compare_test {
+    LENS_COMPARE_WELCH_SUMMARY = 0, /* Welch from each run's average, deviation and repeats */
+    LENS_COMPARE_WELCH_RAW = 1,     /* Welch on the raw repeats of _all.nc (both runs have them) */
+    LENS_COMPARE_WELCH_RANGE = 2    /* sweeps: Welch with the deviation bounded by the range */
+};
+
 struct lens_compare_opts {
     double min_change; /* a finding needs |ratio - 1| >= this (default 0.10) */
     double alpha;      /* false discovery rate over all pairs and lengths (default 0.01) */
@@ -60,7 +67,26 @@ struct lens_compare {
                               * here), NULL when NEW has no hosts file */
     char **warnings;         /* the readers' warnings, "BASE: ..." / "NEW: ..." */
     int nwarn;
+    int test;                /* enum lens_compare_test: the same for every pair and length */
+    /* For the PDF, filled only by lens_compare_cubes_map (NULL / 0 otherwise):
+     * ratio_map[i * procs + j], receiver i and sender j in NEW's numbering, is the geometric
+     * mean over the common lengths of NEW / BASE average (NaN on the diagonal and where no
+     * length had both delays); hist holds per common length k the delays of both runs in
+     * LENS_COMPARE_HIST_BINS bins even in log10(seconds) from hist_lo[k] to hist_hi[k]:
+     * hist[(k * 2 + run) * LENS_COMPARE_HIST_BINS + b], run 0 BASE, 1 NEW. */
+    double *ratio_map;
+    double *hist_lo, *hist_hi; /* nlen each, log10 of seconds */
+    long *hist;
+    int *map_lengths;          /* nlen: the common lengths in bytes, in hist's order */
+    /* Two sweeps only (lens_compare_sweeps): every tested point as 4 doubles, NEW's pair
+     * number, the size in bytes, BASE's and NEW's mean latency in seconds, in pair and size
+     * order (ncurve points; NULL / 0 for cubes): the two curves the PDF draws per pair. */
+    double *curve;
+    int ncurve;
 };
+
+/* Bins of the per-length before/after delay histograms of struct lens_compare. */
+#define LENS_COMPARE_HIST_BINS 40
 
 /* Defaults as documented in struct lens_compare_opts. */
 void lens_compare_opts_default(struct lens_compare_opts *o);
@@ -74,6 +100,12 @@ int lens_compare_cubes(const char *base, const char *newer, const struct lens_co
                        struct lens_compare **out, struct lens_err *e);
 void lens_compare_free(struct lens_compare *c);
 
+/* lens_compare_cubes, and also what the PDF draws: the ratio map (one more P x P matrix of
+ * doubles, beside the four of the streaming) and the before/after histograms per length.
+ * Errors as lens_compare_cubes. */
+int lens_compare_cubes_map(const char *base, const char *newer, const struct lens_compare_opts *o,
+                           struct lens_compare **out, struct lens_err *e);
+
 /* The same for two p2p sweeps (any input lens_p2pfile_read takes; compare_sweep.c), with
  * the same number of pairs, matched by (host_a, host_b) or by position: per pair and common
  * size, Welch's test on the mean latency with the deviation bounded by (max - min) / 2 and
@@ -86,6 +118,9 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
 /* "link", "node", "machine", "structure"; "same", "regressed", "improved", "mixed". */
 const char *lens_compare_kind_name(int kind);
 const char *lens_compare_verdict_name(int verdict);
+/* "welch-summary", "welch-raw", "welch-range"; and one sentence saying what it is. */
+const char *lens_compare_test_name(int test);
+const char *lens_compare_test_describe(int test);
 
 /* ---- the statistics (compare_stat.c), public for the tests ---- */
 
@@ -105,5 +140,10 @@ double lens_compare_welch_t(double m1, double s1, double n1, double m2, double s
  * in all (the others count as p > alpha): the largest p[i] with #{p <= p[i]} >= m p[i] /
  * alpha, or -1 when none. Reorders p. */
 double lens_compare_bh(double *p, size_t n, long long m, double alpha);
+
+/* Mean, sample deviation (n - 1 in the denominator, as scipy's ttest_ind) and count of the
+ * finite values among x[0..n) (NaN = a missing repeat); mean and deviation NaN for fewer
+ * than one and two values. */
+void lens_compare_sample(const double *x, int n, double *mean, double *sd, int *count);
 
 #endif

@@ -74,3 +74,24 @@ double lens_compare_bh(double *p, size_t n, long long m, double alpha)
     /* no p-value under its line: nothing is significant */
     return -1;
 }
+
+void lens_compare_sample(const double *x, int n, double *mean, double *sd, int *count)
+{
+    /* two passes (mean, then squared deviations from it): repeats of one latency agree to
+     * many digits, where the one-pass sum of squares would cancel them away */
+    double sum = 0;
+    int c = 0;
+    for (int r = 0; r < n; r++)
+        if (isfinite(x[r])) {
+            sum += x[r];
+            c++;
+        }
+    *count = c;
+    *mean = c ? sum / c : NAN;
+    double ss = 0;
+    for (int r = 0; r < n; r++)
+        if (isfinite(x[r]))
+            ss += (x[r] - *mean) * (x[r] - *mean);
+    /* the sample deviation, ddof 1: what Welch's test and scipy's ttest_ind use */
+    *sd = c >= 2 ? sqrt(ss / (c - 1)) : NAN;
+}

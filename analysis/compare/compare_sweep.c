@@ -73,12 +73,16 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
     /* the findings' hosts point into hosttab: host_a, host_b of each NEW pair */
     if (r)
         r->hosttab = lens_calloc(2 * (size_t)fn->npairs + 1, sizeof *r->hosttab);
-    if (!r || !map || !t || !p || !r->hosttab) {
+    /* the curves of the PDF: 4 doubles per tested point */
+    if (r)
+        r->curve = lens_malloc((cap + 1) * 4 * sizeof *r->curve);
+    if (!r || !map || !t || !p || !r->hosttab || !r->curve) {
         rc = lens_err_set(e, LENS_ENOMEM, "compare: out of memory");
         goto out;
     }
     r->procs = 2 * fn->npairs; /* lens_compare_free frees procs host strings */
     r->sweeps = 1;
+    r->test = LENS_COMPARE_WELCH_RANGE;
     for (int q = 0; q < fn->npairs; q++)
         if (!(r->hosttab[2 * q] = lens_strdup(fn->pair[q].host_a)) ||
             !(r->hosttab[2 * q + 1] = lens_strdup(fn->pair[q].host_b))) {
@@ -104,6 +108,12 @@ int lens_compare_sweeps(const char *base, const char *newer, const struct lens_c
                 if (isnan(pv))
                     continue;
                 t[m] = (struct stest){q, x, c->latency_s / a->latency_s, pv};
+                double *cv = r->curve + 4 * m;
+                cv[0] = q;
+                cv[1] = (double)c->size_bytes;
+                cv[2] = a->latency_s;
+                cv[3] = c->latency_s;
+                r->ncurve = (int)m + 1;
                 p[m++] = pv;
                 /* one test per NEW point: the first BASE point of that size that is testable */
                 break;

@@ -203,6 +203,7 @@ void lens_cube_stream_close(struct lens_cube_stream *st);
 #include "cube_slices.h" /* original against compressed slices, for the slices figure */
 #include "retest.h" /* PREFIX_retest.csv: cells measured again alone (bad link or contention) */
 #include "bisection.h" /* PREFIX_bisection.csv: bisection bandwidth per round, and its summary */
+#include "cube_raw.h" /* PREFIX_all.nc, the raw repeats, one row of one length at a time */
 
 /* Global text attribute name of the first statistic file under prefix (cube_attr.c), e.g.
  * mpilens-bench's "schedule", "rounds", "shuffle_seed". *out is owned by the caller

@@ -107,5 +107,6 @@ int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *
 #include "problems_report.h" /* the trace problems report */
 #include "profile_report.h" /* the profiles report */
 #include "scale_report.h" /* the scalability report */
+#include "compare_report.h" /* the comparison of two runs (mpilens compare -o) */
 
 #endif

@@ -119,6 +119,24 @@ static void grey_rgb(int idx, double rgb[3])
     rgb[0] = rgb[1] = rgb[2] = v;
 }
 
+/* ColorBrewer RdBu, 11 classes (Cynthia Brewer, colorbrewer2.org, Apache 2.0), reversed so
+ * that low (faster) is blue and high (slower) red; entries between the anchors are linear
+ * in sRGB, as matplotlib's LinearSegmentedColormap.from_list builds them. */
+static void diverging_rgb(int idx, double rgb[3])
+{
+    static const unsigned char a[11][3] = {
+        {5, 48, 97}, {33, 102, 172}, {67, 147, 195}, {146, 197, 222}, {209, 229, 240}, {247, 247, 247},
+        {253, 219, 199}, {244, 165, 130}, {214, 96, 77}, {178, 24, 43}, {103, 0, 31}};
+    /* 256 entries over 10 intervals: entry idx sits at x = idx * 10 / 255 anchors */
+    double x = idx * 10.0 / (LENS_CMAP_SIZE - 1.0);
+    int k = (int)x;
+    if (k > 9)
+        k = 9;
+    double f = x - k;
+    for (int c = 0; c < 3; c++)
+        rgb[c] = ((1 - f) * a[k][c] + f * a[k + 1][c]) / 255.0;
+}
+
 /* Entry idx of a map, in [0, 1]: what cairo's set_source wants. */
 void lens_colormap_rgb(int cmap, int idx, double rgb[3])
 {
@@ -130,6 +148,10 @@ void lens_colormap_rgb(int cmap, int idx, double rgb[3])
         idx = LENS_CMAP_SIZE - 1;
     if (cmap == LENS_CMAP_GREY) {
         grey_rgb(idx, rgb);
+        return;
+    }
+    if (cmap == LENS_CMAP_DIVERGING) {
+        diverging_rgb(idx, rgb);
         return;
     }
     for (int c = 0; c < 3; c++)
@@ -163,6 +185,10 @@ void lens_colormap_missing(int cmap, unsigned char rgb[3])
     /* viridis has no greys, so mid grey cannot be mistaken for data; the grey ramp stops at
      * L* 85, so pure white stays distinct there */
     unsigned char v = cmap == LENS_CMAP_GREY ? 255 : 191;
+    /* the diverging map's centre is near white and its ends dark: a darker grey than
+     * viridis's stays apart from both */
+    if (cmap == LENS_CMAP_DIVERGING)
+        v = 140;
     rgb[0] = rgb[1] = rgb[2] = v;
 }
 

@@ -6,7 +6,9 @@
 
 #include <stdint.h>
 
-enum lens_cmap { LENS_CMAP_VIRIDIS = 0, LENS_CMAP_GREY = 1 };
+/* LENS_CMAP_DIVERGING: ColorBrewer's RdBu reversed (blue low, near-white centre at entry
+ * 127.5, red high), for ratios on a log scale centred on 1 (mpilens compare's ratio map). */
+enum lens_cmap { LENS_CMAP_VIRIDIS = 0, LENS_CMAP_GREY = 1, LENS_CMAP_DIVERGING = 2 };
 
 #define LENS_CMAP_SIZE 256
 

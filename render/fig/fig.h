@@ -22,5 +22,6 @@
 #include "strip.h" /* strip plots of a few values (bisection rounds) */
 #include "timeline.h" /* trace timelines */
 #include "profile_plot.h" /* profile plots */
+#include "ratiomap.h" /* mpilens compare: the ratio map and the before/after histograms */
 
 #endif

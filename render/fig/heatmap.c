@@ -67,7 +67,7 @@ static int check_args(const double *m, int rows, int cols, const struct lens_hea
                             name, o->width, o->height);
     if (!(o->scale > 0.0) || !isfinite(o->scale))
         return lens_err_set(e, LENS_EINVAL, "%s: scale must be finite and > 0 (got %g)", name, o->scale);
-    if (o->cmap != LENS_CMAP_VIRIDIS && o->cmap != LENS_CMAP_GREY)
+    if (o->cmap != LENS_CMAP_VIRIDIS && o->cmap != LENS_CMAP_GREY && o->cmap != LENS_CMAP_DIVERGING)
         return lens_err_set(e, LENS_EINVAL, "%s: unknown colour map %d", name, o->cmap);
     if (o->fixed_range && !(isfinite(o->vmin) && isfinite(o->vmax) && o->vmin < o->vmax))
         return lens_err_set(e, LENS_EINVAL, "%s: fixed range needs finite vmin < vmax (got %g, %g)",
