@@ -543,20 +543,6 @@ static int repair_diagonal(struct lens_cube *c, int s)
 
 /* Bad delays off the diagonal become missing (NaN) one by one; LENS_EDATA when none is left,
  * since every later step would work on nothing. */
-/* Values that are NaN, infinite or negative become NaN; returns how many. !(x >= 0 && x <=
- * DBL_MAX) says all three in one comparison chain (NaN fails both): this loop touches every
- * delay of every cube read whole, so it is kept to one test per element. */
-static long repair_run(double *x, size_t n)
-{
-    long bad = 0;
-    for (size_t j = 0; j < n; j++)
-        if (!(x[j] >= 0 && x[j] <= DBL_MAX)) {
-            x[j] = NAN;
-            bad++;
-        }
-    return bad;
-}
-
 static int repair_offdiagonal(struct lens_cube *c, int s)
 {
     size_t P = (size_t)c->procs;
@@ -565,7 +551,7 @@ static int repair_offdiagonal(struct lens_cube *c, int s)
     for (int k = 0; k < c->nlen; k++)
         for (size_t i = 0; i < P; i++) {
             double *row = &LENS_CUBE_AT(c, s, k, i, 0);
-            bad += repair_run(row, i) + repair_run(row + i + 1, P - i - 1);
+            bad += lens_cube_repair_run(row, i) + lens_cube_repair_run(row + i + 1, P - i - 1);
         }
     if (!bad)
         return LENS_OK;

@@ -8,9 +8,26 @@
 
 #include "cube.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+
+/* Values that are NaN, infinite or negative become NaN; returns how many. !(x >= 0 && x <=
+ * DBL_MAX) says all three in one comparison chain (NaN fails both): the whole-cube reader
+ * (cube.c) and the streaming one (cube_stream.c) run it on every off-diagonal delay, so it is
+ * kept to one test per element and shared, so both repair alike. */
+static inline long lens_cube_repair_run(double *x, size_t n)
+{
+    long bad = 0;
+    for (size_t j = 0; j < n; j++)
+        if (!(x[j] >= 0 && x[j] <= DBL_MAX)) {
+            x[j] = NAN;
+            bad++;
+        }
+    return bad;
+}
 
 /* Asks the kernel to back the block with 2 MB pages where it can (Linux's transparent huge
  * pages, in "madvise" mode on Debian): a 46 MB matrix is otherwise 11,000 page faults, a

@@ -45,20 +45,6 @@ static int is_garbage(double x)
     return !isfinite(x) || x < 0 || (x != 0 && fabs(x) < 1e-100) || x > 3600.0;
 }
 
-/* Off-diagonal values that are NaN, infinite or negative become NaN; returns how many.
- * !(x >= 0 && x <= DBL_MAX) says all three in one comparison chain (NaN fails both), the
- * cheapest form for the hot loop of every cube read. */
-static long repair_run(double *x, size_t n)
-{
-    long bad = 0;
-    for (size_t j = 0; j < n; j++)
-        if (!(x[j] >= 0 && x[j] <= DBL_MAX)) {
-            x[j] = NAN;
-            bad++;
-        }
-    return bad;
-}
-
 /* The repairs of matrix k of statistic s, in place; counts the off-diagonal ones once. halve:
  * also the round-trip correction (off while it is being decided). */
 static void repair_matrix(struct lens_cube_stream *st, int s, int k, double *mat, int halve)
@@ -73,7 +59,7 @@ static void repair_matrix(struct lens_cube_stream *st, int s, int k, double *mat
     for (size_t i = 0; i < P; i++) {
         double *row = mat + i * P;
         /* the row minus its diagonal element, as two runs, so that the loop has no i != j test */
-        bad += repair_run(row, i) + repair_run(row + i + 1, P - i - 1);
+        bad += lens_cube_repair_run(row, i) + lens_cube_repair_run(row + i + 1, P - i - 1);
     }
     long *b = &st->bad[(size_t)s * st->nlen + k];
     if (*b < 0)
