@@ -176,15 +176,6 @@ static void print_json(const struct lens_criteria *cr, const struct lens_accept 
     fputc('\n', stdout);
 }
 
-static void json_ints(struct lens_json *j, const char *key, const int *v, int n)
-{
-    lens_json_key(j, key);
-    lens_json_begin_array(j);
-    for (int i = 0; i < n; i++)
-        lens_json_int(j, v[i]);
-    lens_json_end_array(j);
-}
-
 /* "baseline": one entry per cube compared, its findings with the keys of `mpilens compare
  * --json` (kind, direction, ranks, hosts, lengths, ratio, p), so one script reads both. */
 static void print_baseline(struct lens_json *j, const struct lens_accept_input *in, int nin)
@@ -217,13 +208,13 @@ static void print_baseline(struct lens_json *j, const struct lens_accept_input *
             lens_json_string(j, lens_compare_kind_name(x->kind));
             lens_json_key(j, "direction");
             lens_json_string(j, x->direction > 0 ? "slower" : "faster");
-            json_ints(j, "ranks", x->ranks, x->nranks);
+            lens_json_int_array(j, "ranks", x->ranks, x->nranks);
             lens_json_key(j, "hosts");
             lens_json_begin_array(j);
             for (int h = 0; h < x->nhosts; h++)
                 lens_json_string(j, x->hosts[h]);
             lens_json_end_array(j);
-            json_ints(j, "lengths", x->lengths, x->nlengths);
+            lens_json_int_array(j, "lengths", x->lengths, x->nlengths);
             lens_json_key(j, "ratio");
             lens_json_number(j, x->ratio);
             lens_json_key(j, "p");

@@ -125,15 +125,6 @@ static void print_text(const struct lens_compare *c, const char *base, const cha
     }
 }
 
-static void json_ints(struct lens_json *j, const char *key, const int *v, int n)
-{
-    lens_json_key(j, key);
-    lens_json_begin_array(j);
-    for (int i = 0; i < n; i++)
-        lens_json_int(j, v[i]);
-    lens_json_end_array(j);
-}
-
 /* The layout of the issue first (verdict, matched_by, findings with kind, direction, ranks,
  * hosts, lengths, ratio, p), extensions after: added, never renamed. */
 static void print_json(const struct lens_compare *c)
@@ -154,20 +145,20 @@ static void print_json(const struct lens_compare *c)
         lens_json_string(&j, lens_compare_kind_name(f->kind));
         lens_json_key(&j, "direction");
         lens_json_string(&j, f->direction > 0 ? "slower" : "faster");
-        json_ints(&j, "ranks", f->ranks, f->nranks);
+        lens_json_int_array(&j, "ranks", f->ranks, f->nranks);
         lens_json_key(&j, "hosts");
         lens_json_begin_array(&j);
         for (int h = 0; h < f->nhosts; h++)
             lens_json_string(&j, f->hosts[h]);
         lens_json_end_array(&j);
-        json_ints(&j, "lengths", f->lengths, f->nlengths);
+        lens_json_int_array(&j, "lengths", f->lengths, f->nlengths);
         lens_json_key(&j, "ratio");
         lens_json_number(&j, f->ratio);
         lens_json_key(&j, "p");
         lens_json_number(&j, f->p); /* NaN (structure: no test) prints null */
         /* extensions: BASE's numbering (equal to ranks unless matched by host in another
          * order) and the per-length numbers the scipy check in tests/test_compare.sh reads */
-        json_ints(&j, "base_ranks", f->base_ranks, f->nranks);
+        lens_json_int_array(&j, "base_ranks", f->base_ranks, f->nranks);
         lens_json_key(&j, "per_length");
         lens_json_begin_array(&j);
         for (int k = 0; k < f->nlengths; k++) {

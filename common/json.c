@@ -129,3 +129,12 @@ void lens_json_null(struct lens_json *j)
     separate(j);
     fputs("null", j->fp);
 }
+
+void lens_json_int_array(struct lens_json *j, const char *key, const int *v, int n)
+{
+    lens_json_key(j, key);
+    lens_json_begin_array(j);
+    for (int i = 0; i < n; i++)
+        lens_json_int(j, v[i]);
+    lens_json_end_array(j);
+}

@@ -25,6 +25,8 @@ void lens_json_number(struct lens_json *j, double v);
 void lens_json_int(struct lens_json *j, long long v);
 void lens_json_bool(struct lens_json *j, int v);
 void lens_json_null(struct lens_json *j);
+/* key: [v0, v1, ...], n ints (a list of ranks, lengths): the commands' common array */
+void lens_json_int_array(struct lens_json *j, const char *key, const int *v, int n);
 /* Writes s as a JSON string literal with escapes (UTF-8 passes through). */
 void lens_json_escape(FILE *fp, const char *s);
 

@@ -9,6 +9,7 @@
 #include "mode.h"
 #include "ncwrite.h"
 #include "retest.h"
+#include "estimate.h"
 #include "common/atomic.h"
 #include "analysis/cube/cube.h"
 
@@ -188,21 +189,6 @@ static void sink_close(struct sink *s)
     lens_cube_free(s->meta);
     if (rc != LENS_OK)
         lens_bench_fatal(&e);
-}
-
-/* This process's peak resident set in kB (VmHWM of /proc/self/status), -1 if unknown. */
-/* VmHWM, not VmRSS: the peak is what a job's memory limit is checked against. */
-static long peak_rss_kb(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
 }
 
 /* ---- --retest: the worst and the flagged cells of every length, measured again alone ---- */
@@ -500,7 +486,7 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
         double t1 = MPI_Wtime();
         /* --timing: what the output step adds to this rank's peak, the part of the memory
          * that grows with P^2 on a gathering rank 0 and only with P when every rank writes */
-        long hw0 = o->timing ? peak_rss_kb() : -1;
+        long hw0 = o->timing ? lens_bench_estimate_peak_kb() : -1;
         if (!pnc) {
             /* Packing the four rows into one buffer makes one MPI_Gather per length, not four. */
             for (int st = 0; st < 4; st++)
@@ -527,7 +513,7 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
         }
         long rss = -1, grow_all = -1;
         if (o->timing) {
-            long hw1 = peak_rss_kb(), mine = c.rank != 0 ? hw1 : -1;
+            long hw1 = lens_bench_estimate_peak_kb(), mine = c.rank != 0 ? hw1 : -1;
             if (hw0 >= 0 && hw1 >= 0 && hw1 - hw0 > grow)
                 grow = hw1 - hw0;
             /* the largest of the other ranks, and the largest growth of all ranks */
@@ -543,7 +529,7 @@ void lens_bench_allpairs_run(const struct lens_bench_opts *o, lens_bench_progres
             double el = t3 - start; /* seconds since the sweep began, writes included */
             struct lens_bench_progress p = {k + 1, o->nlen, len, (k + 1) * c.pairs,
                                             (long)o->nlen * c.pairs, el, el / (k + 1) * (o->nlen - k - 1),
-                                            t1 - t0, t2 - t1, t3 - t2, o->timing ? peak_rss_kb() : -1, rss,
+                                            t1 - t0, t2 - t1, t3 - t2, o->timing ? lens_bench_estimate_peak_kb() : -1, rss,
                                             grow_all};
             fn(arg, &p);
         }

@@ -6,6 +6,7 @@
 #include "analysis/cube/cube.h"
 
 #include <math.h>
+#include <stdio.h>
 
 int lens_bench_estimate_rounds(int procs)
 {
@@ -79,4 +80,17 @@ void lens_bench_estimate_memory(const struct lens_bench_opts *o, int procs, doub
     if (o->retest > 0)
         r0 += (double)o->nlen * P * P * d; /* every length's medians, kept for the plan */
     m->rank0_bytes = r0;
+}
+
+long lens_bench_estimate_peak_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
 }

@@ -77,4 +77,9 @@ void lens_bench_estimate_memory(const struct lens_bench_opts *o, int procs, doub
 int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_bench_estimate_in *in,
                                   double *seconds, long peak_kb[2], struct lens_err *e);
 
+/* This process's peak resident set in kB (VmHWM of /proc/self/status), -1 if unknown. VmHWM,
+ * not VmRSS: the peak is what a job's memory limit is checked against. The estimate's memory
+ * line and `--timing`'s output step both read it. */
+long lens_bench_estimate_peak_kb(void);
+
 #endif

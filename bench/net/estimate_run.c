@@ -17,20 +17,6 @@
  * costs seconds. */
 enum { CAL_CELLS = 3, CAL_ROUNDS = 3 };
 
-/* Peak resident set of this process, kB (VmHWM), -1 if unknown. */
-static long peak_kb_self(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
-}
-
 /* Median of n <= CAL_ROUNDS values (insertion sort: n is tiny); n >= 1. */
 static double median_small(double *v, int n)
 {
@@ -130,7 +116,7 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
     MPI_Bcast(v, 2, MPI_DOUBLE, cells[0] / P, MPI_COMM_WORLD);
     MPI_Bcast(v + 2, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     /* rank 0 sends -1, so the maximum is the other ranks' (send and receive must not alias) */
-    long mine = peak_kb_self(), sent = c.rank == 0 ? -1 : mine, others = -1;
+    long mine = lens_bench_estimate_peak_kb(), sent = c.rank == 0 ? -1 : mine, others = -1;
     MPI_Reduce(&sent, &others, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     peak_kb[0] = mine;
     peak_kb[1] = others;
