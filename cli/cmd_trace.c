@@ -5,6 +5,7 @@
 
 #include "analysis/trace/trace.h"
 #include "common/datadir.h"
+#include "common/time.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -35,13 +36,19 @@ static void usage(FILE *fp)
             "  -b, --buffer SIZE  event buffer per rank before a flush to disk (default 1M)\n"
             "  -f, --flush SEC    also flush when SEC seconds passed since the last flush\n"
             "                     (default $MPILENS_TRACE_FLUSH_SEC or 1): what a SIGKILL loses\n"
+            "  --procs LIST       trace at each process count of LIST (e.g. 1,2,4): COMMAND is then\n"
+            "                     the program and its arguments, launched as scale run does\n"
+            "                     (MPIRUN --allow-run-as-root --oversubscribe -np P COMMAND...),\n"
+            "                     into DIR/p1, DIR/p2, ... with the wall times in DIR/walls.csv\n"
+            "  --mpirun PATH      the launcher of --procs (default mpirun)\n"
             "  -h, --help         this text\n\n"
             "After the run it prints the events per rank and warns about ranks whose trace ends\n"
             "early (crash, MPI_Abort, kill); the trace keeps what they recorded until then.\n"
             "MPILENS_TRACE_KEEP_RAW=1 keeps DIR/raw. Exit status: the command's (128 + N when a\n"
             "signal N ended it), or 1 when no trace could be written, 2 for bad usage.\n\n"
             "example:\n"
-            "  mpilens trace -o jacobi-trace -- mpirun -np 4 ./jacobi\n");
+            "  mpilens trace -o jacobi-trace -- mpirun -np 4 ./jacobi\n"
+            "  mpilens trace --procs 1,2,4 -o naive -- build/bin/samples/jacobi_naive -n 256\n");
 }
 
 /* Whether cmd is Open MPI's launcher (by its base name): only it takes "-x VAR" to forward
@@ -131,53 +138,11 @@ static int exists(const char *dir, const char *name)
     return stat(p, &sb) == 0;
 }
 
-int cmd_trace(int argc, char **argv)
+/* One traced run of cmdv (ncmd words) into the folder out; *wall (when not NULL) gets the
+ * seconds the command took. Returns the exit status as documented in usage(). */
+static int trace_once(const char *out, const char *buffer, int ncmd, char **cmdv, double *wall)
 {
-    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                             {"buffer", required_argument, NULL, 'b'},
-                                             {"flush", required_argument, NULL, 'f'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    /* Default folder: the collector's own variable when set, so that `mpilens trace` and a
-     * hand-made LD_PRELOAD run write to the same place; else ./mpilens-trace. */
-    const char *out = getenv("MPILENS_TRACE_DIR"), *buffer = NULL, *flush = NULL;
     char dir[PATH_MAX], so[PATH_MAX], recover[PATH_MAX];
-    int c;
-    if (!out || !*out)
-        out = "mpilens-trace";
-    optind = 1;
-    /* "+": stop at the first non-option, so that the command's own options (mpirun -np 4)
-     * are left to it even without "--" */
-    while ((c = getopt_long(argc, argv, "+o:b:f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'b': buffer = optarg; break;
-        case 'f': flush = optarg; break;
-        case 'h': usage(stdout); return LENS_EXIT_OK;
-        default: return lens_cli_usage("trace", "unknown option");
-        }
-    }
-    if (optind >= argc)
-        return lens_cli_usage("trace", "missing the command to run (mpilens trace -- mpirun ...)");
-    /* The size is checked here (digits, one k/M/G suffix, not 0), before the run: inside the
-     * ranks a bad value would surface only once the job is under way, once per rank. */
-    if (buffer) {
-        char *end;
-        unsigned long long v = strtoull(buffer, &end, 10);
-        if (end == buffer || (*end && strchr("kKmMgG", *end) == NULL) || (*end && end[1]) || v == 0)
-            return lens_cli_usage("trace", "--buffer '%s' is not a size such as 65536, 64k or 8M",
-                                  buffer);
-    }
-    if (flush) {
-        char *end;
-        /* 0 turns the timed flush off; the bound (about 11 days) only refuses typos */
-        double v = strtod(flush, &end);
-        if (end == flush || *end || !(v >= 0 && v <= 1e6))
-            return lens_cli_usage("trace", "--flush '%s' is not a number of seconds such as 1 "
-                                  "or 0.25", flush);
-        /* set in our environment: forwarded below with the other collector settings */
-        setenv("MPILENS_TRACE_FLUSH_SEC", flush, 1);
-    }
     struct lens_err e;
     /* The collector and the recovery tool are found before anything runs: a missing install
      * fails at once (status 1), not after an hour-long MPI job. */
@@ -199,7 +164,7 @@ int cmd_trace(int argc, char **argv)
                                       "MPILENS_TRACE_FUNCS", "MPILENS_TRACE_FUNC_DEPTH",
                                       "MPILENS_TRACE_FUNC_MIN", "MPILENS_TRACE_STATS"};
     const int nfwd = (int)(sizeof fwd / sizeof fwd[0]);
-    int n = argc - optind;
+    int n = ncmd;
     /* the command, 3 pairs of -x (preload, folder, buffer), the forwarded settings, NULL */
     char **cmd = calloc((size_t)n + 7 + 2 * (size_t)nfwd, sizeof *cmd);
     char pre[PATH_MAX + 16], tdir[PATH_MAX + 24], tbuf[64];
@@ -211,8 +176,8 @@ int cmd_trace(int argc, char **argv)
     snprintf(tdir, sizeof tdir, "MPILENS_TRACE_DIR=%s", dir);
     snprintf(tbuf, sizeof tbuf, "MPILENS_TRACE_BUFFER=%s", buffer ? buffer : "");
     int k = 0;
-    cmd[k++] = argv[optind];
-    if (is_mpirun(argv[optind])) {
+    cmd[k++] = cmdv[0];
+    if (is_mpirun(cmdv[0])) {
         cmd[k++] = "-x", cmd[k++] = pre, cmd[k++] = "-x", cmd[k++] = tdir;
         if (buffer)
             cmd[k++] = "-x", cmd[k++] = tbuf;
@@ -226,14 +191,18 @@ int cmd_trace(int argc, char **argv)
             setenv("MPILENS_TRACE_BUFFER", buffer, 1);
     }
     /* the rest of the command as given, after the inserted -x pairs */
-    for (int i = optind + 1; i < argc; i++)
-        cmd[k++] = argv[i];
+    for (int i = 1; i < ncmd; i++)
+        cmd[k++] = cmdv[i];
     cmd[k] = NULL;
     fprintf(stderr, "mpilens: tracing into %s\n", dir);
+    double t0 = lens_time_now();
     int status = run(cmd);
+    /* wall time of the whole launch, start-up included: what a user waits for */
+    if (wall)
+        *wall = lens_time_now() - t0;
     free(cmd);
     if (status < 0) {
-        lens_err_set(&e, LENS_EIO, "cannot run '%s': %s", argv[optind], strerror(errno));
+        lens_err_set(&e, LENS_EIO, "cannot run '%s': %s", cmdv[0], strerror(errno));
         return lens_cli_fail(&e);
     }
     /* Exit status from here on: the command's own when it failed (the more useful news),
@@ -272,4 +241,150 @@ int cmd_trace(int argc, char **argv)
         fprintf(stderr, "mpilens: the command exited with status %d\n", status);
     /* the application's status, as the shell would give it (128 + N for signal N) */
     return status;
+}
+
+/* --procs: process counts at most (a fixed array; each one is a whole traced run) */
+#define MAX_PROCS 64
+
+/* "1,2,4" into p[]: integers from 1 to 1000000, no repeats; returns how many, -1 if malformed. */
+static int parse_procs(const char *s, int *p)
+{
+    int n = 0;
+    for (;;) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || v > 1000000 || n == MAX_PROCS || (*end && *end != ','))
+            return -1;
+        /* a repeated count would overwrite its own folder and row */
+        for (int i = 0; i < n; i++)
+            if (p[i] == v)
+                return -1;
+        p[n++] = (int)v;
+        if (!*end)
+            return n;
+        s = end + 1;
+    }
+}
+
+/* --procs: one traced run per process count into out/pP, launched with the words of `scale
+ * run` (cli/cmd_scale.c), then out/walls.csv (procs,seconds,status) that `problems
+ * --versions` reads. Every count runs even after a failure, whose row has no time; the
+ * status is then the first failed run's. */
+static int trace_procs(const char *out, const char *buffer, const char *list, const char *mpirun,
+                       int ncmd, char **cmdv)
+{
+    int procs[MAX_PROCS], status[MAX_PROCS], first_bad = 0;
+    double wall[MAX_PROCS];
+    int n = parse_procs(list, procs);
+    if (n < 0)
+        return lens_cli_usage("trace", "--procs '%s' is not a list of distinct process counts "
+                              "such as 1,2,4 (at most %d)", list, MAX_PROCS);
+    struct lens_err e = {0};
+    if (lens_atomic_mkdir_p(out, &e) != LENS_OK)
+        return lens_cli_fail(&e);
+    /* launcher, its 4 words, the program and its arguments, NULL */
+    char **argv = calloc((size_t)ncmd + 6, sizeof *argv);
+    if (!argv) {
+        lens_err_set(&e, LENS_ENOMEM, "out of memory");
+        return lens_cli_fail(&e);
+    }
+    for (int i = 0; i < n; i++) {
+        char np[16], sub[PATH_MAX];
+        snprintf(np, sizeof np, "%d", procs[i]);
+        snprintf(sub, sizeof sub, "%s/p%d", out, procs[i]);
+        int a = 0;
+        /* the same launch as `scale run`: Open MPI refuses root (containers, CI) without the
+         * first flag and more processes than cores without the second */
+        argv[a++] = (char *)mpirun;
+        argv[a++] = "--allow-run-as-root";
+        argv[a++] = "--oversubscribe";
+        argv[a++] = "-np";
+        argv[a++] = np;
+        for (int k = 0; k < ncmd; k++)
+            argv[a++] = cmdv[k];
+        argv[a] = NULL;
+        wall[i] = 0; /* a launch that never started has no time */
+        status[i] = trace_once(sub, buffer, a, argv, &wall[i]);
+        if (status[i] != 0 && first_bad == 0)
+            first_bad = status[i];
+        fprintf(stderr, "mpilens: p=%d: %.6f s, status %d\n", procs[i], wall[i], status[i]);
+    }
+    free(argv);
+    char path[PATH_MAX + 16];
+    struct lens_atomic f;
+    snprintf(path, sizeof path, "%s/walls.csv", out);
+    /* written whatever happened: a failed count is a row with an empty time and its status,
+     * so that the reader can say which count failed rather than find it missing */
+    if (lens_atomic_open(&f, path, "w", &e) != LENS_OK)
+        return lens_cli_fail(&e);
+    fprintf(f.fp, "procs,seconds,status\n");
+    for (int i = 0; i < n; i++) {
+        if (status[i] == 0)
+            fprintf(f.fp, "%d,%.6f,0\n", procs[i], wall[i]);
+        else
+            fprintf(f.fp, "%d,,%d\n", procs[i], status[i]);
+    }
+    int depth = lens_atomic_group_suspend();
+    int rc = lens_atomic_commit(&f, &e);
+    lens_atomic_group_resume(depth);
+    if (rc != LENS_OK)
+        return lens_cli_fail(&e);
+    fprintf(stderr, "mpilens: wrote %s\n", path);
+    return first_bad;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"buffer", required_argument, NULL, 'b'},
+                                             {"flush", required_argument, NULL, 'f'},
+                                             {"procs", required_argument, NULL, 'P'},
+                                             {"mpirun", required_argument, NULL, 'M'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    /* Default folder: the collector's own variable when set, so that `mpilens trace` and a
+     * hand-made LD_PRELOAD run write to the same place; else ./mpilens-trace. */
+    const char *out = getenv("MPILENS_TRACE_DIR"), *buffer = NULL, *flush = NULL;
+    const char *procs = NULL, *mpirun = "mpirun";
+    int c;
+    if (!out || !*out)
+        out = "mpilens-trace";
+    optind = 1;
+    /* "+": stop at the first non-option, so that the command's own options (mpirun -np 4)
+     * are left to it even without "--" */
+    while ((c = getopt_long(argc, argv, "+o:b:f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'b': buffer = optarg; break;
+        case 'f': flush = optarg; break;
+        case 'P': procs = optarg; break;
+        case 'M': mpirun = optarg; break;
+        case 'h': usage(stdout); return LENS_EXIT_OK;
+        default: return lens_cli_usage("trace", "unknown option");
+        }
+    }
+    if (optind >= argc)
+        return lens_cli_usage("trace", "missing the command to run (mpilens trace -- mpirun ...)");
+    /* The size is checked here (digits, one k/M/G suffix, not 0), before the run: inside the
+     * ranks a bad value would surface only once the job is under way, once per rank. */
+    if (buffer) {
+        char *end;
+        unsigned long long v = strtoull(buffer, &end, 10);
+        if (end == buffer || (*end && strchr("kKmMgG", *end) == NULL) || (*end && end[1]) || v == 0)
+            return lens_cli_usage("trace", "--buffer '%s' is not a size such as 65536, 64k or 8M",
+                                  buffer);
+    }
+    if (flush) {
+        char *end;
+        /* 0 turns the timed flush off; the bound (about 11 days) only refuses typos */
+        double v = strtod(flush, &end);
+        if (end == flush || *end || !(v >= 0 && v <= 1e6))
+            return lens_cli_usage("trace", "--flush '%s' is not a number of seconds such as 1 "
+                                  "or 0.25", flush);
+        /* set in our environment: forwarded below with the other collector settings */
+        setenv("MPILENS_TRACE_FLUSH_SEC", flush, 1);
+    }
+    if (procs)
+        return trace_procs(out, buffer, procs, mpirun, argc - optind, argv + optind);
+    return trace_once(out, buffer, argc - optind, argv + optind, NULL);
 }
