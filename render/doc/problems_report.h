@@ -11,6 +11,7 @@
 #include "analysis/trace/trace.h"
 #include "common/err.h"
 #include "common/time.h"
+#include "render/fig/fig.h"
 
 /* One analysed trace, borrowed. The analysis should be run with LENS_PROBLEMS_KEEP_CHARGES
  * (the timelines then highlight every instance); the report builds nothing itself. */
@@ -33,6 +34,11 @@ struct lens_problems_report_opts {
     int max_sites;             /* call sites listed per problem (default 5) */
     int timelines;             /* 1 (default): a timeline per problem; 0: none (faster) */
     long long date;            /* Unix seconds printed and stored (lens_time_source_date()) */
+    /* `problems --versions`: the times, gains and main problems' shares of each version at
+     * each process count, computed by the caller (cli/cmd_problems.c); the section "gain"
+     * draws them as a table and a figure. Its labels and font are set by the report. NULL
+     * (the default): no such section. */
+    const struct lens_gainplot_opts *gain;
 };
 
 /* Defaults: the limits above, English, date = lens_time_source_date(). */
