@@ -218,7 +218,7 @@ struct versions {
     const char *problem[MAX_MAIN];   /* names of the main problems (borrowed from an[][]) */
     double share[MAX_VERSIONS * MAX_MAIN * MAX_PROCS];
     int nmain;
-    char label[MAX_VERSIONS][512];   /* report inputs: "naive, 4 processes" */
+    char label[MAX_VERSIONS][512];   /* report inputs: "naive, p=4" */
 };
 
 /* "a=DIR1,b=DIR2" into v->name / v->dir; -1 when malformed or too many. */
@@ -425,7 +425,7 @@ static int write_report(const struct request *q, struct lens_trace_analysis *con
             if (v->procs[p] > v->procs[last])
                 last = p;
         for (int k = 0; k < v->nv; k++) {
-            snprintf(v->label[k], sizeof v->label[k], "%s, %d processes", v->name[k], v->procs[last]);
+            snprintf(v->label[k], sizeof v->label[k], "%s, p=%d", v->name[k], v->procs[last]);
             in[k] = (struct lens_problems_report_input){v->label[k], v->an[k][last],
                                                         v->time[k * v->np + last]};
         }
