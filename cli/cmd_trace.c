@@ -8,8 +8,10 @@
 #include "common/time.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -41,6 +43,11 @@ static void usage(FILE *fp)
             "                     (MPIRUN --allow-run-as-root --oversubscribe -np P COMMAND...),\n"
             "                     into DIR/p1, DIR/p2, ... with the wall times in DIR/walls.csv\n"
             "  --mpirun PATH      the launcher of --procs (default mpirun)\n"
+            "  --time-pattern W   with --procs: the time of a run is the number after W on the\n"
+            "                     last line of the program's output that starts with W (e.g.\n"
+            "                     'time' for the sample Jacobis, 'mpilens-time:' as scale run\n"
+            "                     reads it) instead of the launch's wall time; the output is\n"
+            "                     kept in DIR/pP.out and a run without such a line fails\n"
             "  -h, --help         this text\n\n"
             "After the run it prints the events per rank and warns about ranks whose trace ends\n"
             "early (crash, MPI_Abort, kill); the trace keeps what they recorded until then.\n"
@@ -71,8 +78,9 @@ static void on_signal(int sig)
         kill(child, sig);
 }
 
-/* Runs argv, waits, returns its exit status (128 + signal when killed), -1 if it cannot run. */
-static int run(char **argv)
+/* Runs argv, waits, returns its exit status (128 + signal when killed), -1 if it cannot run.
+ * With out_path, the command's standard output goes to that file (created or truncated). */
+static int run(char **argv, const char *out_path)
 {
     pid_t pid;
     int st;
@@ -82,7 +90,12 @@ static int run(char **argv)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    int rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (out_path)
+        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         errno = rc;
         return -1;
@@ -140,7 +153,8 @@ static int exists(const char *dir, const char *name)
 
 /* One traced run of cmdv (ncmd words) into the folder out; *wall (when not NULL) gets the
  * seconds the command took. Returns the exit status as documented in usage(). */
-static int trace_once(const char *out, const char *buffer, int ncmd, char **cmdv, double *wall)
+static int trace_once(const char *out, const char *buffer, int ncmd, char **cmdv, double *wall,
+                      const char *stdout_path)
 {
     char dir[PATH_MAX], so[PATH_MAX], recover[PATH_MAX];
     struct lens_err e;
@@ -196,7 +210,7 @@ static int trace_once(const char *out, const char *buffer, int ncmd, char **cmdv
     cmd[k] = NULL;
     fprintf(stderr, "mpilens: tracing into %s\n", dir);
     double t0 = lens_time_now();
-    int status = run(cmd);
+    int status = run(cmd, stdout_path);
     /* wall time of the whole launch, start-up included: what a user waits for */
     if (wall)
         *wall = lens_time_now() - t0;
@@ -217,7 +231,7 @@ static int trace_once(const char *out, const char *buffer, int ncmd, char **cmdv
         char *rargv[] = {recover, dir, NULL};
         fprintf(stderr, "mpilens: the run ended without MPI_Finalize; recovering the trace up "
                         "to the last flush of each rank\n");
-        if (run(rargv) != 0) {
+        if (run(rargv, NULL) != 0) {
             lens_err_set(&e, LENS_EIO, "%s/raw: could not recover a trace", dir);
             lens_cli_fail(&e);
             return status > 0 ? status : LENS_EXIT_FAIL;
@@ -266,12 +280,33 @@ static int parse_procs(const char *s, int *p)
     }
 }
 
+/* The number after word on the last line of path that starts with word: 0, or -1 when
+ * there is none or it is not a time > 0 (a program may print progress times before its
+ * total, hence the last). */
+static int program_time(const char *path, const char *word, double *secs)
+{
+    FILE *fp = fopen(path, "r");
+    char line[4096];
+    size_t n = strlen(word);
+    int found = -1;
+    if (!fp)
+        return -1;
+    while (fgets(line, sizeof line, fp))
+        if (!strncmp(line, word, n)) {
+            char *end;
+            double v = strtod(line + n, &end);
+            found = end > line + n && isfinite(v) && v > 0 ? (*secs = v, 0) : -1;
+        }
+    fclose(fp);
+    return found;
+}
+
 /* --procs: one traced run per process count into out/pP, launched with the words of `scale
  * run` (cli/cmd_scale.c), then out/walls.csv (procs,seconds,status) that `problems
  * --versions` reads. Every count runs even after a failure, whose row has no time; the
  * status is then the first failed run's. */
 static int trace_procs(const char *out, const char *buffer, const char *list, const char *mpirun,
-                       int ncmd, char **cmdv)
+                       const char *pattern, int ncmd, char **cmdv)
 {
     int procs[MAX_PROCS], status[MAX_PROCS], first_bad = 0;
     double wall[MAX_PROCS];
@@ -304,7 +339,15 @@ static int trace_procs(const char *out, const char *buffer, const char *list, co
             argv[a++] = cmdv[k];
         argv[a] = NULL;
         wall[i] = 0; /* a launch that never started has no time */
-        status[i] = trace_once(sub, buffer, a, argv, &wall[i]);
+        char outp[PATH_MAX + 16];
+        snprintf(outp, sizeof outp, "%s/p%d.out", out, procs[i]);
+        status[i] = trace_once(sub, buffer, a, argv, &wall[i], pattern ? outp : NULL);
+        /* the program's own time: start-up and tracing set-up left out, which for short
+         * runs are most of the wall time and would hide the gain */
+        if (pattern && status[i] == 0 && program_time(outp, pattern, &wall[i]) != 0) {
+            lens_cli_warn("%s: no line starting with '%s' and a time > 0", outp, pattern);
+            status[i] = LENS_EXIT_FAIL;
+        }
         if (status[i] != 0 && first_bad == 0)
             first_bad = status[i];
         fprintf(stderr, "mpilens: p=%d: %.6f s, status %d\n", procs[i], wall[i], status[i]);
@@ -340,12 +383,13 @@ int cmd_trace(int argc, char **argv)
                                              {"flush", required_argument, NULL, 'f'},
                                              {"procs", required_argument, NULL, 'P'},
                                              {"mpirun", required_argument, NULL, 'M'},
+                                             {"time-pattern", required_argument, NULL, 'T'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
     /* Default folder: the collector's own variable when set, so that `mpilens trace` and a
      * hand-made LD_PRELOAD run write to the same place; else ./mpilens-trace. */
     const char *out = getenv("MPILENS_TRACE_DIR"), *buffer = NULL, *flush = NULL;
-    const char *procs = NULL, *mpirun = "mpirun";
+    const char *procs = NULL, *mpirun = "mpirun", *pattern = NULL;
     int c;
     if (!out || !*out)
         out = "mpilens-trace";
@@ -359,6 +403,7 @@ int cmd_trace(int argc, char **argv)
         case 'f': flush = optarg; break;
         case 'P': procs = optarg; break;
         case 'M': mpirun = optarg; break;
+        case 'T': pattern = optarg; break;
         case 'h': usage(stdout); return LENS_EXIT_OK;
         default: return lens_cli_usage("trace", "unknown option");
         }
@@ -385,6 +430,8 @@ int cmd_trace(int argc, char **argv)
         setenv("MPILENS_TRACE_FLUSH_SEC", flush, 1);
     }
     if (procs)
-        return trace_procs(out, buffer, procs, mpirun, argc - optind, argv + optind);
-    return trace_once(out, buffer, argc - optind, argv + optind, NULL);
+        return trace_procs(out, buffer, procs, mpirun, pattern, argc - optind, argv + optind);
+    if (pattern)
+        return lens_cli_usage("trace", "--time-pattern needs --procs");
+    return trace_once(out, buffer, argc - optind, argv + optind, NULL, NULL);
 }

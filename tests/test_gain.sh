@@ -9,13 +9,21 @@ M="$BIN/mpilens problems --rules $RULES"
 export SOURCE_DATE_EPOCH=1700000000
 # small and short: 2 ranks at most, a few milliseconds of work per iteration
 ARGS="-n 64 -i 10 -j 2 -w 1"
+# the naive one timed by mpilens (the launch), the overlapped one by its own "time S s" line
 for v in naive overlap; do
-    check_exit "trace --procs 1,2 jacobi_$v" 0 $BIN/mpilens trace --procs 1,2 -o "$TMP/$v" -- \
-        "$BIN/samples/jacobi_$v" $ARGS
+    tp=(); [ $v = overlap ] && tp=(--time-pattern time)
+    check_exit "trace --procs 1,2 jacobi_$v" 0 $BIN/mpilens trace --procs 1,2 ${tp[@]+"${tp[@]}"} \
+        -o "$TMP/$v" -- "$BIN/samples/jacobi_$v" $ARGS
     check "p1 trace of $v" test -s "$TMP/$v/p1/traces.otf2"
     check "p2 trace of $v" test -s "$TMP/$v/p2/traces.otf2"
     check_eq "walls.csv of $v" "$(cut -d, -f1,3 "$TMP/$v/walls.csv" | tr '\n' ' ')" "procs,status 1,0 2,0 "
 done
+check_eq "--time-pattern: the program's times" "$(cut -d, -f2 "$TMP/overlap/walls.csv" | tail -n +2 | tr '\n' ' ')" \
+    "$(awk '$1 == "time" { printf "%s ", $2 }' "$TMP/overlap/p1.out" "$TMP/overlap/p2.out")"
+check_exit "--time-pattern not found: status 1" 1 $BIN/mpilens trace --procs 1 --time-pattern nosuch \
+    -o "$TMP/nt" -- "$BIN/samples/jacobi_naive" $ARGS
+check_eq "--time-pattern not found: no time in walls.csv" "$(tail -n 1 "$TMP/nt/walls.csv")" "1,,1"
+check_exit "--time-pattern without --procs" 2 $BIN/mpilens trace --time-pattern time -o "$TMP/x" -- true
 check_exit "report with --versions" 0 $M --report "$TMP/g.pdf" --versions "naive=$TMP/naive,overlapped=$TMP/overlap"
 cp "$TMP/err" "$TMP/g.err" 2>/dev/null
 pdftotext -layout "$TMP/g.pdf" "$TMP/g.txt" 2>/dev/null
