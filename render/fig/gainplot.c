@@ -56,6 +56,7 @@ static void size(const void *data, double *w, double *h)
  * versions apart while its colours name the problems. */
 static void version_dash(cairo_t *cr, int v, double fs)
 {
+    /* dash lengths in font sizes, so the pattern scales with the figure like the text */
     double d[4][4] = {{0}, {0.6 * fs, 0.35 * fs}, {0.15 * fs, 0.3 * fs},
                       {0.6 * fs, 0.3 * fs, 0.15 * fs, 0.3 * fs}};
     static const int n[4] = {0, 2, 2, 4};
@@ -75,6 +76,8 @@ static void axes(const struct lens_gainplot_opts *o, const struct lens_figure_ca
     double ticks[16], step;
     /* at most 6 ticks: the panel is half the figure wide but its height is what they share */
     int nt = lens_figure_ticks(0, vmax > 0 ? vmax : 1, 0, 6, ticks, &step);
+    /* the axis runs from 0 (a time or a share is read against zero, not against the
+     * smallest value) to the last tick, or to the largest value when that lies above it */
     pn->top = nt ? fmax(ticks[nt - 1], vmax) : 1;
     lens_figure_set_font(cr, c->face, 0.9 * fs);
     cairo_set_line_width(cr, fmax(1, fs / 14));
@@ -89,6 +92,7 @@ static void axes(const struct lens_gainplot_opts *o, const struct lens_figure_ca
         lens_figure_format_value(ticks[i], step, buf, sizeof buf);
         lens_figure_label(c->text, cr, pn->x0 - 0.4 * fs, y, buf, 1, 0.5, 0);
     }
+    /* one x label per process count, at the same x as its points (series() below) */
     for (int p = 0; p < o->nprocs; p++) {
         char buf[16];
         double x = o->nprocs > 1 ? pn->x0 + pn->w * p / (o->nprocs - 1) : pn->x0 + pn->w / 2;
@@ -101,6 +105,7 @@ static void axes(const struct lens_gainplot_opts *o, const struct lens_figure_ca
     lens_figure_set_font(cr, c->face, fs);
     if (o->xlabel)
         lens_figure_label(c->text, cr, pn->x0 + pn->w / 2, pn->y0 + pn->h + 1.6 * fs, o->xlabel, 0.5, 0, 0);
+    /* turned a quarter left, clear of tick labels of up to about four characters */
     if (ylabel)
         lens_figure_label(c->text, cr, pn->x0 - 3.2 * fs, pn->y0 + pn->h / 2, ylabel, 0.5, 0.5, -M_PI / 2);
 }
@@ -109,6 +114,7 @@ static void axes(const struct lens_gainplot_opts *o, const struct lens_figure_ca
 static void series(const struct lens_gainplot_opts *o, cairo_t *cr, const struct panel *pn,
                    const double *values, double unit, double fs)
 {
+    /* one count alone sits mid-panel: there is no span to spread it over */
     for (int p = 0; p < o->nprocs; p++) {
         double x = o->nprocs > 1 ? pn->x0 + pn->w * p / (o->nprocs - 1) : pn->x0 + pn->w / 2;
         double y = pn->y0 + pn->h - values[p] * unit / pn->top * pn->h;
@@ -119,6 +125,7 @@ static void series(const struct lens_gainplot_opts *o, cairo_t *cr, const struct
     }
     cairo_set_line_width(cr, fmax(1.5, fs / 7));
     cairo_stroke(cr);
+    /* dots solid whatever the line's dash: a dashed circle would look like a different mark */
     cairo_set_dash(cr, NULL, 0, 0);
     for (int p = 0; p < o->nprocs; p++) {
         double x = o->nprocs > 1 ? pn->x0 + pn->w * p / (o->nprocs - 1) : pn->x0 + pn->w / 2;
@@ -140,11 +147,14 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     int lrows = 1 + (o->nproblems + 1) / 2;
     double bottom = c->h - fs * (3.4 + 1.4 * lrows);
     double half = c->w / 2;
+    /* two panels of equal width, each with 4.5 font sizes of room on its left for the
+     * tick labels and the turned axis title */
     struct panel tp = {4.5 * fs, fs, half - 5.5 * fs, bottom - fs, 1};
     struct panel sp = {half + 4.5 * fs, fs, half - 5.5 * fs, bottom - fs, 1};
     double tmax = 0, smax = 0;
     for (int i = 0; i < o->nversions * o->nprocs; i++)
         tmax = fmax(tmax, o->time[i]);
+    /* shares are drawn in percent, as the report's tables print them */
     for (int i = 0; i < o->nversions * o->nproblems * o->nprocs; i++)
         smax = fmax(smax, 100 * o->share[i]);
     axes(o, c, &tp, tmax, o->time_label, fs);
@@ -172,8 +182,10 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
         cairo_set_dash(cr, NULL, 0, 0);
         cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
         lens_figure_label(c->text, cr, lx + 3 * fs, ly, o->version[v], 0, 0.5, 0);
+        /* the next entry after this one's text: names of any length stay apart */
         lx += 4 * fs + lens_figure_text_width(cr, o->version[v]);
     }
+    /* problems two to a row, under the two panels, below the versions' row */
     for (int k = 0; k < o->nproblems; k++) {
         double x = k % 2 ? half : tp.x0, y = ly + 1.4 * fs * (1 + k / 2);
         char name[96];
