@@ -272,8 +272,10 @@ static int read_walls(const char *dir, int *procs, double *secs, int *n, struct 
         }
         double t = strtod(end + 1, &end2);
         if (end2 == end + 1) {
+            /* an empty time: `trace --procs` wrote the failed run's status after it */
+            const char *st = *end2 == ',' ? end2 + 1 : "unknown";
             rc = lens_err_set(e, LENS_EFORMAT, "%s:%d: the run at %ld processes failed (status "
-                              "%s): no time", path, ln, p, end + 2);
+                              "%s): no time", path, ln, p, *st ? st : "unknown");
             break;
         }
         /* the gain divides by the time: it must be a positive number */
