@@ -7,12 +7,17 @@
 RULES=templates/rules
 M="$BIN/mpilens problems --rules $RULES"
 export SOURCE_DATE_EPOCH=1700000000
+# The launcher: mpirun through a wrapper of the same name (so that `trace` still inserts its
+# -x pairs) that also lets the ranks of a sanitizer build start (--mpirun is tested with it).
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\nexec %s -x ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 "$@"\n' \
+    "$(command -v mpirun)" > "$TMP/bin/mpirun" && chmod +x "$TMP/bin/mpirun"
 # small and short: 2 ranks at most, a few milliseconds of work per iteration
 ARGS="-n 64 -i 10 -j 2 -w 1"
 # the naive one timed by mpilens (the launch), the overlapped one by its own "time S s" line
 for v in naive overlap; do
     tp=(); [ $v = overlap ] && tp=(--time-pattern time)
-    check_exit "trace --procs 1,2 jacobi_$v" 0 $BIN/mpilens trace --procs 1,2 ${tp[@]+"${tp[@]}"} \
+    check_exit "trace --procs 1,2 jacobi_$v" 0 $BIN/mpilens trace --procs 1,2 --mpirun "$TMP/bin/mpirun" ${tp[@]+"${tp[@]}"} \
         -o "$TMP/$v" -- "$BIN/samples/jacobi_$v" $ARGS
     check "p1 trace of $v" test -s "$TMP/$v/p1/traces.otf2"
     check "p2 trace of $v" test -s "$TMP/$v/p2/traces.otf2"
@@ -20,7 +25,7 @@ for v in naive overlap; do
 done
 check_eq "--time-pattern: the program's times" "$(cut -d, -f2 "$TMP/overlap/walls.csv" | tail -n +2 | tr '\n' ' ')" \
     "$(awk '$1 == "time" { printf "%s ", $2 }' "$TMP/overlap/p1.out" "$TMP/overlap/p2.out")"
-check_exit "--time-pattern not found: status 1" 1 $BIN/mpilens trace --procs 1 --time-pattern nosuch \
+check_exit "--time-pattern not found: status 1" 1 $BIN/mpilens trace --procs 1 --time-pattern nosuch --mpirun "$TMP/bin/mpirun" \
     -o "$TMP/nt" -- "$BIN/samples/jacobi_naive" $ARGS
 check_eq "--time-pattern not found: no time in walls.csv" "$(tail -n 1 "$TMP/nt/walls.csv")" "1,,1"
 check_exit "--time-pattern without --procs" 2 $BIN/mpilens trace --time-pattern time -o "$TMP/x" -- true
