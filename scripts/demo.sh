@@ -4,7 +4,8 @@
 # adds the sample cube with a known structure (slow node03, bad link 3 -> 17), and writes
 # out/demo/report.pdf (structure of the machine, anomalies, heatmaps, p2p plots) with its
 # figures, out/demo/accept.pdf (both cubes judged by samples/criteria/demo.criteria), out/demo/scale.pdf (scalability of the sample applications) and out/demo/jacobi.pdf
-# (problems found in traces of the naive and overlapped Jacobi, with the speed-up). Each step says what it does on stderr; the total time is printed at the end.
+# (problems found in traces of the naive and overlapped Jacobi, with the speed-up), out/demo/jacobi_gain.pdf
+# (both Jacobis at 1, 2, 4 processes: time, gain and main problems' shares). Each step says what it does on stderr; the total time is printed at the end.
 set -eu
 start=$(date +%s.%N)
 build=${1:-build}

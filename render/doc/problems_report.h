@@ -1,6 +1,7 @@
 /* The problems report: draws templates/problems_report.tmpl with the problems found in one or
  * more traces into a PDF: a title page; when there are several traces, a comparison (time
- * of each run, speed-up against the first, the time of each problem); then per trace a ranked
+ * of each run, speed-up against the first, the time of each problem); with opts.gain, the
+ * gain over process counts (a table and render/fig/gainplot.h); then per trace a ranked
  * table of its problems and, per problem, description, advice, total and share, a bar chart
  * of the seconds per rank, the top call sites and the timeline around its worst instance
  * (render/fig/timeline.h). The sections are rows of a table in problems_report.c, drawn by the
