@@ -23,7 +23,8 @@ LENS_COMMAND(problems, "find performance problems in an OTF2 trace with the rule
 static void help(void)
 {
     printf("usage: mpilens problems [options] TRACE\n"
-           "       mpilens problems --report OUT.pdf [--labels A,B] [--walls S1,S2] TRACE...\n\n"
+           "       mpilens problems --report OUT.pdf [--labels A,B] [--walls S1,S2] TRACE...\n"
+           "       mpilens problems --report OUT.pdf --versions NAME=DIR,NAME=DIR...\n\n"
            "TRACE is a traces.otf2 anchor file or the folder holding it (ours or Score-P's).\n"
            "Applies the rules of templates/rules (late sender, wait at barrier, ...) and lists\n"
            "each problem with its time, share of the total time (sum over ranks), time per\n"
@@ -46,6 +47,11 @@ static void help(void)
            "  --labels A,B    with --report: names of the TRACEs in the report (default: paths)\n"
            "  --walls S1,S2   with --report: measured run time of each TRACE in seconds; with\n"
            "                  several TRACEs the report compares them (speed-up against the first)\n"
+           "  --versions N=DIR,...  with --report, instead of TRACEs: versions of one program,\n"
+           "                  each traced at several process counts by 'mpilens trace --procs'\n"
+           "                  (DIR/walls.csv, DIR/pP). Adds the section 'Gain over process\n"
+           "                  counts' (time of each version, gain against the first, main\n"
+           "                  problems' shares); the traces at the largest count are detailed\n"
            "  -h, --help      this help\n\n"
            "With --timeline or --report the text listing is not printed unless --json or -o\n"
            "asks for it; a line on standard error says which window was drawn.\n\n"
@@ -54,7 +60,8 @@ static void help(void)
            "  mpilens problems --json --lang ru mpilens-trace/traces.otf2 -o problems.json\n"
            "  mpilens problems mpilens-trace --timeline worst.svg --report problems.pdf\n"
            "  mpilens problems --report jacobi.pdf --labels naive,overlapped --walls 12.8,7.9 \\\n"
-           "      naive-trace overlapped-trace\n");
+           "      naive-trace overlapped-trace\n"
+           "  mpilens problems --report gain.pdf --versions naive=naive-dir,overlapped=over-dir\n");
 }
 
 /* $MPILENS_RULES, else templates/rules of the data directory (the build or installed tree,
@@ -195,10 +202,206 @@ static int draw_timeline(const struct request *q, const struct lens_trace_analys
     return LENS_OK;
 }
 
+/* ---- --versions: one program in several versions, traced at several process counts ---- */
+
+#define MAX_VERSIONS LENS_GAINPLOT_MAX_VERSIONS
+#define MAX_PROCS 16  /* process counts per version: each is one analysed trace kept in memory */
+#define MAX_MAIN 3    /* main problems in the figure: more lines than that no one can read */
+
+struct versions {
+    char buf[4096];                  /* --versions, split in place */
+    const char *name[MAX_VERSIONS], *dir[MAX_VERSIONS];
+    int nv, np;
+    int procs[MAX_PROCS];            /* the first version's counts, in its walls.csv order */
+    double time[MAX_VERSIONS * MAX_PROCS], gain[MAX_VERSIONS * MAX_PROCS];
+    struct lens_trace_analysis *an[MAX_VERSIONS][MAX_PROCS];
+    const char *problem[MAX_MAIN];   /* names of the main problems (borrowed from an[][]) */
+    double share[MAX_VERSIONS * MAX_MAIN * MAX_PROCS];
+    int nmain;
+    char label[MAX_VERSIONS][512];   /* report inputs: "naive, p=4" */
+};
+
+/* "a=DIR1,b=DIR2" into v->name / v->dir; -1 when malformed or too many. */
+static int parse_versions(struct versions *v, const char *arg)
+{
+    snprintf(v->buf, sizeof v->buf, "%s", arg);
+    v->nv = 0;
+    for (char *save = NULL, *tok = strtok_r(v->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        /* both halves needed: the name labels the table, the folder holds the runs */
+        if (!eq || eq == tok || !eq[1] || v->nv == MAX_VERSIONS)
+            return -1;
+        *eq = '\0';
+        v->name[v->nv] = tok;
+        v->dir[v->nv++] = eq + 1;
+    }
+    return v->nv;
+}
+
+/* DIR/walls.csv of `mpilens trace --procs` into procs[] / secs[]; a row whose run failed is
+ * an error naming the file and line: its trace would be partial and its time unknown. */
+static int read_walls(const char *dir, int *procs, double *secs, int *n, struct lens_err *e)
+{
+    char path[PATH_MAX + 16], line[256];
+    snprintf(path, sizeof path, "%s/walls.csv", dir);
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return lens_err_set(e, LENS_EIO, "%s: cannot open (trace the version with 'mpilens trace "
+                            "--procs LIST -o %s -- PROGRAM')", path, dir);
+    int rc = LENS_OK, ln = 0;
+    *n = 0;
+    while (rc == LENS_OK && fgets(line, sizeof line, fp)) {
+        ln++;
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\n')
+            line[--len] = '\0';
+        else if (!feof(fp)) {
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%d: line too long", path, ln);
+            break;
+        }
+        if (ln == 1) {
+            if (strcmp(line, "procs,seconds,status"))
+                rc = lens_err_set(e, LENS_EFORMAT, "%s:1: header is not procs,seconds,status", path);
+            continue;
+        }
+        char *end, *end2;
+        long p = strtol(line, &end, 10);
+        if (end == line || *end != ',' || p < 1 || p > 1000000) {
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%d: bad process count", path, ln);
+            break;
+        }
+        double t = strtod(end + 1, &end2);
+        if (end2 == end + 1) {
+            /* an empty time: `trace --procs` wrote the failed run's status after it */
+            const char *st = *end2 == ',' ? end2 + 1 : "unknown";
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%d: the run at %ld processes failed (status "
+                              "%s): no time", path, ln, p, *st ? st : "unknown");
+            break;
+        }
+        /* the gain divides by the time: it must be a positive number */
+        if (*end2 != ',' || !isfinite(t) || t <= 0) {
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%d: bad time", path, ln);
+            break;
+        }
+        if (*n == MAX_PROCS) {
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%d: more than %d process counts", path, ln, MAX_PROCS);
+            break;
+        }
+        procs[*n] = (int)p;
+        secs[(*n)++] = t;
+    }
+    fclose(fp);
+    if (rc == LENS_OK && *n == 0)
+        rc = lens_err_set(e, LENS_EFORMAT, "%s: no runs", path);
+    return rc;
+}
+
+/* The share of problem id in an analysis, 0 when it found none. */
+static double share_of(const struct lens_trace_analysis *a, const char *id)
+{
+    for (int i = 0; i < a->problems->nres; i++)
+        if (!strcmp(a->problems->res[i].rule->id, id))
+            return a->problems->res[i].share;
+    return 0;
+}
+
+/* Reads every version's walls, analyses each of its traces once, and computes what the
+ * report's gain section shows: times, gains against the first version at the same count,
+ * the main problems (largest shares summed over all runs) and their share in every run. */
+static int versions_run(struct versions *v, const char *rules, unsigned flags, int lang,
+                        struct lens_err *e)
+{
+    for (int k = 0; k < v->nv; k++) {
+        int procs[MAX_PROCS], n;
+        double secs[MAX_PROCS];
+        int rc = read_walls(v->dir[k], procs, secs, &n, e);
+        if (rc)
+            return rc;
+        if (k == 0) {
+            v->np = n;
+            memcpy(v->procs, procs, sizeof procs);
+        }
+        /* a gain compares equal counts: every version must have run the first one's */
+        for (int p = 0; p < v->np; p++) {
+            int j = 0;
+            while (j < n && procs[j] != v->procs[p])
+                j++;
+            if (j == n)
+                return lens_err_set(e, LENS_EFORMAT, "%s/walls.csv: no run at %d processes, which "
+                                    "%s has", v->dir[k], v->procs[p], v->dir[0]);
+            v->time[k * v->np + p] = secs[j];
+            char trace[PATH_MAX + 32];
+            snprintf(trace, sizeof trace, "%s/p%d", v->dir[k], v->procs[p]);
+            if ((rc = analyse(trace, rules, flags, &v->an[k][p], e)))
+                return rc;
+        }
+    }
+    for (int k = 0; k < v->nv; k++)
+        for (int p = 0; p < v->np; p++)
+            v->gain[k * v->np + p] = v->time[p] / v->time[k * v->np + p];
+    /* main problems: the rule ids with the largest share summed over every run, in that
+     * order; ties keep the first seen, so the choice is stable */
+    const char *ids[MAX_MAIN];
+    double best[MAX_MAIN];
+    v->nmain = 0;
+    for (int k = 0; k < v->nv; k++)
+        for (int p = 0; p < v->np; p++) {
+            const struct lens_problems *pr = v->an[k][p]->problems;
+            for (int i = 0; i < pr->nres; i++) {
+                const char *id = pr->res[i].rule->id;
+                int seen = 0;
+                for (int m = 0; m < v->nmain; m++)
+                    seen |= !strcmp(ids[m], id);
+                if (seen || pr->res[i].total_s <= 0)
+                    continue;
+                double sum = 0;
+                for (int k2 = 0; k2 < v->nv; k2++)
+                    for (int p2 = 0; p2 < v->np; p2++)
+                        sum += share_of(v->an[k2][p2], id);
+                /* insertion into the top MAX_MAIN, largest first */
+                int at = v->nmain;
+                while (at > 0 && best[at - 1] < sum)
+                    at--;
+                if (at == MAX_MAIN)
+                    continue;
+                int last = v->nmain < MAX_MAIN ? v->nmain : MAX_MAIN - 1;
+                for (int m = last; m > at; m--)
+                    ids[m] = ids[m - 1], best[m] = best[m - 1], v->problem[m] = v->problem[m - 1];
+                ids[at] = id, best[at] = sum;
+                /* the name in the report's language, English when the rule has no other */
+                const struct lens_problem_result *r = &pr->res[i];
+                v->problem[at] = lang == 1 && r->text[1][0] ? r->text[1][0] : r->text[0][0];
+                if (v->nmain < MAX_MAIN)
+                    v->nmain++;
+            }
+        }
+    for (int k = 0; k < v->nv; k++)
+        for (int m = 0; m < v->nmain; m++)
+            for (int p = 0; p < v->np; p++)
+                v->share[(k * v->nmain + m) * v->np + p] = share_of(v->an[k][p], ids[m]);
+    /* one line per count on stderr, the numbers of the table, for scripts and the demo */
+    for (int p = 0; p < v->np; p++) {
+        fprintf(stderr, "gain: procs %d", v->procs[p]);
+        for (int k = 0; k < v->nv; k++)
+            fprintf(stderr, " %s %.6f s", v->name[k], v->time[k * v->np + p]);
+        for (int k = 1; k < v->nv; k++)
+            fprintf(stderr, " gain %s %.2fx", v->name[k], v->gain[k * v->np + p]);
+        fprintf(stderr, "\n");
+    }
+    return LENS_OK;
+}
+
+static void versions_free(struct versions *v)
+{
+    for (int k = 0; k < v->nv; k++)
+        for (int p = 0; p < v->np; p++)
+            lens_trace_analysis_free(v->an[k][p]);
+}
+
 /* The PDF of every TRACE, each named by its --labels entry (else its path) and with its
  * --walls time (NaN: not measured; the report then uses the trace's longest rank). */
 static int write_report(const struct request *q, struct lens_trace_analysis *const *a,
-                        struct lens_err *e)
+                        struct versions *v, struct lens_err *e)
 {
     char datadir[4096];
     int rc = lens_report_datadir(datadir, sizeof datadir, e);
@@ -210,7 +413,26 @@ static int write_report(const struct request *q, struct lens_trace_analysis *con
     o.title = q->title;
     o.rules = q->rules;
     o.lang = q->lang;
+    struct lens_gainplot_opts g = {0};
     struct lens_problems_report_input in[MAX_TRACES];
+    if (v) {
+        g = (struct lens_gainplot_opts){.nprocs = v->np, .procs = v->procs, .nversions = v->nv,
+                                        .version = v->name, .time = v->time, .gain = v->gain,
+                                        .nproblems = v->nmain, .problem = v->problem,
+                                        .share = v->share};
+        o.gain = &g;
+        /* the detailed traces: each version at its largest count, where problems grow most */
+        int last = 0;
+        for (int p = 1; p < v->np; p++)
+            if (v->procs[p] > v->procs[last])
+                last = p;
+        for (int k = 0; k < v->nv; k++) {
+            snprintf(v->label[k], sizeof v->label[k], "%s, p=%d", v->name[k], v->procs[last]);
+            in[k] = (struct lens_problems_report_input){v->label[k], v->an[k][last],
+                                                        v->time[k * v->np + last]};
+        }
+        return lens_problems_report_write(&o, in, v->nv, q->report, e);
+    }
     for (int i = 0; i < q->ntraces; i++)
         in[i] = (struct lens_problems_report_input){
             i < q->nlabels ? q->label[i] : q->trace[i], a[i], i < q->nwalls ? q->wall[i] : NAN};
@@ -254,9 +476,13 @@ int cmd_problems(int argc, char **argv)
                                          {"title", required_argument, NULL, 't'},
                                          {"labels", required_argument, NULL, 'L'},
                                          {"walls", required_argument, NULL, 'w'},
+                                         {"versions", required_argument, NULL, 'V'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     char buf[PATH_MAX + 64];
+    /* large (the analyses of every run): static, as one command runs per process */
+    static struct versions vs;
+    const char *versions = NULL;
     const char *output = NULL;
     /* Defaults: English (q.lang 0), the text listing on stdout, rules from $MPILENS_RULES or
      * the data directory, no timeline or report. */
@@ -294,6 +520,7 @@ int cmd_problems(int argc, char **argv)
             else
                 return lens_cli_usage("problems", "--lang must be en or ru, not '%s'", optarg);
             break;
+        case 'V': versions = optarg; break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("problems", "unknown option");
         }
@@ -301,6 +528,23 @@ int cmd_problems(int argc, char **argv)
     /* The checks below refuse every combination that would ignore an option silently; all are
      * usage errors (status 2) and come before any trace is read. */
     q.ntraces = argc - optind;
+    if (versions) {
+        if (!q.report || json || output || q.timeline || q.nlabels || q.nwalls || q.ntraces)
+            return lens_cli_usage("problems", "--versions needs --report OUT.pdf and takes no "
+                                  "TRACE, --labels, --walls, listing or timeline");
+        memset(&vs, 0, sizeof vs);
+        if (parse_versions(&vs, versions) < 1)
+            return lens_cli_usage("problems", "--versions needs NAME=DIR,NAME=DIR (at most %d), "
+                                  "not '%s'", MAX_VERSIONS, versions);
+        struct lens_err e = {0};
+        if (!q.rules && !(q.rules = default_rules(buf, sizeof buf, &e)))
+            return lens_cli_fail(&e);
+        int rc = versions_run(&vs, q.rules, LENS_PROBLEMS_KEEP_CHARGES, q.lang, &e);
+        if (rc == LENS_OK)
+            rc = write_report(&q, NULL, &vs, &e);
+        versions_free(&vs);
+        return rc ? lens_cli_fail(&e) : LENS_EXIT_OK;
+    }
     if (q.ntraces < 1)
         return lens_cli_usage("problems", "missing TRACE");
     if (q.ntraces > 1 && (!q.report || json || output || q.timeline))
@@ -336,7 +580,7 @@ int cmd_problems(int argc, char **argv)
     if (rc == LENS_OK && q.timeline)
         rc = draw_timeline(&q, an[0], &e);
     if (rc == LENS_OK && q.report)
-        rc = write_report(&q, an, &e);
+        rc = write_report(&q, an, NULL, &e);
     /* the listing last: a failed picture or report leaves stdout empty */
     if (rc == LENS_OK && listing)
         rc = write_listing(an[0]->problems, json, q.lang, output, &e);

@@ -4,7 +4,8 @@
 # adds the sample cube with a known structure (slow node03, bad link 3 -> 17), and writes
 # out/demo/report.pdf (structure of the machine, anomalies, heatmaps, p2p plots) with its
 # figures, out/demo/accept.pdf (both cubes judged by samples/criteria/demo.criteria), out/demo/scale.pdf (scalability of the sample applications) and out/demo/jacobi.pdf
-# (problems found in traces of the naive and overlapped Jacobi, with the speed-up). Each step says what it does on stderr; the total time is printed at the end.
+# (problems found in traces of the naive and overlapped Jacobi, with the speed-up), out/demo/jacobi_gain.pdf
+# (both Jacobis at 1, 2, 4 processes: time, gain and main problems' shares). Each step says what it does on stderr; the total time is printed at the end.
 set -eu
 start=$(date +%s.%N)
 build=${1:-build}
@@ -97,6 +98,22 @@ if [ -x "$BIN/samples/jacobi_naive" ] && [ -e "$build/lib/libmpilens-trace.so" ]
         --walls "${walls[0]},${walls[1]}" --title "mpilens demo: Jacobi, naive against overlapped" \
         "$out/jacobi_naive" "$out/jacobi_overlap"
     say "done: $out/jacobi.pdf"
+    # Gain over process counts: both Jacobis traced at 1, 2 and 4 processes, each run's time
+    # taken from its "time S s" line (mpirun's start-up would swamp runs this short); the gain
+    # of the overlapped one at each count and the main problems' shares against the count go
+    # to out/demo/jacobi_gain.pdf.
+    gargs="-n 128 -i 20 -j 10 -w 5"
+    for v in naive overlap; do
+        say "tracing samples/apps/jacobi_$v.c at 1, 2, 4 processes ($gargs)"
+        rm -rf "$out/gain_$v"
+        "$BIN/mpilens" trace --procs 1,2,4 --time-pattern time -o "$out/gain_$v" -- \
+            "$BIN/samples/jacobi_$v" $gargs >/dev/null 2>"$out/gain_$v.err"
+    done
+    "$BIN/mpilens" problems --report "$out/jacobi_gain.pdf" \
+        --versions "naive=$out/gain_naive,overlapped=$out/gain_overlap" \
+        --title "mpilens demo: Jacobi over process counts" 2>"$out/jacobi_gain.err"
+    while read -r line; do say "$line"; done < <(grep '^gain:' "$out/jacobi_gain.err")
+    say "done: $out/jacobi_gain.pdf"
 fi
 # two revisions of a simulated task runtime, side by side (stage logs)
 say "comparing two revisions of a task runtime's stage log (mpilens stages --baseline)"

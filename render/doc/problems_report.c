@@ -203,6 +203,94 @@ static int comparison_block(void *ctx, const struct lens_template_item *it, stru
     return rc;
 }
 
+/* ---- gain over process counts (only with `problems --versions`) ---- */
+
+static int figure(struct prep *s, const unsigned char *png, size_t len, double h,
+                  const char *caption_name, struct lens_err *e);
+
+/* A table procs | time of each version | gain of each later version against the first, then
+ * the figure of the times and the main problems' shares. Every number is the caller's
+ * (opts.gain): this lays them out with the template's texts. */
+static int gain_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "gain"))
+        return unknown_item(s, it, e);
+    const struct lens_gainplot_opts *g = s->o->gain;
+    /* without versions the section draws nothing, and the template needs no variant */
+    if (!g)
+        return LENS_OK;
+    /* procs, then a time per version, then a gain per version after the first */
+    enum { MAXC = 2 * LENS_GAINPLOT_MAX_VERSIONS };
+    int nv = g->nversions, nc = 2 * nv;
+    if (nv < 1 || nv > LENS_GAINPLOT_MAX_VERSIONS)
+        return lens_err_set(e, LENS_EINVAL, "gain: %d versions (1 to %d)", nv, LENS_GAINPLOT_MAX_VERSIONS);
+    char h[MAXC][160], buf[2048], xl[128], tl[128], sl[128];
+    struct lens_pdf_column cols[MAXC];
+    int rc = lens_pdf_new_page(s->pdf, e);
+    if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 1, buf, e);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_set(&s->vars, "first", g->version[0], e);
+    if (rc == LENS_OK && (rc = text(s, "intro", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_paragraph(s->pdf, buf, e);
+    if (rc == LENS_OK)
+        rc = text(s, "col_procs", h[0], sizeof h[0], e);
+    /* the column titles name their version through ${version} */
+    for (int v = 0; v < nv && rc == LENS_OK; v++) {
+        rc = lens_template_vars_set(&s->vars, "version", g->version[v], e);
+        if (rc == LENS_OK)
+            rc = text(s, "col_time", h[1 + v], sizeof h[1 + v], e);
+        if (rc == LENS_OK && v > 0)
+            rc = text(s, "col_gain", h[nv + v], sizeof h[nv + v], e);
+    }
+    /* procs + nv times + (nv - 1) gains = 2 nv columns; even widths, the last takes the rest */
+    int ncols = nc;
+    for (int c = 0; c < ncols; c++)
+        cols[c] = (struct lens_pdf_column){h[c], c ? LENS_PDF_RIGHT : LENS_PDF_LEFT,
+                                           c == ncols - 1 ? 0 : 1.0 / ncols};
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_begin(s->pdf, cols, ncols, LENS_PDF_SANS, e);
+    for (int p = 0; p < g->nprocs && rc == LENS_OK; p++) {
+        char cell[MAXC][32];
+        const char *cells[MAXC];
+        snprintf(cell[0], sizeof cell[0], "%d", g->procs[p]);
+        for (int v = 0; v < nv; v++) {
+            fmt_s(g->time[v * g->nprocs + p], cell[1 + v], sizeof cell[1 + v]);
+            /* as the comparison prints speed-ups: two decimals and an x */
+            if (v > 0)
+                snprintf(cell[nv + v], sizeof cell[nv + v], "%.2fx", g->gain[v * g->nprocs + p]);
+        }
+        for (int c = 0; c < ncols; c++)
+            cells[c] = cell[c];
+        rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_end(s->pdf, e);
+    if (rc == LENS_OK && (rc = text(s, "note", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_text(s->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, buf, e);
+    lens_pdf_space(s->pdf, 8);
+    /* the figure, with the template's axis titles and the report's font */
+    struct lens_gainplot_opts fo = *g;
+    if (rc == LENS_OK) rc = text(s, "axis_procs", xl, sizeof xl, e);
+    if (rc == LENS_OK) rc = text(s, "axis_time", tl, sizeof tl, e);
+    if (rc == LENS_OK) rc = text(s, "axis_share", sl, sizeof sl, e);
+    fo.xlabel = xl, fo.time_label = tl, fo.share_label = sl;
+    fo.font_path = s->font_path;
+    fo.width = fo.height = 0;
+    double fh = lens_pdf_text_width(s->pdf) * 420 / 1000;
+    if (rc == LENS_OK)
+        rc = lens_pdf_need(s->pdf, fh + 60, e);
+    unsigned char *png = NULL;
+    size_t len = 0;
+    if (rc == LENS_OK)
+        rc = lens_gainplot_png_mem(&fo, &png, &len, e);
+    if (rc == LENS_OK)
+        rc = figure(s, png, len, fh, "caption", e);
+    lens_free(png);
+    return rc;
+}
+
 /* ---- one trace: summary and ranked table ---- */
 
 /* The placeholders of the trace being drawn, read by its summary paragraph and the headings of its
@@ -523,6 +611,7 @@ static int details_block(void *ctx, const struct lens_template_item *it, struct 
 static const struct lens_doc_section sections[] = {
     {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
     {"comparison", LENS_DOC_NONE, NULL, NULL, comparison_block},
+    {"gain", LENS_DOC_NONE, NULL, NULL, gain_block},
     {"trace", LENS_DOC_TRACE, trace_vars, problems_table, NULL},
     {"problem_details", LENS_DOC_TRACE, NULL, NULL, details_block},
     /* the works the methods come from: all template text, drawn once at the end */

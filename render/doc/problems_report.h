@@ -1,6 +1,7 @@
 /* The problems report: draws templates/problems_report.tmpl with the problems found in one or
  * more traces into a PDF: a title page; when there are several traces, a comparison (time
- * of each run, speed-up against the first, the time of each problem); then per trace a ranked
+ * of each run, speed-up against the first, the time of each problem); with opts.gain, the
+ * gain over process counts (a table and render/fig/gainplot.h); then per trace a ranked
  * table of its problems and, per problem, description, advice, total and share, a bar chart
  * of the seconds per rank, the top call sites and the timeline around its worst instance
  * (render/fig/timeline.h). The sections are rows of a table in problems_report.c, drawn by the
@@ -11,6 +12,7 @@
 #include "analysis/trace/trace.h"
 #include "common/err.h"
 #include "common/time.h"
+#include "render/fig/fig.h"
 
 /* One analysed trace, borrowed. The analysis should be run with LENS_PROBLEMS_KEEP_CHARGES
  * (the timelines then highlight every instance); the report builds nothing itself. */
@@ -33,6 +35,11 @@ struct lens_problems_report_opts {
     int max_sites;             /* call sites listed per problem (default 5) */
     int timelines;             /* 1 (default): a timeline per problem; 0: none (faster) */
     long long date;            /* Unix seconds printed and stored (lens_time_source_date()) */
+    /* `problems --versions`: the times, gains and main problems' shares of each version at
+     * each process count, computed by the caller (cli/cmd_problems.c); the section "gain"
+     * draws them as a table and a figure. Its labels and font are set by the report. NULL
+     * (the default): no such section. */
+    const struct lens_gainplot_opts *gain;
 };
 
 /* Defaults: the limits above, English, date = lens_time_source_date(). */

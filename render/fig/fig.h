@@ -23,5 +23,6 @@
 #include "timeline.h" /* trace timelines */
 #include "profile_plot.h" /* profile plots */
 #include "ratiomap.h" /* mpilens compare: the ratio map and the before/after histograms */
+#include "gainplot.h" /* problems --versions: time and problem shares against the process count */
 
 #endif
