@@ -79,6 +79,30 @@ check_exit "russian report" 0 $M "$CASITA" --report "$TMP/r.pdf" --lang ru
 check_match "russian problem name" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "Поздний отправитель"
 check_match "russian call site" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "вызов MPI_Recv из late_sender"
 
+# --- time in MPI per rank: the JSON's mpi_time_per_rank, the rest of each rank's run outside
+# MPI, the share recomputed from the printed run column
+$M --json "$CASITA" -o "$TMP/c.json" 2>/dev/null
+/usr/bin/python3 - "$TMP/c.json" "$TMP/c.txt" > "$TMP/ranks.txt" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+part = text[text.index("Time in MPI per rank"):]
+rows = {int(m.group(1)): m.groups()[1:] for m in
+        re.finditer(r"^\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)%", part, re.M)}
+for k, mpi in enumerate(d["mpi_time_per_rank"]):
+    if k not in rows:
+        print("no row for rank", k); continue
+    run, inmpi, out, share = (float(x) for x in rows[k])
+    if "%.6f" % mpi != rows[k][1]:
+        print("rank", k, "in MPI", rows[k][1], "JSON", mpi)
+    if abs(run - mpi - out) > 2e-6:
+        print("rank", k, "outside", out, "!= run - MPI", run - mpi)
+    if abs(100 * mpi / run - share) > 0.006:
+        print("rank", k, "share", share)
+print("ranks", len(rows))
+PY
+check_eq "time in MPI per rank as in the JSON" "$(cat "$TMP/ranks.txt")" "ranks 4"
+
 # --- two traces compared: labels, wall times, speed-up against the first
 check_exit "comparison of two traces" 0 $M --report "$TMP/cmp.pdf" --labels naive,overlapped \
     --walls 2.5,1.0 "$CASITA" "$TMP/delay"

@@ -280,6 +280,42 @@ static int problems_table(void *ctx, const struct lens_template_item *it, struct
     return rc;
 }
 
+/* ---- one trace: time in MPI per rank (issue 14, item 7) ---- */
+
+/* Per rank: its span in the trace, the seconds inside MPI calls (lens_problems.mpi_s, the
+ * mpi_time_per_rank of `problems --json`) and the rest. A rank that spends most of its time in
+ * MPI is where the problems' seconds matter; one that computes most of the time is not. */
+static int rank_times_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "rank_times"))
+        return unknown_item(s, it, e);
+    /* five cells per row below: a template with another count would read past them */
+    if (it->ncols != 5)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'rank_times' needs 5 columns (rank, "
+                            "run, in MPI, outside MPI, share), got %d", s->t->path, it->line,
+                            it->ncols);
+    const struct lens_trace *t = s->in[s->cur].analysis->trace;
+    const struct lens_problems *p = s->in[s->cur].analysis->problems;
+    int rc = LENS_OK;
+    for (int r = 0; r < t->nranks && rc == LENS_OK; r++) {
+        /* the rank's own span (first to last event), the same time total_time_s sums; a rank
+         * without events has none, and its MPI time is 0 */
+        double run = t->ranks[r].nevents ? t->ranks[r].t_last - t->ranks[r].t_first : 0;
+        double mpi = p->mpi_s[r];
+        char rank[16], rs[32], ms[32], os[32], share[32];
+        snprintf(rank, sizeof rank, "%d", r);
+        fmt_s(run, rs, sizeof rs);
+        fmt_s(mpi, ms, sizeof ms);
+        /* clock jitter can put MPI a hair above the span; outside MPI is never negative */
+        fmt_s(fmax(run - mpi, 0), os, sizeof os);
+        snprintf(share, sizeof share, run > 0 ? "%.2f%%" : "n/a", run > 0 ? 100 * mpi / run : 0);
+        const char *cells[5] = {rank, rs, ms, os, share};
+        rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    return rc;
+}
+
 /* ---- one trace: each problem in detail ---- */
 
 /* Seconds of one problem per rank as a bar chart (PNG bytes). */
@@ -524,6 +560,7 @@ static const struct lens_doc_section sections[] = {
     {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
     {"comparison", LENS_DOC_NONE, NULL, NULL, comparison_block},
     {"trace", LENS_DOC_TRACE, trace_vars, problems_table, NULL},
+    {"rank_times", LENS_DOC_TRACE, NULL, rank_times_table, NULL},
     {"problem_details", LENS_DOC_TRACE, NULL, NULL, details_block},
     /* the works the methods come from: all template text, drawn once at the end */
     {"references", LENS_DOC_NONE, NULL, NULL, NULL},
