@@ -54,6 +54,24 @@ check_eq "problems and numbers as in the JSON" "$(grep -v '^found\|^detailed\|^s
 nfound=$(sed -n 's/^found //p' "$TMP/missing.txt")
 ndetailed=$(sed -n 's/^detailed //p' "$TMP/missing.txt")
 check_match "several problems found" "$nfound" "^([4-9]|1[0-9])$"
+# message sizes: each bin's messages, share and bytes as `mpilens msgsizes --json` counts them
+$BIN/mpilens msgsizes --json "$TMP/delay" > "$TMP/ms.json" 2>/dev/null
+/usr/bin/python3 - "$TMP/ms.json" "$TMP/d.txt" > "$TMP/ms.txt" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+text = re.sub(r"[ \t]+", " ", text[text.index("Message sizes"):])
+if "The %d point-to-point messages of the trace (%d bytes)" % (d["total_messages"], d["total_bytes"]) not in text:
+    print("intro totals")
+for b in d["bins"]:
+    label = "0 bytes" if b["hi"] == 0 else b["label"]
+    row = "%s %d %.2f%% %d %.2f%%" % (label, b["count"], 100 * b["share_messages"], b["bytes"],
+                                     100 * b["share_volume"])
+    if row not in text:
+        print("bin:", row)
+print("bins", len(d["bins"]), "messages", d["total_messages"])
+PY
+check_match "message-size bins as in msgsizes --json" "$(cat "$TMP/ms.txt")" "^bins 7 messages [1-9][0-9]*$"
 line=$(grep -n 'CALLSITE consume' tests/mpi/trace_delay.c | cut -d: -f1)
 check_match "call site with file and line" "$(cat "$TMP/d.txt")" "MPI_Recv called from consume \(trace_delay\.c:$line\)"
 check_match "description from the rule base" "$(cat "$TMP/d.txt")" "What happens: A receive waited for a message"

@@ -538,6 +538,71 @@ static int small_block(void *ctx, const struct lens_template_item *it, struct le
     return rc;
 }
 
+/* ---- one trace: the message-size profile (issue 14, item 7) ---- */
+
+/* The profile the caller binned (cli/cmd_problems.c, as `mpilens msgsizes` does): per size bin
+ * the messages, bytes and seconds in the send calls, with their shares. Which sizes dominate
+ * says whether latency (many small messages) or bandwidth (few large) is what to improve. */
+static int msgsizes_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "msgsizes"))
+        return unknown_item(s, it, e);
+    const struct lens_msgsize *m = s->in[s->cur].msgsizes;
+    if (!m) /* not computed (an API caller without it): no heading over nothing */
+        return LENS_OK;
+    static const char *const heads[6] = {"col_size", "col_count", "col_share", "col_bytes",
+                                         "col_volume", "col_call"};
+    static const double widths[6] = {0.26, 0.14, 0.13, 0.17, 0.13, 0};
+    char h[6][128], buf[2048];
+    struct lens_pdf_column cols[6];
+    int rc = lens_template_vars_setf(&s->vars, e, "msg_total", "%llu",
+                                     (unsigned long long)m->total_messages);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_setf(&s->vars, e, "msg_bytes", "%llu",
+                                     (unsigned long long)m->total_bytes);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_setf(&s->vars, e, "coll_calls", "%llu",
+                                     (unsigned long long)m->coll_calls);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_setf(&s->vars, e, "rma_ops", "%llu",
+                                     (unsigned long long)m->rma_ops);
+    if (rc == LENS_OK)
+        rc = lens_pdf_need(s->pdf, 160, e); /* heading, intro and the first rows together */
+    if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 2, buf, e);
+    if (rc == LENS_OK && (rc = text(s, "intro", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_paragraph(s->pdf, buf, e);
+    for (int c = 0; c < 6 && rc == LENS_OK; c++) {
+        rc = text(s, heads[c], h[c], sizeof h[c], e);
+        cols[c] = (struct lens_pdf_column){h[c], c ? LENS_PDF_RIGHT : LENS_PDF_LEFT, widths[c]};
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_begin(s->pdf, cols, 6, LENS_PDF_SANS, e);
+    for (size_t k = 0; k < m->nbins && rc == LENS_OK; k++) {
+        const struct lens_msgsize_bin *b = &m->bins[k];
+        char size[64], count[32], share[32], bytes[32], vol[32], call[32];
+        /* pdftotext joins the lone "0 B" of the empty-message bin into "0B" (the one-letter
+         * words sit too close for its word break), so that bin is named in words */
+        if (b->hi == 0)
+            snprintf(size, sizeof size, "0 bytes");
+        else
+            lens_msgsize_bin_label(b, size, sizeof size);
+        snprintf(count, sizeof count, "%llu", (unsigned long long)b->count);
+        snprintf(share, sizeof share, "%.2f%%", 100 * b->share_messages);
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)b->bytes);
+        snprintf(vol, sizeof vol, "%.2f%%", 100 * b->share_volume);
+        fmt_s(b->call_s, call, sizeof call);
+        const char *cells[6] = {size, count, share, bytes, vol, call};
+        rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_end(s->pdf, e);
+    if (rc == LENS_OK && (rc = text(s, "note", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_text(s->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, buf, e);
+    return rc;
+}
+
 /* ---- one trace: each problem in detail ---- */
 
 /* Seconds of one problem per rank as a bar chart (PNG bytes). */
@@ -784,6 +849,7 @@ static const struct lens_doc_section sections[] = {
     {"run_problems", LENS_DOC_NONE, NULL, NULL, run_problems_block},
     {"trace", LENS_DOC_TRACE, trace_vars, problems_table, NULL},
     {"rank_times", LENS_DOC_TRACE, NULL, rank_times_table, NULL},
+    {"msgsizes", LENS_DOC_TRACE, NULL, NULL, msgsizes_block},
     {"problem_details", LENS_DOC_TRACE, NULL, NULL, details_block},
     {"small_problems", LENS_DOC_TRACE, NULL, NULL, small_block},
     /* the works the methods come from: all template text, drawn once at the end */
