@@ -433,10 +433,24 @@ static int write_report(const struct request *q, struct lens_trace_analysis *con
         }
         return lens_problems_report_write(&o, in, v->nv, q->report, e);
     }
-    for (int i = 0; i < q->ntraces; i++)
+    /* the message-size profile of each trace, binned as `mpilens msgsizes` bins by default,
+     * computed here so the report only lays it out */
+    struct lens_msgsize *ms[MAX_TRACES] = {0};
+    for (int i = 0; i < q->ntraces && rc == LENS_OK; i++) {
+        rc = lens_msgsize_new(&ms[i], e);
+        if (rc == LENS_OK)
+            rc = lens_msgsize_add_trace(ms[i], a[i]->trace, e);
+        if (rc == LENS_OK)
+            rc = lens_msgsize_bin(ms[i], NULL, 0, 0, e);
         in[i] = (struct lens_problems_report_input){
-            i < q->nlabels ? q->label[i] : q->trace[i], a[i], i < q->nwalls ? q->wall[i] : NAN};
-    return lens_problems_report_write(&o, in, q->ntraces, q->report, e);
+            i < q->nlabels ? q->label[i] : q->trace[i], a[i], i < q->nwalls ? q->wall[i] : NAN,
+            ms[i]};
+    }
+    if (rc == LENS_OK)
+        rc = lens_problems_report_write(&o, in, q->ntraces, q->report, e);
+    for (int i = 0; i < q->ntraces; i++)
+        lens_msgsize_free(ms[i]);
+    return rc;
 }
 
 /* The listing (text or JSON) to output, atomically, or to standard output. LENS_EIO with e

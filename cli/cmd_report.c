@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +48,9 @@ static void help(void)
            "      --title TEXT        report title (UTF-8)\n"
            "      --lengths A,B,...   message lengths in bytes to draw (nearest present length)\n"
            "      --stat NAME         median (default), average, min or deviation\n"
+           "      --own-range         each length's heatmap on its own linear colour range\n"
+           "                          (default: one log range per cube, its 0.5-99.5th\n"
+           "                          percentiles, so colours compare across lengths)\n"
            "      --template FILE     layout and texts (default: templates/report.tmpl)\n"
            "      --cores N           cores per host, for the data-quality gate's oversubscription\n"
            "                          check (the cube files do not record them)\n"
@@ -244,6 +248,52 @@ static int parse_lengths(const char *s, int **out, int *n)
     return 0;
 }
 
+/* Values read for the heat range at most: a sample this size fixes the percentiles well enough
+ * and bounds the sort of a large cube (P = 1024, 20 lengths would be 20 M values). */
+#define HEAT_SAMPLE (1u << 20)
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The colour range that every per-length heatmap of c shares (issue 14, item 8): the 0.5th to
+ * the 99.5th percentile of the statistic's off-diagonal positive cells over all lengths, so one
+ * outlying cell (a retried message, a spike) neither stretches the range of every length nor,
+ * drawn in the end colour, hides in it. Seconds into *lo, *hi; both 0 when the cube has too
+ * few distinct values (the report then keeps each length's own range). LENS_ENOMEM. */
+static int heat_range(const struct lens_cube *c, int stat, double *lo, double *hi,
+                      struct lens_err *e)
+{
+    *lo = *hi = 0;
+    const double *d = c->data[stat];
+    size_t P = (size_t)c->procs, n = (size_t)c->nlen * P * P;
+    if (!d || n == 0)
+        return LENS_OK;
+    size_t stride = n / HEAT_SAMPLE + 1, m = 0; /* every stride-th cell: deterministic */
+    double *v = lens_malloc((n / stride + 1) * sizeof *v);
+    if (!v)
+        return lens_err_set(e, LENS_ENOMEM, "report: out of memory for the heatmap range");
+    for (size_t x = 0; x < n; x += stride) {
+        size_t i = x / P % P, j = x % P;
+        /* the diagonal is no measurement (the heatmaps hide it); log scale needs > 0 */
+        if (i != j && isfinite(d[x]) && d[x] > 0)
+            v[m++] = d[x];
+    }
+    if (m >= 2) {
+        qsort(v, m, sizeof *v, cmp_double);
+        *lo = v[(size_t)floor(0.005 * (double)(m - 1))];
+        *hi = v[(size_t)ceil(0.995 * (double)(m - 1))];
+        if (!(*hi > *lo)) { /* a flat cube: the whole range, or none */
+            *lo = v[0];
+            *hi = v[m - 1] > v[0] ? v[m - 1] : 0;
+        }
+    }
+    lens_free(v);
+    return LENS_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -251,18 +301,19 @@ int cmd_report(int argc, char **argv)
         {"title", required_argument, NULL, 't'},  {"lengths", required_argument, NULL, 'l'},
         {"stat", required_argument, NULL, 's'},   {"template", required_argument, NULL, 'T'},
         {"cores", required_argument, NULL, 'c'},  {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"own-range", no_argument, NULL, 'R'},    {NULL, 0, NULL, 0}};
     struct lens_report_opts o;
     lens_report_opts_init(&o);
     struct lens_quality_opts qopts;
     lens_quality_opts_default(&qopts);
     const char *output = NULL;
-    int *lengths = NULL, c;
+    int *lengths = NULL, c, own_range = 0;
     opterr = 0; /* getopt stays quiet: lens_cli_usage prints the one message, with the command's name */
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 'f': o.figures_dir = optarg; break;
+        case 'R': own_range = 1; break;
         case 't': o.title = optarg; break;
         case 'T': o.template_path = optarg; break;
         case 'l':
@@ -354,6 +405,10 @@ int cmd_report(int argc, char **argv)
         rc = lens_structure_report_run_gated(in[i].cube, o.stat, parts, &qopts, &res[i], &e);
         if (rc == LENS_OK)
             in[i].results = &res[i];
+        /* one colour range for all the cube's heatmaps, unless --own-range asks for the old
+         * per-length ranges */
+        if (rc == LENS_OK && !own_range)
+            rc = heat_range(in[i].cube, o.stat, &in[i].heat_lo, &in[i].heat_hi, &e);
         /* the retests after the results: their verdicts are about the cube's findings */
         if (rc == LENS_OK)
             rc = load_retest(&in[i], &hold[i], &e);

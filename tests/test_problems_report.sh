@@ -21,7 +21,7 @@ pdftotext -layout "$TMP/d.pdf" "$TMP/d.txt" 2>/dev/null
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 text = re.sub(r"[ \t]+", " ", open(sys.argv[2]).read())
-k = 0
+k = detailed = small = 0
 for p in d["problems"]:
     if p["total_s"] <= 0:
         continue
@@ -32,18 +32,46 @@ for p in d["problems"]:
     nums = "%.6f %.2f%% %d" % (p["total_s"], 100 * p["share"], p["count"])
     if row not in text and not (first in text and nums in text):
         print("table row:", row)
+    # problems under 1 % of the total time: one row in the small table, no page
+    if p["share"] < 0.01:
+        small += 1
+        if "Problems under 1% of the total time" not in text or text.count(nums) < 2:
+            print("small row:", row)
+        continue
+    detailed += 1
     head = "%d. %s" % (k, p["name"])
-    if k <= 8 and head not in text:
+    if detailed <= 8 and head not in text:
         print("section:", head)
-    if k <= 8 and "%.6f s in %d instance(s)" % (p["total_s"], p["count"]) not in text:
+    if detailed <= 8 and "%.6f s in %d instance(s)" % (p["total_s"], p["count"]) not in text:
         print("totals of", p["id"])
-    if k <= 8 and p["callsites"][0]["site"] not in text:
+    if detailed <= 8 and p["callsites"][0]["site"] not in text:
         print("call site:", p["callsites"][0]["site"])
 print("found", k)
+print("detailed", detailed)
+print("small", small)
 PY
-check_eq "problems and numbers as in the JSON" "$(grep -v '^found' "$TMP/missing.txt")" ""
+check_eq "problems and numbers as in the JSON" "$(grep -v '^found\|^detailed\|^small' "$TMP/missing.txt")" ""
 nfound=$(sed -n 's/^found //p' "$TMP/missing.txt")
+ndetailed=$(sed -n 's/^detailed //p' "$TMP/missing.txt")
 check_match "several problems found" "$nfound" "^([4-9]|1[0-9])$"
+# message sizes: each bin's messages, share and bytes as `mpilens msgsizes --json` counts them
+$BIN/mpilens msgsizes --json "$TMP/delay" > "$TMP/ms.json" 2>/dev/null
+/usr/bin/python3 - "$TMP/ms.json" "$TMP/d.txt" > "$TMP/ms.txt" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+text = re.sub(r"[ \t]+", " ", text[text.index("Message sizes"):])
+if "The %d point-to-point messages of the trace (%d bytes)" % (d["total_messages"], d["total_bytes"]) not in text:
+    print("intro totals")
+for b in d["bins"]:
+    label = "0 bytes" if b["hi"] == 0 else b["label"]
+    row = "%s %d %.2f%% %d %.2f%%" % (label, b["count"], 100 * b["share_messages"], b["bytes"],
+                                     100 * b["share_volume"])
+    if row not in text:
+        print("bin:", row)
+print("bins", len(d["bins"]), "messages", d["total_messages"])
+PY
+check_match "message-size bins as in msgsizes --json" "$(cat "$TMP/ms.txt")" "^bins 7 messages [1-9][0-9]*$"
 line=$(grep -n 'CALLSITE consume' tests/mpi/trace_delay.c | cut -d: -f1)
 check_match "call site with file and line" "$(cat "$TMP/d.txt")" "MPI_Recv called from consume \(trace_delay\.c:$line\)"
 check_match "description from the rule base" "$(cat "$TMP/d.txt")" "What happens: A receive waited for a message"
@@ -51,7 +79,7 @@ check_match "advice from the rule base" "$(cat "$TMP/d.txt")" "What to do: Post 
 check_match "timeline caption" "$(cat "$TMP/d.txt")" "around the worst instance of Late sender"
 # title + table + one page per detailed problem (at most 8), a detail may take two
 pages=$(pdfinfo "$TMP/d.pdf" 2>/dev/null | sed -n 's/^Pages: *//p')
-shown=$(( nfound < 8 ? nfound : 8 ))
+shown=$(( ndetailed < 8 ? ndetailed : 8 ))
 if [ "$pages" -ge $((2 + shown)) ] && [ "$pages" -le $((2 + 2 * shown)) ]; then ok
 else fail "page count $pages for $shown detailed problems"; fi
 check_match "footer" "$(cat "$TMP/d.txt")" "page $pages of $pages"
@@ -73,11 +101,37 @@ check_match "title" "$(head -5 "$TMP/c.txt")" "Casita: late sender and barrier"
 check_match "late sender row" "$(tr -s ' ' < "$TMP/c.txt")" "1 Late sender 30\.0[0-9]{5} 37\.4[0-9]% 3 3 \(10\.99[0-9]{4} s\)"
 check_match "barrier row" "$(tr -s ' ' < "$TMP/c.txt")" "2 Wait at barrier 21\.4[0-9]{5} 26\.7[0-9]% 3 1 \(7\.83[0-9]{4} s\)"
 check_match "Score-P call site" "$(cat "$TMP/c.txt")" "MPI_Recv called from late_sender"
-# 6 since issue 14: the references at the end
-check_eq "casita pages" "$(pdfinfo "$TMP/c.pdf" 2>/dev/null | sed -n 's/^Pages: *//p')" 6
+# 5 since issue 14 item 7: the references at the end, Barrier completion (under 1 %) a row of
+# the small table instead of a page
+check_eq "casita pages" "$(pdfinfo "$TMP/c.pdf" 2>/dev/null | sed -n 's/^Pages: *//p')" 5
+check_match "small problems table" "$(tr -s ' ' < "$TMP/c.txt")" "3 Barrier completion 0\.0000[0-9]{2} 0\.00% 3 3 \(0\.0000[0-9]{2} s\)"
 check_exit "russian report" 0 $M "$CASITA" --report "$TMP/r.pdf" --lang ru
 check_match "russian problem name" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "Поздний отправитель"
 check_match "russian call site" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "вызов MPI_Recv из late_sender"
+
+# --- time in MPI per rank: the JSON's mpi_time_per_rank, the rest of each rank's run outside
+# MPI, the share recomputed from the printed run column
+$M --json "$CASITA" -o "$TMP/c.json" 2>/dev/null
+/usr/bin/python3 - "$TMP/c.json" "$TMP/c.txt" > "$TMP/ranks.txt" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+part = text[text.index("Time in MPI per rank"):]
+rows = {int(m.group(1)): m.groups()[1:] for m in
+        re.finditer(r"^\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)%", part, re.M)}
+for k, mpi in enumerate(d["mpi_time_per_rank"]):
+    if k not in rows:
+        print("no row for rank", k); continue
+    run, inmpi, out, share = (float(x) for x in rows[k])
+    if "%.6f" % mpi != rows[k][1]:
+        print("rank", k, "in MPI", rows[k][1], "JSON", mpi)
+    if abs(run - mpi - out) > 2e-6:
+        print("rank", k, "outside", out, "!= run - MPI", run - mpi)
+    if abs(100 * mpi / run - share) > 0.006:
+        print("rank", k, "share", share)
+print("ranks", len(rows))
+PY
+check_eq "time in MPI per rank as in the JSON" "$(cat "$TMP/ranks.txt")" "ranks 4"
 
 # --- two traces compared: labels, wall times, speed-up against the first
 check_exit "comparison of two traces" 0 $M --report "$TMP/cmp.pdf" --labels naive,overlapped \
@@ -88,6 +142,37 @@ check_match "comparison row 1" "$(tr -s ' ' < "$TMP/cmp.txt")" "^naive 4 2\.5000
 check_match "comparison row 2" "$(tr -s ' ' < "$TMP/cmp.txt")" "^overlapped 2 1\.000000 2\.50x "
 check_match "both traces detailed" "$(cat "$TMP/cmp.txt")" "MPI_Recv called from late_sender.*|MPI_Recv called from consume"
 check_eq "casita part then trace_delay part" "$(grep -c -E '^.?(naive|overlapped)$' "$TMP/cmp.txt")" 2
+# problem x run table: each problem's seconds in both runs as their JSON gives them, and the
+# change of the second against the first recomputed here
+/usr/bin/python3 - "$TMP/c.json" "$TMP/delay.json" "$TMP/cmp.txt" > "$TMP/runs.txt" <<'PY'
+import json, re, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+text = open(sys.argv[3]).read()
+text = re.sub(r"[ \t]+", " ", text[text.index("Problems run by run"):])
+tb = {p["id"]: p["total_s"] for p in b["problems"]}
+n = 0
+for p in a["problems"]:
+    if p["total_s"] <= 0:
+        continue
+    n += 1
+    x, y = p["total_s"], tb.get(p["id"], 0)
+    row = "%s %.6f %.6f %+.1f%%" % (p["name"], x, y, 100 * (y - x) / x)
+    if row not in text:
+        print("missing:", row)
+    site = p["callsites"][0]
+    if "%.6f" % site["seconds"] not in text or site["site"].split()[0] not in text:
+        print("site of", p["id"])
+for p in b["problems"]:
+    ta = {q["id"]: q["total_s"] for q in a["problems"]}
+    if p["total_s"] > 0 and ta.get(p["id"], 0) <= 0:
+        n += 1
+        # long names wrap in their cell: the numbers, and the name's first words on the row
+        if "0.000000 %.6f new" % p["total_s"] not in text or p["name"].split(",")[0][:12] not in text:
+            print("missing new:", p["name"])
+print("rows", n)
+PY
+check_match "problem x run rows as in the two JSONs" "$(cat "$TMP/runs.txt")" "^rows ([3-9]|1[0-9])$"
+check_eq "problem x run rows" "$(grep -c missing "$TMP/runs.txt")" 0
 check_exit "several traces without --report" 2 $M "$CASITA" "$TMP/delay"
 check_exit "several traces with --json" 2 $M --json --report "$TMP/bad.pdf" "$CASITA" "$TMP/delay"
 check_exit "labels count" 2 $M --report "$TMP/bad.pdf" --labels a "$CASITA" "$TMP/delay"

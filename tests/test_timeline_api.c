@@ -145,7 +145,7 @@ static void comparison(const char *datadir, const struct lens_trace_analysis *a,
     o.datadir = datadir;
     o.date = 1700000000;
     o.timelines = 0;
-    struct lens_problems_report_input in[2] = {{"naive", a, 20}, {"overlapped", a, 8}};
+    struct lens_problems_report_input in[2] = {{"naive", a, 20, NULL}, {"overlapped", a, 8, NULL}};
     char pdf[PATH_MAX], cmd[PATH_MAX + 64], text[65536];
     snprintf(pdf, sizeof pdf, "%s/cmp.pdf", dir);
     LENS_TEST(lens_problems_report_write(&o, in, 2, pdf, &e) == LENS_OK, "comparison: %s", e.msg);
@@ -194,7 +194,7 @@ int main(void)
     lens_problems_report_opts_init(&o);
     o.datadir = datadir;
     o.date = 1700000000;
-    struct lens_problems_report_input in = {"casita", a, NAN};
+    struct lens_problems_report_input in = {"casita", a, NAN, NULL};
     snprintf(pdf, sizeof pdf, "%s/r.pdf", dir);
     int steps = 0, reported = 0, clean = 0;
     for (long n = 1; n < 200000; n += n < 120 ? 1 : 9, steps++) {

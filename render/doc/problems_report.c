@@ -291,6 +291,147 @@ static int gain_block(void *ctx, const struct lens_template_item *it, struct len
     return rc;
 }
 
+/* ---- problems x runs (issue 14, item 7): drawn only with two or more traces ---- */
+
+#define RUN_COLS (LENS_PDF_MAXCOLS - 2) /* the problem and change columns take two */
+
+/* The result of rule id in a run's problems, NULL when that run's rule base lacks it. */
+static const struct lens_problem_result *result_of(const struct lens_problems *p, const char *id)
+{
+    for (int i = 0; i < p->nres; i++)
+        if (!strcmp(p->res[i].rule->id, id))
+            return &p->res[i];
+    return NULL;
+}
+
+/* Seconds of the site text among a result's listed sites; -1 when it is not listed (the lists
+ * hold the top LENS_PROBLEMS_TOP sites, so "not listed" is not "0 s"). */
+static double site_seconds(const struct lens_problem_result *r, const char *site)
+{
+    for (int k = 0; r && k < r->nsites; k++)
+        if (!strcmp(r->sites[k].text, site))
+            return r->sites[k].seconds;
+    return -1;
+}
+
+/* "+12.3%" of last against first; a problem absent from the first run is "new". */
+static void fmt_change(double first, double last, char *buf, size_t n)
+{
+    if (first > 0)
+        snprintf(buf, n, "%+.1f%%", 100 * (last - first) / first);
+    else
+        snprintf(buf, n, last > 0 ? "new" : "-");
+}
+
+/* The runs shown as columns: all when they fit, else the first RUN_COLS - 1 and the last
+ * (the change column compares the last with the first, so both must be visible). */
+static int run_column(int nin, int c)
+{
+    return nin <= RUN_COLS || c < RUN_COLS - 1 ? c : nin - 1;
+}
+
+/* One row for a problem, then one per call site of it (in the first run's order, then the sites
+ * only later runs have), each with its seconds per run and the change from first to last. */
+static int run_problem_rows(struct prep *s, const struct lens_problem_result *r0, int nc,
+                            struct lens_err *e)
+{
+    const char *id = r0->rule->id;
+    char cell[RUN_COLS + 2][352];
+    const char *cells[RUN_COLS + 2];
+    double first = 0, last = 0;
+    snprintf(cell[0], sizeof cell[0], "%s", rule_text(r0, s->o->lang, 0));
+    for (int c = 0; c < nc; c++) {
+        const struct lens_problem_result *r = result_of(s->in[run_column(s->nin, c)].analysis->problems, id);
+        double v = r ? r->total_s : 0;
+        fmt_s(v, cell[1 + c], sizeof cell[1 + c]);
+        if (c == 0) first = v;
+        last = v;
+    }
+    fmt_change(first, last, cell[1 + nc], sizeof cell[1 + nc]);
+    for (int c = 0; c < nc + 2; c++)
+        cells[c] = cell[c];
+    int rc = lens_pdf_table_row(s->pdf, cells, e);
+    /* Sites: every site listed in any run once, up to max_sites per run, so a site that
+     * appeared or vanished between runs shows. A site is the same when its text is. */
+    for (int run = 0; run < s->nin && rc == LENS_OK; run++) {
+        const struct lens_problem_result *rr = result_of(s->in[run].analysis->problems, id);
+        int n = rr ? (rr->nsites < s->o->max_sites ? rr->nsites : s->o->max_sites) : 0;
+        for (int k = 0; k < n && rc == LENS_OK; k++) {
+            const char *site = rr->sites[k].text;
+            int seen = 0;
+            for (int q = 0; q < run && !seen; q++)
+                seen = site_seconds(result_of(s->in[q].analysis->problems, id), site) >= 0;
+            if (seen || rr->sites[k].seconds <= 0)
+                continue;
+            /* a bullet marks the site rows: the PDF table trims leading blanks */
+            snprintf(cell[0], sizeof cell[0], "\xe2\x80\xa2 %s", s->o->lang == 1 ? rr->sites[k].text_ru : site);
+            double a = 0, b = 0;
+            for (int c = 0; c < nc; c++) {
+                double v = site_seconds(result_of(s->in[run_column(s->nin, c)].analysis->problems, id), site);
+                if (v < 0)
+                    snprintf(cell[1 + c], sizeof cell[1 + c], "-");
+                else
+                    fmt_s(v, cell[1 + c], sizeof cell[1 + c]);
+                if (c == 0) a = fmax(v, 0);
+                b = fmax(v, 0);
+            }
+            fmt_change(a, b, cell[1 + nc], sizeof cell[1 + nc]);
+            rc = lens_pdf_table_row(s->pdf, cells, e);
+        }
+    }
+    return rc;
+}
+
+static int run_problems_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "run_problems"))
+        return unknown_item(s, it, e);
+    if (s->nin < 2) /* a change needs two runs; with one the section draws nothing */
+        return LENS_OK;
+    int nc = s->nin < RUN_COLS ? s->nin : RUN_COLS;
+    char h[RUN_COLS + 2][128], buf[2048];
+    struct lens_pdf_column cols[RUN_COLS + 2];
+    int rc = lens_pdf_new_page(s->pdf, e);
+    if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 1, buf, e);
+    if (rc == LENS_OK && (rc = text(s, "intro", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_paragraph(s->pdf, buf, e);
+    if (rc == LENS_OK)
+        rc = text(s, "col_problem", h[0], sizeof h[0], e);
+    if (rc == LENS_OK)
+        rc = text(s, "col_change", h[1 + nc], sizeof h[1 + nc], e);
+    /* the names take a third, the runs share the middle, the change the rest */
+    cols[0] = (struct lens_pdf_column){h[0], LENS_PDF_LEFT, 0.36};
+    for (int c = 0; c < nc; c++) {
+        snprintf(h[1 + c], sizeof h[1 + c], "%s, s", s->in[run_column(s->nin, c)].name);
+        cols[1 + c] = (struct lens_pdf_column){h[1 + c], LENS_PDF_RIGHT, 0.50 / nc};
+    }
+    cols[1 + nc] = (struct lens_pdf_column){h[1 + nc], LENS_PDF_RIGHT, 0};
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_begin(s->pdf, cols, nc + 2, LENS_PDF_SANS, e);
+    /* The rows follow the first run's ranking; problems found only in later runs come after,
+     * in their run's order, so nothing found anywhere is left out. */
+    for (int run = 0; run < s->nin && rc == LENS_OK; run++) {
+        const struct lens_problems *p = s->in[run].analysis->problems;
+        for (int i = 0; i < p->nres && rc == LENS_OK; i++) {
+            const struct lens_problem_result *r = &p->res[i];
+            int before = 0; /* already a row: found in an earlier run */
+            for (int q = 0; q < run && !before; q++) {
+                const struct lens_problem_result *o = result_of(s->in[q].analysis->problems, r->rule->id);
+                before = o && o->total_s > 0;
+            }
+            if (r->total_s > 0 && !before)
+                rc = run_problem_rows(s, r, nc, e);
+        }
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_end(s->pdf, e);
+    if (rc == LENS_OK && (rc = text(s, "note", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_text(s->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, buf, e);
+    return rc;
+}
+
 /* ---- one trace: summary and ranked table ---- */
 
 /* The placeholders of the trace being drawn, read by its summary paragraph and the headings of its
@@ -365,6 +506,188 @@ static int problems_table(void *ctx, const struct lens_template_item *it, struct
         if (rc == LENS_OK)
             rc = lens_pdf_table_row(s->pdf, cells, e);
     }
+    return rc;
+}
+
+/* ---- one trace: time in MPI per rank (issue 14, item 7) ---- */
+
+/* Per rank: its span in the trace, the seconds inside MPI calls (lens_problems.mpi_s, the
+ * mpi_time_per_rank of `problems --json`) and the rest. A rank that spends most of its time in
+ * MPI is where the problems' seconds matter; one that computes most of the time is not. */
+static int rank_times_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "rank_times"))
+        return unknown_item(s, it, e);
+    /* five cells per row below: a template with another count would read past them */
+    if (it->ncols != 5)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'rank_times' needs 5 columns (rank, "
+                            "run, in MPI, outside MPI, share), got %d", s->t->path, it->line,
+                            it->ncols);
+    const struct lens_trace *t = s->in[s->cur].analysis->trace;
+    const struct lens_problems *p = s->in[s->cur].analysis->problems;
+    int rc = LENS_OK;
+    for (int r = 0; r < t->nranks && rc == LENS_OK; r++) {
+        /* the rank's own span (first to last event), the same time total_time_s sums; a rank
+         * without events has none, and its MPI time is 0 */
+        double run = t->ranks[r].nevents ? t->ranks[r].t_last - t->ranks[r].t_first : 0;
+        double mpi = p->mpi_s[r];
+        char rank[16], rs[32], ms[32], os[32], share[32];
+        snprintf(rank, sizeof rank, "%d", r);
+        fmt_s(run, rs, sizeof rs);
+        fmt_s(mpi, ms, sizeof ms);
+        /* clock jitter can put MPI a hair above the span; outside MPI is never negative */
+        fmt_s(fmax(run - mpi, 0), os, sizeof os);
+        snprintf(share, sizeof share, run > 0 ? "%.2f%%" : "n/a", run > 0 ? 100 * mpi / run : 0);
+        const char *cells[5] = {rank, rs, ms, os, share};
+        rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    return rc;
+}
+
+/* ---- one trace: the problems under 1 % gathered in one table (issue 14, item 7) ---- */
+
+/* A problem under 1 % of the total time gets a row, not a page of its own: its pages would bury
+ * the few problems that matter. Only when the template has the small_problems section, so a
+ * template without it still details every problem. */
+#define SMALL_SHARE 0.01
+
+static int has_section(const struct lens_template *t, const char *name)
+{
+    for (int i = 0; i < t->nsections; i++)
+        if (!strcmp(t->sections[i].name, name))
+            return 1;
+    return 0;
+}
+
+static int is_small(const struct prep *s, const struct lens_problem_result *r)
+{
+    return r->total_s > 0 && r->share < SMALL_SHARE && has_section(s->t, "small_problems");
+}
+
+/* How many problems found in p go to the small table. */
+static int gathered(const struct prep *s, const struct lens_problems *p)
+{
+    int n = 0;
+    for (int i = 0; i < p->nres; i++)
+        n += is_small(s, &p->res[i]);
+    return n;
+}
+
+static int small_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "small_problems"))
+        return unknown_item(s, it, e);
+    const struct lens_problems *p = s->in[s->cur].analysis->problems;
+    if (gathered(s, p) == 0) /* nothing small: no heading over an empty table */
+        return LENS_OK;
+    static const char *const heads[6] = {"col_num", "col_problem", "col_seconds", "col_share",
+                                         "col_count", "col_most"};
+    static const double widths[6] = {0.05, 0.35, 0.14, 0.10, 0.14, 0};
+    char h[6][128], buf[2048];
+    struct lens_pdf_column cols[6];
+    int rc = lens_pdf_need(s->pdf, 120, e); /* heading, intro and a first row together */
+    if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 2, buf, e);
+    if (rc == LENS_OK && (rc = text(s, "intro", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_paragraph(s->pdf, buf, e);
+    for (int c = 0; c < 6 && rc == LENS_OK; c++) {
+        rc = text(s, heads[c], h[c], sizeof h[c], e);
+        cols[c] = (struct lens_pdf_column){h[c], c == 1 ? LENS_PDF_LEFT : LENS_PDF_RIGHT,
+                                           widths[c]};
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_begin(s->pdf, cols, 6, LENS_PDF_SANS, e);
+    /* k numbers every problem found as the ranked table does, so a row here keeps its rank */
+    int k = 0;
+    for (int i = 0; i < p->nres && rc == LENS_OK; i++) {
+        const struct lens_problem_result *r = &p->res[i];
+        if (r->total_s <= 0)
+            continue;
+        k++;
+        if (!is_small(s, r))
+            continue;
+        int worst = 0; /* ties to the lowest rank, as in the ranked table */
+        for (int q = 1; q < p->nranks; q++)
+            if (r->per_rank[q] > r->per_rank[worst])
+                worst = q;
+        char num[16], sec[32], share[32], count[32], most[64];
+        snprintf(num, sizeof num, "%d", k);
+        fmt_s(r->total_s, sec, sizeof sec);
+        snprintf(share, sizeof share, "%.2f%%", 100 * r->share);
+        snprintf(count, sizeof count, "%llu", (unsigned long long)r->count);
+        snprintf(most, sizeof most, "%d (%.6f s)", worst, r->per_rank[worst]);
+        const char *cells[6] = {num, rule_text(r, s->o->lang, 0), sec, share, count, most};
+        rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_end(s->pdf, e);
+    return rc;
+}
+
+/* ---- one trace: the message-size profile (issue 14, item 7) ---- */
+
+/* The profile the caller binned (cli/cmd_problems.c, as `mpilens msgsizes` does): per size bin
+ * the messages, bytes and seconds in the send calls, with their shares. Which sizes dominate
+ * says whether latency (many small messages) or bandwidth (few large) is what to improve. */
+static int msgsizes_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "msgsizes"))
+        return unknown_item(s, it, e);
+    const struct lens_msgsize *m = s->in[s->cur].msgsizes;
+    if (!m) /* not computed (an API caller without it): no heading over nothing */
+        return LENS_OK;
+    static const char *const heads[6] = {"col_size", "col_count", "col_share", "col_bytes",
+                                         "col_volume", "col_call"};
+    static const double widths[6] = {0.26, 0.14, 0.13, 0.17, 0.13, 0};
+    char h[6][128], buf[2048];
+    struct lens_pdf_column cols[6];
+    int rc = lens_template_vars_setf(&s->vars, e, "msg_total", "%llu",
+                                     (unsigned long long)m->total_messages);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_setf(&s->vars, e, "msg_bytes", "%llu",
+                                     (unsigned long long)m->total_bytes);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_setf(&s->vars, e, "coll_calls", "%llu",
+                                     (unsigned long long)m->coll_calls);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_setf(&s->vars, e, "rma_ops", "%llu",
+                                     (unsigned long long)m->rma_ops);
+    if (rc == LENS_OK)
+        rc = lens_pdf_need(s->pdf, 160, e); /* heading, intro and the first rows together */
+    if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_heading(s->pdf, 2, buf, e);
+    if (rc == LENS_OK && (rc = text(s, "intro", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_paragraph(s->pdf, buf, e);
+    for (int c = 0; c < 6 && rc == LENS_OK; c++) {
+        rc = text(s, heads[c], h[c], sizeof h[c], e);
+        cols[c] = (struct lens_pdf_column){h[c], c ? LENS_PDF_RIGHT : LENS_PDF_LEFT, widths[c]};
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_begin(s->pdf, cols, 6, LENS_PDF_SANS, e);
+    for (size_t k = 0; k < m->nbins && rc == LENS_OK; k++) {
+        const struct lens_msgsize_bin *b = &m->bins[k];
+        char size[64], count[32], share[32], bytes[32], vol[32], call[32];
+        /* pdftotext joins the lone "0 B" of the empty-message bin into "0B" (the one-letter
+         * words sit too close for its word break), so that bin is named in words */
+        if (b->hi == 0)
+            snprintf(size, sizeof size, "0 bytes");
+        else
+            lens_msgsize_bin_label(b, size, sizeof size);
+        snprintf(count, sizeof count, "%llu", (unsigned long long)b->count);
+        snprintf(share, sizeof share, "%.2f%%", 100 * b->share_messages);
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)b->bytes);
+        snprintf(vol, sizeof vol, "%.2f%%", 100 * b->share_volume);
+        fmt_s(b->call_s, call, sizeof call);
+        const char *cells[6] = {size, count, share, bytes, vol, call};
+        rc = lens_pdf_table_row(s->pdf, cells, e);
+    }
+    if (rc == LENS_OK)
+        rc = lens_pdf_table_end(s->pdf, e);
+    if (rc == LENS_OK && (rc = text(s, "note", buf, sizeof buf, e)) == LENS_OK)
+        rc = lens_pdf_text(s->pdf, LENS_PDF_SANS, 8, LENS_PDF_LEFT, 0, buf, e);
     return rc;
 }
 
@@ -591,11 +914,11 @@ static int details_block(void *ctx, const struct lens_template_item *it, struct 
     if (strcmp(it->name, "problems"))
         return unknown_item(s, it, e);
     const struct lens_problems *p = s->in[s->cur].analysis->problems;
-    int rc = LENS_OK, shown = 0, nf = found(p);
+    int rc = LENS_OK, shown = 0, nf = found(p) - gathered(s, p);
     /* In rank order, at most max_problems pages; the rest are counted in one sentence so the reader
-     * knows the list was cut. */
+     * knows the list was cut. The small ones gathered in one table are not among them. */
     for (int i = 0; i < p->nres && rc == LENS_OK && shown < s->o->max_problems; i++)
-        if (p->res[i].total_s > 0)
+        if (p->res[i].total_s > 0 && !is_small(s, &p->res[i]))
             rc = detail(s, &p->res[i], ++shown, e);
     if (rc == LENS_OK && nf > shown) {
         char buf[512];
@@ -612,8 +935,12 @@ static const struct lens_doc_section sections[] = {
     {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
     {"comparison", LENS_DOC_NONE, NULL, NULL, comparison_block},
     {"gain", LENS_DOC_NONE, NULL, NULL, gain_block},
+    {"run_problems", LENS_DOC_NONE, NULL, NULL, run_problems_block},
     {"trace", LENS_DOC_TRACE, trace_vars, problems_table, NULL},
+    {"rank_times", LENS_DOC_TRACE, NULL, rank_times_table, NULL},
+    {"msgsizes", LENS_DOC_TRACE, NULL, NULL, msgsizes_block},
     {"problem_details", LENS_DOC_TRACE, NULL, NULL, details_block},
+    {"small_problems", LENS_DOC_TRACE, NULL, NULL, small_block},
     /* the works the methods come from: all template text, drawn once at the end */
     {"references", LENS_DOC_NONE, NULL, NULL, NULL},
 };

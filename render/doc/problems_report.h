@@ -23,6 +23,9 @@ struct lens_problems_report_input {
     double wall_s;                         /* measured run time in seconds (the speed-up of
                                               a comparison uses it); NaN: unknown, then the
                                               trace's longest rank is used */
+    const struct lens_msgsize *msgsizes;   /* binned message-size profile of the trace
+                                              (analysis/trace/msgsize.h), borrowed; NULL:
+                                              the msgsizes section draws nothing */
 };
 
 struct lens_problems_report_opts {

@@ -387,6 +387,16 @@ static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
     ho.width = LENS_REPORT_FIG_W;
     ho.height = LENS_REPORT_FIG_H;
     ho.font_path = r->font_path;
+    /* One colour means one delay on every length of the cube (issue 14, item 8): the caller's
+     * shared range on a log scale, which spans the short and the long lengths' orders of
+     * magnitude; no shared range (API callers that give none) keeps each length's own. */
+    const struct lens_report_input *in = &r->in[r->cur];
+    if (in->heat_lo > 0 && in->heat_hi > in->heat_lo) {
+        ho.log_scale = 1;
+        ho.fixed_range = 1;
+        ho.vmin = in->heat_lo * ho.scale; /* vmin/vmax are in displayed units (µs) */
+        ho.vmax = in->heat_hi * ho.scale;
+    }
 
     unsigned char *png = NULL;
     size_t len = 0;

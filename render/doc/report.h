@@ -46,6 +46,11 @@ struct lens_report_input {
      * drawn as the "compare" section; NULL leaves the section out. Borrowed. */
     const struct lens_compare *compare;
     const char *baseline;        /* the baseline as the user named it */
+    /* The colour range, seconds, that every per-length heatmap of this cube shares, on a log
+     * scale (heat_range in cli/cmd_report.c, over all lengths of opts.stat); cells
+     * outside get the end colours. 0 < heat_lo < heat_hi, else (zeroed) each length is drawn
+     * on its own linear range, as before issue 14. */
+    double heat_lo, heat_hi;
 };
 
 struct lens_report_opts {
