@@ -429,7 +429,7 @@ static int write_report(const struct request *q, struct lens_trace_analysis *con
         for (int k = 0; k < v->nv; k++) {
             snprintf(v->label[k], sizeof v->label[k], "%s, p=%d", v->name[k], v->procs[last]);
             in[k] = (struct lens_problems_report_input){v->label[k], v->an[k][last],
-                                                        v->time[k * v->np + last]};
+                                                        v->time[k * v->np + last], NULL};
         }
         return lens_problems_report_write(&o, in, v->nv, q->report, e);
     }
