@@ -28,7 +28,8 @@ static void help(void)
            "recurse into the costlier cluster.\n\n"
            "INPUT is a CSV file of lines 'process,function,seconds' (exclusive time), or an OTF2\n"
            "trace (traces.otf2 or its directory, from mpilens trace or Score-P): the exclusive\n"
-           "time of every region (MPI and user functions) on every rank.\n\n"
+           "time of every region (MPI and user functions) on every rank, or a TAU profile\n"
+           "directory (profile.N.C.T files; the threads of node N are summed into process N).\n\n"
            "options:\n"
            "  --json          print one JSON object (keys in docs/icappa.md)\n"
            "  --seed N        seed of the k-means++ generator (default 20231)\n"
@@ -216,8 +217,10 @@ int cmd_profile_clusters(int argc, char **argv)
     struct lens_icappa *r = NULL;
     const char *in = argv[optind];
     /* the input's kind is told by its content (a folder with traces.otf2 or the anchor's
-     * magic bytes), not by its name: anything else is read as CSV, whose errors name lines */
-    int rc = lens_profile_otf2_detect(in) ? lens_profile_otf2_read(in, &p, &e) : lens_profile_read_csv(in, &p, &e);
+     * magic bytes; a folder with TAU's profile.0.0.0), not by its name: anything else is read as CSV, whose errors name lines */
+    int rc = lens_profile_otf2_detect(in)  ? lens_profile_otf2_read(in, &p, &e)
+             : lens_profile_tau_detect(in) ? lens_profile_read_tau(in, &p, &e)
+                                           : lens_profile_read_csv(in, &p, &e);
     /* the profile as read (from a CSV or a trace) for other tools; '-' puts it on stdout */
     if (rc == LENS_OK && profile_csv)
         rc = lens_profile_write_csv(p, profile_csv, &e);

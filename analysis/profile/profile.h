@@ -68,6 +68,7 @@ double lens_profile_func_total(const struct lens_profile *p, size_t f);
  * this header and no other header of the folder (tests/test_layout.sh checks it). */
 #include "icappa.h" /* ICAPPA profile clustering */
 #include "profile_otf2.h" /* profiles from OTF2 traces */
+#include "profile_tau.h" /* profiles from TAU profile.N.C.T files */
 #include "stagelog.h" /* LuNA stage logs */
 #include "stagecmp.h" /* two stage logs side by side */
 
