@@ -44,7 +44,8 @@ static void help(void)
            "                  cluster processes on the dominating functions (default) or on every\n"
            "                  function (the paper's D_p; it can follow noise in minor functions)\n"
            "  --plots DIR     write DIR/round<K>_bars.png (cost per cluster of each round) and\n"
-           "                  DIR/pca_scatter.png (processes on two principal components)\n"
+           "                  DIR/pca_scatter.png (processes on two principal components) and\n"
+           "                  DIR/distribution.png (box plots of the dominating functions per cluster)\n"
            "  --svg           with --plots: SVG instead of PNG\n"
            "  --profile-csv FILE  also write the profile read (CSV, '-' for stdout)\n"
            "  --report OUT.pdf    also write the PDF report \"Where the time goes\" (layout and\n"
@@ -87,6 +88,15 @@ static int write_plots(const struct lens_profile *p, const struct lens_icappa *r
     if (rc == LENS_OK && p->nproc >= 2 && p->nfunc <= 4096) {
         snprintf(path, sizeof path, "%s/pca_scatter.%s", where, ext);
         rc = lens_profile_plot_scatter(p, r, path, lens_cli_font(), e);
+    }
+    /* the box plots per process cluster: numbers from analysis, the figure only draws them */
+    if (rc == LENS_OK && r->ndom) {
+        struct lens_icappa_dist *d = NULL;
+        rc = lens_icappa_dist_build(p, r, &d, e);
+        snprintf(path, sizeof path, "%s/distribution.%s", where, ext);
+        if (rc == LENS_OK)
+            rc = lens_profile_plot_distribution(p, d, path, lens_cli_font(), e);
+        lens_icappa_dist_free(d);
     }
     lens_free(where);
     return rc;

@@ -46,6 +46,26 @@ check_match "3 threads summed per node: values" "$2" '^(0|[0-9.]+e-(1[2-9]|[2-9]
 costly=$($PY -c 'import json,sys; print(",".join(map(str,json.load(open(sys.argv[1]))["costly_processes"])))' "$TMP/j24")
 check_eq "planted nodes 2..6 found" "$costly" "2,3,4,5,6"
 
+# ---- the distribution plot: written by --plots, deterministic, boxes where the numbers say ----
+check "plots" "$M" profile-clusters $S/tau16 --plots "$TMP/fig"
+check "plots again" "$M" profile-clusters $S/tau16 --plots "$TMP/fig2"
+check "distribution.png byte-identical across runs" cmp -s "$TMP/fig/distribution.png" "$TMP/fig2/distribution.png"
+# the costlier cluster's box (vermilion) must sit at the median of nodes 12..15 in
+# exchange_halo taken from the truth: the plot area is rows 50..450 and the axis 0..30 s
+rows=$(PYTHONPATH=tests $PY - "$TMP/fig/distribution.png" $S/tau16_truth.csv <<'PYEOF'
+import sys, csv, statistics, pngcheck
+w, h, rows = pngcheck.pixels(sys.argv[1])
+t = [float(r[2]) for r in csv.reader(open(sys.argv[2])) if r[1] == "exchange_halo" and r[0] in ("12", "13", "14", "15")]
+want = 450 - statistics.median(t) / 30 * 400
+ys = [y for y in range(h) for x in range(80, 730) if all(abs(a - b) < 8 for a, b in zip(rows[y][x][:3], (213, 94, 0)))]
+got = sum(ys) / len(ys) if ys else -1
+print("ok" if abs(got - want) < 6 else "bad: box at row %s, median at %s" % (got, want))
+PYEOF
+)
+check_eq "costlier cluster's box at its median" "$rows" "ok"
+check "svg form" "$M" profile-clusters $S/tau16 --plots "$TMP/svg" --svg
+check "distribution.svg parses" $PY -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/svg/distribution.svg"
+
 # ---- damaged inputs: a clear message naming file:line, exit 1, nothing written ----
 bad() { # bad NAME SED-SCRIPT FILE WANT-REGEX
     rm -rf "$TMP/bad" && cp -r $S/tau16 "$TMP/bad"
