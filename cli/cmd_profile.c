@@ -117,7 +117,14 @@ static int write_report(const struct lens_profile *p, const struct lens_icappa *
     o.datadir = datadir;
     o.input = in;
     o.title = title;
-    return lens_profile_report_write(&o, p, r, out, e);
+    /* the box plots' numbers come from analysis; the report only lays them out */
+    struct lens_icappa_dist *d = NULL;
+    if (r->ndom && (rc = lens_icappa_dist_build(p, r, &d, e)) != LENS_OK)
+        return rc;
+    o.dist = d;
+    rc = lens_profile_report_write(&o, p, r, out, e);
+    lens_icappa_dist_free(d);
+    return rc;
 }
 
 int cmd_profile_clusters(int argc, char **argv)

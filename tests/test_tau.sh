@@ -66,6 +66,13 @@ check_eq "costlier cluster's box at its median" "$rows" "ok"
 check "svg form" "$M" profile-clusters $S/tau16 --plots "$TMP/svg" --svg
 check "distribution.svg parses" $PY -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$TMP/svg/distribution.svg"
 
+# ---- the profiles PDF carries the box plots after the scatter, with their group sizes ----
+check "report" env SOURCE_DATE_EPOCH=0 "$M" profile-clusters $S/tau16 --report "$TMP/r.pdf"
+txt=$(pdftotext "$TMP/r.pdf" - 2>/dev/null | tr '\n' ' ')
+check_match "report: distribution figure and its caption" "$txt" 'Figure 5: how the seconds of each of the first 1 dominating function\(s\) spread .*\(4 \| 12 processes'
+imgs=$(pdfimages -list "$TMP/r.pdf" 2>/dev/null | awk 'NR > 2 && $3 == "image"' | wc -l)
+check_eq "report: five figures (3 rounds, scatter, distribution)" "$imgs" 5
+
 # ---- damaged inputs: a clear message naming file:line, exit 1, nothing written ----
 bad() { # bad NAME SED-SCRIPT FILE WANT-REGEX
     rm -rf "$TMP/bad" && cp -r $S/tau16 "$TMP/bad"
