@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* NaN was refused before the sort, so this is a total order and qsort's result is defined */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -34,6 +35,7 @@ int lens_icappa_box_stats(double *v, size_t n, struct lens_icappa_box *b, struct
     for (size_t i = 0; i < n; i++)
         if (!isfinite(v[i]))
             return lens_err_set(e, LENS_EINVAL, "box plot: value %zu is not finite", i);
+    /* sorted once: the quantiles, whiskers and outliers are all positions in the order */
     qsort(v, n, sizeof *v, cmp_double);
     b->n = n;
     b->min = v[0];
@@ -81,11 +83,13 @@ static int groups(const struct lens_profile *p, const struct lens_icappa *r, str
     for (size_t k = 0; k < r->nrounds; k++)
         if (r->rounds[k].set == LENS_ICAPPA_PROCESSES && r->rounds[k].accepted)
             last = &r->rounds[k];
+    /* one flag per row: which processes the split already holds (calloc of 0 may be NULL) */
     unsigned char *in = lens_calloc(p->nproc ? p->nproc : 1, 1);
     if (!in)
         return lens_err_set(e, LENS_ENOMEM, "distributions: out of memory");
     size_t ng = 0;
     if (last) {
+        /* cluster 0 first: it is the answer, and the figure's first colour is the costlier's */
         for (int c = 0; c < 2; c++) {
             d->members[ng] = lens_malloc((last->size[c] ? last->size[c] : 1) * sizeof(size_t));
             if (!d->members[ng])
@@ -143,6 +147,7 @@ int lens_icappa_dist_build(const struct lens_profile *p, const struct lens_icapp
         if (!d->func || !d->box || !d->values)
             rc = lens_err_set(e, LENS_ENOMEM, "distributions: out of memory");
     }
+    /* v walks through values: each box's slice stays put, so its outlier pointers stay valid */
     double *v = d->values;
     for (size_t f = 0; rc == LENS_OK && f < d->nfunc; f++) {
         if (r->dom[f] >= p->nfunc) {
@@ -151,6 +156,7 @@ int lens_icappa_dist_build(const struct lens_profile *p, const struct lens_icapp
         }
         d->func[f] = r->dom[f];
         for (size_t g = 0; rc == LENS_OK && g < d->ngroups; g++) {
+            /* a finished profile has stride nfunc (profile.h) */
             for (size_t i = 0; i < d->gsize[g]; i++)
                 v[i] = p->sec[d->members[g][i] * p->nfunc + d->func[f]];
             rc = lens_icappa_box_stats(v, d->gsize[g], &d->box[f * d->ngroups + g], e);

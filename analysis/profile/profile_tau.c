@@ -24,6 +24,7 @@ int lens_profile_tau_detect(const char *dir)
 {
     struct stat st;
     char path[4096];
+    /* node 0, context 0, thread 0 exists in every TAU run: it is the probe, not the name */
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return 0;
     /* a path that does not fit is no TAU directory we could read anyway */
@@ -37,6 +38,7 @@ int lens_profile_tau_detect(const char *dir)
 static int parse_id(const char *s, char stop, long *v, const char **next)
 {
     char *end;
+    /* strtol would take a sign or blanks: only digits make a TAU file name */
     if (*s < '0' || *s > '9')
         return -1;
     errno = 0;
@@ -121,6 +123,7 @@ static int read_file(struct lens_profile *p, const char *path, long node, struct
             rc = lens_textline_fail(got, path, lineno, 0, LENS_TEXTLINE_MAX, e);
             break;
         }
+        /* CRLF files (copied from Windows) read the same as LF ones */
         char *t = tl.s, *end;
         size_t n = strlen(t);
         while (n && (t[n - 1] == '\n' || t[n - 1] == '\r'))
@@ -133,6 +136,7 @@ static int read_file(struct lens_profile *p, const char *path, long node, struct
                 strncmp(end, " templated_functions", 20))
                 rc = lens_err_set(e, LENS_EFORMAT, "%s:1: expected '<count> templated_functions...', "
                                   "not a TAU profile", path);
+            /* the count bounds the lines read: aggregates and user events follow unannounced */
             nfunc = c;
         } else if (lineno == 2) {
             if (*t != '#')
@@ -179,6 +183,7 @@ int lens_profile_read_tau(const char *dir, struct lens_profile **out, struct len
     struct dirent *de;
     while (rc == LENS_OK && (de = readdir(d))) {
         long id[3];
+        /* TAU writes other files beside the profiles (events, metadata): they are not ours */
         if (file_ids(de->d_name, id))
             continue;
         if (id[0] >= LENS_PROFILE_MAX_RANK) {
@@ -186,6 +191,7 @@ int lens_profile_read_tau(const char *dir, struct lens_profile **out, struct len
                               de->d_name, id[0], (long)LENS_PROFILE_MAX_RANK - 1);
             break;
         }
+        /* doubling: a run of 100 000 threads lists its files in O(n) copies */
         if (n == cap) {
             size_t nc = cap ? 2 * cap : 64;
             struct tau_file *f = lens_realloc(files, nc * sizeof *f);
@@ -213,12 +219,14 @@ int lens_profile_read_tau(const char *dir, struct lens_profile **out, struct len
     if (rc == LENS_OK)
         qsort(files, n, sizeof *files, cmp_file);
     char path[4096];
+    /* a truncated path would name another file: refused rather than read */
     for (size_t i = 0; rc == LENS_OK && i < n; i++) {
         if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, files[i].name) >= sizeof path)
             rc = lens_err_set(e, LENS_EINVAL, "%s: path too long", dir);
         else
             rc = read_file(p, path, files[i].id[0], e);
     }
+    /* the names are freed on every path, the profile only on failure (then *out stays NULL) */
     for (size_t i = 0; i < n; i++)
         lens_free(files[i].name);
     lens_free(files);
