@@ -54,7 +54,8 @@ static void help(void)
            "  -h, --help      this text\n\n"
            "example:\n"
            "  mpilens profile-clusters samples/profiles/halo64.csv --json\n"
-           "  mpilens profile-clusters mpilens-trace/traces.otf2 --report where.pdf\n");
+           "  mpilens profile-clusters mpilens-trace/traces.otf2 --report where.pdf\n"
+           "  mpilens profile-clusters samples/profiles/tau16 --plots figs\n");
 }
 
 /* A whole decimal number in [0, max]. A leading '-' is refused here because strtoull would
