@@ -4,6 +4,7 @@
  * with a planted slow function (partition of the processes, each box equal to a direct one). */
 #include "lens_test.h"
 #include "analysis/profile/profile.h"
+#include "common/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,9 +125,47 @@ static void test_build(void)
     lens_profile_free(p);
 }
 
+/* Every allocation of the TAU reader (on the committed sample) and of the distributions fails
+ * once: each failure is an error with a message and nothing handed back (ASan's leak check
+ * sees what a failure path forgot to free). */
+static void test_faults(void)
+{
+    struct lens_err e;
+    struct lens_profile *p = NULL;
+    int steps = 0, reported = 0;
+    for (long n = 1; n < 100000; n++, steps++) {
+        lens_err_clear(&e);
+        lens_malloc_fail_after(n);
+        int rc = lens_profile_read_tau("samples/profiles/tau16", &p, &e);
+        lens_malloc_fail_after(0);
+        if (rc == LENS_OK)
+            break;
+        reported += rc == LENS_ENOMEM && !p && e.msg[0];
+    }
+    LENS_TEST(steps > 10 && reported == steps, "tau failures reported: %d of %d", reported, steps);
+    struct lens_icappa *r = NULL;
+    LENS_TEST(p && lens_icappa_run(p, NULL, &r, &e) == LENS_OK, "run on the sample");
+    struct lens_icappa_dist *d = NULL;
+    steps = reported = 0;
+    for (long n = 1; r && n < 1000; n++, steps++) {
+        lens_err_clear(&e);
+        lens_malloc_fail_after(n);
+        int rc = lens_icappa_dist_build(p, r, &d, &e);
+        lens_malloc_fail_after(0);
+        if (rc == LENS_OK)
+            break;
+        reported += rc == LENS_ENOMEM && !d && e.msg[0];
+    }
+    LENS_TEST(d && steps >= 5 && reported == steps, "dist failures reported: %d of %d", reported, steps);
+    lens_icappa_dist_free(d);
+    lens_icappa_free(r);
+    lens_profile_free(p);
+}
+
 int main(void)
 {
     test_box();
     test_build();
+    test_faults();
     return LENS_TEST_DONE("test_profile_dist");
 }
