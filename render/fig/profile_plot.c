@@ -483,8 +483,13 @@ static int dist_paint(const void *data, const struct lens_figure_canvas *cv, str
     /* seconds are >= 0: from zero, so boxes of different clusters compare by height */
     nice_range(&c.ymin, &c.ymax, 1);
     char title[128];
-    snprintf(title, sizeof title, "distribution over the processes of each cluster (%zu function%s)", show,
-             show == 1 ? "" : "s");
+    /* the title says when dominating functions were left out for room */
+    if (show < d->nfunc)
+        snprintf(title, sizeof title, "distribution over the processes of each cluster (first %zu of %zu functions)",
+                 show, d->nfunc);
+    else
+        snprintf(title, sizeof title, "distribution over the processes of each cluster (%zu function%s)", show,
+                 show == 1 ? "" : "s");
     chart_axes(&c, title, "", "seconds per process", 0);
     double bw = (c.x1 - c.x0) / (double)show;
     /* boxes fill 80 % of a slot, split among the groups, with a fifth of each left as a gap */
