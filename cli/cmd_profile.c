@@ -28,7 +28,8 @@ static void help(void)
            "recurse into the costlier cluster.\n\n"
            "INPUT is a CSV file of lines 'process,function,seconds' (exclusive time), or an OTF2\n"
            "trace (traces.otf2 or its directory, from mpilens trace or Score-P): the exclusive\n"
-           "time of every region (MPI and user functions) on every rank.\n\n"
+           "time of every region (MPI and user functions) on every rank, or a TAU profile\n"
+           "directory (profile.N.C.T files; the threads of node N are summed into process N).\n\n"
            "options:\n"
            "  --json          print one JSON object (keys in docs/icappa.md)\n"
            "  --seed N        seed of the k-means++ generator (default 20231)\n"
@@ -43,7 +44,8 @@ static void help(void)
            "                  cluster processes on the dominating functions (default) or on every\n"
            "                  function (the paper's D_p; it can follow noise in minor functions)\n"
            "  --plots DIR     write DIR/round<K>_bars.png (cost per cluster of each round) and\n"
-           "                  DIR/pca_scatter.png (processes on two principal components)\n"
+           "                  DIR/pca_scatter.png (processes on two principal components) and\n"
+           "                  DIR/distribution.png (box plots of the dominating functions per cluster)\n"
            "  --svg           with --plots: SVG instead of PNG\n"
            "  --profile-csv FILE  also write the profile read (CSV, '-' for stdout)\n"
            "  --report OUT.pdf    also write the PDF report \"Where the time goes\" (layout and\n"
@@ -52,7 +54,8 @@ static void help(void)
            "  -h, --help      this text\n\n"
            "example:\n"
            "  mpilens profile-clusters samples/profiles/halo64.csv --json\n"
-           "  mpilens profile-clusters mpilens-trace/traces.otf2 --report where.pdf\n");
+           "  mpilens profile-clusters mpilens-trace/traces.otf2 --report where.pdf\n"
+           "  mpilens profile-clusters samples/profiles/tau16 --plots figs\n");
 }
 
 /* A whole decimal number in [0, max]. A leading '-' is refused here because strtoull would
@@ -87,6 +90,15 @@ static int write_plots(const struct lens_profile *p, const struct lens_icappa *r
         snprintf(path, sizeof path, "%s/pca_scatter.%s", where, ext);
         rc = lens_profile_plot_scatter(p, r, path, lens_cli_font(), e);
     }
+    /* the box plots per process cluster: numbers from analysis, the figure only draws them */
+    if (rc == LENS_OK && r->ndom) {
+        struct lens_icappa_dist *d = NULL;
+        rc = lens_icappa_dist_build(p, r, &d, e);
+        snprintf(path, sizeof path, "%s/distribution.%s", where, ext);
+        if (rc == LENS_OK)
+            rc = lens_profile_plot_distribution(p, d, path, lens_cli_font(), e);
+        lens_icappa_dist_free(d);
+    }
     lens_free(where);
     return rc;
 }
@@ -106,7 +118,14 @@ static int write_report(const struct lens_profile *p, const struct lens_icappa *
     o.datadir = datadir;
     o.input = in;
     o.title = title;
-    return lens_profile_report_write(&o, p, r, out, e);
+    /* the box plots' numbers come from analysis; the report only lays them out */
+    struct lens_icappa_dist *d = NULL;
+    if (r->ndom && (rc = lens_icappa_dist_build(p, r, &d, e)) != LENS_OK)
+        return rc;
+    o.dist = d;
+    rc = lens_profile_report_write(&o, p, r, out, e);
+    lens_icappa_dist_free(d);
+    return rc;
 }
 
 int cmd_profile_clusters(int argc, char **argv)
@@ -216,8 +235,10 @@ int cmd_profile_clusters(int argc, char **argv)
     struct lens_icappa *r = NULL;
     const char *in = argv[optind];
     /* the input's kind is told by its content (a folder with traces.otf2 or the anchor's
-     * magic bytes), not by its name: anything else is read as CSV, whose errors name lines */
-    int rc = lens_profile_otf2_detect(in) ? lens_profile_otf2_read(in, &p, &e) : lens_profile_read_csv(in, &p, &e);
+     * magic bytes; a folder with TAU's profile.0.0.0), not by its name: anything else is read as CSV, whose errors name lines */
+    int rc = lens_profile_otf2_detect(in)  ? lens_profile_otf2_read(in, &p, &e)
+             : lens_profile_tau_detect(in) ? lens_profile_read_tau(in, &p, &e)
+                                           : lens_profile_read_csv(in, &p, &e);
     /* the profile as read (from a CSV or a trace) for other tools; '-' puts it on stdout */
     if (rc == LENS_OK && profile_csv)
         rc = lens_profile_write_csv(p, profile_csv, &e);

@@ -47,9 +47,9 @@ import csv, sys
 print(sum(float(r["seconds"]) for r in csv.DictReader(open(sys.argv[1]))))' "$HALO")
 shown=$(echo "$T" | awk '$1 == "time" && $2 == "in" && $3 == "all" { print $4 }')
 check_close "halo: time in all on the title page" "$shown" "$total" 1e-4
-# figures: one bar chart per round (at most 8) and the scatter, embedded as images
+# figures: one bar chart per round (at most 8), the scatter and the box plots, embedded as images
 rounds=$("$M" $CMD "$HALO" --json | $PY -c 'import json, sys; print(min(len(json.load(sys.stdin)["iterations"]), 8))')
-check_eq "halo: images = rounds + scatter" "$(pdfimages -list "$TMP/halo.pdf" 2>/dev/null | awk 'NR > 2 && $3 == "image"' | wc -l)" $((rounds + 1))
+check_eq "halo: images = rounds + scatter + box plots" "$(pdfimages -list "$TMP/halo.pdf" 2>/dev/null | awk 'NR > 2 && $3 == "image"' | wc -l)" $((rounds + 2))
 check_match "halo: figure captions" "$T" "Figure $((rounds + 1)): the processes on their first two principal"
 check_eq "halo: the figure directory is removed" "$(ls -A "$TMP/figs")" ""
 # same input and date: same bytes

@@ -67,7 +67,9 @@ double lens_profile_func_total(const struct lens_profile *p, size_t f);
  * This header is the public contract of its folder: code outside the folder includes
  * this header and no other header of the folder (tests/test_layout.sh checks it). */
 #include "icappa.h" /* ICAPPA profile clustering */
+#include "icappa_dist.h" /* box plots of the dominating functions per process cluster */
 #include "profile_otf2.h" /* profiles from OTF2 traces */
+#include "profile_tau.h" /* profiles from TAU profile.N.C.T files */
 #include "stagelog.h" /* LuNA stage logs */
 #include "stagecmp.h" /* two stage logs side by side */
 

@@ -267,7 +267,7 @@ static int where_table(void *ctx, const struct lens_template_item *it, struct le
 
 /* ---- figures ---- */
 
-/* Draws one figure (round k's bars, or the scatter when k < 0) into the private directory and
+/* Draws one figure (round k's bars; k == -1 the scatter, -2 the box plots) into the private directory and
  * reads it back: *png is lens_malloc'd. */
 static int figure_png(struct prep *s, long k, unsigned char **png, size_t *len, struct lens_err *e)
 {
@@ -289,8 +289,9 @@ static int figure_png(struct prep *s, long k, unsigned char **png, size_t *len, 
     /* While a command's outputs are grouped (cli/main.c), an atomic write would be renamed only at
      * the end; suspending makes this scratch file appear now, so it can be read back. */
     int depth = lens_atomic_group_suspend(); /* a scratch file, read back at once */
-    int rc = k >= 0 ? lens_profile_plot_bars(s->p, s->r, (size_t)k, path, s->font_path, e)
-                    : lens_profile_plot_scatter(s->p, s->r, path, s->font_path, e);
+    int rc = k >= 0    ? lens_profile_plot_bars(s->p, s->r, (size_t)k, path, s->font_path, e)
+             : k == -1 ? lens_profile_plot_scatter(s->p, s->r, path, s->font_path, e)
+                       : lens_profile_plot_distribution(s->p, s->o->dist, path, s->font_path, e);
     lens_atomic_group_resume(depth);
     if (rc != LENS_OK)
         return rc;
@@ -368,9 +369,29 @@ static int scatter_block(struct prep *s, struct lens_err *e)
     return rc == LENS_OK ? place_figure(s, -1, caption, e) : rc;
 }
 
+/* The box plots of the dominating functions per process cluster, when the caller computed
+ * them (opts.dist): numbers from analysis, so the report stays a layout. */
+static int distribution_block(struct prep *s, struct lens_err *e)
+{
+    const struct lens_icappa_dist *d = s->o->dist;
+    if (!d || !d->nfunc || !d->ngroups)
+        return LENS_OK;
+    char caption[2048], groups[256] = "";
+    /* sizes of the groups in drawing order: "4 | 12" or "5 | 5 | 30" */
+    for (size_t g = 0, n = 0; g < d->ngroups && n < sizeof groups; g++)
+        n += (size_t)snprintf(groups + n, sizeof groups - n, "%s%zu", g ? " | " : "", d->gsize[g]);
+    int rc = lens_template_vars_setf(&s->vars, e, "figure", "%d", ++s->figure);
+    if (rc == LENS_OK) rc = lens_template_vars_set(&s->vars, "groups", groups, e);
+    if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "nshown", "%zu", d->nfunc < 12 ? d->nfunc : 12);
+    if (rc == LENS_OK) rc = text(s, "distribution_caption", caption, sizeof caption, e);
+    return rc == LENS_OK ? place_figure(s, -2, caption, e) : rc;
+}
+
 static int figures_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct prep *s = ctx;
+    if (!strcmp(it->name, "distribution"))
+        return distribution_block(s, e);
     if (!strcmp(it->name, "bars"))
         return bars_block(s, e);
     if (!strcmp(it->name, "scatter"))

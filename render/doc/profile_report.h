@@ -1,7 +1,8 @@
 /* The profile report "Where the time goes": draws templates/profile_report.tmpl with a profile
  * and its ICAPPA result into a PDF (title page; the answer in words with the ranked functions
  * and the process groups; the bar chart of every round and the PCA scatter of the processes
- * from render/fig/profile_plot.h; the rounds with their BIC). The sections are rows of a table in
+ * from render/fig/profile_plot.h, and the box plots of the dominating functions per process
+ * cluster when opts.dist is given; the rounds with their BIC). The sections are rows of a table in
  * profile_report.c, drawn by the document driver (render/doc/doc.h). */
 #ifndef LENS_PROFILE_REPORT_H
 #define LENS_PROFILE_REPORT_H
@@ -21,6 +22,9 @@ struct lens_profile_report_opts {
     int max_functions;         /* rows of the ranked function table (default 25) */
     int max_rounds;            /* bar charts drawn, one per round from the first (default 8) */
     long long date;            /* Unix seconds printed and stored (lens_time_source_date()) */
+    const struct lens_icappa_dist *dist; /* box plots per process cluster (borrowed, from
+                                  lens_icappa_dist_build on the same p and r); NULL: the
+                                  template's distribution block draws nothing */
 };
 
 /* Defaults: no title, the limits above, date = lens_time_source_date(). */

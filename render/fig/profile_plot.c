@@ -168,6 +168,7 @@ struct job {
     const double *times;          /* occupancy: points times, seconds */
     const size_t *counts;         /* occupancy: points x nstage tasks */
     const struct lens_stagecmp *cmp; /* the comparison of two logs */
+    const struct lens_icappa_dist *dist; /* box plots: the numbers computed in analysis */
 };
 
 /* Every plot is FIG_W x FIG_H, whatever its data. */
@@ -413,6 +414,120 @@ int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_ic
 {
     struct job j = {.p = p, .r = r};
     return output(&scatter_kind, &j, path, font_path, e);
+}
+
+/* At most this many functions get boxes: beyond a dozen the slots get too narrow to read,
+ * and the dominating set is ranked, so the first ones are the ones that matter. */
+#define DIST_MAX_FUNCS 12
+
+static int dist_check(const void *data, const char *name, struct lens_err *e)
+{
+    const struct lens_icappa_dist *d = ((const struct job *)data)->dist;
+    if (!d || !d->nfunc || !d->ngroups)
+        return lens_err_set(e, LENS_EDATA, "%s: no dominating function to draw", name);
+    return LENS_OK;
+}
+
+/* One box (q1..q3 with the median), whiskers with caps, and the outliers as open circles,
+ * centred on x, w wide. */
+static void draw_box(const struct chart *c, const struct lens_icappa_box *b, double x, double w)
+{
+    cairo_t *cr = c->cr;
+    cairo_rectangle(cr, x - w / 2, Y(c, b->q3), w, Y(c, b->q1) - Y(c, b->q3));
+    cairo_fill_preserve(cr);
+    cairo_set_source_rgb(cr, 0, 0, 0);
+    cairo_set_line_width(cr, 1);
+    cairo_stroke(cr);
+    /* the median thicker: it is what the eye compares between clusters */
+    cairo_set_line_width(cr, 2);
+    cairo_move_to(cr, x - w / 2, Y(c, b->median));
+    cairo_line_to(cr, x + w / 2, Y(c, b->median));
+    cairo_stroke(cr);
+    cairo_set_line_width(cr, 1);
+    /* whiskers from the box to the last value inside 1.5 IQR, capped at half the box width */
+    double ends[2][2] = {{b->q3, b->whi}, {b->q1, b->wlo}};
+    for (int i = 0; i < 2; i++) {
+        cairo_move_to(cr, x, Y(c, ends[i][0]));
+        cairo_line_to(cr, x, Y(c, ends[i][1]));
+        cairo_move_to(cr, x - w / 4, Y(c, ends[i][1]));
+        cairo_line_to(cr, x + w / 4, Y(c, ends[i][1]));
+    }
+    cairo_stroke(cr);
+    for (size_t i = 0; i < b->nlow + b->nhigh; i++) {
+        double v = i < b->nlow ? b->low[i] : b->high[i - b->nlow];
+        cairo_new_sub_path(cr);
+        cairo_arc(cr, x, Y(c, v), 3, 0, 2 * M_PI);
+    }
+    cairo_stroke(cr);
+}
+
+/* Per dominating function a slot, in it one box per process group in the group's colour
+ * (as Zhu, Li and Li's figures 2-5: the spread of a function's cost inside each cluster). */
+static int dist_paint(const void *data, const struct lens_figure_canvas *cv, struct lens_err *e)
+{
+    const struct job *j = data;
+    const struct lens_icappa_dist *d = j->dist;
+    (void)e;
+    size_t show = d->nfunc < DIST_MAX_FUNCS ? d->nfunc : DIST_MAX_FUNCS;
+    struct chart c;
+    chart_begin(&c, cv);
+    /* the range covers outliers too: every drawn mark must fall inside the frame */
+    c.ymin = INFINITY;
+    c.ymax = -INFINITY;
+    for (size_t i = 0; i < show * d->ngroups; i++) {
+        c.ymin = fmin(c.ymin, d->box[i].min);
+        c.ymax = fmax(c.ymax, d->box[i].max);
+    }
+    c.xmin = 0;
+    c.xmax = (double)show;
+    /* seconds are >= 0: from zero, so boxes of different clusters compare by height */
+    nice_range(&c.ymin, &c.ymax, 1);
+    char title[128];
+    /* the title says when dominating functions were left out for room */
+    if (show < d->nfunc)
+        snprintf(title, sizeof title, "distribution over the processes of each cluster (first %zu of %zu functions)",
+                 show, d->nfunc);
+    else
+        snprintf(title, sizeof title, "distribution over the processes of each cluster (%zu function%s)", show,
+                 show == 1 ? "" : "s");
+    chart_axes(&c, title, "", "seconds per process", 0);
+    double bw = (c.x1 - c.x0) / (double)show;
+    /* boxes fill 80 % of a slot, split among the groups, with a fifth of each left as a gap */
+    double w = bw * 0.8 / (double)d->ngroups;
+    /* one function would give boxes half the plot wide: past 90 units width says nothing */
+    w = fmin(w, 90);
+    for (size_t f = 0; f < show; f++) {
+        for (size_t g = 0; g < d->ngroups; g++) {
+            double x = c.x0 + bw * ((double)f + 0.5) + w * ((double)g + 0.5 - (double)d->ngroups / 2);
+            /* colour by group kind; "all processes" (no split) is alone and takes the first */
+            colour(c.cr, (size_t)(d->kind[g] == 3 ? 0 : d->kind[g]));
+            draw_box(&c, &d->box[f * d->ngroups + g], x, w * 0.8);
+        }
+        cairo_save(c.cr);
+        cairo_set_source_rgb(c.cr, 0, 0, 0);
+        cairo_translate(c.cr, c.x0 + bw * ((double)f + 0.5), c.y1 + 12);
+        cairo_rotate(c.cr, -M_PI / 5);
+        text(c.cr, 0, 0, 10, 1, j->p->funcs[d->func[f]]);
+        cairo_restore(c.cr);
+    }
+    /* the legend's swatches follow the palette's order, which is the groups' order: the kinds
+     * come as 0, 1, 2 or as a lone 3 (lens_icappa_dist), each in the colour of its slot */
+    static const char *const kinds[4] = {"cluster 0 (costlier)", "cluster 1", "set aside earlier", "all processes"};
+    const char *names[LENS_ICAPPA_DIST_MAX_GROUPS];
+    for (size_t g = 0; g < d->ngroups; g++)
+        names[g] = kinds[d->kind[g]];
+    legend(&c, names, d->ngroups);
+    return LENS_OK;
+}
+
+static const struct lens_figure_kind dist_kind = {"profile distribution", LENS_FIGURE_ALPHA, dist_check, size,
+                                                  dist_paint};
+
+int lens_profile_plot_distribution(const struct lens_profile *p, const struct lens_icappa_dist *d,
+                                   const char *path, const char *font_path, struct lens_err *e)
+{
+    struct job j = {.p = p, .dist = d};
+    return output(&dist_kind, &j, path, font_path, e);
 }
 
 /* ---------- stage-log figures ---------- */

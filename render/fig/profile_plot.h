@@ -23,6 +23,13 @@ int lens_profile_plot_bars(const struct lens_profile *p, const struct lens_icapp
 int lens_profile_plot_scatter(const struct lens_profile *p, const struct lens_icappa *r,
                               const char *path, const char *font_path, struct lens_err *e);
 
+/* Box plots of d (lens_icappa_dist_build): for each of the (at most 12) first dominating
+ * functions, one box per process group (median, quartiles, whiskers at 1.5 IQR, outliers as
+ * circles), seconds per process. Only draws d. Errors: LENS_EDATA (no function), LENS_ELIB,
+ * LENS_EIO, LENS_EFORMAT (font), LENS_ENOMEM. */
+int lens_profile_plot_distribution(const struct lens_profile *p, const struct lens_icappa_dist *d,
+                                   const char *path, const char *font_path, struct lens_err *e);
+
 /* Seconds each task spent in each stage (one colour per stage) against its arrival time. */
 int lens_profile_plot_stagelog_times(const struct lens_stagelog *l, const char *path, const char *font_path,
                                      struct lens_err *e);
