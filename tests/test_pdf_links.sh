@@ -60,4 +60,21 @@ check_exit "one criterion: exit 0" 0 "$M" accept "$S32" --criteria "$TMP/one.cri
     -o "$TMP/one.pdf"
 check_eq "one criterion: one link" "$($PY tests/pdf_links.py "$TMP/one.pdf" 1 1)" "ok 1"
 
+# ---- retests and a bisection run, from the real bench: their findings link too ----
+MPIRUN="mpirun --allow-run-as-root --oversubscribe"
+B=$BIN/mpilens-bench
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+O=$TMP/p/net
+MPILENS_BENCH_INJECT=3,1,1 $MPIRUN -np 4 "$B" -t one_to_one --schedule parallel --retest 2 -n 5 -b 0 -e 2049 \
+    -s 1024 -f "$O" </dev/null >/dev/null 2>&1
+check "bench with retests wrote the retest file" test -s "${O}_retest.csv"
+$MPIRUN -np 4 "$B" -t bisection -r 4 -s 64KiB -f "$TMP/b/run" </dev/null >/dev/null 2>&1
+check "bisection bench wrote its .nc" test -s "$TMP/b/run_bisection.nc"
+check "report with retests and a bisection run" "$M" report "$O" "$TMP/b/run" -o "$TMP/rb.pdf"
+check_eq "retest and bisection findings link to their pages" "$($PY tests/pdf_links.py "$TMP/rb.pdf" 1 2)" "ok 2"
+# the bisection finding names no section ("page N."): its page must show the bisection heading
+pb=$(pdftotext -f 1 -l 1 "$TMP/rb.pdf" - 2>/dev/null | tr '\n' ' ' | grep -oE 'rounds: page [0-9]+' | grep -oE '[0-9]+$')
+check_match "the bisection page shows its heading" "$(pdftotext -f "${pb:-1}" -l "${pb:-1}" "$TMP/rb.pdf" - 2>/dev/null)" \
+    "^Bisection bandwidth|.Bisection bandwidth"
+
 finish test_pdf_links
