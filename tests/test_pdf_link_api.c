@@ -118,6 +118,9 @@ int main(void)
     LENS_TEST_REL(r.x1, 595.276 - 56 - 4, 1e-9, "right edge");
     lens_pdf_table_end(p, &e);
     LENS_TEST(lens_pdf_table_cell_rect(p, 1, &r) == 0, "table ended: no cell");
+    lens_pdf_table_begin(p, cols, 2, LENS_PDF_SANS, &e);
+    LENS_TEST(lens_pdf_table_cell_rect(p, 1, &r) == 0, "a new table: no cell of the old one");
+    lens_pdf_table_end(p, &e);
     lens_pdf_free(p);
 
     /* ---- links read back by poppler ---- */

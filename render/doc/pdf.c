@@ -187,6 +187,7 @@ static void table_release(struct table *t)
     for (int i = 0; i < LENS_PDF_MAXCOLS; i++) {
         lens_free(t->header[i]);
         t->header[i] = NULL;
+        t->cell[i].page = -1; /* a new table has no last row: no rectangle from the previous one */
     }
     t->active = 0;
 }

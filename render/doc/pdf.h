@@ -93,7 +93,7 @@ struct lens_pdf_rect {
     double x0, y0, x1, y1;
 };
 
-/* Where the last lens_pdf_text (or lens_pdf_paragraph) drew its text: the part on its last page
+/* Where the last lens_pdf_text (or lens_pdf_paragraph, lens_pdf_heading) drew its text: the part on its last page
  * when it broke across pages. Returns 1, or 0 with out->page = -1 when it drew nothing. */
 int lens_pdf_text_rect(const struct lens_pdf *p, struct lens_pdf_rect *out);
 /* Where the text of column col of the last body row of the open table was drawn. Returns 1, or
