@@ -43,6 +43,14 @@ struct table {
     int align[LENS_PDF_MAXCOLS];
     char *header[LENS_PDF_MAXCOLS]; /* owned copies; NULL when the table has no header */
     int has_header; /* some header is non-empty: draw the header row */
+    /* where the text of each cell of the last row landed, for lens_pdf_table_cell_rect */
+    struct lens_pdf_rect cell[LENS_PDF_MAXCOLS];
+};
+
+/* A link waiting for lens_pdf_save: its target may be a page that does not exist yet. */
+struct pending_link {
+    struct lens_pdf_rect at;
+    int target; /* 0-based page index */
 };
 
 struct lens_pdf {
@@ -61,6 +69,11 @@ struct lens_pdf {
     HPDF_STATUS herr, hdetail; /* first error reported by libharu, 0 if none */
     long long date; /* Unix seconds of the document information (SOURCE_DATE_EPOCH) */
     struct table tab;
+    /* The bounding box of the text drawn since the last reset (page -1: none yet); it restarts on
+     * a page break, so it always lies on one page. text_rect is the last lens_pdf_text call's. */
+    struct lens_pdf_rect ext, text_rect;
+    struct pending_link *links;
+    int nlinks, linkcap;
 };
 
 /* Indexed by enum lens_pdf_font. DejaVu covers Latin and Cyrillic, so the Russian problems template
@@ -164,6 +177,7 @@ int lens_pdf_new(struct lens_pdf **out, const char *fontdir, struct lens_err *e)
         return rc;
     }
     p->fresh = 1;
+    p->ext.page = p->text_rect.page = -1;
     *out = p;
     return LENS_OK;
 }
@@ -173,6 +187,7 @@ static void table_release(struct table *t)
     for (int i = 0; i < LENS_PDF_MAXCOLS; i++) {
         lens_free(t->header[i]);
         t->header[i] = NULL;
+        t->cell[i].page = -1; /* a new table has no last row: no rectangle from the previous one */
     }
     t->active = 0;
 }
@@ -186,6 +201,7 @@ void lens_pdf_free(struct lens_pdf *p)
     table_release(&p->tab);
     lens_free(p->pages);
     lens_free(p->footer);
+    lens_free(p->links);
     lens_free(p);
 }
 
@@ -291,6 +307,8 @@ static double text_width(struct lens_pdf *p, int font, double size, const char *
     return tw.width * size / 1000.0;
 }
 
+static void extend(struct lens_pdf *p, double x, double y, double w, double size);
+
 /* Draws n bytes of s with its left edge at x and its baseline at y. */
 static int draw(struct lens_pdf *p, int font, double size, double x, double y, const char *s, int n,
                 struct lens_err *e)
@@ -310,6 +328,7 @@ static int draw(struct lens_pdf *p, int font, double size, double x, double y, c
     HPDF_Page_TextOut(pg, (HPDF_REAL)x, (HPDF_REAL)y, buf);
     HPDF_Page_EndText(pg);
     p->fresh = 0;
+    extend(p, x, y, text_width(p, font, size, buf, n), size);
     return hcheck(p, "drawing text", e);
 }
 
@@ -420,6 +439,7 @@ int lens_pdf_text(struct lens_pdf *p, int font, double size, int align, double i
     if ((rc = wrap(p, font, size, text, w, &ls, &n, e)) != LENS_OK)
         return rc;
     double lh = size * LEADING;
+    p->ext.page = -1;
     for (int i = 0; i < n && rc == LENS_OK; i++) {
         if ((rc = lens_pdf_need(p, lh, e)) != LENS_OK)
             break;
@@ -430,6 +450,7 @@ int lens_pdf_text(struct lens_pdf *p, int font, double size, int align, double i
         p->y -= lh;
         p->fresh = 0;
     }
+    p->text_rect = p->ext;
     lens_free(ls);
     return rc;
 }
@@ -566,10 +587,13 @@ static int table_draw_row(struct lens_pdf *p, const char *const *cells, int head
         /* cells are top-aligned: a one-line cell sits level with the first line of a wrapped
          * neighbour */
         double y = p->y - CELL_PAD - size;
+        p->ext.page = -1;
         for (int i = 0; i < n[c] && rc == LENS_OK; i++, y -= lh)
             rc = draw(p, font, size, aligned_x(p, font, size, t->align[c], t->x[c] + CELL_PAD,
                                                t->w[c] - 2 * CELL_PAD, &ls[c][i]),
                       y, ls[c][i].s, ls[c][i].n, e);
+        if (!header)
+            t->cell[c] = p->ext;
     }
     for (int c = 0; c < t->ncols; c++)
         lens_free(ls[c]);
@@ -741,6 +765,8 @@ static void footer_text(const char *fmt, int page, int pages, char *buf, size_t 
     buf[o] = '\0';
 }
 
+static int links_make(struct lens_pdf *p, struct lens_err *e);
+
 /* Footers, then the bytes: a document with no content still gets one page, since a PDF without
  * pages is not valid. */
 int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e)
@@ -748,6 +774,8 @@ int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e)
     int rc = LENS_OK;
     if (p->npages == 0)
         rc = add_page(p, e);
+    if (rc == LENS_OK)
+        rc = links_make(p, e); /* every page exists now: a link may point forward */
     for (int i = 0; p->footer && rc == LENS_OK && i < p->npages; i++) {
         char buf[512];
         footer_text(p->footer, i + 1, p->npages, buf, sizeof buf);
@@ -802,4 +830,88 @@ int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e)
     }
     lens_free(fixed);
     return rc;
+}
+
+/* ---- links: rectangles of drawn text that jump to another page ---- */
+
+/* Grows the text extent by one drawn line: x..x+w, and from the descender (a quarter of the
+ * size below the baseline) to the ascender (DejaVu's is 0.93 of the size). A line on another
+ * page than the extent so far starts it again: a link rectangle lies on one page. */
+static void extend(struct lens_pdf *p, double x, double y, double w, double size)
+{
+    struct lens_pdf_rect *r = &p->ext;
+    double y0 = y - 0.25 * size, y1 = y + 0.93 * size;
+    if (r->page != p->npages - 1) {
+        *r = (struct lens_pdf_rect){p->npages - 1, x, y0, x + w, y1};
+        return;
+    }
+    if (x < r->x0) r->x0 = x;
+    if (x + w > r->x1) r->x1 = x + w;
+    if (y0 < r->y0) r->y0 = y0;
+    if (y1 > r->y1) r->y1 = y1;
+}
+
+int lens_pdf_text_rect(const struct lens_pdf *p, struct lens_pdf_rect *out)
+{
+    *out = p->text_rect;
+    return out->page >= 0;
+}
+
+int lens_pdf_table_cell_rect(const struct lens_pdf *p, int col, struct lens_pdf_rect *out)
+{
+    if (col < 0 || col >= p->tab.ncols || !p->tab.active) {
+        out->page = -1;
+        return 0;
+    }
+    *out = p->tab.cell[col];
+    return out->page >= 0;
+}
+
+int lens_pdf_link(struct lens_pdf *p, const struct lens_pdf_rect *at, int target, struct lens_err *e)
+{
+    /* the source page must exist now; the target is checked at save, when all pages do */
+    if (!at || at->page < 0 || at->page >= p->npages || target < 0)
+        return lens_err_set(e, LENS_EINVAL, "pdf: link from page %d to page %d outside the document",
+                            at ? at->page + 1 : 0, target + 1);
+    if (p->nlinks == p->linkcap) {
+        int cap = p->linkcap ? 2 * p->linkcap : 16;
+        struct pending_link *nl = lens_realloc(p->links, (size_t)cap * sizeof *nl);
+        if (!nl)
+            return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+        p->links = nl;
+        p->linkcap = cap;
+    }
+    p->links[p->nlinks++] = (struct pending_link){*at, target};
+    return LENS_OK;
+}
+
+/* Called by lens_pdf_save before the footers. Links are made in the order they were asked for,
+ * so the annotation objects, and with them the bytes, do not depend on anything else. */
+static int links_make(struct lens_pdf *p, struct lens_err *e)
+{
+    for (int i = 0; i < p->nlinks; i++) {
+        const struct pending_link *l = &p->links[i];
+        if (l->target >= p->npages)
+            return lens_err_set(e, LENS_EINVAL, "pdf: link on page %d to page %d of a %d-page document",
+                                l->at.page + 1, l->target + 1, p->npages);
+        /* a destination at the top of the target page, fit to its width, as the bookmarks of the
+         * headings do: the reader lands where the page begins, at the zoom that reads it */
+        HPDF_Destination d = HPDF_Page_CreateDestination(p->pages[l->target]);
+        if (d)
+            HPDF_Destination_SetFitH(d, (HPDF_REAL)PAGE_H);
+        /* one point of slack around the text: the glyph box is an estimate and a link should be
+         * easy to hit */
+        HPDF_Rect rect = {(HPDF_REAL)(l->at.x0 - 1), (HPDF_REAL)(l->at.y0 - 1), (HPDF_REAL)(l->at.x1 + 1),
+                          (HPDF_REAL)(l->at.y1 + 1)};
+        HPDF_Annotation a = d ? HPDF_Page_CreateLinkAnnot(p->pages[l->at.page], rect, d) : NULL;
+        /* border width 0: the report prints as before, the link shows only as a hand cursor */
+        if (a)
+            HPDF_LinkAnnot_SetBorderStyle(a, 0, 0, 0);
+        int rc = hcheck(p, "adding a link", e);
+        if (rc == LENS_OK && !a)
+            rc = lens_err_set(e, LENS_ELIB, "cannot add a link");
+        if (rc != LENS_OK)
+            return rc;
+    }
+    return LENS_OK;
 }

@@ -84,4 +84,25 @@ int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len,
  * byte-identical across runs. */
 int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e);
 
+/* ---- links ---- */
+
+/* A rectangle on one page: page is the 0-based page index (-1: nothing), x0,y0 the lower left
+ * and x1,y1 the upper right corner in points from the bottom left of the page. */
+struct lens_pdf_rect {
+    int page;
+    double x0, y0, x1, y1;
+};
+
+/* Where the last lens_pdf_text (or lens_pdf_paragraph, lens_pdf_heading) drew its text: the part on its last page
+ * when it broke across pages. Returns 1, or 0 with out->page = -1 when it drew nothing. */
+int lens_pdf_text_rect(const struct lens_pdf *p, struct lens_pdf_rect *out);
+/* Where the text of column col of the last body row of the open table was drawn. Returns 1, or
+ * 0 with out->page = -1 for an empty cell, a column out of range or no open table. */
+int lens_pdf_table_cell_rect(const struct lens_pdf *p, int col, struct lens_pdf_rect *out);
+/* Makes the rectangle at a link (border width 0) to the top of page target (0-based, so
+ * lens_pdf_page_count() - 1 is the current page). The target may be a page not drawn yet: the
+ * link is made by lens_pdf_save, which fails with LENS_EINVAL if target is not a page by then.
+ * Errors: LENS_EINVAL for a source page that does not exist or a negative target, LENS_ENOMEM. */
+int lens_pdf_link(struct lens_pdf *p, const struct lens_pdf_rect *at, int target, struct lens_err *e);
+
 #endif

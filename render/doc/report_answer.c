@@ -292,12 +292,17 @@ int lens_report_answer_table(void *ctx, const struct lens_template_item *it, str
     return rc;
 }
 
-/* One bullet line of the findings. */
-static int bullet(struct lens_report_ctx *r, const char *text, struct lens_err *e)
+/* One bullet line of the findings. page is the 1-based page the bullet cites ("see page N"),
+ * 0 for none (the layout pass, which does not know the pages yet): the bullet's text is then
+ * a link to it. */
+static int bullet(struct lens_report_ctx *r, const char *text, int page, struct lens_err *e)
 {
     char line[2048];
     snprintf(line, sizeof line, "• %s", text);
     int rc = lens_pdf_text(r->pdf, LENS_PDF_SANS, 10, LENS_PDF_LEFT, 8, line, e);
+    struct lens_pdf_rect at;
+    if (rc == LENS_OK && page > 0 && lens_pdf_text_rect(r->pdf, &at))
+        rc = lens_pdf_link(r->pdf, &at, page - 1, e);
     lens_pdf_space(r->pdf, 2);
     return rc;
 }
@@ -323,7 +328,7 @@ static int passed_findings(struct lens_report_ctx *r, struct lens_err *e)
     if (rc == LENS_OK && st->z) {
         rc = lens_template_vars_setf(&r->vars, e, "ngroups", "%d", st->k > 0 ? st->k : 1);
         if (rc == LENS_OK) rc = lens_report_text(r, "finding_groups", buf, sizeof buf, e);
-        if (rc == LENS_OK) rc = bullet(r, buf, e);
+        if (rc == LENS_OK) rc = bullet(r, buf, ps, e);
     }
     /* Three findings at most: page one points at the ranking, the Anomalies section lists all;
      * they come ranked by score, so these are the strongest. */
@@ -340,10 +345,10 @@ static int passed_findings(struct lens_report_ctx *r, struct lens_err *e)
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "ranks", ranks, e);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "score", "%.1f", row.z);
         if (rc == LENS_OK) rc = lens_report_text(r, "finding_anomaly", buf, sizeof buf, e);
-        if (rc == LENS_OK) rc = bullet(r, buf, e);
+        if (rc == LENS_OK) rc = bullet(r, buf, pa, e);
     }
     if (rc == LENS_OK && st->an && n == 0 && (rc = lens_report_text(r, "finding_no_anomaly", buf, sizeof buf, e)) == LENS_OK)
-        rc = bullet(r, buf, e);
+        rc = bullet(r, buf, pa, e);
     return rc;
 }
 
@@ -367,7 +372,7 @@ static int side_findings(struct lens_report_ctx *r, struct lens_err *e)
         rc = lens_report_retest_count_vars(r, e);
         if (rc == LENS_OK) rc = page_var(r, "page_retest", r->page_retest, r->cur, e);
         if (rc == LENS_OK) rc = lens_report_text(r, "finding_retest", buf, sizeof buf, e);
-        if (rc == LENS_OK) rc = bullet(r, buf, e);
+        if (rc == LENS_OK) rc = bullet(r, buf, r->page_retest ? r->page_retest[r->cur] : 0, e);
     }
     const struct lens_bisection_detail *d = lens_report_bisection_first(r, &bi);
     if (rc == LENS_OK && d) {
@@ -380,7 +385,7 @@ static int side_findings(struct lens_report_ctx *r, struct lens_err *e)
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "bis_rounds", "%d", d->s.rounds);
         if (rc == LENS_OK) rc = page_var(r, "page_bisection", r->page_bisection, bi, e);
         if (rc == LENS_OK) rc = lens_report_text(r, "finding_bisection", buf, sizeof buf, e);
-        if (rc == LENS_OK) rc = bullet(r, buf, e);
+        if (rc == LENS_OK) rc = bullet(r, buf, r->page_bisection ? r->page_bisection[bi] : 0, e);
     }
     return rc;
 }

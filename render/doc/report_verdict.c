@@ -30,10 +30,13 @@ static int evidence_input(const struct lens_report_ctx *r, const struct lens_acc
 /* The evidence cell: "page 4: Summary, input 1". The page comes from the arrays the
  * sections fill as they draw; on the layout pass they are still 0 and print "99", as wide
  * as any page number of a report under a hundred pages, so that the drawn pass wraps the
- * cell as the layout pass did and no page moves under the numbers it cites. */
+ * cell as the layout pass did and no page moves under the numbers it cites. *target is the
+ * 0-based index of the cited page for the cell's link, -1 when the cell cites no page (no
+ * section, a gated cube, or the layout pass). */
 static int evidence_text(struct lens_report_ctx *r, const struct lens_accept_line *l, char *buf, size_t n,
-                         struct lens_err *e)
+                         int *target, struct lens_err *e)
 {
+    *target = -1;
     int k = evidence_input(r, l);
     const int *pages = l->source == LENS_CRITERIA_P2P         ? r->page_p2p
                        : l->source == LENS_CRITERIA_ANOMALIES ? r->page_anomalies
@@ -58,8 +61,12 @@ static int evidence_text(struct lens_report_ctx *r, const struct lens_accept_lin
              !r->in[k].results->quality.pass)
         name = "evidence_gated";
     char page[16] = "99";
-    if (k >= 0 && pages && pages[k] > 0)
+    if (k >= 0 && pages && pages[k] > 0) {
         snprintf(page, sizeof page, "%d", pages[k]);
+        /* only the texts that print ${page} get a link: the others name no page to go to */
+        if (strcmp(name, "evidence_none") && strcmp(name, "evidence_gated"))
+            *target = pages[k] - 1;
+    }
     int rc = lens_template_vars_set(&r->vars, "page", page, e);
     if (rc == LENS_OK)
         rc = lens_template_vars_setf(&r->vars, e, "input_index", "%d", k + 1);
@@ -102,11 +109,17 @@ static int verdict_table(struct lens_report_ctx *r, const struct lens_accept_vie
             snprintf(crit, sizeof crit, "%s\n\xe2\x80\x9c%s\xe2\x80\x9d", l->criterion, l->label);
         else
             snprintf(crit, sizeof crit, "%s", l->criterion);
-        if ((rc = evidence_text(r, l, ev, sizeof ev, e)) != LENS_OK)
+        int target;
+        if ((rc = evidence_text(r, l, ev, sizeof ev, &target, e)) != LENS_OK)
             break;
         /* the numbers come worded by lens_accept_describe: the same strings as the text output */
         const char *cells[6] = {crit, l->limit, l->measured, l->margin, l->pass ? pass : fail, ev};
         rc = lens_pdf_table_row(r->pdf, cells, e);
+        /* the evidence text itself is the link to the page it cites (issue 15): the rectangle
+         * of the drawn text, known only once the row is laid out */
+        struct lens_pdf_rect at;
+        if (rc == LENS_OK && target >= 0 && lens_pdf_table_cell_rect(r->pdf, 5, &at))
+            rc = lens_pdf_link(r->pdf, &at, target, e);
     }
     return rc == LENS_OK ? lens_pdf_table_end(r->pdf, e) : rc;
 }
