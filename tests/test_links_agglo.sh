@@ -6,7 +6,17 @@
 PY=/usr/bin/python3
 if ! $PY -c 'import numpy, netCDF4, scipy, sklearn' 2>/dev/null; then
     echo "test_links_agglo: numpy, netCDF4, scipy or scikit-learn missing, skipped"
-    finish test_links_agglo
+    # the report: the agreement sentence in the link section (the cube is under the bound) and
+# the asymmetry row on page one, at the first and last length as info --json gives them
+if command -v pdftotext >/dev/null; then
+    SOURCE_DATE_EPOCH=0 "$BIN/mpilens" report "$TMP/c/network" -o "$TMP/r.pdf" >/dev/null 2>&1
+    txt=$(pdftotext "$TMP/r.pdf" - 2>/dev/null | tr '\n' ' ')
+    want=$("$BIN/mpilens" links "$TMP/c/network" --method average --json 2>/dev/null | $PY -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["ari"])')
+    check_match "report: agreement sentence" "$txt" "Agglomerative \(average\) agrees with the divisive clustering: ARI $want"
+    a=$("$BIN/mpilens" info --json "$TMP/c/network" 2>/dev/null | $PY -c 'import json,sys; a=json.load(sys.stdin)["asymmetry_per_length"]; print("%.1f %% \\(max %.0f %%\\) +%.1f %% \\(max %.0f %%\\)" % (100*a[0]["median"], 100*a[0]["max"], 100*a[-1]["median"], 100*a[-1]["max"]))')
+    check_match "report: asymmetry row" "$(pdftotext -layout -f 1 -l 1 "$TMP/r.pdf" - 2>/dev/null | grep asymmetry)" "$a"
+fi
+finish test_links_agglo
     exit 0
 fi
 mkdir -p "$TMP/c"
@@ -65,4 +75,14 @@ check_exit "over the bound: status 1" 1 "$BIN/mpilens" links samples/cubes/synth
 check_match "over the bound: the bytes" "$(cat "$TMP/err")" "992 links needs .*L\(L-1\)/2 x 8 = 3932288 bytes"
 check_exit "bad method: usage" 2 "$BIN/mpilens" links "$TMP/c/network" --method centroid
 check_exit "bad bound: usage" 2 "$BIN/mpilens" links "$TMP/c/network" --method average --max-matrix-mb 0
+# the report: the agreement sentence in the link section (the cube is under the bound) and
+# the asymmetry row on page one, at the first and last length as info --json gives them
+if command -v pdftotext >/dev/null; then
+    SOURCE_DATE_EPOCH=0 "$BIN/mpilens" report "$TMP/c/network" -o "$TMP/r.pdf" >/dev/null 2>&1
+    txt=$(pdftotext "$TMP/r.pdf" - 2>/dev/null | tr '\n' ' ')
+    want=$("$BIN/mpilens" links "$TMP/c/network" --method average --json 2>/dev/null | $PY -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["ari"])')
+    check_match "report: agreement sentence" "$txt" "Agglomerative \(average\) agrees with the divisive clustering: ARI $want"
+    a=$("$BIN/mpilens" info --json "$TMP/c/network" 2>/dev/null | $PY -c 'import json,sys; a=json.load(sys.stdin)["asymmetry_per_length"]; print("%.1f %% \\(max %.0f %%\\) +%.1f %% \\(max %.0f %%\\)" % (100*a[0]["median"], 100*a[0]["max"], 100*a[-1]["median"], 100*a[-1]["max"]))')
+    check_match "report: asymmetry row" "$(pdftotext -layout -f 1 -l 1 "$TMP/r.pdf" - 2>/dev/null | grep asymmetry)" "$a"
+fi
 finish test_links_agglo
