@@ -23,7 +23,8 @@ struct lens_links_opts {
     /* The agglomerative comparison (docs/methods.md §3): lens_hclust on the same
      * rho, cut at the divisive k, and the adjusted Rand index between the two. */
     int agglo;            /* lens_hclust method, or -1 for none (default LENS_HCLUST_AVERAGE) */
-    double agglo_max_bytes; /* bound on the condensed rho matrix, L(L-1)/2 x 8 bytes (256 MiB) */
+    double agglo_max_bytes; /* bound on the condensed rho matrix, L(L-1)/2 x 8 bytes (64 MiB:
+                             * P <= 64; `mpilens links` sets 256 MiB) */
     int agglo_optional;   /* 1 (default): over the bound, skip it (agglo stays -1 in the result);
                            * 0: refuse with LENS_EINVAL naming the bytes */
 };
