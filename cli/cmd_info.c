@@ -138,7 +138,15 @@ static void print_retests(const struct extras *x)
 }
 
 /* One "key:  value" line per fact, aligned for people; scripts have --json. */
+/* The asymmetry per length (lens_cube_asymmetry_length), nlen each, and the first length from
+ * which every longer one has a median below 5 %, the paper's reading (-1: none). */
+struct asym_len {
+    double *median, *max;
+    int below;
+};
+
 static void print_text(const struct lens_cube *c, const struct lens_summary *sum, double am, double ax,
+                       const struct asym_len *al,
                        const struct extras *x)
 {
     printf("source:     %s\n", c->source ? c->source : "-");
@@ -173,6 +181,16 @@ static void print_text(const struct lens_cube *c, const struct lens_summary *sum
     }
     /* of one statistic only (main_stat, the median when present), as the help says */
     printf("\nasymmetry |A-A^T|/(A+A^T): median %.4g, max %.4g\n", am, ax);
+    /* per length on one line (median/max), then where it stays small: the whole-cube number
+     * mixes short messages, where the direction matters, with long ones, where it does not */
+    printf("asymmetry per length (median/max):");
+    for (int k = 0; k < c->nlen; k++)
+        printf("%s %d B %.3g/%.3g", k ? "," : "", c->lengths[k], al->median[k], al->max[k]);
+    printf("\n");
+    if (al->below >= 0)
+        printf("asymmetry median below 5%% for lengths >= %d B\n", c->lengths[al->below]);
+    else
+        printf("asymmetry median not below 5%% at the longest length\n");
     /* the rank-to-host table only when the result names its hosts (hosts.txt may be missing) */
     if (c->hosts) {
         printf("\nrank  host\n");
@@ -188,6 +206,7 @@ static void print_text(const struct lens_cube *c, const struct lens_summary *sum
 /* The documented keys (procs ... warnings) first, in a fixed order, so the output of two
  * cubes can be compared with diff; stats holds only the statistics present. */
 static void print_json(const struct lens_cube *c, const struct lens_summary *sum, double am, double ax,
+                       const struct asym_len *al,
                        const struct extras *x)
 {
     struct lens_json j;
@@ -232,6 +251,19 @@ static void print_json(const struct lens_cube *c, const struct lens_summary *sum
     lens_json_key(&j, "max");
     lens_json_number(&j, ax);
     lens_json_end_object(&j);
+    lens_json_key(&j, "asymmetry_per_length");
+    lens_json_begin_array(&j);
+    for (int k = 0; k < c->nlen; k++) {
+        lens_json_begin_object(&j);
+        lens_json_key(&j, "length");
+        lens_json_int(&j, c->lengths[k]);
+        lens_json_key(&j, "median");
+        lens_json_number(&j, al->median[k]);
+        lens_json_key(&j, "max");
+        lens_json_number(&j, al->max[k]);
+        lens_json_end_object(&j);
+    }
+    lens_json_end_array(&j);
     /* the repairs as sentences: the same text as the listing, so people and scripts agree */
     lens_json_key(&j, "warnings");
     lens_json_begin_array(&j);
@@ -416,6 +448,15 @@ int cmd_info(int argc, char **argv)
             rc = lens_cube_summary(c, s, -1, &sum[s], &e);
     if (rc == LENS_OK)
         rc = lens_cube_asymmetry(c, main_stat(c), &am, &ax, &e);
+    /* + 1: a request of 0 bytes may return NULL, which would read as out of memory */
+    struct asym_len al = {lens_malloc((c->nlen + 1) * sizeof(double)), lens_malloc((c->nlen + 1) * sizeof(double)), -1};
+    if (rc == LENS_OK && (!al.median || !al.max))
+        rc = lens_err_set(&e, LENS_ENOMEM, "info: out of memory");
+    if (rc == LENS_OK)
+        rc = lens_cube_asymmetry_length(c, main_stat(c), al.median, al.max, &e);
+    /* the shortest suffix of lengths all below 5 %: walk back from the longest (NaN stops it) */
+    for (int k = c->nlen - 1; rc == LENS_OK && k >= 0 && al.median[k] < 0.05; k--)
+        al.below = k;
     /* the side files too, before printing: a damaged retest file fails the command whole */
     struct extras x;
     if (rc == LENS_OK)
@@ -424,14 +465,18 @@ int cmd_info(int argc, char **argv)
         memset(&x, 0, sizeof x);
     if (rc != LENS_OK) {
         extras_free(&x);
+        lens_free(al.median);
+        lens_free(al.max);
         lens_cube_free(c);
         return lens_cli_fail(&e);
     }
     if (json)
-        print_json(c, sum, am, ax, &x);
+        print_json(c, sum, am, ax, &al, &x);
     else
-        print_text(c, sum, am, ax, &x);
+        print_text(c, sum, am, ax, &al, &x);
     extras_free(&x);
+    lens_free(al.median);
+    lens_free(al.max);
     /* With --json the warnings are inside the object and also on stderr, where a person
      * piping the JSON into a script still sees them; the text listing already shows them. */
     for (int w = 0; w < c->nwarn && json; w++)

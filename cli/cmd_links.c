@@ -32,6 +32,12 @@ static void help(void)
            "  -k, --k K         cut at K clusters instead of the scree elbow\n"
            "  --max-splits N    longest diameter sequence for the scree (default 64)\n"
            "  --threads N       worker threads (default 2; the result does not depend on it)\n"
+           "  --method M        divisive (default), or also cluster the links agglomeratively with\n"
+           "                    single, complete, average, weighted or ward linkage on the same\n"
+           "                    distance, cut at the divisive number of clusters, and print the\n"
+           "                    adjusted Rand index between the two (JSON: ari, agglo_labels;\n"
+           "                    --csv gains an agglo column). Needs L(L-1)/2 x 8 bytes for L links\n"
+           "  --max-matrix-mb N refuse --method above N MiB for that matrix (default 256)\n"
            "  -h, --help        show this help\n\n"
            "example:\n"
            "  mpilens links samples/cubes/synth32/network --csv links.csv --clusters clusters.csv\n"
@@ -66,11 +72,17 @@ static int write_links(const char *path, const struct lens_links *r, struct lens
     if (rc != LENS_OK)
         return rc;
     int P = r->procs;
-    fprintf(a.fp, "row,col,cluster\n");
+    /* the agglo column only when asked for: the divisive file stays as it was */
+    fprintf(a.fp, "row,col,cluster%s\n", r->agglo_label ? ",agglo" : "");
     for (int i = 0; i < P; i++)
-        for (int j = 0; j < P; j++)
-            if (i != j)
-                fprintf(a.fp, "%d,%d,%d\n", i, j, r->label[(size_t)i * P + j]);
+        for (int j = 0; j < P; j++) {
+            if (i == j)
+                continue;
+            fprintf(a.fp, "%d,%d,%d", i, j, r->label[(size_t)i * P + j]);
+            if (r->agglo_label)
+                fprintf(a.fp, ",%d", r->agglo_label[(size_t)i * P + j]);
+            fputc('\n', a.fp);
+        }
     return lens_atomic_commit(&a, e);
 }
 
@@ -99,6 +111,24 @@ static int write_clusters(const char *path, const struct lens_links *r, struct l
         fputc('\n', a.fp);
     }
     return lens_atomic_commit(&a, e);
+}
+
+/* The agglomerative partition beside the divisive one: its cluster sizes (numbered by first
+ * link, not by speed) and the agreement, which is the point of running it. */
+static void print_agglo(const struct lens_links *r)
+{
+    long P = r->procs, L = P * (P - 1);
+    printf("\nagglomerative (%s) at %d cluster%s, condensed matrix %.1f MiB; sizes:", lens_hclust_method_name(r->agglo),
+           r->k, r->k == 1 ? "" : "s", r->agglo_bytes / (1024.0 * 1024.0));
+    for (int u = 0; u < r->k; u++) {
+        long n = 0;
+        for (long x = 0; x < P * P; x++)
+            n += r->agglo_label[x] == u;
+        printf(" %ld", n);
+    }
+    printf(" (of %ld links)\n", L);
+    printf("agglomerative (%s) agrees with the divisive clustering: ARI %.2f\n", lens_hclust_method_name(r->agglo),
+           r->ari);
 }
 
 /* The text report: what was clustered, the diameter sequence the scree looked at, why the
@@ -132,6 +162,8 @@ static void print_text(const struct lens_cube *c, const struct lens_links *r, co
         printf("%7d  %8ld  %10.4g  %s; e.g. %d,%d\n", u, row.size, row.diameter, buf, r->clusters[u].row,
                r->clusters[u].col);
     }
+    if (r->agglo_label)
+        print_agglo(r);
 }
 
 /* The JSON of docs/links.md: labels as the full P x P matrix (-1 on the diagonal) so that a
@@ -181,6 +213,24 @@ static void print_json(const struct lens_links *r)
         lens_json_end_object(&j);
     }
     lens_json_end_array(&j);
+    /* the comparison only when asked (--method): the divisive JSON keeps its keys */
+    if (r->agglo_label) {
+        lens_json_key(&j, "method");
+        lens_json_string(&j, lens_hclust_method_name(r->agglo));
+        lens_json_key(&j, "matrix_bytes");
+        lens_json_number(&j, r->agglo_bytes);
+        lens_json_key(&j, "ari");
+        lens_json_number(&j, r->ari);
+        lens_json_key(&j, "agglo_labels");
+        lens_json_begin_array(&j);
+        for (int i = 0; i < r->procs; i++) {
+            lens_json_begin_array(&j);
+            for (int c = 0; c < r->procs; c++)
+                lens_json_int(&j, r->agglo_label[(size_t)i * r->procs + c]);
+            lens_json_end_array(&j);
+        }
+        lens_json_end_array(&j);
+    }
     lens_json_key(&j, "labels");
     lens_json_begin_array(&j);
     for (int i = 0; i < r->procs; i++) {
@@ -195,17 +245,23 @@ static void print_json(const struct lens_links *r)
 
 int cmd_links(int argc, char **argv)
 {
-    enum { O_CSV = 256, O_CLUSTERS, O_JSON, O_SPLITS, O_THREADS, O_PLOT, O_CURVES };
+    enum { O_CSV = 256, O_CLUSTERS, O_JSON, O_SPLITS, O_THREADS, O_PLOT, O_CURVES, O_METHOD, O_MAXMB };
     static const struct option opts[] = {
         {"csv", required_argument, NULL, O_CSV},         {"clusters", required_argument, NULL, O_CLUSTERS},
         {"json", no_argument, NULL, O_JSON},             {"k", required_argument, NULL, 'k'},
         {"max-splits", required_argument, NULL, O_SPLITS}, {"threads", required_argument, NULL, O_THREADS},
         {"plot", required_argument, NULL, O_PLOT},       {"curves", required_argument, NULL, O_CURVES},
+        {"method", required_argument, NULL, O_METHOD},   {"max-matrix-mb", required_argument, NULL, O_MAXMB},
         {"help", no_argument, NULL, 'h'},                {NULL, 0, NULL, 0}};
     /* Defaults from the analysis (lens_links_opts_default), shared with the report: 2 threads,
      * 64 splits at most, k from the scree. */
     struct lens_links_opts o;
     lens_links_opts_default(&o);
+    /* the command compares only when asked, and then refuses rather than skips (the report
+     * skips quietly over the bound: the default) */
+    o.agglo = -1;
+    o.agglo_optional = 0;
+    int maxmb = 256;
     const char *csv = NULL, *ccsv = NULL, *plot = NULL, *curves = NULL;
     /* text to stdout by default; the files (--csv, --clusters, pictures) are extra */
     int json = 0, ch;
@@ -239,6 +295,19 @@ int cmd_links(int argc, char **argv)
             if (parse_int(optarg, 1, 8, &o.threads))
                 return lens_cli_usage("links", "--threads must be 1..8, not '%s'", optarg);
             break;
+        /* centroid and median need Euclidean distances, which rho is not: not offered */
+        case O_METHOD:
+            if (!strcmp(optarg, "divisive"))
+                o.agglo = -1;
+            else if ((o.agglo = lens_hclust_method_parse(optarg)) < 0 || o.agglo == LENS_HCLUST_CENTROID ||
+                     o.agglo == LENS_HCLUST_MEDIAN)
+                return lens_cli_usage("links", "--method must be divisive, single, complete, average, weighted "
+                                      "or ward, not '%s'", optarg);
+            break;
+        case O_MAXMB:
+            if (parse_int(optarg, 1, 1 << 24, &maxmb))
+                return lens_cli_usage("links", "--max-matrix-mb must be a positive integer, not '%s'", optarg);
+            break;
         case 'h': help(); return LENS_EXIT_OK;
         default: return lens_cli_usage("links", "unknown option");
         }
@@ -257,6 +326,7 @@ int cmd_links(int argc, char **argv)
     struct lens_structure_opts so;
     lens_structure_opts_default(&so);
     so.parts = LENS_STRUCTURE_LINKS;
+    o.agglo_max_bytes = (double)maxmb * 1024 * 1024;
     so.links = o;
     struct lens_structure s;
     int rc = lens_structure_run(c, &so, &s, &e);

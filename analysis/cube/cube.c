@@ -456,6 +456,29 @@ int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_su
     return LENS_OK;
 }
 
+/* The asymmetry ratios of lengths k0..k1-1 into v (room for (k1-k0) P(P-1)/2 values), their
+ * count into *n and their largest into *mx; shared by the whole-cube and per-length forms so
+ * both leave out the same pairs. */
+static void asym_ratios(const struct lens_cube *c, int stat, int k0, int k1, double *v, size_t *n,
+                        double *mx)
+{
+    size_t P = (size_t)c->procs;
+    *n = 0;
+    *mx = 0;
+    for (int k = k0; k < k1; k++)
+        for (size_t i = 0; i < P; i++)
+            for (size_t j = i + 1; j < P; j++) {
+                double a = LENS_CUBE_AT(c, stat, k, i, j), b = LENS_CUBE_AT(c, stat, k, j, i);
+                /* asym = |a_ij - a_ji| / (a_ij + a_ji) (methods §1) is undefined when both are 0
+                 * or one is missing: such pairs are left out, not counted as symmetric. */
+                if (!isfinite(a) || !isfinite(b) || a + b <= 0)
+                    continue;
+                double r = fabs(a - b) / (a + b);
+                v[(*n)++] = r;
+                *mx = r > *mx ? r : *mx;
+            }
+}
+
 int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, double *max,
                         struct lens_err *e)
 {
@@ -469,23 +492,38 @@ int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, dou
     if (!v)
         return lens_err_set(e, LENS_ENOMEM, "cube asymmetry: out of memory");
     lens_cube_huge_pages(v, ((size_t)c->nlen * P * (P - 1) / 2 + 1) * sizeof *v);
-    size_t n = 0;
-    double mx = 0;
-    for (int k = 0; k < c->nlen; k++)
-        for (size_t i = 0; i < P; i++)
-            for (size_t j = i + 1; j < P; j++) {
-                double a = LENS_CUBE_AT(c, stat, k, i, j), b = LENS_CUBE_AT(c, stat, k, j, i);
-                /* asym = |a_ij - a_ji| / (a_ij + a_ji) (methods §1) is undefined when both are 0
-                 * or one is missing: such pairs are left out, not counted as symmetric. */
-                if (!isfinite(a) || !isfinite(b) || a + b <= 0)
-                    continue;
-                double r = fabs(a - b) / (a + b);
-                v[n++] = r;
-                mx = r > mx ? r : mx;
-            }
+    size_t n;
+    double mx;
+    asym_ratios(c, stat, 0, c->nlen, v, &n, &mx);
     if (n > 0) {
         *median = lens_cube_median(v, n);
         *max = mx;
+    }
+    lens_free(v);
+    return LENS_OK;
+}
+
+int lens_cube_asymmetry_length(const struct lens_cube *c, int stat, double *median, double *max,
+                               struct lens_err *e)
+{
+    for (int k = 0; k < c->nlen; k++)
+        median[k] = max[k] = NAN;
+    if (stat < 0 || stat >= LENS_STAT_COUNT || !c->data[stat])
+        return lens_err_set(e, LENS_EINVAL, "%s: statistic '%s' not present",
+                            c->source ? c->source : "cube", lens_cube_stat_name(stat));
+    size_t P = (size_t)c->procs;
+    /* one length's pairs at a time: P(P-1)/2 doubles, not nlen times that */
+    double *v = lens_malloc((P * (P - 1) / 2 + 1) * sizeof *v);
+    if (!v)
+        return lens_err_set(e, LENS_ENOMEM, "cube asymmetry per length: out of memory");
+    for (int k = 0; k < c->nlen; k++) {
+        size_t n;
+        double mx;
+        asym_ratios(c, stat, k, k + 1, v, &n, &mx);
+        if (n > 0) {
+            median[k] = lens_cube_median(v, n);
+            max[k] = mx;
+        }
     }
     lens_free(v);
     return LENS_OK;

@@ -100,6 +100,12 @@ int lens_cube_summary(const struct lens_cube *c, int stat, int k, struct lens_su
  * LENS_EINVAL (statistic absent), LENS_ENOMEM. */
 int lens_cube_asymmetry(const struct lens_cube *c, int stat, double *median, double *max,
                         struct lens_err *e);
+/* The same per length (docs/methods.md §1: the asymmetry shrinks as the length grows, so one
+ * number over the cube hides where it stops mattering): median[k] and max[k] for each of the
+ * c->nlen lengths, caller-allocated, NaN for a length with no usable pair. Memory: P(P-1)/2
+ * doubles. LENS_EINVAL (statistic absent), LENS_ENOMEM. */
+int lens_cube_asymmetry_length(const struct lens_cube *c, int stat, double *median, double *max,
+                               struct lens_err *e);
 /* Order statistics of a scratch array (reordered in place): the k-th smallest of v[0..n),
  * n > 0; and the median (mean of the two middle values for even n, NaN for n == 0). */
 double lens_cube_select(double *v, size_t n, size_t k);

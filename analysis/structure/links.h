@@ -20,6 +20,13 @@ struct lens_links_opts {
     double scree_theta;   /* a drop is "much smaller" below theta x the mean drop before (0.1) */
     int scree_window;     /* ... for this many consecutive drops (default 3) */
     double scree_span;    /* the steep part must bring the diameter below (1 - span) d_1 (0.5) */
+    /* The agglomerative comparison (docs/methods.md §3): lens_hclust on the same
+     * rho, cut at the divisive k, and the adjusted Rand index between the two. */
+    int agglo;            /* lens_hclust method, or -1 for none (default LENS_HCLUST_AVERAGE) */
+    double agglo_max_bytes; /* bound on the condensed rho matrix, L(L-1)/2 x 8 bytes (64 MiB:
+                             * P <= 64; `mpilens links` sets 256 MiB) */
+    int agglo_optional;   /* 1 (default): over the bound, skip it (agglo stays -1 in the result);
+                           * 0: refuse with LENS_EINVAL naming the bytes */
 };
 
 struct lens_links_cluster {
@@ -42,6 +49,11 @@ struct lens_links {
     int elbow;            /* scree elbow (clusters) or 0 when none was found */
     int forced;           /* 1 when opts.clusters decided k */
     int no_deviation;     /* 1 when the cube had no deviation: every variance is the floor */
+    int agglo;            /* the lens_hclust method compared, or -1 when not run */
+    int *agglo_label;     /* procs x procs, -1 on the diagonal: that method's clusters 0..k-1,
+                           * numbered by their first link in row-major order; NULL when not run */
+    double agglo_bytes;   /* the condensed matrix it needs (or needed), bytes */
+    double ari;           /* adjusted Rand index agglomerative vs divisive, NaN when not run */
 };
 
 /* One summary row for the report: the cluster and a sentence about it (owned by caller's buf). */
@@ -56,9 +68,12 @@ struct lens_links_row {
 
 void lens_links_opts_default(struct lens_links_opts *o);
 /* Clusters the links of c (average statistic, or median when there is no average; deviation
- * for the variances). *out is owned by the caller (lens_links_free).
- * Errors: LENS_EINVAL (bad options, fewer than 2 processes, no average or median),
- * LENS_EDATA (a delay that is not finite), LENS_ENOMEM, LENS_ELIB (thread creation). */
+ * for the variances), then, when o->agglo >= 0, the same links agglomeratively (above).
+ * *out is owned by the caller (lens_links_free).
+ * Errors: LENS_EINVAL (bad options, fewer than 2 processes, no average or median, the
+ * agglomerative matrix over its bound when not optional),
+ * LENS_EDATA (a delay that is not finite; a Ward update that fails), LENS_ENOMEM,
+ * LENS_ELIB (thread creation). */
 int lens_links_run(const struct lens_cube *c, const struct lens_links_opts *o,
                    struct lens_links **out, struct lens_err *e);
 void lens_links_free(struct lens_links *r);

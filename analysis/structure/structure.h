@@ -108,6 +108,7 @@ int lens_structure_cut_height(const struct lens_hclust_step *z, int n, double he
 #include "distmat.h" /* process distances from a cube */
 #include "nj.h" /* neighbour-joining trees */
 #include "newick.h" /* trees as Newick text */
+#include "ari.h" /* agreement of two partitions (adjusted Rand index) */
 #include "structure_report.h" /* the results of a cube report, computed before drawing */
 
 #endif

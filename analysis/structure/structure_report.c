@@ -94,6 +94,18 @@ int lens_structure_report_run(const struct lens_cube *c, int stat, unsigned part
         host_medians(c, stat, k, buf, &out->len[k]);
     }
     lens_free(buf);
+    /* the asymmetry per length for page one: long messages are nearly symmetric, short ones
+     * need not be, so one number over the cube would say neither */
+    double *am = rc == LENS_OK ? lens_malloc(2 * (size_t)c->nlen * sizeof *am) : NULL;
+    if (rc == LENS_OK && !am)
+        rc = lens_err_set(e, LENS_ENOMEM, "cube report: out of memory");
+    if (rc == LENS_OK)
+        rc = lens_cube_asymmetry_length(c, stat, am, am + c->nlen, e);
+    for (int k = 0; k < c->nlen && rc == LENS_OK; k++) {
+        out->len[k].asym_median = am[k];
+        out->len[k].asym_max = am[c->nlen + k];
+    }
+    lens_free(am);
     if (rc != LENS_OK || !parts)
         return rc;
     struct lens_structure_opts so;

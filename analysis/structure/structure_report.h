@@ -17,6 +17,9 @@ struct lens_structure_report_length {
     /* median of the statistic over the off-diagonal pairs on one host (intra) and on two hosts
      * (inter), seconds; NaN when the cube has no hosts file or no such pair */
     double intra_median, inter_median;
+    /* |A - A^T| / (A + A^T) of the statistic over the pairs i < j at this length
+     * (lens_cube_asymmetry_length): median and max, dimensionless; NaN when no pair has both */
+    double asym_median, asym_max;
 };
 
 /* Everything is owned by the struct (lens_structure_report_release). */

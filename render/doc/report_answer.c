@@ -261,6 +261,14 @@ int lens_report_answer_table(void *ctx, const struct lens_template_item *it, str
         if ((rc = lens_report_text(r, "row_worst", label, sizeof label, e)) == LENS_OK)
             rc = lens_pdf_table_row(r->pdf, (const char *const[]){label, x, y}, e);
     }
+    /* Asymmetry at both ends, median and max over the pairs: whether the direction of a
+     * link matters, and for which messages (docs/methods.md §1) */
+    if (rc == LENS_OK && (isfinite(a->asym_median) || isfinite(b->asym_median))) {
+        snprintf(x, sizeof x, "%.1f %% (max %.0f %%)", 100 * a->asym_median, 100 * a->asym_max);
+        snprintf(y, sizeof y, "%.1f %% (max %.0f %%)", 100 * b->asym_median, 100 * b->asym_max);
+        if ((rc = lens_report_text(r, "row_asym", label, sizeof label, e)) == LENS_OK)
+            rc = lens_pdf_table_row(r->pdf, (const char *const[]){label, x, y}, e);
+    }
     const struct lens_p2pfile *p = first_sweep(r);
     if (rc == LENS_OK && p) {
         /* The sweep's own sizes, not the cube's: the smallest message's median one-way latency

@@ -263,6 +263,16 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
         if (rc == LENS_OK)
             rc = lens_report_text(r, l->forced ? "links_forced" : l->elbow ? "links_scree" : "links_no_elbow", buf,
                                   sizeof buf, e);
+        /* The agreement of average linkage on the same distance (computed only for cubes whose
+         * condensed matrix fits the bound, lens_links_opts.agglo_max_bytes): one sentence after
+         * the links' own, nothing for larger cubes, where it was never computed. */
+        if (rc == LENS_OK && l->agglo >= 0 && isfinite(l->ari)) {
+            char agree[160];
+            size_t o = strlen(buf);
+            snprintf(agree, sizeof agree, " Agglomerative (%s) agrees with the divisive clustering: ARI %.2f.",
+                     lens_hclust_method_name(l->agglo), l->ari);
+            lens_report_append(buf, sizeof buf, &o, agree);
+        }
     /* No link clusters: the reason in words, and the lengths emptied because the sentence templates
      * may name them. */
     } else if (rc == LENS_OK) {
