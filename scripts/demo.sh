@@ -115,6 +115,11 @@ if [ -x "$BIN/samples/jacobi_naive" ] && [ -e "$build/lib/libmpilens-trace.so" ]
     while read -r line; do say "$line"; done < <(grep '^gain:' "$out/jacobi_gain.err")
     say "done: $out/jacobi_gain.pdf"
 fi
+# where the time goes in a TAU profile (ICAPPA, with the box plots per process cluster)
+say "clustering the TAU profile samples/profiles/tau16 (mpilens profile-clusters)"
+"$BIN/mpilens" profile-clusters samples/profiles/tau16 --report "$out/profiles.pdf" \
+    --title "mpilens demo: ICAPPA on a TAU profile" >"$out/profiles.txt"
+say "$(tail -n 1 "$out/profiles.txt" | cut -c1-120) -> $out/profiles.pdf"
 # two revisions of a simulated task runtime, side by side (stage logs)
 say "comparing two revisions of a task runtime's stage log (mpilens stages --baseline)"
 "$BIN/mpilens" stages samples/stages/luna_sim_v2.jsonl --baseline samples/stages/luna_sim.jsonl \
