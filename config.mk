@@ -22,7 +22,7 @@ endif
 # empty flags for the whole run): $(PKG_MK) is a makefile that make builds first, by installing
 # what is missing and asking pkg-config, then includes after restarting. `make clean` and
 # `make deps` need no flags and do not build it.
-PKGS        := netcdf cairo gsl otf2 libdw freetype2 zlib
+PKGS        := netcdf cairo gsl otf2 libdw freetype2
 PKG_MK      := $(BUILD)/config.pkg.mk
 NO_PKG_GOALS := clean clean-fuzz deps distclean uninstall
 ifneq ($(if $(MAKECMDGOALS),$(filter-out $(NO_PKG_GOALS),$(MAKECMDGOALS)),all),)

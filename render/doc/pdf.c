@@ -2,7 +2,6 @@
  * callback; ours records the first one in the document struct and every public function
  * turns it into a lens_err, so nothing longjmps or aborts. */
 #include "pdf.h"
-#include "common/alloc.h"
 #include "common/atomic.h"
 #include "pdf_fix.h"
 #include "render/fig/fig.h"
@@ -14,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 /* A4 portrait and the margins, in points. */
 /* A4 is 210 x 297 mm: 595.276 x 841.89 points at 72 points per inch. The 56-point (2 cm) margins
@@ -685,54 +683,6 @@ static int png_valid(const unsigned char *png, size_t len)
     return ok;
 }
 
-/* Deflate level of figure pixels. libharu deflates every stream at zlib's default (6), and on
- * the 2000 x 1300 pixel figures of a report that was a third of `mpilens report`'s time; level 3
- * takes half as long for streams about a quarter larger (measured on the heat maps). */
-#define IMAGE_ZLEVEL 3
-
-/* An image XObject of 8-bit RGB pixels deflated here at IMAGE_ZLEVEL, built as libharu's own
- * HPDF_LoadRawImageFromMem builds one (the same dictionary keys) but with the stream already
- * compressed: libharu writes it as it is (filter none) under /Filter /FlateDecode. NULL on
- * failure, with e filled. */
-static HPDF_Image raw_image(struct lens_pdf *p, const unsigned char *rgb, int w, int h, struct lens_err *e)
-{
-    uLong n = (uLong)w * (uLong)h * 3;
-    uLongf zn = compressBound(n);
-    unsigned char *z = lens_malloc(zn);
-    if (!z) {
-        lens_err_set(e, LENS_ENOMEM, "pdf: out of memory compressing a %dx%d image", w, h);
-        return NULL;
-    }
-    if (compress2(z, &zn, rgb, n, IMAGE_ZLEVEL) != Z_OK) {
-        lens_free(z);
-        lens_err_set(e, LENS_ELIB, "pdf: zlib cannot compress a %dx%d image", w, h);
-        return NULL;
-    }
-    HPDF_Dict img = HPDF_DictStream_New(p->doc->mmgr, p->doc->xref);
-    HPDF_STATUS st = img ? HPDF_OK : HPDF_FAILD_TO_ALLOC_MEM;
-    if (img) {
-        /* the class HPDF_Page_DrawImage checks an image by */
-        img->header.obj_class |= HPDF_OSUBCLASS_XOBJECT;
-        st += HPDF_Dict_AddName(img, "Type", "XObject");
-        st += HPDF_Dict_AddName(img, "Subtype", "Image");
-        st += HPDF_Dict_AddName(img, "ColorSpace", "DeviceRGB");
-        st += HPDF_Dict_AddNumber(img, "Width", (HPDF_INT32)w);
-        st += HPDF_Dict_AddNumber(img, "Height", (HPDF_INT32)h);
-        st += HPDF_Dict_AddNumber(img, "BitsPerComponent", 8);
-        st += HPDF_Dict_AddName(img, "Filter", "FlateDecode");
-        st += HPDF_Stream_Write(img->stream, z, (HPDF_UINT)zn);
-    }
-    lens_free(z);
-    if (st != HPDF_OK) {
-        int rc = hcheck(p, "adding an image", e);
-        p->herr = 0; /* the failure is this image's alone, as for a PNG */
-        if (!rc)
-            lens_err_set(e, LENS_ELIB, "pdf: libharu cannot add a %dx%d image", w, h);
-        return NULL;
-    }
-    return img;
-}
-
 int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len, double max_height,
                        struct lens_err *e)
 {
@@ -753,14 +703,10 @@ int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len,
         /* SIZE: placed by its size alone; the document must not be saved with a hole in it */
         p->sized_only = 1;
     } else {
-        /* RAW pixels are deflated once (raw_image): no PNG encode and libharu decode in between,
-         * which cost most of a report's time. */
-        if (raw) {
-            if (!(img = raw_image(p, rgb, wpx, hpx, e)))
-                return e->code;
-        } else {
-            img = HPDF_LoadPngImageFromMem(p->doc, png, (HPDF_UINT)len);
-        }
+        /* RAW pixels go in as they are and are deflated once, at save (HPDF_COMP_IMAGE): no PNG
+         * encode and decode in between, which cost most of a report's time. */
+        img = raw ? HPDF_LoadRawImageFromMem(p->doc, rgb, (HPDF_UINT)wpx, (HPDF_UINT)hpx, HPDF_CS_DEVICE_RGB, 8)
+                  : HPDF_LoadPngImageFromMem(p->doc, png, (HPDF_UINT)len);
         if (!img) {
             rc = hcheck(p, "loading an image", e);
             /* The failure is this image's alone: clear it so that later calls on the document do
