@@ -1,7 +1,8 @@
 /* A small flowing-layout PDF writer on top of libharu: A4 pages, embedded DejaVu fonts with
  * UTF-8 text (Cyrillic host names print and extract), headings with outline entries,
  * word-wrapped paragraphs, tables that break across pages, images (PNG or raw figure pixels)
- * scaled to fit, and "page N of M" footers. A cursor moves down the page; whatever does not fit starts a new page.
+ * scaled to fit, and "page N of M" footers. A cursor moves down the page; whatever does not
+ * fit starts a new page.
  * Every function that can fail returns LENS_OK or a negative LENS_E* code (LENS_ELIB for
  * libharu errors, recorded by an error handler instead of longjmp) and fills e. */
 #ifndef LENS_PDF_H
