@@ -391,11 +391,76 @@ static void test_occupancy(void)
               "no occupancy given: %s", e.msg);
 }
 
+/* The memory forms (figure.h) the PDF reports use. RAW must be the PNG's pixels composited over
+ * white: checked against the PNG form decoded by cairo (another path: encode, decode, our
+ * compositing here) and against the square known by construction. SIZE paints nothing. */
+static void test_memory_forms(void)
+{
+    struct lens_err e;
+    lens_err_clear(&e);
+    struct sq s = {200, 120, 50.3, 30.7, 20, 0, 0, 0, 0, 0, 0, 0, 0};
+    s.clear = 1; /* transparent background with antialiased edges: the compositing is seen */
+    struct lens_figure f = {.kind = &sq_alpha_kind, .data = &s};
+    double k = lens_figure_print_scale(200);
+    int pw = (int)ceil(200 * k), ph = (int)ceil(120 * k);
+    unsigned char *png = NULL, *raw = NULL, *sz = NULL;
+    size_t npng = 0, nraw = 0, nsz = 0;
+    LENS_TEST(lens_figure_memory_form(LENS_FIGURE_MEM_RAW) == LENS_FIGURE_MEM_PNG, "PNG is the default form");
+    LENS_TEST(lens_figure_render(&f, NULL, &raw, &nraw, &e) == LENS_OK, "raw: %s", e.msg);
+    lens_figure_memory_form(LENS_FIGURE_MEM_SIZE);
+    int painted = s.painted;
+    LENS_TEST(lens_figure_render(&f, NULL, &sz, &nsz, &e) == LENS_OK && s.painted == painted,
+              "size: not painted (%s)", e.msg);
+    LENS_TEST(lens_figure_memory_form(LENS_FIGURE_MEM_PNG) == LENS_FIGURE_MEM_SIZE, "the previous form is returned");
+    LENS_TEST(lens_figure_render(&f, NULL, &png, &npng, &e) == LENS_OK && png_colour_type(png, npng) == 6,
+              "png: %s", e.msg);
+
+    int w = 0, h = 0;
+    const unsigned char *rgb = NULL;
+    LENS_TEST(lens_figure_raw_parse(png, npng, &w, &h, &rgb) == 0, "a PNG is in neither form");
+    LENS_TEST(lens_figure_raw_parse(sz, nsz, &w, &h, &rgb) == 1 && w == pw && h == ph && !rgb,
+              "size form: %dx%d, want %dx%d, no pixels", w, h, pw, ph);
+    LENS_TEST(lens_figure_raw_parse(raw, nraw - 1, &w, &h, &rgb) == LENS_EFORMAT, "a cut raw image is refused");
+    LENS_TEST(lens_figure_raw_parse(raw, nraw, &w, &h, &rgb) == 1 && w == pw && h == ph && rgb &&
+                  nraw == 16 + (size_t)pw * ph * 3,
+              "raw form: %dx%d, %zu bytes", w, h, nraw);
+
+    struct reader r = {png, npng, 0};
+    cairo_surface_t *img = cairo_image_surface_create_from_png_stream(read_png, &r);
+    int worst = 0, edges = 0;
+    const unsigned char *d = cairo_image_surface_get_data(img);
+    int stride = cairo_image_surface_get_stride(img);
+    for (int y = 0; rgb && y < ph && cairo_surface_status(img) == CAIRO_STATUS_SUCCESS; y++)
+        for (int x = 0; x < pw; x++) {
+            uint32_t v = *(const uint32_t *)(const void *)(d + (size_t)y * stride + 4 * x);
+            int a = (int)(v >> 24);
+            edges += a > 0 && a < 255;
+            for (int c = 0; c < 3; c++) {
+                /* over white: premultiplied colour plus the white the pixel lets through */
+                int want = (int)((v >> (16 - 8 * c)) & 0xff) + 255 - a;
+                int got = rgb[((size_t)y * pw + x) * 3 + c];
+                worst = abs(want - got) > worst ? abs(want - got) : worst;
+            }
+        }
+    /* PNG stores unpremultiplied colour: decoding rounds edge pixels by at most one step */
+    LENS_TEST(edges > 0 && worst <= 1, "raw = png over white: worst difference %d over %d edge pixels", worst, edges);
+    cairo_surface_destroy(img);
+    if (rgb) {
+        const unsigned char *in = rgb + ((size_t)(int)(40 * k) * pw + (int)(60 * k)) * 3, *out = rgb + 3 * 1;
+        LENS_TEST(in[0] == 255 && in[1] == 0 && in[2] == 0, "raw: red inside the square");
+        LENS_TEST(out[0] == 255 && out[1] == 255 && out[2] == 255, "raw: transparent is white");
+    }
+    lens_free(png);
+    lens_free(raw);
+    lens_free(sz);
+}
+
 int main(void)
 {
     if (lens_scratch_open("test_figure") != 0)
         return 1;
     test_png();
+    test_memory_forms();
     test_errors();
     test_svg();
     test_draw_and_measure();

@@ -1,7 +1,10 @@
 /* Tests for render/doc/pdf.c: a document with Cyrillic text, a table spanning several pages, a
  * cairo-made PNG and nested outlines, checked independently with poppler (pdfinfo, pdftotext
- * -bbox, pdfimages); byte-identical output for a fixed date; every error path. */
+ * -bbox, pdfimages); byte-identical output for a fixed date; figures as raw pixels (the
+ * reports' form) giving the same PDF as their PNG; every error path. */
 #include "render/doc/pdf.h"
+#include "render/fig/figure.h"
+#include "common/alloc.h"
 #include "lens_test.h"
 
 #include <cairo.h>
@@ -170,6 +173,79 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* A one-page document with img placed 300 points high at most; saved to path (NULL: not saved,
+ * the page count is returned). */
+static int one_image(const char *path, const unsigned char *img, size_t n, struct lens_err *e)
+{
+    struct lens_pdf *p = NULL;
+    int rc = lens_pdf_new(&p, "fonts", e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_set_info(p, "raw", NULL, 1715860800LL, e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_heading(p, 1, "figure", e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_image_png(p, img, n, 300, e);
+    for (int i = 0; i < 40 && rc == LENS_OK; i++)
+        rc = lens_pdf_paragraph(p, "text after the figure, to see it moves the cursor alike", e);
+    int pages = lens_pdf_page_count(p);
+    if (rc == LENS_OK && path)
+        rc = lens_pdf_save(p, path, e);
+    lens_pdf_free(p);
+    return rc == LENS_OK ? pages : rc;
+}
+
+/* The figure memory forms of the reports (figure.h): RAW pixels must give the very PDF the PNG
+ * gave (libharu decoded the PNG to the same RGB stream, deflated alike), SIZE must lay the page
+ * out alike and refuse to be saved, a cut RAW image is refused. */
+static void test_raw(const char *dir, const struct membuf *png)
+{
+    struct lens_err e;
+    lens_err_clear(&e);
+    char a[256], b[256], c[256], cmd[1024];
+    snprintf(a, sizeof a, "%s/png.pdf", dir);
+    snprintf(b, sizeof b, "%s/raw.pdf", dir);
+    snprintf(c, sizeof c, "%s/size.pdf", dir);
+    /* the gradient of make_png again, handed over as pixels */
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 317, 211);
+    cairo_t *cr = cairo_create(s);
+    cairo_pattern_t *g = cairo_pattern_create_linear(0, 0, 317, 211);
+    cairo_pattern_add_color_stop_rgb(g, 0, 0.27, 0.0, 0.33);
+    cairo_pattern_add_color_stop_rgb(g, 1, 0.99, 0.91, 0.14);
+    cairo_set_source(cr, g);
+    cairo_paint(cr);
+    cairo_pattern_destroy(g);
+    cairo_destroy(cr);
+    unsigned char *raw = NULL, *sz = NULL;
+    size_t nraw = 0, nsz = 0;
+    int prev = lens_figure_memory_form(LENS_FIGURE_MEM_RAW);
+    LENS_TEST(lens_figure_png_mem(s, "gradient", &raw, &nraw, &e) == LENS_OK && nraw == 16 + 317 * 211 * 3,
+              "raw bytes: %zu (%s)", nraw, e.msg);
+    lens_figure_memory_form(LENS_FIGURE_MEM_SIZE);
+    LENS_TEST(lens_figure_png_mem(s, "gradient", &sz, &nsz, &e) == LENS_OK && nsz == 16, "size bytes: %zu", nsz);
+    lens_figure_memory_form(prev);
+    cairo_surface_destroy(s);
+
+    int pages = one_image(a, png->p, png->n, &e);
+    LENS_TEST(pages >= 2, "png document: %d pages (%s)", pages, e.msg);
+    LENS_TEST(raw && one_image(b, raw, nraw, &e) == pages, "raw document: %s", e.msg);
+    snprintf(cmd, sizeof cmd, "cmp -s %s %s", a, b);
+    LENS_TEST(system(cmd) == 0, "raw pixels give the PNG's PDF byte for byte");
+    snprintf(cmd, sizeof cmd, "pdfimages -list %s 2>&1 >/dev/null | wc -c; pdftotext %s - 2>&1 >/dev/null | wc -c", b, b);
+    char *out = run(cmd);
+    LENS_TEST(!strcmp(out, "0\n0\n"), "poppler prints no warnings: '%s'", out);
+    free(out);
+
+    LENS_TEST(sz && one_image(NULL, sz, nsz, &e) == pages, "size only lays out alike: %s", e.msg);
+    LENS_TEST(sz && one_image(c, sz, nsz, &e) == LENS_EINVAL && strstr(e.msg, "size only") && !exists(c),
+              "a size-only document is not saved: %s", e.msg);
+    LENS_TEST(raw && one_image(c, raw, nraw - 3, &e) == LENS_EFORMAT && strstr(e.msg, "header") && !exists(c),
+              "a cut raw image: %s", e.msg);
+    unlink(a);
+    unlink(b);
+    lens_free(raw);
+    lens_free(sz);
+}
+
 int main(void)
 {
     struct lens_err e;
@@ -239,6 +315,7 @@ int main(void)
     LENS_TEST(build(b, &png, &e) == pages, "second build: %s", e.msg);
     snprintf(cmd, sizeof cmd, "cmp -s %s %s", a, b);
     LENS_TEST(system(cmd) == 0, "two builds are byte-identical");
+    test_raw(dir, &png);
 
     /* errors */
     struct lens_pdf *p = NULL;

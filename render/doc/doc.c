@@ -1,6 +1,7 @@
 /* The document driver (see doc.h): template → check → PDF → footer → sections → save,
  * shared by the four reports. */
 #include "doc.h"
+#include "render/fig/fig.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -184,6 +185,10 @@ int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *
         rc = lens_pdf_new(d->pdf, fontdir, e);
     if (rc == LENS_OK)
         rc = lens_pdf_set_footer(*d->pdf, t->footer, e);
+    /* Figures come to lens_pdf_image_png as raw pixels, not PNG (figure.h): no encode and decode
+     * on the way into the PDF. A layout pass (no path) is never saved, so its figures are only
+     * sized, not painted. Restored below, whatever happened. */
+    int form = lens_figure_memory_form(path ? LENS_FIGURE_MEM_RAW : LENS_FIGURE_MEM_SIZE);
     if (rc == LENS_OK)
         rc = draw_all(d, t, e);
     if (rc == LENS_OK)
@@ -194,6 +199,7 @@ int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *
         /* temporary file and rename (common/atomic.h): a failure leaves no PDF; no path is a
          * layout pass whose only result is what the sections recorded (page numbers) */
         rc = lens_pdf_save(*d->pdf, path, e);
+    lens_figure_memory_form(form);
     lens_pdf_free(*d->pdf);
     *d->pdf = NULL;
     /* Everything below runs on success and failure alike, and the context's pointers are cleared so

@@ -4,6 +4,7 @@
 #include "pdf.h"
 #include "common/atomic.h"
 #include "pdf_fix.h"
+#include "render/fig/fig.h"
 
 #include <cairo.h>
 #include <errno.h>
@@ -74,6 +75,7 @@ struct lens_pdf {
     struct lens_pdf_rect ext, text_rect;
     struct pending_link *links;
     int nlinks, linkcap;
+    int sized_only; /* a figure was placed by its size alone (layout pass): lens_pdf_save refuses */
 };
 
 /* Indexed by enum lens_pdf_font. DejaVu covers Latin and Cyrillic, so the Russian problems template
@@ -708,20 +710,36 @@ static int png_valid(const unsigned char *png, size_t len)
 int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len, double max_height,
                        struct lens_err *e)
 {
-    if (!png || len < 8 || !png_valid(png, len))
+    /* A figure's own bytes (RAW pixels, or SIZE on a layout pass) or a PNG from elsewhere. */
+    int wpx = 0, hpx = 0;
+    const unsigned char *rgb = NULL;
+    int raw = lens_figure_raw_parse(png, len, &wpx, &hpx, &rgb);
+    if (raw < 0)
+        return lens_err_set(e, LENS_EFORMAT, "pdf: figure image of %zu bytes does not match its header", len);
+    if (!raw && (!png || len < 8 || !png_valid(png, len)))
         return lens_err_set(e, LENS_EFORMAT, "pdf: image is not a valid png (%zu bytes)", len);
     int rc = lens_pdf_need(p, 0, e); /* a page must exist before libharu can place the image */
     if (rc != LENS_OK)
         return rc;
-    HPDF_Image img = HPDF_LoadPngImageFromMem(p->doc, png, (HPDF_UINT)len);
-    if (!img) {
-        rc = hcheck(p, "loading a png image", e);
-        /* The failure is this image's alone: clear it so that later calls on the document do not
-         * report it again. */
-        p->herr = 0; /* the document itself is still fine */
-        return rc ? rc : lens_err_set(e, LENS_ELIB, "libharu cannot read the png image");
+    HPDF_Image img = NULL;
+    double iw = wpx, ih = hpx;
+    if (raw && !rgb) {
+        /* SIZE: placed by its size alone; the document must not be saved with a hole in it */
+        p->sized_only = 1;
+    } else {
+        /* RAW pixels go in as they are and are deflated once, at save (HPDF_COMP_IMAGE): no PNG
+         * encode and decode in between, which cost most of a report's time. */
+        img = raw ? HPDF_LoadRawImageFromMem(p->doc, rgb, (HPDF_UINT)wpx, (HPDF_UINT)hpx, HPDF_CS_DEVICE_RGB, 8)
+                  : HPDF_LoadPngImageFromMem(p->doc, png, (HPDF_UINT)len);
+        if (!img) {
+            rc = hcheck(p, "loading an image", e);
+            /* The failure is this image's alone: clear it so that later calls on the document do
+             * not report it again. */
+            p->herr = 0; /* the document itself is still fine */
+            return rc ? rc : lens_err_set(e, LENS_ELIB, "libharu cannot read the image");
+        }
+        iw = HPDF_Image_GetWidth(img), ih = HPDF_Image_GetHeight(img);
     }
-    double iw = HPDF_Image_GetWidth(img), ih = HPDF_Image_GetHeight(img);
     if (iw <= 0 || ih <= 0)
         return lens_err_set(e, LENS_ELIB, "png image has no pixels");
     /* The image spans the text width at its aspect ratio, no taller than max_height (at most the
@@ -738,7 +756,8 @@ int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len,
     if ((rc = lens_pdf_need(p, h, e)) != LENS_OK)
         return rc;
     double x = MARGIN_X + (lens_pdf_text_width(p) - w) / 2;
-    HPDF_Page_DrawImage(cur(p), img, (HPDF_REAL)x, (HPDF_REAL)(p->y - h), (HPDF_REAL)w, (HPDF_REAL)h);
+    if (img)
+        HPDF_Page_DrawImage(cur(p), img, (HPDF_REAL)x, (HPDF_REAL)(p->y - h), (HPDF_REAL)w, (HPDF_REAL)h);
     p->y -= h + BODY_SIZE * 0.6; /* the same gap under a figure as under a paragraph */
     p->fresh = 0;
     return hcheck(p, "drawing a png image", e);
@@ -772,6 +791,10 @@ static int links_make(struct lens_pdf *p, struct lens_err *e);
 int lens_pdf_save(struct lens_pdf *p, const char *path, struct lens_err *e)
 {
     int rc = LENS_OK;
+    /* A layout pass's figures have no pixels: saving it would write a report with holes. */
+    if (p->sized_only)
+        return lens_err_set(e, LENS_EINVAL, "%s: pdf: figures were placed by size only (a layout pass); not saved",
+                            path);
     if (p->npages == 0)
         rc = add_page(p, e);
     if (rc == LENS_OK)

@@ -1,7 +1,8 @@
 /* A small flowing-layout PDF writer on top of libharu: A4 pages, embedded DejaVu fonts with
  * UTF-8 text (Cyrillic host names print and extract), headings with outline entries,
- * word-wrapped paragraphs, tables that break across pages, PNG images scaled to fit, and
- * "page N of M" footers. A cursor moves down the page; whatever does not fit starts a new page.
+ * word-wrapped paragraphs, tables that break across pages, images (PNG or raw figure pixels)
+ * scaled to fit, and "page N of M" footers. A cursor moves down the page; whatever does not
+ * fit starts a new page.
  * Every function that can fail returns LENS_OK or a negative LENS_E* code (LENS_ELIB for
  * libharu errors, recorded by an error handler instead of longjmp) and fills e. */
 #ifndef LENS_PDF_H
@@ -71,9 +72,12 @@ int lens_pdf_table_begin(struct lens_pdf *p, const struct lens_pdf_column *cols,
 int lens_pdf_table_row(struct lens_pdf *p, const char *const *cells, struct lens_err *e);
 int lens_pdf_table_end(struct lens_pdf *p, struct lens_err *e);
 
-/* A PNG (bytes in memory, not kept after the call) centred and scaled to the text width,
- * no taller than max_height points (0: the page body height). Errors: LENS_EFORMAT for bytes
- * that are not a valid PNG (checked with cairo first: libharu 2.3 would abort), LENS_ELIB. */
+/* An image (bytes in memory, not kept after the call) centred and scaled to the text width,
+ * no taller than max_height points (0: the page body height). The bytes are a PNG, or a
+ * figure's RAW pixels (embedded as they are, no PNG round trip) or SIZE header (placed, not
+ * drawn: lens_pdf_save then refuses the document with LENS_EINVAL), see lens_figure_memory_form.
+ * Errors: LENS_EFORMAT for bytes that are not a valid PNG (checked with cairo first: libharu
+ * 2.3 would abort) or a RAW/SIZE whose length does not match its header, LENS_ELIB. */
 int lens_pdf_image_png(struct lens_pdf *p, const unsigned char *png, size_t len, double max_height,
                        struct lens_err *e);
 

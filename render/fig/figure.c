@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -395,13 +396,117 @@ static cairo_status_t file_write(void *closure, const unsigned char *data, unsig
     return fwrite(data, 1, len, closure) == len ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
-/* PNG bytes for lens_pdf_image_png: how the reports embed every figure. */
+/* Per thread, so that a report drawn in one thread never changes what another's figures are. */
+static _Thread_local int memory_form = LENS_FIGURE_MEM_PNG;
+
+int lens_figure_memory_form(int form)
+{
+    int prev = memory_form;
+    memory_form = form;
+    return prev;
+}
+
+/* The RAW and SIZE headers: 8 bytes of magic (0x89 first, like PNG's, so neither is text and
+ * neither is a PNG), then width and height as 4 little-endian bytes each. */
+#define RAW_HEADER 16
+static const unsigned char raw_magic[8] = {0x89, 'L', 'E', 'N', 'S', 'R', 'G', 'B'};
+static const unsigned char size_magic[8] = {0x89, 'L', 'E', 'N', 'S', 'S', 'I', 'Z'};
+
+static void put_u32(unsigned char *p, unsigned v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static unsigned get_u32(const unsigned char *p)
+{
+    return (unsigned)p[0] | (unsigned)p[1] << 8 | (unsigned)p[2] << 16 | (unsigned)p[3] << 24;
+}
+
+int lens_figure_raw_parse(const unsigned char *buf, size_t len, int *w, int *h,
+                          const unsigned char **rgb)
+{
+    if (!buf || len < RAW_HEADER)
+        return 0;
+    int sized = !memcmp(buf, size_magic, 8);
+    if (!sized && memcmp(buf, raw_magic, 8))
+        return 0;
+    unsigned uw = get_u32(buf + 8), uh = get_u32(buf + 12);
+    /* cairo's image surfaces stop at 32767 pixels a side: anything larger is not ours, and the
+     * bound keeps w * h * 3 far from overflowing */
+    if (uw == 0 || uh == 0 || uw > 32767 || uh > 32767)
+        return LENS_EFORMAT;
+    if (len != RAW_HEADER + (sized ? 0 : (size_t)uw * uh * 3))
+        return LENS_EFORMAT;
+    *w = (int)uw;
+    *h = (int)uh;
+    *rgb = sized ? NULL : buf + RAW_HEADER;
+    return 1;
+}
+
+/* The header alone: what a layout pass needs to place a figure it never saves. */
+static int size_mem(int w, int h, const char *name, unsigned char **buf, size_t *len, struct lens_err *e)
+{
+    unsigned char *b = lens_malloc(RAW_HEADER);
+    if (!b)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", name);
+    memcpy(b, size_magic, 8);
+    put_u32(b + 8, (unsigned)w);
+    put_u32(b + 12, (unsigned)h);
+    *buf = b;
+    *len = RAW_HEADER;
+    return LENS_OK;
+}
+
+/* Packed RGB from cairo's native-endian 32-bit pixels, for libharu's DeviceRGB images. ARGB32
+ * is premultiplied, so c + (255 - a) is the pixel composited over white, exactly what the PNG
+ * with its alpha channel showed on the white page; RGB24's top byte is unused. */
+static int raw_mem(cairo_surface_t *img, const char *name, unsigned char **buf, size_t *len,
+                   struct lens_err *e)
+{
+    int w = cairo_image_surface_get_width(img), h = cairo_image_surface_get_height(img);
+    int stride = cairo_image_surface_get_stride(img);
+    const unsigned char *px = cairo_image_surface_get_data(img);
+    if (!px || w <= 0 || h <= 0)
+        return lens_err_set(e, LENS_ELIB, "%s: cairo: no pixels to embed", name);
+    int alpha = cairo_image_surface_get_format(img) == CAIRO_FORMAT_ARGB32;
+    size_t n = RAW_HEADER + (size_t)w * h * 3;
+    unsigned char *b = lens_malloc(n);
+    if (!b)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for %dx%d pixels", name, w, h);
+    memcpy(b, raw_magic, 8);
+    put_u32(b + 8, (unsigned)w);
+    put_u32(b + 12, (unsigned)h);
+    unsigned char *o = b + RAW_HEADER;
+    for (int y = 0; y < h; y++) {
+        const uint32_t *row = (const uint32_t *)(const void *)(px + (size_t)y * stride);
+        for (int x = 0; x < w; x++) {
+            uint32_t v = row[x];
+            unsigned a = alpha ? v >> 24 : 255, pad = 255 - a;
+            *o++ = (unsigned char)(((v >> 16) & 0xff) + pad);
+            *o++ = (unsigned char)(((v >> 8) & 0xff) + pad);
+            *o++ = (unsigned char)((v & 0xff) + pad);
+        }
+    }
+    *buf = b;
+    *len = n;
+    return LENS_OK;
+}
+
+/* Bytes for lens_pdf_image_png (how the reports embed every figure) in this thread's form. */
 int lens_figure_png_mem(cairo_surface_t *img, const char *name, unsigned char **buf,
                         size_t *len, struct lens_err *e)
 {
     struct fbuf b = {0};
     *buf = NULL;
     *len = 0;
+    /* the surface may be flushed already; flushing twice costs nothing */
+    cairo_surface_flush(img);
+    if (memory_form == LENS_FIGURE_MEM_RAW)
+        return raw_mem(img, name, buf, len, e);
+    if (memory_form == LENS_FIGURE_MEM_SIZE)
+        return size_mem(cairo_image_surface_get_width(img), cairo_image_surface_get_height(img), name,
+                        buf, len, e);
     /* Through our buffer, not cairo's own file writer, so allocation goes through lens_malloc
      * and its fault injection. */
     cairo_status_t st = cairo_surface_write_to_png_stream(img, fbuf_write, &b);
@@ -799,6 +904,10 @@ static int render_png(const struct lens_figure *f, cairo_font_face_t *face, doub
         scale = lens_figure_print_scale(w);
         pw = ceil(w * scale), ph = ceil(h * scale);
     }
+    /* A layout pass only places the figure: its size is all it reads, so nothing is painted
+     * (paint errors show on the drawn pass, which paints the same figure). */
+    if (!path && memory_form == LENS_FIGURE_MEM_SIZE)
+        return size_mem((int)pw, (int)ph, name, buf, len, e);
     /* A fractional height (the pie) is cut to whole pixels; paint still gets the exact box. */
     cairo_surface_t *sf = cairo_image_surface_create(fmt, (int)pw, (int)ph);
     int rc = paint_on(f, sf, face, w, h, scale, name, NULL, e);

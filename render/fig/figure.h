@@ -51,10 +51,25 @@ void lens_figure_format_count(double v, char *buf, size_t n);
 /* Turns the first error recorded on cr or its target into LENS_ELIB with "name: cairo: ...". */
 int lens_figure_status(cairo_t *cr, const char *name, struct lens_err *e);
 
-/* Encodes an image surface as PNG into *buf (lens_malloc'd, caller frees) / *len. For the
- * few pictures drawn outside the figure protocol (the rank chart of the problems report). */
+/* Encodes an image surface into *buf (lens_malloc'd, caller frees) / *len in this thread's
+ * memory form (lens_figure_memory_form): PNG by default. For the few pictures drawn outside
+ * the figure protocol (the rank chart of the problems report). */
 int lens_figure_png_mem(cairo_surface_t *img, const char *name, unsigned char **buf,
                         size_t *len, struct lens_err *e);
+
+/* What figures put into memory (path NULL) are for: PNG bytes (the default; tests decode
+ * them), or bytes only lens_pdf_image_png reads. The PDF reports embed every figure, and
+ * encoding a PNG for libharu to decode again cost most of their time, so lens_doc_write
+ * switches to RAW (8-bit RGB pixels, composited over white, behind a 16-byte header) and,
+ * on a layout pass that is never saved, to SIZE (the header alone: nothing is painted). */
+enum lens_figure_memory { LENS_FIGURE_MEM_PNG = 0, LENS_FIGURE_MEM_RAW = 1, LENS_FIGURE_MEM_SIZE = 2 };
+/* Sets the memory form of the calling thread; returns the previous one, to restore. */
+int lens_figure_memory_form(int form);
+/* Reads bytes of the RAW or SIZE form: 1 with *w x *h pixels and *rgb (3 bytes a pixel, row
+ * by row; NULL for SIZE), 0 when buf is in neither form (a PNG), LENS_EFORMAT when the
+ * header is there but the length does not match it. */
+int lens_figure_raw_parse(const unsigned char *buf, size_t len, int *w, int *h,
+                          const unsigned char **rgb);
 
 /* 1 when path ends in ".svg", 0 for ".png" (any case), else LENS_EINVAL
  * "PATH: output must end in .png or .svg". */
