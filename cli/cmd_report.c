@@ -48,6 +48,9 @@ static void help(void)
            "      --lengths A,B,...   message lengths in bytes to draw (nearest present length)\n"
            "      --stat NAME         median (default), average, min or deviation\n"
            "      --template FILE     layout and texts (default: templates/report.tmpl)\n"
+           "      --label TEXT        what headings, bookmarks and the running header call an\n"
+           "                          INPUT; repeat once per INPUT, in order (default: the\n"
+           "                          prefix's folder and name, e.g. synth32/network)\n"
            "      --cores N           cores per host, for the data-quality gate's oversubscription\n"
            "                          check (the cube files do not record them)\n"
            "  -h, --help              show this help\n\n"
@@ -101,6 +104,15 @@ static int load_cube(const char *name, struct lens_report_input *in, struct lens
     if (rc != LENS_OK)
         return rc;
     in->cube = c;
+    /* the provenance attributes for page one; the report owns nothing, unload() frees them */
+    struct lens_cube_provenance *p = lens_calloc(1, sizeof *p);
+    if (!p)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", name);
+    if ((rc = lens_cube_attr_provenance(c, p, e)) != LENS_OK) {
+        lens_free(p);
+        return rc;
+    }
+    in->prov = p;
     /* The repairs the reader made are printed now, as every command that reads a cube does; the
      * quality section shows them again in the PDF. */
     for (int w = 0; w < c->nwarn; w++)
@@ -154,6 +166,10 @@ static const struct input_kind {
 static void unload(struct lens_report_input *in)
 {
     lens_cube_free((struct lens_cube *)in->cube);
+    if (in->prov)
+        lens_cube_attr_provenance_release((struct lens_cube_provenance *)in->prov);
+    lens_free((void *)in->prov);
+    lens_free((void *)in->label);
     lens_p2pfile_free((struct lens_p2pfile *)in->p2p);
     lens_bisection_detail_free((struct lens_bisection_detail *)in->bisection);
 }
@@ -213,6 +229,25 @@ static int load_retest(struct lens_report_input *in, struct retest_hold *h, stru
     return rc;
 }
 
+/* The default label of an input: the last two parts of its path ("synth32/network" for
+ * samples/cubes/synth32/network, "network" alone for a bare prefix), so that headings and the
+ * running header name the input without the folder the report was made in. */
+static char *default_label(const char *name)
+{
+    size_t n = strlen(name);
+    while (n > 1 && name[n - 1] == '/') /* "dir/" names the folder dir */
+        n--;
+    size_t b = n, slashes = 0;
+    while (b > 0 && !(name[b - 1] == '/' && ++slashes == 2))
+        b--;
+    char *s = lens_malloc(n - b + 1);
+    if (s) {
+        memcpy(s, name + b, n - b);
+        s[n - b] = '\0';
+    }
+    return s;
+}
+
 /* Parses "512,4096,65536" into a lens_malloc'd array. */
 static int parse_lengths(const char *s, int **out, int *n)
 {
@@ -250,14 +285,22 @@ int cmd_report(int argc, char **argv)
         {"output", required_argument, NULL, 'o'}, {"figures", required_argument, NULL, 'f'},
         {"title", required_argument, NULL, 't'},  {"lengths", required_argument, NULL, 'l'},
         {"stat", required_argument, NULL, 's'},   {"template", required_argument, NULL, 'T'},
-        {"cores", required_argument, NULL, 'c'},  {"help", no_argument, NULL, 'h'},
+        {"cores", required_argument, NULL, 'c'},  {"label", required_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     struct lens_report_opts o;
     lens_report_opts_init(&o);
     struct lens_quality_opts qopts;
     lens_quality_opts_default(&qopts);
     const char *output = NULL;
-    int *lengths = NULL, c;
+    int *lengths = NULL, c, nlabels = 0;
+    /* at most one --label per argument; argc bounds the count */
+    const char **labels = lens_calloc((size_t)argc, sizeof *labels);
+    if (!labels) {
+        struct lens_err oom;
+        lens_err_set(&oom, LENS_ENOMEM, "report: out of memory");
+        return lens_cli_fail(&oom);
+    }
     opterr = 0; /* getopt stays quiet: lens_cli_usage prints the one message, with the command's name */
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -265,18 +308,22 @@ int cmd_report(int argc, char **argv)
         case 'f': o.figures_dir = optarg; break;
         case 't': o.title = optarg; break;
         case 'T': o.template_path = optarg; break;
+        case 'L': labels[nlabels++] = optarg; break;
         case 'l':
             lens_free(lengths);
             lengths = NULL;
             /* the last --lengths wins, like any repeated option */
-            if (parse_lengths(optarg, &lengths, &o.nlengths) != 0)
+            if (parse_lengths(optarg, &lengths, &o.nlengths) != 0) {
+                lens_free(labels);
                 return lens_cli_usage("report", "--lengths wants byte counts like 512,4096, got '%s'", optarg);
+            }
             o.lengths = lengths;
             break;
         case 's':
             o.stat = lens_cube_stat_parse(optarg);
             if (o.stat < 0) {
                 lens_free(lengths);
+                lens_free(labels);
                 return lens_cli_usage("report", "unknown statistic '%s' (average, median, deviation, min)", optarg);
             }
             break;
@@ -286,6 +333,7 @@ int cmd_report(int argc, char **argv)
             /* cores per host for the data-quality gate: the cube files do not record them */
             if (end == optarg || *end || v < 1 || v > 1000000) {
                 lens_free(lengths);
+                lens_free(labels);
                 return lens_cli_usage("report", "--cores wants a positive core count per host, got '%s'", optarg);
             }
             qopts.cores = (int)v;
@@ -293,15 +341,21 @@ int cmd_report(int argc, char **argv)
         }
         case 'h':
             lens_free(lengths);
+            lens_free(labels);
             help();
             return LENS_EXIT_OK;
         default:
             lens_free(lengths);
+            lens_free(labels);
             return lens_cli_usage("report", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
-    if (!output || optind >= argc) {
+    if (!output || optind >= argc || nlabels > argc - optind) {
         lens_free(lengths);
+        lens_free(labels);
+        if (output && optind < argc)
+            return lens_cli_usage("report", "%d --label for %d INPUT(s): give at most one per INPUT, in order",
+                                  nlabels, argc - optind);
         return lens_cli_usage("report", "%s", !output ? "missing -o REPORT.pdf" : "missing INPUT");
     }
     struct lens_err e;
@@ -311,6 +365,7 @@ int cmd_report(int argc, char **argv)
      * large cubes) need not be read to find that out. */
     if (lens_report_datadir(datadir, sizeof datadir, &e) != LENS_OK) {
         lens_free(lengths);
+        lens_free(labels);
         return lens_cli_fail(&e);
     }
     o.datadir = datadir;
@@ -330,7 +385,14 @@ int cmd_report(int argc, char **argv)
                 continue;
             any = 1;
             in[nin].name = name;
-            rc = kinds[k < NKINDS ? k : 0].load(name, &in[nin], &e);
+            /* the label is the input's own copy, freed by unload() with the rest */
+            const char *given = i < nlabels ? labels[i] : NULL;
+            if (!(in[nin].label = given ? lens_strdup(given) : default_label(name)))
+                rc = lens_err_set(&e, LENS_ENOMEM, "out of memory");
+            if (rc == LENS_OK)
+                rc = kinds[k < NKINDS ? k : 0].load(name, &in[nin], &e);
+            if (rc != LENS_OK)
+                unload(&in[nin]); /* what the failed load took, and the label */
             nin += rc == LENS_OK;
         }
     }
@@ -373,6 +435,7 @@ int cmd_report(int argc, char **argv)
         unload(&in[i]);
     lens_free(in);
     lens_free(lengths);
+    lens_free(labels);
     if (rc != LENS_OK)
         return lens_cli_fail(&e);
     /* on stderr: stdout stays free for whatever a script pipes */

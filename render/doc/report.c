@@ -86,6 +86,11 @@ int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_templa
 
 /* ---- document-wide and per-input placeholders ---- */
 
+const char *lens_report_label(const struct lens_report_input *in)
+{
+    return in->label ? in->label : in->name;
+}
+
 /* Placeholders every section may use: set once in prepare(), before the title page, and never
  * changed while drawing. */
 static int document_vars(struct lens_report_ctx *r, struct lens_err *e)
@@ -96,7 +101,7 @@ static int document_vars(struct lens_report_ctx *r, struct lens_err *e)
     /* snprintf returns the length it wanted: o may pass the end, and the loop condition then stops
      * appending (the list is cut, never overrun). */
     for (int i = 0; i < r->nin && o < sizeof sources; i++)
-        o += (size_t)snprintf(sources + o, sizeof sources - o, "%s%s", i ? ", " : "", r->in[i].name);
+        o += (size_t)snprintf(sources + o, sizeof sources - o, "%s%s", i ? ", " : "", lens_report_label(&r->in[i]));
     int rc = lens_template_vars_set(&r->vars, "date", date, e);
     if (rc == LENS_OK)
         rc = lens_template_vars_set(&r->vars, "version", LENS_VERSION, e);
@@ -170,7 +175,7 @@ static int input_vars(void *ctx, struct lens_err *e)
         }
     struct lens_template_vars *v = &r->vars;
     int rc = lens_template_vars_setf(v, e, "input_index", "%d", r->cur + 1);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", r->in[r->cur].name, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", lens_report_label(&r->in[r->cur]), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "mode", lens_cube_mode_name(c->mode), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "semantics", lens_cube_mode_semantics(c->mode), e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "procs", "%d", c->procs);
