@@ -534,9 +534,25 @@ static int repeat_vars(void *ctx, struct lens_err *e)
                                      : lens_report_p2p_input_vars(ctx, e);
 }
 
+/* The running header: the current input's label; outside the inputs (title page, verdict,
+ * references) every label, so page one, which holds the first input's answer, names it too. */
+static const char *running_header(void *ctx)
+{
+    struct lens_report_ctx *r = ctx;
+    if (r->cur >= 0)
+        return lens_report_label(&r->in[r->cur]);
+    size_t o = 0;
+    r->header[0] = '\0';
+    for (int i = 0; i < r->nin; i++) {
+        lens_report_append(r->header, sizeof r->header, &o, i ? ", " : "");
+        lens_report_append(r->header, sizeof r->header, &o, lens_report_label(&r->in[i]));
+    }
+    return r->header;
+}
+
 static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
                                           (int)(sizeof sections / sizeof sections[0]), repeat_vars,
-                                          lens_report_verdict_shown};
+                                          lens_report_verdict_shown, running_header};
 
 /* The structure parts the sections of t lay out (lens_report_parts): the structure section
  * every part but the anomalies, the anomalies section only those, so a template without them
