@@ -124,7 +124,9 @@ static int draw_all(const struct lens_doc *d, const struct lens_template *t, str
              * document section */
             *cur = -1;
             rc = set_header(d, e);
-            if (rc == LENS_OK)
+            /* a document section may be left out too (a report of bisection runs alone cites
+             * no work, so it has no References heading over nothing) */
+            if (rc == LENS_OK && (!d->kind->shown || d->kind->shown(d->ctx, t->sections[i].name)))
                 rc = draw_section(d, t, &t->sections[i], e);
         } else {
             int kind = lens_doc_find(d->kind, t->sections[i].name)->input;
