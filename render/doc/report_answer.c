@@ -371,8 +371,10 @@ static int provenance_table(struct lens_report_ctx *r, struct lens_err *e)
     else if (rc == LENS_OK && p && p->date && !(p->generator || p->source)) {
         rc = lens_template_vars_set(&r->vars, "prov_date", p->date, e);
         if (rc == LENS_OK) rc = lens_report_text(r, "prov_written", v, sizeof v, e);
-    } else
-        snprintf(v, sizeof v, "%s", p && (p->generator || p->source) ? "—" : nr);
+    } else if (rc == LENS_OK && p && (p->generator || p->source))
+        rc = lens_report_text(r, "prov_not_measured", v, sizeof v, e);
+    else
+        snprintf(v, sizeof v, "%s", nr);
     if (rc == LENS_OK) rc = prov_row(r, "prov_measured", v, e);
     if (rc == LENS_OK) rc = prov_row(r, "prov_mpi", p && p->mpi ? p->mpi : nr, e);
     if (rc == LENS_OK) {
