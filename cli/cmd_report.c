@@ -229,25 +229,6 @@ static int load_retest(struct lens_report_input *in, struct retest_hold *h, stru
     return rc;
 }
 
-/* The default label of an input: the last two parts of its path ("synth32/network" for
- * samples/cubes/synth32/network, "network" alone for a bare prefix), so that headings and the
- * running header name the input without the folder the report was made in. */
-static char *default_label(const char *name)
-{
-    size_t n = strlen(name);
-    while (n > 1 && name[n - 1] == '/') /* "dir/" names the folder dir */
-        n--;
-    size_t b = n, slashes = 0;
-    while (b > 0 && !(name[b - 1] == '/' && ++slashes == 2))
-        b--;
-    char *s = lens_malloc(n - b + 1);
-    if (s) {
-        memcpy(s, name + b, n - b);
-        s[n - b] = '\0';
-    }
-    return s;
-}
-
 /* Parses "512,4096,65536" into a lens_malloc'd array. */
 static int parse_lengths(const char *s, int **out, int *n)
 {
@@ -385,9 +366,9 @@ int cmd_report(int argc, char **argv)
                 continue;
             any = 1;
             in[nin].name = name;
-            /* the label is the input's own copy, freed by unload() with the rest */
-            const char *given = i < nlabels ? labels[i] : NULL;
-            if (!(in[nin].label = given ? lens_strdup(given) : default_label(name)))
+            /* the label is the input's own copy, freed by unload() with the rest; without
+             * one the report calls the input by the end of its path (lens_report_label) */
+            if (i < nlabels && !(in[nin].label = lens_strdup(labels[i])))
                 rc = lens_err_set(&e, LENS_ENOMEM, "out of memory");
             if (rc == LENS_OK)
                 rc = kinds[k < NKINDS ? k : 0].load(name, &in[nin], &e);

@@ -88,7 +88,20 @@ int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_templa
 
 const char *lens_report_label(const struct lens_report_input *in)
 {
-    return in->label ? in->label : in->name;
+    if (in->label)
+        return in->label;
+    /* The default: the last two parts of the path ("synth32/network"), a suffix of the name,
+     * so that mpilens report and mpilens accept call an input alike and the folder the
+     * report was made in never shows. A trailing "/" stays with its part. */
+    const char *s = in->name;
+    size_t n = strlen(s), b = n;
+    while (n > 1 && s[n - 1] == '/')
+        n--;
+    int slashes = 0;
+    for (b = n; b > 0; b--)
+        if (s[b - 1] == '/' && ++slashes == 2)
+            break;
+    return s + b;
 }
 
 /* Placeholders every section may use: set once in prepare(), before the title page, and never
