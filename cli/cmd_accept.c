@@ -308,8 +308,10 @@ static int write_report(const char *path, const char *title, const struct lens_a
     /* bisection runs have no section of the report: they are judged on page one only */
     struct lens_report_input *ri = lens_calloc((size_t)(nin > 0 ? nin : 1), sizeof *ri);
     struct lens_structure_report *res = lens_calloc((size_t)(nin > 0 ? nin : 1), sizeof *res);
+    /* each cube's provenance for its page one, as mpilens report shows it */
+    struct lens_cube_provenance *prov = lens_calloc((size_t)(nin > 0 ? nin : 1), sizeof *prov);
     int n = 0;
-    if (rc == LENS_OK && (!ri || !res))
+    if (rc == LENS_OK && (!ri || !res || !prov))
         rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
     for (int i = 0; i < nin && rc == LENS_OK; i++)
         if (in[i].cube || in[i].p2p)
@@ -329,7 +331,9 @@ static int write_report(const char *path, const char *title, const struct lens_a
         rc = lens_structure_report_run_gated(ri[i].cube, o.stat, parts, &q, &res[i], e);
         if (rc == LENS_OK)
             ri[i].results = &res[i];
-        else
+        if (rc == LENS_OK && (rc = lens_cube_attr_provenance(ri[i].cube, &prov[i], e)) == LENS_OK)
+            ri[i].prov = &prov[i];
+        if (rc != LENS_OK)
             lens_err_prefix(e, ri[i].name);
     }
     if (rc == LENS_OK) {
@@ -344,6 +348,9 @@ static int write_report(const char *path, const char *title, const struct lens_a
     for (int i = 0; res && i < n; i++)
         lens_structure_report_release(&res[i]);
     lens_free(res);
+    for (int i = 0; prov && i < n; i++)
+        lens_cube_attr_provenance_release(&prov[i]); /* zeroed or read: both release */
+    lens_free(prov);
     lens_free(ri);
     return rc;
 }

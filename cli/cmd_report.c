@@ -52,6 +52,9 @@ static void help(void)
            "                          (default: one log range per cube, its 0.5-99.5th\n"
            "                          percentiles, so colours compare across lengths)\n"
            "      --template FILE     layout and texts (default: templates/report.tmpl)\n"
+           "      --label TEXT        what headings, bookmarks and the running header call an\n"
+           "                          INPUT; repeat once per INPUT, in order (default: the\n"
+           "                          prefix's folder and name, e.g. synth32/network)\n"
            "      --cores N           cores per host, for the data-quality gate's oversubscription\n"
            "                          check (the cube files do not record them)\n"
            "  -h, --help              show this help\n\n"
@@ -105,6 +108,15 @@ static int load_cube(const char *name, struct lens_report_input *in, struct lens
     if (rc != LENS_OK)
         return rc;
     in->cube = c;
+    /* the provenance attributes for page one; the report owns nothing, unload() frees them */
+    struct lens_cube_provenance *p = lens_calloc(1, sizeof *p);
+    if (!p)
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", name);
+    if ((rc = lens_cube_attr_provenance(c, p, e)) != LENS_OK) {
+        lens_free(p);
+        return rc;
+    }
+    in->prov = p;
     /* The repairs the reader made are printed now, as every command that reads a cube does; the
      * quality section shows them again in the PDF. */
     for (int w = 0; w < c->nwarn; w++)
@@ -158,6 +170,10 @@ static const struct input_kind {
 static void unload(struct lens_report_input *in)
 {
     lens_cube_free((struct lens_cube *)in->cube);
+    if (in->prov)
+        lens_cube_attr_provenance_release((struct lens_cube_provenance *)in->prov);
+    lens_free((void *)in->prov);
+    lens_free((void *)in->label);
     lens_p2pfile_free((struct lens_p2pfile *)in->p2p);
     lens_bisection_detail_free((struct lens_bisection_detail *)in->bisection);
 }
@@ -300,14 +316,22 @@ int cmd_report(int argc, char **argv)
         {"output", required_argument, NULL, 'o'}, {"figures", required_argument, NULL, 'f'},
         {"title", required_argument, NULL, 't'},  {"lengths", required_argument, NULL, 'l'},
         {"stat", required_argument, NULL, 's'},   {"template", required_argument, NULL, 'T'},
-        {"cores", required_argument, NULL, 'c'},  {"help", no_argument, NULL, 'h'},
-        {"own-range", no_argument, NULL, 'R'},    {NULL, 0, NULL, 0}};
+        {"cores", required_argument, NULL, 'c'},  {"label", required_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},        {"own-range", no_argument, NULL, 'R'},
+        {NULL, 0, NULL, 0}};
     struct lens_report_opts o;
     lens_report_opts_init(&o);
     struct lens_quality_opts qopts;
     lens_quality_opts_default(&qopts);
     const char *output = NULL;
-    int *lengths = NULL, c, own_range = 0;
+    int *lengths = NULL, c, own_range = 0, nlabels = 0;
+    /* at most one --label per argument; argc bounds the count */
+    const char **labels = lens_calloc((size_t)argc, sizeof *labels);
+    if (!labels) {
+        struct lens_err oom;
+        lens_err_set(&oom, LENS_ENOMEM, "report: out of memory");
+        return lens_cli_fail(&oom);
+    }
     opterr = 0; /* getopt stays quiet: lens_cli_usage prints the one message, with the command's name */
     while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -316,18 +340,22 @@ int cmd_report(int argc, char **argv)
         case 'R': own_range = 1; break;
         case 't': o.title = optarg; break;
         case 'T': o.template_path = optarg; break;
+        case 'L': labels[nlabels++] = optarg; break;
         case 'l':
             lens_free(lengths);
             lengths = NULL;
             /* the last --lengths wins, like any repeated option */
-            if (parse_lengths(optarg, &lengths, &o.nlengths) != 0)
+            if (parse_lengths(optarg, &lengths, &o.nlengths) != 0) {
+                lens_free(labels);
                 return lens_cli_usage("report", "--lengths wants byte counts like 512,4096, got '%s'", optarg);
+            }
             o.lengths = lengths;
             break;
         case 's':
             o.stat = lens_cube_stat_parse(optarg);
             if (o.stat < 0) {
                 lens_free(lengths);
+                lens_free(labels);
                 return lens_cli_usage("report", "unknown statistic '%s' (average, median, deviation, min)", optarg);
             }
             break;
@@ -337,6 +365,7 @@ int cmd_report(int argc, char **argv)
             /* cores per host for the data-quality gate: the cube files do not record them */
             if (end == optarg || *end || v < 1 || v > 1000000) {
                 lens_free(lengths);
+                lens_free(labels);
                 return lens_cli_usage("report", "--cores wants a positive core count per host, got '%s'", optarg);
             }
             qopts.cores = (int)v;
@@ -344,15 +373,21 @@ int cmd_report(int argc, char **argv)
         }
         case 'h':
             lens_free(lengths);
+            lens_free(labels);
             help();
             return LENS_EXIT_OK;
         default:
             lens_free(lengths);
+            lens_free(labels);
             return lens_cli_usage("report", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
-    if (!output || optind >= argc) {
+    if (!output || optind >= argc || nlabels > argc - optind) {
         lens_free(lengths);
+        lens_free(labels);
+        if (output && optind < argc)
+            return lens_cli_usage("report", "%d --label for %d INPUT(s): give at most one per INPUT, in order",
+                                  nlabels, argc - optind);
         return lens_cli_usage("report", "%s", !output ? "missing -o REPORT.pdf" : "missing INPUT");
     }
     struct lens_err e;
@@ -362,6 +397,7 @@ int cmd_report(int argc, char **argv)
      * large cubes) need not be read to find that out. */
     if (lens_report_datadir(datadir, sizeof datadir, &e) != LENS_OK) {
         lens_free(lengths);
+        lens_free(labels);
         return lens_cli_fail(&e);
     }
     o.datadir = datadir;
@@ -381,7 +417,14 @@ int cmd_report(int argc, char **argv)
                 continue;
             any = 1;
             in[nin].name = name;
-            rc = kinds[k < NKINDS ? k : 0].load(name, &in[nin], &e);
+            /* the label is the input's own copy, freed by unload() with the rest; without
+             * one the report calls the input by the end of its path (lens_report_label) */
+            if (i < nlabels && !(in[nin].label = lens_strdup(labels[i])))
+                rc = lens_err_set(&e, LENS_ENOMEM, "out of memory");
+            if (rc == LENS_OK)
+                rc = kinds[k < NKINDS ? k : 0].load(name, &in[nin], &e);
+            if (rc != LENS_OK)
+                unload(&in[nin]); /* what the failed load took, and the label */
             nin += rc == LENS_OK;
         }
     }
@@ -428,6 +471,7 @@ int cmd_report(int argc, char **argv)
         unload(&in[i]);
     lens_free(in);
     lens_free(lengths);
+    lens_free(labels);
     if (rc != LENS_OK)
         return lens_cli_fail(&e);
     /* on stderr: stdout stays free for whatever a script pipes */

@@ -197,7 +197,10 @@ int cmd_synth(int argc, char **argv)
     /* the seed travels with the files: with the same options it makes the same cube again */
     char seed[32];
     snprintf(seed, sizeof seed, "%lu", o.seed);
-    const char *attrs[] = {"generator", "mpilens synth", "seed", seed, NULL, NULL};
+    /* source says in words that nothing was measured: the report's provenance reads it */
+    char source[64];
+    snprintf(source, sizeof source, "synthetic (mpilens synth, seed %lu)", o.seed);
+    const char *attrs[] = {"generator", "mpilens synth", "seed", seed, "source", source, NULL, NULL};
     /* the truth first: it cannot fail for want of room after the cube is written */
     int rc = truth ? lens_synth_truth_write(&o, truth, &e) : LENS_OK;
     if (rc == LENS_OK) /* the truth waits with the cube: on failure neither appears */

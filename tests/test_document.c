@@ -66,7 +66,7 @@ static const struct lens_doc_section sections[] = {
     {"sweeps", LENS_DOC_SWEEP, NULL, NULL, mark_block},
     {"traces", LENS_DOC_TRACE, NULL, NULL, mark_block}, /* the dummy section the recipe adds */
 };
-static const struct lens_doc_kind kind = {"dummy.tmpl", "Dummy", sections, 4, input_vars, NULL};
+static const struct lens_doc_kind kind = {"dummy.tmpl", "Dummy", sections, 4, input_vars, NULL, NULL};
 
 static const char *const good = "footer page ${page} of ${pages}\n"
                                 "section cover\n"

@@ -85,7 +85,8 @@ check_no_structure() {
 check_no_structure "one host: no structure pages" "$t"
 
 # bookmarks: page one (input, what to do next), the parameters, the input, summary, gate,
-# heatmaps with 3 figures, data quality, references; titles are
+# heatmaps with 3 figures, data quality, references (the input by its default label, the
+# prefix's folder and name, not the path given); titles are
 # UTF-16 strings in uncompressed outline dictionaries
 outl=$($PY - "$TMP/one.pdf" <<'EOF'
 import re, sys
@@ -97,7 +98,7 @@ EOF
 )
 check_eq "outline entries" "$(printf '%s\n' "$outl" | head -n 1)" 12
 for b in "Summary" "Can the data carry a structure[?]" "Heatmaps" "Data quality" "What to do next" "References" \
-    "median delay, 0 B" "median delay, 4096 B" "Input 1: $ONE"; do
+    "median delay, 0 B" "median delay, 4096 B" "Input 1: one_to_one_np4/network"; do
     has_line "bookmark '$b'" "$outl" "^$b\$"
 done
 

@@ -217,4 +217,21 @@ void lens_cube_stream_close(struct lens_cube_stream *st);
  * not open as NetCDF), LENS_ENOMEM. */
 int lens_cube_attr_text(const char *prefix, const char *name, char **out, struct lens_err *e);
 
+/* Where a cube came from, for the report's provenance table (docs/report.md, "Provenance"):
+ * the global text attributes mpilens-bench, mpilens synth and the writer leave, each NULL when
+ * the files do not carry it (a network_test2 file carries none). Owned by the struct. */
+struct lens_cube_provenance {
+    char *tool;        /* "mpilens-bench" for a measured cube */
+    char *generator;   /* "mpilens synth" for a synthetic one */
+    char *source;      /* synth's "synthetic (...)" */
+    char *mpi;         /* mpi_library_version */
+    char *measured_at; /* ISO 8601 UTC, start of the measurement */
+    char *date;        /* the writer's date (when the files were written) */
+    char *launcher, *binding, *cores_per_host;
+};
+/* Reads them for c from c->source (the prefix; a cube without one gets all NULL). Errors:
+ * those of lens_cube_attr_text; *p is then released. */
+int lens_cube_attr_provenance(const struct lens_cube *c, struct lens_cube_provenance *p, struct lens_err *e);
+void lens_cube_attr_provenance_release(struct lens_cube_provenance *p);
+
 #endif

@@ -1,6 +1,7 @@
 /* One text attribute of a cube's NetCDF files, for what the reader table does not carry into
  * struct lens_cube: mpilens-bench's `schedule`, `rounds` and `shuffle_seed` (docs/bench.md),
- * which `mpilens info` shows. Read from the first statistic file present under the prefix. */
+ * which `mpilens info` shows, and the provenance the report's page one states (who measured,
+ * when, with which MPI and launcher). Read from the first statistic file present. */
 #include "cube.h"
 
 #include "common/alloc.h"
@@ -45,4 +46,34 @@ int lens_cube_attr_text(const char *prefix, const char *name, char **out, struct
         return rc;
     }
     return LENS_OK;
+}
+
+void lens_cube_attr_provenance_release(struct lens_cube_provenance *p)
+{
+    char **f[] = {&p->tool, &p->generator, &p->source, &p->mpi, &p->measured_at,
+                  &p->date, &p->launcher, &p->binding, &p->cores_per_host};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+        lens_free(*f[i]);
+        *f[i] = NULL;
+    }
+}
+
+int lens_cube_attr_provenance(const struct lens_cube *c, struct lens_cube_provenance *p, struct lens_err *e)
+{
+    memset(p, 0, sizeof *p);
+    /* A packed cube's source is its file, not a prefix: it has no statistic files and so,
+     * harmlessly, no attributes here. */
+    if (!c->source || (c->format && strcmp(c->format, "network_test2") != 0))
+        return LENS_OK;
+    /* names as written by bench/net/allpairs.c, cli/cmd_synth.c and cube_write.c */
+    static const char *const names[] = {"tool", "generator", "source", "mpi_library_version", "measured_at",
+                                        "date", "launcher", "binding", "cores_per_host"};
+    char **f[] = {&p->tool, &p->generator, &p->source, &p->mpi, &p->measured_at,
+                  &p->date, &p->launcher, &p->binding, &p->cores_per_host};
+    int rc = LENS_OK;
+    for (size_t i = 0; i < sizeof f / sizeof *f && rc == LENS_OK; i++)
+        rc = lens_cube_attr_text(c->source, names[i], f[i], e);
+    if (rc != LENS_OK)
+        lens_cube_attr_provenance_release(p);
+    return rc;
 }

@@ -89,6 +89,8 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
         gather_alloc(s, o, c, P, n);
     char mpiv[256], warm[32], rounds[32], seed[32];
     lens_bench_job_mpi_version(mpiv, sizeof mpiv);
+    struct lens_bench_job_prov prov;
+    lens_bench_job_provenance(&prov);
     snprintf(warm, sizeof warm, "%d", o->warmup);
     /* The schedule's attributes say how the pairs were ordered; a parallel run's rounds and
      * seed rebuild its exact tournament (bench/net/schedule.h). */
@@ -100,6 +102,11 @@ static void sink_open(struct sink *s, const struct lens_bench_opts *o, const str
     const char *attrs[] = {
         "tool", "mpilens-bench",
         "mpi_library_version", mpiv,
+        /* provenance for the report's page one (job.h): written before the first length */
+        "measured_at", prov.measured_at,
+        "launcher", prov.launcher,
+        "binding", prov.binding,
+        "cores_per_host", prov.cores_per_host,
         "command_line", o->cmdline,
         "delay_definition", lens_bench_mode_definition(o->mode),
         "statistics", "average = arithmetic mean; median = middle value, the mean of the two "

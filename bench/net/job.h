@@ -15,6 +15,17 @@ void lens_bench_job_hosts(char ***hosts);
 /* The MPI library version string's first line, into buf (n bytes, truncated to fit). */
 void lens_bench_job_mpi_version(char *buf, size_t n);
 
+/* What a report needs to say how a cube was measured (docs/report.md, "Provenance"), as
+ * NUL-terminated texts for the cube's global attributes. Local: rank 0 fills it for itself,
+ * so cores_per_host is rank 0's node (the others are assumed alike). */
+struct lens_bench_job_prov {
+    char cores_per_host[32]; /* online processors of this node (sysconf), "unknown" if none */
+    char launcher[128];      /* from the environment the launcher leaves: mpirun, Hydra, Slurm */
+    char binding[160];       /* the binding policy asked for, and what this rank is bound to */
+    char measured_at[32];    /* start of the measurement, ISO 8601 UTC, wall clock */
+};
+void lens_bench_job_provenance(struct lens_bench_job_prov *p);
+
 /* Whether this node runs more ranks of the job than it has online processors (collective). */
 int lens_bench_job_oversubscribed(void);
 

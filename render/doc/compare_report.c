@@ -322,7 +322,7 @@ static const struct lens_doc_section sections[] = {
 };
 
 static const struct lens_doc_kind kind = {"compare_report.tmpl", "Comparison of two runs", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL};
+                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL, NULL};
 
 /* After the template is checked: the figure folder, which appears with the PDF. */
 static int prepare(void *ctx, struct lens_err *e)

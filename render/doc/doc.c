@@ -1,5 +1,5 @@
-/* The document driver (see doc.h): template → check → PDF → footer → sections → save,
- * shared by the four reports. */
+/* The document driver (see doc.h): template → check → PDF → footer → sections (with the
+ * running header of each input) → save, shared by the four reports. */
 #include "doc.h"
 #include "render/fig/fig.h"
 
@@ -103,6 +103,12 @@ static int draw_section(const struct lens_doc *d, const struct lens_template *t,
     return rc == LENS_OK ? lens_template_render(t, s, d->vars, &hooks, &h, *d->pdf, e) : rc;
 }
 
+/* The kind's running header for what is drawn next (the current input already set). */
+static int set_header(const struct lens_doc *d, struct lens_err *e)
+{
+    return d->kind->header ? lens_pdf_set_header(*d->pdf, d->kind->header(d->ctx), e) : LENS_OK;
+}
+
 /* The template in runs: a section drawn once, or a "repeat inputs" group drawn once per input
  * of the kind its sections are about. */
 static int draw_all(const struct lens_doc *d, const struct lens_template *t, struct lens_err *e)
@@ -118,7 +124,11 @@ static int draw_all(const struct lens_doc *d, const struct lens_template *t, str
             /* Outside a repeat there is no current input; a stale index must not leak into a
              * document section */
             *cur = -1;
-            rc = draw_section(d, t, &t->sections[i], e);
+            rc = set_header(d, e);
+            /* a document section may be left out too (a report of bisection runs alone cites
+             * no work, so it has no References heading over nothing) */
+            if (rc == LENS_OK && (!d->kind->shown || d->kind->shown(d->ctx, t->sections[i].name)))
+                rc = draw_section(d, t, &t->sections[i], e);
         } else {
             int kind = lens_doc_find(d->kind, t->sections[i].name)->input;
             /* Inputs in the order given, skipping those of other kinds: with cubes and sweeps
@@ -130,6 +140,10 @@ static int draw_all(const struct lens_doc *d, const struct lens_template *t, str
                 /* the input's placeholders before any section of the group uses them */
                 if (d->kind->input_vars)
                     rc = d->kind->input_vars(d->ctx, e);
+                /* a page this input starts names it; a page it shares with the one before
+                 * keeps the header it was made with */
+                if (rc == LENS_OK)
+                    rc = set_header(d, e);
                 for (int j = i; j < end && rc == LENS_OK; j++)
                     /* a section the report leaves out for this input draws nothing, not even its heading */
                     if (!d->kind->shown || d->kind->shown(d->ctx, t->sections[j].name))

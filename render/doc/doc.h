@@ -56,6 +56,11 @@ struct lens_doc_kind {
      * included (0): a cube that fails the data-quality gate has no structure pages. NULL: every
      * section is drawn. */
     int (*shown)(void *ctx, const char *name);
+    /* The running header of the pages drawn next (lens_pdf_set_header): asked once before the
+     * document's first page (current input -1) and again as each input's group starts, so
+     * every page names the input it is about. NULL, or a NULL answer: no header. The text is
+     * the report's, read before the next call. */
+    const char *(*header)(void *ctx);
 };
 
 /* The section of k called name, or NULL. */

@@ -67,6 +67,7 @@ struct lens_pdf {
      * last entry of each level is kept; index 0 (the title) has no bookmark. */
     HPDF_Outline outline[4]; /* last outline entry per heading level (1..3) */
     char *footer;
+    char *header;   /* running header of the pages added from now on, NULL: none */
     HPDF_STATUS herr, hdetail; /* first error reported by libharu, 0 if none */
     long long date; /* Unix seconds of the document information (SOURCE_DATE_EPOCH) */
     struct table tab;
@@ -204,6 +205,7 @@ void lens_pdf_free(struct lens_pdf *p)
     lens_free(p->pages);
     lens_free(p->footer);
     lens_free(p->links);
+    lens_free(p->header);
     lens_free(p);
 }
 
@@ -239,6 +241,16 @@ int lens_pdf_set_footer(struct lens_pdf *p, const char *fmt, struct lens_err *e)
     return LENS_OK;
 }
 
+int lens_pdf_set_header(struct lens_pdf *p, const char *text, struct lens_err *e)
+{
+    char *copy = NULL;
+    if (text && *text && !(copy = lens_strdup(text)))
+        return lens_err_set(e, LENS_ENOMEM, "pdf: out of memory");
+    lens_free(p->header);
+    p->header = copy;
+    return LENS_OK;
+}
+
 /* A new page with the cursor at the top. An error left by drawing the previous page is reported
  * first, so the message says what failed and not that a page could not be added. */
 static int add_page(struct lens_pdf *p, struct lens_err *e)
@@ -264,6 +276,15 @@ static int add_page(struct lens_pdf *p, struct lens_err *e)
     HPDF_Page_SetWidth(page, (HPDF_REAL)PAGE_W);
     HPDF_Page_SetHeight(page, (HPDF_REAL)PAGE_H);
     p->pages[p->npages++] = page;
+    /* The running header is drawn as the page is made, not at save like the footer: it names
+     * what the page is about, which is known now and may change on the next page. Its baseline
+     * sits inside the top margin, above body_top(). */
+    if (p->header) {
+        HPDF_Page_BeginText(page);
+        HPDF_Page_SetFontAndSize(page, p->font[LENS_PDF_SANS], 8);
+        HPDF_Page_TextOut(page, (HPDF_REAL)MARGIN_X, (HPDF_REAL)(PAGE_H - FOOTER_Y), p->header);
+        HPDF_Page_EndText(page);
+    }
     p->y = body_top();
     p->fresh = 1;
     return hcheck(p, "adding a page", e);

@@ -40,6 +40,10 @@ int lens_pdf_set_info(struct lens_pdf *p, const char *title, const char *subject
  * the page number and the page count, e.g. "page ${page} of ${pages}". NULL: no footer. */
 int lens_pdf_set_footer(struct lens_pdf *p, const char *fmt, struct lens_err *e);
 
+/* Running header: text (UTF-8) drawn small at the top left of every page added from now on,
+ * until set again; NULL or "" stops it. The pages already made keep theirs. LENS_ENOMEM. */
+int lens_pdf_set_header(struct lens_pdf *p, const char *text, struct lens_err *e);
+
 /* Starts a new page (a no-op on a page that nothing was drawn on yet). */
 int lens_pdf_new_page(struct lens_pdf *p, struct lens_err *e);
 /* Starts a new page unless `points` of height remain below the cursor. */

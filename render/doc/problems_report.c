@@ -947,7 +947,7 @@ static const struct lens_doc_section sections[] = {
 
 /* No per-input callback: the trace sections set their own placeholders in trace_vars. */
 static const struct lens_doc_kind kind = {"problems_report.tmpl", "Performance problems", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL};
+                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL, NULL};
 
 int lens_problems_report_write(const struct lens_problems_report_opts *o,
                                const struct lens_problems_report_input *in, int nin,

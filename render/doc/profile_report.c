@@ -461,7 +461,7 @@ static const struct lens_doc_section sections[] = {
 
 /* No per-input callback: there is one profile and every section is about the whole document. */
 static const struct lens_doc_kind kind = {"profile_report.tmpl", "Where the time goes", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL};
+                                          (int)(sizeof sections / sizeof sections[0]), NULL, NULL, NULL};
 
 /* Costliest first, ties by name, so the order does not depend on the input's column order. */
 static int cmp_cost(const void *a, const void *b, void *ctx)

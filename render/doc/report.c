@@ -86,6 +86,24 @@ int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_templa
 
 /* ---- document-wide and per-input placeholders ---- */
 
+const char *lens_report_label(const struct lens_report_input *in)
+{
+    if (in->label)
+        return in->label;
+    /* The default: the last two parts of the path ("synth32/network"), a suffix of the name,
+     * so that mpilens report and mpilens accept call an input alike and the folder the
+     * report was made in never shows. A trailing "/" stays with its part. */
+    const char *s = in->name;
+    size_t n = strlen(s), b = n;
+    while (n > 1 && s[n - 1] == '/')
+        n--;
+    int slashes = 0;
+    for (b = n; b > 0; b--)
+        if (s[b - 1] == '/' && ++slashes == 2)
+            break;
+    return s + b;
+}
+
 /* Placeholders every section may use: set once in prepare(), before the title page, and never
  * changed while drawing. */
 static int document_vars(struct lens_report_ctx *r, struct lens_err *e)
@@ -96,7 +114,7 @@ static int document_vars(struct lens_report_ctx *r, struct lens_err *e)
     /* snprintf returns the length it wanted: o may pass the end, and the loop condition then stops
      * appending (the list is cut, never overrun). */
     for (int i = 0; i < r->nin && o < sizeof sources; i++)
-        o += (size_t)snprintf(sources + o, sizeof sources - o, "%s%s", i ? ", " : "", r->in[i].name);
+        o += (size_t)snprintf(sources + o, sizeof sources - o, "%s%s", i ? ", " : "", lens_report_label(&r->in[i]));
     int rc = lens_template_vars_set(&r->vars, "date", date, e);
     if (rc == LENS_OK)
         rc = lens_template_vars_set(&r->vars, "version", LENS_VERSION, e);
@@ -170,7 +188,7 @@ static int input_vars(void *ctx, struct lens_err *e)
         }
     struct lens_template_vars *v = &r->vars;
     int rc = lens_template_vars_setf(v, e, "input_index", "%d", r->cur + 1);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", r->in[r->cur].name, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", lens_report_label(&r->in[r->cur]), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "mode", lens_cube_mode_name(c->mode), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "semantics", lens_cube_mode_semantics(c->mode), e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "procs", "%d", c->procs);
@@ -539,9 +557,25 @@ static int repeat_vars(void *ctx, struct lens_err *e)
                                      : lens_report_p2p_input_vars(ctx, e);
 }
 
+/* The running header: the current input's label; outside the inputs (title page, verdict,
+ * references) every label, so page one, which holds the first input's answer, names it too. */
+static const char *running_header(void *ctx)
+{
+    struct lens_report_ctx *r = ctx;
+    if (r->cur >= 0)
+        return lens_report_label(&r->in[r->cur]);
+    size_t o = 0;
+    r->header[0] = '\0';
+    for (int i = 0; i < r->nin; i++) {
+        lens_report_append(r->header, sizeof r->header, &o, i ? ", " : "");
+        lens_report_append(r->header, sizeof r->header, &o, lens_report_label(&r->in[i]));
+    }
+    return r->header;
+}
+
 static const struct lens_doc_kind kind = {"report.tmpl", "MPI latency report", sections,
                                           (int)(sizeof sections / sizeof sections[0]), repeat_vars,
-                                          lens_report_verdict_shown};
+                                          lens_report_verdict_shown, running_header};
 
 /* The structure parts the sections of t lay out (lens_report_parts): the structure section
  * every part but the anomalies, the anomalies section only those, so a template without them

@@ -31,7 +31,13 @@ struct lens_report_retest {
 
 /* One input: a cube, a p2p sweep or a bisection run (exactly one of the three is set). */
 struct lens_report_input {
-    const char *name;            /* the INPUT as the user gave it (shown in the report) */
+    const char *name;            /* the INPUT as the user gave it (messages) */
+    /* what headings, bookmarks and the running header call it (--label); NULL: the last two
+     * parts of name (lens_report_label) */
+    const char *label;
+    /* A cube's provenance attributes (lens_cube_attr_provenance), borrowed; NULL: the
+     * provenance table says "not recorded" in every row the cube itself cannot fill. */
+    const struct lens_cube_provenance *prov;
     const struct lens_cube *cube; /* borrowed, not freed; NULL for a p2p sweep */
     const struct lens_p2pfile *p2p; /* borrowed, not freed; NULL for a cube */
     /* A cube's finished results, borrowed: lens_structure_report_run(cube, opts.stat,
@@ -67,6 +73,10 @@ struct lens_report_opts {
      * (section "verdict"); NULL (mpilens report) draws nothing there. Borrowed. */
     const struct lens_accept_view *verdict;
 };
+
+/* What the report calls input in: its label, else the last two parts of its name
+ * ("synth32/network"), a suffix of in->name. */
+const char *lens_report_label(const struct lens_report_input *in);
 
 void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, date now */
 

@@ -223,9 +223,13 @@ static const struct lens_p2pfile *first_sweep(const struct lens_report_ctx *r)
     return NULL;
 }
 
+static int provenance_table(struct lens_report_ctx *r, struct lens_err *e); /* below, with its rows */
+
 int lens_report_answer_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct lens_report_ctx *r = ctx;
+    if (!strcmp(it->name, "provenance"))
+        return provenance_table(r, e);
     if (strcmp(it->name, "key"))
         return lens_report_unknown_item(r, it, e);
     const struct lens_cube *c = lens_report_cube(r);
@@ -297,6 +301,116 @@ int lens_report_answer_table(void *ctx, const struct lens_template_item *it, str
         if (rc == LENS_OK) rc = lens_report_text(r, "row_p2p_bandwidth", label, sizeof label, e);
         if (rc == LENS_OK) rc = lens_pdf_table_row(r->pdf, (const char *const[]){label, "", y}, e);
     }
+    return rc;
+}
+
+/* ---- provenance: what the input is and how it was measured (docs/report.md) ---- */
+
+/* One row "label | value" of the provenance table, the label a text of the section. */
+static int prov_row(struct lens_report_ctx *r, const char *label_text, const char *value, struct lens_err *e)
+{
+    char label[256];
+    int rc = lens_report_text(r, label_text, label, sizeof label, e);
+    return rc == LENS_OK ? lens_pdf_table_row(r->pdf, (const char *const[]){label, value}, e) : rc;
+}
+
+/* What the cube is, by the attributes its writer left: mpilens-bench's tool, synth's source
+ * (or, in files written before synth wrote one, its generator), none at all for a file of
+ * network_test2 itself. */
+static int prov_kind(struct lens_report_ctx *r, const struct lens_cube *c, const struct lens_cube_provenance *p,
+                     char *buf, size_t n, struct lens_err *e)
+{
+    if (p && p->source && !strncmp(p->source, "synthetic", 9)) {
+        snprintf(buf, n, "%s", p->source);
+        return LENS_OK;
+    }
+    if (p && p->generator && !strcmp(p->generator, "mpilens synth")) {
+        snprintf(buf, n, "synthetic (mpilens synth)");
+        return LENS_OK;
+    }
+    const char *t = p && p->tool && !strcmp(p->tool, "mpilens-bench") ? "prov_kind_bench"
+                    : c->format && !strcmp(c->format, "packed")      ? "prov_kind_packed"
+                    : c->written_by_mpilens                         ? "prov_kind_mpilens"
+                                                                    : "prov_kind_nt2";
+    return lens_report_text(r, t, buf, n, e);
+}
+
+/* "average, median, min; deviation: missing — spreads cannot be shown ...": every statistic
+ * the report could draw, present or not, so a missing _deviation.nc is said, not silent. */
+static int prov_stats(struct lens_report_ctx *r, const struct lens_cube *c, char *buf, size_t n, struct lens_err *e)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int s = 0; s < LENS_STAT_COUNT; s++)
+        if (c->data[s]) {
+            lens_report_append(buf, n, &o, o ? ", " : "");
+            lens_report_append(buf, n, &o, lens_cube_stat_name(s));
+        }
+    int rc = LENS_OK;
+    for (int s = 0; s < LENS_STAT_COUNT && rc == LENS_OK; s++) {
+        if (c->data[s])
+            continue;
+        char name[64], cons[256], line[512];
+        snprintf(name, sizeof name, "consequence_%s", lens_cube_stat_name(s));
+        rc = lens_report_text(r, name, cons, sizeof cons, e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "missing", lens_cube_stat_name(s), e);
+        if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "consequence", cons, e);
+        if (rc == LENS_OK) rc = lens_report_text(r, "prov_missing", line, sizeof line, e);
+        if (rc == LENS_OK) {
+            lens_report_append(buf, n, &o, o ? "; " : "");
+            lens_report_append(buf, n, &o, line);
+        }
+    }
+    return rc;
+}
+
+static int provenance_table(struct lens_report_ctx *r, struct lens_err *e)
+{
+    const struct lens_cube *c = lens_report_cube(r);
+    const struct lens_cube_provenance *p = r->in[r->cur].prov;
+    char v[1024], nr[128];
+    int rc = lens_report_text(r, "prov_not_recorded", nr, sizeof nr, e);
+    if (rc == LENS_OK) rc = prov_kind(r, c, p, v, sizeof v, e);
+    if (rc == LENS_OK) rc = prov_row(r, "prov_kind", v, e);
+    /* the measurement's start when the bench recorded it; else only the files' date, said as
+     * such: a converted cube's date is the conversion's, not the measurement's */
+    if (rc == LENS_OK && p && p->measured_at)
+        snprintf(v, sizeof v, "%s", p->measured_at);
+    else if (rc == LENS_OK && p && p->date && !(p->generator || p->source)) {
+        rc = lens_template_vars_set(&r->vars, "prov_date", p->date, e);
+        if (rc == LENS_OK) rc = lens_report_text(r, "prov_written", v, sizeof v, e);
+    } else if (rc == LENS_OK && p && (p->generator || p->source))
+        rc = lens_report_text(r, "prov_not_measured", v, sizeof v, e);
+    else
+        snprintf(v, sizeof v, "%s", nr);
+    if (rc == LENS_OK) rc = prov_row(r, "prov_measured", v, e);
+    if (rc == LENS_OK) rc = prov_row(r, "prov_mpi", p && p->mpi ? p->mpi : nr, e);
+    if (rc == LENS_OK) {
+        if (p && (p->launcher || p->binding))
+            snprintf(v, sizeof v, "%s; %s", p->launcher ? p->launcher : nr, p->binding ? p->binding : nr);
+        else
+            snprintf(v, sizeof v, "%s", nr);
+        rc = prov_row(r, "prov_launcher", v, e);
+    }
+    if (rc == LENS_OK) {
+        snprintf(v, sizeof v, "%d", c->procs);
+        rc = prov_row(r, "prov_ranks", v, e);
+    }
+    if (rc == LENS_OK) {
+        /* ${nhosts} was set with the input's placeholders (distinct host names) */
+        const char *nh = lens_template_vars_get(&r->vars, "nhosts");
+        rc = prov_row(r, "prov_hosts", c->hosts && nh ? nh : nr, e);
+    }
+    if (rc == LENS_OK && p && p->cores_per_host)
+        rc = prov_row(r, "prov_cores", p->cores_per_host, e);
+    else if (rc == LENS_OK && (rc = lens_report_text(r, "prov_cores_missing", v, sizeof v, e)) == LENS_OK)
+        rc = prov_row(r, "prov_cores", v, e);
+    if (rc == LENS_OK) {
+        snprintf(v, sizeof v, "%d", c->repeats);
+        rc = prov_row(r, "prov_repeats", v, e);
+    }
+    if (rc == LENS_OK) rc = prov_stats(r, c, v, sizeof v, e);
+    if (rc == LENS_OK) rc = prov_row(r, "prov_stats", v, e);
     return rc;
 }
 

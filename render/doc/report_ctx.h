@@ -35,6 +35,7 @@ struct lens_report_ctx {
      * acceptance verdict cites as the evidence of its criteria */
     int *page_summary, *page_p2p, *page_compare;
     char font_path[PATH_MAX + 32];       /* TTF handed to the figure renderers */
+    char header[512];                    /* the document's running header (every label) */
 };
 
 /* The current input's cube (NULL for a p2p input). */

@@ -549,7 +549,7 @@ static const struct lens_doc_section sections[] = {
 
 /* No per-input callback: the app section sets its placeholders in app_vars. */
 static const struct lens_doc_kind kind = {"scale_report.tmpl", "Scalability report", sections,
-                                          (int)(sizeof sections / sizeof sections[0]), NULL, shown};
+                                          (int)(sizeof sections / sizeof sections[0]), NULL, shown, NULL};
 
 /* The sections' context and what only the set-up below needs. */
 struct scale_doc {
