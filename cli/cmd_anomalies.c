@@ -39,23 +39,6 @@ static void help(void)
            "  mpilens anomalies --json results/network\n");
 }
 
-/* The retest verdict of finding f: 1 survived, 0 vanished, -1 not retested (or no retest
- * file). Only a bad link (from, to) and the slow direction of an asymmetric pair (ranks[0]
- * -> ranks[1], anomaly_links.c) are one cell; "link a<->b" (both directions) checks both. A
- * slow node or a structure change is many cells and is never one retest. */
-static int retest_of(const struct lens_retest *rt, const struct lens_anomaly *f)
-{
-    if (!rt || f->nranks != 2 ||
-        (f->kind != LENS_ANOMALY_BAD_LINK && f->kind != LENS_ANOMALY_ASYMMETRIC_PAIR))
-        return -1;
-    int v = lens_retest_verdict(rt, f->ranks[0], f->ranks[1], f->lengths, f->nlengths);
-    if (v < 1 && f->kind == LENS_ANOMALY_BAD_LINK && strstr(f->subject, "<->")) {
-        int w = lens_retest_verdict(rt, f->ranks[1], f->ranks[0], f->lengths, f->nlengths);
-        v = w > v ? w : v;
-    }
-    return v;
-}
-
 /* The table first, for a glance at what is wrong and how badly; the evidence after it, one
  * numbered paragraph per finding, because a sentence of numbers does not fit a column. */
 static void print_text(const struct lens_cube *c, const struct lens_anomalies *a, const struct lens_retest *rt)
@@ -76,7 +59,7 @@ static void print_text(const struct lens_cube *c, const struct lens_anomalies *a
     }
     printf("\n");
     for (int i = 0; i < a->n; i++) {
-        int v = retest_of(rt, &a->items[i]);
+        int v = lens_anomaly_retest_verdict(rt, &a->items[i]);
         /* the verdict closes the paragraph: the evidence is the sweep's, the verdict the retest's */
         printf("%d. %s%s\n", i + 1, a->items[i].evidence,
                v < 0 ? "" : v ? "; survives retest alone (bad link)" : "; vanished on retest alone (contention)");
@@ -126,7 +109,7 @@ static void print_json(const struct lens_anomalies *a, const struct lens_retest 
         lens_json_int(&j, f->ref_length);
         /* only with a retest file, so the JSON of other cubes stays as it was */
         if (rt) {
-            int v = retest_of(rt, f);
+            int v = lens_anomaly_retest_verdict(rt, f);
             lens_json_key(&j, "retest");
             if (v < 0)
                 lens_json_null(&j);

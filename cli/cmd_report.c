@@ -204,12 +204,7 @@ static int retest_findings(struct retest_hold *h, const struct lens_anomalies *a
     if (!h->finding)
         return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
     for (int i = 0; i < an->n; i++) {
-        const struct lens_anomaly *f = &an->items[i];
-        int link = f->nranks == 2 && (f->kind == LENS_ANOMALY_BAD_LINK || f->kind == LENS_ANOMALY_ASYMMETRIC_PAIR);
-        int both = f->kind == LENS_ANOMALY_BAD_LINK && strstr(f->subject, "<->") != NULL;
-        h->finding[i] = (signed char)(link ? lens_retest_link_verdict(h->rt, f->ranks[0], f->ranks[1], both,
-                                                                       f->lengths, f->nlengths)
-                                           : -1);
+        h->finding[i] = (signed char)lens_anomaly_retest_verdict(h->rt, &an->items[i]);
     }
     h->x.finding = h->finding;
     return LENS_OK;

@@ -26,6 +26,15 @@ void lens_anomaly_opts_default(struct lens_anomaly_opts *o)
     o->class_tol = 0.1;
 }
 
+int lens_anomaly_retest_verdict(const struct lens_retest *rt, const struct lens_anomaly *f)
+{
+    /* only findings about one link were retested as cells; a node or the machine was not */
+    if (!rt || f->nranks != 2 || (f->kind != LENS_ANOMALY_BAD_LINK && f->kind != LENS_ANOMALY_ASYMMETRIC_PAIR))
+        return -1;
+    int both = f->kind == LENS_ANOMALY_BAD_LINK && strstr(f->subject, "<->") != NULL;
+    return lens_retest_link_verdict(rt, f->ranks[0], f->ranks[1], both, f->lengths, f->nlengths);
+}
+
 const char *lens_anomaly_kind_name(int kind)
 {
     /* the JSON and the report use these words: indexed by enum lens_anomaly_kind */

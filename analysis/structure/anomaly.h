@@ -69,6 +69,10 @@ int lens_anomaly_find(const struct lens_cube *c, const struct lens_anomaly_opts 
                       struct lens_anomalies **out, struct lens_err *e);
 void lens_anomaly_free(struct lens_anomalies *a);
 const char *lens_anomaly_kind_name(int kind);
+/* What the retests (PREFIX_retest.csv, rt may be NULL) say of finding f: 1 survives alone (a
+ * bad link), 0 vanished (contention), -1 not retested or not about one link. A bad link named
+ * "a <-> b" counts a survival in either direction. The one rule `anomalies` and `report` use. */
+int lens_anomaly_retest_verdict(const struct lens_retest *rt, const struct lens_anomaly *f);
 /* Row i (0 <= i < a->n) for the report table. */
 void lens_anomaly_row(const struct lens_anomalies *a, int i, struct lens_anomaly_row *row);
 
