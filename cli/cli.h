@@ -29,5 +29,8 @@ int lens_cli_finish(int status);
 const char *lens_cli_font(void);
 /* Whether progress lines should be drawn in place (stderr is a terminal). */
 int lens_cli_tty(void);
+/* The launch words of `scale run` and `trace --procs` into argv[0..4]: MPIRUN
+ * --allow-run-as-root --oversubscribe -np NP (strings borrowed). Returns 5, the words used. */
+int lens_cli_launch_words(char **argv, const char *mpirun, const char *np);
 
 #endif

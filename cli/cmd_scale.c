@@ -1008,15 +1008,7 @@ static int scale_run(const struct scale_opts *o, char **cmd, int ncmd)
                     snprintf(np, sizeof np, "%.0f", o->procs[p]);
                     snprintf(size, sizeof size, "%.15g", o->sizes[s]);
                     int npw = o->n_place ? split_place(o->place[pl], pbuf, sizeof pbuf, &label, pw, 60) : 0;
-                    int a = 0;
-                    argv[a++] = (char *)o->mpirun;
-                    /* Open MPI refuses root (containers, CI) without the first flag
-                     * and more processes than cores without the second; a grid often
-                     * asks for more (the efficiency then drops, as the marks should show) */
-                    argv[a++] = "--allow-run-as-root";
-                    argv[a++] = "--oversubscribe";
-                    argv[a++] = "-np";
-                    argv[a++] = np;
+                    int a = lens_cli_launch_words(argv, o->mpirun, np);
                     for (int k = 0; k < npw; k++)
                         argv[a++] = pw[k];
                     for (int k = 0; k < ncmd; k++) {

@@ -327,14 +327,8 @@ static int trace_procs(const char *out, const char *buffer, const char *list, co
         char np[16], sub[PATH_MAX];
         snprintf(np, sizeof np, "%d", procs[i]);
         snprintf(sub, sizeof sub, "%s/p%d", out, procs[i]);
-        int a = 0;
-        /* the same launch as `scale run`: Open MPI refuses root (containers, CI) without the
-         * first flag and more processes than cores without the second */
-        argv[a++] = (char *)mpirun;
-        argv[a++] = "--allow-run-as-root";
-        argv[a++] = "--oversubscribe";
-        argv[a++] = "-np";
-        argv[a++] = np;
+        /* the same launch as `scale run` */
+        int a = lens_cli_launch_words(argv, mpirun, np);
         for (int k = 0; k < ncmd; k++)
             argv[a++] = cmdv[k];
         argv[a] = NULL;

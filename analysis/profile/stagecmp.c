@@ -40,13 +40,6 @@ void lens_stagecmp_free(struct lens_stagecmp *c)
     lens_free(c);
 }
 
-/* Stage names are matched by strcmp: a log has at most LENS_STAGELOG_MAX_STAGES of them, so
- * the S x S search costs nothing beside reading the logs. */
-static long find(const struct lens_stagelog *l, const char *name)
-{
-    return lens_stagelog_find(l, name);
-}
-
 /* One log's occupancy, moved to the comparison's stage order and to times from its t0. */
 static int occupancy(struct lens_stagecmp *c, int k, struct lens_err *e)
 {
@@ -88,16 +81,17 @@ int lens_stagecmp_build(const struct lens_stagelog *base, const struct lens_stag
     c->log[0] = base;
     c->log[1] = cur;
     c->points = points;
-    /* the new log's order first (it is the one being read), then stages only the old one had */
+    /* the new log's order first (it is the one being read), then stages only the old one had;
+     * names are matched by strcmp: at most LENS_STAGELOG_MAX_STAGES each, so S x S is nothing */
     for (int k = 1; k >= 0; k--) {
         const struct lens_stagelog *l = c->log[k];
         for (size_t s = 0; s < l->nstage; s++) {
-            if (k == 0 && find(cur, l->stages[s]) >= 0)
+            if (k == 0 && lens_stagelog_find(cur, l->stages[s]) >= 0)
                 continue;
             struct lens_stagecmp_stage *g = &c->stages[c->nstage++];
             g->name = l->stages[s];
             g->index[k] = (long)s;
-            g->index[1 - k] = find(c->log[1 - k], l->stages[s]);
+            g->index[1 - k] = lens_stagelog_find(c->log[1 - k], l->stages[s]);
         }
     }
     for (size_t s = 0; s < c->nstage; s++) {
