@@ -10,8 +10,10 @@ MPIRUN="mpirun --allow-run-as-root --oversubscribe"
 B=$BIN/mpilens-bench
 SWEEP="-n 100 -b 0 -e 4097 -s 512" # 9 lengths, so a run lasts long enough to time
 
-# recompute OUT: "serial parallel" totals from the calibration line, with the model's formula
-# (pairs x nlen x mean of the two ends; rounds x nlen x mean + (K + 1) x nlen x pair mean)
+# recompute OUT: "serial parallel output this-run" totals from the calibration and output lines,
+# then the same four with the model's formula (pairs x nlen x mean of the two ends; rounds x
+# nlen x mean + (K + 1) x nlen x pair mean; nlen x one length's output step; the chosen
+# schedule's total plus the output)
 recompute() {
     awk '
         /^mpilens-bench: estimate/ { for (i = 1; i <= NF; i++) if ($i == "lengths") nlen = $(i - 1) }
@@ -19,8 +21,11 @@ recompute() {
                          if (split($0, r, /one round /) > 1) { split(r[2], b, " "); r1 = b[1]; split(r[2], c, ", "); split(c[2], d, " "); r2 = d[1] } }
         /^  serial:/ { pairs = $2; ser = $(NF - 1) }
         /^  parallel:/ { rounds = $2; for (i = 1; i <= NF; i++) if ($i == "retests") k = substr($(i + 1), 2); par = $(NF - 1) }
+        /^  output:/ { o1 = $7; out = $(NF - 3) }
+        /^  this run:/ { sched = $3; run = $(NF - 1) }
         END { ps = pairs * nlen * (p1 + p2) / 2; pp = rounds * nlen * (r1 + r2) / 2 + (k + 1) * nlen * (p1 + p2) / 2
-              printf "%s %s %.6g %.6g\n", ser, par, ps, pp }' "$1"
+              po = nlen * o1
+              printf "%s %s %s %s %.6g %.6g %.6g %.6g\n", ser, par, out, run, ps, pp, po, (sched == "parallel," ? par : ser) + out }' "$1"
 }
 
 # ---- estimate against the measured run: 4 and 8 ranks, both schedules, 3 runs each ----
@@ -50,9 +55,14 @@ for np in 4 8; do
         check_match "np $np $s: the chosen schedule" "$(grep '^  this run:' "$O.out")" "^  this run: +$s, about "
         check_match "np $np $s: memory per rank" "$(grep '^  memory:' "$O.out")" \
             "peak per rank about [0-9.]+ MB on rank 0, [0-9.]+ MB on the others"
-        read -r ser par ser2 par2 <<<"$(recompute "$O.out")"
+        read -r ser par out run ser2 par2 out2 run2 <<<"$(recompute "$O.out")"
         check_close "np $np $s: serial total = pairs x lengths x mean pair cost" "$ser" "$ser2" 0.01
         check_close "np $np $s: parallel total = rounds x lengths x mean round cost + retests" "$par" "$par2" 0.01
+        check_close "np $np $s: output = lengths x one length's output step" "$out" "$out2" 0.01
+        check_close "np $np $s: this run = the schedule's total + the output" "$run" "$run2" 0.01
+        check_match "np $np $s: the output step is priced" "$(grep '^  output:' "$O.out")" \
+            "^  output: +one length written and synced [0-9.e-]+ s, 9 lengths: [0-9.e-]+ s \(either schedule\)$"
+        check_eq "np $np $s: the scratch cube is gone" "$(ls -A "$TMP/run$np${s}1" | grep -c mpilens-estimate)" "0"
         check_eq "np $np $s: the cube was written" "$(ls "$TMP/run$np${s}1" | grep -c '_median.nc$')" "1"
     done
 done
@@ -65,8 +75,11 @@ check_eq "estimate-only: no progress" "$(grep -c 'done (' "$TMP/err")" "0"
 check "estimate-only: nothing written" test ! -e "$TMP/only"
 check_exit "estimate-only over an existing result (no --force needed)" 0 \
     $MPIRUN -np 2 "$B" --estimate-only $SWEEP -f "$TMP/run4serial1/network"
+# (the folder itself held the scratch cube for a moment: its own time changes, not its files)
 check_eq "estimate-only: the existing result untouched" \
-    "$(cmp "$TMP/run4serial1/network_median.nc" "$TMP/run4serial1/network_median.nc" && find "$TMP/run4serial1" -newer "$TMP/run4serial1.out" | wc -l)" "0"
+    "$(find "$TMP/run4serial1" -type f -newer "$TMP/run4serial1.out" | wc -l)" "0"
+check_eq "estimate-only: the same files as before" "$(ls -A "$TMP/run4serial1" | tr '\n' ' ')" \
+    "network_average.nc network_deviation.nc network_hosts.txt network_median.nc network_min.nc "
 # a noise mode has no parallel schedule: serial only
 check_exit "estimate-only, noise_blocking" 0 $MPIRUN -np 4 "$B" --estimate-only -t noise_blocking -p 2 -n 10 -b 0 -e 2 -s 1 -f "$TMP/nz/network"
 check_match "noise_blocking: parallel not possible" "$(grep '^  parallel:' "$TMP/out")" "not possible in mode noise_blocking"

@@ -28,7 +28,7 @@ static void test_rounds(void)
 
 static void test_time(void)
 {
-    struct lens_bench_estimate_in in = {8, 9, 56, 3, 1e-3, 2e-3, 4e-3, 6e-3};
+    struct lens_bench_estimate_in in = {8, 9, 56, 3, 1e-3, 2e-3, 4e-3, 6e-3, 2.5e-3};
     struct lens_bench_estimate est;
     struct lens_err e;
     LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_OK, "8 ranks: %s", e.msg);
@@ -38,12 +38,15 @@ static void test_time(void)
     LENS_TEST_REL(est.parallel_s, walk(9, 4e-3, 6e-3, 7), 1e-12, "parallel = 7 rounds x each length's cost");
     LENS_TEST_REL(est.parallel_s, 0.315, 1e-12, "parallel by hand: 7 x 9 x 5 ms");
     LENS_TEST_REL(est.retest_s, walk(9, 1e-3, 2e-3, 4), 1e-12, "retests: K + 1 = 4 cells alone per length");
+    LENS_TEST_REL(est.output_s, walk(9, 2.5e-3, 2.5e-3, 1), 1e-12, "output = one step per length");
+    LENS_TEST_REL(est.output_s, 0.0225, 1e-12, "output by hand: 9 x 2.5 ms");
     /* odd P: P rounds; one length: both ends are the same */
-    in = (struct lens_bench_estimate_in){5, 1, 20, 0, 2e-3, 2e-3, 3e-3, 3e-3};
+    in = (struct lens_bench_estimate_in){5, 1, 20, 0, 2e-3, 2e-3, 3e-3, 3e-3, 0};
     LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_OK, "5 ranks: %s", e.msg);
     LENS_TEST_REL(est.parallel_s, 5 * 3e-3, 1e-12, "5 ranks: 5 rounds of 3 ms");
     LENS_TEST_REL(est.serial_s, 20 * 2e-3, 1e-12, "5 ranks: 20 pairs of 2 ms");
     LENS_TEST(est.retest_s == 0, "no retests: %g s", est.retest_s);
+    LENS_TEST(est.output_s == 0, "output not priced: %g s", est.output_s);
     /* a mode that cannot run in parallel: round costs 0, parallel not modelled */
     in.round_first_s = in.round_last_s = 0;
     LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_OK && est.parallel_s == 0,
@@ -54,7 +57,7 @@ static void test_errors(void)
 {
     struct lens_bench_estimate est;
     struct lens_err e;
-    const struct lens_bench_estimate_in ok = {4, 2, 12, 0, 1e-3, 1e-3, 2e-3, 2e-3};
+    const struct lens_bench_estimate_in ok = {4, 2, 12, 0, 1e-3, 1e-3, 2e-3, 2e-3, 1e-3};
     struct lens_bench_estimate_in in;
     in = ok; in.procs = 1;
     LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_EINVAL && strstr(e.msg, "procs >= 2"), "1 rank: %s", e.msg);
@@ -68,6 +71,10 @@ static void test_errors(void)
     LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_EINVAL, "a negative pair");
     in = ok; in.round_first_s = INFINITY;
     LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_EINVAL && strstr(e.msg, "round cost"), "inf round: %s", e.msg);
+    in = ok; in.output_s = NAN;
+    LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_EINVAL && strstr(e.msg, "output step"), "NaN output: %s", e.msg);
+    in = ok; in.output_s = -1e-3;
+    LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_EINVAL, "a negative output step");
     in = ok; in.retest = -1;
     LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_EINVAL, "negative retests");
 }
@@ -81,7 +88,7 @@ static void test_table(void)
     double pair = 110 * 2 * 3e-6;
     for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
         double P = t[k].P;
-        struct lens_bench_estimate_in in = {t[k].P, 1, (long)(P * (P - 1)), 0, pair, pair, 2 * pair, 2 * pair};
+        struct lens_bench_estimate_in in = {t[k].P, 1, (long)(P * (P - 1)), 0, pair, pair, 2 * pair, 2 * pair, 0};
         struct lens_bench_estimate est;
         struct lens_err e;
         LENS_TEST(lens_bench_estimate_time(&in, &est, &e) == LENS_OK, "table P %d: %s", t[k].P, e.msg);

@@ -22,7 +22,7 @@ static int bad_cost(double s) { return !isfinite(s) || s <= 0; }
 int lens_bench_estimate_time(const struct lens_bench_estimate_in *in, struct lens_bench_estimate *out,
                              struct lens_err *e)
 {
-    *out = (struct lens_bench_estimate){0, 0, 0, 0};
+    *out = (struct lens_bench_estimate){0, 0, 0, 0, 0};
     if (in->procs < 2 || in->nlen < 1 || in->measurements < 1 || in->retest < 0)
         return lens_err_set(e, LENS_EINVAL, "estimate: need procs >= 2, nlen >= 1, measurements "
                             ">= 1 and retest >= 0 (got %d, %d, %ld, %d)", in->procs, in->nlen,
@@ -33,6 +33,9 @@ int lens_bench_estimate_time(const struct lens_bench_estimate_in *in, struct len
     if (!isfinite(in->round_first_s) || !isfinite(in->round_last_s))
         return lens_err_set(e, LENS_EINVAL, "estimate: the calibrated round cost (%g s, %g s) is "
                             "not finite", in->round_first_s, in->round_last_s);
+    if (!isfinite(in->output_s) || in->output_s < 0)
+        return lens_err_set(e, LENS_EINVAL, "estimate: the calibrated output step (%g s) is not a "
+                            "duration", in->output_s);
     /* The mean of the two ends times nlen is the exact sum of an affine cost over evenly
      * spaced lengths; with one length both ends are the same measurement. */
     double pair = 0.5 * (in->pair_first_s + in->pair_last_s) * in->nlen;
@@ -44,6 +47,7 @@ int lens_bench_estimate_time(const struct lens_bench_estimate_in *in, struct len
      * per length; a flagged cell beyond the K worst is a finding, not a cost one can know. */
     if (in->retest > 0)
         out->retest_s = (in->retest + 1) * pair;
+    out->output_s = in->nlen * in->output_s;
     return LENS_OK;
 }
 

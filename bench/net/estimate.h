@@ -22,6 +22,10 @@ struct lens_bench_estimate_in {
      * round cost <= 0 means the mode cannot run in parallel and only serial is modelled. */
     double pair_first_s, pair_last_s;
     double round_first_s, round_last_s;
+    /* The output step of one length: rank 0 writing and syncing the four P x P matrices (and
+     * the raw repeats with --raw) with the run's writer, calibrated on a scratch cube; 0 when
+     * it could not be priced. Both schedules write each length once. */
+    double output_s;
 };
 
 struct lens_bench_estimate {
@@ -29,6 +33,7 @@ struct lens_bench_estimate {
     double serial_s;      /* measuring the whole sweep one pair at a time */
     double parallel_s;    /* measuring it round by round (0 when not modelled) */
     double retest_s;      /* the parallel run's retests: (K + 1) cells alone per length */
+    double output_s;      /* writing the sweep: nlen x the output step, either schedule */
 };
 
 /* Rounds of the circle-method tournament of P ranks (schedule.h): P - 1 for even P, P for
@@ -42,8 +47,9 @@ int lens_bench_estimate_rounds(int procs);
  *   parallel = rounds(P) x nlen x (round_first + round_last) / 2
  *   retest   = (K + 1) x nlen x (pair_first + pair_last) / 2   (K worst + the control;
  *              cells flagged beyond the K worst add one pair cost each)
+ *   output   = nlen x output step (either schedule; 0 if output_s is 0)
  * Returns LENS_OK, or LENS_EINVAL (procs < 2, nlen < 1, a pair cost not finite or <= 0, a
- * round cost not finite) with the field named in e. */
+ * round cost or the output step not finite or < 0) with the field named in e. */
 int lens_bench_estimate_time(const struct lens_bench_estimate_in *in, struct lens_bench_estimate *out,
                              struct lens_err *e);
 
@@ -68,8 +74,9 @@ void lens_bench_estimate_memory(const struct lens_bench_opts *o, int procs, doub
 
 /* The calibration (collective, MPI; estimate_run.c): measures a few cells alone and a few
  * parallel rounds (the mean of 3 cells walked in the serial order, the median of 3 rounds)
- * at the first and the last length of o's sweep, fills in (procs, nlen,
- * measurements, retest and the four costs) on every rank and returns the seconds the
+ * at the first and the last length of o's sweep, and rank 0 writes one length of a scratch
+ * cube (removed again) in the output's folder; fills in (procs, nlen, measurements, retest,
+ * the four costs and the output step) on every rank and returns the seconds the
  * calibration took. peak_kb receives rank 0's and the other ranks' largest VmHWM (kB, -1 if
  * unknown) after the calibration's buffers were allocated, on rank 0. Returns LENS_OK, or
  * LENS_EUSAGE for a mode it cannot model (all_to_all, bcast, p2p, bisection; opts.c refuses

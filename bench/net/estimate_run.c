@@ -7,11 +7,16 @@
 #include "fatal.h"
 #include "job.h"
 #include "mode.h"
+#include "ncwrite.h"
 #include "retest.h"
 #include "analysis/cube/cube.h"
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* "A few": enough to average out one unlucky pair, few enough that calibrating 10^4 ranks
  * costs seconds. */
@@ -27,6 +32,99 @@ static double median_small(double *v, int n)
             v[b - 1] = t;
         }
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The gather path's scratch cube is at most Q x Q matrices of one length (2 MB of four
+ * statistics at 256, 13 MB of raw repeats at 128 with 100 repeats); beyond it the step is
+ * scaled by (P / Q)^2, the bytes a length has to write. */
+enum { CAL_OUT_RANKS = 256, CAL_OUT_RAW_RANKS = 128 };
+
+/* Rank 0: a private scratch folder beside the output (or in TMPDIR when that folder does not
+ * exist yet, as with --estimate-only) into scratch; 0 if none can be made. */
+static int scratch_dir(const char *out_prefix, char *scratch, size_t n)
+{
+    char dir[4096];
+    const char *slash = strrchr(out_prefix, '/');
+    if (slash && slash > out_prefix && (size_t)(slash - out_prefix) < sizeof dir)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - out_prefix), out_prefix);
+    else
+        snprintf(dir, sizeof dir, "%s", slash ? "/" : ".");
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        const char *t = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s", t && *t && strlen(t) < sizeof dir ? t : "/tmp");
+    }
+    return (size_t)snprintf(scratch, n, "%s/.mpilens-estimate-XXXXXX", dir) < n && mkdtemp(scratch);
+}
+
+/* Collective: seconds for the output step of one length on the path the run takes, on a
+ * scratch cube removed again: with PnetCDF every rank writes its rows of a P x P cube and
+ * syncs (ncwrite.c, rank 0 having created the files with the serial writer, as the run
+ * does); when gathering, rank 0 writes and syncs the matrices with the run's writer. 0 on
+ * every rank if the scratch cannot be written: the run will say why, and the estimate then
+ * leaves the output out. The same on every rank. */
+static double price_output(const struct lens_bench_opts *o, const struct lens_bench_ctx *c)
+{
+    int P = c->procs, pnc = lens_bench_ncwrite_enabled(); /* collective */
+    int cap = o->raw ? CAL_OUT_RAW_RANKS : CAL_OUT_RANKS, Q = pnc || P < cap ? P : cap;
+    size_t QQ = (size_t)Q * Q, n = o->raw ? (size_t)o->repeats : 0;
+    char scratch[4096 + 32], prefix[4096 + 64];
+    double secs = 0, *m = NULL, *raw = NULL;
+    struct lens_cube *meta = NULL;
+    struct lens_cube_writer *w = NULL;
+    struct lens_err e;
+    int ok = 0, made = c->rank == 0 && scratch_dir(o->prefix, scratch, sizeof scratch);
+    if (made) {
+        snprintf(prefix, sizeof prefix, "%s/network", scratch);
+        m = pnc ? NULL : lens_calloc(QQ, sizeof(double));
+        raw = n && !pnc ? lens_calloc(QQ * n, sizeof(double)) : NULL;
+        ok = (pnc || (m && (!n || raw))) && lens_cube_new(&meta, Q, o->nlen, o->begin, o->step, 0, &e) == LENS_OK;
+        if (ok) {
+            const double *mats[4] = {m, m, m, m};
+            /* open and close happen once in a run; their share of this one length is small
+             * beside the sync every length pays, and is left in as a margin */
+            double t0 = MPI_Wtime();
+            ok = lens_cube_writer_open(&w, meta, prefix, 0xf, (int)n, NULL, 1, &e) == LENS_OK &&
+                 (pnc || lens_cube_writer_put(w, 0, mats, raw, &e) == LENS_OK);
+            secs = MPI_Wtime() - t0;
+            if (w)
+                ok = lens_cube_writer_close(w, &e) == LENS_OK && ok;
+        }
+        if (!ok)
+            secs = 0;
+    }
+    if (pnc) {
+        /* every rank opens what rank 0 created: the path, and whether it exists */
+        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (ok) {
+            MPI_Bcast(prefix, (int)sizeof prefix, MPI_CHAR, 0, MPI_COMM_WORLD);
+            struct lens_bench_ncwrite *pw = NULL;
+            if (lens_bench_ncwrite_open(&pw, prefix, o->raw, &e) == LENS_OK) {
+                MPI_Barrier(MPI_COMM_WORLD);
+                double t0 = MPI_Wtime();
+                ok = lens_bench_ncwrite_put(pw, 0, c, &e) == LENS_OK; /* collective: same status */
+                secs = MPI_Wtime() - t0;
+                (void)lens_bench_ncwrite_close(pw, &e);
+            } else
+                ok = 0;
+            if (!ok)
+                secs = 0;
+        }
+    }
+    if (made) {
+        static const char *const suffix[] = {"_average.nc", "_median.nc", "_deviation.nc", "_min.nc",
+                                             "_all.nc", "_hosts.txt"};
+        for (size_t f = 0; f < sizeof suffix / sizeof *suffix; f++) {
+            char path[4096 + 96];
+            snprintf(path, sizeof path, "%s%s", prefix, suffix[f]);
+            (void)unlink(path);
+        }
+        (void)rmdir(scratch);
+    }
+    lens_cube_free(meta);
+    lens_free(m);
+    lens_free(raw);
+    return secs * ((double)P / Q) * ((double)P / Q);
 }
 
 /* Calibration cell k of P ranks: like the serial order, one leader i = P/3 with consecutive
@@ -110,14 +208,17 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
         }
         cost[end][1] = par && nr > 0 ? median_small(rt, nr) : 0;
     }
-    /* The cells' leader's clock prices a pair, rank 0's (between barriers: the job's) a
-     * round and the whole; every rank gets the same numbers, so no later decision diverges. */
-    double v[5] = {cost[0][0], cost[1][0], cost[0][1], cost[1][1], MPI_Wtime() - start};
-    MPI_Bcast(v, 2, MPI_DOUBLE, cells[0] / P, MPI_COMM_WORLD);
-    MPI_Bcast(v + 2, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     /* rank 0 sends -1, so the maximum is the other ranks' (send and receive must not alias) */
     long mine = lens_bench_estimate_peak_kb(), sent = c.rank == 0 ? -1 : mine, others = -1;
     MPI_Reduce(&sent, &others, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    /* after the peak is read: the scratch cube's matrices are not the run's memory */
+    double out = price_output(o, &c);
+    /* The cells' leader's clock prices a pair, rank 0's (between barriers: the job's) a
+     * round, the output and the whole; every rank gets the same numbers, so no later
+     * decision diverges. */
+    double v[6] = {cost[0][0], cost[1][0], cost[0][1], cost[1][1], MPI_Wtime() - start, out};
+    MPI_Bcast(v, 2, MPI_DOUBLE, cells[0] / P, MPI_COMM_WORLD);
+    MPI_Bcast(v + 2, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     peak_kb[0] = mine;
     peak_kb[1] = others;
     *in = (struct lens_bench_estimate_in){
@@ -126,7 +227,7 @@ int lens_bench_estimate_calibrate(const struct lens_bench_opts *o, struct lens_b
          * parallel schedule for a serial run (which retests only with --retest K) */
         .retest = o->schedule == LENS_BENCH_SCHEDULE_PARALLEL || o->retest > 0 ? o->retest
                                                                                : LENS_BENCH_RETEST_DEFAULT,
-        .pair_first_s = v[0], .pair_last_s = v[1], .round_first_s = v[2], .round_last_s = v[3]};
+        .pair_first_s = v[0], .pair_last_s = v[1], .round_first_s = v[2], .round_last_s = v[3], .output_s = v[5]};
     *seconds = v[4];
     lens_bench_ctx_release(&c);
     return LENS_OK;
