@@ -3,6 +3,7 @@
  * tool, benchmark, trace library). */
 #include "alloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,11 +74,16 @@ int lens_reserve(void **p, size_t *capacity, size_t need, size_t size)
     if (need <= *capacity)
         return LENS_OK;
     /* Doubling keeps appends amortised O(1); 64 elements avoids several tiny reallocations for
-     * the short arrays most callers build. Precondition, not checked: 2 * need * size fits in a
-     * size_t (the doubling and the product would wrap otherwise). */
+     * the short arrays most callers build. A need whose bytes do not fit a size_t (a count
+     * read from a corrupt file) is an allocation that cannot succeed: ENOMEM, never a wrapped
+     * product that allocates too little. The doubling stops at need when it would wrap. */
+    if (size == 0 || need > SIZE_MAX / size)
+        return LENS_ENOMEM;
     size_t cap = *capacity ? *capacity : 64;
     while (cap < need)
-        cap *= 2;
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    if (cap > SIZE_MAX / size)
+        cap = need;
     void *q = lens_realloc(*p, cap * size);
     if (!q)
         return LENS_ENOMEM;
