@@ -131,9 +131,12 @@ static int write_report(const struct lens_stagelog *l, const char *log_name, con
     int rc = lens_report_datadir(datadir, sizeof datadir, e);
     if (rc != LENS_OK)
         return rc;
+    /* one row more than nothing: a log of records without stage names still allocates */
     struct lens_stages_report_stage *rows = lens_calloc(l->nstage ? l->nstage : 1, sizeof *rows);
     if (!rows)
         return lens_err_set(e, LENS_ENOMEM, "stages: out of memory");
+    /* the same figures print_text prints: the stats shared with the comparison, and the peak
+     * over the occupancy rows (counts is row-major by time point) */
     for (size_t s = 0; s < l->nstage; s++) {
         lens_stagecmp_stage_stats(l, s, &rows[s].tasks, &rows[s].mean, &rows[s].max);
         for (size_t i = 0; i < points; i++)
@@ -231,6 +234,7 @@ int cmd_stages(int argc, char **argv)
     }
     if (svg && !plots)
         return lens_cli_usage("stages", "--svg needs --plots DIR");
+    /* a title or template without a PDF would be silently ignored: say so instead */
     if ((title || template_path) && !pdf)
         return lens_cli_usage("stages", "--title and --template go with -o FILE.pdf");
     if (optind != argc - 1)
@@ -280,6 +284,8 @@ int cmd_stages(int argc, char **argv)
             rc = lens_profile_plot_stagecmp(cmp, path, lens_cli_font(), &e);
         lens_free(where);
     }
+    /* the PDF before the text: a report that fails stops the command before stdout says
+     * anything, so a non-zero exit never follows a complete-looking comparison */
     if (rc == LENS_OK && pdf)
         rc = write_report(l, argv[optind], cmp, baseline, points, times, counts, pdf, title, template_path, &e);
     if (rc == LENS_OK && json) {

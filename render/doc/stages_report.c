@@ -50,6 +50,8 @@ static void fmt_s(double v, char *buf, size_t n) { snprintf(buf, n, "%.4g", v); 
 static int log_vars(struct stages_report *r, const char *prefix, const struct lens_stagelog *l,
                     struct lens_err *e)
 {
+    /* placeholder names are built per prefix so both logs share one formatting path and
+     * their numbers cannot drift apart in format */
     char name[64], mig[512], dur[32];
     struct lens_template_vars *v = &r->vars;
     size_t o = 0;
@@ -122,6 +124,7 @@ static int stages_table(void *ctx, const struct lens_template_item *it, struct l
     const struct lens_stagelog *l = r->in->log;
     int rc = LENS_OK;
     for (size_t s = 0; s < l->nstage && rc == LENS_OK; s++) {
+        /* rows are in the log's stage order, like the text output's table */
         const struct lens_stages_report_stage *g = &r->in->stages[s];
         char tasks[32], mean[32], max[32], peak[32];
         snprintf(tasks, sizeof tasks, "%zu", g->tasks);
@@ -154,6 +157,8 @@ static int occupancy_block(void *ctx, const struct lens_template_item *it, struc
         return lens_template_unknown_item(r->t, r->sec, it, e);
     unsigned char *png = NULL;
     size_t len = 0;
+    /* page break before drawing, so a figure never starts at a page's foot and its caption
+     * never lands alone on the next page */
     int rc = lens_pdf_need(r->pdf, lens_pdf_text_width(r->pdf) * FIG_ASPECT + 40, e);
     if (rc == LENS_OK)
         rc = lens_profile_plot_stagelog_occupancy_mem(r->in->log, r->in->points, r->in->times, r->in->counts,
@@ -232,7 +237,7 @@ static const struct lens_doc_section sections[] = {
 static int shown(void *ctx, const char *name)
 {
     const struct stages_report *r = ctx;
-    return strcmp(name, "compare") || r->in->cmp;
+    return strcmp(name, "compare") || r->in->cmp; /* compare_vars reads cmp: never without it */
 }
 
 static const struct lens_doc_kind kind = {"stages_report.tmpl", "Stages of a task runtime", sections,
@@ -247,6 +252,7 @@ int lens_stages_report_write(const struct lens_stages_report_opts *o, const stru
      * pages would describe two different runs */
     if (in->cmp && in->cmp->log[1] != in->log)
         return lens_err_set(e, LENS_EINVAL, "%s: stages report: the comparison is of another log", path);
+    /* no per-input sections: every section is about the whole document (inputs 0) */
     struct stages_report r = {.o = o, .in = in};
     const struct lens_doc d = {.kind = &kind, .datadir = o->datadir, .template_path = o->template_path,
                                .date = o->date, .ninputs = 0, .every = LENS_DOC_NONE, .ctx = &r,
