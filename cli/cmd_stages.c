@@ -1,6 +1,7 @@
 /* mpilens stages: the stage log of a task runtime (JSON lines {"task","stage","t","node"}):
  * total tasks, how many waited for inputs, the migration histogram, time per stage, and the
- * number of tasks in each stage over time; optionally the per-task table behind the plots. */
+ * number of tasks in each stage over time; optionally the per-task table behind the plots,
+ * and a PDF (-o) with the log and, with --baseline, the two logs side by side. */
 #include "cli.h"
 #include "common/atomic.h"
 
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/profile/profile.h"
+#include "render/doc/doc.h"
 #include "render/fig/fig.h"
 
 LENS_COMMAND(stages, "tasks, waits, migrations and stage occupancy of a task-runtime stage log");
@@ -19,7 +21,7 @@ static void help(void)
 {
     printf("usage: mpilens stages LOG [--baseline OLD] [--json] [--wait-stage NAME]\n"
            "                    [--clocks per-node|synced] [--points N] [--tasks-csv FILE]\n"
-           "                    [--plots DIR [--svg]]\n\n"
+           "                    [--plots DIR [--svg]] [-o FILE.pdf [--title TEXT] [--template FILE]]\n\n"
            "Reads a stage log of a task runtime such as LuNA: JSON lines\n"
            "  {\"task\": 17, \"stage\": \"distribute\", \"t\": 0.0312, \"node\": 2}\n"
            "one per task entering a stage (the last record of a task marks its end). Prints the\n"
@@ -43,10 +45,17 @@ static void help(void)
            "  --plots DIR        write DIR/stage_times.png (time in stage against arrival) and\n"
            "                     DIR/stage_occupancy.png (tasks in each stage against time)\n"
            "  --svg              with --plots: SVG instead of PNG\n"
+           "  -o FILE.pdf        a PDF report: the log's numbers, its stage table and occupancy;\n"
+           "                     with --baseline, the two logs side by side (both occupancies on\n"
+           "                     one figure, stage times old and new and the change of the mean)\n"
+           "  --title TEXT       with -o, the report's title\n"
+           "  --template FILE    with -o, layout and texts (default: templates/stages_report.tmpl;\n"
+           "                     SOURCE_DATE_EPOCH fixes the date)\n"
            "  -h, --help         this text\n\n"
            "example:\n"
            "  mpilens stages samples/stages/luna_sim.jsonl --tasks-csv tasks.csv\n"
-           "  mpilens stages samples/stages/luna_sim_v2.jsonl --baseline samples/stages/luna_sim.jsonl\n");
+           "  mpilens stages samples/stages/luna_sim_v2.jsonl --baseline samples/stages/luna_sim.jsonl \\\n"
+           "      -o stages.pdf\n");
 }
 
 /* The clock caveat of docs/icappa.md, one sentence: which stays crossed nodes, in which stages,
@@ -111,6 +120,41 @@ static void print_compare(const struct lens_stagecmp *c, const char *base, const
     }
 }
 
+/* The PDF of -o (render/doc/stages_report.h): the per-stage rows as print_text computes them,
+ * from the occupancy computed once in cmd_stages, so the PDF and the text agree. */
+static int write_report(const struct lens_stagelog *l, const char *log_name, const struct lens_stagecmp *cmp,
+                        const char *base_name, size_t points, const double *times, const size_t *counts,
+                        const char *out, const char *title, const char *template_path, struct lens_err *e)
+{
+    char datadir[4096];
+    /* no data directory means no fonts or template: a failure naming where it looked */
+    int rc = lens_report_datadir(datadir, sizeof datadir, e);
+    if (rc != LENS_OK)
+        return rc;
+    /* one row more than nothing: a log of records without stage names still allocates */
+    struct lens_stages_report_stage *rows = lens_calloc(l->nstage ? l->nstage : 1, sizeof *rows);
+    if (!rows)
+        return lens_err_set(e, LENS_ENOMEM, "stages: out of memory");
+    /* the same figures print_text prints: the stats shared with the comparison, and the peak
+     * over the occupancy rows (counts is row-major by time point) */
+    for (size_t s = 0; s < l->nstage; s++) {
+        lens_stagecmp_stage_stats(l, s, &rows[s].tasks, &rows[s].mean, &rows[s].max);
+        for (size_t i = 0; i < points; i++)
+            rows[s].peak = counts[i * l->nstage + s] > rows[s].peak ? counts[i * l->nstage + s] : rows[s].peak;
+    }
+    struct lens_stages_report_opts o;
+    lens_stages_report_opts_init(&o);
+    o.datadir = datadir;
+    o.title = title;
+    o.template_path = template_path;
+    const struct lens_stages_report_input in = {.log = l, .log_name = log_name, .stages = rows, .points = points,
+                                                .times = times, .counts = counts, .cmp = cmp,
+                                                .base_name = base_name};
+    rc = lens_stages_report_write(&o, &in, out, e);
+    lens_free(rows);
+    return rc;
+}
+
 int cmd_stages(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -122,16 +166,19 @@ int cmd_stages(int argc, char **argv)
         {"tasks-csv", required_argument, NULL, 'c'},
         {"plots", required_argument, NULL, 'P'},
         {"svg", no_argument, NULL, 'g'},
+        {"title", required_argument, NULL, 'T'},
+        {"template", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int json = 0, svg = 0, c;
-    const char *wait = "wait", *csv = NULL, *plots = NULL, *baseline = NULL;
+    const char *wait = "wait", *csv = NULL, *plots = NULL, *baseline = NULL, *pdf = NULL, *title = NULL,
+               *template_path = NULL;
     size_t points = 50;
     enum lens_stagelog_clocks clocks = LENS_STAGELOG_PER_NODE;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = 1;
@@ -169,6 +216,15 @@ int cmd_stages(int argc, char **argv)
         case 'g':
             svg = 1;
             break;
+        case 'o':
+            pdf = optarg;
+            break;
+        case 'T':
+            title = optarg;
+            break;
+        case 'L':
+            template_path = optarg;
+            break;
         case 'h':
             help();
             return LENS_EXIT_OK;
@@ -178,6 +234,9 @@ int cmd_stages(int argc, char **argv)
     }
     if (svg && !plots)
         return lens_cli_usage("stages", "--svg needs --plots DIR");
+    /* a title or template without a PDF would be silently ignored: say so instead */
+    if ((title || template_path) && !pdf)
+        return lens_cli_usage("stages", "--title and --template go with -o FILE.pdf");
     if (optind != argc - 1)
         return lens_cli_usage("stages", optind == argc ? "missing LOG" : "more than one LOG");
     struct lens_err e;
@@ -204,7 +263,7 @@ int cmd_stages(int argc, char **argv)
     /* the occupancy is computed here, once: the plot only draws it, the text prints it */
     double *times = NULL;
     size_t *counts = NULL;
-    if (rc == LENS_OK && (plots || !json)) {
+    if (rc == LENS_OK && (plots || pdf || !json)) {
         times = lens_malloc((points ? points : 1) * sizeof *times);
         counts = lens_malloc((points ? points : 1) * (l->nstage ? l->nstage : 1) * sizeof *counts);
         rc = times && counts ? lens_stagelog_occupancy(l, points, times, counts, &e)
@@ -225,6 +284,10 @@ int cmd_stages(int argc, char **argv)
             rc = lens_profile_plot_stagecmp(cmp, path, lens_cli_font(), &e);
         lens_free(where);
     }
+    /* the PDF before the text: a report that fails stops the command before stdout says
+     * anything, so a non-zero exit never follows a complete-looking comparison */
+    if (rc == LENS_OK && pdf)
+        rc = write_report(l, argv[optind], cmp, baseline, points, times, counts, pdf, title, template_path, &e);
     if (rc == LENS_OK && json) {
         rc = cmp ? lens_stagecmp_write_json(cmp, stdout, &e) : lens_stagelog_write_json(l, points, stdout, &e);
     } else if (rc == LENS_OK && cmp) {

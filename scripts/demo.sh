@@ -5,16 +5,21 @@
 # out/demo/report.pdf (structure of the machine, anomalies, heatmaps, p2p plots) with its
 # figures, out/demo/accept.pdf (both cubes judged by samples/criteria/demo.criteria), out/demo/scale.pdf (scalability of the sample applications) and out/demo/jacobi.pdf
 # (problems found in traces of the naive and overlapped Jacobi, with the speed-up), out/demo/jacobi_gain.pdf
-# (both Jacobis at 1, 2, 4 processes: time, gain and main problems' shares). Each step says what it does on stderr; the total time is printed at the end.
+# (both Jacobis at 1, 2, 4 processes: time, gain and main problems' shares), out/demo/compare_p2p.pdf
+# (the p2p sweep measured twice, the two runs overlaid: run-to-run variation, not two networks)
+# and out/demo/stages.pdf (two revisions of a task runtime's stage log side by side). Each step
+# says what it does on stderr; the PDFs written and the total time are listed at the end.
+# MPILENS_DEMO_OUT moves the outputs (default out/demo; tests/test_demo.sh uses it).
 set -eu
 start=$(date +%s.%N)
 build=${1:-build}
 BIN=$build/bin
-out=out/demo
+out=${MPILENS_DEMO_OUT:-out/demo}
 mkdir -p "$out"
 say() { echo "mpilens demo: $*" >&2; }
 inputs=()
 p2p=()
+pdfs=() # every PDF this run writes, for the summary at the end
 
 if [ -x "$BIN/mpilens-bench" ]; then
     np=4
@@ -27,6 +32,11 @@ if [ -x "$BIN/mpilens-bench" ]; then
     say "measuring point-to-point latency, bandwidth and message rate between ranks 0 and 1 (0 B to 4 MiB)"
     mpirun --allow-run-as-root --oversubscribe -np 2 "$BIN/mpilens-bench" -t p2p -n 200 -f "$out/live/pair" --force
     p2p=("$out/live/pair")
+    # Two runs side by side (issue 18): the same sweep measured again a moment later, between
+    # the same two ranks of this one machine, so what the overlay shows is run-to-run variation
+    # (another job, the CPU's clock), not a second network; about 10 s
+    say "measuring the same point-to-point sweep again (a second run, for the overlay of two runs)"
+    mpirun --allow-run-as-root --oversubscribe -np 2 "$BIN/mpilens-bench" -t p2p -n 200 -f "$out/live/pair_again" --force
 fi
 say "sample cube: samples/cubes/synth32 (4 nodes x 2 sockets, slow node03, bad link 3 -> 17)"
 inputs+=(samples/cubes/synth32/network)
@@ -45,6 +55,7 @@ rc=0
     --title "mpilens demo: acceptance on $(hostname)" >"$out/accept.txt" || rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 3 ] || { say "accept failed (status $rc)"; exit 1; }
 say "$(tail -n 1 "$out/accept.txt") -> $out/accept.txt, $out/accept.pdf"
+pdfs+=("$out/accept.pdf")
 # ---- compare (issue 15): the sample cube against its repaired copy, made by mpilens synth
 # with the same seed and machine but without the slow node and the bad link; what changed is
 # the repair, so the verdict must be "improved" (node03 faster; the bad link 3 -> 17 lies on
@@ -57,6 +68,15 @@ say "comparing samples/cubes/synth32 with its repaired copy (mpilens compare)"
 verdict=$(head -n 1 "$out/compare-synth32.txt" | sed -E 's/.*: (same|regressed|improved|mixed) \(.*/\1/')
 say "compare verdict: $verdict -> $out/compare.pdf, $out/compare-synth32.txt"
 [ "$verdict" = improved ] || { say "compare: expected improved, got $verdict"; exit 1; }
+pdfs+=("$out/compare.pdf")
+# the two p2p runs overlaid: both curves per pair, Welch's test per length (mpilens compare)
+if [ ${#p2p[@]} -gt 0 ]; then
+    say "overlaying the two point-to-point runs (mpilens compare)"
+    "$BIN/mpilens" compare "$out/live/pair" "$out/live/pair_again" -o "$out/compare_p2p.pdf" \
+        --title "mpilens demo: the p2p sweep measured twice on $(hostname)" >"$out/compare-p2p.txt"
+    say "$(head -n 1 "$out/compare-p2p.txt" | sed -E 's/.*: (same|regressed|improved|mixed) \((.*)\)$/second run against the first: \1 (\2)/') -> $out/compare_p2p.pdf"
+    pdfs+=("$out/compare_p2p.pdf")
+fi
 # ---- end of compare
 
 say "writing $out/report.pdf and the figures in $out/figures"
@@ -64,6 +84,7 @@ say "writing $out/report.pdf and the figures in $out/figures"
     --title "mpilens demo: $(hostname)"
 pages=$(pdfinfo "$out/report.pdf" 2>/dev/null | awk '/^Pages:/ { print $2 }')
 say "done: $out/report.pdf ($pages pages), figures in $out/figures"
+pdfs+=("$out/report.pdf")
 
 # Scalability of the sample applications: a small grid measured live, then Teplov's marks.
 if [ -x "$BIN/samples/dot" ]; then
@@ -78,6 +99,7 @@ if [ -x "$BIN/samples/dot" ]; then
     "$BIN/mpilens" scale report "$out"/scale/{dot,matvec,matmul,jacobi}.csv -o "$out/scale.pdf" \
         --figures "$out/scale/figures" --title "mpilens demo: scalability on $(hostname)"
     say "done: $out/scale.pdf"
+    pdfs+=("$out/scale.pdf")
 fi
 # Traces: the naive and the overlapped Jacobi of samples/apps (Dergunov's experiment, docs/methods.md §6), traced with the
 # PMPI collector; the problems found in each, the timelines around the worst instances and
@@ -98,6 +120,7 @@ if [ -x "$BIN/samples/jacobi_naive" ] && [ -e "$build/lib/libmpilens-trace.so" ]
         --walls "${walls[0]},${walls[1]}" --title "mpilens demo: Jacobi, naive against overlapped" \
         "$out/jacobi_naive" "$out/jacobi_overlap"
     say "done: $out/jacobi.pdf"
+    pdfs+=("$out/jacobi.pdf")
     # Gain over process counts: both Jacobis traced at 1, 2 and 4 processes, each run's time
     # taken from its "time S s" line (mpirun's start-up would swamp runs this short); the gain
     # of the overlapped one at each count and the main problems' shares against the count go
@@ -114,15 +137,25 @@ if [ -x "$BIN/samples/jacobi_naive" ] && [ -e "$build/lib/libmpilens-trace.so" ]
         --title "mpilens demo: Jacobi over process counts" 2>"$out/jacobi_gain.err"
     while read -r line; do say "$line"; done < <(grep '^gain:' "$out/jacobi_gain.err")
     say "done: $out/jacobi_gain.pdf"
+    pdfs+=("$out/jacobi_gain.pdf")
 fi
 # where the time goes in a TAU profile (ICAPPA, with the box plots per process cluster)
 say "clustering the TAU profile samples/profiles/tau16 (mpilens profile-clusters)"
 "$BIN/mpilens" profile-clusters samples/profiles/tau16 --report "$out/profiles.pdf" \
     --title "mpilens demo: ICAPPA on a TAU profile" >"$out/profiles.txt"
 say "$(tail -n 1 "$out/profiles.txt" | cut -c1-120) -> $out/profiles.pdf"
+pdfs+=("$out/profiles.pdf")
 # two revisions of a simulated task runtime, side by side (stage logs)
 say "comparing two revisions of a task runtime's stage log (mpilens stages --baseline)"
 "$BIN/mpilens" stages samples/stages/luna_sim_v2.jsonl --baseline samples/stages/luna_sim.jsonl \
-    --plots "$out/stages" >"$out/stages.txt"
-say "$(grep '^wait ' "$out/stages.txt" | awk '{ printf "mean wait %s s -> %s s (%s)", $5, $7, $8 }') -> $out/stages/stage_compare.png"
+    --plots "$out/stages" -o "$out/stages.pdf" --title "mpilens demo: two revisions of a task runtime" \
+    >"$out/stages.txt"
+say "$(grep '^wait ' "$out/stages.txt" | awk '{ printf "mean wait %s s -> %s s (%s)", $5, $7, $8 }') -> $out/stages.pdf, $out/stages/stage_compare.png"
+pdfs+=("$out/stages.pdf")
+# the summary: every PDF this run wrote, with its page count (a step skipped for want of
+# mpilens-bench, the sample applications or the trace collector has no line)
+say "PDFs written:"
+for f in "${pdfs[@]}"; do
+    say "  $f ($(pdfinfo "$f" 2>/dev/null | awk '/^Pages:/ { print $2 }') pages)"
+done
 say "total $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"

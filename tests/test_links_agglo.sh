@@ -75,6 +75,19 @@ if command -v pdftotext >/dev/null; then
     want=$("$BIN/mpilens" links "$TMP/c/network" --method average --json 2>/dev/null | $PY -c 'import json,sys; print("%.2f" % json.load(sys.stdin)["ari"])')
     check_match "report: agreement sentence" "$txt" "Agglomerative \(average\) agrees with the divisive clustering: ARI $want"
     a=$("$BIN/mpilens" info --json "$TMP/c/network" 2>/dev/null | $PY -c 'import json,sys; a=json.load(sys.stdin)["asymmetry_per_length"]; print("%.1f %% \\(max %.0f %%\\) +%.1f %% \\(max %.0f %%\\)" % (100*a[0]["median"], 100*a[0]["max"], 100*a[-1]["median"], 100*a[-1]["max"]))')
+    # the sentence is the template's (links_agree): a translated template changes its words
+    # and keeps the numbers; a template without it names the missing text
+    sed 's/^text links_agree .*/text links_agree Aglomerativo (${agglo_method}) concuerda: ARI ${ari}./' \
+        templates/report.tmpl >"$TMP/es.tmpl"
+    SOURCE_DATE_EPOCH=0 "$BIN/mpilens" report "$TMP/c/network" --template "$TMP/es.tmpl" -o "$TMP/es.pdf" >/dev/null 2>&1
+    es=$(pdftotext "$TMP/es.pdf" - 2>/dev/null | tr '\n' ' ')
+    check_match "template: translated sentence" "$es" "Aglomerativo \(average\) concuerda: ARI $want"
+    check_eq "template: English sentence gone" "$(echo "$es" | grep -c 'agrees with the divisive' || true)" 0
+    grep -v '^text links_agree ' templates/report.tmpl >"$TMP/no.tmpl"
+    check_exit "template without links_agree: status 1" 1 "$BIN/mpilens" report "$TMP/c/network" \
+        --template "$TMP/no.tmpl" -o "$TMP/no.pdf"
+    check_match "template without links_agree: named" "$(cat "$TMP/err")" "links_agree"
+    check "template without links_agree: no PDF" test ! -e "$TMP/no.pdf"
     check_match "report: asymmetry row" "$(pdftotext -layout -f 1 -l 1 "$TMP/r.pdf" - 2>/dev/null | grep asymmetry)" "$a"
 fi
 finish test_links_agglo

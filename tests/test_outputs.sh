@@ -57,6 +57,7 @@ txt|msgsizes $TR -o @
 csv|msgsizes $TR --csv @
 png|msgsizes $TR --plot @
 csv|stages $STAGES --tasks-csv @
+pdf|stages samples/stages/luna_sim_v2.jsonl --baseline $STAGES -o @
 EOF
 )
 

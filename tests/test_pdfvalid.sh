@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every kind of PDF mpilens writes is valid and its text extracts as written: the cube report
 # (the demo's sample cube with the plugins-branch cube and Cyrillic hosts), the problems report
-# in English and with the Russian template, the scale report and the profile report, each with
+# in English and with the Russian template, the scale report, the profile report and the stages
+# report (two logs side by side), each with
 # a title of Cyrillic, symbols and accented letters. For each: pdftotext prints nothing on
 # stderr (libharu 2.3 alone makes it warn "Invalid 'begincidrange' operator in ToUnicode CMap"
 # on every page), qpdf --check passes without warnings, every shown string decodes through its
@@ -74,6 +75,11 @@ PROF=profile-clusters
 "$M" $PROF --help >/dev/null 2>&1 || PROF=profile_clusters
 check "profile report" "$M" $PROF samples/profiles/halo64.csv --report "$TMP/profile.pdf" --title "$TITLE"
 valid profile "$TMP/profile.pdf" "$TITLE"
+
+# ---- stages report: two stage logs side by side ----
+check "stages report" "$M" stages samples/stages/luna_sim_v2.jsonl --baseline samples/stages/luna_sim.jsonl \
+    -o "$TMP/stages.pdf" --title "$TITLE"
+valid stages "$TMP/stages.pdf" "$TITLE"
 
 # the checks can fail: a file with libharu's defect put back (one repaired CMap's first block
 # turned into a begincidrange; its name shortened by as many bytes, so offsets stay right)

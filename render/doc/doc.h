@@ -1,4 +1,4 @@
-/* The one document driver of the four PDF reports (report.c, problems_report.c,
+/* The one document driver of the PDF reports (report.c, problems_report.c, stages_report.c,
  * scale_report.c, profile_report.c). A document kind declares its sections; each section
  * declares which kind of input it is about (a cube, a p2p sweep, a trace, an application's
  * runs, or none: the whole document). The driver reads the template, checks that every section
@@ -105,7 +105,7 @@ int lens_doc_template(const struct lens_doc_kind *k, const char *datadir, const 
  * kinds of input in one group; LENS_EIO, LENS_ELIB, LENS_ENOMEM; or what a section returns. */
 int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *e);
 
-/* ---- the rest of the document wing (the four PDF reports) ----
+/* ---- the rest of the document wing (the PDF reports) ----
  * This header is the public contract of its folder: code outside the folder includes
  * this header and no other header of the folder (tests/test_layout.sh checks it). */
 #include "report.h" /* the cube and sweep report */
@@ -113,5 +113,6 @@ int lens_doc_write(const struct lens_doc *d, const char *path, struct lens_err *
 #include "profile_report.h" /* the profiles report */
 #include "scale_report.h" /* the scalability report */
 #include "compare_report.h" /* the comparison of two runs (mpilens compare -o) */
+#include "stages_report.h" /* a task runtime's stage log, and two side by side (mpilens stages -o) */
 
 #endif

@@ -267,11 +267,17 @@ int lens_report_structure_vars(void *ctx, struct lens_err *e)
          * condensed matrix fits the bound, lens_links_opts.agglo_max_bytes): one sentence after
          * the links' own, nothing for larger cubes, where it was never computed. */
         if (rc == LENS_OK && l->agglo >= 0 && isfinite(l->ari)) {
-            char agree[160];
+            /* the sentence is the template's (links_agree), so a translation carries it too;
+             * the method name stays scipy's word (average, complete, ...) */
+            char agree[512];
             size_t o = strlen(buf);
-            snprintf(agree, sizeof agree, " Agglomerative (%s) agrees with the divisive clustering: ARI %.2f.",
-                     lens_hclust_method_name(l->agglo), l->ari);
-            lens_report_append(buf, sizeof buf, &o, agree);
+            rc = lens_template_vars_set(&r->vars, "agglo_method", lens_hclust_method_name(l->agglo), e);
+            if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "ari", "%.2f", l->ari);
+            if (rc == LENS_OK) rc = lens_report_text(r, "links_agree", agree, sizeof agree, e);
+            if (rc == LENS_OK) {
+                lens_report_append(buf, sizeof buf, &o, " ");
+                lens_report_append(buf, sizeof buf, &o, agree);
+            }
         }
     /* No link clusters: the reason in words, and the lengths emptied because the sentence templates
      * may name them. */

@@ -638,6 +638,15 @@ int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t p
     return output(&occupancy_kind, &j, path, font_path, e);
 }
 
+int lens_profile_plot_stagelog_occupancy_mem(const struct lens_stagelog *l, size_t points, const double *times,
+                                             const size_t *counts, const char *font_path, unsigned char **buf,
+                                             size_t *len, struct lens_err *e)
+{
+    struct job j = {.l = l, .points = points, .times = times, .counts = counts};
+    struct lens_figure fig = {.kind = &occupancy_kind, .data = &j, .font_path = font_path};
+    return lens_figure_render(&fig, NULL, buf, len, e);
+}
+
 /* ---------- two stage logs ---------- */
 
 /* Both occupancies over the longer of the two runs: a stage's colour is the same in both, the
@@ -697,4 +706,12 @@ int lens_profile_plot_stagecmp(const struct lens_stagecmp *c, const char *path, 
 {
     struct job j = {.cmp = c};
     return output(&stagecmp_kind, &j, path, font_path, e);
+}
+
+int lens_profile_plot_stagecmp_mem(const struct lens_stagecmp *c, const char *font_path, unsigned char **buf,
+                                   size_t *len, struct lens_err *e)
+{
+    struct job j = {.cmp = c};
+    struct lens_figure fig = {.kind = &stagecmp_kind, .data = &j, .font_path = font_path};
+    return lens_figure_render(&fig, NULL, buf, len, e);
 }

@@ -47,4 +47,13 @@ int lens_profile_plot_stagelog_occupancy(const struct lens_stagelog *l, size_t p
 int lens_profile_plot_stagecmp(const struct lens_stagecmp *c, const char *path, const char *font_path,
                                struct lens_err *e);
 
+/* The occupancy and the comparison figures in memory for a PDF (render/doc/stages_report.c):
+ * *buf (lens_malloc'd, the caller's) in the thread's figure memory form
+ * (lens_figure_memory_form), *len its bytes. Errors as the file forms, without LENS_EIO. */
+int lens_profile_plot_stagelog_occupancy_mem(const struct lens_stagelog *l, size_t points, const double *times,
+                                             const size_t *counts, const char *font_path, unsigned char **buf,
+                                             size_t *len, struct lens_err *e);
+int lens_profile_plot_stagecmp_mem(const struct lens_stagecmp *c, const char *font_path, unsigned char **buf,
+                                   size_t *len, struct lens_err *e);
+
 #endif
