@@ -10,7 +10,10 @@
  *                 [ "when" expr ] [ "parameters" params ]                 parse_composite
  *   member      = [ "shared" ] TYPE "as" NAME
  *   problem     = "problem" "for" NAME [ "when" expr ] "parameters" params parse_problem
- *   params      = "(" NAME "=" expr { "," NAME "=" expr } ")"             parse_params
+ *   params      = "(" param { "," param } ")"                             parse_params
+ *   param       = NAME [ "when" cond ] "=" expr      (when: advice, advice_ru only)
+ *   cond        = test { "and" test }                                     parse_cond
+ *   test        = NAME "." NAME [ "not" ] "in" "(" STRING { "," STRING } ")"
  *   expr        = or                                                      parse_expr
  *   or          = and { "or" and }                                        parse_level 0
  *   and         = not { "and" not }                                       parse_level 1
