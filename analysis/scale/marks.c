@@ -389,7 +389,7 @@ static void append(char *buf, size_t n, size_t *len, const char *src, size_t m)
 }
 
 /* The same numbers and words lens_marks_describe chooses from, never a copy of them. */
-void lens_marks_text_scale(const struct lens_marks_text *t, double thr[3], const char *word[3])
+void lens_marks_strength_get(const struct lens_marks_text *t, double thr[3], const char *word[3])
 {
     for (int k = 0; k < 3; k++) {
         thr[k] = t ? t->thr[k] : strtod(text_defaults[T_FLAT + k], NULL);
@@ -405,7 +405,7 @@ int lens_marks_describe(const struct lens_marks_text *t, int key, double mark, c
     buf[0] = '\0';
     double thr[3];
     const char *word[3];
-    lens_marks_text_scale(t, thr, word);
+    lens_marks_strength_get(t, thr, word);
     const char *tmpl, *strength = "";
     double a = fabs(mark);
     /* Which sentence: NaN has none; below the flat threshold the direction means nothing;

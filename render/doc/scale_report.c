@@ -640,7 +640,7 @@ static int prepare(void *ctx, struct lens_err *e)
      * beside the sentences states the very thresholds that chose their words */
     double thr[3];
     const char *word[3];
-    lens_marks_text_scale(w->r.texts, thr, word);
+    lens_marks_strength_get(w->r.texts, thr, word);
     static const char *const tnames[3] = {"thr_flat", "thr_moderate", "thr_strong"};
     static const char *const wnames[3] = {"word_weak", "word_moderate", "word_strong"};
     for (int k = 0; k < 3 && rc == LENS_OK; k++) {
