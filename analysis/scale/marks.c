@@ -388,6 +388,15 @@ static void append(char *buf, size_t n, size_t *len, const char *src, size_t m)
     buf[*len] = '\0';
 }
 
+/* The same numbers and words lens_marks_describe chooses from, never a copy of them. */
+void lens_marks_strength_get(const struct lens_marks_text *t, double thr[3], const char *word[3])
+{
+    for (int k = 0; k < 3; k++) {
+        thr[k] = t ? t->thr[k] : strtod(text_defaults[T_FLAT + k], NULL);
+        word[k] = text_of(t, S_WEAK + k);
+    }
+}
+
 int lens_marks_describe(const struct lens_marks_text *t, int key, double mark, char *buf, size_t n,
                         struct lens_err *e)
 {
@@ -395,8 +404,8 @@ int lens_marks_describe(const struct lens_marks_text *t, int key, double mark, c
         return lens_err_set(e, LENS_EINVAL, "marks: unknown mark %d", key);
     buf[0] = '\0';
     double thr[3];
-    for (int k = 0; k < 3; k++)
-        thr[k] = t ? t->thr[k] : strtod(text_defaults[T_FLAT + k], NULL);
+    const char *word[3];
+    lens_marks_strength_get(t, thr, word);
     const char *tmpl, *strength = "";
     double a = fabs(mark);
     /* Which sentence: NaN has none; below the flat threshold the direction means nothing;
@@ -408,7 +417,7 @@ int lens_marks_describe(const struct lens_marks_text *t, int key, double mark, c
         tmpl = text_of(t, T_SENTENCES + 3 * key + 2);
     else {
         tmpl = text_of(t, T_SENTENCES + 3 * key + (mark < 0 ? 0 : 1));
-        strength = text_of(t, a < thr[1] ? S_WEAK : a < thr[2] ? S_MODERATE : S_STRONG);
+        strength = word[a < thr[1] ? 0 : a < thr[2] ? 1 : 2];
     }
     char num[64];
     /* Four significant digits, as templates/scale.txt documents {mark}. */

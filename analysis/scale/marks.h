@@ -66,6 +66,11 @@ struct lens_marks_text *lens_marks_text_new(void);
 int lens_marks_text_load(struct lens_marks_text *t, const char *path, struct lens_err *e);
 void lens_marks_text_free(struct lens_marks_text *t);
 
+/* The strength scale the sentences use (t NULL: the built-in one): thr[0..3) the thresholds on
+ * |mark| (flat, moderate, strong) and word[0..3) the words weak, moderate, strong (borrowed
+ * from t or the built-in texts), so a report can state the rule behind each adjective. */
+void lens_marks_strength_get(const struct lens_marks_text *t, double thr[3], const char *word[3]);
+
 /* Writes the sentence for mark (of kind key) into buf (n bytes, truncated safely). The strength
  * word depends on |mark| against the threshold.* texts. t may be NULL (built-in texts).
  * Returns LENS_EINVAL for a bad key. */

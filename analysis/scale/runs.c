@@ -573,6 +573,10 @@ void lens_runs_grid_release(struct lens_grid *g)
     lens_free(g->var);
     lens_free(g->var_eff);
     lens_free(g->kept);
+    lens_free(g->t_med);
+    lens_free(g->t_min);
+    lens_free(g->t_max);
+    lens_free(g->t_n);
     memset(g, 0, sizeof *g);
 }
 
@@ -621,6 +625,61 @@ static int grid_variants(struct lens_grid *g, const struct lens_runs *r, const s
                 return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a placement", g->app);
             local[q] = (int)g->n_var++;
         }
+    return LENS_OK;
+}
+
+/* (cell, seconds) pairs ordered by cell, then time: each cell's runs become one sorted run. */
+static int cmp_cell_time(const void *a, const void *b)
+{
+    const double *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The raw-time layers of g (lens_grid.t_*): every ok timed run of the app, each placement and
+ * repeat, sorted per cell; the median is the middle run, or the mean of the two middle ones
+ * (the usual definition, which numpy.median also uses). Nothing when no run gave a time. */
+static int time_layers(struct lens_grid *g, const struct lens_runs *r, const size_t *ids,
+                       size_t m, struct lens_err *e)
+{
+    size_t nt = 0, cells = g->np * g->nd, hp = 0, hd = 0;
+    for (size_t k = 0; k < m; k++)
+        nt += r->recs[ids[k]].status == LENS_RUNS_OK && r->recs[ids[k]].kind == LENS_RUNS_TIME;
+    if (!nt)
+        return LENS_OK;
+    double *ct = lens_malloc(2 * nt * sizeof *ct);
+    g->t_med = nan_layer(cells);
+    g->t_min = nan_layer(cells);
+    g->t_max = nan_layer(cells);
+    g->t_n = lens_calloc(cells + 1, sizeof *g->t_n);
+    if (!ct || !g->t_med || !g->t_min || !g->t_max || !g->t_n) {
+        lens_free(ct);
+        return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the raw times", g->app);
+    }
+    size_t q = 0;
+    for (size_t k = 0; k < m; k++) {
+        const struct lens_runs_record *rec = &r->recs[ids[k]];
+        if (rec->status != LENS_RUNS_OK || rec->kind != LENS_RUNS_TIME)
+            continue;
+        /* an ok run is always on the axes (fill_grid put its values there) */
+        long i = find(g->procs, g->np, rec->procs, &hp), j = find(g->size, g->nd, rec->size, &hd);
+        ct[2 * q] = (double)((size_t)j * g->np + (size_t)i);
+        ct[2 * q++ + 1] = rec->value;
+    }
+    qsort(ct, nt, 2 * sizeof *ct, cmp_cell_time);
+    for (size_t a = 0; a < nt;) {
+        size_t b = a, c = (size_t)ct[2 * a];
+        while (b < nt && ct[2 * b] == ct[2 * a])
+            b++;
+        size_t n = b - a, mid = a + n / 2;
+        g->t_n[c] = n;
+        g->t_min[c] = ct[2 * a + 1];
+        g->t_max[c] = ct[2 * (b - 1) + 1];
+        g->t_med[c] = n % 2 ? ct[2 * mid + 1] : (ct[2 * (mid - 1) + 1] + ct[2 * mid + 1]) / 2;
+        a = b;
+    }
+    lens_free(ct);
     return LENS_OK;
 }
 
@@ -715,7 +774,7 @@ static int fill_grid(struct lens_grid *g, const struct lens_runs *r, const size_
             g->perf[c] = 0;
             g->zero[c] = 1;
         }
-    return LENS_OK;
+    return time_layers(g, r, ids, m, e);
 }
 
 /* Efficiencies and performances of one app's records: as given, through the model, or against

@@ -90,6 +90,12 @@ struct lens_grid {
     char **var;
     double *var_eff;
     int *kept;
+    /* The raw times behind each configuration, nd * np like eff: t_n[cell] ok timed runs over
+     * every placement and repeat, t_med their median, t_min (the run the efficiency uses) and
+     * t_max, in seconds; NaN and 0 where none. NULL when no run of the app gave a time (its
+     * runs file gave efficiencies) or for a caller-built grid. */
+    double *t_med, *t_min, *t_max;
+    size_t *t_n;
 };
 
 /* Everything lens_runs_build needs besides the runs. Zeroed = lens_runs_grids. */

@@ -66,6 +66,10 @@ int lens_runs_subgrid(const struct lens_grid *g, double plo, double phi, double 
     out->extra = cut(g->extra, sizeof(double), g->np, i0, np, j0, nd, &oom);
     out->zero = cut(g->zero, 1, g->np, i0, np, j0, nd, &oom);
     out->kept = cut(g->kept, sizeof(int), g->np, i0, np, j0, nd, &oom);
+    out->t_med = cut(g->t_med, sizeof(double), g->np, i0, np, j0, nd, &oom);
+    out->t_min = cut(g->t_min, sizeof(double), g->np, i0, np, j0, nd, &oom);
+    out->t_max = cut(g->t_max, sizeof(double), g->np, i0, np, j0, nd, &oom);
+    out->t_n = cut(g->t_n, sizeof(size_t), g->np, i0, np, j0, nd, &oom);
     /* var_eff holds one grid per placement back to back: each is cut on its own */
     if (g->n_var && g->var_eff) {
         out->var = lens_calloc(g->n_var, sizeof *out->var);

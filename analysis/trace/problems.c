@@ -1743,11 +1743,51 @@ static void tpl_number(char *buf, size_t n, double v, int unit, int lang)
  * the duration is the charged seconds (after charge_once), the number top[0] shows; a
  * member's call site is its charged call (location) or the call that stands for it as the
  * culprit. LENS_ENOMEM is the only failure. */
+/* The instance expand_texts shows, as its templates and advice conditions read it: the
+ * members' fields and call sites, the latter resolved at the first use (have[m]). */
+struct shown {
+    struct run *u;
+    const struct lens_rule_problem *rp;
+    const struct acc *top;
+    const double *f;                   /* members x 64 fields */
+    struct lens_problem_site *site;
+    int *have;
+    struct { int32_t rank; uint32_t call; } stand[LENS_RULES_MAX_MEMBERS];
+};
+
+/* Member m's call site: the charged member names its charged call, the other the call that
+ * stands for it as the cause (or, in general composites, the call the matcher bound). */
+static const struct lens_problem_site *shown_site(struct shown *sh, int m)
+{
+    if (!sh->have[m]) {
+        struct run *u = sh->u;
+        int charged = m == sh->rp->location || sh->top->orank < 0;
+        site_text(u, sh->stand[m].rank >= 0 ? call_of(u, sh->stand[m].rank, sh->stand[m].call)
+                     : charged ? call_of(u, sh->top->rank, sh->top->call)
+                               : call_of(u, sh->top->orank, sh->top->ocall), &sh->site[m]);
+        sh->have[m] = 1;
+    }
+    return &sh->site[m];
+}
+
+/* lens_ruleeval_item_fn: a string field (an intern id of the rules) or a call-site item. */
+static const char *shown_item(void *arg, int m, int what, int index)
+{
+    struct shown *sh = arg;
+    if (what == LENS_TPL_FIELD) {
+        double d = sh->f[(size_t)m * 64 + (size_t)index];
+        return d >= 0 && d < sh->u->r->nstrings ? sh->u->r->strings[(int)d] : NULL;
+    }
+    const struct lens_problem_site *q = shown_site(sh, m);
+    return index == LENS_TPL_SITE_CALLER ? q->caller : index == LENS_TPL_SITE_FUNCTION
+         ? q->function : index == LENS_TPL_SITE_FILE ? q->file : q->text;
+}
+
 static int expand_texts(struct run *u, int p, const struct acc *top,
                         struct lens_problem_result *res)
 {
     const struct lens_rule_problem *rp = &u->r->problems[p];
-    int any = 0;
+    int any = rp->nadvice_when > 0;
     for (int l = 0; l < 2; l++)
         for (int k = 0; k < LENS_RULE_NTEXT; k++)
             any |= rp->ntpl[l][k] > 0;
@@ -1764,13 +1804,15 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
     /* have[m]: 0 site not resolved yet, 1 resolved; stand: the call member m stands for when
      * the matcher knows it (general composites), rank -1 otherwise */
     int *have = lens_calloc((size_t)nm + 1, sizeof *have);
-    struct { int32_t rank; uint32_t call; } stand[LENS_RULES_MAX_MEMBERS];
-    for (int m = 0; m < LENS_RULES_MAX_MEMBERS; m++)
-        stand[m].rank = -1, stand[m].call = 0;
-    if (!f || !mem || !site || !have) {
+    struct shown *sh = lens_calloc(1, sizeof *sh);
+    if (!f || !mem || !site || !have || !sh) {
+        lens_free(sh);
         lens_free(f), lens_free(mem), lens_free(site), lens_free(have);
         return LENS_ENOMEM;
     }
+    *sh = (struct shown){.u = u, .rp = rp, .top = top, .f = f, .site = site, .have = have};
+    for (int m = 0; m < LENS_RULES_MAX_MEMBERS; m++)
+        sh->stand[m].rank = -1, sh->stand[m].call = 0;
     for (int m = 0; m < nm; m++)
         mem[m] = f + (size_t)m * 64;
     struct lens_ruleeval_ctx x = {mem, params};
@@ -1796,6 +1838,7 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
         struct lens_err ignore;
         if (!g || general_plan(u->r, u->v, c, g, &ignore)) {
             lens_free(f), lens_free(mem), lens_free(site), lens_free(have), lens_free(g);
+            lens_free(sh);
             return g ? LENS_OK : LENS_ENOMEM;
         }
         for (int m = 0; m < nm; m++) {
@@ -1806,7 +1849,7 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
                        NFIELDS(calls_fields) * sizeof *f);
             else
                 gfetch(u, &in, g->src[m], j, f + (size_t)m * 64, ~0u);
-            gstand(u, g->src[m], j, &stand[m].rank, &stand[m].call);
+            gstand(u, g->src[m], j, &sh->stand[m].rank, &sh->stand[m].call);
         }
         memcpy(params, gi->vals + top->inst * (size_t)gi->np, (size_t)gi->np * sizeof *params);
         lens_free(g);
@@ -1815,12 +1858,21 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
     for (int l = 0; l < 2; l++)
         for (int k = LENS_RULE_DESCRIPTION; k < LENS_RULE_NTEXT; k++) {
             const char *s = rp->text[l][k];
-            if (!rp->ntpl[l][k])
+            const struct lens_rule_tpl *tp = rp->tpl[l][k];
+            int nt = rp->ntpl[l][k], w;
+            /* advice that depends on the calls made: the first variant whose tests hold on
+             * this instance replaces the plain text (docs/problems.md) */
+            if (k == LENS_RULE_ADVICE &&
+                (w = lens_ruleeval_advice_pick(u->r, p, l, shown_item, sh)) >= 0) {
+                s = res->text[l][k] = rp->advice_when[w].text;
+                tp = rp->advice_when[w].tpl, nt = rp->advice_when[w].ntpl;
+            }
+            if (!nt)
                 continue;
             struct sbuf b = {0};
             int at = 0;
-            for (int i = 0; i < rp->ntpl[l][k]; i++) {
-                const struct lens_rule_tpl *t = &rp->tpl[l][k][i];
+            for (int i = 0; i < nt; i++) {
+                const struct lens_rule_tpl *t = &tp[i];
                 char num[96];
                 const char *v = num;
                 double d = 0;
@@ -1832,15 +1884,7 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
                 case LENS_TPL_PARAM: d = params[t->index]; break;
                 case LENS_TPL_FIELD: d = f[(size_t)t->slot * 64 + (size_t)t->index]; break;
                 default: { /* LENS_TPL_SITE */
-                    int m = t->slot;
-                    if (!have[m]) {
-                        int charged = m == rp->location || top->orank < 0;
-                        site_text(u, stand[m].rank >= 0 ? call_of(u, stand[m].rank, stand[m].call)
-                                     : charged ? call_of(u, top->rank, top->call)
-                                               : call_of(u, top->orank, top->ocall), &site[m]);
-                        have[m] = 1;
-                    }
-                    const struct lens_problem_site *q = &site[m];
+                    const struct lens_problem_site *q = shown_site(sh, t->slot);
                     v = t->index == LENS_TPL_SITE_CALLER ? q->caller
                       : t->index == LENS_TPL_SITE_FUNCTION ? q->function
                       : t->index == LENS_TPL_SITE_FILE ? q->file
@@ -1860,12 +1904,12 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
             sb_add(&b, s + at, strlen(s + at));
             if (b.oom) {
                 lens_free(b.s);
-                lens_free(f), lens_free(mem), lens_free(site), lens_free(have);
+                lens_free(f), lens_free(mem), lens_free(site), lens_free(have), lens_free(sh);
                 return LENS_ENOMEM;
             }
             res->text[l][k] = res->expanded[l][k] = b.s;
         }
-    lens_free(f), lens_free(mem), lens_free(site), lens_free(have);
+    lens_free(f), lens_free(mem), lens_free(site), lens_free(have), lens_free(sh);
     return LENS_OK;
 }
 

@@ -229,18 +229,18 @@ static int tpl_one(struct lens_rules *r, const struct lens_rule_composite *c,
     return LENS_OK;
 }
 
-/* Parses the placeholders of text (l, k) of problem p into p->tpl[l][k]; a text without any
- * keeps tpl NULL and is shown as written. Binding again (the rules are bound once per
- * detection) replaces the list. */
-static int bind_template(struct lens_rules *r, struct lens_rule_problem *p, int l, int k,
+/* Parses the placeholders of text s (string node node) of problem p into *out; a text
+ * without any keeps *out NULL and is shown as written. Binding again (the rules are bound
+ * once per detection) replaces the list. */
+static int bind_template(struct lens_rules *r, const struct lens_rule_problem *p, const char *s,
+                         int node, struct lens_rule_tpl **out, int *nout,
                          const struct lens_rule_composite *c,
                          const struct lens_ruleeval_type *types, struct lens_err *e)
 {
-    const char *s = p->text[l][k];
-    int node = p->text_node[l][k], n = 0, rc;
-    lens_free(p->tpl[l][k]);
-    p->tpl[l][k] = NULL;
-    p->ntpl[l][k] = 0;
+    int n = 0, rc;
+    lens_free(*out);
+    *out = NULL;
+    *nout = 0;
     if (!s || node < 0)
         return LENS_OK;
     struct lens_rule_tpl *v = NULL;
@@ -269,8 +269,41 @@ static int bind_template(struct lens_rules *r, struct lens_rule_problem *p, int 
         v[n++] = t;
         i = t.end - 1;
     }
-    p->tpl[l][k] = v;
-    p->ntpl[l][k] = n;
+    *out = v;
+    *nout = n;
+    return LENS_OK;
+}
+
+/* The tests of a conditional advice name a member and one of its string items: a string
+ * field of the member's type (the type's fields win, as in templates) or a call-site item
+ * (caller, function, file, site); a number cannot be compared with a list of strings. */
+static int bind_cond(struct lens_rule_cond *c, const char *file,
+                     const struct lens_rule_composite *k, const struct lens_ruleeval_type *types,
+                     struct lens_err *e)
+{
+    c->slot = member_slot(k, c->member);
+    if (c->slot < 0)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: unknown member '%s' in an advice "
+                            "condition of a problem for '%s'", file, c->line, c->col, c->member,
+                            k->name);
+    const struct lens_ruleeval_type *ty = &types[k->members[c->slot].type_index];
+    c->index = -1;
+    for (int f = 0; ty->fields[f] && c->index < 0; f++)
+        if (!strcmp(ty->fields[f], c->item)) {
+            if (!(ty->str_fields && (int)strlen(ty->str_fields) > f && ty->str_fields[f] == 's'))
+                return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: field '%s.%s' is a number: an "
+                                    "advice condition compares strings (function, caller, file, "
+                                    "site, or a string field)", file, c->line, c->col, c->member,
+                                    c->item);
+            c->what = LENS_TPL_FIELD, c->index = f;
+        }
+    for (int i = 0; i < LENS_TPL_NSITE && c->index < 0; i++)
+        if (i != LENS_TPL_SITE_LINE && !strcmp(site_items[i], c->item))
+            c->what = LENS_TPL_SITE, c->index = i;
+    if (c->index < 0)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: event type '%s' has no string item '%s' "
+                            "for an advice condition (known: function, caller, file, site, and "
+                            "its string fields)", file, c->line, c->col, ty->name, c->item);
     return LENS_OK;
 }
 
@@ -329,8 +362,18 @@ int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *ty
          * before any trace is read; names stay literal (they title tables and the timeline). */
         for (int l = 0; l < 2; l++)
             for (int t = LENS_RULE_DESCRIPTION; t < LENS_RULE_NTEXT; t++)
-                if ((rc = bind_template(r, p, l, t, k, types, e)))
+                if ((rc = bind_template(r, p, p->text[l][t], p->text_node[l][t], &p->tpl[l][t],
+                                        &p->ntpl[l][t], k, types, e)))
                     return rc;
+        /* conditional advice: its tests and its own template, checked at load like the rest */
+        for (int v = 0; v < p->nadvice_when; v++) {
+            struct lens_rule_advice *a = &p->advice_when[v];
+            for (int c = 0; c < a->ncond; c++)
+                if ((rc = bind_cond(&a->cond[c], p->file, k, types, e)))
+                    return rc;
+            if ((rc = bind_template(r, p, a->text, a->text_node, &a->tpl, &a->ntpl, k, types, e)))
+                return rc;
+        }
     }
     r->bound = 1;
     return LENS_OK;
@@ -479,3 +522,27 @@ int lens_ruleeval_problem(const struct lens_rules *r, int p, const struct lens_r
     return 1;
 }
 
+
+/* Tests compare strings, not intern ids: a call site's function or caller is text of the
+ * trace, which the rules never interned. A NULL value (no such call) matches no list, so
+ * "not in" holds for it. */
+int lens_ruleeval_advice_pick(const struct lens_rules *r, int p, int lang,
+                              lens_ruleeval_item_fn item, void *arg)
+{
+    const struct lens_rule_problem *pr = &r->problems[p];
+    for (int v = 0; v < pr->nadvice_when; v++) {
+        const struct lens_rule_advice *a = &pr->advice_when[v];
+        int all = a->lang == lang;
+        for (int c = 0; c < a->ncond && all; c++) {
+            const struct lens_rule_cond *t = &a->cond[c];
+            const char *s = item(arg, t->slot, t->what, t->index);
+            int in = 0;
+            for (int i = 0; i < t->nvalues && s && !in; i++)
+                in = !strcmp(s, r->strings[t->values[i]]);
+            all = in != t->negate;
+        }
+        if (all)
+            return v;
+    }
+    return -1;
+}

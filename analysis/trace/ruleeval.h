@@ -35,6 +35,15 @@ int lens_ruleeval_composite(const struct lens_rules *r, int c, struct lens_rulee
  * LENS_EDATA on a division by zero. */
 int lens_ruleeval_problem(const struct lens_rules *r, int p, const struct lens_ruleeval_ctx *x,
                           double *duration, struct lens_err *e);
+/* The value of item (what, index: LENS_TPL_FIELD and a string field, or LENS_TPL_SITE and
+ * LENS_TPL_SITE_*) of member slot on the instance the texts show, as a string; NULL when
+ * there is none. Supplied by the host (problems.c), which resolves call sites lazily. */
+typedef const char *(*lens_ruleeval_item_fn)(void *arg, int slot, int what, int index);
+/* The conditional advice of problem p in language lang (0 English, 1 Russian) that applies:
+ * the index into advice_when of the first variant whose tests all hold, -1 for the plain
+ * advice. Never fails. */
+int lens_ruleeval_advice_pick(const struct lens_rules *r, int p, int lang,
+                              lens_ruleeval_item_fn item, void *arg);
 /* Evaluates node n (for tests): number value into *v. */
 int lens_ruleeval_node(const struct lens_rules *r, int n, const struct lens_ruleeval_ctx *x,
                        double *v, struct lens_err *e);

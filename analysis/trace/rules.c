@@ -10,7 +10,10 @@
  *                 [ "when" expr ] [ "parameters" params ]                 parse_composite
  *   member      = [ "shared" ] TYPE "as" NAME
  *   problem     = "problem" "for" NAME [ "when" expr ] "parameters" params parse_problem
- *   params      = "(" NAME "=" expr { "," NAME "=" expr } ")"             parse_params
+ *   params      = "(" param { "," param } ")"                             parse_params
+ *   param       = NAME [ "when" cond ] "=" expr      (when: advice, advice_ru only)
+ *   cond        = test { "and" test }                                     parse_cond
+ *   test        = NAME "." NAME [ "not" ] "in" "(" STRING { "," STRING } ")"
  *   expr        = or                                                      parse_expr
  *   or          = and { "or" and }                                        parse_level 0
  *   and         = not { "and" not }                                       parse_level 1
@@ -528,9 +531,77 @@ static int parse_expr(struct parser *p)
     return n;
 }
 
+/* Frees the tests of an advice condition; every field is NULL or owned, also after a parse
+ * error part-way through a test. */
+static void free_conds(struct lens_rule_cond *c, int n)
+{
+    for (int i = 0; i < n; i++) {
+        lens_free(c[i].member);
+        lens_free(c[i].item);
+        lens_free(c[i].values);
+    }
+    lens_free(c);
+}
+
+/* cond = test { "and" test }, test = NAME "." NAME [ "not" ] "in" "(" STRING { "," STRING } ")".
+ * Deliberately not an expression: the items (the MPI function of a call site, its caller) are
+ * strings known only when the texts are expanded, not fields evaluated per instance, and a
+ * list of names is all a piece of advice needs to tell MPI_Recv from MPI_Irecv + MPI_Wait. */
+static int parse_cond(struct parser *p, struct lens_rule_cond **out, int *n)
+{
+    int rc;
+    do {
+        struct token *m, *f;
+        if ((rc = expect_ident(p, "a member after 'when' (when recv.function in (...))", &m)))
+            return rc;
+        if (*n == LENS_RULES_MAX_PARAMS)
+            return perr(p, m, "more than " LENS_STR(LENS_RULES_MAX_PARAMS) " tests in one advice "
+                        "condition (at '%s')", m->text);
+        struct lens_rule_cond *q = lens_realloc(*out, (size_t)(*n + 1) * sizeof *q);
+        if (!q)
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        *out = q;
+        struct lens_rule_cond *c = &q[(*n)++];
+        *c = (struct lens_rule_cond){lens_strdup(m->text), NULL, NULL, 0, 0, -1, 0, -1,
+                                     m->line, m->col};
+        if (!c->member)
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        if ((rc = expect(p, ".", "after the member of an advice condition (recv.function)")) ||
+            (rc = expect_ident(p, "an item after '.' (function, caller, file, or a string field)",
+                               &f)))
+            return rc;
+        if (!(c->item = lens_strdup(f->text)))
+            return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        c->negate = accept(p, "not");
+        if ((rc = expect(p, "in", "in an advice condition (recv.function in (\"MPI_Wait\"))")) ||
+            (rc = expect(p, "(", "after 'in'")))
+            return rc;
+        do {
+            struct token *t = peek(p);
+            if (t->kind != T_STR)
+                return perr(p, t, "expected a \"string\" in the list after 'in', got '%s'",
+                            t->text);
+            if (c->nvalues == LENS_RULES_MAX_PARAMS)
+                return perr(p, t, "more than " LENS_STR(LENS_RULES_MAX_PARAMS) " strings after "
+                            "'in'%s", "");
+            p->pos++;
+            int id = lens_rules_intern(p->r, t->text);
+            int *v = id < 0 ? NULL : lens_realloc(c->values, (size_t)(c->nvalues + 1) * sizeof *v);
+            if (!v)
+                return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+            c->values = v;
+            v[c->nvalues++] = id;
+        } while (accept(p, ","));
+        if ((rc = expect(p, ")", "after the strings of 'in'")))
+            return rc;
+    } while (accept(p, "and"));
+    return LENS_OK;
+}
+
 /* params: the same list for composites (values computed per instance) and problems (texts,
- * duration, location). Names must be unique in one list; the bound keeps the pairwise check and
- * the evaluation context (64 parameter slots in problems.c) small. */
+ * duration, location). Names must be unique in one list, except that a name may come again
+ * with a 'when' condition (the advice variants); the bound keeps the pairwise check and the
+ * evaluation context (64 parameter slots in problems.c) small. */
 static int parse_params(struct parser *p, struct lens_rule_param **out, int *n)
 {
     int rc = expect(p, "(", "after 'parameters'");
@@ -538,26 +609,33 @@ static int parse_params(struct parser *p, struct lens_rule_param **out, int *n)
         return rc;
     do {
         struct token *name;
-        if ((rc = expect_ident(p, "a parameter name", &name)) ||
-            (rc = expect(p, "=", "after the parameter name")))
+        if ((rc = expect_ident(p, "a parameter name", &name)))
             return rc;
-        for (int i = 0; i < *n; i++)
-            if (!strcmp((*out)[i].name, name->text))
+        int when = is(p, "when");
+        for (int i = 0; i < *n && !when; i++)
+            if (!strcmp((*out)[i].name, name->text) && !(*out)[i].ncond)
                 return perr(p, name, "parameter '%s' given twice", name->text);
         if (*n == LENS_RULES_MAX_PARAMS)
             return perr(p, name, "more than " LENS_STR(LENS_RULES_MAX_PARAMS) " parameters in one "
                         "declaration (at '%s')", name->text);
-        int x = parse_expr(p);
-        if (x < 0)
-            return x;
-        /* Grown by one: declarations have a handful of parameters. */
+        /* Grown by one: declarations have a handful of parameters. The entry exists before its
+         * condition is parsed, so a half-parsed condition is freed with the list. */
         struct lens_rule_param *q = lens_realloc(*out, (size_t)(*n + 1) * sizeof *q);
         if (!q)
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
         *out = q;
-        q[*n] = (struct lens_rule_param){lens_strdup(name->text), x, name->line, name->col};
-        if (!q[(*n)++].name)
+        struct lens_rule_param *pa = &q[(*n)++];
+        *pa = (struct lens_rule_param){lens_strdup(name->text), -1, name->line, name->col, NULL, 0};
+        if (!pa->name)
             return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+        if (accept(p, "when") && (rc = parse_cond(p, &pa->cond, &pa->ncond)))
+            return rc;
+        if ((rc = expect(p, "=", when ? "after the advice condition" : "after the parameter name")))
+            return rc;
+        int x = parse_expr(p);
+        if (x < 0)
+            return x;
+        pa->expr = x;
     } while (accept(p, ","));
     return expect(p, ")", "after the parameters");
 }
@@ -626,12 +704,92 @@ static int parse_composite(struct parser *p, const struct token *at)
         return c->when;
     if (accept(p, "parameters") && (rc = parse_params(p, &c->params, &c->nparams)))
         return rc;
+    /* a composite's parameters are values of every instance: one value each, no variants */
+    for (int i = 0; i < c->nparams; i++)
+        if (c->params[i].ncond) {
+            struct token pos = {0, NULL, 0, c->params[i].line, c->params[i].col, NULL, 0};
+            return perr(p, &pos, "only advice and advice_ru take 'when' (parameter '%s' of a "
+                        "composite event)", c->params[i].name);
+        }
     return LENS_OK;
 }
 
 /* The texts of a problem in English (required) and Russian (optional, English is the fallback). */
 static const char *const text_keys[2][LENS_RULE_NTEXT] = {
     {"name", "description", "advice"}, {"name_ru", "description_ru", "advice_ru"}};
+
+/* Moves "advice[_ru] when COND = "..."" into the problem's variants (the condition leaves
+ * the parameter list, which is freed after the problem is filled). */
+static int advice_variant(struct parser *p, struct lens_rule_problem *pr,
+                          struct lens_rule_param *pa, const struct token *pos)
+{
+    struct lens_rules *r = p->r;
+    const struct lens_rule_node *x = &r->nodes[pa->expr];
+    int lang = !strcmp(pa->name, "advice") ? 0 : !strcmp(pa->name, "advice_ru") ? 1 : -1;
+    if (lang < 0)
+        return perr(p, pos, "only advice and advice_ru take 'when' (not '%s')", pa->name);
+    if (x->op != LENS_RN_STR)
+        return perr(p, pos, "parameter '%s' must be a string literal", pa->name);
+    struct lens_rule_advice *q = lens_realloc(pr->advice_when,
+                                              (size_t)(pr->nadvice_when + 1) * sizeof *q);
+    if (!q)
+        return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    pr->advice_when = q;
+    q[pr->nadvice_when++] = (struct lens_rule_advice){lang, pa->cond, pa->ncond,
+        lens_strdup(r->strings[(int)x->num]), pa->expr, NULL, 0, pa->line, pa->col};
+    pa->cond = NULL, pa->ncond = 0;
+    if (!q[pr->nadvice_when - 1].text)
+        return lens_err_set(p->e, LENS_ENOMEM, "%s: out of memory", p->file);
+    return LENS_OK;
+}
+
+static int same_cond(const struct lens_rule_advice *a, const struct lens_rule_advice *b)
+{
+    if (a->ncond != b->ncond)
+        return 0;
+    for (int i = 0; i < a->ncond; i++) {
+        const struct lens_rule_cond *x = &a->cond[i], *y = &b->cond[i];
+        if (strcmp(x->member, y->member) || strcmp(x->item, y->item) ||
+            x->negate != y->negate || x->nvalues != y->nvalues ||
+            memcmp(x->values, y->values, (size_t)x->nvalues * sizeof *x->values))
+            return 0;
+    }
+    return 1;
+}
+
+/* A Russian report must give the advice the English one gives for the same calls: when a
+ * problem has Russian advice at all, its 'advice_ru when' lines repeat the English
+ * conditions in the same order (a translation that matched other calls would contradict the
+ * English text), and conditional advice in either language needs its plain fallback. */
+static int advice_mirror(struct parser *p, const struct lens_rule_problem *pr,
+                         const struct token *at)
+{
+    const struct lens_rule_advice *v = pr->advice_when;
+    int ru = 0;
+    for (int i = 0; i < pr->nadvice_when; i++)
+        ru |= v[i].lang;
+    if (!pr->nadvice_when || (!ru && !pr->text[1][LENS_RULE_ADVICE]))
+        return LENS_OK;
+    if (!pr->text[1][LENS_RULE_ADVICE])
+        return perr(p, at, "'advice_ru when' needs a plain advice_ru as its fallback%s", "");
+    int i = 0, j = 0;
+    for (;; i++, j++) {
+        while (i < pr->nadvice_when && v[i].lang != 0)
+            i++;
+        while (j < pr->nadvice_when && v[j].lang != 1)
+            j++;
+        if (i == pr->nadvice_when && j == pr->nadvice_when)
+            return LENS_OK;
+        const struct lens_rule_advice *w = j < pr->nadvice_when ? &v[j] : &v[i];
+        struct token pos = {0, NULL, 0, w->line, w->col, NULL, 0};
+        if (i == pr->nadvice_when || j == pr->nadvice_when || !same_cond(&v[i], &v[j]))
+            return perr(p, &pos, "the 'advice_ru when' lines must repeat the conditions of the "
+                        "'advice when' lines in the same order (%s)",
+                        j == pr->nadvice_when ? "this advice has no Russian variant"
+                        : i == pr->nadvice_when ? "this one has no English variant"
+                        : "this one differs");
+    }
+}
 
 /* Problem parameters: texts must be string literals; duration an expression; location a
  * member name (resolved by lens_ruleeval_bind). */
@@ -646,6 +804,12 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
         struct token pos = {0, NULL, 0, ps[i].line, ps[i].col, NULL, 0};
         char **slot = NULL;
         int tl = -1, tk = -1;
+        if (ps[i].ncond) {
+            int rc = advice_variant(p, pr, &ps[i], &pos);
+            if (rc)
+                return rc;
+            continue;
+        }
         if (!strcmp(ps[i].name, "id"))
             slot = &pr->id;
         for (int l = 0; l < 2; l++)
@@ -689,6 +853,9 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
                         : pr->duration < 0 ? "duration" : NULL;
     if (missing)
         return perr(p, at, "problem lacks the parameter '%s'", missing);
+    int rc = advice_mirror(p, pr, at);
+    if (rc)
+        return rc;
     /* Ids are unique over all files (the new problem is the last entry): they key the JSON
      * output and the report's tables. */
     for (int i = 0; i < r->nproblems - 1; i++)
@@ -737,8 +904,10 @@ static int parse_problem(struct parser *p, const struct token *at)
         rc = problem_params(p, pr, ps, n, at);
     /* The parameter list was only needed to fill the problem; its expressions stay in the node
      * array (the duration is one of them). */
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         lens_free(ps[i].name);
+        free_conds(ps[i].cond, ps[i].ncond);
+    }
     lens_free(ps);
     return rc;
 }
@@ -952,8 +1121,10 @@ void lens_rules_free(struct lens_rules *r)
             lens_free(c->members[m].name);
         }
         lens_free(c->members);
-        for (int p = 0; p < c->nparams; p++)
+        for (int p = 0; p < c->nparams; p++) {
             lens_free(c->params[p].name);
+            free_conds(c->params[p].cond, c->params[p].ncond);
+        }
         lens_free(c->params);
         lens_free(c->name);
     }
@@ -967,6 +1138,12 @@ void lens_rules_free(struct lens_rules *r)
                 lens_free(p->text[l][k]);
                 lens_free(p->tpl[l][k]);
             }
+        for (int v = 0; v < p->nadvice_when; v++) {
+            free_conds(p->advice_when[v].cond, p->advice_when[v].ncond);
+            lens_free(p->advice_when[v].text);
+            lens_free(p->advice_when[v].tpl);
+        }
+        lens_free(p->advice_when);
     }
     lens_free(r->problems);
     for (int i = 0; i < r->nnodes; i++) {

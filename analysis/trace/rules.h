@@ -10,7 +10,9 @@
  * members), + - * /, comparisons, and/or/not, min(), max(), abs(). A member type is an event
  * type of the vocabulary ("call", "send", ...) or a composite declared before (nesting).
  * Descriptions and advice may hold placeholders ({recv.rank}, {duration:ms}), resolved by
- * lens_ruleeval_bind into lens_rule_problem.tpl. Every error names file:line:column. A lens_rules owns all its memory; lens_rules_free() releases it. */
+ * lens_ruleeval_bind into lens_rule_problem.tpl. Advice may depend on the calls made:
+ *   advice when recv.function in ("MPI_Wait", "MPI_Waitall") [and ...] = "...",
+ * (lens_rule_advice; the plain advice is the fallback). Every error names file:line:column. A lens_rules owns all its memory; lens_rules_free() releases it. */
 #ifndef LENS_RULES_H
 #define LENS_RULES_H
 
@@ -34,10 +36,27 @@ struct lens_rule_member {
     int line, col;
 };
 
+/* One test of a conditional advice, "recv.function in ("MPI_Wait", "MPI_Waitall")": the
+ * member's item (a call-site item or a string field of its type) is one of the strings, or
+ * none of them with "not in". Bound by lens_ruleeval_bind (slot, what, index). */
+struct lens_rule_cond {
+    char *member, *item;  /* as written (owned) */
+    int *values;          /* interned string ids (owned) */
+    int nvalues;
+    int negate;           /* "not in" */
+    int slot;             /* member slot, -1 before binding */
+    int what, index;      /* LENS_TPL_FIELD with a string field's index, or LENS_TPL_SITE with
+                             LENS_TPL_SITE_* */
+    int line, col;
+};
+
 struct lens_rule_param {
     char *name;
     int expr;        /* node index */
     int line, col;
+    struct lens_rule_cond *cond; /* "name when TEST and TEST = ...": only advice and advice_ru
+                                    take one (owned, moved into the problem's variant) */
+    int ncond;
 };
 
 struct lens_rule_composite {
@@ -79,6 +98,20 @@ struct lens_rule_tpl {
     int begin, end;     /* bytes [begin, end) of the text it replaces, braces included */
 };
 
+/* A conditional advice ("advice when recv.function in (...) = "..."", docs/problems.md):
+ * shown instead of the plain advice of its language when every test holds on the problem's
+ * instance shown; variants are tried in file order, the first that holds wins. */
+struct lens_rule_advice {
+    int lang;                    /* 0 advice, 1 advice_ru */
+    struct lens_rule_cond *cond; /* all must hold (owned) */
+    int ncond;
+    char *text;                  /* owned */
+    int text_node;               /* its string node (template error positions) */
+    struct lens_rule_tpl *tpl;   /* its placeholders (lens_ruleeval_bind; owned) */
+    int ntpl;
+    int line, col;
+};
+
 struct lens_rule_problem {
     char *id;                       /* "late_sender" */
     char *text[2][LENS_RULE_NTEXT]; /* [0] English, [1] Russian; Russian may be NULL */
@@ -91,6 +124,8 @@ struct lens_rule_problem {
     struct lens_rule_tpl *tpl[2][LENS_RULE_NTEXT]; /* placeholders of description and
                                           advice in text order (lens_ruleeval_bind; owned) */
     int ntpl[2][LENS_RULE_NTEXT];
+    struct lens_rule_advice *advice_when; /* conditional advice, in file order (owned) */
+    int nadvice_when;
     int waits_until_leave;          /* 1: the wasted time is the end of the charged call
                                        (waits = "until_leave", completion problems); 0: it
                                        starts at the call's enter (the default) */

@@ -460,6 +460,64 @@ static int placements_vars(void *ctx, struct lens_err *e)
     return rc;
 }
 
+/* ---- the raw times behind the efficiencies ---- */
+
+/* Configurations with timed runs and the runs behind them, for the section's paragraph. */
+static int times_vars(void *ctx, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    const struct lens_grid *g = &r->g[r->cur];
+    size_t nconf = 0, nruns = 0;
+    for (size_t c = 0; g->t_n && c < g->np * g->nd; c++) {
+        nconf += g->t_n[c] > 0;
+        nruns += g->t_n[c];
+    }
+    int rc = lens_template_vars_setf(&r->vars, e, "timed_configs", "%zu", nconf);
+    if (rc == LENS_OK)
+        rc = lens_template_vars_setf(&r->vars, e, "timed_runs", "%zu", nruns);
+    /* heading, paragraph, the table's header and a few rows together (sizes as ranking_vars
+     * estimates them), so the heading never ends a page alone */
+    if (rc == LENS_OK)
+        rc = lens_pdf_need(r->pdf, 40 + 70 + 4 * (10 * 1.35 + 2 * 4 + 1), e);
+    return rc;
+}
+
+/* One row per configuration with a timed run, sizes then processes ascending as the grid is
+ * stored: the runs, the best time (the one the efficiency uses), median and slowest, and the
+ * spread (slowest - best) / median, "-" for a single run, which has none to show. */
+static int times_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct scale_report *r = ctx;
+    if (strcmp(it->name, "times"))
+        return unknown_item(r, it, e);
+    if (it->ncols != 8)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'times' needs 8 columns (procs, size, "
+                            "runs, best, median, max, spread, efficiency), got %d",
+                            r->t->path, it->line, it->ncols);
+    const struct lens_grid *g = &r->g[r->cur];
+    int rc = LENS_OK;
+    for (size_t c = 0; g->t_n && c < g->np * g->nd && rc == LENS_OK; c++) {
+        if (!g->t_n[c])
+            continue;
+        char s[8][32];
+        snprintf(s[0], sizeof s[0], "%g", g->procs[c % g->np]);
+        snprintf(s[1], sizeof s[1], "%g", g->size[c / g->np]);
+        snprintf(s[2], sizeof s[2], "%zu", g->t_n[c]);
+        fmt_num(g->t_min[c], s[3], sizeof s[3]);
+        fmt_num(g->t_med[c], s[4], sizeof s[4]);
+        fmt_num(g->t_max[c], s[5], sizeof s[5]);
+        /* a median of 0 s (a clock too coarse for the run) has no relative spread */
+        if (g->t_n[c] > 1 && g->t_med[c] > 0)
+            snprintf(s[6], sizeof s[6], "%.1f %%", 100 * (g->t_max[c] - g->t_min[c]) / g->t_med[c]);
+        else
+            snprintf(s[6], sizeof s[6], "-");
+        fmt_num(g->eff[c], s[7], sizeof s[7]);
+        const char *cells[8] = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]};
+        rc = lens_pdf_table_row(r->pdf, cells, e);
+    }
+    return rc;
+}
+
 /* Which per-application sections the current application has: a layer only with a value, the
  * placements only when the runs named some. Everything else is always drawn. */
 static int shown(void *ctx, const char *name)
@@ -470,6 +528,8 @@ static int shown(void *ctx, const char *name)
     const struct lens_grid *g = &r->g[r->cur];
     if (!strcmp(name, "placements"))
         return g->n_var > 0 && g->kept != NULL;
+    if (!strcmp(name, "times")) /* runs files of efficiencies carry no times */
+        return g->t_n != NULL;
     if (!strcmp(name, "performance") || !strcmp(name, "value")) {
         const double *v = layer_of(r, name);
         for (size_t c = 0; v && c < g->np * g->nd; c++)
@@ -540,6 +600,8 @@ static const struct lens_doc_section sections[] = {
     {"performance", LENS_DOC_RUNS, layer_vars, NULL, layer_block},
     {"value", LENS_DOC_RUNS, layer_vars, NULL, layer_block},
     {"placements", LENS_DOC_RUNS, placements_vars, placements_table, NULL},
+    /* the raw times behind each efficiency, so a mark can be traced to its runs */
+    {"times", LENS_DOC_RUNS, times_vars, times_table, NULL},
     /* the same tables under another heading: a template may use either */
     {"comparison", LENS_DOC_NONE, NULL, rank_table, NULL},
     {"ranking", LENS_DOC_NONE, ranking_vars, rank_table, NULL},
@@ -574,6 +636,18 @@ static int prepare(void *ctx, struct lens_err *e)
         w->ow.figures_dir = w->figdir;
     if (rc == LENS_OK)
         rc = lens_template_vars_setf(&w->r.vars, e, "napps", "%zu", w->r.n);
+    /* the strength scale as loaded (scale.txt or --texts), so the note the template prints
+     * beside the sentences states the very thresholds that chose their words */
+    double thr[3];
+    const char *word[3];
+    lens_marks_strength_get(w->r.texts, thr, word);
+    static const char *const tnames[3] = {"thr_flat", "thr_moderate", "thr_strong"};
+    static const char *const wnames[3] = {"word_weak", "word_moderate", "word_strong"};
+    for (int k = 0; k < 3 && rc == LENS_OK; k++) {
+        rc = lens_template_vars_setf(&w->r.vars, e, tnames[k], "%g", thr[k]);
+        if (rc == LENS_OK)
+            rc = lens_template_vars_set(&w->r.vars, wnames[k], word[k], e);
+    }
     return rc;
 }
 
