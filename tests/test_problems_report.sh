@@ -156,7 +156,9 @@ for p in a["problems"]:
         continue
     n += 1
     x, y = p["total_s"], tb.get(p["id"], 0)
-    row = "%s %.6f %.6f %+.1f%%" % (p["name"], x, y, 100 * (y - x) / x)
+    # ten times or more is written as a factor, from 100 times without decimals
+    ch = ("%.0fx" % (y / x) if y >= 100 * x else "%.1fx" % (y / x)) if y >= 10 * x else "%+.1f%%" % (100 * (y - x) / x)
+    row = "%s %.6f %.6f %s" % (p["name"], x, y, ch)
     if row not in text:
         print("missing:", row)
     site = p["callsites"][0]

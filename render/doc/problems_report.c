@@ -314,10 +314,13 @@ static double site_seconds(const struct lens_problem_result *r, const char *site
     return -1;
 }
 
-/* "+12.3%" of last against first; a problem absent from the first run is "new". */
+/* "+12.3%" of last against first; a problem absent from the first run is "new". Ten times
+ * or more is a factor ("2695x"): "+269524.3%" neither reads nor fits the column. */
 static void fmt_change(double first, double last, char *buf, size_t n)
 {
-    if (first > 0)
+    if (first > 0 && last >= 10 * first)
+        snprintf(buf, n, last >= 100 * first ? "%.0fx" : "%.1fx", last / first);
+    else if (first > 0)
         snprintf(buf, n, "%+.1f%%", 100 * (last - first) / first);
     else
         snprintf(buf, n, last > 0 ? "new" : "-");
