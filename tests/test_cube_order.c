@@ -1,7 +1,7 @@
 /* lens_cube_sort and lens_cube_select_pair against qsort, the reference the code they replace
  * used: random values, ties, few distinct values, sorted and reversed runs, signed zeros,
- * infinities and NaN, at n = 0, 1, 2, odd and even sizes on both sides of the insertion-sort
- * cut-off, and the profile size of a 600-rank cube (2 x 599). */
+ * infinities and NaN of either sign, at n = 0, 1, 2, odd and even sizes on both sides of the
+ * insertion-sort cut-off (64), and the profile size of a 600-rank cube (2 x 599). */
 #include "analysis/cube/cube.h"
 #include "lens_test.h"
 
@@ -38,7 +38,7 @@ static double value(int kind, size_t i, size_t n)
     case 5: return (double)(i < n / 2 ? i : n - i);             /* up then down */
     case 6: return u < 0.3 ? 0.0 : u < 0.6 ? -0.0 : u - 0.6;    /* both zeros */
     case 7: return u < 0.1 ? INFINITY : u < 0.2 ? -INFINITY : u;
-    default: return u < 0.2 ? NAN : u;                          /* NaN: sorted last */
+    default: return u < 0.1 ? NAN : u < 0.2 ? copysign(NAN, -1.0) : u - 0.5; /* NaN of both signs: last */
     }
 }
 
@@ -65,10 +65,11 @@ static int same(const double *a, const double *b, size_t n)
 static void test_sort(size_t n, int kind)
 {
     double *v = malloc((n + 1) * sizeof *v), *ref = malloc((n + 1) * sizeof *ref);
+    double *scratch = malloc((n + 1) * sizeof *scratch);
     for (size_t i = 0; i < n; i++)
         v[i] = value(kind, i, n);
     size_t want = reference(v, n, ref);
-    size_t got = lens_cube_sort(v, n);
+    size_t got = lens_cube_sort(v, n, scratch);
     LENS_TEST(got == want, "sort n=%zu %s: %zu numbers, want %zu", n, kind_name[kind], got, want);
     LENS_TEST(got == want && same(v, ref, want), "sort n=%zu %s: the order of qsort", n, kind_name[kind]);
     size_t nan = 0;
@@ -76,6 +77,7 @@ static void test_sort(size_t n, int kind)
         nan += isnan(v[i]) != 0;
     LENS_TEST(nan == n - want, "sort n=%zu %s: the NaNs after the numbers", n, kind_name[kind]);
     free(v);
+    free(scratch);
     free(ref);
 }
 
@@ -113,17 +115,17 @@ static void test_pair(size_t n, int kind)
 
 int main(void)
 {
-    static const size_t sizes[] = {0, 1, 2, 3, 4, 15, 16, 17, 18, 33, 100, 101, 1198, 4096, 100001};
+    static const size_t sizes[] = {0, 1, 2, 3, 4, 17, 33, 64, 65, 100, 101, 1198, 4096, 100001};
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
         for (int kind = 0; kind < KINDS; kind++) {
             test_sort(sizes[s], kind);
             test_pair(sizes[s], kind);
         }
     /* all NaN: nothing to sort, nothing moved past the end */
-    double allnan[5] = {NAN, NAN, NAN, NAN, NAN};
-    LENS_TEST(lens_cube_sort(allnan, 5) == 0, "sort: all NaN gives no numbers");
+    double allnan[5] = {NAN, NAN, NAN, NAN, NAN}, scratch[5];
+    LENS_TEST(lens_cube_sort(allnan, 5, scratch) == 0, "sort: all NaN gives no numbers");
     /* one value and NaN: n = 1 of numbers */
     double one[3] = {NAN, 4.0, NAN};
-    LENS_TEST(lens_cube_sort(one, 3) == 1 && one[0] == 4.0, "sort: one number first");
+    LENS_TEST(lens_cube_sort(one, 3, scratch) == 1 && one[0] == 4.0, "sort: one number first");
     return LENS_TEST_DONE("test_cube_order");
 }

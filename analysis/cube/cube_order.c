@@ -1,13 +1,15 @@
-/* Order of scratch arrays of doubles for the per-cube numbers of a report (cube.h): a sort
- * with the comparison inlined, for the places that need every order statistic, and two order
- * statistics by selection, for the places that need only a percentile pair. */
+/* Order of scratch arrays of doubles for the per-cube numbers of a report (cube.h): a radix
+ * sort, for the places that need every order statistic, and two order statistics by
+ * selection, for the places that need only a percentile pair. */
 #include "cube.h"
+#include "cube_readers.h"
 
 #include <math.h>
-#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
-/* Below this many values insertion sort beats partitioning (fewer moves, no recursion). */
-#define SMALL 16
+/* Below this many values insertion sort beats eight histogram passes of 256 buckets. */
+#define SMALL 64
 
 static void insertion(double *v, size_t n)
 {
@@ -22,79 +24,33 @@ static void insertion(double *v, size_t n)
     }
 }
 
-static void sift_down(double *v, size_t root, size_t n)
+/* The key's bits stored in a double's place (memcpy: no aliasing through a cast), so the
+ * passes move keys between v and the scratch without a third array. */
+static inline uint64_t key_at(const double *a, size_t i)
 {
-    for (size_t c; (c = 2 * root + 1) < n; root = c) {
-        if (c + 1 < n && v[c + 1] > v[c])
-            c++;
-        if (!(v[c] > v[root]))
-            return;
-        double t = v[c];
-        v[c] = v[root];
-        v[root] = t;
-    }
+    uint64_t k;
+    memcpy(&k, &a[i], sizeof k);
+    return k;
 }
 
-/* The fallback when partitioning keeps going badly: O(n log n) whatever the input. */
-static void heapsort_d(double *v, size_t n)
+static inline void key_put(double *a, size_t i, uint64_t k)
 {
-    for (size_t i = n / 2; i-- > 0;)
-        sift_down(v, i, n);
-    for (size_t i = n; i-- > 1;) {
-        double t = v[0];
-        v[0] = v[i];
-        v[i] = t;
-        sift_down(v, 0, i);
-    }
+    memcpy(&a[i], &k, sizeof k);
 }
 
-/* Introsort (Musser, "Introspective sorting and selection algorithms"): quicksort with the
- * median of three and Hoare's partition, as lens_cube_select, recursing into the smaller side
- * so the stack stays O(log n); after 2 log2 n levels a range is heap-sorted. */
-static void introsort(double *v, size_t n, int depth)
+/* The inverse of lens_cube_order_key: a set top bit was a positive value's added sign. */
+static inline double key_value(uint64_t k)
 {
-    while (n > SMALL) {
-        if (depth-- == 0) {
-            heapsort_d(v, n);
-            return;
-        }
-        size_t mid = n / 2;
-        double a = v[0], b = v[mid], c = v[n - 1];
-        double p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-        /* The scans stop at a value not below (not above) p: the pivot itself bounds the
-         * first pass, each swapped value the next, so neither runs off the range. */
-        size_t i = 0, j = n - 1;
-        for (;;) {
-            while (v[i] < p)
-                i++;
-            while (v[j] > p)
-                j--;
-            if (i >= j)
-                break;
-            double t = v[i];
-            v[i++] = v[j];
-            v[j--] = t;
-        }
-        /* v[0..j] <= p <= v[j+1..n), both non-empty: j never passes below a value <= p, and
-         * j == n - 1 would need every value left of the end below p, yet the median of
-         * three is p or above p somewhere left of the end */
-        size_t nl = j + 1, nr = n - nl;
-        if (nl < nr) {
-            introsort(v, nl, depth);
-            v += nl;
-            n = nr;
-        } else {
-            introsort(v + nl, nr, depth);
-            n = nl;
-        }
-    }
-    insertion(v, n);
+    uint64_t b = k >> 63 ? k & ~(1ULL << 63) : ~k;
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
 }
 
-size_t lens_cube_sort(double *v, size_t n)
+size_t lens_cube_sort(double *v, size_t n, double *scratch)
 {
-    /* NaN compares false both ways and would land anywhere: move them to the end first, so
-     * the numbers before them are in order and the caller knows how many there are. */
+    /* NaN has no place in the order (the key's order would put a negative NaN first): move
+     * them to the end, so the numbers before them are sorted and the caller knows how many. */
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!isnan(v[i])) {
@@ -102,10 +58,45 @@ size_t lens_cube_sort(double *v, size_t n)
             v[m++] = v[i];
             v[i] = t;
         }
-    int depth = 0;
-    for (size_t k = m; k > 1; k >>= 1)
-        depth += 2;
-    introsort(v, m, depth);
+    if (m <= SMALL) {
+        insertion(v, m);
+        return m;
+    }
+    /* LSD radix sort on the order keys, 8 bits a pass: the counts of all eight digits in one
+     * read, then one stable scatter per digit, skipping a digit every key shares (the sign
+     * and exponent of delays or their logs mostly are). Branch-free passes where a
+     * comparison sort mispredicts half its branches on random data: 12.5 us of CPU against
+     * qsort's 71 us for the 2(P-1) values of a 600-rank profile (issue 13). */
+    size_t cnt[8][256];
+    memset(cnt, 0, sizeof cnt);
+    for (size_t i = 0; i < m; i++) {
+        uint64_t k = lens_cube_order_key(v[i]);
+        key_put(v, i, k);
+        for (int d = 0; d < 8; d++)
+            cnt[d][k >> (8 * d) & 255]++;
+    }
+    double *a = v, *b = scratch;
+    for (int d = 0; d < 8; d++) {
+        size_t *c = cnt[d];
+        if (c[key_at(a, 0) >> (8 * d) & 255] == m)
+            continue;
+        /* bucket starts; the scatter keeps equal digits in their order (LSD needs stable) */
+        for (size_t j = 0, sum = 0; j < 256; j++) {
+            size_t t = c[j];
+            c[j] = sum;
+            sum += t;
+        }
+        for (size_t i = 0; i < m; i++) {
+            uint64_t k = key_at(a, i);
+            key_put(b, c[k >> (8 * d) & 255]++, k);
+        }
+        double *t = a;
+        a = b;
+        b = t;
+    }
+    /* an odd number of passes left the keys in the scratch */
+    for (size_t i = 0; i < m; i++)
+        v[i] = key_value(key_at(a, i));
     return m;
 }
 
