@@ -408,8 +408,9 @@ static int find_changes(struct lens_anomaly_ctx *x)
         double med = lens_cube_median(d, m);
         /* lo, hi: the 5th and 95th percentile of the excesses (nearest rank); mid splits the links
          * into the two groups that scaled differently, for the evidence sentence only */
-        double lo = lens_cube_select(d, m, (size_t)(0.05 * (m - 1) + 0.5));
-        double hi = lens_cube_select(d, m, (size_t)(0.95 * (m - 1) + 0.5)), mid = 0.5 * (lo + hi);
+        double lo, hi;
+        lens_cube_select_pair(d, m, (size_t)(0.05 * (m - 1) + 0.5), (size_t)(0.95 * (m - 1) + 0.5), &lo, &hi);
+        double mid = 0.5 * (lo + hi);
         for (size_t t = 0; t < m; t++)
             d[t] = fabs(s[t] - med);
         D[k * 5] = lens_cube_select(d, m, (size_t)(0.95 * (m - 1) + 0.5));
