@@ -75,7 +75,7 @@ static int spread(const struct lens_cube *c, struct lens_quality *q, struct lens
         if (i != j && isfinite(dev[x]) && isfinite(med[x]) && med[x] > 0 && dev[x] >= 0)
             r[n++] = dev[x] / med[x] + 0.0;
     }
-    /* Two order statistics, not a sort: the whole sort of P^2 ratios was a tenth of `mpilens
+    /* Two order statistics, not a sort: the whole sort of P^2 ratios was 8 % of `mpilens
      * report` (issue 13). The median rank is never above the 90th's, so it is selected among
      * the values the first selection left below. */
     if (n > 0)

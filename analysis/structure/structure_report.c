@@ -45,7 +45,7 @@ static void host_medians(const struct lens_cube *c, int stat, int k, double *buf
                 buf[P * P - 1 - nx++] = v;
         }
     /* By selection (NaN for none, the mean of the two middle values for an even count, as
-     * network_test2 defines its median): sorting both halves was a tenth of `mpilens report`
+     * network_test2 defines its median): sorting both halves was 6 % of `mpilens report`
      * (issue 13). Same value as the sort's, up to the sign of a zero median. */
     l->intra_median = lens_cube_median(buf, ni);
     l->inter_median = lens_cube_median(buf + P * P - nx, nx);
