@@ -260,14 +260,8 @@ static int parse_lengths(const char *s, int **out, int *n)
 }
 
 /* Values read for the heat range at most: a sample this size fixes the percentiles well enough
- * and bounds the sort of a large cube (P = 1024, 20 lengths would be 20 M values). */
+ * and bounds the selection's scratch for a large cube (P = 1024, 20 lengths would be 20 M values). */
 #define HEAT_SAMPLE (1u << 20)
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* The colour range that every per-length heatmap of c shares (issue 14, item 8): the 0.5th to
  * the 99.5th percentile of the statistic's off-diagonal positive cells over all lengths, so one
@@ -293,12 +287,17 @@ static int heat_range(const struct lens_cube *c, int stat, double *lo, double *h
             v[m++] = d[x];
     }
     if (m >= 2) {
-        qsort(v, m, sizeof *v, cmp_double);
-        *lo = v[(size_t)floor(0.005 * (double)(m - 1))];
-        *hi = v[(size_t)ceil(0.995 * (double)(m - 1))];
+        /* two ranks by selection, not a sort of up to 2^20 values (issue 13) */
+        lens_cube_select_pair(v, m, (size_t)floor(0.005 * (double)(m - 1)), (size_t)ceil(0.995 * (double)(m - 1)),
+                              lo, hi);
         if (!(*hi > *lo)) { /* a flat cube: the whole range, or none */
-            *lo = v[0];
-            *hi = v[m - 1] > v[0] ? v[m - 1] : 0;
+            double mn = v[0], mx = v[0];
+            for (size_t i = 1; i < m; i++) {
+                mn = v[i] < mn ? v[i] : mn;
+                mx = v[i] > mx ? v[i] : mx;
+            }
+            *lo = mn;
+            *hi = mx > mn ? mx : 0;
         }
     }
     lens_free(v);

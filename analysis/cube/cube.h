@@ -110,6 +110,13 @@ int lens_cube_asymmetry_length(const struct lens_cube *c, int stat, double *medi
  * n > 0; and the median (mean of the two middle values for even n, NaN for n == 0). */
 double lens_cube_select(double *v, size_t n, size_t k);
 double lens_cube_median(double *v, size_t n);
+/* cube_order.c. Sorts v[0..n) ascending in place, the NaNs moved after the numbers (in no
+ * order); returns how many numbers precede them. scratch: n doubles of the caller's, any
+ * content, overwritten. -0 and +0 may come in either order. O(n), no allocation. */
+size_t lens_cube_sort(double *v, size_t n, double *scratch);
+/* Two order statistics of v[0..n) (no NaN; reordered in place): *x1 the k1-th and *x2 the
+ * k2-th smallest, k1 <= k2 < n, by two selections, the second on v[0..k2) only. */
+void lens_cube_select_pair(double *v, size_t n, size_t k1, size_t k2, double *x1, double *x2);
 /* Index of the length nearest to `bytes`, or -1. */
 int lens_cube_length_index(const struct lens_cube *c, int bytes);
 

@@ -76,13 +76,6 @@ void lens_anomaly_robust(double *v, size_t n, double floor, double *med, double 
     *sig = 1.4826 * (mad > floor ? mad : floor);
 }
 
-/* no subtraction: it could overflow or round two close values to "equal" */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* ---- findings --------------------------------------------------------------------------- */
 
 /* Ascending ranks as runs: "16-23", "1, 3-5, 9".
@@ -164,11 +157,12 @@ static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
     int P = x->P, L = x->L, Q = 2 * (P - 1), nb = Q > L ? Q : L; /* Q >= P when P >= 2 */
     double *prof = lens_malloc((size_t)P * Q * sizeof *prof);
     double *typ = lens_malloc((size_t)Q * sizeof *typ);
-    double *buf = lens_malloc((size_t)nb * sizeof *buf);
-    if (!prof || !typ || !buf) {
+    double *buf = lens_malloc((size_t)nb * sizeof *buf), *scratch = lens_malloc((size_t)nb * sizeof *scratch);
+    if (!prof || !typ || !buf || !scratch) {
         lens_free(prof);
         lens_free(typ);
         lens_free(buf);
+        lens_free(scratch);
         return lens_err_set(x->e, LENS_ENOMEM, "anomalies: out of memory");
     }
     for (int k = 0; k < L; k++) {
@@ -187,8 +181,9 @@ static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
              * statistics, so ranks that lost some measurements (NaN) still have a comparable
              * profile: point q of every rank is the same quantile. */
             double *row = prof + (size_t)i * Q;
-            if (n > 0)
-                qsort(buf, (size_t)n, sizeof *buf, cmp_double);
+            /* every quantile is needed, so a whole sort: P sorts of up to 2(P-1) values per
+             * length, radix (lens_cube_sort) since qsort was a tenth of a report (issue 13) */
+            lens_cube_sort(buf, (size_t)n, scratch);
             for (int q = 0; q < Q; q++) { /* quantiles on a common grid: missing values allowed */
                 if (n == 0) {
                     row[q] = NAN;
@@ -235,6 +230,7 @@ static int slow_profiles(struct lens_anomaly_ctx *x, struct slow *sl)
     lens_free(prof);
     lens_free(typ);
     lens_free(buf);
+    lens_free(scratch);
     return LENS_OK;
 }
 
@@ -412,8 +408,9 @@ static int find_changes(struct lens_anomaly_ctx *x)
         double med = lens_cube_median(d, m);
         /* lo, hi: the 5th and 95th percentile of the excesses (nearest rank); mid splits the links
          * into the two groups that scaled differently, for the evidence sentence only */
-        double lo = lens_cube_select(d, m, (size_t)(0.05 * (m - 1) + 0.5));
-        double hi = lens_cube_select(d, m, (size_t)(0.95 * (m - 1) + 0.5)), mid = 0.5 * (lo + hi);
+        double lo, hi;
+        lens_cube_select_pair(d, m, (size_t)(0.05 * (m - 1) + 0.5), (size_t)(0.95 * (m - 1) + 0.5), &lo, &hi);
+        double mid = 0.5 * (lo + hi);
         for (size_t t = 0; t < m; t++)
             d[t] = fabs(s[t] - med);
         D[k * 5] = lens_cube_select(d, m, (size_t)(0.95 * (m - 1) + 0.5));

@@ -369,14 +369,6 @@ int lens_distmat_from_square(const double *a, int n, struct lens_distmat **out,
 
 /* ---- cube ---- */
 
-/* Written as two comparisons, not a subtraction, which would overflow int and misorder. The
- * callers sort finite values only. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Element (i, j) of the median over lengths of the finite values (NaN if none). tmp holds
  * nlen doubles. The median over lengths (not the mean) keeps a few odd lengths, a preempted
  * measurement or a protocol switch, from moving the distance (docs/methods.md §2.1). Missing
@@ -394,8 +386,9 @@ static double median_over_lengths(const struct lens_cube *c, int stat, int i, in
         return NAN;
     if (m <= 2) /* one or two lengths (a cube of one length is common): no sort needed */
         return m == 1 ? tmp[0] : (tmp[0] + tmp[1]) / 2;
-    qsort(tmp, (size_t)m, sizeof *tmp, cmp_double);
-    return m % 2 ? tmp[m / 2] : (tmp[m / 2 - 1] + tmp[m / 2]) / 2;
+    /* selection, not a sort per pair (P^2 of them): the same middle values, and the same
+     * mean of the two for an even count (issue 13) */
+    return lens_cube_median(tmp, (size_t)m);
 }
 
 /* The P x P matrix the distances come from: length k's own slice of the cube (no copy), or

@@ -24,22 +24,6 @@ static void slowest_pair(const struct lens_cube *c, int stat, int k, int *row, i
         }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorted in place): the mean of the two middle values for an even n, as
- * network_test2 defines its median; NaN for n == 0. */
-static double median_of(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The medians of length k over pairs within a host and across hosts (page one's key numbers):
  * the two levels any cluster has, whatever its switches and sockets. buf holds P*P doubles. */
 static void host_medians(const struct lens_cube *c, int stat, int k, double *buf, struct lens_structure_report_length *l)
@@ -60,8 +44,11 @@ static void host_medians(const struct lens_cube *c, int stat, int k, double *buf
             else
                 buf[P * P - 1 - nx++] = v;
         }
-    l->intra_median = median_of(buf, ni);
-    l->inter_median = median_of(buf + P * P - nx, nx);
+    /* By selection (NaN for none, the mean of the two middle values for an even count, as
+     * network_test2 defines its median): sorting both halves was 6 % of `mpilens report`
+     * (issue 13). Same value as the sort's, up to the sign of a zero median. */
+    l->intra_median = lens_cube_median(buf, ni);
+    l->inter_median = lens_cube_median(buf + P * P - nx, nx);
 }
 
 int lens_structure_report_run(const struct lens_cube *c, int stat, unsigned parts,
