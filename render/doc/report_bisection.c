@@ -70,7 +70,7 @@ int lens_report_bisection_input_vars(void *ctx, struct lens_err *e)
      * group alike; the rest are this run's own (bis_*), set before any section of the group */
     int rc = lens_template_vars_setf(v, e, "input_index", "%d", r->cur + 1);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", lens_report_label(&r->in[r->cur]), e);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "bis_file", d->run->path, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "bis_file", lens_report_path_tail(d->run->path), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "bis_nc", d->nc_path ? d->nc_path : "", e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_rounds", "%d", s->rounds);
     /* every round has the same pairs (an odd rank count leaves one rank out of each) */
