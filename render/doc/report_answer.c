@@ -95,6 +95,21 @@ int lens_report_gate_vars(struct lens_report_ctx *r, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "cores", "%d", q->cores);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "first_median", med, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "timer_floor", floor_us, e);
+    /* Which cores the oversubscription check used, worded by the gate's texts: cores_from
+     * first, as cores_known names it. A template without a gate section has no use for them
+     * (and gate_text would fail): they are left empty. */
+    char from[256] = "", words[512] = "";
+    if (rc == LENS_OK && section_named(r, "gate")) {
+        if (q->cores > 0) {
+            rc = gate_text(r, q->cores_source == LENS_QUALITY_CORES_RECORDED ? "cores_recorded" : "cores_option", from,
+                           sizeof from, e);
+            if (rc == LENS_OK) rc = lens_template_vars_set(v, "cores_from", from, e);
+            if (rc == LENS_OK) rc = gate_text(r, "cores_known", words, sizeof words, e);
+        } else
+            rc = gate_text(r, "cores_unknown", words, sizeof words, e);
+    }
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "cores_from", from, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "cores_words", words, e);
     return rc;
 }
 
