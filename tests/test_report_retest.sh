@@ -134,7 +134,7 @@ check_eq "edited: the anomalies table says vanished" \
 # ---- the Bisection bandwidth section against the CSV and the .nc ----
 cat >"$TMP/bis.py" <<'PYEOF'
 import sys, csv, re, subprocess
-rows = list(csv.DictReader(open(sys.argv[1] + "_bisection.csv")))
+rows = list(csv.DictReader(l for l in open(sys.argv[1] + "_bisection.csv") if not l.startswith("#")))
 text = open(sys.argv[2]).read()
 bw = [float(r["bandwidth_Bps"]) for r in rows]
 def g3(v):  # GB/s to 3 significant digits, fixed notation
@@ -207,7 +207,7 @@ cp "${OB}_bisection.csv" "$TMP/csv/"
 check "report of a bisection CSV alone" report "$TMP/csv.pdf" "$TMP/csv/run_bisection.csv" --figures "$TMP/figs"
 check_eq "CSV alone: poppler quiet" "$(cat "$TMP/csv.pdf.err")" ""
 check_eq "CSV alone: one links row per round" "$(grep -cE '^ *[0-9]+ [0-9]+ -> [0-9]+ +[0-9.]+ +[0-9]+ +[0-9]+ *$' "$TMP/csv.pdf.txt")" \
-    "$($PY -c 'import csv,sys; print(len({(r["slowest_sender"], r["slowest_receiver"]) for r in csv.DictReader(open(sys.argv[1]))}))' "${OB}_bisection.csv")"
+    "$($PY -c 'import csv,sys; print(len({(r["slowest_sender"], r["slowest_receiver"]) for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))}))' "${OB}_bisection.csv")"
 check "CSV alone: --figures writes bisection.png and .svg" test -s "$TMP/figs/bisection.png" -a -s "$TMP/figs/bisection.svg"
 check_match "CSV alone: no node shares" "$(tr '\n' ' ' <"$TMP/csv.pdf.txt")" "no share per node"
 check_eq "CSV alone: no empty reference list" "$(grep -c '^ *References$' "$TMP/csv.pdf.txt")" "0"
