@@ -142,6 +142,47 @@ static int title_vars(void *ctx, struct lens_err *e)
     return rc;
 }
 
+/* How each traced run was made (page one): the archive's MPILENS::* properties that the
+ * collector recorded at MPI_Init (struct lens_trace.prov), worded as the cube report's
+ * provenance table. A trace without any (Score-P's, an older collector's) gets one row
+ * saying so rather than four rows of "not recorded". */
+static int provenance_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "provenance"))
+        return unknown_item(s, it, e);
+    if (it->ncols != 2)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'provenance' needs 2 columns (what, value), got %d",
+                            s->t->path, it->line, it->ncols);
+    static const char *const labels[] = {"prov_measured", "prov_mpi", "prov_launcher", "prov_cores"};
+    char lab[256], nr[512], v[1024];
+    int rc = text(s, "prov_not_recorded", nr, sizeof nr, e);
+    for (int i = 0; i < s->nin && rc == LENS_OK; i++) {
+        char *const *p = s->in[i].analysis->trace->prov; /* LENS_OTF2_PROP_KEYS order */
+        /* with several traces each block starts with the trace's name */
+        if (s->nin > 1)
+            rc = lens_pdf_table_row(s->pdf, (const char *const[]){s->in[i].name, ""}, e);
+        int any = 0;
+        for (int k = 0; k < LENS_OTF2_NPROP; k++)
+            any |= p[k] != NULL;
+        if (!any) {
+            if (rc == LENS_OK && (rc = text(s, "prov_run", lab, sizeof lab, e)) == LENS_OK)
+                rc = lens_pdf_table_row(s->pdf, (const char *const[]){lab, nr}, e);
+            continue;
+        }
+        /* four rows of five properties: launcher and binding share one, as in the cube report */
+        for (int row = 0; row < 4 && rc == LENS_OK; row++) {
+            if (row == 2)
+                snprintf(v, sizeof v, "%s; %s", p[2] ? p[2] : nr, p[3] ? p[3] : nr);
+            else
+                snprintf(v, sizeof v, "%s", p[row == 3 ? 4 : row] ? p[row == 3 ? 4 : row] : nr);
+            if ((rc = text(s, labels[row], lab, sizeof lab, e)) == LENS_OK)
+                rc = lens_pdf_table_row(s->pdf, (const char *const[]){lab, v}, e);
+        }
+    }
+    return rc;
+}
+
 /* ---- comparison of several traces (drawn only when there are two or more) ---- */
 
 static int comparison_block(void *ctx, const struct lens_template_item *it, struct lens_err *e)
@@ -932,7 +973,7 @@ static int details_block(void *ctx, const struct lens_template_item *it, struct 
 /* ---- the section table: one row per section a template may name ---- */
 
 static const struct lens_doc_section sections[] = {
-    {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"title", LENS_DOC_NONE, title_vars, provenance_table, NULL},
     {"comparison", LENS_DOC_NONE, NULL, NULL, comparison_block},
     {"gain", LENS_DOC_NONE, NULL, NULL, gain_block},
     {"run_problems", LENS_DOC_NONE, NULL, NULL, run_problems_block},
