@@ -9,6 +9,7 @@
 #include "doc.h"
 #include "render/fig/fig.h"
 #include "pdf.h"
+#include "report.h"
 #include "template.h"
 
 #include <limits.h>
@@ -159,9 +160,11 @@ static int provenance_table(void *ctx, const struct lens_template_item *it, stru
     int rc = text(s, "prov_not_recorded", nr, sizeof nr, e);
     for (int i = 0; i < s->nin && rc == LENS_OK; i++) {
         char *const *p = s->in[i].analysis->trace->prov; /* LENS_OTF2_PROP_KEYS order */
-        /* with several traces each block starts with the trace's name */
-        if (s->nin > 1)
-            rc = lens_pdf_table_row(s->pdf, (const char *const[]){s->in[i].name, ""}, e);
+        /* With several traces each block starts with "trace N" and the trace's name, its
+         * path's last two parts (the value column is the wide one; the title lists the paths). */
+        if (s->nin > 1 && (rc = lens_template_vars_setf(&s->vars, e, "trace_index", "%d", i + 1)) == LENS_OK &&
+            (rc = text(s, "prov_trace", lab, sizeof lab, e)) == LENS_OK)
+            rc = lens_pdf_table_row(s->pdf, (const char *const[]){lab, lens_report_path_tail(s->in[i].name)}, e);
         int any = 0;
         for (int k = 0; k < LENS_OTF2_NPROP; k++)
             any |= p[k] != NULL;
