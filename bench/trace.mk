@@ -1,6 +1,7 @@
 # The trace collector: $(BUILD)/lib/libmpilens-trace.so (PMPI wrappers + OTF2 writer, built
 # with $(MPICC) from position-independent objects of its own), the serial recovery tool
-# $(BUILD)/lib/mpilens-trace-recover, and the MPI test programs tests/mpi/trace_*.c.
+# $(BUILD)/lib/mpilens-trace-recover, and the MPI test programs tests/mpi/trace_*.c. The
+# collector links mpilens-bench's provenance (bench/net/job_prov.c): one wording of the run's facts.
 TRACE_SO      := $(BUILD)/lib/libmpilens-trace.so
 TRACE_RECOVER := $(BUILD)/lib/mpilens-trace-recover
 TRACE_SRC     := bench/trace/trace.c bench/trace/trace_wrap.c bench/trace/trace_coll.c bench/trace/trace_otf2.c bench/trace/trace_defs.c \
