@@ -516,7 +516,7 @@ static int side_findings(struct lens_report_ctx *r, struct lens_err *e)
         char mn[32], av[32];
         lens_report_fmt_GBps(d->s.min_Bps, mn, sizeof mn);
         lens_report_fmt_GBps(d->s.avg_Bps, av, sizeof av);
-        rc = lens_template_vars_set(&r->vars, "bis_input", r->in[bi].name, e);
+        rc = lens_template_vars_set(&r->vars, "bis_input", lens_report_label(&r->in[bi]), e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "bis_min", mn, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "bis_avg", av, e);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "bis_rounds", "%d", d->s.rounds);
