@@ -54,8 +54,9 @@ check_eq "foreign trace: no measured-at row" "$(flat "$TMP/c.pdf" | grep -c 'mea
 # two traces: a block per trace, headed by its name
 check "problems --report on two traces" $BIN/mpilens problems "$A" "$C" --report "$TMP/two.pdf"
 two=$(flat "$TMP/two.pdf")
-check_match "two traces: ours first, with its values" "$two" "trace 1 t/traces.otf2 measured at $at"
-check_match "two traces: then the foreign one" "$two" "trace 2 casita-4_mpi_ls_barr/traces.otf2 provenance not recorded"
+check_match "two traces: ours first, one row with its values" "$two" \
+    "trace 1 t/traces.otf2: measured at $at; MPI library Open MPI ${ov:-none}.*; launcher and binding Open MPI mpirun; rank 0 .*; cores per host $(getconf _NPROCESSORS_ONLN) trace 2"
+check_match "two traces: then the foreign one" "$two" "trace 2 casita-4_mpi_ls_barr/traces.otf2: not recorded"
 # the Russian template has the same rows
 check "problems --report --lang ru" $BIN/mpilens problems "$A" --lang ru --report "$TMP/ru.pdf"
 check_match "ru: начало измерения" "$(flat "$TMP/ru.pdf")" "начало измерения $at"
