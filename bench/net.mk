@@ -1,6 +1,6 @@
 # mpilens-bench: the MPI collector (all-pairs cube and p2p sweep), built with $(MPICC).
 # Only these files: the trace collector (bench/trace/) has bench/trace.mk, the sample applications samples.mk.
-BENCH_SRC := $(addprefix bench/net/,main.c opts.c estimate.c estimate_run.c job.c ctx.c schedule.c mode.c allpairs.c p2p.c p2p_out.c stats.c fatal.c retest.c bisection.c bisect_run.c ncwrite.c)
+BENCH_SRC := $(addprefix bench/net/,main.c opts.c estimate.c estimate_run.c job.c job_prov.c ctx.c schedule.c mode.c allpairs.c p2p.c p2p_out.c stats.c fatal.c retest.c bisection.c bisect_run.c ncwrite.c)
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/obj/%.o)
 MPILENS_BENCH := $(BUILD)/bin/mpilens-bench
 

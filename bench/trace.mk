@@ -1,10 +1,12 @@
 # The trace collector: $(BUILD)/lib/libmpilens-trace.so (PMPI wrappers + OTF2 writer, built
 # with $(MPICC) from position-independent objects of its own), the serial recovery tool
-# $(BUILD)/lib/mpilens-trace-recover, and the MPI test programs tests/mpi/trace_*.c.
+# $(BUILD)/lib/mpilens-trace-recover, and the MPI test programs tests/mpi/trace_*.c. The
+# collector links mpilens-bench's provenance (bench/net/job_prov.c): one wording of the run's facts.
 TRACE_SO      := $(BUILD)/lib/libmpilens-trace.so
 TRACE_RECOVER := $(BUILD)/lib/mpilens-trace-recover
 TRACE_SRC     := bench/trace/trace.c bench/trace/trace_wrap.c bench/trace/trace_coll.c bench/trace/trace_otf2.c bench/trace/trace_defs.c \
                  bench/trace/trace_func.c bench/trace/trace_symbols.c bench/trace/callsite.c bench/trace/clocksync.c \
+                 bench/net/job_prov.c \
                  common/err.c common/alloc.c common/atomic.c common/time.c
 TRACE_PIC     := $(TRACE_SRC:%.c=$(BUILD)/pic/%.o)
 TRACE_OTF2     = $(OTF2_LIBS)

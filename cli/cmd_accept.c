@@ -328,11 +328,15 @@ static int write_report(const char *path, const char *title, const struct lens_a
     for (int i = 0; i < n && rc == LENS_OK; i++) {
         if (!ri[i].cube)
             continue;
-        rc = lens_structure_report_run_gated(ri[i].cube, o.stat, parts, &q, &res[i], e);
+        /* the provenance first: its cores_per_host tells the gate about oversubscription */
+        struct lens_quality_opts qo = q;
+        if ((rc = lens_cube_attr_provenance(ri[i].cube, &prov[i], e)) == LENS_OK) {
+            ri[i].prov = &prov[i];
+            lens_quality_opts_recorded(&qo, prov[i].cores_per_host);
+            rc = lens_structure_report_run_gated(ri[i].cube, o.stat, parts, &qo, &res[i], e);
+        }
         if (rc == LENS_OK)
             ri[i].results = &res[i];
-        if (rc == LENS_OK && (rc = lens_cube_attr_provenance(ri[i].cube, &prov[i], e)) == LENS_OK)
-            ri[i].prov = &prov[i];
         if (rc != LENS_OK)
             lens_err_prefix(e, ri[i].name);
     }

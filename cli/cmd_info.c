@@ -9,6 +9,7 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,9 @@ static int info_bisection(const char *input, int json)
     /* rounds are numbered from 0 in file order (the reader checks it), so a round number is
      * its index */
     const struct lens_bisection_round *w = &b->r[s.worst_round];
+    static const char *const keys[] = LENS_BISECTION_PROV_KEYS;
+    const char *pv[LENS_BISECTION_NPROV] = {b->prov.measured_at, b->prov.mpi, b->prov.launcher, b->prov.binding,
+                                            b->prov.cores_per_host};
     if (json) {
         struct lens_json j;
         lens_json_init(&j, stdout);
@@ -392,6 +396,21 @@ static int info_bisection(const char *input, int json)
         lens_json_key(&j, "receiver");
         lens_json_int(&j, s.worst_receiver);
         lens_json_end_object(&j);
+        /* how the run was made, the keys as the CSV's comments name them; an older run
+         * without them has no "provenance" key */
+        int any = 0;
+        for (int k = 0; k < LENS_BISECTION_NPROV; k++) {
+            if (!pv[k])
+                continue;
+            if (!any++) {
+                lens_json_key(&j, "provenance");
+                lens_json_begin_object(&j);
+            }
+            lens_json_key(&j, keys[k]);
+            lens_json_string(&j, pv[k]);
+        }
+        if (any)
+            lens_json_end_object(&j);
         lens_json_end_object(&j);
     } else {
         printf("source:     %s\n", b->path);
@@ -402,6 +421,12 @@ static int info_bisection(const char *input, int json)
                s.median_Bps, s.median_Bps / 1e6, s.min_Bps, s.min_Bps / 1e6, s.min_round, s.avg_Bps);
         printf("slowest:    pair %d -> %d at %.9g B/s (%.4g MB/s), round %d (%.6g s)\n", s.worst_sender,
                s.worst_receiver, s.worst_pair_Bps, s.worst_pair_Bps / 1e6, s.worst_round, w->seconds);
+        /* the provenance lines the run recorded, short labels padded like the lines above */
+        static const char *const labels[LENS_BISECTION_NPROV] = {"measured:", "mpi:", "launcher:", "binding:",
+                                                                 "cores:"};
+        for (int k = 0; k < LENS_BISECTION_NPROV; k++)
+            if (pv[k])
+                printf("%-12s%s%s\n", labels[k], pv[k], k == LENS_BISECTION_NPROV - 1 && isdigit((unsigned char)pv[k][0]) ? " per host" : "");
     }
     lens_bisection_free(b);
     return LENS_EXIT_OK;

@@ -56,7 +56,7 @@ static void help(void)
            "                          INPUT; repeat once per INPUT, in order (default: the\n"
            "                          prefix's folder and name, e.g. synth32/network)\n"
            "      --cores N           cores per host, for the data-quality gate's oversubscription\n"
-           "                          check (the cube files do not record them)\n"
+           "                          check (default: the cube's recorded cores_per_host)\n"
            "  -h, --help              show this help\n\n"
            "Fonts and templates are looked up next to the program; set MPILENS_DATADIR to the\n"
            "directory holding fonts/ and templates/ to override. With SOURCE_DATE_EPOCH set the\n"
@@ -356,13 +356,15 @@ int cmd_report(int argc, char **argv)
         case 'c': {
             char *end;
             long v = strtol(optarg, &end, 10);
-            /* cores per host for the data-quality gate: the cube files do not record them */
+            /* cores per host for the data-quality gate, for cubes that record none (network_test2)
+             * or to override mpilens-bench's cores_per_host (rank 0's node only) */
             if (end == optarg || *end || v < 1 || v > 1000000) {
                 lens_free(lengths);
                 lens_free(labels);
                 return lens_cli_usage("report", "--cores wants a positive core count per host, got '%s'", optarg);
             }
             qopts.cores = (int)v;
+            qopts.cores_source = LENS_QUALITY_CORES_OPTION;
             break;
         }
         case 'h':
@@ -438,8 +440,12 @@ int cmd_report(int argc, char **argv)
     for (int i = 0; i < nin && rc == LENS_OK; i++) {
         if (!in[i].cube)
             continue; /* a sweep is laid out as read: it has no results to compute */
-        /* the data-quality gate decides whether the structure parts are computed at all */
-        rc = lens_structure_report_run_gated(in[i].cube, o.stat, parts, &qopts, &res[i], &e);
+        /* the data-quality gate decides whether the structure parts are computed at all; a
+         * cube's recorded cores per host tell it about oversubscription unless --cores did */
+        struct lens_quality_opts qo = qopts;
+        if (in[i].prov)
+            lens_quality_opts_recorded(&qo, in[i].prov->cores_per_host);
+        rc = lens_structure_report_run_gated(in[i].cube, o.stat, parts, &qo, &res[i], &e);
         if (rc == LENS_OK)
             in[i].results = &res[i];
         /* one colour range for all the cube's heatmaps, unless --own-range asks for the old

@@ -15,4 +15,14 @@
 #define LENS_OTF2_ATTR_WINDOW "mpilens::window"
 #define LENS_OTF2_ATTR_WINDOW_DESCR "RMA window of the call"
 
+/* Trace file properties (OTF2_Archive_SetProperty, read back with OTF2_Reader_GetProperty):
+ * how the traced run was made, the all-pairs cube's provenance under the same key names.
+ * The collector writes rank 0's facts at MPI_Init into raw/0.defs ("prov KEY VALUE"), and the
+ * conversion turns them into these properties. OTF2 allows [A-Z0-9_] after the namespace. */
+#define LENS_OTF2_PROP_KEYS {"measured_at", "mpi_library_version", "launcher", "binding", "cores_per_host"}
+#define LENS_OTF2_PROP_NAMES                                                                        \
+    {"MPILENS::MEASURED_AT", "MPILENS::MPI_LIBRARY_VERSION", "MPILENS::LAUNCHER", "MPILENS::BINDING", \
+     "MPILENS::CORES_PER_HOST"}
+#define LENS_OTF2_NPROP 5
+
 #endif

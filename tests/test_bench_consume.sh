@@ -3,7 +3,8 @@
 # recomputed by python from the CSV and ncdump), `anomalies` marks a retested bad link
 # survived or vanished (a copy of the run whose retest_z is edited below 5 must say vanished),
 # `info` on a bisection run and `accept`'s bisection.bandwidth.min/.avg equal the CSV's values
-# computed by python; damaged side files fail naming file:line:column.
+# computed by python; the run's provenance comments match the .nc's attributes (ncdump) and
+# info shows them; damaged side files fail naming file:line:column.
 . tests/lib.sh
 PY=/usr/bin/python3
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
@@ -132,7 +133,7 @@ $MPIRUN -np 4 "$B" -t bisection -r 3 -s 64KiB -f "$OB" </dev/null >/dev/null 2>&
 check_eq "bisection bench runs" "$?" "0"
 cat >"$TMP/bis.py" <<'PYEOF'
 import sys, csv, json, statistics
-rows = list(csv.DictReader(open(sys.argv[1] + "_bisection.csv")))
+rows = list(csv.DictReader(l for l in open(sys.argv[1] + "_bisection.csv") if not l.startswith("#")))
 bw = [float(r["bandwidth_Bps"]) for r in rows]
 sp = [float(r["slowest_pair_Bps"]) for r in rows]
 w = sp.index(min(sp))
@@ -172,9 +173,45 @@ printf 'bisection.bandwidth.min >= 1B/s\n' >"$TMP/one.criteria"
 check_exit "accept: a bisection metric without a bisection input fails" 1 "$M" accept "$O" --criteria "$TMP/one.criteria"
 check_match "... saying so" "$(cat "$TMP/err")" "one.criteria:1:1: bisection.bandwidth.min: no bisection run"
 
-# a damaged bisection CSV: exit 1 naming file:line:column, for info and accept
-sed '2s/^0,/0x,/' "${OB}_bisection.csv" >"$TMP/b/bad_bisection.csv"
+# ---- the bisection run's provenance: "# key: value" lines ahead of the header ----
+# the same names and values as the .nc's attributes, which ncdump reads independently
+for k in measured_at mpi_library_version launcher binding cores_per_host; do
+    check_eq "bisection CSV records $k as the .nc does" "$(sed -n "s/^# $k: //p" "${OB}_bisection.csv")" \
+        "$(ncdump -h "${OB}_bisection.nc" | sed -n "s/^\t\t:$k = \"\(.*\)\" ;\$/\1/p")"
+done
+check_match "measured_at is an ISO 8601 UTC time" "$(sed -n 's/^# measured_at: //p' "${OB}_bisection.csv")" \
+    '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$'
+check_eq "cores_per_host is this machine's" "$(sed -n 's/^# cores_per_host: //p' "${OB}_bisection.csv")" "$(getconf _NPROCESSORS_ONLN)"
+check_match "launcher: Open MPI's mpirun" "$(sed -n 's/^# launcher: //p' "${OB}_bisection.csv")" "^Open MPI mpirun"
+check_eq "comments first, then the header" "$(grep -vn '^#' "${OB}_bisection.csv" | head -1)" \
+    "6:round,pairs,bytes,seconds,bandwidth_Bps,slowest_pair_Bps,slowest_sender,slowest_receiver"
+# info shows them (text and JSON), from the comments
+check_eq "info --json: the provenance object = the comments" \
+    "$($PY -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["provenance"], sort_keys=True))' "$TMP/bis.json")" \
+    "$($PY -c 'import json,sys; print(json.dumps(dict(l[2:].rstrip("\n").split(": ", 1) for l in open(sys.argv[1]) if l.startswith("# ")), sort_keys=True))' "${OB}_bisection.csv")"
+check_match "info text: measured line" "$("$M" info "$OB" 2>&1)" "measured: +$(sed -n 's/^# measured_at: //p' "${OB}_bisection.csv")"
+# an older run (no comments) reads as before, with no provenance key and the same numbers
+mkdir -p "$TMP/old"
+grep -v '^#' "${OB}_bisection.csv" >"$TMP/old/run_bisection.csv"
+"$M" info --json "$TMP/old/run" >"$TMP/old.json" 2>"$TMP/err"
+check_eq "older run without comments: info runs" "$?" "0"
+check_eq "older run: no provenance key, same numbers" \
+    "$($PY -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); print("provenance" in a, a["bandwidth_Bps"] == b["bandwidth_Bps"])' "$TMP/old.json" "$TMP/bis.json")" \
+    "False True"
+# a key twice (two runs pasted together) is refused at its line; unknown comments are skipped
+{ sed -n '1p' "${OB}_bisection.csv"; cat "${OB}_bisection.csv"; } >"$TMP/old/twice_bisection.csv"
+check_exit "measured_at twice: info exits 1" 1 "$M" info "$TMP/old/twice_bisection.csv"
+check_match "... naming file:line" "$(cat "$TMP/err")" "old/twice_bisection.csv:2:1: 'measured_at' given twice"
+{ echo "# a note someone added"; cat "${OB}_bisection.csv"; } >"$TMP/old/note_bisection.csv"
+check_eq "an unknown comment is skipped" "$("$M" info --json "$TMP/old/note_bisection.csv" 2>&1 | sed 's/"source":"[^"]*"//')" \
+    "$(sed 's/"source":"[^"]*"//' "$TMP/bis.json")"
+
+# a damaged bisection CSV: exit 1 naming file:line:column, for info and accept (the first
+# round's line follows the five provenance comments and the header)
+L0=$(grep -n '^0,' "${OB}_bisection.csv" | cut -d: -f1)
+check_eq "the first round is on line 7" "$L0" 7
+sed "${L0}s/^0,/0x,/" "${OB}_bisection.csv" >"$TMP/b/bad_bisection.csv"
 check_exit "damaged bisection: info exits 1" 1 "$M" info "$TMP/b/bad_bisection.csv"
-check_match "damaged bisection: file:line:column" "$(cat "$TMP/err")" "b/bad_bisection.csv:2:1: column 'round': '0x' is not an integer"
+check_match "damaged bisection: file:line:column" "$(cat "$TMP/err")" "b/bad_bisection.csv:$L0:1: column 'round': '0x' is not an integer"
 check_exit "damaged bisection: accept exits 1" 1 "$M" accept "$TMP/b/bad" --criteria "$TMP/one.criteria"
 finish test_bench_consume

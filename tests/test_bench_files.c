@@ -97,6 +97,20 @@ static void bisection_good(void)
     lens_bisection_free(b);
     snprintf(prefix, sizeof prefix, "%s/none", dir);
     LENS_TEST(lens_bisection_probe(prefix) == 0, "no file: probe 0");
+    /* the same rounds under the bench's provenance comments (a value keeps its inner colons
+     * and spaces), an unknown comment skipped, a key left out NULL */
+    put("prov_bisection.csv", "# measured_at: 2026-11-25T08:21:29Z\n# mpi_library_version: Open MPI v4.1.4, x: y\n"
+        "# a note\n# cores_per_host: 8\n" BH "0,2,4294967296,2.74979982,1.56191998e+09,390479996,3,2\n");
+    snprintf(prefix, sizeof prefix, "%s/prov", dir);
+    rc = lens_bisection_read(prefix, &b, &e);
+    LENS_TEST(rc == LENS_OK && b->n == 1, "bisection with comments read: %s", e.msg);
+    if (rc == LENS_OK) {
+        LENS_TEST(b->prov.measured_at && !strcmp(b->prov.measured_at, "2026-11-25T08:21:29Z"), "measured_at");
+        LENS_TEST(b->prov.mpi && !strcmp(b->prov.mpi, "Open MPI v4.1.4, x: y"), "mpi_library_version keeps its colon");
+        LENS_TEST(b->prov.cores_per_host && !strcmp(b->prov.cores_per_host, "8"), "cores_per_host");
+        LENS_TEST(!b->prov.launcher && !b->prov.binding, "absent keys are NULL");
+        lens_bisection_free(b);
+    }
 }
 
 /* Each damaged file and the message it must give, FILE:LINE:COLUMN first. */
@@ -130,6 +144,15 @@ static void refusals(void)
         {1, "round,pairs,bytes,seconds,bandwidth_Bps,slowest_pair_Bps,slowest_receiver,slowest_sender\n0,2,1000,0.5,2000,400,0,1\n",
          "x_bisection.csv:1:1: header is not"},
         {1, BH "0,2,1000,0.5,2000,400,0,1\n1,2,1000,0.5\0,2000,400,0,1\n", "x_bisection.csv:3:1: NUL byte"},
+        /* provenance comments (issue 14): counted as lines, a key twice refused, comments only
+         * ahead of the header (a retest file takes none) */
+        {1, "# measured_at: a\n# launcher: b\n# measured_at: c\n" BH "0,2,1000,0.5,2000,400,0,1\n",
+         "x_bisection.csv:3:1: 'measured_at' given twice"},
+        {1, "# launcher: b\n" BH "1,2,1000,0.5,2000,400,0,1\n", "x_bisection.csv:3:1: round 1, expected 0"},
+        {1, "# launcher: b\nround,pairs\n", "x_bisection.csv:2:1: header is not"},
+        {1, BH "# launcher: b\n0,2,1000,0.5,2000,400,0,1\n", "x_bisection.csv:2:1: 1 fields, the header has 8"},
+        {1, "# launcher: b\n", "x_bisection.csv: empty file, expected the header"},
+        {0, "# launcher: b\n" RH "0,3,1,1e-6,1e-6,1,1,flagged\n", "x_retest.csv:1:1: header is not"},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         struct lens_err e;

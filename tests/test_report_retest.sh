@@ -134,7 +134,7 @@ check_eq "edited: the anomalies table says vanished" \
 # ---- the Bisection bandwidth section against the CSV and the .nc ----
 cat >"$TMP/bis.py" <<'PYEOF'
 import sys, csv, re, subprocess
-rows = list(csv.DictReader(open(sys.argv[1] + "_bisection.csv")))
+rows = list(csv.DictReader(l for l in open(sys.argv[1] + "_bisection.csv") if not l.startswith("#")))
 text = open(sys.argv[2]).read()
 bw = [float(r["bandwidth_Bps"]) for r in rows]
 def g3(v):  # GB/s to 3 significant digits, fixed notation
@@ -175,7 +175,7 @@ if w1 not in one:
 print("ok" if not bad else "; ".join(bad))
 PYEOF
 check_eq "Bisection: min/median/average/max, slowest link, node share and page one agree with the CSV and .nc" \
-    "$($PY "$TMP/bis.py" "$OB" "$TMP/both.pdf.txt" "$OB" 2>&1)" "ok"
+    "$($PY "$TMP/bis.py" "$OB" "$TMP/both.pdf.txt" "b/run" 2>&1)" "ok"
 # the same numbers as info --json (its min and avg, to 3 significant digits)
 check_eq "Bisection: min and average as info --json" \
     "$("$M" info --json "$OB" 2>/dev/null | $PY -c '
@@ -184,6 +184,17 @@ j = json.load(sys.stdin)["bandwidth_Bps"]
 g = lambda v: "%.0f" % v if v >= 100 else "%.1f" % v if v >= 10 else "%.2f" % v if v >= 1 else "%.3g" % v
 print(g(j["min"] / 1e9), g(j["avg"] / 1e9))')" \
     "$(grep -E '^ *(min \(round [0-9]+\)|average) ' "$TMP/both.pdf.txt" | awk '{print $NF}' | tr '\n' ' ' | sed 's/ $//')"
+
+# the run's provenance: the CSV's comment lines, in the section's first paragraph; the files
+# by their relative names (the bench wrote under the absolute $TMP)
+flatb=$(tr '\n' ' ' <"$TMP/both.pdf.txt" | tr -s ' ')
+for k in measured_at launcher; do
+    check_match "Bisection: $k from the CSV's comments" "$flatb" \
+        "$(sed -n "s/^# $k: //p" "${OB}_bisection.csv" | sed 's/[][().*^$]/\\&/g')"
+done
+check_match "Bisection: cores per host" "$flatb" "; $(sed -n 's/^# cores_per_host: //p' "${OB}_bisection.csv") cores per host\."
+check_match "Bisection: files named relative" "$flatb" "read from b/run_bisection.csv and b/run_bisection.nc:"
+check_eq "Bisection: no absolute folder in the PDF" "$(grep "$TMP" "$TMP/both.pdf.txt")" ""
 
 # ---- byte-identical on rerun ----
 check "rerun" report "$TMP/again.pdf" "$T" "$OB"
@@ -207,9 +218,15 @@ cp "${OB}_bisection.csv" "$TMP/csv/"
 check "report of a bisection CSV alone" report "$TMP/csv.pdf" "$TMP/csv/run_bisection.csv" --figures "$TMP/figs"
 check_eq "CSV alone: poppler quiet" "$(cat "$TMP/csv.pdf.err")" ""
 check_eq "CSV alone: one links row per round" "$(grep -cE '^ *[0-9]+ [0-9]+ -> [0-9]+ +[0-9.]+ +[0-9]+ +[0-9]+ *$' "$TMP/csv.pdf.txt")" \
-    "$($PY -c 'import csv,sys; print(len({(r["slowest_sender"], r["slowest_receiver"]) for r in csv.DictReader(open(sys.argv[1]))}))' "${OB}_bisection.csv")"
+    "$($PY -c 'import csv,sys; print(len({(r["slowest_sender"], r["slowest_receiver"]) for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))}))' "${OB}_bisection.csv")"
 check "CSV alone: --figures writes bisection.png and .svg" test -s "$TMP/figs/bisection.png" -a -s "$TMP/figs/bisection.svg"
 check_match "CSV alone: no node shares" "$(tr '\n' ' ' <"$TMP/csv.pdf.txt")" "no share per node"
+# an older run's CSV (no comment lines) reads as before and says its provenance is not recorded
+mkdir -p "$TMP/old"
+grep -v '^#' "${OB}_bisection.csv" >"$TMP/old/run_bisection.csv"
+check "report of an older bisection CSV" report "$TMP/old.pdf" "$TMP/old/run_bisection.csv"
+check_match "older CSV: provenance not recorded" "$(tr '\n' ' ' <"$TMP/old.pdf.txt" | tr -s ' ')" \
+    "How the run was made \(start, MPI library, launcher, cores\) is not recorded"
 check_eq "CSV alone: no empty reference list" "$(grep -c '^ *References$' "$TMP/csv.pdf.txt")" "0"
 # the strip plot is printed like every figure: 300 ppi or more at its placed size
 check_eq "the bisection figure is 300 ppi or more" \

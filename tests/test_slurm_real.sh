@@ -306,10 +306,13 @@ run_sample() {
     check_eq "$L: retest companion: its header" "$(head -1 "$R/cube/network_retest.csv" 2>&1)" \
         "length,sender,receiver,first,retest,z,retest_z,role"
     check_eq "$L: retest companion: one control per length" "$(grep -c ',control$' "$R/cube/network_retest.csv" 2>&1)" "4"
-    check_eq "$L: bisection CSV: its header" "$(head -1 "$R/bisection/run_bisection.csv" 2>&1)" \
+    # the provenance comments ("# key: value") come first, then the header
+    check_eq "$L: bisection CSV: its header" "$(grep -v '^#' "$R/bisection/run_bisection.csv" 2>&1 | head -1)" \
         "round,pairs,bytes,seconds,bandwidth_Bps,slowest_pair_Bps,slowest_sender,slowest_receiver"
+    check_match "$L: bisection CSV: the launcher is Slurm's" "$(grep '^# launcher: ' "$R/bisection/run_bisection.csv" 2>&1)" \
+        "Slurm job [0-9]+"
     check_eq "$L: bisection CSV: 2 rounds of 2 pairs" \
-        "$(tail -n +2 "$R/bisection/run_bisection.csv" 2>/dev/null | cut -d, -f1,2 | tr '\n' ' ')" "0,2 1,2 "
+        "$(grep -v '^#' "$R/bisection/run_bisection.csv" 2>/dev/null | tail -n +2 | cut -d, -f1,2 | tr '\n' ' ')" "0,2 1,2 "
     check_match "$L: the job's bisection info" "$(cat "$R/bisection/info.txt" 2>&1)" \
         "test: +bisection bandwidth, 2 pairs per round"
     check_match "$L: the job's report is a PDF" "$(head -c 5 "$R/report.pdf" 2>/dev/null)" "^%PDF-"

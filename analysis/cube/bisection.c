@@ -101,6 +101,38 @@ static int row(void *arg, const struct lens_csvstrict *c, struct lens_err *e)
     return LENS_OK;
 }
 
+/* The fields of struct lens_bisection_prov in LENS_BISECTION_PROV_KEYS order. */
+static char **prov_field(struct lens_bisection_prov *p, int k)
+{
+    char **f[LENS_BISECTION_NPROV] = {&p->measured_at, &p->mpi, &p->launcher, &p->binding, &p->cores_per_host};
+    return f[k];
+}
+
+/* "# key: value" ahead of the header. Unknown keys and free text are skipped, so a later bench
+ * may add lines; a known key twice is two runs pasted together and refused. */
+static int comment(void *arg, const struct lens_csvstrict *c, const char *text, struct lens_err *e)
+{
+    struct acc *a = arg;
+    static const char *const keys[] = LENS_BISECTION_PROV_KEYS;
+    while (*text == ' ')
+        text++;
+    for (int k = 0; k < LENS_BISECTION_NPROV; k++) {
+        size_t n = strlen(keys[k]);
+        if (strncmp(text, keys[k], n) || text[n] != ':')
+            continue;
+        char **f = prov_field(&a->b->prov, k);
+        if (*f)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: '%s' given twice", c->path, c->line, keys[k]);
+        const char *v = text + n + 1;
+        while (*v == ' ')
+            v++;
+        if (!(*f = lens_strdup(v)))
+            return lens_err_set(e, LENS_ENOMEM, "%s: out of memory", c->path);
+        return LENS_OK;
+    }
+    return LENS_OK;
+}
+
 int lens_bisection_read(const char *input, struct lens_bisection **out, struct lens_err *e)
 {
     /* *out stays NULL on every failure: a caller never sees half a run */
@@ -117,7 +149,7 @@ int lens_bisection_read(const char *input, struct lens_bisection **out, struct l
     snprintf(b->path, n, "%s%s", input, ends_with(input, suffix) ? "" : suffix);
     /* eight fields: the header's count, which lens_csvstrict_read holds every row to */
     struct acc a = {b, 0};
-    int rc = lens_csvstrict_read(b->path, LENS_BISECTION_HEADER, 8, row, &a, e);
+    int rc = lens_csvstrict_read_commented(b->path, LENS_BISECTION_HEADER, 8, comment, row, &a, e);
     if (rc != LENS_OK) {
         lens_bisection_free(b);
         return rc;
@@ -132,6 +164,8 @@ void lens_bisection_free(struct lens_bisection *b)
         return;
     lens_free(b->path);
     lens_free(b->r);
+    for (int k = 0; k < LENS_BISECTION_NPROV; k++)
+        lens_free(*prov_field(&b->prov, k));
     lens_free(b);
 }
 

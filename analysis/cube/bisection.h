@@ -18,11 +18,28 @@ struct lens_bisection_round {
     int slowest_sender, slowest_receiver;
 };
 
+/* How the run was made, from the "# key: value" comment lines ahead of the header (bench
+ * since issue 14; the keys are the cube's provenance attribute names). Each owned, NULL when
+ * the file has no such line (an older run). */
+struct lens_bisection_prov {
+    char *measured_at;         /* start of the measurement, ISO 8601 UTC */
+    char *mpi;                 /* mpi_library_version: the MPI library's first line */
+    char *launcher;            /* mpirun, Hydra or Slurm, as the environment told */
+    char *binding;             /* the binding policy and rank 0's affinity */
+    char *cores_per_host;      /* rank 0's node's online processors (text, as written) */
+};
+
 struct lens_bisection {
     char *path;                /* the file read (owned) */
     int n;
     struct lens_bisection_round *r; /* in file order */
+    struct lens_bisection_prov prov;
 };
+
+/* The comment keys of struct lens_bisection_prov, in its field order: the writer
+ * (bench/net/bisect_run.c) and the reader share them. */
+#define LENS_BISECTION_PROV_KEYS {"measured_at", "mpi_library_version", "launcher", "binding", "cores_per_host"}
+#define LENS_BISECTION_NPROV 5
 
 /* What info and accept say about a run. */
 struct lens_bisection_summary {
@@ -39,9 +56,11 @@ struct lens_bisection_summary {
 /* 1 when input names a bisection CSV (a file ending in _bisection.csv) or a prefix with
  * PREFIX_bisection.csv beside it. No allocation, no message. */
 int lens_bisection_probe(const char *input);
-/* Reads input (the CSV or its prefix). LENS_EIO, LENS_EFORMAT (header not exact, a field that
+/* Reads input (the CSV or its prefix), with the provenance comments ahead of the header (other
+ * comment lines are skipped). LENS_EIO, LENS_EFORMAT (header not exact, a field that
  * is not a whole number, rounds not 0, 1, 2 ..., a non-positive time, a bandwidth that is
- * not bytes / seconds, at FILE:LINE:COLUMN), LENS_EDATA (no rows), LENS_ENOMEM. */
+ * not bytes / seconds, a provenance key given twice, at FILE:LINE:COLUMN), LENS_EDATA (no
+ * rows), LENS_ENOMEM. */
 int lens_bisection_read(const char *input, struct lens_bisection **out, struct lens_err *e);
 void lens_bisection_free(struct lens_bisection *b);
 /* The summary of b (at least one round, as lens_bisection_read guarantees). LENS_ENOMEM. */

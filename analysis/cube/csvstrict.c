@@ -69,6 +69,15 @@ int lens_csvstrict_read(const char *path, const char *header, int nfields,
                         int (*row)(void *arg, const struct lens_csvstrict *r, struct lens_err *e),
                         void *arg, struct lens_err *e)
 {
+    return lens_csvstrict_read_commented(path, header, nfields, NULL, row, arg, e);
+}
+
+int lens_csvstrict_read_commented(const char *path, const char *header, int nfields,
+                                  int (*comment)(void *arg, const struct lens_csvstrict *r, const char *text,
+                                                 struct lens_err *e),
+                                  int (*row)(void *arg, const struct lens_csvstrict *r, struct lens_err *e),
+                                  void *arg, struct lens_err *e)
+{
     /* the line cap of every text reader (textline.h): a bench row is under 200 bytes, so a
      * longer line is a binary or damaged file, refused after at most 1 MiB is read */
     FILE *fp = fopen(path, "r");
@@ -78,7 +87,7 @@ int lens_csvstrict_read(const char *path, const char *header, int nfields,
     struct lens_csvstrict r;
     memset(&r, 0, sizeof r);
     r.path = path;
-    int rc = LENS_OK, got, rows = 0;
+    int rc = LENS_OK, got, rows = 0, header_seen = 0;
     while (rc == LENS_OK && (got = lens_textline_read(fp, &tl, LENS_TEXTLINE_MAX)) != LENS_TEXTLINE_EOF) {
         r.line++;
         if (got != LENS_TEXTLINE_OK) {
@@ -91,10 +100,17 @@ int lens_csvstrict_read(const char *path, const char *header, int nfields,
         /* CRLF (a file passed through Windows) reads like LF; the header compare then works */
         while (len > 0 && (tl.s[len - 1] == '\n' || tl.s[len - 1] == '\r'))
             tl.s[--len] = '\0';
-        if (r.line == 1) {
+        /* comments only ahead of the header, and only for a reader that takes them: a file
+         * without any reads exactly as before */
+        if (!header_seen && comment && tl.s[0] == '#') {
+            rc = comment(arg, &r, tl.s + 1, e);
+            continue;
+        }
+        if (!header_seen) {
+            header_seen = 1;
             /* the exact header: a column renamed or moved would silently shift every value */
             if (strcmp(tl.s, header))
-                rc = lens_err_set(e, LENS_EFORMAT, "%s:1:1: header is not '%s'", path, header);
+                rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld:1: header is not '%s'", path, r.line, header);
             continue;
         }
         /* blank lines (a trailing one from an editor) carry nothing; the bench writes none */
@@ -110,7 +126,7 @@ int lens_csvstrict_read(const char *path, const char *header, int nfields,
     }
     /* an empty file and a header alone are both "no data", told apart for the person fixing
      * it: the first was never written, the second was cut before its first row */
-    if (rc == LENS_OK && r.line == 0)
+    if (rc == LENS_OK && !header_seen)
         rc = lens_err_set(e, LENS_EFORMAT, "%s: empty file, expected the header '%s'", path, header);
     else if (rc == LENS_OK && rows == 0)
         rc = lens_err_set(e, LENS_EDATA, "%s: no data rows after the header", path);

@@ -35,5 +35,14 @@ int lens_csvstrict_double(const struct lens_csvstrict *r, int f, const char *nam
 int lens_csvstrict_read(const char *path, const char *header, int nfields,
                         int (*row)(void *arg, const struct lens_csvstrict *r, struct lens_err *e),
                         void *arg, struct lens_err *e);
+/* lens_csvstrict_read for a file that may open with comment lines ("#..."): each one before
+ * the header is handed to comment(arg, r, text after the '#', e) with r->line set; the header
+ * is then the first other line. A '#' line after the header is a row like any other (and so
+ * refused by its field count). Errors as lens_csvstrict_read, or what comment returns. */
+int lens_csvstrict_read_commented(const char *path, const char *header, int nfields,
+                                  int (*comment)(void *arg, const struct lens_csvstrict *r, const char *text,
+                                                 struct lens_err *e),
+                                  int (*row)(void *arg, const struct lens_csvstrict *r, struct lens_err *e),
+                                  void *arg, struct lens_err *e);
 
 #endif

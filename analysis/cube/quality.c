@@ -6,6 +6,7 @@
 #include "cube.h"
 #include "common/alloc.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,22 @@ void lens_quality_opts_default(struct lens_quality_opts *o)
     o->cores = 0;
     o->tick = 1e-7;
     o->min_ticks = 3;
+}
+
+int lens_quality_opts_recorded(struct lens_quality_opts *o, const char *cores_per_host)
+{
+    /* a count set without a source is the caller's own, as --cores is: it wins too */
+    if (!cores_per_host || (o->cores > 0 && o->cores_source != LENS_QUALITY_CORES_RECORDED))
+        return 0;
+    /* the whole text must be the count: "8 (rank 0's node)" or "unknown" is no count */
+    char *end;
+    errno = 0;
+    long v = strtol(cores_per_host, &end, 10);
+    if (end == cores_per_host || *end || errno || v < 1 || v > 1000000)
+        return 0;
+    o->cores = (int)v;
+    o->cores_source = LENS_QUALITY_CORES_RECORDED;
+    return 1;
 }
 
 /* Nearest rank of the q-quantile (0..1) of n > 0 values, so the quantile is a value that was
@@ -101,6 +118,10 @@ int lens_quality_check(const struct lens_cube *c, int stat, const struct lens_qu
     /* the numbers the verdict is made from are kept for the report to print, pass or fail */
     q->repeats = c->repeats;
     q->cores = o->cores;
+    /* a count without a source is the caller's own (older callers set only cores) */
+    q->cores_source = o->cores > 0 && o->cores_source == LENS_QUALITY_CORES_UNKNOWN ? LENS_QUALITY_CORES_OPTION
+                      : o->cores > 0                                            ? o->cores_source
+                                                                                : LENS_QUALITY_CORES_UNKNOWN;
     count_hosts(c, q);
     int rc = spread(c, q, e);
     if (rc != LENS_OK)
@@ -117,7 +138,8 @@ int lens_quality_check(const struct lens_cube *c, int stat, const struct lens_qu
     if (c->repeats < o->min_repeats)
         q->reasons |= LENS_QUALITY_FEW_REPEATS;
     /* Ranks that outnumber the cores take turns on them: a measured delay is then mostly the
-     * scheduler's time slice, whatever the network does. Only checked when the cores are known. */
+     * scheduler's time slice, whatever the network does. Only checked when the cores are known
+     * (--cores, or the cube's cores_per_host); the ranks per host come from the hosts file. */
     if (o->cores > 0 && q->max_per_host > o->cores)
         q->reasons |= LENS_QUALITY_OVERSUBSCRIBED;
     /* The smallest length has the smallest delays: if its typical delay is a few ticks, the

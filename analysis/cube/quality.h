@@ -18,11 +18,19 @@ enum lens_quality_reason {
     LENS_QUALITY_ONE_HOST = 1u << 4,       /* every rank on one host (or no hosts file) */
 };
 
+/* Where the gate's cores per host came from, for the report to say which it used. */
+enum lens_quality_cores_source {
+    LENS_QUALITY_CORES_UNKNOWN = 0, /* neither: oversubscription is not checked */
+    LENS_QUALITY_CORES_OPTION,      /* given by the user (mpilens report --cores) */
+    LENS_QUALITY_CORES_RECORDED,    /* the cube's cores_per_host attribute (mpilens-bench) */
+};
+
 /* The thresholds; lens_quality_opts_default sets the documented values. */
 struct lens_quality_opts {
     double max_spread;  /* largest median relative spread (deviation / median) that passes: 0.5 */
     int min_repeats;    /* fewest repeats per pair that passes: 5 */
-    int cores;          /* cores per host, 0: unknown (the cube files record none) */
+    int cores;          /* cores per host, 0: unknown (not checked) */
+    int cores_source;   /* enum lens_quality_cores_source of cores */
     double tick;        /* timer resolution, seconds: 1e-7 */
     double min_ticks;   /* smallest-length median delay must be at least this many ticks: 3 */
 };
@@ -39,11 +47,18 @@ struct lens_quality {
     int max_per_host;   /* most ranks on one host (0 without a hosts file) */
     const char *busiest_host; /* the host holding max_per_host ranks, borrowed from the cube; NULL: none */
     int cores;          /* as in the options (0: unknown, not checked) */
+    int cores_source;   /* as in the options */
     double first_median; /* median delay of the statistic at the smallest length, seconds */
     struct lens_quality_opts opts; /* the thresholds the verdict used */
 };
 
 void lens_quality_opts_default(struct lens_quality_opts *o);
+
+/* Takes the cores per host a cube recorded (its cores_per_host attribute, text, NULL when
+ * absent) into o, unless o->cores was given by the user (LENS_QUALITY_CORES_OPTION wins: the
+ * attribute is rank 0's node only, and the user may know the nodes differ). A text that is not
+ * a positive count ("unknown") is ignored. Returns 1 when the attribute was taken, else 0. */
+int lens_quality_opts_recorded(struct lens_quality_opts *o, const char *cores_per_host);
 
 /* Checks cube c (statistic stat for the timer check; the deviation statistic for the spread)
  * against o (NULL: the defaults) into *q. Errors: LENS_EINVAL (stat absent from the cube, bad

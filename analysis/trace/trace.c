@@ -549,6 +549,19 @@ static int read_archive(struct state *s, const char *anchor)
         s->ev.t->ours = !strncmp(creator, "mpilens", 7);
         free(creator); /* OTF2 hands over a malloc'ed copy */
     }
+    /* The collector's provenance properties: a missing one is an older or foreign trace, not
+     * an error. OTF2 hands over malloc'ed copies; ours go through lens_strdup so that
+     * lens_trace_free releases every field alike. */
+    static const char *const prop[] = LENS_OTF2_PROP_NAMES;
+    for (int k = 0; k < LENS_OTF2_NPROP && rc == LENS_OK; k++) {
+        char *v = NULL;
+        if (OTF2_Reader_GetProperty(rd, prop[k], &v) == OTF2_SUCCESS && v && *v &&
+            !(s->ev.t->prov[k] = lens_strdup(v)))
+            rc = fail(s, LENS_ENOMEM, "out of memory");
+        free(v);
+    }
+    if (rc != LENS_OK)
+        goto out;
     if ((rc = read_globals(s, rd)))
         goto out;
     /* Only ranks' master threads are selected, so OTF2 does not open files of threads we skip. */
@@ -770,5 +783,7 @@ void lens_trace_free(struct lens_trace *t)
     free_comms(t->comms, t->ncomms);
     free_comms(t->groups, t->ngroups);
     lens_free(t->win_comm);
+    for (int k = 0; k < LENS_OTF2_NPROP; k++)
+        lens_free(t->prov[k]);
     lens_free(t);
 }

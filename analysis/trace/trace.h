@@ -5,6 +5,7 @@
 #ifndef LENS_OTF2READ_H
 #define LENS_OTF2READ_H
 
+#include "common/otf2names.h"
 #include "common/err.h"
 
 #include <stdint.h>
@@ -105,6 +106,10 @@ struct lens_trace {
     uint64_t nrma;                 /* one-sided records (0: the RMA analysis is skipped) */
     int clock_offsets;             /* number of ranks that had ClockOffset records */
     int ours;                      /* 1: written by mpilens' collector (creator "mpilens ...") */
+    /* How the traced run was made: the archive's MPILENS::* trace file properties, in
+     * LENS_OTF2_PROP_KEYS order (common/otf2names.h: measured_at, mpi_library_version,
+     * launcher, binding, cores_per_host). Owned; NULL when absent (an older or foreign trace). */
+    char *prov[LENS_OTF2_NPROP];
 };
 
 /* How one rank's events end (lens_trace_ends): what a run that crashed or was killed kept. */

@@ -7,6 +7,7 @@
 #include "bisection.h"
 #include "fatal.h"
 #include "job.h"
+#include "analysis/cube/cube.h"
 #include "common/atomic.h"
 #include "common/time.h"
 
@@ -35,6 +36,8 @@ struct bis {
     double *recv_s;      /* R x P: seconds until rank x had its partner's window, NaN if out */
     int nodes;           /* distinct host names */
     int *node_of;        /* P: index of each rank's node, in order of first appearance */
+    /* the provenance lines of the CSV, LENS_BISECTION_PROV_KEYS order (borrowed texts) */
+    const char *prov[LENS_BISECTION_NPROV];
 };
 
 /* Per round: the aggregate and the slowest flow, from recv_s (the CSV's columns). */
@@ -96,7 +99,17 @@ static int write_csv(const struct bis *b, const char *path, struct lens_err *e)
     int rc = lens_atomic_open(&a, path, "w", e);
     if (rc != LENS_OK)
         return rc;
-    fprintf(a.fp, "round,pairs,bytes,seconds,bandwidth_Bps,slowest_pair_Bps,slowest_sender,slowest_receiver\n");
+    /* How the run was made, as "# key: value" lines ahead of the header (the cube's attribute
+     * names; lens_bisection_read takes them, pandas with comment='#' skips them). A value is
+     * kept to one line: a newline from the environment would end the comment early. */
+    static const char *const keys[] = LENS_BISECTION_PROV_KEYS;
+    for (int k = 0; k < LENS_BISECTION_NPROV; k++) {
+        fprintf(a.fp, "# %s: ", keys[k]);
+        for (const char *v = b->prov[k] ? b->prov[k] : "unknown"; *v; v++)
+            fputc(*v == '\n' || *v == '\r' ? ' ' : *v, a.fp);
+        fputc('\n', a.fp);
+    }
+    fprintf(a.fp, "%s\n", LENS_BISECTION_HEADER);
     for (int r = 0; r < b->R; r++) {
         struct round_sum u;
         summarize(b, r, &u);
@@ -346,6 +359,14 @@ void lens_bench_bisect_run(const struct lens_bench_opts *o, lens_bench_say_fn sa
     b.seed = o->shuffle ? o->seed : LENS_BENCH_BISECTION_SEED;
     lens_bench_job_hosts(&b.hosts);
     int over = lens_bench_job_oversubscribed();
+    /* taken before the first round: measured_at is when the measurement started */
+    struct lens_bench_job_prov prov;
+    char mpiv[256];
+    lens_bench_job_provenance(&prov);
+    lens_bench_job_mpi_version(mpiv, sizeof mpiv);
+    /* LENS_BISECTION_PROV_KEYS order: measured_at, mpi_library_version, launcher, binding, cores */
+    const char *pv[LENS_BISECTION_NPROV] = {prov.measured_at, mpiv, prov.launcher, prov.binding, prov.cores_per_host};
+    memcpy(b.prov, pv, sizeof pv);
     char *sbase = NULL, *rbase = NULL;
     char *sbuf = page_alloc((size_t)b.S, &sbase), *rbuf = page_alloc((size_t)b.S, &rbase);
     MPI_Request *req = lens_malloc(2 * (size_t)b.k * sizeof *req);
@@ -395,8 +416,7 @@ void lens_bench_bisect_run(const struct lens_bench_opts *o, lens_bench_say_fn sa
                  u.slow_r, u.slow_bps / 1e6, u.out >= 0 ? "; sitting out: rank " : "", u.out >= 0 ? u.out : 0);
     }
     if (rank == 0) {
-        char mpiv[256], date[64], seed[32];
-        lens_bench_job_mpi_version(mpiv, sizeof mpiv);
+        char date[64], seed[32];
         lens_time_format_date(lens_time_source_date(), date, sizeof date);
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)b.seed);
         const char *attrs[] = {
@@ -404,6 +424,11 @@ void lens_bench_bisect_run(const struct lens_bench_opts *o, lens_bench_say_fn sa
             "tool", "mpilens-bench -t bisection",
             "mpi_library_version", mpiv,
             "date", date,
+            /* the all-pairs cube's provenance attributes (allpairs.c), under the same names */
+            "measured_at", prov.measured_at,
+            "launcher", prov.launcher,
+            "binding", prov.binding,
+            "cores_per_host", prov.cores_per_host,
             "command_line", o->cmdline,
             "seed", seed,
             "bisection_definition", "each round: a random split of the ranks into two halves and a "

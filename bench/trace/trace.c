@@ -2,7 +2,9 @@
  * window tables, MPI_Init/MPI_Finalize and OTF2's MPI collective callbacks. The per-call
  * wrappers are in trace_wrap.c and use the lens_tr_* helpers declared in trace_int.h. */
 #include "trace_int.h"
+#include "bench/net/job.h"
 #include "common/atomic.h"
+#include "common/otf2names.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -764,6 +766,28 @@ static void open_files(void)
     defs_printf("mpilens-trace 1\nrank %d size %d\nhost %s\n", lens_tr.rank, lens_tr.size, host);
 }
 
+/* Rank 0's facts about the run (bench/net/job_prov.c, as mpilens-bench records them), one
+ * "prov KEY VALUE" line each; the conversion makes them OTF2 trace file properties. Taken at
+ * MPI_Init: measured_at is when the traced run started. A newline in a value (from the
+ * environment) would split the journal line: it becomes a space. */
+static void write_provenance(void)
+{
+    struct lens_bench_job_prov p;
+    char mpiv[256];
+    lens_bench_job_provenance(&p);
+    lens_bench_job_mpi_version(mpiv, sizeof mpiv);
+    static const char *const keys[] = LENS_OTF2_PROP_KEYS;
+    const char *v[LENS_OTF2_NPROP] = {p.measured_at, mpiv, p.launcher, p.binding, p.cores_per_host};
+    for (int k = 0; k < LENS_OTF2_NPROP; k++) {
+        char clean[256];
+        snprintf(clean, sizeof clean, "%s", v[k]);
+        for (char *c = clean; *c; c++)
+            if (*c == '\n' || *c == '\r')
+                *c = ' ';
+        defs_printf("prov %s %s\n", keys[k], clean);
+    }
+}
+
 void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
 {
     /* Settings come from the environment because the collector is preloaded into an unmodified
@@ -827,6 +851,8 @@ void lens_tr_start(unsigned fn, uint64_t t0, uint64_t site, int provided)
         return;
     defs_printf("start %" PRIu64 "\nclock %" PRIu64 " %" PRId64 " %" PRIu64 "\n", t0,
                 off.t_local, off.offset, off.rtt);
+    if (lens_tr.rank == 0)
+        write_provenance();
     /* The modules loaded so far, so call sites can be resolved to functions after the run. */
     lens_tr.gen = lens_callsite_generation();
     if (lens_callsite_write_modules(lens_tr.defs_fd) != LENS_OK)

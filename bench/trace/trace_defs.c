@@ -94,6 +94,17 @@ static int parse_line(struct lens_trace_defs *d, int rank, const char *l, struct
     if (!strncmp(l, "end ", 4))
         return sscanf(l + 4, "%" SCNu64, &d->end) == 1 ? LENS_OK
                : lens_err_set(e, LENS_EFORMAT, "bad end line");
+    if (!strncmp(l, "prov ", 5)) {
+        /* "prov KEY VALUE": a key this reader does not know is skipped like an unknown line */
+        static const char *const keys[] = LENS_OTF2_PROP_KEYS;
+        const char *k = l + 5;
+        for (int i = 0; i < LENS_OTF2_NPROP; i++) {
+            size_t n = strlen(keys[i]);
+            if (!strncmp(k, keys[i], n) && k[n] == ' ')
+                snprintf(d->prov[i], sizeof d->prov[i], "%.*s", (int)strcspn(k + n + 1, "\n"), k + n + 1);
+        }
+        return LENS_OK;
+    }
     return LENS_OK; /* unknown lines: newer writers may add some */
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
+#include "common/otf2names.h"
 #include "callsite.h"
 #include "trace_symbols.h"
 
@@ -45,6 +46,8 @@ struct lens_trace_defs {       /* one rank's .defs file */
     size_t nwin;
     struct lens_trace_clock clocks[8];
     int nclock;
+    /* rank 0 only: the run's provenance, LENS_OTF2_PROP_KEYS order ("" when not written) */
+    char prov[LENS_OTF2_NPROP][256];
 };
 
 /* Reads rank's file into d (zeroed, with d->mods initialised by lens_callsite_init); user

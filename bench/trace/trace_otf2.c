@@ -850,6 +850,15 @@ int lens_trace_otf2_write(const struct lens_trace_otf2_opts *o, struct lens_err 
         OTF2_Archive_SetSerialCollectiveCallbacks(c.ar);
     /* the creator string names the writer's version */
     OTF2_Archive_SetCreator(c.ar, "mpilens " LENS_VERSION);
+    /* The run's provenance from rank 0's journal, as trace file properties (in the anchor
+     * file). Every process sets the same values: it read rank 0's .defs in prepare(). A trace
+     * from an older collector has none, and none are set. */
+    if (e->code == LENS_OK && c.rd) {
+        static const char *const names[] = LENS_OTF2_PROP_NAMES;
+        for (int k = 0; k < LENS_OTF2_NPROP; k++)
+            if (c.rd[0].prov[k][0] && OTF2_Archive_SetProperty(c.ar, names[k], c.rd[0].prov[k], true) != OTF2_SUCCESS)
+                lens_err_set(e, LENS_ELIB, "%s/traces.otf2: cannot set property %s", o->dir, names[k]);
+    }
     /* Event files, local definitions, then global definitions: OTF2's required order, and every
      * step is taken by every process even after a local failure, because each one is collective. */
     OTF2_Archive_OpenEvtFiles(c.ar);

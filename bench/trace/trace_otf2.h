@@ -20,6 +20,8 @@
  *       signal <n>                     a crash signal n was handled (its flush is done)
  *       abort <code>                   MPI_Abort(comm, code) was called (after its flush)
  *       cont <ns>                      flushed at a SIGCONT (mpirun's warning before a kill)
+ *       prov <key> <value>             rank 0 only, at MPI_Init: the run's provenance
+ *                                      (common/otf2names.h LENS_OTF2_PROP_KEYS)
  *   traces.otf2, traces.def, traces/   the OTF2 archive (see docs/trace.md for the records)
  *
  * What the OTF2 archive holds (the analyzer relies on this; docs/trace.md has the long form):
@@ -28,6 +30,8 @@
  *     (time = local ns, offset = ns to add to reach rank 0's clock, stddev = rtt/2 in ns) measured
  *     at MPI_Init and MPI_Finalize; interpolate linearly between them (OTF2 readers can do it
  *     with OTF2_EvtReader_ApplyClockOffsets).
+ *   - Trace file properties MPILENS::MEASURED_AT, _MPI_LIBRARY_VERSION, _LAUNCHER, _BINDING,
+ *     _CORES_PER_HOST from rank 0's prov lines (absent when the journal has none).
  *   - Location r = world rank r (one location per process), LocationGroup r "MPI Rank r".
  *   - Region id = enum lens_trace_fn value, named by the MPI function ("MPI_Send"). User
  *     functions follow, LENS_FN_COUNT + i, in strcmp order of their names, paradigm COMPILER.

@@ -9,6 +9,7 @@
 #include "doc.h"
 #include "render/fig/fig.h"
 #include "pdf.h"
+#include "report.h"
 #include "template.h"
 
 #include <limits.h>
@@ -139,6 +140,58 @@ static int title_vars(void *ctx, struct lens_err *e)
         rc = lens_template_vars_set(v, "title", s->o->title, e);
     else if (rc == LENS_OK && (rc = text(s, "default_title", def, sizeof def, e)) == LENS_OK)
         rc = lens_template_vars_set(v, "title", def, e);
+    return rc;
+}
+
+/* How each traced run was made (page one): the archive's MPILENS::* properties that the
+ * collector recorded at MPI_Init (struct lens_trace.prov), worded as the cube report's
+ * provenance table. A trace without any (Score-P's, an older collector's) is said to have
+ * none rather than "not recorded" four times. */
+static int provenance_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
+{
+    struct prep *s = ctx;
+    if (strcmp(it->name, "provenance"))
+        return unknown_item(s, it, e);
+    if (it->ncols != 2)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'provenance' needs 2 columns (what, value), got %d",
+                            s->t->path, it->line, it->ncols);
+    static const char *const labels[] = {"prov_measured", "prov_mpi", "prov_launcher", "prov_cores"};
+    char lab[4][256], nr[512], v[4][1024], cell[4096];
+    int rc = text(s, "prov_not_recorded", nr, sizeof nr, e);
+    for (int row = 0; row < 4 && rc == LENS_OK; row++)
+        rc = text(s, labels[row], lab[row], sizeof lab[row], e);
+    for (int i = 0; i < s->nin && rc == LENS_OK; i++) {
+        char *const *p = s->in[i].analysis->trace->prov; /* LENS_OTF2_PROP_KEYS order */
+        int any = 0;
+        for (int k = 0; k < LENS_OTF2_NPROP; k++)
+            any |= p[k] != NULL;
+        /* four values of five properties: launcher and binding share one, as in the cube report */
+        snprintf(v[0], sizeof v[0], "%s", p[0] ? p[0] : nr);
+        snprintf(v[1], sizeof v[1], "%s", p[1] ? p[1] : nr);
+        snprintf(v[2], sizeof v[2], "%s; %s", p[2] ? p[2] : nr, p[3] ? p[3] : nr);
+        snprintf(v[3], sizeof v[3], "%s", p[4] ? p[4] : nr);
+        if (s->nin == 1) {
+            /* one trace: a row per value, or one row saying none was recorded */
+            char run[256];
+            if (!any && (rc = text(s, "prov_run", run, sizeof run, e)) == LENS_OK)
+                rc = lens_pdf_table_row(s->pdf, (const char *const[]){run, nr}, e);
+            for (int row = 0; any && row < 4 && rc == LENS_OK; row++)
+                rc = lens_pdf_table_row(s->pdf, (const char *const[]){lab[row], v[row]}, e);
+            break;
+        }
+        /* Several traces (problems --versions gives one per version and process count): one
+         * row each, "trace N" beside the path's last two parts and the values in one cell, so
+         * that a dozen traces still fit page one. */
+        size_t o = (size_t)snprintf(cell, sizeof cell, "%s: ", lens_report_path_tail(s->in[i].name));
+        if (!any)
+            snprintf(cell + o, sizeof cell - o, "%s", nr);
+        for (int row = 0; any && row < 4 && o < sizeof cell; row++)
+            o += (size_t)snprintf(cell + o, sizeof cell - o, "%s%s %s", row ? "; " : "", lab[row], v[row]);
+        char idx[256];
+        if ((rc = lens_template_vars_setf(&s->vars, e, "trace_index", "%d", i + 1)) == LENS_OK &&
+            (rc = text(s, "prov_trace", idx, sizeof idx, e)) == LENS_OK)
+            rc = lens_pdf_table_row(s->pdf, (const char *const[]){idx, cell}, e);
+    }
     return rc;
 }
 
@@ -935,7 +988,7 @@ static int details_block(void *ctx, const struct lens_template_item *it, struct 
 /* ---- the section table: one row per section a template may name ---- */
 
 static const struct lens_doc_section sections[] = {
-    {"title", LENS_DOC_NONE, title_vars, NULL, NULL},
+    {"title", LENS_DOC_NONE, title_vars, provenance_table, NULL},
     {"comparison", LENS_DOC_NONE, NULL, NULL, comparison_block},
     {"gain", LENS_DOC_NONE, NULL, NULL, gain_block},
     {"run_problems", LENS_DOC_NONE, NULL, NULL, run_problems_block},

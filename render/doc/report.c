@@ -86,14 +86,11 @@ int lens_report_unknown_item(struct lens_report_ctx *r, const struct lens_templa
 
 /* ---- document-wide and per-input placeholders ---- */
 
-const char *lens_report_label(const struct lens_report_input *in)
+const char *lens_report_path_tail(const char *path)
 {
-    if (in->label)
-        return in->label;
-    /* The default: the last two parts of the path ("synth32/network"), a suffix of the name,
-     * so that mpilens report and mpilens accept call an input alike and the folder the
-     * report was made in never shows. A trailing "/" stays with its part. */
-    const char *s = in->name;
+    /* Two parts, not one: "synth32/network" says which run, "network" alone would not. A
+     * trailing "/" stays with its part. */
+    const char *s = path;
     size_t n = strlen(s), b = n;
     while (n > 1 && s[n - 1] == '/')
         n--;
@@ -102,6 +99,15 @@ const char *lens_report_label(const struct lens_report_input *in)
         if (s[b - 1] == '/' && ++slashes == 2)
             break;
     return s + b;
+}
+
+const char *lens_report_label(const struct lens_report_input *in)
+{
+    if (in->label)
+        return in->label;
+    /* The default: the tail of the path, so that mpilens report and mpilens accept call an
+     * input alike and the folder the report was made in never shows. */
+    return lens_report_path_tail(in->name);
 }
 
 /* Placeholders every section may use: set once in prepare(), before the title page, and never
@@ -170,8 +176,10 @@ static int input_vars(void *ctx, struct lens_err *e)
              c->lengths[c->nlen - 1], c->step);
     size_t so = 0;
     /* The reader's resolved prefix names the files exactly (dir/network for a directory input); the
-     * argument as given is the fallback for a cube not read from files. */
-    const char *src = c->source ? c->source : r->in[r->cur].name;
+     * argument as given is the fallback for a cube not read from files. Only its tail is
+     * printed: an absolute path would put the machine's folders into a report meant to be
+     * passed on (issue 14). */
+    const char *src = lens_report_path_tail(c->source ? c->source : r->in[r->cur].name);
     for (int s = 0; s < LENS_STAT_COUNT; s++)
         if (c->data[s])
             so += (size_t)snprintf(stats + so, sizeof stats - so, "%s%s", so ? "," : "", lens_cube_stat_name(s));

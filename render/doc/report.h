@@ -78,6 +78,10 @@ struct lens_report_opts {
  * ("synth32/network"), a suffix of in->name. */
 const char *lens_report_label(const struct lens_report_input *in);
 
+/* The last two parts of path ("synth32/network_median.nc"), a suffix of it: how the report
+ * names an input's files, so an absolute path never shows the folder it was made in. */
+const char *lens_report_path_tail(const char *path);
+
 void lens_report_opts_init(struct lens_report_opts *o); /* median, no figures, date now */
 
 /* The structure parts (enum lens_structure_part bits) the template of o shows for each cube:

@@ -95,6 +95,21 @@ int lens_report_gate_vars(struct lens_report_ctx *r, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "cores", "%d", q->cores);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "first_median", med, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "timer_floor", floor_us, e);
+    /* Which cores the oversubscription check used, worded by the gate's texts: cores_from
+     * first, as cores_known names it. A template without a gate section has no use for them
+     * (and gate_text would fail): they are left empty. */
+    char from[256] = "", words[512] = "";
+    if (rc == LENS_OK && section_named(r, "gate")) {
+        if (q->cores > 0) {
+            rc = gate_text(r, q->cores_source == LENS_QUALITY_CORES_RECORDED ? "cores_recorded" : "cores_option", from,
+                           sizeof from, e);
+            if (rc == LENS_OK) rc = lens_template_vars_set(v, "cores_from", from, e);
+            if (rc == LENS_OK) rc = gate_text(r, "cores_known", words, sizeof words, e);
+        } else
+            rc = gate_text(r, "cores_unknown", words, sizeof words, e);
+    }
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "cores_from", from, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "cores_words", words, e);
     return rc;
 }
 
@@ -501,7 +516,7 @@ static int side_findings(struct lens_report_ctx *r, struct lens_err *e)
         char mn[32], av[32];
         lens_report_fmt_GBps(d->s.min_Bps, mn, sizeof mn);
         lens_report_fmt_GBps(d->s.avg_Bps, av, sizeof av);
-        rc = lens_template_vars_set(&r->vars, "bis_input", r->in[bi].name, e);
+        rc = lens_template_vars_set(&r->vars, "bis_input", lens_report_label(&r->in[bi]), e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "bis_min", mn, e);
         if (rc == LENS_OK) rc = lens_template_vars_set(&r->vars, "bis_avg", av, e);
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "bis_rounds", "%d", d->s.rounds);

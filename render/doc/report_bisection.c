@@ -70,8 +70,8 @@ int lens_report_bisection_input_vars(void *ctx, struct lens_err *e)
      * group alike; the rest are this run's own (bis_*), set before any section of the group */
     int rc = lens_template_vars_setf(v, e, "input_index", "%d", r->cur + 1);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", lens_report_label(&r->in[r->cur]), e);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "bis_file", d->run->path, e);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "bis_nc", d->nc_path ? d->nc_path : "", e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "bis_file", lens_report_path_tail(d->run->path), e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "bis_nc", d->nc_path ? lens_report_path_tail(d->nc_path) : "", e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_rounds", "%d", s->rounds);
     /* every round has the same pairs (an odd rank count leaves one rank out of each) */
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "bis_pairs", "%d", d->run->r[0].pairs);
@@ -110,6 +110,19 @@ int lens_report_bisection_vars(void *ctx, struct lens_err *e)
     for (int k = 0; k < 4 && rc == LENS_OK; k++)
         if ((rc = lens_report_text(r, texts[k][1], words, sizeof words, e)) == LENS_OK)
             rc = lens_template_vars_set(v, texts[k][0], words, e);
+    /* How the run was made, from the CSV's "# key: value" lines (lens_bisection_read): one
+     * sentence, or one saying an older run has none. A line missing from a newer run reads
+     * "not recorded" in its place. */
+    const struct lens_bisection_prov *p = &d->run->prov;
+    const char *pv[5] = {p->measured_at, p->mpi, p->launcher, p->binding, p->cores_per_host};
+    static const char *const pn[5] = {"bis_measured", "bis_mpi", "bis_launcher", "bis_binding", "bis_cores"};
+    int any = 0;
+    for (int k = 0; k < 5; k++)
+        any |= pv[k] != NULL;
+    for (int k = 0; k < 5 && rc == LENS_OK; k++)
+        rc = lens_template_vars_set(v, pn[k], pv[k] ? pv[k] : "not recorded", e);
+    if (rc == LENS_OK && (rc = lens_report_text(r, any ? "prov_bis" : "prov_bis_none", words, sizeof words, e)) == LENS_OK)
+        rc = lens_template_vars_set(v, "bis_prov_words", words, e);
     /* no node rows (one rank per node, or no .nc): no header row over an empty table */
     return rc == LENS_OK ? lens_report_headers(r, node_columns, 5, d->nnodes > 0, e) : rc;
 }

@@ -60,7 +60,7 @@ int lens_report_p2p_input_vars(void *ctx, struct lens_err *e)
         snprintf(iters, sizeof iters, "-");
     int rc = lens_template_vars_setf(v, e, "input_index", "%d", r->cur + 1);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "input_name", lens_report_label(&r->in[r->cur]), e);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "p2p_file", f->path, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "p2p_file", lens_report_path_tail(f->path), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "p2p_format", f->is_nc ? "NetCDF" : "CSV", e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "npairs", "%d", f->npairs);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "pairs", pairs, e);

@@ -34,7 +34,7 @@ int lens_report_retest_count_vars(struct lens_report_ctx *r, struct lens_err *e)
     if (rc == LENS_OK)
         rc = lens_template_vars_setf(v, e, "retest_flagged_vanished", "%d", s->flagged - s->flagged_survived);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "retest_z_min", zmin, e);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "retest_file", x->rt->path, e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "retest_file", lens_report_path_tail(x->rt->path), e);
     return rc;
 }
 
