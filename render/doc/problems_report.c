@@ -156,7 +156,7 @@ static int provenance_table(void *ctx, const struct lens_template_item *it, stru
         return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'provenance' needs 2 columns (what, value), got %d",
                             s->t->path, it->line, it->ncols);
     static const char *const labels[] = {"prov_measured", "prov_mpi", "prov_launcher", "prov_cores"};
-    char lab[4][256], nr[512], v[4][1024], cell[4096];
+    char lab[4][256], nr[256], v[4][1024], cell[4096];
     int rc = text(s, "prov_not_recorded", nr, sizeof nr, e);
     for (int row = 0; row < 4 && rc == LENS_OK; row++)
         rc = text(s, labels[row], lab[row], sizeof lab[row], e);
