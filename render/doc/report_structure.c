@@ -457,6 +457,17 @@ static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e
     return rc;
 }
 
+/* One host -> colour map for the whole document: every cube's hosts, sorted, so that a host
+ * has one colour in every figure and every input of the report (render/fig/hostcolour.h). */
+static int report_hosts(const struct lens_report_ctx *r, struct lens_hostcolour *hc, struct lens_err *e)
+{
+    int rc = LENS_OK;
+    for (int k = 0; rc == LENS_OK && k < r->nin; k++)
+        if (r->in[k].cube)
+            rc = lens_hostcolour_add(hc, (const char *const *)r->in[k].cube->hosts, r->in[k].cube->procs, e);
+    return rc;
+}
+
 /* Dendrogram, heatmap in tree order and NJ tree. */
 static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
@@ -489,9 +500,12 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
         ranks[i] = rank + 12 * i;
     }
     /* The NJ tree colours leaves by host, so a host whose ranks scatter over the tree shows at a
-     * glance. */
-    int hosts = st->dm->labels ? lens_treefig_host_groups((const char *const *)st->dm->labels, P, group) : 0;
-    rc = lens_report_text(r, "unit", unit, sizeof unit, e);
+     * glance; leaf i is rank i (lens_distmat_from_cube), whose host is c->hosts[i]. */
+    struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT;
+    rc = report_hosts(r, &hc, e);
+    int hosts = rc == LENS_OK && c->hosts ? lens_hostcolour_groups(&hc, (const char *const *)c->hosts, P, group) : 0;
+    lens_hostcolour_free(&hc);
+    if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
     if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
@@ -553,14 +567,17 @@ out:
 static int link_figures(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     char title[2][512];
+    struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT;
     struct fig *f = lens_calloc(2, sizeof *f);
     if (!f)
         return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
-    int rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
+    int rc = report_hosts(r, &hc, e);
+    if (rc == LENS_OK) rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
     f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .st = st};
     lens_linkmap_opts_init(&f[0].map);
     f[0].map.title = title[0];
     f[0].map.labels = (const char *const *)lens_report_cube(r)->hosts;
+    f[0].map.hostcol = &hc; /* host bands in the colours of the NJ tree's leaves */
     f[0].map.width = f[0].w;
     f[0].map.height = f[0].h;
     f[0].map.font_path = r->font_path;
@@ -576,6 +593,7 @@ static int link_figures(struct lens_report_ctx *r, const struct lens_structure *
     f[1].curves.font_path = r->font_path;
     if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
     lens_free(f);
+    lens_hostcolour_free(&hc);
     return rc;
 }
 

@@ -32,9 +32,10 @@ void lens_treefig_color_none(double rgb[3]);
 void lens_treefig_leaf_label(const char *label, int index, char *buf, size_t n);
 
 /* Groups of processes by host from distance-matrix labels ("r<rank>@<host>"): group[i] is
- * the number of i's host in order of first appearance. Returns the number of hosts, or 0
- * (group untouched) when labels is NULL or a label names no host. */
-int lens_treefig_host_groups(const char *const *labels, int n, int *group);
+ * the place of i's host among the sorted distinct hosts, the colour number of hostcolour.h.
+ * Returns the number of hosts, or 0 (group untouched) when labels is NULL or a label names
+ * no host; LENS_ENOMEM (negative) when the map cannot be built. */
+int lens_treefig_host_groups(const char *const *labels, int n, int *group, struct lens_err *e);
 
 /* Leaves are labelled in full up to this many leaves; above it by index (the rank) only. */
 #define LENS_TREEFIG_FULL_LABELS 128
