@@ -136,4 +136,29 @@ check_match "one node: circles keyed" "$one_t" "Circles: pairs within a node\. 0
 if printf '%s' "$one_t" | grep -Eq "across nodes|[Ss]quares"; then fail "one node: the caption keys squares across nodes"; else ok; fi
 check_match "two kinds: both shapes keyed" "$two_t" "Circles: pairs within a node; squares: pairs across nodes\. 0-byte"
 
+# The timeline's legend keys the call classes its lanes draw, no others: a ping-pong window has
+# point-to-point and other MPI calls but no collective, one-sided or wait/test ones.
+check "timeline of a ping-pong" "$BIN/mpilens" problems --rules templates/rules "$DATA/otf2/pipit-ping-pong" \
+    --timeline "$TMP/tl.svg"
+tl=$($PY - "$TMP/tl.svg" <<'EOF'
+import re, sys
+s = open(sys.argv[1]).read()
+# the class colours of render/fig/timeline.c (Okabe-Ito), by name
+cls = {(0, 114, 178): "p2p", (213, 94, 0): "collective", (0, 158, 115): "one-sided", (204, 121, 167): "wait",
+       (140, 140, 140): "other"}
+rects = []
+for st, d in re.findall(r'<path style="([^"]*)" d="([^"]*)"', s):
+    m = re.search(r'(?<![-\w])fill:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)', st)
+    n = [float(v) for v in re.findall(r'-?[\d.]+', d)]
+    if m and len(n) >= 8:
+        rects.append((tuple(round(float(v) * 2.55) for v in m.groups()), min(n[1:8:2])))
+# lanes start at the first lane band (one rectangle of the band colour per lane); the legend is above
+top = min(y for c, y in rects if c == (246, 247, 249))
+legend = sorted({cls[c] for c, y in rects if c in cls and y < top})
+lanes = sorted({cls[c] for c, y in rects if c in cls and y >= top})
+print(" ".join(legend) + " | " + " ".join(lanes))
+EOF
+)
+check_eq "timeline legend = classes drawn" "$tl" "other p2p | other p2p"
+
 finish test_hostcolour
