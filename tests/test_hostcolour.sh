@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One colour per host (render/fig/hostcolour.h) and legends of drawn classes only. Two cubes
 # whose ranks sit on their hosts in different orders go into one report; the colours are read
-# back from the SVG figures (the NJ tree's leaf branches, found through its text layer, and
-# the link map's host bands, found from its diagonal cells) and must be one per host across
-# both figures and both inputs: the tab10 entry of the host's place among the report's sorted
+# back from the SVG figures (the NJ tree's leaf branches, found through its text layer, the
+# link map's host bands, found from its diagonal cells, and the tree-ordered heatmap's host
+# bands, its rows named by the dendrogram's leaf labels) and must be one per host across
+# the figures and both inputs: the tab10 entry of the host's place among the report's sorted
 # host names, written out here independently. Then a one-node p2p sweep's caption keys no
 # squares "across nodes".
 . tests/lib.sh
@@ -26,6 +27,14 @@ import re, sys
 kind, svg, hosts_file = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
 hosts = open(hosts_file).read().split()
 P = len(hosts)
+# rows of the map: rank order (link map), or the tree order of the dendrogram's leaf labels
+# ("node03:17", left to right) for the heatmap reordered by the tree
+rows = hosts
+if kind == "heat":
+    leaves = re.findall(r'<text x="([\d.]+)"[^>]*>[^<:]*:(\d+)</text>', open(sys.argv[4]).read())
+    rows = [hosts[int(r)] for x, r in sorted(leaves, key=lambda t: float(t[0]))]
+    if len(rows) != P:
+        print("ORDER", len(rows))
 def rgb(style, key):
     m = re.search(r'(?<![-\w])' + key + r':rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)', style)
     return tuple(round(float(v) * 2.55) for v in m.groups()) if m else None
@@ -52,10 +61,12 @@ else:
         if c and len(n) >= 8:
             xs, ys = n[0:8:2], n[1:8:2]
             rects.append((c, min(xs), min(ys), max(xs), max(ys)))
-    # the diagonal cells: P squares of the diagonal grey on one line x - y = const
+    # the diagonal cells: P squares of the diagonal grey (link map) or the missing-cell grey
+    # (heatmap, diagonal hidden) on one line x - y = const
+    grey = (191, 191, 191) if kind == "heat" else (228, 228, 228)
     diag = {}
     for c, x0, y0, x1, y1 in rects:
-        if c == (228, 228, 228):
+        if c == grey:
             diag.setdefault(round(x0 - y0, 1), []).append((x0, y0))
     cells = [v for v in diag.values() if len(v) == P]
     if cells:
@@ -70,13 +81,13 @@ else:
             else:
                 continue
             for r in span:
-                put(hosts[r], c)
+                put(rows[r], c)
 if not seen:
     print("NONE")
 for h in sorted(seen):
     print(h, "%d,%d,%d" % seen[h])
 EOF
-colours() { $PY "$TMP/colours.py" "$1" "$2" "$3"; }
+colours() { $PY "$TMP/colours.py" "$@"; }
 # matplotlib's tab10 without its grey (the tree figures' palette), by the sorted host index
 TAB=(31,119,180 255,127,14 44,160,44 214,39,40 148,103,189 140,86,75 227,119,194 188,189,34 23,190,207)
 expect() { local i=0 out=""; for h in "$@"; do out+="$h ${TAB[$i]}"$'\n'; i=$((i + 1)); done; printf '%s' "$out"; }
@@ -94,8 +105,11 @@ for k in 1 2; do
         got=$(colours $([ $f = nj_tree ] && echo nj || echo map) "$svg" "$TMP/$x/network_hosts.txt" 2>&1)
         check_eq "input $k $f: one colour per host, the sorted report-wide index" "$got" "$ref"
     done
+    got=$(colours heat "$TMP/fig/input${k}_structure_heatmap.svg" "$TMP/$x/network_hosts.txt" \
+        "$TMP/fig/input${k}_dendrogram.svg" 2>&1)
+    check_eq "input $k heatmap in tree order: host bands as the NJ tree" "$got" "$ref"
 done
-# the two figures of an input agree with each other, not only with the reference
+# the figures of an input agree with each other, not only with the reference
 check_eq "input 1: NJ tree and link map agree" \
     "$(colours nj "$TMP/fig/input1_nj_tree.svg" "$TMP/a/network_hosts.txt")" \
     "$(colours map "$TMP/fig/input1_link_clusters.svg" "$TMP/a/network_hosts.txt")"

@@ -478,6 +478,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     const char **leaves = lens_malloc((size_t)P * sizeof *leaves), **ranks = lens_malloc((size_t)P * sizeof *ranks);
     int *group = lens_malloc((size_t)P * sizeof *group);
     struct fig *f = lens_calloc(3, sizeof *f);
+    struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT; /* the document's host colours */
     /* The figures are drawn only with a tree (lens_report_structure_block checks st->z); NJ can
      * still fail alone, and then its kept error fails the section. */
     if (!st->nj) { /* the one part of the tree figures that can fail on its own */
@@ -501,10 +502,8 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     }
     /* The NJ tree colours leaves by host, so a host whose ranks scatter over the tree shows at a
      * glance; leaf i is rank i (lens_distmat_from_cube), whose host is c->hosts[i]. */
-    struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT;
     rc = report_hosts(r, &hc, e);
     int hosts = rc == LENS_OK && c->hosts ? lens_hostcolour_groups(&hc, (const char *const *)c->hosts, P, group) : 0;
-    lens_hostcolour_free(&hc);
     if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
     if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
@@ -538,6 +537,9 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     f[1].heat.width = f[1].w;
     f[1].heat.height = f[1].h;
     f[1].heat.font_path = r->font_path;
+    /* host bands in tree order (the heatmap permutes them with the rows), coloured as the NJ tree */
+    f[1].heat.hosts = (const char *const *)c->hosts;
+    f[1].heat.hostcol = &hc;
     if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
 
     if (rc == LENS_OK) rc = fig_title(r, "nj_tree", title[2], sizeof title[2], e);
@@ -552,6 +554,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     f[2].tree.font_path = r->font_path;
     if (rc == LENS_OK) rc = fig_draw(r, &f[2], e);
 out:
+    lens_hostcolour_free(&hc);
     lens_free(f);
     lens_free(group);
     lens_free(leaf);

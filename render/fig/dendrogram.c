@@ -649,10 +649,12 @@ static int reordered_heatmap(const double *a, int n, const int *order, const cha
         lens_heatmap_opts_init(&ho);
     double *m = lens_malloc((size_t)n * n * sizeof *m);
     const char **lab = lens_malloc((size_t)n * sizeof *lab);
+    /* host bands follow the rows they belong to: the hosts are permuted with the matrix */
+    const char **hosts = o && o->hosts ? lens_malloc((size_t)n * sizeof *hosts) : NULL;
     char *num = labels ? NULL : lens_malloc((size_t)n * 12);
     unsigned char *seen = lens_calloc((size_t)n, 1);
     int rc = LENS_OK;
-    if (!m || !lab || (!labels && !num) || !seen)
+    if (!m || !lab || (!labels && !num) || !seen || (o && o->hosts && !hosts))
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a %dx%d matrix", name, n, n);
     for (int i = 0; i < n && rc == LENS_OK; i++) {
         if (order[i] < 0 || order[i] >= n || seen[order[i]])
@@ -672,6 +674,9 @@ static int reordered_heatmap(const double *a, int n, const int *order, const cha
             }
         }
         ho.labels = lab;
+        for (int i = 0; hosts && i < n; i++)
+            hosts[i] = o->hosts[order[i]];
+        ho.hosts = hosts;
         if (!path)
             rc = lens_heatmap_png_mem(m, n, n, &ho, buf, len, e);
         else if (fmt == LENS_TREEFIG_PNG)
@@ -681,6 +686,7 @@ static int reordered_heatmap(const double *a, int n, const int *order, const cha
     }
     lens_free(m);
     lens_free(lab);
+    lens_free(hosts);
     lens_free(num);
     lens_free(seen);
     return rc;

@@ -69,7 +69,8 @@ void lens_dendrogram_permute(const double *a, int n, const int *order, double *o
 
 /* Heatmap (render/fig/heatmap.h) of the square n x n matrix a with processes in `order`; the
  * axis labels name the original processes: labels[order[i]] when labels is given, else the
- * original index. o->labels is ignored (NULL o: the heatmap defaults). PNG or SVG by the
+ * original index. o->labels is ignored (NULL o: the heatmap defaults); o->hosts, by original
+ * process, are permuted with the rows, so each host band stays beside its processes. PNG or SVG by the
  * extension of path, or PNG bytes in memory. Errors as lens_heatmap_write_png, LENS_EINVAL
  * (extension, order not a permutation), LENS_ENOMEM. */
 int lens_dendrogram_heatmap_write(const double *a, int n, const int *order,
