@@ -458,8 +458,10 @@ static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e
 }
 
 /* One host -> colour map for the whole document: every cube's hosts, sorted, so that a host
- * has one colour in every figure and every input of the report (render/fig/hostcolour.h). */
-static int report_hosts(const struct lens_report_ctx *r, struct lens_hostcolour *hc, struct lens_err *e)
+ * has one colour in every figure and every input of the report (render/fig/hostcolour.h).
+ * Rebuilt per figure block rather than kept in the context: O(total ranks log hosts), far
+ * below drawing one figure. */
+int lens_report_hosts(const struct lens_report_ctx *r, struct lens_hostcolour *hc, struct lens_err *e)
 {
     int rc = LENS_OK;
     for (int k = 0; rc == LENS_OK && k < r->nin; k++)
@@ -502,7 +504,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     }
     /* The NJ tree colours leaves by host, so a host whose ranks scatter over the tree shows at a
      * glance; leaf i is rank i (lens_distmat_from_cube), whose host is c->hosts[i]. */
-    rc = report_hosts(r, &hc, e);
+    rc = lens_report_hosts(r, &hc, e);
     int hosts = rc == LENS_OK && c->hosts ? lens_hostcolour_groups(&hc, (const char *const *)c->hosts, P, group) : 0;
     if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
     if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
@@ -574,7 +576,7 @@ static int link_figures(struct lens_report_ctx *r, const struct lens_structure *
     struct fig *f = lens_calloc(2, sizeof *f);
     if (!f)
         return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
-    int rc = report_hosts(r, &hc, e);
+    int rc = lens_report_hosts(r, &hc, e);
     if (rc == LENS_OK) rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
     f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .st = st};
     lens_linkmap_opts_init(&f[0].map);
