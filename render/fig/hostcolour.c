@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Byte order (strcmp), not the locale's: the colours must not depend on LANG, and a name in
+ * Cyrillic sorts the same on every machine. */
 static int cmp_name(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -15,6 +17,7 @@ static int cmp_name(const void *a, const void *b)
 
 int lens_hostcolour_add(struct lens_hostcolour *hc, const char *const *hosts, int n, struct lens_err *e)
 {
+    /* a cube without a hosts file has no names to colour: its figures draw no host colours */
     if (!hosts || n <= 0)
         return LENS_OK;
     /* Old and new names in one array, sorted, then duplicates dropped: simpler than merging,
@@ -31,10 +34,12 @@ int lens_hostcolour_add(struct lens_hostcolour *hc, const char *const *hosts, in
         if (hosts[i])
             all[m++] = hosts[i];
     qsort(all, m, sizeof *all, cmp_name);
+    /* equal names are now neighbours: keep the first of each run */
     size_t d = 0;
     for (size_t i = 0; i < m; i++)
         if (d == 0 || strcmp(all[d - 1], all[i]) != 0)
             all[d++] = all[i];
+    /* d >= 1 here (hosts had a name or the map one), but malloc(0) may return NULL: ask for 1 */
     char **name = lens_malloc((d ? d : 1) * sizeof *name);
     int rc = name ? LENS_OK : lens_err_set(e, LENS_ENOMEM, "host colours: out of memory for %zu names", d);
     /* Copy every survivor first; only then free the old names (some survivors point at them). */
@@ -60,6 +65,7 @@ int lens_hostcolour_index(const struct lens_hostcolour *hc, const char *host)
 {
     if (!hc || !host || hc->n == 0)
         return -1;
+    /* the names are sorted and distinct (add's invariant), so the index is the host's rank */
     const char *const *hit = bsearch(&host, hc->name, (size_t)hc->n, sizeof *hc->name, cmp_name);
     return hit ? (int)(hit - (const char *const *)hc->name) : -1;
 }
@@ -74,6 +80,9 @@ int lens_hostcolour_groups(const struct lens_hostcolour *hc, const char *const *
     return coloured;
 }
 
+/* The tree palette, not a new one: when the hosts in rank order are already sorted (node01,
+ * node02, ...) the NJ tree keeps the colours it always had. A host band may share a colour with
+ * a link cluster beside it; the band sits outside the map, next to its host's name. */
 void lens_hostcolour_rgb(int k, double rgb[3])
 {
     if (k < 0)
