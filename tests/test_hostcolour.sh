@@ -122,6 +122,9 @@ check "links --plot" "$BIN/mpilens" links "$TMP/a/network" --plot "$TMP/map.svg"
 one=$(expect node01 node02 node03 node04)
 check_eq "mpilens nj: sorted host colours" "$(colours nj "$TMP/nj.svg" "$TMP/a/network_hosts.txt")" "$one"
 check_eq "mpilens links: the same colours" "$(colours map "$TMP/map.svg" "$TMP/a/network_hosts.txt")" "$one"
+check "cluster --heatmap --plot" "$BIN/mpilens" cluster "$TMP/a/network" --heatmap "$TMP/heat.svg" --plot "$TMP/dendro.svg"
+check_eq "mpilens cluster --heatmap: the same host bands" \
+    "$(colours heat "$TMP/heat.svg" "$TMP/a/network_hosts.txt" "$TMP/dendro.svg")" "$one"
 
 # ---- legends and captions name only what is drawn: a sweep inside one node has no squares ----
 mkdir -p "$TMP/sw"

@@ -83,7 +83,7 @@ void lens_treefig_leaf_label(const char *label, int index, char *buf, size_t n)
 }
 
 /* The host part of "r<digits>@<host>", or NULL. */
-static const char *host_part(const char *l)
+const char *lens_treefig_host_of(const char *l)
 {
     if (!l || l[0] != 'r' || !isdigit((unsigned char)l[1]))
         return NULL;
@@ -101,14 +101,14 @@ int lens_treefig_host_groups(const char *const *labels, int n, int *group, struc
     if (!labels || n <= 0)
         return 0;
     for (int i = 0; i < n; i++)
-        if (!host_part(labels[i]))
+        if (!lens_treefig_host_of(labels[i]))
             return 0;
     const char **host = lens_malloc((size_t)n * sizeof *host);
     if (!host)
         return lens_err_set(e, LENS_ENOMEM, "host colours: out of memory for %d leaves", n);
     /* the host parts point into the labels: nothing to free but the array */
     for (int i = 0; i < n; i++)
-        host[i] = host_part(labels[i]);
+        host[i] = lens_treefig_host_of(labels[i]);
     struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT;
     int rc = lens_hostcolour_add(&hc, host, n, e);
     if (rc == LENS_OK) {
