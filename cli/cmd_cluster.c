@@ -188,7 +188,13 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
         o.cluster = st->label;
         o.cut_note = note;
         o.font_path = lens_cli_font();
-        rc = lens_dendrogram_write(st->z, n, &o, pc->plot, e);
+        /* leaf labels naming a host in that host's colour, as `mpilens nj` draws them */
+        int *group = lens_malloc((size_t)n * sizeof *group);
+        int hosts = group ? lens_treefig_host_groups((const char *const *)m->labels, n, group, e)
+                          : lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", n);
+        o.host_group = hosts > 0 ? group : NULL;
+        rc = hosts < 0 ? hosts : lens_dendrogram_write(st->z, n, &o, pc->plot, e);
+        lens_free(group);
     }
     if (rc == LENS_OK && pc->heatmap) {
         double *sq = square_of(m->d, n);

@@ -43,7 +43,17 @@ seen = {}
 def put(h, c):
     if seen.setdefault(h, c) != c:
         print("MIXED", h)
-if kind == "nj":
+if kind == "dendro":
+    # leaf label "node03:17": its glyphs are the <g fill> group whose first glyph starts where
+    # the text layer's copy starts; label colours are the host colour darkened to 0.72
+    at = {(round(float(x), 1), round(float(y), 1)): t
+          for x, y, t in re.findall(r'<text x="([\d.]+)" y="([\d.]+)"[^>]*>([^<]*:\d+)</text>', svg)}
+    for st, x, y in re.findall(r'<g style="([^"]*)">\s*<use xlink:href="[^"]*" x="([-\d.]+)" y="([-\d.]+)"', svg):
+        t = at.get((round(float(x), 1), round(float(y), 1)))
+        m = re.search(r'fill:rgb\(([\d.]+)%,([\d.]+)%,([\d.]+)%\)', st)
+        if t and m:
+            put(t.split(":")[0], tuple(round(float(v) * 2.55 / 0.72) for v in m.groups()))
+elif kind == "nj":
     # leaf label "node03:17" (text layer, baseline in device units); its leaf branch is the
     # horizontal stroke ending left of the label, level with the label's middle
     lines = [(rgb(s, "stroke"), n) for s, n in paths if rgb(s, "stroke") and len(n) == 4 and n[1] == n[3]]
@@ -100,6 +110,8 @@ ref_b=$(printf '%s\n' "$all" | grep -v '^node04')
 for k in 1 2; do
     x=$([ $k = 1 ] && echo a || echo b)
     ref=$([ $k = 1 ] && echo "$ref_a" || echo "$ref_b")
+    got=$(colours dendro "$TMP/fig/input${k}_dendrogram.svg" "$TMP/$x/network_hosts.txt" 2>&1)
+    check_eq "input $k dendrogram: leaf labels in their host's colour" "$got" "$ref"
     for f in nj_tree link_clusters; do
         svg="$TMP/fig/input${k}_$f.svg"
         got=$(colours $([ $f = nj_tree ] && echo nj || echo map) "$svg" "$TMP/$x/network_hosts.txt" 2>&1)
@@ -125,6 +137,8 @@ check_eq "mpilens links: the same colours" "$(colours map "$TMP/map.svg" "$TMP/a
 check "cluster --heatmap --plot" "$BIN/mpilens" cluster "$TMP/a/network" --heatmap "$TMP/heat.svg" --plot "$TMP/dendro.svg"
 check_eq "mpilens cluster --heatmap: the same host bands" \
     "$(colours heat "$TMP/heat.svg" "$TMP/a/network_hosts.txt" "$TMP/dendro.svg")" "$one"
+check_eq "mpilens cluster --plot: leaf labels in the same colours" \
+    "$(colours dendro "$TMP/dendro.svg" "$TMP/a/network_hosts.txt")" "$one"
 
 # ---- legends and captions name only what is drawn: a sweep inside one node has no squares ----
 mkdir -p "$TMP/sw"

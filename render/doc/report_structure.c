@@ -522,6 +522,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     f[0].dendro.k = st->k;
     f[0].dendro.cluster = st->label;
     f[0].dendro.cut_note = note;
+    f[0].dendro.host_group = hosts > 0 ? group : NULL; /* "node03:17" in node03's colour */
     f[0].dendro.width = f[0].w;
     f[0].dendro.height = f[0].h;
     f[0].dendro.font_path = r->font_path;

@@ -5,6 +5,7 @@
 
 #include "figure.h"
 #include "treefig.h"
+#include "hostcolour.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -450,7 +451,11 @@ static void draw_leaves(const struct dfig *f, const struct dlayout *L, cairo_t *
     lens_figure_set_font(cr, f->face, L->lab_fs);
     for (int i = 0; i < n; i += L->step) {
         int leaf = f->order[i];
-        if (f->o->k > 1) {
+        if (f->o->host_group && f->o->host_group[leaf] >= 0) {
+            /* a label names a host: it takes that host's colour in every figure (hostcolour.h) */
+            lens_hostcolour_rgb(f->o->host_group[leaf], rgb);
+            set_rgb(cr, rgb, 0.72);
+        } else if (f->o->k > 1) {
             lens_treefig_color(f->color[f->cluster[leaf]], rgb);
             set_rgb(cr, rgb, 0.72); /* darker than the links, to read on white */
         } else {

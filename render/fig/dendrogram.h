@@ -27,6 +27,10 @@ struct lens_dendrogram_opts {
     const int *cluster;        /* n clusters 0..k-1 of the leaves at that cut (struct
                                 * lens_structure's label); required when k >= 1 */
     const char *cut_note;      /* how k was chosen, shown in the legend ("largest gap"); NULL */
+    /* n host colour numbers (lens_hostcolour_groups, by leaf index) colouring the leaf labels
+     * "node03:17" as the NJ tree and the host bands colour that host; the links and the strip
+     * keep the cut's colours. NULL (default) or -1: the label takes its cluster's colour. */
+    const int *host_group;
     int width, height;         /* whole figure: pixels for PNG, points for SVG */
     const char *font_path;     /* TTF for the text (fonts/DejaVuSans.ttf); NULL: cairo's "sans" */
 };
