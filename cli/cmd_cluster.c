@@ -188,7 +188,13 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
         o.cluster = st->label;
         o.cut_note = note;
         o.font_path = lens_cli_font();
-        rc = lens_dendrogram_write(st->z, n, &o, pc->plot, e);
+        /* leaf labels naming a host in that host's colour, as `mpilens nj` draws them */
+        int *group = lens_malloc((size_t)n * sizeof *group);
+        int hosts = group ? lens_treefig_host_groups((const char *const *)m->labels, n, group, e)
+                          : lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", n);
+        o.host_group = hosts > 0 ? group : NULL;
+        rc = hosts < 0 ? hosts : lens_dendrogram_write(st->z, n, &o, pc->plot, e);
+        lens_free(group);
     }
     if (rc == LENS_OK && pc->heatmap) {
         double *sq = square_of(m->d, n);
@@ -205,8 +211,23 @@ static int draw_pictures(const struct pictures *pc, const struct lens_structure 
             ho.xlabel = "process (dendrogram order)";
             ho.ylabel = "process (dendrogram order)";
             ho.font_path = lens_cli_font();
-            rc = lens_dendrogram_heatmap_write(sq, n, st->order, (const char *const *)labels, &ho,
-                                               pc->heatmap, e);
+            /* host bands when the labels name hosts, in the colours `mpilens nj` gives them */
+            struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT;
+            const char **hosts = m->labels ? lens_malloc((size_t)n * sizeof *hosts) : NULL;
+            int named = hosts != NULL;
+            for (int i = 0; named && i < n; i++)
+                named = (hosts[i] = lens_treefig_host_of(m->labels[i])) != NULL;
+            if (m->labels && !hosts)
+                rc = lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", n);
+            else if (named && (rc = lens_hostcolour_add(&hc, hosts, n, e)) == LENS_OK) {
+                ho.hosts = hosts;
+                ho.hostcol = &hc;
+            }
+            if (rc == LENS_OK)
+                rc = lens_dendrogram_heatmap_write(sq, n, st->order, (const char *const *)labels, &ho,
+                                                   pc->heatmap, e);
+            lens_hostcolour_free(&hc);
+            lens_free(hosts);
         }
         lens_free(sq);
     }

@@ -343,7 +343,13 @@ int cmd_links(int argc, char **argv)
         lens_linkmap_opts_init(&mo);
         mo.labels = (const char *const *)c->hosts;
         mo.font_path = lens_cli_font();
-        rc = lens_linkmap_write(plot, r, &mo, &e);
+        /* host bands in the colours `mpilens nj` gives the same hosts (sorted host names) */
+        struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT;
+        rc = lens_hostcolour_add(&hc, (const char *const *)c->hosts, c->procs, &e);
+        mo.hostcol = &hc;
+        if (rc == LENS_OK)
+            rc = lens_linkmap_write(plot, r, &mo, &e);
+        lens_hostcolour_free(&hc);
     }
     /* with the cube, each cluster's curve also gets the min..max band of its links */
     if (rc == LENS_OK && curves) {

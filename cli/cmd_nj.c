@@ -57,7 +57,12 @@ static int draw_tree(const struct lens_distmat *m, const struct lens_newick *t, 
         return lens_err_set(e, LENS_ENOMEM, "out of memory for %d processes", m->n);
     }
     /* colour by host only when there are two or more: one colour says nothing */
-    int hosts = lens_treefig_host_groups((const char *const *)m->labels, m->n, group);
+    int hosts = lens_treefig_host_groups((const char *const *)m->labels, m->n, group, e);
+    if (hosts < 0) {
+        lens_free(group);
+        lens_free(labels);
+        return hosts;
+    }
     struct lens_njtree_opts o;
     lens_njtree_opts_init(&o);
     snprintf(title, sizeof title, "Neighbor-joining tree of %s", input);

@@ -127,15 +127,16 @@ static void test_labels(void)
         LENS_TEST(!strcmp(b, want[i]), "leaf label of %s: '%s' want '%s'", in[i] ? in[i] : "NULL", b, want[i]);
     }
     static const char *const hl[6] = {"r0@b", "r1@a", "r2@b", "r3@c", "r4@a", "r5@c"};
-    int g[6], wg[6] = {0, 1, 0, 2, 1, 2};
-    LENS_TEST(lens_treefig_host_groups(hl, 6, g) == 3, "3 hosts");
+    /* numbered by the sorted host names (a=0, b=1, c=2), not by first appearance (b would be 0) */
+    int g[6], wg[6] = {1, 0, 1, 2, 0, 2};
+    struct lens_err e = {0};
+    LENS_TEST(lens_treefig_host_groups(hl, 6, g, &e) == 3, "3 hosts");
     LENS_TEST(!memcmp(g, wg, sizeof g), "host groups");
     static const char *const nohost[2] = {"r0@b", "r1"};
-    LENS_TEST(lens_treefig_host_groups(nohost, 2, g) == 0, "a label without host");
+    LENS_TEST(lens_treefig_host_groups(nohost, 2, g, &e) == 0, "a label without host");
     LENS_TEST(lens_treefig_label_step(32, 27.3, 11.05) == 1, "step 1");
     LENS_TEST(lens_treefig_label_step(200, 4.55, 6) == 2, "step 2");
     LENS_TEST(lens_treefig_label_step(4000, 0.23, 6) == 50, "step 50, got %d", lens_treefig_label_step(4000, 0.23, 6));
-    struct lens_err e = {0};
     LENS_TEST(lens_treefig_format("a/B.PNG", &e) == LENS_TREEFIG_PNG, "PNG");
     LENS_TEST(lens_treefig_format("b.svg", &e) == LENS_TREEFIG_SVG, "svg");
     LENS_TEST(lens_treefig_format("x.svg/c", &e) == LENS_EINVAL && strstr(e.msg, "x.svg/c"), "no extension: %s", e.msg);

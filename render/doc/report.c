@@ -424,15 +424,20 @@ static int one_figure(struct lens_report_ctx *r, int k, struct lens_err *e)
         ho.vmax = in->heat_hi * ho.scale;
     }
 
+    /* host bands in the colours the structure figures give the same hosts */
+    struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT;
+    ho.hosts = (const char *const *)c->hosts;
+    ho.hostcol = &hc;
     unsigned char *png = NULL;
     size_t len = 0;
-    if ((rc = lens_heatmap_png_mem(m, P, P, &ho, &png, &len, e)) != LENS_OK)
-        return rc;
-    rc = lens_report_place_figure(r, heading, png, len, LENS_REPORT_FIG_W, LENS_REPORT_FIG_H,
-                                  caption, e);
+    if ((rc = lens_report_hosts(r, &hc, e)) == LENS_OK)
+        rc = lens_heatmap_png_mem(m, P, P, &ho, &png, &len, e);
+    if (rc == LENS_OK)
+        rc = lens_report_place_figure(r, heading, png, len, LENS_REPORT_FIG_W, LENS_REPORT_FIG_H, caption, e);
     lens_free(png);
     if (rc == LENS_OK && r->o->figures_dir)
         rc = write_figure_files(r, m, &ho, c->lengths[k], e);
+    lens_hostcolour_free(&hc);
     return rc;
 }
 

@@ -70,6 +70,12 @@ void lens_report_append(char *buf, size_t n, size_t *o, const char *s);
  * table whose headers are all empty draws no header row. */
 int lens_report_headers(struct lens_report_ctx *r, const char *const *names, int n, int rows, struct lens_err *e);
 
+/* The document's host colours (report_structure.c): the sorted distinct hosts of every cube
+ * input added to hc (zeroed by the caller, freed with lens_hostcolour_free), so a host has one
+ * colour in every figure of every input. LENS_ENOMEM. */
+struct lens_hostcolour;
+int lens_report_hosts(const struct lens_report_ctx *r, struct lens_hostcolour *hc, struct lens_err *e);
+
 /* "Structure of the machine" (report_structure.c) and "Anomalies" (report_anomalies.c). */
 int lens_report_structure_vars(void *ctx, struct lens_err *e);
 int lens_report_structure_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);

@@ -87,7 +87,21 @@ int lens_report_p2p_vars(void *ctx, struct lens_err *e)
     /* The template draws the first pair's heading itself (${first_pair}) above the table it opens;
      * a sweep without pairs gets an empty heading. */
     int rc = sweep(r)->npairs > 0 ? pair_heading(r, 0, first, sizeof first, e) : LENS_OK;
-    return rc == LENS_OK ? lens_template_vars_set(&r->vars, "first_pair", first, e) : rc;
+    if (rc == LENS_OK)
+        rc = lens_template_vars_set(&r->vars, "first_pair", first, e);
+    /* The captions key only the marker shapes the figures draw: a one-node sweep has no
+     * squares, so its caption must not explain them (as the figure's legend does not). */
+    const struct lens_p2pfile *f = sweep(r);
+    int intra = 0, inter = 0;
+    for (int p = 0; p < f->npairs; p++) {
+        inter += f->pair[p].inter != 0;
+        intra += f->pair[p].inter == 0;
+    }
+    char key[256] = "";
+    if (rc == LENS_OK && (intra || inter))
+        rc = lens_report_text(r, intra && inter ? "markers_both" : intra ? "markers_intra" : "markers_inter", key,
+                              sizeof key, e);
+    return rc == LENS_OK ? lens_template_vars_set(&r->vars, "p2p_markers", key, e) : rc;
 }
 
 /* A value scaled for a cell with fmt, "-" when it is not finite. */

@@ -463,6 +463,19 @@ static int fig_draw(struct lens_report_ctx *r, struct fig *f, struct lens_err *e
     return rc;
 }
 
+/* One host -> colour map for the whole document: every cube's hosts, sorted, so that a host
+ * has one colour in every figure and every input of the report (render/fig/hostcolour.h).
+ * Rebuilt per figure block rather than kept in the context: O(total ranks log hosts), far
+ * below drawing one figure. */
+int lens_report_hosts(const struct lens_report_ctx *r, struct lens_hostcolour *hc, struct lens_err *e)
+{
+    int rc = LENS_OK;
+    for (int k = 0; rc == LENS_OK && k < r->nin; k++)
+        if (r->in[k].cube)
+            rc = lens_hostcolour_add(hc, (const char *const *)r->in[k].cube->hosts, r->in[k].cube->procs, e);
+    return rc;
+}
+
 /* Dendrogram, heatmap in tree order and NJ tree. */
 static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
@@ -473,6 +486,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     const char **leaves = lens_malloc((size_t)P * sizeof *leaves), **ranks = lens_malloc((size_t)P * sizeof *ranks);
     int *group = lens_malloc((size_t)P * sizeof *group);
     struct fig *f = lens_calloc(3, sizeof *f);
+    struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT; /* the document's host colours */
     /* The figures are drawn only with a tree (lens_report_structure_block checks st->z); NJ can
      * still fail alone, and then its kept error fails the section. */
     if (!st->nj) { /* the one part of the tree figures that can fail on its own */
@@ -495,9 +509,10 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
         ranks[i] = rank + 12 * i;
     }
     /* The NJ tree colours leaves by host, so a host whose ranks scatter over the tree shows at a
-     * glance. */
-    int hosts = st->dm->labels ? lens_treefig_host_groups((const char *const *)st->dm->labels, P, group) : 0;
-    rc = lens_report_text(r, "unit", unit, sizeof unit, e);
+     * glance; leaf i is rank i (lens_distmat_from_cube), whose host is c->hosts[i]. */
+    rc = lens_report_hosts(r, &hc, e);
+    int hosts = rc == LENS_OK && c->hosts ? lens_hostcolour_groups(&hc, (const char *const *)c->hosts, P, group) : 0;
+    if (rc == LENS_OK) rc = lens_report_text(r, "unit", unit, sizeof unit, e);
     if (rc == LENS_OK) rc = lens_report_text(r, st->k > 1 ? "cut_note" : "cut_note_none", note, sizeof note, e);
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_sender" : "axis_column", xl, sizeof xl, e);
     if (rc == LENS_OK) rc = lens_report_text(r, dir == 1 ? "axis_receiver" : "axis_row", yl, sizeof yl, e);
@@ -513,6 +528,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     f[0].dendro.k = st->k;
     f[0].dendro.cluster = st->label;
     f[0].dendro.cut_note = note;
+    f[0].dendro.host_group = hosts > 0 ? group : NULL; /* "node03:17" in node03's colour */
     f[0].dendro.width = f[0].w;
     f[0].dendro.height = f[0].h;
     f[0].dendro.font_path = r->font_path;
@@ -530,6 +546,9 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     f[1].heat.width = f[1].w;
     f[1].heat.height = f[1].h;
     f[1].heat.font_path = r->font_path;
+    /* host bands in tree order (the heatmap permutes them with the rows), coloured as the NJ tree */
+    f[1].heat.hosts = (const char *const *)c->hosts;
+    f[1].heat.hostcol = &hc;
     if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
 
     if (rc == LENS_OK) rc = fig_title(r, "nj_tree", title[2], sizeof title[2], e);
@@ -544,6 +563,7 @@ static int tree_figures(struct lens_report_ctx *r, const struct lens_structure *
     f[2].tree.font_path = r->font_path;
     if (rc == LENS_OK) rc = fig_draw(r, &f[2], e);
 out:
+    lens_hostcolour_free(&hc);
     lens_free(f);
     lens_free(group);
     lens_free(leaf);
@@ -559,14 +579,17 @@ out:
 static int link_figures(struct lens_report_ctx *r, const struct lens_structure *st, struct lens_err *e)
 {
     char title[2][512];
+    struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT;
     struct fig *f = lens_calloc(2, sizeof *f);
     if (!f)
         return lens_err_set(e, LENS_ENOMEM, "report: out of memory");
-    int rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
+    int rc = lens_report_hosts(r, &hc, e);
+    if (rc == LENS_OK) rc = fig_title(r, "link_clusters", title[0], sizeof title[0], e);
     f[0] = (struct fig){.kind = FIG_LINKMAP, .name = "link_clusters", .w = LENS_REPORT_FIG_W, .h = LENS_REPORT_FIG_H, .st = st};
     lens_linkmap_opts_init(&f[0].map);
     f[0].map.title = title[0];
     f[0].map.labels = (const char *const *)lens_report_cube(r)->hosts;
+    f[0].map.hostcol = &hc; /* host bands in the colours of the NJ tree's leaves */
     f[0].map.width = f[0].w;
     f[0].map.height = f[0].h;
     f[0].map.font_path = r->font_path;
@@ -582,6 +605,7 @@ static int link_figures(struct lens_report_ctx *r, const struct lens_structure *
     f[1].curves.font_path = r->font_path;
     if (rc == LENS_OK) rc = fig_draw(r, &f[1], e);
     lens_free(f);
+    lens_hostcolour_free(&hc);
     return rc;
 }
 

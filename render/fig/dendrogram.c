@@ -5,6 +5,7 @@
 
 #include "figure.h"
 #include "treefig.h"
+#include "hostcolour.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -450,7 +451,11 @@ static void draw_leaves(const struct dfig *f, const struct dlayout *L, cairo_t *
     lens_figure_set_font(cr, f->face, L->lab_fs);
     for (int i = 0; i < n; i += L->step) {
         int leaf = f->order[i];
-        if (f->o->k > 1) {
+        if (f->o->host_group && f->o->host_group[leaf] >= 0) {
+            /* a label names a host: it takes that host's colour in every figure (hostcolour.h) */
+            lens_hostcolour_rgb(f->o->host_group[leaf], rgb);
+            set_rgb(cr, rgb, 0.72);
+        } else if (f->o->k > 1) {
             lens_treefig_color(f->color[f->cluster[leaf]], rgb);
             set_rgb(cr, rgb, 0.72); /* darker than the links, to read on white */
         } else {
@@ -649,10 +654,12 @@ static int reordered_heatmap(const double *a, int n, const int *order, const cha
         lens_heatmap_opts_init(&ho);
     double *m = lens_malloc((size_t)n * n * sizeof *m);
     const char **lab = lens_malloc((size_t)n * sizeof *lab);
+    /* host bands follow the rows they belong to: the hosts are permuted with the matrix */
+    const char **hosts = o && o->hosts ? lens_malloc((size_t)n * sizeof *hosts) : NULL;
     char *num = labels ? NULL : lens_malloc((size_t)n * 12);
     unsigned char *seen = lens_calloc((size_t)n, 1);
     int rc = LENS_OK;
-    if (!m || !lab || (!labels && !num) || !seen)
+    if (!m || !lab || (!labels && !num) || !seen || (o && o->hosts && !hosts))
         rc = lens_err_set(e, LENS_ENOMEM, "%s: out of memory for a %dx%d matrix", name, n, n);
     for (int i = 0; i < n && rc == LENS_OK; i++) {
         if (order[i] < 0 || order[i] >= n || seen[order[i]])
@@ -672,6 +679,9 @@ static int reordered_heatmap(const double *a, int n, const int *order, const cha
             }
         }
         ho.labels = lab;
+        for (int i = 0; hosts && i < n; i++)
+            hosts[i] = o->hosts[order[i]];
+        ho.hosts = hosts;
         if (!path)
             rc = lens_heatmap_png_mem(m, n, n, &ho, buf, len, e);
         else if (fmt == LENS_TREEFIG_PNG)
@@ -681,6 +691,7 @@ static int reordered_heatmap(const double *a, int n, const int *order, const cha
     }
     lens_free(m);
     lens_free(lab);
+    lens_free(hosts);
     lens_free(num);
     lens_free(seen);
     return rc;

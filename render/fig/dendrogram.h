@@ -27,6 +27,10 @@ struct lens_dendrogram_opts {
     const int *cluster;        /* n clusters 0..k-1 of the leaves at that cut (struct
                                 * lens_structure's label); required when k >= 1 */
     const char *cut_note;      /* how k was chosen, shown in the legend ("largest gap"); NULL */
+    /* n host colour numbers (lens_hostcolour_groups, by leaf index) colouring the leaf labels
+     * "node03:17" as the NJ tree and the host bands colour that host; the links and the strip
+     * keep the cut's colours. NULL (default) or -1: the label takes its cluster's colour. */
+    const int *host_group;
     int width, height;         /* whole figure: pixels for PNG, points for SVG */
     const char *font_path;     /* TTF for the text (fonts/DejaVuSans.ttf); NULL: cairo's "sans" */
 };
@@ -69,7 +73,8 @@ void lens_dendrogram_permute(const double *a, int n, const int *order, double *o
 
 /* Heatmap (render/fig/heatmap.h) of the square n x n matrix a with processes in `order`; the
  * axis labels name the original processes: labels[order[i]] when labels is given, else the
- * original index. o->labels is ignored (NULL o: the heatmap defaults). PNG or SVG by the
+ * original index. o->labels is ignored (NULL o: the heatmap defaults); o->hosts, by original
+ * process, are permuted with the rows, so each host band stays beside its processes. PNG or SVG by the
  * extension of path, or PNG bytes in memory. Errors as lens_heatmap_write_png, LENS_EINVAL
  * (extension, order not a permutation), LENS_ENOMEM. */
 int lens_dendrogram_heatmap_write(const double *a, int n, const int *order,

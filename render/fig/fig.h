@@ -13,6 +13,7 @@
 #include "histogram.h" /* histograms */
 #include "dendrogram.h" /* dendrograms */
 #include "treefig.h" /* tree figures */
+#include "hostcolour.h" /* one colour per host, shared by every figure of a report */
 #include "njtree.h" /* neighbour-joining tree figures */
 #include "linkmap.h" /* link-cluster maps */
 #include "linkcurves.h" /* per-cluster delay curves */

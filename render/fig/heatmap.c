@@ -407,12 +407,30 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
     const struct lens_heatmap_layout *L = &f->L;
     double tick = tick_len(f), fs = f->fs;
     char buf[128];
+    /* Host bands under the ticks and the frame: one rectangle per run of rows (columns) on
+     * one host, so a tree order that keeps hosts together shows as few long bands. */
+    double ch = L->map_h / f->rows, cw = L->map_w / f->cols;
+    for (int ax = 0; o->hosts && o->hostcol && ax < 2; ax++) {
+        int n = ax ? f->cols : f->rows;
+        for (int i = 0, j; i < n; i = j) {
+            const char *h = o->hosts[i];
+            for (j = i + 1; j < n && (h && o->hosts[j] ? !strcmp(h, o->hosts[j]) : h == o->hosts[j]);)
+                j++;
+            double rgb[3];
+            lens_hostcolour_of(o->hostcol, h, rgb);
+            cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+            if (ax)
+                cairo_rectangle(cr, L->map_x + i * cw, L->map_y + L->map_h, (j - i) * cw, tick);
+            else
+                cairo_rectangle(cr, L->map_x - tick, L->map_y + i * ch, tick, (j - i) * ch);
+            cairo_fill(cr);
+        }
+    }
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, fs * 0.08);
     cairo_rectangle(cr, L->map_x, L->map_y, L->map_w, L->map_h);
     cairo_stroke(cr);
 
-    double ch = L->map_h / f->rows, cw = L->map_w / f->cols;
     /* Ticks at the centres of the labelled rows and columns, all in one path and one stroke. */
     /* Row ticks on the left edge, column ticks under the bottom edge, one path for all. */
     for (int i = 0; i < f->rows; i += L->row_step) {

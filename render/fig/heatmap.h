@@ -7,6 +7,7 @@
 
 #include "common/err.h"
 #include "colormap.h" /* enum lens_cmap { LENS_CMAP_VIRIDIS = 0, LENS_CMAP_GREY = 1 } */
+#include "hostcolour.h"
 
 #include <stddef.h>
 
@@ -21,6 +22,12 @@ struct lens_heatmap_opts {
     const char *const *labels;    /* max(rows, cols) axis labels (host names or ranks), NULL
                                    * entries or NULL array -> rank numbers */
     const char *xlabel, *ylabel;  /* axis titles, e.g. "sender rank", "receiver rank"; NULL -> none */
+    /* Host bands: with both set, max(rows, cols) host names (indexed as labels; NULL entries
+     * take the "none" grey) colour a band along the left and bottom edges, in the ticks' room,
+     * each host in its colour of hostcol (the colour the NJ tree and link map give it).
+     * NULL (default): no band. Borrowed. */
+    const char *const *hosts;
+    const struct lens_hostcolour *hostcol;
     int histogram;                /* 1: histogram of the finite values drawn beside the map */
     int hide_diagonal;            /* 1: the diagonal of a square matrix (self-delays, often 0
                                    * or garbage) is drawn as missing and left out of range and

@@ -357,7 +357,19 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
         }
         cairo_stroke(cr);
     }
-    /* The frame over the cells and separators. */
+    /* Host bands in the ticks' room (no layout change): one rectangle per block along
+     * each axis, in its host's colour from the caller's map, so the band and the NJ tree
+     * agree. The ticks are then left out: the band's middle is where they would be. */
+    for (int b = 0; f->hosts && o->hostcol && b < f->nblock; b++) {
+        double rgb[3], t0 = f->block[b] * c, t1 = f->block[b + 1] * c;
+        lens_hostcolour_of(o->hostcol, o->labels[f->block[b]], rgb);
+        cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+        cairo_rectangle(cr, L->map_x - tick, L->map_y + t0, tick, t1 - t0);
+        cairo_fill(cr);
+        cairo_rectangle(cr, L->map_x + t0, L->map_y + L->map_h, t1 - t0, tick);
+        cairo_fill(cr);
+    }
+    /* The frame over the cells, separators and bands. */
     cairo_set_source_rgb(cr, 0, 0, 0);
     cairo_set_line_width(cr, fs * 0.08);
     cairo_rectangle(cr, L->map_x, L->map_y, L->map_w, L->map_h);
@@ -373,7 +385,7 @@ static void draw_axes(const struct fig *f, cairo_t *cr)
         /* Blocks narrower than a line of text get every rstep-th label, so that names never overlap. */
         int rstep = f->lab_fs * 1.2 > narrowest ? (int)ceil(f->lab_fs * 1.2 / narrowest) : 1;
         /* Ticks at every block's middle, labels only every rstep-th. */
-        for (int b = 0; b < f->nblock; b++) {
+        for (int b = 0; !o->hostcol && b < f->nblock; b++) {
             double mid = (f->block[b] + f->block[b + 1]) / 2.0 * c;
             cairo_move_to(cr, L->map_x - tick, L->map_y + mid);
             cairo_rel_line_to(cr, tick, 0);

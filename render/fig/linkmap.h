@@ -10,6 +10,7 @@
 
 #include "analysis/structure/structure.h"
 #include "common/err.h"
+#include "hostcolour.h"
 
 #include <cairo.h>
 #include <stddef.h>
@@ -31,6 +32,10 @@ struct lens_linkmap_opts {
     const char *const *labels;    /* procs host names in rank order (cube->hosts) or NULL; with
                                    * hosts the axes name host blocks and lines separate them */
     const char *xlabel, *ylabel;  /* NULL: "column (rank)" / "row (rank)", "(host)" with labels */
+    /* With labels naming host blocks: each block's ticks become a band of its host's colour
+     * along both axes (lens_hostcolour_of), the colour its leaves have in the NJ tree drawn
+     * from the same map. NULL (default): plain ticks. Borrowed. */
+    const struct lens_hostcolour *hostcol;
     int width, height;            /* figure for the writers: pixels (PNG) or points (SVG) */
     const char *font_path;        /* TTF for the text (fonts/DejaVuSans.ttf); NULL: toy "sans" */
 };

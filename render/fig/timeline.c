@@ -86,7 +86,13 @@ struct layout {
     int *nlabels;          /* per lane: how many */
     double *marks;         /* per lane: pixel column of the last narrow instance mark */
     int pass;              /* instances: 0 shading, 1 centred label, 2 other labels */
+    int dry;               /* lanes: only record what would be drawn (the legend's pre-pass) */
+    unsigned *drawn;       /* bits of what the lanes draw: LEG_* and 1 << call class */
 };
+
+/* Legend bits beyond the call classes (0 .. LENS_TL_NCLASS-1): the legend keys only what the
+ * figure draws, so a window without one-sided calls or messages lists neither. */
+enum { LEG_COMP = LENS_TL_NCLASS, LEG_MSG, LEG_PROB };
 
 static double xof(const struct layout *L, double t)
 {
@@ -121,16 +127,25 @@ static void fill_rect(cairo_t *cr, double x0, double x1, double y, double h)
     cairo_fill(cr);
 }
 
+/* A box of a lane in colour rgb, recorded under legend bit `bit`; a dry pass only records. */
+static void lane_box(const struct layout *L, int bit, const double *rgb, double x0, double x1, double y, double h)
+{
+    *L->drawn |= 1u << bit;
+    if (L->dry)
+        return;
+    set_rgb(L->cr, rgb);
+    fill_rect(L->cr, x0, x1, y, h);
+}
+
 /* Draws a run of merged calls in the class that took the most of it. */
-static void flush_run(cairo_t *cr, double x0, double x1, const double *best, double y, double h)
+static void flush_run(const struct layout *L, double x0, double x1, const double *best, double y, double h)
 {
     int m = 0;
     /* The class that took the most of the run's time names the merged box. */
     for (int j = 1; j < LENS_TL_NCLASS; j++)
         if (best[j] > best[m])
             m = j;
-    set_rgb(cr, class_rgb[m]);
-    fill_rect(cr, x0, x1, y, h);
+    lane_box(L, m, class_rgb[m], x0, x1, y, h);
 }
 
 /* The band of a lane (exactly one rectangle of band_rgb per lane: the tests count them). */
@@ -145,7 +160,6 @@ static void draw_band(const struct layout *L, int32_t rank)
  * than a pixel into one box of the class that took the most time in the run. */
 static void draw_lane(const struct layout *L, int32_t rank, const unsigned char *cls)
 {
-    cairo_t *cr = L->cr;
     const struct lens_trace_rank *k = &L->s->trace->ranks[rank];
     double by, bh;
     bar_box(L, rank, &by, &bh);
@@ -156,10 +170,8 @@ static void draw_lane(const struct layout *L, int32_t rank, const unsigned char 
      * so what stays visible between them is time spent computing. */
     double a = fmax(L->w->t0, fmin(k->t_first, k->calls[0].enter));
     double b = fmin(L->w->t1, fmax(k->t_last, k->calls[k->ncalls - 1].leave));
-    if (b > a) {
-        set_rgb(cr, comp_rgb);
-        fill_rect(cr, xof(L, a), xof(L, b), by, bh);
-    }
+    if (b > a)
+        lane_box(L, LEG_COMP, comp_rgb, xof(L, a), xof(L, b), by, bh);
     /* Only the calls overlapping the window (binary searches): cost follows the window. */
     uint32_t c0 = lens_timeline_first_call(k, L->w->t0), c1 = lens_timeline_end_call(k, L->w->t1);
     double run0 = 0, run1 = 0, best[LENS_TL_NCLASS];
@@ -177,7 +189,7 @@ static void draw_lane(const struct layout *L, int32_t rank, const unsigned char 
         }
         /* A call that does not join the pending run ends it. */
         if (have)
-            flush_run(cr, run0, run1, best, by, bh);
+            flush_run(L, run0, run1, best, by, bh);
         have = tiny;
         if (tiny) {
             /* A new run starts with this call alone. */
@@ -186,13 +198,12 @@ static void draw_lane(const struct layout *L, int32_t rank, const unsigned char 
             run0 = x0, run1 = x1;
         } else {
             /* A call wide enough is drawn as itself, in its class's colour. */
-            set_rgb(cr, class_rgb[c]);
-            fill_rect(cr, x0, x1, by, bh);
+            lane_box(L, c, class_rgb[c], x0, x1, by, bh);
         }
     }
     /* The last pending run. */
     if (have)
-        flush_run(cr, run0, run1, best, by, bh);
+        flush_run(L, run0, run1, best, by, bh);
 }
 
 /* Diagonal hatching over [x0, x1] x [y, y + h]. */
@@ -306,6 +317,21 @@ static void draw_instance(void *ctx, const struct lens_problem_result *r, int32_
     lens_figure_text(cr, lx, by - th - 2, label, 0, 1, 0);
 }
 
+/* The legend's pre-pass: an instance or a message in the window is drawn (draw_instance's
+ * pass 0 shades or marks every one; draw_message draws every line it is given). */
+static void note_instance(void *ctx, const struct lens_problem_result *r, int32_t rank, uint32_t call, double a,
+                          double b)
+{
+    (void)r, (void)rank, (void)call, (void)a, (void)b;
+    *((const struct layout *)ctx)->drawn |= 1u << LEG_PROB;
+}
+
+static void note_message(void *ctx, const struct lens_p2p *m, double ts, double tr)
+{
+    (void)m, (void)ts, (void)tr;
+    *((const struct layout *)ctx)->drawn |= 1u << LEG_MSG;
+}
+
 static void draw_message(void *ctx, const struct lens_p2p *m, double ts, double tr)
 {
     const struct layout *L = ctx;
@@ -334,7 +360,15 @@ static void draw_message(void *ctx, const struct lens_p2p *m, double ts, double 
     cairo_fill(cr);
 }
 
-/* The call classes, computation, message and problem instance, in the figure's language. */
+/* Entry i of the legend (-1 computation, the call classes, then message and problem
+ * instance: the order of words[]) as its LEG_* / class bit. */
+static int legend_bit(int i)
+{
+    return i < 0 ? LEG_COMP : i == LENS_TL_NCLASS ? LEG_MSG : i == LENS_TL_NCLASS + 1 ? LEG_PROB : i;
+}
+
+/* The call classes, computation, message and problem instance, in the figure's language;
+ * only those the figure draws (*L->drawn), so no entry names something absent. */
 static void draw_legend(const struct layout *L, double x, double y)
 {
     const char *const *names = words[L->o->lang == 1];
@@ -343,7 +377,8 @@ static void draw_legend(const struct layout *L, double x, double y)
     double fs = 0.9 * L->fs, total = 0;
     cairo_set_font_size(cr, fs);
     for (int i = 0; i < LENS_TL_NCLASS + 3; i++)
-        total += 1.44 * L->fs + 4 + lens_figure_text_width(cr, names[i]) + 1.2 * L->fs;
+        if (*L->drawn >> legend_bit(i - 1) & 1)
+            total += 1.44 * L->fs + 4 + lens_figure_text_width(cr, names[i]) + 1.2 * L->fs;
     double k = total > L->pw ? L->pw / total : 1;
     /* but never below the print floor (figure.h): a row that long runs past the plot's edge
      * rather than print unreadably small */
@@ -352,6 +387,8 @@ static void draw_legend(const struct layout *L, double x, double y)
     double sw = 1.3 * L->fs * k, sh = 0.8 * L->fs * k;
     for (int i = -1; i < LENS_TL_NCLASS + 2; i++) {
         const char *name = names[i + 1];
+        if (!(*L->drawn >> legend_bit(i) & 1))
+            continue;
         if (i == LENS_TL_NCLASS) { /* a horizontal line: not counted as a message */
             set_rgb(cr, msg_rgb);
             cairo_set_line_width(cr, 1.1);
@@ -491,7 +528,8 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     for (int i = 0; i < w->nlanes; i++)
         /* No mark drawn yet on any lane: no pixel column can equal this. */
         marks[i] = -1e9;
-    struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, marks, 0};
+    unsigned drawn = 0;
+    struct layout L = {s, o, w, cr, 0, 0, 0, 0, 0, 0, labels, nlabels, marks, 0, 0, &drawn};
     /* 12.6 units at the default 1200 wide; within 9..16 whatever the width. */
     L.fs = o->font_size > 0 ? o->font_size : fmin(16, fmax(9, width / 95));
     /* For print the smallest text (0.85 fs, the problem labels) keeps the print floor, and the layout grows with
@@ -524,6 +562,15 @@ static int paint(const void *data, const struct lens_figure_canvas *c, struct le
     /* many wrapped lines on a short figure still leave each lane a unit */
     L.ph = fmax(height - L.py - 4.2 * L.fs, w->nlanes);
     L.lh = L.ph / w->nlanes;
+    /* What the lanes, instances and messages will draw, for the legend drawn before them (a
+     * dry pass over the same calls: the legend must key exactly the boxes drawn, merged runs
+     * included). */
+    L.dry = 1;
+    for (int32_t r = w->lane0; r < w->lane0 + w->nlanes; r++)
+        draw_lane(&L, r, cls);
+    L.dry = 0;
+    lens_timeline_each_instance(s, w, note_instance, &L);
+    lens_timeline_each_message(s, w, note_message, &L, w->nmessages);
     /* Back to front: bands, then the axis grid over them, then the lanes' bars over the grid. */
     draw_legend(&L, L.px, 4.1 * L.fs + down);
     for (int32_t r = w->lane0; r < w->lane0 + w->nlanes; r++)

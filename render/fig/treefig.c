@@ -4,6 +4,8 @@
 #include "treefig.h"
 
 #include "figure.h"
+#include "hostcolour.h"
+#include "common/alloc.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -81,7 +83,7 @@ void lens_treefig_leaf_label(const char *label, int index, char *buf, size_t n)
 }
 
 /* The host part of "r<digits>@<host>", or NULL. */
-static const char *host_part(const char *l)
+const char *lens_treefig_host_of(const char *l)
 {
     if (!l || l[0] != 'r' || !isdigit((unsigned char)l[1]))
         return NULL;
@@ -91,25 +93,31 @@ static const char *host_part(const char *l)
     return *p == '@' && p[1] ? p + 1 : NULL;
 }
 
-/* Host groups colour the NJ tree's leaves: processes of one node should cluster together. */
-int lens_treefig_host_groups(const char *const *labels, int n, int *group)
+/* Host groups colour the NJ tree's leaves: processes of one node should cluster together.
+ * Numbered through the host colour map (hostcolour.h), so a host has the colour number it
+ * has in every other figure drawn from the same hosts, whatever the rank placement. */
+int lens_treefig_host_groups(const char *const *labels, int n, int *group, struct lens_err *e)
 {
-    if (!labels)
+    if (!labels || n <= 0)
         return 0;
     for (int i = 0; i < n; i++)
-        if (!host_part(labels[i]))
+        if (!lens_treefig_host_of(labels[i]))
             return 0;
-    int ng = 0;
-    for (int i = 0; i < n; i++) {
-        const char *h = host_part(labels[i]);
-        int j = 0;
-        /* Quadratic, but over leaves of one figure (at most thousands), and it numbers hosts in
-         * order of first appearance without a hash table. */
-        while (j < i && strcmp(host_part(labels[j]), h) != 0)
-            j++;
-        group[i] = j < i ? group[j] : ng++;
+    const char **host = lens_malloc((size_t)n * sizeof *host);
+    if (!host)
+        return lens_err_set(e, LENS_ENOMEM, "host colours: out of memory for %d leaves", n);
+    /* the host parts point into the labels: nothing to free but the array */
+    for (int i = 0; i < n; i++)
+        host[i] = lens_treefig_host_of(labels[i]);
+    struct lens_hostcolour hc = LENS_HOSTCOLOUR_INIT;
+    int rc = lens_hostcolour_add(&hc, host, n, e);
+    if (rc == LENS_OK) {
+        lens_hostcolour_groups(&hc, host, n, group);
+        rc = hc.n;
     }
-    return ng;
+    lens_hostcolour_free(&hc);
+    lens_free(host);
+    return rc;
 }
 
 int lens_treefig_label_step(int n, double spacing, double size)

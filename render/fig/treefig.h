@@ -31,10 +31,15 @@ void lens_treefig_color_none(double rgb[3]);
  * "r17" -> "17", anything else (a CSV header label) unchanged, NULL -> the index. */
 void lens_treefig_leaf_label(const char *label, int index, char *buf, size_t n);
 
+/* The host of a distance-matrix label "r<rank>@<host>": a pointer into label, or NULL for
+ * any other label (a CSV header, "r17" without host, NULL). */
+const char *lens_treefig_host_of(const char *label);
+
 /* Groups of processes by host from distance-matrix labels ("r<rank>@<host>"): group[i] is
- * the number of i's host in order of first appearance. Returns the number of hosts, or 0
- * (group untouched) when labels is NULL or a label names no host. */
-int lens_treefig_host_groups(const char *const *labels, int n, int *group);
+ * the place of i's host among the sorted distinct hosts, the colour number of hostcolour.h.
+ * Returns the number of hosts, or 0 (group untouched) when labels is NULL or a label names
+ * no host; LENS_ENOMEM (negative) when the map cannot be built. */
+int lens_treefig_host_groups(const char *const *labels, int n, int *group, struct lens_err *e);
 
 /* Leaves are labelled in full up to this many leaves; above it by index (the rank) only. */
 #define LENS_TREEFIG_FULL_LABELS 128

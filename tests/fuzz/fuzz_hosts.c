@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct lens_distmat *m = NULL;
         if (lens_distmat_from_cube(c, LENS_STAT_MEDIAN, -1, &m, &e) == LENS_OK) {
             int group[P];
-            lens_treefig_host_groups((const char *const *)m->labels, m->n, group);
+            lens_treefig_host_groups((const char *const *)m->labels, m->n, group, &e);
         }
         lens_distmat_free(m);
     }
