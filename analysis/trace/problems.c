@@ -216,7 +216,9 @@ EVENT_TYPE(call, CALL_FIELDS)
     F(calls, min_leave, 'n', x->agg[5]) \
     F(calls, max_leave, 'n', x->agg[6]) \
     F(calls, root_enter, 'n', x->agg[7]) \
-    F(calls, max_enter_nonroot, 'n', x->agg[8])
+    F(calls, max_enter_nonroot, 'n', x->agg[8]) \
+    F(calls, root, 'n', x->agg[9]) \
+    F(calls, prefix_max_enter, 'n', x->agg[10])
 EVENT_TYPE(calls, CALLS_FIELDS)
 
 #define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
@@ -944,6 +946,21 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                                 k->file, mb->line, mb->col, mb->name, k->name, mb->name,
                                 mb->name, k->members[0].name);
     }
+    /* cause = m.field names the call an aggregate of a set came from: only the aggregates
+     * that are one call's time pick a call */
+    for (int p = 0; p < r->nproblems; p++) {
+        const struct lens_rule_problem *rp = &r->problems[p];
+        if (rp->composite != c || rp->cause_field < 0)
+            continue;
+        const struct lens_rule_node *x = &r->nodes[rp->cause_node];
+        int f = rp->cause_field;
+        if (g->src[rp->cause] != -2 || f < 3 || f == 9)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: cause '%s.%s' picks no call: name a "
+                                "member, or an aggregate of a 'calls' set that is one call's "
+                                "time (min_enter, max_enter, min_leave, max_leave, root_enter, "
+                                "max_enter_nonroot, prefix_max_enter)", x->file, x->line,
+                                x->col, x->name, x->field);
+    }
     /* only the call fields someone reads are fetched: keys, conditions, parameters, the
      * problems' conditions and durations (texts fetch everything, once per problem) */
     memset(g->used, 0, sizeof g->used);
@@ -970,6 +987,16 @@ static int general_check(const struct lens_rules *r, const struct lens_problems_
     for (int c = 0; !rc && c < r->ncomposites; c++)
         if (is_general(v, &r->composites[c]))
             rc = general_plan(r, v, c, g, e);
+    /* a built-in kind names its cause itself (its builder) */
+    for (int p = 0; !rc && p < r->nproblems; p++) {
+        const struct lens_rule_problem *rp = &r->problems[p];
+        if (rp->cause_node >= 0 && !is_general(v, &r->composites[rp->composite])) {
+            const struct lens_rule_node *x = &r->nodes[rp->cause_node];
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: 'cause' needs a composite of calls: "
+                              "the built-in kind '%s' names its cause itself", x->file, x->line,
+                              x->col, r->composites[rp->composite].name);
+        }
+    }
     lens_free(g);
     return rc;
 }
@@ -1053,6 +1080,21 @@ struct gindex {
     size_t n;
 };
 
+#define GNAGG 11            /* fields of "calls" (CALLS_FIELDS) */
+#define GNONE UINT64_MAX    /* no call picked */
+
+/* A shared set member's buckets, each computed once (gaggregate). */
+struct gset {
+    uint32_t *ent;      /* per index position, at bucket starts: 0 not computed, 1 + entry,
+                           UINT32_MAX computed at each use (two keys share the hash) */
+    double *agg;        /* per entry GNAGG aggregates */
+    uint64_t *pick;     /* per entry GNAGG picked calls */
+    size_t n, cap;
+    double *pmax;       /* per index position: prefix maximum of enters in its bucket (only
+                           when the rules read prefix_max_enter; else NULL) */
+    uint64_t *parg;     /* the call that gave it */
+};
+
 /* The matcher's state for one composite. */
 struct gctx {
     struct run *u;
@@ -1066,6 +1108,8 @@ struct gctx {
     struct lens_ruleeval_ctx x;
     struct lens_problems_inst in;
     uint64_t tuple[LENS_RULES_MAX_MEMBERS];
+    struct gset set[LENS_RULES_MAX_MEMBERS];        /* shared set members only */
+    uint64_t pick[LENS_RULES_MAX_MEMBERS][GNAGG];   /* a set's picked calls, as bound now */
     int probs[64], np;
     struct lens_err *e;
 };
@@ -1206,12 +1250,16 @@ static int gleaf(struct gctx *q)
             }
             continue;
         }
-        /* the location member's call is charged; the cause is the first other member's */
-        int loc = u->r->problems[p].location, oth = loc == 0 ? 1 : 0;
+        /* the location member's call is charged; the cause is the member the rule names
+         * (or the call one of a set's aggregates came from), else the first other member */
+        const struct lens_rule_problem *rp = &u->r->problems[p];
+        int loc = rp->location, oth = rp->cause >= 0 ? rp->cause : loc == 0 ? 1 : 0;
         int32_t rank, orank = -1;
         uint32_t call, ocall = 0;
         gstand(u, q->g->src[loc], q->tuple[loc], &rank, &call);
-        if (oth < q->g->nm)
+        if (oth < q->g->nm && rp->cause_field >= 0 && q->pick[oth][rp->cause_field] != GNONE)
+            gstand(u, -1, q->pick[oth][rp->cause_field], &orank, &ocall);
+        else if (oth < q->g->nm)
             gstand(u, q->g->src[oth], q->tuple[oth], &orank, &ocall);
         if (rc == 1 && d > 0 && isfinite(d) &&
             charge(u, p, &general_kind, rank, call, d, orank, ocall, id))
@@ -1236,37 +1284,126 @@ static int gfilter(struct gctx *q, int m)
     return 1;
 }
 
-/* A shared set: the aggregates of every call of the bucket whose key fields equal kv (the
- * CALLS_FIELDS order); it stands for its latest call to enter, ties to the lowest id (so to
- * the lowest rank), as the built-in collective kind names the last to arrive. */
-static void gaggregate(struct gctx *q, int m, size_t lo, const double *kv, double *agg,
-                       uint64_t *stand)
+/* Keeps a bucket's aggregates and picks as entry s->n; LENS_ENOMEM (then it is recomputed at
+ * each use, still correct). */
+static int gset_keep(struct gset *s, const double *agg, const uint64_t *pick)
+{
+    if (s->n == s->cap) {
+        size_t m = s->cap ? 2 * s->cap : 64;
+        double *a = lens_realloc(s->agg, m * GNAGG * sizeof *a);
+        if (a)
+            s->agg = a;
+        uint64_t *p = lens_realloc(s->pick, m * GNAGG * sizeof *p);
+        if (p)
+            s->pick = p;
+        if (!a || !p)
+            return LENS_ENOMEM;
+        s->cap = m;
+    }
+    memcpy(s->agg + s->n * GNAGG, agg, GNAGG * sizeof *agg);
+    memcpy(s->pick + s->n * GNAGG, pick, GNAGG * sizeof *pick);
+    s->n++;
+    return LENS_OK;
+}
+
+/* A shared set: the aggregates of the calls of bucket [lo, hi) whose key fields equal kv (the
+ * CALLS_FIELDS order), and per aggregate that is one call's time the call it came from
+ * (pick[f], GNONE: none; ties to the lowest id, so to the lowest rank, as the built-in
+ * collective kind chose). The set stands for its latest call to enter (pick[4]). With pmax,
+ * the running prefix maximum of enters is written at every position of the bucket (carried
+ * over positions of another key), so prefix_max_enter is one binary search away. Returns 1
+ * when every call of the bucket had the key kv (the result may be kept for the bucket). */
+static int gset_scan(struct gctx *q, int m, size_t lo, size_t hi, const double *kv, double *agg,
+                     uint64_t *pick, double *pmax, uint64_t *parg)
 {
     struct run *u = q->u;
     const struct gindex *ix = &q->ix[m];
-    double row[LENS_PROBLEMS_MAXF];
-    agg[0] = agg[1] = -1, agg[2] = 0;
-    agg[3] = agg[5] = INFINITY, agg[4] = agg[6] = agg[8] = -INFINITY, agg[7] = NAN;
-    for (size_t b = lo; b < ix->n && ix->h[2 * b] == ix->h[2 * lo]; b++) {
+    double row[LENS_PROBLEMS_MAXF], run = -INFINITY;
+    uint64_t runarg = GNONE;
+    int pure = 1;
+    agg[0] = agg[1] = agg[9] = -1, agg[2] = 0;
+    agg[3] = agg[5] = INFINITY, agg[4] = agg[6] = agg[8] = -INFINITY, agg[7] = agg[10] = NAN;
+    for (int f = 0; f < GNAGG; f++)
+        pick[f] = GNONE;
+    for (size_t b = lo; b < hi; b++) {
         uint64_t j = ix->h[2 * b + 1];
         gfetch(u, &q->in, -1, j, row, q->g->used[m]);
         int same = 1;
         for (int i = 0; i < q->g->nkey[m] && same; i++)
             same = row[q->g->keyf[m][i]] == kv[i];
-        if (!same)
-            continue;
-        const struct lens_problems_gcall *g = &u->gc[j];
-        const struct lens_trace_call *c = call_of(u, g->rank, g->idx);
-        int32_t root = g->coll >= 0 ? u->ev->coll[g->coll].root : -1;
-        if (agg[2] == 0 || c->enter > agg[4])
-            *stand = j;
-        agg[0] = g->coll, agg[1] = g->comm, agg[2]++;
-        agg[3] = fmin(agg[3], c->enter), agg[4] = fmax(agg[4], c->enter);
-        agg[5] = fmin(agg[5], c->leave), agg[6] = fmax(agg[6], c->leave);
-        if (g->rank == root)
-            agg[7] = c->enter;
+        pure &= same;
+        if (same) {
+            const struct lens_problems_gcall *g = &u->gc[j];
+            const struct lens_trace_call *c = call_of(u, g->rank, g->idx);
+            int32_t root = g->coll >= 0 ? u->ev->coll[g->coll].root : -1;
+            /* strict comparisons: the first call (lowest rank) keeps a tie */
+#define GPICK(f, better, v) if (pick[f] == GNONE || (better)) agg[f] = (v), pick[f] = j
+            GPICK(3, c->enter < agg[3], c->enter);
+            GPICK(4, c->enter > agg[4], c->enter);
+            GPICK(5, c->leave < agg[5], c->leave);
+            GPICK(6, c->leave > agg[6], c->leave);
+            if (g->rank == root)
+                agg[7] = c->enter, pick[7] = j;
+            else
+                GPICK(8, c->enter > agg[8], c->enter);
+#undef GPICK
+            agg[0] = g->coll, agg[1] = g->comm, agg[2]++, agg[9] = root;
+            if (runarg == GNONE || c->enter > run)
+                run = c->enter, runarg = j;
+        }
+        if (pmax)
+            pmax[b] = run, parg[b] = runarg;
+    }
+    return pure;
+}
+
+/* Fills member m's fields (a set of calls) for the bucket [lo, hi) of key kv, from the bucket's
+ * cache when it was computed before: every call of an instance binds the same set, and
+ * computing it once per bucket keeps an instance of n calls O(n), not O(n^2). The prefix
+ * maximum is read per binding: over the set's calls of ranks up to the rank of the call the
+ * composite's first member stands for (calls are indexed in rank order within a bucket). */
+static void gaggregate(struct gctx *q, int m, size_t lo, size_t hi, const double *kv, double *agg)
+{
+    struct gset *s = &q->set[m];
+    uint64_t *pick = q->pick[m];
+    double row[LENS_PROBLEMS_MAXF];
+    int cached = 0;
+    if (s->ent[lo] && s->ent[lo] != UINT32_MAX) {
+        /* a pure bucket has one key: kv may still differ from it under the same hash */
+        gfetch(q->u, &q->in, -1, q->ix[m].h[2 * lo + 1], row, q->g->used[m]);
+        cached = 1;
+        for (int i = 0; i < q->g->nkey[m] && cached; i++)
+            cached = row[q->g->keyf[m][i]] == kv[i];
+        if (!cached)
+            return (void)(agg[2] = 0);
+        memcpy(agg, s->agg + (size_t)(s->ent[lo] - 1) * GNAGG, GNAGG * sizeof *agg);
+        memcpy(pick, s->pick + (size_t)(s->ent[lo] - 1) * GNAGG, GNAGG * sizeof *pick);
+    } else {
+        int pure = gset_scan(q, m, lo, hi, kv, agg, pick, s->pmax, s->parg);
+        /* a bucket of two keys (a hash collision) is scanned again at each use */
+        if (!pure || s->ent[lo] == UINT32_MAX || gset_keep(s, agg, pick))
+            s->ent[lo] = UINT32_MAX;
         else
-            agg[8] = fmax(agg[8], c->enter);
+            s->ent[lo] = (uint32_t)s->n; /* 1 + the entry just kept */
+    }
+    q->tuple[m] = pick[4];
+    agg[10] = NAN, pick[10] = GNONE;
+    if (s->pmax && agg[2] > 0) {
+        int32_t r0;
+        uint32_t c0;
+        gstand(q->u, q->g->src[0], q->tuple[0], &r0, &c0);
+        /* the last position of the bucket whose call's rank is at most r0 */
+        size_t a = lo, b = hi;
+        while (a < b) {
+            size_t mid = a + (b - a) / 2;
+            if (q->u->gc[q->ix[m].h[2 * mid + 1]].rank <= r0)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        /* a mixed bucket's prefix was written for this kv just now; a pure one's stays valid */
+        if (a > lo && s->parg[a - 1] != GNONE)
+            agg[10] = s->pmax[a - 1], pick[10] = s->parg[a - 1];
     }
 }
 
@@ -1307,7 +1444,16 @@ static int gmatch(struct gctx *q, int m)
     if (src == -2) {
         if (lo == ix->n || ix->h[2 * lo] != h)
             return LENS_OK;
-        gaggregate(q, m, lo, kv, f, &q->tuple[m]);
+        /* the bucket's end by binary search too: a scan would cost the bucket per binding */
+        size_t hi2 = ix->n, a = lo;
+        while (a < hi2) {
+            size_t mid = a + (hi2 - a) / 2;
+            if (ix->h[2 * mid] <= h)
+                a = mid + 1;
+            else
+                hi2 = mid;
+        }
+        gaggregate(q, m, lo, hi2, kv, f);
         if (f[2] == 0)
             return LENS_OK;
         return (rc = gfilter(q, m)) <= 0 ? rc : gmatch(q, m + 1);
@@ -1364,10 +1510,31 @@ static int run_general(struct run *u, int c, struct lens_err *e)
     for (int m = 1; !rc && m < k->nmembers; m++)
         if (gindex_build(q, m))
             rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    /* a set's bucket cache; its prefix maxima only when a rule reads them (a field or a
+     * cause), as they take 16 bytes per indexed call */
+    for (int m = 1; !rc && m < k->nmembers; m++) {
+        if (q->g->src[m] != -2)
+            continue;
+        int prefix = q->g->used[m] >> 10 & 1u;
+        for (int j = 0; j < q->np; j++)
+            prefix |= u->r->problems[q->probs[j]].cause == m &&
+                      u->r->problems[q->probs[j]].cause_field == 10;
+        struct gset *st = &q->set[m];
+        st->ent = lens_calloc(q->ix[m].n + 1, sizeof *st->ent);
+        if (prefix) {
+            st->pmax = lens_malloc((q->ix[m].n + 1) * sizeof *st->pmax);
+            st->parg = lens_malloc((q->ix[m].n + 1) * sizeof *st->parg);
+        }
+        if (!st->ent || (prefix && (!st->pmax || !st->parg)))
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    }
     if (!rc)
         rc = gmatch(q, 0);
-    for (int m = 0; m < k->nmembers; m++)
+    for (int m = 0; m < k->nmembers; m++) {
         lens_free(q->ix[m].h);
+        lens_free(q->set[m].ent), lens_free(q->set[m].agg), lens_free(q->set[m].pick);
+        lens_free(q->set[m].pmax), lens_free(q->set[m].parg);
+    }
     lens_free(q->f);
     lens_free(q->mem);
     lens_free(q->g);
@@ -1898,7 +2065,7 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
      * member (the calls that made it wait); both labelled with their names in the rule */
     const struct lens_rule_problem *rp = &u->r->problems[p];
     const struct lens_rule_composite *comp = &u->r->composites[rp->composite];
-    int loc = rp->location, other = 1 - rp->location;
+    int loc = rp->location, other = rp->cause >= 0 ? rp->cause : 1 - rp->location;
     if (site_rows(u, a, n, 0, loc < comp->nmembers ? comp->members[loc].name : "", res->sites,
                   &res->nsites) ||
         site_rows(u, a, n, 1,

@@ -91,6 +91,12 @@ struct lens_rule_problem {
     struct lens_rule_tpl *tpl[2][LENS_RULE_NTEXT]; /* placeholders of description and
                                           advice in text order (lens_ruleeval_bind; owned) */
     int ntpl[2][LENS_RULE_NTEXT];
+    int cause;                      /* member slot named the cause (cause = m or m.field);
+                                       -1: the first member other than location */
+    int cause_field;                /* field of that member whose call is the cause (a set's
+                                       aggregate: "all.root_enter" is the root's call); -1:
+                                       the call the member stands for */
+    int cause_node;                 /* the parameter's node until bound (-1: not given) */
     int waits_until_leave;          /* 1: the wasted time is the end of the charged call
                                        (waits = "until_leave", completion problems); 0: it
                                        starts at the call's enter (the default) */
