@@ -1,0 +1,302 @@
+/* The collective shape as rule text (templates/rules/collective.rules: a general composite of
+ * a call and the shared set of its instance's calls) on a synthetic four-rank trace with one
+ * instance of each collective pattern, whose waits, counts and causes are worked out by hand
+ * below; and the same rule base with the retired built-in kind (collective + shared
+ * collective_instance, rewritten from the shipped file) gives byte-identical JSON and text. */
+#include "analysis/trace/problems.h"
+#include "common/alloc.h"
+#include "lens_test.h"
+#include "synth_otf2.h"
+
+#include <otf2/OTF2_Events.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmp[256];
+
+/* Per rank: enter and leave of each collective, in the order written. Ties and orders are
+ * chosen so that each cause differs from the set's default (its latest call to enter) where
+ * the rule names another: the root of the Bcast enters before the last rank, and the Scan's
+ * waiting rank 2 waits for rank 1 while rank 3 enters last. */
+static const double T[7][4][2] = {
+    /* Barrier: the last in are ranks 1 and 3 at 1.4 (tie: rank 1 is the cause) */
+    {{1.0, 1.9}, {1.4, 2.0}, {1.2, 2.0}, {1.4, 2.1}},
+    /* Bcast, root 2 (enters 3.5); rank 3 enters last, after the root */
+    {{3.0, 3.9}, {3.1, 3.9}, {3.5, 3.55}, {3.8, 3.9}},
+    /* Reduce, root 1 (enters 4.1); ranks 2 and 3 are the last senders (tie: rank 2) */
+    {{4.0, 4.7}, {4.1, 4.7}, {4.6, 4.7}, {4.6, 4.7}},
+    /* Allreduce */
+    {{5.0, 5.5}, {5.3, 5.4}, {5.1, 5.5}, {5.2, 5.5}},
+    /* Scan: prefix maxima of the enters 6.0, 6.5, 6.5, 6.7: rank 2 waits for rank 1, although
+     * rank 3 enters last */
+    {{6.0, 6.8}, {6.5, 6.8}, {6.2, 6.8}, {6.7, 6.8}},
+    /* Win_create */
+    {{7.0, 7.3}, {7.0, 7.3}, {7.2, 7.3}, {7.1, 7.3}},
+    /* Win_fence */
+    {{8.0, 8.5}, {8.4, 8.5}, {8.1, 8.5}, {8.1, 8.5}}};
+
+/* Each rank's collective calls come from their own return address (module string 100, offset
+ * 0x100 * (rank + 1)), which stays unresolved ("shapes.so+0x300" is rank 2): the call sites
+ * of a problem's cause then name the rank that caused it. */
+static void write_trace(const char *dir)
+{
+    static const int region[5] = {SR_BARRIER, SR_BCAST, SR_REDUCE, SR_ALLREDUCE, SR_SCAN};
+    static const int op[5] = {OTF2_COLLECTIVE_OP_BARRIER, OTF2_COLLECTIVE_OP_BCAST,
+                              OTF2_COLLECTIVE_OP_REDUCE, OTF2_COLLECTIVE_OP_ALLREDUCE,
+                              OTF2_COLLECTIVE_OP_SCAN};
+    static const int root[5] = {-1, 2, 1, -1, -1};
+    struct synth s;
+    LENS_TEST(synth_open(&s, dir, 4) == 0, "open %s", dir);
+    for (int r = 0; r < 4; r++) {
+        synth_enter(&s, r, 0.0, SR_MAIN);
+        for (int k = 0; k < 5; k++)
+            synth_coll_site(&s, r, T[k][r][0], T[k][r][1], region[k], op[k], root[k], 100,
+                            0x100u * (unsigned)(r + 1));
+        synth_win_create(&s, r, T[5][r][0], T[5][r][1]);
+        synth_fence(&s, r, T[6][r][0], T[6][r][1]);
+        synth_leave(&s, r, 9.0, SR_MAIN);
+    }
+    LENS_TEST(synth_close(&s, "/nonexistent/shapes.so") == 0, "close");
+}
+
+static const struct lens_problem_result *find(const struct lens_problems *p, const char *id)
+{
+    for (int i = 0; p && i < p->nres; i++)
+        if (!strcmp(p->res[i].rule->id, id))
+            return &p->res[i];
+    return NULL;
+}
+
+/* The waits by the formulas of docs/problems.md ("The knowledge base"), straight from T:
+ * barrier-like  max(0, min(max_j b_j, e_i) - b_i), completion max(0, e_i - max(min_j e_j,
+ * min(max_j b_j, e_i))), late broadcast on non-roots with the root's enter, early reduce on
+ * the root with the last sender's, early scan with the prefix maximum over ranks <= i. */
+static void want_waits(int op, int form, int root, double w[4])
+{
+    double maxb = -1, mine = 1e9, maxs = -1;
+    for (int j = 0; j < 4; j++) {
+        maxb = fmax(maxb, T[op][j][0]);
+        mine = fmin(mine, T[op][j][1]);
+        if (j != root)
+            maxs = fmax(maxs, T[op][j][0]);
+    }
+    for (int i = 0; i < 4; i++) {
+        double b = T[op][i][0], e = T[op][i][1], pre = -1;
+        for (int j = 0; j <= i; j++)
+            pre = fmax(pre, T[op][j][0]);
+        double d = form == 0 ? fmin(maxb, e) - b
+                 : form == 1 ? e - fmax(mine, fmin(maxb, e))
+                 : form == 2 ? (i == root ? 0 : fmin(T[op][root][0], e) - b)
+                 : form == 3 ? (i == root ? fmin(maxs, e) - b : 0)
+                             : fmin(pre, e) - b;
+        w[i] = d > 1e-12 ? d : 0;
+    }
+}
+
+/* Problem id, the collective (row of T), the formula (want_waits), the root, the MPI function,
+ * and the rank whose call caused every wait of it (the argmax of the formula's bound, the
+ * lowest rank of a tie; -1: not checked). */
+static void expect(const struct lens_problems *p, const char *id, int op, int form, int root,
+                   const char *function, int cause_rank)
+{
+    const struct lens_problem_result *r = find(p, id);
+    double w[4];
+    want_waits(op, form, root, w);
+    uint64_t n = 0;
+    for (int i = 0; i < 4; i++)
+        n += w[i] > 0;
+    LENS_TEST(r && r->count == n, "%s: %llu instances, want %llu", id,
+              r ? (unsigned long long)r->count : 0ULL, (unsigned long long)n);
+    for (int i = 0; r && i < 4; i++)
+        LENS_TEST(fabs(r->per_rank[i] - w[i]) < 1e-9, "%s rank %d: %.9f, want %.9f", id, i,
+                  r->per_rank[i], w[i]);
+    /* one waiting site per waiting rank (each rank calls from its own address); one cause
+     * call for all of them, on cause_rank (-1: a window call, which has no site) */
+    LENS_TEST(r && r->nculprits == 1 && r->culprits[0].count == n &&
+              !strcmp(r->culprits[0].member, "all") && !strcmp(r->culprits[0].function,
+                                                               function),
+              "%s: causes %d", id, r ? r->nculprits : -1);
+    if (cause_rank >= 0) {
+        char want[64];
+        snprintf(want, sizeof want, "%s called from shapes.so+0x%x", function,
+                 0x100 * (cause_rank + 1));
+        LENS_TEST(r && (uint64_t)r->nsites == n && r->nculprits == 1 &&
+                  !strcmp(r->culprits[0].text, want), "%s: %d sites, cause '%s', want '%s'", id,
+                  r ? r->nsites : -1, r && r->nculprits ? r->culprits[0].text : "", want);
+    }
+}
+
+/* Replaces the one occurrence of old in *s by new (all occurrences when all is set);
+ * returns how many. */
+static int replace(char **s, const char *old, const char *new, int all)
+{
+    int n = 0;
+    char *at;
+    size_t from = 0;
+    while ((at = strstr(*s + from, old))) {
+        size_t pre = (size_t)(at - *s), lo = strlen(old), ln = strlen(new);
+        char *t = malloc(strlen(*s) - lo + ln + 1);
+        memcpy(t, *s, pre);
+        memcpy(t + pre, new, ln);
+        strcpy(t + pre + ln, at + lo);
+        free(*s);
+        *s = t;
+        from = pre + ln;
+        n++;
+        if (!all)
+            break;
+    }
+    return n;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *s = calloc(1, 1 << 20);
+    size_t n = fread(s, 1, (1 << 20) - 1, f);
+    s[n] = 0;
+    fclose(f);
+    return s;
+}
+
+static void spill(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    LENS_TEST(f && fputs(text, f) >= 0, "write %s", path);
+    if (f)
+        fclose(f);
+}
+
+/* The shipped rule base with collective.rules turned back into the built-in kind's form: the
+ * composite's members and its 'when', is_root for the root test, the member's own prefix
+ * maximum, and no 'cause' (the kind's builder names the same calls). */
+static void kind_rules(const char *dir)
+{
+    static const char *const same[] = {"p2p.rules", "rma.rules", "sequence.rules"};
+    char path[400];
+    char *s = slurp("templates/rules/collective.rules");
+    LENS_TEST(s != NULL, "read collective.rules");
+    if (!s)
+        return;
+    LENS_TEST(replace(&s, "member (call as c, shared calls as all)\nwhen c.instance >= 0 and "
+                          "all.instance == c.instance\n",
+                      "member (collective as c, shared collective_instance as all)\n", 0) == 1,
+              "composite head");
+    LENS_TEST(replace(&s, "c.rank != all.root", "not c.is_root", 0) == 1, "non-root");
+    LENS_TEST(replace(&s, "c.rank == all.root", "c.is_root", 0) == 1, "root");
+    LENS_TEST(replace(&s, "all.prefix_max_enter, own_leave", "c.prefix_max_enter, own_leave",
+                      0) == 1, "prefix");
+    LENS_TEST(replace(&s, "    cause = all.root_enter,\n", "", 0) == 1 &&
+              replace(&s, "    cause = all.max_enter_nonroot,\n", "", 0) == 1 &&
+              replace(&s, "    cause = all.prefix_max_enter,\n", "", 0) == 1, "causes");
+    snprintf(path, sizeof path, "%s/collective.rules", dir);
+    spill(path, s);
+    free(s);
+    for (int i = 0; i < 3; i++) {
+        char src[300];
+        snprintf(src, sizeof src, "templates/rules/%s", same[i]);
+        s = slurp(src);
+        snprintf(path, sizeof path, "%s/%s", dir, same[i]);
+        spill(path, s ? s : "");
+        free(s);
+    }
+}
+
+/* The listing and JSON of one analysis in both languages, into one string (owned). */
+static char *outputs(const char *trace, const char *rules)
+{
+    struct lens_problems *p = NULL;
+    struct lens_err e = {0};
+    int rc = lens_problems_run(trace, rules, &p, &e);
+    LENS_TEST(rc == LENS_OK, "%s with %s: %s", trace, rules, e.msg);
+    if (rc)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    for (int l = 0; l < 2; l++) {
+        lens_problems_write_json(p, l, f);
+        lens_problems_write_text(p, l, f);
+    }
+    fclose(f);
+    lens_problems_free(p);
+    return buf;
+}
+
+static void compare(const char *trace, const char *kind_dir)
+{
+    char *a = outputs(trace, "templates/rules"), *b = outputs(trace, kind_dir);
+    LENS_TEST(a && b && !strcmp(a, b), "%s: the rule text and the built-in kind differ", trace);
+    /* the comparison is not vacuous: collective problems are found */
+    LENS_TEST(a && strstr(a, "\"id\":\"wait_at_barrier\""), "%s: no output", trace);
+    free(a);
+    free(b);
+}
+
+static void test_hand(const char *dir)
+{
+    struct lens_problems *p = NULL;
+    struct lens_err e = {0};
+    int rc = lens_problems_run(dir, "templates/rules", &p, &e);
+    LENS_TEST(rc == LENS_OK, "analysis: %s", e.msg);
+    if (rc)
+        return;
+    expect(p, "wait_at_barrier", 0, 0, -1, "MPI_Barrier", 1);
+    expect(p, "barrier_completion", 0, 1, -1, "MPI_Barrier", 1);
+    expect(p, "late_broadcast", 1, 2, 2, "MPI_Bcast", 2);
+    expect(p, "early_reduce", 2, 3, 1, "MPI_Reduce", 2);
+    expect(p, "wait_at_nxn", 3, 0, -1, "MPI_Allreduce", 1);
+    expect(p, "nxn_completion", 3, 1, -1, "MPI_Allreduce", 1);
+    expect(p, "early_scan", 4, 4, -1, "MPI_Scan", 1);
+    expect(p, "rma_window_create_wait", 5, 0, -1, "MPI_Win_create", -1);
+    expect(p, "rma_wait_at_fence", 6, 0, -1, "MPI_Win_fence", -1);
+    lens_problems_free(p);
+}
+
+/* Every allocation of the set's bucket cache and prefix arrays may fail: ENOMEM, then OK. */
+static void test_fault_injection(const char *dir)
+{
+    int failures = 0, ok = 0;
+    for (long n = 1; n < 4000 && !ok; n++) {
+        struct lens_problems *p = NULL;
+        struct lens_err e = {0};
+        lens_malloc_fail_after(n);
+        int rc = lens_problems_run(dir, "templates/rules", &p, &e);
+        lens_malloc_fail_after(0);
+        if (rc == LENS_OK)
+            ok = 1;
+        else if (rc == LENS_ENOMEM)
+            failures++;
+        else
+            LENS_TEST(0, "failure %ld gave %d: %s", n, rc, e.msg);
+        lens_problems_free(p);
+    }
+    LENS_TEST(ok && failures > 20, "walked %d allocation failures", failures);
+}
+
+int main(void)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/mpilens-shapes-XXXXXX");
+    if (!mkdtemp(tmp))
+        return 1;
+    char dir[300], kind[300];
+    snprintf(dir, sizeof dir, "%s/coll", tmp);
+    snprintf(kind, sizeof kind, "%s/kind", tmp);
+    write_trace(dir);
+    LENS_TEST(mkdir(kind, 0700) == 0, "mkdir %s", kind);
+    kind_rules(kind);
+    test_hand(dir);
+    compare(dir, kind);
+    compare("tests/data/otf2/casita-4_mpi_ls_barr", kind);
+    test_fault_injection(dir);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", tmp);
+    return LENS_TEST_DONE("test_rules_shapes");
+}
