@@ -776,6 +776,18 @@ struct gplan {
     int nkey[LENS_RULES_MAX_MEMBERS];
     int keyf[LENS_RULES_MAX_MEMBERS][GKEYS]; /* field of member m */
     int keyx[LENS_RULES_MAX_MEMBERS][GKEYS]; /* expression over earlier members */
+    int nimp[LENS_RULES_MAX_MEMBERS];
+    int imp[LENS_RULES_MAX_MEMBERS][GFILT];  /* conjuncts on one field F of member 0 alone,
+                                               where a key of m is m.G == first.F: every
+                                               candidate of m that can match has G equal to
+                                               F, so the conjunct with G put for F leaves
+                                               the others out of m's index (c.instance >= 0
+                                               keeps the calls of no instance out of the
+                                               set's index) */
+    int impk[LENS_RULES_MAX_MEMBERS][GFILT]; /* which key of m */
+    int impf[LENS_RULES_MAX_MEMBERS][GFILT]; /* F */
+    uint32_t used0f;                         /* fields of member 0 its own conjuncts read:
+                                               fetched first, the rest once they hold */
 };
 
 /* The vocabulary's "call" type: the built-in one, whose getters the matcher feeds. */
@@ -838,6 +850,26 @@ static int min_slot(const struct lens_rules *r, int n)
     int s = x->op == LENS_RN_FIELD ? x->slot : LENS_RULES_MAX_MEMBERS;
     int a = min_slot(r, x->a), b = min_slot(r, x->b);
     return s < a ? (s < b ? s : b) : (a < b ? a : b);
+}
+
+/* The one field of member slot 0 that tree n reads when it reads nothing else (no other
+ * member, field or parameter); -1 when none, -2 when it reads more. */
+static int only_field0(const struct lens_rules *r, int n)
+{
+    if (n < 0)
+        return -1;
+    const struct lens_rule_node *x = &r->nodes[n];
+    if (x->op == LENS_RN_PARAM || x->op == LENS_RN_NAME || x->op == LENS_RN_DOTTED ||
+        x->op == LENS_RN_MEMBER || (x->op == LENS_RN_FIELD && x->slot != 0))
+        return -2;
+    int f = x->op == LENS_RN_FIELD ? x->index : -1, a = only_field0(r, x->a),
+        b = only_field0(r, x->b);
+    if (f == -2 || a == -2 || b == -2)
+        return -2;
+    int g = f >= 0 ? f : a >= 0 ? a : b;
+    if ((f >= 0 && f != g) || (a >= 0 && a != g) || (b >= 0 && b != g))
+        return -2;
+    return g;
 }
 
 /* Marks the fields tree n reads, per member slot (bit f of used[slot]). */
@@ -934,6 +966,18 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                 g->filt[m][g->nfilt[m]++] = conj[i];
             }
         }
+        g->nimp[m] = 0;
+        for (int i = 0; i < nconj && m > 0; i++) {
+            int f0 = max_slot(r, conj[i]) == 0 ? only_field0(r, conj[i]) : -1;
+            for (int kk = 0; f0 >= 0 && kk < g->nkey[m] && g->nimp[m] < GFILT; kk++) {
+                const struct lens_rule_node *o = &r->nodes[g->keyx[m][kk]];
+                if (o->op == LENS_RN_FIELD && o->slot == 0 && o->index == f0) {
+                    g->imp[m][g->nimp[m]] = conj[i], g->impk[m][g->nimp[m]] = kk;
+                    g->impf[m][g->nimp[m]++] = f0;
+                    break;
+                }
+            }
+        }
         if (m > 0 && !related)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: member '%s' of '%s' is tied to the "
                                 "members before it by no equality in 'when' (%s.FIELD == "
@@ -971,6 +1015,10 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
     for (int m = 0; m < k->nmembers; m++)
         for (int i = 0; i < g->nkey[m]; i++)
             g->used[m] |= 1u << g->keyf[m][i];
+    uint32_t u0[LENS_RULES_MAX_MEMBERS] = {0};
+    for (int i = 0; i < g->nfilt[0]; i++)
+        gmark(r, g->filt[0][i], u0);
+    g->used0f = u0[0] & g->used[0];
     return LENS_OK;
 }
 
@@ -1085,6 +1133,7 @@ struct gset {
                            UINT32_MAX computed at each use (two keys share the hash) */
     double *agg;        /* per entry GNAGG aggregates */
     uint64_t *pick;     /* per entry GNAGG picked calls */
+    size_t *hi;         /* per entry the end of its bucket in the index */
     size_t n, cap;
     double *pmax;       /* per index position: prefix maximum of enters in its bucket (only
                            when the rules read prefix_max_enter; else NULL) */
@@ -1180,6 +1229,12 @@ static int gindex_build(struct gctx *q, int m)
             /* an error here (division by zero) reappears, reported, when the tuple is tested */
             keep = lens_ruleeval_node(q->u->r, q->g->self[m][i], &q->x, &v, q->e) || v != 0;
         }
+        /* member 0's row is scratch until matching starts: the key value stands in for F */
+        for (int i = 0; i < q->g->nimp[m] && keep; i++) {
+            double v;
+            q->f[q->g->impf[m][i]] = f[q->g->keyf[m][q->g->impk[m][i]]];
+            keep = lens_ruleeval_node(q->u->r, q->g->imp[m][i], &q->x, &v, q->e) || v != 0;
+        }
         if (!keep)
             continue;
         for (int i = 0; i < q->g->nkey[m]; i++)
@@ -1190,6 +1245,20 @@ static int gindex_build(struct gctx *q, int m)
     ix->n = k;
     qsort(ix->h, k, 2 * sizeof *ix->h, by_hash);
     return LENS_OK;
+}
+
+/* The position of the first entry of hash h in the index, ix->n when there is none. */
+static size_t gfind(const struct gindex *ix, uint64_t h)
+{
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->h[2 * mid] < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->n && ix->h[2 * lo] == h ? lo : ix->n;
 }
 
 /* A complete tuple: the whole condition, the parameters, then the problems; every match is
@@ -1282,7 +1351,7 @@ static int gfilter(struct gctx *q, int m)
 
 /* Keeps a bucket's aggregates and picks as entry s->n; LENS_ENOMEM (then it is recomputed at
  * each use, still correct). */
-static int gset_keep(struct gset *s, const double *agg, const uint64_t *pick)
+static int gset_keep(struct gset *s, const double *agg, const uint64_t *pick, size_t hi)
 {
     if (s->n == s->cap) {
         size_t m = s->cap ? 2 * s->cap : 64;
@@ -1292,13 +1361,16 @@ static int gset_keep(struct gset *s, const double *agg, const uint64_t *pick)
         uint64_t *p = lens_realloc(s->pick, m * GNAGG * sizeof *p);
         if (p)
             s->pick = p;
-        if (!a || !p)
+        size_t *h = lens_realloc(s->hi, m * sizeof *h);
+        if (h)
+            s->hi = h;
+        if (!a || !p || !h)
             return LENS_ENOMEM;
         s->cap = m;
     }
     memcpy(s->agg + s->n * GNAGG, agg, GNAGG * sizeof *agg);
     memcpy(s->pick + s->n * GNAGG, pick, GNAGG * sizeof *pick);
-    s->n++;
+    s->hi[s->n++] = hi;
     return LENS_OK;
 }
 
@@ -1358,13 +1430,15 @@ static int gset_scan(struct gctx *q, int m, size_t lo, size_t hi, const double *
  * computing it once per bucket keeps an instance of n calls O(n), not O(n^2). The prefix
  * maximum is read per binding: over the set's calls of ranks up to the rank of the call the
  * composite's first member stands for (calls are indexed in rank order within a bucket). */
-static void gaggregate(struct gctx *q, int m, size_t lo, size_t hi, const double *kv, double *agg)
+static void gaggregate(struct gctx *q, int m, size_t lo, const double *kv, double *agg)
 {
     struct gset *s = &q->set[m];
     uint64_t *pick = q->pick[m];
     double row[LENS_PROBLEMS_MAXF];
     int cached = 0;
+    size_t hi;
     if (s->ent[lo] && s->ent[lo] != UINT32_MAX) {
+        hi = s->hi[s->ent[lo] - 1];
         /* a pure bucket has one key: kv may still differ from it under the same hash */
         gfetch(q->u, &q->in, -1, q->ix[m].h[2 * lo + 1], row, q->g->used[m]);
         cached = 1;
@@ -1375,9 +1449,13 @@ static void gaggregate(struct gctx *q, int m, size_t lo, size_t hi, const double
         memcpy(agg, s->agg + (size_t)(s->ent[lo] - 1) * GNAGG, GNAGG * sizeof *agg);
         memcpy(pick, s->pick + (size_t)(s->ent[lo] - 1) * GNAGG, GNAGG * sizeof *pick);
     } else {
+        /* the bucket's end, once per bucket (a binary search per binding would miss the
+         * cache on every step of a large index) */
+        for (hi = lo + 1; hi < q->ix[m].n && q->ix[m].h[2 * hi] == q->ix[m].h[2 * lo]; hi++)
+            ;
         int pure = gset_scan(q, m, lo, hi, kv, agg, pick, s->pmax, s->parg);
         /* a bucket of two keys (a hash collision) is scanned again at each use */
-        if (!pure || s->ent[lo] == UINT32_MAX || gset_keep(s, agg, pick))
+        if (!pure || s->ent[lo] == UINT32_MAX || gset_keep(s, agg, pick, hi))
             s->ent[lo] = UINT32_MAX;
         else
             s->ent[lo] = (uint32_t)s->n; /* 1 + the entry just kept */
@@ -1415,10 +1493,19 @@ static int gmatch(struct gctx *q, int m)
     double *f = q->f + (size_t)m * 64;
     if (m == 0) {
         size_t n = gcount(u, src);
+        /* the fields member 0's own conjuncts read first: most calls fail them (a call of
+         * no collective instance) and need no other field */
+        uint32_t first = src < 0 ? q->g->used0f : q->g->used[0];
         for (size_t j = 0; j < n; j++) {
-            gfetch(u, &q->in, src, j, f, q->g->used[m]);
+            gfetch(u, &q->in, src, j, f, first);
             q->tuple[0] = j;
-            if ((rc = gfilter(q, 0)) < 0 || (rc && (rc = gmatch(q, 1))))
+            if ((rc = gfilter(q, 0)) < 0)
+                return rc;
+            if (!rc)
+                continue;
+            if (src < 0 && (q->g->used[0] & ~first))
+                gfetch(u, &q->in, src, j, f, q->g->used[0] & ~first);
+            if ((rc = gmatch(q, 1)))
                 return rc;
         }
         return LENS_OK;
@@ -1429,27 +1516,11 @@ static int gmatch(struct gctx *q, int m)
             return rc;
     uint64_t h = ghash(kv, q->g->nkey[m]);
     const struct gindex *ix = &q->ix[m];
-    size_t lo = 0, hi = ix->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ix->h[2 * mid] < h)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = gfind(ix, h);
     if (src == -2) {
         if (lo == ix->n || ix->h[2 * lo] != h)
             return LENS_OK;
-        /* the bucket's end by binary search too: a scan would cost the bucket per binding */
-        size_t hi2 = ix->n, a = lo;
-        while (a < hi2) {
-            size_t mid = a + (hi2 - a) / 2;
-            if (ix->h[2 * mid] <= h)
-                a = mid + 1;
-            else
-                hi2 = mid;
-        }
-        gaggregate(q, m, lo, hi2, kv, f);
+        gaggregate(q, m, lo, kv, f);
         if (f[2] == 0)
             return LENS_OK;
         return (rc = gfilter(q, m)) <= 0 ? rc : gmatch(q, m + 1);
@@ -1496,8 +1567,15 @@ static int run_general(struct run *u, int c, struct lens_err *e)
                                         .opkinds = u->opkinds, .gc = u->gc,
                                         .gnames = u->gnames};
     u->gi[c].nm = k->nmembers, u->gi[c].np = k->nparams;
-    /* a set's aggregates cannot be fetched again from one call: they are kept per instance */
-    for (int m = 0; !rc && m < k->nmembers; m++)
+    /* a set's aggregates cannot be fetched again from one call: they are kept per instance,
+     * but only for the texts of its problems (a nested user reads parameters): without a
+     * template they would cost 88 bytes per member and instance for nothing */
+    int texts = 0;
+    for (int p = 0; p < u->r->nproblems; p++)
+        for (int l = 0; l < 2 && u->r->problems[p].composite == c; l++)
+            for (int t = 0; t < LENS_RULE_NTEXT; t++)
+                texts |= u->r->problems[p].ntpl[l][t] > 0;
+    for (int m = 0; !rc && texts && m < k->nmembers; m++)
         if (q->g->src[m] == -2)
             u->gi[c].naggw = NFIELDS(calls_fields) * k->nmembers;
     for (int p = 0; p < u->r->nproblems && q->np < 64; p++)
@@ -1529,6 +1607,7 @@ static int run_general(struct run *u, int c, struct lens_err *e)
     for (int m = 0; m < k->nmembers; m++) {
         lens_free(q->ix[m].h);
         lens_free(q->set[m].ent), lens_free(q->set[m].agg), lens_free(q->set[m].pick);
+        lens_free(q->set[m].hi);
         lens_free(q->set[m].pmax), lens_free(q->set[m].parg);
     }
     lens_free(q->f);
