@@ -127,6 +127,11 @@ sed -e 's/^member (call as c, shared calls as all)$/member (collective as c, sha
 check_eq "kind version written" "$(grep -c 'collective_instance\|is_root\|c.prefix_max_enter' "$TMP/builtin/collective.rules"):$(grep -c '^    cause = \|all\.root\b\|calls as all' "$TMP/builtin/collective.rules")" "4:0"
 cp templates/rules/*.rules "$TMP/kind/"
 cp "$TMP/builtin/collective.rules" "$TMP/kind/"
+# p2p.rules likewise: the two message ends back to the kind's send + recv, without causes
+sed -e 's/^member (send_msg as send, recv_msg as recv)$/member (send as send, recv as recv)/' \
+    -e '/^when recv.id == send.id$/d' -e '/^    cause = \(send\|recv\)\./d' \
+    templates/rules/p2p.rules > "$TMP/kind/p2p.rules"
+check_eq "p2p kind version written" "$(grep -c '^member (send as send, recv as recv)$' "$TMP/kind/p2p.rules"):$(grep -c 'send_msg\|^    cause = ' "$TMP/kind/p2p.rules")" "1:0"
 cat > "$TMP/general/coll.rules" <<'R'
 declare composite event coll_general
 member (call as c, shared calls as all)
@@ -191,7 +196,7 @@ for tr in "$TMP/redundant_barrier" "$TMP/unsafe_exchange" "$TMP/late_broadcast" 
     for lang in en ru; do
         $BIN/mpilens problems --rules "$TMP/kind" --lang $lang --json "$tr" -o "$TMP/k.json" 2>/dev/null
         $BIN/mpilens problems --lang $lang --json "$tr" -o "$TMP/s.json" 2>/dev/null
-        check "shipped collective.rules = built-in kind, byte for byte, on $(basename "$tr") ($lang)" cmp "$TMP/k.json" "$TMP/s.json"
+        check "shipped collective.rules and p2p.rules = built-in kinds, byte for byte, on $(basename "$tr") ($lang)" cmp "$TMP/k.json" "$TMP/s.json"
     done
     $BIN/mpilens problems --rules "$TMP/kind" "$tr" > "$TMP/k.txt" 2>/dev/null
     $BIN/mpilens problems "$tr" > "$TMP/s.txt" 2>/dev/null
@@ -241,6 +246,8 @@ plan "cause not a member" "$C $P cause = nope);" "b.rules:1:[0-9]+: cause 'nope'
 plan "cause no such field" "$C $P cause = all.nope);" "b.rules:1:[0-9]+: event type 'calls' has no field 'nope'"
 plan "cause field picks no call" "$C $P cause = all.count);" "b.rules:1:[0-9]+: cause 'all.count' picks no call"
 plan "cause field of a call" "$C $P cause = c.enter);" "b.rules:1:[0-9]+: cause 'c.enter' picks no call"
+plan "cause field of a message end" 'declare composite event m member (send_msg as s, recv_msg as r) when r.id == s.id; declare problem for m parameters (id = "p", name = "n", description = "d", advice = "a", duration = 1, location = r, cause = s.tag);' \
+    "b.rules:1:[0-9]+: cause 's.tag' picks no call"
 plan "cause a number" "$C $P cause = 1);" "b.rules:1:[0-9]+: parameter 'cause' must name a member or member.field"
 plan "cause on a built-in kind" 'declare composite event p member (send as s, recv as r); declare problem for p parameters (id = "p", name = "n", description = "d", advice = "a", duration = 1, location = r, cause = s);' \
     "b.rules:1:[0-9]+: 'cause' needs a composite of calls: the built-in kind 'p' names its cause itself"

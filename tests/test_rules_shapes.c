@@ -1,8 +1,10 @@
-/* The collective shape as rule text (templates/rules/collective.rules: a general composite of
- * a call and the shared set of its instance's calls) on a synthetic four-rank trace with one
- * instance of each collective pattern, whose waits, counts and causes are worked out by hand
- * below; and the same rule base with the retired built-in kind (collective + shared
- * collective_instance, rewritten from the shipped file) gives byte-identical JSON and text. */
+/* The built-in shapes as rule text: collective.rules (a general composite of a call and the
+ * shared set of its instance's calls) on a synthetic four-rank trace with one instance of
+ * each collective pattern, and p2p.rules (the two ends of each message as simple events) on
+ * a three-rank trace with a Waitall completing two late messages and a late receiver; waits,
+ * counts and causes are worked out by hand below. The same rule base with the built-in kinds
+ * (collective + collective_instance, send + recv, rewritten from the shipped files) gives
+ * byte-identical JSON and text. */
 #include "analysis/trace/problems.h"
 #include "common/alloc.h"
 #include "lens_test.h"
@@ -69,6 +71,83 @@ static const struct lens_problem_result *find(const struct lens_problems *p, con
             return &p->res[i];
     return NULL;
 }
+
+/* Rank 0 posts two Irecvs (from 1 and 2) and waits for both in one Waitall [2.0, 4.2]; rank 1
+ * Isends at 3.0, rank 2 at 4.0 (each completed by a Wait later). By hand: late senders of
+ * 1.0 and 2.0 s on the same Waitall, which counts once with the larger (Scalasca), caused by
+ * rank 2's Isend (not its Wait). Then rank 1 Sends to rank 2 in [5.0, 6.0] while rank 2 posts
+ * its Irecv only at 5.5: a late receiver of 0.5 s on rank 1, caused by that Irecv (not the
+ * Wait that completed it). Isend and Irecv calls carry per-rank sites as in write_trace. */
+static void write_p2p(const char *dir)
+{
+    struct synth s;
+    LENS_TEST(synth_open(&s, dir, 3) == 0, "open %s", dir);
+    for (int r = 0; r < 3; r++)
+        synth_enter(&s, r, 0.0, SR_MAIN);
+    for (int k = 1; k <= 2; k++) {
+        synth_enter_site(&s, 0, 0.1 * k, SR_IRECV, 100, 0x100);
+        synth_irecv_request(&s, 0, 0.1 * k + 0.001, (uint64_t)k);
+        synth_leave(&s, 0, 0.1 * k + 0.002, SR_IRECV);
+    }
+    synth_enter(&s, 0, 2.0, SR_WAITALL);
+    synth_irecv(&s, 0, 4.1, 1, 5, 8, 1);
+    synth_irecv(&s, 0, 4.15, 2, 5, 8, 2);
+    synth_leave(&s, 0, 4.2, SR_WAITALL);
+    for (int r = 1; r <= 2; r++) {
+        double t = 2.0 + r;
+        synth_enter_site(&s, r, t, SR_ISEND, 100, 0x100u * (unsigned)(r + 1));
+        synth_isend(&s, r, t + 0.001, 0, 5, 8, 7);
+        synth_leave(&s, r, t + 0.01, SR_ISEND);
+        synth_enter(&s, r, t + 0.5, SR_WAIT);
+        synth_isend_complete(&s, r, t + 0.55, 7);
+        synth_leave(&s, r, t + 0.6, SR_WAIT);
+    }
+    synth_enter_site(&s, 1, 5.0, SR_SEND, 100, 0x200);
+    synth_send(&s, 1, 5.001, 2, 6, 1 << 20);
+    synth_leave(&s, 1, 6.0, SR_SEND);
+    synth_enter_site(&s, 2, 5.5, SR_IRECV, 100, 0x300);
+    synth_irecv_request(&s, 2, 5.501, 9);
+    synth_leave(&s, 2, 5.51, SR_IRECV);
+    synth_enter(&s, 2, 5.6, SR_WAIT);
+    synth_irecv(&s, 2, 6.05, 1, 6, 1 << 20, 9);
+    synth_leave(&s, 2, 6.1, SR_WAIT);
+    for (int r = 0; r < 3; r++)
+        synth_leave(&s, r, 7.0, SR_MAIN);
+    LENS_TEST(synth_close(&s, "/nonexistent/shapes.so") == 0, "close");
+}
+
+static void test_p2p(const char *dir)
+{
+    struct lens_problems *p = NULL;
+    struct lens_err e = {0};
+    int rc = lens_problems_run(dir, "templates/rules", &p, &e);
+    LENS_TEST(rc == LENS_OK, "analysis: %s", e.msg);
+    if (rc)
+        return;
+    const struct lens_problem_result *r = find(p, "late_sender");
+    LENS_TEST(r && r->count == 1 && fabs(r->per_rank[0] - 2.0) < 1e-9 && r->per_rank[1] == 0 &&
+              r->per_rank[2] == 0, "late_sender: %llu instances, %.9f on rank 0",
+              r ? (unsigned long long)r->count : 0ULL, r ? r->per_rank[0] : -1);
+    LENS_TEST(r && r->nsites == 1 && !strcmp(r->sites[0].function, "MPI_Waitall") &&
+              !strcmp(r->sites[0].member, "recv"), "late_sender charged on %s",
+              r && r->nsites ? r->sites[0].function : "");
+    LENS_TEST(r && r->nculprits == 1 &&
+              !strcmp(r->culprits[0].text, "MPI_Isend called from shapes.so+0x300") &&
+              !strcmp(r->culprits[0].member, "send"), "late_sender cause '%s'",
+              r && r->nculprits ? r->culprits[0].text : "");
+    r = find(p, "late_receiver");
+    LENS_TEST(r && r->count == 1 && fabs(r->per_rank[1] - 0.5) < 1e-9,
+              "late_receiver: %llu instances, %.9f on rank 1",
+              r ? (unsigned long long)r->count : 0ULL, r ? r->per_rank[1] : -1);
+    LENS_TEST(r && r->nsites == 1 && !strcmp(r->sites[0].text, "MPI_Send called from "
+                                                               "shapes.so+0x200") &&
+              r->nculprits == 1 &&
+              !strcmp(r->culprits[0].text, "MPI_Irecv called from shapes.so+0x300") &&
+              !strcmp(r->culprits[0].member, "recv"), "late_receiver site '%s' cause '%s'",
+              r && r->nsites ? r->sites[0].text : "", r && r->nculprits ? r->culprits[0].text : "");
+    lens_problems_free(p);
+}
+
 
 /* The waits by the formulas of docs/problems.md ("The knowledge base"), straight from T:
  * barrier-like  max(0, min(max_j b_j, e_i) - b_i), completion max(0, e_i - max(min_j e_j,
@@ -177,7 +256,7 @@ static void spill(const char *path, const char *text)
  * maximum, and no 'cause' (the kind's builder names the same calls). */
 static void kind_rules(const char *dir)
 {
-    static const char *const same[] = {"p2p.rules", "rma.rules", "sequence.rules"};
+    static const char *const same[] = {"rma.rules", "sequence.rules"};
     char path[400];
     char *s = slurp("templates/rules/collective.rules");
     LENS_TEST(s != NULL, "read collective.rules");
@@ -197,7 +276,20 @@ static void kind_rules(const char *dir)
     snprintf(path, sizeof path, "%s/collective.rules", dir);
     spill(path, s);
     free(s);
-    for (int i = 0; i < 3; i++) {
+    /* p2p.rules: the pair of message ends back to the kind's send + recv, without causes */
+    s = slurp("templates/rules/p2p.rules");
+    LENS_TEST(s != NULL, "read p2p.rules");
+    if (!s)
+        return;
+    LENS_TEST(replace(&s, "member (send_msg as send, recv_msg as recv)\nwhen recv.id == "
+                          "send.id\n", "member (send as send, recv as recv)\n", 0) == 1,
+              "p2p head");
+    LENS_TEST(replace(&s, "    cause = send.enter,\n", "", 1) == 2 &&
+              replace(&s, "    cause = recv.post_enter,\n", "", 0) == 1, "p2p causes");
+    snprintf(path, sizeof path, "%s/p2p.rules", dir);
+    spill(path, s);
+    free(s);
+    for (int i = 0; i < 2; i++) {
         char src[300];
         snprintf(src, sizeof src, "templates/rules/%s", same[i]);
         s = slurp(src);
@@ -228,12 +320,12 @@ static char *outputs(const char *trace, const char *rules)
     return buf;
 }
 
-static void compare(const char *trace, const char *kind_dir)
+static void compare(const char *trace, const char *kind_dir, const char *found)
 {
     char *a = outputs(trace, "templates/rules"), *b = outputs(trace, kind_dir);
     LENS_TEST(a && b && !strcmp(a, b), "%s: the rule text and the built-in kind differ", trace);
-    /* the comparison is not vacuous: collective problems are found */
-    LENS_TEST(a && strstr(a, "\"id\":\"wait_at_barrier\""), "%s: no output", trace);
+    /* the comparison is not vacuous: the listing names a problem found */
+    LENS_TEST(a && strstr(a, found), "%s: no '%s'", trace, found);
     free(a);
     free(b);
 }
@@ -291,8 +383,14 @@ int main(void)
     LENS_TEST(mkdir(kind, 0700) == 0, "mkdir %s", kind);
     kind_rules(kind);
     test_hand(dir);
-    compare(dir, kind);
-    compare("tests/data/otf2/casita-4_mpi_ls_barr", kind);
+    compare(dir, kind, "Early scan [early_scan]");
+    char p2p[300];
+    snprintf(p2p, sizeof p2p, "%s/p2p", tmp);
+    write_p2p(p2p);
+    test_p2p(p2p);
+    compare(p2p, kind, "Late receiver [late_receiver]");
+    compare("tests/data/otf2/casita-4_mpi_ls_barr", kind, "Late sender [late_sender]");
+    compare("tests/data/otf2/pipit-ping-pong", kind, "\"id\":\"late_sender\"");
     test_fault_injection(dir);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

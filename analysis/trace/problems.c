@@ -221,9 +221,19 @@ EVENT_TYPE(call, CALL_FIELDS)
     F(calls, prefix_max_enter, 'n', x->agg[10])
 EVENT_TYPE(calls, CALLS_FIELDS)
 
+/* send_msg and recv_msg: the two ends of one matched message as simple events of the general
+ * matcher, one per message (a Waitall completing three receives is three recv_msg), with the
+ * fields of send and recv and the message's index as id: recv.id == send.id pairs them. The
+ * matcher fills x->p2p and x->call[] as the p2p builder does. */
+static double get_msg_id(const struct lens_problems_inst *x) { return (double)(x->p2p - x->ev->p2p); }
+static const struct lens_problems_field smsg_fields[] = {{"id", 'n', get_msg_id},
+                                                         SEND_FIELDS(FIELD_ROW)};
+static const struct lens_problems_field rmsg_fields[] = {{"id", 'n', get_msg_id},
+                                                         RECV_FIELDS(FIELD_ROW)};
+
 #define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
 enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, T_CALL, T_CALLS,
-       NTYPES };
+       T_SMSG, T_RMSG, NTYPES };
 /* The names are what rules write in "member (send as s, ...)"; the order of T_* is the order
  * the kinds below refer to. */
 static const struct lens_problems_type types[NTYPES] = {
@@ -236,7 +246,9 @@ static const struct lens_problems_type types[NTYPES] = {
     [T_ACCESS] = {"access_epoch", access_fields, NFIELDS(access_fields)},
     [T_EXPO] = {"exposure_epoch", expo_fields, NFIELDS(expo_fields)},
     [T_CALL] = {"call", call_fields, NFIELDS(call_fields)},
-    [T_CALLS] = {"calls", calls_fields, NFIELDS(calls_fields)}};
+    [T_CALLS] = {"calls", calls_fields, NFIELDS(calls_fields)},
+    [T_SMSG] = {"send_msg", smsg_fields, NFIELDS(smsg_fields)},
+    [T_RMSG] = {"recv_msg", rmsg_fields, NFIELDS(rmsg_fields)}};
 
 /* ---- the composite kinds: builders ---- */
 
@@ -807,16 +819,46 @@ static int calls_type(const struct lens_problems_vocab *v)
     return -1;
 }
 
-/* General: some member is a call, a set of calls or a composite; the built-in kinds pair two
- * other types. */
+/* The message ends' types (-1 when the vocabulary lacks them). */
+static int msg_type(const struct lens_problems_vocab *v, const struct lens_problems_field *f)
+{
+    for (int i = 0; i < v->ntypes; i++)
+        if (v->types[i].fields == f)
+            return i;
+    return -1;
+}
+
+/* General: some member is a call, a set of calls, a message end or a composite; the built-in
+ * kinds pair two other types. */
 static int is_general(const struct lens_problems_vocab *v, const struct lens_rule_composite *k)
 {
-    int tc = call_type(v), ts = calls_type(v);
-    for (int m = 0; m < k->nmembers; m++)
-        if (k->members[m].type_index == tc || k->members[m].type_index >= v->ntypes ||
-            (ts >= 0 && k->members[m].type_index == ts))
+    int tc = call_type(v), ts = calls_type(v), tsm = msg_type(v, smsg_fields),
+        trm = msg_type(v, rmsg_fields);
+    for (int m = 0; m < k->nmembers; m++) {
+        int ti = k->members[m].type_index;
+        if (ti == tc || ti >= v->ntypes || (ts >= 0 && ti == ts) || (tsm >= 0 && ti == tsm) ||
+            (trm >= 0 && ti == trm))
             return 1;
+    }
     return 0;
+}
+
+/* Candidate sources of a general member (gplan.src): a call, a set of calls, the send or the
+ * receive end of a message; a composite's index is >= 0. */
+enum { GSRC_CALL = -1, GSRC_SET = -2, GSRC_SEND = -3, GSRC_RECV = -4 };
+
+/* Which call a message end's field is the time of: 1 the issuing call (send: Send or Isend;
+ * recv: the posting Recv or Irecv), 2 the completing one (the Wait that completed it, or the
+ * same blocking call), 0 no call (rank, tag, ...). A cause may name it (cause = send.enter). */
+static int msg_call_of(int src, int f)
+{
+    const struct lens_problems_field *t = src == GSRC_SEND ? smsg_fields : rmsg_fields;
+    lens_problems_get_fn g = t[f].get;
+    if (src == GSRC_SEND)
+        return g == get_send_enter || g == get_send_leave ? 1
+             : g == get_send_done_enter || g == get_send_done_leave ? 2 : 0;
+    return g == get_recv_post_enter || g == get_recv_post_leave ? 1
+         : g == get_recv_enter || g == get_recv_leave ? 2 : 0;
 }
 
 /* The call field of the same name as field f of "calls" (its key fields), -1 when none. */
@@ -905,20 +947,23 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                         struct gplan *g, struct lens_err *e)
 {
     const struct lens_rule_composite *k = &r->composites[c];
-    int tc = call_type(v), ts = calls_type(v), conj[256], nconj = 0;
+    int tc = call_type(v), ts = calls_type(v), tsm = msg_type(v, smsg_fields),
+        trm = msg_type(v, rmsg_fields), conj[256], nconj = 0;
     g->nm = k->nmembers;
     conjuncts(r, k->when, conj, &nconj, 256);
     for (int m = 0; m < k->nmembers; m++) {
         const struct lens_rule_member *mb = &k->members[m];
         int ti = mb->type_index;
-        g->src[m] = ti == tc ? -1 : ti == ts && ts >= 0 ? -2 : ti - v->ntypes;
+        g->src[m] = ti == tc ? GSRC_CALL : ti == ts && ts >= 0 ? GSRC_SET
+                  : ti == tsm && tsm >= 0 ? GSRC_SEND : ti == trm && trm >= 0 ? GSRC_RECV
+                  : ti - v->ntypes;
         /* a set is aggregated over everything its key ties, which only means something when
          * other members give that key */
         if (g->src[m] == -2 && (!mb->shared || m == 0))
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: a 'calls' member is a set: declare "
                                 "it 'shared' and after a member that keys it", k->file,
                                 mb->line, mb->col);
-        if (ti != tc && ti != ts && ti < v->ntypes)
+        if (ti != tc && ti != ts && ti != tsm && ti != trm && ti < v->ntypes)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: '%s' cannot be a member beside "
                                 "calls and composites (its kind pairs it with its partner)",
                                 k->file, mb->line, mb->col, mb->type);
@@ -993,12 +1038,16 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
         if (rp->composite != c || rp->cause_field < 0)
             continue;
         const struct lens_rule_node *x = &r->nodes[rp->cause_node];
-        int f = rp->cause_field;
-        if (g->src[rp->cause] != -2 || f < 3 || f == 9)
+        int f = rp->cause_field, cs = g->src[rp->cause];
+        if ((cs == GSRC_SEND || cs == GSRC_RECV) && msg_call_of(cs, f))
+            continue;
+        if (cs != GSRC_SET || f < 3 || f == 9)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: cause '%s.%s' picks no call: name a "
-                                "member, or an aggregate of a 'calls' set that is one call's "
-                                "time (min_enter, max_enter, min_leave, max_leave, root_enter, "
-                                "max_enter_nonroot, prefix_max_enter)", x->file, x->line,
+                                "member, a time of a message end (send_msg: enter, leave, "
+                                "done_enter, done_leave; recv_msg: enter, leave, post_enter, "
+                                "post_leave), or an aggregate of a 'calls' set that is one "
+                                "call's time (min_enter, max_enter, min_leave, max_leave, "
+                                "root_enter, max_enter_nonroot, prefix_max_enter)", x->file, x->line,
                                 x->col, x->name, x->field);
     }
     /* only the call fields someone reads are fetched: keys, conditions, parameters, the
@@ -1161,7 +1210,18 @@ struct gctx {
 
 static size_t gcount(const struct run *u, int src)
 {
-    return src < 0 ? (size_t)u->ngc : u->gi[src].n;
+    return src == GSRC_SEND || src == GSRC_RECV ? u->ev->np2p
+         : src < 0 ? (size_t)u->ngc : u->gi[src].n;
+}
+
+/* The calls of message j, as p2p_build resolves them (the getters of send/recv read them). */
+static void gmsg(struct run *u, struct lens_problems_inst *in, uint64_t j)
+{
+    const struct lens_p2p *p = in->p2p = &u->ev->p2p[j];
+    in->call[0] = call_of(u, p->src, p->send_call);
+    in->call[1] = call_of(u, p->src, p->send_done);
+    in->call[2] = call_of(u, p->dst, p->recv_post);
+    in->call[3] = call_of(u, p->dst, p->recv_done);
 }
 
 /* Fills member m's fields from candidate j: a call through the getters of the call type, a
@@ -1169,7 +1229,14 @@ static size_t gcount(const struct run *u, int src)
 static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64_t j, double *f,
                    uint32_t used)
 {
-    if (src < 0) { /* a call, or one call of a set (index building) */
+    if (src == GSRC_SEND || src == GSRC_RECV) {
+        const struct lens_problems_field *t = src == GSRC_SEND ? smsg_fields : rmsg_fields;
+        int nf = src == GSRC_SEND ? NFIELDS(smsg_fields) : NFIELDS(rmsg_fields);
+        gmsg(u, in, j);
+        for (int fl = 0; fl < nf; fl++)
+            if (used >> fl & 1u)
+                f[fl] = t[fl].get(in);
+    } else if (src < 0) { /* a call, or one call of a set (index building) */
         const struct lens_problems_gcall *g = &u->gc[j];
         in->gid = j;
         in->call[0] = call_of(u, g->rank, g->idx);
@@ -1185,7 +1252,12 @@ static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64
 /* The call candidate j of a member stands for (charged, or named as the cause). */
 static void gstand(const struct run *u, int src, uint64_t j, int32_t *rank, uint32_t *call)
 {
-    if (src < 0)
+    /* a message end stands for the call that completed it, where Scalasca charges its wait */
+    if (src == GSRC_SEND)
+        *rank = u->ev->p2p[j].src, *call = u->ev->p2p[j].send_done;
+    else if (src == GSRC_RECV)
+        *rank = u->ev->p2p[j].dst, *call = u->ev->p2p[j].recv_done;
+    else if (src < 0)
         *rank = u->gc[j].rank, *call = u->gc[j].idx;
     else
         *rank = u->gi[src].rank[j], *call = u->gi[src].call[j];
@@ -1300,6 +1372,8 @@ static int gleaf(struct gctx *q)
             memcpy(gi->agg + id * (size_t)gi->naggw + (size_t)m * NFIELDS(calls_fields),
                    q->f + (size_t)m * 64, NFIELDS(calls_fields) * sizeof *gi->agg);
     static const struct lens_problems_kind general_kind = {{0, 0}, NULL, NULL, always_repeats};
+    static const struct lens_problems_kind general_msg_kind = {{0, 0}, NULL, NULL,
+                                                               p2p_may_repeat};
     for (int j = 0; j < q->np; j++) {
         int p = q->probs[j];
         if (p == u->bad_problem)
@@ -1322,12 +1396,25 @@ static int gleaf(struct gctx *q)
         int32_t rank, orank = -1;
         uint32_t call, ocall = 0;
         gstand(u, q->g->src[loc], q->tuple[loc], &rank, &call);
-        if (oth < q->g->nm && rp->cause_field >= 0 && q->pick[oth][rp->cause_field] != GNONE)
-            gstand(u, -1, q->pick[oth][rp->cause_field], &orank, &ocall);
-        else if (oth < q->g->nm)
-            gstand(u, q->g->src[oth], q->tuple[oth], &orank, &ocall);
+        int os = oth < q->g->nm ? q->g->src[oth] : 0;
+        if (oth < q->g->nm && rp->cause_field >= 0 && os == GSRC_SET &&
+            q->pick[oth][rp->cause_field] != GNONE) {
+            gstand(u, GSRC_CALL, q->pick[oth][rp->cause_field], &orank, &ocall);
+        } else if (oth < q->g->nm && rp->cause_field >= 0 && (os == GSRC_SEND || os == GSRC_RECV) &&
+                   msg_call_of(os, rp->cause_field) == 1) {
+            const struct lens_p2p *m = &u->ev->p2p[q->tuple[oth]];
+            orank = os == GSRC_SEND ? m->src : m->dst;
+            ocall = os == GSRC_SEND ? m->send_call : m->recv_post;
+        } else if (oth < q->g->nm) {
+            gstand(u, os, q->tuple[oth], &orank, &ocall);
+        }
+        /* a message end charges its completing call, which repeats only when it completes
+         * several messages (p2p_may_repeat): then, and only then, charges are merged and
+         * sorted, as for the built-in pair; any other member may be charged by many tuples */
+        int msg = q->g->src[loc] == GSRC_SEND || q->g->src[loc] == GSRC_RECV;
         if (rc == 1 && d > 0 && isfinite(d) &&
-            charge(u, p, &general_kind, rank, call, d, orank, ocall, id))
+            charge(u, p, msg ? &general_msg_kind : &general_kind, rank, call, d, orank, ocall,
+                   id))
             return lens_err_set(q->e, LENS_ENOMEM, "out of memory evaluating '%s'",
                                 u->r->problems[p].id);
     }
@@ -2051,6 +2138,11 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
             gstand(u, g->src[m], j, &stand[m].rank, &stand[m].call);
         }
         memcpy(params, gi->vals + top->inst * (size_t)gi->np, (size_t)gi->np * sizeof *params);
+        /* the cause member names the call that was the cause (cause = send.enter: the Isend,
+         * not the Wait that completed it), as the built-in kinds did */
+        int cm = rp->cause >= 0 ? rp->cause : rp->location == 0 ? 1 : 0;
+        if (cm < nm && top->orank >= 0)
+            stand[cm].rank = top->orank, stand[cm].call = top->ocall;
         lens_free(g);
     }
     /* the sites of the member slots are resolved only when a template names one */
