@@ -572,6 +572,9 @@ struct ginst {
     uint32_t *call;
     int naggw;           /* NFIELDS(calls_fields) * nm when a member is a shared set, else 0 */
     double *agg;         /* n * naggw: each set member's aggregates, for the texts */
+    int keep;            /* instances are stored only when a later composite nests this one
+                            or a problem's texts read them (else only counted: a composite
+                            per message would hold 52 bytes per message for nothing) */
 };
 
 /* Everything one detection needs, so the functions below take one pointer. Charges are
@@ -798,6 +801,10 @@ struct gplan {
                                                set's index) */
     int impk[LENS_RULES_MAX_MEMBERS][GFILT]; /* which key of m */
     int impf[LENS_RULES_MAX_MEMBERS][GFILT]; /* F */
+    int direct[LENS_RULES_MAX_MEMBERS];      /* keyed by its id alone (b.id == a.next,
+                                               recv.id == send.id): a simple event's id is
+                                               its candidate number, so the key is the
+                                               candidate and no index is built */
     uint32_t used0f;                         /* fields of member 0 its own conjuncts read:
                                                fetched first, the rest once they hold */
 };
@@ -1011,6 +1018,10 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                 g->filt[m][g->nfilt[m]++] = conj[i];
             }
         }
+        /* field 0 of call, send_msg and recv_msg is the id, which numbers the candidates */
+        g->direct[m] = m > 0 && g->nkey[m] == 1 && g->keyf[m][0] == 0 &&
+                       (g->src[m] == GSRC_CALL || g->src[m] == GSRC_SEND ||
+                        g->src[m] == GSRC_RECV);
         g->nimp[m] = 0;
         for (int i = 0; i < nconj && m > 0; i++) {
             int f0 = max_slot(r, conj[i]) == 0 ? only_field0(r, conj[i]) : -1;
@@ -1342,7 +1353,7 @@ static int gleaf(struct gctx *q)
     if (rc <= 0)
         return rc;
     struct ginst *gi = &u->gi[q->c];
-    if (gi->n == gi->cap) {
+    if (gi->keep && gi->n == gi->cap) {
         size_t m = gi->cap ? 2 * gi->cap : 256;
         uint64_t *t = lens_realloc(gi->tuple, m * (size_t)gi->nm * sizeof *t);
         if (t)
@@ -1364,10 +1375,12 @@ static int gleaf(struct gctx *q)
         gi->cap = m;
     }
     size_t id = gi->n++;
-    memcpy(gi->tuple + id * (size_t)gi->nm, q->tuple, (size_t)gi->nm * sizeof *q->tuple);
-    memcpy(gi->vals + id * (size_t)gi->np, q->params, (size_t)gi->np * sizeof *q->params);
-    gstand(u, q->g->src[0], q->tuple[0], &gi->rank[id], &gi->call[id]);
-    for (int m = 0; gi->naggw && m < gi->nm; m++)
+    if (gi->keep) {
+        memcpy(gi->tuple + id * (size_t)gi->nm, q->tuple, (size_t)gi->nm * sizeof *q->tuple);
+        memcpy(gi->vals + id * (size_t)gi->np, q->params, (size_t)gi->np * sizeof *q->params);
+        gstand(u, q->g->src[0], q->tuple[0], &gi->rank[id], &gi->call[id]);
+    }
+    for (int m = 0; gi->keep && gi->naggw && m < gi->nm; m++)
         if (q->g->src[m] == -2)
             memcpy(gi->agg + id * (size_t)gi->naggw + (size_t)m * NFIELDS(calls_fields),
                    q->f + (size_t)m * 64, NFIELDS(calls_fields) * sizeof *gi->agg);
@@ -1601,6 +1614,21 @@ static int gmatch(struct gctx *q, int m)
     for (int i = 0; i < q->g->nkey[m]; i++)
         if ((rc = lens_ruleeval_node(u->r, q->g->keyx[m][i], &q->x, &kv[i], q->e)))
             return rc;
+    if (q->g->direct[m]) {
+        /* the id is the candidate: no lookup; the conjuncts on m alone, which an index would
+         * have applied, are tested here (an error keeps the candidate, as there) */
+        if (!(kv[0] >= 0 && kv[0] < (double)gcount(u, src) && kv[0] == floor(kv[0])))
+            return LENS_OK;
+        uint64_t j = (uint64_t)kv[0];
+        gfetch(u, &q->in, src, j, f, q->g->used[m]);
+        for (int i = 0; i < q->g->nself[m]; i++) {
+            double v;
+            if (!lens_ruleeval_node(u->r, q->g->self[m][i], &q->x, &v, q->e) && v == 0)
+                return LENS_OK;
+        }
+        q->tuple[m] = j;
+        return (rc = gfilter(q, m)) <= 0 ? rc : gmatch(q, m + 1);
+    }
     uint64_t h = ghash(kv, q->g->nkey[m]);
     const struct gindex *ix = &q->ix[m];
     size_t lo = gfind(ix, h);
@@ -1665,11 +1693,15 @@ static int run_general(struct run *u, int c, struct lens_err *e)
     for (int m = 0; !rc && texts && m < k->nmembers; m++)
         if (q->g->src[m] == -2)
             u->gi[c].naggw = NFIELDS(calls_fields) * k->nmembers;
+    u->gi[c].keep = texts;
+    for (int c2 = c + 1; c2 < u->r->ncomposites; c2++)
+        for (int m = 0; m < u->r->composites[c2].nmembers; m++)
+            u->gi[c].keep |= u->r->composites[c2].members[m].type_index == u->v->ntypes + c;
     for (int p = 0; p < u->r->nproblems && q->np < 64; p++)
         if (u->r->problems[p].composite == c)
             q->probs[q->np++] = p;
     for (int m = 1; !rc && m < k->nmembers; m++)
-        if (gindex_build(q, m))
+        if (!q->g->direct[m] && gindex_build(q, m))
             rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
     /* a set's bucket cache; its prefix maxima only when a rule reads them (a field or a
      * cause), as they take 16 bytes per indexed call */
