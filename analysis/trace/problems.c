@@ -206,7 +206,9 @@ EVENT_TYPE(call, CALL_FIELDS)
 /* calls: a shared member of a general composite, the set of all calls its key ties to the
  * other members (all.instance == c.instance: every call of the collective instance), seen
  * through aggregates the matcher computes over the set (x->agg, in this order). instance and
- * comm are the set's common key values; root_enter is NaN when no member is the root. */
+ * comm are the set's common key values; root is the collective's root (-1 none) and
+ * root_enter NaN when no member is the root; prefix_max_enter is relative to the binding:
+ * over the calls of ranks up to the first member's (Early Scan). */
 #define CALLS_FIELDS(F) \
     F(calls, instance, 'n', x->agg[0]) \
     F(calls, comm, 'n', x->agg[1]) \

@@ -5,7 +5,7 @@
  *       parameters (p = EXPR, ...);
  *   declare problem for T when EXPR parameters (id = "...", name = "...", description = "...",
  *       advice = "...", name_ru = ..., description_ru = ..., advice_ru = ...,
- *       duration = EXPR, location = member);
+ *       duration = EXPR, location = member, cause = member[.field]);
  * Expressions: numbers, "strings", true/false, name.field, bare names (composite parameters or
  * members), + - * /, comparisons, and/or/not, min(), max(), abs(). A member type is an event
  * type of the vocabulary ("call", "send", ...) or a composite declared before (nesting).
