@@ -131,6 +131,12 @@ cp "$TMP/builtin/collective.rules" "$TMP/kind/"
 sed -e 's/^member (send_msg as send, recv_msg as recv)$/member (send as send, recv as recv)/' \
     -e '/^when recv.id == send.id$/d' -e '/^    cause = \(send\|recv\)\./d' \
     templates/rules/p2p.rules > "$TMP/kind/p2p.rules"
+# rma.rules: lock epochs and PSCW ends back to the kinds' pairs
+sed -e 's/^member (lock_ep as l, lock_ep as holder)$/member (lock_epoch as l, shared lock_holder as holder);/' \
+    -e 's/^member (pscw_access as a, pscw_exposure as x)$/member (access_epoch as a, shared exposure_epoch as x);/' \
+    -e '/^when holder.id == l.prev;$/d' -e '/^when x.id == a.id;$/d' -e '/^    cause = /d' \
+    templates/rules/rma.rules > "$TMP/kind/rma.rules"
+check_eq "rma kind version written" "$(grep -c 'shared lock_holder as holder);$\|shared exposure_epoch as x);$' "$TMP/kind/rma.rules"):$(grep -c 'lock_ep as\|pscw_access\|pscw_exposure\|^    cause = ' "$TMP/kind/rma.rules")" "2:0"
 check_eq "p2p kind version written" "$(grep -c '^member (send as send, recv as recv)$' "$TMP/kind/p2p.rules"):$(grep -c 'send_msg\|^    cause = ' "$TMP/kind/p2p.rules")" "1:0"
 cat > "$TMP/general/coll.rules" <<'R'
 declare composite event coll_general
@@ -183,12 +189,13 @@ for pid, g in b.items():
         bad.append("%s causes differ" % pid)
 print("; ".join(bad) if bad else "ok")
 PY
-for s in late_broadcast early_reduce late_fence imbalance_barrier; do
+for s in late_broadcast early_reduce late_fence imbalance_barrier lock_contention late_post; do
     check "trace of $s" $BIN/mpilens trace -o "$TMP/$s" -- $MPIRUN -np 4 "$S/$s" -d 20 \
         < /dev/null
 done
 for tr in "$TMP/redundant_barrier" "$TMP/unsafe_exchange" "$TMP/late_broadcast" \
           "$TMP/early_reduce" "$TMP/late_fence" "$TMP/imbalance_barrier" \
+          "$TMP/lock_contention" "$TMP/late_post" \
           "$DATA/otf2/casita-4_mpi_ls_barr" "$DATA/otf2/pipit-ping-pong"; do
     $BIN/mpilens problems --rules "$TMP/builtin" --json "$tr" -o "$TMP/b.json" 2>/dev/null
     $BIN/mpilens problems --rules "$TMP/general" --json "$tr" -o "$TMP/g.json" 2>/dev/null
@@ -196,7 +203,7 @@ for tr in "$TMP/redundant_barrier" "$TMP/unsafe_exchange" "$TMP/late_broadcast" 
     for lang in en ru; do
         $BIN/mpilens problems --rules "$TMP/kind" --lang $lang --json "$tr" -o "$TMP/k.json" 2>/dev/null
         $BIN/mpilens problems --lang $lang --json "$tr" -o "$TMP/s.json" 2>/dev/null
-        check "shipped collective.rules and p2p.rules = built-in kinds, byte for byte, on $(basename "$tr") ($lang)" cmp "$TMP/k.json" "$TMP/s.json"
+        check "shipped collective, p2p and rma.rules = built-in kinds, byte for byte, on $(basename "$tr") ($lang)" cmp "$TMP/k.json" "$TMP/s.json"
     done
     $BIN/mpilens problems --rules "$TMP/kind" "$tr" > "$TMP/k.txt" 2>/dev/null
     $BIN/mpilens problems "$tr" > "$TMP/s.txt" 2>/dev/null

@@ -233,9 +233,27 @@ static const struct lens_problems_field smsg_fields[] = {{"id", 'n', get_msg_id}
 static const struct lens_problems_field rmsg_fields[] = {{"id", 'n', get_msg_id},
                                                          RECV_FIELDS(FIELD_ROW)};
 
+/* lock_ep: one lock epoch as a simple event (events.c: the epoch it waited for is prev, -1
+ * none), so "holder.id == l.prev" pairs an epoch with its holder; lock_fields' getters read
+ * x->lock and x->call[0..2] (Win_lock, Win_unlock, the blocked call; an epoch that waited for
+ * nobody has no blocked call and shows its Win_lock there). release is its own Win_unlock's
+ * enter. pscw_access / pscw_exposure: the two ends of one origin-target pair of a PSCW
+ * exposure, like the two ends of a message, filled by pscw_build. */
+static double get_lock_id(const struct lens_problems_inst *x) { return (double)(x->lock - x->ev->locks); }
+static double get_lock_prev(const struct lens_problems_inst *x) { return x->lock->prev; }
+static double get_lock_release(const struct lens_problems_inst *x) { return x->call[1]->enter; }
+static double get_pscw_id(const struct lens_problems_inst *x) { return (double)(x->pscw - x->ev->pscw); }
+static const struct lens_problems_field lockep_fields[] = {
+    {"id", 'n', get_lock_id}, {"prev", 'n', get_lock_prev}, LOCK_FIELDS(FIELD_ROW)
+    {"release", 'n', get_lock_release}};
+static const struct lens_problems_field pacc_fields[] = {{"id", 'n', get_pscw_id},
+                                                         ACCESS_FIELDS(FIELD_ROW)};
+static const struct lens_problems_field pexp_fields[] = {{"id", 'n', get_pscw_id},
+                                                         EXPO_FIELDS(FIELD_ROW)};
+
 #define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
 enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, T_CALL, T_CALLS,
-       T_SMSG, T_RMSG, NTYPES };
+       T_SMSG, T_RMSG, T_LOCKEP, T_PACC, T_PEXP, NTYPES };
 /* The names are what rules write in "member (send as s, ...)"; the order of T_* is the order
  * the kinds below refer to. */
 static const struct lens_problems_type types[NTYPES] = {
@@ -250,7 +268,10 @@ static const struct lens_problems_type types[NTYPES] = {
     [T_CALL] = {"call", call_fields, NFIELDS(call_fields)},
     [T_CALLS] = {"calls", calls_fields, NFIELDS(calls_fields)},
     [T_SMSG] = {"send_msg", smsg_fields, NFIELDS(smsg_fields)},
-    [T_RMSG] = {"recv_msg", rmsg_fields, NFIELDS(rmsg_fields)}};
+    [T_RMSG] = {"recv_msg", rmsg_fields, NFIELDS(rmsg_fields)},
+    [T_LOCKEP] = {"lock_ep", lockep_fields, NFIELDS(lockep_fields)},
+    [T_PACC] = {"pscw_access", pacc_fields, NFIELDS(pacc_fields)},
+    [T_PEXP] = {"pscw_exposure", pexp_fields, NFIELDS(pexp_fields)}};
 
 /* ---- the composite kinds: builders ---- */
 
@@ -828,25 +849,17 @@ static int calls_type(const struct lens_problems_vocab *v)
     return -1;
 }
 
-/* The message ends' types (-1 when the vocabulary lacks them). */
-static int msg_type(const struct lens_problems_vocab *v, const struct lens_problems_field *f)
-{
-    for (int i = 0; i < v->ntypes; i++)
-        if (v->types[i].fields == f)
-            return i;
-    return -1;
-}
-
 /* General: some member is a call, a set of calls, a message end or a composite; the built-in
  * kinds pair two other types. */
 static int is_general(const struct lens_problems_vocab *v, const struct lens_rule_composite *k)
 {
-    int tc = call_type(v), ts = calls_type(v), tsm = msg_type(v, smsg_fields),
-        trm = msg_type(v, rmsg_fields);
+    int tc = call_type(v), ts = calls_type(v);
     for (int m = 0; m < k->nmembers; m++) {
         int ti = k->members[m].type_index;
-        if (ti == tc || ti >= v->ntypes || (ts >= 0 && ti == ts) || (tsm >= 0 && ti == tsm) ||
-            (trm >= 0 && ti == trm))
+        if (ti == tc || ti >= v->ntypes || (ts >= 0 && ti == ts) ||
+            (ti >= 0 && (v->types[ti].fields == smsg_fields || v->types[ti].fields == rmsg_fields ||
+                         v->types[ti].fields == lockep_fields ||
+                         v->types[ti].fields == pacc_fields || v->types[ti].fields == pexp_fields)))
             return 1;
     }
     return 0;
@@ -854,20 +867,54 @@ static int is_general(const struct lens_problems_vocab *v, const struct lens_rul
 
 /* Candidate sources of a general member (gplan.src): a call, a set of calls, the send or the
  * receive end of a message; a composite's index is >= 0. */
-enum { GSRC_CALL = -1, GSRC_SET = -2, GSRC_SEND = -3, GSRC_RECV = -4 };
+enum { GSRC_CALL = -1, GSRC_SET = -2, GSRC_SEND = -3, GSRC_RECV = -4, GSRC_LOCK = -5,
+       GSRC_ACCESS = -6, GSRC_EXPO = -7 };
 
-/* Which call a message end's field is the time of: 1 the issuing call (send: Send or Isend;
- * recv: the posting Recv or Irecv), 2 the completing one (the Wait that completed it, or the
- * same blocking call), 0 no call (rank, tag, ...). A cause may name it (cause = send.enter). */
+/* A simple event of the event tables (a message end, a lock epoch, a PSCW end): its id is
+ * its index in the table, and it stands for one call. */
+static int g_record(int src)
+{
+    return src <= GSRC_SEND && src >= GSRC_EXPO;
+}
+
+static const struct lens_problems_field *g_fields(int src, int *n)
+{
+    switch (src) {
+    case GSRC_SEND: *n = NFIELDS(smsg_fields); return smsg_fields;
+    case GSRC_RECV: *n = NFIELDS(rmsg_fields); return rmsg_fields;
+    case GSRC_LOCK: *n = NFIELDS(lockep_fields); return lockep_fields;
+    case GSRC_ACCESS: *n = NFIELDS(pacc_fields); return pacc_fields;
+    default: *n = NFIELDS(pexp_fields); return pexp_fields;
+    }
+}
+
+/* Which call a record's field is the time of (0: none, such as rank or tag), so that
+ * `cause = send.enter` names the Isend rather than the Wait that completed it. Message ends:
+ * 1 the issuing call (Send, Isend; the posting Recv, Irecv), 2 the completing one. Lock
+ * epochs: 1 Win_lock, 2 Win_unlock (leave, release), 3 the blocked call. PSCW access: 1
+ * Win_start, 2 Win_complete, 3 the blocked call; exposure: 1 Win_post, 2 Win_wait. */
 static int msg_call_of(int src, int f)
 {
-    const struct lens_problems_field *t = src == GSRC_SEND ? smsg_fields : rmsg_fields;
-    lens_problems_get_fn g = t[f].get;
-    if (src == GSRC_SEND)
+    int n;
+    lens_problems_get_fn g = g_fields(src, &n)[f].get;
+    switch (src) {
+    case GSRC_SEND:
         return g == get_send_enter || g == get_send_leave ? 1
              : g == get_send_done_enter || g == get_send_done_leave ? 2 : 0;
-    return g == get_recv_post_enter || g == get_recv_post_leave ? 1
-         : g == get_recv_enter || g == get_recv_leave ? 2 : 0;
+    case GSRC_RECV:
+        return g == get_recv_post_enter || g == get_recv_post_leave ? 1
+             : g == get_recv_enter || g == get_recv_leave ? 2 : 0;
+    case GSRC_LOCK:
+        return g == get_lock_enter ? 1 : g == get_lock_leave || g == get_lock_release ? 2
+             : g == get_lock_wait_enter || g == get_lock_wait_leave ? 3 : 0;
+    case GSRC_ACCESS:
+        return g == get_access_start_enter ? 1
+             : g == get_access_complete_enter || g == get_access_complete_leave ? 2
+             : g == get_access_wait_enter || g == get_access_wait_leave ? 3 : 0;
+    default:
+        return g == get_expo_post_enter ? 1
+             : g == get_expo_wait_enter || g == get_expo_wait_leave ? 2 : 0;
+    }
 }
 
 /* The call field of the same name as field f of "calls" (its key fields), -1 when none. */
@@ -956,23 +1003,24 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                         struct gplan *g, struct lens_err *e)
 {
     const struct lens_rule_composite *k = &r->composites[c];
-    int tc = call_type(v), ts = calls_type(v), tsm = msg_type(v, smsg_fields),
-        trm = msg_type(v, rmsg_fields), conj[256], nconj = 0;
+    int tc = call_type(v), ts = calls_type(v), conj[256], nconj = 0;
     g->nm = k->nmembers;
     conjuncts(r, k->when, conj, &nconj, 256);
     for (int m = 0; m < k->nmembers; m++) {
         const struct lens_rule_member *mb = &k->members[m];
         int ti = mb->type_index;
+        const struct lens_problems_field *tf = ti < v->ntypes ? v->types[ti].fields : NULL;
         g->src[m] = ti == tc ? GSRC_CALL : ti == ts && ts >= 0 ? GSRC_SET
-                  : ti == tsm && tsm >= 0 ? GSRC_SEND : ti == trm && trm >= 0 ? GSRC_RECV
-                  : ti - v->ntypes;
+                  : tf == smsg_fields ? GSRC_SEND : tf == rmsg_fields ? GSRC_RECV
+                  : tf == lockep_fields ? GSRC_LOCK : tf == pacc_fields ? GSRC_ACCESS
+                  : tf == pexp_fields ? GSRC_EXPO : ti - v->ntypes;
         /* a set is aggregated over everything its key ties, which only means something when
          * other members give that key */
         if (g->src[m] == -2 && (!mb->shared || m == 0))
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: a 'calls' member is a set: declare "
                                 "it 'shared' and after a member that keys it", k->file,
                                 mb->line, mb->col);
-        if (ti != tc && ti != ts && ti != tsm && ti != trm && ti < v->ntypes)
+        if (ti != tc && ti != ts && !g_record(g->src[m]) && ti < v->ntypes)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: '%s' cannot be a member beside "
                                 "calls and composites (its kind pairs it with its partner)",
                                 k->file, mb->line, mb->col, mb->type);
@@ -1022,8 +1070,7 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
         }
         /* field 0 of call, send_msg and recv_msg is the id, which numbers the candidates */
         g->direct[m] = m > 0 && g->nkey[m] == 1 && g->keyf[m][0] == 0 &&
-                       (g->src[m] == GSRC_CALL || g->src[m] == GSRC_SEND ||
-                        g->src[m] == GSRC_RECV);
+                       (g->src[m] == GSRC_CALL || g_record(g->src[m]));
         g->nimp[m] = 0;
         for (int i = 0; i < nconj && m > 0; i++) {
             int f0 = max_slot(r, conj[i]) == 0 ? only_field0(r, conj[i]) : -1;
@@ -1052,13 +1099,15 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
             continue;
         const struct lens_rule_node *x = &r->nodes[rp->cause_node];
         int f = rp->cause_field, cs = g->src[rp->cause];
-        if ((cs == GSRC_SEND || cs == GSRC_RECV) && msg_call_of(cs, f))
+        if (g_record(cs) && msg_call_of(cs, f))
             continue;
         if (cs != GSRC_SET || f < 3 || f == 9)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: cause '%s.%s' picks no call: name a "
-                                "member, a time of a message end (send_msg: enter, leave, "
-                                "done_enter, done_leave; recv_msg: enter, leave, post_enter, "
-                                "post_leave), or an aggregate of a 'calls' set that is one "
+                                "member, a time of a record that is one call's (send_msg: "
+                                "enter, done_enter; recv_msg: enter, post_enter; lock_ep: "
+                                "enter, release, wait_enter; pscw_access: start_enter, "
+                                "complete_enter, wait_enter; pscw_exposure: post_enter, "
+                                "wait_enter, and their leaves), or an aggregate of a 'calls' set that is one "
                                 "call's time (min_enter, max_enter, min_leave, max_leave, "
                                 "root_enter, max_enter_nonroot, prefix_max_enter)", x->file, x->line,
                                 x->col, x->name, x->field);
@@ -1224,6 +1273,8 @@ struct gctx {
 static size_t gcount(const struct run *u, int src)
 {
     return src == GSRC_SEND || src == GSRC_RECV ? u->ev->np2p
+         : src == GSRC_LOCK ? u->ev->nlocks
+         : src == GSRC_ACCESS || src == GSRC_EXPO ? u->ev->npscw
          : src < 0 ? (size_t)u->ngc : u->gi[src].n;
 }
 
@@ -1242,10 +1293,20 @@ static void gmsg(struct run *u, struct lens_problems_inst *in, uint64_t j)
 static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64_t j, double *f,
                    uint32_t used)
 {
-    if (src == GSRC_SEND || src == GSRC_RECV) {
-        const struct lens_problems_field *t = src == GSRC_SEND ? smsg_fields : rmsg_fields;
-        int nf = src == GSRC_SEND ? NFIELDS(smsg_fields) : NFIELDS(rmsg_fields);
-        gmsg(u, in, j);
+    if (g_record(src)) {
+        int nf;
+        const struct lens_problems_field *t = g_fields(src, &nf);
+        if (src == GSRC_SEND || src == GSRC_RECV) {
+            gmsg(u, in, j);
+        } else if (src == GSRC_LOCK) {
+            /* an epoch that waited for nobody has no blocked call: its Win_lock stands in */
+            const struct lens_lock_epoch *l = in->lock = &u->ev->locks[j];
+            in->call[0] = call_of(u, l->rank, l->lock_call);
+            in->call[1] = call_of(u, l->rank, l->unlock_call);
+            in->call[2] = call_of(u, l->rank, l->prev >= 0 ? l->wait_call : l->lock_call);
+        } else {
+            pscw_build(in, (size_t)j);
+        }
         for (int fl = 0; fl < nf; fl++)
             if (used >> fl & 1u)
                 f[fl] = t[fl].get(in);
@@ -1270,10 +1331,43 @@ static void gstand(const struct run *u, int src, uint64_t j, int32_t *rank, uint
         *rank = u->ev->p2p[j].src, *call = u->ev->p2p[j].send_done;
     else if (src == GSRC_RECV)
         *rank = u->ev->p2p[j].dst, *call = u->ev->p2p[j].recv_done;
+    /* a lock epoch: its call blocked across the holder's release (else its Win_lock); a PSCW
+     * access end its blocked call (else Win_start), an exposure end its Win_wait: where the
+     * built-in kinds charged them */
+    else if (src == GSRC_LOCK)
+        *rank = u->ev->locks[j].rank,
+        *call = u->ev->locks[j].prev >= 0 ? u->ev->locks[j].wait_call : u->ev->locks[j].lock_call;
+    else if (src == GSRC_ACCESS)
+        *rank = u->ev->pscw[j].origin,
+        *call = u->ev->pscw[j].blocked_call != LENS_NONE ? u->ev->pscw[j].blocked_call
+                                                         : u->ev->pscw[j].start_call;
+    else if (src == GSRC_EXPO)
+        *rank = u->ev->pscw[j].target, *call = u->ev->pscw[j].wait_call;
     else if (src < 0)
         *rank = u->gc[j].rank, *call = u->gc[j].idx;
     else
         *rank = u->gi[src].rank[j], *call = u->gi[src].call[j];
+}
+
+/* The call of record j that role (msg_call_of) names; 0 and the stand-in roles are gstand's. */
+static void gpick(const struct run *u, int src, uint64_t j, int role, int32_t *rank,
+                  uint32_t *call)
+{
+    gstand(u, src, j, rank, call);
+    if (src == GSRC_SEND && role == 1)
+        *call = u->ev->p2p[j].send_call;
+    else if (src == GSRC_RECV && role == 1)
+        *call = u->ev->p2p[j].recv_post;
+    else if (src == GSRC_LOCK && role == 1)
+        *call = u->ev->locks[j].lock_call;
+    else if (src == GSRC_LOCK && role == 2)
+        *call = u->ev->locks[j].unlock_call;
+    else if (src == GSRC_ACCESS && role == 1)
+        *call = u->ev->pscw[j].start_call;
+    else if (src == GSRC_ACCESS && role == 2)
+        *call = u->ev->pscw[j].complete_call;
+    else if (src == GSRC_EXPO && role == 1)
+        *call = u->ev->pscw[j].post_call;
 }
 
 static uint64_t ghash(const double *v, int n)
@@ -1415,11 +1509,8 @@ static int gleaf(struct gctx *q)
         if (oth < q->g->nm && rp->cause_field >= 0 && os == GSRC_SET &&
             q->pick[oth][rp->cause_field] != GNONE) {
             gstand(u, GSRC_CALL, q->pick[oth][rp->cause_field], &orank, &ocall);
-        } else if (oth < q->g->nm && rp->cause_field >= 0 && (os == GSRC_SEND || os == GSRC_RECV) &&
-                   msg_call_of(os, rp->cause_field) == 1) {
-            const struct lens_p2p *m = &u->ev->p2p[q->tuple[oth]];
-            orank = os == GSRC_SEND ? m->src : m->dst;
-            ocall = os == GSRC_SEND ? m->send_call : m->recv_post;
+        } else if (oth < q->g->nm && rp->cause_field >= 0 && g_record(os)) {
+            gpick(u, os, q->tuple[oth], msg_call_of(os, rp->cause_field), &orank, &ocall);
         } else if (oth < q->g->nm) {
             gstand(u, os, q->tuple[oth], &orank, &ocall);
         }
