@@ -4,8 +4,8 @@
  * a three-rank trace with a Waitall completing two late messages and a late receiver; waits,
  * counts and causes are worked out by hand below. The same rule base with the built-in kinds
  * (collective + collective_instance, send + recv, lock_epoch + lock_holder, access_epoch +
- * exposure_epoch, rewritten from the shipped files) gives byte-identical JSON and text; the
- * one-sided shapes are compared on traces in tests/test_composites.sh. */
+ * exposure_epoch, rewritten from the shipped files) gives byte-identical JSON and text, also
+ * on a one-sided trace (lock contention, late post, early wait) whose causes are checked. */
 #include "analysis/trace/problems.h"
 #include "common/alloc.h"
 #include "lens_test.h"
@@ -71,6 +71,64 @@ static const struct lens_problem_result *find(const struct lens_problems *p, con
         if (!strcmp(p->res[i].rule->id, id))
             return &p->res[i];
     return NULL;
+}
+
+/* One-sided, the trace of tests/test_events.c (test_rma): rank 1's exclusive lock of target 2
+ * waits [2.5, 4.0] for rank 0's unlock at 3.99; rank 0's Win_start [5.0, 6.02] waits for
+ * target 2's post at 6.0; target 2's Win_wait [6.5, 9.0] waits for rank 1's Win_complete at
+ * 8.0. By hand: 1.49 s, 1.0 s and 1.5 s, caused by the holder's Win_unlock, the target's
+ * Win_post and the origin's Win_complete (not the calls the ends stand for). */
+static void write_rma(const char *dir)
+{
+    struct synth s;
+    LENS_TEST(synth_open(&s, dir, 3) == 0, "open %s", dir);
+    int g01 = synth_group(&s, 2, (int[]){0, 1}), g2 = synth_group(&s, 1, (int[]){2});
+    synth_win_create(&s, 0, 0.5, 1.6);
+    synth_win_create(&s, 1, 1.5, 1.6);
+    synth_win_create(&s, 2, 1.2, 1.6);
+    synth_lock(&s, 0, 2.0, 2.01, 2, 1);
+    synth_call(&s, 0, 2.01, 2.02, SR_PUT);
+    synth_unlock(&s, 0, 3.99, 4.0, 2);
+    synth_lock(&s, 1, 2.5, 4.0, 2, 1);
+    synth_unlock(&s, 1, 4.1, 4.2, 2);
+    synth_pscw(&s, 2, 6.0, 6.01, SR_WIN_POST, g01);
+    synth_pscw(&s, 2, 6.5, 9.0, SR_WIN_WAIT, -1);
+    synth_pscw(&s, 0, 5.0, 6.02, SR_WIN_START, g2);
+    synth_call(&s, 0, 6.02, 6.03, SR_PUT);
+    synth_pscw(&s, 0, 6.03, 6.05, SR_WIN_COMPLETE, -1);
+    synth_pscw(&s, 1, 5.5, 5.51, SR_WIN_START, g2);
+    synth_call(&s, 1, 5.51, 5.52, SR_PUT);
+    synth_pscw(&s, 1, 8.0, 8.1, SR_WIN_COMPLETE, -1);
+    LENS_TEST(synth_close(&s, NULL) == 0, "close");
+}
+
+/* id, the charged rank and seconds, the charged call and the cause's call */
+static void expect_rma(const struct lens_problems *p, const char *id, int rank, double sec,
+                       const char *charged, const char *cause)
+{
+    const struct lens_problem_result *r = find(p, id);
+    LENS_TEST(r && r->count == 1 && fabs(r->per_rank[rank] - sec) < 1e-9 &&
+              fabs(r->total_s - sec) < 1e-9, "%s: %llu instances, %.9f on rank %d, want %g", id,
+              r ? (unsigned long long)r->count : 0ULL, r ? r->per_rank[rank] : -1, rank, sec);
+    LENS_TEST(r && r->nsites == 1 && !strcmp(r->sites[0].function, charged) &&
+              r->nculprits == 1 && !strcmp(r->culprits[0].function, cause),
+              "%s: charged %s caused by %s, want %s and %s", id,
+              r && r->nsites ? r->sites[0].function : "",
+              r && r->nculprits ? r->culprits[0].function : "", charged, cause);
+}
+
+static void test_rma(const char *dir)
+{
+    struct lens_problems *p = NULL;
+    struct lens_err e = {0};
+    int rc = lens_problems_run(dir, "templates/rules", &p, &e);
+    LENS_TEST(rc == LENS_OK, "analysis: %s", e.msg);
+    if (rc)
+        return;
+    expect_rma(p, "rma_lock_contention", 1, 3.99 - 2.5, "MPI_Win_lock", "MPI_Win_unlock");
+    expect_rma(p, "rma_late_post", 0, 6.0 - 5.0, "MPI_Win_start", "MPI_Win_post");
+    expect_rma(p, "rma_early_exposure_end", 2, 8.0 - 6.5, "MPI_Win_wait", "MPI_Win_complete");
+    lens_problems_free(p);
 }
 
 /* Rank 0 posts two Irecvs (from 1 and 2) and waits for both in one Waitall [2.0, 4.2]; rank 1
@@ -406,6 +464,11 @@ int main(void)
     write_p2p(p2p);
     test_p2p(p2p);
     compare(p2p, kind, "Late receiver [late_receiver]");
+    char rma[300];
+    snprintf(rma, sizeof rma, "%s/rma", tmp);
+    write_rma(rma);
+    test_rma(rma);
+    compare(rma, kind, "[rma_lock_contention]");
     compare("tests/data/otf2/casita-4_mpi_ls_barr", kind, "Late sender [late_sender]");
     compare("tests/data/otf2/pipit-ping-pong", kind, "\"id\":\"late_sender\"");
     test_fault_injection(dir);
