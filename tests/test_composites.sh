@@ -114,10 +114,30 @@ check_match "triple text" "$(j "$TMP/mine.json" triple "print(p['description'])"
 check_match "nested text" "$(j "$TMP/mine.json" nested "print(p['description'])")" "^rank ([0-3]) \\(\\1\\) shifted after a barrier at MPI_Barrier called from main \\(redundant_barrier.c:[0-9]+\\)$"
 
 # --- the collective shape as a general composite: each call of a collective instance and the
-# shared set of all calls of that instance (its aggregates), in the order of collective.rules;
-# per rank, counts and sites equal to the built-in kind's on both traced samples and casita
-mkdir -p "$TMP/builtin" "$TMP/general"
-cp templates/rules/collective.rules "$TMP/builtin/"
+# shared set of all calls of that instance (its aggregates). The built-in kind's version of
+# collective.rules is the shipped file turned back (composite head, is_root, the member's own
+# prefix maximum, no cause); a hand-written composite without causes must equal it per rank,
+# in counts and sites, and the shipped rule base must equal the kind's byte for byte.
+mkdir -p "$TMP/builtin" "$TMP/general" "$TMP/kind"
+sed -e 's/^member (call as c, shared calls as all)$/member (collective as c, shared collective_instance as all)/' \
+    -e '/^when c.instance >= 0 and all.instance == c.instance$/d' \
+    -e 's/c\.rank != all\.root/not c.is_root/' -e 's/c\.rank == all\.root/c.is_root/' \
+    -e 's/all\.prefix_max_enter, own_leave/c.prefix_max_enter, own_leave/' \
+    -e '/^    cause = all\./d' templates/rules/collective.rules > "$TMP/builtin/collective.rules"
+check_eq "kind version written" "$(grep -c 'collective_instance\|is_root\|c.prefix_max_enter' "$TMP/builtin/collective.rules"):$(grep -c '^    cause = \|all\.root\b\|calls as all' "$TMP/builtin/collective.rules")" "4:0"
+cp templates/rules/*.rules "$TMP/kind/"
+cp "$TMP/builtin/collective.rules" "$TMP/kind/"
+# p2p.rules likewise: the two message ends back to the kind's send + recv, without causes
+sed -e 's/^member (send_msg as send, recv_msg as recv)$/member (send as send, recv as recv)/' \
+    -e '/^when recv.id == send.id$/d' -e '/^    cause = \(send\|recv\)\./d' \
+    templates/rules/p2p.rules > "$TMP/kind/p2p.rules"
+# rma.rules: lock epochs and PSCW ends back to the kinds' pairs
+sed -e 's/^member (lock_ep as l, lock_ep as holder)$/member (lock_epoch as l, shared lock_holder as holder);/' \
+    -e 's/^member (pscw_access as a, pscw_exposure as x)$/member (access_epoch as a, shared exposure_epoch as x);/' \
+    -e '/^when holder.id == l.prev;$/d' -e '/^when x.id == a.id;$/d' -e '/^    cause = /d' \
+    templates/rules/rma.rules > "$TMP/kind/rma.rules"
+check_eq "rma kind version written" "$(grep -c 'shared lock_holder as holder);$\|shared exposure_epoch as x);$' "$TMP/kind/rma.rules"):$(grep -c 'lock_ep as\|pscw_access\|pscw_exposure\|^    cause = ' "$TMP/kind/rma.rules")" "2:0"
+check_eq "p2p kind version written" "$(grep -c '^member (send as send, recv as recv)$' "$TMP/kind/p2p.rules"):$(grep -c 'send_msg\|^    cause = ' "$TMP/kind/p2p.rules")" "1:0"
 cat > "$TMP/general/coll.rules" <<'R'
 declare composite event coll_general
 member (call as c, shared calls as all)
@@ -169,15 +189,25 @@ for pid, g in b.items():
         bad.append("%s causes differ" % pid)
 print("; ".join(bad) if bad else "ok")
 PY
-for s in late_broadcast early_reduce; do
+for s in late_broadcast early_reduce late_fence imbalance_barrier lock_contention late_post; do
     check "trace of $s" $BIN/mpilens trace -o "$TMP/$s" -- $MPIRUN -np 4 "$S/$s" -d 20 \
         < /dev/null
 done
 for tr in "$TMP/redundant_barrier" "$TMP/unsafe_exchange" "$TMP/late_broadcast" \
-          "$TMP/early_reduce" "$DATA/otf2/casita-4_mpi_ls_barr"; do
+          "$TMP/early_reduce" "$TMP/late_fence" "$TMP/imbalance_barrier" \
+          "$TMP/lock_contention" "$TMP/late_post" \
+          "$DATA/otf2/casita-4_mpi_ls_barr" "$DATA/otf2/pipit-ping-pong"; do
     $BIN/mpilens problems --rules "$TMP/builtin" --json "$tr" -o "$TMP/b.json" 2>/dev/null
     $BIN/mpilens problems --rules "$TMP/general" --json "$tr" -o "$TMP/g.json" 2>/dev/null
     check_eq "general collective shape = built-in on $(basename "$tr")" "$($PY "$TMP/same.py" "$TMP/b.json" "$TMP/g.json")" ok
+    for lang in en ru; do
+        $BIN/mpilens problems --rules "$TMP/kind" --lang $lang --json "$tr" -o "$TMP/k.json" 2>/dev/null
+        $BIN/mpilens problems --lang $lang --json "$tr" -o "$TMP/s.json" 2>/dev/null
+        check "shipped collective, p2p and rma.rules = built-in kinds, byte for byte, on $(basename "$tr") ($lang)" cmp "$TMP/k.json" "$TMP/s.json"
+    done
+    $BIN/mpilens problems --rules "$TMP/kind" "$tr" > "$TMP/k.txt" 2>/dev/null
+    $BIN/mpilens problems "$tr" > "$TMP/s.txt" 2>/dev/null
+    check "listing identical on $(basename "$tr")" cmp "$TMP/k.txt" "$TMP/s.txt"
 done
 # a set's aggregates in a text: the largest wait's instance, its last arrival after the rank
 $BIN/mpilens problems --rules "$TMP/general" --json "$TMP/redundant_barrier" -o "$TMP/g.json" 2>/dev/null
@@ -216,4 +246,16 @@ plan "calls not shared" 'declare composite event x member (call as a, calls as b
     "b.rules:1:46: a 'calls' member is a set: declare it 'shared'"
 plan "calls keyed by a non-key" 'declare composite event x member (call as a, shared calls as b) when b.count == a.rank;' \
     "b.rules:1:[0-9]+: only instance and comm key a 'calls' member"
+# 'cause' is checked when the rules load too
+C='declare composite event x member (call as c, shared calls as all) when all.instance == c.instance;'
+P='declare problem for x parameters (id = "p", name = "n", description = "d", advice = "a", duration = 1, location = c,'
+plan "cause not a member" "$C $P cause = nope);" "b.rules:1:[0-9]+: cause 'nope' is not a member of 'x'"
+plan "cause no such field" "$C $P cause = all.nope);" "b.rules:1:[0-9]+: event type 'calls' has no field 'nope'"
+plan "cause field picks no call" "$C $P cause = all.count);" "b.rules:1:[0-9]+: cause 'all.count' picks no call"
+plan "cause field of a call" "$C $P cause = c.enter);" "b.rules:1:[0-9]+: cause 'c.enter' picks no call"
+plan "cause field of a message end" 'declare composite event m member (send_msg as s, recv_msg as r) when r.id == s.id; declare problem for m parameters (id = "p", name = "n", description = "d", advice = "a", duration = 1, location = r, cause = s.tag);' \
+    "b.rules:1:[0-9]+: cause 's.tag' picks no call"
+plan "cause a number" "$C $P cause = 1);" "b.rules:1:[0-9]+: parameter 'cause' must name a member or member.field"
+plan "cause on a built-in kind" 'declare composite event p member (send as s, recv as r); declare problem for p parameters (id = "p", name = "n", description = "d", advice = "a", duration = 1, location = r, cause = s);' \
+    "b.rules:1:[0-9]+: 'cause' needs a composite of calls: the built-in kind 'p' names its cause itself"
 finish test_composites

@@ -206,7 +206,9 @@ EVENT_TYPE(call, CALL_FIELDS)
 /* calls: a shared member of a general composite, the set of all calls its key ties to the
  * other members (all.instance == c.instance: every call of the collective instance), seen
  * through aggregates the matcher computes over the set (x->agg, in this order). instance and
- * comm are the set's common key values; root_enter is NaN when no member is the root. */
+ * comm are the set's common key values; root is the collective's root (-1 none) and
+ * root_enter NaN when no member is the root; prefix_max_enter is relative to the binding:
+ * over the calls of ranks up to the first member's (Early Scan). */
 #define CALLS_FIELDS(F) \
     F(calls, instance, 'n', x->agg[0]) \
     F(calls, comm, 'n', x->agg[1]) \
@@ -216,12 +218,42 @@ EVENT_TYPE(call, CALL_FIELDS)
     F(calls, min_leave, 'n', x->agg[5]) \
     F(calls, max_leave, 'n', x->agg[6]) \
     F(calls, root_enter, 'n', x->agg[7]) \
-    F(calls, max_enter_nonroot, 'n', x->agg[8])
+    F(calls, max_enter_nonroot, 'n', x->agg[8]) \
+    F(calls, root, 'n', x->agg[9]) \
+    F(calls, prefix_max_enter, 'n', x->agg[10])
 EVENT_TYPE(calls, CALLS_FIELDS)
+
+/* send_msg and recv_msg: the two ends of one matched message as simple events of the general
+ * matcher, one per message (a Waitall completing three receives is three recv_msg), with the
+ * fields of send and recv and the message's index as id: recv.id == send.id pairs them. The
+ * matcher fills x->p2p and x->call[] as the p2p builder does. */
+static double get_msg_id(const struct lens_problems_inst *x) { return (double)(x->p2p - x->ev->p2p); }
+static const struct lens_problems_field smsg_fields[] = {{"id", 'n', get_msg_id},
+                                                         SEND_FIELDS(FIELD_ROW)};
+static const struct lens_problems_field rmsg_fields[] = {{"id", 'n', get_msg_id},
+                                                         RECV_FIELDS(FIELD_ROW)};
+
+/* lock_ep: one lock epoch as a simple event (events.c: the epoch it waited for is prev, -1
+ * none), so "holder.id == l.prev" pairs an epoch with its holder; lock_fields' getters read
+ * x->lock and x->call[0..2] (Win_lock, Win_unlock, the blocked call; an epoch that waited for
+ * nobody has no blocked call and shows its Win_lock there). release is its own Win_unlock's
+ * enter. pscw_access / pscw_exposure: the two ends of one origin-target pair of a PSCW
+ * exposure, like the two ends of a message, filled by pscw_build. */
+static double get_lock_id(const struct lens_problems_inst *x) { return (double)(x->lock - x->ev->locks); }
+static double get_lock_prev(const struct lens_problems_inst *x) { return x->lock->prev; }
+static double get_lock_release(const struct lens_problems_inst *x) { return x->call[1]->enter; }
+static double get_pscw_id(const struct lens_problems_inst *x) { return (double)(x->pscw - x->ev->pscw); }
+static const struct lens_problems_field lockep_fields[] = {
+    {"id", 'n', get_lock_id}, {"prev", 'n', get_lock_prev}, LOCK_FIELDS(FIELD_ROW)
+    {"release", 'n', get_lock_release}};
+static const struct lens_problems_field pacc_fields[] = {{"id", 'n', get_pscw_id},
+                                                         ACCESS_FIELDS(FIELD_ROW)};
+static const struct lens_problems_field pexp_fields[] = {{"id", 'n', get_pscw_id},
+                                                         EXPO_FIELDS(FIELD_ROW)};
 
 #define NFIELDS(a) ((int)(sizeof a / sizeof a[0]))
 enum { T_SEND, T_RECV, T_COLL, T_INST, T_LOCK, T_HOLDER, T_ACCESS, T_EXPO, T_CALL, T_CALLS,
-       NTYPES };
+       T_SMSG, T_RMSG, T_LOCKEP, T_PACC, T_PEXP, NTYPES };
 /* The names are what rules write in "member (send as s, ...)"; the order of T_* is the order
  * the kinds below refer to. */
 static const struct lens_problems_type types[NTYPES] = {
@@ -234,7 +266,12 @@ static const struct lens_problems_type types[NTYPES] = {
     [T_ACCESS] = {"access_epoch", access_fields, NFIELDS(access_fields)},
     [T_EXPO] = {"exposure_epoch", expo_fields, NFIELDS(expo_fields)},
     [T_CALL] = {"call", call_fields, NFIELDS(call_fields)},
-    [T_CALLS] = {"calls", calls_fields, NFIELDS(calls_fields)}};
+    [T_CALLS] = {"calls", calls_fields, NFIELDS(calls_fields)},
+    [T_SMSG] = {"send_msg", smsg_fields, NFIELDS(smsg_fields)},
+    [T_RMSG] = {"recv_msg", rmsg_fields, NFIELDS(rmsg_fields)},
+    [T_LOCKEP] = {"lock_ep", lockep_fields, NFIELDS(lockep_fields)},
+    [T_PACC] = {"pscw_access", pacc_fields, NFIELDS(pacc_fields)},
+    [T_PEXP] = {"pscw_exposure", pexp_fields, NFIELDS(pexp_fields)}};
 
 /* ---- the composite kinds: builders ---- */
 
@@ -343,13 +380,6 @@ static int coll_build(struct lens_problems_inst *x, size_t i)
     return 1;
 }
 
-/* A collective call belongs to exactly one instance, so no problem charges it twice. */
-static int never_repeats(const struct lens_trace *t, int32_t rank, uint32_t call)
-{
-    (void)t, (void)rank, (void)call;
-    return 0;
-}
-
 /* One-sided epochs share calls (a Win_wait waits for several origins). */
 static int always_repeats(const struct lens_trace *t, int32_t rank, uint32_t call)
 {
@@ -406,7 +436,10 @@ static int pscw_build(struct lens_problems_inst *x, size_t i)
  * member types it names (in either order). */
 static const struct lens_problems_kind kinds[] = {
     {{T_SEND, T_RECV}, p2p_count, p2p_build, p2p_may_repeat},
-    {{T_COLL, T_INST}, coll_count, coll_build, never_repeats},
+    /* always_repeats although a collective call is charged once: the merge sorts the
+     * charges by (rank, call), so the sums run in the order of the general composite that
+     * collective.rules now uses, and the two agree to the bit (test_rules_shapes) */
+    {{T_COLL, T_INST}, coll_count, coll_build, always_repeats},
     {{T_LOCK, T_HOLDER}, lock_count, lock_build, always_repeats},
     {{T_ACCESS, T_EXPO}, pscw_count, pscw_build, always_repeats}};
 
@@ -562,6 +595,9 @@ struct ginst {
     uint32_t *call;
     int naggw;           /* NFIELDS(calls_fields) * nm when a member is a shared set, else 0 */
     double *agg;         /* n * naggw: each set member's aggregates, for the texts */
+    int keep;            /* instances are stored only when a later composite nests this one
+                            or a problem's texts read them (else only counted: a composite
+                            per message would hold 52 bytes per message for nothing) */
 };
 
 /* Everything one detection needs, so the functions below take one pointer. Charges are
@@ -778,6 +814,22 @@ struct gplan {
     int nkey[LENS_RULES_MAX_MEMBERS];
     int keyf[LENS_RULES_MAX_MEMBERS][GKEYS]; /* field of member m */
     int keyx[LENS_RULES_MAX_MEMBERS][GKEYS]; /* expression over earlier members */
+    int nimp[LENS_RULES_MAX_MEMBERS];
+    int imp[LENS_RULES_MAX_MEMBERS][GFILT];  /* conjuncts on one field F of member 0 alone,
+                                               where a key of m is m.G == first.F: every
+                                               candidate of m that can match has G equal to
+                                               F, so the conjunct with G put for F leaves
+                                               the others out of m's index (c.instance >= 0
+                                               keeps the calls of no instance out of the
+                                               set's index) */
+    int impk[LENS_RULES_MAX_MEMBERS][GFILT]; /* which key of m */
+    int impf[LENS_RULES_MAX_MEMBERS][GFILT]; /* F */
+    int direct[LENS_RULES_MAX_MEMBERS];      /* keyed by its id alone (b.id == a.next,
+                                               recv.id == send.id): a simple event's id is
+                                               its candidate number, so the key is the
+                                               candidate and no index is built */
+    uint32_t used0f;                         /* fields of member 0 its own conjuncts read:
+                                               fetched first, the rest once they hold */
 };
 
 /* The vocabulary's "call" type: the built-in one, whose getters the matcher feeds. */
@@ -797,16 +849,72 @@ static int calls_type(const struct lens_problems_vocab *v)
     return -1;
 }
 
-/* General: some member is a call, a set of calls or a composite; the built-in kinds pair two
- * other types. */
+/* General: some member is a call, a set of calls, a message end or a composite; the built-in
+ * kinds pair two other types. */
 static int is_general(const struct lens_problems_vocab *v, const struct lens_rule_composite *k)
 {
     int tc = call_type(v), ts = calls_type(v);
-    for (int m = 0; m < k->nmembers; m++)
-        if (k->members[m].type_index == tc || k->members[m].type_index >= v->ntypes ||
-            (ts >= 0 && k->members[m].type_index == ts))
+    for (int m = 0; m < k->nmembers; m++) {
+        int ti = k->members[m].type_index;
+        if (ti == tc || ti >= v->ntypes || (ts >= 0 && ti == ts) ||
+            (ti >= 0 && (v->types[ti].fields == smsg_fields || v->types[ti].fields == rmsg_fields ||
+                         v->types[ti].fields == lockep_fields ||
+                         v->types[ti].fields == pacc_fields || v->types[ti].fields == pexp_fields)))
             return 1;
+    }
     return 0;
+}
+
+/* Candidate sources of a general member (gplan.src): a call, a set of calls, the send or the
+ * receive end of a message; a composite's index is >= 0. */
+enum { GSRC_CALL = -1, GSRC_SET = -2, GSRC_SEND = -3, GSRC_RECV = -4, GSRC_LOCK = -5,
+       GSRC_ACCESS = -6, GSRC_EXPO = -7 };
+
+/* A simple event of the event tables (a message end, a lock epoch, a PSCW end): its id is
+ * its index in the table, and it stands for one call. */
+static int g_record(int src)
+{
+    return src <= GSRC_SEND && src >= GSRC_EXPO;
+}
+
+static const struct lens_problems_field *g_fields(int src, int *n)
+{
+    switch (src) {
+    case GSRC_SEND: *n = NFIELDS(smsg_fields); return smsg_fields;
+    case GSRC_RECV: *n = NFIELDS(rmsg_fields); return rmsg_fields;
+    case GSRC_LOCK: *n = NFIELDS(lockep_fields); return lockep_fields;
+    case GSRC_ACCESS: *n = NFIELDS(pacc_fields); return pacc_fields;
+    default: *n = NFIELDS(pexp_fields); return pexp_fields;
+    }
+}
+
+/* Which call a record's field is the time of (0: none, such as rank or tag), so that
+ * `cause = send.enter` names the Isend rather than the Wait that completed it. Message ends:
+ * 1 the issuing call (Send, Isend; the posting Recv, Irecv), 2 the completing one. Lock
+ * epochs: 1 Win_lock, 2 Win_unlock (leave, release), 3 the blocked call. PSCW access: 1
+ * Win_start, 2 Win_complete, 3 the blocked call; exposure: 1 Win_post, 2 Win_wait. */
+static int msg_call_of(int src, int f)
+{
+    int n;
+    lens_problems_get_fn g = g_fields(src, &n)[f].get;
+    switch (src) {
+    case GSRC_SEND:
+        return g == get_send_enter || g == get_send_leave ? 1
+             : g == get_send_done_enter || g == get_send_done_leave ? 2 : 0;
+    case GSRC_RECV:
+        return g == get_recv_post_enter || g == get_recv_post_leave ? 1
+             : g == get_recv_enter || g == get_recv_leave ? 2 : 0;
+    case GSRC_LOCK:
+        return g == get_lock_enter ? 1 : g == get_lock_leave || g == get_lock_release ? 2
+             : g == get_lock_wait_enter || g == get_lock_wait_leave ? 3 : 0;
+    case GSRC_ACCESS:
+        return g == get_access_start_enter ? 1
+             : g == get_access_complete_enter || g == get_access_complete_leave ? 2
+             : g == get_access_wait_enter || g == get_access_wait_leave ? 3 : 0;
+    default:
+        return g == get_expo_post_enter ? 1
+             : g == get_expo_wait_enter || g == get_expo_wait_leave ? 2 : 0;
+    }
 }
 
 /* The call field of the same name as field f of "calls" (its key fields), -1 when none. */
@@ -840,6 +948,26 @@ static int min_slot(const struct lens_rules *r, int n)
     int s = x->op == LENS_RN_FIELD ? x->slot : LENS_RULES_MAX_MEMBERS;
     int a = min_slot(r, x->a), b = min_slot(r, x->b);
     return s < a ? (s < b ? s : b) : (a < b ? a : b);
+}
+
+/* The one field of member slot 0 that tree n reads when it reads nothing else (no other
+ * member, field or parameter); -1 when none, -2 when it reads more. */
+static int only_field0(const struct lens_rules *r, int n)
+{
+    if (n < 0)
+        return -1;
+    const struct lens_rule_node *x = &r->nodes[n];
+    if (x->op == LENS_RN_PARAM || x->op == LENS_RN_NAME || x->op == LENS_RN_DOTTED ||
+        x->op == LENS_RN_MEMBER || (x->op == LENS_RN_FIELD && x->slot != 0))
+        return -2;
+    int f = x->op == LENS_RN_FIELD ? x->index : -1, a = only_field0(r, x->a),
+        b = only_field0(r, x->b);
+    if (f == -2 || a == -2 || b == -2)
+        return -2;
+    int g = f >= 0 ? f : a >= 0 ? a : b;
+    if ((f >= 0 && f != g) || (a >= 0 && a != g) || (b >= 0 && b != g))
+        return -2;
+    return g;
 }
 
 /* Marks the fields tree n reads, per member slot (bit f of used[slot]). */
@@ -881,14 +1009,18 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
     for (int m = 0; m < k->nmembers; m++) {
         const struct lens_rule_member *mb = &k->members[m];
         int ti = mb->type_index;
-        g->src[m] = ti == tc ? -1 : ti == ts && ts >= 0 ? -2 : ti - v->ntypes;
+        const struct lens_problems_field *tf = ti < v->ntypes ? v->types[ti].fields : NULL;
+        g->src[m] = ti == tc ? GSRC_CALL : ti == ts && ts >= 0 ? GSRC_SET
+                  : tf == smsg_fields ? GSRC_SEND : tf == rmsg_fields ? GSRC_RECV
+                  : tf == lockep_fields ? GSRC_LOCK : tf == pacc_fields ? GSRC_ACCESS
+                  : tf == pexp_fields ? GSRC_EXPO : ti - v->ntypes;
         /* a set is aggregated over everything its key ties, which only means something when
          * other members give that key */
         if (g->src[m] == -2 && (!mb->shared || m == 0))
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: a 'calls' member is a set: declare "
                                 "it 'shared' and after a member that keys it", k->file,
                                 mb->line, mb->col);
-        if (ti != tc && ti != ts && ti < v->ntypes)
+        if (ti != tc && ti != ts && !g_record(g->src[m]) && ti < v->ntypes)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: '%s' cannot be a member beside "
                                 "calls and composites (its kind pairs it with its partner)",
                                 k->file, mb->line, mb->col, mb->type);
@@ -936,6 +1068,21 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                 g->filt[m][g->nfilt[m]++] = conj[i];
             }
         }
+        /* field 0 of call, send_msg and recv_msg is the id, which numbers the candidates */
+        g->direct[m] = m > 0 && g->nkey[m] == 1 && g->keyf[m][0] == 0 &&
+                       (g->src[m] == GSRC_CALL || g_record(g->src[m]));
+        g->nimp[m] = 0;
+        for (int i = 0; i < nconj && m > 0; i++) {
+            int f0 = max_slot(r, conj[i]) == 0 ? only_field0(r, conj[i]) : -1;
+            for (int kk = 0; f0 >= 0 && kk < g->nkey[m] && g->nimp[m] < GFILT; kk++) {
+                const struct lens_rule_node *o = &r->nodes[g->keyx[m][kk]];
+                if (o->op == LENS_RN_FIELD && o->slot == 0 && o->index == f0) {
+                    g->imp[m][g->nimp[m]] = conj[i], g->impk[m][g->nimp[m]] = kk;
+                    g->impf[m][g->nimp[m]++] = f0;
+                    break;
+                }
+            }
+        }
         if (m > 0 && !related)
             return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: member '%s' of '%s' is tied to the "
                                 "members before it by no equality in 'when' (%s.FIELD == "
@@ -943,6 +1090,27 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
                                 "matcher finds candidates by key and never tries all pairs",
                                 k->file, mb->line, mb->col, mb->name, k->name, mb->name,
                                 mb->name, k->members[0].name);
+    }
+    /* cause = m.field names the call an aggregate of a set came from: only the aggregates
+     * that are one call's time pick a call */
+    for (int p = 0; p < r->nproblems; p++) {
+        const struct lens_rule_problem *rp = &r->problems[p];
+        if (rp->composite != c || rp->cause_field < 0)
+            continue;
+        const struct lens_rule_node *x = &r->nodes[rp->cause_node];
+        int f = rp->cause_field, cs = g->src[rp->cause];
+        if (g_record(cs) && msg_call_of(cs, f))
+            continue;
+        if (cs != GSRC_SET || f < 3 || f == 9)
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: cause '%s.%s' picks no call: name a "
+                                "member, a time of a record that is one call's (send_msg: "
+                                "enter, done_enter; recv_msg: enter, post_enter; lock_ep: "
+                                "enter, release, wait_enter; pscw_access: start_enter, "
+                                "complete_enter, wait_enter; pscw_exposure: post_enter, "
+                                "wait_enter, and their leaves), or an aggregate of a 'calls' set that is one "
+                                "call's time (min_enter, max_enter, min_leave, max_leave, "
+                                "root_enter, max_enter_nonroot, prefix_max_enter)", x->file, x->line,
+                                x->col, x->name, x->field);
     }
     /* only the call fields someone reads are fetched: keys, conditions, parameters, the
      * problems' conditions and durations (texts fetch everything, once per problem) */
@@ -958,6 +1126,10 @@ static int general_plan(const struct lens_rules *r, const struct lens_problems_v
     for (int m = 0; m < k->nmembers; m++)
         for (int i = 0; i < g->nkey[m]; i++)
             g->used[m] |= 1u << g->keyf[m][i];
+    uint32_t u0[LENS_RULES_MAX_MEMBERS] = {0};
+    for (int i = 0; i < g->nfilt[0]; i++)
+        gmark(r, g->filt[0][i], u0);
+    g->used0f = u0[0] & g->used[0];
     return LENS_OK;
 }
 
@@ -970,6 +1142,16 @@ static int general_check(const struct lens_rules *r, const struct lens_problems_
     for (int c = 0; !rc && c < r->ncomposites; c++)
         if (is_general(v, &r->composites[c]))
             rc = general_plan(r, v, c, g, e);
+    /* a built-in kind names its cause itself (its builder) */
+    for (int p = 0; !rc && p < r->nproblems; p++) {
+        const struct lens_rule_problem *rp = &r->problems[p];
+        if (rp->cause_node >= 0 && !is_general(v, &r->composites[rp->composite])) {
+            const struct lens_rule_node *x = &r->nodes[rp->cause_node];
+            rc = lens_err_set(e, LENS_EFORMAT, "%s:%d:%d: 'cause' needs a composite of calls: "
+                              "the built-in kind '%s' names its cause itself", x->file, x->line,
+                              x->col, r->composites[rp->composite].name);
+        }
+    }
     lens_free(g);
     return rc;
 }
@@ -1053,6 +1235,22 @@ struct gindex {
     size_t n;
 };
 
+#define GNAGG 11            /* fields of "calls" (CALLS_FIELDS) */
+#define GNONE UINT64_MAX    /* no call picked */
+
+/* A shared set member's buckets, each computed once (gaggregate). */
+struct gset {
+    uint32_t *ent;      /* per index position, at bucket starts: 0 not computed, 1 + entry,
+                           UINT32_MAX computed at each use (two keys share the hash) */
+    double *agg;        /* per entry GNAGG aggregates */
+    uint64_t *pick;     /* per entry GNAGG picked calls */
+    size_t *hi;         /* per entry the end of its bucket in the index */
+    size_t n, cap;
+    double *pmax;       /* per index position: prefix maximum of enters in its bucket (only
+                           when the rules read prefix_max_enter; else NULL) */
+    uint64_t *parg;     /* the call that gave it */
+};
+
 /* The matcher's state for one composite. */
 struct gctx {
     struct run *u;
@@ -1066,13 +1264,28 @@ struct gctx {
     struct lens_ruleeval_ctx x;
     struct lens_problems_inst in;
     uint64_t tuple[LENS_RULES_MAX_MEMBERS];
+    struct gset set[LENS_RULES_MAX_MEMBERS];        /* shared set members only */
+    uint64_t pick[LENS_RULES_MAX_MEMBERS][GNAGG];   /* a set's picked calls, as bound now */
     int probs[64], np;
     struct lens_err *e;
 };
 
 static size_t gcount(const struct run *u, int src)
 {
-    return src < 0 ? (size_t)u->ngc : u->gi[src].n;
+    return src == GSRC_SEND || src == GSRC_RECV ? u->ev->np2p
+         : src == GSRC_LOCK ? u->ev->nlocks
+         : src == GSRC_ACCESS || src == GSRC_EXPO ? u->ev->npscw
+         : src < 0 ? (size_t)u->ngc : u->gi[src].n;
+}
+
+/* The calls of message j, as p2p_build resolves them (the getters of send/recv read them). */
+static void gmsg(struct run *u, struct lens_problems_inst *in, uint64_t j)
+{
+    const struct lens_p2p *p = in->p2p = &u->ev->p2p[j];
+    in->call[0] = call_of(u, p->src, p->send_call);
+    in->call[1] = call_of(u, p->src, p->send_done);
+    in->call[2] = call_of(u, p->dst, p->recv_post);
+    in->call[3] = call_of(u, p->dst, p->recv_done);
 }
 
 /* Fills member m's fields from candidate j: a call through the getters of the call type, a
@@ -1080,7 +1293,24 @@ static size_t gcount(const struct run *u, int src)
 static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64_t j, double *f,
                    uint32_t used)
 {
-    if (src < 0) { /* a call, or one call of a set (index building) */
+    if (g_record(src)) {
+        int nf;
+        const struct lens_problems_field *t = g_fields(src, &nf);
+        if (src == GSRC_SEND || src == GSRC_RECV) {
+            gmsg(u, in, j);
+        } else if (src == GSRC_LOCK) {
+            /* an epoch that waited for nobody has no blocked call: its Win_lock stands in */
+            const struct lens_lock_epoch *l = in->lock = &u->ev->locks[j];
+            in->call[0] = call_of(u, l->rank, l->lock_call);
+            in->call[1] = call_of(u, l->rank, l->unlock_call);
+            in->call[2] = call_of(u, l->rank, l->prev >= 0 ? l->wait_call : l->lock_call);
+        } else {
+            pscw_build(in, (size_t)j);
+        }
+        for (int fl = 0; fl < nf; fl++)
+            if (used >> fl & 1u)
+                f[fl] = t[fl].get(in);
+    } else if (src < 0) { /* a call, or one call of a set (index building) */
         const struct lens_problems_gcall *g = &u->gc[j];
         in->gid = j;
         in->call[0] = call_of(u, g->rank, g->idx);
@@ -1096,10 +1326,48 @@ static void gfetch(struct run *u, struct lens_problems_inst *in, int src, uint64
 /* The call candidate j of a member stands for (charged, or named as the cause). */
 static void gstand(const struct run *u, int src, uint64_t j, int32_t *rank, uint32_t *call)
 {
-    if (src < 0)
+    /* a message end stands for the call that completed it, where Scalasca charges its wait */
+    if (src == GSRC_SEND)
+        *rank = u->ev->p2p[j].src, *call = u->ev->p2p[j].send_done;
+    else if (src == GSRC_RECV)
+        *rank = u->ev->p2p[j].dst, *call = u->ev->p2p[j].recv_done;
+    /* a lock epoch: its call blocked across the holder's release (else its Win_lock); a PSCW
+     * access end its blocked call (else Win_start), an exposure end its Win_wait: where the
+     * built-in kinds charged them */
+    else if (src == GSRC_LOCK)
+        *rank = u->ev->locks[j].rank,
+        *call = u->ev->locks[j].prev >= 0 ? u->ev->locks[j].wait_call : u->ev->locks[j].lock_call;
+    else if (src == GSRC_ACCESS)
+        *rank = u->ev->pscw[j].origin,
+        *call = u->ev->pscw[j].blocked_call != LENS_NONE ? u->ev->pscw[j].blocked_call
+                                                         : u->ev->pscw[j].start_call;
+    else if (src == GSRC_EXPO)
+        *rank = u->ev->pscw[j].target, *call = u->ev->pscw[j].wait_call;
+    else if (src < 0)
         *rank = u->gc[j].rank, *call = u->gc[j].idx;
     else
         *rank = u->gi[src].rank[j], *call = u->gi[src].call[j];
+}
+
+/* The call of record j that role (msg_call_of) names; 0 and the stand-in roles are gstand's. */
+static void gpick(const struct run *u, int src, uint64_t j, int role, int32_t *rank,
+                  uint32_t *call)
+{
+    gstand(u, src, j, rank, call);
+    if (src == GSRC_SEND && role == 1)
+        *call = u->ev->p2p[j].send_call;
+    else if (src == GSRC_RECV && role == 1)
+        *call = u->ev->p2p[j].recv_post;
+    else if (src == GSRC_LOCK && role == 1)
+        *call = u->ev->locks[j].lock_call;
+    else if (src == GSRC_LOCK && role == 2)
+        *call = u->ev->locks[j].unlock_call;
+    else if (src == GSRC_ACCESS && role == 1)
+        *call = u->ev->pscw[j].start_call;
+    else if (src == GSRC_ACCESS && role == 2)
+        *call = u->ev->pscw[j].complete_call;
+    else if (src == GSRC_EXPO && role == 1)
+        *call = u->ev->pscw[j].post_call;
 }
 
 static uint64_t ghash(const double *v, int n)
@@ -1140,6 +1408,12 @@ static int gindex_build(struct gctx *q, int m)
             /* an error here (division by zero) reappears, reported, when the tuple is tested */
             keep = lens_ruleeval_node(q->u->r, q->g->self[m][i], &q->x, &v, q->e) || v != 0;
         }
+        /* member 0's row is scratch until matching starts: the key value stands in for F */
+        for (int i = 0; i < q->g->nimp[m] && keep; i++) {
+            double v;
+            q->f[q->g->impf[m][i]] = f[q->g->keyf[m][q->g->impk[m][i]]];
+            keep = lens_ruleeval_node(q->u->r, q->g->imp[m][i], &q->x, &v, q->e) || v != 0;
+        }
         if (!keep)
             continue;
         for (int i = 0; i < q->g->nkey[m]; i++)
@@ -1152,6 +1426,20 @@ static int gindex_build(struct gctx *q, int m)
     return LENS_OK;
 }
 
+/* The position of the first entry of hash h in the index, ix->n when there is none. */
+static size_t gfind(const struct gindex *ix, uint64_t h)
+{
+    size_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->h[2 * mid] < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->n && ix->h[2 * lo] == h ? lo : ix->n;
+}
+
 /* A complete tuple: the whole condition, the parameters, then the problems; every match is
  * kept (nesting, texts). */
 static int gleaf(struct gctx *q)
@@ -1161,7 +1449,7 @@ static int gleaf(struct gctx *q)
     if (rc <= 0)
         return rc;
     struct ginst *gi = &u->gi[q->c];
-    if (gi->n == gi->cap) {
+    if (gi->keep && gi->n == gi->cap) {
         size_t m = gi->cap ? 2 * gi->cap : 256;
         uint64_t *t = lens_realloc(gi->tuple, m * (size_t)gi->nm * sizeof *t);
         if (t)
@@ -1183,14 +1471,18 @@ static int gleaf(struct gctx *q)
         gi->cap = m;
     }
     size_t id = gi->n++;
-    memcpy(gi->tuple + id * (size_t)gi->nm, q->tuple, (size_t)gi->nm * sizeof *q->tuple);
-    memcpy(gi->vals + id * (size_t)gi->np, q->params, (size_t)gi->np * sizeof *q->params);
-    gstand(u, q->g->src[0], q->tuple[0], &gi->rank[id], &gi->call[id]);
-    for (int m = 0; gi->naggw && m < gi->nm; m++)
+    if (gi->keep) {
+        memcpy(gi->tuple + id * (size_t)gi->nm, q->tuple, (size_t)gi->nm * sizeof *q->tuple);
+        memcpy(gi->vals + id * (size_t)gi->np, q->params, (size_t)gi->np * sizeof *q->params);
+        gstand(u, q->g->src[0], q->tuple[0], &gi->rank[id], &gi->call[id]);
+    }
+    for (int m = 0; gi->keep && gi->naggw && m < gi->nm; m++)
         if (q->g->src[m] == -2)
             memcpy(gi->agg + id * (size_t)gi->naggw + (size_t)m * NFIELDS(calls_fields),
                    q->f + (size_t)m * 64, NFIELDS(calls_fields) * sizeof *gi->agg);
     static const struct lens_problems_kind general_kind = {{0, 0}, NULL, NULL, always_repeats};
+    static const struct lens_problems_kind general_msg_kind = {{0, 0}, NULL, NULL,
+                                                               p2p_may_repeat};
     for (int j = 0; j < q->np; j++) {
         int p = q->probs[j];
         if (p == u->bad_problem)
@@ -1206,15 +1498,29 @@ static int gleaf(struct gctx *q)
             }
             continue;
         }
-        /* the location member's call is charged; the cause is the first other member's */
-        int loc = u->r->problems[p].location, oth = loc == 0 ? 1 : 0;
+        /* the location member's call is charged; the cause is the member the rule names
+         * (or the call one of a set's aggregates came from), else the first other member */
+        const struct lens_rule_problem *rp = &u->r->problems[p];
+        int loc = rp->location, oth = rp->cause >= 0 ? rp->cause : loc == 0 ? 1 : 0;
         int32_t rank, orank = -1;
         uint32_t call, ocall = 0;
         gstand(u, q->g->src[loc], q->tuple[loc], &rank, &call);
-        if (oth < q->g->nm)
-            gstand(u, q->g->src[oth], q->tuple[oth], &orank, &ocall);
+        int os = oth < q->g->nm ? q->g->src[oth] : 0;
+        if (oth < q->g->nm && rp->cause_field >= 0 && os == GSRC_SET &&
+            q->pick[oth][rp->cause_field] != GNONE) {
+            gstand(u, GSRC_CALL, q->pick[oth][rp->cause_field], &orank, &ocall);
+        } else if (oth < q->g->nm && rp->cause_field >= 0 && g_record(os)) {
+            gpick(u, os, q->tuple[oth], msg_call_of(os, rp->cause_field), &orank, &ocall);
+        } else if (oth < q->g->nm) {
+            gstand(u, os, q->tuple[oth], &orank, &ocall);
+        }
+        /* a message end charges its completing call, which repeats only when it completes
+         * several messages (p2p_may_repeat): then, and only then, charges are merged and
+         * sorted, as for the built-in pair; any other member may be charged by many tuples */
+        int msg = q->g->src[loc] == GSRC_SEND || q->g->src[loc] == GSRC_RECV;
         if (rc == 1 && d > 0 && isfinite(d) &&
-            charge(u, p, &general_kind, rank, call, d, orank, ocall, id))
+            charge(u, p, msg ? &general_msg_kind : &general_kind, rank, call, d, orank, ocall,
+                   id))
             return lens_err_set(q->e, LENS_ENOMEM, "out of memory evaluating '%s'",
                                 u->r->problems[p].id);
     }
@@ -1236,37 +1542,135 @@ static int gfilter(struct gctx *q, int m)
     return 1;
 }
 
-/* A shared set: the aggregates of every call of the bucket whose key fields equal kv (the
- * CALLS_FIELDS order); it stands for its latest call to enter, ties to the lowest id (so to
- * the lowest rank), as the built-in collective kind names the last to arrive. */
-static void gaggregate(struct gctx *q, int m, size_t lo, const double *kv, double *agg,
-                       uint64_t *stand)
+/* Keeps a bucket's aggregates and picks as entry s->n; LENS_ENOMEM (then it is recomputed at
+ * each use, still correct). */
+static int gset_keep(struct gset *s, const double *agg, const uint64_t *pick, size_t hi)
+{
+    if (s->n == s->cap) {
+        size_t m = s->cap ? 2 * s->cap : 64;
+        double *a = lens_realloc(s->agg, m * GNAGG * sizeof *a);
+        if (a)
+            s->agg = a;
+        uint64_t *p = lens_realloc(s->pick, m * GNAGG * sizeof *p);
+        if (p)
+            s->pick = p;
+        size_t *h = lens_realloc(s->hi, m * sizeof *h);
+        if (h)
+            s->hi = h;
+        if (!a || !p || !h)
+            return LENS_ENOMEM;
+        s->cap = m;
+    }
+    memcpy(s->agg + s->n * GNAGG, agg, GNAGG * sizeof *agg);
+    memcpy(s->pick + s->n * GNAGG, pick, GNAGG * sizeof *pick);
+    s->hi[s->n++] = hi;
+    return LENS_OK;
+}
+
+/* A shared set: the aggregates of the calls of bucket [lo, hi) whose key fields equal kv (the
+ * CALLS_FIELDS order), and per aggregate that is one call's time the call it came from
+ * (pick[f], GNONE: none; ties to the lowest id, so to the lowest rank, as the built-in
+ * collective kind chose). The set stands for its latest call to enter (pick[4]). With pmax,
+ * the running prefix maximum of enters is written at every position of the bucket (carried
+ * over positions of another key), so prefix_max_enter is one binary search away. Returns 1
+ * when every call of the bucket had the key kv (the result may be kept for the bucket). */
+static int gset_scan(struct gctx *q, int m, size_t lo, size_t hi, const double *kv, double *agg,
+                     uint64_t *pick, double *pmax, uint64_t *parg)
 {
     struct run *u = q->u;
     const struct gindex *ix = &q->ix[m];
-    double row[LENS_PROBLEMS_MAXF];
-    agg[0] = agg[1] = -1, agg[2] = 0;
-    agg[3] = agg[5] = INFINITY, agg[4] = agg[6] = agg[8] = -INFINITY, agg[7] = NAN;
-    for (size_t b = lo; b < ix->n && ix->h[2 * b] == ix->h[2 * lo]; b++) {
+    double row[LENS_PROBLEMS_MAXF], run = -INFINITY;
+    uint64_t runarg = GNONE;
+    int pure = 1;
+    agg[0] = agg[1] = agg[9] = -1, agg[2] = 0;
+    agg[3] = agg[5] = INFINITY, agg[4] = agg[6] = agg[8] = -INFINITY, agg[7] = agg[10] = NAN;
+    for (int f = 0; f < GNAGG; f++)
+        pick[f] = GNONE;
+    for (size_t b = lo; b < hi; b++) {
         uint64_t j = ix->h[2 * b + 1];
         gfetch(u, &q->in, -1, j, row, q->g->used[m]);
         int same = 1;
         for (int i = 0; i < q->g->nkey[m] && same; i++)
             same = row[q->g->keyf[m][i]] == kv[i];
-        if (!same)
-            continue;
-        const struct lens_problems_gcall *g = &u->gc[j];
-        const struct lens_trace_call *c = call_of(u, g->rank, g->idx);
-        int32_t root = g->coll >= 0 ? u->ev->coll[g->coll].root : -1;
-        if (agg[2] == 0 || c->enter > agg[4])
-            *stand = j;
-        agg[0] = g->coll, agg[1] = g->comm, agg[2]++;
-        agg[3] = fmin(agg[3], c->enter), agg[4] = fmax(agg[4], c->enter);
-        agg[5] = fmin(agg[5], c->leave), agg[6] = fmax(agg[6], c->leave);
-        if (g->rank == root)
-            agg[7] = c->enter;
+        pure &= same;
+        if (same) {
+            const struct lens_problems_gcall *g = &u->gc[j];
+            const struct lens_trace_call *c = call_of(u, g->rank, g->idx);
+            int32_t root = g->coll >= 0 ? u->ev->coll[g->coll].root : -1;
+            /* strict comparisons: the first call (lowest rank) keeps a tie */
+#define GPICK(f, better, v) if (pick[f] == GNONE || (better)) agg[f] = (v), pick[f] = j
+            GPICK(3, c->enter < agg[3], c->enter);
+            GPICK(4, c->enter > agg[4], c->enter);
+            GPICK(5, c->leave < agg[5], c->leave);
+            GPICK(6, c->leave > agg[6], c->leave);
+            if (g->rank == root)
+                agg[7] = c->enter, pick[7] = j;
+            else
+                GPICK(8, c->enter > agg[8], c->enter);
+#undef GPICK
+            agg[0] = g->coll, agg[1] = g->comm, agg[2]++, agg[9] = root;
+            if (runarg == GNONE || c->enter > run)
+                run = c->enter, runarg = j;
+        }
+        if (pmax)
+            pmax[b] = run, parg[b] = runarg;
+    }
+    return pure;
+}
+
+/* Fills member m's fields (a set of calls) for the bucket [lo, hi) of key kv, from the bucket's
+ * cache when it was computed before: every call of an instance binds the same set, and
+ * computing it once per bucket keeps an instance of n calls O(n), not O(n^2). The prefix
+ * maximum is read per binding: over the set's calls of ranks up to the rank of the call the
+ * composite's first member stands for (calls are indexed in rank order within a bucket). */
+static void gaggregate(struct gctx *q, int m, size_t lo, const double *kv, double *agg)
+{
+    struct gset *s = &q->set[m];
+    uint64_t *pick = q->pick[m];
+    double row[LENS_PROBLEMS_MAXF];
+    int cached = 0;
+    size_t hi;
+    if (s->ent[lo] && s->ent[lo] != UINT32_MAX) {
+        hi = s->hi[s->ent[lo] - 1];
+        /* a pure bucket has one key: kv may still differ from it under the same hash */
+        gfetch(q->u, &q->in, -1, q->ix[m].h[2 * lo + 1], row, q->g->used[m]);
+        cached = 1;
+        for (int i = 0; i < q->g->nkey[m] && cached; i++)
+            cached = row[q->g->keyf[m][i]] == kv[i];
+        if (!cached)
+            return (void)(agg[2] = 0);
+        memcpy(agg, s->agg + (size_t)(s->ent[lo] - 1) * GNAGG, GNAGG * sizeof *agg);
+        memcpy(pick, s->pick + (size_t)(s->ent[lo] - 1) * GNAGG, GNAGG * sizeof *pick);
+    } else {
+        /* the bucket's end, once per bucket (a binary search per binding would miss the
+         * cache on every step of a large index) */
+        for (hi = lo + 1; hi < q->ix[m].n && q->ix[m].h[2 * hi] == q->ix[m].h[2 * lo]; hi++)
+            ;
+        int pure = gset_scan(q, m, lo, hi, kv, agg, pick, s->pmax, s->parg);
+        /* a bucket of two keys (a hash collision) is scanned again at each use */
+        if (!pure || s->ent[lo] == UINT32_MAX || gset_keep(s, agg, pick, hi))
+            s->ent[lo] = UINT32_MAX;
         else
-            agg[8] = fmax(agg[8], c->enter);
+            s->ent[lo] = (uint32_t)s->n; /* 1 + the entry just kept */
+    }
+    q->tuple[m] = pick[4];
+    agg[10] = NAN, pick[10] = GNONE;
+    if (s->pmax && agg[2] > 0) {
+        int32_t r0;
+        uint32_t c0;
+        gstand(q->u, q->g->src[0], q->tuple[0], &r0, &c0);
+        /* the last position of the bucket whose call's rank is at most r0 */
+        size_t a = lo, b = hi;
+        while (a < b) {
+            size_t mid = a + (b - a) / 2;
+            if (q->u->gc[q->ix[m].h[2 * mid + 1]].rank <= r0)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        /* a mixed bucket's prefix was written for this kv just now; a pure one's stays valid */
+        if (a > lo && s->parg[a - 1] != GNONE)
+            agg[10] = s->pmax[a - 1], pick[10] = s->parg[a - 1];
     }
 }
 
@@ -1282,10 +1686,19 @@ static int gmatch(struct gctx *q, int m)
     double *f = q->f + (size_t)m * 64;
     if (m == 0) {
         size_t n = gcount(u, src);
+        /* the fields member 0's own conjuncts read first: most calls fail them (a call of
+         * no collective instance) and need no other field */
+        uint32_t first = src < 0 ? q->g->used0f : q->g->used[0];
         for (size_t j = 0; j < n; j++) {
-            gfetch(u, &q->in, src, j, f, q->g->used[m]);
+            gfetch(u, &q->in, src, j, f, first);
             q->tuple[0] = j;
-            if ((rc = gfilter(q, 0)) < 0 || (rc && (rc = gmatch(q, 1))))
+            if ((rc = gfilter(q, 0)) < 0)
+                return rc;
+            if (!rc)
+                continue;
+            if (src < 0 && (q->g->used[0] & ~first))
+                gfetch(u, &q->in, src, j, f, q->g->used[0] & ~first);
+            if ((rc = gmatch(q, 1)))
                 return rc;
         }
         return LENS_OK;
@@ -1294,20 +1707,28 @@ static int gmatch(struct gctx *q, int m)
     for (int i = 0; i < q->g->nkey[m]; i++)
         if ((rc = lens_ruleeval_node(u->r, q->g->keyx[m][i], &q->x, &kv[i], q->e)))
             return rc;
+    if (q->g->direct[m]) {
+        /* the id is the candidate: no lookup; the conjuncts on m alone, which an index would
+         * have applied, are tested here (an error keeps the candidate, as there) */
+        if (!(kv[0] >= 0 && kv[0] < (double)gcount(u, src) && kv[0] == floor(kv[0])))
+            return LENS_OK;
+        uint64_t j = (uint64_t)kv[0];
+        gfetch(u, &q->in, src, j, f, q->g->used[m]);
+        for (int i = 0; i < q->g->nself[m]; i++) {
+            double v;
+            if (!lens_ruleeval_node(u->r, q->g->self[m][i], &q->x, &v, q->e) && v == 0)
+                return LENS_OK;
+        }
+        q->tuple[m] = j;
+        return (rc = gfilter(q, m)) <= 0 ? rc : gmatch(q, m + 1);
+    }
     uint64_t h = ghash(kv, q->g->nkey[m]);
     const struct gindex *ix = &q->ix[m];
-    size_t lo = 0, hi = ix->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ix->h[2 * mid] < h)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = gfind(ix, h);
     if (src == -2) {
         if (lo == ix->n || ix->h[2 * lo] != h)
             return LENS_OK;
-        gaggregate(q, m, lo, kv, f, &q->tuple[m]);
+        gaggregate(q, m, lo, kv, f);
         if (f[2] == 0)
             return LENS_OK;
         return (rc = gfilter(q, m)) <= 0 ? rc : gmatch(q, m + 1);
@@ -1354,20 +1775,53 @@ static int run_general(struct run *u, int c, struct lens_err *e)
                                         .opkinds = u->opkinds, .gc = u->gc,
                                         .gnames = u->gnames};
     u->gi[c].nm = k->nmembers, u->gi[c].np = k->nparams;
-    /* a set's aggregates cannot be fetched again from one call: they are kept per instance */
-    for (int m = 0; !rc && m < k->nmembers; m++)
+    /* a set's aggregates cannot be fetched again from one call: they are kept per instance,
+     * but only for the texts of its problems (a nested user reads parameters): without a
+     * template they would cost 88 bytes per member and instance for nothing */
+    int texts = 0;
+    for (int p = 0; p < u->r->nproblems; p++)
+        for (int l = 0; l < 2 && u->r->problems[p].composite == c; l++)
+            for (int t = 0; t < LENS_RULE_NTEXT; t++)
+                texts |= u->r->problems[p].ntpl[l][t] > 0;
+    for (int m = 0; !rc && texts && m < k->nmembers; m++)
         if (q->g->src[m] == -2)
             u->gi[c].naggw = NFIELDS(calls_fields) * k->nmembers;
+    u->gi[c].keep = texts;
+    for (int c2 = c + 1; c2 < u->r->ncomposites; c2++)
+        for (int m = 0; m < u->r->composites[c2].nmembers; m++)
+            u->gi[c].keep |= u->r->composites[c2].members[m].type_index == u->v->ntypes + c;
     for (int p = 0; p < u->r->nproblems && q->np < 64; p++)
         if (u->r->problems[p].composite == c)
             q->probs[q->np++] = p;
     for (int m = 1; !rc && m < k->nmembers; m++)
-        if (gindex_build(q, m))
+        if (!q->g->direct[m] && gindex_build(q, m))
             rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    /* a set's bucket cache; its prefix maxima only when a rule reads them (a field or a
+     * cause), as they take 16 bytes per indexed call */
+    for (int m = 1; !rc && m < k->nmembers; m++) {
+        if (q->g->src[m] != -2)
+            continue;
+        int prefix = q->g->used[m] >> 10 & 1u;
+        for (int j = 0; j < q->np; j++)
+            prefix |= u->r->problems[q->probs[j]].cause == m &&
+                      u->r->problems[q->probs[j]].cause_field == 10;
+        struct gset *st = &q->set[m];
+        st->ent = lens_calloc(q->ix[m].n + 1, sizeof *st->ent);
+        if (prefix) {
+            st->pmax = lens_malloc((q->ix[m].n + 1) * sizeof *st->pmax);
+            st->parg = lens_malloc((q->ix[m].n + 1) * sizeof *st->parg);
+        }
+        if (!st->ent || (prefix && (!st->pmax || !st->parg)))
+            rc = lens_err_set(e, LENS_ENOMEM, "out of memory");
+    }
     if (!rc)
         rc = gmatch(q, 0);
-    for (int m = 0; m < k->nmembers; m++)
+    for (int m = 0; m < k->nmembers; m++) {
         lens_free(q->ix[m].h);
+        lens_free(q->set[m].ent), lens_free(q->set[m].agg), lens_free(q->set[m].pick);
+        lens_free(q->set[m].hi);
+        lens_free(q->set[m].pmax), lens_free(q->set[m].parg);
+    }
     lens_free(q->f);
     lens_free(q->mem);
     lens_free(q->g);
@@ -1852,6 +2306,11 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
             gstand(u, g->src[m], j, &sh->stand[m].rank, &sh->stand[m].call);
         }
         memcpy(params, gi->vals + top->inst * (size_t)gi->np, (size_t)gi->np * sizeof *params);
+        /* the cause member names the call that was the cause (cause = send.enter: the Isend,
+         * not the Wait that completed it), as the built-in kinds did */
+        int cm = rp->cause >= 0 ? rp->cause : rp->location == 0 ? 1 : 0;
+        if (cm < nm && top->orank >= 0)
+            stand[cm].rank = top->orank, stand[cm].call = top->ocall;
         lens_free(g);
     }
     /* the sites of the member slots are resolved only when a template names one */
@@ -1942,7 +2401,7 @@ static int aggregate(struct run *u, int p, struct lens_problem_result *res, unsi
      * member (the calls that made it wait); both labelled with their names in the rule */
     const struct lens_rule_problem *rp = &u->r->problems[p];
     const struct lens_rule_composite *comp = &u->r->composites[rp->composite];
-    int loc = rp->location, other = 1 - rp->location;
+    int loc = rp->location, other = rp->cause >= 0 ? rp->cause : 1 - rp->location;
     if (site_rows(u, a, n, 0, loc < comp->nmembers ? comp->members[loc].name : "", res->sites,
                   &res->nsites) ||
         site_rows(u, a, n, 1,

@@ -98,9 +98,12 @@ struct lens_problems {
     char warning[1200];              /* a rule skipped after a runtime error, "" when none */
 };
 
-/* General composites (any members of type "call" or nested composites, problems.c) need no
- * kind: they are matched by the keys their conditions give (docs/problems.md, "General
- * composite events"); a plan they cannot run is a LENS_EFORMAT of lens_problems_bind. */
+/* General composites (members of type "call", "send_msg", "recv_msg", a shared "calls" set,
+ * or nested composites, problems.c) need no kind: they are matched by the keys their
+ * conditions give (docs/problems.md, "General composite events"); a plan they cannot run, or
+ * a 'cause' that names no call, is a LENS_EFORMAT of lens_problems_bind. The shipped
+ * collective.rules and p2p.rules use them; the collective and send+recv kinds remain for
+ * comparison (tests/test_rules_shapes.c). */
 
 /* ---- the rule vocabulary ----
  * What rules may name: event types, each a table of {name, getter} fields, and composite

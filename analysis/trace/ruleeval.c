@@ -358,6 +358,24 @@ int lens_ruleeval_bind(struct lens_rules *r, const struct lens_ruleeval_type *ty
                 return berr(r, n, e, "location '%s' is not a member of '%s'", r->nodes[n].name,
                             k->name);
         }
+        /* cause: a member (slot), or member.field (slot and the field's index in the member's
+         * type); which fields pick a call is the host's to check (problems.c). */
+        if (p->cause_node >= 0) {
+            const struct lens_rule_node *cn = &r->nodes[p->cause_node];
+            p->cause = member_slot(k, cn->name);
+            if (p->cause < 0)
+                return berr(r, p->cause_node, e, "cause '%s' is not a member of '%s'", cn->name,
+                            k->name);
+            if (cn->op == LENS_RN_DOTTED) {
+                const struct lens_ruleeval_type *ty = &types[k->members[p->cause].type_index];
+                for (int f = 0; ty->fields[f]; f++)
+                    if (!strcmp(ty->fields[f], cn->field))
+                        p->cause_field = f;
+                if (p->cause_field < 0)
+                    return berr(r, p->cause_node, e, "event type '%s' has no field '%s'",
+                                ty->name, cn->field);
+            }
+        }
         /* Templates are checked here, when the rules load, so an unknown name is an error
          * before any trace is read; names stay literal (they title tables and the timeline). */
         for (int l = 0; l < 2; l++)

@@ -840,9 +840,16 @@ static int problem_params(struct parser *p, struct lens_rule_problem *pr,
             /* Encoded as -2 - node so that -1 stays "not given" (member slot 0 by default) and
              * the member's name node can be found again when binding. */
             pr->location = -2 - ps[i].expr; /* resolved in bind */
+        /* Which call made the charged one wait: a member, or the call a set's aggregate was
+         * taken from (all.root_enter: the root's); resolved in bind, checked by the host. */
+        } else if (!strcmp(ps[i].name, "cause")) {
+            if (x->op != LENS_RN_NAME && x->op != LENS_RN_DOTTED)
+                return perr(p, &pos, "parameter 'cause' must name a member or member.field%s",
+                            "");
+            pr->cause_node = ps[i].expr;
         } else {
             return perr(p, &pos, "unknown problem parameter '%s' (known: id, name, description, "
-                                 "advice, name_ru, description_ru, advice_ru, duration, location, waits)",
+                                 "advice, name_ru, description_ru, advice_ru, duration, location, cause, waits)",
                         ps[i].name);
         }
     }
@@ -883,6 +890,7 @@ static int parse_problem(struct parser *p, const struct token *at)
     struct lens_rule_problem *pr = &q[r->nproblems++];
     memset(pr, 0, sizeof *pr);
     pr->when = pr->duration = -1;
+    pr->cause = pr->cause_field = pr->cause_node = -1;
     for (int l = 0; l < 2; l++)
         for (int k = 0; k < LENS_RULE_NTEXT; k++)
             pr->text_node[l][k] = -1;

@@ -5,7 +5,7 @@
  *       parameters (p = EXPR, ...);
  *   declare problem for T when EXPR parameters (id = "...", name = "...", description = "...",
  *       advice = "...", name_ru = ..., description_ru = ..., advice_ru = ...,
- *       duration = EXPR, location = member);
+ *       duration = EXPR, location = member, cause = member[.field]);
  * Expressions: numbers, "strings", true/false, name.field, bare names (composite parameters or
  * members), + - * /, comparisons, and/or/not, min(), max(), abs(). A member type is an event
  * type of the vocabulary ("call", "send", ...) or a composite declared before (nesting).
@@ -126,6 +126,12 @@ struct lens_rule_problem {
     int ntpl[2][LENS_RULE_NTEXT];
     struct lens_rule_advice *advice_when; /* conditional advice, in file order (owned) */
     int nadvice_when;
+    int cause;                      /* member slot named the cause (cause = m or m.field);
+                                       -1: the first member other than location */
+    int cause_field;                /* field of that member whose call is the cause (a set's
+                                       aggregate: "all.root_enter" is the root's call); -1:
+                                       the call the member stands for */
+    int cause_node;                 /* the parameter's node until bound (-1: not given) */
     int waits_until_leave;          /* 1: the wasted time is the end of the charged call
                                        (waits = "until_leave", completion problems); 0: it
                                        starts at the call's enter (the default) */
