@@ -1779,10 +1779,15 @@ static int run_general(struct run *u, int c, struct lens_err *e)
      * but only for the texts of its problems (a nested user reads parameters): without a
      * template they would cost 88 bytes per member and instance for nothing */
     int texts = 0;
-    for (int p = 0; p < u->r->nproblems; p++)
-        for (int l = 0; l < 2 && u->r->problems[p].composite == c; l++)
+    for (int p = 0; p < u->r->nproblems; p++) {
+        if (u->r->problems[p].composite != c)
+            continue;
+        /* conditional advice reads the shown instance's members as a template does */
+        texts |= u->r->problems[p].nadvice_when > 0;
+        for (int l = 0; l < 2; l++)
             for (int t = 0; t < LENS_RULE_NTEXT; t++)
                 texts |= u->r->problems[p].ntpl[l][t] > 0;
+    }
     for (int m = 0; !rc && texts && m < k->nmembers; m++)
         if (q->g->src[m] == -2)
             u->gi[c].naggw = NFIELDS(calls_fields) * k->nmembers;
@@ -2310,7 +2315,7 @@ static int expand_texts(struct run *u, int p, const struct acc *top,
          * not the Wait that completed it), as the built-in kinds did */
         int cm = rp->cause >= 0 ? rp->cause : rp->location == 0 ? 1 : 0;
         if (cm < nm && top->orank >= 0)
-            stand[cm].rank = top->orank, stand[cm].call = top->ocall;
+            sh->stand[cm].rank = top->orank, sh->stand[cm].call = top->ocall;
         lens_free(g);
     }
     /* the sites of the member slots are resolved only when a template names one */
