@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# One voice for numbers (issue 14 item 3): every PDF mpilens writes (the cube report, the
+# problems report, the scale report, the profiles report, compare and accept) is built from
+# test data, read back with pdftotext, and searched for each class of badly written number:
+# "us" as a unit, "(s)" plurals, more than 4 significant digits, "e+" exponents, six
+# decimals, messages/s as a raw integer, a number whose unit went to the next line. The
+# classes are regular expressions run by an independent Python script, not mpilens's
+# formatter. VOICE_KEEP=DIR keeps the texts and the offending lines there.
+. tests/lib.sh
+PY=/usr/bin/python3
+M=$BIN/mpilens
+export SOURCE_DATE_EPOCH=1712345678
+mkdir -p "$TMP/figs"
+export TMPDIR=$TMP/figs
+ONE=$DATA/network-tests2/one_to_one_np4/network
+S32=samples/cubes/synth32/network
+CASITA=$DATA/otf2/casita-4_mpi_ls_barr
+
+# ---- the PDFs ----
+check "report" "$M" report "$ONE" "$S32" -o "$TMP/report.pdf"
+check "problems" "$M" problems "$CASITA" --report "$TMP/problems.pdf"
+check "scale" "$M" scale report samples/scale/paper.csv -o "$TMP/scale.pdf"
+check "profiles" "$M" profile-clusters samples/profiles/halo64.csv --report "$TMP/profiles.pdf"
+"$M" synth -o "$TMP/rep/network" --procs 32 --nodes 4 --sockets 2 --seed 20261121 --force >/dev/null 2>&1
+check "compare" "$M" compare "$S32" "$TMP/rep/network" -o "$TMP/compare.pdf"
+check_exit "accept" 3 "$M" accept "$S32" --criteria samples/criteria/demo.criteria -o "$TMP/accept.pdf"
+
+# Offenders per class, one line each "CLASS<TAB>PDF<TAB>text", from the -layout text (tables
+# keep their rows) and, for numbers cut from their unit, from the flowing text (a line break
+# of the paragraph is a line break there).
+cat >"$TMP/voice.py" <<'EOF'
+import re, sys
+classes = {
+    # "us" as a unit: a word "us" after a number or inside brackets ("(us)", "[us]")
+    "us-unit": re.compile(r"(\d|\(|\[)\s?us\b"),
+    "plural-(s)": re.compile(r"[A-Za-z]\(s\)"),
+    "e-exponent": re.compile(r"\d[eE][+-]\d"),
+    "six-decimals": re.compile(r"(?<![\d.])\d+\.\d{6,}(?![\d.])"),
+    "msgs-raw-integer": re.compile(r"(?<![\d.,])\d{5,}\s*(messages|msgs?)/s"),
+}
+decimal = re.compile(r"(?<![\d.:\-/])(\d+)\.(\d+)(?![\d.]|-\d)")
+
+def sig(a, b):
+    # significant digits of a.b: leading zeros do not count, trailing ones do (they claim precision)
+    d = (a + b).lstrip("0")
+    return len(d)
+
+out = []
+for path in sys.argv[1:]:
+    name = path.rsplit("/", 1)[-1]
+    lines = open(path + ".layout", encoding="utf-8", errors="replace").read().split("\n")
+    for ln in lines:
+        for cls, rx in classes.items():
+            if rx.search(ln):
+                out.append((cls, name, ln.strip()))
+        if any(sig(m.group(1), m.group(2)) > 4 for m in decimal.finditer(ln)):
+            out.append(("over-4-digits", name, ln.strip()))
+    flow = open(path + ".flow", encoding="utf-8", errors="replace").read().split("\n")
+    for a, b in zip(flow, flow[1:]):
+        if re.search(r"\d$", a) and re.match(r"(µs|us|ms|ns|s|B|KiB|MiB|GiB|GB/s|MB/s|%)(\W|$)", b):
+            out.append(("number-cut-from-unit", name, a[-30:] + " | " + b[:30]))
+for o in out:
+    print("\t".join(o))
+EOF
+for p in report problems scale profiles compare accept; do
+    pdftotext -layout "$TMP/$p.pdf" "$TMP/$p.layout" 2>/dev/null
+    pdftotext "$TMP/$p.pdf" "$TMP/$p.flow" 2>/dev/null
+done
+$PY "$TMP/voice.py" "$TMP"/{report,problems,scale,profiles,compare,accept} >"$TMP/offenders.tsv"
+if [ -n "${VOICE_KEEP:-}" ]; then mkdir -p "$VOICE_KEEP"; cp "$TMP"/*.layout "$TMP"/*.flow "$TMP/offenders.tsv" "$VOICE_KEEP/"; fi
+
+# The regexes must be able to fail: each class finds its planted offender in a text written here.
+printf 'median 12.345 us\n3 host(s)\n1.5e+06\n0.123456 s\n1234567 messages/s\n' >"$TMP/plant.layout"
+printf 'the delay is 12\nµs long\n' >"$TMP/plant.flow"
+planted=$($PY "$TMP/voice.py" "$TMP/plant" | cut -f1 | sort -u | tr '\n' ' ')
+check_eq "every class catches its planted offender" "$planted" \
+    "e-exponent msgs-raw-integer number-cut-from-unit over-4-digits plural-(s) six-decimals us-unit "
+
+for cls in us-unit 'plural-(s)' over-4-digits e-exponent six-decimals msgs-raw-integer number-cut-from-unit; do
+    n=$(awk -F'\t' -v c="$cls" '$1 == c' "$TMP/offenders.tsv" | wc -l)
+    check_eq "no $cls in the PDFs" "$n" 0
+    [ "$n" = 0 ] || awk -F'\t' -v c="$cls" '$1 == c { print "  " $2 ": " $3 }' "$TMP/offenders.tsv" | head -8 >&2
+done
+finish test_numbers_voice
