@@ -1,0 +1,120 @@
+/* Numbers with units for people (common/units.h): every PDF and the text lines that share its
+ * words format numbers here, so that a value reads the same in a table, a caption and a
+ * sentence. */
+#include "common/units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Decimals that give v `digits` significant digits, after rounding: 9.9996 at 4 digits
+ * rounds to 10.00, one decimal fewer than its magnitude before rounding suggests. */
+static int decimals_for(double v, int digits)
+{
+    double a = fabs(v);
+    if (a == 0)
+        return digits - 1;
+    int mag = (int)floor(log10(a));
+    int d = digits - 1 - mag;
+    if (d < 0)
+        return 0;
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%.*f", d, a);
+    if (d > 0 && strtod(tmp, NULL) >= pow(10.0, mag + 1))
+        d--;
+    return d;
+}
+
+void lens_units_num(double v, int digits, char *buf, size_t n)
+{
+    if (digits < 1)
+        digits = 1;
+    if (digits > 15)
+        digits = 15;
+    if (!isfinite(v)) {
+        snprintf(buf, n, "n/a");
+        return;
+    }
+    double a = fabs(v);
+    if (a != 0 && a < 1e-4) {
+        /* A power of ten instead of "e-06": the mantissa keeps the digits, the exponent is
+         * written as a reader writes it. */
+        int ex = (int)floor(log10(a));
+        double m = v / pow(10.0, ex);
+        char ms[32];
+        snprintf(ms, sizeof ms, "%.*f", digits - 1, m);
+        /* rounding may carry the mantissa to 10.0: move it into the exponent */
+        if (fabs(strtod(ms, NULL)) >= 10.0) {
+            ex++;
+            snprintf(ms, sizeof ms, "%.*f", digits - 1, m / 10.0);
+        }
+        snprintf(buf, n, "%s×10^%d", ms, ex);
+        return;
+    }
+    int d = decimals_for(v, digits);
+    snprintf(buf, n, "%.*f", d, v);
+    /* "-0.000" reads as a sign with no value: a value that rounds to zero is written "0" with
+     * the same decimals */
+    if (buf[0] == '-' && strtod(buf, NULL) == 0)
+        memmove(buf, buf + 1, strlen(buf));
+}
+
+void lens_units_time(double s, char *buf, size_t n)
+{
+    /* seconds from 1 up, then the smallest prefix that keeps the number at or above 1 */
+    static const struct { double scale; const char *unit; } u[] = {
+        {1, "s"}, {1e3, "ms"}, {1e6, "µs"}, {1e9, "ns"}};
+    if (!isfinite(s)) {
+        snprintf(buf, n, "n/a");
+        return;
+    }
+    if (s == 0) {
+        snprintf(buf, n, "0 s");
+        return;
+    }
+    int k = 0;
+    while (k < 3 && fabs(s) * u[k].scale < 0.9995)
+        k++;
+    char num[64];
+    lens_units_num(s * u[k].scale, LENS_UNITS_DIGITS, num, sizeof num);
+    snprintf(buf, n, "%s %s", num, u[k].unit);
+}
+
+void lens_units_in(double s, double scale, char *buf, size_t n)
+{
+    lens_units_num(s * scale, LENS_UNITS_DIGITS, buf, n);
+}
+
+void lens_units_si(double v, const char *unit, char *buf, size_t n)
+{
+    static const struct { double scale; const char *prefix; } p[] = {
+        {1e-12, "T"}, {1e-9, "G"}, {1e-6, "M"}, {1e-3, "k"}, {1, ""}, {1e3, "m"}, {1e6, "µ"}, {1e9, "n"}};
+    if (!isfinite(v)) {
+        snprintf(buf, n, "n/a");
+        return;
+    }
+    int k = 4;
+    if (v != 0) {
+        /* the largest prefix under which the number is at least 1 (0.9995 rounds up to 1.000) */
+        for (k = 0; k < 7; k++)
+            if (fabs(v) * p[k].scale >= 0.9995)
+                break;
+    }
+    char num[64];
+    lens_units_num(v * p[k].scale, LENS_UNITS_DIGITS, num, sizeof num);
+    if (*p[k].prefix || *unit)
+        snprintf(buf, n, "%s %s%s", num, p[k].prefix, unit);
+    else
+        snprintf(buf, n, "%s", num);
+}
+
+const char *lens_units_plural(long long count, const char *one, const char *many)
+{
+    return count == 1 ? one : many;
+}
+
+void lens_units_count(long long count, const char *one, const char *many, char *buf, size_t n)
+{
+    snprintf(buf, n, "%lld %s", count, lens_units_plural(count, one, many));
+}
