@@ -42,7 +42,7 @@ for p in d["problems"]:
     head = "%d. %s" % (k, p["name"])
     if detailed <= 8 and head not in text:
         print("section:", head)
-    if detailed <= 8 and "%.6f s in %d instance(s)" % (p["total_s"], p["count"]) not in text:
+    if detailed <= 8 and "%.6f s in %d instance%s" % (p["total_s"], p["count"], "" if p["count"] == 1 else "s") not in text:
         print("totals of", p["id"])
     if detailed <= 8 and p["callsites"][0]["site"] not in text:
         print("call site:", p["callsites"][0]["site"])

@@ -168,8 +168,8 @@ check_match "cyrillic title in the pdf info" "$(pdfinfo "$TMP/holes.pdf" 2>/dev/
 check_match "--texts sentence" "$t" "MarkProcs: (drops|grows) with more processes: "
 sed -i 's/^procs\.\(falls\|rises\) = .*$//' "$TMP/texts.txt"
 check_match "ghost has no surface" "$t" "No configuration of ghost has a valid run"
-check_match "timed-out run noted" "$t" "1 run\(s\) of jac/ob failed or timed out"
-check_match "ghost failures noted" "$t" "2 run\(s\) of ghost failed or timed out"
+check_match "timed-out run noted" "$t" "1 run of jac/ob failed or timed out"
+check_match "ghost failures noted" "$t" "2 runs of ghost failed or timed out"
 check_match "single configuration: no mark" "$t" "MarkAll: no mark: the grid needs at least two"
 check_eq "images: jac/ob, jac_ob, single" "$(pdfimages -list "$TMP/holes.pdf" 2>/dev/null | awk 'NR > 2' | wc -l)" 3
 check_eq "clashing names get distinct figure files" "$(ls "$TMP/fig2" | tr '\n' ' ')" \

@@ -5,6 +5,7 @@
  * render/doc/doc.c. */
 #include "problems_report.h"
 #include "common/time.h"
+#include "common/units.h"
 
 #include "doc.h"
 #include "render/fig/fig.h"
@@ -130,6 +131,8 @@ static int title_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "version", LENS_VERSION, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "traces", names, e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "ntraces", "%d", s->nin);
+    /* the field's label: a label may not hold the "|" of ${n|one|many} */
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "trace_word", lens_units_plural(s->nin, "trace", "traces"), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "rules", s->o->rules ? s->o->rules : "-", e);
     /* every trace was checked with the same rules, so the first one's count is every one's */
     if (rc == LENS_OK)
