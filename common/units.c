@@ -109,6 +109,14 @@ void lens_units_si(double v, const char *unit, char *buf, size_t n)
         snprintf(buf, n, "%s", num);
 }
 
+void lens_units_percent(double pct, char *buf, size_t n)
+{
+    if (!isfinite(pct))
+        snprintf(buf, n, "n/a");
+    else
+        snprintf(buf, n, "%.*f%%", fabs(pct) >= 999.95 ? 0 : fabs(pct) >= 99.995 ? 1 : 2, pct);
+}
+
 const char *lens_units_plural(long long count, const char *one, const char *many)
 {
     return count == 1 ? one : many;

@@ -29,6 +29,10 @@ void lens_units_in(double s, double scale, char *buf, size_t n);
  * "1.234 M/s" (unit "/s"), "812.0 k" (unit ""); below 1000 and from 1 up, no prefix. */
 void lens_units_si(double v, const char *unit, char *buf, size_t n);
 
+/* A share already in percent with its sign: "37.44%", "0.46%", "100.0%": two decimals, one
+ * from 100 up and none from 1000 up, so a share never shows more than 4 significant digits. */
+void lens_units_percent(double pct, char *buf, size_t n);
+
 /* one or many by the count: lens_units_plural(1, "host", "hosts") is "host". */
 const char *lens_units_plural(long long count, const char *one, const char *many);
 /* "1 host", "4 hosts": the count and its noun. */

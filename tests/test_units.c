@@ -44,6 +44,11 @@ int main(void)
     lens_units_si(999.96, "B", b, sizeof b); EQ(b, "1.000 kB");
     lens_units_si(2e-6, "s", b, sizeof b); EQ(b, "2.000 µs");
 
+    lens_units_percent(37.4412, b, sizeof b); EQ(b, "37.44%");
+    lens_units_percent(100, b, sizeof b); EQ(b, "100.0%");
+    lens_units_percent(99.999, b, sizeof b); EQ(b, "100.0%");
+    lens_units_percent(1234.5, b, sizeof b); EQ(b, "1234%");
+    lens_units_percent(0.004, b, sizeof b); EQ(b, "0.00%");
     EQ(lens_units_plural(1, "host", "hosts"), "host");
     EQ(lens_units_plural(0, "host", "hosts"), "hosts");
     lens_units_count(4, "host", "hosts", b, sizeof b); EQ(b, "4 hosts");
