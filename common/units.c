@@ -70,7 +70,9 @@ void lens_units_time(double s, char *buf, size_t n)
         return;
     }
     if (s == 0) {
-        snprintf(buf, n, "0 s");
+        /* nothing needs no unit, and "0 s" set right-aligned in a narrow cell reads back as
+         * "0s" from poppler */
+        snprintf(buf, n, "0");
         return;
     }
     int k = 0;

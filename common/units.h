@@ -16,7 +16,7 @@
 void lens_units_num(double v, int digits, char *buf, size_t n);
 
 /* A duration in seconds with its unit, the prefix chosen by magnitude: "352.0 ns",
- * "1.934 µs", "4.102 ms", "12.35 s"; "0 s" for 0, "n/a" if not finite. The space between
+ * "1.934 µs", "4.102 ms", "12.35 s"; "0" for 0, "n/a" if not finite. The space between
  * number and unit is an ordinary space (the PDF wrapper keeps the pair on one line). */
 void lens_units_time(double s, char *buf, size_t n);
 

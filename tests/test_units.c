@@ -32,7 +32,7 @@ int main(void)
     lens_units_time(4.1021e-3, b, sizeof b); EQ(b, "4.102 ms");
     lens_units_time(10.990434, b, sizeof b); EQ(b, "10.99 s");
     lens_units_time(0.99996e-3, b, sizeof b); EQ(b, "1.000 ms");
-    lens_units_time(0, b, sizeof b); EQ(b, "0 s");
+    lens_units_time(0, b, sizeof b); EQ(b, "0");
     lens_units_time(INFINITY, b, sizeof b); EQ(b, "n/a");
 
     lens_units_in(11.4e-6, 1e6, b, sizeof b); EQ(b, "11.40");

@@ -33,7 +33,7 @@ def time(s):
     if not math.isfinite(s):
         return "n/a"
     if s == 0:
-        return "0 s"
+        return "0"
     for scale, unit in ((1, "s"), (1e3, "ms"), (1e6, "µs"), (1e9, "ns")):
         if abs(s) * scale >= 0.9995 or unit == "ns":
             return num(s * scale) + " " + unit
@@ -49,3 +49,10 @@ def si(v, unit):
         k = next((i for i, (sc, _) in enumerate(pre[:7]) if abs(v) * sc >= 0.9995), 7)
     sc, p = pre[k]
     return num(v * sc) + (" " + p + unit if p or unit else "")
+
+
+def percent(p):
+    """a share in percent with its sign, as lens_units_percent"""
+    if not math.isfinite(p):
+        return "n/a"
+    return "%.*f%%" % (0 if abs(p) >= 999.95 else 1 if abs(p) >= 99.995 else 2, p)
