@@ -49,6 +49,15 @@ void lens_units_num(double v, int digits, char *buf, size_t n)
             ex++;
             snprintf(ms, sizeof ms, "%.*f", digits - 1, m / 10.0);
         }
+        /* trailing zeros of the mantissa go ("-1×10^-4"): the form is already wider than a
+         * fixed number and must fit a table column */
+        if (strchr(ms, '.')) {
+            size_t k = strlen(ms);
+            while (ms[k - 1] == '0')
+                ms[--k] = '\0';
+            if (ms[k - 1] == '.')
+                ms[--k] = '\0';
+        }
         snprintf(buf, n, "%s×10^%d", ms, ex);
         return;
     }

@@ -11,8 +11,9 @@
 
 /* v with `digits` significant digits (1..15) in fixed notation: "0.4860", "11.40", "2485";
  * integers of more digits are printed whole ("123457"), never as an exponent. Values below
- * 1e-4 in magnitude (other than 0) are written "3.060×10^-6": a fixed form would need more
- * zeros than digits. "n/a" when v is not finite. buf always ends in NUL, cut to n bytes. */
+ * 1e-4 in magnitude (other than 0) are written "3.06×10^-6": a fixed form would need more
+ * zeros than digits; that mantissa drops trailing zeros ("-1×10^-4"). "n/a" when v is not
+ * finite. buf always ends in NUL, cut to n bytes. */
 void lens_units_num(double v, int digits, char *buf, size_t n);
 
 /* A duration in seconds with its unit, the prefix chosen by magnitude: "352.0 ns",

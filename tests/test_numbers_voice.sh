@@ -35,7 +35,6 @@ classes = {
     "us-unit": re.compile(r"(\d|\(|\[)\s?us\b"),
     "plural-(s)": re.compile(r"[A-Za-z]\(s\)"),
     "e-exponent": re.compile(r"\d[eE][+-]\d"),
-    "six-decimals": re.compile(r"(?<![\d.])\d+\.\d{6,}(?![\d.])"),
     "msgs-raw-integer": re.compile(r"(?<![\d.,])\d{5,}\s*(messages|msgs?)/s"),
 }
 decimal = re.compile(r"(?<![\d.:\-/])(\d+)\.(\d+)(?![\d.]|-\d)")
@@ -55,6 +54,10 @@ for path in sys.argv[1:]:
                 out.append((cls, name, ln.strip()))
         if any(sig(m.group(1), m.group(2)) > 4 for m in decimal.finditer(ln)):
             out.append(("over-4-digits", name, ln.strip()))
+        # printf's "%.6f": six decimals whatever the magnitude ("20.085424", "0.000068"); a
+        # small value written to 4 significant digits ("-0.007709") is not one
+        if any(len(m.group(2)) == 6 and sig(m.group(1), m.group(2)) != 4 for m in decimal.finditer(ln)):
+            out.append(("six-decimals", name, ln.strip()))
     flow = open(path + ".flow", encoding="utf-8", errors="replace").read().split("\n")
     for a, b in zip(flow, flow[1:]):
         if re.search(r"\d$", a) and re.match(r"(µs|us|ms|ns|s|B|KiB|MiB|GiB|GB/s|MB/s|%)(\W|$)", b):

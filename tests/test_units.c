@@ -22,7 +22,7 @@ int main(void)
     lens_units_num(0, 4, b, sizeof b); EQ(b, "0.000");
     lens_units_num(-0.0001, 3, b, sizeof b); EQ(b, "-0.000100");
     lens_units_num(-3.06e-06, 3, b, sizeof b); EQ(b, "-3.06×10^-6");
-    lens_units_num(9.9999e-7, 3, b, sizeof b); EQ(b, "1.00×10^-6");
+    lens_units_num(9.9999e-7, 3, b, sizeof b); EQ(b, "1×10^-6");
     lens_units_num(4.66e-310, 3, b, sizeof b); EQ(b, "4.66×10^-310");
     lens_units_num(NAN, 4, b, sizeof b); EQ(b, "n/a");
     lens_units_num(-0.00004, 1, b, sizeof b); EQ(b, "-4×10^-5");

@@ -14,6 +14,8 @@ def num(v, digits=4):
         if abs(float(m)) >= 10:
             ex += 1
             m = "%.*f" % (digits - 1, v / 10 ** ex)
+        if "." in m:
+            m = m.rstrip("0").rstrip(".")
         return "%s×10^%d" % (m, ex)
     if a == 0:
         d = digits - 1
