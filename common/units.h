@@ -16,6 +16,11 @@
  * finite. buf always ends in NUL, cut to n bytes. */
 void lens_units_num(double v, int digits, char *buf, size_t n);
 
+/* Drops the trailing zeros of a fixed number in place, and its point when nothing follows:
+ * "5.000" -> "5", "11.40" -> "11.4"; a number without a point is left alone. For limits
+ * and labels that should read as a person wrote them. */
+void lens_units_trim(char *num);
+
 /* A duration in seconds with its unit, the prefix chosen by magnitude: "352.0 ns",
  * "1.934 µs", "4.102 ms", "12.35 s"; "0" for 0, "n/a" if not finite. The space between
  * number and unit is an ordinary space (the PDF wrapper keeps the pair on one line). */

@@ -49,6 +49,11 @@ int main(void)
     lens_units_percent(99.999, b, sizeof b); EQ(b, "100.0%");
     lens_units_percent(1234.5, b, sizeof b); EQ(b, "1234%");
     lens_units_percent(0.004, b, sizeof b); EQ(b, "0.00%");
+    char t1[] = "5.000", t2[] = "11.40", t3[] = "1000", t4[] = "0.0";
+    lens_units_trim(t1); EQ(t1, "5");
+    lens_units_trim(t2); EQ(t2, "11.4");
+    lens_units_trim(t3); EQ(t3, "1000");
+    lens_units_trim(t4); EQ(t4, "0");
     EQ(lens_units_plural(1, "host", "hosts"), "host");
     EQ(lens_units_plural(0, "host", "hosts"), "hosts");
     lens_units_count(4, "host", "hosts", b, sizeof b); EQ(b, "4 hosts");

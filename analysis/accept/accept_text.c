@@ -30,13 +30,8 @@ void lens_accept_value_text(const struct lens_criterion *c, double v, int sign, 
      * sticks to its number */
     char num[64];
     lens_units_num(v / one, 4, num, sizeof num);
-    if (strchr(num, '.') && !strchr(num, '^')) {
-        size_t k = strlen(num);
-        while (num[k - 1] == '0')
-            num[--k] = '\0';
-        if (num[k - 1] == '.')
-            num[--k] = '\0';
-    }
+    if (!strchr(num, '^')) /* a power-of-ten form is trimmed already */
+        lens_units_trim(num);
     snprintf(buf, cap, "%s%s%s%s", sign && v / one >= 0 ? "+" : "", num, *u && strcmp(u, "%") ? " " : "", u);
 }
 
