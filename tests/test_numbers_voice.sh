@@ -16,8 +16,28 @@ ONE=$DATA/network-tests2/one_to_one_np4/network
 S32=samples/cubes/synth32/network
 CASITA=$DATA/otf2/casita-4_mpi_ls_barr
 
+# a point-to-point sweep of one pair in the CSV layout of bench/net/p2p_out.c (the report's
+# p2p tables: latency, bandwidth, message rate), values from a latency model
+mkdir -p "$TMP/sw"
+$PY - "$TMP/sw/pair_p2p.csv" <<'EOF'
+import sys
+cols = ("size_bytes,latency_s,latency_min_s,latency_median_s,latency_max_s,bandwidth_Bps,bandwidth_min_Bps,"
+        "bandwidth_median_Bps,bandwidth_max_Bps,msg_rate_per_s,msg_rate_min_per_s,msg_rate_median_per_s,"
+        "msg_rate_max_per_s,bw_time_s,window,round_trips_per_iter,lat_iters,bw_iters,pair,kind,rank_a,rank_b,"
+        "host_a,host_b")
+out = [cols]
+for s in [0, 1, 64, 4096, 262144, 4194304]:
+    med = 2.3456e-7 + s / 9.7123e9
+    t = 64 * med * 0.55
+    bw, rate = (64 * s / t if s else 0.0), 64 / t
+    out.append(",".join(str(v) for v in [s, med * 1.1, med * 0.9, med, med * 3, bw, bw * 0.5, bw, bw * 1.1,
+                                         rate, rate * 0.5, rate, rate * 1.1, t, 64, 10, 1000, 100, 0, "intra",
+                                         0, 1, "nodeA", "nodeA"]))
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+EOF
+
 # ---- the PDFs ----
-check "report" "$M" report "$ONE" "$S32" -o "$TMP/report.pdf"
+check "report" "$M" report "$ONE" "$S32" "$TMP/sw/pair" -o "$TMP/report.pdf"
 check "problems" "$M" problems "$CASITA" --report "$TMP/problems.pdf"
 check "scale" "$M" scale report samples/scale/paper.csv -o "$TMP/scale.pdf"
 check "profiles" "$M" profile-clusters samples/profiles/halo64.csv --report "$TMP/profiles.pdf"
@@ -35,7 +55,9 @@ classes = {
     "us-unit": re.compile(r"(\d|\(|\[)\s?us\b"),
     "plural-(s)": re.compile(r"[A-Za-z]\(s\)"),
     "e-exponent": re.compile(r"\d[eE][+-]\d"),
-    "msgs-raw-integer": re.compile(r"(?<![\d.,])\d{5,}\s*(messages|msgs?)/s"),
+    # a rate as a raw count: "1234567 messages/s" in words, or a column headed "1/s" whose
+    # cells are then integers of seven digits
+    "msgs-raw-integer": re.compile(r"(?<![\d.,])\d{5,}\s*(messages|msgs?)/s|rate, 1/s"),
 }
 decimal = re.compile(r"(?<![\d.:\-/])(\d+)\.(\d+)(?![\d.]|-\d)")
 
@@ -73,7 +95,7 @@ $PY "$TMP/voice.py" "$TMP"/{report,problems,scale,profiles,compare,accept} >"$TM
 if [ -n "${VOICE_KEEP:-}" ]; then mkdir -p "$VOICE_KEEP"; cp "$TMP"/*.layout "$TMP"/*.flow "$TMP/offenders.tsv" "$VOICE_KEEP/"; fi
 
 # The regexes must be able to fail: each class finds its planted offender in a text written here.
-printf 'median 12.345 us\n3 host(s)\n1.5e+06\n0.123456 s\n1234567 messages/s\n' >"$TMP/plant.layout"
+printf 'median 12.345 us\n3 host(s)\n1.5e+06\n0.123456 s\n1234567 messages/s\nmessage rate, 1/s\n' >"$TMP/plant.layout"
 printf 'the delay is 12\nµs long\n' >"$TMP/plant.flow"
 planted=$($PY "$TMP/voice.py" "$TMP/plant" | cut -f1 | sort -u | tr '\n' ' ')
 check_eq "every class catches its planted offender" "$planted" \
