@@ -7,7 +7,7 @@ TRACE_RECOVER := $(BUILD)/lib/mpilens-trace-recover
 TRACE_SRC     := bench/trace/trace.c bench/trace/trace_wrap.c bench/trace/trace_coll.c bench/trace/trace_otf2.c bench/trace/trace_defs.c \
                  bench/trace/trace_func.c bench/trace/trace_symbols.c bench/trace/callsite.c bench/trace/clocksync.c \
                  bench/net/job_prov.c \
-                 common/err.c common/alloc.c common/atomic.c common/time.c
+                 common/err.c common/alloc.c common/atomic.c common/time.c common/units.c
 TRACE_PIC     := $(TRACE_SRC:%.c=$(BUILD)/pic/%.o)
 TRACE_OTF2     = $(OTF2_LIBS)
 TRACE_TESTS   := $(patsubst tests/mpi/%.c,$(BUILD)/tests/mpi/%,$(wildcard tests/mpi/trace_*.c))

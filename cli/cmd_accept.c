@@ -68,6 +68,22 @@ static void help(void)
            "  cube.delay.max <= 3us length=4096 scope=inter label=\"no link slower than 3 us\"\n");
 }
 
+/* Characters of a UTF-8 string: "µs" is two bytes but one column wide. */
+static int text_width(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80; /* continuation bytes add no column */
+    return n;
+}
+
+/* s left-aligned in w columns (printf's %-*s counts bytes, and the units hold "µ"). */
+static void put_col(const char *s, int w)
+{
+    int n = text_width(s);
+    printf("%s%*s", s, w > n ? w - n : 0, "");
+}
+
 /* Columns: verdict, line in FILE, criterion, measured, margin, where; the label goes last,
  * quoted, since it may hold blanks. Measured and margin are in the unit the line was written with. */
 static void print_text(const struct lens_criteria *cr, const struct lens_accept *a)
@@ -78,7 +94,7 @@ static void print_text(const struct lens_criteria *cr, const struct lens_accept 
     int width = 9;
     for (int i = 0; i < cr->n; i++) {
         lens_accept_criterion_text(&cr->c[i], d, sizeof d);
-        width = (int)strlen(d) > width ? (int)strlen(d) : width;
+        width = text_width(d) > width ? text_width(d) : width;
     }
     printf("%-7s %5s  %-*s  %-12s %-12s %s\n", "verdict", "line", width, "criterion", "measured", "margin",
            "where");
@@ -87,8 +103,13 @@ static void print_text(const struct lens_criteria *cr, const struct lens_accept 
         lens_accept_criterion_text(c, d, sizeof d);
         lens_accept_value_text(c, a->r[i].measured, 0, m, sizeof m);
         lens_accept_value_text(c, a->r[i].margin, 1, g, sizeof g);
-        printf("%-7s %5d  %-*s  %-12s %-12s %s", a->r[i].pass ? "PASS" : "FAIL", c->line, width, d, m, g,
-               a->r[i].where);
+        printf("%-7s %5d  ", a->r[i].pass ? "PASS" : "FAIL", c->line);
+        put_col(d, width);
+        printf("  ");
+        put_col(m, 12);
+        printf(" ");
+        put_col(g, 12);
+        printf(" %s", a->r[i].where);
         if (c->label)
             printf("  \"%s\"", c->label);
         printf("\n");

@@ -1,9 +1,9 @@
 /* Clocks and dates (common/time.h): the monotonic clock for durations, and the one date stamped
  * into outputs, taken from SOURCE_DATE_EPOCH when set so that two runs give the same bytes. */
 #include "common/time.h"
+#include "common/units.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -44,15 +44,7 @@ void lens_time_format_date(long long t, char *buf, size_t n)
 
 void lens_time_format_duration(double s, char *buf, size_t n)
 {
-    /* Three units only, each with enough digits for a latency: nanoseconds as integers (the
-     * clocks' resolution), microseconds and milliseconds with two decimals; longer durations
-     * stay in ms. */
-    if (!isfinite(s))
-        snprintf(buf, n, "n/a");
-    else if (s < 1e-6)
-        snprintf(buf, n, "%.0f ns", s * 1e9);
-    else if (s < 1e-3)
-        snprintf(buf, n, "%.2f us", s * 1e6);
-    else
-        snprintf(buf, n, "%.2f ms", s * 1e3);
+    /* One voice with the PDFs: the prefix by magnitude, four significant digits, "µs"
+     * (common/units.h). */
+    lens_units_time(s, buf, n);
 }

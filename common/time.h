@@ -13,7 +13,8 @@ long long lens_time_source_date(void);
 /* Formats t (UTC) as "YYYY-MM-DD HH:MM:SS UTC" into buf. */
 void lens_time_format_date(long long t, char *buf, size_t n);
 
-/* A duration in seconds for people: "352 ns", "1.93 us", "4.10 ms", "n/a" if not finite. */
+/* A duration in seconds for people: "352.0 ns", "1.934 µs", "4.102 ms", "12.35 s", "n/a" if
+ * not finite (lens_units_time, common/units.h). */
 void lens_time_format_duration(double s, char *buf, size_t n);
 
 #endif

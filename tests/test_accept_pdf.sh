@@ -38,7 +38,8 @@ for c in d["criteria"]:
     text = lines[c["line"] - 1]
     unit = re.match(r"\s*\S+\s*[<>=]+\s*[0-9.eE+]+([a-zA-Z%/]*)", text).group(1)
     v = c["measured"] / scale[unit]
-    want = "%.4g" % v + ("" if unit in ("", "%") else " ") + unit
+    # the reports write "us" as the micro sign (common/units.h)
+    want = "%.4g" % v + ("" if unit in ("", "%") else " ") + unit.replace("us", "µs")
     # the row starts with the criterion (metric name first) on page one
     rows = [l for l in page if l.strip().startswith(c["metric"] + " ")]
     if not any(re.search(r"\s" + re.escape(want) + r"\s", l + " ") for l in rows):
@@ -56,7 +57,7 @@ h3=$(sed -n 4p samples/cubes/synth32/network_hosts.txt)
 h17=$(sed -n 18p samples/cubes/synth32/network_hosts.txt)
 one=$(pdftotext -f 1 -l 1 "$TMP/a.pdf" - 2>/dev/null | tr '\n' ' ' | tr -s ' ')
 check_match "worst offenders: the bad link's hosts" "$one" "no bad link: 1 against 0; link 3->17 \\(hosts $h3 -> $h17\\)"
-check_match "worst offenders: the max's pair and hosts" "$one" "no link slower than 5 us: 11.4 us against 5 us; 3 -> 17 at 4096 B \\(hosts $h3 -> $h17\\)"
+check_match "worst offenders: the max's pair and hosts" "$one" "no link slower than 5 µs: 11.4 µs against 5 µs; 3 -> 17 at 4096 B \\(hosts $h3 -> $h17\\)"
 check_match "page one: the labels are shown" "$one" "“links alike”"
 
 # the evidence pages hold what they cite

@@ -28,13 +28,15 @@ check_match "page one: tests and significant as --json" "$(tr -s ' \n' ' ' <"$TM
 # every finding of --json is one row of the table: kind, direction, ranks, ratio, p
 cat >"$TMP/rows.py" <<'EOF'
 import json, re, sys
+sys.path.insert(0, "tests")
+from units import num
 d = json.load(open(sys.argv[1])); text = open(sys.argv[2]).read()
 flat = " ".join(text.split())
 bad = []
 for f in d["findings"]:
     r = f["ranks"]
     ranks = ("all %d" % len(r)) if f["kind"] == "machine" else (" -> " if f["kind"] == "link" else ", ").join(map(str, r[:12]))
-    p = "-" if f["p"] is None else "%.2g" % f["p"]
+    p = "-" if f["p"] is None else num(f["p"], 2)
     # the row starts with kind and direction and holds the ranks, the ratio and p
     pat = re.escape(f["kind"]) + r"\s+" + re.escape(f["direction"])
     if not re.search(pat, text):

@@ -543,8 +543,8 @@ static void margins(void)
     struct lens_accept_view *v = NULL;
     LENS_TEST(lens_accept_describe(cr, &a, &in, 1, &v, &e) == LENS_OK, "describe: %s", e.msg);
     if (v)
-        LENS_TEST(!strcmp(v->line[0].margin, "-25.0%") && !strcmp(v->line[0].measured, "5 us") &&
-                      !strcmp(v->line[0].limit, "4 us") && !strcmp(v->line[0].criterion, "cube.delay.max <= 4 us"),
+        LENS_TEST(!strcmp(v->line[0].margin, "-25.0%") && !strcmp(v->line[0].measured, "5 µs") &&
+                      !strcmp(v->line[0].limit, "4 µs") && !strcmp(v->line[0].criterion, "cube.delay.max <= 4 µs"),
                   "margin '%s' measured '%s' limit '%s' criterion '%s'", v->line[0].margin, v->line[0].measured,
                   v->line[0].limit, v->line[0].criterion);
     lens_accept_view_free(v);

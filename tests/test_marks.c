@@ -156,14 +156,14 @@ static void test_describe(void)
 {
     char buf[256];
     lens_marks_describe(NULL, LENS_MARKS_PROCS, -0.0436, buf, sizeof buf, NULL);
-    LENS_TEST(!strcmp(buf, "efficiency falls as processes grow, strongly: -0.0436"), "got '%s'", buf);
+    LENS_TEST(!strcmp(buf, "efficiency falls as processes grow, strongly: -0.04360"), "got '%s'", buf);
     lens_marks_describe(NULL, LENS_MARKS_DATA, 0.00414, buf, sizeof buf, NULL);
-    LENS_TEST(!strcmp(buf, "efficiency rises as the problem size grows, moderately: 0.00414"), "got '%s'", buf);
+    LENS_TEST(!strcmp(buf, "efficiency rises as the problem size grows, moderately: 0.004140"), "got '%s'", buf);
     lens_marks_describe(NULL, LENS_MARKS_ALL, -0.00059, buf, sizeof buf, NULL);
-    LENS_TEST(!strcmp(buf, "efficiency falls as processes and problem size grow together, weakly: -0.00059"),
+    LENS_TEST(!strcmp(buf, "efficiency falls as processes and problem size grow together, weakly: -0.0005900"),
               "got '%s'", buf);
     lens_marks_describe(NULL, LENS_MARKS_PROCS, -3.06e-06, buf, sizeof buf, NULL);
-    LENS_TEST(!strcmp(buf, "efficiency hardly changes as processes grow: -3.06e-06"), "got '%s'", buf);
+    LENS_TEST(!strcmp(buf, "efficiency hardly changes as processes grow: -3.06×10^-6"), "got '%s'", buf);
     lens_marks_describe(NULL, LENS_MARKS_PROCS, NAN, buf, sizeof buf, NULL);
     LENS_TEST(!strncmp(buf, "no mark", 7), "NaN: got '%s'", buf);
     char small[12];
@@ -190,7 +190,7 @@ static void test_describe(void)
     fclose(fp);
     LENS_TEST(lens_marks_text_load(t, path, &err) == LENS_OK, "override: %s", err.msg);
     lens_marks_describe(t, LENS_MARKS_PROCS, -0.0436, buf, sizeof buf, NULL);
-    LENS_TEST(!strcmp(buf, "E drops with p (moderately) -0.0436"), "override: got '%s'", buf);
+    LENS_TEST(!strcmp(buf, "E drops with p (moderately) -0.04360"), "override: got '%s'", buf);
     fp = fopen(path, "w");
     fprintf(fp, "strength.weak = a bit\nprocs.fall = typo\n");
     fclose(fp);

@@ -40,11 +40,13 @@ EOF
 # the reference rows, formatted as the report formats them: pair size lat_med lat_min bw rate
 $PY - "$TMP/sw/pair_p2p.csv" >"$TMP/ref" <<'EOF'
 import csv, sys
+sys.path.insert(0, "tests")
+from units import num
 for r in csv.DictReader(open(sys.argv[1])):
     s = int(r["size_bytes"])
-    bw = "%.1f" % (float(r["bandwidth_median_Bps"]) / 1e6) if s else "-"
-    print(int(r["pair"]) + 1, s, "%.3f" % (float(r["latency_median_s"]) * 1e6),
-          "%.3f" % (float(r["latency_min_s"]) * 1e6), bw, "%.0f" % float(r["msg_rate_median_per_s"]))
+    bw = num(float(r["bandwidth_median_Bps"]) / 1e6) if s else "-"
+    print(int(r["pair"]) + 1, s, num(float(r["latency_median_s"]) * 1e6),
+          num(float(r["latency_min_s"]) * 1e6), bw, num(float(r["msg_rate_median_per_s"]) / 1e6))
 EOF
 check_eq "reference rows" "$(wc -l <"$TMP/ref")" 26
 
@@ -64,22 +66,24 @@ while read -r pair size med mn bw rate; do
     check_match "pair $pair size $size" "$sect" "^ *$size +$med +$mn +$bw +$rate$"
 done <"$TMP/ref"
 check_eq "one table row per size and pair" \
-    "$(printf '%s\n' "$p2p" | grep -cE '^ *[0-9]+ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +(-|[0-9]+\.[0-9]) +[0-9]+$')" 26
+    "$(printf '%s\n' "$p2p" | grep -cE '^ *[0-9]+ +[0-9.]+ +[0-9.]+ +(-|[0-9.]+) +[0-9]+\.[0-9]+$')" 26
 # 14 since issue 14: page one (the answer) before the parameters, the references at the end
 check_eq "pages" "$(pages "$TMP/both.pdf")" 14
 # page one (issue 14): the first pair's latency at its smallest size and its peak bandwidth,
 # computed from the CSV here
 read -r lat0 peak peak_at < <($PY - "$TMP/sw/pair_p2p.csv" <<'EOF2'
 import csv, sys
+sys.path.insert(0, "tests")
+from units import num, si
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["pair"] == "0"]
 best = max(rows, key=lambda r: float(r["bandwidth_median_Bps"]))
-print("%.3f" % (float(rows[0]["latency_median_s"]) * 1e6), "%.1f" % (float(best["bandwidth_median_Bps"]) / 1e6),
+print(num(float(rows[0]["latency_median_s"]) * 1e6), si(float(best["bandwidth_median_Bps"]), "B/s").replace(" ", "_"),
       best["size_bytes"])
 EOF2
 )
 p1=$(pdftotext -layout -f 1 -l 1 "$TMP/both.pdf" - | tr -d '\f')
 check_match "page one: p2p latency" "$p1" "p2p one-way latency at 0 B .* $lat0"
-check_match "page one: p2p peak bandwidth" "$p1" "p2p peak bandwidth \(at $peak_at B\) +$peak MB/s"
+check_match "page one: p2p peak bandwidth" "$p1" "p2p peak bandwidth \(at $peak_at B\) +${peak/_/ }$"
 for m in latency bandwidth msg_rate; do
     check "figure input2_p2p_$m.png" test -s "$TMP/fig/input2_p2p_$m.png"
     check "figure input2_p2p_$m.svg" test -s "$TMP/fig/input2_p2p_$m.svg"

@@ -46,6 +46,8 @@ check_eq "poppler prints no warnings" "$(cat "$TMP/both.pdf.err"; pdfinfo "$TMP/
 # ---- the Retests table against the CSV ----
 cat >"$TMP/retest.py" <<'PYEOF'
 import sys, csv, re, json
+sys.path.insert(0, "tests")
+from units import num
 rows = list(csv.DictReader(open(sys.argv[1] + "_retest.csv")))
 text = open(sys.argv[2]).read()
 info = json.load(open(sys.argv[3]))["retest"]
@@ -69,7 +71,7 @@ for r, g in zip(rows, got):
     surv = float(r["retest_z"]) >= 5
     verdict = "control" if r["role"] == "control" else "persists: bad link" if surv else \
         "vanished: contention" if r["role"] == "flagged" else "fast alone"
-    want = (str(s), str(d), h, r["length"], "%.3f" % (float(r["first"]) * 1e6), "%.3f" % (float(r["retest"]) * 1e6),
+    want = (str(s), str(d), h, r["length"], num(float(r["first"]) * 1e6), num(float(r["retest"]) * 1e6),
             "%.1f" % float(r["z"]), "%.1f" % float(r["retest_z"]), verdict)
     if tuple(g) != want:
         bad.append("row %s: %s" % (want, g))
@@ -134,12 +136,13 @@ check_eq "edited: the anomalies table says vanished" \
 # ---- the Bisection bandwidth section against the CSV and the .nc ----
 cat >"$TMP/bis.py" <<'PYEOF'
 import sys, csv, re, subprocess
+sys.path.insert(0, "tests")
+from units import num
 rows = list(csv.DictReader(l for l in open(sys.argv[1] + "_bisection.csv") if not l.startswith("#")))
 text = open(sys.argv[2]).read()
 bw = [float(r["bandwidth_Bps"]) for r in rows]
 def g3(v):  # GB/s to 3 significant digits, fixed notation
-    v /= 1e9
-    return "%.0f" % v if v >= 100 else "%.1f" % v if v >= 10 else "%.2f" % v if v >= 1 else "%.3g" % v
+    return num(v / 1e9, 3)
 s = sorted(bw)
 n = len(s)
 med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
@@ -181,7 +184,9 @@ check_eq "Bisection: min and average as info --json" \
     "$("$M" info --json "$OB" 2>/dev/null | $PY -c '
 import json, sys
 j = json.load(sys.stdin)["bandwidth_Bps"]
-g = lambda v: "%.0f" % v if v >= 100 else "%.1f" % v if v >= 10 else "%.2f" % v if v >= 1 else "%.3g" % v
+sys.path.insert(0, "tests")
+from units import num
+g = lambda v: num(v, 3)
 print(g(j["min"] / 1e9), g(j["avg"] / 1e9))')" \
     "$(grep -E '^ *(min \(round [0-9]+\)|average) ' "$TMP/both.pdf.txt" | awk '{print $NF}' | tr '\n' ' ' | sed 's/ $//')"
 

@@ -38,6 +38,8 @@ import sys, numpy as np
 from scipy.io import netcdf_file
 from scipy.cluster.hierarchy import linkage, fcluster
 from scipy.spatial.distance import squareform
+sys.path.insert(0, "tests")
+from units import num
 prefix = sys.argv[1]
 d = netcdf_file(prefix + "_median.nc", "r", mmap=False).variables["data"].data.copy()
 A = np.median(d, axis=0)
@@ -66,7 +68,7 @@ lab = fcluster(Z, bk, "maxclust") if bk > 1 else np.ones(n, int)
 order = {}
 for i in range(n):
     order.setdefault(lab[i], len(order))
-print("cut %d %.2f %.3f %.3f" % (bk, best, blo * 1e6, bhi * 1e6))
+print("cut %d %.2f %s %s" % (bk, best, num(blo * 1e6), num(bhi * 1e6)))
 for l, g in sorted(order.items(), key=lambda x: x[1]):
     idx = [i for i in range(n) if lab[i] == l]
     runs, s = [], idx[0]
@@ -75,7 +77,7 @@ for l, g in sorted(order.items(), key=lambda x: x[1]):
             runs.append(str(s) if s == a else "%d-%d" % (s, a))
             s = b
     inside = [D[i, j] for i in idx for j in idx if i < j]
-    print("group %d %d %s %.3f" % (g, len(idx), ", ".join(runs), np.mean(inside) * 1e6 if inside else float("nan")))
+    print("group %d %d %s %s" % (g, len(idx), ", ".join(runs), num(np.mean(inside) * 1e6 if inside else float("nan"))))
 EOF
 ref=$($PY "$TMP/ref.py" "$S32")
 read -r _ k ratio lo hi <<<"$(printf '%s\n' "$ref" | grep '^cut')"

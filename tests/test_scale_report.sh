@@ -24,10 +24,13 @@ EOF
 }
 
 # Checks a report's text against `scale marks --json` of the same runs: every app as a heading,
-# its metric row (5 significant digits), its three sentences computed here from
-# templates/scale.txt, and the three ranked tables in the JSON's order with 6-digit marks.
+# its metric row (grid corners whole, marks and efficiencies to 4 significant digits,
+# tests/units.py), its three sentences computed here from templates/scale.txt, and the three
+# ranked tables in the JSON's order with 4-digit marks.
 cat >"$TMP/verify.py" <<'EOF'
 import json, re, sys
+sys.path.insert(0, "tests")
+from units import num as sig
 j = json.load(open(sys.argv[1])); lines = open(sys.argv[2]).read().splitlines()
 texts = {}
 for l in open("templates/scale.txt"):
@@ -39,12 +42,13 @@ def sentence(kind, m):
         return texts["none"]
     a = abs(m)
     if a < th[0]:
-        return texts[kind + ".flat"].replace("{mark}", "%.4g" % m)
+        return texts[kind + ".flat"].replace("{mark}", sig(m))
     word = texts["strength." + ("weak" if a < th[1] else "moderate" if a < th[2] else "strong")]
     key = kind + (".falls" if m < 0 else ".rises")
-    return texts[key].replace("{strength}", word).replace("{mark}", "%.4g" % m)
+    return texts[key].replace("{strength}", word).replace("{mark}", sig(m))
 def num(v, fmt):
-    return "-" if v is None else fmt % v
+    return "-" if v is None else fmt(v)
+whole = lambda v: "%.0f" % v if v == int(v) else sig(v)
 stripped = [l.strip() for l in lines]
 errors = []
 for a in j["apps"]:
@@ -55,8 +59,8 @@ for a in j["apps"]:
         continue
     at = at[0]
     page = stripped[at:at + 60]
-    row = " ".join(num(a[k], "%.6g") for k in ("min_p", "max_p", "min_d", "max_d")) + " " + \
-          " ".join(num(a[k], "%.5g") for k in ("mark_procs", "mark_data", "mark_all", "max_e", "min_e"))
+    row = " ".join(num(a[k], whole) for k in ("min_p", "max_p", "min_d", "max_d")) + " " + \
+          " ".join(num(a[k], sig) for k in ("mark_procs", "mark_data", "mark_all", "max_e", "min_e"))
     if not any(" ".join(l.split()) == row for l in page):
         errors.append("%s: no metric row '%s'" % (a["app"], row))
     for label, kind, key in (("MarkProcs", "procs", "mark_procs"), ("MarkData", "data", "mark_data"),
@@ -79,7 +83,7 @@ else:
         if got != j[key]:
             errors.append("%s: order %s, want %s" % (key, got, j[key]))
         for r, (rank, app, val) in enumerate(rows):
-            want = num(marks[app][mk], "%.6g") if app in marks else "?"
+            want = num(marks[app][mk], sig) if app in marks else "?"
             if rank != str(r + 1) or val != want:
                 errors.append("%s row %d: %s %s %s, want %s" % (key, r + 1, rank, app, val, want))
 print("\n".join(errors), file=sys.stderr)
@@ -168,8 +172,8 @@ check_match "cyrillic title in the pdf info" "$(pdfinfo "$TMP/holes.pdf" 2>/dev/
 check_match "--texts sentence" "$t" "MarkProcs: (drops|grows) with more processes: "
 sed -i 's/^procs\.\(falls\|rises\) = .*$//' "$TMP/texts.txt"
 check_match "ghost has no surface" "$t" "No configuration of ghost has a valid run"
-check_match "timed-out run noted" "$t" "1 run\(s\) of jac/ob failed or timed out"
-check_match "ghost failures noted" "$t" "2 run\(s\) of ghost failed or timed out"
+check_match "timed-out run noted" "$t" "1 run of jac/ob failed or timed out"
+check_match "ghost failures noted" "$t" "2 runs of ghost failed or timed out"
 check_match "single configuration: no mark" "$t" "MarkAll: no mark: the grid needs at least two"
 check_eq "images: jac/ob, jac_ob, single" "$(pdfimages -list "$TMP/holes.pdf" 2>/dev/null | awk 'NR > 2' | wc -l)" 3
 check_eq "clashing names get distinct figure files" "$(ls "$TMP/fig2" | tr '\n' ' ')" \

@@ -66,10 +66,10 @@ int main(void)
     LENS_TEST(rc == LENS_OK, "write: %s", e.msg);
     static char text[1 << 16];
     pdf_text(pdf, text, sizeof text);
-    LENS_TEST(strstr(text, " 7.25 ") != NULL, "alpha's given MarkProcs in the PDF");
-    LENS_TEST(strstr(text, " -3.5 ") != NULL, "beta's given MarkProcs in the PDF");
+    LENS_TEST(strstr(text, " 7.250 ") != NULL, "alpha's given MarkProcs in the PDF");
+    LENS_TEST(strstr(text, " -3.500 ") != NULL, "beta's given MarkProcs in the PDF");
     /* the MarkProcs ranking in the order passed: beta (index 1) first */
-    const char *b = strstr(text, "1 beta -3.5"), *a = strstr(text, "2 alpha 7.25");
+    const char *b = strstr(text, "1 beta -3.500"), *a = strstr(text, "2 alpha 7.250");
     LENS_TEST(b && a && b < a, "ranking rows in the caller's order");
 
     remove(pdf);

@@ -229,7 +229,8 @@ int main(void)
               "results of another statistic: %s", e.msg);
     o.stat = LENS_STAT_MEDIAN;
 
-    /* values no cube gives; the mode is one_to_one, so row 5, column 9 is "9 -> 5" */
+    /* values no cube gives (4 significant digits in the table: 1235 µs, 2500 µs); the mode is
+     * one_to_one, so row 5, column 9 is "9 -> 5" */
     all.len[0].s.min = 1.234567e-3;
     all.len[0].s.median = 2.5e-3;
     all.len[0].slow_row = 5;
@@ -242,7 +243,7 @@ int main(void)
     pdf_text(pdf, text, sizeof text);
     char pair[128];
     snprintf(pair, sizeof pair, "9 -> 5 (%s -> %s)", c->hosts[9], c->hosts[5]);
-    LENS_TEST(strstr(text, "1234.567") && strstr(text, "2500.000"), "the handed summary is in the table");
+    LENS_TEST(strstr(text, "1235") && strstr(text, "2500"), "the handed summary is in the table");
     LENS_TEST(strstr(text, pair) != NULL, "the handed slowest pair %s is in the table", pair);
     LENS_TEST(strstr(text, "42.42 times") != NULL, "the handed gap ratio is in the words");
     LENS_TEST(strstr(text, " 99.9 ") != NULL, "the handed score heads the anomalies");

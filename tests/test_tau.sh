@@ -69,7 +69,7 @@ check "distribution.svg parses" $PY -c 'import sys, xml.etree.ElementTree as E; 
 # ---- the profiles PDF carries the box plots after the scatter, with their group sizes ----
 check "report" env SOURCE_DATE_EPOCH=0 "$M" profile-clusters $S/tau16 --report "$TMP/r.pdf"
 txt=$(pdftotext "$TMP/r.pdf" - 2>/dev/null | tr '\n' ' ')
-check_match "report: distribution figure and its caption" "$txt" 'Figure 5: how the seconds of each of the first 1 dominating function\(s\) spread .*\(4 \| 12 processes'
+check_match "report: distribution figure and its caption" "$txt" 'Figure 5: how the seconds of each of the first 1 dominating function spread .*\(4 \| 12 processes'
 imgs=$(pdfimages -list "$TMP/r.pdf" 2>/dev/null | awk 'NR > 2 && $3 == "image"' | wc -l)
 check_eq "report: five figures (3 rounds, scatter, distribution)" "$imgs" 5
 

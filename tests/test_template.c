@@ -136,6 +136,16 @@ int main(void)
     LENS_TEST(lens_template_expand("cost $5", &v, "x.tmpl", 9, &out, &e) == LENS_EFORMAT &&
                   strstr(e.msg, "x.tmpl:9"), "lone dollar: %s", e.msg);
     LENS_TEST(lens_template_expand("open ${never", &v, "x.tmpl", 2, &out, &e) == LENS_EFORMAT, "unterminated");
+    /* plurals: the noun follows the count, singular only for exactly 1 */
+    LENS_TEST(lens_template_vars_set(&v, "one", "1", &e) == LENS_OK, "set one");
+    LENS_TEST(lens_template_expand("${one|host|hosts}, ${n|host|hosts}", &v, "x.tmpl", 3, &out, &e) == LENS_OK &&
+                  out && !strcmp(out, "1 host, 42 hosts"), "plural '%s'", out ? out : "");
+    lens_free(out);
+    out = NULL;
+    LENS_TEST(lens_template_expand("${n|host}", &v, "x.tmpl", 4, &out, &e) == LENS_EFORMAT &&
+                  strstr(e.msg, "x.tmpl:4: plural"), "plural without its many form: %s", e.msg);
+    LENS_TEST(lens_template_expand("${nope|a|b}", &v, "x.tmpl", 5, &out, &e) == LENS_EFORMAT &&
+                  strstr(e.msg, "unknown placeholder ${nope}"), "plural of an unknown count: %s", e.msg);
 
     /* drawing: a one-section template through the hooks, checked with pdftotext */
     struct lens_template *t2 = NULL;

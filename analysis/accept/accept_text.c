@@ -5,6 +5,7 @@
 #include "accept.h"
 
 #include "analysis/cube/cube.h"
+#include "common/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,8 +22,17 @@ void lens_accept_value_text(const struct lens_criterion *c, double v, int sign, 
     /* a ratio or a count has no unit to print; other kinds fall back to s, B/s, 1/s */
     const char *u = c->unit[0] ? c->unit : kind == LENS_CRITERIA_RATIO || kind == LENS_CRITERIA_COUNT
                                            ? "" : lens_criteria_kind_unit(kind);
-    /* four digits for people; the exact doubles are in --json. "%" sticks to its number */
-    snprintf(buf, cap, sign ? "%+.4g%s%s" : "%.4g%s%s", v / one, *u && strcmp(u, "%") ? " " : "", u);
+    /* the unit as the reports write it: "us" and the Greek mu read back as the micro sign */
+    if (!strcmp(u, "us") || !strcmp(u, "\xce\xbcs"))
+        u = "\xc2\xb5s";
+    /* four digits for people in fixed notation (common/units.h), trailing zeros dropped so a
+     * limit reads as written ("5 µs", not "5.000 µs"); the exact doubles are in --json. "%"
+     * sticks to its number */
+    char num[64];
+    lens_units_num(v / one, 4, num, sizeof num);
+    if (!strchr(num, '^')) /* a power-of-ten form is trimmed already */
+        lens_units_trim(num);
+    snprintf(buf, cap, "%s%s%s%s", sign && v / one >= 0 ? "+" : "", num, *u && strcmp(u, "%") ? " " : "", u);
 }
 
 /* Rebuilt from the parsed fields, not copied from the file: it shows what was understood,

@@ -2,6 +2,7 @@
  * repair of network_test2's known defects (docs/methods.md §1). NetCDF I/O is in
  * cube_nc.c so this file builds and tests without touching files. */
 #include "cube_readers.h"
+#include "common/units.h"
 
 #include <limits.h>
 #include <float.h>
@@ -574,9 +575,11 @@ static int repair_diagonal(struct lens_cube *c, int s)
     for (int k = 0; k < c->nlen; k++)
         for (size_t i = 0; i < P; i++)
             LENS_CUBE_AT(c, s, k, i, i) = 0.0;
-    return lens_cube_warn(c, "%s: diagonal holds uninitialised values (%ld of %ld, e.g. %.3g); "
+    char ex[64];
+    lens_units_num(example, 3, ex, sizeof ex); /* a denormal reads "4.66×10^-310", not "e-310" */
+    return lens_cube_warn(c, "%s: diagonal holds uninitialised values (%ld of %ld, e.g. %s); "
                           "set to 0, the diagonal is not a measurement",
-                          lens_cube_stat_name(s), bad, (long)P * c->nlen, example);
+                          lens_cube_stat_name(s), bad, (long)P * c->nlen, ex);
 }
 
 /* Bad delays off the diagonal become missing (NaN) one by one; LENS_EDATA when none is left,

@@ -14,6 +14,7 @@
  * The same machinery loads the statistics a command asks for (lens_cube_read_stats) and
  * whole cubes of formats without a reader of their own (lens_cube_read_streamed). */
 #include "cube_readers.h"
+#include "common/units.h"
 
 #include <float.h>
 #include <math.h>
@@ -147,9 +148,11 @@ static int plan_diagonal(struct lens_cube_stream *st, unsigned need, struct lens
          * statistics after it on the repaired values, so the replay must too. */
         if (s < 2)
             zero[s] = 1;
+        char ex[64];
+        lens_units_num(example, 3, ex, sizeof ex); /* the same words as cube.c */
         snprintf(st->diag_warn[s], sizeof st->diag_warn[s],
-                 "%s: diagonal holds uninitialised values (%ld of %ld, e.g. %.3g); set to 0, the diagonal "
-                 "is not a measurement", lens_cube_stat_name(s), bad, (long)P * L, example);
+                 "%s: diagonal holds uninitialised values (%ld of %ld, e.g. %s); set to 0, the diagonal "
+                 "is not a measurement", lens_cube_stat_name(s), bad, (long)P * L, ex);
     }
     return LENS_OK;
 }

@@ -5,6 +5,7 @@
 #include "marks.h"
 
 #include "common/textline.h"
+#include "common/units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -420,8 +421,9 @@ int lens_marks_describe(const struct lens_marks_text *t, int key, double mark, c
         strength = word[a < thr[1] ? 0 : a < thr[2] ? 1 : 2];
     }
     char num[64];
-    /* Four significant digits, as templates/scale.txt documents {mark}. */
-    snprintf(num, sizeof num, "%.4g", mark);
+    /* Four significant digits, as templates/scale.txt documents {mark}, in the reports' one
+     * voice (common/units.h): fixed notation, a power of ten below 1e-4, never "e-06". */
+    lens_units_num(mark, 4, num, sizeof num);
     size_t len = 0;
     /* Only {strength} and {mark} are placeholders; any other brace is copied as it stands. */
     for (const char *p = tmpl; *p;) {

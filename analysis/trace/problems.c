@@ -4,6 +4,7 @@
 #include "problems.h"
 
 #include "callsite_resolve.h"
+#include "common/units.h"
 
 #include <math.h>
 #include <otf2/OTF2_Events.h>
@@ -2178,21 +2179,27 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
     b->s[b->n += n] = 0;
 }
 
-/* A number as a template shows it: with a unit, seconds scaled to it at a fixed precision
- * (the listing's microseconds for "s"); without, integers (ranks, tags, bytes) as integers
- * and anything else in %g. Units are written in the text's language. */
+/* A number as a template shows it: with a unit, seconds scaled to the unit the rule chose,
+ * ms and µs to the reports' 4 significant digits (common/units.h: "12.35 ms", "85.77 µs");
+ * without, integers (ranks, tags, bytes) as integers and anything else to 4
+ * digits in fixed notation. Units are written in the text's language. */
 static void tpl_number(char *buf, size_t n, double v, int unit, int lang)
 {
-    static const char *const units[2][4] = {{"", "s", "ms", "us"}, {"", "с", "мс", "мкс"}};
+    static const char *const units[2][4] = {{"", "s", "ms", "\xc2\xb5s"}, {"", "с", "мс", "мкс"}};
     static const double scale[4] = {1, 1, 1e3, 1e6};
-    if (unit == 1)
+    char num[64];
+    /* ":s" marks a moment of the trace ("the last in at 12.250142 s"), whose microseconds
+     * tell two arrivals apart: it keeps its six decimals */
+    if (unit == 1) {
         snprintf(buf, n, "%.6f %s", v, units[lang][1]);
-    else if (unit)
-        snprintf(buf, n, unit == 2 ? "%.3f %s" : "%.1f %s", v * scale[unit], units[lang][unit]);
-    else if (v == floor(v) && fabs(v) < 1e15)
+    } else if (unit) {
+        lens_units_num(v * scale[unit], LENS_UNITS_DIGITS, num, sizeof num);
+        snprintf(buf, n, "%s %s", num, units[lang][unit]);
+    } else if (v == floor(v) && fabs(v) < 1e15) {
         snprintf(buf, n, "%.0f", v);
-    else
-        snprintf(buf, n, "%g", v);
+    } else {
+        lens_units_num(v, LENS_UNITS_DIGITS, buf, n);
+    }
 }
 
 /* Expands the description and advice templates of problem p on its largest charged instance

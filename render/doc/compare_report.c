@@ -6,6 +6,7 @@
 
 #include "common/atomic.h"
 #include "common/time.h"
+#include "common/units.h"
 #include "doc.h"
 #include "pdf.h"
 #include "render/fig/fig.h"
@@ -85,7 +86,9 @@ static int answer_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nlen", "%d", c->nlen);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "tests", "%lld", c->tests);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "significant", "%lld", c->significant);
-    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "threshold", "%.3g", c->threshold);
+    char thr[64];
+    lens_units_num(c->threshold, 3, thr, sizeof thr); /* the BH threshold can be 4.84×10^-156 */
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "threshold", thr, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "test", lens_compare_test_name(c->test), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "test_text", lens_compare_test_describe(c->test), e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "alpha", "%g", r->o->alpha);
@@ -146,7 +149,7 @@ static int findings_table(void *ctx, const struct lens_template_item *it, struct
         if (isnan(f->p))
             snprintf(p, sizeof p, "-");
         else
-            snprintf(p, sizeof p, "%.2g", f->p);
+            lens_units_num(f->p, 2, p, sizeof p); /* 2 digits; "6.1×10^-209", never "6.1e-209" */
         const char *cells[7] = {lens_compare_kind_name(f->kind), f->direction > 0 ? "slower" : "faster",
                                 ranks, hosts, lengths, ratio, p};
         rc = lens_pdf_table_row(r->pdf, cells, e);

@@ -362,6 +362,28 @@ static int utf8_len(unsigned char c)
     return c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
 }
 
+/* A number and its unit are one word to the wrapper: "2.381 µs" never ends a line at "2.381"
+ * (common/units.h writes an ordinary space between them). we is the end of a word that ends in
+ * a digit; returns the end of the unit word after one space, or we when none follows. */
+static const char *glue_unit(const char *w, const char *we)
+{
+    static const char *const units[] = {"ns", "µs", "us", "ms", "s", "B", "kB", "KiB", "MB", "MiB", "GB", "GiB",
+                                        "B/s", "kB/s", "MB/s", "GB/s", "%", "x"};
+    if (we == w || we[-1] < '0' || we[-1] > '9' || we[0] != ' ')
+        return we;
+    const char *u = we + 1, *ue = u;
+    while (*ue && *ue != ' ' && *ue != '\n')
+        ue++;
+    /* the unit may carry the sentence's punctuation: "4096 B," "12 ms)." */
+    const char *core = ue;
+    while (core > u && strchr(",.;:)", core[-1]))
+        core--;
+    for (size_t k = 0; k < sizeof units / sizeof *units; k++)
+        if (strlen(units[k]) == (size_t)(core - u) && !strncmp(u, units[k], (size_t)(core - u)))
+            return ue;
+    return we;
+}
+
 /* Splits text into lines no wider than width; *lines is lens_malloc'd (caller frees).
  * Breaks at spaces, at "\n", and inside words longer than a line (at UTF-8 boundaries). */
 static int wrap(struct lens_pdf *p, int font, double size, const char *text, double width,
@@ -385,6 +407,7 @@ static int wrap(struct lens_pdf *p, int font, double size, const char *text, dou
             const char *we = w;
             while (*we && *we != ' ' && *we != '\n')
                 we++;
+            we = glue_unit(w, we);
             if (we == w) { /* trailing spaces */
                 q = we;
                 break;

@@ -5,6 +5,7 @@
  * render/doc/doc.c. */
 #include "problems_report.h"
 #include "common/time.h"
+#include "common/units.h"
 
 #include "doc.h"
 #include "render/fig/fig.h"
@@ -61,10 +62,24 @@ static int unknown_item(struct prep *s, const struct lens_template_item *it, str
     return lens_template_unknown_item(s->t, s->sec, it, e);
 }
 
-/* Seconds as `mpilens problems` prints them (6 decimals), so the numbers can be found again. */
-static void fmt_s(double v, char *buf, size_t n)
+/* A time with its unit, the prefix by magnitude and 4 significant digits (common/units.h):
+ * one problem's 30.02 s and another's 68.00 µs share a column. The Russian report writes
+ * the units in Russian (с, мс, мкс, нс). */
+static void fmt_s(const struct prep *s, double v, char *buf, size_t n)
 {
-    snprintf(buf, n, isfinite(v) ? "%.6f" : "n/a", v);
+    static const char *const en[] = {" ns", " µs", " ms", " s"};
+    static const char *const ru[] = {" нс", " мкс", " мс", " с"};
+    char t[64];
+    lens_units_time(v, t, sizeof t);
+    for (int k = 0; s->o->lang == 1 && k < 4; k++) {
+        size_t lt = strlen(t), le = strlen(en[k]);
+        /* the unit is the text's end: replace it there, the number stays as written */
+        if (lt > le && !strcmp(t + lt - le, en[k])) {
+            snprintf(t + lt - le, sizeof t - (lt - le), "%s", ru[k]);
+            break;
+        }
+    }
+    snprintf(buf, n, "%s", t);
 }
 
 /* Text k (0 name, 1 description, 2 advice) of a problem in language lang (1: Russian), falling
@@ -131,6 +146,8 @@ static int title_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "version", LENS_VERSION, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "traces", names, e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "ntraces", "%d", s->nin);
+    /* the field's label: a label may not hold the "|" of ${n|one|many} */
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "trace_word", lens_units_plural(s->nin, "trace", "traces"), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "rules", s->o->rules ? s->o->rules : "-", e);
     /* every trace was checked with the same rules, so the first one's count is every one's */
     if (rc == LENS_OK)
@@ -234,18 +251,20 @@ static int comparison_block(void *ctx, const struct lens_template_item *it, stru
         double t = run_time(&s->in[i]), w = wasted(p);
         char ranks[24], time[32], sp[32], ws[32], share[32], largest[512];
         snprintf(ranks, sizeof ranks, "%d", p->nranks);
-        fmt_s(t, time, sizeof time);
+        fmt_s(s, t, time, sizeof time);
         /* a run of no measurable time has no speed-up rather than an infinite one */
         snprintf(sp, sizeof sp, t > 0 ? "%.2fx" : "n/a", t0 / t);
-        fmt_s(w, ws, sizeof ws);
-        snprintf(share, sizeof share, "%.2f%%", p->total_time_s > 0 ? 100 * w / p->total_time_s : 0);
+        fmt_s(s, w, ws, sizeof ws);
+        lens_units_percent(p->total_time_s > 0 ? 100 * w / p->total_time_s : 0, share, sizeof share);
         /* Results are sorted by time lost, largest first (problems.h), so the first one is the
          * largest; a clean run shows "-". */
-        if (p->nres && p->res[0].total_s > 0)
-            snprintf(largest, sizeof largest, "%s (%.2f%%)", rule_text(&p->res[0], s->o->lang, 0),
-                     100 * p->res[0].share);
-        else
+        if (p->nres && p->res[0].total_s > 0) {
+            char pct[32];
+            lens_units_percent(100 * p->res[0].share, pct, sizeof pct);
+            snprintf(largest, sizeof largest, "%s (%s)", rule_text(&p->res[0], s->o->lang, 0), pct);
+        } else {
             snprintf(largest, sizeof largest, "-");
+        }
         const char *cells[7] = {s->in[i].name, ranks, time, sp, ws, share, largest};
         rc = lens_pdf_table_row(s->pdf, cells, e);
     }
@@ -309,7 +328,7 @@ static int gain_block(void *ctx, const struct lens_template_item *it, struct len
         const char *cells[MAXC];
         snprintf(cell[0], sizeof cell[0], "%d", g->procs[p]);
         for (int v = 0; v < nv; v++) {
-            fmt_s(g->time[v * g->nprocs + p], cell[1 + v], sizeof cell[1 + v]);
+            fmt_s(s, g->time[v * g->nprocs + p], cell[1 + v], sizeof cell[1 + v]);
             /* as the comparison prints speed-ups: two decimals and an x */
             if (v > 0)
                 snprintf(cell[nv + v], sizeof cell[nv + v], "%.2fx", g->gain[v * g->nprocs + p]);
@@ -399,7 +418,7 @@ static int run_problem_rows(struct prep *s, const struct lens_problem_result *r0
     for (int c = 0; c < nc; c++) {
         const struct lens_problem_result *r = result_of(s->in[run_column(s->nin, c)].analysis->problems, id);
         double v = r ? r->total_s : 0;
-        fmt_s(v, cell[1 + c], sizeof cell[1 + c]);
+        fmt_s(s, v, cell[1 + c], sizeof cell[1 + c]);
         if (c == 0) first = v;
         last = v;
     }
@@ -427,7 +446,7 @@ static int run_problem_rows(struct prep *s, const struct lens_problem_result *r0
                 if (v < 0)
                     snprintf(cell[1 + c], sizeof cell[1 + c], "-");
                 else
-                    fmt_s(v, cell[1 + c], sizeof cell[1 + c]);
+                    fmt_s(s, v, cell[1 + c], sizeof cell[1 + c]);
                 if (c == 0) a = fmax(v, 0);
                 b = fmax(v, 0);
             }
@@ -498,10 +517,10 @@ static int trace_vars(void *ctx, struct lens_err *e)
     const struct lens_problems_report_input *in = &s->in[s->cur];
     const struct lens_problems *p = in->analysis->problems;
     char total[32], w[32], rt[32], lg[32];
-    fmt_s(p->total_time_s, total, sizeof total);
-    fmt_s(wasted(p), w, sizeof w);
-    fmt_s(run_time(in), rt, sizeof rt);
-    fmt_s(longest(in), lg, sizeof lg);
+    fmt_s(s, p->total_time_s, total, sizeof total);
+    fmt_s(s, wasted(p), w, sizeof w);
+    fmt_s(s, run_time(in), rt, sizeof rt);
+    fmt_s(s, longest(in), lg, sizeof lg);
     struct lens_template_vars *v = &s->vars;
     int rc = lens_template_vars_set(v, "trace_name", in->name, e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "trace_index", "%d", s->cur + 1);
@@ -514,11 +533,11 @@ static int trace_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "longest", lg, e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nfound", "%d", found(p));
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "wasted", w, e);
-    if (rc == LENS_OK)
-        /* As a share of the time of all ranks together (total_time_s), the same denominator as each
-         * problem's share, so the shares add up. */
-        rc = lens_template_vars_setf(v, e, "wasted_share", "%.2f",
-                                 p->total_time_s > 0 ? 100 * wasted(p) / p->total_time_s : 0);
+    char pct[32];
+    /* As a share of the time of all ranks together (total_time_s), the same denominator as each
+     * problem's share, so the shares add up; with its "%" sign (common/units.h). */
+    lens_units_percent(p->total_time_s > 0 ? 100 * wasted(p) / p->total_time_s : 0, pct, sizeof pct);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "wasted_share", pct, e);
     return rc;
 }
 
@@ -545,12 +564,13 @@ static int problems_table(void *ctx, const struct lens_template_item *it, struct
         for (int q = 1; q < p->nranks; q++)
             if (r->per_rank[q] > r->per_rank[worst])
                 worst = q;
-        char num[16], sec[32], share[32], count[32], most[64];
+        char num[16], sec[32], share[32], count[32], most[64], worst_s[32];
         snprintf(num, sizeof num, "%d", ++k);
-        fmt_s(r->total_s, sec, sizeof sec);
-        snprintf(share, sizeof share, "%.2f%%", 100 * r->share);
+        fmt_s(s, r->total_s, sec, sizeof sec);
+        lens_units_percent(100 * r->share, share, sizeof share);
         snprintf(count, sizeof count, "%llu", (unsigned long long)r->count);
-        snprintf(most, sizeof most, "%d (%.6f s)", worst, r->per_rank[worst]);
+        fmt_s(s, r->per_rank[worst], worst_s, sizeof worst_s);
+        snprintf(most, sizeof most, "%d (%s)", worst, worst_s);
         const char *cells[6] = {num, rule_text(r, s->o->lang, 0), sec, share, count, most};
         rc = lens_pdf_table_row(s->pdf, cells, e);
     }
@@ -590,11 +610,11 @@ static int rank_times_table(void *ctx, const struct lens_template_item *it, stru
         double mpi = p->mpi_s[r];
         char rank[16], rs[32], ms[32], os[32], share[32];
         snprintf(rank, sizeof rank, "%d", r);
-        fmt_s(run, rs, sizeof rs);
-        fmt_s(mpi, ms, sizeof ms);
+        fmt_s(s, run, rs, sizeof rs);
+        fmt_s(s, mpi, ms, sizeof ms);
         /* clock jitter can put MPI a hair above the span; outside MPI is never negative */
-        fmt_s(fmax(run - mpi, 0), os, sizeof os);
-        snprintf(share, sizeof share, run > 0 ? "%.2f%%" : "n/a", run > 0 ? 100 * mpi / run : 0);
+        fmt_s(s, fmax(run - mpi, 0), os, sizeof os);
+        lens_units_percent(run > 0 ? 100 * mpi / run : NAN, share, sizeof share);
         const char *cells[5] = {rank, rs, ms, os, share};
         rc = lens_pdf_table_row(s->pdf, cells, e);
     }
@@ -668,12 +688,13 @@ static int small_block(void *ctx, const struct lens_template_item *it, struct le
         for (int q = 1; q < p->nranks; q++)
             if (r->per_rank[q] > r->per_rank[worst])
                 worst = q;
-        char num[16], sec[32], share[32], count[32], most[64];
+        char num[16], sec[32], share[32], count[32], most[64], worst_s[32];
         snprintf(num, sizeof num, "%d", k);
-        fmt_s(r->total_s, sec, sizeof sec);
-        snprintf(share, sizeof share, "%.2f%%", 100 * r->share);
+        fmt_s(s, r->total_s, sec, sizeof sec);
+        lens_units_percent(100 * r->share, share, sizeof share);
         snprintf(count, sizeof count, "%llu", (unsigned long long)r->count);
-        snprintf(most, sizeof most, "%d (%.6f s)", worst, r->per_rank[worst]);
+        fmt_s(s, r->per_rank[worst], worst_s, sizeof worst_s);
+        snprintf(most, sizeof most, "%d (%s)", worst, worst_s);
         const char *cells[6] = {num, rule_text(r, s->o->lang, 0), sec, share, count, most};
         rc = lens_pdf_table_row(s->pdf, cells, e);
     }
@@ -733,10 +754,10 @@ static int msgsizes_block(void *ctx, const struct lens_template_item *it, struct
         else
             lens_msgsize_bin_label(b, size, sizeof size);
         snprintf(count, sizeof count, "%llu", (unsigned long long)b->count);
-        snprintf(share, sizeof share, "%.2f%%", 100 * b->share_messages);
+        lens_units_percent(100 * b->share_messages, share, sizeof share);
         snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)b->bytes);
-        snprintf(vol, sizeof vol, "%.2f%%", 100 * b->share_volume);
-        fmt_s(b->call_s, call, sizeof call);
+        lens_units_percent(100 * b->share_volume, vol, sizeof vol);
+        fmt_s(s, b->call_s, call, sizeof call);
         const char *cells[6] = {size, count, share, bytes, vol, call};
         rc = lens_pdf_table_row(s->pdf, cells, e);
     }
@@ -852,7 +873,7 @@ static int sites_table(struct prep *s, const struct lens_problem_result *r, stru
     int n = r->nsites < s->o->max_sites ? r->nsites : s->o->max_sites;
     for (int k = 0; k < n && rc == LENS_OK; k++) {
         char sec[32], count[32];
-        fmt_s(r->sites[k].seconds, sec, sizeof sec);
+        fmt_s(s, r->sites[k].seconds, sec, sizeof sec);
         snprintf(count, sizeof count, "%llu", (unsigned long long)r->sites[k].count);
         /* the call site in the report's language */
         const char *cells[3] = {s->o->lang == 1 ? r->sites[k].text_ru : r->sites[k].text, sec,
@@ -881,14 +902,16 @@ static int timeline(struct prep *s, const struct lens_problem_result *r, struct 
     int rc = lens_timeline_select(in->analysis, &o, &w, e);
     if (rc != LENS_OK)
         return rc;
-    /* windows are short: milliseconds read better than seconds here */
-    snprintf(wd, sizeof wd, "%.3f ms", 1e3 * (w.t1 - w.t0));
-    fmt_s(w.seconds, sec, sizeof sec);
+    /* windows are short: the prefix follows their length (ms or µs), never seconds with 6 decimals */
+    fmt_s(s, w.t1 - w.t0, wd, sizeof wd);
+    fmt_s(s, w.seconds, sec, sizeof sec);
     rc = lens_template_vars_set(&s->vars, "window", wd, e);
-    if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "window_start", "%.6f", w.t0);
+    fmt_s(s, w.t0, buf, sizeof buf);
+    if (rc == LENS_OK) rc = lens_template_vars_set(&s->vars, "window_start", buf, e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "rank", "%d", w.rank);
     if (rc == LENS_OK) rc = lens_template_vars_set(&s->vars, "seconds", sec, e);
-    if (rc == LENS_OK) rc = lens_template_vars_setf(&s->vars, e, "instance_time", "%.6f", w.time);
+    fmt_s(s, w.time, buf, sizeof buf);
+    if (rc == LENS_OK) rc = lens_template_vars_set(&s->vars, "instance_time", buf, e);
     int W, H;
     /* The timeline's height follows its lanes, so its size is asked before placing it: heading,
      * figure and caption then go on one page. */
@@ -918,14 +941,16 @@ static int detail(struct prep *s, const struct lens_problem_result *r, int index
         if (r->per_rank[q] > r->per_rank[worst])
             worst = q;
     char total[32], wsec[32], buf[4096];
-    fmt_s(r->total_s, total, sizeof total);
-    fmt_s(r->per_rank[worst], wsec, sizeof wsec);
+    fmt_s(s, r->total_s, total, sizeof total);
+    fmt_s(s, r->per_rank[worst], wsec, sizeof wsec);
     struct lens_template_vars *v = &s->vars;
     int rc = lens_template_vars_setf(v, e, "index", "%d", index);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "name", rule_text(r, L, 0), e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "id", r->rule->id, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "total", total, e);
-    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "share", "%.2f", 100 * r->share);
+    char pct[32];
+    lens_units_percent(100 * r->share, pct, sizeof pct);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "share", pct, e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "count", "%llu", (unsigned long long)r->count);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "worst_rank", "%d", worst);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "worst_rank_s", wsec, e);

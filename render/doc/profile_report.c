@@ -6,6 +6,7 @@
 #include "profile_report.h"
 #include "common/atomic.h"
 #include "common/time.h"
+#include "common/units.h"
 
 #include "doc.h"
 #include "pdf.h"
@@ -60,17 +61,12 @@ static int unknown_item(struct prep *s, const struct lens_template_item *it, str
     return lens_template_unknown_item(s->t, s->sec, it, e);
 }
 
-/* Seconds with about four significant digits, never in exponent form above 1 ms. */
+/* Seconds as a bare number under a header that says "seconds": the reports' 4 significant
+ * digits in fixed notation (common/units.h), so 1145.2 s of a whole run and 0.3012 s of one
+ * function read to the same precision. */
 static void fmt_s(double v, char *buf, size_t n)
 {
-    if (!isfinite(v))
-        snprintf(buf, n, "n/a");
-    /* Fixed decimals by magnitude (1 from 100 s, 3 from 1 s, else 4) keep the columns aligned;
-     * below a millisecond %g avoids a row of zeros. */
-    else if (v == 0 || fabs(v) >= 1e-3)
-        snprintf(buf, n, "%.*f", fabs(v) >= 100 ? 1 : fabs(v) >= 1 ? 3 : 4, v);
-    else
-        snprintf(buf, n, "%.3g", v);
+    lens_units_num(v, LENS_UNITS_DIGITS, buf, n);
 }
 
 /* Ranks of the given rows as ranges ("0-3, 7, 9-12"), cut with "and N more" when long. */
@@ -410,13 +406,11 @@ static int iterations_vars(void *ctx, struct lens_err *e)
     return rc;
 }
 
-/* BIC values span orders of magnitude; four significant digits show which model won. */
+/* BIC values span orders of magnitude; four significant digits show which model won, in
+ * fixed notation ("-12346", where %.4g wrote "-1.235e+04"). */
 static void fmt_bic(double v, char *buf, size_t n)
 {
-    if (isfinite(v))
-        snprintf(buf, n, "%.4g", v);
-    else
-        snprintf(buf, n, "n/a");
+    lens_units_num(v, LENS_UNITS_DIGITS, buf, n);
 }
 
 static int rounds_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)

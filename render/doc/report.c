@@ -5,6 +5,7 @@
 #include "report.h"
 #include "common/atomic.h"
 #include "common/time.h"
+#include "common/units.h"
 
 #include "common/datadir.h"
 #include "doc.h"
@@ -58,12 +59,10 @@ int lens_report_direction(int mode)
 /* A delay in seconds as microseconds for the tables and captions. */
 void lens_report_fmt_us(double s, char *buf, size_t n)
 {
-    if (isfinite(s))
-        /* Three decimals of a microsecond: shared-memory delays are a few hundred nanoseconds. NaN
-         * (nothing finite was measured) prints "n/a". */
-        snprintf(buf, n, "%.3f", s * 1e6);
-    else
-        snprintf(buf, n, "n/a");
+    /* The reports' significant digits (common/units.h): a few hundred nanoseconds keep their
+     * fourth digit ("0.4860"), 11.4 µs is not written "11.400". NaN (nothing finite was
+     * measured) prints "n/a". */
+    lens_units_in(s, 1e6, buf, n);
 }
 
 /* A section text expanded with the current placeholders into buf. */

@@ -2,6 +2,7 @@
  * templates/report.tmpl): what was measured, the key numbers, whether the data can carry a
  * structure at all, the findings and what to do next. Everything comes finished from the
  * input's results (lens_structure_report_run_gated); the texts come from the template. */
+#include "common/units.h"
 #include "report_ctx.h"
 
 #include "analysis/cube/cube.h"
@@ -309,7 +310,7 @@ int lens_report_answer_table(void *ctx, const struct lens_template_item *it, str
         if (rc == LENS_OK) rc = lens_report_text(r, "row_p2p_latency", label, sizeof label, e);
         if (rc == LENS_OK) rc = lens_pdf_table_row(r->pdf, (const char *const[]){label, x, ""}, e);
         if (isfinite(peak))
-            snprintf(y, sizeof y, "%.1f MB/s", peak / 1e6);
+            lens_units_si(peak, "B/s", y, sizeof y); /* "9.100 GB/s": the prefix by magnitude */
         else
             snprintf(y, sizeof y, "n/a");
         if (rc == LENS_OK) rc = lens_template_vars_setf(&r->vars, e, "p2p_peak_size", "%lld", at);

@@ -2,6 +2,7 @@
  * templates/report.tmpl): one bisection run of mpilens-bench -t bisection, laid out from
  * lens_bisection_detail_read's results: the rounds' aggregate bandwidth (a strip plot and its
  * min, median, mean and max), the slowest links with their hosts, and each node's share. */
+#include "common/units.h"
 #include "report_ctx.h"
 
 #include "render/fig/fig.h"
@@ -35,19 +36,9 @@ const struct lens_bisection_detail *lens_report_bisection_first(const struct len
 
 void lens_report_fmt_GBps(double Bps, char *buf, size_t n)
 {
-    double v = Bps / 1e9;
     /* three significant digits in fixed notation ("12.0", not %g's "12"), so that every figure
      * of the section reads to the same precision as accept's limits are usually written */
-    if (!isfinite(v))
-        snprintf(buf, n, "n/a");
-    else if (v >= 100)
-        snprintf(buf, n, "%.0f", v);
-    else if (v >= 10)
-        snprintf(buf, n, "%.1f", v);
-    else if (v >= 1)
-        snprintf(buf, n, "%.2f", v);
-    else
-        snprintf(buf, n, "%.3g", v);
+    lens_units_num(Bps / 1e9, 3, buf, n);
 }
 
 /* Column headers of the tables: placeholders from the texts of the same name, empty (no

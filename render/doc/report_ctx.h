@@ -48,7 +48,8 @@ const struct lens_structure_report *lens_report_results(const struct lens_report
 /* Which matrix index is the sender, from the mode's semantics (docs/methods.md §1):
  * 1: row = receiver, column = sender; 2: row = sender; 0: only "row -> column" is known. */
 int lens_report_direction(int mode);
-/* A delay in seconds as microseconds with 3 decimals, "n/a" if not finite. */
+/* A delay in seconds as a bare number of microseconds, 4 significant digits, "n/a" if not
+ * finite (lens_units_in). */
 void lens_report_fmt_us(double s, char *buf, size_t n);
 /* The current section's "text NAME" expanded with the current placeholders into buf. */
 int lens_report_text(struct lens_report_ctx *r, const char *name, char *buf, size_t n, struct lens_err *e);
@@ -128,7 +129,7 @@ int lens_report_bisection_vars(void *ctx, struct lens_err *e);
 int lens_report_bisection_table(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 int lens_report_bisection_block(void *ctx, const struct lens_template_item *it, struct lens_err *e);
 const struct lens_bisection_detail *lens_report_bisection_first(const struct lens_report_ctx *r, int *index);
-/* A rate in B/s as GB/s (10^9 B/s) with three significant digits: "5.74". */
+/* A rate in B/s as a bare number of GB/s (10^9 B/s) with three significant digits: "5.74". */
 void lens_report_fmt_GBps(double Bps, char *buf, size_t n);
 
 #endif

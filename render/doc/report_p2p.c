@@ -5,6 +5,8 @@
  * recomputed, so every number in the tables is the file's. */
 #include "report_ctx.h"
 
+#include "common/units.h"
+
 #include "render/fig/fig.h"
 
 #include "analysis/cube/cube.h"
@@ -104,13 +106,13 @@ int lens_report_p2p_vars(void *ctx, struct lens_err *e)
     return rc == LENS_OK ? lens_template_vars_set(&r->vars, "p2p_markers", key, e) : rc;
 }
 
-/* A value scaled for a cell with fmt, "-" when it is not finite. */
-/* NaN marks a value the benchmark did not measure (a size it skipped, a bandwidth of 0 bytes): a
- * dash, not "nan". */
-static void cell(char *buf, size_t n, double v, double scale, const char *fmt)
+/* A value scaled to the column's unit with the reports' significant digits (common/units.h),
+ * "-" when it is not finite: NaN marks a value the benchmark did not measure (a size it
+ * skipped, a bandwidth of 0 bytes), a dash, not "nan". */
+static void cell(char *buf, size_t n, double v, double scale)
 {
     if (isfinite(v))
-        snprintf(buf, n, fmt, v * scale);
+        lens_units_in(v, scale, buf, n);
     else
         snprintf(buf, n, "-");
 }
@@ -123,11 +125,13 @@ static int pair_rows(struct lens_report_ctx *r, const struct lens_p2p_pair *q, s
         char c[6][48];
         snprintf(c[0], sizeof c[0], "%lld", pt->size_bytes);
         /* latencies in microseconds, as in the cube tables */
-        cell(c[1], sizeof c[1], pt->latency_median_s, 1e6, "%.3f");
-        cell(c[2], sizeof c[2], pt->latency_min_s, 1e6, "%.3f");
+        cell(c[1], sizeof c[1], pt->latency_median_s, 1e6);
+        cell(c[2], sizeof c[2], pt->latency_min_s, 1e6);
         /* Bandwidth in MB/s (10^6 bytes); for 0-byte messages it is meaningless and shows "-". */
-        cell(c[3], sizeof c[3], pt->size_bytes > 0 ? pt->bandwidth_median_Bps : NAN, 1e-6, "%.1f");
-        cell(c[4], sizeof c[4], pt->msg_rate_median_per_s, 1, "%.0f");
+        cell(c[3], sizeof c[3], pt->size_bytes > 0 ? pt->bandwidth_median_Bps : NAN, 1e-6);
+        /* millions of messages per second: a raw count of seven digits claims a precision the
+         * median of a noisy window does not have */
+        cell(c[4], sizeof c[4], pt->msg_rate_median_per_s, 1e-6);
         const char *cells[5] = {c[0], c[1], c[2], c[3], c[4]};
         rc = lens_pdf_table_row(r->pdf, cells, e);
     }

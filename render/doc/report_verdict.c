@@ -6,6 +6,7 @@
 
 #include "analysis/accept/accept.h"
 #include "analysis/compare/compare.h"
+#include "common/units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -218,7 +219,9 @@ int lens_report_compare_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "cmp_lengths", "%d", c->nlen);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "tests", "%lld", c->tests);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "significant", "%lld", c->significant);
-    if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "threshold", "%.3g", c->threshold);
+    char thr[64];
+    lens_units_num(c->threshold, 3, thr, sizeof thr); /* the BH threshold can be 4.84×10^-156 */
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "threshold", thr, e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nslower", "%d", slower);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nfaster", "%d", c->nfind - slower);
     /* no findings: empty headers, and the table vanishes instead of showing bare columns */
@@ -278,7 +281,7 @@ int lens_report_compare_table(void *ctx, const struct lens_template_item *it, st
         if (isnan(f->p))
             snprintf(p, sizeof p, "-");
         else
-            snprintf(p, sizeof p, "%.2g", f->p);
+            lens_units_num(f->p, 2, p, sizeof p); /* 2 digits; "6.1×10^-209", never "6.1e-209" */
         const char *cells[7] = {lens_compare_kind_name(f->kind), f->direction > 0 ? "slower" : "faster", ranks, hosts,
                                 lengths, ratio, p};
         rc = lens_pdf_table_row(r->pdf, cells, e);

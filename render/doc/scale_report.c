@@ -5,6 +5,7 @@
 #include "scale_report.h"
 #include "common/atomic.h"
 #include "common/time.h"
+#include "common/units.h"
 
 #include "analysis/scale/scale.h"
 #include "doc.h"
@@ -48,13 +49,24 @@ void lens_scale_report_opts_init(struct lens_scale_report_opts *o)
     o->date = lens_time_source_date();
 }
 
-/* A number for the tables: 6 significant digits as `scale marks` prints them, "-" if missing. */
+/* A number for the tables in the reports' one voice (common/units.h): 4 significant digits,
+ * fixed notation, "-" if missing. */
 static void fmt_num(double v, char *buf, size_t n)
 {
     if (isnan(v))
         snprintf(buf, n, "-");
     else
-        snprintf(buf, n, "%.6g", v);
+        lens_units_num(v, LENS_UNITS_DIGITS, buf, n);
+}
+
+/* A grid coordinate (processes, problem size): a whole number is a label and is written whole
+ * ("16000000", where %g wrote "1.6e+07"); a fractional size gets the reports' digits. */
+static void fmt_axis(double v, char *buf, size_t n)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, n, "%.0f", v);
+    else
+        lens_units_num(v, LENS_UNITS_DIGITS, buf, n);
 }
 
 /* A section text expanded with the current placeholders into buf (truncated safely). */
@@ -98,14 +110,19 @@ static void axis_values(const double *v, size_t n, char *buf, size_t size)
         snprintf(buf, size, "none");
         return;
     }
+    char a[64], b[64];
     if (n > 8) { /* a long axis (a sweep of sizes) as its range and count, not a list */
-        snprintf(buf, size, "%.6g .. %.6g (%zu values)", v[0], v[n - 1], n);
+        fmt_axis(v[0], a, sizeof a);
+        fmt_axis(v[n - 1], b, sizeof b);
+        snprintf(buf, size, "%s .. %s (%zu values)", a, b, n);
         return;
     }
     size_t o = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < n && o < size; i++)
-        o += (size_t)snprintf(buf + o, size - o, "%s%.6g", i ? ", " : "", v[i]);
+    for (size_t i = 0; i < n && o < size; i++) {
+        fmt_axis(v[i], a, sizeof a);
+        o += (size_t)snprintf(buf + o, size - o, "%s%s", i ? ", " : "", a);
+    }
 }
 
 /* ---- title page ---- */
@@ -286,8 +303,9 @@ static int metrics_table(void *ctx, const struct lens_template_item *it, struct 
     char s[9][32];
     const char *cells[9];
     for (int k = 0; k < 9; k++) {
-        if (k >= 4 && !isnan(vals[k])) /* marks and efficiencies: 5 digits fit 9 columns */
-            snprintf(s[k], sizeof s[k], "%.5g", vals[k]);
+        /* the grid's corners are labels, the marks and efficiencies values */
+        if (k < 4 && !isnan(vals[k]))
+            fmt_axis(vals[k], s[k], sizeof s[k]);
         else
             fmt_num(vals[k], s[k], sizeof s[k]);
         cells[k] = s[k];
@@ -354,12 +372,17 @@ static int layer_vars(void *ctx, struct lens_err *e)
         rc = lens_template_vars_set(tv, "column", r->o->value_label ? r->o->value_label : "value", e);
     /* shown() only lets a layer with a value through, so lo and hi are set here */
     if (rc == LENS_OK && lo != SIZE_MAX) {
-        rc = lens_template_vars_setf(tv, e, "min", "%.4g", v[lo]);
-        if (rc == LENS_OK) rc = lens_template_vars_setf(tv, e, "max", "%.4g", v[hi]);
-        if (rc == LENS_OK)
-            rc = lens_template_vars_setf(tv, e, "min_at", "p = %g, d = %g", g->procs[lo % g->np], g->size[lo / g->np]);
-        if (rc == LENS_OK)
-            rc = lens_template_vars_setf(tv, e, "max_at", "p = %g, d = %g", g->procs[hi % g->np], g->size[hi / g->np]);
+        char x[64], pp[64], dd[64];
+        fmt_num(v[lo], x, sizeof x);
+        rc = lens_template_vars_set(tv, "min", x, e);
+        fmt_num(v[hi], x, sizeof x);
+        if (rc == LENS_OK) rc = lens_template_vars_set(tv, "max", x, e);
+        fmt_axis(g->procs[lo % g->np], pp, sizeof pp);
+        fmt_axis(g->size[lo / g->np], dd, sizeof dd);
+        if (rc == LENS_OK) rc = lens_template_vars_setf(tv, e, "min_at", "p = %s, d = %s", pp, dd);
+        fmt_axis(g->procs[hi % g->np], pp, sizeof pp);
+        fmt_axis(g->size[hi / g->np], dd, sizeof dd);
+        if (rc == LENS_OK) rc = lens_template_vars_setf(tv, e, "max_at", "p = %s, d = %s", pp, dd);
     }
     return rc;
 }
@@ -429,8 +452,8 @@ static int placements_table(void *ctx, const struct lens_template_item *it, stru
         if (g->kept[c] < 0)
             continue;
         char p[32], d[32], eff[32], all[1024];
-        snprintf(p, sizeof p, "%g", g->procs[c % g->np]);
-        snprintf(d, sizeof d, "%g", g->size[c / g->np]);
+        fmt_axis(g->procs[c % g->np], p, sizeof p);
+        fmt_axis(g->size[c / g->np], d, sizeof d);
         fmt_num(g->eff[c], eff, sizeof eff);
         size_t o = 0;
         all[0] = '\0';

@@ -3,6 +3,8 @@
  * template.h; the format itself is documented at the top of templates/report.tmpl). */
 #include "template.h"
 
+#include "common/units.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -143,6 +145,17 @@ int lens_template_expand(const char *text, const struct lens_template_vars *v, c
         }
         memcpy(name, d + 2, n);
         name[n] = '\0';
+        /* "${n|host|hosts}": the count and its noun, singular only for exactly 1, so a
+         * template never writes "host(s)" (common/units.h) */
+        char *one = strchr(name, '|'), *many = one ? strchr(one + 1, '|') : NULL;
+        if (one && !many) {
+            lens_free(b.s);
+            return lens_err_set(e, LENS_EFORMAT, "%s:%d: plural ${%s} needs ${count|one|many}", path, line, name);
+        }
+        if (one) {
+            *one++ = '\0';
+            *many++ = '\0';
+        }
         const char *val = v ? lens_template_vars_get(v, name) : NULL;
         /* An unknown placeholder is an error naming the template line, never an empty string: a
          * misspelt name must not silently print nothing. */
@@ -151,6 +164,11 @@ int lens_template_expand(const char *text, const struct lens_template_vars *v, c
             return lens_err_set(e, LENS_EFORMAT, "%s:%d: unknown placeholder ${%s}", path, line, name);
         }
         rc = sb_add(&b, val, strlen(val));
+        if (one && rc == LENS_OK) {
+            const char *noun = lens_units_plural(strcmp(val, "1") ? 2 : 1, one, many);
+            if ((rc = sb_add(&b, " ", 1)) == LENS_OK)
+                rc = sb_add(&b, noun, strlen(noun));
+        }
         s = close + 1;
     }
     if (rc != LENS_OK) {
