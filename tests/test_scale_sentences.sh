@@ -47,6 +47,8 @@ EOF
 
 cat > "$TMP/ref.py" <<'EOF'
 import sys, csv, statistics
+sys.path.insert(0, "tests")
+from units import num
 runs, texts = sys.argv[1], sys.argv[2]
 thr = {}
 for line in open(texts):
@@ -85,7 +87,7 @@ for app, c in cfg.items():
             s = thr[key + (".falls" if x < 0 else ".rises")]
             w = "weak" if a < float(thr["threshold.moderate"]) else "moderate" if a < float(thr["threshold.strong"]) else "strong"
             s = s.replace("{strength}", thr["strength." + w])
-        print("sentence", lab + ": " + s.replace("{mark}", "%.4g" % x))
+        print("sentence", lab + ": " + s.replace("{mark}", num(x)))
 EOF
 
 # what the PDF says: table rows under "The runs behind the efficiencies of APP", and the
@@ -125,7 +127,7 @@ for w in "hardly changes" weakly moderately strongly; do
     check_match "a sentence says '$w'" "$(grep '^sentence' "$TMP/want" | tr '\n' ' ')" "$w"
 done
 check_match "the note states the thresholds" "$(tr '\n' ' ' < "$TMP/s.pdf.txt" | tr -s ' ')" \
-    'below 1e-05 efficiency "hardly changes", below 0.001 it changes weakly, below 0.01 moderately, else strongly'
+    'below 1×10\^-5 efficiency "hardly changes", below 0.001 it changes weakly, below 0.01 moderately, else strongly'
 check_eq "one failed run counted, not in the table" "$(grep -c '^row flat 4 200 1 ' "$TMP/got")" 1
 
 # --texts moves the thresholds: the words and the note follow (the code reads them, nothing

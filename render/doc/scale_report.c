@@ -523,8 +523,8 @@ static int times_table(void *ctx, const struct lens_template_item *it, struct le
         if (!g->t_n[c])
             continue;
         char s[8][32];
-        snprintf(s[0], sizeof s[0], "%g", g->procs[c % g->np]);
-        snprintf(s[1], sizeof s[1], "%g", g->size[c / g->np]);
+        fmt_axis(g->procs[c % g->np], s[0], sizeof s[0]);
+        fmt_axis(g->size[c / g->np], s[1], sizeof s[1]);
         snprintf(s[2], sizeof s[2], "%zu", g->t_n[c]);
         fmt_num(g->t_min[c], s[3], sizeof s[3]);
         fmt_num(g->t_med[c], s[4], sizeof s[4]);
@@ -667,7 +667,10 @@ static int prepare(void *ctx, struct lens_err *e)
     static const char *const tnames[3] = {"thr_flat", "thr_moderate", "thr_strong"};
     static const char *const wnames[3] = {"word_weak", "word_moderate", "word_strong"};
     for (int k = 0; k < 3 && rc == LENS_OK; k++) {
-        rc = lens_template_vars_setf(&w->r.vars, e, tnames[k], "%g", thr[k]);
+        char t[64];
+        lens_units_num(thr[k], LENS_UNITS_DIGITS, t, sizeof t);
+        lens_units_trim(t); /* a threshold is a round number: "0.01", not "0.01000" */
+        rc = lens_template_vars_set(&w->r.vars, tnames[k], t, e);
         if (rc == LENS_OK)
             rc = lens_template_vars_set(&w->r.vars, wnames[k], word[k], e);
     }
