@@ -60,7 +60,7 @@ cfg = {}
 for r in csv.DictReader(open(runs)):
     if r["status"] == "ok":
         cfg.setdefault(r["app"], {}).setdefault((float(r["procs"]), float(r["size"])), []).append(float(r["time"]))
-def g(x): return "%.6g" % x
+def g(x): return num(x)
 for app, c in cfg.items():
     eff = {k: min(c[(1.0, k[1])]) / (k[0] * min(v)) for k, v in c.items()}
     for (p, d) in sorted(c, key=lambda k: (k[1], k[0])):

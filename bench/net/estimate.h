@@ -22,9 +22,10 @@ struct lens_bench_estimate_in {
      * round cost <= 0 means the mode cannot run in parallel and only serial is modelled. */
     double pair_first_s, pair_last_s;
     double round_first_s, round_last_s;
-    /* The output step of one length: rank 0 writing and syncing the four P x P matrices (and
-     * the raw repeats with --raw) with the run's writer, calibrated on a scratch cube; 0 when
-     * it could not be priced. Both schedules write each length once. */
+    /* The output step of one length on the run's path (every rank's rows through PnetCDF, or
+     * rank 0 writing the four P x P matrices and the raw repeats with --raw), the median of
+     * three steps on a scratch cube; 0 when it could not be priced. Both schedules write each
+     * length once. */
     double output_s;
 };
 
@@ -74,8 +75,8 @@ void lens_bench_estimate_memory(const struct lens_bench_opts *o, int procs, doub
 
 /* The calibration (collective, MPI; estimate_run.c): measures a few cells alone and a few
  * parallel rounds (the mean of 3 cells walked in the serial order, the median of 3 rounds)
- * at the first and the last length of o's sweep, and rank 0 writes one length of a scratch
- * cube (removed again) in the output's folder; fills in (procs, nlen, measurements, retest,
+ * at the first and the last length of o's sweep, and writes three lengths of a scratch cube
+ * (removed again) in the output's folder; fills in (procs, nlen, measurements, retest,
  * the four costs and the output step) on every rank and returns the seconds the
  * calibration took. peak_kb receives rank 0's and the other ranks' largest VmHWM (kB, -1 if
  * unknown) after the calibration's buffers were allocated, on rank 0. Returns LENS_OK, or
