@@ -99,8 +99,12 @@ static void join(const char *(*get)(const void *, size_t), const void *ctx, size
     }
 }
 
-/* Accessors for join(): one list writer serves the file names and the application names. */
-static const char *source_name(const void *ctx, size_t i) { return ((const char *const *)ctx)[i]; }
+/* Accessors for join(): one list writer serves the file names and the application names; a
+ * file shows its last two parts (lens_report_path_tail), never the absolute path. */
+static const char *source_name(const void *ctx, size_t i)
+{
+    return lens_report_path_tail(((const char *const *)ctx)[i]);
+}
 static const char *app_name(const void *ctx, size_t i) { return ((const struct lens_grid *)ctx)[i].app; }
 
 /* "1, 2, 4, 8" (or "1 .. 64 (7 values)" for long axes). */
