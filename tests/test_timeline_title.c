@@ -67,6 +67,13 @@ int main(void)
         drawn_text(a, &o, &w, text, sizeof text);
         LENS_TEST(strstr(text, want[t]) != NULL, "%s: no '%s' in the drawn text", traces[t], want[t]);
         LENS_TEST(strstr(text, "(s)") == NULL, "%s: a '(s)' plural in the drawn text", traces[t]);
+        /* the subtitle's counts by the same rule: n calls and messages as the window holds */
+        char sub[160];
+        snprintf(sub, sizeof sub, "%zu MPI call%s, %zu message%s", w.ncalls, w.ncalls == 1 ? "" : "s",
+                 w.nmessages_all, w.nmessages_all == 1 ? "" : "s");
+        LENS_TEST(strstr(text, sub) != NULL, "%s: no '%s' in the drawn text", traces[t], sub);
+        snprintf(sub, sizeof sub, "%zu problem instance%s", w.ninstances, w.ninstances == 1 ? "" : "s");
+        LENS_TEST(strstr(text, sub) != NULL, "%s: no '%s' in the drawn text", traces[t], sub);
         lens_trace_analysis_free(a);
     }
     return LENS_TEST_DONE("test_timeline_title");
