@@ -9,6 +9,7 @@
 #include "analysis/structure/structure.h"
 #include "common/atomic.h"
 #include "common/json.h"
+#include "common/units.h"
 #include "render/doc/doc.h"
 
 #include <getopt.h>
@@ -65,7 +66,7 @@ static void help(void)
            "  mpilens accept results/network results/pair --criteria samples/criteria/acceptance.criteria --json\n"
            "  mpilens accept new/network --criteria c.criteria -o accept.pdf --baseline old/network\n\n"
            "a line of FILE:\n"
-           "  cube.delay.max <= 3us length=4096 scope=inter label=\"no link slower than 3 us\"\n");
+           "  cube.delay.max <= 3us length=4096 scope=inter label=\"no link slower than 3 µs\"\n");
 }
 
 /* Characters of a UTF-8 string: "µs" is two bytes but one column wide. */
@@ -458,8 +459,11 @@ int cmd_accept(int argc, char **argv)
         ncubes += lens_cube_probe(argv[i]) || (!lens_p2pfile_detect(argv[i]) && !lens_bisection_probe(argv[i]));
     if (!bad && nbase && nbase != ncubes) {
         lens_free(base);
-        return lens_cli_usage("accept", "--baseline gives %d baseline(s) for %d cube INPUT(s): one per cube, in order",
-                              nbase, ncubes);
+        char nb[48], nc[48];
+        /* plurals by the count, never "baseline(s)" (common/units.h) */
+        lens_units_count(nbase, "baseline", "baselines", nb, sizeof nb);
+        lens_units_count(ncubes, "cube INPUT", "cube INPUTs", nc, sizeof nc);
+        return lens_cli_usage("accept", "--baseline gives %s for %s: one per cube, in order", nb, nc);
     }
     if (bad) {
         lens_free(base);

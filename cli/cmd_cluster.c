@@ -39,7 +39,7 @@ static void cluster_help(void)
            "                     highest above the groups' median inside height (at least 1.5x,\n"
            "                     else one group; the report uses the same cut); colours the plot\n"
            "                     and writes the clusters\n"
-           "  -H, --cut-height H cut at height H (us for a cube, the matrix's unit for CSV)\n"
+           "  -H, --cut-height H cut at height H (µs for a cube, the matrix's unit for CSV)\n"
            "  -c, --clusters F   write the clusters of the cut as CSV rank,host,cluster\n"
            "                     (default with a cut: standard output); clusters are numbered\n"
            "                     from 0 in the order of their lowest rank\n"
@@ -309,7 +309,7 @@ int cmd_cluster(int argc, char **argv)
             if ((st = parse_cut(optarg, &pc)))
                 return st;
             break;
-        /* !(h >= 0) also refuses NaN; the height is in displayed units (us for a cube) */
+        /* !(h >= 0) also refuses NaN; the height is in displayed units (µs for a cube) */
         case 'H':
             pc.height = strtod(optarg, &end);
             if (end == optarg || *end || !(pc.height >= 0) || pc.height > 1e300)

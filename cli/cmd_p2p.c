@@ -11,6 +11,7 @@
 
 #include "analysis/cube/cube.h"
 #include "common/json.h"
+#include "common/units.h"
 #include "render/fig/fig.h"
 
 LENS_COMMAND(p2p, "tables and log-log plots of the point-to-point sweep (mpilens-bench -t p2p)");
@@ -90,14 +91,20 @@ static void print_table(const struct lens_p2pfile *f, int only, const double *se
         struct lens_err e;
         /* a pair whose fit fails (fewer than two sizes, a non-positive slope) is still listed:
          * the measured points stay valid, only the model is missing */
-        if (lens_p2pfile_fit(q, &a, &b, &e) == LENS_OK)
-            printf("fit: latency = %.4g us + size / (%.5g MB/s)\n", a * 1e6, b * 1e-6);
-        else
+        char t[48], r[48];
+        /* the PDFs' voice (common/units.h): µs chosen by magnitude, MB/s as the header says */
+        if (lens_p2pfile_fit(q, &a, &b, &e) == LENS_OK) {
+            lens_units_time(a, t, sizeof t);
+            lens_units_num(b * 1e-6, LENS_UNITS_DIGITS, r, sizeof r);
+            printf("fit: latency = %s + size / (%s MB/s)\n", t, r);
+        } else
             printf("fit: none (%s)\n", e.msg);
         /* the send time interpolates the median latency between measured sizes and extends the
          * last segment beyond them (analysis/cube/p2pfile.h), the model msgsizes uses too */
-        for (int i = 0; i < nsend; i++)
-            printf("send time of %.15g B: %.4g us\n", send[i], lens_p2pfile_send_time(q, send[i]) * 1e6);
+        for (int i = 0; i < nsend; i++) {
+            lens_units_time(lens_p2pfile_send_time(q, send[i]), t, sizeof t);
+            printf("send time of %.15g B: %s\n", send[i], t);
+        }
     }
 }
 
@@ -169,7 +176,7 @@ static void print_json(const struct lens_p2pfile *f, int only, const double *sen
         lens_json_key(&j, "host_b");
         lens_json_string(&j, q->host_b);
         double a, b;
-        /* alpha in seconds and beta in bytes/s: SI units in JSON, the table shows us and MB/s */
+        /* alpha in seconds and beta in bytes/s: SI units in JSON, the table shows µs and MB/s */
         lens_json_key(&j, "fit");
         if (lens_p2pfile_fit(q, &a, &b, NULL) == LENS_OK) {
             lens_json_begin_object(&j);

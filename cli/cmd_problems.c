@@ -455,7 +455,7 @@ static int write_report(const struct request *q, struct lens_trace_analysis *con
 
 /* The listing (text or JSON) to output, atomically, or to standard output. LENS_EIO with e
  * left empty: a write error on standard output (the exit status says it). */
-static int write_listing(const struct lens_problems *p, int json, int lang, const char *output,
+static int write_listing(const struct lens_trace_analysis *an, int json, int lang, const char *output,
                          struct lens_err *e)
 {
     struct lens_atomic a = {0};
@@ -467,7 +467,9 @@ static int write_listing(const struct lens_problems *p, int json, int lang, cons
         fp = a.fp;
     }
     /* the writers return non-zero on a stream error; the atomic file keeps the system's reason */
-    int rc = json ? lens_problems_write_json(p, lang, fp) : lens_problems_write_text(p, lang, fp);
+    /* the JSON carries the trace's provenance too (MPILENS::* properties, when recorded) */
+    const struct lens_problems *p = an->problems;
+    int rc = json ? lens_problems_write_json_trace(p, an->trace, lang, fp) : lens_problems_write_text(p, lang, fp);
     if (output && rc) {
         lens_err_set(e, LENS_EIO, "%s: write error", output);
         return lens_atomic_fail(&a, LENS_EIO, e); /* the system's reason when there is one */
@@ -597,7 +599,7 @@ int cmd_problems(int argc, char **argv)
         rc = write_report(&q, an, NULL, &e);
     /* the listing last: a failed picture or report leaves stdout empty */
     if (rc == LENS_OK && listing)
-        rc = write_listing(an[0]->problems, json, q.lang, output, &e);
+        rc = write_listing(an[0], json, q.lang, output, &e);
     for (int i = 0; i < q.ntraces; i++)
         lens_trace_analysis_free(an[i]);
     /* status 1 either way; lens_cli_finish in main.c prints the stdout error itself */

@@ -8,6 +8,7 @@
 
 #include "analysis/cube/cube.h"
 #include "analysis/structure/structure.h"
+#include "common/units.h"
 #include "render/doc/doc.h"
 
 #include <getopt.h>
@@ -381,9 +382,12 @@ int cmd_report(int argc, char **argv)
     if (!output || optind >= argc || nlabels > argc - optind) {
         lens_free(lengths);
         lens_free(labels);
-        if (output && optind < argc)
-            return lens_cli_usage("report", "%d --label for %d INPUT(s): give at most one per INPUT, in order",
-                                  nlabels, argc - optind);
+        if (output && optind < argc) {
+            char ni[48];
+            lens_units_count(argc - optind, "INPUT", "INPUTs", ni, sizeof ni);
+            return lens_cli_usage("report", "%d --label for %s: give at most one per INPUT, in order",
+                                  nlabels, ni);
+        }
         return lens_cli_usage("report", "%s", !output ? "missing -o REPORT.pdf" : "missing INPUT");
     }
     struct lens_err e;

@@ -55,4 +55,9 @@ check_exit "bad --max-splits" 2 "$BIN/mpilens" links --max-splits x "$TMP/m/n"
 check_exit "no input" 2 "$BIN/mpilens" links
 check_exit "help" 0 "$BIN/mpilens" links --help
 check_match "help example" "$(cat "$TMP/out")" "example:"
+# the sample's bad link 3->17 is a cluster of one: "1 link", its times in µs (common/units.h)
+one=$("$BIN/mpilens" links samples/cubes/synth32/network | awk '$2 == 1')
+check_match "a cluster of one link in the singular" "$one" " 1 link \(0%\), .* µs at 4096 B; e\.g\. 17,3$"
+check_eq "no 'us' unit and no '1 links' in the text" \
+    "$("$BIN/mpilens" links samples/cubes/synth32/network | grep -cE ' us | 1 links ')" 0
 finish test_links_cli

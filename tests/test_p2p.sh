@@ -11,7 +11,7 @@ B=$BIN/mpilens-bench
 P=$TMP/sweep/pair
 $MPIRUN -np 2 "$B" -t p2p -n 500 -e 1048577 -f "$P" </dev/null >/dev/null 2>"$TMP/sweep.err"
 check_eq "p2p at np 2 runs" "$?" "0"
-check_match "p2p: headline on stderr" "$(cat "$TMP/sweep.err")" "latency [0-9.e+-]+ us at 0 B, bandwidth .* at 1048576 B"
+check_match "p2p: headline on stderr" "$(cat "$TMP/sweep.err")" "latency [0-9.]+ (ns|µs|ms|s) at 0 B, bandwidth .* at 1048576 B"
 check_eq "CSV header" "$(head -1 "${P}_p2p.csv")" \
     "size_bytes,latency_s,latency_min_s,latency_median_s,latency_max_s,bandwidth_Bps,bandwidth_min_Bps,bandwidth_median_Bps,bandwidth_max_Bps,msg_rate_per_s,msg_rate_min_per_s,msg_rate_median_per_s,msg_rate_max_per_s,bw_time_s,window,round_trips_per_iter,lat_iters,bw_iters,pair,kind,rank_a,rank_b,host_a,host_b"
 check_eq "CSV sizes: 0 then doubling to 1 MiB" "$(tail -n +2 "${P}_p2p.csv" | cut -d, -f1 | tr '\n' ' ')" \

@@ -118,7 +118,31 @@ print("ok" if not bad else "\n".join(bad))
 PYEOF
 )
 check_eq "send time and fit against numpy" "$got" "ok"
-check_match "table: send time lines" "$("$M" p2p --send-time 100 "$TMP/a")" "send time of 100 B: [0-9.e+-]+ us"
+# the text lines in the PDFs' voice: the JSON's seconds and fit written by tests/units.py
+# (µs by magnitude, 4 significant digits), never "us"
+"$M" p2p --send-time 100 "$TMP/a" > "$TMP/a.txt"
+"$M" p2p --json --send-time 100 "$TMP/a" > "$TMP/a.json"
+got=$($PY - "$TMP/a.json" "$TMP/a.txt" <<'PYEOF'
+import json, sys
+sys.path.insert(0, "tests")
+import units
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+bad = [] if " us" not in text else ["'us' in the text"]
+for p in d["pairs"]:
+    for st in p["send_time"]:
+        line = "send time of 100 B: %s" % units.time(st["seconds"])
+        if line not in text:
+            bad.append("no line %r" % line)
+    f = p["fit"]
+    if f:
+        line = "fit: latency = %s + size / (%s MB/s)" % (units.time(f["alpha_s"]), units.num(f["beta_Bps"] * 1e-6))
+        if line not in text:
+            bad.append("no line %r" % line)
+print("ok" if not bad else "\n".join(bad))
+PYEOF
+)
+check_eq "table: send time and fit lines in µs" "$got" "ok"
 
 # Figures: sizes, well-formed SVG with one median and one mean line per pair, reproducible.
 check "plots" "$M" p2p --plot-dir "$TMP/plots" "$TMP/m"

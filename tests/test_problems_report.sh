@@ -112,6 +112,11 @@ check_match "small problems table" "$(tr -s ' ' < "$TMP/c.txt")" "3 Barrier comp
 check_exit "russian report" 0 $M "$CASITA" --report "$TMP/r.pdf" --lang ru
 check_match "russian problem name" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "Поздний отправитель"
 check_match "russian call site" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null)" "вызов MPI_Recv из late_sender"
+# counts with their nouns by the count: casita has one collective (its barrier), so singular
+check_match "one collective operation, in the singular" "$(tr -s ' \n' '  ' < "$TMP/c.txt")" \
+    "4 processes, 110 events, 3 matched messages and 1 collective operation;"
+check_match "russian counts after their nouns, no (ов)" "$(pdftotext "$TMP/r.pdf" - 2>/dev/null | tr '\n' ' ')" \
+    "Процессов: 4, событий: 110, сопоставленных сообщений: 3, коллективных операций: 1;"
 
 # --- time in MPI per rank: the JSON's mpi_time_per_rank, the rest of each rank's run outside
 # MPI, the share recomputed from the printed run column

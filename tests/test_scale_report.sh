@@ -106,7 +106,7 @@ check "apps, metric rows, sentences and ranked tables agree with marks --json" \
 check_match "the issue's sentence" "$t" "MarkProcs: efficiency falls as processes grow, strongly: -0\.0436"
 check_match "title" "$t" "Scalability report"
 check_match "date from SOURCE_DATE_EPOCH" "$t" "2024-05-16 12:00:00 UTC"
-check_match "runs file named" "$t" "runs files +samples/scale/paper\.csv"
+check_match "runs file named by its last two parts" "$t" "runs files +scale/paper\.csv"
 check_match "axes of linpack" "$t" "processes 1, 2, 4, 8, 16, problem sizes"
 check_eq "pdf title" "$(pdfinfo "$TMP/paper.pdf" 2>/dev/null | sed -n 's/^Title: *//p')" "Scalability report"
 check_eq "pdf creation date" "$(pdfinfo "$TMP/paper.pdf" 2>/dev/null | sed -n 's/^CreationDate: *//p')" \

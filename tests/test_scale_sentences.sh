@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scale.pdf behind its marks (docs/scale.md, "Sentences" and "Raw times"): a runs file with
 # repeats over two placements, written here; Python recomputes from the CSV alone each
-# configuration's runs, best, median, max, spread and efficiency (E = T1 / (p Tp)), Teplov's
+# configuration's runs, best, median, max, spread, speed-up (S = T1 / Tp of the best times,
+# "-" without a p = 1 run at that size) and efficiency (E = T1 / (p Tp)), Teplov's
 # marks (docs/methods.md section 8) and each sentence's word from the thresholds read out of
 # templates/scale.txt. The PDF's "Raw times" table, sentences and threshold note must say the
 # same; with --texts moving the thresholds, the words and the note follow.
@@ -60,14 +61,24 @@ cfg = {}
 for r in csv.DictReader(open(runs)):
     if r["status"] == "ok":
         cfg.setdefault(r["app"], {}).setdefault((float(r["procs"]), float(r["size"])), []).append(float(r["time"]))
+# the PDF's cells: 4 significant digits, fixed notation (tests/units.py)
 def g(x): return num(x)
+# a third argument: efficiencies from a performance model (not recomputed here; speed-ups and
+# times still are); the marks below need the serial reference, so they are skipped
+model = len(sys.argv) > 3
 for app, c in cfg.items():
-    eff = {k: min(c[(1.0, k[1])]) / (k[0] * min(v)) for k, v in c.items()}
+    if not model:
+        eff = {k: min(c[(1.0, k[1])]) / (k[0] * min(v)) for k, v in c.items()}
     for (p, d) in sorted(c, key=lambda k: (k[1], k[0])):
         t = sorted(c[(p, d)])
         med = statistics.median(t)
         spread = "%.1f %%" % (100 * (t[-1] - t[0]) / med) if len(t) > 1 else "-"
-        print("row", app, "%g" % p, "%g" % d, len(t), g(t[0]), g(med), g(t[-1]), spread, g(eff[(p, d)]))
+        one = c.get((1.0, d))
+        speedup = g(min(one) / t[0]) if one else "-"
+        print("row", app, "%g" % p, "%g" % d, len(t), g(t[0]), g(med), g(t[-1]), spread, speedup,
+              "model" if model else g(eff[(p, d)]))
+    if model:
+        continue
     P = sorted({k[0] for k in c}); D = sorted({k[1] for k in c})
     mp, md, ma = [], [], []
     for j in range(len(D) - 1):
@@ -100,9 +111,10 @@ for line in open(sys.argv[1]):
     if m:
         app = m.group(1)
         continue
-    m = re.match(r"^\s*(\d+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+ %|-)\s+(\S+)\s*$", line)
+    m = re.match(r"^\s*(\d+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+ %|-)\s+(\S+)\s+(\S+)\s*$", line)
     if m and app:
-        print("row", app, *m.groups())
+        # a second argument: the efficiency column is a model's, not recomputed by ref.py
+        print("row", app, *m.groups()[:-1], "model" if len(sys.argv) > 2 else m.group(9))
         continue
     # the sentences come in the order of the applications, three each
     m = re.match(r"^\s*(Mark(Procs|Data|All): .*\S)\s*$", line)
@@ -120,7 +132,27 @@ $PY "$TMP/ref.py" "$TMP/runs.csv" templates/scale.txt > "$TMP/want" 2>&1
 check "reference computed" test -s "$TMP/want"
 $PY "$TMP/pdf.py" "$TMP/s.pdf.txt" > "$TMP/got" 2>&1
 check_eq "raw-times rows: count" "$(grep -c '^row' "$TMP/got")" "$(grep -c '^row' "$TMP/want")"
-check_eq "raw-times rows: runs, best, median, max, spread, efficiency" "$(grep '^row' "$TMP/got")" "$(grep '^row' "$TMP/want")"
+check_eq "raw-times rows: runs, best, median, max, spread, speed-up, efficiency" "$(grep '^row' "$TMP/got")" "$(grep '^row' "$TMP/want")"
+check_match "a speed-up by hand: flat at (2, 100) is 8 / 4" "$(grep '^row flat 2 100 ' "$TMP/got")" " 2\.000 1\.000$"
+
+# a size without a p = 1 run (its efficiency from a performance model): speed-up "-" there,
+# T1 / Tp at the size that has one
+cat > "$TMP/nosolo.csv" <<'EOF'
+app,procs,size,time,status
+nosolo,2,100,5,ok
+nosolo,4,100,3,ok
+nosolo,1,200,12,ok
+nosolo,2,200,7,ok
+nosolo,4,200,4,ok
+EOF
+check "report with a model, no p = 1 at size 100" $BIN/mpilens scale report "$TMP/nosolo.csv" -o "$TMP/n.pdf" \
+    --peak 1 --flops-coef 1 --flops-power 1
+pdftotext -layout "$TMP/n.pdf" "$TMP/n.pdf.txt" 2>/dev/null
+$PY "$TMP/ref.py" "$TMP/nosolo.csv" templates/scale.txt model > "$TMP/nwant" 2>&1
+$PY "$TMP/pdf.py" "$TMP/n.pdf.txt" model > "$TMP/ngot" 2>&1
+check_eq "model: raw-times rows with speed-ups against the CSV" "$(grep '^row' "$TMP/ngot")" "$(grep '^row' "$TMP/nwant")"
+check_eq "model: speed-up '-' at the size without p = 1" "$(grep -c '^row nosolo [24] 100 .* - model$' "$TMP/ngot")" 2
+check_match "model: speed-up 12 / 4 = 3 at (4, 200)" "$(grep '^row nosolo 4 200 ' "$TMP/ngot")" " 3\.000 model$"
 check_eq "sentences: word by the thresholds of scale.txt" "$(grep '^sentence' "$TMP/got")" "$(grep '^sentence' "$TMP/want")"
 # all three strengths and "hardly changes" occur, so every threshold is exercised
 for w in "hardly changes" weakly moderately strongly; do

@@ -94,12 +94,22 @@ int main(void)
     c = at(x, 4, 20);
     LENS_TEST(c != (size_t)-1 && x->t_n[c] == 0 && isnan(x->t_med[c]), "(4, 20): no run, NaN");
     LENS_TEST(!g[1].t_n && !g[1].t_med, "a runs file of efficiencies has no raw times");
+    /* speed-ups T(1, d) / T(p, d) of the best times, by hand: size 10 has T1 = 8, so (2, 10)
+     * is 8 / 4 = 2 and (4, 10) 8 / 4 = 2; (1, 20) is 1; cells without a time have none */
+    LENS_TEST(x->t_speedup && x->t_speedup[at(x, 1, 10)] == 1 && x->t_speedup[at(x, 2, 10)] == 2 &&
+              x->t_speedup[at(x, 4, 10)] == 2 && x->t_speedup[at(x, 1, 20)] == 1,
+              "speed-ups 1, 2, 2 at size 10 and 1 at (1, 20)");
+    LENS_TEST(isnan(x->t_speedup[at(x, 2, 20)]) && isnan(x->t_speedup[at(x, 4, 20)]),
+              "no speed-up where no run gave a time");
+    LENS_TEST(!g[1].t_speedup, "a runs file of efficiencies has no speed-ups");
 
     /* the sub-region keeps the time layers cell for cell */
     struct lens_grid s;
     LENS_TEST(lens_runs_subgrid(x, 2, 4, NAN, NAN, &s, &e) == LENS_OK, "subgrid: %s", e.msg);
     c = at(&s, 2, 10);
     LENS_TEST(s.t_n && c != (size_t)-1 && s.t_n[c] == 4 && s.t_med[c] == 4.75, "subgrid (2, 10) times");
+    /* the sub-region has no p = 1 column, yet keeps the speed-ups against the whole grid's T1 */
+    LENS_TEST(s.t_speedup && c != (size_t)-1 && s.t_speedup[c] == 2, "subgrid (2, 10) speed-up 2");
     lens_runs_grid_release(&s);
     lens_runs_grids_free(g, n);
 

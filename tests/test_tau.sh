@@ -86,7 +86,7 @@ bad "no column line" '2s/^#/x/' profile.0.0.0 'profile\.0\.0\.0:2: '
 bad "unquoted name" '5s/^"//' profile.7.0.0 'profile\.7\.0\.0:5: expected a quoted'
 bad "missing number" '6s/" [0-9]* [0-9]* /" 1 /' profile.2.0.1 'profile\.2\.0\.1:6: expected 5 numbers'
 bad "negative time" '4s/" \([0-9]*\) 0 [0-9]*/" \1 0 -5/' profile.1.0.0 'profile\.1\.0\.0:4: exclusive time'
-bad "cut short" '8,$d' profile.5.0.0 'profile\.5\.0\.0:8: 10 function line\(s\) announced, 5 found'
+bad "cut short" '8,$d' profile.5.0.0 'profile\.5\.0\.0:8: 10 function lines announced, 5 found'
 bad "empty file" '1,$d' profile.9.0.1 'profile\.9\.0\.1:1: empty file'
 # a directory with only profile.0.0.0 removed is not a TAU directory: read as CSV, which fails
 rm -rf "$TMP/bad" && cp -r $S/tau16 "$TMP/bad" && rm "$TMP/bad/profile.0.0.0"

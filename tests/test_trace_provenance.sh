@@ -60,4 +60,20 @@ check_match "two traces: then the foreign one" "$two" "trace 2 casita-4_mpi_ls_b
 # the Russian template has the same rows
 check "problems --report --lang ru" $BIN/mpilens problems "$A" --lang ru --report "$TMP/ru.pdf"
 check_match "ru: начало измерения" "$(flat "$TMP/ru.pdf")" "начало измерения $at"
+
+# ---- problems --json: a "provenance" object with the PDF's keys, values as otf2-print reads
+# the properties; a foreign trace's JSON has none and otherwise the same keys as before
+check "problems --json" $BIN/mpilens problems "$A" --json -o "$TMP/p.json"
+for k in measured_at mpi_library_version launcher binding cores_per_host; do
+    K=MPILENS::$(echo "$k" | tr a-z A-Z)
+    check_eq "json provenance.$k = $K" \
+        "$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['provenance']['$k'])" "$TMP/p.json")" \
+        "$(prop "$A" "$K")"
+done
+check_eq "json: the listing's keys kept, provenance added last" \
+    "$(/usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('problems' in d, list(d)[-1])" "$TMP/p.json")" \
+    "True provenance"
+check "problems --json on a foreign trace" $BIN/mpilens problems "$C" --json -o "$TMP/c.json"
+check_eq "foreign trace: no provenance in the JSON" \
+    "$(/usr/bin/python3 -c "import json,sys; print('provenance' in json.load(open(sys.argv[1])))" "$TMP/c.json")" False
 finish test_trace_provenance

@@ -5,6 +5,7 @@
 
 #include "common/alloc.h"
 #include "common/textline.h"
+#include "common/units.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -164,8 +165,8 @@ static int read_file(struct lens_profile *p, const char *path, long node, struct
     if (rc == LENS_OK && nfunc < 0)
         rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: empty file, not a TAU profile", path, lineno + 1);
     else if (rc == LENS_OK && done < nfunc)
-        rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: %ld function line(s) announced, %ld found",
-                          path, lineno + 1, nfunc, done);
+        rc = lens_err_set(e, LENS_EFORMAT, "%s:%ld: %ld function %s announced, %ld found", path, lineno + 1,
+                          nfunc, lens_units_plural(nfunc, "line", "lines"), done);
     lens_textline_release(&tl);
     fclose(fp);
     return rc;

@@ -577,6 +577,7 @@ void lens_runs_grid_release(struct lens_grid *g)
     lens_free(g->t_min);
     lens_free(g->t_max);
     lens_free(g->t_n);
+    lens_free(g->t_speedup);
     memset(g, 0, sizeof *g);
 }
 
@@ -653,7 +654,8 @@ static int time_layers(struct lens_grid *g, const struct lens_runs *r, const siz
     g->t_min = nan_layer(cells);
     g->t_max = nan_layer(cells);
     g->t_n = lens_calloc(cells + 1, sizeof *g->t_n);
-    if (!ct || !g->t_med || !g->t_min || !g->t_max || !g->t_n) {
+    g->t_speedup = nan_layer(cells);
+    if (!ct || !g->t_med || !g->t_min || !g->t_max || !g->t_n || !g->t_speedup) {
         lens_free(ct);
         return lens_err_set(e, LENS_ENOMEM, "%s: out of memory for the raw times", g->app);
     }
@@ -680,6 +682,21 @@ static int time_layers(struct lens_grid *g, const struct lens_runs *r, const siz
         a = b;
     }
     lens_free(ct);
+    /* Speed-up S(p, d) = T(1, d) / T(p, d), both best times, like the efficiency's E = S / p
+     * but measured only (never the model's reference): NaN where the size has no timed p = 1
+     * run, and where T(p, d) is 0 (a clock too coarse), which would give no finite ratio. */
+    long one = -1;
+    for (size_t i = 0; i < g->np; i++)
+        if (g->procs[i] == 1)
+            one = (long)i;
+    for (size_t j = 0; one >= 0 && j < g->nd; j++) {
+        double t1 = g->t_min[j * g->np + (size_t)one];
+        for (size_t i = 0; i < g->np; i++) {
+            double tp = g->t_min[j * g->np + i];
+            if (!isnan(t1) && tp > 0)
+                g->t_speedup[j * g->np + i] = t1 / tp;
+        }
+    }
     return LENS_OK;
 }
 

@@ -96,6 +96,10 @@ struct lens_grid {
      * runs file gave efficiencies) or for a caller-built grid. */
     double *t_med, *t_min, *t_max;
     size_t *t_n;
+    /* Speed-up per configuration, nd * np like eff: T(1, d) / T(p, d) of the best times
+     * (t_min), measured runs only; NaN where the size has no timed p = 1 run or T(p, d) is 0.
+     * Present exactly when t_min is (the scale PDF's raw-times table). */
+    double *t_speedup;
 };
 
 /* Everything lens_runs_build needs besides the runs. Zeroed = lens_runs_grids. */

@@ -70,6 +70,8 @@ int lens_runs_subgrid(const struct lens_grid *g, double plo, double phi, double 
     out->t_min = cut(g->t_min, sizeof(double), g->np, i0, np, j0, nd, &oom);
     out->t_max = cut(g->t_max, sizeof(double), g->np, i0, np, j0, nd, &oom);
     out->t_n = cut(g->t_n, sizeof(size_t), g->np, i0, np, j0, nd, &oom);
+    /* cut, not recomputed: a part without p = 1 keeps the speed-ups of the whole grid */
+    out->t_speedup = cut(g->t_speedup, sizeof(double), g->np, i0, np, j0, nd, &oom);
     /* var_eff holds one grid per placement back to back: each is cut on its own */
     if (g->n_var && g->var_eff) {
         out->var = lens_calloc(g->n_var, sizeof *out->var);

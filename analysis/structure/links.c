@@ -6,6 +6,7 @@
 #include "ari.h"
 #include "hclust.h"
 #include "common/time.h"
+#include "common/units.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -766,6 +767,8 @@ void lens_links_row(const struct lens_links *r, int id, struct lens_links_row *r
     lens_time_format_duration(row->last, b, sizeof b);
     if (!isnan(cl->same_host))
         snprintf(h, sizeof h, ", %.0f%% within a host", 100 * cl->same_host);
-    snprintf(buf, n, "%ld links (%.0f%%)%s, %s at %d B to %s at %d B", cl->size, 100 * row->share, h, a,
-             r->lengths[0], b, r->lengths[r->nlen - 1]);
+    /* "1 link", never "1 links": the bad link alone is a cluster of its own (common/units.h) */
+    snprintf(buf, n, "%ld %s (%.0f%%)%s, %s at %d B to %s at %d B", cl->size,
+             lens_units_plural(cl->size, "link", "links"), 100 * row->share, h, a, r->lengths[0], b,
+             r->lengths[r->nlen - 1]);
 }

@@ -2755,6 +2755,30 @@ static void json_num(FILE *fp, double v)
  * found" from "not checked". The warning key appears only when a rule was skipped. */
 int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp)
 {
+    return lens_problems_write_json_trace(p, NULL, lang, fp);
+}
+
+/* ,"provenance":{...}: the MPILENS::* properties t records, under the keys the cube's
+ * provenance uses (LENS_OTF2_PROP_KEYS); nothing at all when none is recorded, so the JSON of
+ * a foreign trace stays what it was. */
+static void json_provenance(FILE *fp, const struct lens_trace *t)
+{
+    static const char *const keys[LENS_OTF2_NPROP] = LENS_OTF2_PROP_KEYS;
+    int n = 0;
+    for (int k = 0; t && k < LENS_OTF2_NPROP; k++) {
+        if (!t->prov[k])
+            continue;
+        fputs(n++ ? "," : ",\"provenance\":{", fp);
+        json_str(fp, keys[k]);
+        fputc(':', fp);
+        json_str(fp, t->prov[k]);
+    }
+    if (n)
+        fputc('}', fp);
+}
+
+int lens_problems_write_json_trace(const struct lens_problems *p, const struct lens_trace *t, int lang, FILE *fp)
+{
     fputs("{\"total_time_s\":", fp);
     json_num(fp, p->total_time_s);
     fprintf(fp, ",\"nranks\":%d,\"events\":%llu,\"messages\":%llu,\"collectives\":%llu,"
@@ -2836,6 +2860,8 @@ int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp)
         fputs(",\"warning\":", fp);
         json_str(fp, p->warning);
     }
+    /* last, so every key before it keeps its place for readers that stream the object */
+    json_provenance(fp, t);
     fputs("}\n", fp);
     return ferror(fp) ? LENS_EIO : LENS_OK;
 }

@@ -232,6 +232,11 @@ void lens_problems_free(struct lens_problems *p);
 /* Report output. lang is 0 for English, 1 for Russian (falls back to English per text). */
 int lens_problems_write_text(const struct lens_problems *p, int lang, FILE *fp);
 int lens_problems_write_json(const struct lens_problems *p, int lang, FILE *fp);
+/* The same JSON, plus "provenance": {key: value} of the MPILENS::* properties t recorded
+ * (struct lens_trace.prov, keys LENS_OTF2_PROP_KEYS), only those present and only when one
+ * is; t NULL writes exactly lens_problems_write_json. Returns LENS_OK or LENS_EIO. */
+int lens_problems_write_json_trace(const struct lens_problems *p, const struct lens_trace *t, int lang,
+                                   FILE *fp);
 
 /* One row per problem found, for the PDF report table: pointers borrowed from p. */
 struct lens_problems_row {

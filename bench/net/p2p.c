@@ -2,6 +2,7 @@
  * times go to rank 0, which computes the statistics and writes the files (p2p_out.c). */
 #include "p2p.h"
 #include "common/time.h"
+#include "common/units.h"
 
 #include "fatal.h"
 #include "job.h"
@@ -355,11 +356,13 @@ void lens_bench_p2p_run(const struct lens_bench_opts *o, lens_bench_say_fn say, 
             lens_bench_stats_compute(out.lat_raw + q0 * max_lat, (size_t)out.lat_iters[q0], scratch, &s0);
             /* the largest size: the bandwidth headline */
             lens_bench_stats_compute(out.bw_raw + q1 * max_bw, (size_t)out.bw_iters[q1], scratch, &s1);
-            say_line(say, arg, "p2p pair %d (%s, ranks %d,%d, %s - %s): latency %.3g us at 0 B, "
+            /* the latency in the reports' voice (common/units.h): "226.0 ns", "1.934 µs" */
+            char lat[48];
+            lens_units_time(s0.median / (2.0 * out.batch[0]), lat, sizeof lat);
+            say_line(say, arg, "p2p pair %d (%s, ranks %d,%d, %s - %s): latency %s at 0 B, "
                      "bandwidth %.4g MB/s at %d B (medians), %.1f s", p, pl.kind[p], a, b, hosts[a],
-                     hosts[b], s0.median / (2.0 * out.batch[0]) * 1e6,
-                     (double)LENS_BENCH_P2P_WINDOW * sizes[ns - 1] / s1.median / 1e6, sizes[ns - 1],
-                     MPI_Wtime() - start);
+                     hosts[b], lat, (double)LENS_BENCH_P2P_WINDOW * sizes[ns - 1] / s1.median / 1e6,
+                     sizes[ns - 1], MPI_Wtime() - start);
         }
         lens_bench_job_barrier(over); /* the next pair starts on a quiet machine */
     }

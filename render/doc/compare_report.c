@@ -75,8 +75,9 @@ static int answer_vars(void *ctx, struct lens_err *e)
     lens_time_format_date(r->o->date, date, sizeof date);
     int rc = lens_template_vars_set(v, "date", date, e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "version", LENS_VERSION, e);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "base", r->o->base ? r->o->base : "-", e);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "new", r->o->newer ? r->o->newer : "-", e);
+    /* the runs by their paths' last two parts: the folder the PDF was made in never shows */
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "base", r->o->base ? lens_report_path_tail(r->o->base) : "-", e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "new", r->o->newer ? lens_report_path_tail(r->o->newer) : "-", e);
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "verdict", lens_compare_verdict_name(c->verdict), e);
     /* the words of the text output: how a rank of BASE was paired with one of NEW */
     if (rc == LENS_OK)

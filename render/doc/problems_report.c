@@ -137,9 +137,11 @@ static int title_vars(void *ctx, struct lens_err *e)
     char date[64], def[512], names[4096];
     size_t o = 0;
     names[0] = '\0';
-    /* the trace names as given, comma-separated, cut when the buffer is full */
+    /* the trace names, comma-separated, cut when the buffer is full; a path shows its last
+     * two parts only (lens_report_path_tail), so the folder the report was made in never does */
     for (int i = 0; i < s->nin && o < sizeof names; i++)
-        o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "", s->in[i].name);
+        o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", i ? ", " : "",
+                              lens_report_path_tail(s->in[i].name));
     lens_time_format_date(s->o->date, date, sizeof date);
     struct lens_template_vars *v = &s->vars;
     int rc = lens_template_vars_set(v, "date", date, e);
@@ -148,7 +150,7 @@ static int title_vars(void *ctx, struct lens_err *e)
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "ntraces", "%d", s->nin);
     /* the field's label: a label may not hold the "|" of ${n|one|many} */
     if (rc == LENS_OK) rc = lens_template_vars_set(v, "trace_word", lens_units_plural(s->nin, "trace", "traces"), e);
-    if (rc == LENS_OK) rc = lens_template_vars_set(v, "rules", s->o->rules ? s->o->rules : "-", e);
+    if (rc == LENS_OK) rc = lens_template_vars_set(v, "rules", s->o->rules ? lens_report_path_tail(s->o->rules) : "-", e);
     /* every trace was checked with the same rules, so the first one's count is every one's */
     if (rc == LENS_OK)
         rc = lens_template_vars_setf(v, e, "nrules", "%d",
@@ -232,7 +234,7 @@ static int comparison_block(void *ctx, const struct lens_template_item *it, stru
     /* Speed-ups are against the first trace: the command line order says which run is the baseline
      * (naive, then overlapped). */
     double t0 = run_time(&s->in[0]);
-    int rc = lens_template_vars_setf(&s->vars, e, "first", "%s", s->in[0].name);
+    int rc = lens_template_vars_setf(&s->vars, e, "first", "%s", lens_report_path_tail(s->in[0].name));
     if (rc == LENS_OK)
         rc = lens_pdf_new_page(s->pdf, e);
     if (rc == LENS_OK && (rc = text(s, "heading", buf, sizeof buf, e)) == LENS_OK)
@@ -265,7 +267,7 @@ static int comparison_block(void *ctx, const struct lens_template_item *it, stru
         } else {
             snprintf(largest, sizeof largest, "-");
         }
-        const char *cells[7] = {s->in[i].name, ranks, time, sp, ws, share, largest};
+        const char *cells[7] = {lens_report_path_tail(s->in[i].name), ranks, time, sp, ws, share, largest};
         rc = lens_pdf_table_row(s->pdf, cells, e);
     }
     if (rc == LENS_OK)
@@ -479,7 +481,7 @@ static int run_problems_block(void *ctx, const struct lens_template_item *it, st
     /* the names take a third, the runs share the middle, the change the rest */
     cols[0] = (struct lens_pdf_column){h[0], LENS_PDF_LEFT, 0.36};
     for (int c = 0; c < nc; c++) {
-        snprintf(h[1 + c], sizeof h[1 + c], "%s, s", s->in[run_column(s->nin, c)].name);
+        snprintf(h[1 + c], sizeof h[1 + c], "%s, s", lens_report_path_tail(s->in[run_column(s->nin, c)].name));
         cols[1 + c] = (struct lens_pdf_column){h[1 + c], LENS_PDF_RIGHT, 0.50 / nc};
     }
     cols[1 + nc] = (struct lens_pdf_column){h[1 + nc], LENS_PDF_RIGHT, 0};
@@ -522,7 +524,7 @@ static int trace_vars(void *ctx, struct lens_err *e)
     fmt_s(s, run_time(in), rt, sizeof rt);
     fmt_s(s, longest(in), lg, sizeof lg);
     struct lens_template_vars *v = &s->vars;
-    int rc = lens_template_vars_set(v, "trace_name", in->name, e);
+    int rc = lens_template_vars_set(v, "trace_name", lens_report_path_tail(in->name), e);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "trace_index", "%d", s->cur + 1);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "nranks", "%d", p->nranks);
     if (rc == LENS_OK) rc = lens_template_vars_setf(v, e, "events", "%llu", (unsigned long long)p->nevents);

@@ -99,8 +99,12 @@ static void join(const char *(*get)(const void *, size_t), const void *ctx, size
     }
 }
 
-/* Accessors for join(): one list writer serves the file names and the application names. */
-static const char *source_name(const void *ctx, size_t i) { return ((const char *const *)ctx)[i]; }
+/* Accessors for join(): one list writer serves the file names and the application names; a
+ * file shows its last two parts (lens_report_path_tail), never the absolute path. */
+static const char *source_name(const void *ctx, size_t i)
+{
+    return lens_report_path_tail(((const char *const *)ctx)[i]);
+}
 static const char *app_name(const void *ctx, size_t i) { return ((const struct lens_grid *)ctx)[i].app; }
 
 /* "1, 2, 4, 8" (or "1 .. 64 (7 values)" for long axes). */
@@ -506,23 +510,24 @@ static int times_vars(void *ctx, struct lens_err *e)
 }
 
 /* One row per configuration with a timed run, sizes then processes ascending as the grid is
- * stored: the runs, the best time (the one the efficiency uses), median and slowest, and the
- * spread (slowest - best) / median, "-" for a single run, which has none to show. */
+ * stored: the runs, the best time (the one the efficiency uses), median and slowest, the
+ * spread (slowest - best) / median, "-" for a single run, which has none to show, and the
+ * speed-up analysis/scale computed (lens_grid.t_speedup, "-" without a p = 1 run). */
 static int times_table(void *ctx, const struct lens_template_item *it, struct lens_err *e)
 {
     struct scale_report *r = ctx;
     if (strcmp(it->name, "times"))
         return unknown_item(r, it, e);
-    if (it->ncols != 8)
-        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'times' needs 8 columns (procs, size, "
-                            "runs, best, median, max, spread, efficiency), got %d",
+    if (it->ncols != 9)
+        return lens_err_set(e, LENS_EFORMAT, "%s:%d: table 'times' needs 9 columns (procs, size, "
+                            "runs, best, median, max, spread, speed-up, efficiency), got %d",
                             r->t->path, it->line, it->ncols);
     const struct lens_grid *g = &r->g[r->cur];
     int rc = LENS_OK;
     for (size_t c = 0; g->t_n && c < g->np * g->nd && rc == LENS_OK; c++) {
         if (!g->t_n[c])
             continue;
-        char s[8][32];
+        char s[9][32];
         fmt_axis(g->procs[c % g->np], s[0], sizeof s[0]);
         fmt_axis(g->size[c / g->np], s[1], sizeof s[1]);
         snprintf(s[2], sizeof s[2], "%zu", g->t_n[c]);
@@ -534,8 +539,9 @@ static int times_table(void *ctx, const struct lens_template_item *it, struct le
             snprintf(s[6], sizeof s[6], "%.1f %%", 100 * (g->t_max[c] - g->t_min[c]) / g->t_med[c]);
         else
             snprintf(s[6], sizeof s[6], "-");
-        fmt_num(g->eff[c], s[7], sizeof s[7]);
-        const char *cells[8] = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]};
+        fmt_num(g->t_speedup ? g->t_speedup[c] : NAN, s[7], sizeof s[7]);
+        fmt_num(g->eff[c], s[8], sizeof s[8]);
+        const char *cells[9] = {s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]};
         rc = lens_pdf_table_row(r->pdf, cells, e);
     }
     return rc;

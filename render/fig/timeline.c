@@ -3,6 +3,7 @@
  * timeline_window.c; drawing costs what the window holds, not what the trace holds. */
 #include "timeline.h"
 #include "common/time.h"
+#include "common/units.h"
 
 #include "figure.h"
 #include "timeline_int.h"
@@ -36,14 +37,14 @@ static const char *const words[2][NSTR] = {
     {"computation", "point-to-point", "collective", "one-sided", "wait/test", "other MPI",
      "message", "problem instance",
      "time since the window start [ms]; the window starts %.3f ms into the trace",
-     "%s on rank %d: %s lost in %s at %.3f ms", "Timeline of %d rank(s)",
-     "window of %s; ranks %d-%d of %d; %zu MPI calls, %zu messages%s, %zu problem instances",
+     "%s on rank %d: %s lost in %s at %.3f ms", "Timeline of %s",
+     "window of %s; ranks %d-%d of %d; %s, %s%s, %s",
      " (not all drawn)", "rank %d"},
     {"вычисления", "точка-точка", "коллективные", "односторонние", "ожидание/проверка",
      "прочие MPI", "сообщение", "случай проблемы",
      "время от начала окна [мс]; окно начинается через %.3f мс от начала трассы",
-     "%s, процесс %d: потеряно %s в %s на %.3f мс", "Временная диаграмма, процессов: %d",
-     "окно %s; процессы %d-%d из %d; вызовов MPI %zu, сообщений %zu%s, случаев проблем %zu",
+     "%s, процесс %d: потеряно %s в %s на %.3f мс", "Временная диаграмма, процессов: %s",
+     "окно %s; процессы %d-%d из %d; вызовов MPI %s, сообщений %s%s, случаев проблем %s",
      " (нарисованы не все)", "процесс %d"}};
 
 static const char *word(const struct lens_timeline_opts *o, int k)
@@ -463,11 +464,30 @@ static void titles(const struct layout *L, char *title, size_t tn, char *sub, si
                  w->rank, a, lens_trace_region_name(L->s->trace, c->region),
                  w->time * 1e3);
     } else {
-        snprintf(title, tn, word(L->o, S_PLAIN), L->s->trace->nranks);
+        /* English counts with its noun ("1 rank", "2 ranks", common/units.h); the Russian
+         * title already names the noun before the colon, so it takes the bare number. */
+        char cnt[48];
+        if (L->o->lang == 1)
+            snprintf(cnt, sizeof cnt, "%d", L->s->trace->nranks);
+        else
+            lens_units_count(L->s->trace->nranks, "rank", "ranks", cnt, sizeof cnt);
+        snprintf(title, tn, word(L->o, S_PLAIN), cnt);
     }
     duration(w->t1 - w->t0, b, sizeof b);
-    snprintf(sub, sn, word(L->o, S_SUB), b, w->lane0, w->lane0 + w->nlanes - 1, L->s->trace->nranks, w->ncalls, w->nmessages_all,
-             w->nmessages < w->nmessages_all ? word(L->o, S_PARTIAL) : "", w->ninstances);
+    /* English puts each count before its noun, singular for 1 (common/units.h); the Russian
+     * words name the noun first and take the bare numbers */
+    char nc[64], nm[64], ni[64];
+    if (L->o->lang == 1) {
+        snprintf(nc, sizeof nc, "%zu", w->ncalls);
+        snprintf(nm, sizeof nm, "%zu", w->nmessages_all);
+        snprintf(ni, sizeof ni, "%zu", w->ninstances);
+    } else {
+        lens_units_count((long long)w->ncalls, "MPI call", "MPI calls", nc, sizeof nc);
+        lens_units_count((long long)w->nmessages_all, "message", "messages", nm, sizeof nm);
+        lens_units_count((long long)w->ninstances, "problem instance", "problem instances", ni, sizeof ni);
+    }
+    snprintf(sub, sn, word(L->o, S_SUB), b, w->lane0, w->lane0 + w->nlanes - 1, L->s->trace->nranks, nc, nm,
+             w->nmessages < w->nmessages_all ? word(L->o, S_PARTIAL) : "", ni);
 }
 
 /* The figure's data for the protocol of figure.h. */
