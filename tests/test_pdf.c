@@ -246,6 +246,37 @@ static void test_raw(const char *dir, const struct membuf *png)
     lens_free(sz);
 }
 
+/* A section's heading whose prose fills its page: the table it introduces starts on the next
+ * page, and the page a citation names (lens_pdf_heading_page) is still the heading's. */
+static void test_heading_page(void)
+{
+    struct lens_pdf *p = NULL;
+    struct lens_err e;
+    LENS_TEST(lens_pdf_new(&p, "fonts", &e) == LENS_OK, "new: %s", e.msg);
+    if (!p)
+        return;
+    LENS_TEST(lens_pdf_heading_page(p, 2) == 0, "no heading yet: 0");
+    int rc = lens_pdf_heading(p, 1, "Input", &e);
+    /* fill page 1 until only room for the heading, its four kept lines and a little more */
+    while (rc == LENS_OK && lens_pdf_remaining(p) > 140)
+        rc = lens_pdf_paragraph(p, "filler line", &e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_heading(p, 2, "Retests", &e);
+    int at = lens_pdf_page_count(p);
+    for (int k = 0; rc == LENS_OK && k < 3; k++)
+        rc = lens_pdf_paragraph(p, "prose under the heading", &e);
+    if (rc == LENS_OK)
+        rc = lens_pdf_need(p, 200, &e); /* the table's header and first rows do not fit */
+    LENS_TEST(rc == LENS_OK, "drawing: %s", e.msg);
+    LENS_TEST(lens_pdf_page_count(p) == at + 1, "the table moved to the next page (%d, heading on %d)",
+              lens_pdf_page_count(p), at);
+    LENS_TEST(lens_pdf_heading_page(p, 2) == at, "the citation names the heading's page %d, got %d", at,
+              lens_pdf_heading_page(p, 2));
+    LENS_TEST(lens_pdf_heading_page(p, 1) == 1 && lens_pdf_heading_page(p, 9) == 0,
+              "h1 on page 1 (%d); a level out of range is 0", lens_pdf_heading_page(p, 1));
+    lens_pdf_free(p);
+}
+
 int main(void)
 {
     struct lens_err e;
@@ -381,5 +412,6 @@ int main(void)
         rmdir(dir);
     }
     (void)exists;
+    test_heading_page();
     return LENS_TEST_DONE("test_pdf");
 }

@@ -66,6 +66,7 @@ struct lens_pdf {
     /* A heading of level l is nested under the last heading of the nearest level above it, so the
      * last entry of each level is kept; index 0 (the title) has no bookmark. */
     HPDF_Outline outline[4]; /* last outline entry per heading level (1..3) */
+    int heading_page[4];     /* page count when the last heading of each level was drawn */
     char *footer;
     char *header;   /* running header of the pages added from now on, NULL: none */
     HPDF_STATUS herr, hdetail; /* first error reported by libharu, 0 if none */
@@ -131,6 +132,11 @@ static int hcheck(struct lens_pdf *p, const char *what, struct lens_err *e)
 static double body_top(void) { return PAGE_H - MARGIN_TOP; }
 double lens_pdf_text_width(const struct lens_pdf *p) { (void)p; return PAGE_W - 2 * MARGIN_X; }
 int lens_pdf_page_count(const struct lens_pdf *p) { return p->npages; }
+
+int lens_pdf_heading_page(const struct lens_pdf *p, int level)
+{
+    return level >= 0 && level < 4 ? p->heading_page[level] : 0;
+}
 /* Before the first page there is no room yet: 0 makes a caller that keeps things together ask for a
  * page. */
 double lens_pdf_remaining(const struct lens_pdf *p) { return p->npages ? p->y - MARGIN_BOTTOM : 0.0; }
@@ -561,6 +567,7 @@ int lens_pdf_heading(struct lens_pdf *p, int level, const char *text, struct len
         return rc;
     lens_pdf_space(p, size * 0.6); /* space above scales with the heading, so h1 stands further apart than h3 */
     double top = p->y;
+    p->heading_page[level] = p->npages; /* the page a citation of this section sends the reader to */
     rc = lens_pdf_text(p, LENS_PDF_BOLD, size, level == 0 ? LENS_PDF_CENTER : LENS_PDF_LEFT, 0, text, e);
     if (rc != LENS_OK)
         return rc;

@@ -51,6 +51,10 @@ int lens_pdf_need(struct lens_pdf *p, double points, struct lens_err *e);
 /* Moves the cursor down (points); does not start a page. */
 void lens_pdf_space(struct lens_pdf *p, double points);
 int lens_pdf_page_count(const struct lens_pdf *p);
+/* The page count when the last heading of level (0..3) was drawn, 0 if none: the page a
+ * citation of that section names, which is where its heading stands even when the heading's
+ * prose fills the page and the table it introduces starts on the next one. */
+int lens_pdf_heading_page(const struct lens_pdf *p, int level);
 /* Height left below the cursor on the current page, in points (0 before the first page). */
 double lens_pdf_remaining(const struct lens_pdf *p);
 /* Text width available between the margins, in points. */

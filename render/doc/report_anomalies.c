@@ -117,14 +117,14 @@ int lens_report_anomalies_table(void *ctx, const struct lens_template_item *it, 
     struct lens_report_ctx *r = ctx;
     if (strcmp(it->name, "ranked"))
         return lens_report_unknown_item(r, it, e);
-    /* The page page one cites for this input's anomalies: the header and first rows (60 points)
-     * are made to fit first, so the table does not start on the page after the one recorded. */
+    /* The page page one cites for this input's anomalies is its heading's; the header and first
+     * rows (60 points) are kept together so the table does not leave its header behind. */
     int n = lens_report_results(r)->st.an ? lens_report_results(r)->st.an->n : 0;
     int rc0 = n > 0 ? lens_pdf_need(r->pdf, 60, e) : LENS_OK;
     if (rc0 != LENS_OK)
         return rc0;
     if (r->page_anomalies)
-        r->page_anomalies[r->cur] = lens_pdf_page_count(r->pdf);
+        r->page_anomalies[r->cur] = lens_pdf_heading_page(r->pdf, 2); /* "Anomalies" */
     const struct lens_structure *st = &lens_report_results(r)->st;
     const struct lens_cube *c = lens_report_cube(r);
     int rc = LENS_OK;

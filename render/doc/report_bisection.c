@@ -194,7 +194,7 @@ int lens_report_bisection_table(void *ctx, const struct lens_template_item *it, 
         /* the page page one cites: this table carries the numbers page one repeats */
         int rc = lens_pdf_need(r->pdf, 80, e);
         if (rc == LENS_OK && r->page_bisection)
-            r->page_bisection[r->cur] = lens_pdf_page_count(r->pdf);
+            r->page_bisection[r->cur] = lens_pdf_heading_page(r->pdf, 2); /* "Bisection bandwidth" */
         return rc == LENS_OK ? summary_rows(r, d, e) : rc;
     }
     /* the links and nodes tables break across pages freely: no page is recorded for them */

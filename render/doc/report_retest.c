@@ -89,7 +89,7 @@ int lens_report_retest_table(void *ctx, const struct lens_template_item *it, str
     if (rc != LENS_OK)
         return rc;
     if (r->page_retest)
-        r->page_retest[r->cur] = lens_pdf_page_count(r->pdf);
+        r->page_retest[r->cur] = lens_pdf_heading_page(r->pdf, 2); /* "Retests": its heading's page */
     const struct lens_cube *c = lens_report_cube(r);
     char verdict[4][128];
     /* the verdicts worded once by the template: 1 persists, 0 vanished, -1 control; a cell

@@ -372,10 +372,11 @@ int lens_report_structure_table(void *ctx, const struct lens_template_item *it, 
 {
     struct lens_report_ctx *r = ctx;
     const struct lens_structure *st = &lens_report_results(r)->st;
-    /* The page page one cites for this input's structure: the page of the groups table's header,
-     * which the template drew just before this call, under the section's heading and prose. */
+    /* The page page one cites for this input's structure: the page of the section's heading
+     * (h2), which the template drew before its prose and this table; the table may start on
+     * the next page when the prose fills this one, and the reader should land on the heading. */
     if (!strcmp(it->name, "groups") && r->page_structure)
-        r->page_structure[r->cur] = lens_pdf_page_count(r->pdf);
+        r->page_structure[r->cur] = lens_pdf_heading_page(r->pdf, 2);
     if (!strcmp(it->name, "groups"))
         return groups_table(r, st, e);
     if (!strcmp(it->name, "link_clusters"))
