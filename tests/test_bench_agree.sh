@@ -1,6 +1,7 @@
 # The parallel schedule measures the same cube as the serial one, within the noise, at 2, 3
 # and 4 ranks (oversubscribed on this machine): python reads both cubes' median files (each
-# schedule run twice, alternately; per cell the smaller median) and checks, per length, that
+# schedule run twice, alternately, a third time when the two disagree; per cell the smallest
+# median) and checks, per length, that
 # the median over the cells of parallel/serial is within a factor 6 (two concurrent pairs on
 # 2 cores share them, and Open MPI's shared-memory fast path doubles the 0-byte delays of the
 # parallel runs, docs/bench.md) and every cell within a factor 20 (a cell measured at the
@@ -23,9 +24,10 @@ def med(prefix):
     return d
 # each schedule ran twice, alternately: per cell the smaller median of the two, so a
 # preemption stall of this shared machine in one run does not decide the comparison
-s = np.minimum(med(sys.argv[1] + "1"), med(sys.argv[1] + "2"))
-p = np.minimum(med(sys.argv[2] + "1"), med(sys.argv[2] + "2"))
 P = int(sys.argv[3])
+runs = [str(r) for r in range(1, int(sys.argv[4]) + 1)] if len(sys.argv) > 4 else ["1", "2"]
+s = np.minimum.reduce([med(sys.argv[1] + r) for r in runs])
+p = np.minimum.reduce([med(sys.argv[2] + r) for r in runs])
 off = ~np.eye(P, dtype=bool)
 bad = []
 if s.shape != p.shape:
@@ -54,8 +56,20 @@ for np in 2 3 4; do
             check_eq "np $np $s run $r" "$?" "0"
         done
     done
-    check_eq "np $np: parallel cube agrees with the serial one within the noise" \
-        "$($PY "$TMP/agree.py" "$TMP/serial$np/network" "$TMP/parallel$np/network" $np 2>"$TMP/agree$np.log")" "ok"
+    got=$($PY "$TMP/agree.py" "$TMP/serial$np/network" "$TMP/parallel$np/network" $np 2>"$TMP/agree$np.log")
+    if [ "$got" != ok ]; then
+        # A loaded machine can deschedule a rank for a whole cell (a cell 400 times its
+        # delay, seen at load 30 on 2 cores): a third run of each schedule, and per cell the
+        # smallest of three medians. A schedule that measures a cell wrongly does so in
+        # every run, so the check keeps its teeth.
+        echo "  np $np: two runs each disagree ($got); a third run of each" >&2
+        for s in serial parallel; do
+            $MPIRUN -np $np "$B" --schedule $s --retest 0 $SWEEP -f "$TMP/$s$np/network3" </dev/null >/dev/null 2>"$TMP/$s$np.err"
+            check_eq "np $np $s run 3" "$?" "0"
+        done
+        got=$($PY "$TMP/agree.py" "$TMP/serial$np/network" "$TMP/parallel$np/network" $np 3 2>"$TMP/agree$np.log")
+    fi
+    check_eq "np $np: parallel cube agrees with the serial one within the noise" "$got" "ok"
     sed "s/^/  np $np: /" "$TMP/agree$np.log"
 done
 
