@@ -6,6 +6,7 @@
 #include "analysis/compare/compare.h"
 #include "analysis/cube/cube.h"
 #include "common/json.h"
+#include "common/units.h"
 #include "render/doc/doc.h"
 
 #include <getopt.h>
@@ -76,20 +77,25 @@ static void print_ranks(const struct lens_compare_finding *f)
         printf("%s%d", i ? sep : "", f->ranks[i]);
 }
 
-static void print_text(const struct lens_compare *c, const char *base, const char *newer)
+static void print_text(const struct lens_compare *c, double alpha, const char *base, const char *newer)
 {
     /* one line that answers "did anything change?" with the numbers behind it: how many tests,
      * how many significant, at which BH threshold, so a "same" is seen to be a real check */
-    if (c->sweeps)
-        printf("%s -> %s: %s (%d pairs matched by %s, %lld tests, %lld significant at p <= %.3g)\n",
-               base, newer, lens_compare_verdict_name(c->verdict), c->procs / 2,
-               c->matched_by_host ? "hosts" : "position", c->tests, c->significant, c->threshold);
+    /* with no significant test there is no threshold to quote ("p <= 0" read as a bug):
+     * the false discovery rate the tests were held to is what was checked */
+    char sig[96];
+    if (c->significant > 0)
+        snprintf(sig, sizeof sig, "%lld significant at p <= %.3g", c->significant, c->threshold);
     else
-        printf("%s -> %s: %s (%d processes matched by %s, %d lengths, %lld tests, %lld significant "
-               "at p <= %.3g)\n",
+        snprintf(sig, sizeof sig, "none significant at false discovery rate %g", alpha);
+    if (c->sweeps)
+        printf("%s -> %s: %s (%d %s matched by %s, %lld tests, %s)\n", base, newer,
+               lens_compare_verdict_name(c->verdict), c->procs / 2, lens_units_plural(c->procs / 2, "pair", "pairs"),
+               c->matched_by_host ? "hosts" : "position", c->tests, sig);
+    else
+        printf("%s -> %s: %s (%d processes matched by %s, %d lengths, %lld tests, %s)\n",
                base, newer, lens_compare_verdict_name(c->verdict), c->procs,
-               c->matched_by_host ? "host and local rank" : "rank number", c->nlen, c->tests,
-               c->significant, c->threshold);
+               c->matched_by_host ? "host and local rank" : "rank number", c->nlen, c->tests, sig);
     /* the clustering line is shown also when nothing changed: equal group counts are the
      * evidence that no structure finding was missed for lack of a cut */
     /* which test gave the p-values: on the raw repeats when both runs stored them */
@@ -282,7 +288,7 @@ int cmd_compare(int argc, char **argv)
     if (json)
         print_json(c);
     else
-        print_text(c, base, newer);
+        print_text(c, o.alpha, base, newer);
     lens_compare_free(c);
     return LENS_EXIT_OK;
 }

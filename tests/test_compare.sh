@@ -66,6 +66,16 @@ for s in $(seq 1 20); do
 done
 check "runs with a false finding over 20 seed pairs: $false_runs (at most 1)" test "$false_runs" -le 1
 check_eq "null verdict" "$(field "$TMP/null.json" 'd["verdict"]')" same
+# the text line of a comparison with no significant test quotes the false discovery rate, not
+# a threshold of 0 ("p <= 0" read as a bug)
+"$M" compare "$TMP/na/network" "$TMP/nb/network" >"$TMP/null.txt" 2>"$TMP/err"
+sig=$(field "$TMP/null.json" 'd["significant"]')
+if [ "$sig" = 0 ]; then
+    check_match "no significant test: the rate, no threshold" "$(head -1 "$TMP/null.txt")" \
+        ", none significant at false discovery rate 0.01\)$"
+else
+    check_match "significant tests: their threshold" "$(head -1 "$TMP/null.txt")" " $sig significant at p <= [0-9.e-]+\)$"
+fi
 
 # ---- one link 1.5x slower: exactly that link, at every length
 syn base 1; syn link 2

@@ -61,8 +61,8 @@ check_match "demo: the second sweep is said to be the same sweep again" "$log" \
 P=$OUT/compare_p2p.pdf
 check "compare_p2p.pdf written" test -s "$P"
 p1=$(pdftotext -f 1 -l 1 -layout "$P" - 2>/dev/null)
-check_match "compare_p2p: BASE is the first sweep" "$p1" "BASE +$OUT/live/pair$"
-check_match "compare_p2p: NEW is the second" "$p1" "NEW +$OUT/live/pair_again$"
+check_match "compare_p2p: BASE is the first sweep" "$p1" "BASE +live/pair$"
+check_match "compare_p2p: NEW is the second" "$p1" "NEW +live/pair_again$"
 check_match "compare_p2p: the title says what was compared" "$(pdftotext "$P" - 2>/dev/null | tr -s ' \n' '  ')" \
     "the p2p sweep measured twice"
 check_match "compare_p2p: both curves on one figure" "$(pdftotext "$P" - 2>/dev/null | tr '\n' ' ')" \
