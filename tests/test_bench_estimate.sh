@@ -15,14 +15,18 @@ SWEEP="-n 100 -b 0 -e 4097 -s 512" # 9 lengths, so a run lasts long enough to ti
 # nlen x mean + (K + 1) x nlen x pair mean; nlen x one length's output step; the chosen
 # schedule's total plus the output)
 recompute() {
+    # after(S, M): the number that follows the last M in S (a total of 100 s or more prints
+    # as "110 s (0.0 h)", so counting fields from the end does not find it)
     awk '
+        function after(s, m,   i, j, f) { i = 0; while ((j = index(substr(s, i + 1), m)) > 0) i += j
+                                          split(substr(s, i + length(m)), f, " "); return f[1] }
         /^mpilens-bench: estimate/ { for (i = 1; i <= NF; i++) if ($i == "lengths") nlen = $(i - 1) }
         /calibration:/ { split($0, a, /one pair alone /); split(a[2], b, " "); p1 = b[1]; split(a[2], c, ", "); split(c[2], d, " "); p2 = d[1]
                          if (split($0, r, /one round /) > 1) { split(r[2], b, " "); r1 = b[1]; split(r[2], c, ", "); split(c[2], d, " "); r2 = d[1] } }
-        /^  serial:/ { pairs = $2; ser = $(NF - 1) }
-        /^  parallel:/ { rounds = $2; for (i = 1; i <= NF; i++) if ($i == "retests") k = substr($(i + 1), 2); par = $(NF - 1) }
-        /^  output:/ { o1 = $7; out = $(NF - 3) }
-        /^  this run:/ { sched = $3; run = $(NF - 1) }
+        /^  serial:/ { pairs = $2; ser = after($0, "in all: ") }
+        /^  parallel:/ { rounds = $2; for (i = 1; i <= NF; i++) if ($i == "retests") k = substr($(i + 1), 2); par = after($0, "= ") }
+        /^  output:/ { o1 = after($0, "synced "); out = after($0, "lengths: ") }
+        /^  this run:/ { sched = $3; run = after($0, "about ") }
         END { ps = pairs * nlen * (p1 + p2) / 2; pp = rounds * nlen * (r1 + r2) / 2 + (k + 1) * nlen * (p1 + p2) / 2
               po = nlen * o1
               printf "%s %s %s %s %.6g %.6g %.6g %.6g\n", ser, par, out, run, ps, pp, po, (sched == "parallel," ? par : ser) + out }' "$1"
