@@ -143,7 +143,7 @@ fi
 say "clustering the TAU profile samples/profiles/tau16 (mpilens profile-clusters)"
 "$BIN/mpilens" profile-clusters samples/profiles/tau16 --report "$out/profiles.pdf" \
     --title "mpilens demo: ICAPPA on a TAU profile" >"$out/profiles.txt"
-say "$(tail -n 1 "$out/profiles.txt" | cut -c1-120) -> $out/profiles.pdf"
+say "$(tail -n 1 "$out/profiles.txt" | sed "s/\. .*/./") -> $out/profiles.pdf"
 pdfs+=("$out/profiles.pdf")
 # two revisions of a simulated task runtime, side by side (stage logs)
 say "comparing two revisions of a task runtime's stage log (mpilens stages --baseline)"
