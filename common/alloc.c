@@ -3,6 +3,7 @@
  * tool, benchmark, trace library). */
 #include "alloc.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,15 +75,18 @@ int lens_reserve(void **p, size_t *capacity, size_t need, size_t size)
     if (need <= *capacity)
         return LENS_OK;
     /* Doubling keeps appends amortised O(1); 64 elements avoids several tiny reallocations for
-     * the short arrays most callers build. A need whose bytes do not fit a size_t (a count
-     * read from a corrupt file) is an allocation that cannot succeed: ENOMEM, never a wrapped
-     * product that allocates too little. The doubling stops at need when it would wrap. */
-    if (size == 0 || need > SIZE_MAX / size)
+     * the short arrays most callers build. A need whose bytes do not fit (a count read from a
+     * corrupt file) is an allocation that cannot succeed: ENOMEM, never a wrapped product
+     * that allocates too little. The doubling stops at need when it would pass the bound. */
+    /* No object can exceed PTRDIFF_MAX bytes (glibc refuses them, and ASan aborts on them
+     * rather than returning NULL): such a need is ENOMEM before the allocator is asked. */
+    size_t most = (size_t)PTRDIFF_MAX;
+    if (size == 0 || need > most / size)
         return LENS_ENOMEM;
     size_t cap = *capacity ? *capacity : 64;
     while (cap < need)
-        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    if (cap > SIZE_MAX / size)
+        cap = cap > most / 2 ? need : cap * 2;
+    if (cap > most / size)
         cap = need;
     void *q = lens_realloc(*p, cap * size);
     if (!q)

@@ -16,8 +16,8 @@ void lens_malloc_fail_after(long n);
 long lens_malloc_count(void); /* allocations made since start, for fault-injection loops */
 
 /* Grows the array *p of elements of size `size` so that *capacity >= need, doubling;
- * LENS_ENOMEM (and *p untouched) on failure, also when need x size does not fit a size_t or
- * size is 0. */
+ * LENS_ENOMEM (and *p untouched) on failure, also when need x size exceeds PTRDIFF_MAX bytes
+ * (no object can be larger) or size is 0. */
 int lens_reserve(void **p, size_t *capacity, size_t need, size_t size);
 
 #endif

@@ -6,6 +6,7 @@
 #include "common/err.h"
 #include "lens_test.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -38,11 +39,13 @@ static void test_overflow(void)
     /* need x size wraps: 2^61 x 16 = 2^65 */
     LENS_TEST(lens_reserve((void **)&a, &cap, (size_t)1 << 61, 16) == LENS_ENOMEM, "2^61 x 16 bytes: ENOMEM");
     LENS_TEST(a == before && cap == 64, "overflow: array and capacity untouched (cap %zu)", cap);
-    /* need fits, but the doubling from 64 would pass SIZE_MAX / size: stops at need (then the
-     * allocator refuses it, as any impossible size) */
+    /* the product fits a size_t but no object can be that large (over PTRDIFF_MAX): refused
+     * before the allocator is asked, which under ASan would abort instead of returning NULL */
     size_t need = SIZE_MAX / 8 - 1;
     LENS_TEST(lens_reserve((void **)&a, &cap, need, 8) == LENS_ENOMEM && a == before && cap == 64,
               "SIZE_MAX/8 - 1 elements of 8 B: ENOMEM, untouched (cap %zu)", cap);
+    LENS_TEST(lens_reserve((void **)&a, &cap, (size_t)PTRDIFF_MAX / 4 + 1, 4) == LENS_ENOMEM && a == before,
+              "just over PTRDIFF_MAX bytes: ENOMEM");
     LENS_TEST(lens_reserve((void **)&a, &cap, SIZE_MAX, 1) == LENS_ENOMEM && a == before, "SIZE_MAX bytes: ENOMEM");
     LENS_TEST(lens_reserve((void **)&a, &cap, 100, 0) == LENS_ENOMEM && a == before, "element size 0: ENOMEM");
     lens_free(a);
