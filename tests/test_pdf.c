@@ -34,10 +34,9 @@ static cairo_status_t mem_write(void *closure, const unsigned char *data, unsign
     return CAIRO_STATUS_SUCCESS;
 }
 
-/* A 317 x 211 PNG with a diagonal gradient, made with cairo. */
-static struct membuf make_png(void)
+/* A 317 x 211 diagonal gradient, the picture both image paths are checked with. */
+static cairo_surface_t *gradient(void)
 {
-    struct membuf b = {0};
     cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 317, 211);
     cairo_t *cr = cairo_create(s);
     cairo_pattern_t *g = cairo_pattern_create_linear(0, 0, 317, 211);
@@ -47,6 +46,14 @@ static struct membuf make_png(void)
     cairo_paint(cr);
     cairo_pattern_destroy(g);
     cairo_destroy(cr);
+    return s;
+}
+
+/* A 317 x 211 PNG with a diagonal gradient, made with cairo. */
+static struct membuf make_png(void)
+{
+    struct membuf b = {0};
+    cairo_surface_t *s = gradient();
     cairo_surface_write_to_png_stream(s, mem_write, &b);
     cairo_surface_destroy(s);
     return b;
@@ -206,15 +213,7 @@ static void test_raw(const char *dir, const struct membuf *png)
     snprintf(b, sizeof b, "%s/raw.pdf", dir);
     snprintf(c, sizeof c, "%s/size.pdf", dir);
     /* the gradient of make_png again, handed over as pixels */
-    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 317, 211);
-    cairo_t *cr = cairo_create(s);
-    cairo_pattern_t *g = cairo_pattern_create_linear(0, 0, 317, 211);
-    cairo_pattern_add_color_stop_rgb(g, 0, 0.27, 0.0, 0.33);
-    cairo_pattern_add_color_stop_rgb(g, 1, 0.99, 0.91, 0.14);
-    cairo_set_source(cr, g);
-    cairo_paint(cr);
-    cairo_pattern_destroy(g);
-    cairo_destroy(cr);
+    cairo_surface_t *s = gradient();
     unsigned char *raw = NULL, *sz = NULL;
     size_t nraw = 0, nsz = 0;
     int prev = lens_figure_memory_form(LENS_FIGURE_MEM_RAW);
